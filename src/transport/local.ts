@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process'
+import { type Cmd, render } from '../command/shell.js'
+import type { RunOptions, RunResult, Transport } from './transport.js'
+
+/**
+ * Runs commands on this machine. A plain argv is spawned directly (no shell at all); a compound
+ * tree is rendered once by `render` and handed to `sh -c`.
+ */
+export class LocalTransport implements Transport {
+  readonly label = 'this machine'
+
+  run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
+    const started = Date.now()
+    const [file, args, env] =
+      cmd.kind === 'argv' && !cmd.env
+        ? [cmd.argv[0]!, cmd.argv.slice(1), process.env]
+        : ['sh', ['-c', `set -eu; ${render(cmd)}`], process.env]
+    return new Promise((resolve) => {
+      let stdout = ''
+      let stderr = ''
+      let timedOut = false
+      const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+      const timer = setTimeout(() => {
+        timedOut = true
+        try {
+          process.kill(-child.pid!, 'SIGKILL')
+        } catch {
+          child.kill('SIGKILL')
+        }
+      }, opts.timeoutMs)
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        stdout += c
+        opts.onStdout?.(c)
+      })
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c
+        opts.onStderr?.(c)
+      })
+      child.stdin.on('error', () => {})
+      if (opts.stdin === undefined) child.stdin.end()
+      else if (typeof opts.stdin === 'string') child.stdin.end(opts.stdin)
+      else opts.stdin.pipe(child.stdin)
+      const finish = (code: number | null, signal: string | null) => {
+        clearTimeout(timer)
+        resolve({ code: timedOut ? null : code, signal, stdout, stderr, durationMs: Date.now() - started, timedOut })
+      }
+      child.on('error', (err) => {
+        stderr += `${err.message}\n`
+        finish(127, null)
+      })
+      child.on('close', finish)
+    })
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,43 @@
+import type { Readable } from 'node:stream'
+import type { Cmd } from '../command/shell.js'
+
+/** What one command produced. `code === null` means it never finished (timeout, lost connection). */
+export interface RunResult {
+  readonly code: number | null
+  readonly signal: string | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly durationMs: number
+  readonly timedOut: boolean
+}
+
+export interface RunOptions {
+  /** Hard deadline for the whole command; the remote process is killed when it passes. */
+  readonly timeoutMs: number
+  /** Bytes for the command's stdin (a string, or a stream such as `docker save` output). */
+  readonly stdin?: string | Readable
+  /** Live output, for progress on long steps. */
+  readonly onStdout?: (chunk: string) => void
+  readonly onStderr?: (chunk: string) => void
+}
+
+/**
+ * The one way this tool runs a command somewhere: a node over SSH, or this machine (the lab).
+ * Implementations render the command tree with `render` (the single quoting function) and never
+ * reject on a non-zero exit: the caller reads `code`.
+ */
+export interface Transport {
+  /** Where commands go, for messages: `spark-a (root@10.1.230.12:22)`. */
+  readonly label: string
+  run(cmd: Cmd, opts: RunOptions): Promise<RunResult>
+  close(): Promise<void>
+}
+
+export const succeeded = (r: RunResult): boolean => r.code === 0 && !r.timedOut
+
+/** One line saying how a command ended, for errors. */
+export function outcome(r: RunResult): string {
+  if (r.timedOut) return `timed out after ${Math.round(r.durationMs / 1000)} s`
+  if (r.code === null) return `ended without an exit status${r.signal ? ` (signal ${r.signal})` : ' (connection lost)'}`
+  return `exit ${r.code}`
+}
