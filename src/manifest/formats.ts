@@ -1,0 +1,239 @@
+/**
+ * Value formats of the manifest as zod schemas. Each one checks a single value with a pure rule,
+ * reports a stable code, a message naming the expected form with an example, and a fix when one
+ * can be derived; and carries a `pattern` (or bounds) so the JSON Schema lets editors flag the same
+ * mistakes.
+ */
+import { z } from 'zod'
+import { describeValue } from './describe-value.js'
+import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN, parseImageReference } from './image-reference.js'
+import { parseCidr, parseIpv4 } from './ipv4.js'
+
+/** What a rule says about one string: nothing when it is fine. */
+interface Verdict {
+  readonly reason?: string
+  readonly fix?: string
+}
+
+interface StringFormat {
+  readonly code: string
+  /** Noun phrase with an example: `an IPv4 address like 192.168.200.12`. */
+  readonly expected: string
+  readonly check: (text: string) => Verdict | undefined
+  /** Short name of the form for the JSON Schema's `title` and the reference. */
+  readonly title: string
+  readonly pattern: string
+  readonly examples: readonly string[]
+}
+
+/** Fields a custom issue carries for the issue mapper. */
+export interface FormatIssueParams {
+  readonly code: string
+  readonly fix?: string
+}
+
+function stringFormat(format: StringFormat) {
+  return z
+    .string({ error: (issue) => `expected ${format.expected}, got ${describeValue(issue.input)}` })
+    .superRefine((text, ctx) => {
+      const verdict = format.check(text)
+      if (!verdict) return
+      const params: FormatIssueParams = { code: format.code, ...(verdict.fix !== undefined && { fix: verdict.fix }) }
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected ${format.expected}, got ${JSON.stringify(text)}${verdict.reason ? ` (${verdict.reason})` : ''}`,
+        params,
+      })
+    })
+    .meta({ title: format.title, pattern: format.pattern, examples: [...format.examples] })
+}
+
+const fromRegex = (re: RegExp, reason?: string) => (text: string): Verdict | undefined =>
+  re.test(text) ? undefined : { ...(reason !== undefined && { reason }) }
+
+const IPV4_PATTERN =
+  '^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$'
+
+export const ipv4Address = () =>
+  stringFormat({
+    code: 'INVALID_IPV4',
+    expected: 'an IPv4 address like 192.168.200.12',
+    title: 'IPv4 address',
+    pattern: IPV4_PATTERN,
+    examples: ['192.168.200.12'],
+    check: (text) => {
+      const parsed = parseIpv4(text)
+      return parsed.ok ? undefined : { reason: parsed.reason }
+    },
+  })
+
+export const cidrBlock = () =>
+  stringFormat({
+    code: 'INVALID_CIDR',
+    expected: 'an IPv4 network in CIDR form like 192.168.200.0/24',
+    title: 'IPv4 CIDR block',
+    pattern: `${IPV4_PATTERN.slice(0, -1)}/(?:[0-9]|[12][0-9]|3[0-2])$`,
+    examples: ['192.168.200.0/24'],
+    check: (text) => {
+      const parsed = parseCidr(text)
+      if (parsed.ok) return undefined
+      const network = /the network is (\S+)$/.exec(parsed.reason)?.[1]
+      return { reason: parsed.reason, ...(network !== undefined && { fix: `write the network address: ${network}` }) }
+    },
+  })
+
+export const interfaceName = () =>
+  stringFormat({
+    code: 'INVALID_INTERFACE_NAME',
+    expected: 'a Linux interface name like enp1s0f1np1 (1 to 15 characters, no "/", ":" or whitespace)',
+    title: 'Linux network interface name',
+    pattern: '^(?!\\.{1,2}$)[^/:\\s]{1,15}$',
+    examples: ['enp1s0f1np1'],
+    check: (text) => {
+      if (text.length === 0) return { reason: 'it is empty' }
+      if (text.length > 15) return { reason: `it is ${text.length} characters long; Linux allows at most 15` }
+      if (/[/:\s]/.test(text)) return { reason: 'it contains "/", ":" or whitespace' }
+      if (text === '.' || text === '..') return { reason: 'it is "." or ".."' }
+      return undefined
+    },
+  })
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+export const envName = () =>
+  stringFormat({
+    code: 'INVALID_ENV_NAME',
+    expected: 'an environment variable name like HF_TOKEN (letters, digits and "_", not starting with a digit)',
+    title: 'environment variable name',
+    pattern: ENV_NAME.source,
+    examples: ['HF_TOKEN'],
+    check: (text) => {
+      if (ENV_NAME.test(text)) return undefined
+      const suggestion = text.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=[0-9])/, '_')
+      return suggestion !== '' ? { fix: `rename it to ${suggestion}` } : {}
+    },
+  })
+
+export const imageReference = () =>
+  stringFormat({
+    code: 'INVALID_IMAGE_REF',
+    expected: 'an image reference like ghcr.io/org/image:tag or org/image@sha256:<64 hex digits>',
+    title: 'container image reference',
+    pattern: IMAGE_REFERENCE_PATTERN,
+    examples: ['hellohal2064/vllm-qwen3.5-gb10:latest'],
+    check: (text) => {
+      const parsed = parseImageReference(text)
+      return parsed.ok ? undefined : { reason: parsed.reason }
+    },
+  })
+
+export const imageDigest = () =>
+  stringFormat({
+    code: 'INVALID_DIGEST',
+    expected: 'an image digest like sha256:<64 lowercase hex digits>',
+    title: 'image digest',
+    pattern: DIGEST_PATTERN,
+    examples: [`sha256:${'0'.repeat(64)}`],
+    check: fromRegex(new RegExp(DIGEST_PATTERN)),
+  })
+
+const KEY_TYPES = '(?:ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\\.com|sk-ecdsa-sha2-nistp256@openssh\\.com)'
+const HOST_KEY_PATTERN = `^(?:SHA256:[A-Za-z0-9+/]{43}=?|${KEY_TYPES} AAAA[A-Za-z0-9+/]+={0,2}(?: .*)?)$`
+
+export const hostKeyPin = () =>
+  stringFormat({
+    code: 'INVALID_HOST_KEY',
+    expected: 'a host key pin: a fingerprint like SHA256:<43 base64 characters> (from `ssh-keygen -lf`) or a public key line like "ssh-ed25519 AAAA..."',
+    title: 'SSH host key fingerprint or public key',
+    pattern: HOST_KEY_PATTERN,
+    examples: ['SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI...'],
+    check: (text) => {
+      if (new RegExp(HOST_KEY_PATTERN).test(text)) return undefined
+      if (/^(MD5:)?([0-9a-f]{2}:){15}[0-9a-f]{2}$/i.test(text)) {
+        return { reason: 'MD5 fingerprints are not accepted', fix: 'use the SHA256 fingerprint from `ssh-keyscan HOST | ssh-keygen -lf -`' }
+      }
+      return { fix: 'run `ssh-keyscan -t ed25519 HOST | ssh-keygen -lf -` and paste the SHA256:... part' }
+    },
+  })
+
+export const resourceName = (example: string) =>
+  stringFormat({
+    code: 'INVALID_NAME',
+    expected: `a name like ${example} (letters, digits, ".", "_" and "-", starting with a letter or digit, at most 63 characters)`,
+    title: 'name',
+    pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
+    examples: [example],
+    check: fromRegex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/),
+  })
+
+export const sshHost = () =>
+  stringFormat({
+    code: 'INVALID_HOST',
+    expected: 'a hostname or IP address like 10.1.230.180',
+    title: 'hostname or IP address',
+    pattern: '^[^\\s@/]+$',
+    examples: ['10.1.230.180', 'spark-a.lab.example.com'],
+    check: (text) => {
+      if (text === '') return { reason: 'it is empty' }
+      const at = text.indexOf('@')
+      if (at >= 0) {
+        return { reason: 'it contains a user name', fix: `write host: ${text.slice(at + 1)} and user: ${text.slice(0, at)}` }
+      }
+      if (/[\s/]/.test(text)) return { reason: 'it contains whitespace or "/"' }
+      return undefined
+    },
+  })
+
+export const byteSize = () =>
+  stringFormat({
+    code: 'INVALID_SIZE',
+    expected: 'a size like 16g or 10.24g (a number with an optional b, k, m or g unit)',
+    title: 'size',
+    pattern: '^[0-9]+(?:\\.[0-9]+)?[bkmgBKMG]?$',
+    examples: ['16g'],
+    check: fromRegex(/^[0-9]+(?:\.[0-9]+)?[bkmgBKMG]?$/),
+  })
+
+export const volumeSpec = () =>
+  stringFormat({
+    code: 'INVALID_VOLUME',
+    expected: 'a volume like /host/path:/container/path or /host/path:/container/path:ro',
+    title: 'volume mount',
+    pattern: '^[^:\\s]+:/[^:\\s]*(?::[a-zA-Z,]+)?$',
+    examples: ['/root/.cache/huggingface:/root/.cache/huggingface'],
+    check: fromRegex(/^[^:\s]+:\/[^:\s]*(?::[a-zA-Z,]+)?$/),
+  })
+
+export const devicePath = () =>
+  stringFormat({
+    code: 'INVALID_DEVICE',
+    expected: 'a device path like /dev/infiniband (optionally /host/dev:/container/dev[:rwm])',
+    title: 'device path',
+    pattern: '^/[^:\\s]*(?::/[^:\\s]*)?(?::[rwm]+)?$',
+    examples: ['/dev/infiniband'],
+    check: fromRegex(/^\/[^:\s]*(?::\/[^:\s]*)?(?::[rwm]+)?$/),
+  })
+
+/** A whole number with bounds; the message names the bounds and what was given. */
+export function wholeNumber(bounds: { readonly min: number; readonly max?: number }) {
+  const expected =
+    bounds.max === undefined
+      ? `a whole number of at least ${bounds.min}`
+      : `a whole number from ${bounds.min} to ${bounds.max}`
+  const error = (issue: { readonly input?: unknown }) => `expected ${expected}, got ${describeValue(issue.input)}`
+  const atLeast = z.int({ error }).min(bounds.min, { error })
+  return bounds.max === undefined ? atLeast : atLeast.max(bounds.max, { error })
+}
+
+export const port = () => wholeNumber({ min: 1, max: 65535 })
+
+/** A string value in an env map or argument list; YAML numbers and booleans are taken as their text. */
+export const scalarText = () =>
+  z
+    .union([z.string(), z.number(), z.boolean()], {
+      error: (issue) => `expected a string (or a number or boolean, which is turned into text), got ${describeValue(issue.input)}`,
+    })
+    .transform((value) => String(value))
+
+/** `NAME: value` pairs with checked names. */
+export const envMap = () => z.record(envName(), scalarText())

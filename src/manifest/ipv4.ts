@@ -1,0 +1,77 @@
+/**
+ * IPv4 addresses and CIDR blocks: parsing with a reason on failure, and subnet membership.
+ * Pure; used by the manifest's value formats and by the cross-field rules.
+ */
+
+/** Either the parsed value or a phrase saying what is wrong with the text. */
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string }
+
+export interface Cidr {
+  /** Network address as an unsigned 32-bit number. */
+  readonly network: number
+  readonly prefix: number
+}
+
+const OCTET = /^(0|[1-9][0-9]{0,2})$/
+
+/** Parse a dotted-quad IPv4 address (no leading zeros, each part 0–255) to an unsigned 32-bit number. */
+export function parseIpv4(text: string): Parsed<number> {
+  const parts = text.split('.')
+  if (parts.length !== 4) {
+    return { ok: false, reason: `it has ${parts.length} part${parts.length === 1 ? '' : 's'}; an IPv4 address has 4` }
+  }
+  let value = 0
+  for (const part of parts) {
+    if (!OCTET.test(part)) {
+      return { ok: false, reason: part === '' ? 'it has an empty part' : `"${part}" is not a number from 0 to 255` }
+    }
+    const n = Number(part)
+    if (n > 255) return { ok: false, reason: `${n} is larger than 255` }
+    value = value * 256 + n
+  }
+  return { ok: true, value }
+}
+
+/** Format an unsigned 32-bit number as a dotted quad. */
+export function formatIpv4(value: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.')
+}
+
+/** Parse `a.b.c.d/n`. Host bits must be zero, so that the text names exactly one network. */
+export function parseCidr(text: string): Parsed<Cidr> {
+  const slash = text.indexOf('/')
+  if (slash < 0) return { ok: false, reason: 'it has no "/prefix" part' }
+  const address = parseIpv4(text.slice(0, slash))
+  if (!address.ok) return { ok: false, reason: `the address part ${address.reason}` }
+  const prefixText = text.slice(slash + 1)
+  if (!/^(0|[1-9][0-9]?)$/.test(prefixText) || Number(prefixText) > 32) {
+    return { ok: false, reason: `the prefix "${prefixText}" is not a number from 0 to 32` }
+  }
+  const prefix = Number(prefixText)
+  const network = networkOf(address.value, prefix)
+  if (network !== address.value) {
+    return { ok: false, reason: `it has host bits set; the network is ${formatIpv4(network)}/${prefix}` }
+  }
+  return { ok: true, value: { network, prefix } }
+}
+
+/** The network address of `address` under a prefix length. */
+export function networkOf(address: number, prefix: number): number {
+  // Bitwise operators are signed 32-bit in JS; mask arithmetically instead.
+  return address - (address % 2 ** (32 - prefix))
+}
+
+export function cidrContains(cidr: Cidr, address: number): boolean {
+  return networkOf(address, cidr.prefix) === cidr.network
+}
+
+/** First and last address of the block, for messages. */
+export function cidrRange(cidr: Cidr): readonly [string, string] {
+  return [formatIpv4(cidr.network), formatIpv4(cidr.network + 2 ** (32 - cidr.prefix) - 1)]
+}
+
+/** True for the network and broadcast addresses of blocks that have separate host addresses (/0–/30). */
+export function isNetworkOrBroadcast(cidr: Cidr, address: number): boolean {
+  if (cidr.prefix > 30) return false
+  return address === cidr.network || address === cidr.network + 2 ** (32 - cidr.prefix) - 1
+}

@@ -1,0 +1,70 @@
+/**
+ * Manifest text in, a validated manifest and/or every problem out, each at its line:col. Never
+ * throws for bad input. Pure.
+ *
+ * Stages: YAML (syntax, duplicate keys) → schema (types, formats, unknown and missing keys) →
+ * rules (cross-field). Schema problems and rule violations are reported together: when the schema
+ * rejects part of the file, the rules still run on the parts that validate. A YAML syntax error
+ * (anything but a duplicate key) stops there, because the tree the parser recovered is a guess and
+ * checking it would report mistakes the person did not make.
+ */
+import { LineCounter, parseDocument } from 'yaml'
+import { positionFor } from './locate.js'
+import { compareManifestErrors, type ManifestError, type PathIssue } from './manifest-error.js'
+import { partsOfData, partsOfManifest } from './parts.js'
+import { EXTENSION_KEY_PREFIX, type Manifest, ManifestSchema } from './schema.js'
+import { checkManifestRules } from './semantic.js'
+import { manifestErrorsFromYaml } from './yaml-errors.js'
+import { genericIssueMessage, pathIssuesFromZod } from './zod-issues.js'
+
+export interface ManifestResult {
+  /** Present exactly when `errors` is empty. */
+  readonly manifest?: Manifest
+  /** Sorted by position. */
+  readonly errors: ManifestError[]
+}
+
+/** The data without top-level `x-` keys, which are for YAML anchors and notes. */
+function withoutExtensionKeys(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !key.startsWith(EXTENSION_KEY_PREFIX)))
+}
+
+export function parseManifest(text: string, file: string): ManifestResult {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true })
+  const yamlErrors = manifestErrorsFromYaml(doc, lineCounter, text, file)
+  if (yamlErrors.some((error) => error.code !== 'DUPLICATE_KEY')) return { errors: yamlErrors.sort(compareManifestErrors) }
+
+  let data: unknown
+  try {
+    data = withoutExtensionKeys(doc.toJS({ maxAliasCount: 1000 }))
+  } catch (cause) {
+    // toJS refuses documents with alias bombs (too many alias expansions).
+    const message = cause instanceof Error ? cause.message : String(cause)
+    return { errors: [{ code: 'YAML_UNREADABLE', message: `YAML: ${message}`, file, line: 1, col: 1, path: [] }] }
+  }
+
+  const result = ManifestSchema.safeParse(data, { reportInput: true, error: genericIssueMessage })
+  const issues: PathIssue[] = result.success
+    ? checkManifestRules(partsOfManifest(result.data))
+    : [
+        ...result.error.issues.flatMap((issue) => pathIssuesFromZod(issue, ManifestSchema, data)),
+        ...checkManifestRules(partsOfData(data)),
+      ]
+
+  const located = issues.map((issue): ManifestError => {
+    const { line, col } = positionFor(doc, lineCounter, issue)
+    return {
+      code: issue.code,
+      message: issue.message,
+      file,
+      line,
+      col,
+      path: [...issue.path],
+      ...(issue.fix !== undefined && { fix: issue.fix }),
+    }
+  })
+  const errors = [...yamlErrors, ...located].sort(compareManifestErrors)
+  return errors.length === 0 && result.success ? { manifest: result.data, errors } : { errors }
+}

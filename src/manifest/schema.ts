@@ -1,0 +1,319 @@
+/**
+ * The cluster manifest, version 1: one zod definition that is at once the validator, the source of
+ * the TypeScript types (`Manifest` has every default applied) and, through `json-schema.ts`, the
+ * JSON Schema editors use. Every field's `.describe()` text is its documentation.
+ *
+ * Single values are checked here (types, ranges, formats); rules that compare several values
+ * (one head, unique addresses, fabric IPs inside the subnet, TP x PP <= GPUs, ...) are in
+ * `semantic.ts`.
+ */
+import { z } from 'zod'
+import {
+  byteSize,
+  cidrBlock,
+  devicePath,
+  envMap,
+  envName,
+  hostKeyPin,
+  imageDigest,
+  imageReference,
+  interfaceName,
+  ipv4Address,
+  port,
+  resourceName,
+  scalarText,
+  sshHost,
+  volumeSpec,
+  wholeNumber,
+} from './formats.js'
+
+const hostKeys = () =>
+  z
+    .array(hostKeyPin())
+    .default([])
+    .describe(
+      'Pinned host keys: each an OpenSSH fingerprint `SHA256:...` (as printed by `ssh-keygen -lf`) or a public key line `ssh-ed25519 AAAA...`. The connection is refused unless the host presents one of them. Empty: the host is checked against the known_hosts given to the action or CLI.',
+    )
+
+export const JumpHostSchema = z
+  .strictObject({
+    host: sshHost().describe('Hostname or IP address of the jump (bastion) host.'),
+    port: port().default(22).describe('SSH port of the jump host.'),
+    user: z.string().min(1).optional().describe('Login user on the jump host. Default: `ssh.user`.'),
+    hostKeys: hostKeys(),
+  })
+  .describe('Reach every node through this SSH jump host (like `ssh -J`).')
+
+export const SshSchema = z
+  .strictObject({
+    user: z.string().min(1).default('root').describe('Login user on every node, unless a node sets its own `ssh.user`.'),
+    port: port().default(22).describe('SSH port on every node, unless a node sets its own `ssh.port`.'),
+    connectTimeoutSeconds: wholeNumber({ min: 1 })
+      .default(20)
+      .describe('Give up connecting to a node after this many seconds.'),
+    commandTimeoutSeconds: wholeNumber({ min: 1 })
+      .default(1800)
+      .describe('Give up on any single remote command after this many seconds (image pulls included).'),
+    jumpHost: JumpHostSchema.optional(),
+  })
+  .describe(
+    'How to reach the nodes over SSH. Private keys are never part of the manifest: they come from the action inputs or the environment.',
+  )
+
+export const FabricSchema = z
+  .strictObject({
+    interfaces: z
+      .array(interfaceName())
+      .min(1)
+      .describe(
+        'Network interface name(s) of the fast fabric (RoCE/InfiniBand/Ethernet) that NCCL, Gloo, Ray and vLLM must use, e.g. `enp1s0f1np1`.',
+      ),
+    subnet: cidrBlock().describe(
+      'The fabric subnet in CIDR form. Every node `fabricIp` must lie inside it; Ray and vLLM are pinned to addresses in it.',
+    ),
+  })
+  .describe('The high-speed network between the nodes, as opposed to the management network SSH uses.')
+
+export const NodeSshSchema = z
+  .strictObject({
+    host: sshHost().describe('Management address (hostname or IP) to SSH to.'),
+    port: port().optional().describe('SSH port of this node. Default: `ssh.port`.'),
+    user: z.string().min(1).optional().describe('Login user on this node. Default: `ssh.user`.'),
+    hostKeys: hostKeys(),
+  })
+  .describe('How to reach this node over SSH.')
+
+export const NodeSchema = z
+  .strictObject({
+    name: resourceName('spark-a').describe('Unique node name, used in logs, findings and Ray resources.'),
+    role: z
+      .enum(['head', 'worker'])
+      .describe('`head` runs the Ray head and the vLLM API server (exactly one node); `worker` joins it.'),
+    ssh: NodeSshSchema,
+    fabricIp: ipv4Address().describe(
+      "This node's address on the fabric subnet. Ray's node IP, VLLM_HOST_IP and the NCCL/Gloo interfaces are all pinned to it.",
+    ),
+    gpus: wholeNumber({ min: 0 }).describe('Number of GPUs on this node that vLLM may use.'),
+  })
+  .describe('One machine of the cluster.')
+
+export const ImageSchema = z
+  .strictObject({
+    ref: imageReference().describe(
+      'Container image with vLLM and Ray, e.g. `vllm/vllm-openai:v0.11.0` or `registry:5000/team/vllm:tag@sha256:...`.',
+    ),
+    digest: imageDigest()
+      .optional()
+      .describe('Expected image digest `sha256:<64 hex>`. When set, every node must run exactly this image.'),
+    distribution: z
+      .enum(['pull', 'load', 'preloaded'])
+      .default('pull')
+      .describe(
+        'How the image gets onto the nodes: `pull` from its registry on each node, `load` by streaming a `docker save` archive over SSH, `preloaded` when it is already there (only checked).',
+      ),
+  })
+  .describe('The container image every node runs.')
+
+export const ContainerSchema = z
+  .strictObject({
+    name: resourceName('vllm-ray').default('vllm-ray').describe('Name of the Ray/vLLM container on every node.'),
+    gpus: z
+      .union([z.literal('all'), wholeNumber({ min: 1 }), z.string().regex(/^device=\S+$/)], {
+        error: () => 'expected "all", a GPU count like 1, or "device=0,1"',
+      })
+      .default('all')
+      .describe('Value of `docker run --gpus`: `all`, a count, or `device=<ids>`.'),
+    shmSize: byteSize()
+      .optional()
+      .describe('Value of `docker run --shm-size`, e.g. `16g`. Leave unset when `--ipc=host` is in `extraArgs`.'),
+    devices: z
+      .array(devicePath())
+      .default([])
+      .describe('Devices to pass in (`docker run --device`), e.g. `/dev/infiniband` for RDMA.'),
+    volumes: z
+      .array(volumeSpec())
+      .default([])
+      .describe('Bind mounts `host:container[:options]` (`docker run -v`), e.g. the Hugging Face cache.'),
+    extraArgs: z
+      .array(scalarText())
+      .default([])
+      .describe('Further `docker run` arguments, one list item per argument, e.g. `["--ulimit", "memlock=-1"]`.'),
+    env: envMap()
+      .default({})
+      .describe('Environment variables set in the container on every node. Numbers and booleans are taken as their text.'),
+    secretEnv: z
+      .array(envName())
+      .default([])
+      .describe(
+        'Names of environment variables whose values are secret (e.g. `HF_TOKEN`). Only the names are listed; the values are taken from the environment of the action or CLI and never logged.',
+      ),
+  })
+  .describe('How the container is run on every node.')
+
+export const RaySchema = z
+  .strictObject({
+    port: port().default(6379).describe('Port of the Ray head (GCS), on the fabric IP of the head node.'),
+    dashboard: z.boolean().default(false).describe('Start the Ray dashboard on the head node.'),
+    dashboardPort: port().default(8265).describe('Port of the Ray dashboard, when `dashboard` is true.'),
+    objectStoreMemoryBytes: wholeNumber({ min: 1 })
+      .optional()
+      .describe('Size of the Ray object store per node in bytes (`ray start --object-store-memory`). Default: chosen by Ray.'),
+    extraArgs: z
+      .array(scalarText())
+      .default([])
+      .describe('Further `ray start` arguments on every node, one list item per argument.'),
+  })
+  .describe('The Ray cluster vLLM uses as its distributed executor.')
+
+export const VllmSchema = z
+  .strictObject({
+    model: z.string().min(1).describe('Model to serve: a Hugging Face id like `Qwen/Qwen3.5-122B-A10B-FP8` or a path inside the container.'),
+    servedModelName: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model name clients use in API requests (`--served-model-name`). Default: `model`.'),
+    tensorParallelSize: wholeNumber({ min: 1 }).describe(
+      'GPUs each model layer is split across (`--tensor-parallel-size`). Together with `pipelineParallelSize` it must fit in the GPUs of all nodes.',
+    ),
+    pipelineParallelSize: wholeNumber({ min: 1 })
+      .default(1)
+      .describe('Pipeline stages (`--pipeline-parallel-size`).'),
+    port: port().default(8000).describe('Port of the OpenAI-compatible API server on the head node.'),
+    args: z
+      .array(scalarText())
+      .default([])
+      .describe(
+        'Further `vllm serve` arguments, one list item per argument, e.g. `["--max-model-len", "32768"]`. Flags the manifest already sets (parallel sizes, port, executor) do not belong here.',
+      ),
+    env: envMap()
+      .default({})
+      .describe('Environment variables for the vLLM process only (on top of `container.env`).'),
+    executorBackend: z
+      .literal('ray')
+      .default('ray')
+      .describe('vLLM distributed executor backend. Always `ray` in this tool.'),
+  })
+  .describe('The vLLM server.')
+
+export const BuiltinLaunchSchema = z
+  .strictObject({
+    mode: z.literal('builtin').describe('Use the built-in sequence: `docker run`, `ray start` on every node, `vllm serve` on the head.'),
+  })
+  .describe('Built-in launch.')
+
+export const ScriptLaunchSchema = z
+  .strictObject({
+    mode: z.literal('script').describe('Run your own launch script instead of the built-in sequence.'),
+    path: z.string().min(1).describe('Path of the launch script, relative to the directory of the manifest file.'),
+    args: z.array(scalarText()).default([]).describe('Arguments passed to the script.'),
+    env: envMap().default({}).describe('Environment variables set for the script.'),
+  })
+  .describe('Launch through your own script.')
+
+export const LaunchSchema = z
+  .discriminatedUnion('mode', [BuiltinLaunchSchema, ScriptLaunchSchema])
+  .prefault({ mode: 'builtin' })
+  .describe('How Ray and vLLM are started on the nodes.')
+
+export const SmokePromptSchema = z
+  .strictObject({
+    prompt: z.string().min(1).describe('Text sent to the model.'),
+    maxTokens: wholeNumber({ min: 1 }).default(32).describe('`max_tokens` of the request.'),
+    chat: z
+      .boolean()
+      .default(false)
+      .describe('Send it to `/v1/chat/completions` as a user message (true) or to `/v1/completions` (false).'),
+    expect: z
+      .strictObject({
+        contains: z.string().min(1).optional().describe('The answer must contain this text (case-sensitive).'),
+        minCompletionTokens: wholeNumber({ min: 0 })
+          .optional()
+          .describe('The answer must have at least this many completion tokens.'),
+      })
+      .prefault({})
+      .describe('What the answer must satisfy. Empty: any successful answer passes.'),
+  })
+  .describe('One request of the smoke test.')
+
+export const SmokeSchema = z
+  .strictObject({
+    readyTimeoutSeconds: wholeNumber({ min: 1 })
+      .default(1800)
+      .describe('How long to wait for the API server to report ready (model download and load included).'),
+    requestTimeoutSeconds: wholeNumber({ min: 1 }).default(120).describe('Timeout of each smoke request.'),
+    prompts: z
+      .array(SmokePromptSchema)
+      .default([{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }])
+      .describe('Requests sent once the server is ready; every one must pass. Default: one short completion.'),
+    latency: z
+      .strictObject({
+        maxTimeToFirstTokenMs: wholeNumber({ min: 1 })
+          .optional()
+          .describe('Fail when the first token of any smoke request takes longer than this.'),
+        maxTotalMs: wholeNumber({ min: 1 })
+          .optional()
+          .describe('Fail when any smoke request takes longer than this in total.'),
+      })
+      .prefault({})
+      .describe('Latency limits for the smoke requests. Unset: not checked.'),
+  })
+  .describe('The smoke test run against the new server before a deploy counts as done.')
+
+export const DeploySchema = z
+  .strictObject({
+    onFailure: z
+      .enum(['rollback', 'stop', 'keep'])
+      .default('rollback')
+      .describe(
+        'What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.',
+      ),
+    lockTtlMinutes: wholeNumber({ min: 1 })
+      .default(60)
+      .describe('A deploy lock older than this is considered stale and may be broken.'),
+    releasesKept: wholeNumber({ min: 1 })
+      .default(3)
+      .describe('How many past releases (for rollback) are kept on the nodes.'),
+  })
+  .describe('How deploys behave.')
+
+export const ManifestSchema = z
+  .strictObject({
+    version: z
+      .literal(1, { error: (issue) => `this tool reads manifest version 1, got ${JSON.stringify(issue.input) ?? 'nothing'}` })
+      .describe('Manifest format version. Always 1.'),
+    cluster: resourceName('spark-pair').describe('Name of the cluster, used in locks, labels and reports.'),
+    ssh: SshSchema.prefault({}),
+    fabric: FabricSchema,
+    nodes: z.array(NodeSchema).min(1).describe('The machines of the cluster: exactly one head, any number of workers.'),
+    image: ImageSchema,
+    container: ContainerSchema.prefault({}),
+    ray: RaySchema.prefault({}),
+    vllm: VllmSchema,
+    launch: LaunchSchema,
+    smoke: SmokeSchema.prefault({}),
+    deploy: DeploySchema.prefault({}),
+  })
+  .describe(
+    'Cluster manifest for vllm-ray-deploy: the machines, how to reach them, the fabric between them, and the vLLM server to run across them with Ray. Top-level keys starting with `x-` are ignored (use them for YAML anchors).',
+  )
+
+/** A manifest as written (defaults optional). */
+export type ManifestInput = z.input<typeof ManifestSchema>
+/** A validated manifest with every default applied. */
+export type Manifest = z.output<typeof ManifestSchema>
+export type ManifestNode = Manifest['nodes'][number]
+export type SshSettings = Manifest['ssh']
+export type JumpHost = NonNullable<SshSettings['jumpHost']>
+export type Fabric = Manifest['fabric']
+export type ImageSettings = Manifest['image']
+export type ContainerSettings = Manifest['container']
+export type RaySettings = Manifest['ray']
+export type VllmSettings = Manifest['vllm']
+export type LaunchSettings = Manifest['launch']
+export type SmokeSettings = Manifest['smoke']
+export type SmokePrompt = SmokeSettings['prompts'][number]
+export type DeploySettings = Manifest['deploy']
+
+/** Top-level keys with this prefix are set aside before validation (YAML anchors, notes). */
+export const EXTENSION_KEY_PREFIX = 'x-'

@@ -1,0 +1,333 @@
+/**
+ * Rules that compare several values of a manifest: one head, unique nodes, fabric IPs inside the
+ * fabric subnet, parallelism that fits the GPUs, ports that do not collide, and settings the tool
+ * manages itself not being set a second way. Pure: parts in, problems (with the key path of the
+ * offending value) out. Single-value formats are checked by the schema (`formats.ts`).
+ */
+import { parseImageReference } from './image-reference.js'
+import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from './ipv4.js'
+import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
+import type { IndexedNode, ManifestParts } from './parts.js'
+
+type Rule = (parts: ManifestParts) => PathIssue[]
+
+const nodeLabel = ({ index, node }: IndexedNode): string => `nodes[${index}] "${node.name}"`
+
+/** Report every node whose `keyOf` value was already seen on an earlier node. */
+function duplicates(
+  nodes: readonly IndexedNode[],
+  keyOf: (entry: IndexedNode) => string | undefined,
+  report: (entry: IndexedNode, first: IndexedNode, key: string) => PathIssue,
+): PathIssue[] {
+  const seen = new Map<string, IndexedNode>()
+  const issues: PathIssue[] = []
+  for (const entry of nodes) {
+    const key = keyOf(entry)
+    if (key === undefined) continue
+    const first = seen.get(key)
+    if (first) issues.push(report(entry, first, key))
+    else seen.set(key, entry)
+  }
+  return issues
+}
+
+const exactlyOneHead: Rule = ({ nodes, allNodes }) => {
+  const heads = nodes.filter(({ node }) => node.role === 'head')
+  const [first, ...extra] = heads
+  if (!first) {
+    return allNodes
+      ? [
+          {
+            code: 'NO_HEAD',
+            message: 'no node has role: head; exactly one node must',
+            path: ['nodes'],
+            fix: 'set role: head on the node that should run the Ray head and the vLLM API server',
+          },
+        ]
+      : []
+  }
+  return extra.map((entry) => ({
+    code: 'MULTIPLE_HEADS',
+    message: `${nodeLabel(entry)} is a second head; ${nodeLabel(first)} is already the head, and exactly one node must be`,
+    path: ['nodes', entry.index, 'role'],
+    fix: `set role: worker on ${entry.node.name} (or on ${first.node.name})`,
+  }))
+}
+
+const uniqueNodeNames: Rule = ({ nodes }) =>
+  duplicates(
+    nodes,
+    ({ node }) => node.name,
+    (entry, first) => ({
+      code: 'DUPLICATE_NODE_NAME',
+      message: `node name "${entry.node.name}" in nodes[${entry.index}] is already used by nodes[${first.index}]`,
+      path: ['nodes', entry.index, 'name'],
+      fix: 'give every node its own name',
+    }),
+  )
+
+const uniqueSshAddresses: Rule = ({ nodes, ssh }) =>
+  duplicates(
+    nodes,
+    ({ node }) => {
+      const port = node.ssh.port ?? ssh?.port
+      return port === undefined ? undefined : `${node.ssh.host.toLowerCase()}:${port}`
+    },
+    (entry, first, address) => ({
+      code: 'DUPLICATE_SSH_ADDRESS',
+      message: `${nodeLabel(entry)} has the same SSH address ${address} as ${nodeLabel(first)}`,
+      path: ['nodes', entry.index, 'ssh', 'host'],
+      fix: `set ${entry.node.name}'s ssh.host (or ssh.port) to its own management address`,
+    }),
+  )
+
+const uniqueFabricIps: Rule = ({ nodes }) =>
+  duplicates(
+    nodes,
+    ({ node }) => node.fabricIp,
+    (entry, first, ip) => ({
+      code: 'DUPLICATE_FABRIC_IP',
+      message: `${nodeLabel(entry)} has the same fabric IP ${ip} as ${nodeLabel(first)}; Ray would see them as one node`,
+      path: ['nodes', entry.index, 'fabricIp'],
+      fix: `set ${entry.node.name}'s fabricIp to the address of its own fabric interface (\`ip -4 addr show\` on it)`,
+    }),
+  )
+
+const fabricIpsInSubnet: Rule = ({ nodes, fabric }) => {
+  const subnet = fabric ? parseCidr(fabric.subnet) : undefined
+  if (!fabric || !subnet?.ok) return []
+  const cidr: Cidr = subnet.value
+  const [low, high] = cidrRange(cidr)
+  return nodes.flatMap((entry): PathIssue[] => {
+    const ip = parseIpv4(entry.node.fabricIp)
+    if (!ip.ok) return []
+    const path = ['nodes', entry.index, 'fabricIp']
+    if (!cidrContains(cidr, ip.value)) {
+      return [
+        {
+          code: 'FABRIC_IP_OUTSIDE_SUBNET',
+          message: `fabric IP ${entry.node.fabricIp} of ${nodeLabel(entry)} is outside the fabric subnet ${fabric.subnet} (${low} to ${high})`,
+          path,
+          fix: `use ${entry.node.name}'s address on the fabric interface, or correct fabric.subnet`,
+        },
+      ]
+    }
+    if (isNetworkOrBroadcast(cidr, ip.value)) {
+      return [
+        {
+          code: 'FABRIC_IP_RESERVED',
+          message: `fabric IP ${entry.node.fabricIp} of ${nodeLabel(entry)} is the ${ip.value === cidr.network ? 'network' : 'broadcast'} address of ${fabric.subnet}, not a host address`,
+          path,
+          fix: `use ${entry.node.name}'s own address on the fabric interface`,
+        },
+      ]
+    }
+    return []
+  })
+}
+
+const parallelismFitsGpus: Rule = ({ nodes, allNodes, vllm }) => {
+  if (!vllm || !allNodes) return []
+  const needed = vllm.tensorParallelSize * vllm.pipelineParallelSize
+  const total = nodes.reduce((sum, { node }) => sum + node.gpus, 0)
+  if (needed <= total) return []
+  const perNode = nodes.map(({ node }) => `${node.name} ${node.gpus}`).join(', ')
+  return [
+    {
+      code: 'PARALLELISM_EXCEEDS_GPUS',
+      message: `tensorParallelSize ${vllm.tensorParallelSize} x pipelineParallelSize ${vllm.pipelineParallelSize} needs ${needed} GPUs, but the nodes have ${total} in total (${perNode})`,
+      path: ['vllm', 'tensorParallelSize'],
+      fix: `lower tensorParallelSize or pipelineParallelSize so their product is at most ${total}, or add nodes or GPUs`,
+    },
+  ]
+}
+
+/** Ports that all listen on the head node. */
+const distinctHeadPorts: Rule = ({ ray, vllm }) => {
+  const ports: { readonly label: string; readonly path: ManifestPath; readonly port: number }[] = []
+  if (ray) {
+    ports.push({ label: 'ray.port', path: ['ray', 'port'], port: ray.port })
+    if (ray.dashboard) ports.push({ label: 'ray.dashboardPort', path: ['ray', 'dashboardPort'], port: ray.dashboardPort })
+  }
+  if (vllm) ports.push({ label: 'vllm.port', path: ['vllm', 'port'], port: vllm.port })
+  return ports.flatMap((entry, i) => {
+    const earlier = ports.slice(0, i).find((other) => other.port === entry.port)
+    return earlier
+      ? [
+          {
+            code: 'PORT_CONFLICT',
+            message: `${entry.label} ${entry.port} is the same port as ${earlier.label}; both listen on the head node`,
+            path: entry.path,
+            fix: `choose a different ${entry.label}`,
+          },
+        ]
+      : []
+  })
+}
+
+const digestMatchesReference: Rule = ({ image }) => {
+  if (!image?.digest) return []
+  const reference = parseImageReference(image.ref)
+  if (!reference.ok || reference.value.digest === undefined || reference.value.digest === image.digest) return []
+  return [
+    {
+      code: 'IMAGE_DIGEST_CONFLICT',
+      message: `image.digest ${image.digest} differs from the digest in image.ref (${reference.value.digest})`,
+      path: ['image', 'digest'],
+      fix: 'pin the digest in one place only, or make both the same',
+    },
+  ]
+}
+
+const secretsNotAlsoPlain: Rule = ({ container }) => {
+  if (!container) return []
+  const seen = new Set<string>()
+  return container.secretEnv.flatMap((name, index): PathIssue[] => {
+    if (seen.has(name)) {
+      return [{ code: 'DUPLICATE_SECRET_ENV', message: `secretEnv lists ${name} twice`, path: ['container', 'secretEnv', index], fix: `remove the second ${name}` }]
+    }
+    seen.add(name)
+    if (!(name in container.env)) return []
+    return [
+      {
+        code: 'SECRET_ENV_ALSO_SET',
+        message: `${name} is in container.secretEnv and also has a value in container.env; a secret must not be written in the manifest`,
+        path: ['container', 'env', name],
+        anchor: 'key',
+        fix: `remove ${name} from container.env and provide it through the environment of the action or CLI`,
+      },
+    ]
+  })
+}
+
+interface ManagedFlag {
+  readonly flags: readonly string[]
+  readonly setBy: string
+}
+
+const MANAGED_FLAGS: Readonly<Record<'container' | 'ray' | 'vllm', { readonly argsKey: string; readonly flags: readonly ManagedFlag[] }>> = {
+  container: {
+    argsKey: 'extraArgs',
+    flags: [
+      { flags: ['--name'], setBy: 'container.name' },
+      { flags: ['--gpus'], setBy: 'container.gpus' },
+      { flags: ['--shm-size'], setBy: 'container.shmSize' },
+    ],
+  },
+  ray: {
+    argsKey: 'extraArgs',
+    flags: [
+      { flags: ['--node-ip-address'], setBy: 'nodes[].fabricIp' },
+      { flags: ['--address', '--head'], setBy: 'the node roles' },
+      { flags: ['--port'], setBy: 'ray.port' },
+      { flags: ['--include-dashboard'], setBy: 'ray.dashboard' },
+      { flags: ['--dashboard-port'], setBy: 'ray.dashboardPort' },
+      { flags: ['--object-store-memory'], setBy: 'ray.objectStoreMemoryBytes' },
+    ],
+  },
+  vllm: {
+    argsKey: 'args',
+    flags: [
+      { flags: ['--tensor-parallel-size', '-tp'], setBy: 'vllm.tensorParallelSize' },
+      { flags: ['--pipeline-parallel-size', '-pp'], setBy: 'vllm.pipelineParallelSize' },
+      { flags: ['--distributed-executor-backend'], setBy: 'vllm.executorBackend' },
+      { flags: ['--port'], setBy: 'vllm.port' },
+      { flags: ['--served-model-name'], setBy: 'vllm.servedModelName' },
+    ],
+  },
+}
+
+const managedFlagsNotInArgs: Rule = (parts) =>
+  (['container', 'ray', 'vllm'] as const).flatMap((section) => {
+    const { argsKey, flags } = MANAGED_FLAGS[section]
+    const args = (parts[section] as Record<string, unknown> | undefined)?.[argsKey]
+    if (!Array.isArray(args)) return []
+    return (args as string[]).flatMap((arg, index): PathIssue[] => {
+      const managed = flags.find((entry) => entry.flags.some((flag) => arg === flag || arg.startsWith(`${flag}=`)))
+      if (!managed) return []
+      const flag = arg.split('=')[0]
+      return [
+        {
+          code: 'MANAGED_FLAG_IN_ARGS',
+          message: `${section}.${argsKey} sets ${flag}, which this tool sets from ${managed.setBy}`,
+          path: [section, argsKey, index],
+          fix: `remove ${flag} (and its value) from ${section}.${argsKey}; set ${managed.setBy} instead`,
+        },
+      ]
+    })
+  })
+
+/** Environment variables whose right value differs per node or follows from the fabric. */
+const envAgreesWithFabric: Rule = ({ container, vllm, fabric }) => {
+  const maps: { readonly path: ManifestPath; readonly env: Readonly<Record<string, string>> }[] = []
+  if (container) maps.push({ path: ['container', 'env'], env: container.env })
+  if (vllm) maps.push({ path: ['vllm', 'env'], env: vllm.env })
+  return maps.flatMap(({ path, env }) =>
+    Object.entries(env).flatMap(([name, value]): PathIssue[] => {
+      const where = [...path, name]
+      if (name === 'VLLM_HOST_IP') {
+        return [
+          {
+            code: 'PER_NODE_ENV',
+            message: `${pathLabel(path)} sets VLLM_HOST_IP for every node, but it must be each node's own fabric IP`,
+            path: where,
+            anchor: 'key',
+            fix: 'remove it; the tool sets VLLM_HOST_IP to nodes[].fabricIp on each node',
+          },
+        ]
+      }
+      if ((name === 'NCCL_SOCKET_IFNAME' || name === 'GLOO_SOCKET_IFNAME') && fabric && !value.startsWith('^')) {
+        const named = value.split(',').filter((part) => part !== '')
+        const outside = named.filter((part) =>
+          part.startsWith('=')
+            ? !fabric.interfaces.includes(part.slice(1))
+            : !fabric.interfaces.some((iface) => iface.startsWith(part)),
+        )
+        if (outside.length === 0) return []
+        return [
+          {
+            code: 'SOCKET_IFNAME_NOT_FABRIC',
+            message: `${name}=${value} in ${pathLabel(path)} names ${outside.join(', ')}, which is not among fabric.interfaces (${fabric.interfaces.join(', ')})`,
+            path: where,
+            fix: `set ${name} to ${fabric.interfaces.join(',')} or remove it`,
+          },
+        ]
+      }
+      return []
+    }),
+  )
+}
+
+const smokeExpectationsReachable: Rule = ({ smoke }) =>
+  (smoke?.prompts ?? []).flatMap((prompt, index): PathIssue[] => {
+    const wanted = prompt.expect.minCompletionTokens
+    if (wanted === undefined || wanted <= prompt.maxTokens) return []
+    return [
+      {
+        code: 'SMOKE_EXPECT_UNREACHABLE',
+        message: `smoke.prompts[${index}] expects at least ${wanted} completion tokens but allows only maxTokens ${prompt.maxTokens}`,
+        path: ['smoke', 'prompts', index, 'expect', 'minCompletionTokens'],
+        fix: `raise maxTokens to at least ${wanted} or lower minCompletionTokens`,
+      },
+    ]
+  })
+
+export const MANIFEST_RULES: readonly Rule[] = [
+  exactlyOneHead,
+  uniqueNodeNames,
+  uniqueSshAddresses,
+  uniqueFabricIps,
+  fabricIpsInSubnet,
+  parallelismFitsGpus,
+  distinctHeadPorts,
+  digestMatchesReference,
+  secretsNotAlsoPlain,
+  managedFlagsNotInArgs,
+  envAgreesWithFabric,
+  smokeExpectationsReachable,
+]
+
+/** Every rule violation in the parts given. */
+export function checkManifestRules(parts: ManifestParts): PathIssue[] {
+  return MANIFEST_RULES.flatMap((rule) => rule(parts))
+}
