@@ -95,6 +95,12 @@ export interface RayNode {
   readonly hostname?: string
   readonly isHead: boolean
   readonly resources: Readonly<Record<string, number>>
+  /**
+   * True when `resources` is known to be incomplete (a pasted line cut off with `...`). Checks then
+   * treat a missing resource (say `GPU`) as unknown rather than zero: Ray omits zero resources, so
+   * only a complete map proves a node has none.
+   */
+  readonly resourcesTruncated?: boolean
 }
 
 export interface RayView {

@@ -1,0 +1,144 @@
+/**
+ * NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME in each container: set on multi-homed nodes, naming
+ * interfaces that exist, on the fabric subnet.
+ *
+ * NCCL reads a comma list of name prefixes; `^` in front excludes them instead, `=` makes a name
+ * exact. Gloo (torch) reads a comma list of exact names and opens a device on each.
+ */
+
+import type { InterfaceFacts } from '../facts.js'
+import type { Finding } from '../finding.js'
+import { ipInCidr, isLoopback, stripPrefixLength } from '../ip.js'
+import type { CheckContext, ClusterNode } from './context.js'
+
+type Variable = 'NCCL_SOCKET_IFNAME' | 'GLOO_SOCKET_IFNAME'
+const VARIABLES: readonly Variable[] = ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME']
+
+/** Bridges and virtual links that do not make a machine multi-homed for this purpose. */
+const VIRTUAL = /^(lo|docker|veth|br-|virbr)/
+
+const ipv4s = (i: InterfaceFacts): string[] =>
+  i.addresses.map(stripPrefixLength).filter((a) => ipInCidr(a, '0.0.0.0/0') === true && !isLoopback(a))
+
+/** Interfaces that carry a routable IPv4 address and are up. */
+const addressed = (ifaces: readonly InterfaceFacts[]): InterfaceFacts[] =>
+  ifaces.filter((i) => i.up && !VIRTUAL.test(i.name) && ipv4s(i).length > 0)
+
+const describe = (ifaces: readonly InterfaceFacts[]): string =>
+  ifaces.length === 0 ? '(none)' : ifaces.map((i) => `${i.name} ${i.addresses.join(' ') || '(no address)'}`).join(', ')
+
+interface Selection {
+  /** Interfaces the variable selects (after exclusion, for `^` lists). */
+  readonly selected: InterfaceFacts[]
+  /** Names given that match nothing (include lists only). */
+  readonly unknown: string[]
+}
+
+function select(variable: Variable, value: string, ifaces: readonly InterfaceFacts[]): Selection {
+  const exclude = variable === 'NCCL_SOCKET_IFNAME' && value.startsWith('^')
+  const items = (exclude ? value.slice(1) : value)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  const matches = (item: string, name: string): boolean =>
+    variable === 'GLOO_SOCKET_IFNAME' || item.startsWith('=') ? name === item.replace(/^=/, '') : name.startsWith(item)
+  if (exclude) {
+    return { selected: addressed(ifaces).filter((i) => !items.some((item) => matches(item, i.name))), unknown: [] }
+  }
+  return {
+    selected: ifaces.filter((i) => items.some((item) => matches(item, i.name))),
+    unknown: items.filter((item) => !ifaces.some((i) => matches(item, i.name))),
+  }
+}
+
+/** The interface that should be named: the manifest's fabric interface present here, or the one holding the fabric IP. */
+function fabricInterface(ctx: CheckContext, node: ClusterNode): string {
+  const ifaces = node.facts?.interfaces ?? []
+  const named = ctx.expected?.fabricInterfaces.find((n) => ifaces.some((i) => i.name === n))
+  const fabricIp = node.expected?.fabricIp
+  const holding = ifaces.find((i) => i.addresses.some((a) => stripPrefixLength(a) === fabricIp))?.name
+  return named ?? holding ?? ctx.expected?.fabricInterfaces[0] ?? '<fabric interface>'
+}
+
+const containerOf = (ctx: CheckContext, node: ClusterNode): string =>
+  node.facts?.container?.name ?? ctx.expected?.containerName ?? 'the container'
+
+/** SOCKET_IFNAME_MISSING: unset on a multi-homed node, or naming interfaces that do not exist. */
+export function socketIfnameMissing(ctx: CheckContext): Finding[] {
+  const findings: Finding[] = []
+  for (const node of ctx.nodes) {
+    const ifaces = node.facts?.interfaces ?? []
+    const env = node.facts?.container?.env
+    if (!env || ifaces.length === 0) continue
+    const iface = fabricInterface(ctx, node)
+    const where = `container ${containerOf(ctx, node)}`
+    const candidates = addressed(ifaces)
+    const unset = VARIABLES.filter((v) => !env[v]?.trim())
+    if (unset.length > 0 && candidates.length > 1) {
+      findings.push({
+        code: 'SOCKET_IFNAME_MISSING',
+        severity: 'warning',
+        node: node.name,
+        message: `${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} unset in ${node.name}'s ${where} although ${node.name} has ${candidates.length} addressed interfaces, so NCCL/Gloo may bind the wrong one.`,
+        evidence: {
+          ...Object.fromEntries(unset.map((v) => [v, '(unset)'])),
+          [`Addressed interfaces on ${node.name}`]: describe(candidates),
+        },
+        fix: `On ${node.name} start ${where} with ${unset.map((v) => `-e ${v}=${iface}`).join(' ')} (the fabric interface).`,
+      })
+    }
+    for (const variable of VARIABLES) {
+      const value = env[variable]?.trim()
+      if (!value) continue
+      const { selected, unknown } = select(variable, value, ifaces)
+      const broken = variable === 'GLOO_SOCKET_IFNAME' ? unknown.length > 0 : selected.length === 0 && !value.startsWith('^')
+      if (!broken) continue
+      findings.push({
+        code: 'SOCKET_IFNAME_MISSING',
+        severity: 'error',
+        node: node.name,
+        message: `${variable}=${value} on ${node.name} names ${unknown.length > 0 ? unknown.join(', ') : 'interfaces'} that ${unknown.length > 1 ? 'do' : 'does'} not exist there.`,
+        evidence: { [variable]: value, [`Interfaces on ${node.name}`]: describe(ifaces) },
+        fix: `On ${node.name} set ${variable}=${iface} in ${where} (interface names differ between machines; check \`ip -br addr\` there).`,
+      })
+    }
+  }
+  return findings
+}
+
+/** SOCKET_IFNAME_WRONG_SUBNET: the interface named has no address in the fabric subnet. */
+export function socketIfnameWrongSubnet(ctx: CheckContext): Finding[] {
+  const subnet = ctx.expected?.fabricSubnet
+  if (!subnet) return []
+  const findings: Finding[] = []
+  for (const node of ctx.nodes) {
+    const ifaces = node.facts?.interfaces ?? []
+    const env = node.facts?.container?.env
+    if (!env || ifaces.length === 0) continue
+    for (const variable of VARIABLES) {
+      const value = env[variable]?.trim()
+      if (!value) continue
+      const { selected } = select(variable, value, ifaces)
+      if (selected.length === 0) continue // reported as SOCKET_IFNAME_MISSING (or nothing left to judge)
+      const onFabric = (i: InterfaceFacts): boolean => ipv4s(i).some((a) => ipInCidr(a, subnet) === true)
+      // Gloo opens a device on every name, so each must be on the fabric; NCCL needs one.
+      const wrong = variable === 'GLOO_SOCKET_IFNAME' ? selected.filter((i) => !onFabric(i)) : selected.some(onFabric) ? [] : selected
+      if (wrong.length === 0) continue
+      const iface = fabricInterface(ctx, node)
+      findings.push({
+        code: 'SOCKET_IFNAME_WRONG_SUBNET',
+        severity: variable === 'GLOO_SOCKET_IFNAME' ? 'error' : 'warning',
+        node: node.name,
+        message: `${variable}=${value} on ${node.name} selects ${wrong.map((i) => i.name).join(', ')}, which has no address in the fabric subnet ${subnet}.`,
+        evidence: {
+          [variable]: value,
+          'Selected interfaces': describe(wrong),
+          'Fabric subnet': subnet,
+          ...(node.expected?.fabricIp ? { 'Expected fabric IP': node.expected.fabricIp } : {}),
+        },
+        fix: `On ${node.name} set ${variable}=${iface} in container ${containerOf(ctx, node)} so ${variable === 'GLOO_SOCKET_IFNAME' ? "vLLM's Gloo (CPU) group" : "NCCL's bootstrap and socket traffic"} uses the fabric.`,
+      })
+    }
+  }
+  return findings
+}
