@@ -1,0 +1,3 @@
+"""Placeholder for the vLLM stand-in (src/lab/workload/), used until that folder exists."""
+
+PLACEHOLDER = True

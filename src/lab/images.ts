@@ -1,0 +1,166 @@
+/**
+ * The lab's images, built from nothing on this machine (no container registry is reachable):
+ *
+ *   debootstrap bookworm minbase (cached tree) ─┬─ chroot: node packages ──── import → vrd-lab/node-base
+ *                                               │     └─ docker build --network none (assets) → vrd-lab/node
+ *                                               ├─ chroot: python3 & co ───── import → vrd-lab/workload-base
+ *                                               └─ chroot: docker-registry ── binary + libs → vrd-lab/registry
+ *
+ * Each image carries a content hash label; a cached image is reused exactly when its hash still
+ * matches what it is made of.
+ */
+import { existsSync } from 'node:fs'
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { HASH_LABEL, contentHash } from './content-hash.js'
+import type { LabContext } from './context.js'
+import { type ImageView, parseImageInspect } from './docker-inspect.js'
+import { chroot, copyTree, debootstrap, tarInto } from './host-commands.js'
+import { IMAGES, LABEL } from './layout.js'
+
+/** Bumped when the recipe changes in a way the hashed files do not show. */
+const RECIPE = 'vrd-lab-images-1'
+const SUITE = 'bookworm'
+
+export type RootfsProfile = 'node' | 'workload' | 'registry'
+
+/** Packages of each chroot profile (recommends off). */
+export const PROFILE_PACKAGES: Readonly<Record<RootfsProfile, readonly string[]>> = {
+  node: [
+    'openssh-server',
+    'docker.io',
+    'python3',
+    'iproute2',
+    'iptables',
+    'procps',
+    'sudo',
+    'curl',
+    'ca-certificates',
+    'less',
+    'iputils-ping',
+    'netcat-openbsd',
+    'jq',
+  ],
+  workload: ['python3', 'python3-venv', 'iproute2', 'procps', 'curl', 'ca-certificates'],
+  registry: ['docker-registry'],
+}
+
+const MINUTE = 60_000
+
+export async function inspectImage(ctx: LabContext, ref: string): Promise<ImageView | undefined> {
+  const r = await ctx.runner.probe(ctx.docker.imageInspect(ref))
+  if (r.code !== 0) return undefined
+  return parseImageInspect(r.stdout)[0]
+}
+
+/** The debootstrap tree every image starts from, built once and kept in the cache. */
+export async function ensureMinbase(ctx: LabContext): Promise<string> {
+  const { paths } = ctx
+  const done = `${paths.minbaseRootfs}.complete`
+  if (existsSync(done) && existsSync(paths.minbaseRootfs)) return paths.minbaseRootfs
+  const tmp = `${paths.minbaseRootfs}.partial`
+  await rm(tmp, { recursive: true, force: true })
+  await rm(paths.minbaseRootfs, { recursive: true, force: true })
+  await mkdir(dirname(tmp), { recursive: true })
+  await mkdir(paths.debCache, { recursive: true })
+  const started = Date.now()
+  ctx.progress(`debootstrap ${SUITE} minbase from ${ctx.mirror} (about 25 s cold)`)
+  await ctx.runner.step(
+    `debootstrap ${SUITE}`,
+    debootstrap({ suite: SUITE, target: tmp, mirror: ctx.mirror, cacheDir: paths.debCache }),
+    { timeoutMs: 20 * MINUTE, heartbeatMs: 15_000, fix: `check that ${ctx.mirror} is reachable from this machine` },
+  )
+  await rename(tmp, paths.minbaseRootfs)
+  await writeFile(done, `${new Date().toISOString()}\n`)
+  ctx.progress(`debootstrap done in ${secs(started)}`)
+  return paths.minbaseRootfs
+}
+
+export const profileHash = (ctx: LabContext, profile: RootfsProfile): string =>
+  contentHash({
+    values: [RECIPE, SUITE, ctx.mirror, profile, ...PROFILE_PACKAGES[profile]],
+    files: [join(ctx.assets, 'rootfs-setup.sh'), ...(profile === 'registry' ? [join(ctx.assets, 'registry-config.yml')] : [])],
+    base: ctx.assets,
+  })
+
+const IMPORT_CHANGES: Readonly<Record<RootfsProfile, readonly string[]>> = {
+  node: ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'CMD ["/bin/bash"]'],
+  workload: ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'CMD ["/bin/bash"]'],
+  registry: ['EXPOSE 5000', 'CMD ["/usr/bin/docker-registry", "serve", "/etc/docker/registry/config.yml"]'],
+}
+
+const PROFILE_IMAGE: Readonly<Record<RootfsProfile, string>> = {
+  node: IMAGES.nodeBase,
+  workload: IMAGES.workloadBase,
+  registry: IMAGES.registry,
+}
+
+/** Build (or reuse) the image of one chroot profile. Returns its content hash. */
+export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile, changed: string[]): Promise<string> {
+  const ref = PROFILE_IMAGE[profile]
+  const hash = profileHash(ctx, profile)
+  const current = await inspectImage(ctx, ref)
+  if (current?.labels[HASH_LABEL] === hash) return hash
+
+  const minbase = await ensureMinbase(ctx)
+  const work = join(ctx.paths.build, `rootfs-${profile}`)
+  const started = Date.now()
+  await rm(work, { recursive: true, force: true })
+  await mkdir(ctx.paths.build, { recursive: true })
+  try {
+    ctx.progress(`${ref}: installing ${PROFILE_PACKAGES[profile].join(' ')} in a chroot`)
+    await ctx.runner.step(`copy the minbase tree for ${profile}`, copyTree(minbase, work), { timeoutMs: 5 * MINUTE })
+    await writeFile(join(work, 'etc', 'resolv.conf'), await readFile('/etc/resolv.conf'))
+    await copyFile(join(ctx.assets, 'rootfs-setup.sh'), join(work, 'tmp', 'vrd-lab-rootfs-setup.sh'))
+    await ctx.runner.step(
+      `install the ${profile} packages in the chroot`,
+      chroot(work, '/bin/sh', '/tmp/vrd-lab-rootfs-setup.sh', profile, ctx.mirror, ...PROFILE_PACKAGES[profile]),
+      { timeoutMs: 20 * MINUTE, heartbeatMs: 15_000, fix: `check that ${ctx.mirror} is reachable from this machine` },
+    )
+    let tree = work
+    if (profile === 'registry') {
+      tree = join(work, 'vrd-lab-export')
+      await copyFile(join(ctx.assets, 'registry-config.yml'), join(tree, 'etc', 'docker', 'registry', 'config.yml'))
+    }
+    const changes = [...IMPORT_CHANGES[profile], `LABEL ${LABEL}=1`, `LABEL ${HASH_LABEL}=${hash}`]
+    await ctx.runner.step(`import ${ref}`, tarInto(tree, ctx.docker.importImage(ref, changes)), { timeoutMs: 10 * MINUTE })
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+  ctx.progress(`${ref} built in ${secs(started)}`)
+  changed.push(`image ${ref}`)
+  return hash
+}
+
+/** vrd-lab/node: node-base plus the lab's init, fake GPU tools, runtime wrapper and sshd settings. */
+export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promise<ImageView> {
+  const baseHash = await ensureRootfsImage(ctx, 'node', changed)
+  const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'nvidia-container-runtime-hook', 'sshd_config']
+  const hash = contentHash({ values: [RECIPE, baseHash], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
+  const current = await inspectImage(ctx, IMAGES.node)
+  if (current?.labels[HASH_LABEL] === hash) return current
+  const started = Date.now()
+  ctx.progress(`${IMAGES.node}: adding the lab's files (docker build --network none)`)
+  await ctx.runner.step(
+    `build ${IMAGES.node}`,
+    ctx.docker.build({
+      tag: IMAGES.node,
+      context: ctx.assets,
+      dockerfile: join(ctx.assets, 'node.Dockerfile'),
+      buildArgs: { BASE: IMAGES.nodeBase },
+      labels: { [LABEL]: '1', [HASH_LABEL]: hash },
+    }),
+    { timeoutMs: 10 * MINUTE },
+  )
+  ctx.progress(`${IMAGES.node} built in ${secs(started)}`)
+  changed.push(`image ${IMAGES.node}`)
+  const built = await inspectImage(ctx, IMAGES.node)
+  if (!built) throw new Error(`${IMAGES.node} is missing right after its build`)
+  return built
+}
+
+export async function ensureRegistryImage(ctx: LabContext, changed: string[]): Promise<void> {
+  await ensureRootfsImage(ctx, 'registry', changed)
+}
+
+export const secs = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`

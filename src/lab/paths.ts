@@ -1,0 +1,108 @@
+/**
+ * Where the lab keeps its files on this machine, and where it finds its own assets.
+ *
+ * Lab state (keys, caches, rootfs trees, the generated manifest) lives in the lab dir:
+ * `opts.dir`, else `$VRD_LAB_DIR`, else `<repo>/.lab` (gitignored).
+ */
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export interface LabPaths {
+  readonly root: string
+  /** Client key the tool (and the tests) log in with. 0600. */
+  readonly sshKey: string
+  readonly sshPublicKey: string
+  /** Every node's pinned host key, by mgmt IP (plus hostname and fabric names). */
+  readonly knownHosts: string
+  /** `ssh -F <this> spark-a` works; also what `docker -H ssh://spark-a` needs. */
+  readonly sshConfig: string
+  readonly manifest: string
+  /** LabInfo of the last successful `up`, as JSON. */
+  readonly state: string
+  /** Bind-mounted read-only into every node at /etc/vrd-lab. */
+  readonly nodeFiles: string
+  /** `<nodeFiles>/cluster`: authorized_keys, client key and known_hosts shared by all nodes. */
+  readonly clusterFiles: string
+  readonly cache: string
+  readonly debCache: string
+  readonly minbaseRootfs: string
+  readonly wheels: string
+  /** Scratch: chroot trees and docker build contexts, removed after each build. */
+  readonly build: string
+  readonly lock: string
+}
+
+/** Directory of one node's own files (its host key) under nodeFiles. */
+export const nodeFilesDir = (paths: LabPaths, node: string): string => join(paths.nodeFiles, node)
+
+export function labPaths(root: string): LabPaths {
+  const cache = join(root, 'cache')
+  const nodeFiles = join(root, 'nodes')
+  return {
+    root,
+    sshKey: join(root, 'id_ed25519'),
+    sshPublicKey: join(root, 'id_ed25519.pub'),
+    knownHosts: join(root, 'known_hosts'),
+    sshConfig: join(root, 'ssh_config'),
+    manifest: join(root, 'manifest.yml'),
+    state: join(root, 'lab.json'),
+    nodeFiles,
+    clusterFiles: join(nodeFiles, 'cluster'),
+    cache,
+    debCache: join(cache, 'debs'),
+    minbaseRootfs: join(cache, 'rootfs', 'bookworm-minbase'),
+    wheels: join(cache, 'wheels'),
+    build: join(root, 'build'),
+    lock: join(root, 'lock'),
+  }
+}
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+/**
+ * The repository root: the nearest directory above this module holding `src/lab/assets`
+ * (works from the sources and from a bundle in `dist/`).
+ */
+export function repoRoot(): string | undefined {
+  let dir = here
+  for (;;) {
+    if (existsSync(join(dir, 'src', 'lab', 'assets'))) return dir
+    const up = dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+}
+
+export function resolveLabDir(dir?: string): string {
+  if (dir) return resolve(dir)
+  const fromEnv = process.env.VRD_LAB_DIR
+  if (fromEnv) return resolve(fromEnv)
+  return join(repoRoot() ?? process.cwd(), '.lab')
+}
+
+/** The lab's assets: scripts and Dockerfiles that run inside images and containers. */
+export function assetsDir(): string {
+  const fromEnv = process.env.VRD_LAB_ASSETS
+  if (fromEnv) return resolve(fromEnv)
+  const root = repoRoot()
+  if (!root) throw new Error(`cannot find src/lab/assets above ${here}; set VRD_LAB_ASSETS to its path`)
+  return join(root, 'src', 'lab', 'assets')
+}
+
+/** The vLLM stand-in delivered in src/lab/workload (may not exist yet). */
+export function workloadSourceDir(): string {
+  const fromEnv = process.env.VRD_LAB_WORKLOAD
+  if (fromEnv) return resolve(fromEnv)
+  return join(repoRoot() ?? process.cwd(), 'src', 'lab', 'workload')
+}
+
+/**
+ * The docker client to use: `$VRD_DOCKER`, else `/usr/bin/docker` when it exists (Debian's
+ * docker.io, matching the daemon), else `docker` from PATH.
+ */
+export function dockerBinary(): string {
+  const fromEnv = process.env.VRD_DOCKER
+  if (fromEnv) return fromEnv
+  return existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker'
+}

@@ -1,0 +1,68 @@
+/**
+ * The lab's only way to run a command: through a Transport (LocalTransport: this machine).
+ * Adds what a lab step needs on top: a deadline, an error that names the step and shows the
+ * command and its output, and a heartbeat for long steps.
+ */
+import { type Cmd, describe } from '../command/shell.js'
+import { LocalTransport } from '../transport/local.js'
+import { type RunOptions, type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
+import { LabError, tail } from './lab-error.js'
+
+export type Progress = (msg: string) => void
+
+export interface StepOptions {
+  readonly timeoutMs?: number
+  readonly stdin?: RunOptions['stdin']
+  /** Report "still <what> (N s)" every this many ms while the command runs. */
+  readonly heartbeatMs?: number
+  readonly fix?: string
+}
+
+export class LabRunner {
+  constructor(
+    readonly progress: Progress = () => {},
+    private readonly transport: Transport = new LocalTransport(),
+  ) {}
+
+  /** Run and return the result whatever the exit status (for probes). */
+  probe(cmd: Cmd, timeoutMs = 30_000, stdin?: RunOptions['stdin']): Promise<RunResult> {
+    return this.transport.run(cmd, { timeoutMs, ...(stdin !== undefined ? { stdin } : {}) })
+  }
+
+  /** Run a step; a failure becomes a LabError saying what was being done. */
+  async step(what: string, cmd: Cmd, opts: StepOptions = {}): Promise<RunResult> {
+    const started = Date.now()
+    const beat = opts.heartbeatMs
+      ? setInterval(() => this.progress(`  still ${what} (${Math.round((Date.now() - started) / 1000)} s)`), opts.heartbeatMs)
+      : undefined
+    try {
+      const r = await this.transport.run(cmd, {
+        timeoutMs: opts.timeoutMs ?? 60_000,
+        ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+      })
+      if (!succeeded(r)) {
+        throw new LabError(
+          'command-failed',
+          `${what} failed (${outcome(r)}): ${describe(cmd)}`,
+          opts.fix,
+          tail(`${r.stdout}\n${r.stderr}`, 25),
+        )
+      }
+      return r
+    } finally {
+      if (beat) clearInterval(beat)
+    }
+  }
+
+  /** stdout of a step, trimmed. */
+  async text(what: string, cmd: Cmd, opts: StepOptions = {}): Promise<string> {
+    return (await this.step(what, cmd, opts)).stdout.trim()
+  }
+}
+
+/** Lines of a command's stdout, empty ones dropped. */
+export const lines = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
