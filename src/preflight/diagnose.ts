@@ -1,0 +1,90 @@
+/**
+ * Offline diagnosis: whatever a person has (a facts bundle, pasted `ray.nodes()` or `ray status`,
+ * log files, a manifest) in, findings out, errors first. The same checks and signatures as the
+ * live preflight; missing inputs simply mean fewer checks run.
+ */
+
+import { runChecks } from './checks/index.js'
+import type { Expectation } from './expectation.js'
+import type { FactsBundle, RayView } from './facts.js'
+import type { Finding, Severity } from './finding.js'
+import { parseRayNodes, parseRayStatus } from './parse-ray.js'
+import { scanLog } from './signatures.js'
+
+export interface OfflineInputs {
+  readonly facts?: FactsBundle
+  /** `ray.nodes()` (JSON or repr), `address {resources}` lines, or `ray list nodes` output. */
+  readonly rayNodesText?: string
+  /** `ray status` output. */
+  readonly rayStatusText?: string
+  /** ISO time for a bundle assembled from nothing but text (defaults to now). */
+  readonly assembledAt?: string
+}
+
+export interface DiagnoseInputs extends OfflineInputs {
+  readonly logs?: readonly { readonly source: string; readonly text: string }[]
+  readonly expected?: Expectation
+}
+
+/**
+ * Ray's view from the inputs: pasted node lists win over the bundle's own view (they are what the
+ * person is asking about); `ray status` adds totals and pending demands, or stands alone.
+ */
+function combineRay(facts: FactsBundle | undefined, nodesText?: string, statusText?: string): RayView | undefined {
+  const fromNodes = nodesText !== undefined ? parseRayNodes(nodesText) : undefined
+  const fromStatus = statusText !== undefined ? parseRayStatus(statusText) : undefined
+  const base = fromNodes && !fromNodes.error ? fromNodes : (facts?.ray ?? fromNodes)
+  if (!fromStatus || fromStatus.error) return base ?? fromStatus
+  if (!base || base.error) return fromStatus
+  return {
+    ...base,
+    source: `${base.source} + ${fromStatus.source}`,
+    ...(fromStatus.totals ? { totals: fromStatus.totals } : {}),
+    ...(fromStatus.pendingDemands ? { pendingDemands: fromStatus.pendingDemands } : {}),
+  }
+}
+
+export function assembleOfflineFacts(inputs: OfflineInputs): FactsBundle {
+  const ray = combineRay(inputs.facts, inputs.rayNodesText, inputs.rayStatusText)
+  const base: FactsBundle = inputs.facts ?? {
+    schemaVersion: 1,
+    gatheredAt: inputs.assembledAt ?? new Date().toISOString(),
+    nodes: [],
+  }
+  const { ray: _dropped, ...rest } = base
+  return { ...rest, ...(ray ? { ray } : {}) }
+}
+
+const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 }
+
+/** Drop repeats (the same code, node and message from several logs), noting where else they appeared. */
+function dedupe(findings: readonly Finding[]): Finding[] {
+  const out = new Map<string, Finding>()
+  for (const f of findings) {
+    const key = `${f.code}\u0000${f.node ?? ''}\u0000${f.message}`
+    const first = out.get(key)
+    if (!first) {
+      out.set(key, f)
+      continue
+    }
+    const where = f.evidence['Log line']
+    if (where === undefined) continue
+    const also = first.evidence['Also seen at']
+    out.set(key, { ...first, evidence: { ...first.evidence, 'Also seen at': also ? `${also}, ${where}` : where } })
+  }
+  return [...out.values()]
+}
+
+/** Errors first, then warnings, then info; otherwise in the order checks and logs produced them. */
+export const sortFindings = (findings: readonly Finding[]): Finding[] =>
+  findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => RANK[a.f.severity] - RANK[b.f.severity] || a.i - b.i)
+    .map(({ f }) => f)
+
+export function diagnose(inputs: DiagnoseInputs): Finding[] {
+  const facts = assembleOfflineFacts(inputs)
+  const fromChecks = runChecks(facts, inputs.expected)
+  const fromLogs = (inputs.logs ?? []).flatMap((log) => scanLog(log.text, log.source, facts.ray))
+  return sortFindings(dedupe([...fromChecks, ...fromLogs]))
+}

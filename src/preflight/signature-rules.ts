@@ -1,0 +1,225 @@
+/**
+ * The log lines that name a Ray/vLLM multi-node failure, old and new wordings (research brief,
+ * sections 1 and 5; every pattern has a real line in test/preflight/fixtures). Each rule turns a
+ * matching line into the parts of a finding; `signatures.ts` adds where the line was and dedupes.
+ */
+
+import type { RayView } from './facts.js'
+import type { FindingCode, Severity } from './finding.js'
+import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
+
+export interface RuleHit {
+  /** Distinct evidence: the same code and key is reported once per log. */
+  readonly key: string
+  readonly severity: Severity
+  readonly message: string
+  readonly evidence: Readonly<Record<string, string>>
+  readonly fix: string
+}
+
+export interface SignatureRule {
+  readonly code: FindingCode
+  readonly pattern: RegExp
+  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined) => RuleHit
+}
+
+const GPU_FIX =
+  'Check `ray status`: every node must have joined with its GPUs (total GPU ≥ TP × PP) and no earlier vLLM may still hold them (stop it, or ray stop/start to drop a leaked placement group).'
+
+const IFNAME_FIX =
+  "Set GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME to the fabric interface in every node's container before ray start (-e GLOO_SOCKET_IFNAME=<iface> -e NCCL_SOCKET_IFNAME=<iface>), so Gloo binds a routable address instead of resolving the hostname."
+
+/** The shared story for a pending or timed-out placement group: which pin, and does Ray have it. */
+function placementHit(
+  what: string,
+  line: string,
+  ray: RayView | undefined,
+  extra: Record<string, string>,
+  severity: Severity = 'error',
+): RuleHit {
+  const pin = nodePinsIn(line)[0]
+  if (pin === undefined) {
+    return {
+      key: 'no-pin',
+      severity,
+      message: `${what}, and it carries no node: pin, so the cluster lacks the resources it asks for.`,
+      evidence: extra,
+      fix: GPU_FIX,
+    }
+  }
+  const cmp = comparePinWithRay(pin, ray)
+  const message =
+    cmp.found === false
+      ? `${what} pinned to node:${pin}, and no alive Ray node has that address, so it can never be placed.`
+      : cmp.found === true
+        ? `${what} pinned to node:${pin}, which Ray does have, so the cluster lacks free GPUs for it.`
+        : `${what} pinned to node:${pin}; compare that address with Ray's NodeManagerAddress values (ray.nodes()).`
+  return {
+    key: `node:${pin}`,
+    severity,
+    message,
+    evidence: { ...extra, ...cmp.evidence },
+    fix:
+      cmp.found === true
+        ? GPU_FIX
+        : cmp.found === false
+          ? pinMismatchFix(pin, cmp.rayHead)
+          : `If no Ray node is ${pin}, start Ray on the head with --node-ip-address=${pin} or set VLLM_HOST_IP to the IP Ray registered; both must name the same address.`,
+  }
+}
+
+export const SIGNATURE_RULES: readonly SignatureRule[] = [
+  {
+    // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."
+    code: 'PLACEMENT_GROUP_PENDING',
+    pattern: /Waiting for creating a placement group of specs(?: for (\d+) seconds)?/,
+    hit: (m, line, ray) =>
+      placementHit("vLLM is waiting for a placement group", line, ray, m[1] ? { 'Waited so far': `${m[1]} s` } : {}),
+  },
+  {
+    // Ray autoscaler: "(autoscaler +13s) Error: No available node types can fulfill resource request {...}. Add suitable node types ..."
+    code: 'PLACEMENT_GROUP_PENDING',
+    pattern: /No available node types can fulfill resource request (.*?)(?:\. Add suitable node types|$)/,
+    hit: (m, line, ray) => placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { 'Request': m[1] ?? '' }),
+  },
+  {
+    // vLLM: "Cannot provide a placement group requiring 2.0 GPUs (placement_group_specs=[...]) within 1800 seconds."
+    //   or: "Cannot provide a placement group of placement_group_specs=[...] within 1800 seconds. See `ray status` ..."
+    code: 'PLACEMENT_GROUP_TIMEOUT',
+    pattern: /Cannot provide a placement group (?:requiring ([\d.]+) GPUs|of placement_group_specs=)(?:.*?within (\d+) seconds)?/,
+    hit: (m, line, ray) =>
+      placementHit(
+        `vLLM gave up${m[2] ? ` after ${m[2]} s` : ''} on a placement group`,
+        line,
+        ray,
+        { ...(m[1] ? { 'GPUs requested': m[1] } : {}), ...(m[2] ? { 'Timeout': `${m[2]} s` } : {}) },
+      ),
+  },
+  {
+    // vLLM: "Every node should have a unique IP address. Got 2 nodes with node ids [...] and 1 unique IP addresses {'192.168.0.110'}."
+    code: 'UNIQUE_IP_ERROR',
+    pattern: /Every node should have a unique IP address\. Got (\d+) nodes? with node ids (.*?) and (\d+) unique IP addresses? (\{[^}]*\}|\S+)/,
+    hit: (m) => {
+      const nodes = Number(m[1])
+      const ips = Number(m[3])
+      return {
+        key: 'unique-ip',
+        severity: 'error',
+        message: `vLLM saw ${nodes} Ray node(s) but ${ips} distinct vLLM IP(s), so it refused to start.`,
+        evidence: { 'Ray nodes': String(nodes), 'Distinct vLLM IPs': `${ips}: ${m[4] ?? ''}` },
+        fix: `Set VLLM_HOST_IP in each node's container to that node's own Ray identity (the --node-ip-address it was started with)${ips > nodes ? '; more IPs than nodes means some node reports a vLLM IP that differs from its Ray identity' : '; never one value for all nodes'}.`,
+      }
+    },
+  },
+  {
+    // torch Gloo: "Warning: Unable to resolve hostname to a (local) address. Using the loopback address as fallback. ..."
+    code: 'GLOO_LOOPBACK',
+    pattern: /Unable to resolve hostname to a \(local\) address\. Using the loopback address as fallback/,
+    hit: () => ({
+      key: 'loopback-fallback',
+      severity: 'warning',
+      message: "Gloo could not resolve this host's name and bound the loopback address, which peers on other nodes cannot reach.",
+      evidence: {},
+      fix: IFNAME_FIX,
+    }),
+  },
+  {
+    // torch Gloo: "RuntimeError: Gloo connectFullMesh failed with [...pair.cc:144] no error"
+    //         or: "... timed out connecting: SO_ERROR: Connection refused, remote=[127.0.0.1]:14215"
+    code: 'GLOO_LOOPBACK',
+    pattern: /Gloo connectFullMesh failed|remote=\[127\.0\.0\.1\]/,
+    hit: (_m, line): RuleHit => {
+      const loopback = /remote=\[127\.0\.0\.1\]/.test(line)
+      return {
+        key: loopback ? 'remote-loopback' : 'connect-full-mesh',
+        severity: 'error',
+        message: loopback
+          ? "Gloo tried to reach a peer at 127.0.0.1, so some rank advertised the loopback address and vLLM's CPU group cannot form."
+          : "Gloo's connectFullMesh failed, so vLLM's CPU group across nodes could not form (usually the wrong or a loopback interface).",
+        evidence: loopback ? { 'Peer address': '127.0.0.1 (loopback)' } : {},
+        fix: IFNAME_FIX,
+      }
+    },
+  },
+  {
+    // NCCL: "NCCL INFO NET/Socket : Using [0]bond0:200.8.184.2<0>", "NCCL INFO Using network Socket", "[send] via NET/Socket/0"
+    code: 'NCCL_SOCKET_FALLBACK',
+    pattern: /NET\/Socket : Using (.*)$|Using network Socket\b|via NET\/Socket/,
+    hit: (m, line) => {
+      const host = /^\s*(?:\[\d+\]\s*)?(?:\([^)]*\)\s*)?(\S+?):\d+:\d+ \[\d+\] NCCL/.exec(line)?.[1]
+      const ifaces = m[1]?.match(/\[\d+\][^\s<]+/g)?.join(' ')
+      return {
+        key: host ?? 'nccl',
+        severity: 'warning',
+        message: `NCCL${host ? ` on ${host}` : ''} is using TCP sockets (NET/Socket) instead of InfiniBand/RoCE, so tensor-parallel traffic will be slow.`,
+        evidence: { ...(host ? { 'NCCL host': host } : {}), ...(ifaces ? { 'Socket interfaces': ifaces } : {}) },
+        fix: 'Give the containers the RDMA devices: --device /dev/infiniband with --cap-add IPC_LOCK --ulimit memlock=-1 (or --privileged), set NCCL_IB_HCA to the Up RoCE device (ibdev2netdev), and make sure NCCL_IB_DISABLE is not 1; then NCCL logs "NET/IB : Using".',
+      }
+    },
+  },
+  {
+    // Ray: global_state_accessor.cc old "..., while we can not find the matched Raylet address. ..."
+    //      new "..., but we cannot find a local Raylet with the same address. ..."
+    //      Python "..., and Ray expects this IP address to be either the GCS address or one of the Raylet addresses."
+    code: 'RAY_IP_MISMATCH_WARNING',
+    pattern:
+      /This node has an IP address of ([^\s,]+), (?:while we can not find the matched Raylet address|but we cannot find a local Raylet with the same address|and Ray expects this IP address to be either the GCS address or one of the Raylet addresses)/,
+    hit: (m, _line, ray) => {
+      const ip = m[1] ?? '?'
+      const alive = ray && !ray.error ? ray.nodes.filter((n) => n.alive && n.address !== '') : []
+      const known = alive.some((n) => n.address === ip)
+      return {
+        key: ip,
+        severity: 'warning',
+        message: `A Ray process sees its machine as ${ip}, but no raylet on that machine registered under that address${alive.length > 0 ? (known ? '' : ' (Ray has no node with it)') : ''}.`,
+        evidence: {
+          'IP the process detected': ip,
+          ...(alive.length > 0 ? { 'Ray node addresses (NodeManagerAddress)': alive.map((n) => n.address).join(', ') } : {}),
+        },
+        fix: `Start Ray on that machine with --node-ip-address=<the address it should use> and run ray.init()/vllm serve inside the same container as the raylet, so the driver and the raylet agree on ${ip}.`,
+      }
+    },
+  },
+  {
+    // vLLM (old): "ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting ..."
+    code: 'DRIVER_NO_GPU',
+    pattern: /Ray does not allocate any GPUs on the driver node/,
+    hit: () => ({
+      key: 'driver-no-gpu',
+      severity: 'error',
+      message: "vLLM's placement group left out the node running vllm serve, so its driver has no GPU.",
+      evidence: {},
+      fix: 'Run vllm serve inside the Ray head container on a GPU node (started with --gpus all); the driver must sit on a node that holds a GPU bundle.',
+    }),
+  },
+  {
+    // vLLM (newer): "ValueError: Current node has no GPU available. current_node_resource={...}. ... current_node_id=... current_ip=..."
+    code: 'DRIVER_NO_GPU',
+    pattern: /Current node has no GPU available/,
+    hit: (_m, line) => {
+      const ip = /current_ip=['"]?([\d.]+)/.exec(line)?.[1]
+      const leaked = line.includes('bundle_group_')
+      return {
+        key: 'current-node-no-gpu',
+        severity: 'error',
+        message: `The node running vllm serve${ip ? ` (${ip})` : ''} has no free GPU in Ray${leaked ? ', and a placement group already holds its resources' : ''}.`,
+        evidence: { ...(ip ? { 'Driver IP': ip } : {}), ...(leaked ? { 'Placement group already on the node': 'yes (bundle_group_ resources present)' } : {}) },
+        fix: leaked
+          ? 'An earlier vLLM still holds the GPU through its placement group: stop it (SIGTERM, not kill -9) or restart Ray (ray stop; ray start) on every node, then start vllm serve again.'
+          : "Start the head's container with --gpus all so Ray registers its GPU (or ray start --num-gpus=<n>), and run vllm serve there.",
+      }
+    },
+  },
+  {
+    // vLLM V1: "EngineDeadError", "RuntimeError: Engine core initialization failed. See root cause above.", "EngineCore failed to start."
+    code: 'ENGINE_DEAD',
+    pattern: /EngineDeadError|EngineCore failed to start|Engine core initialization failed/,
+    hit: (m) => ({
+      key: m[0],
+      severity: 'error',
+      message: "vLLM's engine core died, so the server will not come up; the cause is logged above this line.",
+      evidence: {},
+      fix: 'Look at the first error above this line (the other findings name the usual causes: placement group, unique IP, Gloo, GPUs) and fix that; this line only reports the engine died.',
+    }),
+  },
+]
