@@ -1,0 +1,71 @@
+"""Executor interface and selection, as in vllm/v1/executor/abstract.py."""
+
+from __future__ import annotations
+
+import vllm.envs as envs
+from vllm.config import VllmConfig
+from vllm.logger import init_logger
+
+logger = init_logger(__name__)
+
+# (token id, logit) candidates, best first, per sequence in the batch.
+StepOutput = list[list[tuple[int, float]]]
+
+
+class Executor:
+    uses_ray: bool = False
+
+    def __init__(self, vllm_config: VllmConfig) -> None:
+        self.vllm_config = vllm_config
+        self.parallel_config = vllm_config.parallel_config
+        self.model_config = vllm_config.model_config
+        self._init_executor()
+
+    @staticmethod
+    def get_class(vllm_config: VllmConfig) -> type["Executor"]:
+        parallel_config = vllm_config.parallel_config
+        backend = resolve_backend(parallel_config.world_size, parallel_config.distributed_executor_backend)
+        parallel_config.distributed_executor_backend = backend
+        if backend == "ray":
+            if envs.VLLM_USE_RAY_V2_EXECUTOR_BACKEND:
+                from vllm.v1.executor.ray_executor_v2 import RayExecutorV2
+
+                return RayExecutorV2
+            from vllm.v1.executor.ray_executor import RayDistributedExecutor
+
+            return RayDistributedExecutor
+        if parallel_config.world_size == 1:
+            from vllm.v1.executor.uniproc_executor import UniProcExecutor
+
+            return UniProcExecutor
+        raise ValueError(
+            f"The vLLM stand-in runs world_size={parallel_config.world_size} only with "
+            "--distributed-executor-backend ray (it has no multiprocessing executor)."
+        )
+
+    def _init_executor(self) -> None:
+        raise NotImplementedError
+
+    def execute_model(self, batch: list[tuple[bytes, int]]) -> StepOutput:
+        """One decode step for every (state digest, tokens generated) in the batch."""
+        raise NotImplementedError
+
+    def check_health(self) -> None:
+        """Raise if the executor cannot serve any more."""
+
+    def shutdown(self) -> None:
+        pass
+
+
+def resolve_backend(world_size: int, backend: str | None) -> str:
+    """vLLM's default: Ray when the local GPUs cannot hold the world size."""
+    if backend is not None:
+        return backend
+    if world_size == 1:
+        return "uni"
+    if envs.VLLM_STANDIN_LOCAL_GPUS < world_size:
+        chosen = "ray"
+    else:
+        chosen = "mp"
+    logger.info("Defaulting to use %s for distributed inference", chosen)
+    return chosen
