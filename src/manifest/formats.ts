@@ -146,7 +146,7 @@ export const hostKeyPin = () =>
     expected: 'a host key pin: a fingerprint like SHA256:<43 base64 characters> (from `ssh-keygen -lf`) or a public key line like "ssh-ed25519 AAAA..."',
     title: 'SSH host key fingerprint or public key',
     pattern: HOST_KEY_PATTERN,
-    examples: ['SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI...'],
+    examples: ['SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl'],
     check: (text) => {
       if (new RegExp(HOST_KEY_PATTERN).test(text)) return undefined
       if (/^(MD5:)?([0-9a-f]{2}:){15}[0-9a-f]{2}$/i.test(text)) {

@@ -3,7 +3,8 @@
  * on every node. Pure. Paths that leave the document (a value that came from a default, say) are
  * placed at the deepest part of the path that exists.
  */
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair } from 'yaml'
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml'
+import { didYouMean } from './did-you-mean.js'
 import type { ManifestPath, PathIssue } from './manifest-error.js'
 
 export interface Position {
@@ -24,13 +25,27 @@ function resolve(node: unknown, doc: Document): unknown {
   return isAlias(node) ? node.resolve(doc) : node
 }
 
-/** The pair for `key` in a mapping, looking into `<<` merge sources when it is not written there directly. */
+/**
+ * The pair for `key` in a mapping, looking into `<<` merge sources when it is not written there
+ * directly, and finally at a misspelling of it (the validator reads `fabricIP` as `fabricIp` when
+ * it checks cross-field rules, so their problems point there).
+ */
 function pairFor(map: unknown, key: string, doc: Document, depth = 0): Pair | undefined {
   if (!isMap(map) || depth > 8) return undefined
   const direct = map.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)
   if (direct) return direct
+  const merged = mergedPairFor(map, key, doc, depth)
+  if (merged) return merged
+  return map.items.find((pair) => isScalar(pair.key) && didYouMean(String(pair.key.value), [key]) === key)
+}
+
+/** `<<` (with merge keys on, the parser gives it a symbol value). */
+const isMergeKey = (key: unknown): boolean =>
+  isScalar(key) && (key.value === '<<' || (typeof key.value === 'symbol' && key.source === '<<'))
+
+function mergedPairFor(map: YAMLMap, key: string, doc: Document, depth: number): Pair | undefined {
   for (const pair of map.items) {
-    if (!isScalar(pair.key) || pair.key.value !== '<<') continue
+    if (!isMergeKey(pair.key)) continue
     const value = resolve(pair.value, doc)
     const sources = isSeq(value) ? value.items.map((item) => resolve(item, doc)) : [value]
     for (const source of sources) {
@@ -74,10 +89,14 @@ function stepOffset(step: Step | undefined): number | undefined {
  * The source offset to show for an issue: the value at its path, the key at its path, or, for a
  * missing key, the mapping that should hold it (its own key when it has one, e.g. the `ssh:` line).
  */
-export function offsetFor(doc: Document, issue: Pick<PathIssue, 'path' | 'anchor'>): number {
+export function offsetFor(doc: Document, issue: Pick<PathIssue, 'path' | 'anchor' | 'related'>): number {
   const anchor = issue.anchor ?? 'value'
   const path = anchor === 'parent' ? issue.path.slice(0, -1) : issue.path
-  const { steps, complete } = walk(doc, path)
+  const walked = walk(doc, path)
+  if (!walked.complete && issue.related && walk(doc, issue.related).complete) {
+    return offsetFor(doc, { path: issue.related })
+  }
+  const { steps, complete } = walked
   const last = steps[steps.length - 1]
   let offset: number | undefined
   if (!complete) offset = stepOffset(last)
@@ -87,6 +106,10 @@ export function offsetFor(doc: Document, issue: Pick<PathIssue, 'path' | 'anchor
   return offset ?? 0
 }
 
-export function positionFor(doc: Document, lineCounter: LineCounter, issue: Pick<PathIssue, 'path' | 'anchor'>): Position {
+export function positionFor(
+  doc: Document,
+  lineCounter: LineCounter,
+  issue: Pick<PathIssue, 'path' | 'anchor' | 'related'>,
+): Position {
   return lineCounter.linePos(offsetFor(doc, issue))
 }

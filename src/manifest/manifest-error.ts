@@ -28,6 +28,8 @@ export interface PathIssue {
    * bad map keys), or the mapping that should hold `path` (missing keys).
    */
   readonly anchor?: 'value' | 'key' | 'parent'
+  /** Where to point instead when `path` is not written in the file (its value is a default). */
+  readonly related?: ManifestPath
 }
 
 /** File order: line, then column, then code for a stable result. */

@@ -15,7 +15,7 @@ import { partsOfData, partsOfManifest } from './parts.js'
 import { EXTENSION_KEY_PREFIX, type Manifest, ManifestSchema } from './schema.js'
 import { checkManifestRules } from './semantic.js'
 import { manifestErrorsFromYaml } from './yaml-errors.js'
-import { genericIssueMessage, pathIssuesFromZod } from './zod-issues.js'
+import { genericIssueMessage, pathIssuesFromZodIssues } from './zod-issues.js'
 
 export interface ManifestResult {
   /** Present exactly when `errors` is empty. */
@@ -49,7 +49,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
   const issues: PathIssue[] = result.success
     ? checkManifestRules(partsOfManifest(result.data))
     : [
-        ...result.error.issues.flatMap((issue) => pathIssuesFromZod(issue, ManifestSchema, data)),
+        ...pathIssuesFromZodIssues(result.error.issues, ManifestSchema, data),
         ...checkManifestRules(partsOfData(data)),
       ]
 

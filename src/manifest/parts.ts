@@ -4,6 +4,8 @@
  * reports schema mistakes and rule violations together. Pure.
  */
 import type { z } from 'zod'
+import { didYouMean } from './did-you-mean.js'
+import { allowedKeysAt, valueAt } from './schema-walk.js'
 import {
   type ContainerSettings,
   type Fabric,
@@ -47,24 +49,34 @@ export function partsOfManifest(manifest: Manifest): ManifestParts {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** A copy of `value` without the keys zod called unrecognized. */
-function withoutUnknownKeys(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+/**
+ * A copy of `value` with the keys zod called unrecognized (and already reported) set aside: a
+ * misspelling of an allowed key that is not also written correctly is read as that key, the rest
+ * are dropped. So `fabricIP: 192.168.201.13` is still checked against the fabric subnet.
+ */
+function withUnknownKeysResolved(schema: z.ZodType, value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
   const copy = structuredClone(value)
   for (const issue of issues) {
     if (issue.code !== 'unrecognized_keys') continue
-    let target: unknown = copy
-    for (const key of issue.path) target = isRecord(target) || Array.isArray(target) ? (target as Record<PropertyKey, unknown>)[key] : undefined
-    if (isRecord(target)) for (const key of issue.keys) delete target[key]
+    const path = issue.path.map((key) => (typeof key === 'number' ? key : String(key)))
+    const target = valueAt(copy, path)
+    if (!isRecord(target)) continue
+    const allowed = allowedKeysAt(schema, path, copy)?.keys ?? []
+    for (const key of issue.keys) {
+      const meant = didYouMean(key, allowed)
+      if (meant !== undefined && !(meant in target)) target[meant] = target[key]
+      delete target[key]
+    }
   }
   return copy
 }
 
-/** The parsed value when `value` validates once unknown keys (already reported) are set aside. */
+/** The parsed value when `value` validates once unknown keys are resolved. */
 function validOrUndefined<S extends z.ZodType>(schema: S, value: unknown): z.output<S> | undefined {
   const first = schema.safeParse(value)
   if (first.success) return first.data
   if (!first.error.issues.some((issue) => issue.code === 'unrecognized_keys')) return undefined
-  const second = schema.safeParse(withoutUnknownKeys(value, first.error.issues))
+  const second = schema.safeParse(withUnknownKeysResolved(schema, value, first.error.issues))
   return second.success ? second.data : undefined
 }
 

@@ -8,6 +8,7 @@
  * `semantic.ts`.
  */
 import { z } from 'zod'
+import { describeValue } from './describe-value.js'
 import {
   byteSize,
   cidrBlock,
@@ -26,6 +27,21 @@ import {
   volumeSpec,
   wholeNumber,
 } from './formats.js'
+
+const gpusError = (issue: { readonly input?: unknown }) =>
+  `expected "all", a GPU count like 1, or "device=0,1", got ${describeValue(issue.input)}`
+
+const containerGpus = () =>
+  z
+    .union(
+      [
+        z.literal('all'),
+        wholeNumber({ min: 1 }),
+        z.string().regex(/^device=\S+$/, { error: gpusError }).meta({ title: 'device=<ids>' }),
+      ],
+      { error: gpusError },
+    )
+    .meta({ examples: ['all', 1, 'device=0,1'] })
 
 const hostKeys = () =>
   z
@@ -117,10 +133,7 @@ export const ImageSchema = z
 export const ContainerSchema = z
   .strictObject({
     name: resourceName('vllm-ray').default('vllm-ray').describe('Name of the Ray/vLLM container on every node.'),
-    gpus: z
-      .union([z.literal('all'), wholeNumber({ min: 1 }), z.string().regex(/^device=\S+$/)], {
-        error: () => 'expected "all", a GPU count like 1, or "device=0,1"',
-      })
+    gpus: containerGpus()
       .default('all')
       .describe('Value of `docker run --gpus`: `all`, a count, or `device=<ids>`.'),
     shmSize: byteSize()
@@ -136,10 +149,10 @@ export const ContainerSchema = z
       .describe('Bind mounts `host:container[:options]` (`docker run -v`), e.g. the Hugging Face cache.'),
     extraArgs: z
       .array(scalarText())
-      .default([])
+      .prefault([])
       .describe('Further `docker run` arguments, one list item per argument, e.g. `["--ulimit", "memlock=-1"]`.'),
     env: envMap()
-      .default({})
+      .prefault({})
       .describe('Environment variables set in the container on every node. Numbers and booleans are taken as their text.'),
     secretEnv: z
       .array(envName())
@@ -160,7 +173,7 @@ export const RaySchema = z
       .describe('Size of the Ray object store per node in bytes (`ray start --object-store-memory`). Default: chosen by Ray.'),
     extraArgs: z
       .array(scalarText())
-      .default([])
+      .prefault([])
       .describe('Further `ray start` arguments on every node, one list item per argument.'),
   })
   .describe('The Ray cluster vLLM uses as its distributed executor.')
@@ -182,12 +195,12 @@ export const VllmSchema = z
     port: port().default(8000).describe('Port of the OpenAI-compatible API server on the head node.'),
     args: z
       .array(scalarText())
-      .default([])
+      .prefault([])
       .describe(
         'Further `vllm serve` arguments, one list item per argument, e.g. `["--max-model-len", "32768"]`. Flags the manifest already sets (parallel sizes, port, executor) do not belong here.',
       ),
     env: envMap()
-      .default({})
+      .prefault({})
       .describe('Environment variables for the vLLM process only (on top of `container.env`).'),
     executorBackend: z
       .literal('ray')
@@ -206,8 +219,8 @@ export const ScriptLaunchSchema = z
   .strictObject({
     mode: z.literal('script').describe('Run your own launch script instead of the built-in sequence.'),
     path: z.string().min(1).describe('Path of the launch script, relative to the directory of the manifest file.'),
-    args: z.array(scalarText()).default([]).describe('Arguments passed to the script.'),
-    env: envMap().default({}).describe('Environment variables set for the script.'),
+    args: z.array(scalarText()).prefault([]).describe('Arguments passed to the script.'),
+    env: envMap().prefault({}).describe('Environment variables set for the script.'),
   })
   .describe('Launch through your own script.')
 

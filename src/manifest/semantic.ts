@@ -158,6 +158,7 @@ const distinctHeadPorts: Rule = ({ ray, vllm }) => {
             code: 'PORT_CONFLICT',
             message: `${entry.label} ${entry.port} is the same port as ${earlier.label}; both listen on the head node`,
             path: entry.path,
+            related: earlier.path,
             fix: `choose a different ${entry.label}`,
           },
         ]

@@ -52,13 +52,14 @@ export function manifestErrorsFromYaml(
   return problems.map((problem): ManifestError => {
     const offset = problem.pos[0]
     const { line, col } = lineCounter.linePos(offset)
-    const path = keyPathAt(doc.contents, offset) ?? []
+    // Only a duplicate key is about the key at the position; a syntax error is about the text before it.
+    const path = problem.code === 'DUPLICATE_KEY' ? (keyPathAt(doc.contents, offset) ?? []) : []
     if (problem.code === 'DUPLICATE_KEY' && path.length > 0) {
       const first = firstOffsetOf(doc, path)
       const firstLine = first !== undefined && first !== offset ? `, first written at line ${lineCounter.linePos(first).line}` : ''
       return {
         code: 'DUPLICATE_KEY',
-        message: `duplicate key "${String(path.at(-1))}" in ${path.length > 1 ? pathLabel(path.slice(0, -1)) : 'the top level'}${firstLine}`,
+        message: `duplicate key "${String(path.at(-1))}" ${path.length > 1 ? `in ${pathLabel(path.slice(0, -1))}` : 'at the top level'}${firstLine}`,
         file,
         line,
         col,

@@ -87,10 +87,13 @@ const toPath = (path: readonly PropertyKey[]): (string | number)[] =>
 /** "in nodes[1]" / "at the top level". */
 const inside = (path: ManifestPath): string => (path.length === 0 ? 'at the top level' : `in ${pathLabel(path)}`)
 
-function unknownKeys(issue: Issue, schema: z.ZodType, data: unknown): PathIssue[] {
+/** An unknown key's problem carries the key it probably meant, for `pathIssuesFromZodIssues`. */
+type UnknownKeyIssue = PathIssue & { readonly suggestion?: string }
+
+function unknownKeys(issue: Issue, schema: z.ZodType, data: unknown): UnknownKeyIssue[] {
   const parent = toPath(issue.path)
   const allowed = allowedKeysAt(schema, parent, data)
-  return (issue.keys ?? []).map((key): PathIssue => {
+  return (issue.keys ?? []).map((key): UnknownKeyIssue => {
     const path = [...parent, key]
     const base = { code: 'UNKNOWN_KEY', path, anchor: 'key' as const }
     const selector = allowed?.elsewhere.get(key)
@@ -105,6 +108,7 @@ function unknownKeys(issue: Issue, schema: z.ZodType, data: unknown): PathIssue[
     if (suggestion) {
       return {
         ...base,
+        suggestion,
         message: `unknown key "${key}" ${inside(parent)}; did you mean "${suggestion}"?`,
         fix: `rename "${key}" to "${suggestion}"`,
       }
@@ -118,10 +122,16 @@ function unknownKeys(issue: Issue, schema: z.ZodType, data: unknown): PathIssue[
   })
 }
 
-function missingKey(path: (string | number)[], schema: z.ZodType, data: unknown): PathIssue {
+/** True when the key at the end of `path` is not written in its (existing) parent mapping. */
+function isAbsent(data: unknown, path: ManifestPath): boolean {
+  const parent = valueAt(data, path.slice(0, -1))
+  return typeof parent === 'object' && parent !== null && !Array.isArray(parent) && !(String(path.at(-1)) in parent)
+}
+
+function missingKey(path: (string | number)[], schema: z.ZodType, data: unknown, options?: readonly unknown[]): PathIssue {
   const key = String(path.at(-1))
   const parent = path.slice(0, -1)
-  const description = descriptionAt(schema, path, data)
+  const description = options ? `one of ${oneOf(options)}` : descriptionAt(schema, path, data)
   return {
     code: 'MISSING_KEY',
     message: `missing required key "${key}" ${inside(parent)}`,
@@ -131,9 +141,28 @@ function missingKey(path: (string | number)[], schema: z.ZodType, data: unknown)
   }
 }
 
+/** Codes zod uses for a key that is absent, depending on the field's type. */
+const ABSENT_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union'])
+
+/** "nodes[1].fabricIp: expected ..." so a message stands on its own in logs and annotations. */
+const labelled = (path: ManifestPath, message: string): string => (path.length === 0 ? message : `${pathLabel(path)}: ${message}`)
+
 /** One zod issue as zero or more located-by-path manifest problems. */
-export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown): PathIssue[] {
+export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown): UnknownKeyIssue[] {
   const path = toPath(issue.path)
+  if (path.length === 0 && (data === null || data === undefined)) {
+    return [
+      {
+        code: 'EMPTY_MANIFEST',
+        message: 'the manifest is empty',
+        path,
+        fix: 'start from src/manifest/examples/dgx-spark-pair.yml; version, cluster, fabric, nodes, image and vllm are required',
+      },
+    ]
+  }
+  if (ABSENT_CODES.has(issue.code) && path.length > 0 && isAbsent(data, path)) {
+    return [missingKey(path, schema, data, issue.discriminator !== undefined ? issue.options : undefined)]
+  }
   switch (issue.code) {
     case 'unrecognized_keys':
       return unknownKeys(issue, schema, data)
@@ -153,39 +182,56 @@ export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown
       return [
         {
           code: issue.params?.code ?? 'INVALID_VALUE',
-          message: issue.message,
+          message: labelled(path, issue.message),
           path,
           ...(issue.params?.fix !== undefined && { fix: issue.params.fix }),
         },
       ]
     case 'invalid_union':
       if (issue.discriminator !== undefined) {
-        // zod reports a bad or missing discriminator at the discriminator's own path.
+        // zod reports a bad discriminator at the discriminator's own path.
         const value = valueAt(data, path)
-        if (value === undefined) return [missingKey(path, schema, data)]
         const options = (issue.options ?? []).map(String)
         const suggestion = typeof value === 'string' ? didYouMean(value, options) : undefined
         return [
           {
             code: 'INVALID_VALUE',
-            message: `expected ${issue.discriminator} to be ${oneOf(options)}, got ${describeValue(value)}`,
+            message: labelled(path, `expected ${oneOf(options)}, got ${describeValue(value)}`),
             path,
             ...(suggestion !== undefined && { fix: `use ${issue.discriminator}: ${suggestion}` }),
           },
         ]
       }
       break
-    case 'invalid_type':
-      if (issue.input === undefined && path.length > 0) return [missingKey(path, schema, data)]
-      break
     case 'invalid_value': {
       const options = (issue.values ?? []).filter((value): value is string => typeof value === 'string')
       const suggestion = typeof issue.input === 'string' ? didYouMean(issue.input, options) : undefined
       if (suggestion !== undefined) {
-        return [{ code: 'INVALID_VALUE', message: `${issue.message}; did you mean "${suggestion}"?`, path, fix: `use "${suggestion}"` }]
+        return [
+          {
+            code: 'INVALID_VALUE',
+            message: labelled(path, `${issue.message}; did you mean "${suggestion}"?`),
+            path,
+            fix: `use "${suggestion}"`,
+          },
+        ]
       }
       break
     }
   }
-  return [{ code: CODES[issue.code] ?? 'INVALID_VALUE', message: issue.message, path }]
+  return [{ code: CODES[issue.code] ?? 'INVALID_VALUE', message: labelled(path, issue.message), path }]
+}
+
+/**
+ * All issues of one validation. A misspelt required key shows up twice in zod (the unknown
+ * spelling and the missing key); it is reported once, as the unknown key with its suggestion.
+ */
+export function pathIssuesFromZodIssues(issues: readonly Issue[], schema: z.ZodType, data: unknown): PathIssue[] {
+  const all = issues.flatMap((issue) => pathIssuesFromZod(issue, schema, data))
+  const suggested = new Set(
+    all.flatMap((issue) => ('suggestion' in issue && typeof issue.suggestion === 'string' ? [pathLabel([...issue.path.slice(0, -1), issue.suggestion])] : [])),
+  )
+  return all
+    .filter((issue) => !(issue.code === 'MISSING_KEY' && suggested.has(pathLabel(issue.path))))
+    .map(({ code, message, path, fix, anchor }) => ({ code, message, path, ...(fix !== undefined && { fix }), ...(anchor && { anchor }) }))
 }
