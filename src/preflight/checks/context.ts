@@ -94,8 +94,13 @@ function vllmIp(node: ClusterNode): VllmIp | undefined {
   const c = node.facts?.container
   if (!c) return undefined
   if (c.vllmIp) {
-    const source = c.vllmIpSource ?? 'unknown'
-    return { ip: c.vllmIp, source: `from ${source}, computed in the container`, fromEnv: source === 'VLLM_HOST_IP' }
+    const source =
+      c.vllmIpSource === 'VLLM_HOST_IP'
+        ? 'from VLLM_HOST_IP'
+        : c.vllmIpSource === 'default-route'
+          ? 'from the default route; VLLM_HOST_IP unset'
+          : 'as computed in the container'
+    return { ip: c.vllmIp, source, fromEnv: c.vllmIpSource === 'VLLM_HOST_IP' }
   }
   const env = c.env['VLLM_HOST_IP']?.trim()
   if (env) return { ip: env, source: 'from VLLM_HOST_IP', fromEnv: true }
@@ -128,7 +133,9 @@ export function buildContext(facts: FactsBundle, expected?: Expectation): CheckC
       ? {
           pins: container.vllmPinsDriverNode,
           executor: container.vllmPinsDriverNode ? 'classic RayDistributedExecutor' : 'RayExecutorV2',
-          reason: 'as detected inside the head container',
+          reason: container.vllmPinsDriverNode
+            ? 'the head container reports the classic RayDistributedExecutor, which pins bundle 0 to node:<vLLM IP>'
+            : 'the head container reports RayExecutorV2, which adds no node: pin',
         }
       : vllmPinsDriverNode(container?.versions.vllm, container?.env ?? {})
   return {

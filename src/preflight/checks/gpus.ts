@@ -69,7 +69,7 @@ export function headWithoutGpu(ctx: CheckContext): Finding[] {
       evidence: {
         ...(rayHead ? { 'Ray head': rayHead.address || rayHead.nodeId, 'GPU resource on Ray head': String(rayHeadGpus ?? '?') } : {}),
         ...(smiGpus !== undefined ? { [`GPUs on ${name} (nvidia-smi)`]: String(smiGpus) } : {}),
-        'vLLM executor': `${ctx.executor.executor}: ${ctx.executor.reason}`,
+        'vLLM executor': ctx.executor.reason,
       },
       fix: `Run the head's container on ${name} with --gpus all so Ray registers its GPU (or ray start --head --num-gpus=1), or make a GPU node the head: the classic executor pins bundle 0 to the driver and fails with "Current node has no GPU available".`,
     },

@@ -66,7 +66,7 @@ export function vllmPinNotInRay(ctx: CheckContext): Finding[] {
         'Ray head identity (NodeManagerAddress)': rayId ?? '(no alive Ray head found)',
         [pins === false ? 'vLLM IP (get_ip())' : 'vLLM pins bundle 0 to']: `node:${vllm.ip} (${vllm.source})`,
         'Alive Ray nodes': describeRayNodes(ctx.aliveRayNodes),
-        'vLLM executor': `${executor}: ${reason}`,
+        'vLLM executor': reason,
         ...(version ? { 'vLLM version': version } : {}),
       },
       fix: pinFix(ctx, head, vllm, rayId),
@@ -103,7 +103,7 @@ export function vllmHostIpOverride(ctx: CheckContext): Finding[] {
         [`VLLM_HOST_IP in ${inContainer(ctx, node)}`]: vllm.ip,
         [`Ray identity of ${node.name} (NodeManagerAddress)`]: rayId,
         ...(fabricIp ? { 'Expected fabric IP': fabricIp } : {}),
-        'vLLM executor': `${ctx.executor.executor}: ${ctx.executor.reason}`,
+        'vLLM executor': ctx.executor.reason,
       },
       fix: `On ${node.name} set VLLM_HOST_IP=${rayId} in ${inContainer(ctx, node)} so vLLM and Ray name the same address${better}.`,
     })

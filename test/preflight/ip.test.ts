@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { ipInCidr, isIpv4, isLinkLocal, isLoopback, parseCidr, parseIpv4, stripPrefixLength } from '../../src/preflight/ip.js'
+
+describe('IPv4 helpers', () => {
+  it('reads dotted quads and refuses anything else', () => {
+    expect(parseIpv4('192.168.200.12')).toBe(0xc0a8c80c)
+    expect(parseIpv4('256.1.1.1')).toBeUndefined()
+    expect(parseIpv4('10.1.230')).toBeUndefined()
+    expect(isIpv4('fe80::1')).toBe(false)
+    expect(isIpv4('ec2-1-2-3-4.compute.amazonaws.com')).toBe(false)
+  })
+
+  it('strips a prefix length from an interface address', () => {
+    expect(stripPrefixLength('192.168.200.12/24')).toBe('192.168.200.12')
+    expect(stripPrefixLength('10.1.230.180')).toBe('10.1.230.180')
+  })
+
+  it('tests subnet membership, and says "unknown" for what it cannot read', () => {
+    expect(ipInCidr('192.168.200.13', '192.168.200.0/24')).toBe(true)
+    expect(ipInCidr('10.1.230.180', '192.168.200.0/24')).toBe(false)
+    expect(ipInCidr('192.168.200.13/24', '192.168.200.0/24')).toBe(true)
+    expect(ipInCidr('192.168.201.10', '192.168.200.0/23')).toBe(true)
+    expect(ipInCidr('8.8.8.8', '0.0.0.0/0')).toBe(true)
+    expect(ipInCidr('fe80::1', '192.168.200.0/24')).toBeUndefined()
+    expect(ipInCidr('192.168.200.1', 'not-a-cidr')).toBeUndefined()
+    expect(parseCidr('192.168.200.0/33')).toBeUndefined()
+    expect(parseCidr('192.168.200.7')).toEqual({ base: 0xc0a8c807, prefix: 32 })
+  })
+
+  it('knows loopback and link-local', () => {
+    expect(isLoopback('127.0.0.1')).toBe(true)
+    expect(isLoopback('127.1.2.3')).toBe(true)
+    expect(isLoopback('10.0.0.1')).toBe(false)
+    expect(isLinkLocal('169.254.3.1')).toBe(true)
+  })
+})
