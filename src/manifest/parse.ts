@@ -6,7 +6,8 @@
  * rules (cross-field). Schema problems and rule violations are reported together: when the schema
  * rejects part of the file, the rules still run on the parts that validate. A YAML syntax error
  * (anything but a duplicate key) stops there, because the tree the parser recovered is a guess and
- * checking it would report mistakes the person did not make.
+ * checking it would report mistakes the person did not make. YAML warnings (an unknown tag, say)
+ * are reported as errors but do not stop the later stages.
  */
 import { LineCounter, parseDocument } from 'yaml'
 import { positionFor } from './locate.js'
@@ -31,10 +32,12 @@ function withoutExtensionKeys(data: unknown): unknown {
 }
 
 export function parseManifest(text: string, file: string): ManifestResult {
+  // A byte-order mark is invisible in editors; without it the columns on line 1 match what people see.
+  const source = text.startsWith('\ufeff') ? text.slice(1) : text
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true })
-  const yamlErrors = manifestErrorsFromYaml(doc, lineCounter, text, file)
-  if (yamlErrors.some((error) => error.code !== 'DUPLICATE_KEY')) return { errors: yamlErrors.sort(compareManifestErrors) }
+  const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true })
+  const yamlErrors = manifestErrorsFromYaml(doc, lineCounter, source, file)
+  if (doc.errors.some((error) => error.code !== 'DUPLICATE_KEY')) return { errors: yamlErrors.sort(compareManifestErrors) }
 
   let data: unknown
   try {

@@ -234,3 +234,18 @@ describe('parseManifest reports every mistake at its line and column', () => {
     }
   })
 })
+
+describe('line endings', () => {
+  test('CRLF files get the same positions as LF files', () => {
+    const text = withLine(BASE, 15, '    fabricIp: 192.168.200.13', '    fabricIp: 192.168.201.13')
+    const lf = parseManifest(text, 'cluster.yml').errors.map(where)
+    const crlf = parseManifest(text.replace(/\n/g, '\r\n'), 'cluster.yml').errors.map(where)
+    expect(lf).toEqual([{ code: 'FABRIC_IP_OUTSIDE_SUBNET', line: 15, col: 15, path: ['nodes', 1, 'fabricIp'] }])
+    expect(crlf).toEqual(lf)
+  })
+
+  test('a byte-order mark does not shift the columns of line 1', () => {
+    const errors = parseManifest(`\ufeff${withLine(BASE, 1, 'version: 1', 'version: 3')}`, 'cluster.yml').errors
+    expect(errors.map(where)).toEqual([{ code: 'INVALID_VALUE', line: 1, col: 10, path: ['version'] }])
+  })
+})
