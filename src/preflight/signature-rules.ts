@@ -38,6 +38,15 @@ function placementHit(
   severity: Severity = 'error',
 ): RuleHit {
   const pin = nodePinsIn(line)[0]
+  if (pin === undefined && /['"]node:/.test(line)) {
+    return {
+      key: 'cut-pin',
+      severity,
+      message: `${what}, but the line is cut inside its node: pin, so the pinned address cannot be read here.`,
+      evidence: extra,
+      fix: "Find the full line in the log (or `ray status` Demands) and compare its node:<ip> with Ray's NodeManagerAddress values; if none matches, start Ray with --node-ip-address=<that ip> or set VLLM_HOST_IP to the IP Ray registered.",
+    }
+  }
   if (pin === undefined) {
     return {
       key: 'no-pin',
