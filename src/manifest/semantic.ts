@@ -201,62 +201,57 @@ const secretsNotAlsoPlain: Rule = ({ container }) => {
   })
 }
 
+/** Flags that the tool sets from a manifest key, so writing them in an argument list sets them twice. */
 interface ManagedFlag {
   readonly flags: readonly string[]
   readonly setBy: string
 }
 
-const MANAGED_FLAGS: Readonly<Record<'container' | 'ray' | 'vllm', { readonly argsKey: string; readonly flags: readonly ManagedFlag[] }>> = {
-  container: {
-    argsKey: 'extraArgs',
-    flags: [
-      { flags: ['--name'], setBy: 'container.name' },
-      { flags: ['--gpus'], setBy: 'container.gpus' },
-      { flags: ['--shm-size'], setBy: 'container.shmSize' },
-    ],
-  },
-  ray: {
-    argsKey: 'extraArgs',
-    flags: [
-      { flags: ['--node-ip-address'], setBy: 'nodes[].fabricIp' },
-      { flags: ['--address', '--head'], setBy: 'the node roles' },
-      { flags: ['--port'], setBy: 'ray.port' },
-      { flags: ['--include-dashboard'], setBy: 'ray.dashboard' },
-      { flags: ['--dashboard-port'], setBy: 'ray.dashboardPort' },
-      { flags: ['--object-store-memory'], setBy: 'ray.objectStoreMemoryBytes' },
-    ],
-  },
-  vllm: {
-    argsKey: 'args',
-    flags: [
-      { flags: ['--tensor-parallel-size', '-tp'], setBy: 'vllm.tensorParallelSize' },
-      { flags: ['--pipeline-parallel-size', '-pp'], setBy: 'vllm.pipelineParallelSize' },
-      { flags: ['--distributed-executor-backend'], setBy: 'vllm.executorBackend' },
-      { flags: ['--port'], setBy: 'vllm.port' },
-      { flags: ['--served-model-name'], setBy: 'vllm.servedModelName' },
-    ],
-  },
-}
+const CONTAINER_FLAGS: readonly ManagedFlag[] = [
+  { flags: ['--name'], setBy: 'container.name' },
+  { flags: ['--gpus'], setBy: 'container.gpus' },
+  { flags: ['--shm-size'], setBy: 'container.shmSize' },
+]
 
-const managedFlagsNotInArgs: Rule = (parts) =>
-  (['container', 'ray', 'vllm'] as const).flatMap((section) => {
-    const { argsKey, flags } = MANAGED_FLAGS[section]
-    const args = (parts[section] as Record<string, unknown> | undefined)?.[argsKey]
-    if (!Array.isArray(args)) return []
-    return (args as string[]).flatMap((arg, index): PathIssue[] => {
-      const managed = flags.find((entry) => entry.flags.some((flag) => arg === flag || arg.startsWith(`${flag}=`)))
+const RAY_FLAGS: readonly ManagedFlag[] = [
+  { flags: ['--node-ip-address'], setBy: 'nodes[].fabricIp' },
+  { flags: ['--address', '--head'], setBy: 'the node roles' },
+  { flags: ['--port'], setBy: 'ray.port' },
+  { flags: ['--include-dashboard'], setBy: 'ray.dashboard' },
+  { flags: ['--dashboard-port'], setBy: 'ray.dashboardPort' },
+  { flags: ['--object-store-memory'], setBy: 'ray.objectStoreMemoryBytes' },
+]
+
+const VLLM_FLAGS: readonly ManagedFlag[] = [
+  { flags: ['--tensor-parallel-size', '-tp'], setBy: 'vllm.tensorParallelSize' },
+  { flags: ['--pipeline-parallel-size', '-pp'], setBy: 'vllm.pipelineParallelSize' },
+  { flags: ['--distributed-executor-backend'], setBy: 'vllm.executorBackend' },
+  { flags: ['--port'], setBy: 'vllm.port' },
+  { flags: ['--served-model-name'], setBy: 'vllm.servedModelName' },
+]
+
+const managedFlagsNotInArgs: Rule = ({ container, ray, vllm }) => {
+  const lists: { readonly path: readonly [string, string]; readonly args?: readonly string[]; readonly flags: readonly ManagedFlag[] }[] = [
+    { path: ['container', 'extraArgs'], args: container?.extraArgs, flags: CONTAINER_FLAGS },
+    { path: ['ray', 'extraArgs'], args: ray?.extraArgs, flags: RAY_FLAGS },
+    { path: ['vllm', 'args'], args: vllm?.args, flags: VLLM_FLAGS },
+  ]
+  return lists.flatMap(({ path, args, flags }) =>
+    (args ?? []).flatMap((arg, index): PathIssue[] => {
+      const flag = arg.split('=')[0] ?? arg
+      const managed = flags.find((entry) => entry.flags.includes(flag))
       if (!managed) return []
-      const flag = arg.split('=')[0]
       return [
         {
           code: 'MANAGED_FLAG_IN_ARGS',
-          message: `${section}.${argsKey} sets ${flag}, which this tool sets from ${managed.setBy}`,
-          path: [section, argsKey, index],
-          fix: `remove ${flag} (and its value) from ${section}.${argsKey}; set ${managed.setBy} instead`,
+          message: `${pathLabel(path)} sets ${flag}, which this tool sets from ${managed.setBy}`,
+          path: [...path, index],
+          fix: `remove ${flag} (and its value) from ${pathLabel(path)}; set ${managed.setBy} instead`,
         },
       ]
-    })
-  })
+    }),
+  )
+}
 
 /** Environment variables whose right value differs per node or follows from the fabric. */
 const envAgreesWithFabric: Rule = ({ container, vllm, fabric }) => {

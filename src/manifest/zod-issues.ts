@@ -58,8 +58,13 @@ export function genericIssueMessage(issue: Omit<Issue, 'message' | 'path'>): str
     case 'invalid_value':
       return `expected ${oneOf(issue.values ?? [])}, got ${got}`
     case 'too_small':
-      if (issue.origin === 'array') return `expected at least ${plural(issue.minimum ?? 0, 'item')}, got ${plural((issue.input as unknown[]).length, 'item')}`
-      if (issue.origin === 'string') return issue.minimum === 1 ? 'expected a non-empty string' : `expected at least ${plural(issue.minimum ?? 0, 'character')}`
+      if (issue.origin === 'array') {
+        const count = Array.isArray(issue.input) ? `, got ${plural(issue.input.length, 'item')}` : ''
+        return `expected at least ${plural(issue.minimum ?? 0, 'item')}${count}`
+      }
+      if (issue.origin === 'string') {
+        return issue.minimum === 1 ? 'expected a non-empty string' : `expected at least ${plural(issue.minimum ?? 0, 'character')}`
+      }
       return `expected at least ${issue.minimum}, got ${got}`
     case 'too_big':
       if (issue.origin === 'array') return `expected at most ${plural(issue.maximum ?? 0, 'item')}`
@@ -145,7 +150,8 @@ function missingKey(path: (string | number)[], schema: z.ZodType, data: unknown,
 const ABSENT_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union'])
 
 /** "nodes[1].fabricIp: expected ..." so a message stands on its own in logs and annotations. */
-const labelled = (path: ManifestPath, message: string): string => (path.length === 0 ? message : `${pathLabel(path)}: ${message}`)
+const labelled = (path: ManifestPath, message: string): string =>
+  path.length === 0 ? message : `${pathLabel(path)}: ${message}`
 
 /** One zod issue as zero or more located-by-path manifest problems. */
 export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown): UnknownKeyIssue[] {
@@ -228,10 +234,10 @@ export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown
  */
 export function pathIssuesFromZodIssues(issues: readonly Issue[], schema: z.ZodType, data: unknown): PathIssue[] {
   const all = issues.flatMap((issue) => pathIssuesFromZod(issue, schema, data))
-  const suggested = new Set(
-    all.flatMap((issue) => ('suggestion' in issue && typeof issue.suggestion === 'string' ? [pathLabel([...issue.path.slice(0, -1), issue.suggestion])] : [])),
+  const meant = new Set(
+    all.flatMap(({ path, suggestion }) => (suggestion === undefined ? [] : [pathLabel([...path.slice(0, -1), suggestion])])),
   )
   return all
-    .filter((issue) => !(issue.code === 'MISSING_KEY' && suggested.has(pathLabel(issue.path))))
-    .map(({ code, message, path, fix, anchor }) => ({ code, message, path, ...(fix !== undefined && { fix }), ...(anchor && { anchor }) }))
+    .filter((issue) => !(issue.code === 'MISSING_KEY' && meant.has(pathLabel(issue.path))))
+    .map(({ suggestion: _suggestion, ...issue }) => issue)
 }
