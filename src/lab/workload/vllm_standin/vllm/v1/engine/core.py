@@ -22,10 +22,15 @@ from vllm.logger import init_logger, print_exception
 from vllm.standin import toy_model
 from vllm.v1.executor.abstract import Executor
 from vllm.v1.metrics.loggers import PrometheusStatLogger
+from vllm.version import __version__ as VLLM_VERSION
 
 import vllm.envs as envs
 
 logger = init_logger(__name__)
+
+
+class EngineInitError(RuntimeError):
+    """What the API server sees when the engine core could not start."""
 
 
 class EngineDeadError(Exception):
@@ -213,7 +218,7 @@ class EngineCore:
         generated = len(request.output_ids)
         self.metrics.record_finished(reason, time.monotonic() - request.arrival_time, len(request.prompt_ids), generated)
         if notify:
-            request.events.put(("finish", reason, stop_reason))
+            request.events.put(("finish", reason, stop_reason, generated))
 
     def _die(self, error: BaseException) -> None:
         with self._cond:
@@ -233,3 +238,33 @@ class EngineCore:
             interval = envs.VLLM_LOG_STATS_INTERVAL
             time.sleep(min(1.0, interval))
             self.metrics.maybe_log(interval)
+
+
+def build_engine(vllm_config: VllmConfig) -> EngineCore:
+    model_config = vllm_config.model_config
+    parallel_config = vllm_config.parallel_config
+    executor_class = Executor.get_class(vllm_config)
+    logger.info(
+        "Initializing a V1 LLM engine (v%s) with config: model=%r, served_model_name=%s, "
+        "max_seq_len=%d, tensor_parallel_size=%d, pipeline_parallel_size=%d, "
+        "distributed_executor_backend=%s, executor=%s",
+        VLLM_VERSION,
+        model_config.model,
+        model_config.served_model_name,
+        model_config.max_model_len,
+        parallel_config.tensor_parallel_size,
+        parallel_config.pipeline_parallel_size,
+        parallel_config.distributed_executor_backend,
+        executor_class.__name__,
+    )
+    try:
+        executor = executor_class(vllm_config)
+    except BaseException as e:
+        logger.error("EngineCore failed to start.")
+        print_exception(e, __name__)
+        raise EngineInitError(
+            "Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"
+        ) from None
+    engine = EngineCore(vllm_config, executor)
+    engine.start()
+    return engine
