@@ -31,6 +31,7 @@ export function gpuShortfall(ctx: CheckContext): Finding[] {
         'Ray total GPU': String(total),
         'Required GPUs': requiredText,
         ...(perNode.length > 0 ? { 'GPU per alive Ray node': perNode.join(', ') } : {}),
+        'Ray view': ctx.ray.source,
       },
       fix: 'Make every node join Ray with its GPUs: run each container with --gpus all (or ray start --num-gpus=<n>) and check `ray status` shows the total; otherwise lower --tensor-parallel-size / --pipeline-parallel-size.',
     })

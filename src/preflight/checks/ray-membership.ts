@@ -49,6 +49,7 @@ export function rayNodeMissing(ctx: CheckContext): Finding[] {
           'Expected node': `${n.name} (${n.role ?? 'node'}, fabric IP ${n.expected?.fabricIp ?? '?'})`,
           'Alive Ray nodes (NodeManagerAddress)': describeRayNodes(ctx.aliveRayNodes),
           ...(dead ? { 'Dead Ray node': describeRayNode(dead) } : {}),
+          'Ray view': ray.source,
         },
         fix: startRayFix(ctx, n),
       }
