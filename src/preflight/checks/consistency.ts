@@ -9,6 +9,13 @@ const short = (id: string): string => (id.length > 19 ? `${id.slice(0, 19)}…` 
 
 const withSha = (digest: string): string => (digest.startsWith('sha256:') ? digest : `sha256:${digest}`)
 
+/** `registry:5000/repo:tag@sha256:…` → `registry:5000/repo` (a tag colon comes after the last slash). */
+function repositoryOf(ref: string): string {
+  const name = ref.split('@')[0] ?? ref
+  const colon = name.lastIndexOf(':')
+  return colon > name.lastIndexOf('/') ? name.slice(0, colon) : name
+}
+
 /** IMAGE_MISMATCH: image IDs differ across nodes, or differ from the manifest's digest. */
 export function imageMismatch(ctx: CheckContext): Finding[] {
   const nodes = withContainer(ctx)
@@ -50,7 +57,7 @@ export function imageMismatch(ctx: CheckContext): Finding[] {
         [`${n.name} image ID`]: c.imageId ?? '(unknown)',
         'Manifest digest': want,
       },
-      fix: `On ${n.name} recreate the container from ${ctx.expected?.image?.split('@')[0] ?? '<image>'}@${want} so Docker checks the digest.`,
+      fix: `On ${n.name} recreate the container from ${repositoryOf(ctx.expected?.image ?? c.imageRef ?? '<image>')}@${want} so Docker checks the digest.`,
     })
   }
   return findings
