@@ -29,7 +29,7 @@ export function renderFindingsText(findings: readonly Finding[]): string {
       .trimEnd()
   const out = [line(header), ...rows.map(line), '']
   for (const f of findings) {
-    out.push(`${f.code} (${clusterLabel(f.node)}):`)
+    out.push(`${f.code} (${f.node ?? 'cluster'}):`)
     out.push(`  fix: ${f.fix}`)
     out.push(...evidenceLines(f.evidence, '    '))
   }
