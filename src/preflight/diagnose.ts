@@ -8,6 +8,7 @@ import { runChecks } from './checks/index.js'
 import type { Expectation } from './expectation.js'
 import type { FactsBundle, RayView } from './facts.js'
 import type { Finding, Severity } from './finding.js'
+import { stripPrefixLength } from './ip.js'
 import { parseRayNodes, parseRayStatus } from './parse-ray.js'
 import { scanLog } from './signatures.js'
 
@@ -82,9 +83,23 @@ export const sortFindings = (findings: readonly Finding[]): Finding[] =>
     .sort((a, b) => RANK[a.f.severity] - RANK[b.f.severity] || a.i - b.i)
     .map(({ f }) => f)
 
+/**
+ * Log findings name a node by the IP in Ray's `(... pid=N, ip=X)` prefix; when the facts or the
+ * manifest know which node holds X, use its name instead.
+ */
+function nameNodes(findings: readonly Finding[], facts: FactsBundle, expected: Expectation | undefined): Finding[] {
+  const nameOf = (ip: string): string | undefined =>
+    facts.nodes.find((n) => n.sshHost === ip || n.interfaces.some((i) => i.addresses.some((a) => stripPrefixLength(a) === ip)))?.node ??
+    expected?.nodes.find((n) => n.fabricIp === ip || n.sshHost === ip)?.name
+  return findings.map((f) => {
+    const name = f.node !== null ? nameOf(f.node) : undefined
+    return name ? { ...f, node: name } : f
+  })
+}
+
 export function diagnose(inputs: DiagnoseInputs): Finding[] {
   const facts = assembleOfflineFacts(inputs)
   const fromChecks = runChecks(facts, inputs.expected)
   const fromLogs = (inputs.logs ?? []).flatMap((log) => scanLog(log.text, log.source, facts.ray))
-  return sortFindings(dedupe([...fromChecks, ...fromLogs]))
+  return sortFindings(dedupe([...fromChecks, ...nameNodes(fromLogs, facts, inputs.expected)]))
 }

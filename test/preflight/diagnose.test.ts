@@ -85,6 +85,12 @@ describe('diagnose', () => {
     expect(findings[0]?.evidence['Also seen at']).toBe('spark-b:3')
   })
 
+  it("names the node behind Ray's (pid=N, ip=X) log prefix when the facts know that IP", () => {
+    const text = '(RayWorkerWrapper pid=1890, ip=192.168.200.13) RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n'
+    expect(diagnose({ facts: healthyFacts, logs: [{ source: 'ray', text }] }).map(tag)).toEqual(['error GLOO_LOOPBACK@spark-b'])
+    expect(diagnose({ logs: [{ source: 'ray', text }] }).map(tag)).toEqual(['error GLOO_LOOPBACK@192.168.200.13'])
+  })
+
   it('reports an unreadable Ray paste instead of guessing', () => {
     expect(diagnose({ rayNodesText: 'bash: ray: command not found' }).map(tag)).toEqual(['error RAY_UNAVAILABLE'])
   })

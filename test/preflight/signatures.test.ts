@@ -128,6 +128,10 @@ describe('GLOO_LOOPBACK', () => {
     expect(codes('gloo-vllm-5094.txt')).toEqual(['GLOO_LOOPBACK'])
   })
 
+  it('near miss: Gloo connecting its peers over the named interface is not a finding', () => {
+    expect(scanLog('[Gloo] Rank 1 is connected to 1 peer ranks. Expected number of connected peer ranks is : 1\n', 'x')).toEqual([])
+  })
+
   it('near miss: single-node Gloo with zero peers raises only the warning, not an error', () => {
     const found = scan('gloo-single-node-near-miss.txt')
     expect(found.map((f) => f.severity)).toEqual(['warning'])
