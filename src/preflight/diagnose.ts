@@ -28,20 +28,22 @@ export interface DiagnoseInputs extends OfflineInputs {
 }
 
 /**
- * Ray's view from the inputs: pasted node lists win over the bundle's own view (they are what the
- * person is asking about); `ray status` adds totals and pending demands, or stands alone.
+ * Ray's view from the inputs: a pasted node list wins over the bundle's own view (it is what the
+ * person is asking about); `ray status` adds totals and pending demands, or stands alone. A paste
+ * that cannot be read is reported (as the view's error) unless `ray status` still gives a view.
  */
 function combineRay(facts: FactsBundle | undefined, nodesText?: string, statusText?: string): RayView | undefined {
-  const fromNodes = nodesText !== undefined ? parseRayNodes(nodesText) : undefined
-  const fromStatus = statusText !== undefined ? parseRayStatus(statusText) : undefined
-  const base = fromNodes && !fromNodes.error ? fromNodes : (facts?.ray ?? fromNodes)
-  if (!fromStatus || fromStatus.error) return base ?? fromStatus
-  if (!base || base.error) return fromStatus
+  const nodes = nodesText !== undefined ? parseRayNodes(nodesText) : facts?.ray
+  const status = statusText !== undefined ? parseRayStatus(statusText) : undefined
+  if (!status) return nodes
+  if (status.error) return nodes ?? status
+  if (!nodes) return status
+  if (nodes.error) return { ...status, source: `${status.source}; nodes text unreadable: ${nodes.error}` }
   return {
-    ...base,
-    source: `${base.source} + ${fromStatus.source}`,
-    ...(fromStatus.totals ? { totals: fromStatus.totals } : {}),
-    ...(fromStatus.pendingDemands ? { pendingDemands: fromStatus.pendingDemands } : {}),
+    ...nodes,
+    source: `${nodes.source} + ${status.source}`,
+    ...(status.totals ? { totals: status.totals } : {}),
+    ...(status.pendingDemands ? { pendingDemands: status.pendingDemands } : {}),
   }
 }
 

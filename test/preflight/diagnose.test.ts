@@ -30,6 +30,11 @@ describe('assembleOfflineFacts', () => {
     expect(assembleOfflineFacts({ facts: seedBugFacts })).toEqual(seedBugFacts)
   })
 
+  it('reports an unreadable node paste rather than falling back to the bundle silently', () => {
+    const facts = assembleOfflineFacts({ facts: healthyFacts, rayNodesText: 'Traceback (most recent call last):' })
+    expect(facts.ray?.error).toContain('could not read Ray nodes')
+  })
+
   it('uses ray status alone when that is all there is', () => {
     expect(assembleOfflineFacts({ rayStatusText: readFixture('ray/status-rllm-35.txt') }).ray?.totals?.['GPU']).toBe(1)
   })
