@@ -224,26 +224,11 @@ class RayCluster:
             proc.stop(grace=5)
 
 
-class Standin:
-    """`vllm serve` of the stand-in, against a cluster."""
+class Client:
+    """A tiny HTTP client for one server port."""
 
-    def __init__(self, name: str, cluster: RayCluster | None, args: list[str], **env: str | None) -> None:
-        self.port = free_port()
-        argv = [str(BIN / "vllm"), "serve", "standin-toy", "--port", str(self.port), "--host", "127.0.0.1", *args]
-        extra = {"VLLM_STANDIN_LOAD_DELAY_S": "0.2", "VLLM_STANDIN_TOKEN_DELAY_S": "0.001"}
-        if cluster is not None:
-            extra["RAY_ADDRESS"] = cluster.address
-        extra.update(env)
-        log_dir = cluster.dir if cluster is not None else LAB / "standin-logs"
-        self.proc = Proc(f"vllm-{name}", argv, base_env(**extra), log_dir)
-
-    def wait_ready(self, timeout: float = 120) -> None:
-        self.proc.wait_for(r"Uvicorn running on http://", timeout)
-
-    def stop(self) -> None:
-        self.proc.stop()
-
-    # --- HTTP --------------------------------------------------------------
+    def __init__(self, port: int) -> None:
+        self.port = port
 
     def request(self, method: str, path: str, body: object | None = None, timeout: float = 60) -> tuple[int, dict[str, str], bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
@@ -277,3 +262,23 @@ class Standin:
         assert status == 200, raw
         assert headers["content-type"].startswith("text/event-stream"), headers
         return [line[len("data: "):] for line in raw.decode().split("\n") if line.startswith("data: ")]
+
+
+class Standin(Client):
+    """`vllm serve` of the stand-in, against a cluster."""
+
+    def __init__(self, name: str, cluster: RayCluster | None, args: list[str], **env: str | None) -> None:
+        super().__init__(free_port())
+        argv = [str(BIN / "vllm"), "serve", "standin-toy", "--port", str(self.port), "--host", "127.0.0.1", *args]
+        extra = {"VLLM_STANDIN_LOAD_DELAY_S": "0.2", "VLLM_STANDIN_TOKEN_DELAY_S": "0.001"}
+        if cluster is not None:
+            extra["RAY_ADDRESS"] = cluster.address
+        extra.update(env)
+        log_dir = cluster.dir if cluster is not None else LAB / "standin-logs"
+        self.proc = Proc(f"vllm-{name}", argv, base_env(**extra), log_dir)
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        self.proc.wait_for(r"Uvicorn running on http://", timeout)
+
+    def stop(self) -> None:
+        self.proc.stop()

@@ -29,7 +29,7 @@ from vllm.logger import init_logger, process_prefix, set_process_role, uvicorn_l
 from vllm.v1.engine.core import EngineCore, EngineDeadError, EngineInitError, build_engine
 from vllm.version import __version__ as VLLM_VERSION
 
-logger = init_logger(__name__)
+logger = init_logger("vllm.entrypoints.openai.api_server")  # also when run as __main__
 uvicorn_error = uvicorn_logger("uvicorn.error")
 uvicorn_access = uvicorn_logger("uvicorn.access")
 
