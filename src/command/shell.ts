@@ -103,7 +103,8 @@ function renderOperand(cmd: Cmd): string {
  * failing stage fails its pipeline.
  */
 export function renderScript(cmd: Cmd): string {
-  return `set -eu; set -o pipefail 2>/dev/null || true; ${render(cmd)}`
+  // dash has no pipefail, and a failing `set` would end the script: probe in a subshell first.
+  return `set -eu; if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi; ${render(cmd)}`
 }
 
 // Small constructors, so call sites read like the command they build.
@@ -111,7 +112,8 @@ export const argv = (...args: string[]): Argv => ({ kind: 'argv', argv: args })
 export const withEnv = (env: Record<string, string>, ...args: string[]): Argv => ({ kind: 'argv', argv: args, env })
 export const and = (...cmds: Cmd[]): Sequence => ({ kind: 'seq', op: '&&', cmds })
 export const or = (...cmds: Cmd[]): Sequence => ({ kind: 'seq', op: '||', cmds })
-export const then = (...cmds: Cmd[]): Sequence => ({ kind: 'seq', op: ';', cmds })
+// Not named `then`: a module exporting `then` is a thenable and `await import()` of it never settles.
+export const seq = (...cmds: Cmd[]): Sequence => ({ kind: 'seq', op: ';', cmds })
 export const pipe = (...cmds: Cmd[]): Pipe => ({ kind: 'pipe', cmds })
 export const group = (cmd: Cmd): Group => ({ kind: 'group', cmd })
 export const toFile = (cmd: Cmd, path: string, append = false): Redirect => ({ kind: 'redirect', cmd, stdout: path, append })

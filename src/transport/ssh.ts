@@ -1,0 +1,176 @@
+import { NodeSSH } from 'node-ssh'
+import type { Channel } from 'ssh2'
+import { type Cmd, argv, render, renderScript } from '../command/shell.js'
+import { type HostKeyPin, fingerprint, keyMatches, keyType, preferredAlgorithms } from './host-keys.js'
+import type { RunOptions, RunResult, Transport } from './transport.js'
+
+export interface SshEndpoint {
+  readonly host: string
+  readonly port: number
+  readonly user: string
+  /** Pins for this endpoint's host key. Connecting without any pin is refused. */
+  readonly pins: readonly HostKeyPin[]
+}
+
+export interface SshTarget extends SshEndpoint {
+  /** Node name, for messages. */
+  readonly name: string
+  readonly privateKey: string
+  readonly passphrase?: string
+  readonly jump?: SshEndpoint
+  readonly connectTimeoutMs: number
+}
+
+/** A connection failure a person can act on (not a bug): the message says what to change. */
+export class SshConnectError extends Error {
+  constructor(
+    message: string,
+    readonly target: string,
+  ) {
+    super(message)
+    this.name = 'SshConnectError'
+  }
+}
+
+const KILL_GRACE_S = 5
+/** Extra time on the client side past the remote `timeout`, before we give up on the channel. */
+const CLIENT_SLACK_MS = (KILL_GRACE_S + 10) * 1000
+
+function endpointLabel(e: SshEndpoint): string {
+  return `${e.user}@${e.host}:${e.port}`
+}
+
+/**
+ * Run commands on one node over SSH (node-ssh / ssh2, pure JS). Host keys are always verified
+ * against pins. Every command is rendered by `renderScript` and wrapped in coreutils `timeout`
+ * on the remote side, so nothing outlives its deadline even when the client disappears.
+ */
+export class SshTransport implements Transport {
+  readonly label: string
+  private readonly ssh = new NodeSSH()
+  private jumpSsh?: NodeSSH
+  private lastError?: Error
+
+  private constructor(readonly target: SshTarget) {
+    this.label = `${target.name} (${endpointLabel(target)})`
+  }
+
+  static async connect(target: SshTarget): Promise<SshTransport> {
+    const t = new SshTransport(target)
+    await t.open()
+    return t
+  }
+
+  private verifier(endpoint: SshEndpoint, seen: { key?: Buffer }) {
+    return (key: Buffer): boolean => {
+      seen.key = key
+      return keyMatches(key, endpoint.pins) !== undefined
+    }
+  }
+
+  private async connectOne(ssh: NodeSSH, endpoint: SshEndpoint, sock?: unknown): Promise<void> {
+    if (endpoint.pins.length === 0) {
+      throw new SshConnectError(
+        `no host key pinned for ${endpointLabel(endpoint)}: add its fingerprint to the manifest (hostKeys) or pass known_hosts ` +
+          `(get it on the host with: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub)`,
+        this.target.name,
+      )
+    }
+    const seen: { key?: Buffer } = {}
+    const algorithms = preferredAlgorithms(endpoint.pins)
+    try {
+      await ssh.connect({
+        host: endpoint.host,
+        port: endpoint.port,
+        username: endpoint.user,
+        privateKey: this.target.privateKey,
+        passphrase: this.target.passphrase,
+        readyTimeout: this.target.connectTimeoutMs,
+        keepaliveInterval: 10_000,
+        keepaliveCountMax: 3,
+        hostVerifier: this.verifier(endpoint, seen),
+        ...(algorithms ? { algorithms: { serverHostKey: algorithms as never } } : {}),
+        ...(sock ? { sock: sock as never } : {}),
+      })
+    } catch (err) {
+      const e = err as Error & { level?: string; code?: string }
+      if (seen.key && keyMatches(seen.key, endpoint.pins) === undefined) {
+        throw new SshConnectError(
+          `host key of ${endpointLabel(endpoint)} does not match any pin: server presented ${keyType(seen.key)} ${fingerprint(seen.key)}, ` +
+            `pinned ${endpoint.pins.map((p) => p.fingerprint ?? `${p.keyType} key from ${p.source}`).join(', ')}. ` +
+            `If the host was reinstalled on purpose, update the pin; otherwise do not connect.`,
+          this.target.name,
+        )
+      }
+      if (e.level === 'client-authentication') {
+        throw new SshConnectError(`authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`, this.target.name)
+      }
+      const why = e.code ?? e.message
+      throw new SshConnectError(`cannot connect to ${endpointLabel(endpoint)}: ${why}`, this.target.name)
+    }
+    // ssh2 emits socket errors after `ready`; without a listener they crash the process.
+    ssh.connection?.on('error', (error: Error) => {
+      this.lastError = error
+    })
+  }
+
+  private async open(): Promise<void> {
+    const { jump } = this.target
+    if (!jump) {
+      await this.connectOne(this.ssh, this.target)
+      return
+    }
+    this.jumpSsh = new NodeSSH()
+    await this.connectOne(this.jumpSsh, jump)
+    let sock: Channel
+    try {
+      sock = await this.jumpSsh.forwardOut('127.0.0.1', 0, this.target.host, this.target.port)
+    } catch (err) {
+      throw new SshConnectError(`jump host ${endpointLabel(jump)} cannot reach ${this.target.host}:${this.target.port}: ${(err as Error).message}`, this.target.name)
+    }
+    await this.connectOne(this.ssh, this.target, sock)
+  }
+
+  async run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
+    const started = Date.now()
+    const seconds = Math.max(1, Math.ceil(opts.timeoutMs / 1000))
+    const line = render(argv('timeout', '-k', String(KILL_GRACE_S), String(seconds), 'bash', '-c', renderScript(cmd)))
+    let channel: Channel | undefined
+    let clientTimedOut = false
+    const deadline = setTimeout(() => {
+      clientTimedOut = true
+      channel?.close()
+    }, opts.timeoutMs + CLIENT_SLACK_MS)
+    try {
+      const r = await this.ssh.execCommand(line, {
+        stdin: opts.stdin,
+        noTrim: true,
+        onChannel: (c) => {
+          channel = c
+        },
+        onStdout: opts.onStdout ? (b) => opts.onStdout!(b.toString('utf8')) : undefined,
+        onStderr: opts.onStderr ? (b) => opts.onStderr!(b.toString('utf8')) : undefined,
+      })
+      // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
+      const timedOut = clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs)
+      const lost = r.code === null && !clientTimedOut ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
+      return {
+        code: timedOut ? null : r.code,
+        signal: r.signal,
+        stdout: r.stdout,
+        stderr: r.stderr + lost,
+        durationMs: Date.now() - started,
+        timedOut,
+      }
+    } catch (err) {
+      return { code: null, signal: null, stdout: '', stderr: `${(err as Error).message}\n`, durationMs: Date.now() - started, timedOut: false }
+    } finally {
+      clearTimeout(deadline)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.ssh.dispose()
+    this.jumpSsh?.dispose()
+  }
+}

@@ -1,0 +1,84 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A real OpenSSH server on 127.0.0.1 with its own host key and one authorized client key. */
+export interface LoopbackSshd {
+  readonly port: number
+  readonly user: string
+  readonly clientKey: string
+  /** `ssh-ed25519 AAAA...` */
+  readonly hostPublicKey: string
+  /** known_hosts line for [127.0.0.1]:port */
+  readonly knownHosts: string
+  stop(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
+
+export const SSHD = '/usr/sbin/sshd'
+
+export async function startLoopbackSshd(): Promise<LoopbackSshd> {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-sshd-'))
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')])
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')])
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_key.pub')))
+  mkdirSync('/run/sshd', { recursive: true })
+  const port = await freePort()
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'host_key')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'StrictModes no',
+      'UsePAM no',
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      'LogLevel ERROR',
+      '',
+    ].join('\n'),
+  )
+  const proc: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  proc.stderr?.on('data', (c) => (stderr += c))
+  // Wait for the port to accept connections.
+  const { connect } = await import('node:net')
+  for (let i = 0; ; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1')
+      s.on('connect', () => (s.destroy(), resolve(true)))
+      s.on('error', () => resolve(false))
+    })
+    if (ok) break
+    if (i > 100 || proc.exitCode !== null) throw new Error(`sshd did not start: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const hostPublicKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ')
+  return {
+    port,
+    user: 'root',
+    clientKey: readFileSync(join(dir, 'client_key'), 'utf8'),
+    hostPublicKey,
+    knownHosts: `[127.0.0.1]:${port} ${hostPublicKey}\n`,
+    async stop() {
+      proc.kill('SIGTERM')
+      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.on('exit', r)))
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

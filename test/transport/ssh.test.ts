@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Readable } from 'node:stream'
+import { argv, pipe, withEnv } from '../../src/command/shell.js'
+import { parsePin, pinsFromKnownHosts } from '../../src/transport/host-keys.js'
+import { SshConnectError, SshTransport, type SshTarget } from '../../src/transport/ssh.js'
+import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+
+let sshd: LoopbackSshd
+let t: SshTransport
+
+const target = (over: Partial<SshTarget> = {}): SshTarget => ({
+  name: 'loop',
+  host: '127.0.0.1',
+  port: sshd.port,
+  user: 'root',
+  privateKey: sshd.clientKey,
+  pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port),
+  connectTimeoutMs: 10_000,
+  ...over,
+})
+
+beforeAll(async () => {
+  sshd = await startLoopbackSshd()
+  t = await SshTransport.connect(target())
+})
+afterAll(async () => {
+  await t?.close()
+  await sshd?.stop()
+})
+
+describe('SshTransport against a real sshd', () => {
+  it('passes hostile arguments and env values through the remote shell byte for byte', async () => {
+    const values = ["it's", '$(id)', '`id`', 'a;b', 'x\ny', '"q"', '\\', '*', '']
+    const r = await t.run(argv('printf', '%s\\0', ...values), { timeoutMs: 10_000 })
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\0').slice(0, -1)).toEqual(values)
+    const e = await t.run(withEnv({ V: '$(touch /tmp/x); `id`' }, 'printenv', 'V'), { timeoutMs: 10_000 })
+    expect(e.stdout).toBe('$(touch /tmp/x); `id`\n')
+  })
+
+  it('reports a non-zero exit as data, never as a rejection', async () => {
+    const r = await t.run(argv('sh', '-c', 'echo out; echo err >&2; exit 3'), { timeoutMs: 10_000 })
+    expect(r).toMatchObject({ code: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false })
+  })
+
+  it('fails a pipeline when an early stage fails (pipefail)', async () => {
+    const r = await t.run(pipe(argv('false'), argv('cat')), { timeoutMs: 10_000 })
+    expect(r.code).not.toBe(0)
+  })
+
+  it('kills the remote command at its deadline and says so', async () => {
+    const marker = `vrd-timeout-${process.pid}-${Date.now()}`
+    const r = await t.run(argv('bash', '-c', `exec -a ${marker} sleep 30`), { timeoutMs: 1500 })
+    expect(r.timedOut).toBe(true)
+    expect(r.code).toBeNull()
+    expect(r.durationMs).toBeLessThan(10_000)
+    const left = await t.run(argv('sh', '-c', `pgrep -f "^${marker}" || true`), { timeoutMs: 5000 })
+    expect(left.stdout.trim()).toBe('')
+  })
+
+  it('feeds stdin (string and stream) to the remote command', async () => {
+    expect((await t.run(argv('wc', '-c'), { timeoutMs: 5000, stdin: 'hello' })).stdout.trim()).toBe('5')
+    const big = Buffer.alloc(3 * 1024 * 1024, 'z')
+    const r = await t.run(argv('wc', '-c'), { timeoutMs: 20_000, stdin: Readable.from([big]) })
+    expect(r.stdout.trim()).toBe(String(big.length))
+  })
+
+  it('streams output while the command runs', async () => {
+    const chunks: string[] = []
+    await t.run(argv('sh', '-c', 'echo one; sleep 0.3; echo two'), { timeoutMs: 5000, onStdout: (c) => chunks.push(c) })
+    expect(chunks.join('')).toBe('one\ntwo\n')
+    expect(chunks.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('accepts a fingerprint pin as well as a key pin', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const fp = execFileSync('ssh-keygen', ['-lf', '-'], { input: sshd.hostPublicKey, encoding: 'utf8' }).split(' ')[1]!
+    const pin = parsePin(fp, 'test')!
+    const t2 = await SshTransport.connect(target({ pins: [pin] }))
+    expect((await t2.run(argv('echo', 'ok'), { timeoutMs: 5000 })).stdout).toBe('ok\n')
+    await t2.close()
+  })
+
+  it('refuses a host whose key does not match the pin, naming both fingerprints', async () => {
+    const wrong = parsePin('SHA256:' + 'A'.repeat(43), 'manifest nodes[0].ssh.hostKeys[0]')!
+    const err = await SshTransport.connect(target({ pins: [wrong] })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(SshConnectError)
+    expect((err as Error).message).toMatch(/does not match any pin: server presented ssh-ed25519 SHA256:/)
+  })
+
+  it('refuses to connect without any pin', async () => {
+    const err = await SshTransport.connect(target({ pins: [] })).catch((e: unknown) => e)
+    expect((err as Error).message).toMatch(/no host key pinned/)
+  })
+
+  it('explains a refused key and an unreachable port', async () => {
+    const { generateKeyPairSync } = await import('node:crypto')
+    const other = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    const refused = await SshTransport.connect(target({ privateKey: other })).catch((e: unknown) => e)
+    expect((refused as Error).message).toMatch(/authentication as root .* failed|cannot connect/)
+    const closed = await SshTransport.connect(target({ port: 1 })).catch((e: unknown) => e)
+    expect((closed as Error).message).toMatch(/cannot connect to root@127.0.0.1:1: ECONNREFUSED/)
+  })
+})
