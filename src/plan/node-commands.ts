@@ -1,0 +1,169 @@
+/**
+ * Builders for the commands a deploy runs on a node. Each returns data (a `Cmd`); nothing here
+ * quotes or concatenates shell text. Values come from the manifest as they are.
+ */
+import { type Argv, type Cmd, and, argv, or, shScript, toFile, withEnv } from '../command/shell.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+
+/** Where the tool keeps its files on a node. */
+export const NODE_STATE_DIR = '/var/lib/vllm-ray-deploy'
+/** Log of `vllm serve` inside the container. */
+export const VLLM_LOG = '/tmp/vllm-ray-deploy-serve.log'
+
+export const LABEL_PREFIX = 'io.vllm-ray-deploy'
+
+export const secretEnvFile = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/${m.container.name}.env`
+export const launchScriptPath = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/launch.sh`
+
+const docker = (...args: string[]): Argv => argv('docker', ...args)
+
+export function imageRef(m: Manifest, override?: string): string {
+  const ref = override ?? m.image.ref
+  return m.image.digest && !ref.includes('@') ? `${ref}@${m.image.digest}` : ref
+}
+
+/** The head node (the manifest guarantees exactly one). */
+export function headOf(m: Manifest): ManifestNode {
+  const head = m.nodes.find((n) => n.role === 'head')
+  if (!head) throw new Error('manifest has no head node (validation should have caught this)')
+  return head
+}
+
+/** Environment every container gets: one identity per node, the fabric for NCCL and Gloo. */
+export function nodeEnv(m: Manifest, node: ManifestNode): Record<string, string> {
+  const ifaces = m.fabric.interfaces
+  return {
+    NCCL_SOCKET_IFNAME: ifaces.join(','),
+    GLOO_SOCKET_IFNAME: ifaces[0]!,
+    ...m.container.env,
+    // Ray's node IP and vLLM's IP must be the same address: the node's fabric IP.
+    VLLM_HOST_IP: node.fabricIp,
+  }
+}
+
+export const pullImage = (ref: string): Cmd => docker('pull', ref)
+/** Reads a `docker save` archive from stdin. */
+export const loadImage = (): Cmd => docker('load')
+export const inspectImage = (ref: string): Cmd => docker('image', 'inspect', '--format', '{{.Id}}', ref)
+
+/** Remove the previous container of this name, if any (a missing one is not an error). */
+export const removeContainer = (name: string): Cmd =>
+  or(and(docker('container', 'inspect', '--format', '{{.Id}}', name), docker('rm', '-f', name)), argv('true'))
+
+/** Writes stdin (the `NAME=value` lines of secret env) to a root-only file. */
+export function writeSecretEnv(m: Manifest): Cmd {
+  const file = secretEnvFile(m)
+  return and(
+    argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`),
+    argv('install', '-m', '600', '/dev/null', file),
+    toFile(argv('cat'), file),
+  )
+}
+
+function rayStartArgs(m: Manifest, node: ManifestNode): string[] {
+  const head = headOf(m)
+  const common = [
+    `--node-ip-address=${node.fabricIp}`,
+    `--num-gpus=${node.gpus}`,
+    '--disable-usage-stats',
+    ...(m.ray.objectStoreMemoryBytes ? [`--object-store-memory=${m.ray.objectStoreMemoryBytes}`] : []),
+    ...m.ray.extraArgs,
+  ]
+  if (node.role === 'head') {
+    return [
+      'start',
+      '--block',
+      '--head',
+      `--port=${m.ray.port}`,
+      `--include-dashboard=${m.ray.dashboard}`,
+      ...(m.ray.dashboard ? [`--dashboard-host=${node.fabricIp}`, `--dashboard-port=${m.ray.dashboardPort}`] : []),
+      ...common,
+    ]
+  }
+  return ['start', '--block', `--address=${head.fabricIp}:${m.ray.port}`, ...common]
+}
+
+/** `docker run` of the node's container with Ray in the foreground (head or worker). */
+export function runRayContainer(m: Manifest, node: ManifestNode, image: string, release: string): Cmd {
+  const c = m.container
+  const args = ['run', '--detach', '--name', c.name, '--network', 'host', '--restart', 'no', '--gpus', String(c.gpus)]
+  if (c.shmSize) args.push('--shm-size', c.shmSize)
+  for (const d of c.devices) args.push('--device', d)
+  for (const v of c.volumes) args.push('--volume', v)
+  if (c.secretEnv.length > 0) args.push('--env-file', secretEnvFile(m))
+  for (const [k, v] of Object.entries(nodeEnv(m, node))) args.push('--env', `${k}=${v}`)
+  args.push(
+    '--label', `${LABEL_PREFIX}.cluster=${m.cluster}`,
+    '--label', `${LABEL_PREFIX}.node=${node.name}`,
+    '--label', `${LABEL_PREFIX}.role=${node.role}`,
+    '--label', `${LABEL_PREFIX}.release=${release}`,
+  )
+  args.push(...c.extraArgs, '--entrypoint', 'ray', image, ...rayStartArgs(m, node))
+  return docker(...args)
+}
+
+/** Succeeds once Ray on the head answers. */
+export const rayHeadReady = (m: Manifest): Argv => docker('exec', m.container.name, 'ray', 'status')
+
+/** The exact `vllm serve` argv the head runs. */
+export function vllmServeArgv(m: Manifest): string[] {
+  const v = m.vllm
+  return [
+    'vllm',
+    'serve',
+    v.model,
+    '--tensor-parallel-size', String(v.tensorParallelSize),
+    '--pipeline-parallel-size', String(v.pipelineParallelSize),
+    '--distributed-executor-backend', v.executorBackend,
+    '--host', '0.0.0.0',
+    '--port', String(v.port),
+    ...(v.servedModelName ? ['--served-model-name', v.servedModelName] : []),
+    ...v.args,
+  ]
+}
+
+/** A fixed script: run its arguments with output appended to the log named first. */
+const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1'
+
+/** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
+export function startVllm(m: Manifest): Cmd {
+  const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`])
+  return docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m))
+}
+
+/** Succeeds when vLLM answers /health on the head (from the head itself). */
+export const vllmHealth = (m: Manifest): Argv =>
+  argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`)
+
+/** Last lines of the vLLM log, for failure reports. */
+export const vllmLogTail = (m: Manifest, lines = 200): Cmd => docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG)
+
+/** Upload a launch script (from stdin) to the node. */
+export function uploadLaunchScript(m: Manifest): Cmd {
+  const path = launchScriptPath(m)
+  return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), toFile(argv('cat'), path), argv('chmod', '700', path))
+}
+
+/** Run the user's launch script with the node's identity in its environment. */
+export function runLaunchScript(m: Manifest, node: ManifestNode, image: string): Cmd {
+  if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
+  const head = headOf(m)
+  const env: Record<string, string> = {
+    ...m.launch.env,
+    VRD_CLUSTER: m.cluster,
+    VRD_NODE_NAME: node.name,
+    VRD_ROLE: node.role,
+    VRD_NODE_IP: node.fabricIp,
+    VRD_HEAD_IP: head.fabricIp,
+    VRD_RAY_PORT: String(m.ray.port),
+    VRD_IMAGE: image,
+    VRD_CONTAINER: m.container.name,
+    VRD_FABRIC_IFNAME: m.fabric.interfaces[0]!,
+  }
+  return withEnv(env, 'bash', launchScriptPath(m), ...m.launch.args)
+}
+
+/** A fixed script used as a bounded poll: run the command until it succeeds or the deadline passes. */
+export const RETRY_SCRIPT = 'deadline=$(( $(date +%s) + $1 )); pause=$2; shift 2; until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || exit 1; sleep "$pause"; done'
+export const retry = (cmd: Argv, seconds: number, pauseSeconds = 2): Cmd =>
+  shScript(RETRY_SCRIPT, String(seconds), String(pauseSeconds), ...cmd.argv)

@@ -1,0 +1,195 @@
+/**
+ * manifest → plan. Pure and deterministic: the same manifest and options always give the same
+ * plan. The plan lists, phase by phase, which command runs on which node; the executor (a later
+ * stage) runs the phases in order and the steps of a parallel phase at the same time.
+ */
+import { type Cmd, render } from '../command/shell.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { probeCommand } from '../preflight/gather/gather.js'
+import {
+  headOf,
+  imageRef,
+  inspectImage,
+  loadImage,
+  pullImage,
+  rayHeadReady,
+  removeContainer,
+  retry,
+  runLaunchScript,
+  runRayContainer,
+  startVllm,
+  uploadLaunchScript,
+  vllmHealth,
+  writeSecretEnv,
+} from './node-commands.js'
+
+/** Where a step's stdin comes from. Secrets are named, never included. */
+export type StepInput =
+  | { readonly kind: 'secret-env'; readonly names: readonly string[] }
+  | { readonly kind: 'image-archive'; readonly image: string }
+  | { readonly kind: 'file'; readonly path: string }
+  /** The facts probe program (src/preflight/gather/node-probe.ts). */
+  | { readonly kind: 'probe' }
+
+export interface PlannedStep {
+  /** `<node>/<action>`, unique in the plan. */
+  readonly id: string
+  readonly node: string
+  readonly action: string
+  readonly description: string
+  readonly cmd: Cmd
+  /** The exact line the node's shell runs (rendered by the one quoting function). */
+  readonly command: string
+  readonly timeoutSeconds: number
+  readonly stdin?: StepInput
+}
+
+export interface PlanPhase {
+  readonly name: string
+  readonly description: string
+  /** Steps of different nodes run at the same time; steps of one node always run in order. */
+  readonly parallel: boolean
+  readonly steps: readonly PlannedStep[]
+}
+
+export interface Plan {
+  readonly cluster: string
+  readonly image: string
+  readonly release: string
+  readonly head: string
+  readonly nodes: readonly { readonly name: string; readonly role: string; readonly ssh: string; readonly fabricIp: string }[]
+  readonly launch: 'builtin' | 'script'
+  readonly phases: readonly PlanPhase[]
+}
+
+export interface PlanOptions {
+  /** Image reference overriding the manifest's (the action's `image` input). */
+  readonly image?: string
+  /** Release id recorded on the containers (e.g. the commit SHA). Default: `manual`. */
+  readonly release?: string
+}
+
+const MINUTE = 60
+
+function step(node: ManifestNode, action: string, description: string, cmd: Cmd, timeoutSeconds: number, stdin?: StepInput): PlannedStep {
+  return { id: `${node.name}/${action}`, node: node.name, action, description, cmd, command: render(cmd), timeoutSeconds, ...(stdin && { stdin }) }
+}
+
+function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  switch (m.image.distribution) {
+    case 'pull':
+      return [step(node, 'image', `pull ${image}`, pullImage(image), 60 * MINUTE)]
+    case 'load':
+      return [
+        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+      ]
+    case 'preloaded':
+      return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
+  }
+}
+
+function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  const steps = imageSteps(m, node, image)
+  if (m.container.secretEnv.length > 0) {
+    steps.push(step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, { kind: 'secret-env', names: m.container.secretEnv }))
+  }
+  steps.push(step(node, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE))
+  return steps
+}
+
+function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[] {
+  const head = headOf(m)
+  const workers = m.nodes.filter((n) => n.role === 'worker')
+  const rayWait = 2 * MINUTE
+  return [
+    {
+      name: 'ray-head',
+      description: `start the Ray head on ${head.name} as ${head.fabricIp}`,
+      parallel: false,
+      steps: [
+        step(head, 'ray-start', `docker run ${m.container.name}: ray start --head --node-ip-address=${head.fabricIp}`, runRayContainer(m, head, image, release), 5 * MINUTE),
+        step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30),
+      ],
+    },
+    {
+      name: 'ray-workers',
+      description: `join ${workers.length} worker(s) to ${head.fabricIp}:${m.ray.port}`,
+      parallel: true,
+      steps: workers.map((w) =>
+        step(w, 'ray-start', `docker run ${m.container.name}: ray start --address=${head.fabricIp}:${m.ray.port} --node-ip-address=${w.fabricIp}`, runRayContainer(m, w, image, release), 5 * MINUTE),
+      ),
+    },
+    {
+      name: 'preflight',
+      description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
+      parallel: true,
+      steps: m.nodes.map((n) =>
+        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, 2 * MINUTE, { kind: 'probe' }),
+      ),
+    },
+    {
+      name: 'vllm',
+      description: `start vllm serve on ${head.name} (TP=${m.vllm.tensorParallelSize}, PP=${m.vllm.pipelineParallelSize}) and wait for /health`,
+      parallel: false,
+      steps: [
+        step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, startVllm(m), 2 * MINUTE),
+        step(head, 'vllm-health', `wait for http://127.0.0.1:${m.vllm.port}/health (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
+      ],
+    },
+  ]
+}
+
+function scriptPhases(m: Manifest, image: string): PlanPhase[] {
+  if (m.launch.mode !== 'script') return []
+  const head = headOf(m)
+  const workers = m.nodes.filter((n) => n.role === 'worker')
+  const path = m.launch.path
+  return [
+    {
+      name: 'upload-launch-script',
+      description: `copy ${path} to every node`,
+      parallel: true,
+      steps: m.nodes.map((n) => step(n, 'upload-script', `upload ${path}`, uploadLaunchScript(m), MINUTE, { kind: 'file', path })),
+    },
+    {
+      name: 'launch-head',
+      description: `run the launch script on ${head.name} (VRD_ROLE=head)`,
+      parallel: false,
+      steps: [step(head, 'launch', 'run the launch script as head', runLaunchScript(m, head, image), 30 * MINUTE)],
+    },
+    {
+      name: 'launch-workers',
+      description: 'run the launch script on the workers (VRD_ROLE=worker)',
+      parallel: true,
+      steps: workers.map((w) => step(w, 'launch', 'run the launch script as worker', runLaunchScript(m, w, image), 30 * MINUTE)),
+    },
+  ]
+}
+
+export function planDeploy(m: Manifest, opts: PlanOptions = {}): Plan {
+  const image = imageRef(m, opts.image)
+  const release = opts.release ?? 'manual'
+  const head = headOf(m)
+  const prepare: PlanPhase = {
+    name: 'prepare',
+    description: 'image on every node, secrets written, previous container removed',
+    parallel: true,
+    steps: m.nodes.flatMap((n) => prepareSteps(m, n, image)),
+  }
+  return {
+    cluster: m.cluster,
+    image,
+    release,
+    head: head.name,
+    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`, fabricIp: n.fabricIp })),
+    launch: m.launch.mode,
+    phases: [prepare, ...(m.launch.mode === 'builtin' ? builtinPhases(m, image, release) : scriptPhases(m, image))],
+  }
+}
+
+/** The plan seen per node: every step of that node, in execution order. */
+export function stepsByNode(plan: Plan): Map<string, PlannedStep[]> {
+  const byNode = new Map<string, PlannedStep[]>(plan.nodes.map((n) => [n.name, []]))
+  for (const phase of plan.phases) for (const s of phase.steps) byNode.get(s.node)?.push(s)
+  return byNode
+}

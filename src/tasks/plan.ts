@@ -1,0 +1,22 @@
+import { planDeploy, type PlanOptions } from '../plan/plan.js'
+import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan.js'
+import type { TaskOutcome } from './outcome.js'
+import { loadOrFail } from './validate.js'
+
+export async function planTask(path: string, opts: PlanOptions = {}): Promise<TaskOutcome> {
+  const loaded = await loadOrFail(path)
+  if (!loaded.ok) return loaded.outcome
+  const plan = planDeploy(loaded.manifest, opts)
+  const steps = plan.phases.reduce((s, p) => s + p.steps.length, 0)
+  const json = planJson(plan)
+  return {
+    exitCode: 0,
+    headline: `plan for ${plan.cluster}: ${plan.phases.length} phases, ${steps} steps on ${plan.nodes.length} nodes`,
+    text: renderPlanText(plan),
+    json,
+    summary: renderPlanMarkdown(plan),
+    annotations: [],
+    outputs: { result: 'planned', plan: JSON.stringify(json) },
+    files: [{ output: 'plan-file', fileName: 'vllm-ray-deploy-plan.json', content: JSON.stringify(json, null, 2) + '\n' }],
+  }
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { parseManifest } from '../../src/manifest/load.js'
+import { readFileSync } from 'node:fs'
+import { nodeFactsFromProbe, probeCommand } from '../../src/preflight/gather/gather.js'
+import { LocalTransport } from '../../src/transport/local.js'
+
+const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
+
+describe('facts probe on this machine (real ip, real python, docker when present)', () => {
+  it('runs in one process and yields interfaces, a default-route source and a missing container', async () => {
+    const { manifest } = parseManifest(example, 'example.yml')
+    // Peers on loopback only: the probe pings each peer's fabric IP, and tests never send traffic off this machine.
+    const m = {
+      ...manifest!,
+      fabric: { ...manifest!.fabric, subnet: '127.0.0.0/8' },
+      nodes: manifest!.nodes.map((n, i) => ({ ...n, fabricIp: `127.0.0.${12 + i}` })),
+      container: { ...manifest!.container, name: `vrd-no-such-container-${process.pid}` },
+    }
+    const head = m.nodes[0]!
+    const probe = probeCommand(m, head)
+    const r = await new LocalTransport().run(probe.cmd, { stdin: probe.stdin, timeoutMs: 60_000 })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const { facts, ray } = nodeFactsFromProbe(head, r.stdout)
+    expect(facts.ok).toBe(true)
+    expect(facts.interfaces.map((i) => i.name)).toContain('lo')
+    expect(facts.interfaces.find((i) => i.name === 'lo')?.addresses).toContain('127.0.0.1/8')
+    // One peer: spark-b, routed over loopback and answering.
+    expect(facts.peers.map((p) => [p.peer, p.ip, p.route.dev, p.reachable])).toEqual([['spark-b', '127.0.0.13', 'lo', true]])
+    expect(facts.container).toBeUndefined()
+    expect(ray?.error).toMatch(/not running/)
+  })
+})
