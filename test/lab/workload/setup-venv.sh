@@ -36,10 +36,7 @@ want="$(sha256sum "$requirements" | cut -d' ' -f1)"
 
 if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   log "fetching the wheelhouse into $wheels (PyPI, once per requirements.txt)"
-  nice -n 19 "$python" -m pip download --disable-pip-version-check --quiet \
-    --only-binary=:all: --implementation cp --python-version 3.11 \
-    --platform manylinux2014_x86_64 \
-    -r "$requirements" -d "$wheels"
+  PYTHON="$python" "$workload/fetch-wheels.sh" "$wheels"
   rm -rf "$venv"
   log "creating $venv"
   "$python" -m venv "$venv"

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import importlib.util
 import subprocess
+import sys
 import tempfile
 import unittest
 import zipfile
@@ -17,6 +18,7 @@ WORKLOAD = harness.REPO / "src" / "lab" / "workload"
 
 
 def load_backend():
+    sys.dont_write_bytecode = True  # never write __pycache__ into src/lab/workload
     spec = importlib.util.spec_from_file_location("standin_build", WORKLOAD / "build_backend" / "standin_build.py")
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
