@@ -1,0 +1,164 @@
+/**
+ * The CLI: a thin adapter. It parses arguments, calls a task, and prints the task's text (or JSON
+ * with --json). Exit codes: 0 ok, 1 the manifest or cluster is wrong, 2 wrong usage, 3 a bug.
+ */
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { renderManifestJsonSchema } from '../manifest/json-schema.js'
+import { diagnoseTask } from '../tasks/diagnose.js'
+import { labDownTask, labStatusTask, labUpTask } from '../tasks/lab.js'
+import { type TaskOutcome, usageError } from '../tasks/outcome.js'
+import { planTask } from '../tasks/plan.js'
+import { preflightTask } from '../tasks/preflight.js'
+import { validateTask } from '../tasks/validate.js'
+
+export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
+
+usage: vllm-ray-deploy <command> [options]
+
+commands:
+  validate  --manifest F [--json]              check a cluster manifest; every error with file:line:col
+  plan      --manifest F [--json] [--image REF] [--release ID]
+                                               the exact commands a deploy runs, node by node
+  preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
+                                               gather facts from every node and Ray; check Ray/vLLM identity
+  diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
+                                               the same checks offline, on files you have
+  lab up [--nodes N] | lab down [--purge] | lab status [--json]
+                                               simulated DGX Spark nodes in Docker on this machine
+  schema                                       print the manifest's JSON Schema
+
+SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
+deploy, smoke and rollback arrive in a later release.
+`
+
+export interface CliIo {
+  readonly out: (s: string) => void
+  readonly err: (s: string) => void
+  readonly env: NodeJS.ProcessEnv
+}
+
+const defaultIo: CliIo = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  env: process.env,
+}
+
+const OPTIONS = {
+  manifest: { type: 'string' },
+  json: { type: 'boolean' },
+  image: { type: 'string' },
+  release: { type: 'string' },
+  'ssh-key': { type: 'string' },
+  'known-hosts': { type: 'string' },
+  'facts-out': { type: 'string' },
+  facts: { type: 'string' },
+  'ray-nodes': { type: 'string' },
+  'ray-status': { type: 'string' },
+  log: { type: 'string', multiple: true },
+  nodes: { type: 'string' },
+  purge: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+
+function need(values: Values, name: 'manifest'): string | TaskOutcome {
+  return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
+}
+
+function readText(path: string, what: string): string | TaskOutcome {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+}
+
+async function dispatch(positionals: string[], values: Values, io: CliIo): Promise<TaskOutcome | 'help'> {
+  const [command, sub] = positionals
+  const progress = (m: string) => io.err(`${m}\n`)
+  switch (command) {
+    case undefined:
+    case 'help':
+      return 'help'
+    case 'validate': {
+      const m = need(values, 'manifest')
+      return typeof m === 'string' ? validateTask(m) : m
+    }
+    case 'plan': {
+      const m = need(values, 'manifest')
+      return typeof m === 'string' ? planTask(m, { ...(values.image && { image: values.image }), ...(values.release && { release: values.release }) }) : m
+    }
+    case 'preflight': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
+      if (key === undefined || key === '') return usageError('preflight needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY')
+      if (typeof key !== 'string') return key
+      const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
+      if (known !== undefined && typeof known !== 'string') return known
+      const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
+      if (values['facts-out']) {
+        const facts = outcome.files.find((f) => f.output === 'facts-file')
+        if (facts) (await import('node:fs')).writeFileSync(values['facts-out'], facts.content)
+      }
+      return outcome
+    }
+    case 'diagnose':
+      return diagnoseTask({
+        ...(values.facts && { facts: values.facts }),
+        ...(values['ray-nodes'] && { rayNodes: values['ray-nodes'] }),
+        ...(values['ray-status'] && { rayStatus: values['ray-status'] }),
+        ...(values.log && { logs: values.log }),
+        ...(values.manifest && { manifest: values.manifest }),
+      })
+    case 'lab': {
+      if (sub === 'up') {
+        const n = values.nodes === undefined ? undefined : Number(values.nodes)
+        if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 4)) return usageError(`--nodes must be a whole number from 1 to 4, got ${values.nodes}`)
+        return labUpTask(n, progress)
+      }
+      if (sub === 'down') return labDownTask(values.purge ?? false, progress)
+      if (sub === 'status') return labStatusTask()
+      return usageError(`lab needs up, down or status${sub ? `, not "${sub}"` : ''}`)
+    }
+    case 'schema':
+      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
+    case 'deploy':
+    case 'smoke':
+    case 'rollback':
+      return usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`)
+    default:
+      return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)
+  }
+}
+
+export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    io.err(`error: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (parsed.values.help) {
+    io.out(USAGE)
+    return 0
+  }
+  try {
+    const outcome = await dispatch(parsed.positionals, parsed.values, io)
+    if (outcome === 'help') {
+      io.out(USAGE)
+      return 0
+    }
+    if (parsed.values.json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
+    else (outcome.exitCode === 2 ? io.err : io.out)(outcome.text)
+    return outcome.exitCode
+  } catch (err) {
+    io.err(`internal error (a bug in vllm-ray-deploy, please report it): ${(err as Error).message}\n`)
+    if (io.env.VRD_DEBUG) io.err(`${(err as Error).stack}\n`)
+    return 3
+  }
+}

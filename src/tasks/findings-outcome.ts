@@ -1,0 +1,40 @@
+import type { FactsBundle } from '../preflight/facts.js'
+import { type Finding, hasErrors } from '../preflight/finding.js'
+import { findingsJson, renderFindingsMarkdown, renderFindingsText } from '../report/findings.js'
+import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
+
+const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
+
+/** Findings → outcome: exit 1 on any error finding, one annotation per finding. */
+export function findingsOutcome(title: string, findings: readonly Finding[], facts?: FactsBundle, extraText = ''): TaskOutcome {
+  const errors = findings.filter((f) => f.severity === 'error').length
+  const warnings = findings.filter((f) => f.severity === 'warning').length
+  const failed = hasErrors(findings)
+  const headline = failed
+    ? `${title}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`
+    : findings.length === 0
+      ? `${title}: no findings`
+      : `${title}: passed with ${warnings} warning${warnings === 1 ? '' : 's'}`
+  const annotations: Annotation[] = findings.map((f) => ({
+    level: LEVEL[f.severity],
+    title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
+    message: `${f.message} Fix: ${f.fix}`,
+  }))
+  const files: OutputFile[] = facts ? [{ output: 'facts-file', fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : []
+  const json = findingsJson(findings)
+  return {
+    exitCode: failed ? 1 : 0,
+    headline,
+    text: extraText + renderFindingsText(findings),
+    json: { ...json, ...(facts && { facts }) },
+    summary: `### ${failed ? '❌' : '✅'} ${headline}\n\n${renderFindingsMarkdown(findings)}`,
+    annotations,
+    outputs: {
+      result: failed ? 'failed' : 'passed',
+      findings: JSON.stringify(json.findings),
+      'error-count': String(errors),
+      'warning-count': String(warnings),
+    },
+    files,
+  }
+}

@@ -1,0 +1,62 @@
+import { LabError, labDown, labStatus, labUp, renderLabStatus } from '../lab/index.js'
+import type { TaskOutcome } from './outcome.js'
+
+const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
+  exitCode: 0,
+  headline,
+  text,
+  json,
+  summary: `### Lab\n\n${headline}\n`,
+  annotations: [],
+  outputs: { result: 'ok' },
+  files: [],
+})
+
+function labFailure(err: unknown): TaskOutcome {
+  if (!(err instanceof LabError)) throw err
+  return {
+    exitCode: 1,
+    headline: `lab: ${err.message}`,
+    text: `error: ${err.message}\n`,
+    json: { error: err.message, code: err.code },
+    summary: `### Lab failed\n\n${err.message}\n`,
+    annotations: [{ level: 'error', title: `lab ${err.code}`, message: err.message }],
+    outputs: { result: 'error' },
+    files: [],
+  }
+}
+
+export async function labUpTask(nodes: number | undefined, onProgress: (m: string) => void): Promise<TaskOutcome> {
+  try {
+    const info = await labUp({ ...(nodes !== undefined && { nodes }), onProgress })
+    const lines = [
+      `lab up: ${info.nodes.length} nodes in ${(info.durationMs / 1000).toFixed(1)} s${info.changed.length ? ` (changed: ${info.changed.join(', ')})` : ' (nothing to change)'}`,
+      ...info.nodes.map((n) => `  ${n.name.padEnd(8)} ${n.role.padEnd(6)} mgmt ${n.mgmtIp}  fabric ${n.fabricIp}`),
+      `manifest:    ${info.manifestPath}`,
+      `ssh key:     ${info.sshKeyPath}`,
+      `known_hosts: ${info.knownHostsPath}`,
+      `try:         vllm-ray-deploy validate --manifest ${info.manifestPath}`,
+    ]
+    return ok(lines[0]!, lines.join('\n') + '\n', info)
+  } catch (err) {
+    return labFailure(err)
+  }
+}
+
+export async function labDownTask(purge: boolean, onProgress: (m: string) => void): Promise<TaskOutcome> {
+  try {
+    const r = await labDown({ purge, onProgress })
+    return ok('lab down: removed', `lab down: done\n${JSON.stringify(r, null, 2)}\n`, r)
+  } catch (err) {
+    return labFailure(err)
+  }
+}
+
+export async function labStatusTask(): Promise<TaskOutcome> {
+  try {
+    const s = await labStatus({})
+    return ok('lab status', renderLabStatus(s), s)
+  } catch (err) {
+    return labFailure(err)
+  }
+}

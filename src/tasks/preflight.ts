@@ -1,0 +1,36 @@
+import { expectationFromManifest } from '../manifest/expectation.js'
+import { runChecks } from '../preflight/checks/index.js'
+import { sortFindings } from '../preflight/diagnose.js'
+import { gatherFacts } from '../preflight/gather/gather.js'
+import { SshTransport } from '../transport/ssh.js'
+import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
+import type { Transport } from '../transport/transport.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { findingsOutcome } from './findings-outcome.js'
+import type { TaskOutcome } from './outcome.js'
+import { loadOrFail } from './validate.js'
+
+export interface PreflightOptions {
+  readonly credentials: SshCredentials
+  readonly onProgress?: (message: string) => void
+  /** Override how nodes are reached (tests); default SSH from the manifest. */
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+}
+
+/** Live preflight of a manifest's cluster: gather facts, run the checks, report. Callable from code. */
+export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
+  const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
+  const started = Date.now()
+  const { facts, notes } = await gatherFacts(m, { connect: (node) => connect(m, node), ...(opts.onProgress && { onProgress: opts.onProgress }) })
+  const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
+  return { facts, findings, notes, durationMs: Date.now() - started }
+}
+
+export async function preflightTask(path: string, opts: PreflightOptions): Promise<TaskOutcome> {
+  const loaded = await loadOrFail(path)
+  if (!loaded.ok) return loaded.outcome
+  const r = await preflightManifest(loaded.manifest, opts)
+  const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
+  const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
+  return findingsOutcome(`preflight of ${loaded.manifest.cluster}`, r.findings, r.facts, gathered + notes)
+}

@@ -1,0 +1,68 @@
+/**
+ * Runs the bundled action exactly as GitHub does: `node dist/index.js` with INPUT_* variables and
+ * GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files. Uses the committed dist/ (CI rebuilds it first and
+ * fails on any difference).
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+function runAction(inputs: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-action-'))
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_STATE: join(dir, 'state') }
+  for (const f of Object.values(files)) writeFileSync(f, '')
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', RUNNER_TEMP: dir, GITHUB_WORKSPACE: resolve('.'), ...files }
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v
+  const r = spawnSync('node', ['dist/index.js'], { env, encoding: 'utf8' })
+  const outputs: Record<string, string> = {}
+  const raw = readFileSync(files.GITHUB_OUTPUT, 'utf8')
+  for (const m of raw.matchAll(/^(.+?)<<(ghadelimiter_[^\n]+)\n([\s\S]*?)\n\2$/gm)) outputs[m[1]!] = m[3]!
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, outputs, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'), dir }
+}
+
+describe('node dist/index.js (the action as the runner starts it)', () => {
+  it('a broken manifest gives located ::error annotations and a non-zero exit', () => {
+    const r = runAction({ command: 'validate', manifest: 'test/fixtures/three-mistakes.yml' })
+    expect(r.status).toBe(1)
+    const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error '))
+    expect(errors.filter((l) => l.includes('file=test/fixtures/three-mistakes.yml'))).toHaveLength(3)
+    expect(errors[0]).toMatch(/^::error title=manifest [A-Z_]+,file=test\/fixtures\/three-mistakes\.yml,line=10,col=5::/)
+    expect(r.outputs['result']).toBe('invalid')
+    expect(r.outputs['error-count']).toBe('3')
+    expect(r.summary).toContain('manifest invalid: 3 problems')
+  })
+
+  it('a valid manifest writes outputs and a job summary and exits 0', () => {
+    const r = runAction({ command: 'validate', manifest: 'src/manifest/examples/dgx-spark-pair.yml' })
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    expect(r.outputs).toMatchObject({ result: 'valid', 'error-count': '0', cluster: 'spark-pair' })
+    expect(r.summary).toMatch(/## vllm-ray-deploy validate[\s\S]*Manifest valid/)
+  })
+
+  it('plan writes the plan as an output and a file', () => {
+    const r = runAction({ command: 'plan', manifest: 'src/manifest/examples/dgx-spark-pair.yml', release: 'abc123' })
+    expect(r.status).toBe(0)
+    const plan = JSON.parse(r.outputs['plan']!) as { release: string; nodes: { name: string }[] }
+    expect(plan.release).toBe('abc123')
+    expect(plan.nodes.map((n) => n.name)).toEqual(['spark-a', 'spark-b'])
+    expect(JSON.parse(readFileSync(r.outputs['plan-file']!, 'utf8'))).toEqual(plan)
+    expect(r.summary).toContain('| prepare | spark-a |')
+  })
+
+  it('an unknown command or a bad on-failure fails with a clear message', () => {
+    const bad = runAction({ command: 'launch-missiles' })
+    expect(bad.status).toBe(1)
+    expect(bad.stdout).toMatch(/::error.*input command must be one of validate, plan, deploy/)
+    const onFailure = runAction({ command: 'validate', 'on-failure': 'explode' })
+    expect(onFailure.stdout).toMatch(/on-failure must be one of rollback, stop, keep/)
+  })
+
+  it('masks every line of the SSH key', () => {
+    const r = runAction({ command: 'preflight', manifest: 'test/fixtures/three-mistakes.yml', 'ssh-private-key': 'line-one\nline-two' })
+    expect(r.stdout).toContain('::add-mask::line-one')
+    expect(r.stdout).toContain('::add-mask::line-two')
+  })
+})

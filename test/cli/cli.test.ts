@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/main.js'
+
+const EXAMPLE = 'src/manifest/examples/dgx-spark-pair.yml'
+
+async function cli(...args: string[]) {
+  let out = ''
+  let err = ''
+  const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s), env: {} })
+  return { code, out, err }
+}
+
+describe('vllm-ray-deploy validate', () => {
+  it('accepts the seed cluster example', async () => {
+    const r = await cli('validate', '--manifest', EXAMPLE)
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/is valid: cluster spark-pair, 2 nodes \(head spark-a\), 2 GPUs, TP=2 PP=1/)
+  })
+
+  it('reports three independent mistakes, each located, in one run, and exits 1', async () => {
+    const r = await cli('validate', '--manifest', 'test/fixtures/three-mistakes.yml', '--json')
+    expect(r.code).toBe(1)
+    const { errors } = JSON.parse(r.out) as { errors: { line: number; col: number; path: string; message: string }[] }
+    const where = errors.map((e) => `${e.line}:${e.col} ${e.path}`)
+    expect(where).toEqual(['10:5 nodes[0].fabricIP', '15:15 nodes[1].fabricIp', '22:9 vllm.port'])
+    expect(errors[0]!.message).toMatch(/did you mean "fabricIp"/)
+    expect(errors[1]!.message).toMatch(/192\.168\.200\.0\/24/)
+  })
+
+  it('prints file:line:col in human output', async () => {
+    const r = await cli('validate', '--manifest', 'test/fixtures/three-mistakes.yml')
+    expect(r.out).toContain('test/fixtures/three-mistakes.yml:10:5:')
+    expect(r.out).toContain('test/fixtures/three-mistakes.yml:22:9:')
+  })
+
+  it('says what is wrong, without a stack trace, for a missing file or a missing flag', async () => {
+    const missing = await cli('validate', '--manifest', 'no/such.yml')
+    expect(missing.code).toBe(1)
+    expect(missing.out).toMatch(/no\/such\.yml:1:1/)
+    expect(missing.out + missing.err).not.toMatch(/\n\s+at /)
+    const noFlag = await cli('validate')
+    expect(noFlag.code).toBe(2)
+    expect(noFlag.err).toMatch(/--manifest is required/)
+    const unknown = await cli('validate', '--manfest', 'x')
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toMatch(/Unknown option '--manfest'/)
+    const later = await cli('deploy', '--manifest', EXAMPLE)
+    expect(later.code).toBe(2)
+    expect(later.err).toMatch(/not available in this release yet/)
+  })
+})
+
+describe('vllm-ray-deploy plan', () => {
+  it('--json lists both nodes with their ordered commands; head first with --head, worker joins the head fabric IP', async () => {
+    const r = await cli('plan', '--manifest', EXAMPLE, '--json')
+    expect(r.code).toBe(0)
+    const plan = JSON.parse(r.out) as { nodes: { name: string; steps: { action: string; command: string }[] }[]; phases: { name: string }[] }
+    expect(plan.phases.map((p) => p.name)).toEqual(['prepare', 'ray-head', 'ray-workers', 'preflight', 'vllm'])
+    const [a, b] = plan.nodes
+    expect(a!.name).toBe('spark-a')
+    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'facts', 'vllm-serve', 'vllm-health'])
+    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'facts'])
+    const headStart = a!.steps.find((s) => s.action === 'ray-start')!.command
+    expect(headStart).toContain('--head --port=6379')
+    expect(headStart).toContain('--node-ip-address=192.168.200.12')
+    expect(headStart).toContain('--env VLLM_HOST_IP=192.168.200.12')
+    const workerStart = b!.steps.find((s) => s.action === 'ray-start')!.command
+    expect(workerStart).toContain('--address=192.168.200.12:6379 --node-ip-address=192.168.200.13')
+    expect(workerStart).toContain('--env VLLM_HOST_IP=192.168.200.13')
+  })
+
+  it('is deterministic', async () => {
+    expect((await cli('plan', '--manifest', EXAMPLE, '--json')).out).toBe((await cli('plan', '--manifest', EXAMPLE, '--json')).out)
+  })
+
+  it('keeps hostile values exact through quoting: the rendered command, run by a real shell, passes the same argv', async () => {
+    const hostile = ['it\'s "quoted"', '$(touch /tmp/vrd-pwned)', '`id`', 'a; rm -rf /', 'two\nlines', 'with space']
+    const text = readFileSync(EXAMPLE, 'utf8').replace(
+      'args: ["--max-model-len", "32768", "--gpu-memory-utilization", "0.85"]',
+      `args: ${JSON.stringify(hostile)}`,
+    ).replace('NCCL_IB_HCA: rocep1s0f1', `NCCL_IB_HCA: ${JSON.stringify('$(reboot); `x`')}`)
+    expect(text).toContain('$(touch')
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-plan-'))
+    const file = join(dir, 'm.yml')
+    writeFileSync(file, text)
+    const r = await cli('plan', '--manifest', file, '--json')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    const plan = JSON.parse(r.out) as { nodes: { steps: { action: string; command: string; cmd: { argv: string[] } }[] }[] }
+    for (const action of ['vllm-serve', 'ray-start']) {
+      const step = plan.nodes[0]!.steps.find((s) => s.action === action)!
+      // Stand a function in for docker that prints each argument it receives, NUL-terminated.
+      const got = execFileSync('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${step.command}`], { encoding: 'utf8' })
+      expect(got.split('\0').slice(0, -1)).toEqual(step.cmd.argv.slice(1))
+    }
+    const serve = plan.nodes[0]!.steps.find((s) => s.action === 'vllm-serve')!
+    expect(serve.cmd.argv.slice(-hostile.length)).toEqual(hostile)
+    expect(() => readFileSync('/tmp/vrd-pwned')).toThrow()
+  })
+})
+
+describe('vllm-ray-deploy diagnose', () => {
+  it('needs an input and says which', async () => {
+    const r = await cli('diagnose')
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/needs at least one of --facts, --ray-nodes/)
+  })
+})
