@@ -3,7 +3,8 @@ stand-in as a subprocess, and a tiny HTTP client. Stdlib only.
 
 Every process is started in its own session and stopped by its process
 group id (never `ray stop`, which would kill every Ray on the machine).
-Everything lives under <repo>/.lab/ (gitignored).
+Logs live under <repo>/.lab/workload-tests/ (gitignored); Ray's own temp dir
+is a fresh /tmp/vllm-standin-ray-* per cluster, removed when it stops.
 
 A "two-node" cluster is two raylets on this host: a head and one more node,
 each with one GPU (Ray's --num-gpus is only a resource count). Each raylet
@@ -17,6 +18,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,6 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 LAB = Path(os.environ.get("VLLM_STANDIN_LAB_DIR", REPO / ".lab"))
 VENV = Path(os.environ.get("VLLM_STANDIN_VENV", LAB / "venv-test"))
+RUNS = LAB / "workload-tests"  # Ray temp dirs and process logs of the test runs
 BIN = VENV / "bin"
 
 # Made-up addresses: used only as Ray resource names / reported IPs, never contacted.
@@ -146,9 +149,11 @@ class RayCluster:
     """A head raylet plus optional extra nodes on this host, one GPU each."""
 
     def __init__(self, name: str) -> None:
-        LAB.mkdir(parents=True, exist_ok=True)
-        # Short: Ray's unix socket paths must stay under ~107 characters.
-        self.dir = Path(tempfile.mkdtemp(prefix=f"r{name[:6]}-", dir=LAB))
+        RUNS.mkdir(parents=True, exist_ok=True)
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=RUNS))
+        # Ray's own temp dir (sessions, unix sockets) goes under /tmp: socket paths must
+        # stay under 108 bytes, which a repository path plus a Ray session name can exceed.
+        self.ray_tmp = Path(tempfile.mkdtemp(prefix="vllm-standin-ray-", dir="/tmp"))
         self.procs: list[Proc] = []
         self.port = free_port()
         self.address = ""
@@ -174,7 +179,7 @@ class RayCluster:
             "--port", str(self.port),
             "--include-dashboard=false",
             "--dashboard-port", str(free_port()),
-            "--temp-dir", str(self.dir / "tmp"),
+            "--temp-dir", str(self.ray_tmp),
             *self._common(),
         ]  # fmt: skip
         proc = Proc("ray-head", argv, base_env(VLLM_HOST_IP=vllm_host_ip), self.dir)
@@ -222,6 +227,8 @@ class RayCluster:
     def stop(self) -> None:
         for proc in reversed(self.procs):
             proc.stop(grace=5)
+        # Ray's session files (sockets, its own logs) go; our *.log files stay.
+        shutil.rmtree(self.ray_tmp, ignore_errors=True)
 
 
 class Client:
@@ -274,7 +281,7 @@ class Standin(Client):
         if cluster is not None:
             extra["RAY_ADDRESS"] = cluster.address
         extra.update(env)
-        log_dir = cluster.dir if cluster is not None else LAB / "standin-logs"
+        log_dir = cluster.dir if cluster is not None else RUNS / "standin-logs"
         self.proc = Proc(f"vllm-{name}", argv, base_env(**extra), log_dir)
 
     def wait_ready(self, timeout: float = 120) -> None:

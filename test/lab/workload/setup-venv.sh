@@ -4,10 +4,10 @@
 #   test/lab/workload/setup-venv.sh
 #
 # It builds, under .lab/ (gitignored):
-#   .lab/wheels/      the wheelhouse: exactly the pinned files of
-#                     src/lab/workload/requirements.txt (fetched once from PyPI)
-#   .lab/venv-test/   a venv installed from that wheelhouse with --no-index,
-#                     i.e. the same offline commands the workload image runs
+#   .lab/workload-wheels/  the wheelhouse: exactly the pinned files of
+#                          src/lab/workload/requirements.txt (fetched once from PyPI)
+#   .lab/venv-test/        a venv installed from that wheelhouse with --no-index,
+#                          i.e. the same offline commands the workload image runs
 #
 # Idempotent: the wheelhouse and Ray are only fetched and installed again when
 # requirements.txt changes; the stand-in itself is reinstalled on every run
@@ -19,7 +19,7 @@ repo="$(cd "$here/../../.." && pwd)"
 workload="$repo/src/lab/workload"
 lab="${VLLM_STANDIN_LAB_DIR:-$repo/.lab}"
 venv="${VLLM_STANDIN_VENV:-$lab/venv-test}"
-wheels="$lab/wheels"
+wheels="$lab/workload-wheels"
 python="${PYTHON:-python3}"
 requirements="$workload/requirements.txt"
 

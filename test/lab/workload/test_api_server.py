@@ -22,7 +22,7 @@ class ApiServerTests(unittest.TestCase):
             "--api-key", "sekret", "--max-model-len", "64", "--dtype", "bfloat16",
         ]  # fmt: skip
         env = harness.base_env(VLLM_STANDIN_LOAD_DELAY_S="0.5", VLLM_STANDIN_TOKEN_DELAY_S="0")
-        cls.server = harness.Proc("api-server", argv, env, harness.LAB / "standin-logs")
+        cls.server = harness.Proc("api-server", argv, env, harness.RUNS / "standin-logs")
         cls.client = harness.Client(cls.port)
         cls.first_health = cls.client.health()
         cls.server.wait_for(r"Uvicorn running on http://127\.0\.0\.1:%d" % cls.port, timeout=60)
