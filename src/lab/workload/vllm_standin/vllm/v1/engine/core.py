@@ -241,23 +241,28 @@ class EngineCore:
 
 
 def build_engine(vllm_config: VllmConfig) -> EngineCore:
+    """Pick the executor, start the workers, start the engine loop.
+
+    Any failure is logged with its traceback (as the engine-core process would)
+    and turned into the API server's "Engine core initialization failed".
+    """
     model_config = vllm_config.model_config
     parallel_config = vllm_config.parallel_config
-    executor_class = Executor.get_class(vllm_config)
-    logger.info(
-        "Initializing a V1 LLM engine (v%s) with config: model=%r, served_model_name=%s, "
-        "max_seq_len=%d, tensor_parallel_size=%d, pipeline_parallel_size=%d, "
-        "distributed_executor_backend=%s, executor=%s",
-        VLLM_VERSION,
-        model_config.model,
-        model_config.served_model_name,
-        model_config.max_model_len,
-        parallel_config.tensor_parallel_size,
-        parallel_config.pipeline_parallel_size,
-        parallel_config.distributed_executor_backend,
-        executor_class.__name__,
-    )
     try:
+        executor_class = Executor.get_class(vllm_config)
+        logger.info(
+            "Initializing a V1 LLM engine (v%s) with config: model=%r, served_model_name=%s, "
+            "max_seq_len=%d, tensor_parallel_size=%d, pipeline_parallel_size=%d, "
+            "distributed_executor_backend=%s, executor=%s",
+            VLLM_VERSION,
+            model_config.model,
+            model_config.served_model_name,
+            model_config.max_model_len,
+            parallel_config.tensor_parallel_size,
+            parallel_config.pipeline_parallel_size,
+            parallel_config.distributed_executor_backend,
+            executor_class.__name__,
+        )
         executor = executor_class(vllm_config)
     except BaseException as e:
         logger.error("EngineCore failed to start.")
