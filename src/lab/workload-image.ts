@@ -5,16 +5,17 @@
  *   1. vrd-lab/workload-base (debootstrap minbase + python3, venv, iproute2, procps, curl)
  *   2. wheels of requirements.txt downloaded on this machine (cp311, manylinux x86_64), cached
  *   3. the stand-in as a wheel, when it is a package (pyproject.toml / setup.py)
- *   4. `docker build --network none`: offline install into /opt/venv, stand-in source in
- *      /opt/vrd-lab/workload; an optional `Dockerfile.fragment` in the workload folder is
- *      appended to the recipe
+ *   4. `docker build --network none`: offline install into /opt/venv. The recipe is the
+ *      workload folder's own `Dockerfile` when it has one (same context layout: wheels/,
+ *      workload/), else src/lab/assets/workload.Dockerfile (which also takes pkg/, the
+ *      stand-in prebuilt as a wheel); an optional `Dockerfile.fragment` is appended
  *   5. push to the lab registry (127.0.0.1:5000 from here = 172.30.230.5:5000 for the nodes)
  *
  * Cached by a content hash of the workload folder, requirements and recipe (image label).
  */
 import { existsSync } from 'node:fs'
 import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { argv } from '../command/shell.js'
 import { HASH_LABEL, contentHash } from './content-hash.js'
 import { type LabContext, labContext } from './context.js'
@@ -93,7 +94,7 @@ export async function ensureWorkloadImage(
     ctx.progress(`workload: ${workloadSourceDir()} is not there yet; using the placeholder (ray only) from ${src.dir}`)
   }
   const baseHash = await ensureRootfsImage(ctx, 'workload', changed)
-  const recipe = join(ctx.assets, 'workload.Dockerfile')
+  const recipe = existsSync(join(src.dir, 'Dockerfile')) ? join(src.dir, 'Dockerfile') : join(ctx.assets, 'workload.Dockerfile')
   const hash = contentHash({
     values: [RECIPE, baseHash, WHEEL_TARGET.pythonVersion, ...WHEEL_TARGET.platforms],
     files: [recipe],
@@ -162,7 +163,8 @@ async function buildImage(ctx: LabContext, srcDir: string, recipe: string, hash:
     // The stand-in's own source, and its wheel when it is a package (built from a copy, so
     // the build never writes into the source folder).
     await ctx.runner.step('copy the workload source', copyTree(srcDir, join(ctxDir, 'workload')))
-    if (isPackage(srcDir)) {
+    // The lab's own recipe installs the stand-in from pkg/; a workload Dockerfile does it itself.
+    if (dirname(recipe) !== srcDir && isPackage(srcDir)) {
       const buildSrc = join(ctx.paths.build, 'workload-package-src')
       await rm(buildSrc, { recursive: true, force: true })
       await ctx.runner.step('copy the workload package', copyTree(srcDir, buildSrc))

@@ -1,0 +1,111 @@
+/**
+ * Lab scenarios: the lab's own cluster brought up by a launch script, the way users with their own
+ * scripts do it (`launch.mode: script`). `healthy` is wired right; `seed-bug` is the incident (Ray
+ * head without --node-ip-address, VLLM_HOST_IP on the fabric); `worker-override` is its second bug
+ * (a stale VLLM_HOST_IP in the worker section). The run goes through the normal plan and executor,
+ * up to the point where Ray has every node; `serve` then starts vLLM and watches it.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { executePlan, type ExecuteResult } from '../execute/execute.js'
+import { stdinProvider } from '../execute/inputs.js'
+import { type WatchResult, watchVllmStartup } from '../execute/watch-vllm.js'
+import { loadManifestFile } from '../manifest/load.js'
+import type { Manifest } from '../manifest/schema.js'
+import { headOf, startVllm } from '../plan/node-commands.js'
+import { planDeploy } from '../plan/plan.js'
+import { SshTransport } from '../transport/ssh.js'
+import { sshTargetFor } from '../transport/targets.js'
+import type { Transport } from '../transport/transport.js'
+import { LabError } from './lab-error.js'
+import { labPaths, repoRoot, resolveLabDir } from './paths.js'
+
+export const SCENARIOS = ['healthy', 'seed-bug', 'worker-override'] as const
+export type ScenarioName = (typeof SCENARIOS)[number]
+
+export interface ScenarioOptions {
+  readonly dir?: string
+  /** Also start `vllm serve` on the head and watch it (health or a failure signature). */
+  readonly serve?: boolean
+  readonly serveDeadlineMs?: number
+  readonly onProgress?: (message: string) => void
+}
+
+export interface ScenarioResult {
+  readonly scenario: ScenarioName
+  readonly manifestPath: string
+  readonly launchScript: string
+  readonly execution: ExecuteResult
+  readonly vllm?: WatchResult & { readonly started: boolean }
+}
+
+function scenarioDir(): string {
+  const root = repoRoot()
+  if (!root) throw new LabError('not-ready', 'cannot find the lab scenarios (src/lab/scenarios) above this program')
+  return join(root, 'src', 'lab', 'scenarios')
+}
+
+/** One self-contained launch script: common.sh followed by the scenario body. */
+export function scenarioScript(name: ScenarioName): string {
+  const dir = scenarioDir()
+  const common = readFileSync(join(dir, 'common.sh'), 'utf8')
+  const body = readFileSync(join(dir, `${name}.sh`), 'utf8')
+    .split('\n')
+    .filter((l) => !l.startsWith('. "$(dirname "$0")/common.sh"'))
+  const [shebang, ...rest] = body
+  return [shebang, `# Generated from src/lab/scenarios/common.sh + ${name}.sh`, common, ...rest].join('\n')
+}
+
+/** Open one SSH transport per node with the lab's key and pinned host keys. */
+export async function labTransports(m: Manifest, dir?: string): Promise<Map<string, Transport>> {
+  const paths = labPaths(resolveLabDir(dir))
+  const privateKey = readFileSync(paths.sshKey, 'utf8')
+  const knownHosts = readFileSync(paths.knownHosts, 'utf8')
+  const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, { privateKey, knownHosts }))] as const))
+  return new Map(entries)
+}
+
+export async function loadLabManifest(dir?: string): Promise<{ manifest: Manifest; path: string }> {
+  const path = labPaths(resolveLabDir(dir)).manifest
+  const { manifest, errors } = await loadManifestFile(path)
+  if (!manifest) {
+    throw new LabError('not-ready', `the lab's manifest ${path} is missing or invalid${errors[0] ? `: ${errors[0].message}` : ''}`, 'vllm-ray-deploy lab up')
+  }
+  return { manifest, path }
+}
+
+export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions = {}): Promise<ScenarioResult> {
+  const { manifest, path } = await loadLabManifest(opts.dir)
+  const root = resolveLabDir(opts.dir)
+  mkdirSync(join(root, 'scenarios'), { recursive: true })
+  const launchScript = join(root, 'scenarios', `${name}.sh`)
+  writeFileSync(launchScript, scenarioScript(name), { mode: 0o755 })
+  const m: Manifest = { ...manifest, launch: { mode: 'script', path: launchScript, args: [], env: {} } }
+  const plan = planDeploy(m, { release: `lab-${name}` })
+  const transports = await labTransports(m, opts.dir)
+  try {
+    const execution = await executePlan(plan, {
+      transports,
+      stdinFor: stdinProvider(path),
+      untilPhase: 'ray-cluster',
+      ...(opts.onProgress && { onProgress: opts.onProgress }),
+    })
+    if (!opts.serve || !execution.ok) return { scenario: name, manifestPath: path, launchScript, execution }
+    const head = transports.get(headOf(m).name)!
+    opts.onProgress?.(`== vllm: start vllm serve on ${headOf(m).name} and watch its log`)
+    const start = await head.run(startVllm(m), { timeoutMs: 60_000 })
+    if (start.code !== 0) {
+      return {
+        scenario: name,
+        manifestPath: path,
+        launchScript,
+        execution,
+        vllm: { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' },
+      }
+    }
+    const watch = await watchVllmStartup(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) })
+    return { scenario: name, manifestPath: path, launchScript, execution, vllm: { started: true, ...watch } }
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close()))
+  }
+}

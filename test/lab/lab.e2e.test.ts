@@ -1,0 +1,198 @@
+/**
+ * The lab on the real Docker of this machine: nodes come up, answer over SSH with their pinned
+ * host keys, run host-network containers inside their own network namespace, pull from the lab
+ * registry, and go away without a trace. Skips (loudly) only when docker is absent.
+ */
+import { statSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { argv } from '../../src/command/shell.js'
+import { LocalTransport } from '../../src/transport/local.js'
+import { type LabInfo, dockerBinary, labDown, labStatus, labUp } from '../../src/lab/index.js'
+import { findProgram } from '../../src/lab/preconditions.js'
+
+const DOCKER = dockerBinary()
+const local = new LocalTransport()
+const dockerAnswers = findProgram(DOCKER)
+  ? (await local.run(argv(DOCKER, 'version', '--format', '{{.Server.Version}}'), { timeoutMs: 20_000 })).code === 0
+  : false
+if (!dockerAnswers) {
+  console.warn(`\n!!!!!!!! LAB TESTS SKIPPED: no usable docker (${DOCKER}). CI has docker: these must run there. !!!!!!!!\n`)
+}
+
+const progress = (m: string) => process.stderr.write(`[lab] ${m}\n`)
+
+/** Run a command on a node with the system ssh client, pinned host key, lab key only. */
+async function ssh(info: LabInfo, host: string, command: string, opts: { knownHosts?: string; timeoutMs?: number } = {}) {
+  return local.run(
+    argv(
+      'ssh',
+      '-o', 'StrictHostKeyChecking=yes',
+      '-o', `UserKnownHostsFile=${opts.knownHosts ?? info.knownHostsPath}`,
+      '-o', 'GlobalKnownHostsFile=/dev/null',
+      '-o', 'IdentitiesOnly=yes',
+      '-o', 'BatchMode=yes',
+      '-o', 'ConnectTimeout=5',
+      '-i', info.sshKeyPath,
+      '-p', String(info.sshPort),
+      `${info.sshUser}@${host}`,
+      command,
+    ),
+    { timeoutMs: opts.timeoutMs ?? 30_000 },
+  )
+}
+
+async function sshOk(info: LabInfo, host: string, command: string, timeoutMs?: number): Promise<string> {
+  const r = await ssh(info, host, command, timeoutMs ? { timeoutMs } : {})
+  expect(r.code, `${host}: ${command}\n${r.stdout}\n${r.stderr}`).toBe(0)
+  return r.stdout
+}
+
+const hostLines = async (...args: string[]) => (await local.run(argv(DOCKER, ...args), { timeoutMs: 30_000 })).stdout
+
+describe.skipIf(!dockerAnswers)('lab on real docker', () => {
+  let info: LabInfo
+  let downDone = false
+
+  beforeAll(async () => {
+    info = await labUp({ nodes: 2, onProgress: progress })
+  }, 1_800_000)
+
+  afterAll(async () => {
+    if (!downDone && info) await labDown({ onProgress: progress })
+  }, 300_000)
+
+  it('a second up reuses everything and is fast (first, so an edit of src/lab/workload meanwhile cannot count)', async () => {
+    const again = await labUp({ nodes: 2 })
+    expect(again.changed).toEqual([])
+    expect(again.durationMs).toBeLessThan(10_000)
+    expect(again.nodes.map((n) => n.hostKey)).toEqual(info.nodes.map((n) => n.hostKey))
+  })
+
+  it('brings up two nodes and writes the key, the pinned known_hosts and the manifest', () => {
+    expect(info.nodes.map((n) => [n.name, n.role, n.mgmtIp, n.fabricIp])).toEqual([
+      ['spark-a', 'head', '172.30.230.12', '172.30.200.12'],
+      ['spark-b', 'worker', '172.30.230.13', '172.30.200.13'],
+    ])
+    expect(statSync(info.sshKeyPath).mode & 0o777).toBe(0o600)
+    const known = readFileSync(info.knownHostsPath, 'utf8')
+    for (const n of info.nodes) {
+      expect(n.hostKey).toMatch(/^ssh-ed25519 AAAA/)
+      expect(known).toContain(`${n.mgmtIp},${n.name},${n.fabricIp},${n.name}-fabric ${n.hostKey}`)
+    }
+    const manifest = readFileSync(info.manifestPath, 'utf8')
+    expect(manifest).toContain('cluster: lab')
+    expect(manifest).toContain(`ref: ${info.workloadImage.ref}`)
+    expect(manifest).toContain('tensorParallelSize: 2')
+  })
+
+  it('each node answers over SSH with its pinned host key, as its own hostname', async () => {
+    for (const n of info.nodes) expect((await sshOk(info, n.mgmtIp, 'hostname')).trim()).toBe(n.name)
+  })
+
+  it('refuses a node whose host key is not the pinned one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-lab-test-'))
+    const wrong = join(dir, 'known_hosts')
+    const [a, b] = info.nodes
+    writeFileSync(wrong, `${a!.mgmtIp} ${b!.hostKey}\n`) // spark-b's key claimed for spark-a
+    const r = await ssh(info, a!.mgmtIp, 'true', { knownHosts: wrong })
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/HOST IDENTIFICATION HAS CHANGED|Host key verification failed/)
+  })
+
+  it('holds the default route on mgmt (enP7s7) and the fabric on enp1s0f0np0, docker names kept as altnames', async () => {
+    for (const n of info.nodes) {
+      const route = JSON.parse(await sshOk(info, n.mgmtIp, 'ip -j route show default')) as { dev: string; gateway: string }[]
+      expect(route).toEqual([expect.objectContaining({ dev: 'enP7s7', gateway: '172.30.230.1' })])
+      const fabric = JSON.parse(await sshOk(info, n.mgmtIp, 'ip -j addr show dev enp1s0f0np0')) as {
+        altnames?: string[]
+        addr_info: { family: string; local: string }[]
+      }[]
+      expect(fabric[0]!.addr_info.filter((x) => x.family === 'inet').map((x) => x.local)).toEqual([n.fabricIp])
+      expect(fabric[0]!.altnames?.length).toBe(1)
+      const get = await sshOk(info, n.mgmtIp, `ip route get ${info.nodes.find((m) => m !== n)!.fabricIp}`)
+      expect(get).toContain(`dev enp1s0f0np0 src ${n.fabricIp}`)
+    }
+  })
+
+  it('shows one NVIDIA GB10 through the fake nvidia-smi', async () => {
+    const out = await sshOk(info, info.nodes[0]!.mgmtIp, 'nvidia-smi --query-gpu=index,name,uuid,driver_version,compute_cap --format=csv,noheader; nvidia-smi -L')
+    const [query, list] = out.trim().split('\n')
+    expect(query).toMatch(/^0, NVIDIA GB10, GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, 580\.95\.05, 12\.1$/)
+    expect(list).toMatch(/^GPU 0: NVIDIA GB10 \(UUID: GPU-/)
+  })
+
+  it('pulls the workload from the lab registry; a host-network container sees its own node only', async () => {
+    const ref = info.workloadImage.ref
+    for (const n of info.nodes) {
+      const other = info.nodes.find((m) => m !== n)!
+      const out = await sshOk(info, n.mgmtIp, `docker pull -q ${ref} >/dev/null && docker run --rm --network host --pull never ${ref} ip -4 -o addr`, 180_000)
+      expect(out).toContain(`inet ${n.fabricIp}/24`)
+      expect(out).toContain(`inet ${n.mgmtIp}/24`)
+      expect(out).not.toContain(other.fabricIp)
+      expect(out).not.toContain(other.mgmtIp)
+    }
+  }, 400_000)
+
+  it('accepts `docker run --gpus all` and the NGC flags inside a node', async () => {
+    const out = await sshOk(
+      info,
+      info.nodes[1]!.mgmtIp,
+      `docker run --rm --pull never --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 ${info.workloadImage.ref} sh -c 'echo $NVIDIA_VISIBLE_DEVICES; python -c "import ray; print(ray.__version__)"'`,
+      60_000,
+    )
+    const [visible, ray] = out.trim().split('\n')
+    expect(visible).toBe('all')
+    expect(ray).toMatch(/^\d+\.\d+\.\d+$/)
+  }, 90_000)
+
+  it('lets nodes reach each other over the fabric by name, with pinned keys', async () => {
+    expect((await sshOk(info, info.nodes[0]!.mgmtIp, 'ssh -o BatchMode=yes spark-b-fabric hostname')).trim()).toBe('spark-b')
+  })
+
+  it('keeps lookups of outside names on the machine: they fail fast', async () => {
+    const started = Date.now()
+    const r = await ssh(info, info.nodes[0]!.mgmtIp, 'docker pull docker.io/library/alpine:3')
+    expect(r.code).not.toBe(0)
+    expect(Date.now() - started).toBeLessThan(15_000)
+    const rules = (await local.run(argv('iptables', '-w', '5', '-L', 'DOCKER-USER', '-v', '-n', '-x'), { timeoutMs: 10_000 })).stdout
+    const drops = rules.split('\n').filter((l) => l.includes('vrd-lab-egress-guard')).map((l) => Number(l.trim().split(/\s+/)[0]))
+    expect(drops).toEqual([0, 0])
+  })
+
+  it('reports itself healthy', async () => {
+    const s = await labStatus({})
+    expect(s.healthy).toBe(true)
+    expect(s.nodes.map((n) => [n.name, n.state, n.sshReachable, n.dockerReady, n.storageDriver])).toEqual([
+      ['spark-a', 'running', true, true, 'overlay2'],
+      ['spark-b', 'running', true, true, 'overlay2'],
+    ])
+    expect(s.registry.reachable).toBe(true)
+    expect(s.egressGuard.present).toBe(true)
+  })
+
+  it('up --nodes 3 adds spark-c (known to the others at once); up --nodes 2 removes it', async () => {
+    const three = await labUp({ nodes: 3 })
+    expect(three.changed).toEqual(['node vrd-lab-spark-c'])
+    expect((await sshOk(three, three.nodes[0]!.mgmtIp, 'ssh -o BatchMode=yes spark-c-fabric hostname')).trim()).toBe('spark-c')
+    const two = await labUp({ nodes: 2 })
+    expect(two.changed).toEqual(['removed vrd-lab-spark-c'])
+    expect(await hostLines('volume', 'ls', '--quiet', '--filter', 'name=vrd-lab-spark-c')).toBe('')
+  }, 120_000)
+
+  it('down leaves nothing behind', async () => {
+    const r = await labDown({ onProgress: progress })
+    downDone = true
+    expect(r.containers).toEqual(expect.arrayContaining(['vrd-lab-spark-a', 'vrd-lab-spark-b', 'vrd-lab-registry']))
+    expect(r.guardRules).toBe(2)
+    expect(await hostLines('ps', '-a', '--format', '{{.Names}}')).not.toContain('vrd-lab')
+    expect(await hostLines('network', 'ls', '--format', '{{.Name}}')).not.toContain('vrd-lab')
+    expect(await hostLines('volume', 'ls', '--format', '{{.Name}}')).not.toContain('vrd-lab')
+    const chain = (await local.run(argv('iptables', '-w', '5', '-S', 'DOCKER-USER'), { timeoutMs: 10_000 })).stdout
+    expect(chain).not.toContain('vrd-lab')
+    const links = (await local.run(argv('ip', '-o', 'link'), { timeoutMs: 10_000 })).stdout
+    expect(links).not.toContain('vrd-lab')
+    expect((await labStatus({})).down).toBe(true)
+  }, 120_000)
+})
