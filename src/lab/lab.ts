@@ -374,7 +374,11 @@ export async function labDown(opts: LabDownOptions = {}): Promise<LabDownResult>
       images = await labImages(ctx)
       if (images.length > 0) {
         ctx.progress(`removing ${images.length} image(s)`)
-        await ctx.runner.step('remove the lab images', ctx.docker.removeImages(images), { timeoutMs: 300_000 })
+        // Removing a tag can take untagged parents with it, so a second name in the same batch
+        // may already be gone: remove, list again, and fail only on what is really left.
+        await ctx.runner.probe(ctx.docker.removeImages(images), 300_000)
+        const left = await labImages(ctx)
+        if (left.length > 0) await ctx.runner.step('remove the lab images', ctx.docker.removeImages(left), { timeoutMs: 300_000 })
       }
       if (existsSync(ctx.paths.cache)) await rm(ctx.paths.cache, { recursive: true, force: true })
     }

@@ -147,6 +147,27 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
     expect(ray).toMatch(/^\d+\.\d+\.\d+$/)
   }, 90_000)
 
+  it('runs detached containers in a node and `docker exec`s into them (cgroups writable, name=systemd too)', async () => {
+    const ref = info.workloadImage.ref
+    const out = await sshOk(
+      info,
+      info.nodes[0]!.mgmtIp,
+      `docker run -d --name vrd-lab-exec-test --pull never ${ref} sleep 300 >/dev/null && docker exec vrd-lab-exec-test python -c "print(42)"; rc=$?; docker rm -f vrd-lab-exec-test >/dev/null; exit $rc`,
+      60_000,
+    )
+    expect(out.trim()).toBe('42')
+  }, 90_000)
+
+  it('survives a stop: the next up starts the node again, interfaces and images intact', async () => {
+    const b = info.nodes[1]!
+    expect((await local.run(argv(DOCKER, 'stop', b.container), { timeoutMs: 60_000 })).code).toBe(0)
+    const again = await labUp({ nodes: 2 })
+    expect(again.changed).toEqual([`started ${b.container}`])
+    const route = await sshOk(info, b.mgmtIp, 'ip route show default; docker image inspect --format ok ' + info.workloadImage.ref)
+    expect(route).toContain('default via 172.30.230.1 dev enP7s7')
+    expect(route).toContain('ok')
+  }, 120_000)
+
   it('lets nodes reach each other over the fabric by name, with pinned keys', async () => {
     expect((await sshOk(info, info.nodes[0]!.mgmtIp, 'ssh -o BatchMode=yes spark-b-fabric hostname')).trim()).toBe('spark-b')
   })

@@ -66,7 +66,9 @@ if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
   xargs -rn1 < /sys/fs/cgroup/cgroup.procs > /sys/fs/cgroup/init/cgroup.procs 2>/dev/null || true
   sed -e 's/ / +/g' -e 's/^/+/' < /sys/fs/cgroup/cgroup.controllers > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
 else
-  awk '$9 == "cgroup" { print $5 }' /proc/self/mountinfo | while read -r mp; do
+  # mountinfo: the filesystem type is the field after the "-" separator.
+  awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup") print $5; break } }' /proc/self/mountinfo |
+  while read -r mp; do
     mount -o remount,bind,rw "$mp" 2>/dev/null || log "warning: cannot remount $mp read-write"
   done
 fi
