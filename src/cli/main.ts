@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
-import { labDownTask, labStatusTask, labUpTask } from '../tasks/lab.js'
+import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
@@ -26,6 +26,8 @@ commands:
                                                the same checks offline, on files you have
   lab up [--nodes N] | lab down [--purge] | lab status [--json]
                                                simulated DGX Spark nodes in Docker on this machine
+  lab scenario healthy|seed-bug|worker-override [--serve]
+                                               start Ray on the lab with that launch script (and vLLM)
   schema                                       print the manifest's JSON Schema
 
 SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
@@ -59,6 +61,7 @@ const OPTIONS = {
   log: { type: 'string', multiple: true },
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
+  serve: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -122,7 +125,8 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       }
       if (sub === 'down') return labDownTask(values.purge ?? false, progress)
       if (sub === 'status') return labStatusTask()
-      return usageError(`lab needs up, down or status${sub ? `, not "${sub}"` : ''}`)
+      if (sub === 'scenario') return labScenarioTask(positionals[2], values.serve ?? false, progress)
+      return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
     }
     case 'schema':
       return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }

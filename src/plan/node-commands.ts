@@ -102,6 +102,10 @@ export function runRayContainer(m: Manifest, node: ManifestNode, image: string, 
   return docker(...args)
 }
 
+/** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
+export const RAY_ALIVE_PY = 'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)'
+export const rayAliveNodes = (m: Manifest, n: number): Argv => docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n))
+
 /** Succeeds once Ray on the head answers. */
 export const rayHeadReady = (m: Manifest): Argv => docker('exec', m.container.name, 'ray', 'status')
 
@@ -154,6 +158,7 @@ export function runLaunchScript(m: Manifest, node: ManifestNode, image: string):
     VRD_NODE_NAME: node.name,
     VRD_ROLE: node.role,
     VRD_NODE_IP: node.fabricIp,
+    VRD_GPUS: String(node.gpus),
     VRD_HEAD_IP: head.fabricIp,
     VRD_RAY_PORT: String(m.ray.port),
     VRD_IMAGE: image,

@@ -12,6 +12,7 @@ import {
   inspectImage,
   loadImage,
   pullImage,
+  rayAliveNodes,
   rayHeadReady,
   removeContainer,
   retry,
@@ -119,6 +120,21 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
         step(w, 'ray-start', `docker run ${m.container.name}: ray start --address=${head.fabricIp}:${m.ray.port} --node-ip-address=${w.fabricIp}`, runRayContainer(m, w, image, release), 5 * MINUTE),
       ),
     },
+    ...tailPhases(m),
+  ]
+}
+
+/** After Ray is started (by us or by the user's script): wait for every node, check, then serve. */
+function tailPhases(m: Manifest): PlanPhase[] {
+  const head = headOf(m)
+  const wait = 3 * MINUTE
+  return [
+    {
+      name: 'ray-cluster',
+      description: `wait until Ray on ${head.name} lists ${m.nodes.length} alive nodes`,
+      parallel: false,
+      steps: [step(head, 'ray-cluster', `wait for ${m.nodes.length} alive Ray nodes`, retry(rayAliveNodes(m, m.nodes.length), wait, 2), wait + 30)],
+    },
     {
       name: 'preflight',
       description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
@@ -163,6 +179,7 @@ function scriptPhases(m: Manifest, image: string): PlanPhase[] {
       parallel: true,
       steps: workers.map((w) => step(w, 'launch', 'run the launch script as worker', runLaunchScript(m, w, image), 30 * MINUTE)),
     },
+    ...tailPhases(m),
   ]
 }
 

@@ -60,3 +60,40 @@ export async function labStatusTask(): Promise<TaskOutcome> {
     return labFailure(err)
   }
 }
+
+export async function labScenarioTask(name: string | undefined, serve: boolean, onProgress: (m: string) => void): Promise<TaskOutcome> {
+  const { SCENARIOS, runLabScenario } = await import('../lab/scenario.js')
+  if (!name || !(SCENARIOS as readonly string[]).includes(name)) {
+    return {
+      exitCode: 2,
+      headline: `lab scenario needs one of ${SCENARIOS.join(', ')}`,
+      text: `error: lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}\n`,
+      json: { error: 'unknown scenario' },
+      summary: '',
+      annotations: [],
+      outputs: { result: 'error' },
+      files: [],
+    }
+  }
+  try {
+    const r = await runLabScenario(name as (typeof SCENARIOS)[number], { serve, onProgress })
+    const lines = [
+      `scenario ${name}: Ray ${r.execution.ok ? 'up on every node' : `did not come up (${r.execution.stoppedAt?.phase}: ${r.execution.stoppedAt?.reason})`} in ${(r.execution.durationMs / 1000).toFixed(1)} s`,
+    ]
+    if (r.vllm) lines.push(`vllm: ${r.vllm.ready ? 'ready' : 'NOT ready'}: ${r.vllm.reason}`, ...r.vllm.findings.map((f) => `  ${f.code}: ${f.message}`))
+    lines.push(`next: vllm-ray-deploy preflight --manifest ${r.manifestPath} --ssh-key ${r.manifestPath.replace(/manifest\.yml$/, 'id_ed25519')}`)
+    const ok = r.execution.ok && (!r.vllm || r.vllm.ready)
+    return {
+      exitCode: ok ? 0 : 1,
+      headline: lines[0]!,
+      text: lines.join('\n') + '\n',
+      json: { scenario: name, ok, execution: r.execution.results.map((s) => ({ id: s.step.id, status: s.status, detail: s.detail })), vllm: r.vllm },
+      summary: `### Lab scenario ${name}\n\n${lines.join('\n\n')}\n`,
+      annotations: [],
+      outputs: { result: ok ? 'ok' : 'failed' },
+      files: [],
+    }
+  } catch (err) {
+    return labFailure(err)
+  }
+}

@@ -59,10 +59,10 @@ describe('vllm-ray-deploy plan', () => {
     const r = await cli('plan', '--manifest', EXAMPLE, '--json')
     expect(r.code).toBe(0)
     const plan = JSON.parse(r.out) as { nodes: { name: string; steps: { action: string; command: string }[] }[]; phases: { name: string }[] }
-    expect(plan.phases.map((p) => p.name)).toEqual(['prepare', 'ray-head', 'ray-workers', 'preflight', 'vllm'])
+    expect(plan.phases.map((p) => p.name)).toEqual(['prepare', 'ray-head', 'ray-workers', 'ray-cluster', 'preflight', 'vllm'])
     const [a, b] = plan.nodes
     expect(a!.name).toBe('spark-a')
-    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'facts', 'vllm-serve', 'vllm-health'])
+    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'ray-cluster', 'facts', 'vllm-serve', 'vllm-health'])
     expect(b!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'facts'])
     const headStart = a!.steps.find((s) => s.action === 'ray-start')!.command
     expect(headStart).toContain('--head --port=6379')

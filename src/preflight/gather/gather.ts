@@ -26,7 +26,7 @@ export function probeCommand(m: Manifest, node: ManifestNode): ProbeCommand {
 }
 
 /** The probe with its constants in front (JSON string literals are valid Python literals). */
-const PROBE_PROGRAM = [
+export const PROBE_PROGRAM = [
   `CONTAINER_PY = ${JSON.stringify(CONTAINER_PY)}`,
   `RAY_PY = ${JSON.stringify(RAY_NODES_PY)}`,
   `ENV_NAMES = ${JSON.stringify(ENV_OF_INTEREST)}`,

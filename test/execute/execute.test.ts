@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { argv, render, shScript } from '../../src/command/shell.js'
+import { executePlan } from '../../src/execute/execute.js'
+import type { Plan, PlannedStep } from '../../src/plan/plan.js'
+import { LocalTransport } from '../../src/transport/local.js'
+
+const journal = () => join(mkdtempSync(join(tmpdir(), 'vrd-exec-')), 'journal')
+
+/** A step that appends "<node>:<action>:start/end" to a journal, sleeping in between. */
+function step(node: string, action: string, file: string, opts: { sleep?: number; fail?: boolean } = {}): PlannedStep {
+  const cmd = shScript('echo "$1:$2:start" >> "$3"; sleep "$4"; echo "$1:$2:end" >> "$3"; [ "$5" = ok ]', node, action, file, String(opts.sleep ?? 0), opts.fail ? 'fail' : 'ok')
+  return { id: `${node}/${action}`, node, action, description: action, cmd, command: render(cmd), timeoutSeconds: 10 }
+}
+
+const plan = (phases: Plan['phases']): Plan => ({ cluster: 't', image: 'i', release: 'r', head: 'a', nodes: [], launch: 'builtin', phases })
+const transports = new Map([['a', new LocalTransport()], ['b', new LocalTransport()]])
+const noStdin = async () => ''
+
+describe('executePlan', () => {
+  it('runs phases in order and the nodes of a parallel phase at the same time', async () => {
+    const j = journal()
+    const r = await executePlan(
+      plan([
+        { name: 'one', description: '', parallel: true, steps: [step('a', 'x', j, { sleep: 0.5 }), step('b', 'x', j, { sleep: 0.5 })] },
+        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+      ]),
+      { transports, stdinFor: noStdin },
+    )
+    expect(r.ok).toBe(true)
+    const lines = readFileSync(j, 'utf8').trim().split('\n')
+    // Both nodes started phase one before either finished it; phase two came after both.
+    expect(lines.slice(0, 2).sort()).toEqual(['a:x:start', 'b:x:start'])
+    expect(lines.slice(2, 4).sort()).toEqual(['a:x:end', 'b:x:end'])
+    expect(lines.slice(4)).toEqual(['a:y:start', 'a:y:end'])
+    expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(['a/x=ok', 'b/x=ok', 'a/y=ok'])
+  })
+
+  it('stops after a failing phase, skips what follows and says why', async () => {
+    const j = journal()
+    const r = await executePlan(
+      plan([
+        { name: 'one', description: '', parallel: true, steps: [step('a', 'x', j, { fail: true }), step('a', 'x2', j), step('b', 'x', j)] },
+        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+      ]),
+      { transports, stdinFor: noStdin },
+    )
+    expect(r.ok).toBe(false)
+    expect(r.stoppedAt?.phase).toBe('one')
+    expect(r.stoppedAt?.reason).toMatch(/a\/x: exit 1/)
+    expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(['a/x=failed', 'a/x2=skipped', 'b/x=ok', 'a/y=skipped'])
+    expect(readFileSync(j, 'utf8')).not.toContain('a:y')
+  })
+
+  it('a gate after a phase can stop the run (the preflight hook)', async () => {
+    const j = journal()
+    const r = await executePlan(
+      plan([
+        { name: 'ray', description: '', parallel: false, steps: [step('a', 'x', j)] },
+        { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
+      ]),
+      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'ray' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
+    )
+    expect(r.stoppedAt).toEqual({ phase: 'ray', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
+    expect(readFileSync(j, 'utf8')).not.toContain('serve')
+  })
+
+  it('untilPhase stops cleanly after that phase', async () => {
+    const j = journal()
+    const r = await executePlan(
+      plan([
+        { name: 'one', description: '', parallel: false, steps: [step('a', 'x', j)] },
+        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+      ]),
+      { transports, stdinFor: noStdin, untilPhase: 'one' },
+    )
+    expect(r.ok).toBe(true)
+    expect(r.results.map((s) => s.step.id)).toEqual(['a/x'])
+  })
+
+  it('feeds each step its stdin and reports a stdin that cannot be prepared', async () => {
+    const cat = argv('cat')
+    const s: PlannedStep = { id: 'a/cat', node: 'a', action: 'cat', description: 'cat', cmd: cat, command: 'cat', timeoutSeconds: 5, stdin: { kind: 'probe' } }
+    const ok = await executePlan(plan([{ name: 'p', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
+    expect(ok.results[0]!.result?.stdout).toBe('hello')
+    const bad = await executePlan(plan([{ name: 'p', description: '', parallel: false, steps: [s] }]), {
+      transports,
+      stdinFor: async () => {
+        throw new Error('HF_TOKEN not set')
+      },
+    })
+    expect(bad.results[0]!.detail).toMatch(/cannot prepare stdin \(probe\): HF_TOKEN not set/)
+  })
+})
