@@ -104,6 +104,25 @@ describe('vllm-ray-deploy plan', () => {
 })
 
 describe('vllm-ray-deploy diagnose', () => {
+  it("accepts the seeds' own ray.nodes() line format and names the requested IP from the log, next to Ray's", async () => {
+    const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt', '--json')
+    expect(r.code).toBe(1)
+    const { findings } = JSON.parse(r.out) as { findings: { code: string; severity: string; evidence: Record<string, string>; fix: string }[] }
+    const pending = findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')!
+    expect(pending.severity).toBe('error')
+    const evidence = Object.values(pending.evidence).join(' | ')
+    expect(evidence).toContain('node:192.168.200.12')
+    expect(evidence).toContain('10.1.230.180')
+    expect(pending.fix).toMatch(/--node-ip-address=192\.168\.200\.12|VLLM_HOST_IP/)
+  })
+
+  it('human output: a table, then one fix line per finding', async () => {
+    const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt')
+    expect(r.out.split('\n')[0]).toMatch(/^CODE\s+SEVERITY\s+NODE\s+MESSAGE$/)
+    const findings = (r.out.match(/^[A-Z_]+ +(error|warning|info) /gm) ?? []).length
+    expect((r.out.match(/^  fix: /gm) ?? []).length).toBe(findings)
+  })
+
   it('needs an input and says which', async () => {
     const r = await cli('diagnose')
     expect(r.code).toBe(2)
