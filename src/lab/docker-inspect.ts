@@ -66,7 +66,9 @@ export function parseContainerInspect(text: string): ContainerView[] {
       networks: Object.fromEntries(
         Object.entries(nets).map(([name, n]) => {
           const net = obj(n)
-          return [name, { ip: str(net.IPAddress), aliases: Array.isArray(net.Aliases) ? net.Aliases.map(str) : [] }]
+          // A stopped container has no IPAddress; the fixed address it asked for stays in IPAMConfig.
+          const ip = str(net.IPAddress) || str(obj(net.IPAMConfig).IPv4Address)
+          return [name, { ip, aliases: Array.isArray(net.Aliases) ? net.Aliases.map(str) : [] }]
         }),
       ),
     }

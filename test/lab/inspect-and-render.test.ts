@@ -18,6 +18,16 @@ describe('reading docker inspect (captured from a real lab)', () => {
     expect(c!.networks['vrd-lab-fabric']!.aliases).toContain('spark-a-fabric')
   })
 
+  it('a stopped container keeps the fixed address it asked for (IPAMConfig)', () => {
+    const raw = JSON.parse(fixture('container-inspect-spark-a.json')) as any[]
+    raw[0].State = { ...raw[0].State, Status: 'exited', Running: false }
+    for (const net of Object.values(raw[0].NetworkSettings.Networks) as any[]) net.IPAddress = ''
+    const [c] = parseContainerInspect(JSON.stringify(raw))
+    expect(c).toMatchObject({ state: 'exited', running: false })
+    expect(c!.networks['vrd-lab-fabric']?.ip).toBe('172.30.200.12')
+    expect(c!.networks['vrd-lab-mgmt']?.ip).toBe('172.30.230.12')
+  })
+
   it('network: subnet, internal, bridge name', () => {
     expect(parseNetworkInspect(fixture('network-inspect-fabric.json'))).toEqual([
       { name: 'vrd-lab-fabric', subnets: ['172.30.200.0/24'], internal: true, bridge: 'vrd-lab-fab0', labels: { 'vrd-lab': '1' } },

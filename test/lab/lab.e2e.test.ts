@@ -173,13 +173,19 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
   })
 
   it('keeps lookups of outside names on the machine: they fail fast', async () => {
+    const drops = async () => {
+      const rules = (await local.run(argv('iptables', '-w', '5', '-L', 'DOCKER-USER', '-v', '-n', '-x'), { timeoutMs: 10_000 })).stdout
+      return rules.split('\n').filter((l) => l.includes('vrd-lab-egress-guard')).map((l) => Number(l.trim().split(/\s+/)[0]))
+    }
+    const before = await drops()
+    expect(before).toHaveLength(2)
     const started = Date.now()
     const r = await ssh(info, info.nodes[0]!.mgmtIp, 'docker pull docker.io/library/alpine:3')
     expect(r.code).not.toBe(0)
+    expect(r.stdout + r.stderr).toMatch(/lookup registry-1\.docker\.io/)
     expect(Date.now() - started).toBeLessThan(15_000)
-    const rules = (await local.run(argv('iptables', '-w', '5', '-L', 'DOCKER-USER', '-v', '-n', '-x'), { timeoutMs: 10_000 })).stdout
-    const drops = rules.split('\n').filter((l) => l.includes('vrd-lab-egress-guard')).map((l) => Number(l.trim().split(/\s+/)[0]))
-    expect(drops).toEqual([0, 0])
+    // Nothing even tried to leave: the lookup died inside the node, the guard saw no packet.
+    expect(await drops()).toEqual(before)
   })
 
   it('reports itself healthy', async () => {
