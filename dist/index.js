@@ -80042,6 +80042,9 @@ function runRayContainer(m, node, image, release) {
     args.push(...c.extraArgs, '--entrypoint', 'ray', image, ...rayStartArgs(m, node));
     return docker(...args);
 }
+/** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
+const RAY_ALIVE_PY = 'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)';
+const rayAliveNodes = (m, n) => docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n));
 /** Succeeds once Ray on the head answers. */
 const rayHeadReady = (m) => docker('exec', m.container.name, 'ray', 'status');
 /** The exact `vllm serve` argv the head runs. */
@@ -80087,6 +80090,7 @@ function runLaunchScript(m, node, image) {
         VRD_NODE_NAME: node.name,
         VRD_ROLE: node.role,
         VRD_NODE_IP: node.fabricIp,
+        VRD_GPUS: String(node.gpus),
         VRD_HEAD_IP: head.fabricIp,
         VRD_RAY_PORT: String(m.ray.port),
         VRD_IMAGE: image,
@@ -80152,6 +80156,20 @@ function builtinPhases(m, image, release) {
             parallel: true,
             steps: workers.map((w) => step(w, 'ray-start', `docker run ${m.container.name}: ray start --address=${head.fabricIp}:${m.ray.port} --node-ip-address=${w.fabricIp}`, runRayContainer(m, w, image, release), 5 * MINUTE)),
         },
+        ...tailPhases(m),
+    ];
+}
+/** After Ray is started (by us or by the user's script): wait for every node, check, then serve. */
+function tailPhases(m) {
+    const head = headOf(m);
+    const wait = 3 * MINUTE;
+    return [
+        {
+            name: 'ray-cluster',
+            description: `wait until Ray on ${head.name} lists ${m.nodes.length} alive nodes`,
+            parallel: false,
+            steps: [step(head, 'ray-cluster', `wait for ${m.nodes.length} alive Ray nodes`, retry(rayAliveNodes(m, m.nodes.length), wait, 2), wait + 30)],
+        },
         {
             name: 'preflight',
             description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
@@ -80194,6 +80212,7 @@ function scriptPhases(m, image) {
             parallel: true,
             steps: workers.map((w) => step(w, 'launch', 'run the launch script as worker', runLaunchScript(m, w, image), 30 * MINUTE)),
         },
+        ...tailPhases(m),
     ];
 }
 function planDeploy(m, opts = {}) {

@@ -80,7 +80,10 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
     const lines = [
       `scenario ${name}: Ray ${r.execution.ok ? 'up on every node' : `did not come up (${r.execution.stoppedAt?.phase}: ${r.execution.stoppedAt?.reason})`} in ${(r.execution.durationMs / 1000).toFixed(1)} s`,
     ]
-    if (r.vllm) lines.push(`vllm: ${r.vllm.ready ? 'ready' : 'NOT ready'}: ${r.vllm.reason}`, ...r.vllm.findings.map((f) => `  ${f.code}: ${f.message}`))
+    if (r.vllm) {
+      lines.push(`vllm: ${r.vllm.ready ? 'ready' : 'NOT ready'}: ${r.vllm.reason}`, ...r.vllm.findings.map((f) => `  ${f.code}: ${f.message}`))
+      if (!r.vllm.ready && r.vllm.started) lines.push('note: vllm serve is still running (waiting) in the head container; the next scenario or `lab down` removes it')
+    }
     lines.push(`next: vllm-ray-deploy preflight --manifest ${r.manifestPath} --ssh-key ${r.manifestPath.replace(/manifest\.yml$/, 'id_ed25519')}`)
     const ok = r.execution.ok && (!r.vllm || r.vllm.ready)
     return {

@@ -51,6 +51,9 @@ rename_iface "$VRD_LAB_FABRIC_IP" "$fabric_if"
 if [ -n "${VRD_LAB_FABRIC_MTU:-}" ]; then ip link set dev "$fabric_if" mtu "$VRD_LAB_FABRIC_MTU"; fi
 # Taking the link down dropped the default route; the mgmt network holds it, as on a Spark.
 ip route replace default via "$VRD_LAB_MGMT_GATEWAY" dev "$mgmt_if"
+# Cloud metadata (Ray probes it at start-up to detect TPUs/clouds): fail locally at once instead of
+# sending packets at the egress guard.
+ip route replace blackhole 169.254.169.254/32
 
 # ---- 2. /sys and cgroups ----------------------------------------------------------------------
 # Without --privileged docker mounts /sys and the cgroup hierarchies read-only.
