@@ -1,4 +1,5 @@
 import { LabError, labDown, labStatus, labUp, renderLabStatus } from '../lab/index.js'
+import { SCENARIOS, runLabScenario } from '../lab/scenario.js'
 import type { TaskOutcome } from './outcome.js'
 
 const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
@@ -62,7 +63,6 @@ export async function labStatusTask(): Promise<TaskOutcome> {
 }
 
 export async function labScenarioTask(name: string | undefined, serve: boolean, onProgress: (m: string) => void): Promise<TaskOutcome> {
-  const { SCENARIOS, runLabScenario } = await import('../lab/scenario.js')
   if (!name || !(SCENARIOS as readonly string[]).includes(name)) {
     return {
       exitCode: 2,
