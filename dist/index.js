@@ -79928,9 +79928,8 @@ async function gatherFacts(m, opts) {
     const notes = [];
     let ray;
     const nodes = await Promise.all(m.nodes.map(async (node) => {
-        let t;
         try {
-            t = await opts.connect(node);
+            const t = await opts.transportFor(node);
             const probe = probeCommand(m, node);
             const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 });
             if (r.code !== 0)
@@ -79944,9 +79943,6 @@ async function gatherFacts(m, opts) {
         }
         catch (err) {
             return failed(node, err.message);
-        }
-        finally {
-            await t?.close();
         }
     }));
     return {
@@ -81458,9 +81454,22 @@ function sshTargetFor(m, node, creds) {
 async function preflightManifest(m, opts) {
     const connect = opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)));
     const started = Date.now();
-    const { facts, notes } = await gatherFacts(m, { connect: (node) => connect(m, node), ...(opts.onProgress && { onProgress: opts.onProgress }) });
-    const findings = sortFindings(runChecks(facts, expectationFromManifest(m)));
-    return { facts, findings, notes, durationMs: Date.now() - started };
+    const opened = [];
+    try {
+        const { facts, notes } = await gatherFacts(m, {
+            transportFor: async (node) => {
+                const t = await connect(m, node);
+                opened.push(t);
+                return t;
+            },
+            ...(opts.onProgress && { onProgress: opts.onProgress }),
+        });
+        const findings = sortFindings(runChecks(facts, expectationFromManifest(m)));
+        return { facts, findings, notes, durationMs: Date.now() - started };
+    }
+    finally {
+        await Promise.all(opened.map((t) => t.close()));
+    }
 }
 async function preflightTask(path, opts) {
     const loaded = await loadOrFail(path);

@@ -49069,7 +49069,8 @@ function labManifest(input) {
             extraArgs: [],
             env: {},
         },
-        ray: { port: 6379, dashboard: false },
+        // Small nodes: a 100 MB object store and one CPU each keep Ray light on a 2-core machine.
+        ray: { port: 6379, dashboard: false, objectStoreMemoryBytes: 100_000_000, extraArgs: ['--num-cpus=1'] },
         vllm: {
             model: LAB_MODEL,
             servedModelName: LAB_SERVED_MODEL_NAME,
@@ -50374,9 +50375,8 @@ async function gatherFacts(m, opts) {
     const notes = [];
     let ray;
     const nodes = await Promise.all(m.nodes.map(async (node) => {
-        let t;
         try {
-            t = await opts.connect(node);
+            const t = await opts.transportFor(node);
             const probe = probeCommand(m, node);
             const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 });
             if (r.code !== 0)
@@ -50390,9 +50390,6 @@ async function gatherFacts(m, opts) {
         }
         catch (err) {
             return failed(node, err.message);
-        }
-        finally {
-            await t?.close();
         }
     }));
     return {
@@ -52161,9 +52158,22 @@ async function planTask(path, opts = {}) {
 async function preflightManifest(m, opts) {
     const connect = opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)));
     const started = Date.now();
-    const { facts, notes } = await gatherFacts(m, { connect: (node) => connect(m, node), ...(opts.onProgress && { onProgress: opts.onProgress }) });
-    const findings = sortFindings(runChecks(facts, expectationFromManifest(m)));
-    return { facts, findings, notes, durationMs: Date.now() - started };
+    const opened = [];
+    try {
+        const { facts, notes } = await gatherFacts(m, {
+            transportFor: async (node) => {
+                const t = await connect(m, node);
+                opened.push(t);
+                return t;
+            },
+            ...(opts.onProgress && { onProgress: opts.onProgress }),
+        });
+        const findings = sortFindings(runChecks(facts, expectationFromManifest(m)));
+        return { facts, findings, notes, durationMs: Date.now() - started };
+    }
+    finally {
+        await Promise.all(opened.map((t) => t.close()));
+    }
 }
 async function preflightTask(path, opts) {
     const loaded = await loadOrFail(path);

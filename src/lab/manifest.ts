@@ -41,7 +41,8 @@ export function labManifest(input: LabManifestInput): Record<string, unknown> {
       extraArgs: [],
       env: {},
     },
-    ray: { port: 6379, dashboard: false },
+    // Small nodes: a 100 MB object store and one CPU each keep Ray light on a 2-core machine.
+    ray: { port: 6379, dashboard: false, objectStoreMemoryBytes: 100_000_000, extraArgs: ['--num-cpus=1'] },
     vllm: {
       model: LAB_MODEL,
       servedModelName: LAB_SERVED_MODEL_NAME,

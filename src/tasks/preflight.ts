@@ -21,9 +21,21 @@ export interface PreflightOptions {
 export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
   const started = Date.now()
-  const { facts, notes } = await gatherFacts(m, { connect: (node) => connect(m, node), ...(opts.onProgress && { onProgress: opts.onProgress }) })
-  const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
-  return { facts, findings, notes, durationMs: Date.now() - started }
+  const opened: Transport[] = []
+  try {
+    const { facts, notes } = await gatherFacts(m, {
+      transportFor: async (node) => {
+        const t = await connect(m, node)
+        opened.push(t)
+        return t
+      },
+      ...(opts.onProgress && { onProgress: opts.onProgress }),
+    })
+    const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
+    return { facts, findings, notes, durationMs: Date.now() - started }
+  } finally {
+    await Promise.all(opened.map((t) => t.close()))
+  }
 }
 
 export async function preflightTask(path: string, opts: PreflightOptions): Promise<TaskOutcome> {

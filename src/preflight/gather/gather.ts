@@ -111,8 +111,12 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
 const failed = (node: ManifestNode, error: string): NodeFacts => ({ node: node.name, sshHost: node.ssh.host, ok: false, error, interfaces: [], peers: [], gpus: [] })
 
 export interface GatherOptions {
-  /** Open a transport to a node (SSH in real use, the lab's SSH in tests). */
-  readonly connect: (node: ManifestNode) => Promise<Transport>
+  /**
+   * The transport to a node (SSH in real use, shared with the executor when the preflight is a
+   * deploy's gate). Gathering never closes it: whoever opened it does. A throw (cannot connect)
+   * becomes that node's failed facts.
+   */
+  readonly transportFor: (node: ManifestNode) => Promise<Transport>
   readonly timeoutMs?: number
   readonly onProgress?: (message: string) => void
 }
@@ -128,9 +132,8 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
   let ray: RayView | undefined
   const nodes = await Promise.all(
     m.nodes.map(async (node): Promise<NodeFacts> => {
-      let t: Transport | undefined
       try {
-        t = await opts.connect(node)
+        const t = await opts.transportFor(node)
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 })
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
@@ -141,8 +144,6 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         return parsed.facts
       } catch (err) {
         return failed(node, (err as Error).message)
-      } finally {
-        await t?.close()
       }
     }),
   )
