@@ -12,6 +12,7 @@ import { loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { preflightManifest } from '../../src/tasks/preflight.js'
 import { LocalTransport } from '../../src/transport/local.js'
+import { runAction } from '../support/action.js'
 
 const progress = (m: string) => process.stderr.write(`[scenario] ${m}\n`)
 let info: LabInfo
@@ -38,6 +39,12 @@ describe('lab scenario: healthy', () => {
     expect(alive.find((n) => n.isHead)?.address).toBe(ip('spark-a', 'fabricIp'))
     expect(alive.reduce((s, n) => s + (n.resources['GPU'] ?? 0), 0)).toBe(2)
     expect(pre.findings.filter((f) => f.severity !== 'info'), JSON.stringify(pre.findings, null, 1)).toEqual([])
+    // The Action, as the runner starts it, passes too and leaves the facts bundle for an artifact.
+    const action = runAction({ command: 'preflight', manifest: info.manifestPath, 'ssh-private-key': credentials.privateKey })
+    expect(action.status, action.stdout).toBe(0)
+    expect(action.outputs['result']).toBe('passed')
+    const bundle = JSON.parse(readFileSync(action.outputs['facts-file']!, 'utf8')) as { nodes: { node: string; ok: boolean }[] }
+    expect(bundle.nodes.map((n) => [n.node, n.ok])).toEqual([['spark-a', true], ['spark-b', true]])
     // vLLM (the stand-in) answered /health on the head; ask it for a completion from this machine.
     expect(r.vllm?.ready, r.vllm?.reason + '\n' + r.vllm?.logTail).toBe(true)
     const res = await new LocalTransport().run(
@@ -68,6 +75,11 @@ describe('lab scenario: seed-bug (the incident)', () => {
     expect(evidence).toContain(ip('spark-a', 'mgmtIp'))
     expect(evidence).toContain(`node:${ip('spark-a', 'fabricIp')}`)
     expect(pre.findings.map((f) => f.code)).toContain('RAY_IDENTITY_NOT_FABRIC')
+    // The Action fails the job with one annotation per finding.
+    const action = runAction({ command: 'preflight', manifest: info.manifestPath, 'ssh-private-key': credentials.privateKey })
+    expect(action.status).toBe(1)
+    expect(action.stdout).toMatch(/^::error title=VLLM_PIN_NOT_IN_RAY on spark-a::vLLM on spark-a pins placement-group bundle 0 to node:172\.30\.200\.12/m)
+    expect(action.summary).toContain('VLLM_PIN_NOT_IN_RAY')
   }, 600_000)
 
   it('vLLM then waits on the placement group naming the fabric IP, and the log watcher stops it in seconds', async () => {
