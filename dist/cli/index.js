@@ -51782,6 +51782,9 @@ class SshTransport {
                     `pinned ${endpoint.pins.map((p) => p.fingerprint ?? `${p.keyType} key from ${p.source}`).join(', ')}. ` +
                     `If the host was reinstalled on purpose, update the pin; otherwise do not connect.`, this.target.name);
             }
+            if (/privateKey|private key/i.test(e.message)) {
+                throw new SshConnectError(`the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one`, this.target.name);
+            }
             if (e.level === 'client-authentication') {
                 throw new SshConnectError(`authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`, this.target.name);
             }

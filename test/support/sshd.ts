@@ -82,3 +82,12 @@ export async function startLoopbackSshd(): Promise<LoopbackSshd> {
     },
   }
 }
+
+/** A fresh ed25519 private key in OpenSSH format (what ssh2 reads), not authorized anywhere. */
+export function newClientKey(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-key-'))
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'k')])
+  const key = readFileSync(join(dir, 'k'), 'utf8')
+  rmSync(dir, { recursive: true, force: true })
+  return key
+}

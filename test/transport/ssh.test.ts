@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { argv, pipe, withEnv } from '../../src/command/shell.js'
 import { parsePin, pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import { SshConnectError, SshTransport, type SshTarget } from '../../src/transport/ssh.js'
-import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+import { type LoopbackSshd, newClientKey, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
 let t: SshTransport
@@ -94,10 +94,8 @@ describe('SshTransport against a real sshd', () => {
   })
 
   it('explains a refused key and an unreachable port', async () => {
-    const { generateKeyPairSync } = await import('node:crypto')
-    const other = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
-    const refused = await SshTransport.connect(target({ privateKey: other })).catch((e: unknown) => e)
-    expect((refused as Error).message).toMatch(/authentication as root .* failed|cannot connect/)
+    const refused = await SshTransport.connect(target({ privateKey: newClientKey() })).catch((e: unknown) => e)
+    expect((refused as Error).message).toBe(`authentication as root on 127.0.0.1:${sshd.port} failed: the private key was refused`)
     const closed = await SshTransport.connect(target({ port: 1 })).catch((e: unknown) => e)
     expect((closed as Error).message).toMatch(/cannot connect to root@127.0.0.1:1: ECONNREFUSED/)
   })
