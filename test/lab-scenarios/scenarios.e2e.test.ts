@@ -4,12 +4,15 @@
  * exactly the bug each one has, fast, before vLLM starts; and the vLLM stand-in then serves, or
  * hangs on the placement group exactly like the incident, which the log watcher catches.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { labUp, type LabInfo } from '../../src/lab/index.js'
 import { loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
+import { diagnoseTask } from '../../src/tasks/diagnose.js'
 import { preflightManifest } from '../../src/tasks/preflight.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { runAction } from '../support/action.js'
@@ -75,6 +78,13 @@ describe('lab scenario: seed-bug (the incident)', () => {
     expect(evidence).toContain(ip('spark-a', 'mgmtIp'))
     expect(evidence).toContain(`node:${ip('spark-a', 'fabricIp')}`)
     expect(pre.findings.map((f) => f.code)).toContain('RAY_IDENTITY_NOT_FABRIC')
+    // Offline diagnosis of the saved bundle reaches the same verdict as the live run.
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-facts-'))
+    writeFileSync(join(dir, 'facts.json'), JSON.stringify(pre.facts))
+    const offline = await diagnoseTask({ facts: join(dir, 'facts.json'), manifest: info.manifestPath })
+    expect(offline.exitCode).toBe(1)
+    const offlineCodes = (offline.json as { findings: { code: string; node: string | null }[] }).findings.map((f) => `${f.code}@${f.node}`).sort()
+    expect(offlineCodes).toEqual(pre.findings.map((f) => `${f.code}@${f.node}`).sort())
     // The Action fails the job with one annotation per finding.
     const action = runAction({ command: 'preflight', manifest: info.manifestPath, 'ssh-private-key': credentials.privateKey })
     expect(action.status).toBe(1)
