@@ -25735,14 +25735,6 @@ module.exports = require("net");
 
 /***/ }),
 
-/***/ 3024:
-/***/ ((module) => {
-
-"use strict";
-module.exports = require("node:fs");
-
-/***/ }),
-
 /***/ 6928:
 /***/ ((module) => {
 
@@ -34474,72 +34466,14 @@ module.exports = {"rE":"1.17.0"};
 /******/ 	/* webpack/runtime/asset-relocator-loader */
 /******/ 	if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = __dirname + "/";
 /******/ 	
-/******/ 	/* webpack/runtime/create fake namespace object */
-/******/ 	(() => {
-/******/ 		var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
-/******/ 		var leafPrototypes;
-/******/ 		// create a fake namespace object
-/******/ 		// mode & 1: value is a module id, require it
-/******/ 		// mode & 2: merge all properties of value into the ns
-/******/ 		// mode & 4: return value when already ns object
-/******/ 		// mode & 16: return value when it's Promise-like
-/******/ 		// mode & 8|1: behave like require
-/******/ 		__nccwpck_require__.t = function(value, mode) {
-/******/ 			if(mode & 1) value = this(value);
-/******/ 			if(mode & 8) return value;
-/******/ 			if(typeof value === 'object' && value) {
-/******/ 				if((mode & 4) && value.__esModule) return value;
-/******/ 				if((mode & 16) && typeof value.then === 'function') return value;
-/******/ 			}
-/******/ 			var ns = Object.create(null);
-/******/ 			__nccwpck_require__.r(ns);
-/******/ 			var def = {};
-/******/ 			leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
-/******/ 			for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
-/******/ 				Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
-/******/ 			}
-/******/ 			def['default'] = () => (value);
-/******/ 			__nccwpck_require__.d(ns, def);
-/******/ 			return ns;
-/******/ 		};
-/******/ 	})();
-/******/ 	
-/******/ 	/* webpack/runtime/define property getters */
-/******/ 	(() => {
-/******/ 		// define getter functions for harmony exports
-/******/ 		__nccwpck_require__.d = (exports, definition) => {
-/******/ 			for(var key in definition) {
-/******/ 				if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
-/******/ 					Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
-/******/ 				}
-/******/ 			}
-/******/ 		};
-/******/ 	})();
-/******/ 	
-/******/ 	/* webpack/runtime/hasOwnProperty shorthand */
-/******/ 	(() => {
-/******/ 		__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
-/******/ 	})();
-/******/ 	
-/******/ 	/* webpack/runtime/make namespace object */
-/******/ 	(() => {
-/******/ 		// define __esModule on exports
-/******/ 		__nccwpck_require__.r = (exports) => {
-/******/ 			if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
-/******/ 				Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
-/******/ 			}
-/******/ 			Object.defineProperty(exports, '__esModule', { value: true });
-/******/ 		};
-/******/ 	})();
-/******/ 	
 /************************************************************************/
 var __webpack_exports__ = {};
 // This entry need to be wrapped in an IIFE because it need to be in strict mode.
 (() => {
 "use strict";
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = require("node:fs");
 ;// CONCATENATED MODULE: external "node:util"
 const external_node_util_namespaceObject = require("node:util");
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
@@ -48309,7 +48243,7 @@ const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url
 function repoRoot() {
     let dir = here;
     for (;;) {
-        if ((0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'src', 'lab', 'assets')))
+        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'src', 'lab', 'assets')))
             return dir;
         const up = (0,external_node_path_namespaceObject.dirname)(dir);
         if (up === dir)
@@ -48350,7 +48284,7 @@ function dockerBinary() {
     const fromEnv = process.env.VRD_DOCKER;
     if (fromEnv)
         return fromEnv;
-    return (0,external_node_fs_.existsSync)('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+    return (0,external_node_fs_namespaceObject.existsSync)('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 }
 
 ;// CONCATENATED MODULE: external "node:child_process"
@@ -48646,7 +48580,7 @@ const HASH_LABEL = 'vrd-lab.hash';
 function listFiles(dir) {
     const out = [];
     const walk = (d) => {
-        for (const e of (0,external_node_fs_.readdirSync)(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        for (const e of (0,external_node_fs_namespaceObject.readdirSync)(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
             if (e.name === '__pycache__' || e.name === '.pytest_cache' || e.name.endsWith('.pyc') || e.name.endsWith('.egg-info'))
                 continue;
             const p = (0,external_node_path_namespaceObject.join)(d, e.name);
@@ -48666,9 +48600,9 @@ function contentHash(input) {
     const files = [...(input.files ?? []), ...(input.dirs ?? []).flatMap(listFiles)];
     for (const f of files) {
         const name = input.base ? (0,external_node_path_namespaceObject.relative)(input.base, f) : f;
-        const exec = ((0,external_node_fs_.statSync)(f).mode & 0o111) !== 0;
+        const exec = ((0,external_node_fs_namespaceObject.statSync)(f).mode & 0o111) !== 0;
         h.update(`f\0${name}\0${exec ? 'x' : '-'}\0`);
-        h.update((0,external_node_fs_.readFileSync)(f));
+        h.update((0,external_node_fs_namespaceObject.readFileSync)(f));
         h.update('\0');
     }
     return h.digest('hex').slice(0, 16);
@@ -48816,7 +48750,7 @@ async function inspectImage(ctx, ref) {
 async function ensureMinbase(ctx) {
     const { paths } = ctx;
     const done = `${paths.minbaseRootfs}.complete`;
-    if ((0,external_node_fs_.existsSync)(done) && (0,external_node_fs_.existsSync)(paths.minbaseRootfs))
+    if ((0,external_node_fs_namespaceObject.existsSync)(done) && (0,external_node_fs_namespaceObject.existsSync)(paths.minbaseRootfs))
         return paths.minbaseRootfs;
     const tmp = `${paths.minbaseRootfs}.partial`;
     await (0,promises_namespaceObject.rm)(tmp, { recursive: true, force: true });
@@ -48955,7 +48889,7 @@ function sshConfigText(pins, keyPath, knownHostsPath, user) {
     ].join('\n');
 }
 async function ensureKeyPair(ctx, path, comment) {
-    if (!(0,external_node_fs_.existsSync)(path) || !(0,external_node_fs_.existsSync)(`${path}.pub`)) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(path) || !(0,external_node_fs_namespaceObject.existsSync)(`${path}.pub`)) {
         await ctx.runner.step(`generate ${comment}`, sshKeygen(`${path}.new`, comment));
         await (0,promises_namespaceObject.rename)(`${path}.new.pub`, `${path}.pub`);
         await (0,promises_namespaceObject.rename)(`${path}.new`, path);
@@ -49214,7 +49148,7 @@ function findProgram(name, path = process.env.PATH ?? '') {
     const candidates = (0,external_node_path_namespaceObject.isAbsolute)(name) ? [name] : path.split(external_node_path_namespaceObject.delimiter).filter(Boolean).map((d) => (0,external_node_path_namespaceObject.join)(d, name));
     for (const c of candidates) {
         try {
-            (0,external_node_fs_.accessSync)(c, external_node_fs_.constants.X_OK);
+            (0,external_node_fs_namespaceObject.accessSync)(c, external_node_fs_namespaceObject.constants.X_OK);
             return c;
         }
         catch {
@@ -49374,14 +49308,14 @@ function downloadedFiles(pipOutput) {
 /** The stand-in's folder, or the placeholder shipped with the lab while it does not exist. */
 function resolveWorkloadSource(ctx, dir) {
     const wanted = dir ?? workloadSourceDir();
-    if ((0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(wanted, 'requirements.txt')))
+    if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(wanted, 'requirements.txt')))
         return { dir: wanted, source: 'workload' };
     if (dir) {
         throw new LabError('bad-input', `${wanted} has no requirements.txt`, 'put the workload requirements (at least ray) in requirements.txt there');
     }
     return { dir: (0,external_node_path_namespaceObject.join)(ctx.assets, 'workload-placeholder'), source: 'placeholder' };
 }
-const isPackage = (dir) => (0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'pyproject.toml')) || (0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'setup.py'));
+const isPackage = (dir) => (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'pyproject.toml')) || (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'setup.py'));
 /** Build (when its hash changed) and push (when the registry lacks it) the workload image. */
 async function buildWorkloadImage(opts = {}) {
     const ctx = labContext(opts);
@@ -49395,7 +49329,7 @@ async function ensureWorkloadImage(ctx, changed, opts = {}) {
         ctx.progress(`workload: ${workloadSourceDir()} is not there yet; using the placeholder (ray only) from ${src.dir}`);
     }
     const baseHash = await ensureRootfsImage(ctx, 'workload', changed);
-    const recipe = (0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(src.dir, 'Dockerfile')) ? (0,external_node_path_namespaceObject.join)(src.dir, 'Dockerfile') : (0,external_node_path_namespaceObject.join)(ctx.assets, 'workload.Dockerfile');
+    const recipe = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(src.dir, 'Dockerfile')) ? (0,external_node_path_namespaceObject.join)(src.dir, 'Dockerfile') : (0,external_node_path_namespaceObject.join)(ctx.assets, 'workload.Dockerfile');
     const hash = contentHash({
         values: [workload_image_RECIPE, baseHash, WHEEL_TARGET.pythonVersion, ...WHEEL_TARGET.platforms],
         files: [recipe],
@@ -49470,7 +49404,7 @@ async function buildImage(ctx, srcDir, recipe, hash) {
         }
         let dockerfile = await (0,promises_namespaceObject.readFile)(recipe, 'utf8');
         const fragment = (0,external_node_path_namespaceObject.join)(srcDir, FRAGMENT_FILE);
-        if ((0,external_node_fs_.existsSync)(fragment))
+        if ((0,external_node_fs_namespaceObject.existsSync)(fragment))
             dockerfile += `\n# ---- ${FRAGMENT_FILE} from the workload folder\n${await (0,promises_namespaceObject.readFile)(fragment, 'utf8')}\n`;
         await (0,promises_namespaceObject.writeFile)((0,external_node_path_namespaceObject.join)(ctxDir, 'Dockerfile'), dockerfile);
         ctx.progress(`workload: docker build --network none (${wheels.length} wheels)`);
@@ -49831,7 +49765,7 @@ async function labDown(opts = {}) {
                 if (left.length > 0)
                     await ctx.runner.step('remove the lab images', ctx.docker.removeImages(left), { timeoutMs: 300_000 });
             }
-            if ((0,external_node_fs_.existsSync)(ctx.paths.cache))
+            if ((0,external_node_fs_namespaceObject.existsSync)(ctx.paths.cache))
                 await (0,promises_namespaceObject.rm)(ctx.paths.cache, { recursive: true, force: true });
         }
         ctx.progress(`lab down: done in ${secs(started)}`);
@@ -51917,8 +51851,8 @@ function scenarioDir() {
 /** One self-contained launch script: common.sh followed by the scenario body. */
 function scenarioScript(name) {
     const dir = scenarioDir();
-    const common = (0,external_node_fs_.readFileSync)((0,external_node_path_namespaceObject.join)(dir, 'common.sh'), 'utf8');
-    const body = (0,external_node_fs_.readFileSync)((0,external_node_path_namespaceObject.join)(dir, `${name}.sh`), 'utf8')
+    const common = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(dir, 'common.sh'), 'utf8');
+    const body = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(dir, `${name}.sh`), 'utf8')
         .split('\n')
         .filter((l) => !l.startsWith('. "$(dirname "$0")/common.sh"'));
     const [shebang, ...rest] = body;
@@ -51927,8 +51861,8 @@ function scenarioScript(name) {
 /** Open one SSH transport per node with the lab's key and pinned host keys. */
 async function labTransports(m, dir) {
     const paths = labPaths(resolveLabDir(dir));
-    const privateKey = (0,external_node_fs_.readFileSync)(paths.sshKey, 'utf8');
-    const knownHosts = (0,external_node_fs_.readFileSync)(paths.knownHosts, 'utf8');
+    const privateKey = (0,external_node_fs_namespaceObject.readFileSync)(paths.sshKey, 'utf8');
+    const knownHosts = (0,external_node_fs_namespaceObject.readFileSync)(paths.knownHosts, 'utf8');
     const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, { privateKey, knownHosts }))]));
     return new Map(entries);
 }
@@ -51943,9 +51877,9 @@ async function loadLabManifest(dir) {
 async function runLabScenario(name, opts = {}) {
     const { manifest, path } = await loadLabManifest(opts.dir);
     const root = resolveLabDir(opts.dir);
-    (0,external_node_fs_.mkdirSync)((0,external_node_path_namespaceObject.join)(root, 'scenarios'), { recursive: true });
+    (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.join)(root, 'scenarios'), { recursive: true });
     const launchScript = (0,external_node_path_namespaceObject.join)(root, 'scenarios', `${name}.sh`);
-    (0,external_node_fs_.writeFileSync)(launchScript, scenarioScript(name), { mode: 0o755 });
+    (0,external_node_fs_namespaceObject.writeFileSync)(launchScript, scenarioScript(name), { mode: 0o755 });
     const m = { ...manifest, launch: { mode: 'script', path: launchScript, args: [], env: {} } };
     const plan = planDeploy(m, { release: `lab-${name}` });
     const transports = await labTransports(m, opts.dir);
@@ -52251,7 +52185,7 @@ function need(values, name) {
 }
 function readText(path, what) {
     try {
-        return (0,external_node_fs_.readFileSync)(path, 'utf8');
+        return (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
     }
     catch (err) {
         return usageError(`cannot read ${what} ${path}: ${err.code ?? err.message}`);
@@ -52288,7 +52222,7 @@ async function dispatch(positionals, values, io) {
             if (values['facts-out']) {
                 const facts = outcome.files.find((f) => f.output === 'facts-file');
                 if (facts)
-                    (await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3024, 23))).writeFileSync(values['facts-out'], facts.content);
+                    (0,external_node_fs_namespaceObject.writeFileSync)(values['facts-out'], facts.content);
             }
             return outcome;
         }

@@ -2,7 +2,7 @@
  * The CLI: a thin adapter. It parses arguments, calls a task, and prints the task's text (or JSON
  * with --json). Exit codes: 0 ok, 1 the manifest or cluster is wrong, 2 wrong usage, 3 a bug.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
@@ -105,7 +105,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
       if (values['facts-out']) {
         const facts = outcome.files.find((f) => f.output === 'facts-file')
-        if (facts) (await import('node:fs')).writeFileSync(values['facts-out'], facts.content)
+        if (facts) writeFileSync(values['facts-out'], facts.content)
       }
       return outcome
     }
