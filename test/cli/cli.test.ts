@@ -116,6 +116,18 @@ describe('vllm-ray-deploy diagnose', () => {
     expect(pending.fix).toMatch(/--node-ip-address=192\.168\.200\.12|VLLM_HOST_IP/)
   })
 
+  it('reads ray status (pending demand) and, with the seeds\' node list beside it, fails on the pinned IP', async () => {
+    const status = await cli('diagnose', '--ray-status', 'test/preflight/fixtures/ray/status-seed-pending.txt', '--manifest', EXAMPLE, '--json')
+    const only = (JSON.parse(status.out) as { findings: { code: string; severity: string }[] }).findings
+    // ray status alone lists no addresses: a warning that says what to compare.
+    expect(only.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')?.severity).toBe('warning')
+    const both = await cli('diagnose', '--ray-status', 'test/preflight/fixtures/ray/status-seed-pending.txt', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--manifest', EXAMPLE, '--json')
+    expect(both.code).toBe(1)
+    const codes = (JSON.parse(both.out) as { findings: { code: string; severity: string }[] }).findings.filter((f) => f.severity === 'error').map((f) => f.code)
+    expect(codes).toContain('PLACEMENT_GROUP_PENDING')
+    expect(codes).toContain('RAY_IDENTITY_NOT_FABRIC')
+  })
+
   it('human output: a table, then one fix line per finding', async () => {
     const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt')
     expect(r.out.split('\n')[0]).toMatch(/^CODE\s+SEVERITY\s+NODE\s+MESSAGE$/)
