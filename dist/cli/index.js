@@ -50218,7 +50218,7 @@ if code == 0:
 elif "No such" in (se + so) or "no such" in (se + so):
     out["container"] = None
 else:
-    out["errors"].append("docker inspect %s: %s" % (name, (se or so).strip()))
+    out["docker_error"] = "docker inspect %s: %s" % (name, (se or so).strip() or "exit %d" % code)
 print(json.dumps(out))
 `;
 
@@ -50275,6 +50275,9 @@ function nodeFactsFromProbe(node, stdout) {
     }
     catch {
         return { facts: failed(node, `the facts probe printed no JSON: ${stdout.slice(-300)}`), notes: [] };
+    }
+    if (p.docker_error) {
+        return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${node.ssh.user ?? 'the SSH user'} have access to docker?)`), notes: p.errors };
     }
     const facts = {
         node: node.name,

@@ -3,6 +3,7 @@ import { parseManifest } from '../../src/manifest/load.js'
 import { readFileSync } from 'node:fs'
 import { nodeFactsFromProbe, probeCommand } from '../../src/preflight/gather/gather.js'
 import { LocalTransport } from '../../src/transport/local.js'
+import { withEnv } from '../../src/command/shell.js'
 
 const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
 
@@ -29,5 +30,19 @@ describe('facts probe on this machine (real ip, real python, docker when present
     expect(facts.peers.map((p) => [p.peer, p.ip, p.route.dev, p.reachable])).toEqual([['spark-b', '127.0.0.13', 'lo', true]])
     expect(facts.container).toBeUndefined()
     expect(ray?.error).toMatch(/not running/)
+  })
+
+  it('a node where docker cannot be used gives failed facts that say why, not a silently clean node', async () => {
+    const { manifest } = parseManifest(example, 'example.yml')
+    const m = { ...manifest!, nodes: manifest!.nodes.map((n, i) => ({ ...n, fabricIp: `127.0.0.${12 + i}` })) }
+    const worker = m.nodes[1]!
+    const probe = probeCommand(m, worker)
+    // No docker on this PATH (ip is in /usr/sbin); python3 by absolute path.
+    const cmd = withEnv({ PATH: '/usr/sbin:/sbin' }, '/usr/bin/python3', ...probe.cmd.argv.slice(1))
+    const r = await new LocalTransport().run(cmd, { stdin: probe.stdin, timeoutMs: 60_000 })
+    expect(r.code).toBe(0)
+    const { facts } = nodeFactsFromProbe(worker, r.stdout)
+    expect(facts.ok).toBe(false)
+    expect(facts.error).toMatch(/^docker inspect vllm-ray: docker: not found .*access to docker/)
   })
 })

@@ -50,6 +50,8 @@ interface ProbeOutput {
   } | null
   ray_nodes?: unknown
   ray_error?: string
+  /** docker itself failed (not installed, no permission, daemon down): the container cannot be checked. */
+  docker_error?: string
 }
 
 const VLLM_IP_SOURCES = new Set(['VLLM_HOST_IP', 'default-route', 'unknown'])
@@ -81,6 +83,9 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
     p = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ProbeOutput
   } catch {
     return { facts: failed(node, `the facts probe printed no JSON: ${stdout.slice(-300)}`), notes: [] }
+  }
+  if (p.docker_error) {
+    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${node.ssh.user ?? 'the SSH user'} have access to docker?)`), notes: p.errors }
   }
   const facts: NodeFacts = {
     node: node.name,

@@ -192,6 +192,6 @@ if code == 0:
 elif "No such" in (se + so) or "no such" in (se + so):
     out["container"] = None
 else:
-    out["errors"].append("docker inspect %s: %s" % (name, (se or so).strip()))
+    out["docker_error"] = "docker inspect %s: %s" % (name, (se or so).strip() or "exit %d" % code)
 print(json.dumps(out))
 `
