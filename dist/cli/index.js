@@ -44546,6 +44546,7 @@ const SmokeSchema = strictObject({
         .describe('How long to wait for the API server to report ready (model download and load included).'),
     requestTimeoutSeconds: wholeNumber({ min: 1 }).default(120).describe('Timeout of each smoke request.'),
     prompts: array(SmokePromptSchema)
+        .min(1)
         .default([{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }])
         .describe('Requests sent once the server is ready; every one must pass. Default: one short completion.'),
     latency: strictObject({

@@ -257,6 +257,7 @@ export const SmokeSchema = z
     requestTimeoutSeconds: wholeNumber({ min: 1 }).default(120).describe('Timeout of each smoke request.'),
     prompts: z
       .array(SmokePromptSchema)
+      .min(1)
       .default([{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }])
       .describe('Requests sent once the server is ready; every one must pass. Default: one short completion.'),
     latency: z
