@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { parseManifest } from '../../src/manifest/load.js'
+
+const base = (smoke: string) =>
+  ['version: 1', 'cluster: c', 'fabric: {interfaces: [eth1], subnet: 10.0.0.0/24}', 'nodes:', '  - {name: a, role: head, ssh: {host: h}, fabricIp: 10.0.0.2, gpus: 1}', 'image: {ref: img}', 'vllm: {model: m, tensorParallelSize: 1}', smoke].join('\n')
+
+describe('smoke settings', () => {
+  it('an empty prompt list is an error at its position (a smoke test that asks nothing proves nothing)', () => {
+    const { errors } = parseManifest(base('smoke:\n  prompts: []\n'), 'm.yml')
+    expect(errors.map((e) => `${e.line}:${e.col} ${e.code}`)).toEqual(['9:12 OUT_OF_RANGE'])
+    expect(errors[0]!.message).toMatch(/at least 1 item/)
+  })
+
+  it('no smoke section gives the default single prompt', () => {
+    const { manifest, errors } = parseManifest(base(''), 'm.yml')
+    expect(errors).toEqual([])
+    expect(manifest!.smoke.prompts).toHaveLength(1)
+  })
+})
