@@ -48344,6 +48344,21 @@ class LocalTransport {
             child.on('close', finish);
         });
     }
+    /**
+     * Start a program whose stdout is a stream for another command's stdin (e.g. `docker save` into a
+     * node's `docker load`). `done` settles when it exits; its stderr is kept for the error message.
+     */
+    stream(cmd) {
+        const started = Date.now();
+        const child = (0,external_node_child_process_namespaceObject.spawn)(cmd.argv[0], cmd.argv.slice(1), { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+        const done = new Promise((resolve) => {
+            child.on('error', (err) => resolve({ code: 127, signal: null, stdout: '', stderr: err.message, durationMs: Date.now() - started, timedOut: false }));
+            child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, durationMs: Date.now() - started, timedOut: false }));
+        });
+        return { stdout: child.stdout, done };
+    }
     async close() { }
 }
 
@@ -50341,6 +50356,10 @@ async function gatherFacts(m, opts) {
 
 
 
+
+
+/** `docker` of this machine, for image archives (`$VRD_DOCKER` overrides). */
+const docker = process.env.VRD_DOCKER || 'docker';
 function stdinProvider(manifestPath, env = process.env) {
     return async (input) => {
         switch (input.kind) {
@@ -50355,8 +50374,16 @@ function stdinProvider(manifestPath, env = process.env) {
                     throw new Error(`secret environment variable(s) not set for this run: ${missing.join(', ')}`);
                 return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n';
             }
-            case 'image-archive':
-                throw new Error('image distribution "load" arrives with the rollout; use "pull" or "preloaded" for now');
+            case 'image-archive': {
+                // The image comes from this machine's docker (the runner built or pulled it), streamed
+                // as `docker save` straight into the node's `docker load`: no registry, no temp file.
+                const local = new LocalTransport();
+                const present = await local.run(argv(docker, 'image', 'inspect', '--format', '{{.Id}}', input.image), { timeoutMs: 30_000 });
+                if (present.code !== 0) {
+                    throw new Error(`image ${input.image} is not in this machine's docker (${present.stderr.trim() || `exit ${present.code}`}); build or pull it here first, or use image.distribution: pull`);
+                }
+                return local.stream(argv(docker, 'save', input.image)).stdout;
+            }
         }
     };
 }
@@ -50374,7 +50401,7 @@ const VLLM_LOG = '/tmp/vllm-ray-deploy-serve.log';
 const LABEL_PREFIX = 'io.vllm-ray-deploy';
 const secretEnvFile = (m) => `${NODE_STATE_DIR}/${m.cluster}/${m.container.name}.env`;
 const launchScriptPath = (m) => `${NODE_STATE_DIR}/${m.cluster}/launch.sh`;
-const docker = (...args) => argv('docker', ...args);
+const node_commands_docker = (...args) => argv('docker', ...args);
 function imageRef(m, override) {
     const ref = override ?? m.image.ref;
     return m.image.digest && !ref.includes('@') ? `${ref}@${m.image.digest}` : ref;
@@ -50397,12 +50424,12 @@ function nodeEnv(m, node) {
         VLLM_HOST_IP: node.fabricIp,
     };
 }
-const pullImage = (ref) => docker('pull', ref);
+const pullImage = (ref) => node_commands_docker('pull', ref);
 /** Reads a `docker save` archive from stdin. */
-const loadImage = () => docker('load');
-const node_commands_inspectImage = (ref) => docker('image', 'inspect', '--format', '{{.Id}}', ref);
+const loadImage = () => node_commands_docker('load');
+const node_commands_inspectImage = (ref) => node_commands_docker('image', 'inspect', '--format', '{{.Id}}', ref);
 /** Remove the previous container of this name, if any (a missing one is not an error). */
-const removeContainer = (name) => or(and(docker('container', 'inspect', '--format', '{{.Id}}', name), docker('rm', '-f', name)), argv('true'));
+const removeContainer = (name) => or(and(node_commands_docker('container', 'inspect', '--format', '{{.Id}}', name), node_commands_docker('rm', '-f', name)), argv('true'));
 /** Writes stdin (the `NAME=value` lines of secret env) to a root-only file. */
 function writeSecretEnv(m) {
     const file = secretEnvFile(m);
@@ -50446,13 +50473,13 @@ function runRayContainer(m, node, image, release) {
         args.push('--env', `${k}=${v}`);
     args.push('--label', `${LABEL_PREFIX}.cluster=${m.cluster}`, '--label', `${LABEL_PREFIX}.node=${node.name}`, '--label', `${LABEL_PREFIX}.role=${node.role}`, '--label', `${LABEL_PREFIX}.release=${release}`);
     args.push(...c.extraArgs, '--entrypoint', 'ray', image, ...rayStartArgs(m, node));
-    return docker(...args);
+    return node_commands_docker(...args);
 }
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
 const RAY_ALIVE_PY = 'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)';
-const rayAliveNodes = (m, n) => docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n));
+const rayAliveNodes = (m, n) => node_commands_docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n));
 /** Succeeds once Ray on the head answers. */
-const rayHeadReady = (m) => docker('exec', m.container.name, 'ray', 'status');
+const rayHeadReady = (m) => node_commands_docker('exec', m.container.name, 'ray', 'status');
 /** The exact `vllm serve` argv the head runs. */
 function vllmServeArgv(m) {
     const v = m.vllm;
@@ -50474,12 +50501,12 @@ const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1';
 /** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
 function startVllm(m) {
     const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
-    return docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m));
+    return node_commands_docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m));
 }
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
 const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`);
 /** Last lines of the vLLM log, for failure reports. */
-const vllmLogTail = (m, lines = 200) => docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG);
+const vllmLogTail = (m, lines = 200) => node_commands_docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG);
 /** Upload a launch script (from stdin) to the node. */
 function uploadLaunchScript(m) {
     const path = launchScriptPath(m);

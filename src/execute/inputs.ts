@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { StepInput } from '../plan/plan.js'
+import { argv } from '../command/shell.js'
 import { PROBE_PROGRAM } from '../preflight/gather/gather.js'
+import { LocalTransport } from '../transport/local.js'
+
+/** `docker` of this machine, for image archives (`$VRD_DOCKER` overrides). */
+const docker = process.env.VRD_DOCKER || 'docker'
 
 export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = process.env) {
   return async (input: StepInput): Promise<string | Readable> => {
@@ -18,8 +23,16 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
         if (missing.length > 0) throw new Error(`secret environment variable(s) not set for this run: ${missing.join(', ')}`)
         return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n'
       }
-      case 'image-archive':
-        throw new Error('image distribution "load" arrives with the rollout; use "pull" or "preloaded" for now')
+      case 'image-archive': {
+        // The image comes from this machine's docker (the runner built or pulled it), streamed
+        // as `docker save` straight into the node's `docker load`: no registry, no temp file.
+        const local = new LocalTransport()
+        const present = await local.run(argv(docker, 'image', 'inspect', '--format', '{{.Id}}', input.image), { timeoutMs: 30_000 })
+        if (present.code !== 0) {
+          throw new Error(`image ${input.image} is not in this machine's docker (${present.stderr.trim() || `exit ${present.code}`}); build or pull it here first, or use image.distribution: pull`)
+        }
+        return local.stream(argv(docker, 'save', input.image)).stdout
+      }
     }
   }
 }

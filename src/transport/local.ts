@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { type Cmd, render } from '../command/shell.js'
+import type { Readable } from 'node:stream'
+import { type Argv, type Cmd, render } from '../command/shell.js'
 import type { RunOptions, RunResult, Transport } from './transport.js'
 
 /**
@@ -50,6 +51,22 @@ export class LocalTransport implements Transport {
       })
       child.on('close', finish)
     })
+  }
+
+  /**
+   * Start a program whose stdout is a stream for another command's stdin (e.g. `docker save` into a
+   * node's `docker load`). `done` settles when it exits; its stderr is kept for the error message.
+   */
+  stream(cmd: Argv): { readonly stdout: Readable; readonly done: Promise<RunResult> } {
+    const started = Date.now()
+    const child = spawn(cmd.argv[0]!, cmd.argv.slice(1), { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+    const done = new Promise<RunResult>((resolve) => {
+      child.on('error', (err) => resolve({ code: 127, signal: null, stdout: '', stderr: err.message, durationMs: Date.now() - started, timedOut: false }))
+      child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, durationMs: Date.now() - started, timedOut: false }))
+    })
+    return { stdout: child.stdout, done }
   }
 
   async close(): Promise<void> {}

@@ -58,3 +58,35 @@ it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate
   const nodes = await transports.get('spark-a')!.run(argv('docker', 'exec', manifest.container.name, 'python3', '-c', 'import ray,json;ray.init(address="auto",logging_level="ERROR");print(json.dumps(sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])))'), { timeoutMs: 60_000 })
   expect(JSON.parse(nodes.stdout.trim().split('\n').pop()!)).toEqual(manifest.nodes.map((n) => n.fabricIp).sort())
 }, 600_000)
+
+it('image distribution "load" streams the image from this machine into every node (docker save | ssh | docker load)', async () => {
+  const { LocalTransport } = await import('../../src/transport/local.js')
+  const { dockerBinary } = await import('../../src/lab/index.js')
+  const ref = 'vrd-lab/vllm-standin:latest'
+  const local = await new LocalTransport().run(argv(dockerBinary(), 'image', 'inspect', '--format', '{{.Id}}', ref), { timeoutMs: 30_000 })
+  expect(local.code, local.stderr).toBe(0)
+  // Remove it from the nodes first, so the load really happens.
+  for (const t of transports.values()) {
+    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+    await t.run(argv('docker', 'image', 'rm', '-f', ref), { timeoutMs: 60_000 })
+  }
+  const m: Manifest = { ...manifest, image: { ...manifest.image, ref, distribution: 'load' } }
+  const plan = planDeploy(m, { release: 'e2e-load' })
+  expect(plan.phases[0]!.steps.filter((s) => s.action === 'image').map((s) => s.stdin)).toEqual([
+    { kind: 'image-archive', image: ref },
+    { kind: 'image-archive', image: ref },
+  ])
+  const r = await executePlan(plan, { transports, stdinFor: stdinProvider(manifestPath), untilPhase: 'prepare', onProgress: progress })
+  expect(r.ok, JSON.stringify(r.stoppedAt)).toBe(true)
+  for (const t of transports.values()) {
+    const id = await t.run(argv('docker', 'image', 'inspect', '--format', '{{.Id}}', ref), { timeoutMs: 30_000 })
+    expect(id.stdout.trim(), t.label).toBe(local.stdout.trim())
+  }
+}, 600_000)
+
+it('image distribution "load" of an image this machine does not have fails before touching the nodes, saying why', async () => {
+  const m: Manifest = { ...manifest, image: { ...manifest.image, ref: 'vrd-lab/no-such-image:never', distribution: 'load' } }
+  const r = await executePlan(planDeploy(m), { transports, stdinFor: stdinProvider(manifestPath), untilPhase: 'prepare' })
+  expect(r.ok).toBe(false)
+  expect(r.stoppedAt!.reason).toMatch(/image vrd-lab\/no-such-image:never is not in this machine's docker/)
+}, 120_000)
