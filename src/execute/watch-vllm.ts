@@ -4,11 +4,11 @@
  * of after vLLM's own 1800 s timeout.
  */
 import type { Manifest } from '../manifest/schema.js'
-import { argv } from '../command/shell.js'
+import { shScript } from '../command/shell.js'
 import type { RayView } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import { createLogWatcher } from '../preflight/signatures.js'
-import { VLLM_LOG, vllmHealth } from '../plan/node-commands.js'
+import { VLLM_LOG } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
 
 export interface WatchResult {
@@ -29,30 +29,48 @@ export interface WatchOptions {
   readonly onProgress?: (message: string) => void
 }
 
+/**
+ * One poll, one SSH exec: is /health up, is `vllm serve` still alive in the container (seen from the
+ * host with `docker top`, so the image needs no tools), and the log from a byte offset.
+ */
+const POLL_SCRIPT = [
+  'c=$1; log=$2; off=$3; url=$4',
+  'if curl --silent --fail --max-time 5 "$url" >/dev/null 2>&1; then echo "@@ready"; fi',
+  'if ! docker top "$c" -eo pid,args 2>/dev/null | grep -q "vllm serve"; then echo "@@exited"; fi',
+  'echo "@@log"',
+  'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
+].join('\n')
+
+/** Keep this much of the log for the report. */
+const KEPT = 64 * 1024
+
 export async function watchVllmStartup(head: Transport, m: Manifest, opts: WatchOptions): Promise<WatchResult> {
   const started = Date.now()
   const watcher = createLogWatcher({ source: `${head.label}:${VLLM_LOG}`, ...(opts.ray && { ray: opts.ray }) })
   const stopOn = opts.stopOn ?? ((f: Finding) => f.severity === 'error')
+  const url = `http://127.0.0.1:${m.vllm.port}/health`
   let offset = 0
   let text = ''
   const tail = () => text.split('\n').slice(-40).join('\n')
+  const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
   for (;;) {
-    const log = await head.run(argv('docker', 'exec', m.container.name, 'tail', '-c', `+${offset + 1}`, VLLM_LOG), { timeoutMs: 15_000 })
-    if (log.code === 0 && log.stdout.length > 0) {
-      offset += Buffer.byteLength(log.stdout)
-      text += log.stdout
-      const fresh = watcher.push(log.stdout)
-      for (const f of fresh) opts.onProgress?.(`vllm log: ${f.code}: ${f.message}`)
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), url), { timeoutMs: 30_000 })
+    const at = poll.stdout.indexOf('@@log\n')
+    const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
+    const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)
+    if (chunk.length > 0) {
+      offset += Buffer.byteLength(chunk)
+      text = (text + chunk).slice(-KEPT)
+      for (const f of watcher.push(chunk)) opts.onProgress?.(`vllm log: ${f.code}: ${f.message}`)
       const stopping = watcher.findings.filter(stopOn)
-      if (stopping.length > 0) {
-        return { ready: false, findings: stopping, waitedMs: Date.now() - started, reason: `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`, logTail: tail() }
-      }
+      if (stopping.length > 0) return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }
-    const health = await head.run(vllmHealth(m), { timeoutMs: 10_000 })
-    if (health.code === 0) return { ready: true, findings: watcher.findings, waitedMs: Date.now() - started, reason: 'GET /health answered 200', logTail: tail() }
-    if (Date.now() - started > opts.deadlineMs) {
-      return { ready: false, findings: watcher.findings, waitedMs: Date.now() - started, reason: `not ready after ${Math.round(opts.deadlineMs / 1000)} s`, logTail: tail() }
+    if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
+    if (flags.includes('@@exited')) {
+      const last = [...watcher.findings, ...watcher.end()]
+      return result(false, last, `vllm serve is no longer running in ${m.container.name} (see the log tail)`)
     }
+    if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
   }
 }

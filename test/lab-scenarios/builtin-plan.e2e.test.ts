@@ -59,6 +59,21 @@ it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate
   expect(JSON.parse(nodes.stdout.trim().split('\n').pop()!)).toEqual(manifest.nodes.map((n) => n.fabricIp).sort())
 }, 600_000)
 
+it('the start-up watcher notices a vllm serve that died without a known signature, at the next poll', async () => {
+  const head = transports.get('spark-a')!
+  const { VLLM_LOG } = await import('../../src/plan/node-commands.js')
+  const { watchVllmStartup } = await import('../../src/execute/watch-vllm.js')
+  // Stop the server the previous test started, then start one that writes a line and exits.
+  await head.run(argv('docker', 'exec', manifest.container.name, 'pkill', '-f', 'vllm serve'), { timeoutMs: 30_000 })
+  await head.run(argv('docker', 'exec', '--detach', manifest.container.name, 'sh', '-c', 'echo "INFO starting, then crashing" >> "$1"; exit 3', 'sh', VLLM_LOG), { timeoutMs: 30_000 })
+  const w = await watchVllmStartup(head, manifest, { deadlineMs: 120_000, pollMs: 500 })
+  expect(w.ready).toBe(false)
+  expect(w.reason).toMatch(/vllm serve is no longer running in vllm-ray/)
+  expect(w.logTail).toContain('starting, then crashing')
+  // One poll or two, not the deadline.
+  expect(w.waitedMs).toBeLessThan(60_000)
+}, 180_000)
+
 it('image distribution "load" streams the image from this machine into every node (docker save | ssh | docker load)', async () => {
   const { LocalTransport } = await import('../../src/transport/local.js')
   const { dockerBinary } = await import('../../src/lab/index.js')
