@@ -79633,8 +79633,6 @@ const mergeStderr = (cmd) => ({ kind: 'redirect', cmd, stderr: 'stdout' });
 const fromFile = (cmd, path) => ({ kind: 'redirect', cmd, stdin: path });
 /** A program that runs `script` (a fixed, reviewed script text shipped with the tool) via `sh -c`. */
 const shScript = (script, ...args) => argv('sh', '-c', script, 'sh', ...args);
-/** Readable one-line form for logs and plans (same as what runs). */
-const shell_describe = (/* unused pure expression or super */ null && (render));
 
 ;// CONCATENATED MODULE: ./src/transport/transport.ts
 const succeeded = (r) => r.code === 0 && !r.timedOut;
@@ -80068,12 +80066,10 @@ const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1';
 /** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
 function startVllm(m) {
     const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
-    return docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m));
+    return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv);
 }
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
 const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`);
-/** Last lines of the vLLM log, for failure reports. */
-const vllmLogTail = (m, lines = 200) => docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG);
 /** Upload a launch script (from stdin) to the node. */
 function uploadLaunchScript(m) {
     const path = launchScriptPath(m);

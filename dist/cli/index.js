@@ -48093,8 +48093,6 @@ const mergeStderr = (cmd) => ({ kind: 'redirect', cmd, stderr: 'stdout' });
 const fromFile = (cmd, path) => ({ kind: 'redirect', cmd, stdin: path });
 /** A program that runs `script` (a fixed, reviewed script text shipped with the tool) via `sh -c`. */
 const shScript = (script, ...args) => argv('sh', '-c', script, 'sh', ...args);
-/** Readable one-line form for logs and plans (same as what runs). */
-const shell_describe = render;
 
 ;// CONCATENATED MODULE: ./src/lab/docker-commands.ts
 /**
@@ -48429,7 +48427,7 @@ class LabRunner {
                 ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
             });
             if (!succeeded(r)) {
-                throw new LabError('command-failed', `${what} failed (${outcome(r)}): ${shell_describe(cmd)}`, opts.fix, tail(`${r.stdout}\n${r.stderr}`, 25));
+                throw new LabError('command-failed', `${what} failed (${outcome(r)}): ${render(cmd)}`, opts.fix, tail(`${r.stdout}\n${r.stderr}`, 25));
             }
             return r;
         }
@@ -50501,12 +50499,10 @@ const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1';
 /** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
 function startVllm(m) {
     const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
-    return node_commands_docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m));
+    return node_commands_docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv);
 }
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
 const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`);
-/** Last lines of the vLLM log, for failure reports. */
-const vllmLogTail = (m, lines = 200) => node_commands_docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG);
 /** Upload a launch script (from stdin) to the node. */
 function uploadLaunchScript(m) {
     const path = launchScriptPath(m);

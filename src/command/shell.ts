@@ -122,6 +122,3 @@ export const fromFile = (cmd: Cmd, path: string): Redirect => ({ kind: 'redirect
 
 /** A program that runs `script` (a fixed, reviewed script text shipped with the tool) via `sh -c`. */
 export const shScript = (script: string, ...args: string[]): Argv => argv('sh', '-c', script, 'sh', ...args)
-
-/** Readable one-line form for logs and plans (same as what runs). */
-export const describe = render

@@ -3,7 +3,7 @@
  * Adds what a lab step needs on top: a deadline, an error that names the step and shows the
  * command and its output, and a heartbeat for long steps.
  */
-import { type Cmd, describe } from '../command/shell.js'
+import { type Cmd, render } from '../command/shell.js'
 import { LocalTransport } from '../transport/local.js'
 import { type RunOptions, type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
 import { LabError, tail } from './lab-error.js'
@@ -43,7 +43,7 @@ export class LabRunner {
       if (!succeeded(r)) {
         throw new LabError(
           'command-failed',
-          `${what} failed (${outcome(r)}): ${describe(cmd)}`,
+          `${what} failed (${outcome(r)}): ${render(cmd)}`,
           opts.fix,
           tail(`${r.stdout}\n${r.stderr}`, 25),
         )

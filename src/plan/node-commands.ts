@@ -132,15 +132,12 @@ const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1'
 /** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
 export function startVllm(m: Manifest): Cmd {
   const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`])
-  return docker('exec', '--detach', ...envArgs, m.container.name, 'sh', '-c', LOGGED_EXEC, 'vllm-serve', VLLM_LOG, ...vllmServeArgv(m))
+  return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv)
 }
 
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
 export const vllmHealth = (m: Manifest): Argv =>
   argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`)
-
-/** Last lines of the vLLM log, for failure reports. */
-export const vllmLogTail = (m: Manifest, lines = 200): Cmd => docker('exec', m.container.name, 'tail', '-n', String(lines), VLLM_LOG)
 
 /** Upload a launch script (from stdin) to the node. */
 export function uploadLaunchScript(m: Manifest): Cmd {
