@@ -67580,7 +67580,8 @@ function parseRayStatus(text) {
             usageSeen ||= section === 'usage';
             continue;
         }
-        if (/^(Total )?Demands:$/.test(head)) {
+        // Ray 2.5x prints `Pending Demands:` (after `From request_resources:`); older releases `Demands:` / `Total Demands:`.
+        if (/^(Total |Pending )?Demands:$/.test(head)) {
             recognised = true;
             demandsSeen = true;
             section = 'demands';
@@ -79827,11 +79828,27 @@ if code == 0:
         except Exception:
             out["errors"].append("probe inside %s failed: %s" % (name, (se or so).strip()[-500:]))
         if args.get("ray"):
-            code, so, se = run(["docker", "exec", name, "python3", "-c", RAY_PY], 60)
+            # Ray's node list and 'ray status' (totals, pending demands) side by side.
+            procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k, cmd in (
+                ("nodes", ["docker", "exec", name, "python3", "-c", RAY_PY]),
+                ("status", ["docker", "exec", name, "ray", "status"]),
+            )}
+            res = {}
+            for k, p in procs.items():
+                try:
+                    so, se = p.communicate(timeout=60)
+                    res[k] = (p.returncode, so, se)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    res[k] = (124, "", "timed out after 60s")
+            code, so, se = res["nodes"]
             try:
                 out["ray_nodes"] = json.loads(so.strip().splitlines()[-1])
             except Exception:
                 out["ray_error"] = ((se or so).strip()[-800:] or "exit %d" % code)
+            code, so, se = res["status"]
+            if code == 0:
+                out["ray_status"] = so
     out["container"] = cont
 elif "No such" in (se + so) or "no such" in (se + so):
     out["container"] = None
@@ -79845,6 +79862,7 @@ print(json.dumps(out))
  * Live facts: one SSH round trip per node, all nodes at once, Ray's view from the head's run.
  * The only impure part of the preflight; the checks read what this returns.
  */
+
 
 
 
@@ -79915,6 +79933,7 @@ function nodeFactsFromProbe(node, stdout) {
         ...(p.container && { container: containerFacts(p.container) }),
     };
     let ray;
+    const rayStatus = node.role === 'head' ? p.ray_status : undefined;
     if (node.role === 'head') {
         if (p.ray_nodes !== undefined)
             ray = { ...parseRayNodes(JSON.stringify(p.ray_nodes)), source: `ray.nodes() in ${node.name}'s container` };
@@ -79923,12 +79942,13 @@ function nodeFactsFromProbe(node, stdout) {
         else if (!p.container?.running)
             ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: `container ${p.container?.name ?? '(none)'} is not running on the head` };
     }
-    return { facts, ...(ray && { ray }), notes: p.errors };
+    return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: p.errors };
 }
 const failed = (node, error) => ({ node: node.name, sshHost: node.ssh.host, ok: false, error, interfaces: [], peers: [], gpus: [] });
 async function gatherFacts(m, opts) {
     const notes = [];
     let ray;
+    let rayStatus;
     const nodes = await Promise.all(m.nodes.map(async (node) => {
         try {
             const t = await opts.transportFor(node);
@@ -79939,6 +79959,8 @@ async function gatherFacts(m, opts) {
             const parsed = nodeFactsFromProbe(node, r.stdout);
             if (parsed.ray)
                 ray = parsed.ray;
+            if (parsed.rayStatus)
+                rayStatus = parsed.rayStatus;
             notes.push(...parsed.notes.map((note) => ({ node: node.name, note })));
             opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`);
             return parsed.facts;
@@ -79947,10 +79969,9 @@ async function gatherFacts(m, opts) {
             return failed(node, err.message);
         }
     }));
-    return {
-        facts: { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) },
-        notes,
-    };
+    const facts = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) };
+    // `ray status` adds totals and pending demands to Ray's view (the same merge diagnose does).
+    return { facts: rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes };
 }
 
 ;// CONCATENATED MODULE: ./src/plan/node-commands.ts

@@ -91,7 +91,8 @@ export function parseRayStatus(text: string): RayView {
       usageSeen ||= section === 'usage'
       continue
     }
-    if (/^(Total )?Demands:$/.test(head)) {
+    // Ray 2.5x prints `Pending Demands:` (after `From request_resources:`); older releases `Demands:` / `Total Demands:`.
+    if (/^(Total |Pending )?Demands:$/.test(head)) {
       recognised = true
       demandsSeen = true
       section = 'demands'

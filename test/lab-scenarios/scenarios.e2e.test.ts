@@ -106,6 +106,12 @@ describe('lab scenario: seed-bug (the incident)', () => {
     )
     // Seconds, not vLLM's 1800 s.
     expect(r.vllm!.waitedMs).toBeLessThan(30_000)
+    // A preflight of the hung cluster also shows Ray's own pending demand (from `ray status`) next to its nodes.
+    const pre = await preflightManifest(manifest, { credentials })
+    expect(pre.facts.ray?.pendingDemands?.some((d) => d[`node:${ip('spark-a', 'fabricIp')}`] !== undefined), JSON.stringify(pre.facts.ray)).toBe(true)
+    const demand = pre.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')
+    expect(demand, JSON.stringify(pre.findings, null, 1)).toBeDefined()
+    expect(demand!.severity).toBe('error')
   }, 600_000)
 })
 

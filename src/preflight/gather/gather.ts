@@ -6,6 +6,7 @@ import { type Argv, argv } from '../../command/shell.js'
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { type Transport, outcome } from '../../transport/transport.js'
 import type { ContainerFacts, FactsBundle, NodeFacts, RayView } from '../facts.js'
+import { assembleOfflineFacts } from '../diagnose.js'
 import { parseRayNodes } from '../parse-ray.js'
 import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
 
@@ -50,6 +51,8 @@ interface ProbeOutput {
   } | null
   ray_nodes?: unknown
   ray_error?: string
+  /** Text of `ray status` in the head's container. */
+  ray_status?: string
   /** docker itself failed (not installed, no permission, daemon down): the container cannot be checked. */
   docker_error?: string
 }
@@ -77,7 +80,7 @@ function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFact
 }
 
 /** Turn the probe's JSON into NodeFacts (pure; exported for tests). */
-export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; notes: string[] } {
+export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: string[] } {
   let p: ProbeOutput
   try {
     p = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ProbeOutput
@@ -105,12 +108,13 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
     ...(p.container && { container: containerFacts(p.container) }),
   }
   let ray: RayView | undefined
+  const rayStatus = node.role === 'head' ? p.ray_status : undefined
   if (node.role === 'head') {
     if (p.ray_nodes !== undefined) ray = { ...parseRayNodes(JSON.stringify(p.ray_nodes)), source: `ray.nodes() in ${node.name}'s container` }
     else if (p.ray_error !== undefined) ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: p.ray_error }
     else if (!p.container?.running) ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: `container ${p.container?.name ?? '(none)'} is not running on the head` }
   }
-  return { facts, ...(ray && { ray }), notes: p.errors }
+  return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: p.errors }
 }
 
 const failed = (node: ManifestNode, error: string): NodeFacts => ({ node: node.name, sshHost: node.ssh.host, ok: false, error, interfaces: [], peers: [], gpus: [] })
@@ -135,6 +139,7 @@ export interface GatherResult {
 export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<GatherResult> {
   const notes: { node: string; note: string }[] = []
   let ray: RayView | undefined
+  let rayStatus: string | undefined
   const nodes = await Promise.all(
     m.nodes.map(async (node): Promise<NodeFacts> => {
       try {
@@ -144,6 +149,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
         const parsed = nodeFactsFromProbe(node, r.stdout)
         if (parsed.ray) ray = parsed.ray
+        if (parsed.rayStatus) rayStatus = parsed.rayStatus
         notes.push(...parsed.notes.map((note) => ({ node: node.name, note })))
         opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`)
         return parsed.facts
@@ -152,8 +158,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
       }
     }),
   )
-  return {
-    facts: { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) },
-    notes,
-  }
+  const facts: FactsBundle = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) }
+  // `ray status` adds totals and pending demands to Ray's view (the same merge diagnose does).
+  return { facts: rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes }
 }

@@ -183,11 +183,27 @@ if code == 0:
         except Exception:
             out["errors"].append("probe inside %s failed: %s" % (name, (se or so).strip()[-500:]))
         if args.get("ray"):
-            code, so, se = run(["docker", "exec", name, "python3", "-c", RAY_PY], 60)
+            # Ray's node list and 'ray status' (totals, pending demands) side by side.
+            procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k, cmd in (
+                ("nodes", ["docker", "exec", name, "python3", "-c", RAY_PY]),
+                ("status", ["docker", "exec", name, "ray", "status"]),
+            )}
+            res = {}
+            for k, p in procs.items():
+                try:
+                    so, se = p.communicate(timeout=60)
+                    res[k] = (p.returncode, so, se)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    res[k] = (124, "", "timed out after 60s")
+            code, so, se = res["nodes"]
             try:
                 out["ray_nodes"] = json.loads(so.strip().splitlines()[-1])
             except Exception:
                 out["ray_error"] = ((se or so).strip()[-800:] or "exit %d" % code)
+            code, so, se = res["status"]
+            if code == 0:
+                out["ray_status"] = so
     out["container"] = cont
 elif "No such" in (se + so) or "no such" in (se + so):
     out["container"] = None
