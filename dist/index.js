@@ -79866,7 +79866,6 @@ print(json.dumps(out))
 
 
 
-
 /** The probe for one node: its peers are every other node's fabric IP. */
 function probeCommand(m, node) {
     const args = {
@@ -79969,9 +79968,20 @@ async function gatherFacts(m, opts) {
             return failed(node, err.message);
         }
     }));
-    const facts = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) };
-    // `ray status` adds totals and pending demands to Ray's view (the same merge diagnose does).
-    return { facts: rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes };
+    return { facts: { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray: withPendingDemands(ray, rayStatus) }) }, notes };
+}
+/**
+ * Add `ray status`'s pending demands to the live view. Its totals are left out: they come from the
+ * autoscaler's periodic snapshot and lag a just-joined node by seconds, while `ray.nodes()` is
+ * current, so resources are counted from the nodes.
+ */
+function withPendingDemands(ray, statusText) {
+    if (!statusText || ray.error)
+        return ray;
+    const status = parseRayStatus(statusText);
+    if (status.error || !status.pendingDemands)
+        return ray;
+    return { ...ray, source: `${ray.source} + ray status (pending demands)`, pendingDemands: status.pendingDemands };
 }
 
 ;// CONCATENATED MODULE: ./src/plan/node-commands.ts
