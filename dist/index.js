@@ -66634,15 +66634,16 @@ function fabricUnreachable(ctx) {
 ;// CONCATENATED MODULE: ./src/preflight/checks/gpus.ts
 /** Enough GPUs for TP × PP, and one on the node that runs `vllm serve`. */
 
-/** Ray's GPU total: `ray status` totals, else the sum over alive nodes when every map is complete. */
+/**
+ * Ray's GPU total: the sum over alive nodes when every node's resource map is complete (ray.nodes()
+ * is current), else `ray status` totals (the autoscaler's snapshot, which lags a just-joined node by
+ * seconds, but is all a pasted `ray status` or a truncated node list gives).
+ */
 function rayGpuTotal(ctx) {
-    const total = ctx.ray?.totals?.['GPU'];
-    if (total !== undefined)
-        return total;
-    if (ctx.aliveRayNodes.length === 0)
-        return undefined;
     const perNode = ctx.aliveRayNodes.map(rayGpus);
-    return perNode.every((g) => g !== undefined) ? perNode.reduce((a, g) => a + (g ?? 0), 0) : undefined;
+    if (perNode.length > 0 && perNode.every((g) => g !== undefined))
+        return perNode.reduce((a, g) => a + (g ?? 0), 0);
+    return ctx.ray?.totals?.['GPU'];
 }
 /** GPU_SHORTFALL: Ray (or a node) has fewer GPUs than the parallel layout needs. */
 function gpuShortfall(ctx) {
@@ -79866,6 +79867,7 @@ print(json.dumps(out))
 
 
 
+
 /** The probe for one node: its peers are every other node's fabric IP. */
 function probeCommand(m, node) {
     const args = {
@@ -79968,20 +79970,9 @@ async function gatherFacts(m, opts) {
             return failed(node, err.message);
         }
     }));
-    return { facts: { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray: withPendingDemands(ray, rayStatus) }) }, notes };
-}
-/**
- * Add `ray status`'s pending demands to the live view. Its totals are left out: they come from the
- * autoscaler's periodic snapshot and lag a just-joined node by seconds, while `ray.nodes()` is
- * current, so resources are counted from the nodes.
- */
-function withPendingDemands(ray, statusText) {
-    if (!statusText || ray.error)
-        return ray;
-    const status = parseRayStatus(statusText);
-    if (status.error || !status.pendingDemands)
-        return ray;
-    return { ...ray, source: `${ray.source} + ray status (pending demands)`, pendingDemands: status.pendingDemands };
+    const facts = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) };
+    // `ray status` adds totals and pending demands to Ray's view: the same merge `diagnose` does.
+    return { facts: ray && !ray.error && rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes };
 }
 
 ;// CONCATENATED MODULE: ./src/plan/node-commands.ts

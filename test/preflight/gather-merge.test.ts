@@ -44,11 +44,12 @@ const fake = (node: string): Transport => ({
   close: async () => {},
 })
 
-describe('live facts: ray.nodes() is the source of truth, ray status only adds pending demands', () => {
+describe('live facts: ray.nodes() is the source of truth for resources, ray status adds totals and pending demands', () => {
   it('a lagging ray status total does not turn into a GPU shortfall', async () => {
     const { facts } = await gatherFacts(m, { transportFor: async (n) => fake(n.name) })
-    expect(facts.ray?.totals).toBeUndefined()
+    expect(facts.ray?.totals).toEqual({ GPU: 1 })
     expect(facts.ray?.pendingDemands).toEqual([])
+    expect(facts.ray?.nodes.filter((n) => n.alive)).toHaveLength(2)
     expect(runChecks(facts, expectationFromManifest(m)).filter((f) => f.severity !== 'info')).toEqual([])
   })
 })

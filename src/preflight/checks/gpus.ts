@@ -3,13 +3,15 @@
 import type { Finding } from '../finding.js'
 import { rayGpus, type CheckContext } from './context.js'
 
-/** Ray's GPU total: `ray status` totals, else the sum over alive nodes when every map is complete. */
+/**
+ * Ray's GPU total: the sum over alive nodes when every node's resource map is complete (ray.nodes()
+ * is current), else `ray status` totals (the autoscaler's snapshot, which lags a just-joined node by
+ * seconds, but is all a pasted `ray status` or a truncated node list gives).
+ */
 function rayGpuTotal(ctx: CheckContext): number | undefined {
-  const total = ctx.ray?.totals?.['GPU']
-  if (total !== undefined) return total
-  if (ctx.aliveRayNodes.length === 0) return undefined
   const perNode = ctx.aliveRayNodes.map(rayGpus)
-  return perNode.every((g) => g !== undefined) ? perNode.reduce<number>((a, g) => a + (g ?? 0), 0) : undefined
+  if (perNode.length > 0 && perNode.every((g) => g !== undefined)) return perNode.reduce<number>((a, g) => a + (g ?? 0), 0)
+  return ctx.ray?.totals?.['GPU']
 }
 
 /** GPU_SHORTFALL: Ray (or a node) has fewer GPUs than the parallel layout needs. */

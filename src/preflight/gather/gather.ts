@@ -6,7 +6,8 @@ import { type Argv, argv } from '../../command/shell.js'
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { type Transport, outcome } from '../../transport/transport.js'
 import type { ContainerFacts, FactsBundle, NodeFacts, RayView } from '../facts.js'
-import { parseRayNodes, parseRayStatus } from '../parse-ray.js'
+import { assembleOfflineFacts } from '../diagnose.js'
+import { parseRayNodes } from '../parse-ray.js'
 import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
 
 export interface ProbeCommand {
@@ -157,17 +158,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
       }
     }),
   )
-  return { facts: { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray: withPendingDemands(ray, rayStatus) }) }, notes }
-}
-
-/**
- * Add `ray status`'s pending demands to the live view. Its totals are left out: they come from the
- * autoscaler's periodic snapshot and lag a just-joined node by seconds, while `ray.nodes()` is
- * current, so resources are counted from the nodes.
- */
-function withPendingDemands(ray: RayView, statusText: string | undefined): RayView {
-  if (!statusText || ray.error) return ray
-  const status = parseRayStatus(statusText)
-  if (status.error || !status.pendingDemands) return ray
-  return { ...ray, source: `${ray.source} + ray status (pending demands)`, pendingDemands: status.pendingDemands }
+  const facts: FactsBundle = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) }
+  // `ray status` adds totals and pending demands to Ray's view: the same merge `diagnose` does.
+  return { facts: ray && !ray.error && rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes }
 }
