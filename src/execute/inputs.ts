@@ -21,6 +21,9 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
       case 'secret-env': {
         const missing = input.names.filter((n) => env[n] === undefined)
         if (missing.length > 0) throw new Error(`secret environment variable(s) not set for this run: ${missing.join(', ')}`)
+        // docker's --env-file takes one NAME=value per line: a line break would split the secret.
+        const multiline = input.names.filter((n) => /[\r\n]/.test(env[n]!))
+        if (multiline.length > 0) throw new Error(`secret environment variable(s) ${multiline.join(', ')} contain a line break, which docker --env-file cannot carry`)
         return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n'
       }
       case 'image-archive': {
