@@ -68366,6 +68366,8 @@ function findingsOutcome(title, findings, facts, extraText = '') {
 }
 
 ;// CONCATENATED MODULE: ./src/tasks/outcome.ts
+/** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
+const notYetAvailable = (command) => usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`);
 const usageError = (message) => ({
     exitCode: 2,
     headline: message,
@@ -80090,8 +80092,10 @@ function startVllm(m) {
     const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
     return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv);
 }
+/** vLLM's health endpoint as seen on the head itself. */
+const vllmHealthUrl = (m) => `http://127.0.0.1:${m.vllm.port}/health`;
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
-const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`);
+const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', vllmHealthUrl(m));
 /** Upload a launch script (from stdin) to the node. */
 function uploadLaunchScript(m) {
     const path = launchScriptPath(m);
@@ -80200,7 +80204,7 @@ function tailPhases(m) {
             parallel: false,
             steps: [
                 step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, startVllm(m), 2 * MINUTE),
-                step(head, 'vllm-health', `wait for http://127.0.0.1:${m.vllm.port}/health (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
+                step(head, 'vllm-health', `wait for ${vllmHealthUrl(m)} (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
             ],
         },
     ];
@@ -81554,7 +81558,7 @@ async function dispatch(command) {
         case 'deploy':
         case 'smoke':
         case 'rollback':
-            return usageError(`command "${command}" is not available in this release yet; validate, plan, preflight and diagnose are`);
+            return notYetAvailable(command);
         default:
             return usageError(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`);
     }

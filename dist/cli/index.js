@@ -46852,6 +46852,8 @@ function findingsOutcome(title, findings, facts, extraText = '') {
 }
 
 ;// CONCATENATED MODULE: ./src/tasks/outcome.ts
+/** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
+const notYetAvailable = (command) => usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`);
 const usageError = (message) => ({
     exitCode: 2,
     headline: message,
@@ -50527,8 +50529,10 @@ function startVllm(m) {
     const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
     return node_commands_docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv);
 }
+/** vLLM's health endpoint as seen on the head itself. */
+const vllmHealthUrl = (m) => `http://127.0.0.1:${m.vllm.port}/health`;
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
-const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`);
+const vllmHealth = (m) => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', vllmHealthUrl(m));
 /** Upload a launch script (from stdin) to the node. */
 function uploadLaunchScript(m) {
     const path = launchScriptPath(m);
@@ -50579,13 +50583,12 @@ async function watchVllmStartup(head, m, opts) {
     const started = Date.now();
     const watcher = createLogWatcher({ source: `${head.label}:${VLLM_LOG}`, ...(opts.ray && { ray: opts.ray }) });
     const stopOn = opts.stopOn ?? ((f) => f.severity === 'error');
-    const url = `http://127.0.0.1:${m.vllm.port}/health`;
     let offset = 0;
     let text = '';
     const tail = () => text.split('\n').slice(-40).join('\n');
     const result = (ready, findings, reason) => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() });
     for (;;) {
-        const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), url), { timeoutMs: 30_000 });
+        const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: 30_000 });
         const at = poll.stdout.indexOf('@@log\n');
         const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at);
         const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length);
@@ -50689,7 +50692,7 @@ function tailPhases(m) {
             parallel: false,
             steps: [
                 step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, startVllm(m), 2 * plan_MINUTE),
-                step(head, 'vllm-health', `wait for http://127.0.0.1:${m.vllm.port}/health (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
+                step(head, 'vllm-health', `wait for ${vllmHealthUrl(m)} (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
             ],
         },
     ];
@@ -51986,6 +51989,7 @@ async function runLabScenario(name, opts = {}) {
 ;// CONCATENATED MODULE: ./src/tasks/lab.ts
 
 
+
 const ok = (headline, text, json) => ({
     exitCode: 0,
     headline,
@@ -52047,16 +52051,7 @@ async function labStatusTask() {
 }
 async function labScenarioTask(name, serve, onProgress) {
     if (!name || !SCENARIOS.includes(name)) {
-        return {
-            exitCode: 2,
-            headline: `lab scenario needs one of ${SCENARIOS.join(', ')}`,
-            text: `error: lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}\n`,
-            json: { error: 'unknown scenario' },
-            summary: '',
-            annotations: [],
-            outputs: { result: 'error' },
-            files: [],
-        };
+        return usageError(`lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}`);
     }
     try {
         const r = await runLabScenario(name, { serve, onProgress });
@@ -52325,7 +52320,7 @@ async function dispatch(positionals, values, io) {
         case 'deploy':
         case 'smoke':
         case 'rollback':
-            return usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`);
+            return notYetAvailable(command);
         default:
             return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`);
     }

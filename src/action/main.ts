@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
 import { diagnoseTask } from '../tasks/diagnose.js'
-import { type TaskOutcome, usageError } from '../tasks/outcome.js'
+import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import { validateTask } from '../tasks/validate.js'
@@ -46,7 +46,7 @@ async function dispatch(command: string): Promise<TaskOutcome> {
     case 'deploy':
     case 'smoke':
     case 'rollback':
-      return usageError(`command "${command}" is not available in this release yet; validate, plan, preflight and diagnose are`)
+      return notYetAvailable(command)
     default:
       return usageError(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`)
   }

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
-import { type TaskOutcome, usageError } from '../tasks/outcome.js'
+import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import { validateTask } from '../tasks/validate.js'
@@ -133,7 +133,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
     case 'deploy':
     case 'smoke':
     case 'rollback':
-      return usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`)
+      return notYetAvailable(command)
     default:
       return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)
   }

@@ -8,7 +8,7 @@ import { shScript } from '../command/shell.js'
 import type { RayView } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import { createLogWatcher } from '../preflight/signatures.js'
-import { VLLM_LOG } from '../plan/node-commands.js'
+import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
 
 export interface WatchResult {
@@ -48,13 +48,12 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   const started = Date.now()
   const watcher = createLogWatcher({ source: `${head.label}:${VLLM_LOG}`, ...(opts.ray && { ray: opts.ray }) })
   const stopOn = opts.stopOn ?? ((f: Finding) => f.severity === 'error')
-  const url = `http://127.0.0.1:${m.vllm.port}/health`
   let offset = 0
   let text = ''
   const tail = () => text.split('\n').slice(-40).join('\n')
   const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), url), { timeoutMs: 30_000 })
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: 30_000 })
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)

@@ -135,9 +135,11 @@ export function startVllm(m: Manifest): Cmd {
   return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv)
 }
 
+/** vLLM's health endpoint as seen on the head itself. */
+export const vllmHealthUrl = (m: Manifest): string => `http://127.0.0.1:${m.vllm.port}/health`
+
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
-export const vllmHealth = (m: Manifest): Argv =>
-  argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', `http://127.0.0.1:${m.vllm.port}/health`)
+export const vllmHealth = (m: Manifest): Argv => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', vllmHealthUrl(m))
 
 /** Upload a launch script (from stdin) to the node. */
 export function uploadLaunchScript(m: Manifest): Cmd {

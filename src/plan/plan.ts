@@ -21,6 +21,7 @@ import {
   startVllm,
   uploadLaunchScript,
   vllmHealth,
+  vllmHealthUrl,
   writeSecretEnv,
 } from './node-commands.js'
 
@@ -149,7 +150,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
       parallel: false,
       steps: [
         step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, startVllm(m), 2 * MINUTE),
-        step(head, 'vllm-health', `wait for http://127.0.0.1:${m.vllm.port}/health (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
+        step(head, 'vllm-health', `wait for ${vllmHealthUrl(m)} (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
       ],
     },
   ]

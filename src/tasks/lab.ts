@@ -1,6 +1,6 @@
 import { LabError, labDown, labStatus, labUp, renderLabStatus } from '../lab/index.js'
 import { SCENARIOS, runLabScenario } from '../lab/scenario.js'
-import type { TaskOutcome } from './outcome.js'
+import { type TaskOutcome, usageError } from './outcome.js'
 
 const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
   exitCode: 0,
@@ -64,16 +64,7 @@ export async function labStatusTask(): Promise<TaskOutcome> {
 
 export async function labScenarioTask(name: string | undefined, serve: boolean, onProgress: (m: string) => void): Promise<TaskOutcome> {
   if (!name || !(SCENARIOS as readonly string[]).includes(name)) {
-    return {
-      exitCode: 2,
-      headline: `lab scenario needs one of ${SCENARIOS.join(', ')}`,
-      text: `error: lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}\n`,
-      json: { error: 'unknown scenario' },
-      summary: '',
-      annotations: [],
-      outputs: { result: 'error' },
-      files: [],
-    }
+    return usageError(`lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}`)
   }
   try {
     const r = await runLabScenario(name as (typeof SCENARIOS)[number], { serve, onProgress })
