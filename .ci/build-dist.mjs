@@ -7,7 +7,7 @@ import { join } from 'node:path'
 const ncc = join('node_modules', '.bin', 'ncc')
 rmSync('dist', { recursive: true, force: true })
 for (const [entry, out] of [['src/index.ts', 'dist'], ['src/cli.ts', 'dist/cli']]) {
-  execFileSync(ncc, ['build', entry, '-o', out, '--source-map', '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
+  execFileSync(ncc, ['build', entry, '-o', out, '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
 }
 chmodSync('dist/cli/index.js', 0o755)
 
