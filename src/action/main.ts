@@ -42,6 +42,7 @@ async function dispatch(command: string): Promise<TaskOutcome> {
         ...(optional('ray-status') && { rayStatus: input('ray-status') }),
         logs: core.getMultilineInput('logs'),
         ...(input('manifest') && { manifest }),
+        ...(optional('launch-script') && { launchScript: input('launch-script') }),
       })
     case 'deploy':
     case 'smoke':
