@@ -29,7 +29,7 @@ export interface LogicalLine {
   readonly open: boolean
 }
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
+const ANSI = /(?:\x1b|ESC)\[[0-9;?]*[A-Za-z]/g
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 /** `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes. */
 const PREFIXES = /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+/
@@ -37,7 +37,7 @@ const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
 /** The start of a record a logger prints: a timestamp, a level, a glog tag, a traceback, an exception. */
 const RECORD_START =
-  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|#)/
+  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|#)/
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
@@ -65,9 +65,13 @@ function stripPrefixes(text: string): { text: string; ip?: string } {
   return { text: text.slice(m[0].length), ...(ip !== undefined ? { ip } : {}) }
 }
 
+/** Widths terminals and issue trackers commonly cut at: one longest line of such a width counts as a cut. */
+const COMMON_WIDTHS = new Set([60, 64, 72, 76, 78, 79, 80, 90, 96, 100, 110, 120, 128, 130, 132, 140, 150, 160, 180, 200, 220, 240, 250])
+
 /**
  * The width a paste was cut at, if it was: the longest cleaned line length when at least two lines
- * have exactly that length (a log rarely has two longest lines by chance) and it is wide enough.
+ * have exactly that length (a log rarely has two longest lines by chance), or when one line has it
+ * and it is a common terminal width; wide enough either way.
  */
 export function detectWrapWidth(lines: readonly string[]): number | undefined {
   let max = 0
@@ -78,7 +82,14 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
       count = 1
     } else if (l.length === max) count++
   }
-  return max >= 40 && count >= 2 ? max : undefined
+  if (max < 40) return undefined
+  if (count >= 2) return max
+  // One longest line: a cut only at a common width, inside a word or at one blank (the next line carries the rest).
+  const i = lines.findIndex((l) => l.length === max)
+  const line = lines[i]!
+  const next = lines[i + 1] ?? ''
+  const cut = (/\w$/.test(line) && /^\w/.test(next)) || / $/.test(line) || /^ \S/.test(next)
+  return COMMON_WIDTHS.has(max) && cut && !RECORD_START.test(next) ? max : undefined
 }
 
 export interface LineJoinerOptions {
@@ -96,6 +107,8 @@ export interface LineJoiner {
 }
 
 interface Pending {
+  /** The first physical line's start: a next line that starts the same way is a new record. */
+  start: string
   text: string
   line: number
   physical: number
@@ -122,6 +135,8 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
 
   const continues = (p: Pending, clean: string): 'wrap' | 'join' | false => {
     if (p.physical >= MAX_JOINED_LINES || p.text.length >= MAX_JOINED_CHARS) return false
+    // The same message again (a repeated log line of the same length) is a new record, not a wrap.
+    if (p.start.length >= 12 && stripPrefixes(clean).text.startsWith(p.start)) return false
     if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !RECORD_START.test(clean)) return 'wrap'
     const body = stripPrefixes(clean).text
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
@@ -151,7 +166,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       }
       const done = cur ? [emit(cur)] : []
       const { text, ip } = stripPrefixes(clean)
-      cur = { text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
+      cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
       return done
     },
     end(): LogicalLine[] {

@@ -7,6 +7,7 @@
 import type { RayView } from './facts.js'
 import type { FindingCode, Severity } from './finding.js'
 import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.js'
+import { NETWORK_RULES } from './signature-rules-network.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
 
 export interface RuleHit {
@@ -21,7 +22,12 @@ export interface RuleHit {
 export interface SignatureRule {
   readonly code: FindingCode
   readonly pattern: RegExp
-  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined) => RuleHit
+  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined, context: LineContext) => RuleHit
+}
+
+/** What the paste normaliser took off the line: the node Ray's prefix named. */
+export interface LineContext {
+  readonly prefixIp?: string
 }
 
 const GPU_FIX =
@@ -266,4 +272,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
       fix: 'Look at the first error above this line (the other findings name the usual causes: placement group, unique IP, Gloo, GPUs) and fix that; this line only reports the engine died.',
     }),
   },
+  // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
+  ...NETWORK_RULES,
 ]

@@ -64,7 +64,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     for (const rule of SIGNATURE_RULES) {
       const m = rule.pattern.exec(line)
       if (!m) continue
-      const hit = rule.hit(m, line, opts.ray)
+      const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp } : {})
       const dedupe = `${rule.code}\u0000${hit.key}`
       if (seen.has(dedupe)) continue
       seen.add(dedupe)
