@@ -39,7 +39,7 @@ export interface Assignment {
   readonly previous?: Assignment
 }
 
-export const WATCHED = ['VLLM_HOST_IP', 'NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const
+export const WATCHED = ['VLLM_HOST_IP', 'NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME', 'RAY_OVERRIDE_NODE_IP_ADDRESS'] as const
 export type Watched = (typeof WATCHED)[number]
 
 export interface RayStart {
@@ -685,7 +685,8 @@ class Evaluator {
   private shellString(s: State, args: Arg[], env: Map<Watched, Assignment>, inContainer: boolean, at: Span): void {
     const ci = args.findIndex((a) => /^-\w*c$/.test(a.val.text))
     const script = ci >= 0 ? args[ci + 1] : undefined
-    if (!script || !script.val.known) return
+    // Unknown parts are kept as `${NAME}` / `$(…)`, which parse as the expansions they stand for.
+    if (!script) return
     const parsed = parseBash(script.val.text, 'bash -c')
     if ('error' in parsed) return
     const vars = new Map<string, Var>()
@@ -707,7 +708,9 @@ class Evaluator {
       }
       return undefined
     }
-    const nodeIp = flagValue('--node-ip-address')
+    // Ray 2.x also takes the node's identity from RAY_OVERRIDE_NODE_IP_ADDRESS in its environment.
+    const override = env.get('RAY_OVERRIDE_NODE_IP_ADDRESS')
+    const nodeIp = flagValue('--node-ip-address') ?? (override ? { val: override.val, arg: { val: override.val, span: override.span, depth: s.frames.length } } : undefined)
     const address = flagValue('--address')
     const outer = Math.min(...args.map((a) => a.depth), s.frames.length)
     const last = [...args].reverse().find((a) => a.depth === outer)

@@ -133,3 +133,32 @@ describe('roles, however a script picks them, and Ray, however it is started', (
     expect(check('echo hello').findings.map((f) => [f.code, f.severity])).toEqual([['SCRIPT_NO_RAY_START', 'warning']])
   })
 })
+
+describe('a run_cluster.sh-style script: the ray start command built as a string per role, run by bash -c in docker', () => {
+  const script = (headFlags: string, workerEnv = '-e VLLM_HOST_IP=192.168.200.13 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.13') =>
+    [
+      '#!/bin/bash',
+      'IMAGE="$1"; HEAD="$2"; ROLE="$3"; shift 3',
+      'CMD="ray start --block"',
+      'if [ "$ROLE" == "--head" ]; then',
+      `  CMD+=" --head ${headFlags} --port=6379"`,
+      '  ENV=(-e VLLM_HOST_IP=192.168.200.12 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.12)',
+      'else',
+      '  CMD+=" --address=${HEAD}:6379"',
+      `  ENV=(${workerEnv})`,
+      'fi',
+      'docker run --entrypoint /bin/bash --network host "${ENV[@]}" "$IMAGE" -c "$CMD"',
+    ].join('\n')
+
+  it('reads Ray identity from --node-ip-address or RAY_OVERRIDE_NODE_IP_ADDRESS inside the string: nothing to report when they agree', () => {
+    expect(checkLaunchScript(script('--node-ip-address=192.168.200.12'), { path: 'run.sh' }).findings).toEqual([])
+    expect(checkLaunchScript(script(''), { path: 'run.sh' }).findings).toEqual([])
+  })
+
+  it("a --node-ip-address in the string that differs from VLLM_HOST_IP, and a worker handed the head's identity", () => {
+    const differs = checkLaunchScript(script('--node-ip-address=10.1.230.180'), { path: 'run.sh' })
+    expect(differs.findings.map((f) => `${f.code}@${f.evidence['Script line']}`)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@run.sh:6'])
+    const same = checkLaunchScript(script('', '-e VLLM_HOST_IP=192.168.200.12 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.12'), { path: 'run.sh' })
+    expect(same.findings.map((f) => f.code)).toEqual(['SCRIPT_WORKER_USES_HEAD_IP'])
+  })
+})
