@@ -29,8 +29,10 @@ function demandBundles(line: string): Record<string, number>[] {
   while (pos >= 0) {
     const parsed = parsePythonLiteral(line, pos)
     if (isPyParseError(parsed)) break
-    out.push(numericEntries(parsed.value))
     const rest = line.slice(parsed.end)
+    // `{...} * 2`: the same bundle twice (two GPUs wanted, not one).
+    const times = Number(/^\s*\*\s*(\d+)/.exec(rest)?.[1] ?? 1)
+    for (let i = 0; i < Math.min(times, 1024); i++) out.push(numericEntries(parsed.value))
     const more = /^\s*(?:\*\s*\d+\s*)?,\s*\{/.exec(rest)
     pos = more ? parsed.end + more[0].length - 1 : -1
   }

@@ -91,14 +91,16 @@ describe('parseRayStatus', () => {
     expect(view.source).toContain('no node addresses')
     expect(view.totals).toMatchObject({ CPU: 112, GPU: 1 })
     expect(view.totals?.['memory']).toBeCloseTo(337.53 * 1024 ** 3)
-    expect(view.pendingDemands).toEqual([{ GPU: 1, CPU: 1 }])
+    // `{'GPU': 1.0, 'CPU': 1.0} * 8`: eight bundles pending.
+    expect(view.pendingDemands).toEqual(Array.from({ length: 8 }, () => ({ GPU: 1, CPU: 1 })))
   })
 
   it("reads vLLM's pinned placement group out of Demands (vllm#12670)", () => {
     const view = parseRayStatus(readFixture('ray/status-vllm-12670.txt'))
     expect(view.nodes).toHaveLength(2)
     expect(view.totals?.['GPU']).toBe(16)
-    expect(view.pendingDemands).toEqual([{ 'node:ec2-<MY ADDRESS>.us-west-2.compute.amazonaws.com': 0.001, GPU: 1 }, { GPU: 1 }])
+    // `… * 1, {'GPU': 1.0} * 15`: the pinned bundle and fifteen more.
+    expect(view.pendingDemands).toEqual([{ 'node:ec2-<MY ADDRESS>.us-west-2.compute.amazonaws.com': 0.001, GPU: 1 }, ...Array.from({ length: 15 }, () => ({ GPU: 1 }))])
   })
 
   it('reads the new layout with Idle, Total Usage, Total Demands and a -v node section (ray#39638)', () => {
