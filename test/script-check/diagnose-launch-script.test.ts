@@ -70,7 +70,7 @@ describe('vllm-ray-deploy diagnose --launch-script', () => {
   it('the Action (dist) takes the launch-script input and sets fix-file', () => {
     const a = runAction({ command: 'diagnose', 'launch-script': SCRIPT, manifest: EXAMPLE })
     expect(a.status, a.stdout + a.stderr).toBe(1)
-    expect(a.stdout).toMatch(/^::error title=SCRIPT_HEAD_IDENTITY_UNPINNED on spark-a::/m)
+    expect(a.stdout).toMatch(new RegExp(`^::error title=SCRIPT_HEAD_IDENTITY_UNPINNED on spark-a,file=${SCRIPT},line=16::`, 'm'))
     expect(readFileSync(a.outputs['fix-file']!, 'utf8')).toContain(`+++ b/${SCRIPT}`)
   }, 60_000)
 })
