@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
+import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
 import { runChecks } from '../preflight/checks/index.js'
 import { sortFindings } from '../preflight/diagnose.js'
 import { gatherFacts } from '../preflight/gather/gather.js'
@@ -44,5 +47,36 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
   const r = await preflightManifest(loaded.manifest, opts)
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
-  return findingsOutcome(`preflight of ${loaded.manifest.cluster}`, r.findings, r.facts, gathered + notes)
+  const script = await launchScriptCheck(path, loaded.manifest)
+  const outcome = findingsOutcome(`preflight of ${loaded.manifest.cluster}`, sortFindings([...script.findings, ...r.findings]), r.facts, gathered + notes)
+  if (!script.patch) return outcome
+  return {
+    ...outcome,
+    text: `${outcome.text}\nLaunch script fixes as one patch (git apply / patch -p1):\n${script.patch}`,
+    files: [...outcome.files, { output: 'fix-file', fileName: 'vllm-ray-deploy-fix.patch', content: script.patch }],
+  }
+}
+
+/** `launch.mode: script`: the script read before anything runs (its path is relative to the manifest). */
+async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<LaunchScriptCheck> {
+  if (m.launch.mode !== 'script') return { findings: [] }
+  const file = resolve(dirname(manifestPath), m.launch.path)
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    return {
+      findings: [
+        {
+          code: 'SCRIPT_UNREADABLE',
+          severity: 'error',
+          node: null,
+          message: `The launch script ${m.launch.path} (launch.path) cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+          evidence: { 'Script path': file },
+          fix: 'Set launch.path to the script, relative to the directory of the manifest file.',
+        },
+      ],
+    }
+  }
+  return checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), file) })
 }
