@@ -129,7 +129,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
     }
     case 'schema':
-      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
+      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: { result: 'ok' }, files: [] }
     case 'deploy':
     case 'smoke':
     case 'rollback':

@@ -274,10 +274,14 @@ export const SmokeSchema = z
   })
   .describe('The smoke test run against the new server before a deploy counts as done.')
 
+/** What a failed deploy does (also the Action's `on-failure` input, which overrides it). */
+export const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
+export type OnFailure = (typeof ON_FAILURE)[number]
+
 export const DeploySchema = z
   .strictObject({
     onFailure: z
-      .enum(['rollback', 'stop', 'keep'])
+      .enum(ON_FAILURE)
       .default('rollback')
       .describe(
         'What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.',
