@@ -37,6 +37,7 @@ const MAX_LINE = 64 * 1024
 /** How much of a matched line goes into evidence. */
 const SHOWN = 300
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from logs
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
 
 /** Ray prefixes worker output with `(RayWorkerWrapper pid=1890, ip=10.41.0.8)`: the node it ran on. */

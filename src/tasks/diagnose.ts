@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { expectationFromManifest } from '../manifest/expectation.js'
 import { diagnose } from '../preflight/diagnose.js'
+import type { Expectation } from '../preflight/expectation.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'
@@ -51,7 +52,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     if (typeof text !== 'string') return text
     logs.push({ source: path, text })
   }
-  let expected
+  let expected: Expectation | undefined
   if (files.manifest) {
     const loaded = await loadOrFail(files.manifest)
     if (!loaded.ok) return loaded.outcome

@@ -132,7 +132,7 @@ describe('vllm-ray-deploy diagnose', () => {
     const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt')
     expect(r.out.split('\n')[0]).toMatch(/^CODE\s+SEVERITY\s+NODE\s+MESSAGE$/)
     const findings = (r.out.match(/^[A-Z_]+ +(error|warning|info) /gm) ?? []).length
-    expect((r.out.match(/^  fix: /gm) ?? []).length).toBe(findings)
+    expect((r.out.match(/^ {2}fix: /gm) ?? []).length).toBe(findings)
   })
 
   it('needs an input and says which', async () => {
