@@ -1,11 +1,11 @@
 /**
  * manifest → plan. Pure and deterministic: the same manifest and options always give the same
- * plan. The plan lists, phase by phase, which command runs on which node; the executor (a later
- * stage) runs the phases in order and the steps of a parallel phase at the same time.
+ * plan. The plan lists, phase by phase, which command runs on which node; the executor
+ * (src/execute/execute.ts) runs the phases in order and the steps of a parallel phase at the same time.
  */
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { probeCommand } from '../preflight/gather/gather.js'
+import { probeCommand } from '../probe/probe-command.js'
 import {
   headOf,
   imageRef,
@@ -30,7 +30,7 @@ export type StepInput =
   | { readonly kind: 'secret-env'; readonly names: readonly string[] }
   | { readonly kind: 'image-archive'; readonly image: string }
   | { readonly kind: 'file'; readonly path: string }
-  /** The facts probe program (src/preflight/gather/node-probe.ts). */
+  /** The facts probe program (src/probe/node-probe.ts). */
   | { readonly kind: 'probe' }
 
 export interface PlannedStep {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { expectationFromManifest } from '../manifest/expectation.js'
+import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
 import { diagnose } from '../preflight/diagnose.js'
-import type { Expectation } from '../preflight/expectation.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'

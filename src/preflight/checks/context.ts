@@ -4,7 +4,7 @@
  * and the vLLM executor and IP rules applied to each node's container.
  */
 
-import type { Expectation, ExpectedNode } from '../expectation.js'
+import type { Expectation, ExpectedNode } from '../../manifest/expectation.js'
 import type { FactsBundle, NodeFacts, RayNode, RayView } from '../facts.js'
 import { stripPrefixLength } from '../ip.js'
 import { vllmPinsDriverNode, type PinVerdict } from '../vllm-pin.js'

@@ -2,14 +2,18 @@
  * Watch vLLM start on the head: poll /health and read the serve log as it grows, scanning it for
  * the known failure signatures. A pending placement group fails the watch within seconds instead
  * of after vLLM's own 1800 s timeout.
+ *
+ * It lives with the preflight, not the executor: what it produces are findings, by the same log
+ * signatures `diagnose` scans with, over a transport the deploy already holds. The executor stays
+ * free of findings; a deploy (a later stage) runs the plan, then this watch.
  */
 import type { Manifest } from '../manifest/schema.js'
 import { shScript } from '../command/shell.js'
-import type { RayView } from '../preflight/facts.js'
-import type { Finding } from '../preflight/finding.js'
-import { createLogWatcher } from '../preflight/signatures.js'
 import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
+import type { RayView } from './facts.js'
+import type { Finding } from './finding.js'
+import { createLogWatcher } from './signatures.js'
 
 export interface WatchResult {
   readonly ready: boolean
