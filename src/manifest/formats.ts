@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN, parseImageReference } from './image-reference.js'
-import { parseCidr, parseIpv4 } from './ipv4.js'
+import { parseCidr, parseIpv4 } from '../net/ipv4.js'
 
 /** What a rule says about one string: nothing when it is fine. */
 interface Verdict {

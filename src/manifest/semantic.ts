@@ -5,7 +5,7 @@
  * offending value) out. Single-value formats are checked by the schema (`formats.ts`).
  */
 import { parseImageReference } from './image-reference.js'
-import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from './ipv4.js'
+import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
 import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
 import type { IndexedNode, ManifestParts } from './parts.js'
 

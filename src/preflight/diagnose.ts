@@ -8,7 +8,7 @@ import { runChecks } from './checks/index.js'
 import type { Expectation } from '../manifest/expectation.js'
 import type { FactsBundle } from './facts.js'
 import type { Finding, Severity } from './finding.js'
-import { stripPrefixLength } from './ip.js'
+import { stripPrefixLength } from '../net/ipv4.js'
 import { combineRayView, withRayView } from './ray-view.js'
 import { scanLog } from './signatures.js'
 

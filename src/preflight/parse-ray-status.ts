@@ -5,7 +5,7 @@
  */
 
 import type { RayNode, RayView } from './facts.js'
-import { isIpv4 } from './ip.js'
+import { isIpv4 } from '../net/ipv4.js'
 import { isPyParseError, numericEntries, parsePythonLiteral } from './python-literal.js'
 
 const HEAD_RESOURCE = 'node:__internal_head__'

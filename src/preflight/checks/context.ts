@@ -6,7 +6,7 @@
 
 import type { Expectation, ExpectedNode } from '../../manifest/expectation.js'
 import type { FactsBundle, NodeFacts, RayNode, RayView } from '../facts.js'
-import { stripPrefixLength } from '../ip.js'
+import { stripPrefixLength } from '../../net/ipv4.js'
 import { vllmPinsDriverNode, type PinVerdict } from '../vllm-pin.js'
 
 export interface ClusterNode {

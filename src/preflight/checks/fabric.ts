@@ -2,7 +2,7 @@
 
 import type { PeerReachability, RouteFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import { ipInCidr, stripPrefixLength } from '../ip.js'
+import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
 const describeRoute = (r: RouteFacts): string =>

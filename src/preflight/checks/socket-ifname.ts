@@ -8,7 +8,7 @@
 
 import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import { ipInCidr, isLoopback, stripPrefixLength } from '../ip.js'
+import { ipInCidr, isLoopback, stripPrefixLength } from '../../net/ipv4.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
 type Variable = 'NCCL_SOCKET_IFNAME' | 'GLOO_SOCKET_IFNAME'
