@@ -9,6 +9,7 @@ import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, pa
 import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
 import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
 import type { IndexedNode, ManifestParts } from './parts.js'
+import { sshEndpointOf } from './ssh-endpoint.js'
 
 type Rule = (parts: ManifestParts) => PathIssue[]
 
@@ -71,8 +72,9 @@ const uniqueSshAddresses: Rule = ({ nodes, ssh }) =>
   duplicates(
     nodes,
     ({ node }) => {
-      const port = node.ssh.port ?? ssh?.port
-      return port === undefined ? undefined : `${node.ssh.host.toLowerCase()}:${port}`
+      if (!ssh) return undefined
+      const { host, port } = sshEndpointOf(ssh, node)
+      return `${host.toLowerCase()}:${port}`
     },
     (entry, first, address) => ({
       code: 'DUPLICATE_SSH_ADDRESS',

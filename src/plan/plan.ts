@@ -5,6 +5,7 @@
  */
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-endpoint.js'
 import { probeCommand } from '../probe/probe-command.js'
 import {
   headOf,
@@ -199,7 +200,7 @@ export function planDeploy(m: Manifest, opts: PlanOptions = {}): Plan {
     image,
     release,
     head: head.name,
-    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`, fabricIp: n.fabricIp })),
+    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp })),
     launch: m.launch.mode,
     phases: [prepare, ...(m.launch.mode === 'builtin' ? builtinPhases(m, image, release) : scriptPhases(m, image))],
   }

@@ -78,14 +78,12 @@ export interface ContainerFacts {
    */
   readonly vllmIp?: string
   readonly vllmIpSource?: 'VLLM_HOST_IP' | 'default-route' | 'unknown'
-  /**
-   * Whether vLLM's Ray executor on this image pins placement-group bundle 0 to `node:<vllmIp>`:
-   * true for the classic RayDistributedExecutor, false for RayExecutorV2. Undefined when unknown.
-   */
-  readonly vllmPinsDriverNode?: boolean
   /** Ray's idea of this node's IP as seen from inside the container (`ray.util.get_node_ip_address()`), if Ray is up. */
   readonly rayNodeIp?: string
 }
+
+/** The resource Ray gives its head node only (every node also has `node:<its address>`). */
+export const RAY_HEAD_RESOURCE = 'node:__internal_head__'
 
 export interface RayNode {
   readonly nodeId: string

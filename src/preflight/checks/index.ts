@@ -45,4 +45,3 @@ export function runChecks(facts: FactsBundle, expected?: Expectation): Finding[]
   return CHECKS.flatMap((check) => check(ctx))
 }
 
-export { vllmPinsDriverNode } from '../vllm-pin.js'

@@ -3,6 +3,7 @@
  * The only impure part of the preflight; the checks read what this returns.
  */
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
+import { sshEndpointOf } from '../../manifest/ssh-endpoint.js'
 import { probeCommand } from '../../probe/probe-command.js'
 import { type ProbeOutput, parseProbeOutput } from '../../probe/probe-output.js'
 import { type Transport, outcome } from '../../transport/transport.js'
@@ -33,12 +34,12 @@ function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFact
 }
 
 /** Turn the probe's JSON into NodeFacts (pure; exported for tests). */
-export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
+export function nodeFactsFromProbe(node: ManifestNode, stdout: string, sshUser = 'the SSH user'): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
   if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
   const p = parsed.output
   if (p.docker_error) {
-    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${node.ssh.user ?? 'the SSH user'} have access to docker?)`), notes: p.errors }
+    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${sshUser} have access to docker?)`), notes: p.errors }
   }
   const facts: NodeFacts = {
     node: node.name,
@@ -97,7 +98,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 })
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
-        const parsed = nodeFactsFromProbe(node, r.stdout)
+        const parsed = nodeFactsFromProbe(node, r.stdout, sshEndpointOf(m.ssh, node).user)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
         notes.push(...parsed.notes.map((note) => ({ node: node.name, note })))
