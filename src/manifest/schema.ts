@@ -69,7 +69,9 @@ export const SshSchema = z
       .describe('Give up connecting to a node after this many seconds.'),
     commandTimeoutSeconds: wholeNumber({ min: 1 })
       .default(1800)
-      .describe('Give up on any single remote command after this many seconds (image pulls included).'),
+      .describe(
+        'Upper bound on any single command run on a node (each deploy step, the facts probe, each poll of the vLLM watch); image pulls and loads get exactly this long. Steps with a shorter timeout of their own keep it.',
+      ),
     jumpHost: JumpHostSchema.optional(),
   })
   .describe(

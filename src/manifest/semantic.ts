@@ -9,7 +9,7 @@ import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, pa
 import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
 import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
 import type { IndexedNode, ManifestParts } from './parts.js'
-import { sshEndpointOf } from './ssh-endpoint.js'
+import { sshEndpointOf } from './ssh-settings.js'
 
 type Rule = (parts: ManifestParts) => PathIssue[]
 

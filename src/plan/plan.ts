@@ -5,8 +5,8 @@
  */
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-endpoint.js'
-import { probeCommand } from '../probe/probe-command.js'
+import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
+import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import {
   headOf,
   imageRef,
@@ -74,17 +74,28 @@ export interface PlanOptions {
 
 const MINUTE = 60
 
-function step(node: ManifestNode, action: string, description: string, cmd: Cmd, timeoutSeconds: number, stdin?: StepInput): PlannedStep {
-  return { id: `${node.name}/${action}`, node: node.name, action, description, cmd, command: render(cmd), timeoutSeconds, ...(stdin && { stdin }) }
+/** Every step's timeout is bounded by `ssh.commandTimeoutSeconds` (src/manifest/ssh-settings.ts). */
+function stepOf(m: Manifest) {
+  return (node: ManifestNode, action: string, description: string, cmd: Cmd, ownTimeoutSeconds: number, stdin?: StepInput): PlannedStep => ({
+    id: `${node.name}/${action}`,
+    node: node.name,
+    action,
+    description,
+    cmd,
+    command: render(cmd),
+    timeoutSeconds: boundedTimeoutSeconds(m.ssh, ownTimeoutSeconds),
+    ...(stdin && { stdin }),
+  })
 }
 
 function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  const step = stepOf(m)
   switch (m.image.distribution) {
     case 'pull':
-      return [step(node, 'image', `pull ${image}`, pullImage(image), 60 * MINUTE)]
+      return [step(node, 'image', `pull ${image}`, pullImage(image), m.ssh.commandTimeoutSeconds)]
     case 'load':
       return [
-        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), m.ssh.commandTimeoutSeconds, { kind: 'image-archive', image }),
       ]
     case 'preloaded':
       return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
@@ -92,6 +103,7 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
 }
 
 function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  const step = stepOf(m)
   const steps = imageSteps(m, node, image)
   if (m.container.secretEnv.length > 0) {
     steps.push(step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, { kind: 'secret-env', names: m.container.secretEnv }))
@@ -101,6 +113,7 @@ function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedSt
 }
 
 function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[] {
+  const step = stepOf(m)
   const head = headOf(m)
   const workers = m.nodes.filter((n) => n.role === 'worker')
   const rayWait = 2 * MINUTE
@@ -128,6 +141,7 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
 
 /** After Ray is started (by us or by the user's script): wait for every node, check, then serve. */
 function tailPhases(m: Manifest): PlanPhase[] {
+  const step = stepOf(m)
   const head = headOf(m)
   const wait = 3 * MINUTE
   return [
@@ -142,7 +156,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
       description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
       parallel: true,
       steps: m.nodes.map((n) =>
-        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, 2 * MINUTE, { kind: 'probe' }),
+        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, PROBE_TIMEOUT_SECONDS, { kind: 'probe' }),
       ),
     },
     {
@@ -158,6 +172,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
 }
 
 function scriptPhases(m: Manifest, image: string): PlanPhase[] {
+  const step = stepOf(m)
   if (m.launch.mode !== 'script') return []
   const head = headOf(m)
   const workers = m.nodes.filter((n) => n.role === 'worker')

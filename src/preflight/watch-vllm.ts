@@ -9,6 +9,7 @@
  */
 import type { Manifest } from '../manifest/schema.js'
 import { shScript } from '../command/shell.js'
+import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
 import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
 import type { RayView } from './facts.js'
@@ -45,6 +46,9 @@ const POLL_SCRIPT = [
   'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
 ].join('\n')
 
+/** One poll's deadline, under `ssh.commandTimeoutSeconds`. */
+const POLL_TIMEOUT_SECONDS = 30
+
 /** Keep this much of the log for the report. */
 const KEPT = 64 * 1024
 
@@ -57,7 +61,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   const tail = () => text.split('\n').slice(-40).join('\n')
   const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: 30_000 })
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000 })
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)

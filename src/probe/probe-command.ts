@@ -12,6 +12,9 @@ export interface ProbeCommand {
   readonly stdin: string
 }
 
+/** The probe's own deadline (each of its sub-commands has a shorter one); `ssh.commandTimeoutSeconds` may lower it. */
+export const PROBE_TIMEOUT_SECONDS = 120
+
 /** The probe with its constants in front (JSON string literals are valid Python literals). */
 export const PROBE_PROGRAM = [
   `CONTAINER_PY = ${JSON.stringify(CONTAINER_PY)}`,

@@ -1,6 +1,6 @@
 /** From a manifest and the credentials given to the tool, the SSH target of each node. Pure. */
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { sshEndpointOf } from '../manifest/ssh-endpoint.js'
+import { sshEndpointOf } from '../manifest/ssh-settings.js'
 import { type HostKeyPin, parsePin, pinsFromKnownHosts } from './host-keys.js'
 import type { SshEndpoint, SshTarget } from './ssh.js'
 

@@ -3,19 +3,19 @@
  * The only impure part of the preflight; the checks read what this returns.
  */
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
-import { sshEndpointOf } from '../../manifest/ssh-endpoint.js'
-import { probeCommand } from '../../probe/probe-command.js'
+import { boundedTimeoutSeconds, sshEndpointOf } from '../../manifest/ssh-settings.js'
+import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
 import { type ProbeOutput, parseProbeOutput } from '../../probe/probe-output.js'
 import { type Transport, outcome } from '../../transport/transport.js'
-import type { ContainerFacts, FactsBundle, NodeFacts, RayView } from '../facts.js'
+import { type ContainerFacts, type FactsBundle, type NodeFacts, type RayView, VLLM_IP_SOURCES } from '../facts.js'
 import { parseRayNodes } from '../parse-ray.js'
 import { combineRayView, withRayView } from '../ray-view.js'
 
-const VLLM_IP_SOURCES = new Set(['VLLM_HOST_IP', 'default-route', 'unknown'])
+const isVllmIpSource = (s: string | undefined): s is (typeof VLLM_IP_SOURCES)[number] => (VLLM_IP_SOURCES as readonly (string | undefined)[]).includes(s)
 
 function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFacts {
   const inside = c.inside ?? {}
-  const source = inside.vllm_ip_source && VLLM_IP_SOURCES.has(inside.vllm_ip_source) ? (inside.vllm_ip_source as ContainerFacts['vllmIpSource']) : undefined
+  const source = isVllmIpSource(inside.vllm_ip_source) ? inside.vllm_ip_source : undefined
   return {
     name: c.name,
     running: c.running,
@@ -77,7 +77,6 @@ export interface GatherOptions {
    * becomes that node's failed facts.
    */
   readonly transportFor: (node: ManifestNode) => Promise<Transport>
-  readonly timeoutMs?: number
   readonly onProgress?: (message: string) => void
 }
 
@@ -96,7 +95,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
       try {
         const t = await opts.transportFor(node)
         const probe = probeCommand(m, node)
-        const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 })
+        const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
         const parsed = nodeFactsFromProbe(node, r.stdout, sshEndpointOf(m.ssh, node).user)
         if (parsed.ray) ray = parsed.ray

@@ -1,4 +1,10 @@
-/** Where a node is reached over SSH: its own user and port when it sets them, else the cluster's. Pure. */
+/**
+ * The SSH settings as the rest of the tool applies them, each rule in one place. Pure.
+ * - Where a node is reached: its own user and port when it sets them, else the cluster's.
+ * - How long one remote command may run: `ssh.commandTimeoutSeconds` bounds every command the
+ *   tool runs on a node (plan steps, the facts probe, the vLLM watch's polls); a step's own,
+ *   shorter timeout still applies. Image transfers, which have no natural bound, get exactly it.
+ */
 
 export interface SshDefaults {
   readonly user: string
@@ -24,3 +30,7 @@ export const sshEndpointOf = (defaults: SshDefaults, node: NodeSshSettings): Ssh
 
 /** `root@10.1.230.180:22` */
 export const describeSshEndpoint = (e: SshEndpointOf): string => `${e.user}@${e.host}:${e.port}`
+
+/** A command's timeout under the manifest's bound: its own when shorter, else `ssh.commandTimeoutSeconds`. */
+export const boundedTimeoutSeconds = (ssh: { readonly commandTimeoutSeconds: number }, ownSeconds: number): number =>
+  Math.min(ownSeconds, ssh.commandTimeoutSeconds)
