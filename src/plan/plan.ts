@@ -47,8 +47,12 @@ export interface PlannedStep {
   readonly stdin?: StepInput
 }
 
+/** Every phase a plan can have, in the order they can run (builtin launch or a launch script). */
+export const PHASE_NAMES = ['prepare', 'ray-head', 'ray-workers', 'upload-launch-script', 'launch-head', 'launch-workers', 'ray-cluster', 'preflight', 'vllm'] as const
+export type PhaseName = (typeof PHASE_NAMES)[number]
+
 export interface PlanPhase {
-  readonly name: string
+  readonly name: PhaseName
   readonly description: string
   /** Steps of different nodes run at the same time; steps of one node always run in order. */
   readonly parallel: boolean

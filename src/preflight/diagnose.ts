@@ -7,7 +7,7 @@
 import { runChecks } from './checks/index.js'
 import type { Expectation } from '../manifest/expectation.js'
 import type { FactsBundle } from './facts.js'
-import type { Finding, Severity } from './finding.js'
+import { EVIDENCE, type Finding, type Severity } from './finding.js'
 import { stripPrefixLength } from '../net/ipv4.js'
 import { combineRayView, withRayView } from './ray-view.js'
 import { scanLog } from './signatures.js'
@@ -48,10 +48,10 @@ function dedupe(findings: readonly Finding[]): Finding[] {
       out.set(key, f)
       continue
     }
-    const where = f.evidence['Log line']
+    const where = f.evidence[EVIDENCE.logLine]
     if (where === undefined) continue
-    const also = first.evidence['Also seen at']
-    out.set(key, { ...first, evidence: { ...first.evidence, 'Also seen at': also ? `${also}, ${where}` : where } })
+    const also = first.evidence[EVIDENCE.alsoSeenAt]
+    out.set(key, { ...first, evidence: { ...first.evidence, [EVIDENCE.alsoSeenAt]: also ? `${also}, ${where}` : where } })
   }
   return [...out.values()]
 }

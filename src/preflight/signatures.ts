@@ -9,7 +9,7 @@
  */
 
 import type { RayView } from './facts.js'
-import type { Finding } from './finding.js'
+import { EVIDENCE, type Finding } from './finding.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
 export interface LogWatcherOptions {
@@ -73,7 +73,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
         severity: hit.severity,
         node: rayPrefixIp(line),
         message: hit.message,
-        evidence: { 'Log line': `${opts.source}:${lineNo}`, Line: shown(line, m.index), ...hit.evidence },
+        evidence: { [EVIDENCE.logLine]: `${opts.source}:${lineNo}`, Line: shown(line, m.index), ...hit.evidence },
         fix: hit.fix,
       }
       found.push(finding)
