@@ -49,6 +49,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
         ...(inputs.rayStatus && { rayStatus: inputs.rayStatus }),
         logs: inputs.logs,
         ...(used && { manifest: used }),
+        ...(inputs.launchScript && { launchScript: inputs.launchScript }),
       })
     }
     case 'deploy':

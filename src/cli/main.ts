@@ -23,7 +23,8 @@ commands:
   preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
                                                gather facts from every node and Ray; check Ray/vLLM identity
   diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
-                                               the same checks offline, on files you have
+            [--launch-script F] [--fix-out F]  the same checks offline, on files you have; a launch script
+                                               read before it runs, its fixes as one patch (--fix-out)
   lab up [--nodes N] | lab down [--purge] | lab status [--json]
                                                simulated DGX Spark nodes in Docker on this machine
   lab scenario healthy|seed-bug|worker-override [--serve]
@@ -58,6 +59,8 @@ const OPTIONS = {
   facts: { type: 'string' },
   'ray-nodes': { type: 'string' },
   'ray-status': { type: 'string' },
+  'launch-script': { type: 'string' },
+  'fix-out': { type: 'string' },
   log: { type: 'string', multiple: true },
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
@@ -110,14 +113,22 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       }
       return outcome
     }
-    case 'diagnose':
-      return diagnoseTask({
+    case 'diagnose': {
+      const outcome = await diagnoseTask({
         ...(values.facts && { facts: values.facts }),
         ...(values['ray-nodes'] && { rayNodes: values['ray-nodes'] }),
         ...(values['ray-status'] && { rayStatus: values['ray-status'] }),
         ...(values.log && { logs: values.log }),
         ...(values.manifest && { manifest: values.manifest }),
+        ...(values['launch-script'] && { launchScript: values['launch-script'] }),
       })
+      if (values['fix-out']) {
+        const fix = outcome.files.find((f) => f.output === 'fix-file')
+        // No mechanical fix: an empty file, so a script that applies it has nothing to do.
+        writeFileSync(values['fix-out'], fix?.content ?? '')
+      }
+      return outcome
+    }
     case 'lab': {
       if (sub === 'up') {
         const n = values.nodes === undefined ? undefined : Number(values.nodes)

@@ -27,6 +27,21 @@ export const FINDING_CODES = [
   'RAY_IP_MISMATCH_WARNING',
   'DRIVER_NO_GPU',
   'ENGINE_DEAD',
+  // Log signatures: networking families
+  'RAY_NODE_DEAD',
+  'RAY_GCS_UNREACHABLE',
+  'RAYLET_UNREACHABLE',
+  'LOOPBACK_IDENTITY',
+  'BIND_FOREIGN_ADDRESS',
+  // The launch script, read before it runs (src/script-check)
+  'SCRIPT_UNREADABLE',
+  'SCRIPT_NO_RAY_START',
+  'SCRIPT_HEAD_IDENTITY_UNPINNED',
+  'SCRIPT_WORKER_IDENTITY_UNPINNED',
+  'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+  'SCRIPT_WORKER_USES_HEAD_IP',
+  'SCRIPT_LOOPBACK_IDENTITY',
+  'SCRIPT_IFNAME_NOT_FABRIC',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]
@@ -51,6 +66,8 @@ export interface Finding {
   readonly evidence: Readonly<Record<string, string>>
   /** What to change, naming the flag or variable and the node. */
   readonly fix: string
+  /** The fix as data when it is mechanical: a unified diff (`git apply` / `patch -p1`) of the file named in it. */
+  readonly patch?: string
 }
 
 export const hasErrors = (findings: readonly Finding[]): boolean => findings.some((f) => f.severity === 'error')
