@@ -11,6 +11,7 @@ import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import { validateTask } from '../tasks/validate.js'
+import { markMainPhase } from './post-lock.js'
 
 export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'diagnose', 'rollback'] as const
 const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
@@ -86,6 +87,7 @@ async function writeSummary(markdown: string): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  markMainPhase()
   const key = input('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
   const command = input('command') || 'validate'
