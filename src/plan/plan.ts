@@ -6,7 +6,6 @@
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { probeCommand } from '../preflight/gather/gather.js'
-import { relayToWorker } from './relay-commands.js'
 import {
   headOf,
   imageRef,
@@ -25,6 +24,7 @@ import {
   vllmHealthUrl,
   writeSecretEnv,
 } from './node-commands.js'
+import { relayToWorker } from './relay-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
