@@ -7,9 +7,11 @@ import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
+import { lockTask } from '../tasks/lock.js'
 import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import type { SshCredentials } from '../transport/targets.js'
 import { validateTask } from '../tasks/validate.js'
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
@@ -29,6 +31,8 @@ commands:
                                                simulated DGX Spark nodes in Docker on this machine
   lab scenario healthy|seed-bug|worker-override [--serve]
                                                start Ray on the lab with that launch script (and vLLM)
+  lock status|release --manifest F [--force] [--ssh-key F] [--known-hosts F]
+                                               the deploy lock on the head; release removes an expired lock, --force any
   schema                                       print the manifest's JSON Schema
 
 SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
@@ -65,13 +69,25 @@ const OPTIONS = {
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
   serve: { type: 'boolean' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
+type Values = Parsed['values']
 
 function need(values: Values, name: 'manifest'): string | TaskOutcome {
   return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
+}
+
+/** SSH credentials from --ssh-key / $VRD_SSH_PRIVATE_KEY and --known-hosts / $VRD_KNOWN_HOSTS. */
+function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCredentials | TaskOutcome {
+  const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
+  if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
+  if (typeof key !== 'string') return key
+  const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
+  if (known !== undefined && typeof known !== 'string') return known
+  return { privateKey: key, ...(known && { knownHosts: known }) }
 }
 
 function readText(path: string, what: string): string | TaskOutcome {
@@ -139,8 +155,15 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       if (sub === 'scenario') return labScenarioTask(positionals[2], values.serve ?? false, progress)
       return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
     }
+    case 'lock': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const credentials = sshCredentialsFrom(values, io, 'lock')
+      if ('exitCode' in credentials) return credentials
+      return lockTask(sub, m, { credentials, force: values.force ?? false })
+    }
     case 'schema':
-      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
+      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: { result: 'ok' }, files: [] }
     case 'deploy':
     case 'smoke':
     case 'rollback':
@@ -151,7 +174,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
 }
 
 export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
-  let parsed
+  let parsed: Parsed
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {

@@ -69,7 +69,9 @@ export const SshSchema = z
       .describe('Give up connecting to a node after this many seconds.'),
     commandTimeoutSeconds: wholeNumber({ min: 1 })
       .default(1800)
-      .describe('Give up on any single remote command after this many seconds (image pulls included).'),
+      .describe(
+        'Upper bound on any single command run on a node (each deploy step, the facts probe, each poll of the vLLM watch); image pulls and loads get exactly this long. Steps with a shorter timeout of their own keep it.',
+      ),
     jumpHost: JumpHostSchema.optional(),
   })
   .describe(
@@ -122,10 +124,10 @@ export const ImageSchema = z
       .optional()
       .describe('Expected image digest `sha256:<64 hex>`. When set, every node must run exactly this image.'),
     distribution: z
-      .enum(['pull', 'load', 'preloaded'])
+      .enum(['pull', 'load', 'relay', 'preloaded'])
       .default('pull')
       .describe(
-        'How the image gets onto the nodes: `pull` from its registry on each node, `load` by streaming a `docker save` archive over SSH, `preloaded` when it is already there (only checked).',
+        'How the image gets onto the nodes: `pull` from its registry on each node; `load` by streaming a `docker save` archive from the runner to every node over SSH; `relay` by streaming it from the runner to the head only, which passes it on to every worker over the fabric (`docker save | ssh <worker fabricIp> docker load` on the head, workers in parallel): the runner sends the image once, for clusters whose fabric is much faster than the runner\'s link. `relay` needs SSH from the head to each worker\'s fabric IP without a prompt (a key the worker accepts, its host key in the head\'s known_hosts), which the host checks verify before a deploy. `preloaded` when it is already there (only checked). Any way, a node that already holds the exact image ID is skipped.',
       ),
   })
   .describe('The container image every node runs.')
@@ -274,10 +276,14 @@ export const SmokeSchema = z
   })
   .describe('The smoke test run against the new server before a deploy counts as done.')
 
+/** What a failed deploy does (also the Action's `on-failure` input, which overrides it). */
+export const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
+export type OnFailure = (typeof ON_FAILURE)[number]
+
 export const DeploySchema = z
   .strictObject({
     onFailure: z
-      .enum(['rollback', 'stop', 'keep'])
+      .enum(ON_FAILURE)
       .default('rollback')
       .describe(
         'What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.',

@@ -9,7 +9,7 @@
  */
 
 import type { RayView } from './facts.js'
-import type { Finding } from './finding.js'
+import { EVIDENCE, type Finding } from './finding.js'
 import { createLineJoiner, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
@@ -74,7 +74,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
         node: logical.prefixIp ?? null,
         message: hit.message,
         evidence: {
-          'Log line': `${opts.source}:${logical.line}${logical.physicalLines > 1 ? `-${logical.line + logical.physicalLines - 1}` : ''}`,
+          [EVIDENCE.logLine]: `${opts.source}:${logical.line}${logical.physicalLines > 1 ? `-${logical.line + logical.physicalLines - 1}` : ''}`,
           Line: shown(line, m.index),
           ...(logical.repeated !== undefined ? { 'Repeated on other workers': `${logical.repeated}x` } : {}),
           ...hit.evidence,
