@@ -9,7 +9,7 @@ export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'di
 export type Command = (typeof COMMANDS)[number]
 
 /** Every input name action.yml declares (the contract test checks this list against the file). */
-export const INPUT_NAMES = ['command', 'manifest', 'ssh-private-key', 'known-hosts', 'image', 'release', 'on-failure', 'facts', 'ray-nodes', 'ray-status', 'logs'] as const
+export const INPUT_NAMES = ['command', 'manifest', 'ssh-private-key', 'known-hosts', 'image', 'release', 'on-failure', 'facts', 'ray-nodes', 'ray-status', 'logs', 'launch-script'] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
 export interface ActionInputs {
@@ -30,6 +30,7 @@ export interface ActionInputs {
   readonly rayNodes?: string
   readonly rayStatus?: string
   readonly logs: readonly string[]
+  readonly launchScript?: string
 }
 
 export interface InputSource {
@@ -62,6 +63,7 @@ export function readActionInputs(source: InputSource): InputsResult {
     ...(text('facts') && { facts: source.get('facts') }),
     ...(text('ray-nodes') && { rayNodes: source.get('ray-nodes') }),
     ...(text('ray-status') && { rayStatus: source.get('ray-status') }),
+    ...(text('launch-script') && { launchScript: source.get('launch-script') }),
   }
   return { ok: true, inputs: { command, manifest, logs: source.getMultiline('logs'), ...optional } }
 }

@@ -13,6 +13,7 @@ import { preflightTask } from '../tasks/preflight.js'
 import { validateTask } from '../tasks/validate.js'
 import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
 import { declaredDefault } from './metadata.js'
+import { markMainPhase } from './post-lock.js'
 
 export { COMMANDS } from './inputs.js'
 
@@ -49,6 +50,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
         ...(inputs.rayStatus && { rayStatus: inputs.rayStatus }),
         logs: inputs.logs,
         ...(used && { manifest: used }),
+        ...(inputs.launchScript && { launchScript: inputs.launchScript }),
       })
     }
     case 'deploy':
@@ -92,6 +94,7 @@ async function writeSummary(markdown: string): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  markMainPhase()
   const get = (name: InputName): string => core.getInput(name)
   const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())

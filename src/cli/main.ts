@@ -7,9 +7,11 @@ import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
+import { lockTask } from '../tasks/lock.js'
 import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import type { SshCredentials } from '../transport/targets.js'
 import { validateTask } from '../tasks/validate.js'
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
@@ -23,11 +25,14 @@ commands:
   preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
                                                gather facts from every node and Ray; check Ray/vLLM identity
   diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
-                                               the same checks offline, on files you have
+            [--launch-script F] [--fix-out F]  the same checks offline, on files you have; a launch script
+                                               read before it runs, its fixes as one patch (--fix-out)
   lab up [--nodes N] | lab down [--purge] | lab status [--json]
                                                simulated DGX Spark nodes in Docker on this machine
   lab scenario healthy|seed-bug|worker-override [--serve]
                                                start Ray on the lab with that launch script (and vLLM)
+  lock status|release --manifest F [--force] [--ssh-key F] [--known-hosts F]
+                                               the deploy lock on the head; release removes an expired lock, --force any
   schema                                       print the manifest's JSON Schema
 
 SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
@@ -58,10 +63,13 @@ const OPTIONS = {
   facts: { type: 'string' },
   'ray-nodes': { type: 'string' },
   'ray-status': { type: 'string' },
+  'launch-script': { type: 'string' },
+  'fix-out': { type: 'string' },
   log: { type: 'string', multiple: true },
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
   serve: { type: 'boolean' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -70,6 +78,16 @@ type Values = Parsed['values']
 
 function need(values: Values, name: 'manifest'): string | TaskOutcome {
   return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
+}
+
+/** SSH credentials from --ssh-key / $VRD_SSH_PRIVATE_KEY and --known-hosts / $VRD_KNOWN_HOSTS. */
+function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCredentials | TaskOutcome {
+  const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
+  if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
+  if (typeof key !== 'string') return key
+  const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
+  if (known !== undefined && typeof known !== 'string') return known
+  return { privateKey: key, ...(known && { knownHosts: known }) }
 }
 
 function readText(path: string, what: string): string | TaskOutcome {
@@ -110,14 +128,22 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       }
       return outcome
     }
-    case 'diagnose':
-      return diagnoseTask({
+    case 'diagnose': {
+      const outcome = await diagnoseTask({
         ...(values.facts && { facts: values.facts }),
         ...(values['ray-nodes'] && { rayNodes: values['ray-nodes'] }),
         ...(values['ray-status'] && { rayStatus: values['ray-status'] }),
         ...(values.log && { logs: values.log }),
         ...(values.manifest && { manifest: values.manifest }),
+        ...(values['launch-script'] && { launchScript: values['launch-script'] }),
       })
+      if (values['fix-out']) {
+        const fix = outcome.files.find((f) => f.output === 'fix-file')
+        // No mechanical fix: an empty file, so a script that applies it has nothing to do.
+        writeFileSync(values['fix-out'], fix?.content ?? '')
+      }
+      return outcome
+    }
     case 'lab': {
       if (sub === 'up') {
         const n = values.nodes === undefined ? undefined : Number(values.nodes)
@@ -128,6 +154,13 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       if (sub === 'status') return labStatusTask()
       if (sub === 'scenario') return labScenarioTask(positionals[2], values.serve ?? false, progress)
       return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
+    }
+    case 'lock': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const credentials = sshCredentialsFrom(values, io, 'lock')
+      if ('exitCode' in credentials) return credentials
+      return lockTask(sub, m, { credentials, force: values.force ?? false })
     }
     case 'schema':
       return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: { result: 'ok' }, files: [] }

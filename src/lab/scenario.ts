@@ -29,6 +29,8 @@ export interface ScenarioOptions {
   readonly serve?: boolean
   readonly serveDeadlineMs?: number
   readonly onProgress?: (message: string) => void
+  /** Run this launch script text instead of the scenario's own (e.g. the scenario patched by `diagnose --fix-out`). */
+  readonly script?: string
 }
 
 export interface ScenarioResult {
@@ -79,7 +81,7 @@ export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions =
   const root = resolveLabDir(opts.dir)
   mkdirSync(join(root, 'scenarios'), { recursive: true })
   const launchScript = join(root, 'scenarios', `${name}.sh`)
-  writeFileSync(launchScript, scenarioScript(name), { mode: 0o755 })
+  writeFileSync(launchScript, opts.script ?? scenarioScript(name), { mode: 0o755 })
   const m: Manifest = { ...manifest, launch: { mode: 'script', path: launchScript, args: [], env: {} } }
   const plan = planDeploy(m, { release: `lab-${name}` })
   const transports = await labTransports(m, opts.dir)

@@ -18,6 +18,15 @@ export const FINDING_CODES = [
   'IMAGE_MISMATCH',
   'VERSION_SKEW',
   'FABRIC_UNREACHABLE',
+  // Host checks before a deploy (src/deploy/host-checks.ts)
+  'DOCKER_UNUSABLE',
+  'FABRIC_ADDRESS_MISSING',
+  'FABRIC_LINK_DOWN',
+  'NO_GPU_VISIBLE',
+  'DISK_SPACE_LOW',
+  'RELAY_SSH_FAILED',
+  // Image delivery (src/deploy/relay.ts)
+  'IMAGE_TRANSFER_FAILED',
   // Log signatures
   'PLACEMENT_GROUP_PENDING',
   'PLACEMENT_GROUP_TIMEOUT',
@@ -27,6 +36,21 @@ export const FINDING_CODES = [
   'RAY_IP_MISMATCH_WARNING',
   'DRIVER_NO_GPU',
   'ENGINE_DEAD',
+  // Log signatures: networking families
+  'RAY_NODE_DEAD',
+  'RAY_GCS_UNREACHABLE',
+  'RAYLET_UNREACHABLE',
+  'LOOPBACK_IDENTITY',
+  'BIND_FOREIGN_ADDRESS',
+  // The launch script, read before it runs (src/script-check)
+  'SCRIPT_UNREADABLE',
+  'SCRIPT_NO_RAY_START',
+  'SCRIPT_HEAD_IDENTITY_UNPINNED',
+  'SCRIPT_WORKER_IDENTITY_UNPINNED',
+  'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+  'SCRIPT_WORKER_USES_HEAD_IP',
+  'SCRIPT_LOOPBACK_IDENTITY',
+  'SCRIPT_IFNAME_NOT_FABRIC',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]
@@ -51,6 +75,8 @@ export interface Finding {
   readonly evidence: Readonly<Record<string, string>>
   /** What to change, naming the flag or variable and the node. */
   readonly fix: string
+  /** The fix as data when it is mechanical: a unified diff (`git apply` / `patch -p1`) of the file named in it. */
+  readonly patch?: string
 }
 
 export const hasErrors = (findings: readonly Finding[]): boolean => findings.some((f) => f.severity === 'error')

@@ -6,6 +6,8 @@
 
 import type { RayView } from './facts.js'
 import type { FindingCode, Severity } from './finding.js'
+import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.js'
+import { NETWORK_RULES } from './signature-rules-network.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
 
 export interface RuleHit {
@@ -20,7 +22,12 @@ export interface RuleHit {
 export interface SignatureRule {
   readonly code: FindingCode
   readonly pattern: RegExp
-  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined) => RuleHit
+  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined, context: LineContext) => RuleHit
+}
+
+/** What the paste normaliser took off the line: the node Ray's prefix named. */
+export interface LineContext {
+  readonly prefixIp?: string
 }
 
 const GPU_FIX =
@@ -28,6 +35,24 @@ const GPU_FIX =
 
 const IFNAME_FIX =
   "Set GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME to the fabric interface in every node's container before ray start (-e GLOO_SOCKET_IFNAME=<iface> -e NCCL_SOCKET_IFNAME=<iface>), so Gloo binds a routable address instead of resolving the hostname."
+
+/**
+ * The request a placement line names (`specs=[…]`, `placement_group_specs=[…]`, `resource request
+ * {…}`) is on the line and closed. Only then may a rule say it carries no node: pin.
+ */
+function requestComplete(line: string): boolean {
+  const m = /(?:placement_group_specs=|specs=|resource request )(?:defaultdict\(<class '\w+'>,\s*)?\s*([[{])/.exec(line)
+  if (!m) return false
+  let depth = 0
+  for (const ch of line.slice(m.index + m[0].length - 1)) {
+    if (ch === '{' || ch === '[') depth++
+    else if (ch === '}' || ch === ']') {
+      depth--
+      if (depth === 0) return true
+    }
+  }
+  return false
+}
 
 /** The shared story for a pending or timed-out placement group: which pin, and does Ray have it. */
 function placementHit(
@@ -47,12 +72,28 @@ function placementHit(
       fix: "Find the full line in the log (or `ray status` Demands) and compare its node:<ip> with Ray's NodeManagerAddress values; if none matches, start Ray with --node-ip-address=<that ip> or set VLLM_HOST_IP to the IP Ray registered.",
     }
   }
+  if (pin === undefined && !requestComplete(line)) {
+    return {
+      key: 'unread-request',
+      severity,
+      message: `${what}; the request it names is not complete on this line (the paste may go on past it), so whether it pins a node cannot be told here.`,
+      evidence: extra,
+      fix: "Paste the whole request (it may be wrapped onto the next lines, or see `ray status` Demands) and compare any node:<ip> in it with Ray's NodeManagerAddress values; without a pin, check the cluster has the GPUs it asks for.",
+    }
+  }
   if (pin === undefined) {
+    const wanted = gpusRequested(line.slice(line.search(/placement_group_specs=|specs=|resource request /)))
+    const have = clusterGpus(ray)
+    const phrase = gpuShortfallPhrase(wanted, have)
     return {
       key: 'no-pin',
       severity,
-      message: `${what}, and it carries no node: pin, so the cluster lacks the resources it asks for.`,
-      evidence: extra,
+      message: `${what}, and it carries no node: pin, so the cluster lacks the resources it asks for${phrase ? ` (it ${phrase})` : ''}.`,
+      evidence: {
+        ...extra,
+        ...(wanted !== undefined ? { 'GPUs requested (bundles × count)': String(wanted) } : {}),
+        ...(have !== undefined ? { 'GPUs in the Ray cluster': String(have) } : {}),
+      },
       fix: GPU_FIX,
     }
   }
@@ -231,4 +272,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
       fix: 'Look at the first error above this line (the other findings name the usual causes: placement group, unique IP, Gloo, GPUs) and fix that; this line only reports the engine died.',
     }),
   },
+  // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
+  ...NETWORK_RULES,
 ]

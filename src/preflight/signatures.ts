@@ -10,6 +10,7 @@
 
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
+import { createLineJoiner, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
 export interface LogWatcherOptions {
@@ -19,6 +20,8 @@ export interface LogWatcherOptions {
   readonly ray?: RayView
   /** Called for each finding as soon as the line that proves it is complete. */
   readonly onFinding?: (finding: Finding) => void
+  /** The width a pasted text was cut at (terminal wrap), when known (`scanLog` detects it). */
+  readonly wrapWidth?: number
 }
 
 export interface LogWatcher {
@@ -37,12 +40,6 @@ const MAX_LINE = 64 * 1024
 /** How much of a matched line goes into evidence. */
 const SHOWN = 300
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from logs
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
-
-/** Ray prefixes worker output with `(RayWorkerWrapper pid=1890, ip=10.41.0.8)`: the node it ran on. */
-const rayPrefixIp = (line: string): string | null => /\([\w.]+ pid=\d+, ip=([\d.]+)\)/.exec(line)?.[1] ?? null
-
 /** The part of a long line around the match, trimmed. */
 function shown(line: string, at: number): string {
   const text = line.trim()
@@ -56,30 +53,51 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
   const seen = new Set<string>()
   let pending = ''
   let lineNo = 0
+  const joiner = createLineJoiner(opts.wrapWidth !== undefined ? { wrapWidth: opts.wrapWidth } : {})
+  /** The still-open logical line judged early (a live log must not wait for the next line). */
+  let judgedEarly: { line: number; text: string } | null = null
 
-  const judge = (raw: string): Finding[] => {
-    lineNo++
-    const line = raw.replace(ANSI, '').replace(/\r$/, '')
+  const judge = (logical: LogicalLine): Finding[] => {
+    if (judgedEarly && judgedEarly.line === logical.line && judgedEarly.text === logical.text) return []
+    const line = logical.text
     const found: Finding[] = []
     for (const rule of SIGNATURE_RULES) {
       const m = rule.pattern.exec(line)
       if (!m) continue
-      const hit = rule.hit(m, line, opts.ray)
+      const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp } : {})
       const dedupe = `${rule.code}\u0000${hit.key}`
       if (seen.has(dedupe)) continue
       seen.add(dedupe)
       const finding: Finding = {
         code: rule.code,
         severity: hit.severity,
-        node: rayPrefixIp(line),
+        node: logical.prefixIp ?? null,
         message: hit.message,
-        evidence: { [EVIDENCE.logLine]: `${opts.source}:${lineNo}`, Line: shown(line, m.index), ...hit.evidence },
+        evidence: {
+          [EVIDENCE.logLine]: `${opts.source}:${logical.line}${logical.physicalLines > 1 ? `-${logical.line + logical.physicalLines - 1}` : ''}`,
+          Line: shown(line, m.index),
+          ...(logical.repeated !== undefined ? { 'Repeated on other workers': `${logical.repeated}x` } : {}),
+          ...hit.evidence,
+        },
         fix: hit.fix,
       }
       found.push(finding)
       findings.push(finding)
       opts.onFinding?.(finding)
     }
+    return found
+  }
+
+  const physical = (raw: string): Finding[] => {
+    lineNo++
+    return joiner.push(raw).flatMap(judge)
+  }
+  /** A complete (no open bracket) line still waiting for a possible continuation is judged now. */
+  const early = (): Finding[] => {
+    const open = joiner.peek()
+    if (!open || open.open || (judgedEarly?.line === open.line && judgedEarly.text === open.text)) return []
+    const found = judge(open)
+    judgedEarly = { line: open.line, text: open.text }
     return found
   }
 
@@ -91,23 +109,28 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
       for (;;) {
         const nl = text.indexOf('\n', start)
         if (nl >= 0 && nl - start <= MAX_LINE) {
-          out.push(...judge(text.slice(start, nl)))
+          out.push(...physical(text.slice(start, nl)))
           start = nl + 1
         } else if (text.length - start > MAX_LINE) {
-          out.push(...judge(text.slice(start, start + MAX_LINE)))
+          out.push(...physical(text.slice(start, start + MAX_LINE)))
           start += MAX_LINE
         } else {
           break
         }
       }
       pending = text.slice(start)
+      out.push(...early())
       return out
     },
     end(): Finding[] {
-      if (pending === '') return []
-      const last = pending
-      pending = ''
-      return judge(last)
+      const out: Finding[] = []
+      if (pending !== '') {
+        const last = pending
+        pending = ''
+        out.push(...physical(last))
+      }
+      out.push(...joiner.end().flatMap(judge))
+      return out
     },
     get findings() {
       return findings
@@ -120,6 +143,9 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
 
 /** Every signature in a whole log text. */
 export function scanLog(text: string, source: string, ray?: RayView): Finding[] {
-  const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}) })
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  const wrapWidth = detectWrapWidth(lines.map(cleanPhysical))
+  const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}), ...(wrapWidth !== undefined ? { wrapWidth } : {}) })
   return [...watcher.push(text), ...watcher.end()]
 }

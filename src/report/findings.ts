@@ -32,6 +32,7 @@ export function renderFindingsText(findings: readonly Finding[]): string {
     out.push(`${f.code} (${f.node ?? 'cluster'}):`)
     out.push(`  fix: ${f.fix}`)
     out.push(...evidenceLines(f.evidence, '    '))
+    if (f.patch) out.push('  patch (git apply / patch -p1):', ...f.patch.trimEnd().split('\n').map((l) => `    ${l}`))
   }
   return `${out.join('\n')}\n`
 }
@@ -57,6 +58,7 @@ export function renderFindingsMarkdown(findings: readonly Finding[]): string {
     if (evidence.length > 0) {
       out.push('| Evidence | Value |', '| --- | --- |', ...evidence.map(([k, v]) => `| ${e(k)} | ${e(v)} |`), '')
     }
+    if (f.patch) out.push('<details><summary>Patch</summary>', '', '```diff', f.patch.trimEnd().replace(/```/g, "'''"), '```', '', '</details>', '')
   }
   return `${out.join('\n')}`
 }
@@ -69,6 +71,7 @@ export interface FindingsJson {
     readonly message: string
     readonly evidence: Readonly<Record<string, string>>
     readonly fix: string
+    readonly patch?: string
   }[]
 }
 
@@ -81,5 +84,6 @@ export const findingsJson = (findings: readonly Finding[]): FindingsJson => ({
     message: f.message,
     evidence: { ...f.evidence },
     fix: f.fix,
+    ...(f.patch !== undefined && { patch: f.patch }),
   })),
 })

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises'
-import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
-import { diagnose } from '../preflight/diagnose.js'
+import { relative, resolve } from 'node:path'
 import { checkDocument } from '../manifest/external-document.js'
+import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
+import type { Manifest } from '../manifest/schema.js'
+import { diagnose, sortFindings } from '../preflight/diagnose.js'
 import { type FactsBundle, FactsBundleSchema } from '../preflight/facts.js'
+import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 import { loadOrFail } from './validate.js'
@@ -13,6 +16,8 @@ export interface DiagnoseFiles {
   readonly rayStatus?: string
   readonly logs?: readonly string[]
   readonly manifest?: string
+  /** A bash launch script, read statically (src/script-check). */
+  readonly launchScript?: string
 }
 
 async function read(path: string, what: string): Promise<string | TaskOutcome> {
@@ -25,8 +30,8 @@ async function read(path: string, what: string): Promise<string | TaskOutcome> {
 
 /** Offline diagnosis from files a person has: same checks and signatures as the live preflight. */
 export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
-  if (!files.facts && !files.rayNodes && !files.rayStatus && !(files.logs?.length)) {
-    return usageError('diagnose needs at least one of --facts, --ray-nodes, --ray-status, --log')
+  if (!files.facts && !files.rayNodes && !files.rayStatus && !(files.logs?.length) && !files.launchScript) {
+    return usageError('diagnose needs at least one of --facts, --ray-nodes, --ray-status, --log, --launch-script')
   }
   let facts: FactsBundle | undefined
   if (files.facts) {
@@ -56,17 +61,35 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     logs.push({ source: path, text })
   }
   let expected: Expectation | undefined
+  let manifest: Manifest | undefined
   if (files.manifest) {
     const loaded = await loadOrFail(files.manifest)
     if (!loaded.ok) return loaded.outcome
+    manifest = loaded.manifest
     expected = expectationFromManifest(loaded.manifest)
   }
-  const findings = diagnose({
+  let script: LaunchScriptCheck | undefined
+  if (files.launchScript) {
+    const text = await read(files.launchScript, 'launch script')
+    if (typeof text !== 'string') return text
+    // The diff names the script relative to here, so `git apply` / `patch -p1` run from here take it.
+    script = checkLaunchScript(text, { path: relative(process.cwd(), resolve(files.launchScript)), ...(manifest && { manifest }) })
+  }
+  const onlyScript = !files.facts && !files.rayNodes && !files.rayStatus && !(files.logs?.length)
+  const fromCluster = onlyScript ? [] : diagnose({
     ...(facts && { facts }),
     ...(texts.rayNodes !== undefined && { rayNodesText: texts.rayNodes }),
     ...(texts.rayStatus !== undefined && { rayStatusText: texts.rayStatus }),
     logs,
     ...(expected && { expected }),
   })
-  return findingsOutcome('diagnosis', findings)
+  const findings = sortFindings([...(script?.findings ?? []), ...fromCluster])
+  const outcome = findingsOutcome('diagnosis', findings)
+  if (!script?.patch) return outcome
+  return {
+    ...outcome,
+    text: `${outcome.text}\nAll fixes as one patch (--fix-out FILE writes it; git apply FILE or patch -p1 < FILE):\n${script.patch}`,
+    json: { ...(outcome.json as object), patch: script.patch },
+    files: [...outcome.files, { output: 'fix-file', fileName: 'vllm-ray-deploy-fix.patch', content: script.patch }],
+  }
 }

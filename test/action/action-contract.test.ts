@@ -79,6 +79,12 @@ const SCENARIOS: readonly Scenario[] = [
     exit: 1,
     result: 'invalid',
   },
+  {
+    name: 'diagnose the seeds\' launch script: both bugs, with the patch as a file',
+    with: () => ({ command: 'diagnose', 'launch-script': 'test/script-check/fixtures/spark-vllm-qwen35.sh', manifest: 'src/manifest/examples/dgx-spark-pair.yml' }),
+    exit: 1,
+    result: 'failed',
+  },
   { name: 'a wrong on-failure is a usage error naming the input', with: () => ({ command: 'validate', manifest: EXAMPLE, 'on-failure': 'explode' }), exit: 1, result: 'error' },
 ]
 

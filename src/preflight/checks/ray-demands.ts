@@ -3,6 +3,7 @@
  * `node:<ip>` no Ray node has never resolves (the seed incident, seen from Ray's side).
  */
 
+import { clusterGpus, gpuShortfallPhrase, gpusInMaps } from '../demand-count.js'
 import type { Finding } from '../finding.js'
 import { comparePinWithRay, nodePinsInMaps, pinMismatchFix } from '../placement-pin.js'
 import type { CheckContext } from './context.js'
@@ -38,11 +39,12 @@ export function pendingDemands(ctx: CheckContext): Finding[] {
     })
   }
   if (findings.length === 0) {
+    const phrase = gpuShortfallPhrase(gpusInMaps(demands) || undefined, clusterGpus(ctx.ray))
     findings.push({
       code: 'PLACEMENT_GROUP_PENDING',
       severity: 'warning',
       node: null,
-      message: 'Ray has pending resource demands, so something (often an earlier vLLM) is waiting for resources the cluster does not have free.',
+      message: `Ray has pending resource demands${phrase ? ` (${phrase})` : ''}, so something (often an earlier vLLM) is waiting for resources the cluster does not have free.`,
       evidence: { 'Pending demands (ray status)': shown, ...(ctx.ray?.totals ? { 'Ray total GPU': String(ctx.ray.totals['GPU'] ?? '?') } : {}) },
       fix: 'Stop whatever holds or waits for the resources (an earlier vllm serve, or its leaked placement group: ray stop/start on the head), and check every node joined with its GPUs.',
     })

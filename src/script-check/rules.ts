@@ -1,0 +1,191 @@
+/**
+ * What is wrong with a launch script before it runs, from its `ray start`s (evaluate.ts): the
+ * identity each node gets in Ray (`--node-ip-address`) against the VLLM_HOST_IP its processes get,
+ * loopback identities, a worker given the head's address, and socket interfaces outside the
+ * manifest's fabric. Each finding names the script line; where the fix is mechanical it carries
+ * the edit (a flag appended, a value replaced) for patch.ts.
+ */
+
+import type { FindingCode, Severity } from '../preflight/finding.js'
+import type { Manifest } from '../manifest/schema.js'
+import type { Assignment, RayStart, Val } from './evaluate.js'
+import { shellWord, type Edit } from './patch.js'
+
+export interface ScriptFinding {
+  readonly code: FindingCode
+  readonly severity: Severity
+  readonly role: 'head' | 'worker' | null
+  readonly line: number
+  readonly message: string
+  readonly evidence: Record<string, string>
+  readonly fix: string
+  readonly edits: readonly Edit[]
+}
+
+const isLoopback = (v: Val): boolean => v.known && /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(v.text)
+const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
+const where = (a: Assignment): string => `line ${a.val.origin?.span.line ?? a.span.line} (${a.kind})`
+
+/** Append `--node-ip-address=<value>` after the last argument the role's section writes. */
+function pinEdit(r: RayStart, value: Val): Edit[] {
+  if (!r.insertAt) return []
+  return [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${shellWord(value.text)}` }]
+}
+
+/** Replace the word that wrote a value with another value (keeping `NAME=` inside it). */
+function replaceEdit(v: Val, replacement: string): Edit[] {
+  if (!v.origin) return []
+  return [{ start: v.origin.span.start, end: v.origin.span.end, text: shellWord(v.origin.prefix + replacement) }]
+}
+
+const overrides = (a: Assignment): Assignment | undefined =>
+  a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined
+
+export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined): ScriptFinding[] {
+  const out: ScriptFinding[] = []
+  const heads = starts.filter((r) => r.head)
+  const headIps = new Set(heads.flatMap((h) => (h.nodeIp ? [h.nodeIp.val.text] : [])))
+  for (const r of starts) {
+    const role = r.head ? 'head' : 'worker'
+    const vhi = r.env.get('VLLM_HOST_IP')
+    const base = {
+      'Script line': String(r.line),
+      ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
+      'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
+      ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
+    }
+
+    // Loopback identities and a loopback head address.
+    const loop: [string, Val | undefined, number][] = [
+      ['--node-ip-address', r.nodeIp?.val, r.line],
+      ['VLLM_HOST_IP', vhi?.val, vhi ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line],
+      ['--address (the head)', r.address ? { text: host(r.address.text), known: r.address.known } : undefined, r.line],
+    ]
+    for (const [what, v, line] of loop) {
+      if (!v || !isLoopback(v)) continue
+      out.push({
+        code: 'SCRIPT_LOOPBACK_IDENTITY',
+        severity: 'error',
+        role,
+        line,
+        message: `The ${role}'s ${what} is ${v.text}, a loopback address: ${what.startsWith('--address') ? 'on a worker that is itself, not the head' : 'peers on other nodes cannot reach it, and Ray and vLLM pin work to it'}.`,
+        evidence: { ...base, [what]: v.text },
+        fix: what.startsWith('--address')
+          ? "Give the worker the head's fabric address: ray start --address=<head fabric IP>:<port> (VRD_HEAD_IP under launch.mode: script)."
+          : `Use the node's own fabric IP for ${what} (VRD_NODE_IP under launch.mode: script), never 127.0.0.1 or localhost.`,
+        edits: [],
+      })
+    }
+
+    if (r.head && !r.nodeIp && vhi) {
+      out.push({
+        code: 'SCRIPT_HEAD_IDENTITY_UNPINNED',
+        severity: 'error',
+        role,
+        line: r.line,
+        message: `The head starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}: Ray registers the head under its default-route address, and vLLM pins its placement group to node:${vhi.val.text}, which no Ray node has (the seed incident).`,
+        evidence: { ...base, 'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`, '--node-ip-address': 'not given (Ray picks the default-route address)' },
+        fix: `Start the head's Ray with --node-ip-address=${shellWord(vhi.val.text)} (the same address as VLLM_HOST_IP).`,
+        edits: pinEdit(r, vhi.val),
+      })
+    } else if (!r.head && !r.nodeIp && vhi) {
+      const prev = overrides(vhi)
+      out.push({
+        code: prev ? 'SCRIPT_VLLM_HOST_IP_OVERRIDE' : 'SCRIPT_WORKER_IDENTITY_UNPINNED',
+        severity: 'error',
+        role,
+        line: prev ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line,
+        message: prev
+          ? `The worker's section overrides VLLM_HOST_IP a second time (${prev.val.text} → ${vhi.val.text}) while its ray start has no --node-ip-address, so Ray registers the worker under its default-route address and vLLM's worker reports ${vhi.val.text}.`
+          : `A worker starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}, so Ray registers it under its default-route address and vLLM's worker reports a different IP.`,
+        evidence: {
+          ...base,
+          'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`,
+          ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
+          '--node-ip-address': 'not given (Ray picks the default-route address)',
+        },
+        fix: `Start the worker's Ray with --node-ip-address=${shellWord(vhi.val.text)}, so its Ray identity and VLLM_HOST_IP are one address.`,
+        edits: pinEdit(r, vhi.val),
+      })
+    } else if (r.nodeIp && vhi && vhi.val.text !== r.nodeIp.val.text) {
+      const prev = overrides(vhi)
+      out.push({
+        code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+        severity: 'error',
+        role,
+        line: vhi.val.origin?.span.line ?? vhi.span.line,
+        message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}${prev ? ` (a second override of ${prev.val.text})` : ''} but its Ray identity (--node-ip-address) is ${r.nodeIp.val.text}: vLLM on that node reports an IP Ray does not know it by.`,
+        evidence: {
+          ...base,
+          'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`,
+          ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
+          '--node-ip-address': r.nodeIp.val.text,
+        },
+        fix: `Set VLLM_HOST_IP to the node's Ray identity (${shellWord(r.nodeIp.val.text)}) in the ${role}'s section, or drop the override.`,
+        edits: replaceEdit(vhi.val, r.nodeIp.val.text),
+      })
+    }
+
+    if (!r.head) {
+      const headAddr = r.address ? host(r.address.text) : undefined
+      const own = r.nodeIp?.val ?? vhi?.val
+      // A symbolic value (`${VRD_NODE_IP}`) differs per node: only the same path's --address, or a literal, can be compared.
+      if (own && own.text !== '' && (own.text === headAddr || (own.known && headIps.has(own.text))) && !isLoopback(own)) {
+        out.push({
+          code: 'SCRIPT_WORKER_USES_HEAD_IP',
+          severity: 'error',
+          role,
+          line: r.nodeIp ? r.line : (vhi!.val.origin?.span.line ?? vhi!.span.line),
+          message: `A worker is given the head's address ${own.text} as its own ${r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
+          evidence: { ...base, [r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP']: own.text, "Head's address": headAddr ?? [...headIps].join(', ') },
+          fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
+          edits: [],
+        })
+      }
+    }
+
+    if (manifest) {
+      const fabric = manifest.fabric.interfaces
+      for (const name of ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const) {
+        const a = r.env.get(name)
+        if (!a?.val.known) continue
+        const items = a.val.text.split(',').map((x) => x.trim()).filter((x) => x !== '' && !x.startsWith('^'))
+        const bad = items.filter((x) => {
+          const exact = x.startsWith('=')
+          const n = x.replace(/^=/, '')
+          return !fabric.some((f) => (exact || name === 'GLOO_SOCKET_IFNAME' ? f === n : f.startsWith(n)))
+        })
+        if (bad.length === 0) continue
+        out.push({
+          code: 'SCRIPT_IFNAME_NOT_FABRIC',
+          severity: 'error',
+          role,
+          line: a.val.origin?.span.line ?? a.span.line,
+          message: `The ${role}'s ${name} is ${a.val.text}, which is not the manifest's fabric interface (${fabric.join(', ')}): ${name.startsWith('NCCL') ? 'NCCL' : 'Gloo'} traffic would leave the fabric.`,
+          evidence: { ...base, [name]: `${a.val.text} (set at ${where(a)})`, 'Manifest fabric.interfaces': fabric.join(', ') },
+          fix: `Set ${name}=${fabric.join(',')} (VRD_FABRIC_IFNAME under launch.mode: script).`,
+          edits: replaceEdit(a.val, fabric.join(',')),
+        })
+      }
+    }
+  }
+  if (starts.length === 0) {
+    out.push({
+      code: 'SCRIPT_NO_RAY_START',
+      severity: 'warning',
+      role: null,
+      line: 1,
+      message: 'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
+      evidence: {},
+      fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
+      edits: [],
+    })
+  }
+  const seen = new Set<string>()
+  return out.filter((f) => {
+    const key = `${f.code}\u0000${f.line}\u0000${f.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

@@ -1,0 +1,86 @@
+import { readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { normalisePaste } from '../../src/preflight/paste-normalise.js'
+import { parseRayNodes } from '../../src/preflight/parse-ray.js'
+import { scanLog } from '../../src/preflight/signatures.js'
+import { readFixture } from './fixtures/read.js'
+
+const logsDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'logs')
+const logFixtures = readdirSync(logsDir).filter((f) => f.endsWith('.txt'))
+
+/** What a paste looks like after a terminal cut it at `width` columns. */
+const wrapAt = (text: string, width: number): string =>
+  text
+    .split('\n')
+    .flatMap((l) => (l.length <= width ? [l] : Array.from({ length: Math.ceil(l.length / width) }, (_, i) => l.slice(i * width, (i + 1) * width))))
+    .join('\n')
+const quote = (text: string): string => text.split('\n').map((l) => `> ${l}`).join('\n')
+const crlf = (text: string): string => text.replace(/\n/g, '\r\n')
+
+/** The parts of a finding that must not depend on how the text was pasted. */
+const verdict = (text: string) => scanLog(text, 'paste').map((f) => ({ code: f.code, severity: f.severity, node: f.node, message: f.message, fix: f.fix }))
+
+describe('every log fixture reads the same however it was pasted', () => {
+  for (const file of logFixtures) {
+    const text = readFixture(`logs/${file}`)
+    const plain = verdict(text)
+    it(`${file}: wrapped at 60, 80 and 120 columns, quoted with >, with CRLF, all at once`, () => {
+      for (const width of [60, 80, 120]) expect(verdict(wrapAt(text, width)), `width ${width}`).toEqual(plain)
+      expect(verdict(quote(text)), 'quoted').toEqual(plain)
+      expect(verdict(crlf(text)), 'CRLF').toEqual(plain)
+      expect(verdict(crlf(quote(wrapAt(text, 80)))), 'wrapped, quoted, CRLF').toEqual(plain)
+    })
+  }
+})
+
+describe('normalisePaste', () => {
+  it('takes off nested Ray prefixes (keeping the innermost ip), ANSI codes and the repeat suffix (keeping the count)', () => {
+    const [l] = normalisePaste(
+      "\x1b[36m(EngineCore pid=630)\x1b[0m (RayWorkerWrapper pid=1890, ip=10.41.0.8) WARNING boom [repeated 3x across cluster] (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication, or see https://docs.ray.io/en/master/ray-observability/ray-logging.html#log-deduplication for more options.)\n",
+    )
+    expect(l).toMatchObject({ text: 'WARNING boom', prefixIp: '10.41.0.8', repeated: 3, line: 1, physicalLines: 1 })
+  })
+
+  it('joins a dict split across lines, and a logger-wrapped request under its prefix', () => {
+    const lines = normalisePaste(
+      [
+        "(RayWorkerWrapper pid=1, ip=10.0.0.2) INFO Waiting for creating a placement group of specs for 10 seconds. specs=[{'GPU': 1.0,",
+        "(RayWorkerWrapper pid=1, ip=10.0.0.2)  'node:10.0.0.9': 0.001}, {'GPU': 1.0}].",
+        'INFO next record',
+      ].join('\n'),
+    )
+    expect(lines.map((l) => [l.line, l.physicalLines])).toEqual([[1, 2], [3, 1]])
+    expect(lines[0]!.text).toContain("specs=[{'GPU': 1.0, 'node:10.0.0.9': 0.001}, {'GPU': 1.0}]")
+    expect(lines[0]!.open).toBe(false)
+  })
+
+  it('a stray open brace does not swallow the next records', () => {
+    const lines = normalisePaste(['INFO config {', 'INFO 2 next', 'WARNING 3 next'].join('\n'))
+    expect(lines).toHaveLength(3)
+  })
+})
+
+describe('placement lines across continuation lines (eugr/spark-vllm-docker#227)', () => {
+  const ray = parseRayNodes("192.168.201.10 {'node:__internal_head__': 1.0, 'GPU': 1.0}\n192.168.201.11 {'GPU': 1.0}")
+  it('reads the pin from the indented line below and never says the request carries no node: pin', () => {
+    const found = scanLog(readFixture('logs/wrapped-pin-eugr-227.txt'), 'eugr-227', ray)
+    expect(found.map((f) => f.code)).toEqual(['PLACEMENT_GROUP_PENDING'])
+    expect(found[0]!.evidence['Placement group asks for']).toBe('node:192.168.50.192')
+    expect(found[0]!.message).toContain('no alive Ray node has that address')
+    expect(found.some((f) => f.message.includes('carries no node: pin'))).toBe(false)
+  })
+
+  it('near miss: the wait line alone, cut before its specs, makes no claim about the pin', () => {
+    const [f] = scanLog('(EngineCore pid=630) Waiting for creating a placement group of specs for 70 seconds.\n', 'cut')
+    expect(f?.message).toContain('whether it pins a node cannot be told here')
+    expect(f?.message).not.toContain('carries no node: pin')
+  })
+
+  it('counts bundles: {GPU: 1} * 2 against a 1-GPU cluster "wants 2 GPUs, the cluster has 1"', () => {
+    const one = parseRayNodes("10.0.0.1 {'node:__internal_head__': 1.0, 'GPU': 1.0}")
+    const [f] = scanLog("(autoscaler +5s) Error: No available node types can fulfill resource request {'GPU': 1.0} * 2. Add suitable node types to this cluster to resolve this issue.\n", 'x', one)
+    expect(f?.message).toContain('wants 2 GPUs, the cluster has 1')
+  })
+})

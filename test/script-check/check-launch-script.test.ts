@@ -1,0 +1,164 @@
+/**
+ * The launch script read before it runs: the seeds' incident script (both bugs, with their lines,
+ * and a patch that `git apply` and `patch -p1` take and that leaves nothing to report), the lab's
+ * scenario scripts, and the ways scripts pick a role (VRD_ROLE, $1, hostname, IP) and start Ray
+ * (directly, docker run, bash -c).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { scenarioScript } from '../../src/lab/scenario.js'
+import { loadManifestFile } from '../../src/manifest/load.js'
+import { checkLaunchScript } from '../../src/script-check/index.js'
+
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8')
+const lines = (r: ReturnType<typeof checkLaunchScript>) => r.findings.map((f) => `${f.code}@${f.evidence['Script line']}`)
+const SEED = 'spark-vllm-qwen35.sh'
+
+/** Apply a diff with a real tool in a fresh directory holding the script; returns the patched text. */
+function applyWith(tool: 'git' | 'patch', name: string, text: string, diff: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `vrd-patch-${tool}-`))
+  writeFileSync(join(dir, name), text)
+  writeFileSync(join(dir, 'fix.patch'), diff)
+  if (tool === 'git') execFileSync('git', ['apply', '--verbose', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
+  else execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
+  return readFileSync(join(dir, name), 'utf8')
+}
+
+describe("the seeds' incident script (spark-vllm-qwen35.sh, reconstructed)", () => {
+  const text = fixture(SEED)
+  const r = checkLaunchScript(text, { path: SEED })
+
+  it('reports both bugs with their lines: the head without --node-ip-address (16) and the worker-section override (24)', () => {
+    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:16`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
+    const [head, worker] = r.findings
+    expect(head!.severity).toBe('error')
+    expect(head!.evidence['VLLM_HOST_IP']).toBe('192.168.200.12 (set at line 9 (export))')
+    expect(head!.fix).toContain('--node-ip-address=192.168.200.12')
+    expect(worker!.evidence['Earlier VLLM_HOST_IP']).toBe('192.168.200.12 (set at line 9 (export))')
+    expect(worker!.message).toContain('192.168.200.12 → 192.168.200.13')
+    // Each finding carries its own diff; the combined patch has both.
+    expect(head!.patch).toContain('+    $IMAGE ray start --head --port=6379 --block --node-ip-address=192.168.200.12')
+    expect(worker!.patch).toContain('+    $IMAGE ray start --address=$HEAD_IP:6379 --block --node-ip-address=192.168.200.13')
+    expect(r.patch).toContain(`--- a/${SEED}\n+++ b/${SEED}\n`)
+  })
+
+  for (const tool of ['git', 'patch'] as const) {
+    it(`the patch applies with ${tool === 'git' ? 'git apply' : 'patch -p1'}, and the patched script has nothing left to report`, () => {
+      const patched = applyWith(tool, SEED, text, r.patch!)
+      expect(patched).toBe(r.patched)
+      expect(checkLaunchScript(patched, { path: SEED }).findings).toEqual([])
+    })
+  }
+
+  it('with the manifest, names the nodes and accepts the fabric interface', async () => {
+    const { manifest } = await loadManifestFile(join(__dirname, '../../src/manifest/examples/dgx-spark-pair.yml'))
+    const withM = checkLaunchScript(text, { path: SEED, manifest: manifest! })
+    expect(withM.findings.map((f) => [f.code, f.node])).toEqual([
+      ['SCRIPT_HEAD_IDENTITY_UNPINNED', 'spark-a'],
+      ['SCRIPT_VLLM_HOST_IP_OVERRIDE', 'spark-b'],
+    ])
+    // Near miss for the interface rule: a name that is not the fabric's is reported, with its fix as a patch.
+    const wrong = checkLaunchScript(text.replace('IFACE=enp1s0f1np1', 'IFACE=enP7s7'), { path: SEED, manifest: manifest! })
+    const ifname = wrong.findings.filter((f) => f.code === 'SCRIPT_IFNAME_NOT_FABRIC')
+    // NCCL and Gloo, on the head and on the worker: four findings, all pointing at the one assignment.
+    expect(ifname.map((f) => `${f.node}:${f.evidence['Script line']}`).sort()).toEqual([`spark-a:${SEED}:8`, `spark-a:${SEED}:8`, `spark-b:${SEED}:8`, `spark-b:${SEED}:8`])
+    expect(ifname[0]!.patch).toContain('-IFACE=enP7s7\n+IFACE=enp1s0f1np1')
+    expect(checkLaunchScript(wrong.patched!, { path: SEED, manifest: manifest! }).findings).toEqual([])
+  })
+})
+
+describe("the lab's scenario scripts (common.sh + scenario, as the lab runs them)", () => {
+  it('healthy: nothing to report', () => {
+    expect(checkLaunchScript(scenarioScript('healthy'), { path: 'healthy.sh' }).findings).toEqual([])
+  })
+
+  it('seed-bug: the head (and the worker) start Ray without --node-ip-address; the patch makes it the healthy script', () => {
+    const r = checkLaunchScript(scenarioScript('seed-bug'), { path: 'seed-bug.sh' })
+    expect(r.findings.map((f) => f.code)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED', 'SCRIPT_WORKER_IDENTITY_UNPINNED'])
+    // The flag goes at the call in the head's section, through start_ray's "$@".
+    expect(r.findings[0]!.evidence['ray start written at']).toBe('line 17')
+    expect(r.patch).toContain('+  start_ray "$VRD_NODE_IP" --head --port="$VRD_RAY_PORT" --include-dashboard=false --node-ip-address="$VRD_NODE_IP"')
+    expect(checkLaunchScript(r.patched!, { path: 'seed-bug.sh' }).findings).toEqual([])
+  })
+
+  it("worker-override: the worker's VLLM_HOST_IP ($(mgmt_ip)) differs from its Ray identity; the patch passes VRD_NODE_IP instead", () => {
+    const r = checkLaunchScript(scenarioScript('worker-override'), { path: 'worker-override.sh' })
+    expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@null'])
+    expect(r.findings[0]!.evidence['VLLM_HOST_IP']).toContain('$(mgmt_ip)')
+    expect(r.patch).toContain('+  start_ray "$VRD_NODE_IP" --address=')
+    expect(checkLaunchScript(r.patched!, { path: 'worker-override.sh' }).findings).toEqual([])
+  })
+})
+
+describe('roles, however a script picks them, and Ray, however it is started', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+
+  it('by positional argument (case "$1"), with ray start run directly and VLLM_HOST_IP exported', () => {
+    const r = check(['#!/bin/bash', 'case "$1" in', '  head)', '    export VLLM_HOST_IP=10.0.0.1', '    ray start --head --port=6379', '    ;;', '  worker)', '    export VLLM_HOST_IP=10.0.0.2', '    ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2', '    ;;', 'esac'].join('\n'))
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:5'])
+    expect(r.patch).toContain('+    ray start --head --port=6379 --node-ip-address=10.0.0.1')
+  })
+
+  it('by hostname, with the command in a bash -c string inside docker run (reported, no patch inside a string)', () => {
+    const r = check(['H=$(hostname)', 'if [[ "$H" == spark-a* ]]; then', '  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block"', 'fi'].join('\n'))
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
+    expect(r.findings[0]!.patch).toBeUndefined()
+  })
+
+  it('by IP, with the value passed through a function and docker --env=', () => {
+    const r = check(['run() { docker run --env=VLLM_HOST_IP=$1 --entrypoint ray img start "${@:2}"; }', 'if ip -4 addr | grep -q 192.168.200.13; then', '  run 127.0.0.1 --address=192.168.200.12:6379 --node-ip-address=127.0.0.1', 'fi'].join('\n'))
+    expect(r.findings.map((f) => f.code)).toContain('SCRIPT_LOOPBACK_IDENTITY')
+  })
+
+  it('a worker given the head address as its own, and a worker pointed at 127.0.0.1', () => {
+    const same = check('ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.1')
+    expect(same.findings.map((f) => f.code)).toEqual(['SCRIPT_WORKER_USES_HEAD_IP'])
+    const loop = check('ray start --address=127.0.0.1:6379 --node-ip-address=10.0.0.2')
+    expect(loop.findings.map((f) => [f.code, f.evidence['--address (the head)']])).toEqual([['SCRIPT_LOOPBACK_IDENTITY', '127.0.0.1']])
+  })
+
+  it('near misses: pinned identities that agree with VLLM_HOST_IP, and VLLM_HOST_IP not passed into the container', () => {
+    expect(check('export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address=$VLLM_HOST_IP').findings).toEqual([])
+    // Exported on the host but not given to docker with -e: Ray in the container never sees it.
+    expect(check('export VLLM_HOST_IP=10.0.0.1\ndocker run img ray start --head').findings).toEqual([])
+  })
+
+  it('a script that is not bash, and one that never starts Ray', () => {
+    const bad = check('if then fi (')
+    expect(bad.findings.map((f) => f.code)).toEqual(['SCRIPT_UNREADABLE'])
+    expect(bad.findings[0]!.evidence['Script line']).toMatch(/^l\.sh:1:\d+$/)
+    expect(check('echo hello').findings.map((f) => [f.code, f.severity])).toEqual([['SCRIPT_NO_RAY_START', 'warning']])
+  })
+})
+
+describe('a run_cluster.sh-style script: the ray start command built as a string per role, run by bash -c in docker', () => {
+  const script = (headFlags: string, workerEnv = '-e VLLM_HOST_IP=192.168.200.13 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.13') =>
+    [
+      '#!/bin/bash',
+      'IMAGE="$1"; HEAD="$2"; ROLE="$3"; shift 3',
+      'CMD="ray start --block"',
+      'if [ "$ROLE" == "--head" ]; then',
+      `  CMD+=" --head ${headFlags} --port=6379"`,
+      '  ENV=(-e VLLM_HOST_IP=192.168.200.12 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.12)',
+      'else',
+      '  CMD+=" --address=${HEAD}:6379"',
+      `  ENV=(${workerEnv})`,
+      'fi',
+      'docker run --entrypoint /bin/bash --network host "${ENV[@]}" "$IMAGE" -c "$CMD"',
+    ].join('\n')
+
+  it('reads Ray identity from --node-ip-address or RAY_OVERRIDE_NODE_IP_ADDRESS inside the string: nothing to report when they agree', () => {
+    expect(checkLaunchScript(script('--node-ip-address=192.168.200.12'), { path: 'run.sh' }).findings).toEqual([])
+    expect(checkLaunchScript(script(''), { path: 'run.sh' }).findings).toEqual([])
+  })
+
+  it("a --node-ip-address in the string that differs from VLLM_HOST_IP, and a worker handed the head's identity", () => {
+    const differs = checkLaunchScript(script('--node-ip-address=10.1.230.180'), { path: 'run.sh' })
+    expect(differs.findings.map((f) => `${f.code}@${f.evidence['Script line']}`)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@run.sh:6'])
+    const same = checkLaunchScript(script('', '-e VLLM_HOST_IP=192.168.200.12 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.12'), { path: 'run.sh' })
+    expect(same.findings.map((f) => f.code)).toEqual(['SCRIPT_WORKER_USES_HEAD_IP'])
+  })
+})
