@@ -118,7 +118,6 @@ export const pipe = (...cmds: Cmd[]): Pipe => ({ kind: 'pipe', cmds })
 export const group = (cmd: Cmd): Group => ({ kind: 'group', cmd })
 export const toFile = (cmd: Cmd, path: string, append = false): Redirect => ({ kind: 'redirect', cmd, stdout: path, append })
 export const mergeStderr = (cmd: Cmd): Redirect => ({ kind: 'redirect', cmd, stderr: 'stdout' })
-export const fromFile = (cmd: Cmd, path: string): Redirect => ({ kind: 'redirect', cmd, stdin: path })
 
 /** A program that runs `script` (a fixed, reviewed script text shipped with the tool) via `sh -c`. */
 export const shScript = (script: string, ...args: string[]): Argv => argv('sh', '-c', script, 'sh', ...args)

@@ -115,7 +115,7 @@ function fabricFindings(m: Manifest, node: ManifestNode, p: HostProbe): Finding[
   const present = m.fabric.interfaces.filter((name) => p.links.find((l) => l.name === name)?.present)
   for (const name of m.fabric.interfaces) {
     const link = p.links.find((l) => l.name === name)
-    if (!link || !link.present) {
+    if (!link?.present) {
       out.push({
         code: 'FABRIC_ADDRESS_MISSING',
         severity: 'error',

@@ -157,7 +157,7 @@ export async function acquireDeployLock(
   const token = newLockToken()
   const broke: string[] = []
   let lastNote = 0
-  for (let round = 0; ; round++) {
+  for (;;) {
     const now = Date.now()
     const holder: LockHolder = {
       who: req.who,

@@ -6,7 +6,7 @@
 export { labUp, labDown, type LabDownResult } from './lab.js'
 export { labStatus } from './status.js'
 export { renderLabStatus } from './status-render.js'
-export { buildWorkloadImage, type BuildWorkloadOptions } from './workload-image.js'
+export type { BuildWorkloadOptions } from './workload-image.js'
 export { LabError, type LabErrorCode } from './lab-error.js'
 export type {
   LabDownOptions,

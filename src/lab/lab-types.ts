@@ -46,8 +46,6 @@ export interface LabWorkloadImage {
   readonly id: string
   /** Content hash of the stand-in sources, requirements and recipe (image label `vrd-lab.hash`). */
   readonly hash: string
-  /** Where the stand-in came from: src/lab/workload, or the placeholder while that is missing. */
-  readonly source: 'workload' | 'placeholder'
   readonly sourceDir: string
   /** True when this call built it (false: the cached image was still current). */
   readonly built: boolean

@@ -18,7 +18,7 @@ import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises
 import { basename, dirname, join } from 'node:path'
 import { argv } from '../command/shell.js'
 import { HASH_LABEL, contentHash } from './content-hash.js'
-import { type LabContext, labContext } from './context.js'
+import type { LabContext } from './context.js'
 import { inspectImage, ensureRootfsImage, secs } from './images.js'
 import { copyTree, pipDownload } from './host-commands.js'
 import { LabError } from './lab-error.js'
@@ -26,7 +26,7 @@ import type { LabOptions, LabWorkloadImage } from './lab-types.js'
 import { IMAGES, LABEL, REGISTRY, WORKLOAD_REPOSITORY, WORKLOAD_TAG } from './layout.js'
 import { workloadSourceDir } from './paths.js'
 import { httpStatus } from './probes.js'
-import { requireDocker, requireProgram, requireRoot } from './preconditions.js'
+import { requireProgram } from './preconditions.js'
 
 const RECIPE = 'vrd-lab-workload-1'
 const MINUTE = 60_000
@@ -64,35 +64,22 @@ export function downloadedFiles(pipOutput: string): string[] {
   return [...out]
 }
 
-/** The stand-in's folder, or the placeholder shipped with the lab while it does not exist. */
-export function resolveWorkloadSource(ctx: LabContext, dir?: string): { dir: string; source: 'workload' | 'placeholder' } {
+/** The stand-in's folder (src/lab/workload unless another is given). */
+export function resolveWorkloadSource(dir?: string): { dir: string } {
   const wanted = dir ?? workloadSourceDir()
-  if (existsSync(join(wanted, 'requirements.txt'))) return { dir: wanted, source: 'workload' }
-  if (dir) {
-    throw new LabError('bad-input', `${wanted} has no requirements.txt`, 'put the workload requirements (at least ray) in requirements.txt there')
-  }
-  return { dir: join(ctx.assets, 'workload-placeholder'), source: 'placeholder' }
+  if (existsSync(join(wanted, 'requirements.txt'))) return { dir: wanted }
+  throw new LabError('bad-input', `${wanted} has no requirements.txt`, 'put the workload requirements (at least ray) in requirements.txt there')
 }
 
 const isPackage = (dir: string): boolean => existsSync(join(dir, 'pyproject.toml')) || existsSync(join(dir, 'setup.py'))
 
 /** Build (when its hash changed) and push (when the registry lacks it) the workload image. */
-export async function buildWorkloadImage(opts: BuildWorkloadOptions = {}): Promise<LabWorkloadImage> {
-  const ctx = labContext(opts)
-  requireRoot()
-  await requireDocker(ctx)
-  return ensureWorkloadImage(ctx, [], opts)
-}
-
 export async function ensureWorkloadImage(
   ctx: LabContext,
   changed: string[],
   opts: Pick<BuildWorkloadOptions, 'workloadDir' | 'push' | 'force'> = {},
 ): Promise<LabWorkloadImage> {
-  const src = resolveWorkloadSource(ctx, opts.workloadDir)
-  if (src.source === 'placeholder') {
-    ctx.progress(`workload: ${workloadSourceDir()} is not there yet; using the placeholder (ray only) from ${src.dir}`)
-  }
+  const src = resolveWorkloadSource(opts.workloadDir)
   const baseHash = await ensureRootfsImage(ctx, 'workload', changed)
   const recipe = existsSync(join(src.dir, 'Dockerfile')) ? join(src.dir, 'Dockerfile') : join(ctx.assets, 'workload.Dockerfile')
   const hash = contentHash({
@@ -124,7 +111,6 @@ export async function ensureWorkloadImage(
     localRef: workloadRefs.local,
     id: after.id,
     hash,
-    source: src.source,
     sourceDir: src.dir,
     built,
     pushed,

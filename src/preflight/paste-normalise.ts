@@ -29,6 +29,7 @@ export interface LogicalLine {
   readonly open: boolean
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
 const ANSI = /(?:\x1b|ESC)\[[0-9;?]*[A-Za-z]/g
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 /** `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes. */

@@ -91,9 +91,7 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Ray 1.x service_based_gcs_client.cc: "Couldn't reconnect to GCS server. The last attempted GCS server address was 10.42.0.44:43507"
     // raylet: "Failed to connect to GCS within 60 seconds. GCS may have been killed."
     code: 'RAY_GCS_UNREACHABLE',
-    pattern: new RegExp(
-      String.raw`Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds`,
-    ),
+    pattern: /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds/,
     hit: (m) => {
       const addr = m[1]?.replace(/[.,]$/, '')
       if (addr && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)

@@ -1,6 +1,6 @@
 /**
- * The log lines that name a Ray/vLLM multi-node failure, old and new wordings (research brief,
- * sections 1 and 5; every pattern has a real line in test/preflight/fixtures). Each rule turns a
+ * The log lines that name a Ray/vLLM multi-node failure, old and new wordings (every pattern has a
+ * real line in test/preflight/fixtures, whose README names where each came from). Each rule turns a
  * matching line into the parts of a finding; `signatures.ts` adds where the line was and dedupes.
  */
 

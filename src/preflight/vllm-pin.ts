@@ -1,7 +1,7 @@
 /**
  * Does the vLLM in a container pin placement-group bundle 0 to the driver's IP?
  *
- * Background (research brief, sections 0.3-0.4 and 1.1-1.3):
+ * Background (from vLLM's sources and issues, cited inline):
  * - vLLM's classic Ray executor (`RayDistributedExecutor`, and the V0 `RayGPUExecutor` before it)
  *   builds its placement group as `[{GPU: 1}] * world_size` and then adds
  *   `specs[0]["node:<get_ip()>"] = 0.001`, where `get_ip()` is `VLLM_HOST_IP` if set, else the

@@ -189,7 +189,7 @@ class Evaluator {
       const alt = word ? this.wordVal(s, word, true) : { text: '', known: true }
       const nullish = set === undefined || (set.known && set.text === '')
       if (op === OP.DefaultUnsetOrNull || op === OP.DefaultUnset || op === OP.AssignUnsetOrNull || op === OP.AssignUnset) {
-        if (set && set.known && (!nullish || op === OP.DefaultUnset || op === OP.AssignUnset)) return { text: set.text, known: true, from: set }
+        if (set?.known && (!nullish || op === OP.DefaultUnset || op === OP.AssignUnset)) return { text: set.text, known: true, from: set }
         if (set && !set.known) return { text: set.text, known: false, from: set }
         if (v === undefined && this.envOverride === undefined) return { text: this.src(n), known: false }
         return { text: alt.text, known: alt.known, from: alt }
@@ -210,7 +210,7 @@ class Evaluator {
   /** A word's fields (`"$@"` and `"${arr[@]}"` give several; unquoted known text splits on blanks). */
   private wordFields(s: State, word: Node): Field[] {
     const fields: Field[] = []
-    let cur: Seg[] = []
+    const cur: Seg[] = []
     let splittable = true
     const pushParts = (parts: Node[], quoted: boolean): void => {
       for (const p of parts) {

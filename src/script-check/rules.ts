@@ -148,7 +148,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       const fabric = manifest.fabric.interfaces
       for (const name of ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const) {
         const a = r.env.get(name)
-        if (!a || !a.val.known) continue
+        if (!a?.val.known) continue
         const items = a.val.text.split(',').map((x) => x.trim()).filter((x) => x !== '' && !x.startsWith('^'))
         const bad = items.filter((x) => {
           const exact = x.startsWith('=')

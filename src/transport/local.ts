@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import { type Argv, type Cmd, render } from '../command/shell.js'
+import { type Argv, type Cmd, renderScript } from '../command/shell.js'
 import type { RunOptions, RunResult, Transport } from './transport.js'
 
 /**
  * Runs commands on this machine. A plain argv is spawned directly (no shell at all); a compound
- * tree is rendered once by `render` and handed to `sh -c`.
+ * tree is rendered once by `renderScript` (strict mode and pipefail, as on a node) for `bash -c`
+ * (bash, not `sh`: Debian's dash has no pipefail, and renderScript only turns it on where it exists).
  */
 export class LocalTransport implements Transport {
   readonly label = 'this machine'
@@ -15,7 +16,7 @@ export class LocalTransport implements Transport {
     const [file, args, env] =
       cmd.kind === 'argv' && !cmd.env
         ? [cmd.argv[0]!, cmd.argv.slice(1), process.env]
-        : ['sh', ['-c', `set -eu; ${render(cmd)}`], process.env]
+        : ['bash', ['-c', renderScript(cmd)], process.env]
     return new Promise((resolve) => {
       let stdout = ''
       let stderr = ''

@@ -14,7 +14,6 @@ const HOSTILE = [
   'line1\nline2',
   '\ttab',
   '$HOME',
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion the quoting must neutralise
   '${HOME}',
   '!bang',
   '*',

@@ -49,7 +49,12 @@ afterAll(async () => {
 it('the runner sends the image once; the head passes it on over the fabric; both nodes end on the runner\'s image ID', async () => {
   for (const t of transports.values()) await removeImage(t)
   const lines: string[] = []
-  const r = await relayImage(manifest, IMAGE, transports, { onProgress: (m) => (lines.push(m), progress(m)) })
+  const r = await relayImage(manifest, IMAGE, transports, {
+    onProgress: (m) => {
+      lines.push(m)
+      progress(m)
+    },
+  })
   expect(r.findings).toEqual([])
   expect(r.ok).toBe(true)
   expect(r.bytesSent).toBe(archiveBytes)
