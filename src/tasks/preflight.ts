@@ -44,5 +44,5 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
   const r = await preflightManifest(loaded.manifest, opts)
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
-  return findingsOutcome(`preflight of ${loaded.manifest.cluster}`, r.findings, r.facts, gathered + notes)
+  return findingsOutcome(`preflight of ${loaded.manifest.cluster}`, r.findings, r.facts, gathered + notes, loaded.manifest)
 }
