@@ -91,8 +91,12 @@ export async function run(): Promise<void> {
   const command = input('command') || 'validate'
   try {
     const outcome = await dispatch(command)
-    emit(outcome)
-    await writeSummary(`## vllm-ray-deploy ${command}\n\n${outcome.summary}`)
+    const markdown = `## vllm-ray-deploy ${command}\n\n${outcome.summary}`
+    // The same Markdown as a file beside the facts bundle, for the failure artifact: a later step
+    // cannot read this step's job summary.
+    const summaryFile = { output: 'summary-file', fileName: `vllm-ray-deploy-${command}-summary.md`, content: markdown }
+    emit({ ...outcome, files: [...outcome.files, summaryFile] })
+    await writeSummary(markdown)
     if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
   } catch (err) {
     core.setFailed(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`)
