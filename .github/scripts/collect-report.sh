@@ -3,7 +3,7 @@
 # (facts bundle, summary, plan) in REPORT_DIR, so one artifact holds everything an operator needs.
 # Values arrive through the environment only (RESULT, HEADLINE, FINDINGS), never in this script's text.
 set -euo pipefail
-: "${REPORT_DIR:?REPORT_DIR must name the action's report directory}"
+: "${REPORT_DIR:?REPORT_DIR must name the directory the action writes its files to}"
 mkdir -p "$REPORT_DIR"
 {
   printf 'result: %s\n' "${RESULT:-(the step did not finish)}"

@@ -4,7 +4,7 @@
  * through env, concurrency never cancels a rollout, and everything actionlint says is nothing.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
@@ -44,16 +44,17 @@ const DIR = '.github/workflows'
 const all: Workflow[] = readdirSync(DIR)
   .filter((f) => /\.ya?ml$/.test(f))
   .map((f) => ({ file: f, ...(parse(readFileSync(join(DIR, f), 'utf8')) as Omit<Workflow, 'file'>) }))
-const usesAction = (w: Workflow) => Object.values(w.jobs).some((j) => j.steps?.some((s) => s.uses === './'))
-/** The cluster workflows: those that run this repository's action. */
-const cluster = all.filter(usesAction)
+const MANIFEST = '.github/vllm-ray-deploy.yml'
+const onCluster = (w: Workflow) => Object.values(w.jobs).some((j) => j.steps?.some((s) => s.uses === './' && s.with?.['manifest'] === MANIFEST))
+/** The cluster workflows: those that run this repository's action on the seed cluster's manifest. */
+const cluster = all.filter(onCluster)
 const byFile = (f: string): Workflow => all.find((w) => w.file === f) ?? expect.unreachable(`no ${f}`)
 const steps = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps ?? [])
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 
 describe('the workflows', () => {
-  it('deploy.yml and scheduled-smoke.yml run the action; the project CI is left as it was', () => {
+  it('deploy.yml and scheduled-smoke.yml run the action on the cluster; the project CI is left as it was', () => {
     expect(cluster.map((w) => w.file).sort()).toEqual(['deploy.yml', 'scheduled-smoke.yml'])
     expect(all.map((w) => w.file)).toContain('ci.yml')
   })
@@ -131,7 +132,7 @@ describe('deploy.yml sends each trigger and input to the right job and command',
     const inputs = ctx['inputs'] as Record<string, string | boolean>
     const expected = label === 'push' ? 'deploy' : inputs['dry-run'] ? 'plan' : String(inputs['command'])
     expect(w_['command']).toBe(expected)
-    expect(w_['manifest']).toBe('.github/vllm-ray-deploy.yml')
+    expect(w_['manifest']).toBe(MANIFEST)
     // Changing the cluster happens only in the protected environment; reading it never waits for approval.
     if (expected === 'deploy' || expected === 'rollback') expect(job.environment).toBe('spark-pair')
     else expect(job.environment).toBeUndefined()
@@ -174,7 +175,7 @@ describe('one rollout at a time, never cancelled', () => {
   })
 
   it('the group names the manifest\'s cluster', async () => {
-    const { manifest, errors } = await loadManifestFile('.github/vllm-ray-deploy.yml')
+    const { manifest, errors } = await loadManifestFile(MANIFEST)
     expect(errors).toEqual([])
     expect(`vllm-ray-deploy-${manifest!.cluster}`).toBe(byFile('deploy.yml').concurrency!.group)
   })
@@ -202,6 +203,23 @@ describe('least privilege, the runner, time limits, secrets, the failure artifac
       const collect = job.steps.find((s) => s.run === '.github/scripts/collect-report.sh')
       expect(collect?.if).toBe('failure()')
     }
+  })
+})
+
+describe('the scripts the workflows run', () => {
+  const scripts = readdirSync('.github/scripts').map((f) => join('.github/scripts', f))
+  it.each(scripts)('%s parses (bash -n) and shellcheck, when installed, finds nothing', (path) => {
+    const syntax = spawnSync('bash', ['-n', path], { encoding: 'utf8' })
+    expect(syntax.stderr).toBe('')
+    expect(syntax.status).toBe(0)
+    const sc = spawnSync('shellcheck', [path], { encoding: 'utf8' })
+    if (sc.error === undefined) expect(sc.stdout + sc.stderr).toBe('')
+  })
+
+  it('every run: that names a script names one that exists and is executable', () => {
+    for (const w of all)
+      for (const s of steps(w))
+        for (const m of (s.run ?? '').matchAll(/(\.github\/scripts\/[\w.-]+)/g)) expect(statSync(m[1]!).mode & 0o111, m[1]).not.toBe(0)
   })
 })
 
