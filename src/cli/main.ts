@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
+import { deployTask, rollbackTask } from '../tasks/deploy.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
 import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
@@ -28,11 +29,16 @@ commands:
                                                simulated DGX Spark nodes in Docker on this machine
   lab scenario healthy|seed-bug|worker-override [--serve]
                                                start Ray on the lab with that launch script (and vLLM)
+  deploy    --manifest F [--release ID] [--image REF] [--force] [--on-failure rollback|stop|keep] [--json]
+                                               roll a release out through every gate; unchanged content restarts nothing
+  rollback  --manifest F [--to RELEASE] [--json]
+                                               start an earlier release from its files on the nodes, make it current
   schema                                       print the manifest's JSON Schema
 
-SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+SSH credentials (preflight, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy, smoke and rollback arrive in a later release.
+deploy/rollback: Ctrl-C or SIGTERM stops at the next step, leaves current unchanged, exits 130.
+smoke arrives in a later release.
 `
 
 export interface CliIo {
@@ -62,6 +68,9 @@ const OPTIONS = {
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
   serve: { type: 'boolean' },
+  force: { type: 'boolean' },
+  'on-failure': { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -77,6 +86,15 @@ function readText(path: string, what: string): string | TaskOutcome {
   } catch (err) {
     return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
+}
+
+function credentials(values: Values, io: CliIo, command: string): { key: string; known?: string } | TaskOutcome {
+  const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
+  if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
+  if (typeof key !== 'string') return key
+  const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
+  if (known !== undefined && typeof known !== 'string') return known
+  return { key, ...(known && { known }) }
 }
 
 async function dispatch(positionals: string[], values: Values, io: CliIo): Promise<TaskOutcome | 'help'> {
@@ -97,11 +115,9 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
     case 'preflight': {
       const m = need(values, 'manifest')
       if (typeof m !== 'string') return m
-      const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
-      if (key === undefined || key === '') return usageError('preflight needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY')
-      if (typeof key !== 'string') return key
-      const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
-      if (known !== undefined && typeof known !== 'string') return known
+      const creds = credentials(values, io, 'preflight')
+      if ('exitCode' in creds) return creds
+      const { key, known } = creds
       const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
       if (values['facts-out']) {
         const facts = outcome.files.find((f) => f.output === 'facts-file')
@@ -131,8 +147,44 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
     case 'schema':
       return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
     case 'deploy':
+    case 'rollback': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const creds = credentials(values, io, command)
+      if ('exitCode' in creds) return creds
+      // SIGINT / SIGTERM (a cancelled workflow): stop at the next step; a second one ends the process.
+      const cancel = new AbortController()
+      const onSignal = (sig: NodeJS.Signals) => {
+        if (cancel.signal.aborted) process.exit(130)
+        io.err(`${sig}: stopping at the next step (again to quit at once)\n`)
+        cancel.abort()
+      }
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      try {
+        const opts = {
+          credentials: { privateKey: creds.key, ...(creds.known && { knownHosts: creds.known }) },
+          env: io.env,
+          signal: cancel.signal,
+          onProgress: progress,
+          ...(values.release && { release: values.release }),
+          ...(values.image && { image: values.image }),
+          ...(values.force && { force: true }),
+          ...(values['on-failure'] && { onFailure: values['on-failure'] }),
+          ...(values.to && { to: values.to }),
+        }
+        const outcome = command === 'deploy' ? await deployTask(m, opts) : await rollbackTask(m, opts)
+        if (values['facts-out']) {
+          const facts = outcome.files.find((f) => f.output === 'facts-file')
+          if (facts) writeFileSync(values['facts-out'], facts.content)
+        }
+        return outcome
+      } finally {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      }
+    }
     case 'smoke':
-    case 'rollback':
       return notYetAvailable(command)
     default:
       return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)
