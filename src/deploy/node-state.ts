@@ -19,6 +19,8 @@ export interface NodeState {
   /** current's fingerprint and image ID. */
   readonly fingerprint?: string
   readonly imageId?: string
+  /** The container ID recorded when current was activated. */
+  readonly currentContainer?: string
   readonly container?: ContainerState
   /** Every release directory on the node, newest first. */
   readonly releases: readonly string[]
@@ -39,6 +41,7 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     else if (key === 'previous' && value) state.previous = value
     else if (key === 'fingerprint' && value) state.fingerprint = value
     else if (key === 'image-id' && value) state.imageId = value
+    else if (key === 'current-container' && value) state.currentContainer = value
     else if (key === 'release' && value) releases.push(value)
     else if (key === 'container') {
       const [id = '', running = '', startedAt = '', imageId = '', release = ''] = value.split(' ')

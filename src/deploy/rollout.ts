@@ -316,7 +316,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
 
     // Unchanged: same fingerprint as current everywhere, containers running, vLLM healthy → touch nothing.
     if (!o.force && current && current.fingerprint === fingerprint) {
-      const running = [...states.values()].every((s) => s.container?.running && s.container.release === current.current)
+      const running = [...states.values()].every((s) => s.container?.running && s.container.id === s.currentContainer)
       const health = running ? await o.transports.get(headOf(m).name)!.run(vllmHealth(m), { timeoutMs: 30_000 }) : undefined
       if (running && health && succeeded(health)) {
         const release = current.current!
@@ -371,6 +371,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
       if (onFailure === 'keep') return { action: 'keep', ok: true, detail: `kept the failed release ${release}'s containers running for debugging; current still names ${previousRelease ?? '(none)'}` }
       if (onFailure === 'rollback' && previousRelease && current) {
         const back = await r.inStage('rollback', () => r.startExisting(m, previousRelease, states))
+        // current names the same release, but its containers are new ones: record them.
+        if (back.ok) await r.onAll(back.manifest ?? m, 'activate', activateRelease(back.manifest ?? m, previousRelease))
         return { action: 'rollback', ok: back.ok, release: previousRelease, detail: back.ok ? `rolled back: release ${previousRelease} started again from its files on the nodes and passed every gate` : `rollback to ${previousRelease} failed: ${back.detail}`, findings: back.findings, ...(back.run?.facts && { facts: back.run.facts }) }
       }
       const stop = await r.onAll(m, 'stop', removeContainer(m.container.name))

@@ -87,6 +87,7 @@ const STATE_SCRIPT = [
   'echo "current=${cur##*/}"; echo "previous=${prev##*/}"',
   'if [ -n "$cur" ] && [ -f "$d/current/fingerprint" ]; then echo "fingerprint=$(cat "$d/current/fingerprint")"; fi',
   'if [ -n "$cur" ] && [ -f "$d/current/image-id" ]; then echo "image-id=$(cat "$d/current/image-id")"; fi',
+  'if [ -f "$d/current.container" ]; then echo "current-container=$(cat "$d/current.container")"; fi',
   'if out=$(docker inspect --format "{{.Id}} {{.State.Running}} {{.State.StartedAt}} {{.Image}} {{index .Config.Labels \\"io.vllm-ray-deploy.release\\"}}" "$c" 2>/dev/null); then echo "container=$out"; fi',
   'if [ -d "$d/releases" ]; then for r in $(ls -1t "$d/releases"); do echo "release=$r"; done; fi',
 ].join('\n')
@@ -95,17 +96,20 @@ export const readNodeState = (m: Manifest): Argv => shScript(STATE_SCRIPT, clust
 /**
  * Points `current` at a release (and `previous` at the one current named, when it differs), each by
  * writing a new symlink and renaming it over the old one: a reader sees the old or the new pointer.
+ * The ID of the container now running is recorded beside it (`current.container`): a launch script's
+ * containers carry no release label, and "unchanged" must mean these very containers still run.
  */
 const ACTIVATE_SCRIPT = [
-  'd=$1; new=$2',
+  'd=$1; new=$2; c=$3',
   '[ -d "$d/releases/$new" ] || { echo "release $new is not on this node" >&2; exit 1; }',
   'old=$(readlink "$d/current" 2>/dev/null || true); old=${old##*/}',
   'if [ -n "$old" ] && [ "$old" != "$new" ]; then ln -sfn "releases/$old" "$d/.previous.tmp"; mv -T "$d/.previous.tmp" "$d/previous"; fi',
   'ln -sfn "releases/$new" "$d/.current.tmp"; mv -T "$d/.current.tmp" "$d/current"',
   'touch "$d/releases/$new"',
+  'docker inspect --format "{{.Id}}" "$c" > "$d/.current.container.tmp" 2>/dev/null || : > "$d/.current.container.tmp"; mv -f "$d/.current.container.tmp" "$d/current.container"',
   'echo "current=$new previous=$(basename "$(readlink "$d/previous" 2>/dev/null || echo -)")"',
 ].join('\n')
-export const activateRelease = (m: Manifest, release: string): Argv => shScript(ACTIVATE_SCRIPT, clusterStateDir(m), release)
+export const activateRelease = (m: Manifest, release: string): Argv => shScript(ACTIVATE_SCRIPT, clusterStateDir(m), release, m.container.name)
 
 /** Keeps the newest `keep` releases, never one `current` or `previous` names. */
 const PRUNE_SCRIPT = [

@@ -152,10 +152,15 @@ describe.sequential('deploy on the lab', () => {
   }, 900_000)
 
   it('with on-failure keep the failed containers stay; rollback --to r1 then serves r1 again', async () => {
+    const before = await containers()
     const o = await deploy(seedBug, opts({ release: 'bug2', onFailure: 'keep' }))
     expect(o.exitCode, o.text).toBe(1)
     expect(json(o).onFailure?.action).toBe('keep')
-    expect((await containers()).map((c) => c.split(' ').slice(2).join(' '))).toEqual(['true bug2', 'true bug2'])
+    // The seed bug's own containers (its launch script labels nothing) still run.
+    const kept = await containers()
+    expect(kept.map((c) => c.split(' ')[2])).toEqual(['true', 'true'])
+    expect(kept.map((c) => c.split(' ')[0])).not.toEqual(before.map((c) => c.split(' ')[0]))
+    expect(kept.map((c) => c.split(' ')[3])).toEqual(['<no', '<no'])
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
     const back = await rollbackTask(healthy, opts({ to: 'r1' }))
     outcomes.push(back)

@@ -103,8 +103,8 @@ describe('release plan', () => {
 
 describe('node state', () => {
   it('parses the state lines and finds the release every node agrees on', () => {
-    const a = parseNodeState('a', 'current=r2\nprevious=r1\nfingerprint=sha256:f\nimage-id=sha256:i\ncontainer=cid true 2026-12-03T14:00:00Z sha256:i r2\nrelease=r2\nrelease=r1\n')
-    expect(a).toEqual({ node: 'a', current: 'r2', previous: 'r1', fingerprint: 'sha256:f', imageId: 'sha256:i', container: { id: 'cid', running: true, startedAt: '2026-12-03T14:00:00Z', imageId: 'sha256:i', release: 'r2' }, releases: ['r2', 'r1'] })
+    const a = parseNodeState('a', 'current=r2\nprevious=r1\nfingerprint=sha256:f\nimage-id=sha256:i\ncurrent-container=cid\ncontainer=cid true 2026-12-03T14:00:00Z sha256:i r2\nrelease=r2\nrelease=r1\n')
+    expect(a).toEqual({ node: 'a', current: 'r2', previous: 'r1', fingerprint: 'sha256:f', imageId: 'sha256:i', currentContainer: 'cid', container: { id: 'cid', running: true, startedAt: '2026-12-03T14:00:00Z', imageId: 'sha256:i', release: 'r2' }, releases: ['r2', 'r1'] })
     const fresh = parseNodeState('b', 'current=\nprevious=\n')
     expect(fresh).toEqual({ node: 'b', releases: [] })
     expect(commonCurrent(new Map([['a', a], ['b', { ...a, node: 'b' }]]))?.current).toBe('r2')
