@@ -25,6 +25,7 @@ import { type PhaseName, planRelease } from '../plan/plan.js'
 import { RELEASE_FILE, activateRelease, appendAudit, pruneReleases, readReleaseFile } from '../plan/release-commands.js'
 import { type Transport, outcome, succeeded } from '../transport/transport.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
+import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
 import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
 import { type SmokeGate, type SmokeGateResult, builtinSmokeGate } from './smoke-seam.js'
@@ -53,6 +54,10 @@ export interface RolloutOptions {
   readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
   /** Image override (the Action's `image` input). */
   readonly image?: string
+  /** Wait for a held deploy lock instead of failing at once. */
+  readonly waitLock?: boolean
+  /** The lock was taken (holder) or released (undefined): the Action saves it for its post step. */
+  readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
 }
 
 export type RolloutResult = 'deployed' | 'unchanged' | 'rolled-back' | 'failed' | 'cancelled'
@@ -246,6 +251,34 @@ class Rollout {
     return { ok: run.exec.ok, run, image, manifest: snap, detail: run.exec.ok ? `release ${release} serves again` : `${run.exec.stoppedAt?.phase}: ${run.exec.stoppedAt?.reason}`, findings: run.findings }
   }
 
+  /** Take the deploy lock on the head, or a finding naming its holder. */
+  async lock(m: Manifest, release: string): Promise<{ ok: true; holder: LockHolder } | { ok: false; finding: Finding; message: string }> {
+    return this.inStage('lock', async () => {
+      const head = this.o.transports.get(headOf(m).name)!
+      const got = await acquireDeployLock(head, m, { who: this.o.who, ...(this.o.run && { run: this.o.run }), release, ...(this.o.waitLock && { wait: true }), onProgress: (x) => this.progress(x) })
+      if (got.ok) {
+        this.o.onLock?.({ holder: got.holder, cluster: m.cluster })
+        return got
+      }
+      const finding: Finding = {
+        code: 'DEPLOY_LOCKED',
+        severity: 'error',
+        node: headOf(m).name,
+        message: `Another rollout holds the deploy lock: ${got.message}.`,
+        evidence: got.holder ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt } : {},
+        fix: 'Wait for that rollout to finish (--wait-lock waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.',
+      }
+      return { ok: false, finding, message: got.message }
+    })
+  }
+
+  async unlock(m: Manifest, holder: LockHolder): Promise<void> {
+    const head = this.o.transports.get(headOf(m).name)!
+    const r = await releaseDeployLock(head, m, holder.token)
+    this.progress(r.message)
+    if (r.released) this.o.onLock?.(undefined)
+  }
+
   async audit(m: Manifest, entry: Record<string, unknown>): Promise<void> {
     await this.inStage('audit', async () => {
       const line = `${JSON.stringify({ at: new Date().toISOString(), who: this.o.who, ...(this.o.run && { run: this.o.run }), cluster: m.cluster, ...entry })}\n`
@@ -285,9 +318,11 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     return { command: 'deploy', ...rep, nodes, durationMs: Date.now() - r.started }
   }
 
-  // LOCK SEAM: acquireDeployLock(head, m, { who, run, release, wait }) of src/deploy/lock.ts
-  // (branch h/deploy-infra) goes here, and releaseDeployLock in the finally below; until it is
-  // merged a rollout takes no lock.
+  const lock = await r.lock(m, o.release)
+  if (!lock.ok) {
+    const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
+    return { command: 'deploy', ...base, result: 'failed', changed: false, rolledBack: false, failure: { stage: 'lock', reason: lock.message }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed: another rollout holds the lock' }, findings: [lock.finding], nodes, durationMs: Date.now() - r.started }
+  }
   try {
     const states = await r.inStage('state', () => readNodeStates(m, o.transports))
     const unreadable = [...states.values()].filter((s) => s.error)
@@ -385,7 +420,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
       backFacts ?? run.facts,
     )
   } finally {
-    // LOCK SEAM: releaseDeployLock(head, m, holder.token) here.
+    await r.unlock(m, lock.holder)
   }
 }
 
@@ -393,7 +428,20 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
 export async function rollbackRelease(o: Omit<RolloutOptions, 'release' | 'force'> & { readonly to?: string }): Promise<RolloutReport> {
   const m = o.manifest
   const r = new Rollout({ ...o, release: o.to ?? 'previous' })
-  // LOCK SEAM: acquireDeployLock / releaseDeployLock as in deployRelease.
+  const lock = await r.lock(m, o.to ?? 'previous')
+  if (!lock.ok) {
+    const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
+    return { command: 'rollback', release: o.to ?? '-', result: 'failed', changed: false, rolledBack: false, failure: { stage: 'lock', reason: lock.message }, findings: [lock.finding], nodes, durationMs: Date.now() - r.started }
+  }
+  try {
+    return await rollbackLocked(r, o)
+  } finally {
+    await r.unlock(m, lock.holder)
+  }
+}
+
+async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'force'> & { readonly to?: string }): Promise<RolloutReport> {
+  const m = o.manifest
   const states = await r.inStage('state', () => readNodeStates(m, o.transports))
   const head = states.get(headOf(m).name)!
   const target = o.to ?? head.previous

@@ -28,6 +28,7 @@ export const FINDING_CODES = [
   'DRIVER_NO_GPU',
   'ENGINE_DEAD',
   // Deploy and rollback (src/deploy/)
+  'DEPLOY_LOCKED',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
   'RELEASE_NOT_FOUND',

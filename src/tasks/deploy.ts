@@ -5,6 +5,7 @@
 import { userInfo } from 'node:os'
 import { resolveReleaseId } from '../deploy/release-id.js'
 import { type OnFailure, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
+import type { LockHolder } from '../deploy/lock.js'
 import type { SmokeGate } from '../deploy/smoke-seam.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { hasErrors } from '../preflight/finding.js'
@@ -26,6 +27,9 @@ export interface DeployTaskOptions {
   /** rollback: the release to go back to (default: the one `previous` names). */
   readonly to?: string
   readonly smoke?: SmokeGate
+  readonly waitLock?: boolean
+  /** The deploy lock was taken (holder) or released (undefined): the Action saves it for its post step. */
+  readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
   readonly signal?: AbortSignal
   readonly onProgress?: (m: string) => void
   readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
@@ -130,6 +134,8 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(onFailure && { onFailure }),
       ...(opts.image && { image: opts.image }),
       ...(opts.smoke && { smoke: opts.smoke }),
+      ...(opts.waitLock && { waitLock: true }),
+      ...(opts.onLock && { onLock: opts.onLock }),
       ...(opts.signal && { signal: opts.signal }),
       ...(opts.onProgress && { onProgress: opts.onProgress }),
       ...(opts.onStage && { onStage: opts.onStage }),
@@ -156,6 +162,8 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
       ...actor,
       ...(opts.to && { to: opts.to }),
       ...(opts.smoke && { smoke: opts.smoke }),
+      ...(opts.waitLock && { waitLock: true }),
+      ...(opts.onLock && { onLock: opts.onLock }),
       ...(opts.signal && { signal: opts.signal }),
       ...(opts.onProgress && { onProgress: opts.onProgress }),
       ...(opts.onStage && { onStage: opts.onStage }),
