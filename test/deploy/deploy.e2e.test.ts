@@ -4,11 +4,13 @@
  * preflight gate with an automatic rollback (and with keep), rollback on demand, a cancelled
  * rollout, and no secret value anywhere (logs, report, facts, audit, plan, `ps` on the nodes).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
+import { deployLockStatus } from '../../src/deploy/lock.js'
 import { labUp } from '../../src/lab/index.js'
 import { labTransports, loadLabManifest, scenarioScript } from '../../src/lab/scenario.js'
 import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
@@ -170,6 +172,46 @@ describe.sequential('deploy on the lab', () => {
     expect((await completion()).length).toBeGreaterThan(0)
   }, 900_000)
 
+  it('two deploys started at once: exactly one proceeds, the other fails at once naming the holder; nothing is corrupted', async () => {
+    const [a, b] = await Promise.all([deploy(healthy, opts({ release: 'twin-a' })), deploy(healthy, opts({ release: 'twin-b' }))])
+    const locked = [a, b].filter((o) => json(o).failure?.stage === 'lock')
+    const went = [a, b].filter((o) => json(o).failure?.stage !== 'lock')
+    expect(locked).toHaveLength(1)
+    expect(went).toHaveLength(1)
+    expect(json(went[0]!).result).toBe('unchanged')
+    const holder = went[0] === a ? 'twin-a' : 'twin-b'
+    expect(locked[0]!.exitCode).toBe(1)
+    expect(json(locked[0]!).findings.map((f) => f.code)).toEqual(['DEPLOY_LOCKED'])
+    expect(locked[0]!.text).toContain(`release ${holder}`)
+    expect(json(locked[0]!).changed).toBe(false)
+    expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
+    expect((await deployLockStatus(head(), manifest)).held).toBe(false)
+    for (const t of transports.values()) expect(await run(t, 'sh', '-c', `cd ${clusterStateDir(manifest)}/current && sha256sum --check --quiet SHA256SUMS && echo ok`)).toBe('ok')
+  }, 600_000)
+
+  it.skipIf(!existsSync('dist/cli/index.js'))('the CLI killed with SIGTERM mid-rollout exits 130, leaves no lock and current unchanged', async () => {
+    const paths = labPaths(resolveLabDir())
+    const child = spawn(process.execPath, ['dist/cli/index.js', 'deploy', '--manifest', healthy, '--ssh-key', paths.sshKey, '--known-hosts', paths.knownHosts, '--release', 'r4', '--force'], { env: { ...process.env, VRD_TEST_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    let sent = false
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c
+      if (!sent && /ray-head: \[spark-a\] ray-start/.test(err)) {
+        sent = true
+        child.kill('SIGTERM')
+      }
+    })
+    child.stdout.resume()
+    const code = await new Promise<number | null>((r) => child.on('close', r))
+    log.push(err)
+    expect(sent, err).toBe(true)
+    expect(code, err).toBe(130)
+    expect(err).toMatch(/SIGTERM: stopping at the next step/)
+    expect(err).not.toMatch(/vllm-serve/)
+    expect((await deployLockStatus(head(), manifest)).held).toBe(false)
+    expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
+  }, 600_000)
+
   it('a cancelled rollout (SIGTERM) stops at the next step, leaves current unchanged and exits 130', async () => {
     const cancel = new AbortController()
     const o = await deploy(
@@ -187,6 +229,7 @@ describe.sequential('deploy on the lab', () => {
     expect(o.exitCode, o.text).toBe(130)
     expect(json(o).result).toBe('cancelled')
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
+    expect((await deployLockStatus(head(), manifest)).held).toBe(false)
     expect(log.some((l) => /vllm-serve/.test(l) && /r3/.test(l))).toBe(false)
   }, 600_000)
 
