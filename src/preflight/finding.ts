@@ -27,6 +27,13 @@ export const FINDING_CODES = [
   'RAY_IP_MISMATCH_WARNING',
   'DRIVER_NO_GPU',
   'ENGINE_DEAD',
+  // Deploy and rollback (src/deploy/)
+  'DEPLOY_LOCKED',
+  'DEPLOY_STEP_FAILED',
+  'IMAGE_MISSING',
+  'RELEASE_NOT_FOUND',
+  'VLLM_NOT_READY',
+  'SMOKE_FAILED',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]
