@@ -10,6 +10,7 @@ import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks
 import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import { smokeTask } from '../tasks/smoke.js'
 import { validateTask } from '../tasks/validate.js'
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
@@ -22,6 +23,8 @@ commands:
                                                the exact commands a deploy runs, node by node
   preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
                                                gather facts from every node and Ray; check Ray/vLLM identity
+  smoke     --manifest F [--json] [--ssh-key F] [--known-hosts F]
+                                               wait for vLLM, prove it answers (TTFT, ITL, p95) and spans the cluster
   diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
                                                the same checks offline, on files you have
   lab up [--nodes N] | lab down [--purge] | lab status [--json]
@@ -30,9 +33,9 @@ commands:
                                                start Ray on the lab with that launch script (and vLLM)
   schema                                       print the manifest's JSON Schema
 
-SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+SSH credentials (preflight, smoke): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy, smoke and rollback arrive in a later release.
+deploy and rollback arrive in a later release.
 `
 
 export interface CliIo {
@@ -94,15 +97,18 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       const m = need(values, 'manifest')
       return typeof m === 'string' ? planTask(m, { ...(values.image && { image: values.image }), ...(values.release && { release: values.release }) }) : m
     }
+    case 'smoke':
     case 'preflight': {
       const m = need(values, 'manifest')
       if (typeof m !== 'string') return m
       const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
-      if (key === undefined || key === '') return usageError('preflight needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY')
+      if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
       if (typeof key !== 'string') return key
       const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
       if (known !== undefined && typeof known !== 'string') return known
-      const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
+      const credentials = { privateKey: key, ...(known && { knownHosts: known }) }
+      if (command === 'smoke') return smokeTask(m, { credentials, env: io.env, onProgress: progress })
+      const outcome = await preflightTask(m, { credentials, onProgress: progress })
       if (values['facts-out']) {
         const facts = outcome.files.find((f) => f.output === 'facts-file')
         if (facts) writeFileSync(values['facts-out'], facts.content)
@@ -131,7 +137,6 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
     case 'schema':
       return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
     case 'deploy':
-    case 'smoke':
     case 'rollback':
       return notYetAvailable(command)
     default:
