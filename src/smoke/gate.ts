@@ -46,7 +46,8 @@ export async function runSmokeGate(input: {
   readonly env: NodeJS.ProcessEnv
   readonly onProgress?: (m: string) => void
 }): Promise<{ readonly ok: boolean; readonly findings: readonly Finding[]; readonly text: string; readonly outputs: Readonly<Record<string, string>>; readonly summary: string }> {
-  return runSmoke(input)
+  const { ok, findings, text, outputs, summary } = await runSmoke(input)
+  return { ok, findings, text, outputs, summary }
 }
 
 /** The Ray query on the head: vLLM's placement group and the node list. */
