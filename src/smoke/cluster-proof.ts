@@ -87,6 +87,19 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
         'Start vLLM with --distributed-executor-backend ray against this Ray cluster (RAY_ADDRESS), or check that smoke.url reaches this deployment and not a single-node server.',
       ),
     )
+    // Name the GPU nodes Ray does not have alive: the likeliest reason there is no group.
+    const alive = new Set(data.nodes.filter((n) => n.Alive).map((n) => n.NodeManagerAddress))
+    for (const n of m.nodes.filter((x) => x.gpus > 0 && !alive.has(x.fabricIp))) {
+      findings.push(
+        smokeFinding(
+          'SMOKE_SERVING_NODE_MISSING',
+          `${n.name} (${n.fabricIp}) is not a live Ray node, so the model cannot be served across the manifest's nodes.`,
+          { 'live Ray nodes': [...alive].join(', ') || '(none)', 'manifest GPU nodes': m.nodes.filter((x) => x.gpus > 0).map((x) => `${x.name} ${x.fabricIp}`).join(', ') },
+          `Start Ray on ${n.name} again (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp} in its container), then restart vllm serve.`,
+          n.name,
+        ),
+      )
+    }
     return { serving: [], findings }
   }
   const bundles = gpuBundles(pg)

@@ -71,6 +71,20 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     return { ok: !sorted.some((f) => f.severity === 'error'), findings: sorted, text: renderSmokeText(report), outputs: smokeOutputs(report), summary: renderSmokeMarkdown(report), report, json: smokeJson(report) }
   }
 
+  /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
+  const prove = async (t: Transport): Promise<void> => {
+    if (!s.clusterProof) return
+    const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
+    const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
+    if (typeof data === 'string') {
+      findings.push(smokeFinding('SMOKE_RAY_QUERY_FAILED', `Ray's placement groups could not be read on ${head.name}: ${data}.`, { command: `docker exec ${m.container.name} python3 -c <placement query>` }, `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`, head.name))
+      return
+    }
+    proof = proveCluster(m, data)
+    findings.push(...proof.findings)
+    say(`smoke: placement group ${proof.placementGroup?.state ?? 'missing'} on ${proof.serving.map((x) => x.node ?? x.ip).join(', ') || 'no nodes'}`)
+  }
+
   const headT = input.transports.get(head.name)
   if (!headT) {
     findings.push(smokeFinding('SMOKE_UNREACHABLE', `No connection to the head node ${head.name}.`, { head: head.name }, `Check that ${head.name} (${head.ssh.host}) is reachable over SSH.`, head.name))
@@ -98,6 +112,7 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
         ),
       )
     }
+    await prove(headT)
     return finish()
   }
   readyAfterMs = w.waitedMs
@@ -130,16 +145,6 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   findings.push(...inference.findings)
 
   // 5. Cluster proof, from Ray on the head.
-  if (s.clusterProof) {
-    const q = await headT.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
-    const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
-    if (typeof data === 'string') {
-      findings.push(smokeFinding('SMOKE_RAY_QUERY_FAILED', `Ray's placement groups could not be read on ${head.name}: ${data}.`, { command: `docker exec ${m.container.name} python3 -c <placement query>` }, `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`, head.name))
-    } else {
-      proof = proveCluster(m, data)
-      findings.push(...proof.findings)
-      say(`smoke: placement group ${proof.placementGroup?.state ?? 'missing'} on ${proof.serving.map((x) => x.node ?? x.ip).join(', ') || 'no nodes'}`)
-    }
-  }
+  await prove(headT)
   return finish()
 }

@@ -100,6 +100,11 @@ describe('cluster proof', () => {
     expect(codes(healthy, { ...m, vllm: { ...m.vllm, tensorParallelSize: 1 }, nodes: m.nodes.map((n) => ({ ...n, gpus: 2 })) })).toEqual(['SMOKE_BUNDLE_COUNT -'])
   })
 
+  it('no group left after vLLM gave up, with a worker dead in Ray: the worker is named', () => {
+    const gone = { pgs: {}, nodes: healthy.nodes.map((n) => (n.NodeManagerAddress === '172.30.200.13' ? { ...n, Alive: false } : n)) }
+    expect(codes(gone)).toEqual(['SMOKE_PLACEMENT_GROUP_MISSING -', 'SMOKE_SERVING_NODE_MISSING spark-b'])
+  })
+
   it('output that is not the query JSON is a problem string', () => {
     expect(parseRayPlacement('Traceback ...\nConnectionError: could not connect')).toMatch(/printed no JSON/)
   })
