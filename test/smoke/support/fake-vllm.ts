@@ -40,6 +40,8 @@ export interface FakeVllm {
   readonly url: string
   /** A transport that runs commands on this machine with the docker shim first on PATH. */
   readonly head: Transport
+  /** The environment the docker shim needs (for an sshd session: SetEnv). */
+  readonly shimEnv: Readonly<Record<string, string>>
   /** Authorization headers seen on /v1 requests. */
   readonly authSeen: string[]
   log(line: string): void
@@ -177,6 +179,7 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
     port,
     url: `http://127.0.0.1:${port}`,
     head,
+    shimEnv: env,
     authSeen,
     log: (line) => appendFileSync(join(dir, 'log'), `${line}\n`),
     stop: async () => {
