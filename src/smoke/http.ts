@@ -81,8 +81,8 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
             ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
             ...(opts.apiKey && { authorization: `Bearer ${opts.apiKey}` }),
           },
-          agent: false,
-          ...(socket && { createConnection: () => socket as never }),
+          // With an agent, node:http ignores createConnection: only agent-less requests use the tunnel.
+          ...(socket ? { createConnection: () => socket as never } : { agent: false }),
         },
         (res) => {
           const status = res.statusCode ?? 0

@@ -50,7 +50,8 @@ it('passes on the healthy cluster: TTFT, ITL, tokens/s and p95, a metrics delta 
 it("one worker's Ray stopped after vLLM started: the smoke fails naming that worker", async () => {
   const worker = manifest.nodes.find((n) => n.role === 'worker')!
   const stop = await transports.get(worker.name)!.run(argv('docker', 'exec', manifest.container.name, 'ray', 'stop', '--force'), { timeoutMs: 120_000 })
-  expect(stop.code, stop.stderr).toBe(0)
+  // The worker's container runs `ray start --block`: stopping Ray may end the exec (137) along with it.
+  progress(`ray stop on ${worker.name}: ${stop.code} ${stop.stderr.trim().slice(-200)}`)
   const m: Manifest = { ...manifest, smoke: { ...manifest.smoke, readyTimeoutSeconds: 60 } }
   const r = await runSmoke({ manifest: m, transports, env: {}, onProgress: progress })
   process.stderr.write(r.text)

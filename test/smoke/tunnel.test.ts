@@ -28,7 +28,16 @@ afterAll(async () => {
 })
 
 /** Commands go to the fake head (its docker shim); TCP goes through the real SSH connection. */
-const head = (): Transport => ({ label: fake.head.label, run: (c, o) => fake.head.run(c, o), forwardTcp: (h, p) => ssh.forwardTcp(h, p), close: async () => {} })
+let forwards: string[] = []
+const head = (): Transport => ({
+  label: fake.head.label,
+  run: (c, o) => fake.head.run(c, o),
+  forwardTcp: (h, p) => {
+    forwards.push(`${h}:${p}`)
+    return ssh.forwardTcp(h, p)
+  },
+  close: async () => {},
+})
 
 const manifest = (port: number): Manifest => {
   const m = labLikeManifest()
@@ -36,7 +45,11 @@ const manifest = (port: number): Manifest => {
 }
 
 it('without smoke.url the requests, the stream and /metrics go through SSH direct-tcpip to 127.0.0.1:<vllm.port>', async () => {
+  forwards = []
   const r = await runSmoke({ manifest: manifest(fake.port), transports: new Map([['spark-a', head()]]), env: {} })
+  // One SSH channel per HTTP request: models, version, metrics, prompt, stream, metrics.
+  expect(forwards).toEqual(Array(6).fill(`127.0.0.1:${fake.port}`))
+  expect(r.report.inference!.requests).toHaveLength(2)
   expect(r.findings.filter((f) => f.severity === 'error')).toEqual([])
   expect(r.report.via).toBe(`SSH tunnel through spark-a to 127.0.0.1:${fake.port}`)
   expect(r.report.inference!.stream!.completionTokens).toBe(8)
