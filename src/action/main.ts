@@ -6,10 +6,12 @@ import * as core from '@actions/core'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
+import { loadManifestFile } from '../manifest/load.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
-import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
+import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import { smokeTask } from '../tasks/smoke.js'
 import { validateTask } from '../tasks/validate.js'
 import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
 import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
@@ -34,6 +36,15 @@ async function dispatch(command: string): Promise<TaskOutcome> {
       if (!key) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
       return preflightTask(manifest, {
         credentials: { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(optional('known-hosts') && { knownHosts: input('known-hosts') }) },
+        onProgress: (m) => core.info(m),
+      })
+    }
+    case 'smoke': {
+      const key = input('ssh-private-key')
+      if (!key) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
+      return smokeTask(manifest, {
+        credentials: { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(optional('known-hosts') && { knownHosts: input('known-hosts') }) },
+        env: process.env,
         onProgress: (m) => core.info(m),
       })
     }
@@ -76,8 +87,6 @@ async function dispatch(command: string): Promise<TaskOutcome> {
         process.off('SIGTERM', onSignal)
       }
     }
-    case 'smoke':
-      return notYetAvailable(command)
     default:
       return usageError(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`)
   }
@@ -116,11 +125,20 @@ async function writeSummary(markdown: string): Promise<void> {
   await core.summary.addRaw(markdown, true).write()
 }
 
+/** The API key smoke.apiKeySecret names is masked before anything can print it. */
+async function maskSmokeApiKey(path: string): Promise<void> {
+  const { manifest } = await loadManifestFile(path)
+  const name = manifest?.smoke.apiKeySecret
+  const value = name ? process.env[name] : undefined
+  if (value) core.setSecret(value)
+}
+
 export async function run(): Promise<void> {
   markMainPhase()
   const key = input('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
   const command = input('command') || 'validate'
+  if (command === 'smoke') await maskSmokeApiKey(input('manifest') || '.github/vllm-ray-deploy.yml')
   try {
     const outcome = await dispatch(command)
     const markdown = `## vllm-ray-deploy ${command}\n\n${outcome.summary}`

@@ -9,10 +9,11 @@ import { deployTask, rollbackTask } from '../tasks/deploy.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
 import { lockTask } from '../tasks/lock.js'
-import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
+import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import type { SshCredentials } from '../transport/targets.js'
+import { smokeTask } from '../tasks/smoke.js'
 import { validateTask } from '../tasks/validate.js'
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
@@ -25,6 +26,8 @@ commands:
                                                the exact commands a deploy runs, node by node
   preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
                                                gather facts from every node and Ray; check Ray/vLLM identity
+  smoke     --manifest F [--json] [--ssh-key F] [--known-hosts F]
+                                               wait for vLLM, prove it answers (TTFT, ITL, p95) and spans the cluster
   diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
                                                the same checks offline, on files you have
   lab up [--nodes N] | lab down [--purge] | lab status [--json]
@@ -39,10 +42,9 @@ commands:
                                                the deploy lock on the head; release removes an expired lock, --force any
   schema                                       print the manifest's JSON Schema
 
-SSH credentials (preflight, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
 deploy/rollback: Ctrl-C or SIGTERM stops at the next step, leaves current unchanged, exits 130.
-smoke arrives in a later release.
 `
 
 export interface CliIo {
@@ -118,13 +120,16 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       const m = need(values, 'manifest')
       return typeof m === 'string' ? planTask(m, { ...(values.image && { image: values.image }), ...(values.release && { release: values.release }) }) : m
     }
+    case 'smoke':
     case 'preflight': {
       const m = need(values, 'manifest')
       if (typeof m !== 'string') return m
-      const creds = sshCredentialsFrom(values, io, 'preflight')
+      const creds = sshCredentialsFrom(values, io, command)
       if ('exitCode' in creds) return creds
       const { privateKey: key, knownHosts: known } = creds
-      const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
+      const credentials = { privateKey: key, ...(known && { knownHosts: known }) }
+      if (command === 'smoke') return smokeTask(m, { credentials, env: io.env, onProgress: progress })
+      const outcome = await preflightTask(m, { credentials, onProgress: progress })
       if (values['facts-out']) {
         const facts = outcome.files.find((f) => f.output === 'facts-file')
         if (facts) writeFileSync(values['facts-out'], facts.content)
@@ -198,8 +203,6 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
         process.off('SIGTERM', onSignal)
       }
     }
-    case 'smoke':
-      return notYetAvailable(command)
     default:
       return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)
   }

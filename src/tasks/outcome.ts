@@ -36,7 +36,7 @@ export interface TaskOutcome {
 
 /** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
 export const notYetAvailable = (command: string): TaskOutcome =>
-  usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`)
+  usageError(`"${command}" is not available in this release yet; validate, plan, preflight, smoke and diagnose are`)
 
 export const usageError = (message: string): TaskOutcome => ({
   exitCode: 2,
