@@ -1,6 +1,9 @@
 /** A rollout's report: the headline, what on-failure did, and a table per node (text and Markdown). */
 import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
+import type { Manifest } from '../manifest/schema.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
+import { nodeRowsFrom } from './node-rows.js'
+import { renderSummary } from './summary.js'
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '-')
 
@@ -47,10 +50,27 @@ export function renderRolloutText(cluster: string, r: RolloutReport): string {
   return [...lines(cluster, r), '', renderNodeTable(r.nodes), ...(r.smoke ? [r.smoke.text] : []), r.findings.length > 0 ? renderFindingsText(r.findings) : ''].join('\n')
 }
 
-export function renderRolloutMarkdown(cluster: string, r: RolloutReport): string {
+/**
+ * The rollout's job summary. With the manifest: the operator's summary (report/summary.ts), its
+ * node table and diagram from the preflight gate's facts with each node's release and final state,
+ * then the smoke gate's figures; without: the rollout's own table.
+ */
+export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifest?: Manifest): string {
   const e = escapeMarkdownCell
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const [headline, ...rest] = lines(cluster, r)
+  if (manifest) {
+    const byNode = new Map(r.nodes.map((n) => [n.node, n]))
+    const pick = (f: (n: NodeRow) => string) =>
+      Object.fromEntries(manifest.nodes.flatMap((m) => {
+        const v = byNode.get(m.name)
+        return v && f(v) !== '-' && f(v) !== '' ? [[m.name, f(v)]] : []
+      }))
+    const nodes = nodeRowsFrom(manifest, r.facts, r.findings, { releases: pick((n) => n.release), images: pick((n) => n.imageId), states: pick((n) => n.state) })
+    const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
+    const verdict = !ok ? 'failed' : r.findings.some((f) => f.severity === 'warning') ? 'warnings' : 'passed'
+    return [renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings }), ...(r.smoke ? [r.smoke.summary] : [])].join('\n')
+  }
   return [
     `### ${ok ? '✅' : '❌'} ${e(headline!)}`,
     '',

@@ -15,6 +15,8 @@ import type { SummaryNode } from './summary.js'
 export interface NodeRowExtras {
   /** Release per node name (a deploy knows it; the preflight does not). */
   readonly releases?: Readonly<Record<string, string>>
+  /** Image ID per node name, replacing the one read from the facts (what runs after the rollout). */
+  readonly images?: Readonly<Record<string, string>>
   /** State per node name, replacing the one read from the facts (e.g. `rolled back`). */
   readonly states?: Readonly<Record<string, string>>
 }
@@ -45,7 +47,8 @@ export function nodeRowsFrom(manifest: Manifest, facts: FactsBundle | undefined,
             ? false
             : undefined
     const container = cn?.facts?.container
-    const image = container?.imageId ? shortImageId(container.imageId) : container?.imageRef
+    const given = extras.images?.[node.name]
+    const image = given !== undefined ? shortImageId(given) : container?.imageId ? shortImageId(container.imageId) : container?.imageRef
     const codes = findings.filter((f) => f.node === node.name && f.severity !== 'info').map((f) => f.code)
     const base = extras.states?.[node.name] ?? factsState(rawFacts, container, ctx?.ray !== undefined, rayIdentity)
     const state = [base, ...new Set(codes)].filter((s) => s !== '').join(' · ')

@@ -50,15 +50,18 @@ export function renderSmokeText(r: SmokeReport): string {
   ].join('\n')
 }
 
+/** The figures table alone (model, version, latencies, metrics delta, placement group), Markdown. */
+export function renderSmokeFiguresMarkdown(r: SmokeReport): string {
+  const e = escapeMarkdownCell
+  return ['| Figure | Value |', '| --- | --- |', ...rows(r).map(([k, v]) => `| ${e(k)} | ${e(v)} |`), ''].join('\n')
+}
+
 export function renderSmokeMarkdown(r: SmokeReport): string {
   const e = escapeMarkdownCell
   return [
     `### ${passed(r) ? '✅' : '❌'} Smoke test of ${e(r.cluster)}: ${passed(r) ? 'passed' : 'failed'}`,
     '',
-    '| Figure | Value |',
-    '| --- | --- |',
-    ...rows(r).map(([k, v]) => `| ${e(k)} | ${e(v)} |`),
-    '',
+    renderSmokeFiguresMarkdown(r),
     ...(r.findings.length ? [renderFindingsMarkdown(r.findings)] : []),
   ].join('\n')
 }

@@ -63,7 +63,7 @@ export function flatGroups(open: (name: string) => void, close: () => void): (st
   }
 }
 
-export function rolloutOutcome(cluster: string, r: RolloutReport): TaskOutcome {
+export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Manifest): TaskOutcome {
   const headline = rolloutHeadline(cluster, r)
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const json = findingsJson(r.findings)
@@ -73,7 +73,7 @@ export function rolloutOutcome(cluster: string, r: RolloutReport): TaskOutcome {
     headline,
     text: renderRolloutText(cluster, r),
     json: { ...rest, findings: json.findings },
-    summary: renderRolloutMarkdown(cluster, r),
+    summary: renderRolloutMarkdown(cluster, r, manifest),
     annotations: r.findings.map((f) => ({ level: f.severity === 'info' ? 'notice' : f.severity, title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
     outputs: {
       result: r.result,
@@ -141,7 +141,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out)
+  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out, m)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
@@ -169,5 +169,5 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out)
+  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out, m)
 }

@@ -6,6 +6,9 @@ import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
 import { headOf } from '../plan/node-commands.js'
 import { smokeFinding } from '../smoke/finding.js'
+import { latencyRowsFrom, smokeNodeRows } from '../report/smoke-summary.js'
+import { renderSummary } from '../report/summary.js'
+import { renderSmokeFiguresMarkdown } from '../smoke/report.js'
 import type { TaskOutcome } from './outcome.js'
 import { loadOrFail } from './validate.js'
 
@@ -45,7 +48,15 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
       headline,
       text: connectProblem ? `${connectProblem.message}\n${r.text}` : r.text,
       json: { ...r.json, verdict: ok ? 'passed' : 'failed', findings },
-      summary: r.summary,
+      // The operator's view (node table, diagram, latency, findings), then the smoke's own figures.
+      summary: `${renderSummary({
+        verdict: ok ? (findings.some((f) => f.severity === 'warning') ? 'warnings' : 'passed') : 'failed',
+        headline,
+        fabricSubnet: m.fabric.subnet,
+        nodes: smokeNodeRows(m, r.report.proof, findings),
+        findings,
+        latency: latencyRowsFrom(r.report.inference),
+      })}\n#### Smoke test figures\n\n${renderSmokeFiguresMarkdown(r.report)}`,
       annotations: findings.map((f) => ({ level: LEVEL[f.severity], title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
       outputs: {
         ...r.outputs,

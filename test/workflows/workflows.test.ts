@@ -136,8 +136,9 @@ describe('deploy.yml sends each trigger and input to the right job and command',
     // Changing the cluster happens only in the protected environment; reading it never waits for approval.
     if (expected === 'deploy' || expected === 'rollback') expect(job.environment).toBe('spark-pair')
     else expect(job.environment).toBeUndefined()
-    if (expected === 'rollback') expect(w_['release']).toBe('r41')
-    else expect(w_['release']).toBe(SHA)
+    expect(w_['release']).toBe(SHA)
+    if (expected === 'rollback') expect(w_['rollback-to']).toBe('r41')
+    else expect(w_['rollback-to'] ?? '').toBe('')
     if (expected === 'deploy' && label !== 'push') {
       expect(w_['image']).toBe('reg/x:1')
       expect(w_['on-failure']).toBe(inputs['on-failure'] === 'manifest' ? '' : inputs['on-failure'])
