@@ -7,6 +7,7 @@ import type { Transport } from '../transport/transport.js'
 import { headOf } from '../plan/node-commands.js'
 import { smokeFinding } from '../smoke/finding.js'
 import { latencyRowsFrom, smokeNodeRows } from '../report/smoke-summary.js'
+import { escapeMarkdown } from '../report/escape.js'
 import { renderSummary } from '../report/summary.js'
 import { renderSmokeFiguresMarkdown } from '../smoke/report.js'
 import type { TaskOutcome } from './outcome.js'
@@ -56,7 +57,7 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
         nodes: smokeNodeRows(m, r.report.proof, findings),
         findings,
         latency: latencyRowsFrom(r.report.inference),
-      })}\n#### Smoke test figures\n\n${renderSmokeFiguresMarkdown(r.report)}`,
+      })}\n#### Smoke test of ${escapeMarkdown(m.cluster)}: ${ok ? 'passed' : 'failed'}\n\n${renderSmokeFiguresMarkdown(r.report)}`,
       annotations: findings.map((f) => ({ level: LEVEL[f.severity], title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
       outputs: {
         ...r.outputs,
