@@ -9,7 +9,7 @@ export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'di
 export type Command = (typeof COMMANDS)[number]
 
 /** Every input name action.yml declares (the contract test checks this list against the file). */
-export const INPUT_NAMES = ['command', 'manifest', 'ssh-private-key', 'known-hosts', 'image', 'release', 'on-failure', 'facts', 'ray-nodes', 'ray-status', 'logs', 'launch-script'] as const
+export const INPUT_NAMES = ['command', 'manifest', 'ssh-private-key', 'known-hosts', 'image', 'release', 'on-failure', 'facts', 'ray-nodes', 'ray-status', 'logs', 'launch-script', 'force', 'wait-lock', 'rollback-to'] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
 export interface ActionInputs {
@@ -31,6 +31,11 @@ export interface ActionInputs {
   readonly rayStatus?: string
   readonly logs: readonly string[]
   readonly launchScript?: string
+  /** deploy: redeploy even when nothing changed. */
+  readonly force: boolean
+  /** deploy/rollback: wait for a held lock instead of failing. */
+  readonly waitLock: boolean
+  readonly rollbackTo?: string
 }
 
 export interface InputSource {
@@ -64,8 +69,15 @@ export function readActionInputs(source: InputSource): InputsResult {
     ...(text('ray-nodes') && { rayNodes: source.get('ray-nodes') }),
     ...(text('ray-status') && { rayStatus: source.get('ray-status') }),
     ...(text('launch-script') && { launchScript: source.get('launch-script') }),
+    ...(text('rollback-to') && { rollbackTo: source.get('rollback-to') }),
   }
-  return { ok: true, inputs: { command, manifest, logs: source.getMultiline('logs'), ...optional } }
+  const flags: Record<string, boolean> = {}
+  for (const name of ['force', 'wait-lock'] as const) {
+    const v = source.get(name)
+    if (v !== 'true' && v !== 'false') return { ok: false, error: `input ${name} must be "true" or "false", got "${v}"` }
+    flags[name] = v === 'true'
+  }
+  return { ok: true, inputs: { command, manifest, logs: source.getMultiline('logs'), force: flags.force!, waitLock: flags['wait-lock']!, ...optional } }
 }
 
 /** What a failed deploy does: the `on-failure` input when set, else the manifest's `deploy.onFailure`. */

@@ -6,14 +6,17 @@ import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
+import { loadManifestFile } from '../manifest/load.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
-import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
+import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import { smokeTask } from '../tasks/smoke.js'
 import { validateTask } from '../tasks/validate.js'
 import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
 import { declaredDefault } from './metadata.js'
-import { markMainPhase } from './post-lock.js'
+import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
+import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
 
 export { COMMANDS } from './inputs.js'
 
@@ -41,6 +44,14 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
         onProgress: (m) => core.info(m),
       })
     }
+    case 'smoke': {
+      if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
+      return smokeTask(manifest, {
+        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
+        env: process.env,
+        onProgress: (m) => core.info(m),
+      })
+    }
     case 'diagnose': {
       const used = diagnoseManifest(manifest)
       if (!used) core.info(`diagnose: no manifest at ${manifest}; checking without the cluster's expected nodes and fabric`)
@@ -54,9 +65,35 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       })
     }
     case 'deploy':
-    case 'smoke':
-    case 'rollback':
-      return notYetAvailable(inputs.command)
+    case 'rollback': {
+      if (!inputs.sshPrivateKey) return usageError(`input ssh-private-key is required for ${inputs.command} (store the key in a secret)`)
+      // A cancelled workflow sends SIGINT, then SIGTERM: stop at the next step; the post step
+      // releases the lock if this process is killed before it could.
+      const cancel = new AbortController()
+      const onSignal = () => cancel.abort()
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      try {
+        const opts = {
+          credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
+          env: process.env,
+          signal: cancel.signal,
+          onProgress: (m: string) => core.info(m),
+          onStage: flatGroups((name) => core.startGroup(name), () => core.endGroup()),
+          onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) => (lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost()),
+          ...(inputs.release && { release: inputs.release }),
+          ...(inputs.image && { image: inputs.image }),
+          ...(inputs.force && { force: true }),
+          ...(inputs.waitLock && { waitLock: true }),
+          ...(inputs.onFailure && { onFailure: inputs.onFailure }),
+          ...(inputs.rollbackTo && { to: inputs.rollbackTo }),
+        }
+        return inputs.command === 'deploy' ? await deployTask(manifest, opts) : await rollbackTask(manifest, opts)
+      } finally {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      }
+    }
   }
 }
 
@@ -93,6 +130,14 @@ async function writeSummary(markdown: string): Promise<void> {
   await core.summary.addRaw(markdown, true).write()
 }
 
+/** The API key smoke.apiKeySecret names is masked before anything can print it. */
+async function maskSmokeApiKey(path: string): Promise<void> {
+  const { manifest } = await loadManifestFile(path)
+  const name = manifest?.smoke.apiKeySecret
+  const value = name ? process.env[name] : undefined
+  if (value) core.setSecret(value)
+}
+
 export async function run(): Promise<void> {
   markMainPhase()
   const get = (name: InputName): string => core.getInput(name)
@@ -100,9 +145,15 @@ export async function run(): Promise<void> {
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
+    if (read.ok && read.inputs.command === 'smoke') await maskSmokeApiKey(read.inputs.manifest)
     const outcome = read.ok ? await dispatch(read.inputs) : usageError(read.error)
-    emit(outcome)
-    await writeSummary(`## vllm-ray-deploy ${read.ok ? read.inputs.command : get('command')}\n\n${outcome.summary}`)
+    const command = read.ok ? read.inputs.command : get('command')
+    const markdown = `## vllm-ray-deploy ${command}\n\n${outcome.summary}`
+    // The same Markdown as a file beside the facts bundle, for the failure artifact: a later step
+    // cannot read this step's job summary.
+    const summaryFile = { output: 'summary-file' as const, fileName: `vllm-ray-deploy-${command}-summary.md`, content: markdown }
+    emit({ ...outcome, files: [...outcome.files, summaryFile] })
+    await writeSummary(markdown)
     if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
   } catch (err) {
     core.setFailed(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`)

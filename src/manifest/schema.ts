@@ -28,6 +28,16 @@ import {
   wholeNumber,
 } from './formats.js'
 
+function regexError(text: string): string {
+  try {
+    new RegExp(text)
+    return ''
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+const isRegex = (text: string): boolean => regexError(text) === ''
+
 const gpusError = (issue: { readonly input?: unknown }) =>
   `expected "all", a GPU count like 1, or "device=0,1", got ${describeValue(issue.input)}`
 
@@ -245,6 +255,19 @@ export const SmokePromptSchema = z
         minCompletionTokens: wholeNumber({ min: 0 })
           .optional()
           .describe('The answer must have at least this many completion tokens.'),
+        regex: z
+          .string()
+          .min(1)
+          .refine(isRegex, { error: (issue) => `not a valid regular expression: ${regexError(String(issue.input))}` })
+          .optional()
+          .meta({ format: 'regex', examples: ['^\\s*\\w+'] })
+          .describe('The answer must match this regular expression (JavaScript syntax, no flags; use `(?i)`-free patterns such as `[Hh]ello`).'),
+        finishReason: z
+          .enum(['stop', 'length'])
+          .optional()
+          .describe(
+            'The answer must end for this reason: `stop` (the model finished or hit a stop string) or `length` (it used all of `maxTokens`). Unset: either.',
+          ),
       })
       .prefault({})
       .describe('What the answer must satisfy. Empty: any successful answer passes.'),
@@ -257,6 +280,43 @@ export const SmokeSchema = z
       .default(1800)
       .describe('How long to wait for the API server to report ready (model download and load included).'),
     requestTimeoutSeconds: wholeNumber({ min: 1 }).default(120).describe('Timeout of each smoke request.'),
+    url: z
+      .url({ protocol: /^https?$/, error: (issue) => `expected an http:// or https:// URL, got ${describeValue(issue.input)}` })
+      .optional()
+      .meta({ examples: ['https://llm.example.internal:8443'] })
+      .describe(
+        'Base URL of the OpenAI-compatible API as the runner reaches it (without `/v1`), e.g. behind a load balancer. Unset (the default): an SSH tunnel through the head node to `127.0.0.1:<vllm.port>` there, so no port has to be open to the runner. Readiness and the cluster proof always go through SSH on the head.',
+      ),
+    apiKeySecret: envName()
+      .optional()
+      .describe(
+        'Name of the environment variable (e.g. a workflow secret mapped into `env:`) holding the API key vLLM was started with (`--api-key`). It is sent only as `Authorization: Bearer <key>` and never logged. Unset: no key is sent.',
+      ),
+    stream: z
+      .boolean()
+      .default(true)
+      .describe('Also send the first prompt once as a streamed request (SSE, with usage), to measure time to first token and inter-token latency.'),
+    burst: z
+      .strictObject({
+        requests: wholeNumber({ min: 0 })
+          .default(0)
+          .describe('How many copies of the first prompt to send at once, after the other checks. 0: no burst.'),
+        maxTokens: wholeNumber({ min: 1 }).default(32).describe('`max_tokens` of each burst request.'),
+      })
+      .prefault({})
+      .describe('An optional concurrent burst: p50/p95 latency and output tokens per second under load.'),
+    metrics: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Scrape vLLM's `/metrics` before and after and require its request and generation-token counters to have grown by at least what the smoke requests produced.",
+      ),
+    clusterProof: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Ask Ray on the head for vLLM's placement group and require it to be CREATED, with tensorParallelSize x pipelineParallelSize bundles, on the manifest's GPU nodes at their fabric IPs.",
+      ),
     prompts: z
       .array(SmokePromptSchema)
       .min(1)
@@ -270,6 +330,17 @@ export const SmokeSchema = z
         maxTotalMs: wholeNumber({ min: 1 })
           .optional()
           .describe('Fail when any smoke request takes longer than this in total.'),
+        maxInterTokenMs: wholeNumber({ min: 1 })
+          .optional()
+          .describe('Fail when the mean inter-token latency of the streamed request is above this.'),
+        maxP95Ms: wholeNumber({ min: 1 })
+          .optional()
+          .describe('Fail when the 95th percentile of request latency (burst requests, or all smoke requests without a burst) is above this.'),
+        minTokensPerSecond: z
+          .number()
+          .positive()
+          .optional()
+          .describe('Fail when output tokens per second (the burst, or the streamed request without a burst) is below this.'),
       })
       .prefault({})
       .describe('Latency limits for the smoke requests. Unset: not checked.'),

@@ -32,6 +32,10 @@ export interface WatchOptions {
   /** Stop on these codes as soon as they appear (default: any error-severity finding). */
   readonly stopOn?: (f: Finding) => boolean
   readonly onProgress?: (message: string) => void
+  /** Stop watching (not ready) once aborted: a cancelled rollout. */
+  readonly signal?: AbortSignal
+  /** A "still waiting" progress line (elapsed time, last log line) at most this often; default 5000. */
+  readonly progressEveryMs?: number
 }
 
 /**
@@ -52,6 +56,14 @@ const POLL_TIMEOUT_SECONDS = 30
 /** Keep this much of the log for the report. */
 const KEPT = 64 * 1024
 
+/** The last non-empty line of a log text. */
+export const lastLogLine = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .pop() ?? ''
+
 export async function watchVllmStartup(head: Transport, m: Manifest, opts: WatchOptions): Promise<WatchResult> {
   const started = Date.now()
   const watcher = createLogWatcher({ source: `${head.label}:${VLLM_LOG}`, ...(opts.ray && { ray: opts.ray }) })
@@ -59,6 +71,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   let offset = 0
   let text = ''
   const tail = () => text.split('\n').slice(-40).join('\n')
+  let lastProgress = started
   const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
   for (;;) {
     const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000 })
@@ -77,7 +90,12 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       const last = [...watcher.findings, ...watcher.end()]
       return result(false, last, `vllm serve is no longer running in ${m.container.name} (see the log tail)`)
     }
+    if (opts.signal?.aborted) return result(false, watcher.findings, 'cancelled while waiting for /health')
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
+    if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
+      lastProgress = Date.now()
+      opts.onProgress(`waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`)
+    }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
   }
 }

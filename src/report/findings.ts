@@ -4,6 +4,7 @@
  */
 
 import type { Finding } from '../preflight/finding.js'
+import { escapeMarkdown } from './escape.js'
 
 const clusterLabel = (node: string | null): string => node ?? '-'
 
@@ -37,9 +38,8 @@ export function renderFindingsText(findings: readonly Finding[]): string {
   return `${out.join('\n')}\n`
 }
 
-/** Escape a value for a Markdown table cell (and HTML-safe): & < > | and newlines. */
-export const escapeMarkdownCell = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, '<br>')
+/** Escape a value for a Markdown table cell (and HTML-safe): see report/escape.ts. */
+export const escapeMarkdownCell = escapeMarkdown
 
 const SEVERITY_MARK: Record<Finding['severity'], string> = { error: '❌ error', warning: '⚠️ warning', info: 'ℹ️ info' }
 

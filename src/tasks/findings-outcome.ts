@@ -1,12 +1,18 @@
 import type { FactsBundle } from '../preflight/facts.js'
 import { type Finding, hasErrors } from '../preflight/finding.js'
-import { findingsJson, renderFindingsMarkdown, renderFindingsText } from '../report/findings.js'
+import type { Manifest } from '../manifest/schema.js'
+import { findingsJson, renderFindingsText } from '../report/findings.js'
+import { nodeRowsFrom } from '../report/node-rows.js'
+import { renderSummary } from '../report/summary.js'
 import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
 
 const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
 
-/** Findings → outcome: exit 1 on any error finding, one annotation per finding. */
-export function findingsOutcome(title: string, findings: readonly Finding[], facts?: FactsBundle, extraText = ''): TaskOutcome {
+/**
+ * Findings → outcome: exit 1 on any error finding, one annotation per finding. With the manifest,
+ * the job summary carries the node table and the cluster diagram (report/summary.ts).
+ */
+export function findingsOutcome(title: string, findings: readonly Finding[], facts?: FactsBundle, extraText = '', manifest?: Manifest): TaskOutcome {
   const errors = findings.filter((f) => f.severity === 'error').length
   const warnings = findings.filter((f) => f.severity === 'warning').length
   const failed = hasErrors(findings)
@@ -27,7 +33,13 @@ export function findingsOutcome(title: string, findings: readonly Finding[], fac
     headline,
     text: extraText + renderFindingsText(findings),
     json: { ...json, ...(facts && { facts }) },
-    summary: `### ${failed ? '❌' : '✅'} ${headline}\n\n${renderFindingsMarkdown(findings)}`,
+    summary: renderSummary({
+      verdict: failed ? 'failed' : warnings > 0 ? 'warnings' : 'passed',
+      headline,
+      ...(manifest && { fabricSubnet: manifest.fabric.subnet }),
+      nodes: manifest ? nodeRowsFrom(manifest, facts, findings) : [],
+      findings,
+    }),
     annotations,
     outputs: {
       result: failed ? 'failed' : 'passed',

@@ -17,11 +17,11 @@ export interface Annotation {
  * Every output a task can set, by name: the Action sets them as step outputs (each one declared in
  * action.yml; the contract test checks both ways), the CLI reads files by them (`--facts-out`).
  */
-export const OUTPUT_NAMES = ['result', 'summary', 'error-count', 'warning-count', 'findings', 'facts-file', 'plan', 'plan-file', 'cluster', 'fix-file'] as const
+export const OUTPUT_NAMES = ['result', 'summary', 'error-count', 'warning-count', 'findings', 'facts-file', 'plan', 'plan-file', 'cluster', 'fix-file', 'summary-file', 'release', 'previous-release', 'image-id', 'changed', 'rolled-back', 'verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms'] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 
 /** The `result` output: one word for what happened. */
-export type ResultValue = 'valid' | 'invalid' | 'planned' | 'passed' | 'failed' | 'error' | 'ok'
+export type ResultValue = 'valid' | 'invalid' | 'planned' | 'passed' | 'failed' | 'error' | 'ok' | 'deployed' | 'unchanged' | 'rolled-back' | 'cancelled'
 
 export type Outputs = Readonly<Partial<Record<Exclude<OutputName, 'result'>, string>>> & { readonly result: ResultValue }
 
@@ -33,8 +33,8 @@ export interface OutputFile {
 }
 
 export interface TaskOutcome {
-  /** 0 success, 1 the cluster or manifest is wrong, 2 the tool was used wrongly. */
-  readonly exitCode: 0 | 1 | 2
+  /** 0 success, 1 the cluster or manifest is wrong, 2 the tool was used wrongly, 130 cancelled (SIGINT/SIGTERM). */
+  readonly exitCode: 0 | 1 | 2 | 130
   /** One line for the end of the log: what happened. */
   readonly headline: string
   readonly text: string
@@ -48,7 +48,7 @@ export interface TaskOutcome {
 
 /** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
 export const notYetAvailable = (command: string): TaskOutcome =>
-  usageError(`"${command}" is not available in this release yet; validate, plan, preflight and diagnose are`)
+  usageError(`"${command}" is not available in this release yet; validate, plan, preflight, smoke and diagnose are`)
 
 export const usageError = (message: string): TaskOutcome => ({
   exitCode: 2,

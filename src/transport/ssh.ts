@@ -1,4 +1,5 @@
 import { NodeSSH } from 'node-ssh'
+import type { Duplex } from 'node:stream'
 import type { Channel } from 'ssh2'
 import { type Cmd, argv, render, renderScript } from '../command/shell.js'
 import { type HostKeyPin, fingerprint, keyMatches, keyType, preferredAlgorithms } from './host-keys.js'
@@ -172,6 +173,14 @@ export class SshTransport implements Transport {
       return { code: null, signal: null, stdout: '', stderr: `${(err as Error).message}\n`, durationMs: Date.now() - started, timedOut: false }
     } finally {
       clearTimeout(deadline)
+    }
+  }
+
+  async forwardTcp(host: string, port: number): Promise<Duplex> {
+    try {
+      return await this.ssh.forwardOut('127.0.0.1', 0, host, port)
+    } catch (err) {
+      throw new Error(`${this.target.name} cannot open a connection to ${host}:${port} for us (${(err as Error).message}): is anything listening there, and does its sshd allow TCP forwarding (AllowTcpForwarding)?`)
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import type { Duplex, Readable } from 'node:stream'
 import type { Cmd } from '../command/shell.js'
 
 /** What one command produced. `code === null` means it never finished (timeout, lost connection). */
@@ -30,6 +30,12 @@ export interface Transport {
   /** Where commands go, for messages: `spark-a (root@10.1.230.12:22)`. */
   readonly label: string
   run(cmd: Cmd, opts: RunOptions): Promise<RunResult>
+  /**
+   * A TCP connection opened from the node itself to host:port (SSH `direct-tcpip`, like `ssh -L`):
+   * the smoke test reaches vLLM on the head's 127.0.0.1 this way, with no port opened. Optional:
+   * transports that cannot forward leave it out. Rejects with a message when the node refuses.
+   */
+  forwardTcp?(host: string, port: number): Promise<Duplex>
   close(): Promise<void>
 }
 

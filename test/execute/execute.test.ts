@@ -58,12 +58,12 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'ray-cluster', description: '', parallel: false, steps: [step('a', 'x', j)] },
+        { name: 'preflight', description: '', parallel: false, steps: [step('a', 'x', j)] },
         { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
       ]),
-      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'ray-cluster' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
+      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'preflight' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
     )
-    expect(r.stoppedAt).toEqual({ phase: 'ray-cluster', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
+    expect(r.stoppedAt).toEqual({ phase: 'preflight', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
     expect(readFileSync(j, 'utf8')).not.toContain('serve')
   })
 

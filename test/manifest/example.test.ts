@@ -66,6 +66,10 @@ describe('defaults', () => {
       smoke: {
         readyTimeoutSeconds: 1800,
         requestTimeoutSeconds: 120,
+        stream: true,
+        burst: { requests: 0, maxTokens: 32 },
+        metrics: true,
+        clusterProof: true,
         prompts: [{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }],
         latency: {},
       },

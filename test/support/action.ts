@@ -4,7 +4,7 @@
  * from a fixed test context), set INPUT_* env, start `node dist/index.js`, read the output files.
  * The defaults are applied here, as the runner applies them, never by the action's code.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -75,4 +75,24 @@ export function runAction(withInputs: Readonly<Record<string, string>>): ActionR
   const raw = readFileSync(files.GITHUB_OUTPUT, 'utf8')
   for (const m of raw.matchAll(/^(.+?)<<(ghadelimiter_[^\n]+)\n([\s\S]*?)\n\2$/gm)) outputs[m[1]!] = m[3]!
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, outputs, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'), dir }
+}
+
+/** The same, without blocking this process (for tests whose servers live in it); `env` adds variables. */
+export async function runActionAsync(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-action-'))
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_STATE: join(dir, 'state') }
+  for (const f of Object.values(files)) writeFileSync(f, '')
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', RUNNER_TEMP: dir, GITHUB_WORKSPACE: resolve('.'), ...files, ...extraEnv }
+  // Inputs as the runner gives them: every declared input, action.yml's defaults applied.
+  Object.assign(env, inputEnv(inputs))
+  const child = spawn('node', ['dist/index.js'], { env })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+  const status = await new Promise<number | null>((r) => child.on('close', r))
+  const outputs: Record<string, string> = {}
+  const raw = readFileSync(files.GITHUB_OUTPUT, 'utf8')
+  for (const m of raw.matchAll(/^(.+?)<<(ghadelimiter_[^\n]+)\n([\s\S]*?)\n\2$/gm)) outputs[m[1]!] = m[3]!
+  return { status, stdout, stderr, outputs, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'), dir }
 }

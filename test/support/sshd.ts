@@ -29,7 +29,8 @@ async function freePort(): Promise<number> {
 
 export const SSHD = '/usr/sbin/sshd'
 
-export async function startLoopbackSshd(): Promise<LoopbackSshd> {
+/** `setEnv`: variables sshd sets in every session (sshd_config SetEnv), e.g. a PATH with test shims first. */
+export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Record<string, string>> } = {}): Promise<LoopbackSshd> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-sshd-'))
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')])
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')])
@@ -50,6 +51,7 @@ export async function startLoopbackSshd(): Promise<LoopbackSshd> {
       'UsePAM no',
       `PidFile ${join(dir, 'sshd.pid')}`,
       'LogLevel ERROR',
+      ...(opts.setEnv ? [`SetEnv ${Object.entries(opts.setEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`] : []),
       '',
     ].join('\n'),
   )

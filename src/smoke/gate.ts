@@ -1,0 +1,150 @@
+/**
+ * The smoke test as one function: the deploy's last gate and the whole of `smoke` (CLI and
+ * Action). Readiness through the start-up watcher on the head, then the API through an SSH tunnel
+ * (or smoke.url), the inference checks and the metrics delta, then the cluster proof from Ray.
+ * The deploy calls it through the same structural type (src/deploy/smoke-seam.ts), so the two
+ * never drift.
+ */
+import { lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
+import type { Manifest } from '../manifest/schema.js'
+import { VLLM_LOG, headOf } from '../plan/node-commands.js'
+import { sortFindings } from '../preflight/diagnose.js'
+import type { Finding } from '../preflight/finding.js'
+import { argv } from '../command/shell.js'
+import type { Transport } from '../transport/transport.js'
+import { outcome } from '../transport/transport.js'
+import { type ClusterProof, RAY_PLACEMENT_PY, parseRayPlacement, proveCluster } from './cluster-proof.js'
+import { smokeFinding } from './finding.js'
+import { type SmokeHttp, createHttpClient } from './http.js'
+import { type InferenceResult, runInference, servedName } from './inference.js'
+import { type SmokeReport, renderSmokeMarkdown, renderSmokeText, smokeJson, smokeOutputs } from './report.js'
+
+export interface SmokeGateInput {
+  readonly manifest: Manifest
+  readonly transports: ReadonlyMap<string, Transport>
+  readonly env: NodeJS.ProcessEnv
+  readonly onProgress?: (m: string) => void
+}
+
+export interface SmokeGateResult {
+  readonly ok: boolean
+  readonly findings: readonly Finding[]
+  readonly text: string
+  readonly outputs: Readonly<Record<string, string>>
+  readonly summary: string
+}
+
+/** Everything the gate saw, for the task's JSON. */
+export interface SmokeGateDetail extends SmokeGateResult {
+  readonly report: SmokeReport
+  readonly json: ReturnType<typeof smokeJson>
+}
+
+export async function runSmokeGate(input: {
+  readonly manifest: Manifest
+  readonly transports: ReadonlyMap<string, Transport>
+  readonly env: NodeJS.ProcessEnv
+  readonly onProgress?: (m: string) => void
+}): Promise<{ readonly ok: boolean; readonly findings: readonly Finding[]; readonly text: string; readonly outputs: Readonly<Record<string, string>>; readonly summary: string }> {
+  const { ok, findings, text, outputs, summary } = await runSmoke(input)
+  return { ok, findings, text, outputs, summary }
+}
+
+/** The Ray query on the head: vLLM's placement group and the node list. */
+export const rayPlacementQuery = (m: Manifest) => argv('docker', 'exec', m.container.name, 'python3', '-c', RAY_PLACEMENT_PY)
+
+export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> {
+  const m = input.manifest
+  const s = m.smoke
+  const say = (t: string) => input.onProgress?.(t)
+  const head = headOf(m)
+  const model = servedName(m)
+  const findings: Finding[] = []
+  let via = s.url ?? `SSH tunnel through ${head.name} to 127.0.0.1:${m.vllm.port}`
+  let readyAfterMs: number | undefined
+  let inference: InferenceResult | undefined
+  let proof: ClusterProof | undefined
+
+  const finish = (): SmokeGateDetail => {
+    const sorted = sortFindings(findings)
+    const report: SmokeReport = { cluster: m.cluster, model, via, ...(readyAfterMs !== undefined && { readyAfterMs }), ...(inference && { inference }), ...(proof && { proof }), findings: sorted }
+    return { ok: !sorted.some((f) => f.severity === 'error'), findings: sorted, text: renderSmokeText(report), outputs: smokeOutputs(report), summary: renderSmokeMarkdown(report), report, json: smokeJson(report) }
+  }
+
+  /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
+  const prove = async (t: Transport): Promise<void> => {
+    if (!s.clusterProof) return
+    const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
+    const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
+    if (typeof data === 'string') {
+      findings.push(smokeFinding('SMOKE_RAY_QUERY_FAILED', `Ray's placement groups could not be read on ${head.name}: ${data}.`, { command: `docker exec ${m.container.name} python3 -c <placement query>` }, `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`, head.name))
+      return
+    }
+    proof = proveCluster(m, data)
+    findings.push(...proof.findings)
+    say(`smoke: placement group ${proof.placementGroup?.state ?? 'missing'} on ${proof.serving.map((x) => x.node ?? x.ip).join(', ') || 'no nodes'}`)
+  }
+
+  const headT = input.transports.get(head.name)
+  if (!headT) {
+    findings.push(smokeFinding('SMOKE_UNREACHABLE', `No connection to the head node ${head.name}.`, { head: head.name }, `Check that ${head.name} (${head.ssh.host}) is reachable over SSH.`, head.name))
+    return finish()
+  }
+
+  // 1. Readiness: /health on the head, the process and its log on every poll.
+  say(`smoke: waiting for vLLM on ${head.name} (up to ${s.readyTimeoutSeconds} s)`)
+  const w = await watchVllmStartup(headT, m, { deadlineMs: s.readyTimeoutSeconds * 1000, ...(input.onProgress && { onProgress: input.onProgress }) })
+  const last = lastLogLine(w.logTail) || '(the log is empty)'
+  if (!w.ready) {
+    const errors = w.findings.filter((f) => f.severity === 'error')
+    if (errors.length > 0) findings.push(...w.findings)
+    else if (/no longer running/.test(w.reason)) {
+      findings.push(...w.findings, smokeFinding('SMOKE_SERVER_EXITED', `vllm serve is not running on ${head.name}: ${w.reason}. Last log line: ${last}`, { log: `${head.name}:${VLLM_LOG}`, 'log tail': w.logTail.split('\n').slice(-10).join('\n') }, `Read the log (docker exec ${m.container.name} tail -n 100 ${VLLM_LOG} on ${head.name}) and start vllm serve again (a deploy does).`, head.name))
+    } else {
+      findings.push(
+        ...w.findings,
+        smokeFinding(
+          'SMOKE_NOT_READY',
+          `vLLM on ${head.name} did not answer GET /health with 200 within ${s.readyTimeoutSeconds} s (smoke.readyTimeoutSeconds). Last log line: ${last}`,
+          { waited: `${(w.waitedMs / 1000).toFixed(1)} s`, 'last log line': last, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+          `If the log shows the model still loading, raise smoke.readyTimeoutSeconds; otherwise read the log (${VLLM_LOG} in ${m.container.name} on ${head.name}) for why /health fails.`,
+          head.name,
+        ),
+      )
+    }
+    await prove(headT)
+    return finish()
+  }
+  readyAfterMs = w.waitedMs
+  findings.push(...w.findings)
+  say(`smoke: vLLM ready after ${(w.waitedMs / 1000).toFixed(1)} s`)
+
+  // 2. Reach.
+  let apiKey: string | undefined
+  if (s.apiKeySecret) {
+    apiKey = input.env[s.apiKeySecret]
+    if (!apiKey) {
+      findings.push(smokeFinding('SMOKE_UNAUTHORIZED', `smoke.apiKeySecret names ${s.apiKeySecret}, but that environment variable is empty or unset.`, { variable: s.apiKeySecret }, `Pass the secret to the step: env: { ${s.apiKeySecret}: \${{ secrets.${s.apiKeySecret} }} }.`))
+      return finish()
+    }
+  }
+  const timeoutMs = s.requestTimeoutSeconds * 1000
+  let http: SmokeHttp
+  if (s.url) http = createHttpClient({ baseUrl: s.url, target: s.url, timeoutMs, ...(apiKey && { apiKey }) })
+  else if (headT.forwardTcp) {
+    const forward = headT.forwardTcp.bind(headT)
+    http = createHttpClient({ baseUrl: `http://127.0.0.1:${m.vllm.port}`, target: via, timeoutMs, connect: () => forward('127.0.0.1', m.vllm.port), ...(apiKey && { apiKey }) })
+  } else {
+    via = `${headT.label} (no tunnel)`
+    findings.push(smokeFinding('SMOKE_UNREACHABLE', `The connection to ${head.name} cannot forward TCP, so the API cannot be reached through it.`, { head: headT.label }, 'Set smoke.url to the URL the runner can reach the API at.', head.name))
+    return finish()
+  }
+
+  // 3, 4. Inference and metrics.
+  inference = await runInference(m, http, input.onProgress ? { onProgress: input.onProgress } : {})
+  findings.push(...inference.findings)
+
+  // 5. Cluster proof, from Ray on the head.
+  await prove(headT)
+  return finish()
+}

@@ -1,0 +1,124 @@
+/**
+ * The smoke test's HTTP client: plain node:http/https, one connection per request. The connection
+ * is either a TCP socket to a URL or a stream handed in by `connect` (an SSH channel to
+ * 127.0.0.1:<port> on the head, so no port is opened anywhere). The API key goes only into the
+ * Authorization header; nothing here logs.
+ */
+import http from 'node:http'
+import https from 'node:https'
+import type { Duplex } from 'node:stream'
+
+export type HttpResult =
+  | { readonly ok: true; readonly status: number; readonly contentType: string; readonly body: string; readonly ms: number }
+  | { readonly ok: false; readonly error: string; readonly ms: number }
+
+export type StreamResult =
+  | { readonly ok: true; readonly status: number; readonly body: string; readonly complete: true; readonly ms: number }
+  | { readonly ok: false; readonly error: string; readonly status?: number; readonly body?: string; readonly ms: number }
+
+export interface SmokeHttp {
+  /** Where requests go, for messages (no secrets). */
+  readonly target: string
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpResult>
+  /** POST and hand over the body as it arrives; `body` in the result is only set for non-2xx answers. */
+  stream(path: string, body: unknown, onData: (chunk: Buffer, at: number) => void): Promise<StreamResult>
+}
+
+export interface HttpClientOptions {
+  /** `http://127.0.0.1:8000` (tunnel: the head's view) or the manifest's smoke.url. */
+  readonly baseUrl: string
+  readonly target: string
+  readonly timeoutMs: number
+  readonly apiKey?: string
+  /** A fresh stream per request instead of a TCP connection (the SSH tunnel). */
+  readonly connect?: () => Promise<Duplex>
+}
+
+/** ssh2 channels are Duplex streams without the socket methods node:http calls. */
+function asSocket(stream: Duplex): Duplex {
+  const s = stream as Duplex & Record<string, unknown>
+  for (const m of ['setTimeout', 'setNoDelay', 'setKeepAlive', 'ref', 'unref']) if (typeof s[m] !== 'function') s[m] = () => s
+  return s
+}
+
+const why = (err: Error & { code?: string }): string => (err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : err.message)
+
+export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
+  const base = new URL(opts.baseUrl)
+  const lib = base.protocol === 'https:' ? https : http
+  const prefix = base.pathname.replace(/\/+$/, '')
+
+  const send = async (method: 'GET' | 'POST', path: string, body: unknown, onData?: (chunk: Buffer, at: number) => void): Promise<HttpResult | StreamResult> => {
+    const started = Date.now()
+    const ms = () => Date.now() - started
+    let socket: Duplex | undefined
+    if (opts.connect) {
+      try {
+        socket = asSocket(await opts.connect())
+      } catch (err) {
+        return { ok: false, error: `cannot open the tunnel: ${why(err as Error)}`, ms: ms() }
+      }
+    }
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    return new Promise((resolve) => {
+      let settled = false
+      const done = (r: HttpResult | StreamResult) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resolve(r)
+      }
+      const req = lib.request(
+        {
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          method,
+          path: `${prefix}${path}`,
+          headers: {
+            accept: onData ? 'text/event-stream' : 'application/json',
+            connection: 'close',
+            ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+            ...(opts.apiKey && { authorization: `Bearer ${opts.apiKey}` }),
+          },
+          // With an agent, node:http ignores createConnection: only agent-less requests use the tunnel.
+          ...(socket ? { createConnection: () => socket as never } : { agent: false }),
+        },
+        (res) => {
+          const status = res.statusCode ?? 0
+          const streaming = onData !== undefined && status >= 200 && status < 300
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => {
+            if (streaming) onData!(c, Date.now())
+            else chunks.push(c)
+          })
+          res.on('aborted', () => done({ ok: false, error: 'the server closed the connection before the response ended', status, ms: ms() }))
+          res.on('error', (err) => done({ ok: false, error: `the response broke off: ${why(err)}`, status, ms: ms() }))
+          res.on('end', () => {
+            if (!res.complete) return done({ ok: false, error: 'the server closed the connection before the response ended', status, ms: ms() })
+            const text = Buffer.concat(chunks).toString('utf8')
+            if (streaming) done({ ok: true, status, body: '', complete: true, ms: ms() })
+            else done({ ok: true, status, contentType: String(res.headers['content-type'] ?? ''), body: text, ms: ms() } as HttpResult)
+          })
+        },
+      )
+      const timer = setTimeout(() => {
+        done({ ok: false, error: `no complete answer within ${Math.round(opts.timeoutMs / 1000)} s (smoke.requestTimeoutSeconds)`, ms: ms() })
+        req.destroy()
+      }, opts.timeoutMs)
+      req.on('error', (err) => done({ ok: false, error: why(err), ms: ms() }))
+      if (payload) req.end(payload)
+      else req.end()
+    })
+  }
+
+  return {
+    target: opts.target,
+    request: (method, path, body) => send(method, path, body) as Promise<HttpResult>,
+    stream: async (path, body, onData) => {
+      const r = (await send('POST', path, body, onData)) as StreamResult | HttpResult
+      if (r.ok && 'contentType' in r) return { ok: false, error: `HTTP ${r.status}`, status: r.status, ms: r.ms, body: r.body }
+      return r as StreamResult
+    },
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * The inference checks, over any `SmokeHttp` (tunnel or URL): /v1/models, /version, every prompt,
+ * one streamed request (TTFT, ITL), an optional burst, and /metrics before and after. Each problem
+ * becomes a finding; the figures are returned for the report.
+ */
+import type { Manifest, SmokePrompt } from '../manifest/schema.js'
+import type { Finding } from '../preflight/finding.js'
+import { checkAnswer } from './assertions.js'
+import { smokeFinding } from './finding.js'
+import type { HttpResult, SmokeHttp } from './http.js'
+import { type BurstFigures, type StreamFigures, burstFigures, percentile, streamFigures } from './latency.js'
+import { type Counters, type MetricsDelta, metricsDelta, parseMetrics, vllmCounters } from './metrics.js'
+import { type Answer, describeApiError, parseAnswer, parseErrorBody, parseModels, parseStreamChunk, parseVersion } from './openai.js'
+import { createSseParser } from './sse.js'
+
+export interface RequestRecord {
+  readonly label: string
+  readonly ms: number
+  readonly completionTokens?: number
+  readonly ok: boolean
+}
+
+export interface InferenceResult {
+  readonly findings: readonly Finding[]
+  readonly version?: string
+  readonly models: readonly string[]
+  readonly requests: readonly RequestRecord[]
+  readonly stream?: StreamFigures & { readonly completionTokens: number; readonly text: string }
+  readonly burst?: BurstFigures
+  /** p95 over the burst, or over every smoke request without a burst. */
+  readonly p95Ms?: number
+  readonly p50Ms?: number
+  readonly tokensPerSecond?: number
+  readonly metrics?: MetricsDelta
+}
+
+export const servedName = (m: Manifest): string => m.vllm.servedModelName ?? m.vllm.model
+
+const FIX_REACH = (http: SmokeHttp) =>
+  `Check that vLLM listens where the smoke test connects (${http.target}): vllm.port / --port, --host, or smoke.url; a firewall in between; the head's sshd allowing TCP forwarding (AllowTcpForwarding).`
+
+/** A finding for an HTTP exchange that did not give a 2xx, or undefined when it did. */
+export function httpProblem(what: string, r: HttpResult, http: SmokeHttp, served: string): Finding | undefined {
+  if (!r.ok) return smokeFinding('SMOKE_UNREACHABLE', `${what} failed: ${r.error}.`, { request: what, via: http.target }, FIX_REACH(http))
+  if (r.status >= 200 && r.status < 300) return undefined
+  const e = parseErrorBody(r.body)
+  const evidence = { request: what, via: http.target, status: String(r.status), 'error body shape': e.shape, body: r.body.slice(0, 500) }
+  const msg = `${what}: ${describeApiError(r.status, e)}`
+  if (r.status === 401 || r.status === 403) return smokeFinding('SMOKE_UNAUTHORIZED', `${msg}. The server wants an API key.`, evidence, 'Set smoke.apiKeySecret to the name of the environment variable that holds the key vLLM was started with (--api-key / VLLM_API_KEY), and pass that secret to the step.')
+  if (r.status === 404 && (e.param === 'model' || /model/i.test(e.message))) return smokeFinding('SMOKE_MODEL_MISSING', `${msg}.`, evidence, `The server does not serve "${served}": set vllm.servedModelName to the name vLLM serves (--served-model-name), or redeploy.`)
+  return smokeFinding('SMOKE_HTTP_ERROR', `${msg}.`, evidence, r.status >= 500 ? "The engine failed while answering: read vLLM's log on the head (ENGINE_DEAD and friends), restart vllm serve." : 'Fix the request settings in smoke.prompts (maxTokens against --max-model-len, the prompt), or the server flags.')
+}
+
+function body(m: Manifest, p: SmokePrompt, maxTokens: number, stream: boolean) {
+  const common = { model: servedName(m), max_tokens: maxTokens, temperature: 0, seed: 0, ...(stream && { stream: true, stream_options: { include_usage: true } }) }
+  return p.chat ? { ...common, messages: [{ role: 'user', content: p.prompt }] } : { ...common, prompt: p.prompt }
+}
+const path = (p: SmokePrompt) => (p.chat ? '/v1/chat/completions' : '/v1/completions')
+const kind = (p: SmokePrompt) => (p.chat ? 'chat' : 'completion')
+
+async function scrape(http: SmokeHttp, served: string): Promise<Counters | string> {
+  const r = await http.request('GET', '/metrics')
+  if (!r.ok) return r.error
+  if (r.status !== 200) return `HTTP ${r.status}`
+  return vllmCounters(parseMetrics(r.body), served) ?? 'no vllm:request_success_total or vllm:generation_tokens_total in the text'
+}
+
+export interface InferenceOptions {
+  readonly onProgress?: (m: string) => void
+  /** How long to wait for the counters to catch up after the last answer (vLLM records stats asynchronously). */
+  readonly metricsSettleMs?: number
+}
+
+export async function runInference(m: Manifest, http: SmokeHttp, opts: InferenceOptions = {}): Promise<InferenceResult> {
+  const s = m.smoke
+  const served = servedName(m)
+  const findings: Finding[] = []
+  const requests: RequestRecord[] = []
+  const produced = { requests: 0, generationTokens: 0, promptTokens: 0 }
+  const say = (t: string) => opts.onProgress?.(t)
+  const result = (extra: Partial<InferenceResult> = {}): InferenceResult => ({ findings, models: [], requests, ...extra })
+
+  // /v1/models first: it tells whether we reach a vLLM at all.
+  const models = await http.request('GET', '/v1/models')
+  const modelsProblem = httpProblem('GET /v1/models', models, http, served)
+  if (modelsProblem) return result({ findings: [modelsProblem] })
+  const ids = parseModels((models as { body: string }).body)
+  if (!ids.ok) return result({ findings: [smokeFinding('SMOKE_BAD_RESPONSE', `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`, { via: http.target, body: (models as { body: string }).body.slice(0, 500) }, `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`)] })
+  if (!ids.value.includes(served)) {
+    findings.push(smokeFinding('SMOKE_MODEL_MISSING', `The server lists ${ids.value.map((i) => `"${i}"`).join(', ') || 'no models'}, not "${served}".`, { expected: served, listed: ids.value.join(', ') || '(none)', via: http.target }, `Set vllm.servedModelName to the name vLLM serves (--served-model-name), or check that ${http.target} is this deployment.`))
+    return result({ models: ids.value })
+  }
+  say(`smoke: ${http.target} serves ${served}`)
+  const ver = await http.request('GET', '/version')
+  const version = ver.ok && ver.status === 200 ? parseVersion(ver.body) : undefined
+  const before = s.metrics ? await scrape(http, served) : undefined
+  if (typeof before === 'string') findings.push(smokeFinding('SMOKE_METRICS_UNAVAILABLE', `GET /metrics gave no vLLM counters: ${before}.`, { via: http.target }, "Do not disable vLLM's metrics endpoint, or set smoke.metrics: false.", null, 'warning'))
+
+  const ask = async (p: SmokePrompt, maxTokens: number, label: string): Promise<Answer | undefined> => {
+    const r = await http.request('POST', path(p), body(m, p, maxTokens, false))
+    const problem = httpProblem(`${label} (POST ${path(p)})`, r, http, served)
+    if (problem) {
+      findings.push(problem)
+      requests.push({ label, ms: r.ms, ok: false })
+      return undefined
+    }
+    const a = parseAnswer((r as { body: string }).body, p.chat)
+    if (!a.ok) {
+      findings.push(smokeFinding('SMOKE_BAD_RESPONSE', `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`, { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) }, `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`))
+      requests.push({ label, ms: r.ms, ok: false })
+      return undefined
+    }
+    requests.push({ label, ms: r.ms, ok: true, ...(a.value.usage && { completionTokens: a.value.usage.completionTokens }) })
+    produced.requests++
+    produced.generationTokens += a.value.usage?.completionTokens ?? 0
+    produced.promptTokens += a.value.usage?.promptTokens ?? 0
+    return a.value
+  }
+
+  for (const [i, p] of s.prompts.entries()) {
+    const label = `prompt ${i + 1} (${kind(p)})`
+    const a = await ask(p, p.maxTokens, label)
+    if (a) {
+      findings.push(...checkAnswer(p, p.maxTokens, a, label, served))
+      say(`smoke: ${label}: ${a.usage?.completionTokens ?? '?'} tokens in ${requests.at(-1)!.ms} ms, finish_reason ${a.finishReason}`)
+    }
+  }
+
+  let stream: InferenceResult['stream']
+  const first = s.prompts[0]!
+  if (s.stream) {
+    const label = `streamed ${kind(first)}`
+    const sse = createSseParser()
+    const tokenTimes: number[] = []
+    let text = ''
+    let usage: Answer['usage']
+    let finishReason: string | null = null
+    let done = false
+    const bad: string[] = []
+    let streamError: string | undefined
+    const handle = (events: ReturnType<typeof sse.push>, at: number) => {
+      for (const ev of events) {
+        const c = parseStreamChunk(ev.data, first.chat)
+        if (!c.ok) bad.push(c.problem)
+        else if (c.value.kind === 'done') done = true
+        else if (c.value.kind === 'error') streamError = c.value.error.message
+        else {
+          if (c.value.text !== '') {
+            tokenTimes.push(at)
+            text += c.value.text
+          }
+          if (c.value.finishReason) finishReason = c.value.finishReason
+          if (c.value.usage) usage = c.value.usage
+        }
+      }
+    }
+    const sentAt = Date.now()
+    const r = await http.stream(path(first), body(m, first, first.maxTokens, true), (chunk, at) => handle(sse.push(chunk), at))
+    const tail = sse.end()
+    handle(tail.events, Date.now())
+    const evidence = { request: label, via: http.target, 'text so far': JSON.stringify(text.slice(0, 200)), 'chunks with text': String(tokenTimes.length) }
+    if (!r.ok && r.status !== undefined && r.body !== undefined) {
+      findings.push(httpProblem(`${label} (POST ${path(first)})`, { ok: true, status: r.status, contentType: '', body: r.body, ms: r.ms }, http, served)!)
+    } else if (!r.ok || !done || streamError || bad.length > 0) {
+      const reason = streamError ? `the server sent an error event: ${streamError}` : bad.length > 0 ? `an SSE event is not a valid chunk: ${bad[0]}` : !r.ok ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]` : 'the stream ended without data: [DONE]'
+      findings.push(
+        smokeFinding(
+          bad.length > 0 ? 'SMOKE_BAD_RESPONSE' : 'SMOKE_STREAM_BROKEN',
+          `${label}: ${reason}.`,
+          { ...evidence, ...(tail.unterminated && { 'unterminated event': tail.unterminated.slice(0, 300) }) },
+          streamError ? "Read vLLM's log on the head for the engine error, then restart vllm serve." : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
+        ),
+      )
+      requests.push({ label, ms: r.ms, ok: false })
+    } else {
+      const completionTokens = usage?.completionTokens ?? tokenTimes.length
+      const figures = streamFigures({ sentAt, tokenTimes, endedAt: sentAt + r.ms, completionTokens })
+      stream = { ...figures, completionTokens, text }
+      requests.push({ label, ms: r.ms, ok: true, completionTokens })
+      produced.requests++
+      produced.generationTokens += usage?.completionTokens ?? 0
+      produced.promptTokens += usage?.promptTokens ?? 0
+      findings.push(...checkAnswer(first, first.maxTokens, { model: served, text, finishReason, ...(usage && { usage }) }, label, served).filter((f) => f.code !== 'SMOKE_ASSERTION_FAILED'))
+      if (usage && tokenTimes.length > usage.completionTokens) {
+        findings.push(smokeFinding('SMOKE_USAGE_INCONSISTENT', `${label}: ${tokenTimes.length} chunks with text but usage says ${usage.completionTokens} completion tokens.`, evidence, 'A server that miscounts tokens is not vLLM or is misconfigured: check smoke.url and the image.'))
+      }
+      say(`smoke: ${label}: TTFT ${fmt(figures.ttftMs)} ms, ITL ${fmt(figures.itlMs)} ms over ${tokenTimes.length} chunks`)
+    }
+  }
+
+  let burst: BurstFigures | undefined
+  if (s.burst.requests > 0) {
+    say(`smoke: burst of ${s.burst.requests} concurrent requests`)
+    const started = Date.now()
+    const answers = await Promise.all(Array.from({ length: s.burst.requests }, (_, i) => ask(first, s.burst.maxTokens, `burst request ${i + 1}/${s.burst.requests}`)))
+    const wall = Date.now() - started
+    const ok = requests.filter((r) => r.label.startsWith('burst ') && r.ok)
+    burst = burstFigures(
+      ok.map((r) => r.ms),
+      answers.reduce((a, x) => a + (x?.usage?.completionTokens ?? 0), 0),
+      wall,
+    )
+    for (const [i, a] of answers.entries()) if (a && a.text.trim() === '') findings.push(...checkAnswer(first, s.burst.maxTokens, a, `burst request ${i + 1}/${s.burst.requests}`, served).filter((f) => f.code === 'SMOKE_EMPTY_COMPLETION'))
+  }
+
+  const timed = burst ? requests.filter((r) => r.label.startsWith('burst ') && r.ok) : requests.filter((r) => r.ok)
+  const p95Ms = burst?.p95Ms ?? percentile(timed.map((r) => r.ms), 95)
+  const p50Ms = burst?.p50Ms ?? percentile(timed.map((r) => r.ms), 50)
+  const tokensPerSecond = burst?.tokensPerSecond ?? stream?.tokensPerSecond
+
+  // Latency limits.
+  const lim = s.latency
+  const over = (what: string, value: number | undefined, limit: number | undefined, above = true) => {
+    if (value === undefined || limit === undefined) return
+    if (above ? value > limit : value < limit) findings.push(smokeFinding('SMOKE_LATENCY_EXCEEDED', `${what} is ${fmt(value)}, the limit is ${limit}.`, { measured: fmt(value), limit: String(limit), via: http.target }, 'Find out why the server is slower than expected (load, GPU clocks, the fabric: NCCL on sockets instead of RDMA is slow), or raise the limit in smoke.latency.'))
+  }
+  over('time to first token (ms)', stream?.ttftMs, lim.maxTimeToFirstTokenMs)
+  over('mean inter-token latency (ms)', stream?.itlMs, lim.maxInterTokenMs)
+  over('p95 request latency (ms)', p95Ms, lim.maxP95Ms)
+  over('slowest request (ms)', requests.length ? Math.max(...requests.filter((r) => r.ok).map((r) => r.ms), 0) : undefined, lim.maxTotalMs)
+  over('output tokens per second', tokensPerSecond, lim.minTokensPerSecond, false)
+
+  let metrics: MetricsDelta | undefined
+  if (s.metrics && typeof before === 'object') {
+    const settleUntil = Date.now() + (opts.metricsSettleMs ?? 5000)
+    for (;;) {
+      const after = await scrape(http, served)
+      if (typeof after === 'string') {
+        findings.push(smokeFinding('SMOKE_METRICS_UNAVAILABLE', `GET /metrics after the requests gave no vLLM counters: ${after}.`, { via: http.target }, "Check vLLM's /metrics endpoint, or set smoke.metrics: false.", null, 'warning'))
+        break
+      }
+      metrics = metricsDelta(before, after, produced)
+      if (metrics.short.length === 0 || Date.now() > settleUntil) break
+      await new Promise((r) => setTimeout(r, 500))
+    }
+    if (metrics && metrics.short.length > 0) {
+      findings.push(
+        smokeFinding(
+          'SMOKE_METRICS_MISMATCH',
+          `vLLM's counters grew by less than the smoke requests produced (${metrics.short.map((k) => `${k}: +${metrics!.seen[k]}, expected +${metrics!.expected[k]}`).join('; ')}): the answers did not all come from this server's engine.`,
+          { expected: JSON.stringify(metrics.expected), seen: JSON.stringify(metrics.seen), via: http.target },
+          `Check that ${http.target} reaches this deployment's vLLM and not another server or a caching proxy.`,
+        ),
+      )
+    }
+  }
+  return { findings, models: ids.value, requests, ...(version?.ok && { version: version.value }), ...(stream && { stream }), ...(burst && { burst }), ...(p95Ms !== undefined && { p95Ms }), ...(p50Ms !== undefined && { p50Ms }), ...(tokensPerSecond !== undefined && { tokensPerSecond }), ...(metrics && { metrics }) }
+}
+
+export const fmt = (n: number | undefined): string => (n === undefined ? '-' : n >= 100 ? String(Math.round(n)) : n.toFixed(1))

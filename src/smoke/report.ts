@@ -1,0 +1,104 @@
+/** The smoke test's report: a text table, Markdown for the job summary, Action outputs. Pure. */
+import type { Finding } from '../preflight/finding.js'
+import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from '../report/findings.js'
+import type { ClusterProof } from './cluster-proof.js'
+import { type InferenceResult, fmt } from './inference.js'
+
+export interface SmokeReport {
+  readonly cluster: string
+  readonly model: string
+  readonly via: string
+  readonly readyAfterMs?: number
+  readonly inference?: InferenceResult
+  readonly proof?: ClusterProof
+  readonly findings: readonly Finding[]
+}
+
+const passed = (r: SmokeReport) => !r.findings.some((f) => f.severity === 'error')
+
+function rows(r: SmokeReport): [string, string][] {
+  const i = r.inference
+  const out: [string, string][] = [['model', r.model]]
+  if (i?.version) out.push(['vLLM version', i.version])
+  out.push(['reached via', r.via])
+  if (r.readyAfterMs !== undefined) out.push(['ready after', `${(r.readyAfterMs / 1000).toFixed(1)} s`])
+  if (i) {
+    out.push(['time to first token', `${fmt(i.stream?.ttftMs)} ms`])
+    out.push(['inter-token latency (mean)', `${fmt(i.stream?.itlMs)} ms`])
+    out.push([`p50 / p95 latency (${i.burst ? `burst of ${i.burst.requests}` : `${i.requests.filter((q) => q.ok).length} requests`})`, `${fmt(i.p50Ms)} / ${fmt(i.p95Ms)} ms`])
+    out.push([`output tokens/s (${i.burst ? 'burst' : 'streamed request'})`, fmt(i.tokensPerSecond)])
+    if (i.metrics) out.push(['metrics delta (requests, generated, prompt tokens)', `+${i.metrics.seen.requests}, +${i.metrics.seen.generationTokens}, +${i.metrics.seen.promptTokens} (smoke made ${i.metrics.expected.requests}, ${i.metrics.expected.generationTokens}, ${i.metrics.expected.promptTokens})`])
+  }
+  if (r.proof?.placementGroup) {
+    const pg = r.proof.placementGroup
+    out.push(['placement group', `${pg.id.slice(0, 16)} ${pg.state}, ${pg.bundles} GPU bundles`])
+    out.push(['serving nodes', r.proof.serving.map((s) => `${s.node ?? '?'} ${s.ip} (${s.bundles})${s.alive ? '' : ' dead'}`).join(', ')])
+  }
+  return out
+}
+
+export function renderSmokeText(r: SmokeReport): string {
+  const table = rows(r)
+  const w = Math.max(...table.map(([k]) => k.length))
+  const requests = (r.inference?.requests ?? []).map((q) => `  ${q.ok ? 'ok  ' : 'FAIL'} ${q.label}: ${q.ms} ms${q.completionTokens !== undefined ? `, ${q.completionTokens} tokens` : ''}`)
+  return [
+    `smoke test of ${r.cluster}: ${passed(r) ? 'PASSED' : 'FAILED'}`,
+    ...table.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`),
+    ...(requests.length ? ['requests:', ...requests] : []),
+    '',
+    r.findings.length ? renderFindingsText(r.findings) : '',
+  ].join('\n')
+}
+
+/** The figures table alone (model, version, latencies, metrics delta, placement group), Markdown. */
+export function renderSmokeFiguresMarkdown(r: SmokeReport): string {
+  const e = escapeMarkdownCell
+  return ['| Figure | Value |', '| --- | --- |', ...rows(r).map(([k, v]) => `| ${e(k)} | ${e(v)} |`), ''].join('\n')
+}
+
+export function renderSmokeMarkdown(r: SmokeReport): string {
+  const e = escapeMarkdownCell
+  return [
+    `### ${passed(r) ? '✅' : '❌'} Smoke test of ${e(r.cluster)}: ${passed(r) ? 'passed' : 'failed'}`,
+    '',
+    renderSmokeFiguresMarkdown(r),
+    ...(r.findings.length ? [renderFindingsMarkdown(r.findings)] : []),
+  ].join('\n')
+}
+
+const num = (n: number | undefined) => (n === undefined ? '' : String(Math.round(n * 10) / 10))
+
+/** The Action's outputs (action.yml): verdict, model, ttft-ms, itl-ms, tokens-per-second, p95-ms. */
+export function smokeOutputs(r: SmokeReport): Record<string, string> {
+  const i = r.inference
+  return {
+    verdict: passed(r) ? 'passed' : 'failed',
+    model: r.model,
+    'ttft-ms': num(i?.stream?.ttftMs),
+    'itl-ms': num(i?.stream?.itlMs),
+    'tokens-per-second': num(i?.tokensPerSecond),
+    'p95-ms': num(i?.p95Ms),
+  }
+}
+
+export function smokeJson(r: SmokeReport) {
+  return {
+    verdict: passed(r) ? 'passed' : 'failed',
+    cluster: r.cluster,
+    model: r.model,
+    via: r.via,
+    readyAfterMs: r.readyAfterMs,
+    version: r.inference?.version,
+    ttftMs: r.inference?.stream?.ttftMs,
+    itlMs: r.inference?.stream?.itlMs,
+    p50Ms: r.inference?.p50Ms,
+    p95Ms: r.inference?.p95Ms,
+    tokensPerSecond: r.inference?.tokensPerSecond,
+    burst: r.inference?.burst,
+    requests: r.inference?.requests ?? [],
+    metrics: r.inference?.metrics,
+    placementGroup: r.proof?.placementGroup,
+    servingNodes: r.proof?.serving ?? [],
+    findings: r.findings,
+  }
+}

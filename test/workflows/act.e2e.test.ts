@@ -1,0 +1,174 @@
+/**
+ * The deploy workflows run by act (host mode, the self-hosted runner's way) against the lab: the
+ * secrets, variables, manifest and event payloads as GitHub would hand them over, the action
+ * itself (`uses: ./`, dist/index.js), and the failure artifact. Run under the lab lock:
+ *   VRD_LAB_DIR=/work/main/.lab flock /tmp/vrd-lab.flock npx vitest run test/workflows/act.e2e.test.ts
+ */
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { argv } from '../../src/command/shell.js'
+import { labUp, type LabInfo } from '../../src/lab/index.js'
+import { labTransports, loadLabManifest, scenarioScript } from '../../src/lab/scenario.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { clusterStateDir } from '../../src/plan/release-commands.js'
+import type { Transport } from '../../src/transport/transport.js'
+import { type ActCredentials, type ActResult, actBinary, commitChange, makeDeployRepo, runAct } from './act/run-act.js'
+
+const progress = (m: string) => process.stderr.write(`[act-e2e] ${m}\n`)
+let info: LabInfo
+let credentials: ActCredentials
+let labManifest: string
+let manifest: Manifest
+let transports: Map<string, Transport>
+
+beforeAll(async () => {
+  actBinary() // builds act on first use, outside the timed runs
+  info = await labUp({ nodes: 2, onProgress: progress })
+  credentials = { sshKey: readFileSync(info.sshKeyPath, 'utf8'), knownHosts: readFileSync(info.knownHostsPath, 'utf8') }
+  labManifest = readFileSync(info.manifestPath, 'utf8')
+  manifest = (await loadLabManifest()).manifest
+  transports = await labTransports(manifest)
+}, 900_000)
+
+/** No container and no releases: the push's deploy is a cold one. Also what this file leaves behind. */
+async function cleanCluster(): Promise<void> {
+  for (const t of transports.values()) {
+    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+    await t.run(argv('rm', '-rf', clusterStateDir(manifest)), { timeoutMs: 60_000 })
+  }
+}
+
+afterAll(async () => {
+  if (transports) {
+    await cleanCluster()
+    await Promise.all([...transports.values()].map((t) => t.close()))
+  }
+}, 120_000)
+
+const headSha = (repo: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
+const containerIds = async () =>
+  Promise.all([...transports.values()].map(async (t) => (await t.run(argv('docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}}', manifest.container.name), { timeoutMs: 30_000 })).stdout.trim()))
+
+const ip = (name: string, net: 'mgmtIp' | 'fabricIp') => info.nodes.find((n) => n.name === name)![net]
+const show = (r: ActResult) => r.log.split('\n').slice(-80).join('\n')
+const timings: string[] = []
+const timed = (label: string, r: ActResult) => {
+  timings.push(`${label}: ${(r.durationMs / 1000).toFixed(1)} s`)
+  progress(`${label}: act took ${(r.durationMs / 1000).toFixed(1)} s, exit ${r.exitCode}`)
+}
+
+describe.sequential('the three triggers on the lab', () => {
+  let repo: string
+  let pushRelease: string
+
+  it('push to main (manifest changed) -> deploy: a cold deploy ends green, the summary shows every identity matching', async () => {
+    await cleanCluster()
+    repo = makeDeployRepo({ manifest: labManifest })
+    pushRelease = headSha(repo)
+    const r = await runAct(repo, { event: 'push', workflow: 'deploy.yml', eventFile: 'push.json', credentials, onLine: (l) => progress(`act: ${l}`) })
+    timed('push -> deploy (cold)', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(r.jobSucceeded).toBe(true)
+    // The rollout job (the one with the deploy environment) ran, and only it.
+    expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/deploy spark-pair']))
+    expect(r.steps.find((s) => s.step === 'Main ./')?.ok).toBe(true)
+    expect(r.log).toMatch(/::set-output:: result=deployed/)
+    expect(r.log).toContain(`::set-output:: release=${pushRelease}`)
+    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy deploy'))
+    expect(summary, show(r)).toBeDefined()
+    expect(summary).toMatch(new RegExp(`### ✅ passed: deploy lab: release ${pushRelease} deployed and serving`))
+    const f = ip('spark-a', 'fabricIp')
+    expect(summary).toContain(`| spark-a | head | ${ip('spark-a', 'mgmtIp')} | ${f} | ✅ ${f} | ✅ node:${f} |`)
+    expect(summary).toContain('```mermaid')
+    expect(summary).not.toContain('❌')
+    expect(r.artifacts.size).toBe(0)
+    // The key reached the action as a secret: act masked it in the log.
+    expect(r.log).not.toContain(credentials.sshKey.split('\n')[1]!)
+  }, 900_000)
+
+  it('workflow_dispatch command: smoke on the healthy lab passes; the summary carries the latency table', async () => {
+    const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-smoke.json', credentials })
+    timed('dispatch smoke', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/smoke spark-pair']))
+    expect(r.log).toMatch(/::set-output:: verdict=passed/)
+    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy smoke'))
+    expect(summary, show(r)).toBeDefined()
+    expect(summary).toMatch(/### ✅ passed: smoke test of lab: passed/)
+    expect(summary).toContain('#### Smoke test latency')
+    expect(summary).toMatch(/\| streamed request \| ✅ \| \d+ ms \|/)
+    expect(summary).toContain(`| spark-a | head | ${ip('spark-a', 'mgmtIp')} | ${ip('spark-a', 'fabricIp')} | ✅ ${ip('spark-a', 'fabricIp')} |`)
+  }, 600_000)
+
+  it('workflow_dispatch command: preflight on the healthy lab passes (read-only job, no environment)', async () => {
+    const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-preflight.json', credentials })
+    timed('dispatch preflight', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/preflight spark-pair']))
+    expect(r.summaries.find((s) => s.startsWith('## vllm-ray-deploy preflight'))).toContain('### ✅ passed: preflight of lab: no findings')
+  }, 600_000)
+
+  it('workflow_dispatch command: deploy of the seed bug fails with VLLM_PIN_NOT_IN_RAY and rolls back; the summary shows the mismatch in the table and the diagram; the artifact holds it all', async () => {
+    // The change a person pushes: the launch script with the incident, named by the manifest.
+    commitChange(repo, '.github/launch/seed-bug.sh', scenarioScript('seed-bug'), 'launch through our own script')
+    commitChange(repo, '.github/vllm-ray-deploy.yml', labManifest.replace(/^launch:\n {2}mode: builtin\n/m, 'launch:\n  mode: script\n  path: launch/seed-bug.sh\n'), 'use the launch script')
+    expect(readFileSync(join(repo, '.github/vllm-ray-deploy.yml'), 'utf8')).toContain('path: launch/seed-bug.sh')
+    const bugRelease = headSha(repo)
+    const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-deploy.json', credentials, onLine: (l) => progress(`act: ${l}`) })
+    timed('dispatch deploy (seed bug, rolled back)', r)
+    expect(r.exitCode, show(r)).not.toBe(0)
+    expect(r.jobSucceeded).toBe(false)
+    expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/deploy spark-pair']))
+    expect(r.log).toMatch(/::error title=VLLM_PIN_NOT_IN_RAY on spark-a::/)
+    expect(r.log).toMatch(/::set-output:: rolled-back=true/)
+    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy deploy'))
+    expect(summary, show(r)).toBeDefined()
+    expect(summary).toContain(`release ${bugRelease} failed at preflight`)
+    expectSeedBugSummary(summary!)
+    // After the rollback each node runs the push's release again, and the table says so.
+    expect(summary).toMatch(new RegExp(`\\| spark-a \\| head \\|[^\\n]*\\| ${pushRelease} \\|`))
+    // The failure steps ran: the report collected and uploaded (through the upload-artifact stand-in).
+    expect(r.steps.filter((s) => s.step.startsWith('Main Collect') || s.step.startsWith('Main Upload')).map((s) => s.ok), show(r)).toEqual([true, true])
+    const [name, files] = [...r.artifacts][0] ?? expect.unreachable('no artifact')
+    expect(name).toMatch(/^vllm-ray-deploy-\d+-\d+$/)
+    expect([...files.keys()].sort()).toEqual(['findings.json', 'outcome.txt', 'vllm-ray-deploy-deploy-summary.md', 'vllm-ray-deploy-facts.json'])
+    // The summary file is what the step wrote to GITHUB_STEP_SUMMARY (act printed it from there).
+    expect(files.get('vllm-ray-deploy-deploy-summary.md')!.trimEnd()).toBe(summary!.trimEnd())
+    const facts = JSON.parse(files.get('vllm-ray-deploy-facts.json')!) as { ray: { nodes: { address: string; isHead: boolean }[] } }
+    expect(facts.ray.nodes.find((n) => n.isHead)?.address).toBe(ip('spark-a', 'mgmtIp'))
+    expect((JSON.parse(files.get('findings.json')!) as { code: string }[]).map((f) => f.code)).toContain('VLLM_PIN_NOT_IN_RAY')
+    expect(files.get('outcome.txt')).toMatch(/^result: failed$/m)
+  }, 900_000)
+
+  it('schedule -> preflight + smoke of the running (rolled back) cluster, green, and nothing redeployed', async () => {
+    const before = await containerIds()
+    const r = await runAct(makeDeployRepo({ manifest: labManifest }), { event: 'schedule', workflow: 'scheduled-smoke.yml', eventFile: 'schedule.json', credentials })
+    timed('schedule -> preflight + smoke', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(r.steps.filter((s) => s.step === 'Main ./').map((s) => s.ok)).toEqual([true, true])
+    expect(r.summaries.map((s) => s.split('\n')[0])).toEqual(expect.arrayContaining(['## vllm-ray-deploy preflight', '## vllm-ray-deploy smoke']))
+    expect(r.log).not.toMatch(/::set-output:: result=deployed/)
+    expect(await containerIds()).toEqual(before)
+  }, 600_000)
+})
+
+/** The seed bug as the operator sees it: ❌ on the head's Ray identity and vLLM pin, in the table and the diagram. */
+function expectSeedBugSummary(summary: string): void {
+  const headMgmt = ip('spark-a', 'mgmtIp')
+  const headFabric = ip('spark-a', 'fabricIp')
+  expect(summary).toMatch(/### ❌ failed: /)
+  expect(summary).toContain(
+    `| spark-a | head | ${headMgmt} | ${headFabric} | ❌ ${headMgmt} (not the fabric IP) | ❌ node:${headFabric} (Ray knows spark-a as ${headMgmt}) |`,
+  )
+  expect(summary).toContain(`- ❌ **spark-a**: vLLM pins bundle 0 to node:${headFabric}, but Ray knows it as ${headMgmt}.`)
+  const diagram = /```mermaid\n([\s\S]*?)\n```/.exec(summary)?.[1] ?? ''
+  expect(diagram).toContain(`n0_ray["Ray head<br/>✗ ${headMgmt}, not the fabric IP"]`)
+  expect(diagram).toContain(`n0_vllm["vLLM pins<br/>node:${headFabric}"]`)
+  expect(diagram).toContain(`n0_vllm -.-|"✗ Ray knows spark-a as ${headMgmt}"| n0_ray`)
+  expect(diagram).toMatch(/class [^\n]*\bn0_vllm\b[^\n]* bad/)
+  expect(summary).toContain('#### `VLLM_PIN_NOT_IN_RAY` on spark-a')
+}
+
+afterAll(() => progress(`act run times:\n  ${timings.join('\n  ')}`))

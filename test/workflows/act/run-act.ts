@@ -1,0 +1,191 @@
+/**
+ * Runs this repository's workflows with act (nektos/act, built by `.ci/tools act`) in host mode
+ * against the lab, the way GitHub would run them on the self-hosted runner:
+ *
+ * - a deployment repository is laid out in a temporary git repo: this repo's action.yml, dist/ and
+ *   .github/ (workflows, scripts), with the lab's manifest as .github/vllm-ray-deploy.yml (and any
+ *   launch scripts under .github/launch/);
+ * - the lab's SSH key becomes the secret CLUSTER_SSH_KEY and its known_hosts the variable
+ *   CLUSTER_KNOWN_HOSTS (act --secret-file / --var-file, YAML for multi-line values);
+ * - `-P self-hosted=-self-hosted` maps the runner labels to act's host mode;
+ * - actions/checkout and actions/upload-artifact, which cannot be fetched here, are replaced with the
+ *   stand-ins beside this file (act --local-repository); the workflows themselves are unchanged;
+ * - the event payload is one of the JSON fixtures in events/.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { stringify } from 'yaml'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const REPO = resolve(HERE, '..', '..', '..')
+
+export type ActEvent = 'push' | 'workflow_dispatch' | 'schedule'
+
+export interface DeployRepoOptions {
+  /** Text of the manifest, written as .github/vllm-ray-deploy.yml. */
+  readonly manifest: string
+  /** Launch scripts by file name, written under .github/launch/. */
+  readonly launchScripts?: Readonly<Record<string, string>>
+}
+
+export interface ActCredentials {
+  readonly sshKey: string
+  readonly knownHosts: string
+}
+
+export interface ActRunOptions {
+  readonly event: ActEvent
+  /** Workflow file name under .github/workflows. */
+  readonly workflow: string
+  /** Event fixture name under events/ (e.g. `dispatch-smoke.json`). */
+  readonly eventFile: string
+  readonly credentials: ActCredentials
+  readonly timeoutMs?: number
+  readonly onLine?: (line: string) => void
+}
+
+export interface ActStep {
+  readonly job: string
+  readonly step: string
+  readonly ok: boolean
+}
+
+export interface ActResult {
+  readonly exitCode: number | null
+  readonly log: string
+  readonly durationMs: number
+  /** `Success`/`Failure` lines act prints per step, in order. */
+  readonly steps: readonly ActStep[]
+  /** The job summaries act read from GITHUB_STEP_SUMMARY after each step (its `⚙ Summary -` lines). */
+  readonly summaries: readonly string[]
+  /** Files the upload-artifact stand-in kept, by artifact name, then by file name. */
+  readonly artifacts: ReadonlyMap<string, ReadonlyMap<string, string>>
+  readonly jobSucceeded: boolean
+}
+
+/** The pinned act binary, built from the Go module proxy when missing. */
+export const actBinary = (): string =>
+  execFileSync('bash', [join(REPO, '.ci', 'tools'), 'act'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim()
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=act test', '-c', 'user.email=act@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'ignore' })
+
+/** A deployment repository for the lab: what a user's repo holds when it adopts this action. */
+export function makeDeployRepo(opts: DeployRepoOptions): string {
+  const root = mkdtempSync(join(tmpdir(), 'vrd-act-repo-'))
+  if (!existsSync(join(REPO, 'dist', 'index.js'))) throw new Error('dist/index.js is missing: npm run build')
+  cpSync(join(REPO, 'action.yml'), join(root, 'action.yml'))
+  cpSync(join(REPO, 'dist'), join(root, 'dist'), { recursive: true })
+  for (const part of ['workflows', 'scripts', 'actionlint.yaml']) cpSync(join(REPO, '.github', part), join(root, '.github', part), { recursive: true })
+  writeFileSync(join(root, '.github', 'vllm-ray-deploy.yml'), opts.manifest)
+  for (const [name, text] of Object.entries(opts.launchScripts ?? {})) {
+    mkdirSync(join(root, '.github', 'launch'), { recursive: true })
+    writeFileSync(join(root, '.github', 'launch', name), text, { mode: 0o755 })
+  }
+  git(root, 'init', '-q')
+  git(root, 'add', '-A')
+  git(root, 'commit', '-q', '-m', 'cluster deployment repository (act test)')
+  git(root, 'remote', 'add', 'origin', 'https://github.com/example-org/cluster-deploy.git')
+  return root
+}
+
+/** Record a change in the deployment repository (a new commit, as a push would bring). */
+export function commitChange(repo: string, path: string, text: string, message: string): void {
+  mkdirSync(dirname(join(repo, path)), { recursive: true })
+  writeFileSync(join(repo, path), text)
+  git(repo, 'add', '-A')
+  git(repo, 'commit', '-q', '-m', message)
+}
+
+const STEP_RESULT = /^\[([^\]]+)\]\s+(✅|❌)\s+(Success|Failure) - (.+?)(?: \[[^\]]*\])?$/
+
+function parseSummaries(log: string): string[] {
+  const out: string[] = []
+  const lines = log.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^\[[^\]]+\]\s+⚙\s+Summary - (.*)$/.exec(lines[i]!)
+    if (!m) continue
+    const body = [m[1]!]
+    while (i + 1 < lines.length && !/^\[[^\]]+\] /.test(lines[i + 1]!)) body.push(lines[++i]!)
+    out.push(body.join('\n'))
+  }
+  return out
+}
+
+function readArtifacts(dir: string): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>()
+  if (!existsSync(dir)) return out
+  for (const name of readdirSync(dir)) {
+    const files = new Map<string, string>()
+    const walk = (d: string, prefix: string) => {
+      for (const f of readdirSync(d)) {
+        const p = join(d, f)
+        if (statSync(p).isDirectory()) walk(p, `${prefix}${f}/`)
+        else files.set(`${prefix}${f}`, readFileSync(p, 'utf8'))
+      }
+    }
+    walk(join(dir, name), '')
+    out.set(name, files)
+  }
+  return out
+}
+
+export async function runAct(repo: string, opts: ActRunOptions): Promise<ActResult> {
+  const act = actBinary()
+  const work = mkdtempSync(join(tmpdir(), 'vrd-act-run-'))
+  const artifacts = join(work, 'artifacts')
+  mkdirSync(artifacts)
+  // Exactly how GitHub hands them to the workflow: a secret and a repository variable.
+  writeFileSync(join(work, 'secrets.yml'), stringify({ CLUSTER_SSH_KEY: opts.credentials.sshKey }), { mode: 0o600 })
+  writeFileSync(join(work, 'vars.yml'), stringify({ CLUSTER_KNOWN_HOSTS: opts.credentials.knownHosts }))
+  const args = [
+    opts.event,
+    '-C', repo,
+    '-W', join('.github', 'workflows', opts.workflow),
+    '-e', join(HERE, 'events', opts.eventFile),
+    '-P', 'self-hosted=-self-hosted',
+    '--secret-file', join(work, 'secrets.yml'),
+    '--var-file', join(work, 'vars.yml'),
+    '--local-repository', `actions/checkout@v6=${join(HERE, 'actions', 'checkout')}`,
+    '--local-repository', `actions/upload-artifact@v4=${join(HERE, 'actions', 'upload-artifact')}`,
+    '--no-cache-server',
+    '--env', `VRD_ACT_ARTIFACTS=${artifacts}`,
+  ]
+  // A bare environment: the job sees what a runner has, not this test's variables (act's host mode
+  // passes its own environment to the job). Its caches and the job's workspace go under `work`.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', XDG_CACHE_HOME: join(work, 'cache'), LANG: 'C.UTF-8' }
+  const started = Date.now()
+  const child = spawn(act, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  let pending = ''
+  const take = (chunk: Buffer) => {
+    const text = chunk.toString('utf8')
+    log += text
+    pending += text
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const l of lines) opts.onLine?.(l)
+  }
+  child.stdout.on('data', take)
+  child.stderr.on('data', take)
+  const timeout = setTimeout(() => child.kill('SIGTERM'), opts.timeoutMs ?? 900_000)
+  const exitCode = await new Promise<number | null>((res) => child.on('close', (code) => res(code)))
+  clearTimeout(timeout)
+  const steps: ActStep[] = []
+  for (const line of log.split('\n')) {
+    const m = STEP_RESULT.exec(line)
+    if (m) steps.push({ job: m[1]!, step: m[4]!, ok: m[3] === 'Success' })
+  }
+  return {
+    exitCode,
+    log,
+    durationMs: Date.now() - started,
+    steps,
+    summaries: parseSummaries(log),
+    artifacts: readArtifacts(artifacts),
+    jobSucceeded: /🏁\s+Job succeeded/.test(log) && !/🏁\s+Job failed/.test(log),
+  }
+}
