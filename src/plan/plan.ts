@@ -25,6 +25,7 @@ import {
   writeSecretEnv,
 } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { relayToWorker } from './relay-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -104,6 +105,15 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
     case 'load':
       return [
         step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+      ]
+    case 'relay':
+      // The head gets the archive from the runner and passes it on to each worker over the fabric.
+      if (node.role !== 'head') return []
+      return [
+        step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+        ...m.nodes
+          .filter((w) => w.role !== 'head')
+          .map((w) => step(node, `relay-${w.name}`, `pass ${image} on to ${w.name} over the fabric (${w.fabricIp})`, relayToWorker(m, w, image), 60 * MINUTE)),
       ]
     case 'preloaded':
       return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]

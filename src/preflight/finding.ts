@@ -18,6 +18,15 @@ export const FINDING_CODES = [
   'IMAGE_MISMATCH',
   'VERSION_SKEW',
   'FABRIC_UNREACHABLE',
+  // Host checks before a deploy (src/deploy/host-checks.ts)
+  'DOCKER_UNUSABLE',
+  'FABRIC_ADDRESS_MISSING',
+  'FABRIC_LINK_DOWN',
+  'NO_GPU_VISIBLE',
+  'DISK_SPACE_LOW',
+  'RELAY_SSH_FAILED',
+  // Image delivery (src/deploy/relay.ts)
+  'IMAGE_TRANSFER_FAILED',
   // Log signatures
   'PLACEMENT_GROUP_PENDING',
   'PLACEMENT_GROUP_TIMEOUT',
