@@ -1,6 +1,7 @@
 /**
  * The image gate: the release's image on every node, as the manifest says (pull on each node, load
- * streamed from this machine, or preloaded and only checked), in parallel, skipped on a node that
+ * streamed from this machine, relay: sent once to the head which passes it on over the fabric, or
+ * preloaded and only checked), in parallel, skipped on a node that
  * already has the exact image ID. Every node must end on one image ID, or the gate fails with
  * IMAGE_MISMATCH.
  */
@@ -11,6 +12,7 @@ import type { Finding } from '../preflight/finding.js'
 import { imageIdOf } from '../plan/release-commands.js'
 import { loadImage, pullImage } from '../plan/node-commands.js'
 import { LocalTransport } from '../transport/local.js'
+import { relayImage } from './relay.js'
 import { type Transport, outcome, succeeded } from '../transport/transport.js'
 
 export type ImageAction = 'present' | 'pulled' | 'up-to-date' | 'loaded' | 'relayed' | 'failed'
@@ -56,27 +58,34 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
 
   let want: string | undefined = opts.expectId
   const distribution = opts.expectId ? 'preloaded' : m.image.distribution
-  if (distribution === 'load') {
+  if (distribution === 'load' || distribution === 'relay') {
     want = await localImageId(image)
     if (!want) {
       findings.push({
         code: 'IMAGE_MISSING',
         severity: 'error',
         node: null,
-        message: `image.distribution is load, but ${image} is not in this machine's docker.`,
+        message: `image.distribution is ${distribution}, but ${image} is not in this machine's docker.`,
         evidence: { image, 'this machine': '(no such image)' },
         fix: `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`,
       })
       return { ok: false, actions, bytesSent, findings }
     }
   }
-  // LOCK/RELAY SEAM: image.distribution 'relay' goes through relayImage() of src/deploy/relay.ts
-  // (branch h/deploy-infra) once that module is merged; until then the manifest cannot ask for it.
+  if (distribution === 'relay') {
+    // The runner sends the image once, to the head; the head passes it on over the fabric.
+    const skip = new Set(nodes.filter((n) => want && before.get(n.name) === want).map((n) => n.name))
+    const relayed = await relayImage(m, image, transports, { onProgress: progress, skip })
+    bytesSent += relayed.bytesSent
+    findings.push(...relayed.findings)
+    for (const n of nodes) actions.set(n.name, skip.has(n.name) ? { action: 'present', imageId: before.get(n.name)! } : relayed.imageIds.has(n.name) ? { action: 'relayed' } : { action: 'failed', detail: 'the relay did not deliver it' })
+  }
   const stdin = stdinProvider(opts.manifestPath, process.env, { onImageBytes: (_node, b) => (bytesSent += b) })
   await Promise.all(
     nodes.map(async (n) => {
       const t = transports.get(n.name)!
       const has = before.get(n.name)
+      if (distribution === 'relay') return
       if (distribution === 'preloaded' || (want && has === want)) {
         actions.set(n.name, has ? { action: 'present', imageId: has } : { action: 'failed', detail: `${opts.expectId ?? image} is not on ${n.name}` })
         if (has) progress(`[${n.name}] image: ${short(has)} already present, nothing sent`)
@@ -128,5 +137,5 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
     })
   }
   const imageId = ids.size === 1 ? [...ids][0] : undefined
-  return { ok: findings.length === 0 && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
 }

@@ -24,6 +24,7 @@ import { headOf, imageRef, removeContainer, vllmHealth } from '../plan/node-comm
 import { type PhaseName, planRelease } from '../plan/plan.js'
 import { RELEASE_FILE, activateRelease, appendAudit, pruneReleases, readReleaseFile } from '../plan/release-commands.js'
 import { type Transport, outcome, succeeded } from '../transport/transport.js'
+import { hostChecks } from './host-checks.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
 import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
 import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
@@ -251,6 +252,14 @@ class Rollout {
     return { ok: run.exec.ok, run, image, manifest: snap, detail: run.exec.ok ? `release ${release} serves again` : `${run.exec.stoppedAt?.phase}: ${run.exec.stoppedAt?.reason}`, findings: run.findings }
   }
 
+  /** Docker, fabric link and address, GPUs, disk, node-to-node SSH for relay: before anything changes. */
+  async hostChecks(m: Manifest): Promise<Finding[]> {
+    const findings = await hostChecks(m, this.o.transports, { relay: m.image.distribution === 'relay' })
+    for (const f of findings) this.progress(`${f.severity} ${f.code}${f.node ? ` on ${f.node}` : ''}: ${f.message}`)
+    if (findings.length === 0) this.progress(`every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${m.image.distribution === 'relay' ? ', head-to-worker SSH' : ''})`)
+    return findings
+  }
+
   /** Take the deploy lock on the head, or a finding naming its holder. */
   async lock(m: Manifest, release: string): Promise<{ ok: true; holder: LockHolder } | { ok: false; finding: Finding; message: string }> {
     return this.inStage('lock', async () => {
@@ -312,7 +321,10 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const onFailure = o.onFailure ?? m.deploy.onFailure
   const image = imageRef(m)
   const base = { release: o.release }
-  const finish = async (rep: Omit<RolloutReport, 'nodes' | 'durationMs' | 'command'>, facts?: FactsBundle): Promise<RolloutReport> => {
+  /** Findings of gates that passed with warnings (host checks), carried into the report. */
+  const early: Finding[] = []
+  const finish = async (rep0: Omit<RolloutReport, 'nodes' | 'durationMs' | 'command'>, facts?: FactsBundle): Promise<RolloutReport> => {
+    const rep = { ...rep0, findings: [...early, ...rep0.findings] }
     await r.audit(m, { command: 'deploy', release: rep.release, imageId: rep.imageId ?? null, fingerprint: rep.fingerprint ?? null, result: rep.result, rolledBack: rep.rolledBack, previous: rep.previousRelease ?? null, ...(rep.failure && { failedAt: rep.failure.stage }) })
     const nodes = await r.inStage('report', () => r.table(m, facts ?? rep.facts, (_n, s) => containerState(s)))
     return { command: 'deploy', ...rep, nodes, durationMs: Date.now() - r.started }
@@ -334,8 +346,11 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     const previousRelease = current?.current ?? headState.current
     r.progress(`current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`)
 
-    // HOST CHECKS SEAM: hostChecks(m, transports, { relay, imageBytes }) of src/deploy/host-checks.ts
-    // (branch h/deploy-infra) runs here once merged; error findings stop the rollout before anything changes.
+    const host = await r.inStage('host-checks', () => r.hostChecks(m))
+    if (host.some((f) => f.severity === 'error')) {
+      return finish({ ...base, result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes (host checks come before anything changes)' }, findings: host })
+    }
+    early.push(...host)
 
     if (r.cancelled) return finish({ ...base, result: 'cancelled', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'image', reason: 'cancelled before anything changed' }, findings: [] })
     const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress }))
@@ -451,6 +466,10 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
     return { command: 'rollback', ...rep, nodes, durationMs: Date.now() - r.started }
   }
   const previousRelease = head.current
+  const host = await r.inStage('host-checks', () => r.hostChecks(m))
+  if (host.some((f) => f.severity === 'error')) {
+    return finish({ release: target ?? '-', result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') }, findings: host })
+  }
   if (!target) return finish({ release: '-', result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` }, findings: [] })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))
   const snap = back.manifest ?? m
