@@ -3,7 +3,7 @@
  * outcome into annotations, outputs, files and the job summary.
  */
 import * as core from '@actions/core'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
 import { loadManifestFile } from '../manifest/load.js'
@@ -13,52 +13,58 @@ import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import { smokeTask } from '../tasks/smoke.js'
 import { validateTask } from '../tasks/validate.js'
+import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
+import { declaredDefault } from './metadata.js'
 
-export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'diagnose', 'rollback'] as const
-const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
+export { COMMANDS } from './inputs.js'
 
-const input = (name: string): string => core.getInput(name)
-const optional = (name: string): string | undefined => input(name) || undefined
+/**
+ * diagnose works without a manifest, but the `manifest` input always has a value (action.yml's
+ * default). So: a manifest that exists is used; a missing one is an error only when the workflow
+ * named it (the value differs from the declared default); a missing default is simply skipped.
+ */
+function diagnoseManifest(path: string): string | undefined {
+  if (existsSync(path)) return path
+  return path === declaredDefault('manifest') ? undefined : path
+}
 
-async function dispatch(command: string): Promise<TaskOutcome> {
-  const manifest = input('manifest') || '.github/vllm-ray-deploy.yml'
-  const onFailure = input('on-failure') || 'rollback'
-  if (!(ON_FAILURE as readonly string[]).includes(onFailure)) return usageError(`input on-failure must be one of ${ON_FAILURE.join(', ')}, got "${onFailure}"`)
-  switch (command) {
+async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
+  const { manifest } = inputs
+  switch (inputs.command) {
     case 'validate':
       return validateTask(manifest)
     case 'plan':
-      return planTask(manifest, { ...(optional('image') && { image: input('image') }), release: input('release') || process.env.GITHUB_SHA || 'manual' })
+      return planTask(manifest, { ...(inputs.image && { image: inputs.image }), ...(inputs.release && { release: inputs.release }) })
     case 'preflight': {
-      const key = input('ssh-private-key')
-      if (!key) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
+      if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
       return preflightTask(manifest, {
-        credentials: { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(optional('known-hosts') && { knownHosts: input('known-hosts') }) },
+        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
         onProgress: (m) => core.info(m),
       })
     }
     case 'smoke': {
-      const key = input('ssh-private-key')
-      if (!key) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
+      if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
+      await maskSmokeApiKey(manifest)
       return smokeTask(manifest, {
-        credentials: { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(optional('known-hosts') && { knownHosts: input('known-hosts') }) },
+        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
         env: process.env,
         onProgress: (m) => core.info(m),
       })
     }
-    case 'diagnose':
+    case 'diagnose': {
+      const used = diagnoseManifest(manifest)
+      if (!used) core.info(`diagnose: no manifest at ${manifest}; checking without the cluster's expected nodes and fabric`)
       return diagnoseTask({
-        ...(optional('facts') && { facts: input('facts') }),
-        ...(optional('ray-nodes') && { rayNodes: input('ray-nodes') }),
-        ...(optional('ray-status') && { rayStatus: input('ray-status') }),
-        logs: core.getMultilineInput('logs'),
-        ...(input('manifest') && { manifest }),
+        ...(inputs.facts && { facts: inputs.facts }),
+        ...(inputs.rayNodes && { rayNodes: inputs.rayNodes }),
+        ...(inputs.rayStatus && { rayStatus: inputs.rayStatus }),
+        logs: inputs.logs,
+        ...(used && { manifest: used }),
       })
+    }
     case 'deploy':
     case 'rollback':
-      return notYetAvailable(command)
-    default:
-      return usageError(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`)
+      return notYetAvailable(inputs.command)
   }
 }
 
@@ -104,14 +110,14 @@ async function maskSmokeApiKey(path: string): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  const key = input('ssh-private-key')
+  const get = (name: InputName): string => core.getInput(name)
+  const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
-  const command = input('command') || 'validate'
-  if (command === 'smoke') await maskSmokeApiKey(input('manifest') || '.github/vllm-ray-deploy.yml')
   try {
-    const outcome = await dispatch(command)
+    const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
+    const outcome = read.ok ? await dispatch(read.inputs) : usageError(read.error)
     emit(outcome)
-    await writeSummary(`## vllm-ray-deploy ${command}\n\n${outcome.summary}`)
+    await writeSummary(`## vllm-ray-deploy ${read.ok ? read.inputs.command : get('command')}\n\n${outcome.summary}`)
     if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
   } catch (err) {
     core.setFailed(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`)

@@ -68,7 +68,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
+type Values = Parsed['values']
 
 function need(values: Values, name: 'manifest'): string | TaskOutcome {
   return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
@@ -135,7 +136,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
     }
     case 'schema':
-      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
+      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: { result: 'ok' }, files: [] }
     case 'deploy':
     case 'rollback':
       return notYetAvailable(command)
@@ -145,7 +146,7 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
 }
 
 export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
-  let parsed
+  let parsed: Parsed
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {

@@ -5,12 +5,12 @@
  * step's result is returned, run or not).
  */
 import type { Readable } from 'node:stream'
-import type { Plan, PlannedStep, StepInput } from '../plan/plan.js'
+import type { PhaseName, Plan, PlannedStep, StepInput } from '../plan/plan.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
 
 export interface StepResult {
   readonly step: PlannedStep
-  readonly phase: string
+  readonly phase: PhaseName
   readonly status: 'ok' | 'failed' | 'skipped'
   readonly result?: RunResult
   /** Why it failed or was skipped, in words. */
@@ -23,9 +23,9 @@ export interface ExecuteOptions {
   /** Supplies a step's stdin (file contents, secrets, the probe program, an image archive stream). */
   readonly stdinFor: (input: StepInput, step: PlannedStep) => Promise<string | Readable>
   /** Run phases up to and including this one; default all. */
-  readonly untilPhase?: string
+  readonly untilPhase?: PhaseName
   /** Called between phases; return a reason to stop (a failed gate), or undefined to go on. */
-  readonly afterPhase?: (phase: string, results: readonly StepResult[]) => Promise<string | undefined>
+  readonly afterPhase?: (phase: PhaseName, results: readonly StepResult[]) => Promise<string | undefined>
   readonly onProgress?: (message: string) => void
 }
 
@@ -33,11 +33,11 @@ export interface ExecuteResult {
   readonly ok: boolean
   readonly results: readonly StepResult[]
   /** The phase that stopped the run, and why. */
-  readonly stoppedAt?: { readonly phase: string; readonly reason: string }
+  readonly stoppedAt?: { readonly phase: PhaseName; readonly reason: string }
   readonly durationMs: number
 }
 
-async function runStep(step: PlannedStep, phase: string, opts: ExecuteOptions): Promise<StepResult> {
+async function runStep(step: PlannedStep, phase: PhaseName, opts: ExecuteOptions): Promise<StepResult> {
   const t = opts.transports.get(step.node)
   if (!t) return { step, phase, status: 'failed', detail: `no connection to ${step.node}` }
   let stdin: string | Readable | undefined
@@ -60,7 +60,7 @@ async function runStep(step: PlannedStep, phase: string, opts: ExecuteOptions): 
 }
 
 /** One node's steps of a phase, in order, stopping at that node's first failure. */
-async function runNodeSteps(steps: readonly PlannedStep[], phase: string, opts: ExecuteOptions): Promise<StepResult[]> {
+async function runNodeSteps(steps: readonly PlannedStep[], phase: PhaseName, opts: ExecuteOptions): Promise<StepResult[]> {
   const out: StepResult[] = []
   for (const s of steps) {
     if (out.some((r) => r.status === 'failed')) {

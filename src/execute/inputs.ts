@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { StepInput } from '../plan/plan.js'
 import { argv } from '../command/shell.js'
-import { PROBE_PROGRAM } from '../preflight/gather/gather.js'
+import { PROBE_PROGRAM } from '../probe/probe-command.js'
 import { LocalTransport } from '../transport/local.js'
 
 /** `docker` of this machine, for image archives (`$VRD_DOCKER` overrides). */

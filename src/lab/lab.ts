@@ -199,7 +199,7 @@ async function ensureNetwork(ctx: LabContext, net: LabNetwork, changed: string[]
   const r = await ctx.runner.probe(ctx.docker.networkInspect(net.name))
   if (r.code === 0) {
     const found = parseNetworkInspect(r.stdout)[0]
-    if (found && found.subnets.includes(net.subnet) && found.internal === net.internal && found.bridge === net.bridge) return
+    if (found?.subnets.includes(net.subnet) && found.internal === net.internal && found.bridge === net.bridge) return
     throw new LabError(
       'conflict',
       `docker network ${net.name} exists but is not the lab's (want subnet ${net.subnet}, bridge ${net.bridge}, internal ${net.internal}; found ${JSON.stringify(found)})`,

@@ -3,7 +3,7 @@
  */
 import { labContext } from './context.js'
 import type { LabContext } from './context.js'
-import { type ContainerView } from './docker-inspect.js'
+import type { ContainerView } from './docker-inspect.js'
 import { labContainers, labGuardRules } from './lab.js'
 import type { LabNodeStatus, LabOptions, LabStatus } from './lab-types.js'
 import { FABRIC_NETWORK, LABEL, MAX_NODES, MGMT_NETWORK, PREFIX, REGISTRY, labLayout } from './layout.js'
@@ -16,7 +16,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   const ctx = labContext(opts)
   const base = { dir: ctx.paths.root }
   const version = findProgram(ctx.dockerBin) ? await ctx.runner.probe(ctx.docker.serverVersion(), 15_000) : undefined
-  if (!version || version.code !== 0) {
+  if (version?.code !== 0) {
     return {
       ...base,
       docker: {

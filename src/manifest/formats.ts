@@ -7,7 +7,8 @@
 import { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN, parseImageReference } from './image-reference.js'
-import { parseCidr, parseIpv4 } from './ipv4.js'
+import { parseCidr, parseIpv4 } from '../net/ipv4.js'
+import type { ManifestErrorCode } from './manifest-error.js'
 
 /** What a rule says about one string: nothing when it is fine. */
 interface Verdict {
@@ -16,7 +17,7 @@ interface Verdict {
 }
 
 interface StringFormat {
-  readonly code: string
+  readonly code: ManifestErrorCode
   /** Noun phrase with an example: `an IPv4 address like 192.168.200.12`. */
   readonly expected: string
   readonly check: (text: string) => Verdict | undefined
@@ -28,7 +29,7 @@ interface StringFormat {
 
 /** Fields a custom issue carries for the issue mapper. */
 export interface FormatIssueParams {
-  readonly code: string
+  readonly code: ManifestErrorCode
   readonly fix?: string
 }
 

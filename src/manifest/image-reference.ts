@@ -4,7 +4,7 @@
  * Pure; `parseImageReference` says what is wrong, `IMAGE_REFERENCE_PATTERN` is the same grammar
  * as one regular expression for the JSON Schema.
  */
-import type { Parsed } from './ipv4.js'
+import type { Parsed } from '../net/ipv4.js'
 
 export interface ImageReference {
   /** Registry host (and port) when the reference names one, e.g. `ghcr.io` or `localhost:5000`. */

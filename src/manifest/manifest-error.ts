@@ -1,9 +1,64 @@
 /** A problem with a manifest file: stable code, where it is (file, 1-based line:col, key path), and what to change. */
 
+import type { ErrorCode as YamlErrorCode } from 'yaml'
+
 export type ManifestPath = readonly (string | number)[]
 
+/**
+ * Every code a manifest problem can carry, closed like `yaml`'s own `ErrorCode` (which this
+ * includes, prefixed `YAML_`): reports, tests and callers can switch on them.
+ */
+export const MANIFEST_ERROR_CODES = [
+  // Reading the file
+  'FILE_NOT_FOUND',
+  'FILE_UNREADABLE',
+  'EMPTY_MANIFEST',
+  'YAML_UNREADABLE',
+  'DUPLICATE_KEY',
+  // Shape (from the schema)
+  'UNKNOWN_KEY',
+  'MISSING_KEY',
+  'INVALID_KEY',
+  'WRONG_TYPE',
+  'INVALID_VALUE',
+  'INVALID_FORMAT',
+  'OUT_OF_RANGE',
+  // Value formats (src/manifest/formats.ts)
+  'INVALID_IPV4',
+  'INVALID_CIDR',
+  'INVALID_INTERFACE_NAME',
+  'INVALID_ENV_NAME',
+  'INVALID_IMAGE_REF',
+  'INVALID_DIGEST',
+  'INVALID_HOST_KEY',
+  'INVALID_NAME',
+  'INVALID_HOST',
+  'INVALID_SIZE',
+  'INVALID_VOLUME',
+  'INVALID_DEVICE',
+  // Cross-field rules (src/manifest/semantic.ts)
+  'NO_HEAD',
+  'MULTIPLE_HEADS',
+  'DUPLICATE_NODE_NAME',
+  'DUPLICATE_SSH_ADDRESS',
+  'DUPLICATE_FABRIC_IP',
+  'FABRIC_IP_OUTSIDE_SUBNET',
+  'FABRIC_IP_RESERVED',
+  'PARALLELISM_EXCEEDS_GPUS',
+  'PORT_CONFLICT',
+  'IMAGE_DIGEST_CONFLICT',
+  'DUPLICATE_SECRET_ENV',
+  'SECRET_ENV_ALSO_SET',
+  'MANAGED_FLAG_IN_ARGS',
+  'PER_NODE_ENV',
+  'SOCKET_IFNAME_NOT_FABRIC',
+  'SMOKE_EXPECT_UNREACHABLE',
+] as const
+
+export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number] | `YAML_${YamlErrorCode}`
+
 export interface ManifestError {
-  readonly code: string
+  readonly code: ManifestErrorCode
   /** One sentence a person can act on. */
   readonly message: string
   readonly file: string
@@ -19,7 +74,7 @@ export interface ManifestError {
 
 /** A problem that knows its key path but not yet its position; the parser places it in the file. */
 export interface PathIssue {
-  readonly code: string
+  readonly code: ManifestErrorCode
   readonly message: string
   readonly path: ManifestPath
   readonly fix?: string

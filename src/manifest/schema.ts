@@ -79,7 +79,9 @@ export const SshSchema = z
       .describe('Give up connecting to a node after this many seconds.'),
     commandTimeoutSeconds: wholeNumber({ min: 1 })
       .default(1800)
-      .describe('Give up on any single remote command after this many seconds (image pulls included).'),
+      .describe(
+        'Upper bound on any single command run on a node (each deploy step, the facts probe, each poll of the vLLM watch); image pulls and loads get exactly this long. Steps with a shorter timeout of their own keep it.',
+      ),
     jumpHost: JumpHostSchema.optional(),
   })
   .describe(
@@ -345,10 +347,14 @@ export const SmokeSchema = z
   })
   .describe('The smoke test run against the new server before a deploy counts as done.')
 
+/** What a failed deploy does (also the Action's `on-failure` input, which overrides it). */
+export const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
+export type OnFailure = (typeof ON_FAILURE)[number]
+
 export const DeploySchema = z
   .strictObject({
     onFailure: z
-      .enum(['rollback', 'stop', 'keep'])
+      .enum(ON_FAILURE)
       .default('rollback')
       .describe(
         'What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.',

@@ -5,9 +5,11 @@
  * offending value) out. Single-value formats are checked by the schema (`formats.ts`).
  */
 import { parseImageReference } from './image-reference.js'
-import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from './ipv4.js'
+import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
+import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
 import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
 import type { IndexedNode, ManifestParts } from './parts.js'
+import { sshEndpointOf } from './ssh-settings.js'
 
 type Rule = (parts: ManifestParts) => PathIssue[]
 
@@ -70,8 +72,9 @@ const uniqueSshAddresses: Rule = ({ nodes, ssh }) =>
   duplicates(
     nodes,
     ({ node }) => {
-      const port = node.ssh.port ?? ssh?.port
-      return port === undefined ? undefined : `${node.ssh.host.toLowerCase()}:${port}`
+      if (!ssh) return undefined
+      const { host, port } = sshEndpointOf(ssh, node)
+      return `${host.toLowerCase()}:${port}`
     },
     (entry, first, address) => ({
       code: 'DUPLICATE_SSH_ADDRESS',
@@ -253,6 +256,8 @@ const managedFlagsNotInArgs: Rule = ({ container, ray, vllm }) => {
   )
 }
 
+const isSocketIfnameVariable = (name: string): name is SocketIfnameVariable => (SOCKET_IFNAME_VARIABLES as readonly string[]).includes(name)
+
 /** Environment variables whose right value differs per node or follows from the fabric. */
 const envAgreesWithFabric: Rule = ({ container, vllm, fabric }) => {
   const maps: { readonly path: ManifestPath; readonly env: Readonly<Record<string, string>> }[] = []
@@ -272,13 +277,10 @@ const envAgreesWithFabric: Rule = ({ container, vllm, fabric }) => {
           },
         ]
       }
-      if ((name === 'NCCL_SOCKET_IFNAME' || name === 'GLOO_SOCKET_IFNAME') && fabric && !value.startsWith('^')) {
-        const named = value.split(',').filter((part) => part !== '')
-        const outside = named.filter((part) =>
-          part.startsWith('=')
-            ? !fabric.interfaces.includes(part.slice(1))
-            : !fabric.interfaces.some((iface) => iface.startsWith(part)),
-        )
+      if (isSocketIfnameVariable(name) && fabric) {
+        // The library's own reading of the value (src/net/interface-list.ts), against the fabric's names.
+        const list = parseInterfaceList(name, value)
+        const outside = selectInterfaces(list, fabric.interfaces.map((iface) => ({ name: iface }))).unmatched
         if (outside.length === 0) return []
         return [
           {

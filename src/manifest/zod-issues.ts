@@ -7,7 +7,7 @@ import type { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { didYouMean } from './did-you-mean.js'
 import type { FormatIssueParams } from './formats.js'
-import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
+import { type ManifestErrorCode, type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
 import { allowedKeysAt, descriptionAt, valueAt } from './schema-walk.js'
 
 /** The fields of a zod issue this module reads (a structural view of zod's issue union). */
@@ -77,7 +77,7 @@ export function genericIssueMessage(issue: Omit<Issue, 'message' | 'path'>): str
   }
 }
 
-const CODES: Record<string, string> = {
+const CODES: Readonly<Record<string, ManifestErrorCode>> = {
   invalid_type: 'WRONG_TYPE',
   invalid_value: 'INVALID_VALUE',
   too_small: 'OUT_OF_RANGE',
@@ -100,7 +100,7 @@ function unknownKeys(issue: Issue, schema: z.ZodType, data: unknown): UnknownKey
   const allowed = allowedKeysAt(schema, parent, data)
   return (issue.keys ?? []).map((key): UnknownKeyIssue => {
     const path = [...parent, key]
-    const base = { code: 'UNKNOWN_KEY', path, anchor: 'key' as const }
+    const base = { code: 'UNKNOWN_KEY' as const, path, anchor: 'key' as const }
     const selector = allowed?.elsewhere.get(key)
     if (selector) {
       return {

@@ -1,11 +1,12 @@
 /**
  * manifest → plan. Pure and deterministic: the same manifest and options always give the same
- * plan. The plan lists, phase by phase, which command runs on which node; the executor (a later
- * stage) runs the phases in order and the steps of a parallel phase at the same time.
+ * plan. The plan lists, phase by phase, which command runs on which node; the executor
+ * (src/execute/execute.ts) runs the phases in order and the steps of a parallel phase at the same time.
  */
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { probeCommand } from '../preflight/gather/gather.js'
+import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
+import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import {
   headOf,
   imageRef,
@@ -30,7 +31,7 @@ export type StepInput =
   | { readonly kind: 'secret-env'; readonly names: readonly string[] }
   | { readonly kind: 'image-archive'; readonly image: string }
   | { readonly kind: 'file'; readonly path: string }
-  /** The facts probe program (src/preflight/gather/node-probe.ts). */
+  /** The facts probe program (src/probe/node-probe.ts). */
   | { readonly kind: 'probe' }
 
 export interface PlannedStep {
@@ -46,8 +47,12 @@ export interface PlannedStep {
   readonly stdin?: StepInput
 }
 
+/** Every phase a plan can have, in the order they can run (builtin launch or a launch script). */
+export const PHASE_NAMES = ['prepare', 'ray-head', 'ray-workers', 'upload-launch-script', 'launch-head', 'launch-workers', 'ray-cluster', 'preflight', 'vllm'] as const
+export type PhaseName = (typeof PHASE_NAMES)[number]
+
 export interface PlanPhase {
-  readonly name: string
+  readonly name: PhaseName
   readonly description: string
   /** Steps of different nodes run at the same time; steps of one node always run in order. */
   readonly parallel: boolean
@@ -73,17 +78,28 @@ export interface PlanOptions {
 
 const MINUTE = 60
 
-function step(node: ManifestNode, action: string, description: string, cmd: Cmd, timeoutSeconds: number, stdin?: StepInput): PlannedStep {
-  return { id: `${node.name}/${action}`, node: node.name, action, description, cmd, command: render(cmd), timeoutSeconds, ...(stdin && { stdin }) }
+/** Every step's timeout is bounded by `ssh.commandTimeoutSeconds` (src/manifest/ssh-settings.ts). */
+function stepOf(m: Manifest) {
+  return (node: ManifestNode, action: string, description: string, cmd: Cmd, ownTimeoutSeconds: number, stdin?: StepInput): PlannedStep => ({
+    id: `${node.name}/${action}`,
+    node: node.name,
+    action,
+    description,
+    cmd,
+    command: render(cmd),
+    timeoutSeconds: boundedTimeoutSeconds(m.ssh, ownTimeoutSeconds),
+    ...(stdin && { stdin }),
+  })
 }
 
 function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  const step = stepOf(m)
   switch (m.image.distribution) {
     case 'pull':
-      return [step(node, 'image', `pull ${image}`, pullImage(image), 60 * MINUTE)]
+      return [step(node, 'image', `pull ${image}`, pullImage(image), m.ssh.commandTimeoutSeconds)]
     case 'load':
       return [
-        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), m.ssh.commandTimeoutSeconds, { kind: 'image-archive', image }),
       ]
     case 'preloaded':
       return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
@@ -91,6 +107,7 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
 }
 
 function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
+  const step = stepOf(m)
   const steps = imageSteps(m, node, image)
   if (m.container.secretEnv.length > 0) {
     steps.push(step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, { kind: 'secret-env', names: m.container.secretEnv }))
@@ -100,6 +117,7 @@ function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedSt
 }
 
 function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[] {
+  const step = stepOf(m)
   const head = headOf(m)
   const workers = m.nodes.filter((n) => n.role === 'worker')
   const rayWait = 2 * MINUTE
@@ -127,6 +145,7 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
 
 /** After Ray is started (by us or by the user's script): wait for every node, check, then serve. */
 function tailPhases(m: Manifest): PlanPhase[] {
+  const step = stepOf(m)
   const head = headOf(m)
   const wait = 3 * MINUTE
   return [
@@ -141,7 +160,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
       description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
       parallel: true,
       steps: m.nodes.map((n) =>
-        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, 2 * MINUTE, { kind: 'probe' }),
+        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, PROBE_TIMEOUT_SECONDS, { kind: 'probe' }),
       ),
     },
     {
@@ -157,6 +176,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
 }
 
 function scriptPhases(m: Manifest, image: string): PlanPhase[] {
+  const step = stepOf(m)
   if (m.launch.mode !== 'script') return []
   const head = headOf(m)
   const workers = m.nodes.filter((n) => n.role === 'worker')
@@ -199,7 +219,7 @@ export function planDeploy(m: Manifest, opts: PlanOptions = {}): Plan {
     image,
     release,
     head: head.name,
-    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`, fabricIp: n.fabricIp })),
+    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp })),
     launch: m.launch.mode,
     phases: [prepare, ...(m.launch.mode === 'builtin' ? builtinPhases(m, image, release) : scriptPhases(m, image))],
   }

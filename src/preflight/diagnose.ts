@@ -5,11 +5,11 @@
  */
 
 import { runChecks } from './checks/index.js'
-import type { Expectation } from './expectation.js'
-import type { FactsBundle, RayView } from './facts.js'
-import type { Finding, Severity } from './finding.js'
-import { stripPrefixLength } from './ip.js'
-import { parseRayNodes, parseRayStatus } from './parse-ray.js'
+import type { Expectation } from '../manifest/expectation.js'
+import type { FactsBundle } from './facts.js'
+import { EVIDENCE, type Finding, type Severity } from './finding.js'
+import { stripPrefixLength } from '../net/ipv4.js'
+import { combineRayView, withRayView } from './ray-view.js'
 import { scanLog } from './signatures.js'
 
 export interface OfflineInputs {
@@ -27,35 +27,13 @@ export interface DiagnoseInputs extends OfflineInputs {
   readonly expected?: Expectation
 }
 
-/**
- * Ray's view from the inputs: a pasted node list wins over the bundle's own view (it is what the
- * person is asking about); `ray status` adds totals and pending demands, or stands alone. A paste
- * that cannot be read is reported (as the view's error) unless `ray status` still gives a view.
- */
-function combineRay(facts: FactsBundle | undefined, nodesText?: string, statusText?: string): RayView | undefined {
-  const nodes = nodesText !== undefined ? parseRayNodes(nodesText) : facts?.ray
-  const status = statusText !== undefined ? parseRayStatus(statusText) : undefined
-  if (!status) return nodes
-  if (status.error) return nodes ?? status
-  if (!nodes) return status
-  if (nodes.error) return { ...status, source: `${status.source}; nodes text unreadable: ${nodes.error}` }
-  return {
-    ...nodes,
-    source: `${nodes.source} + ${status.source}`,
-    ...(status.totals ? { totals: status.totals } : {}),
-    ...(status.pendingDemands ? { pendingDemands: status.pendingDemands } : {}),
-  }
-}
-
 export function assembleOfflineFacts(inputs: OfflineInputs): FactsBundle {
-  const ray = combineRay(inputs.facts, inputs.rayNodesText, inputs.rayStatusText)
   const base: FactsBundle = inputs.facts ?? {
     schemaVersion: 1,
     gatheredAt: inputs.assembledAt ?? new Date().toISOString(),
     nodes: [],
   }
-  const { ray: _dropped, ...rest } = base
-  return { ...rest, ...(ray ? { ray } : {}) }
+  return withRayView(base, combineRayView(inputs.facts?.ray, inputs.rayNodesText, inputs.rayStatusText))
 }
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 }
@@ -70,10 +48,10 @@ function dedupe(findings: readonly Finding[]): Finding[] {
       out.set(key, f)
       continue
     }
-    const where = f.evidence['Log line']
+    const where = f.evidence[EVIDENCE.logLine]
     if (where === undefined) continue
-    const also = first.evidence['Also seen at']
-    out.set(key, { ...first, evidence: { ...first.evidence, 'Also seen at': also ? `${also}, ${where}` : where } })
+    const also = first.evidence[EVIDENCE.alsoSeenAt]
+    out.set(key, { ...first, evidence: { ...first.evidence, [EVIDENCE.alsoSeenAt]: also ? `${also}, ${where}` : where } })
   }
   return [...out.values()]
 }

@@ -54,6 +54,15 @@ export const FINDING_CODES = [
 
 export type FindingCode = (typeof FINDING_CODES)[number]
 
+/**
+ * Evidence labels that code reads back (not only people): the log position a signature matched at,
+ * and where else `diagnose` saw the same finding. Written and read through these names only.
+ */
+export const EVIDENCE = {
+  logLine: 'Log line',
+  alsoSeenAt: 'Also seen at',
+} as const
+
 export interface Finding {
   readonly code: FindingCode
   readonly severity: Severity

@@ -4,11 +4,10 @@
  * `Total Usage:`, `Total Demands:`) layouts. Re-exported by `parse-ray.ts`.
  */
 
-import type { RayNode, RayView } from './facts.js'
-import { isIpv4 } from './ip.js'
+import { type RayNode, type RayView, RAY_HEAD_RESOURCE } from './facts.js'
+import { isIpv4 } from '../net/ipv4.js'
 import { isPyParseError, numericEntries, parsePythonLiteral } from './python-literal.js'
 
-const HEAD_RESOURCE = 'node:__internal_head__'
 
 
 const UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 }
@@ -110,9 +109,9 @@ export function parseRayStatus(text: string): RayView {
       recognised = true
       const parsed = parsePythonLiteral(withResources[2] ?? '')
       const resources = isPyParseError(parsed) ? {} : numericEntries(parsed.value)
-      const address = Object.keys(resources).find((k) => k.startsWith('node:') && k !== HEAD_RESOURCE)?.slice(5) ?? ''
+      const address = Object.keys(resources).find((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE)?.slice(5) ?? ''
       for (let i = 0; i < Number(withResources[1]); i++) {
-        listedWithAddress.push({ nodeId: '', alive: true, address, isHead: HEAD_RESOURCE in resources, resources })
+        listedWithAddress.push({ nodeId: '', alive: true, address, isHead: RAY_HEAD_RESOURCE in resources, resources })
       }
       continue
     }

@@ -13,13 +13,12 @@
  * taken as alive (ray.nodes() callers usually print live nodes) and `source` says so.
  */
 
-import type { RayNode, RayView } from './facts.js'
+import { type RayNode, type RayView, RAY_HEAD_RESOURCE } from './facts.js'
 import { unitBytes } from './parse-ray-status.js'
 import { isPyDict, isPyParseError, numericEntries, parsePythonLiteral, type PyValue } from './python-literal.js'
 
 export { parseRayStatus } from './parse-ray-status.js'
 
-const HEAD_RESOURCE = 'node:__internal_head__'
 
 const errorView = (source: string, error: string): RayView => ({ source, nodes: [], error })
 
@@ -33,7 +32,7 @@ function nodeFromDict(d: { [key: string]: PyValue }, truncated: boolean): RayNod
       alive: alive === true,
       address: d['NodeManagerAddress'],
       ...(typeof d['NodeManagerHostname'] === 'string' ? { hostname: d['NodeManagerHostname'] } : {}),
-      isHead: HEAD_RESOURCE in resources,
+      isHead: RAY_HEAD_RESOURCE in resources,
       resources,
       ...(truncated || !isPyDict(d['Resources']) ? { resourcesTruncated: true } : {}),
     }
@@ -45,7 +44,7 @@ function nodeFromDict(d: { [key: string]: PyValue }, truncated: boolean): RayNod
       alive: d['state'] === 'ALIVE',
       address: d['node_ip'],
       ...(typeof d['node_name'] === 'string' && d['node_name'] !== d['node_ip'] ? { hostname: d['node_name'] } : {}),
-      isHead: d['is_head_node'] === true || HEAD_RESOURCE in resources,
+      isHead: d['is_head_node'] === true || RAY_HEAD_RESOURCE in resources,
       resources,
       ...(truncated || !isPyDict(d['resources_total']) ? { resourcesTruncated: true } : {}),
     }
@@ -103,7 +102,7 @@ function parseNodeLines(text: string): RayView | undefined {
       nodeId: '',
       alive: m[2] === undefined ? true : m[2].toLowerCase() === 'true',
       address,
-      isHead: HEAD_RESOURCE in resources,
+      isHead: RAY_HEAD_RESOURCE in resources,
       resources,
       ...(parsed.truncated ? { resourcesTruncated: true } : {}),
     })

@@ -4,23 +4,22 @@
  * pending-demand check, so both say the same thing.
  */
 
-import type { RayView } from './facts.js'
+import { type RayView, RAY_HEAD_RESOURCE } from './facts.js'
 
-const HEAD_RESOURCE = 'node:__internal_head__'
 
 /** Every `'node:<x>'` key in a text (Python or JSON quoting), without Ray's head marker, in order, once each. */
 export function nodePinsIn(text: string): string[] {
   const out: string[] = []
   for (const m of text.matchAll(/['"]node:([^'"]+)['"]\s*:/g)) {
     const pin = m[1]
-    if (pin !== undefined && `node:${pin}` !== HEAD_RESOURCE && !out.includes(pin)) out.push(pin)
+    if (pin !== undefined && `node:${pin}` !== RAY_HEAD_RESOURCE && !out.includes(pin)) out.push(pin)
   }
   return out
 }
 
 /** The same, from resource maps (`ray status` demands). */
 export const nodePinsInMaps = (maps: readonly Readonly<Record<string, number>>[]): string[] =>
-  [...new Set(maps.flatMap((m) => Object.keys(m)).filter((k) => k.startsWith('node:') && k !== HEAD_RESOURCE))].map((k) =>
+  [...new Set(maps.flatMap((m) => Object.keys(m)).filter((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE))].map((k) =>
     k.slice('node:'.length),
   )
 

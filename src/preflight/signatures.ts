@@ -9,7 +9,7 @@
  */
 
 import type { RayView } from './facts.js'
-import type { Finding } from './finding.js'
+import { EVIDENCE, type Finding } from './finding.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
 export interface LogWatcherOptions {
@@ -37,6 +37,7 @@ const MAX_LINE = 64 * 1024
 /** How much of a matched line goes into evidence. */
 const SHOWN = 300
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from logs
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
 
 /** Ray prefixes worker output with `(RayWorkerWrapper pid=1890, ip=10.41.0.8)`: the node it ran on. */
@@ -72,7 +73,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
         severity: hit.severity,
         node: rayPrefixIp(line),
         message: hit.message,
-        evidence: { 'Log line': `${opts.source}:${lineNo}`, Line: shown(line, m.index), ...hit.evidence },
+        evidence: { [EVIDENCE.logLine]: `${opts.source}:${lineNo}`, Line: shown(line, m.index), ...hit.evidence },
         fix: hit.fix,
       }
       found.push(finding)

@@ -5,7 +5,7 @@
  * The deploy calls it through the same structural type (src/deploy/smoke-seam.ts), so the two
  * never drift.
  */
-import { lastLogLine, watchVllmStartup } from '../execute/watch-vllm.js'
+import { lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
 import type { Manifest } from '../manifest/schema.js'
 import { VLLM_LOG, headOf } from '../plan/node-commands.js'
 import { sortFindings } from '../preflight/diagnose.js'

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { expectationFromManifest } from '../manifest/expectation.js'
+import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
 import { diagnose } from '../preflight/diagnose.js'
-import type { FactsBundle } from '../preflight/facts.js'
+import { checkDocument } from '../manifest/external-document.js'
+import { type FactsBundle, FactsBundleSchema } from '../preflight/facts.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 import { loadOrFail } from './validate.js'
@@ -31,12 +32,15 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   if (files.facts) {
     const text = await read(files.facts, 'facts bundle')
     if (typeof text !== 'string') return text
+    let json: unknown
     try {
-      facts = JSON.parse(text) as FactsBundle
+      json = JSON.parse(text)
     } catch (err) {
       return usageError(`facts bundle ${files.facts} is not JSON: ${(err as Error).message}`)
     }
-    if (facts?.schemaVersion !== 1 || !Array.isArray(facts.nodes)) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle (schemaVersion 1)`)
+    const checked = checkDocument(FactsBundleSchema, json)
+    if (!checked.ok) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle: ${checked.problems.join('; ')}`)
+    facts = checked.value
   }
   const texts: Record<string, string> = {}
   for (const [key, path, what] of [['rayNodes', files.rayNodes, 'Ray node list'], ['rayStatus', files.rayStatus, 'ray status output']] as const) {
@@ -51,7 +55,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     if (typeof text !== 'string') return text
     logs.push({ source: path, text })
   }
-  let expected
+  let expected: Expectation | undefined
   if (files.manifest) {
     const loaded = await loadOrFail(files.manifest)
     if (!loaded.ok) return loaded.outcome

@@ -13,9 +13,21 @@ export interface Annotation {
   readonly col?: number
 }
 
+/**
+ * Every output a task can set, by name: the Action sets them as step outputs (each one declared in
+ * action.yml; the contract test checks both ways), the CLI reads files by them (`--facts-out`).
+ */
+export const OUTPUT_NAMES = ['result', 'summary', 'error-count', 'warning-count', 'findings', 'facts-file', 'plan', 'plan-file', 'cluster', 'verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms'] as const
+export type OutputName = (typeof OUTPUT_NAMES)[number]
+
+/** The `result` output: one word for what happened. */
+export type ResultValue = 'valid' | 'invalid' | 'planned' | 'passed' | 'failed' | 'error' | 'ok'
+
+export type Outputs = Readonly<Partial<Record<Exclude<OutputName, 'result'>, string>>> & { readonly result: ResultValue }
+
 export interface OutputFile {
-  /** Name used for the action output that carries its path (`facts-file`). */
-  readonly output: string
+  /** Name of the action output that carries its path (`facts-file`). */
+  readonly output: OutputName
   readonly fileName: string
   readonly content: string
 }
@@ -30,7 +42,7 @@ export interface TaskOutcome {
   /** Markdown for the GitHub job summary. */
   readonly summary: string
   readonly annotations: readonly Annotation[]
-  readonly outputs: Readonly<Record<string, string>>
+  readonly outputs: Outputs
   readonly files: readonly OutputFile[]
 }
 

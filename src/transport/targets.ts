@@ -1,5 +1,6 @@
 /** From a manifest and the credentials given to the tool, the SSH target of each node. Pure. */
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { sshEndpointOf } from '../manifest/ssh-settings.js'
 import { type HostKeyPin, parsePin, pinsFromKnownHosts } from './host-keys.js'
 import type { SshEndpoint, SshTarget } from './ssh.js'
 
@@ -18,7 +19,7 @@ function pins(listed: readonly string[], where: string, host: string, port: numb
 
 export function sshTargetFor(m: Manifest, node: ManifestNode, creds: SshCredentials): SshTarget {
   const index = m.nodes.indexOf(node)
-  const port = node.ssh.port ?? m.ssh.port
+  const { port, user } = sshEndpointOf(m.ssh, node)
   const jh = m.ssh.jumpHost
   const jump: SshEndpoint | undefined = jh && {
     host: jh.host,
@@ -30,7 +31,7 @@ export function sshTargetFor(m: Manifest, node: ManifestNode, creds: SshCredenti
     name: node.name,
     host: node.ssh.host,
     port,
-    user: node.ssh.user ?? m.ssh.user,
+    user,
     pins: pins(node.ssh.hostKeys, `nodes[${index}].ssh.hostKeys`, node.ssh.host, port, creds.knownHosts),
     privateKey: creds.privateKey,
     ...(creds.passphrase && { passphrase: creds.passphrase }),

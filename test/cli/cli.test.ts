@@ -104,6 +104,18 @@ describe('vllm-ray-deploy plan', () => {
 })
 
 describe('vllm-ray-deploy diagnose', () => {
+  it('refuses a malformed facts bundle with exit 2, naming the field (a node without interfaces)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-facts-'))
+    const file = join(dir, 'facts.json')
+    writeFileSync(file, JSON.stringify({ schemaVersion: 1, gatheredAt: '2026-07-01T10:15:00Z', nodes: [{ node: 'spark-a', ok: true, peers: [], gpus: [] }] }))
+    const r = await cli('diagnose', '--facts', file)
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/is not a vllm-ray-deploy facts bundle: nodes\[0\]\.interfaces: /)
+    expect(r.err).not.toMatch(/internal error/)
+    writeFileSync(file, JSON.stringify({ schemaVersion: 2, gatheredAt: 'x', nodes: [] }))
+    expect((await cli('diagnose', '--facts', file)).err).toMatch(/schemaVersion: this tool reads facts bundles of schemaVersion 1, got 2/)
+  })
+
   it("accepts the seeds' own ray.nodes() line format and names the requested IP from the log, next to Ray's", async () => {
     const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt', '--json')
     expect(r.code).toBe(1)
@@ -132,7 +144,7 @@ describe('vllm-ray-deploy diagnose', () => {
     const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt')
     expect(r.out.split('\n')[0]).toMatch(/^CODE\s+SEVERITY\s+NODE\s+MESSAGE$/)
     const findings = (r.out.match(/^[A-Z_]+ +(error|warning|info) /gm) ?? []).length
-    expect((r.out.match(/^  fix: /gm) ?? []).length).toBe(findings)
+    expect((r.out.match(/^ {2}fix: /gm) ?? []).length).toBe(findings)
   })
 
   it('needs an input and says which', async () => {

@@ -62,7 +62,7 @@ it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate
 it('the start-up watcher notices a vllm serve that died without a known signature, at the next poll', async () => {
   const head = transports.get('spark-a')!
   const { VLLM_LOG } = await import('../../src/plan/node-commands.js')
-  const { watchVllmStartup } = await import('../../src/execute/watch-vllm.js')
+  const { watchVllmStartup } = await import('../../src/preflight/watch-vllm.js')
   // Stop the server the previous test started, then start one that writes a line and exits.
   await head.run(argv('docker', 'exec', manifest.container.name, 'pkill', '-f', 'vllm serve'), { timeoutMs: 30_000 })
   await head.run(argv('docker', 'exec', '--detach', manifest.container.name, 'sh', '-c', 'echo "INFO starting, then crashing" >> "$1"; exit 3', 'sh', VLLM_LOG), { timeoutMs: 30_000 })

@@ -19,9 +19,10 @@ describe('reading docker inspect (captured from a real lab)', () => {
   })
 
   it('a stopped container keeps the fixed address it asked for (IPAMConfig)', () => {
-    const raw = JSON.parse(fixture('container-inspect-spark-a.json')) as any[]
-    raw[0].State = { ...raw[0].State, Status: 'exited', Running: false }
-    for (const net of Object.values(raw[0].NetworkSettings.Networks) as any[]) net.IPAddress = ''
+    type Inspect = { State: Record<string, unknown>; NetworkSettings: { Networks: Record<string, { IPAddress: string }> } }
+    const raw = JSON.parse(fixture('container-inspect-spark-a.json')) as Inspect[]
+    raw[0]!.State = { ...raw[0]!.State, Status: 'exited', Running: false }
+    for (const net of Object.values(raw[0]!.NetworkSettings.Networks)) net.IPAddress = ''
     const [c] = parseContainerInspect(JSON.stringify(raw))
     expect(c).toMatchObject({ state: 'exited', running: false })
     expect(c!.networks['vrd-lab-fabric']?.ip).toBe('172.30.200.12')

@@ -20,7 +20,7 @@ function input(n: number): LabManifestInput {
 
 describe('lab manifest', () => {
   it('describes the lab cluster: head spark-a, workers after it, TP = node count', () => {
-    const m = labManifest(input(3)) as Record<string, any>
+    const m = labManifest(input(3)) as Record<string, unknown>
     expect(m.version).toBe(1)
     expect(m.cluster).toBe('lab')
     expect(m.ssh).toMatchObject({ user: 'root', port: 22 })

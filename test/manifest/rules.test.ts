@@ -126,9 +126,14 @@ describe('cross-field rules, each located at the offending value', () => {
     expect(errors.map(where)).toEqual([{ code: 'PER_NODE_ENV', line: 24, col: 5, path: ['container', 'env', 'VLLM_HOST_IP'] }])
   })
 
-  test('NCCL/Gloo socket interfaces must be fabric interfaces (prefixes and exclusions are understood)', () => {
-    const fine = `${BASE}container:\n  env:\n    NCCL_SOCKET_IFNAME: enp1s0\n    GLOO_SOCKET_IFNAME: ^docker,lo\n`
+  test('NCCL/Gloo socket interfaces must be fabric interfaces (NCCL prefixes and exclusions are understood; Gloo takes exact names)', () => {
+    const fine = `${BASE}container:\n  env:\n    NCCL_SOCKET_IFNAME: enp1s0\n    GLOO_SOCKET_IFNAME: enp1s0f1np1\n`
     expect(errorsOf(fine)).toEqual([])
+    // Gloo reads "^docker" as an interface named "^docker": not a fabric interface.
+    const gloo = errorsOf(`${BASE}container:\n  env:\n    GLOO_SOCKET_IFNAME: ^docker,lo\n`)
+    expect(gloo.map((e) => [e.code, e.message])).toEqual([
+      ['SOCKET_IFNAME_NOT_FABRIC', 'GLOO_SOCKET_IFNAME=^docker,lo in container.env names ^docker, lo, which is not among fabric.interfaces (enp1s0f1np1)'],
+    ])
     const errors = errorsOf(`${BASE}container:\n  env:\n    NCCL_SOCKET_IFNAME: eth0\n`)
     // "    NCCL_SOCKET_IFNAME: " is 24 characters.
     expect(errors.map(where)).toEqual([{ code: 'SOCKET_IFNAME_NOT_FABRIC', line: 24, col: 25, path: ['container', 'env', 'NCCL_SOCKET_IFNAME'] }])

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load.js'
 import { readFileSync } from 'node:fs'
-import { nodeFactsFromProbe, probeCommand } from '../../src/preflight/gather/gather.js'
+import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
+import { probeCommand } from '../../src/probe/probe-command.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { withEnv } from '../../src/command/shell.js'
 

@@ -63,7 +63,10 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
   for (let i = 0; ; i++) {
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1')
-      s.on('connect', () => (s.destroy(), resolve(true)))
+      s.on('connect', () => {
+        s.destroy()
+        resolve(true)
+      })
       s.on('error', () => resolve(false))
     })
     if (ok) break

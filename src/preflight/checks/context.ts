@@ -4,10 +4,10 @@
  * and the vLLM executor and IP rules applied to each node's container.
  */
 
-import type { Expectation, ExpectedNode } from '../expectation.js'
+import type { Expectation, ExpectedNode } from '../../manifest/expectation.js'
 import type { FactsBundle, NodeFacts, RayNode, RayView } from '../facts.js'
-import { stripPrefixLength } from '../ip.js'
-import { vllmPinsDriverNode, type PinVerdict } from '../vllm-pin.js'
+import { stripPrefixLength } from '../../net/ipv4.js'
+import { type PinVerdict, vllmPinsDriverNode } from '../vllm-pin.js'
 
 export interface ClusterNode {
   readonly name: string
@@ -128,16 +128,7 @@ export function buildContext(facts: FactsBundle, expected?: Expectation): CheckC
       return rayHead ? matches.get(rayHead) : undefined
     })()
   const container = head?.facts?.container
-  const executor: PinVerdict =
-    container?.vllmPinsDriverNode !== undefined
-      ? {
-          pins: container.vllmPinsDriverNode,
-          executor: container.vllmPinsDriverNode ? 'classic RayDistributedExecutor' : 'RayExecutorV2',
-          reason: container.vllmPinsDriverNode
-            ? 'the head container reports the classic RayDistributedExecutor, which pins bundle 0 to node:<vLLM IP>'
-            : 'the head container reports RayExecutorV2, which adds no node: pin',
-        }
-      : vllmPinsDriverNode(container?.versions.vllm, container?.env ?? {})
+  const executor = vllmPinsDriverNode(container?.versions.vllm, container?.env ?? {})
   return {
     facts,
     ...(expected ? { expected } : {}),

@@ -2,7 +2,7 @@
 
 import type { PeerReachability, RouteFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import { ipInCidr, stripPrefixLength } from '../ip.js'
+import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
 const describeRoute = (r: RouteFacts): string =>
@@ -45,7 +45,7 @@ export function fabricUnreachable(ctx: CheckContext): Finding[] {
     const iface = fabric[0] ?? '<fabric interface>'
     const fabricIp = node.expected?.fabricIp
     const holder = facts.interfaces.find((i) => i.addresses.some((a) => stripPrefixLength(a) === fabricIp))
-    if (fabricIp && facts.interfaces.length > 0 && (!holder || !holder.up)) {
+    if (fabricIp && facts.interfaces.length > 0 && !holder?.up) {
       findings.push({
         code: 'FABRIC_UNREACHABLE',
         severity: 'error',

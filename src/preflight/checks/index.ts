@@ -3,7 +3,7 @@
  * there is one). Each check reads only what it needs and returns no finding when that data is absent.
  */
 
-import type { Expectation } from '../expectation.js'
+import type { Expectation } from '../../manifest/expectation.js'
 import type { FactsBundle } from '../facts.js'
 import type { Finding } from '../finding.js'
 import { imageMismatch, versionSkew } from './consistency.js'
@@ -45,4 +45,3 @@ export function runChecks(facts: FactsBundle, expected?: Expectation): Finding[]
   return CHECKS.flatMap((check) => check(ctx))
 }
 
-export { vllmPinsDriverNode } from '../vllm-pin.js'

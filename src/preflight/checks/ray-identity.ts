@@ -1,7 +1,7 @@
 /** Does each Ray node carry its fabric IP as its identity (`NodeManagerAddress`)? */
 
 import type { Finding } from '../finding.js'
-import { ipInCidr, stripPrefixLength } from '../ip.js'
+import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
 /** `eno1 (default route)` for the interface that holds `ip` on a node, when the facts say. */

@@ -1,18 +1,15 @@
 /**
  * NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME in each container: set on multi-homed nodes, naming
- * interfaces that exist, on the fabric subnet.
- *
- * NCCL reads a comma list of name prefixes; `^` in front excludes them instead, `=` makes a name
- * exact. Gloo (torch) reads a comma list of exact names and opens a device on each.
+ * interfaces that exist, on the fabric subnet. How each library reads its value (NCCL: prefixes,
+ * `^` and `=` for the whole list; Gloo: exact names, each needing an address) is in
+ * src/net/interface-list.ts, shared with the manifest rule.
  */
 
+import { SOCKET_IFNAME_VARIABLES as VARIABLES, type Selection, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../../net/interface-list.js'
+import { ipInCidr, isLoopback, stripPrefixLength } from '../../net/ipv4.js'
 import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import { ipInCidr, isLoopback, stripPrefixLength } from '../ip.js'
 import type { CheckContext, ClusterNode } from './context.js'
-
-type Variable = 'NCCL_SOCKET_IFNAME' | 'GLOO_SOCKET_IFNAME'
-const VARIABLES: readonly Variable[] = ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME']
 
 /** Bridges and virtual links that do not make a machine multi-homed for this purpose. */
 const VIRTUAL = /^(lo|docker|veth|br-|virbr)/
@@ -27,28 +24,18 @@ const addressed = (ifaces: readonly InterfaceFacts[]): InterfaceFacts[] =>
 const describe = (ifaces: readonly InterfaceFacts[]): string =>
   ifaces.length === 0 ? '(none)' : ifaces.map((i) => `${i.name} ${i.addresses.join(' ') || '(no address)'}`).join(', ')
 
-interface Selection {
-  /** Interfaces the variable selects (after exclusion, for `^` lists). */
-  readonly selected: InterfaceFacts[]
-  /** Names given that match nothing (include lists only). */
-  readonly unknown: string[]
-}
+/** IPv6 loopback is never a candidate (NCCL skips it); everything else with an address is. */
+const hasAddress = (i: InterfaceFacts): boolean => i.addresses.some((a) => stripPrefixLength(a) !== '::1')
 
-function select(variable: Variable, value: string, ifaces: readonly InterfaceFacts[]): Selection {
-  const exclude = variable === 'NCCL_SOCKET_IFNAME' && value.startsWith('^')
-  const items = (exclude ? value.slice(1) : value)
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-  const matches = (item: string, name: string): boolean =>
-    variable === 'GLOO_SOCKET_IFNAME' || item.startsWith('=') ? name === item.replace(/^=/, '') : name.startsWith(item)
-  if (exclude) {
-    return { selected: addressed(ifaces).filter((i) => !items.some((item) => matches(item, i.name))), unknown: [] }
-  }
-  return {
-    selected: ifaces.filter((i) => items.some((item) => matches(item, i.name))),
-    unknown: items.filter((item) => !ifaces.some((i) => matches(item, i.name))),
-  }
+/**
+ * What the variable selects on this node, by the library's own rule. NCCL considers running
+ * interfaces with an address; Gloo looks a name up among the interfaces that have an address
+ * ("Unable to find address for: <name>" otherwise).
+ */
+function select(variable: SocketIfnameVariable, value: string, ifaces: readonly InterfaceFacts[]): Selection<InterfaceFacts> & { readonly exclude: boolean } {
+  const list = parseInterfaceList(variable, value)
+  const candidates = ifaces.filter((i) => hasAddress(i) && (variable === 'GLOO_SOCKET_IFNAME' || i.up))
+  return { ...selectInterfaces(list, candidates), exclude: list.mode === 'exclude' }
 }
 
 /** The interface that should be named: the manifest's fabric interface present here, or the one holding the fabric IP. */
@@ -90,14 +77,22 @@ export function socketIfnameMissing(ctx: CheckContext): Finding[] {
     for (const variable of VARIABLES) {
       const value = env[variable]?.trim()
       if (!value) continue
-      const { selected, unknown } = select(variable, value, ifaces)
-      const broken = variable === 'GLOO_SOCKET_IFNAME' ? unknown.length > 0 : selected.length === 0 && !value.startsWith('^')
+      const { selected, unmatched, exclude } = select(variable, value, ifaces)
+      // Gloo opens a device on every name, so one unknown name fails; NCCL needs one interface selected.
+      const broken = variable === 'GLOO_SOCKET_IFNAME' ? unmatched.length > 0 : selected.length === 0 && !exclude
       if (!broken) continue
+      const absent = unmatched.filter((item) => !ifaces.some((i) => i.name === item || (variable === 'NCCL_SOCKET_IFNAME' && i.name.startsWith(item))))
+      const addressless = unmatched.filter((item) => !absent.includes(item))
+      const named = (items: string[]) => items.map((item) => (/^[^\s,]+$/.test(item) ? item : JSON.stringify(item))).join(', ')
+      const why = [
+        ...(absent.length > 0 ? [`${named(absent)} that ${absent.length > 1 ? 'do' : 'does'} not exist there`] : []),
+        ...(addressless.length > 0 ? [`${named(addressless)} that ${addressless.length > 1 ? 'have' : 'has'} no address there`] : []),
+      ]
       findings.push({
         code: 'SOCKET_IFNAME_MISSING',
         severity: 'error',
         node: node.name,
-        message: `${variable}=${value} on ${node.name} names ${unknown.length > 0 ? unknown.join(', ') : 'interfaces'} that ${unknown.length > 1 ? 'do' : 'does'} not exist there.`,
+        message: `${variable}=${value} on ${node.name} names ${why.length > 0 ? why.join(', and ') : 'no interface that is up with an address there'}.`,
         evidence: { [variable]: value, [`Interfaces on ${node.name}`]: describe(ifaces) },
         fix: `On ${node.name} set ${variable}=${iface} in ${where} (interface names differ between machines; check \`ip -br addr\` there).`,
       })
@@ -121,7 +116,7 @@ export function socketIfnameWrongSubnet(ctx: CheckContext): Finding[] {
       const { selected } = select(variable, value, ifaces)
       if (selected.length === 0) continue // reported as SOCKET_IFNAME_MISSING (or nothing left to judge)
       const onFabric = (i: InterfaceFacts): boolean => ipv4s(i).some((a) => ipInCidr(a, subnet) === true)
-      // Gloo opens a device on every name, so each must be on the fabric; NCCL needs one.
+      // Gloo uses a device on every name, so each must be on the fabric; NCCL needs one.
       const wrong = variable === 'GLOO_SOCKET_IFNAME' ? selected.filter((i) => !onFabric(i)) : selected.some(onFabric) ? [] : selected
       if (wrong.length === 0) continue
       const iface = fabricInterface(ctx, node)

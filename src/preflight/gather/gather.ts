@@ -2,66 +2,20 @@
  * Live facts: one SSH round trip per node, all nodes at once, Ray's view from the head's run.
  * The only impure part of the preflight; the checks read what this returns.
  */
-import { type Argv, argv } from '../../command/shell.js'
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
+import { boundedTimeoutSeconds, sshEndpointOf } from '../../manifest/ssh-settings.js'
+import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
+import { type ProbeOutput, parseProbeOutput } from '../../probe/probe-output.js'
 import { type Transport, outcome } from '../../transport/transport.js'
-import type { ContainerFacts, FactsBundle, NodeFacts, RayView } from '../facts.js'
-import { assembleOfflineFacts } from '../diagnose.js'
+import { type ContainerFacts, type FactsBundle, type NodeFacts, type RayView, VLLM_IP_SOURCES } from '../facts.js'
 import { parseRayNodes } from '../parse-ray.js'
-import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
+import { combineRayView, withRayView } from '../ray-view.js'
 
-export interface ProbeCommand {
-  readonly cmd: Argv
-  /** The probe program, sent on stdin. */
-  readonly stdin: string
-}
-
-/** The probe for one node: its peers are every other node's fabric IP. */
-export function probeCommand(m: Manifest, node: ManifestNode): ProbeCommand {
-  const args = {
-    container: m.container.name,
-    peers: m.nodes.filter((n) => n.name !== node.name).map((n) => ({ name: n.name, ip: n.fabricIp, port: 22 })),
-    ray: node.role === 'head',
-  }
-  return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
-}
-
-/** The probe with its constants in front (JSON string literals are valid Python literals). */
-export const PROBE_PROGRAM = [
-  `CONTAINER_PY = ${JSON.stringify(CONTAINER_PY)}`,
-  `RAY_PY = ${JSON.stringify(RAY_NODES_PY)}`,
-  `ENV_NAMES = ${JSON.stringify(ENV_OF_INTEREST)}`,
-  NODE_PROBE_PY,
-].join('\n')
-
-interface ProbeOutput {
-  errors: string[]
-  hostname?: string
-  interfaces?: { name: string; up: boolean; addresses: string[] }[]
-  default_route?: { to: string; dev?: string; src?: string; via?: string; error?: string }
-  peers?: { peer: string; ip: string; route: { to: string; dev?: string; src?: string; via?: string; error?: string }; reachable: boolean | null; detail?: string }[]
-  gpus?: { index: number; name: string; uuid?: string | null }[]
-  container?: {
-    name: string
-    running: boolean
-    image_ref?: string
-    image_id?: string
-    env: Record<string, string>
-    inside?: { python?: string; ray?: string; vllm?: string; vllm_ip?: string; vllm_ip_source?: string; ray_node_ip?: string }
-  } | null
-  ray_nodes?: unknown
-  ray_error?: string
-  /** Text of `ray status` in the head's container. */
-  ray_status?: string
-  /** docker itself failed (not installed, no permission, daemon down): the container cannot be checked. */
-  docker_error?: string
-}
-
-const VLLM_IP_SOURCES = new Set(['VLLM_HOST_IP', 'default-route', 'unknown'])
+const isVllmIpSource = (s: string | undefined): s is (typeof VLLM_IP_SOURCES)[number] => (VLLM_IP_SOURCES as readonly (string | undefined)[]).includes(s)
 
 function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFacts {
   const inside = c.inside ?? {}
-  const source = inside.vllm_ip_source && VLLM_IP_SOURCES.has(inside.vllm_ip_source) ? (inside.vllm_ip_source as ContainerFacts['vllmIpSource']) : undefined
+  const source = isVllmIpSource(inside.vllm_ip_source) ? inside.vllm_ip_source : undefined
   return {
     name: c.name,
     running: c.running,
@@ -80,15 +34,12 @@ function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFact
 }
 
 /** Turn the probe's JSON into NodeFacts (pure; exported for tests). */
-export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: string[] } {
-  let p: ProbeOutput
-  try {
-    p = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ProbeOutput
-  } catch {
-    return { facts: failed(node, `the facts probe printed no JSON: ${stdout.slice(-300)}`), notes: [] }
-  }
+export function nodeFactsFromProbe(node: ManifestNode, stdout: string, sshUser = 'the SSH user'): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
+  const parsed = parseProbeOutput(stdout)
+  if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
+  const p = parsed.output
   if (p.docker_error) {
-    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${node.ssh.user ?? 'the SSH user'} have access to docker?)`), notes: p.errors }
+    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${sshUser} have access to docker?)`), notes: p.errors }
   }
   const facts: NodeFacts = {
     node: node.name,
@@ -126,7 +77,6 @@ export interface GatherOptions {
    * becomes that node's failed facts.
    */
   readonly transportFor: (node: ManifestNode) => Promise<Transport>
-  readonly timeoutMs?: number
   readonly onProgress?: (message: string) => void
 }
 
@@ -145,9 +95,9 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
       try {
         const t = await opts.transportFor(node)
         const probe = probeCommand(m, node)
-        const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: opts.timeoutMs ?? 120_000 })
+        const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
-        const parsed = nodeFactsFromProbe(node, r.stdout)
+        const parsed = nodeFactsFromProbe(node, r.stdout, sshEndpointOf(m.ssh, node).user)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
         notes.push(...parsed.notes.map((note) => ({ node: node.name, note })))
@@ -160,5 +110,5 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
   )
   const facts: FactsBundle = { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes, ...(ray && { ray }) }
   // `ray status` adds totals and pending demands to Ray's view: the same merge `diagnose` does.
-  return { facts: ray && !ray.error && rayStatus ? assembleOfflineFacts({ facts, rayStatusText: rayStatus }) : facts, notes }
+  return { facts: ray && !ray.error && rayStatus ? withRayView(facts, combineRayView(ray, undefined, rayStatus)) : facts, notes }
 }

@@ -1,5 +1,5 @@
 import { runChecks } from '../../../src/preflight/checks/index.js'
-import type { Expectation } from '../../../src/preflight/expectation.js'
+import type { Expectation } from '../../../src/manifest/expectation.js'
 import type { FactsBundle } from '../../../src/preflight/facts.js'
 import type { Finding, FindingCode } from '../../../src/preflight/finding.js'
 import { expectation } from '../fixtures/facts.js'

@@ -44,11 +44,6 @@ describe('VLLM_PIN_NOT_IN_RAY', () => {
     expect(f?.evidence['vLLM IP (get_ip())']).toBeDefined()
   })
 
-  it("trusts the container's own verdict when the facts carry one", () => {
-    const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({ ...c, vllmPinsDriverNode: false }))
-    expect(only(v2, 'VLLM_PIN_NOT_IN_RAY')[0]?.severity).toBe('info')
-  })
-
   it('warns rather than fails when the vLLM version is unknown', () => {
     const unknown = withContainer(seedBugFacts, 'spark-a', (c) => ({ ...c, versions: { python: '3.12.3', ray: '2.49.1' } }))
     expect(only(unknown, 'VLLM_PIN_NOT_IN_RAY')[0]?.severity).toBe('warning')
@@ -83,7 +78,7 @@ describe('VLLM_HOST_IP_OVERRIDE', () => {
   })
 
   it('is a warning when the executor is RayExecutorV2', () => {
-    const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({ ...c, vllmPinsDriverNode: false }))
+    const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({ ...c, versions: { ...c.versions, vllm: '0.19.1' }, env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' } }))
     expect(only(v2, 'VLLM_HOST_IP_OVERRIDE').map((f) => [f.node, f.severity])).toEqual([
       ['spark-a', 'warning'],
       ['spark-b', 'warning'],

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { ipInCidr, isIpv4, isLinkLocal, isLoopback, parseCidr, parseIpv4, stripPrefixLength } from '../../src/preflight/ip.js'
+import { ipInCidr, isIpv4, isLinkLocal, isLoopback, parseCidr, parseIpv4, stripPrefixLength } from '../../src/net/ipv4.js'
 
-describe('IPv4 helpers', () => {
+describe('IPv4: one contract for the manifest and the preflight', () => {
   it('reads dotted quads and refuses anything else', () => {
-    expect(parseIpv4('192.168.200.12')).toBe(0xc0a8c80c)
-    expect(parseIpv4('256.1.1.1')).toBeUndefined()
-    expect(parseIpv4('10.1.230')).toBeUndefined()
+    expect(parseIpv4('192.168.200.12')).toEqual({ ok: true, value: 0xc0a8c80c })
+    expect(parseIpv4('256.1.1.1').ok).toBe(false)
+    expect(parseIpv4('10.1.230').ok).toBe(false)
+    // Leading zeros are refused everywhere (some parsers read 010 as octal 8).
+    expect(isIpv4('010.1.1.1')).toBe(false)
     expect(isIpv4('fe80::1')).toBe(false)
     expect(isIpv4('ec2-1-2-3-4.compute.amazonaws.com')).toBe(false)
   })
@@ -23,8 +25,11 @@ describe('IPv4 helpers', () => {
     expect(ipInCidr('8.8.8.8', '0.0.0.0/0')).toBe(true)
     expect(ipInCidr('fe80::1', '192.168.200.0/24')).toBeUndefined()
     expect(ipInCidr('192.168.200.1', 'not-a-cidr')).toBeUndefined()
-    expect(parseCidr('192.168.200.0/33')).toBeUndefined()
-    expect(parseCidr('192.168.200.7')).toEqual({ base: 0xc0a8c807, prefix: 32 })
+    expect(parseCidr('192.168.200.0/33').ok).toBe(false)
+    // A CIDR block names a network: no bare address, no host bits (an interface address is not a block).
+    expect(parseCidr('192.168.200.7').ok).toBe(false)
+    expect(ipInCidr('192.168.200.7', '192.168.200.7/32')).toBe(true)
+    expect(ipInCidr('192.168.200.7', '192.168.200.7/24')).toBeUndefined()
   })
 
   it('knows loopback and link-local', () => {

@@ -2,14 +2,19 @@
  * Watch vLLM start on the head: poll /health and read the serve log as it grows, scanning it for
  * the known failure signatures. A pending placement group fails the watch within seconds instead
  * of after vLLM's own 1800 s timeout.
+ *
+ * It lives with the preflight, not the executor: what it produces are findings, by the same log
+ * signatures `diagnose` scans with, over a transport the deploy already holds. The executor stays
+ * free of findings; a deploy (a later stage) runs the plan, then this watch.
  */
 import type { Manifest } from '../manifest/schema.js'
 import { shScript } from '../command/shell.js'
-import type { RayView } from '../preflight/facts.js'
-import type { Finding } from '../preflight/finding.js'
-import { createLogWatcher } from '../preflight/signatures.js'
+import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
 import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
+import type { RayView } from './facts.js'
+import type { Finding } from './finding.js'
+import { createLogWatcher } from './signatures.js'
 
 export interface WatchResult {
   readonly ready: boolean
@@ -43,6 +48,9 @@ const POLL_SCRIPT = [
   'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
 ].join('\n')
 
+/** One poll's deadline, under `ssh.commandTimeoutSeconds`. */
+const POLL_TIMEOUT_SECONDS = 30
+
 /** Keep this much of the log for the report. */
 const KEPT = 64 * 1024
 
@@ -64,7 +72,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   let lastProgress = started
   const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: 30_000 })
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000 })
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)

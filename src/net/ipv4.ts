@@ -1,6 +1,9 @@
 /**
- * IPv4 addresses and CIDR blocks: parsing with a reason on failure, and subnet membership.
- * Pure; used by the manifest's value formats and by the cross-field rules.
+ * IPv4 addresses and CIDR blocks, one contract for the whole tool: a dotted quad has four parts,
+ * each 0–255 without leading zeros; a CIDR block is `a.b.c.d/n` naming a network (host bits zero,
+ * no bare address). Parsing says why on failure (the manifest's messages); the membership helpers
+ * answer `undefined` for what they cannot read (IPv6, hostnames), so checks skip rather than guess.
+ * Pure; used by the manifest's formats and rules and by the preflight checks.
  */
 
 /** Either the parsed value or a phrase saying what is wrong with the text. */
@@ -75,3 +78,20 @@ export function isNetworkOrBroadcast(cidr: Cidr, address: number): boolean {
   if (cidr.prefix > 30) return false
   return address === cidr.network || address === cidr.network + 2 ** (32 - cidr.prefix) - 1
 }
+
+export const isIpv4 = (text: string): boolean => parseIpv4(text).ok
+
+/** `192.168.200.12/24` (an interface address) → `192.168.200.12`; a bare address is returned unchanged. */
+export const stripPrefixLength = (address: string): string => address.split('/')[0] ?? address
+
+/** Whether `ip` (optionally with a prefix length) lies inside the network `cidr`; undefined when either cannot be read. */
+export function ipInCidr(ip: string, cidr: string): boolean | undefined {
+  const value = parseIpv4(stripPrefixLength(ip))
+  const block = parseCidr(cidr)
+  if (!value.ok || !block.ok) return undefined
+  return cidrContains(block.value, value.value)
+}
+
+export const isLoopback = (ip: string): boolean => ipInCidr(ip, '127.0.0.0/8') === true
+
+export const isLinkLocal = (ip: string): boolean => ipInCidr(ip, '169.254.0.0/16') === true

@@ -1,0 +1,34 @@
+/**
+ * The facts probe as a command for one node: `python3 - <args-json>` with the probe program on
+ * stdin. Pure data, so the plan can list it and the executor and the live preflight can run it.
+ */
+import { type Argv, argv } from '../command/shell.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
+
+export interface ProbeCommand {
+  readonly cmd: Argv
+  /** The probe program, sent on stdin. */
+  readonly stdin: string
+}
+
+/** The probe's own deadline (each of its sub-commands has a shorter one); `ssh.commandTimeoutSeconds` may lower it. */
+export const PROBE_TIMEOUT_SECONDS = 120
+
+/** The probe with its constants in front (JSON string literals are valid Python literals). */
+export const PROBE_PROGRAM = [
+  `CONTAINER_PY = ${JSON.stringify(CONTAINER_PY)}`,
+  `RAY_PY = ${JSON.stringify(RAY_NODES_PY)}`,
+  `ENV_NAMES = ${JSON.stringify(ENV_OF_INTEREST)}`,
+  NODE_PROBE_PY,
+].join('\n')
+
+/** The probe for one node: its peers are every other node's fabric IP. */
+export function probeCommand(m: Manifest, node: ManifestNode): ProbeCommand {
+  const args = {
+    container: m.container.name,
+    peers: m.nodes.filter((n) => n.name !== node.name).map((n) => ({ name: n.name, ip: n.fabricIp, port: 22 })),
+    ray: node.role === 'head',
+  }
+  return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
+}
