@@ -83,7 +83,8 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       text = (text + chunk).slice(-KEPT)
       for (const f of watcher.push(chunk)) opts.onProgress?.(`vllm log: ${f.code}: ${f.message}`)
       const stopping = watcher.findings.filter(stopOn)
-      if (stopping.length > 0) return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      // A server that answers /health 200 is ready, whatever its log said on the way (a placement group that waited, then formed).
+      if (stopping.length > 0 && !flags.includes('@@ready')) return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
     if (flags.includes('@@exited')) {

@@ -1,6 +1,9 @@
-/** The smoke test's report: a text table, Markdown for the job summary, Action outputs. Pure. */
+/**
+ * The smoke test's report: a text table, Markdown for the job summary, Action outputs. Pure. It
+ * renders its own findings (the smoke stage comes before src/report/, and the gate must hand the
+ * deploy finished text).
+ */
 import type { Finding } from '../preflight/finding.js'
-import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from '../report/findings.js'
 import type { ClusterProof } from './cluster-proof.js'
 import { type InferenceResult, fmt } from './inference.js'
 
@@ -12,6 +15,29 @@ export interface SmokeReport {
   readonly inference?: InferenceResult
   readonly proof?: ClusterProof
   readonly findings: readonly Finding[]
+}
+
+/** Escape for a Markdown table cell (and HTML-safe). */
+const escapeMarkdownCell = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, '<br>')
+
+function renderFindingsText(findings: readonly Finding[]): string {
+  const out: string[] = []
+  for (const f of findings) {
+    out.push(`${f.severity.toUpperCase()} ${f.code}${f.node ? ` on ${f.node}` : ''}: ${f.message}`, `  fix: ${f.fix}`)
+    for (const [k, v] of Object.entries(f.evidence)) out.push(`    ${k}: ${v.replace(/\n/g, '\n      ')}`)
+  }
+  return `${out.join('\n')}\n`
+}
+
+function renderFindingsMarkdown(findings: readonly Finding[]): string {
+  const e = escapeMarkdownCell
+  return [
+    '| Code | Severity | Node | Message | Fix |',
+    '| --- | --- | --- | --- | --- |',
+    ...findings.map((f) => `| \`${f.code}\` | ${f.severity} | ${e(f.node ?? '-')} | ${e(f.message)} | ${e(f.fix)} |`),
+    '',
+  ].join('\n')
 }
 
 const passed = (r: SmokeReport) => !r.findings.some((f) => f.severity === 'error')

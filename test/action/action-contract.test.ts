@@ -66,6 +66,12 @@ const SCENARIOS: readonly Scenario[] = [
     exit: 1,
     result: 'failed',
   },
+  {
+    name: 'smoke through a real sshd (no vllm serve running: SMOKE_SERVER_EXITED at the first poll)',
+    with: (f) => ({ command: 'smoke', manifest: loopbackManifest(f), 'ssh-private-key': f.sshd.clientKey }),
+    exit: 1,
+    result: 'failed',
+  },
   { name: 'diagnose with only ray-nodes (the default manifest does not exist)', with: () => ({ command: 'diagnose', 'ray-nodes': 'test/preflight/fixtures/ray/ray-nodes-healthy.json' }), exit: 0, result: 'passed' },
   {
     name: 'diagnose, the seed bug from a ray-nodes paste and a vLLM log (no manifest)',

@@ -60,6 +60,13 @@ describe('smoke gate against loopback servers', () => {
     expect(r.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')!.fix).toMatch(/node-ip-address|VLLM_HOST_IP/)
   })
 
+  it('a server that is up although its log once showed the placement-group wait: passes, the wait kept as a warning', async () => {
+    const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8').split('\n').filter((l) => l.includes('Waiting for creating'))
+    const r = await smoke({ logLines: wait.slice(0, 1) })
+    expect(r.codes).toEqual([])
+    expect(r.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^Before vLLM became ready, its log showed: /) })
+  })
+
   it('malformed JSON: SMOKE_BAD_RESPONSE quoting what came back', async () => {
     const r = await smoke({ malformedJson: true })
     expect(r.codes).toEqual(['SMOKE_BAD_RESPONSE'])

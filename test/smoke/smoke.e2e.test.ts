@@ -8,6 +8,7 @@ import { argv } from '../../src/command/shell.js'
 import { labUp } from '../../src/lab/index.js'
 import { labTransports, loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
+import { rayAliveNodes } from '../../src/plan/node-commands.js'
 import { runSmoke } from '../../src/smoke/gate.js'
 import type { Transport } from '../../src/transport/transport.js'
 
@@ -52,6 +53,14 @@ it("one worker's Ray stopped after vLLM started: the smoke fails naming that wor
   const stop = await transports.get(worker.name)!.run(argv('docker', 'exec', manifest.container.name, 'ray', 'stop', '--force'), { timeoutMs: 120_000 })
   // The worker's container runs `ray start --block`: stopping Ray may end the exec (137) along with it.
   progress(`ray stop on ${worker.name}: ${stop.code} ${stop.stderr.trim().slice(-200)}`)
+  // Ray notices a raylet that was killed with its container by its health checks (seconds): the
+  // scenario is "Ray stopped", so wait until the head's Ray says so.
+  const head = transports.get('spark-a')!
+  const deadline = Date.now() + 120_000
+  while ((await head.run(rayAliveNodes(manifest, 2), { timeoutMs: 60_000 })).code === 0) {
+    if (Date.now() > deadline) throw new Error(`Ray on the head still lists ${worker.name} alive after 120 s`)
+    await new Promise((r) => setTimeout(r, 2000))
+  }
   const m: Manifest = { ...manifest, smoke: { ...manifest.smoke, readyTimeoutSeconds: 60 } }
   const r = await runSmoke({ manifest: m, transports, env: {}, onProgress: progress })
   process.stderr.write(r.text)

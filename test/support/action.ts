@@ -77,15 +77,23 @@ export function runAction(withInputs: Readonly<Record<string, string>>): ActionR
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, outputs, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'), dir }
 }
 
-/** The same, without blocking this process (for tests whose servers live in it); `env` adds variables. */
-export async function runActionAsync(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
+/** The same, without blocking this process (for tests whose servers live in it); `extraEnv` adds variables (secrets mapped into env:). */
+export async function runActionAsync(withInputs: Readonly<Record<string, string>>, extraEnv: Readonly<Record<string, string>> = {}): Promise<ActionRun> {
+  const meta = loadActionMetadata()
   const dir = mkdtempSync(join(tmpdir(), 'vrd-action-'))
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_STATE: join(dir, 'state') }
   for (const f of Object.values(files)) writeFileSync(f, '')
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', RUNNER_TEMP: dir, GITHUB_WORKSPACE: resolve('.'), ...files, ...extraEnv }
-  // Inputs as the runner gives them: every declared input, action.yml's defaults applied.
-  Object.assign(env, inputEnv(inputs))
-  const child = spawn('node', ['dist/index.js'], { env })
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    RUNNER_TEMP: dir,
+    GITHUB_WORKSPACE: TEST_GITHUB_CONTEXT.workspace,
+    GITHUB_SHA: TEST_GITHUB_CONTEXT.sha,
+    ...files,
+    ...extraEnv,
+    ...inputEnv(withInputs, meta),
+  }
+  const child = spawn('node', [meta.runs.main], { env })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
