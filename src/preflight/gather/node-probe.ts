@@ -34,7 +34,19 @@ export const ENV_OF_INTEREST = [
 export const CONTAINER_PY = String.raw`
 import json, os, platform, socket, glob
 out = {"python": platform.python_version()}
+# The installed distribution's version, read from its metadata: importing ray costs about a second of
+# CPU per node (and a real vllm imports torch), while the metadata is what __version__ holds. The
+# import stays as the fallback for a package without metadata (a source tree on PYTHONPATH).
+try:
+    from importlib.metadata import version as dist_version
+except Exception:
+    dist_version = None
 for mod in ("ray", "vllm"):
+    try:
+        out[mod] = dist_version(mod)
+        continue
+    except Exception:
+        pass
     try:
         m = __import__(mod)
         out[mod] = getattr(m, "__version__", "unknown")

@@ -30,23 +30,25 @@ export async function startupRows(actionEntry: string, runs = 7): Promise<Row[]>
   const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-startup-'))
   let onAccept: (() => void) | undefined
   const sockets = new Set<Socket>()
-  const proxy = createServer((client) => {
-    onAccept?.()
-    const up = connect(sshd.port, '127.0.0.1')
-    sockets.add(client).add(up)
-    client.pipe(up).pipe(client)
-    const drop = () => (client.destroy(), up.destroy())
-    client.on('error', drop).on('close', drop)
-    up.on('error', drop).on('close', drop)
-  })
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()))
-  const port = (proxy.address() as { port: number }).port
+  // One proxy per node (the manifest refuses two nodes on one SSH address), each into the sshd.
+  const proxies = [0, 1].map(() =>
+    createServer((client) => {
+      onAccept?.()
+      const up = connect(sshd.port, '127.0.0.1')
+      sockets.add(client).add(up)
+      client.pipe(up).pipe(client)
+      const drop = () => (client.destroy(), up.destroy())
+      client.on('error', drop).on('close', drop)
+      up.on('error', drop).on('close', drop)
+    }),
+  )
+  const ports = await Promise.all(proxies.map((p) => new Promise<number>((r) => p.listen(0, '127.0.0.1', () => r((p.address() as { port: number }).port)))))
   try {
     // The example manifest, every node on the proxy, the loopback sshd's host key pinned.
     const doc = parseDocument(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'))
     for (let i = 0; i < 2; i++) {
       doc.setIn(['nodes', i, 'ssh', 'host'], '127.0.0.1')
-      doc.setIn(['nodes', i, 'ssh', 'port'], port)
+      doc.setIn(['nodes', i, 'ssh', 'port'], ports[i])
       doc.setIn(['nodes', i, 'ssh', 'hostKeys'], [sshd.hostPublicKey])
     }
     const manifestPath = join(dir, 'manifest.yml')
@@ -117,7 +119,7 @@ export async function startupRows(actionEntry: string, runs = 7): Promise<Row[]>
       },
     ]
   } finally {
-    proxy.close()
+    for (const p of proxies) p.close()
     await sshd.stop()
     rmSync(dir, { recursive: true, force: true })
   }
