@@ -11,6 +11,8 @@ import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
 import { validateTask } from '../tasks/validate.js'
+import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
+import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
 
 export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'diagnose', 'rollback'] as const
 const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
@@ -44,8 +46,37 @@ async function dispatch(command: string): Promise<TaskOutcome> {
         ...(input('manifest') && { manifest }),
       })
     case 'deploy':
+    case 'rollback': {
+      const key = input('ssh-private-key')
+      if (!key) return usageError(`input ssh-private-key is required for ${command} (store the key in a secret)`)
+      // A cancelled workflow sends SIGINT, then SIGTERM: stop at the next step; the post step
+      // releases the lock if this process is killed before it could.
+      const cancel = new AbortController()
+      const onSignal = () => cancel.abort()
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      try {
+        const opts = {
+          credentials: { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(optional('known-hosts') && { knownHosts: input('known-hosts') }) },
+          env: process.env,
+          signal: cancel.signal,
+          onProgress: (m: string) => core.info(m),
+          onStage: flatGroups((name) => core.startGroup(name), () => core.endGroup()),
+          onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) => (lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost()),
+          ...(optional('release') && { release: input('release') }),
+          ...(optional('image') && { image: input('image') }),
+          ...(input('force') === 'true' && { force: true }),
+          ...(input('wait-lock') === 'true' && { waitLock: true }),
+          ...(optional('on-failure') && { onFailure }),
+          ...(optional('rollback-to') && { to: input('rollback-to') }),
+        }
+        return command === 'deploy' ? await deployTask(manifest, opts) : await rollbackTask(manifest, opts)
+      } finally {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      }
+    }
     case 'smoke':
-    case 'rollback':
       return notYetAvailable(command)
     default:
       return usageError(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`)
@@ -86,6 +117,7 @@ async function writeSummary(markdown: string): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  markMainPhase()
   const key = input('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
   const command = input('command') || 'validate'

@@ -5,11 +5,14 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
+import { deployTask, rollbackTask } from '../tasks/deploy.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
+import { lockTask } from '../tasks/lock.js'
 import { type TaskOutcome, notYetAvailable, usageError } from '../tasks/outcome.js'
 import { planTask } from '../tasks/plan.js'
 import { preflightTask } from '../tasks/preflight.js'
+import type { SshCredentials } from '../transport/targets.js'
 import { validateTask } from '../tasks/validate.js'
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
@@ -28,11 +31,18 @@ commands:
                                                simulated DGX Spark nodes in Docker on this machine
   lab scenario healthy|seed-bug|worker-override [--serve]
                                                start Ray on the lab with that launch script (and vLLM)
+  deploy    --manifest F [--release ID] [--image REF] [--force] [--on-failure rollback|stop|keep] [--wait-lock] [--json]
+                                               roll a release out through every gate; unchanged content restarts nothing
+  rollback  --manifest F [--to RELEASE] [--wait-lock] [--json]
+                                               start an earlier release from its files on the nodes, make it current
+  lock status|release --manifest F [--force] [--ssh-key F] [--known-hosts F]
+                                               the deploy lock on the head; release removes an expired lock, --force any
   schema                                       print the manifest's JSON Schema
 
-SSH credentials (preflight): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+SSH credentials (preflight, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy, smoke and rollback arrive in a later release.
+deploy/rollback: Ctrl-C or SIGTERM stops at the next step, leaves current unchanged, exits 130.
+smoke arrives in a later release.
 `
 
 export interface CliIo {
@@ -62,6 +72,10 @@ const OPTIONS = {
   nodes: { type: 'string' },
   purge: { type: 'boolean' },
   serve: { type: 'boolean' },
+  force: { type: 'boolean' },
+  'on-failure': { type: 'string' },
+  to: { type: 'string' },
+  'wait-lock': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -69,6 +83,16 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 
 function need(values: Values, name: 'manifest'): string | TaskOutcome {
   return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
+}
+
+/** SSH credentials from --ssh-key / $VRD_SSH_PRIVATE_KEY and --known-hosts / $VRD_KNOWN_HOSTS. */
+function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCredentials | TaskOutcome {
+  const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
+  if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
+  if (typeof key !== 'string') return key
+  const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
+  if (known !== undefined && typeof known !== 'string') return known
+  return { privateKey: key, ...(known && { knownHosts: known }) }
 }
 
 function readText(path: string, what: string): string | TaskOutcome {
@@ -97,11 +121,9 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
     case 'preflight': {
       const m = need(values, 'manifest')
       if (typeof m !== 'string') return m
-      const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
-      if (key === undefined || key === '') return usageError('preflight needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY')
-      if (typeof key !== 'string') return key
-      const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
-      if (known !== undefined && typeof known !== 'string') return known
+      const creds = sshCredentialsFrom(values, io, 'preflight')
+      if ('exitCode' in creds) return creds
+      const { privateKey: key, knownHosts: known } = creds
       const outcome = await preflightTask(m, { credentials: { privateKey: key, ...(known && { knownHosts: known }) }, onProgress: progress })
       if (values['facts-out']) {
         const facts = outcome.files.find((f) => f.output === 'facts-file')
@@ -128,11 +150,55 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       if (sub === 'scenario') return labScenarioTask(positionals[2], values.serve ?? false, progress)
       return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
     }
+    case 'lock': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const credentials = sshCredentialsFrom(values, io, 'lock')
+      if ('exitCode' in credentials) return credentials
+      return lockTask(sub, m, { credentials, force: values.force ?? false })
+    }
     case 'schema':
       return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: {}, files: [] }
     case 'deploy':
+    case 'rollback': {
+      const m = need(values, 'manifest')
+      if (typeof m !== 'string') return m
+      const creds = sshCredentialsFrom(values, io, command)
+      if ('exitCode' in creds) return creds
+      // SIGINT / SIGTERM (a cancelled workflow): stop at the next step; a second one ends the process.
+      const cancel = new AbortController()
+      const onSignal = (sig: NodeJS.Signals) => {
+        if (cancel.signal.aborted) process.exit(130)
+        io.err(`${sig}: stopping at the next step (again to quit at once)\n`)
+        cancel.abort()
+      }
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      try {
+        const opts = {
+          credentials: creds,
+          ...(values['wait-lock'] && { waitLock: true }),
+          env: io.env,
+          signal: cancel.signal,
+          onProgress: progress,
+          ...(values.release && { release: values.release }),
+          ...(values.image && { image: values.image }),
+          ...(values.force && { force: true }),
+          ...(values['on-failure'] && { onFailure: values['on-failure'] }),
+          ...(values.to && { to: values.to }),
+        }
+        const outcome = command === 'deploy' ? await deployTask(m, opts) : await rollbackTask(m, opts)
+        if (values['facts-out']) {
+          const facts = outcome.files.find((f) => f.output === 'facts-file')
+          if (facts) writeFileSync(values['facts-out'], facts.content)
+        }
+        return outcome
+      } finally {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      }
+    }
     case 'smoke':
-    case 'rollback':
       return notYetAvailable(command)
     default:
       return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)

@@ -5,12 +5,12 @@
  * step's result is returned, run or not).
  */
 import type { Readable } from 'node:stream'
-import type { Plan, PlannedStep, StepInput } from '../plan/plan.js'
+import type { PhaseName, Plan, PlanPhase, PlannedStep, StepInput } from '../plan/plan.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
 
 export interface StepResult {
   readonly step: PlannedStep
-  readonly phase: string
+  readonly phase: PhaseName
   readonly status: 'ok' | 'failed' | 'skipped'
   readonly result?: RunResult
   /** Why it failed or was skipped, in words. */
@@ -23,21 +23,30 @@ export interface ExecuteOptions {
   /** Supplies a step's stdin (file contents, secrets, the probe program, an image archive stream). */
   readonly stdinFor: (input: StepInput, step: PlannedStep) => Promise<string | Readable>
   /** Run phases up to and including this one; default all. */
-  readonly untilPhase?: string
+  readonly untilPhase?: PhaseName
   /** Called between phases; return a reason to stop (a failed gate), or undefined to go on. */
-  readonly afterPhase?: (phase: string, results: readonly StepResult[]) => Promise<string | undefined>
+  readonly afterPhase?: (phase: PhaseName, results: readonly StepResult[]) => Promise<string | undefined>
   readonly onProgress?: (message: string) => void
+  /** A phase starts or ends (log groups in the Action, phase prefixes in progress lines). */
+  readonly onPhase?: (phase: PlanPhase, event: 'start' | 'end') => void
+  /** Cancellation (SIGINT/SIGTERM): no step starts once it is aborted; the run stops as `cancelled`. */
+  readonly signal?: AbortSignal
 }
 
 export interface ExecuteResult {
   readonly ok: boolean
   readonly results: readonly StepResult[]
   /** The phase that stopped the run, and why. */
-  readonly stoppedAt?: { readonly phase: string; readonly reason: string }
+  readonly stoppedAt?: { readonly phase: PhaseName; readonly reason: string }
   readonly durationMs: number
+  /** True when the run stopped because `signal` was aborted. */
+  readonly cancelled?: boolean
 }
 
-async function runStep(step: PlannedStep, phase: string, opts: ExecuteOptions): Promise<StepResult> {
+export const CANCELLED = 'cancelled (SIGINT/SIGTERM): no further step was started'
+
+async function runStep(step: PlannedStep, phase: PhaseName, opts: ExecuteOptions): Promise<StepResult> {
+  if (opts.signal?.aborted) return { step, phase, status: 'skipped', detail: CANCELLED }
   const t = opts.transports.get(step.node)
   if (!t) return { step, phase, status: 'failed', detail: `no connection to ${step.node}` }
   let stdin: string | Readable | undefined
@@ -60,7 +69,7 @@ async function runStep(step: PlannedStep, phase: string, opts: ExecuteOptions): 
 }
 
 /** One node's steps of a phase, in order, stopping at that node's first failure. */
-async function runNodeSteps(steps: readonly PlannedStep[], phase: string, opts: ExecuteOptions): Promise<StepResult[]> {
+async function runNodeSteps(steps: readonly PlannedStep[], phase: PhaseName, opts: ExecuteOptions): Promise<StepResult[]> {
   const out: StepResult[] = []
   for (const s of steps) {
     if (out.some((r) => r.status === 'failed')) {
@@ -77,10 +86,12 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const results: StepResult[] = []
   let stoppedAt: ExecuteResult['stoppedAt']
   for (const phase of plan.phases) {
+    if (!stoppedAt && opts.signal?.aborted) stoppedAt = { phase: phase.name, reason: CANCELLED }
     if (stoppedAt) {
       results.push(...phase.steps.map((step): StepResult => ({ step, phase: phase.name, status: 'skipped', detail: `stopped at ${stoppedAt!.phase}` })))
       continue
     }
+    opts.onPhase?.(phase, 'start')
     opts.onProgress?.(`== ${phase.name}: ${phase.description}`)
     const byNode = new Map<string, PlannedStep[]>()
     for (const s of phase.steps) byNode.set(s.node, [...(byNode.get(s.node) ?? []), s])
@@ -97,13 +108,17 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     phaseResults.sort((a, b) => (order.get(a.step.id) ?? 0) - (order.get(b.step.id) ?? 0))
     results.push(...phaseResults)
     const failed = phaseResults.filter((r) => r.status === 'failed')
-    if (failed.length > 0) {
+    if (opts.signal?.aborted) {
+      stoppedAt = { phase: phase.name, reason: CANCELLED }
+    } else if (failed.length > 0) {
       stoppedAt = { phase: phase.name, reason: failed.map((r) => `${r.step.id}: ${r.detail}`).join('; ') }
     } else {
       const gate = await opts.afterPhase?.(phase.name, phaseResults)
       if (gate) stoppedAt = { phase: phase.name, reason: gate }
     }
+    opts.onPhase?.(phase, 'end')
     if (!stoppedAt && opts.untilPhase === phase.name) break
   }
-  return { ok: !stoppedAt, results, ...(stoppedAt && { stoppedAt }), durationMs: Date.now() - started }
+  const cancelled = stoppedAt?.reason === CANCELLED
+  return { ok: !stoppedAt, results, ...(stoppedAt && { stoppedAt }), durationMs: Date.now() - started, ...(cancelled && { cancelled }) }
 }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
-import type { StepInput } from '../plan/plan.js'
+import type { PlannedStep, StepInput } from '../plan/plan.js'
 import { argv } from '../command/shell.js'
 import { PROBE_PROGRAM } from '../preflight/gather/gather.js'
 import { LocalTransport } from '../transport/local.js'
@@ -10,9 +10,20 @@ import { LocalTransport } from '../transport/local.js'
 /** `docker` of this machine, for image archives (`$VRD_DOCKER` overrides). */
 const docker = process.env.VRD_DOCKER || 'docker'
 
-export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = process.env) {
-  return async (input: StepInput): Promise<string | Readable> => {
+export interface StdinSources {
+  /** A release's files for one node, as the JSON document the release writer reads (a deploy supplies it). */
+  readonly releaseFiles?: (release: string, node: string) => string
+  /** Called with the byte count of every image archive streamed to a node. */
+  readonly onImageBytes?: (node: string, bytes: number) => void
+}
+
+export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = process.env, sources: StdinSources = {}) {
+  return async (input: StepInput, step?: PlannedStep): Promise<string | Readable> => {
     switch (input.kind) {
+      case 'release-files': {
+        if (!sources.releaseFiles || !step) throw new Error(`no files for release ${input.release} were prepared`)
+        return sources.releaseFiles(input.release, step.node)
+      }
       case 'file':
         // Paths in a manifest are relative to the manifest's own folder.
         return readFile(resolve(dirname(manifestPath), input.path), 'utf8')
@@ -34,7 +45,13 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
         if (present.code !== 0) {
           throw new Error(`image ${input.image} is not in this machine's docker (${present.stderr.trim() || `exit ${present.code}`}); build or pull it here first, or use image.distribution: pull`)
         }
-        return local.stream(argv(docker, 'save', input.image)).stdout
+        const saved = local.stream(argv(docker, 'save', input.image)).stdout
+        if (!sources.onImageBytes || !step) return saved
+        let bytes = 0
+        const node = step.node
+        saved.on('data', (c: Buffer) => (bytes += c.length))
+        saved.on('end', () => sources.onImageBytes!(node, bytes))
+        return saved
       }
     }
   }

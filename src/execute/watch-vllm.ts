@@ -27,6 +27,8 @@ export interface WatchOptions {
   /** Stop on these codes as soon as they appear (default: any error-severity finding). */
   readonly stopOn?: (f: Finding) => boolean
   readonly onProgress?: (message: string) => void
+  /** Stop watching (not ready) once aborted: a cancelled rollout. */
+  readonly signal?: AbortSignal
 }
 
 /**
@@ -69,6 +71,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       const last = [...watcher.findings, ...watcher.end()]
       return result(false, last, `vllm serve is no longer running in ${m.container.name} (see the log tail)`)
     }
+    if (opts.signal?.aborted) return result(false, watcher.findings, 'cancelled while waiting for /health')
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
   }

@@ -122,10 +122,10 @@ export const ImageSchema = z
       .optional()
       .describe('Expected image digest `sha256:<64 hex>`. When set, every node must run exactly this image.'),
     distribution: z
-      .enum(['pull', 'load', 'preloaded'])
+      .enum(['pull', 'load', 'relay', 'preloaded'])
       .default('pull')
       .describe(
-        'How the image gets onto the nodes: `pull` from its registry on each node, `load` by streaming a `docker save` archive over SSH, `preloaded` when it is already there (only checked).',
+        'How the image gets onto the nodes: `pull` from its registry on each node; `load` by streaming a `docker save` archive from the runner to every node over SSH; `relay` by streaming it from the runner to the head only, which passes it on to every worker over the fabric (`docker save | ssh <worker fabricIp> docker load` on the head, workers in parallel): the runner sends the image once, for clusters whose fabric is much faster than the runner\'s link. `relay` needs SSH from the head to each worker\'s fabric IP without a prompt (a key the worker accepts, its host key in the head\'s known_hosts), which the host checks verify before a deploy. `preloaded` when it is already there (only checked). Any way, a node that already holds the exact image ID is skipped.',
       ),
   })
   .describe('The container image every node runs.')

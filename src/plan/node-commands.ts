@@ -83,14 +83,17 @@ function rayStartArgs(m: Manifest, node: ManifestNode): string[] {
   return ['start', '--block', `--address=${head.fabricIp}:${m.ray.port}`, ...common]
 }
 
-/** `docker run` of the node's container with Ray in the foreground (head or worker). */
-export function runRayContainer(m: Manifest, node: ManifestNode, image: string, release: string): Cmd {
+/**
+ * `docker run` of the node's container with Ray in the foreground (head or worker). `envFile` is the
+ * secret env file (a release keeps its own, see src/plan/release-commands.ts).
+ */
+export function runRayContainer(m: Manifest, node: ManifestNode, image: string, release: string, envFile = secretEnvFile(m)): Cmd {
   const c = m.container
   const args = ['run', '--detach', '--name', c.name, '--network', 'host', '--restart', 'no', '--gpus', String(c.gpus)]
   if (c.shmSize) args.push('--shm-size', c.shmSize)
   for (const d of c.devices) args.push('--device', d)
   for (const v of c.volumes) args.push('--volume', v)
-  if (c.secretEnv.length > 0) args.push('--env-file', secretEnvFile(m))
+  if (c.secretEnv.length > 0) args.push('--env-file', envFile)
   for (const [k, v] of Object.entries(nodeEnv(m, node))) args.push('--env', `${k}=${v}`)
   args.push(
     '--label', `${LABEL_PREFIX}.cluster=${m.cluster}`,
@@ -147,11 +150,11 @@ export function uploadLaunchScript(m: Manifest): Cmd {
   return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), toFile(argv('cat'), path), argv('chmod', '700', path))
 }
 
-/** Run the user's launch script with the node's identity in its environment. */
-export function runLaunchScript(m: Manifest, node: ManifestNode, image: string): Cmd {
-  if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
+/** The environment a launch script runs with: the node's identity and the cluster's. */
+export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string): Record<string, string> {
+  if (m.launch.mode !== 'script') throw new Error('launchScriptEnv needs launch.mode script')
   const head = headOf(m)
-  const env: Record<string, string> = {
+  return {
     ...m.launch.env,
     VRD_CLUSTER: m.cluster,
     VRD_NODE_NAME: node.name,
@@ -164,7 +167,12 @@ export function runLaunchScript(m: Manifest, node: ManifestNode, image: string):
     VRD_CONTAINER: m.container.name,
     VRD_FABRIC_IFNAME: m.fabric.interfaces[0]!,
   }
-  return withEnv(env, 'bash', launchScriptPath(m), ...m.launch.args)
+}
+
+/** Run the user's launch script (uploaded to `path` on the node) with the node's identity in its environment. */
+export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path = launchScriptPath(m)): Cmd {
+  if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
+  return withEnv(launchScriptEnv(m, node, image), 'bash', path, ...m.launch.args)
 }
 
 /** A fixed script used as a bounded poll: run the command until it succeeds or the deadline passes. */

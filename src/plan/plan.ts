@@ -24,6 +24,8 @@ import {
   vllmHealthUrl,
   writeSecretEnv,
 } from './node-commands.js'
+import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { relayToWorker } from './relay-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -32,6 +34,8 @@ export type StepInput =
   | { readonly kind: 'file'; readonly path: string }
   /** The facts probe program (src/preflight/gather/node-probe.ts). */
   | { readonly kind: 'probe' }
+  /** A release's files for this node (src/deploy/release-files.ts), as the JSON the writer reads. */
+  | { readonly kind: 'release-files'; readonly release: string }
 
 export interface PlannedStep {
   /** `<node>/<action>`, unique in the plan. */
@@ -46,8 +50,25 @@ export interface PlannedStep {
   readonly stdin?: StepInput
 }
 
+/** Every phase a plan can hold, in the order a rollout runs them. */
+export const PHASE_NAMES = [
+  'prepare',
+  'release-files',
+  'stop-previous',
+  'upload-launch-script',
+  'ray-head',
+  'ray-workers',
+  'launch-head',
+  'launch-workers',
+  'ray-cluster',
+  'preflight',
+  'vllm',
+  'smoke',
+] as const
+export type PhaseName = (typeof PHASE_NAMES)[number]
+
 export interface PlanPhase {
-  readonly name: string
+  readonly name: PhaseName
   readonly description: string
   /** Steps of different nodes run at the same time; steps of one node always run in order. */
   readonly parallel: boolean
@@ -84,6 +105,15 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
     case 'load':
       return [
         step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+      ]
+    case 'relay':
+      // The head gets the archive from the runner and passes it on to each worker over the fabric.
+      if (node.role !== 'head') return []
+      return [
+        step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+        ...m.nodes
+          .filter((w) => w.role !== 'head')
+          .map((w) => step(node, `relay-${w.name}`, `pass ${image} on to ${w.name} over the fabric (${w.fabricIp})`, relayToWorker(m, w, image), 60 * MINUTE)),
       ]
     case 'preloaded':
       return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
@@ -210,4 +240,80 @@ export function stepsByNode(plan: Plan): Map<string, PlannedStep[]> {
   const byNode = new Map<string, PlannedStep[]>(plan.nodes.map((n) => [n.name, []]))
   for (const phase of plan.phases) for (const s of phase.steps) byNode.get(s.node)?.push(s)
   return byNode
+}
+
+export interface ReleasePlanOptions {
+  readonly release: string
+  /**
+   * `write`: the release's files are sent to every node (a deploy); `verify`: they are already on
+   * the nodes and are checked against their SHA256SUMS (a rollback starts a release from its own files).
+   */
+  readonly files: 'write' | 'verify'
+}
+
+/**
+ * A rollout of one release whose image is already on every node: its files, the previous container
+ * stopped, Ray up from the release's own start.sh (built-in or the user's script), every node in
+ * Ray, the identity preflight (a gate, no commands of its own), vllm serve from serve.sh (gated by
+ * the start-up watcher) and the smoke test (a gate). The gates run between phases (executor's
+ * afterPhase).
+ */
+export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
+  const head = headOf(m)
+  const workers = m.nodes.filter((n) => n.role === 'worker')
+  const id = opts.release
+  const files: PlanPhase = {
+    name: 'release-files',
+    description: opts.files === 'write' ? `write release ${id} to every node (secrets apart, 0600)` : `check release ${id}'s files on every node against their SHA256SUMS`,
+    parallel: true,
+    steps: m.nodes.flatMap((n) =>
+      opts.files === 'write'
+        ? [
+            step(n, 'release-files', `write release ${id}: start/serve scripts, env, manifest snapshot, image ID, SHA256SUMS`, writeReleaseFiles(m, id), MINUTE, { kind: 'release-files', release: id }),
+            ...(m.container.secretEnv.length > 0
+              ? [step(n, 'secret-env', `write ${m.container.secretEnv.join(', ')} to release ${id}'s root-only env file`, writeReleaseSecretEnv(m, id), MINUTE, { kind: 'secret-env', names: m.container.secretEnv })]
+              : []),
+          ]
+        : [step(n, 'release-verify', `sha256sum --check release ${id}`, verifyRelease(m, id), MINUTE)],
+    ),
+  }
+  const stop: PlanPhase = {
+    name: 'stop-previous',
+    description: `stop and remove the running ${m.container.name} container on every node`,
+    parallel: true,
+    steps: m.nodes.map((n) => step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE)),
+  }
+  const start = (n: ManifestNode) => step(n, 'ray-start', `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? `ray start on ${n.fabricIp}` : 'the launch script'})`, runReleaseFile(m, id, RELEASE_FILE.start), m.launch.mode === 'builtin' ? 5 * MINUTE : 30 * MINUTE)
+  const rayWait = 2 * MINUTE
+  const [headPhase, workerPhase]: [PhaseName, PhaseName] = m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
+  const tail = tailPhases(m)
+  const cluster = tail.find((p) => p.name === 'ray-cluster')!
+  return {
+    cluster: m.cluster,
+    image: m.image.ref,
+    release: id,
+    head: head.name,
+    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`, fabricIp: n.fabricIp })),
+    launch: m.launch.mode,
+    phases: [
+      files,
+      stop,
+      {
+        name: headPhase,
+        description: `start release ${id} on the head ${head.name}`,
+        parallel: false,
+        steps: [start(head), ...(m.launch.mode === 'builtin' ? [step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)] : [])],
+      },
+      { name: workerPhase, description: `start release ${id} on ${workers.length} worker(s)`, parallel: true, steps: workers.map(start) },
+      cluster,
+      { name: 'preflight', description: 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)', parallel: true, steps: [] },
+      {
+        name: 'vllm',
+        description: `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,
+        parallel: false,
+        steps: [step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, runReleaseFile(m, id, RELEASE_FILE.serve), 2 * MINUTE)],
+      },
+      { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
+    ],
+  }
 }

@@ -18,6 +18,15 @@ export const FINDING_CODES = [
   'IMAGE_MISMATCH',
   'VERSION_SKEW',
   'FABRIC_UNREACHABLE',
+  // Host checks before a deploy (src/deploy/host-checks.ts)
+  'DOCKER_UNUSABLE',
+  'FABRIC_ADDRESS_MISSING',
+  'FABRIC_LINK_DOWN',
+  'NO_GPU_VISIBLE',
+  'DISK_SPACE_LOW',
+  'RELAY_SSH_FAILED',
+  // Image delivery (src/deploy/relay.ts)
+  'IMAGE_TRANSFER_FAILED',
   // Log signatures
   'PLACEMENT_GROUP_PENDING',
   'PLACEMENT_GROUP_TIMEOUT',
@@ -27,6 +36,13 @@ export const FINDING_CODES = [
   'RAY_IP_MISMATCH_WARNING',
   'DRIVER_NO_GPU',
   'ENGINE_DEAD',
+  // Deploy and rollback (src/deploy/)
+  'DEPLOY_LOCKED',
+  'DEPLOY_STEP_FAILED',
+  'IMAGE_MISSING',
+  'RELEASE_NOT_FOUND',
+  'VLLM_NOT_READY',
+  'SMOKE_FAILED',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]

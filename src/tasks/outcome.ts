@@ -21,8 +21,8 @@ export interface OutputFile {
 }
 
 export interface TaskOutcome {
-  /** 0 success, 1 the cluster or manifest is wrong, 2 the tool was used wrongly. */
-  readonly exitCode: 0 | 1 | 2
+  /** 0 success, 1 the cluster or manifest is wrong, 2 the tool was used wrongly, 130 cancelled (SIGINT/SIGTERM). */
+  readonly exitCode: 0 | 1 | 2 | 130
   /** One line for the end of the log: what happened. */
   readonly headline: string
   readonly text: string

@@ -48,9 +48,9 @@ describe('vllm-ray-deploy validate', () => {
     const unknown = await cli('validate', '--manfest', 'x')
     expect(unknown.code).toBe(2)
     expect(unknown.err).toMatch(/Unknown option '--manfest'/)
-    const later = await cli('deploy', '--manifest', EXAMPLE)
-    expect(later.code).toBe(2)
-    expect(later.err).toMatch(/not available in this release yet/)
+    const noKey = await cli('deploy', '--manifest', EXAMPLE)
+    expect(noKey.code).toBe(2)
+    expect(noKey.err).toMatch(/deploy needs an SSH private key/)
   })
 })
 

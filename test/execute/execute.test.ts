@@ -24,8 +24,8 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'one', description: '', parallel: true, steps: [step('a', 'x', j, { sleep: 0.5 }), step('b', 'x', j, { sleep: 0.5 })] },
-        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+        { name: 'prepare', description: '', parallel: true, steps: [step('a', 'x', j, { sleep: 0.5 }), step('b', 'x', j, { sleep: 0.5 })] },
+        { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
       ]),
       { transports, stdinFor: noStdin },
     )
@@ -42,13 +42,13 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'one', description: '', parallel: true, steps: [step('a', 'x', j, { fail: true }), step('a', 'x2', j), step('b', 'x', j)] },
-        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+        { name: 'prepare', description: '', parallel: true, steps: [step('a', 'x', j, { fail: true }), step('a', 'x2', j), step('b', 'x', j)] },
+        { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
       ]),
       { transports, stdinFor: noStdin },
     )
     expect(r.ok).toBe(false)
-    expect(r.stoppedAt?.phase).toBe('one')
+    expect(r.stoppedAt?.phase).toBe('prepare')
     expect(r.stoppedAt?.reason).toMatch(/a\/x: exit 1/)
     expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(['a/x=failed', 'a/x2=skipped', 'b/x=ok', 'a/y=skipped'])
     expect(readFileSync(j, 'utf8')).not.toContain('a:y')
@@ -58,12 +58,12 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'ray', description: '', parallel: false, steps: [step('a', 'x', j)] },
+        { name: 'preflight', description: '', parallel: false, steps: [step('a', 'x', j)] },
         { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
       ]),
-      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'ray' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
+      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'preflight' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
     )
-    expect(r.stoppedAt).toEqual({ phase: 'ray', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
+    expect(r.stoppedAt).toEqual({ phase: 'preflight', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
     expect(readFileSync(j, 'utf8')).not.toContain('serve')
   })
 
@@ -71,10 +71,10 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'one', description: '', parallel: false, steps: [step('a', 'x', j)] },
-        { name: 'two', description: '', parallel: false, steps: [step('a', 'y', j)] },
+        { name: 'prepare', description: '', parallel: false, steps: [step('a', 'x', j)] },
+        { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
       ]),
-      { transports, stdinFor: noStdin, untilPhase: 'one' },
+      { transports, stdinFor: noStdin, untilPhase: 'prepare' },
     )
     expect(r.ok).toBe(true)
     expect(r.results.map((s) => s.step.id)).toEqual(['a/x'])
@@ -83,9 +83,9 @@ describe('executePlan', () => {
   it('feeds each step its stdin and reports a stdin that cannot be prepared', async () => {
     const cat = argv('cat')
     const s: PlannedStep = { id: 'a/cat', node: 'a', action: 'cat', description: 'cat', cmd: cat, command: 'cat', timeoutSeconds: 5, stdin: { kind: 'probe' } }
-    const ok = await executePlan(plan([{ name: 'p', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
+    const ok = await executePlan(plan([{ name: 'prepare', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
     expect(ok.results[0]!.result?.stdout).toBe('hello')
-    const bad = await executePlan(plan([{ name: 'p', description: '', parallel: false, steps: [s] }]), {
+    const bad = await executePlan(plan([{ name: 'prepare', description: '', parallel: false, steps: [s] }]), {
       transports,
       stdinFor: async () => {
         throw new Error('HF_TOKEN not set')

@@ -1,0 +1,125 @@
+/**
+ * The Action's post step (`runs.post` with `post-if: always()`): releases a deploy lock the main
+ * step left behind (a cancelled or crashed run), and only that lock, by its token. The main step
+ * saves what the post step needs with `saveLockForPost`; the runner hands it back as
+ * `STATE_vrd-lock`. Phase detection follows actions/checkout and actions/typescript-action: the
+ * main step saves `isPost`, which only the post step can read.
+ *
+ * A post step must never fail the job: a lock already gone, another holder, an unreachable head
+ * are each logged, and the step succeeds.
+ */
+import * as core from '@actions/core'
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { type LockHolder, deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
+import { loadManifestFile } from '../manifest/load.js'
+import { headOf } from '../plan/node-commands.js'
+import { SshTransport } from '../transport/ssh.js'
+import { sshTargetFor } from '../transport/targets.js'
+
+export const POST_STATE = 'isPost'
+export const LOCK_STATE = 'vrd-lock'
+
+/** True in the post step: the main step of this action saved `isPost`. */
+export const isPostPhase = (): boolean => core.getState(POST_STATE) === 'true'
+
+/** Called first by the main step, so that the post step knows it is the post step. */
+export const markMainPhase = (): void => core.saveState(POST_STATE, 'true')
+
+const SavedLockSchema = z.object({
+  manifest: z.string().min(1),
+  cluster: z.string().min(1),
+  token: z.string().regex(/^[0-9a-f]{32}$/),
+  release: z.string(),
+  who: z.string().optional(),
+  run: z.string().optional(),
+})
+export type SavedLock = z.infer<typeof SavedLockSchema>
+
+/**
+ * Remember the lock this run holds, for the post step. The deploy orchestrator calls it (through
+ * the Action adapter) right after it took the lock.
+ */
+export function saveLockForPost(manifestPath: string, cluster: string, holder: LockHolder): void {
+  const state: SavedLock = {
+    manifest: resolve(manifestPath),
+    cluster,
+    token: holder.token,
+    release: holder.release,
+    who: holder.who,
+    ...(holder.run !== undefined && { run: holder.run }),
+  }
+  core.saveState(LOCK_STATE, JSON.stringify(state))
+}
+
+/** The main step released its lock itself: nothing for the post step to do. */
+export const clearLockForPost = (): void => core.saveState(LOCK_STATE, '')
+
+export function parseSavedLock(raw: string): { ok: true; lock: SavedLock } | { ok: false; problem: string } {
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch {
+    return { ok: false, problem: `the saved lock state is not JSON: ${JSON.stringify(raw.slice(0, 80))}` }
+  }
+  const r = SavedLockSchema.safeParse(json)
+  if (!r.success) return { ok: false, problem: `the saved lock state is invalid at ${r.error.issues[0]!.path.join('.') || '(top)'}: ${r.error.issues[0]!.message}` }
+  return { ok: true, lock: r.data }
+}
+
+/** The post step. Logs what it did; never fails the job. */
+export async function runPost(): Promise<void> {
+  try {
+    const raw = core.getState(LOCK_STATE)
+    if (!raw) {
+      core.info('vllm-ray-deploy post: this run holds no deploy lock; nothing to release')
+      return
+    }
+    const saved = parseSavedLock(raw)
+    if (!saved.ok) {
+      core.warning(`vllm-ray-deploy post: ${saved.problem}; no lock released`)
+      return
+    }
+    const lock = saved.lock
+    const key = core.getInput('ssh-private-key')
+    if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
+    if (!key) {
+      core.warning(`vllm-ray-deploy post: no ssh-private-key input, cannot reach the head to release the deploy lock of ${lock.cluster} (release ${lock.release}); it expires by itself, or: vllm-ray-deploy lock release --manifest ${lock.manifest} --force`)
+      return
+    }
+    const { manifest, errors } = await loadManifestFile(lock.manifest)
+    if (!manifest) {
+      core.warning(`vllm-ray-deploy post: cannot read the manifest ${lock.manifest} (${errors[0]?.message ?? 'invalid'}); the deploy lock of ${lock.cluster} was not released`)
+      return
+    }
+    // The lock lives under the cluster name it was taken with.
+    const m = manifest.cluster === lock.cluster ? manifest : { ...manifest, cluster: lock.cluster }
+    const known = core.getInput('known-hosts')
+    const head = headOf(m)
+    let t: SshTransport
+    try {
+      t = await SshTransport.connect(sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(known && { knownHosts: known }) }))
+    } catch (err) {
+      core.warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
+      return
+    }
+    try {
+      const s = await deployLockStatus(t, m)
+      if (s.error) {
+        core.warning(`vllm-ray-deploy post: ${s.error}`)
+      } else if (!s.held) {
+        core.info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is already released; nothing to do`)
+      } else if (!s.holder || s.holder.token !== lock.token) {
+        core.info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is now held by ${s.holder ? describeHolder(s.holder) : `an unreadable record (${s.problem})`}, not by this run: left alone`)
+      } else {
+        const r = await releaseDeployLock(t, m, lock.token)
+        if (r.released) core.info(`vllm-ray-deploy post: released the deploy lock this run left behind: ${r.message}`)
+        else core.info(`vllm-ray-deploy post: ${r.message}`)
+      }
+    } finally {
+      await t.close()
+    }
+  } catch (err) {
+    core.warning(`vllm-ray-deploy post: could not release the deploy lock: ${(err as Error).message}`)
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The deploy lock on the head node: one deploy at a time per cluster.
+ *
+ * Taken atomically (`mkdir` on the node, see src/plan/lock-commands.ts), it records who holds
+ * it, for which run and release, since when, until when, and a random token. Expiry is judged
+ * by the head's own clock (the scripts print it), so runners with skewed clocks agree. Whatever
+ * the node returns is parsed and validated: a corrupt record is reported, never a crash.
+ */
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import type { Manifest } from '../manifest/schema.js'
+import { acquireLockCmd, deployLockDir, forceRemoveLockCmd, lockStatusCmd, removeLockIfCmd } from '../plan/lock-commands.js'
+import { type Transport, outcome } from '../transport/transport.js'
+
+export interface LockHolder {
+  readonly who: string
+  readonly run?: string
+  readonly release: string
+  readonly since: string
+  readonly expiresAt: string
+  readonly token: string
+}
+
+const LOCK_TIMEOUT_MS = 30_000
+/** How often a waiting deploy asks again. */
+const WAIT_POLL_MS = 2_000
+/** A waiting deploy says so again after this long. */
+const WAIT_NOTE_EVERY_MS = 30_000
+
+// ---------------------------------------------------------------------------------------------
+// pure: the node's answer, the holder record, the judgement
+
+const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'not a date-time' })
+const HolderSchema = z.object({
+  who: z.string().min(1),
+  run: z.string().optional(),
+  release: z.string().min(1),
+  since: isoTime,
+  expiresAt: isoTime,
+  token: z.string().regex(/^[0-9a-f]{32}$/, 'not a lock token (32 hex digits)'),
+})
+
+export type LockState = 'acquired' | 'held' | 'free' | 'busy' | 'changed' | 'removed'
+const STATES: readonly LockState[] = ['acquired', 'held', 'free', 'busy', 'changed', 'removed']
+
+export interface LockResponse {
+  /** The node's clock, epoch milliseconds. */
+  readonly nowMs: number
+  readonly state: LockState
+  /** When the lock directory was made (node clock), when a lock exists. */
+  readonly madeMs?: number
+  /** The holder record as it is on the node (trailing newlines dropped), when a lock exists. */
+  readonly record?: string
+}
+
+/** Read a lock script's answer (see src/plan/lock-commands.ts). */
+export function parseLockResponse(stdout: string): { ok: true; response: LockResponse } | { ok: false; problem: string } {
+  const cut = stdout.indexOf('\n---\n')
+  const head = cut >= 0 ? stdout.slice(0, cut) : stdout
+  const fields = new Map<string, string>()
+  for (const line of head.split('\n')) {
+    const eq = line.indexOf('=')
+    if (eq > 0) fields.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim())
+  }
+  const now = Number(fields.get('now'))
+  if (!fields.has('now') || !Number.isInteger(now) || now <= 0) return { ok: false, problem: `no node time in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
+  const state = fields.get('state') as LockState | undefined
+  if (!state || !STATES.includes(state)) return { ok: false, problem: `no lock state in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
+  const mtime = Number(fields.get('mtime'))
+  const record = cut >= 0 ? stdout.slice(cut + 5).replace(/\n+$/, '') : undefined
+  return {
+    ok: true,
+    response: {
+      nowMs: now * 1000,
+      state,
+      ...(fields.has('mtime') && Number.isInteger(mtime) && mtime > 0 && { madeMs: mtime * 1000 }),
+      ...(record !== undefined && { record }),
+    },
+  }
+}
+
+/** The holder record, validated. */
+export function parseHolder(record: string): { ok: true; holder: LockHolder } | { ok: false; problem: string } {
+  if (record.trim() === '') return { ok: false, problem: 'the lock has no holder record (its holder.json is missing or empty)' }
+  let raw: unknown
+  try {
+    raw = JSON.parse(record)
+  } catch {
+    return { ok: false, problem: `the lock's holder record is not JSON: ${JSON.stringify(record.slice(0, 120))}` }
+  }
+  const r = HolderSchema.safeParse(raw)
+  if (!r.success) {
+    const issue = r.error.issues[0]!
+    return { ok: false, problem: `the lock's holder record is invalid at ${issue.path.join('.') || '(top)'}: ${issue.message}` }
+  }
+  const h = r.data
+  return { ok: true, holder: { who: h.who, ...(h.run !== undefined && { run: h.run }), release: h.release, since: h.since, expiresAt: h.expiresAt, token: h.token } }
+}
+
+export interface LockView {
+  readonly held: boolean
+  readonly holder?: LockHolder
+  /** The lock has passed its expiry (or, without a readable record, its directory is older than the TTL). */
+  readonly stale?: boolean
+  /** Why the record cannot be read, when it cannot. */
+  readonly problem?: string
+  /** The record as found, for a conditional removal. */
+  readonly record?: string
+}
+
+/** What a response says about the lock, judged by the node's clock. */
+export function judgeLock(r: LockResponse, ttlMs: number): LockView {
+  if (r.state !== 'held' && r.state !== 'changed') return { held: false }
+  if (r.record === undefined) return { held: false }
+  const parsed = parseHolder(r.record)
+  if (parsed.ok) return { held: true, holder: parsed.holder, stale: Date.parse(parsed.holder.expiresAt) <= r.nowMs, record: r.record }
+  const stale = r.madeMs !== undefined && r.madeMs + ttlMs <= r.nowMs
+  return { held: true, stale, problem: parsed.problem, record: r.record }
+}
+
+/** `alice (run 42, release abc123) since 2026-…, until 2026-…` */
+export function describeHolder(h: LockHolder): string {
+  return `${h.who} (${h.run ? `run ${h.run}, ` : ''}release ${h.release}) since ${h.since}, expires ${h.expiresAt}`
+}
+
+export const newLockToken = (): string => randomBytes(16).toString('hex')
+
+// ---------------------------------------------------------------------------------------------
+// on the head
+
+type Ask = { ok: true; response: LockResponse } | { ok: false; message: string }
+
+async function ask(head: Transport, cmd: Parameters<Transport['run']>[0], what: string): Promise<Ask> {
+  const r = await head.run(cmd, { timeoutMs: LOCK_TIMEOUT_MS })
+  if (r.code !== 0) return { ok: false, message: `cannot ${what} on ${head.label}: ${outcome(r)}${(r.stderr || r.stdout).trim() ? `: ${(r.stderr || r.stdout).trim().slice(-300)}` : ''}` }
+  const parsed = parseLockResponse(r.stdout)
+  return parsed.ok ? parsed : { ok: false, message: `cannot ${what} on ${head.label}: ${parsed.problem}` }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function heldMessage(m: Manifest, head: Transport, v: LockView): string {
+  const where = `the deploy lock of cluster ${m.cluster} on ${head.label}`
+  if (v.holder) return `${where} is held by ${describeHolder(v.holder)}`
+  return `${where} is held, but ${v.problem}; if no deploy is running, remove it: vllm-ray-deploy lock release --manifest <file> --force`
+}
+
+export async function acquireDeployLock(
+  head: Transport,
+  m: Manifest,
+  req: { who: string; run?: string; release: string; wait?: boolean; waitTimeoutMs?: number; onProgress?: (m: string) => void },
+): Promise<{ ok: true; holder: LockHolder } | { ok: false; holder?: LockHolder; message: string }> {
+  const dir = deployLockDir(m)
+  const ttlMs = m.deploy.lockTtlMinutes * 60_000
+  const started = Date.now()
+  const deadline = started + (req.waitTimeoutMs ?? ttlMs)
+  const token = newLockToken()
+  const broke: string[] = []
+  let lastNote = 0
+  for (let round = 0; ; round++) {
+    const now = Date.now()
+    const holder: LockHolder = {
+      who: req.who,
+      ...(req.run !== undefined && { run: req.run }),
+      release: req.release,
+      since: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttlMs).toISOString(),
+      token,
+    }
+    const a = await ask(head, acquireLockCmd(dir, JSON.stringify(holder)), 'take the deploy lock')
+    if (!a.ok) return { ok: false, message: a.message }
+    if (a.response.state === 'acquired') {
+      req.onProgress?.(`deploy lock taken on ${head.label} by ${describeHolder(holder)}`)
+      return { ok: true, holder }
+    }
+    if (a.response.state === 'free') continue // released between our mkdir and our look
+    const v = judgeLock(a.response, ttlMs)
+    if (!v.held) continue
+    if (v.stale && broke.length < 5) {
+      const what = v.holder ? `expired lock of ${describeHolder(v.holder)}` : `stale lock without a readable record (${v.problem})`
+      const b = await ask(head, removeLockIfCmd(dir, v.record ?? ''), 'break the expired deploy lock')
+      if (!b.ok) return { ok: false, ...(v.holder && { holder: v.holder }), message: b.message }
+      if (b.response.state === 'removed') {
+        broke.push(what)
+        req.onProgress?.(`broke the ${what} on ${head.label}`)
+      } else if (b.response.state === 'busy') {
+        await sleep(500)
+      }
+      continue
+    }
+    const held = heldMessage(m, head, v)
+    const brokeNote = broke.length ? ` (after breaking the ${broke.join('; ')})` : ''
+    if (!req.wait) return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (--wait-lock) or try again later` }
+    if (Date.now() >= deadline) {
+      return { ok: false, ...(v.holder && { holder: v.holder }), message: `gave up waiting for the deploy lock after ${Math.round((Date.now() - started) / 1000)} s: ${held}${brokeNote}` }
+    }
+    if (Date.now() - lastNote >= WAIT_NOTE_EVERY_MS) {
+      lastNote = Date.now()
+      req.onProgress?.(`waiting for the deploy lock: ${held} (waited ${Math.round((Date.now() - started) / 1000)} s)`)
+    }
+    await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())))
+  }
+}
+
+export async function releaseDeployLock(head: Transport, m: Manifest, token?: string): Promise<{ released: boolean; message: string }> {
+  const dir = deployLockDir(m)
+  const where = `the deploy lock of cluster ${m.cluster} on ${head.label}`
+  if (token === undefined) {
+    const f = await ask(head, forceRemoveLockCmd(dir), 'remove the deploy lock')
+    if (!f.ok) return { released: false, message: f.message }
+    return f.response.state === 'removed' ? { released: true, message: `${where} was removed (forced)` } : { released: false, message: `${where} was not held` }
+  }
+  for (let tries = 0; tries < 10; tries++) {
+    const s = await ask(head, lockStatusCmd(dir), 'read the deploy lock')
+    if (!s.ok) return { released: false, message: s.message }
+    const v = judgeLock(s.response, m.deploy.lockTtlMinutes * 60_000)
+    if (!v.held) return { released: false, message: `${where} is not held (nothing to release)` }
+    if (!v.holder) return { released: false, message: `${where} is held but ${v.problem}: left alone (a release by token only removes its own lock)` }
+    if (v.holder.token !== token) return { released: false, message: `${where} is held by someone else, ${describeHolder(v.holder)}: left alone` }
+    const r = await ask(head, removeLockIfCmd(dir, v.record!), 'release the deploy lock')
+    if (!r.ok) return { released: false, message: r.message }
+    if (r.response.state === 'removed') return { released: true, message: `${where} released (${describeHolder(v.holder)})` }
+    if (r.response.state === 'busy') await sleep(500)
+    // `changed` or `free`: look again.
+  }
+  return { released: false, message: `${where} could not be released: another process kept changing it` }
+}
+
+/**
+ * What holds the lock now. `problem`: the record exists but cannot be read. `error`: the head
+ * could not be asked at all (then `held` says nothing).
+ */
+export async function deployLockStatus(
+  head: Transport,
+  m: Manifest,
+): Promise<{ held: boolean; holder?: LockHolder; stale?: boolean; problem?: string; error?: string }> {
+  const s = await ask(head, lockStatusCmd(deployLockDir(m)), 'read the deploy lock')
+  if (!s.ok) return { held: false, error: s.message }
+  const v = judgeLock(s.response, m.deploy.lockTtlMinutes * 60_000)
+  if (!v.held) return { held: false }
+  return { held: true, ...(v.holder && { holder: v.holder }), stale: v.stale ?? false, ...(v.problem && { problem: v.problem }) }
+}

@@ -1,0 +1,74 @@
+/** What each node holds before and after a rollout: release pointers and the running container. */
+import type { Manifest } from '../manifest/schema.js'
+import { readNodeState } from '../plan/release-commands.js'
+import { type Transport, outcome } from '../transport/transport.js'
+
+export interface ContainerState {
+  readonly id: string
+  readonly running: boolean
+  readonly startedAt: string
+  readonly imageId: string
+  /** The container's io.vllm-ray-deploy.release label ('' for a container this tool did not start). */
+  readonly release: string
+}
+
+export interface NodeState {
+  readonly node: string
+  readonly current?: string
+  readonly previous?: string
+  /** current's fingerprint and image ID. */
+  readonly fingerprint?: string
+  readonly imageId?: string
+  /** The container ID recorded when current was activated. */
+  readonly currentContainer?: string
+  readonly container?: ContainerState
+  /** Every release directory on the node, newest first. */
+  readonly releases: readonly string[]
+  /** The state could not be read. */
+  readonly error?: string
+}
+
+/** Parse the `key=value` lines of readNodeState (pure; exported for tests). */
+export function parseNodeState(node: string, stdout: string): NodeState {
+  const state: { -readonly [K in keyof NodeState]: NodeState[K] } = { node, releases: [] }
+  const releases: string[] = []
+  for (const line of stdout.split('\n')) {
+    const eq = line.indexOf('=')
+    if (eq < 0) continue
+    const key = line.slice(0, eq)
+    const value = line.slice(eq + 1).trim()
+    if (key === 'current' && value) state.current = value
+    else if (key === 'previous' && value) state.previous = value
+    else if (key === 'fingerprint' && value) state.fingerprint = value
+    else if (key === 'image-id' && value) state.imageId = value
+    else if (key === 'current-container' && value) state.currentContainer = value
+    else if (key === 'release' && value) releases.push(value)
+    else if (key === 'container') {
+      const [id = '', running = '', startedAt = '', imageId = '', release = ''] = value.split(' ')
+      state.container = { id, running: running === 'true', startedAt, imageId, release: release === '<no' ? '' : release }
+    }
+  }
+  state.releases = releases
+  return state
+}
+
+export async function readNodeStates(m: Manifest, transports: ReadonlyMap<string, Transport>): Promise<Map<string, NodeState>> {
+  const entries = await Promise.all(
+    m.nodes.map(async (n): Promise<[string, NodeState]> => {
+      const t = transports.get(n.name)
+      if (!t) return [n.name, { node: n.name, releases: [], error: `no connection to ${n.name}` }]
+      const r = await t.run(readNodeState(m), { timeoutMs: 60_000 })
+      if (r.code !== 0) return [n.name, { node: n.name, releases: [], error: `reading the release state: ${outcome(r)}: ${r.stderr.trim().slice(-300)}` }]
+      return [n.name, parseNodeState(n.name, r.stdout)]
+    }),
+  )
+  return new Map(entries)
+}
+
+/** The release every node's `current` names, or undefined when they disagree or none has one. */
+export function commonCurrent(states: ReadonlyMap<string, NodeState>): NodeState | undefined {
+  const all = [...states.values()]
+  const first = all[0]
+  if (!first?.current || all.some((s) => s.current !== first.current || s.fingerprint !== first.fingerprint)) return undefined
+  return first
+}

@@ -1,0 +1,123 @@
+/**
+ * What a release directory holds on each node, and the release fingerprint. Pure: manifest,
+ * release id, image ID and launch script in; file contents out.
+ *
+ * Everything a node needs to start the release again lives in its directory, so a rollback starts
+ * the previous release from its own files: `start.sh` (the built-in launcher's rendered
+ * `docker run ... ray start`, or the call of the user's `launch.sh`), `serve.sh` on the head
+ * (`vllm serve`), the effective environment, the manifest snapshot and the image ID. Images are
+ * named by ID in those files, so a tag that moved later cannot change what a release starts.
+ * Secret values are never here: `secret.env` (0600) is written separately from stdin.
+ */
+import { createHash } from 'node:crypto'
+import { renderScript } from '../command/shell.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { launchScriptEnv, nodeEnv, runLaunchScript, runRayContainer, startVllm } from '../plan/node-commands.js'
+import { RELEASE_FILE, releaseDir } from '../plan/release-commands.js'
+
+export interface ReleaseFile {
+  readonly content: string
+  /** Octal mode, e.g. `0700`. */
+  readonly mode: string
+}
+
+export interface ReleaseSpec {
+  readonly manifest: Manifest
+  readonly release: string
+  /** The image ID (`sha256:...`) every node ends on. */
+  readonly imageId: string
+  /** Text of the launch script when `launch.mode` is `script`. */
+  readonly launchScript?: string
+}
+
+export interface ReleaseMeta {
+  readonly who: string
+  readonly createdAt: string
+  readonly run?: string
+}
+
+const script = (comment: string, body: string): string => `#!/bin/sh\n# ${comment}\n${body}\n`
+
+/** The command that starts the release's container on this node (Ray up, by us or by the user's script). */
+function startScript(spec: ReleaseSpec, node: ManifestNode): string {
+  const { manifest: m, release, imageId } = spec
+  const dir = releaseDir(m, release)
+  const cmd =
+    m.launch.mode === 'builtin'
+      ? runRayContainer(m, node, imageId, release, `${dir}/${RELEASE_FILE.secretEnv}`)
+      : runLaunchScript(m, node, imageId, `${dir}/${RELEASE_FILE.launch}`)
+  return script(`release ${release} on ${node.name} (${node.role}): start ${m.container.name}`, renderScript(cmd))
+}
+
+/** The effective environment: the container's (built-in launch) or the launch script's. Secret names only. */
+function envFile(m: Manifest, node: ManifestNode, imageId: string): string {
+  const env = m.launch.mode === 'builtin' ? nodeEnv(m, node) : launchScriptEnv(m, node, imageId)
+  const lines = Object.entries(env).map(([k, v]) => `${k}=${v}`)
+  const vllm = Object.entries(m.vllm.env).map(([k, v]) => `${k}=${v}`)
+  return [
+    `# ${m.launch.mode === 'builtin' ? 'container' : 'launch script'} environment on ${node.name}`,
+    ...lines,
+    ...(vllm.length > 0 ? ['# vllm serve only', ...vllm] : []),
+    ...m.container.secretEnv.map((n) => `# secret ${n}: value in ${RELEASE_FILE.secretEnv} (0600)`),
+    '',
+  ].join('\n')
+}
+
+/** The files whose content decides what starts on a node (the fingerprint covers exactly these). */
+function startingFiles(spec: ReleaseSpec, node: ManifestNode): Record<string, ReleaseFile> {
+  const m = spec.manifest
+  const files: Record<string, ReleaseFile> = {
+    [RELEASE_FILE.start]: { content: startScript(spec, node), mode: '0700' },
+    [RELEASE_FILE.env]: { content: envFile(m, node, spec.imageId), mode: '0644' },
+    [RELEASE_FILE.imageId]: { content: `${spec.imageId}\n`, mode: '0644' },
+  }
+  if (m.launch.mode === 'script') files[RELEASE_FILE.launch] = { content: spec.launchScript ?? '', mode: '0700' }
+  if (node.role === 'head') files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(startVllm(m))), mode: '0700' }
+  return files
+}
+
+/** Placeholder release id for the fingerprint: the id itself is not part of what starts. */
+const ANY_RELEASE = 'release'
+
+/**
+ * The release fingerprint: SHA-256 over what starts on every node (image ID, rendered start and
+ * serve commands or the launch script, effective env and vLLM args, model, secret NAMES), with the
+ * release id itself left out, so the same content under a new id is "unchanged".
+ */
+export function releaseFingerprint(spec: Omit<ReleaseSpec, 'release'>): string {
+  const m = spec.manifest
+  const doc = {
+    v: 1,
+    imageId: spec.imageId,
+    model: m.vllm.model,
+    vllm: { args: m.vllm.args, env: m.vllm.env, tp: m.vllm.tensorParallelSize, pp: m.vllm.pipelineParallelSize, port: m.vllm.port },
+    secretNames: [...m.container.secretEnv].sort(),
+    nodes: m.nodes.map((n) => ({ name: n.name, files: startingFiles({ ...spec, release: ANY_RELEASE }, n) })),
+  }
+  return `sha256:${createHash('sha256').update(JSON.stringify(doc)).digest('hex')}`
+}
+
+/** Every file of the release directory on `node` (SHA256SUMS is computed on the node as they are written). */
+export function releaseFiles(spec: ReleaseSpec, node: ManifestNode, meta: ReleaseMeta): Record<string, ReleaseFile> {
+  const m = spec.manifest
+  const fingerprint = releaseFingerprint(spec)
+  const info = {
+    release: spec.release,
+    cluster: m.cluster,
+    node: node.name,
+    role: node.role,
+    image: m.image.ref,
+    imageId: spec.imageId,
+    fingerprint,
+    launch: m.launch.mode,
+    createdAt: meta.createdAt,
+    who: meta.who,
+    ...(meta.run && { run: meta.run }),
+  }
+  return {
+    ...startingFiles(spec, node),
+    [RELEASE_FILE.fingerprint]: { content: `${fingerprint}\n`, mode: '0644' },
+    [RELEASE_FILE.manifest]: { content: `${JSON.stringify(m, null, 2)}\n`, mode: '0644' },
+    [RELEASE_FILE.info]: { content: `${JSON.stringify(info, null, 2)}\n`, mode: '0644' },
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The deploy lock on the head node, as commands (data). The lock is a directory: `mkdir` is
+ * atomic, so of two deploys that try at once exactly one creates it. Inside it, `holder.json`
+ * records who holds it (written through a rename, so no reader sees half of it).
+ *
+ * Every script answers in one shape the parser in src/deploy/lock.ts reads:
+ *   now=<node's clock, epoch seconds>
+ *   state=acquired|held|free|busy|changed|removed
+ *   mtime=<epoch seconds the lock directory was made>      (only when a lock exists)
+ *   ---
+ *   <holder.json as it is on the node>                     (only when a lock exists)
+ * Values (the lock path, the holder record, the expected record) arrive as positional arguments.
+ */
+import { type Argv, shScript } from '../command/shell.js'
+import type { Manifest } from '../manifest/schema.js'
+import { NODE_STATE_DIR } from './node-commands.js'
+
+/** The lock directory of a cluster on its head node. */
+export const deployLockDir = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/deploy.lock`
+export const LOCK_HOLDER_FILE = 'holder.json'
+
+/**
+ * Prints what is there now. A lock just made by another deploy may not have its record yet
+ * (mkdir, then write): wait up to 2 s for it before reporting a lock without one.
+ */
+const DESCRIBE = `describe() {
+  i=0
+  while [ -d "$dir" ] && [ ! -f "$dir/holder.json" ] && [ "$i" -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+  if [ -d "$dir" ]; then
+    echo "mtime=$(stat -c %Y -- "$dir" 2>/dev/null || echo 0)"
+    echo "---"
+    cat -- "$dir/holder.json" 2>/dev/null || true
+  fi
+}
+`
+
+/** $1 lock dir, $2 the holder record (JSON, one line). */
+export const ACQUIRE_LOCK_SCRIPT = `set -u
+dir=$1; holder=$2
+${DESCRIBE}
+echo "now=$(date +%s)"
+mkdir -p -- "$(dirname -- "$dir")" || exit 1
+if mkdir -- "$dir" 2>/dev/null; then
+  printf '%s\\n' "$holder" > "$dir/holder.json.tmp" && mv -f -- "$dir/holder.json.tmp" "$dir/holder.json" || { rm -rf -- "$dir"; exit 1; }
+  echo "state=acquired"
+  exit 0
+fi
+if [ -d "$dir" ]; then echo "state=held"; describe; else echo "state=free"; fi
+`
+
+/** $1 lock dir. */
+export const LOCK_STATUS_SCRIPT = `set -u
+dir=$1
+${DESCRIBE}
+echo "now=$(date +%s)"
+if [ -d "$dir" ]; then echo "state=held"; describe; else echo "state=free"; fi
+`
+
+/**
+ * $1 lock dir, $2 the record the caller saw. Removes the lock only when its record is still
+ * exactly that one (a release by token, or breaking an expired lock nobody renewed meanwhile).
+ * The check and the removal run under a guard directory, so two breakers cannot both act on
+ * the same stale lock and then remove a fresh one; a guard older than a minute is from a
+ * process that died and is taken over.
+ */
+export const REMOVE_LOCK_IF_SCRIPT = `set -u
+dir=$1; expected=$2
+${DESCRIBE}
+echo "now=$(date +%s)"
+[ -d "$dir" ] || { echo "state=free"; exit 0; }
+guard="$dir.guard"
+if ! mkdir -- "$guard" 2>/dev/null; then
+  if [ -n "$(find "$guard" -maxdepth 0 -mmin +1 2>/dev/null)" ] && rmdir -- "$guard" 2>/dev/null && mkdir -- "$guard" 2>/dev/null; then :; else
+    echo "state=busy"; exit 0
+  fi
+fi
+trap 'rmdir -- "$guard" 2>/dev/null' EXIT
+current=$(cat -- "$dir/holder.json" 2>/dev/null || true)
+if [ "$current" != "$expected" ]; then
+  if [ -d "$dir" ]; then echo "state=changed"; describe; else echo "state=free"; fi
+  exit 0
+fi
+gone="$dir.removed.$$"
+mv -- "$dir" "$gone" && rm -rf -- "$gone" || exit 1
+echo "state=removed"
+`
+
+/** $1 lock dir. Removes whatever lock is there. */
+export const FORCE_REMOVE_LOCK_SCRIPT = `set -u
+dir=$1
+echo "now=$(date +%s)"
+[ -d "$dir" ] || { echo "state=free"; exit 0; }
+gone="$dir.removed.$$"
+mv -- "$dir" "$gone" && rm -rf -- "$gone" || exit 1
+echo "state=removed"
+`
+
+export const acquireLockCmd = (dir: string, holderJson: string): Argv => shScript(ACQUIRE_LOCK_SCRIPT, dir, holderJson)
+export const lockStatusCmd = (dir: string): Argv => shScript(LOCK_STATUS_SCRIPT, dir)
+export const removeLockIfCmd = (dir: string, expectedRecord: string): Argv => shScript(REMOVE_LOCK_IF_SCRIPT, dir, expectedRecord)
+export const forceRemoveLockCmd = (dir: string): Argv => shScript(FORCE_REMOVE_LOCK_SCRIPT, dir)

@@ -1,0 +1,66 @@
+/** A rollout's report: the headline, what on-failure did, and a table per node (text and Markdown). */
+import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
+import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
+
+const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '-')
+
+export function rolloutHeadline(cluster: string, r: RolloutReport): string {
+  const secs = `${(r.durationMs / 1000).toFixed(1)} s`
+  switch (r.result) {
+    case 'deployed':
+      return `deploy ${cluster}: release ${r.release} deployed and serving (image ${short(r.imageId)}) in ${secs}`
+    case 'unchanged':
+      return `deploy ${cluster}: unchanged, release ${r.release} already runs this content; nothing restarted, preflight and smoke passed in ${secs}`
+    case 'rolled-back':
+      return `rollback ${cluster}: release ${r.release} serves again (was ${r.previousRelease ?? '-'}) in ${secs}`
+    case 'cancelled':
+      return `${r.command} ${cluster}: cancelled at ${r.failure?.stage ?? '?'}; current still names ${r.previousRelease ?? '(none)'}`
+    case 'failed': {
+      const where = r.failure ? ` at ${r.failure.stage}` : ''
+      const then = r.onFailure && r.onFailure.action !== 'none' ? `; on-failure ${r.onFailure.action}: ${r.onFailure.ok ? 'done' : 'FAILED'}` : ''
+      return `${r.command} ${cluster}: release ${r.release} failed${where}${then}`
+    }
+  }
+}
+
+const HEADER = ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', 'RAY IDENTITY', 'STATE'] as const
+const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.rayIdentity, n.state]
+
+export function renderNodeTable(rows: readonly NodeRow[]): string {
+  const all = [[...HEADER], ...rows.map(cells)]
+  const widths = HEADER.map((_, i) => Math.max(...all.map((r) => r[i]!.length)))
+  return all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n') + '\n'
+}
+
+function lines(cluster: string, r: RolloutReport): string[] {
+  const out = [
+    rolloutHeadline(cluster, r),
+    `release: ${r.release}  previous: ${r.previousRelease ?? '-'}  image: ${r.imageId ?? '-'}  changed: ${r.changed}  rolled back: ${r.rolledBack}`,
+  ]
+  if (r.image) out.push(`image: ${Object.entries(r.image.actions).map(([n, a]) => `${n} ${a}`).join(', ')}; ${r.image.bytesSent} bytes sent from this machine`)
+  if (r.failure) out.push(`stopped at ${r.failure.stage}: ${r.failure.reason}`)
+  if (r.onFailure) out.push(`on-failure ${r.onFailure.action}: ${r.onFailure.detail}`)
+  return out
+}
+
+export function renderRolloutText(cluster: string, r: RolloutReport): string {
+  return [...lines(cluster, r), '', renderNodeTable(r.nodes), ...(r.smoke ? [r.smoke.text] : []), r.findings.length > 0 ? renderFindingsText(r.findings) : ''].join('\n')
+}
+
+export function renderRolloutMarkdown(cluster: string, r: RolloutReport): string {
+  const e = escapeMarkdownCell
+  const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
+  const [headline, ...rest] = lines(cluster, r)
+  return [
+    `### ${ok ? '✅' : '❌'} ${e(headline!)}`,
+    '',
+    ...rest.map((l) => `- ${e(l)}`),
+    '',
+    `| ${HEADER.join(' | ')} |`,
+    `| ${HEADER.map(() => '---').join(' | ')} |`,
+    ...r.nodes.map((n) => `| ${cells(n).map(e).join(' | ')} |`),
+    '',
+    ...(r.smoke ? [r.smoke.summary] : []),
+    r.findings.length > 0 ? renderFindingsMarkdown(r.findings) : '',
+  ].join('\n')
+}

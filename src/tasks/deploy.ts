@@ -1,0 +1,173 @@
+/**
+ * deploy and rollback: load the manifest, resolve the release id and on-failure, open one SSH
+ * transport per node, run the rollout, and turn its report into one outcome for both front doors.
+ */
+import { userInfo } from 'node:os'
+import { resolveReleaseId } from '../deploy/release-id.js'
+import { type OnFailure, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
+import type { LockHolder } from '../deploy/lock.js'
+import type { SmokeGate } from '../deploy/smoke-seam.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { hasErrors } from '../preflight/finding.js'
+import { findingsJson } from '../report/findings.js'
+import { renderRolloutMarkdown, renderRolloutText, rolloutHeadline } from '../report/deploy.js'
+import { SshTransport } from '../transport/ssh.js'
+import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
+import type { Transport } from '../transport/transport.js'
+import { type TaskOutcome, usageError } from './outcome.js'
+import { loadOrFail } from './validate.js'
+
+export interface DeployTaskOptions {
+  readonly credentials: SshCredentials
+  readonly env: NodeJS.ProcessEnv
+  readonly release?: string
+  readonly image?: string
+  readonly force?: boolean
+  readonly onFailure?: string
+  /** rollback: the release to go back to (default: the one `previous` names). */
+  readonly to?: string
+  readonly smoke?: SmokeGate
+  readonly waitLock?: boolean
+  /** The deploy lock was taken (holder) or released (undefined): the Action saves it for its post step. */
+  readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
+  readonly signal?: AbortSignal
+  readonly onProgress?: (m: string) => void
+  readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
+  /** Override how nodes are reached (tests); default SSH from the manifest. */
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+}
+
+/** Who runs the rollout, for the audit and the lock: the GitHub actor and run, or the local user. */
+export function rolloutActor(env: NodeJS.ProcessEnv): { who: string; run?: string } {
+  const run = env.GITHUB_RUN_ID ? `${env.GITHUB_REPOSITORY ?? ''}#${env.GITHUB_RUN_ID}${env.GITHUB_RUN_ATTEMPT ? `.${env.GITHUB_RUN_ATTEMPT}` : ''}` : undefined
+  let local = 'unknown'
+  try {
+    local = userInfo().username
+  } catch {}
+  return { who: env.GITHUB_ACTOR ? `${env.GITHUB_ACTOR} (GitHub Actions)` : `${local}@${env.HOSTNAME ?? 'localhost'}`, ...(run && { run }) }
+}
+
+/**
+ * Flat log groups from nested stages (GitHub cannot nest groups): a stage that starts while
+ * another is open closes it first.
+ */
+export function flatGroups(open: (name: string) => void, close: () => void): (stage: RolloutStage, event: 'start' | 'end') => void {
+  let isOpen = false
+  return (stage, event) => {
+    if (isOpen) close()
+    isOpen = false
+    if (event === 'start') {
+      open(stage)
+      isOpen = true
+    }
+  }
+}
+
+export function rolloutOutcome(cluster: string, r: RolloutReport): TaskOutcome {
+  const headline = rolloutHeadline(cluster, r)
+  const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
+  const json = findingsJson(r.findings)
+  const { facts, ...rest } = r
+  return {
+    exitCode: r.result === 'cancelled' ? 130 : ok && !hasErrors(r.findings) ? 0 : 1,
+    headline,
+    text: renderRolloutText(cluster, r),
+    json: { ...rest, findings: json.findings },
+    summary: renderRolloutMarkdown(cluster, r),
+    annotations: r.findings.map((f) => ({ level: f.severity === 'info' ? 'notice' : f.severity, title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
+    outputs: {
+      result: r.result,
+      release: r.release,
+      'previous-release': r.previousRelease ?? '',
+      'image-id': r.imageId ?? '',
+      changed: String(r.changed),
+      'rolled-back': String(r.rolledBack),
+      findings: JSON.stringify(json.findings),
+      'error-count': String(r.findings.filter((f) => f.severity === 'error').length),
+      'warning-count': String(r.findings.filter((f) => f.severity === 'warning').length),
+      ...(r.smoke?.outputs ?? {}),
+    },
+    files: facts ? [{ output: 'facts-file', fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : [],
+  }
+}
+
+async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: Map<string, Transport>) => Promise<T>): Promise<T | TaskOutcome> {
+  const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
+  const opened = await Promise.allSettled(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
+  const transports = new Map(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])))
+  try {
+    const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [`${m.nodes[i]!.name}: ${(o.reason as Error).message}`] : []))
+    if (failed.length > 0) {
+      const message = `cannot reach every node, nothing was changed: ${failed.join('; ')}`
+      return { ...usageError(message), exitCode: 1, outputs: { result: 'failed' } }
+    }
+    return await fn(transports)
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close()))
+  }
+}
+
+function onFailureOf(value: string | undefined): OnFailure | undefined | TaskOutcome {
+  if (value === undefined || value === '') return undefined
+  if (value === 'rollback' || value === 'stop' || value === 'keep') return value
+  return usageError(`on-failure must be one of rollback, stop, keep, got "${value}"`)
+}
+
+export async function deployTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
+  const loaded = await loadOrFail(path)
+  if (!loaded.ok) return loaded.outcome
+  const m = loaded.manifest
+  const release = resolveReleaseId(opts.release, opts.env, new Date())
+  if (!release.ok) return usageError(release.message)
+  const onFailure = onFailureOf(opts.onFailure)
+  if (typeof onFailure === 'object') return onFailure
+  const actor = rolloutActor(opts.env)
+  const out = await withTransports(m, opts, (transports) =>
+    deployRelease({
+      manifest: m,
+      manifestPath: path,
+      transports,
+      env: opts.env,
+      release: release.id,
+      ...actor,
+      ...(opts.force && { force: true }),
+      ...(onFailure && { onFailure }),
+      ...(opts.image && { image: opts.image }),
+      ...(opts.smoke && { smoke: opts.smoke }),
+      ...(opts.waitLock && { waitLock: true }),
+      ...(opts.onLock && { onLock: opts.onLock }),
+      ...(opts.signal && { signal: opts.signal }),
+      ...(opts.onProgress && { onProgress: opts.onProgress }),
+      ...(opts.onStage && { onStage: opts.onStage }),
+    }),
+  )
+  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out)
+}
+
+export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
+  const loaded = await loadOrFail(path)
+  if (!loaded.ok) return loaded.outcome
+  const m = loaded.manifest
+  if (opts.to !== undefined) {
+    const ok = resolveReleaseId(opts.to, {}, new Date())
+    if (!ok.ok) return usageError(ok.message)
+  }
+  const actor = rolloutActor(opts.env)
+  const out = await withTransports(m, opts, (transports) =>
+    rollbackRelease({
+      manifest: m,
+      manifestPath: path,
+      transports,
+      env: opts.env,
+      ...actor,
+      ...(opts.to && { to: opts.to }),
+      ...(opts.smoke && { smoke: opts.smoke }),
+      ...(opts.waitLock && { waitLock: true }),
+      ...(opts.onLock && { onLock: opts.onLock }),
+      ...(opts.signal && { signal: opts.signal }),
+      ...(opts.onProgress && { onProgress: opts.onProgress }),
+      ...(opts.onStage && { onStage: opts.onStage }),
+    }),
+  )
+  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out)
+}

@@ -1,0 +1,72 @@
+/**
+ * `lock status` and `lock release [--force]`: the deploy lock on the head, from either front door.
+ * A plain release removes only an expired (or unreadable and old) lock; a live one needs --force.
+ */
+import { type LockHolder, deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { headOf } from '../plan/node-commands.js'
+import { SshTransport } from '../transport/ssh.js'
+import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
+import type { Transport } from '../transport/transport.js'
+import { type TaskOutcome, usageError } from './outcome.js'
+import { loadOrFail } from './validate.js'
+
+export const LOCK_SUBCOMMANDS = ['status', 'release'] as const
+
+export interface LockTaskOptions {
+  readonly credentials: SshCredentials
+  readonly force?: boolean
+  /** Override how the head is reached (tests); default SSH from the manifest. */
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+}
+
+function lockOutcome(exitCode: 0 | 1, headline: string, json: Record<string, unknown>, holder?: LockHolder): TaskOutcome {
+  return {
+    exitCode,
+    headline,
+    text: `${headline}\n`,
+    json,
+    summary: `### ${exitCode === 0 ? '🔓' : '🔒'} ${headline}\n`,
+    annotations: exitCode === 0 ? [] : [{ level: 'error', title: 'deploy lock', message: headline }],
+    outputs: {
+      result: String(json.result),
+      ...(holder && { 'lock-holder': JSON.stringify(holder) }),
+    },
+    files: [],
+  }
+}
+
+export async function lockTask(sub: string | undefined, path: string, opts: LockTaskOptions): Promise<TaskOutcome> {
+  if (!sub || !(LOCK_SUBCOMMANDS as readonly string[]).includes(sub)) {
+    return usageError(`lock needs status or release${sub ? `, not "${sub}"` : ''} (vllm-ray-deploy lock status --manifest F)`)
+  }
+  if (opts.force && sub !== 'release') return usageError('--force only goes with lock release')
+  const loaded = await loadOrFail(path)
+  if (!loaded.ok) return loaded.outcome
+  const m = loaded.manifest
+  const head = headOf(m)
+  let t: Transport
+  try {
+    t = await (opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials))))(m, head)
+  } catch (err) {
+    return lockOutcome(1, `cannot reach the head ${head.name} to read the deploy lock: ${(err as Error).message}`, { result: 'error', error: (err as Error).message })
+  }
+  try {
+    const s = await deployLockStatus(t, m)
+    if (s.error) return lockOutcome(1, s.error, { result: 'error', error: s.error })
+    const where = `deploy lock of ${m.cluster} on ${head.name}`
+    const state = s.held ? (s.holder ? `held by ${describeHolder(s.holder)}` : `held, but ${s.problem}`) + (s.stale ? ' (expired: the next deploy breaks it)' : '') : 'free'
+    if (sub === 'status') {
+      return lockOutcome(0, `${where}: ${state}`, { result: s.held ? 'held' : 'free', held: s.held, ...(s.holder && { holder: s.holder }), ...(s.held && { stale: s.stale }), ...(s.problem && { problem: s.problem }) }, s.holder)
+    }
+    if (!s.held) return lockOutcome(0, `${where}: free, nothing to release`, { result: 'free', released: false })
+    if (!opts.force && !s.stale) {
+      return lockOutcome(1, `${where}: ${state}; not released. If that deploy is no longer running, add --force`, { result: 'held', released: false, ...(s.holder && { holder: s.holder }) }, s.holder)
+    }
+    // An expired lock with a readable record goes by its token, so a deploy that took it meanwhile keeps its own.
+    const r = await releaseDeployLock(t, m, opts.force ? undefined : s.holder?.token)
+    return lockOutcome(r.released ? 0 : 1, `${where}: ${r.message}`, { result: r.released ? 'released' : 'held', released: r.released, ...(s.holder && { holder: s.holder }) }, s.holder)
+  } finally {
+    await t.close()
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The deploy lock: the pure parts (the node's answer, the holder record, expiry by the node's
+ * clock), then the real thing on a real sshd on 127.0.0.1 (commands run as this machine's user,
+ * so the lock lives under /var/lib/vllm-ray-deploy/<a cluster name of this test run>).
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { acquireDeployLock, deployLockStatus, judgeLock, parseHolder, parseLockResponse, releaseDeployLock } from '../../src/deploy/lock.js'
+import { parseManifest } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { deployLockDir } from '../../src/plan/lock-commands.js'
+import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
+import { SshTransport } from '../../src/transport/ssh.js'
+import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+
+const TOKEN = '0123456789abcdef0123456789abcdef'
+const record = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({ who: 'alice', run: '42', release: 'r1', since: '2026-12-03T10:00:00.000Z', expiresAt: '2026-12-03T11:00:00.000Z', token: TOKEN, ...over })
+const at = (iso: string) => Math.floor(Date.parse(iso) / 1000)
+
+describe('the lock scripts\' answers', () => {
+  it('reads a held lock with its record and the node\'s clock', () => {
+    const r = parseLockResponse(`now=${at('2026-12-03T10:30:00Z')}\nstate=held\nmtime=${at('2026-12-03T10:00:00Z')}\n---\n${record()}\n`)
+    expect(r).toEqual({ ok: true, response: { nowMs: Date.parse('2026-12-03T10:30:00Z'), state: 'held', madeMs: Date.parse('2026-12-03T10:00:00Z'), record: record() } })
+  })
+
+  it('reports an answer without a node time or state as a problem, not a crash', () => {
+    expect(parseLockResponse('')).toMatchObject({ ok: false, problem: expect.stringMatching(/no node time/) })
+    expect(parseLockResponse('now=17\nstate=weird\n')).toMatchObject({ ok: false, problem: expect.stringMatching(/no lock state/) })
+  })
+
+  it('validates the holder record field by field', () => {
+    expect(parseHolder(record())).toMatchObject({ ok: true, holder: { who: 'alice', run: '42', release: 'r1', token: TOKEN } })
+    expect(parseHolder('{"who":')).toMatchObject({ ok: false, problem: expect.stringMatching(/not JSON/) })
+    expect(parseHolder(record({ token: 'x' }))).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid at token: not a lock token/) })
+    expect(parseHolder(record({ expiresAt: 'tomorrow' }))).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid at expiresAt/) })
+    expect(parseHolder('')).toMatchObject({ ok: false, problem: expect.stringMatching(/no holder record/) })
+  })
+
+  it('judges expiry by the node\'s clock; a corrupt record by the age of the lock directory', () => {
+    const held = (now: string, rec: string, made = '2026-12-03T10:00:00Z') =>
+      judgeLock({ nowMs: Date.parse(now), state: 'held', madeMs: Date.parse(made), record: rec }, 60 * 60_000)
+    expect(held('2026-12-03T10:59:59Z', record())).toMatchObject({ held: true, stale: false })
+    expect(held('2026-12-03T11:00:00Z', record())).toMatchObject({ held: true, stale: true })
+    expect(held('2026-12-03T10:30:00Z', 'garbage')).toMatchObject({ held: true, stale: false, problem: expect.stringMatching(/not JSON/) })
+    expect(held('2026-12-03T11:00:01Z', 'garbage')).toMatchObject({ held: true, stale: true })
+    expect(judgeLock({ nowMs: 1, state: 'free' }, 1)).toEqual({ held: false })
+  })
+})
+
+describe('the deploy lock on a real sshd', () => {
+  let sshd: LoopbackSshd
+  let manifest: Manifest
+  const opened: SshTransport[] = []
+  const connect = async () => {
+    const t = await SshTransport.connect({
+      name: 'head', host: '127.0.0.1', port: sshd.port, user: 'root', privateKey: sshd.clientKey,
+      pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port), connectTimeoutMs: 10_000,
+    })
+    opened.push(t)
+    return t
+  }
+
+  beforeAll(async () => {
+    sshd = await startLoopbackSshd()
+    const parsed = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'm.yml')
+    manifest = { ...parsed.manifest!, cluster: `lock-test-${process.pid}-${Date.now()}` }
+  })
+  afterAll(async () => {
+    for (const t of opened) await t.close()
+    await sshd?.stop()
+    if (manifest) rmSync(deployLockDir(manifest).replace(/\/deploy\.lock$/, ''), { recursive: true, force: true })
+  })
+
+  it('two acquisitions at once: exactly one wins, the other names the holder', async () => {
+    const [a, b] = [await connect(), await connect()]
+    const results = await Promise.all([
+      acquireDeployLock(a, manifest, { who: 'alice', run: 'run-a', release: 'rel-a' }),
+      acquireDeployLock(b, manifest, { who: 'bob', run: 'run-b', release: 'rel-b' }),
+    ])
+    const winners = results.filter((r) => r.ok)
+    const losers = results.filter((r) => !r.ok)
+    expect(winners).toHaveLength(1)
+    expect(losers).toHaveLength(1)
+    const won = winners[0]!.ok ? winners[0]!.holder : undefined
+    const lost = losers[0]!
+    expect(lost.ok).toBe(false)
+    if (lost.ok) return
+    expect(lost.holder).toEqual(won)
+    expect(lost.message).toContain(`is held by ${won!.who} (run ${won!.run}, release ${won!.release}) since ${won!.since}`)
+    // The record on disk is the winner's, whole.
+    expect(JSON.parse(readFileSync(`${deployLockDir(manifest)}/holder.json`, 'utf8'))).toEqual(won)
+    const status = await deployLockStatus(a, manifest)
+    expect(status).toEqual({ held: true, holder: won, stale: false })
+    expect((await releaseDeployLock(a, manifest, won!.token)).released).toBe(true)
+    expect(await deployLockStatus(a, manifest)).toEqual({ held: false })
+  })
+
+  it('ten at once: still exactly one', async () => {
+    const ts = await Promise.all(Array.from({ length: 10 }, () => connect()))
+    const results = await Promise.all(ts.map((t, i) => acquireDeployLock(t, manifest, { who: `w${i}`, release: 'r' })))
+    expect(results.filter((r) => r.ok)).toHaveLength(1)
+    const winner = results.find((r) => r.ok)!
+    for (const r of results.filter((x) => !x.ok)) expect(r.ok ? undefined : r.holder).toEqual(winner.ok ? winner.holder : undefined)
+    await releaseDeployLock(ts[0]!, manifest)
+  })
+
+  it('a release by token never removes someone else\'s lock; without a token it is forced', async () => {
+    const t = await connect()
+    const got = await acquireDeployLock(t, manifest, { who: 'carol', release: 'r2' })
+    expect(got.ok).toBe(true)
+    const wrong = await releaseDeployLock(t, manifest, 'f'.repeat(32))
+    expect(wrong.released).toBe(false)
+    expect(wrong.message).toMatch(/held by someone else, carol \(release r2\).*left alone/)
+    expect((await deployLockStatus(t, manifest)).held).toBe(true)
+    const forced = await releaseDeployLock(t, manifest)
+    expect(forced).toMatchObject({ released: true, message: expect.stringMatching(/removed \(forced\)/) })
+    expect(await releaseDeployLock(t, manifest, got.ok ? got.holder.token : '')).toMatchObject({ released: false, message: expect.stringMatching(/not held/) })
+  })
+
+  it('an expired lock is broken, and the break is said', async () => {
+    const t = await connect()
+    const past = { ...manifest }
+    const old = await acquireDeployLock(t, past, { who: 'dave', run: '7', release: 'old' })
+    expect(old.ok).toBe(true)
+    // Age the record: its expiry is in the past by the node's clock.
+    const file = `${deployLockDir(manifest)}/holder.json`
+    writeFileSync(file, record({ who: 'dave', run: '7', release: 'old', since: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T01:00:00.000Z' }) + '\n')
+    expect(await deployLockStatus(t, manifest)).toMatchObject({ held: true, stale: true, holder: { who: 'dave' } })
+    const progress: string[] = []
+    const now = await acquireDeployLock(t, manifest, { who: 'erin', release: 'new', onProgress: (m) => progress.push(m) })
+    expect(now.ok).toBe(true)
+    expect(progress.join('\n')).toMatch(/broke the expired lock of dave \(run 7, release old\) since 2026-01-01T00:00:00.000Z/)
+    expect((await deployLockStatus(t, manifest)).holder?.who).toBe('erin')
+    await releaseDeployLock(t, manifest)
+  })
+
+  it('a corrupt record is reported with the way out, not a crash', async () => {
+    const t = await connect()
+    expect((await acquireDeployLock(t, manifest, { who: 'frank', release: 'r' })).ok).toBe(true)
+    writeFileSync(`${deployLockDir(manifest)}/holder.json`, '{"who": "frank", trunc')
+    const status = await deployLockStatus(t, manifest)
+    expect(status).toMatchObject({ held: true, stale: false, problem: expect.stringMatching(/not JSON/) })
+    const second = await acquireDeployLock(t, manifest, { who: 'gina', release: 'r' })
+    expect(second).toMatchObject({ ok: false, message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/) })
+    expect((await releaseDeployLock(t, manifest)).released).toBe(true)
+  })
+
+  it('waits for a held lock when asked, with progress, and takes it once released', async () => {
+    const [a, b] = [await connect(), await connect()]
+    const first = await acquireDeployLock(a, manifest, { who: 'henry', run: '1', release: 'r' })
+    expect(first.ok).toBe(true)
+    const progress: string[] = []
+    const waiting = acquireDeployLock(b, manifest, { who: 'ivy', release: 'r', wait: true, waitTimeoutMs: 60_000, onProgress: (m) => progress.push(m) })
+    await new Promise((r) => setTimeout(r, 1500))
+    await releaseDeployLock(a, manifest, first.ok ? first.holder.token : undefined)
+    const got = await waiting
+    expect(got.ok).toBe(true)
+    expect(progress[0]).toMatch(/waiting for the deploy lock: .* held by henry \(run 1, release r\)/)
+    // And a bounded wait gives up, naming the holder.
+    const gaveUp = await acquireDeployLock(a, manifest, { who: 'jack', release: 'r', wait: true, waitTimeoutMs: 1_000 })
+    expect(gaveUp).toMatchObject({ ok: false, message: expect.stringMatching(/gave up waiting for the deploy lock after \d+ s: .*held by ivy/) })
+    await releaseDeployLock(a, manifest)
+  })
+})

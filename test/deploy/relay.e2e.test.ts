@@ -1,0 +1,88 @@
+/**
+ * `image.distribution: relay` on the lab: the workload image, first removed from both nodes, goes
+ * runner → head once and head → worker over the fabric. The runner must send exactly one
+ * `docker save` archive's bytes (compared with `docker save IMG | wc -c` here), and both nodes
+ * must end on the runner's image ID. Then `skip`: a node that already holds the image gets nothing.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { argv, pipe } from '../../src/command/shell.js'
+import { relayImage } from '../../src/deploy/relay.js'
+import { dockerBinary, labUp } from '../../src/lab/index.js'
+import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { LocalTransport } from '../../src/transport/local.js'
+import type { Transport } from '../../src/transport/transport.js'
+
+const IMAGE = 'vrd-lab/vllm-standin:latest'
+let manifest: Manifest
+let transports: Map<string, Transport>
+let runnerId: string
+let archiveBytes: number
+const local = new LocalTransport()
+const progress = (m: string) => process.stderr.write(`[relay] ${m}\n`)
+
+async function removeImage(t: Transport) {
+  await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+  await t.run(argv('docker', 'image', 'rm', '-f', IMAGE), { timeoutMs: 60_000 })
+  const gone = await t.run(argv('docker', 'image', 'inspect', IMAGE), { timeoutMs: 30_000 })
+  expect(gone.code, `${IMAGE} still on ${t.label}`).not.toBe(0)
+}
+
+beforeAll(async () => {
+  await labUp({ nodes: 2, onProgress: progress })
+  ;({ manifest } = await loadLabManifest())
+  manifest = { ...manifest, image: { ...manifest.image, ref: IMAGE, distribution: 'relay' } }
+  transports = await labTransports(manifest)
+  process.env.VRD_DOCKER = dockerBinary()
+  const id = await local.run(argv(dockerBinary(), 'image', 'inspect', '--format', '{{.Id}}', IMAGE), { timeoutMs: 30_000 })
+  expect(id.code, id.stderr).toBe(0)
+  runnerId = id.stdout.trim()
+  const wc = await local.run(pipe(argv(dockerBinary(), 'save', IMAGE), argv('wc', '-c')), { timeoutMs: 300_000 })
+  archiveBytes = Number(wc.stdout.trim())
+  expect(archiveBytes).toBeGreaterThan(1_000_000)
+}, 900_000)
+
+afterAll(async () => {
+  for (const t of transports?.values() ?? []) await t.close()
+})
+
+it('the runner sends the image once; the head passes it on over the fabric; both nodes end on the runner\'s image ID', async () => {
+  for (const t of transports.values()) await removeImage(t)
+  const lines: string[] = []
+  const r = await relayImage(manifest, IMAGE, transports, { onProgress: (m) => (lines.push(m), progress(m)) })
+  expect(r.findings).toEqual([])
+  expect(r.ok).toBe(true)
+  expect(r.bytesSent).toBe(archiveBytes)
+  expect(Object.fromEntries(r.imageIds)).toEqual(Object.fromEntries(manifest.nodes.map((n) => [n.name, runnerId])))
+  // Read back independently of relayImage.
+  for (const t of transports.values()) {
+    const id = await t.run(argv('docker', 'image', 'inspect', '--format', '{{.Id}}', IMAGE), { timeoutMs: 30_000 })
+    expect(id.stdout.trim(), t.label).toBe(runnerId)
+  }
+  expect(lines.join('\n')).toMatch(/spark-a → spark-b over the fabric \(172\.30\.200\.13\)/)
+}, 900_000)
+
+it('skip: a head that already holds the image gets nothing from the runner, and still relays to a worker that lacks it', async () => {
+  const worker = manifest.nodes.find((n) => n.role === 'worker')!
+  await removeImage(transports.get(worker.name)!)
+  const head = manifest.nodes.find((n) => n.role === 'head')!
+  const r = await relayImage(manifest, IMAGE, transports, { skip: new Set([head.name]), onProgress: progress })
+  expect(r.findings).toEqual([])
+  expect(r.bytesSent).toBe(0)
+  expect(r.imageIds.get(worker.name)).toBe(runnerId)
+  // Every node skipped: nothing moves, and the IDs are still checked.
+  const none = await relayImage(manifest, IMAGE, transports, { skip: new Set(manifest.nodes.map((n) => n.name)) })
+  expect(none).toMatchObject({ ok: true, bytesSent: 0, findings: [] })
+}, 900_000)
+
+it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', async () => {
+  const worker = manifest.nodes.find((n) => n.role === 'worker')!
+  await removeImage(transports.get(worker.name)!)
+  const r = await relayImage(manifest, IMAGE, transports, { skip: new Set(manifest.nodes.map((n) => n.name)) })
+  expect(r.ok).toBe(false)
+  expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_MISMATCH@${worker.name}`])
+  expect(r.findings[0]!.evidence).toMatchObject({ 'Runner image ID': runnerId, [`${worker.name} image ID`]: '(not present)' })
+  // Leave the lab with the image on every node, as other tests expect after a load.
+  const again = await relayImage(manifest, IMAGE, transports, { skip: new Set(manifest.nodes.filter((n) => n.role === 'head').map((n) => n.name)) })
+  expect(again.ok).toBe(true)
+}, 900_000)
