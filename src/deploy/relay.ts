@@ -76,9 +76,16 @@ export async function relayImage(
         cb(null, chunk)
       },
     })
+    let saveEnded = false
+    void save.done.then(() => (saveEnded = true))
     save.stdout.pipe(counter)
-    const [load, saved] = await Promise.all([headT.run(loadImage(), { stdin: counter, timeoutMs }), save.done])
-    if (saved.code !== 0) {
+    const load = await headT.run(loadImage(), { stdin: counter, timeoutMs })
+    // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
+    const killed = load.code !== 0 && !saveEnded
+    if (killed) save.stdout.destroy()
+    const saved = await save.done
+    // A failed save is the cause when it failed by itself (the load then read a cut archive).
+    if (saved.code !== 0 && !killed) {
       findings.push(transferFailed(head.name, `docker save ${image} on the runner failed, so ${head.name} did not get the image.`, { 'docker save': `${outcome(saved)}: ${tail(saved)}` }, `Check the runner's docker and free space, then deploy again.`))
     } else if (load.code !== 0) {
       findings.push(transferFailed(head.name, `docker load on ${head.name} failed while the runner streamed ${image} to it.`, { 'docker load': `${outcome(load)}: ${tail(load)}`, 'Bytes sent': String(bytesSent) }, `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`))

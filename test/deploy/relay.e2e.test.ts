@@ -75,6 +75,22 @@ it('skip: a head that already holds the image gets nothing from the runner, and 
   expect(none).toMatchObject({ ok: true, bytesSent: 0, findings: [] })
 }, 900_000)
 
+it('a head that cannot SSH to the worker over the fabric: the host checks say so first, the relay ends with IMAGE_TRANSFER_FAILED and IMAGE_MISMATCH', async () => {
+  const { hostChecks } = await import('../../src/deploy/host-checks.js')
+  const worker = manifest.nodes.find((n) => n.role === 'worker')!
+  const head = manifest.nodes.find((n) => n.role === 'head')!
+  // The transports stay open on port 22; only the head's ssh to the worker's fabric IP goes to port 1.
+  const wrong: Manifest = { ...manifest, nodes: manifest.nodes.map((n) => (n.name === worker.name ? { ...n, ssh: { ...n.ssh, port: 1 } } : n)) }
+  const checks = await hostChecks(wrong, transports, { relay: true })
+  expect(checks.map((f) => `${f.code}@${f.node}`)).toEqual([`RELAY_SSH_FAILED@${head.name}`])
+  expect(checks[0]!.evidence['Output']).toMatch(/port 1: Connection refused/)
+  await removeImage(transports.get(worker.name)!)
+  const r = await relayImage(wrong, IMAGE, transports, { skip: new Set([head.name]) })
+  expect(r.ok).toBe(false)
+  expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_TRANSFER_FAILED@${worker.name}`, `IMAGE_MISMATCH@${worker.name}`])
+  expect(r.findings[0]!.evidence['Result']).toMatch(/Connection refused/)
+}, 900_000)
+
 it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', async () => {
   const worker = manifest.nodes.find((n) => n.role === 'worker')!
   await removeImage(transports.get(worker.name)!)
