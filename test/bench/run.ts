@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { labDown, labStatus, labUp, resolveLabDir } from '../../src/lab/index.js'
 import { machineInfo } from './machine.js'
 import { log } from './measure.js'
-import { deliveryYardsticks } from './rows/delivery.js'
+import { type DeliveryYardsticks, deliveryYardsticks } from './rows/delivery.js'
+import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
 import { healthyCluster, preflightRow } from './rows/preflight.js'
 import { startupRows } from './rows/startup.js'
@@ -21,6 +22,9 @@ const rows: Row[] = []
 const missing: MissingRow[] = []
 let failures = 0
 
+const machine = machineInfo()
+const resultsPath = join('test', 'bench', 'RESULTS.md')
+
 async function row(id: string, figure: string, fn: () => Promise<Row | Row[]>): Promise<void> {
   try {
     const r = await fn()
@@ -30,10 +34,11 @@ async function row(id: string, figure: string, fn: () => Promise<Row | Row[]>): 
     failures++
     missing.push({ id, figure, reason: `failed: ${(err as Error).message.split('\n')[0]!}` })
   }
+  // After every row, so a run cut short still leaves what it measured.
+  writeFileSync(resultsPath, renderResults(rows, missing, machine))
 }
 
 async function main(): Promise<number> {
-  const machine = machineInfo()
   const dir = resolveLabDir()
   const actionEntry = process.env.VRD_BENCH_ACTION ?? 'dist/index.js'
   log(`lab dir ${dir}; action bundle ${actionEntry}`)
@@ -47,8 +52,10 @@ async function main(): Promise<number> {
     const info = await labUp({ dir, nodes: 2, onProgress: (m) => log(`lab: ${m}`) })
     const lab = await benchLab(info)
     await row('1', 'time to verdict on the seed bug', () => verdictRows(lab))
-    await row('4', 'image delivery yardsticks (naive, link rate)', async () => {
+    let yardsticks: DeliveryYardsticks | undefined
+    await row('4y', 'image delivery yardsticks (naive, link rate)', async () => {
       const y = await deliveryYardsticks(lab)
+      yardsticks = y
       const n = lab.manifest.nodes.length
       return [
         {
@@ -75,27 +82,34 @@ async function main(): Promise<number> {
         },
       ]
     })
-    missing.push(
-      { id: '4', figure: 'image delivery: pull, load and relay against the naive baseline and the ideal', reason: 'needs the deploy command (h/deploy, h/deploy-infra), not merged into this branch' },
-      { id: '2', figure: 'unchanged redeploy against a cold deploy, bytes moved', reason: 'needs the deploy command (h/deploy), not merged into this branch' },
-      { id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'needs the deploy command (h/deploy), not merged into this branch' },
-    )
+    const needYardsticks = (): DeliveryYardsticks => {
+      if (!yardsticks) throw new Error('the delivery yardsticks could not be measured (row 4y)')
+      return yardsticks
+    }
+    await row('4', 'image delivery: pull, load and relay', () => imageDeliveryRows(lab, needYardsticks()))
+    await row('2', 'unchanged redeploy against a cold deploy', () => redeployRow(lab, needYardsticks()))
     await row('5', 'preflight of a healthy live cluster', async () => {
       await healthyCluster(lab)
       return preflightRow(lab)
     })
+    if (process.env.VRD_BENCH_SKIP_FANOUT === '1') missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
+    else await row('3', 'fan-out: deploy to 1, 2 and 4 lab nodes', () => fanOutRow(lab))
   } finally {
     if (before.down) {
       log('lab down (it was down before this run)')
       await labDown({ dir, onProgress: (m) => log(`lab: ${m}`) })
-    } else if (nodesBefore > 0 && nodesBefore !== 2) {
-      log(`lab back to ${nodesBefore} node(s)`)
-      await labUp({ dir, nodes: nodesBefore, onProgress: (m) => log(`lab: ${m}`) })
+    } else {
+      const want = nodesBefore > 0 ? nodesBefore : 2
+      const now = (await labStatus({ dir })).nodes.filter((n) => n.state !== 'missing').length
+      if (now !== want) {
+        log(`lab back to ${want} node(s)`)
+        await labUp({ dir, nodes: want, onProgress: (m) => log(`lab: ${m}`) })
+      }
     }
   }
 
   const text = renderResults(rows, missing, machine)
-  writeFileSync(join('test', 'bench', 'RESULTS.md'), text)
+  writeFileSync(resultsPath, text)
   process.stdout.write(text)
   // A row that could not be measured is a failure of the run; a missed goal is a result.
   return failures > 0 ? 1 : 0
