@@ -23,9 +23,12 @@ const missing: MissingRow[] = []
 let failures = 0
 
 const machine = machineInfo()
-const resultsPath = join('test', 'bench', 'RESULTS.md')
+/** `VRD_BENCH_ROWS=1,5` runs only those rows (ids as in row() below) and writes RESULTS.partial.md. */
+const only = process.env.VRD_BENCH_ROWS ? process.env.VRD_BENCH_ROWS.split(',').map((x) => x.trim()) : undefined
+const resultsPath = join('test', 'bench', only ? 'RESULTS.partial.md' : 'RESULTS.md')
 
 async function row(id: string, figure: string, fn: () => Promise<Row | Row[]>): Promise<void> {
+  if (only && !only.includes(id)) return
   try {
     const r = await fn()
     rows.push(...(Array.isArray(r) ? r : [r]))
@@ -92,7 +95,9 @@ async function main(): Promise<number> {
       await healthyCluster(lab)
       return preflightRow(lab)
     })
-    if (process.env.VRD_BENCH_SKIP_FANOUT === '1') missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
+    if (only && !only.includes('3')) {
+      // not asked for
+    } else if (process.env.VRD_BENCH_SKIP_FANOUT === '1') missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
     else await row('3', 'fan-out: deploy to 1, 2 and 4 lab nodes', () => fanOutRow(lab))
   } finally {
     if (before.down) {
