@@ -34,7 +34,19 @@ export const ENV_OF_INTEREST = [
 export const CONTAINER_PY = String.raw`
 import json, os, platform, socket, glob
 out = {"python": platform.python_version()}
+# The installed distribution's version, read from its metadata: importing ray costs about a second of
+# CPU per node (and a real vllm imports torch), while the metadata is what __version__ holds. The
+# import stays as the fallback for a package without metadata (a source tree on PYTHONPATH).
+try:
+    from importlib.metadata import version as dist_version
+except Exception:
+    dist_version = None
 for mod in ("ray", "vllm"):
+    try:
+        out[mod] = dist_version(mod)
+        continue
+    except Exception:
+        pass
     try:
         m = __import__(mod)
         out[mod] = getattr(m, "__version__", "unknown")
@@ -69,12 +81,34 @@ for path in sorted(glob.glob("/tmp/ray/session_latest/node_ip_address.json*")):
 print(json.dumps(out))
 `
 
-/** Runs inside the head container: Ray's own node list (no dashboard needed). */
+/**
+ * Runs inside the head container, appended to CONTAINER_PY (one Python start-up, one `import ray`):
+ * Ray's own node list and the text of `ray status`, as one `@@ray {...}` line. The node list is
+ * `ray.nodes()`'s own source, the GCS node table (`ray._private.state`), read the way Ray's CLI
+ * tools read it (`internal_api.get_state_from_address`) instead of through `ray.init`, which
+ * would start and register a whole driver (about a second on the lab). `ray status` is Ray's own
+ * click command, run in-process with its stdout captured: the same text as the CLI. Never fails:
+ * each half reports its error instead.
+ */
 export const RAY_NODES_PY = String.raw`
-import json, ray
-ray.init(address="auto", logging_level="ERROR", log_to_driver=False)
-print(json.dumps([{"NodeID": n["NodeID"], "Alive": n["Alive"], "NodeManagerAddress": n["NodeManagerAddress"],
-  "NodeManagerHostname": n.get("NodeManagerHostname"), "Resources": n.get("Resources", {})} for n in ray.nodes()]))
+import io, contextlib
+ray_out = {}
+try:
+    import ray
+    from ray._private.internal_api import get_state_from_address
+    ray_out["nodes"] = [{"NodeID": n["NodeID"], "Alive": n["Alive"], "NodeManagerAddress": n["NodeManagerAddress"],
+      "NodeManagerHostname": n.get("NodeManagerHostname"), "Resources": n.get("Resources", {})} for n in get_state_from_address("auto").node_table()]
+except BaseException as e:
+    ray_out["nodes_error"] = ("%s: %s" % (type(e).__name__, e))[-800:]
+try:
+    from ray.scripts.scripts import status as ray_status_cli
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        ray_status_cli.main(args=[], prog_name="ray status", standalone_mode=False)
+    ray_out["status"] = buf.getvalue()
+except BaseException as e:
+    ray_out["status_error"] = ("%s: %s" % (type(e).__name__, e))[-800:]
+print("@@ray " + json.dumps(ray_out))
 `
 
 /**
@@ -177,33 +211,29 @@ if code == 0:
         "env": env,
     }
     if cont["running"]:
-        code, so, se = run(["docker", "exec", name, "python3", "-c", CONTAINER_PY], 60)
+        # On the head, Ray's view comes from the same Python process (RAY_PY after CONTAINER_PY).
+        program = CONTAINER_PY + ("\n" + RAY_PY if args.get("ray") else "")
+        code, so, se = run(["docker", "exec", name, "python3", "-c", program], 90 if args.get("ray") else 60)
+        lines = so.splitlines()
+        ray_at = [i for i, l in enumerate(lines) if l.startswith("@@ray ")]
+        ray_lines = [lines[i] for i in ray_at]
+        # CONTAINER_PY's line is the last one before Ray's (the last line on a worker).
+        inside_lines = [l for l in lines[: ray_at[0] if ray_at else len(lines)] if l.strip()]
         try:
-            cont["inside"] = json.loads(so.strip().splitlines()[-1])
+            cont["inside"] = json.loads(inside_lines[-1])
         except Exception:
             out["errors"].append("probe inside %s failed: %s" % (name, (se or so).strip()[-500:]))
         if args.get("ray"):
-            # Ray's node list and 'ray status' (totals, pending demands) side by side.
-            procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k, cmd in (
-                ("nodes", ["docker", "exec", name, "python3", "-c", RAY_PY]),
-                ("status", ["docker", "exec", name, "ray", "status"]),
-            )}
-            res = {}
-            for k, p in procs.items():
-                try:
-                    so, se = p.communicate(timeout=60)
-                    res[k] = (p.returncode, so, se)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    res[k] = (124, "", "timed out after 60s")
-            code, so, se = res["nodes"]
             try:
-                out["ray_nodes"] = json.loads(so.strip().splitlines()[-1])
+                r = json.loads(ray_lines[-1][len("@@ray "):])
             except Exception:
-                out["ray_error"] = ((se or so).strip()[-800:] or "exit %d" % code)
-            code, so, se = res["status"]
-            if code == 0:
-                out["ray_status"] = so
+                r = {"nodes_error": ((se or so).strip()[-800:] or "exit %d" % code)}
+            if "nodes" in r:
+                out["ray_nodes"] = r["nodes"]
+            else:
+                out["ray_error"] = r.get("nodes_error") or "no node list"
+            if "status" in r:
+                out["ray_status"] = r["status"]
     out["container"] = cont
 elif "No such" in (se + so) or "no such" in (se + so):
     out["container"] = None

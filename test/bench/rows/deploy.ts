@@ -1,0 +1,173 @@
+/**
+ * Rows 2, 3 and 4: the deploy command on the lab.
+ * - 4: image delivery through the deploy's own image gate (src/deploy/image-gate.ts) with
+ *   `image.distribution` pull, load and relay, every node cold first, against the naive
+ *   baseline and the ideal (delivery.ts);
+ * - 2: a cold deploy (image absent, forced new release) against an unchanged redeploy, the
+ *   vLLM start-up stage (model load) excluded, with the image bytes the runner sent in each;
+ * - 3: a forced deploy (image already on every node) to 1, 2 and 4 lab nodes.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { parseDocument } from 'yaml'
+import { imageGate } from '../../../src/deploy/image-gate.js'
+import type { RolloutStage } from '../../../src/deploy/rollout.js'
+import { labUp } from '../../../src/lab/index.js'
+import { labTransports } from '../../../src/lab/scenario.js'
+import type { Manifest } from '../../../src/manifest/schema.js'
+import { deployTask } from '../../../src/tasks/deploy.js'
+import { log, timed } from '../measure.js'
+import { type Row, samples } from '../table.js'
+import type { DeliveryYardsticks } from './delivery.js'
+import { coldNode } from './delivery.js'
+import { type BenchLab, benchLab } from './lab-context.js'
+
+type Distribution = Manifest['image']['distribution']
+
+/** The lab's manifest file with another image ref and distribution, in a temp dir. */
+function manifestVariant(lab: BenchLab, dir: string, ref: string, distribution: Distribution): string {
+  const doc = parseDocument(readFileSync(lab.info.manifestPath, 'utf8'))
+  doc.setIn(['image', 'ref'], ref)
+  doc.setIn(['image', 'distribution'], distribution)
+  const path = join(dir, `manifest-${distribution}.yml`)
+  writeFileSync(path, doc.toString())
+  return path
+}
+
+/** Which ref each distribution delivers: the registry's for pull, this machine's local tag for load and relay. */
+const refFor = (lab: BenchLab, d: Distribution): string => (d === 'pull' ? lab.info.workloadImage.ref : lab.info.workloadImage.localRef)
+
+export async function imageDeliveryRows(lab: BenchLab, y: DeliveryYardsticks): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-delivery-'))
+  const transports = await labTransports(lab.manifest, lab.info.dir)
+  const results: { d: Distribution; ms: number; bytesSent: number }[] = []
+  try {
+    for (const d of ['pull', 'load', 'relay'] as const) {
+      const path = manifestVariant(lab, dir, refFor(lab, d), d)
+      const m: Manifest = { ...lab.manifest, image: { ...lab.manifest.image, ref: refFor(lab, d), distribution: d } }
+      for (const n of m.nodes) await coldNode(lab, n, y.imageId)
+      const { ms, value } = await timed(() => imageGate(m, refFor(lab, d), transports, { manifestPath: path }))
+      if (!value.ok) throw new Error(`${d}: ${value.findings.map((f) => `${f.code}: ${f.message}`).join('; ')}`)
+      results.push({ d, ms, bytesSent: value.bytesSent })
+      log(`row 4: ${d} to ${m.nodes.length} cold nodes in ${Math.round(ms)} ms, ${value.bytesSent} bytes from the runner`)
+    }
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const n = lab.manifest.nodes.length
+  const naive = samples('ms', y.naiveMs)
+  const rows: Row[] = results.map((r) => ({
+    id: `4-${r.d}`,
+    figure: `image delivery \`${r.d}\` to ${n} cold nodes (deploy's image gate; ${(r.bytesSent / 1e6).toFixed(0)} MB from the runner)`,
+    value: samples('ms', [r.ms]),
+    baselineLabel: `naive \`docker save | ssh | docker load\`, nodes in turn`,
+    baseline: naive,
+    goal: r.d === 'relay' ? { kind: 'speedupMin', limit: 2 } : { kind: 'none' },
+  }))
+  const relay = results.find((r) => r.d === 'relay')!
+  rows.push({
+    id: '4-relay-ideal',
+    figure: `image delivery \`relay\` to ${n} cold nodes`,
+    value: samples('ms', [relay.ms]),
+    baselineLabel: 'ideal: bytes ÷ link rate + one docker load',
+    baseline: samples('ms', [y.idealMs]),
+    goal: { kind: 'ratioMax', limit: 1.5 },
+  })
+  return rows
+}
+
+interface DeployRun {
+  readonly result: string
+  readonly totalMs: number
+  /** Total minus the vLLM start-up stage (the model load). */
+  readonly withoutModelMs: number
+  readonly bytesSent: number
+  readonly stages: Readonly<Record<string, number>>
+}
+
+async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; release: string }): Promise<DeployRun> {
+  const open = new Map<RolloutStage, number>()
+  const stages: Record<string, number> = {}
+  const started = performance.now()
+  const out = await deployTask(path, {
+    credentials: lab.credentials,
+    env: process.env,
+    release: opts.release,
+    ...(opts.force && { force: true }),
+    onStage: (stage, event) => {
+      if (event === 'start') open.set(stage, performance.now())
+      else stages[stage] = (stages[stage] ?? 0) + performance.now() - (open.get(stage) ?? performance.now())
+    },
+  })
+  const totalMs = performance.now() - started
+  const json = out.json as { result?: string; image?: { bytesSent: number } }
+  if (out.exitCode !== 0) throw new Error(`deploy ${opts.release} failed: ${out.headline}`)
+  return { result: json.result ?? '?', totalMs, withoutModelMs: totalMs - (stages.vllm ?? 0), bytesSent: json.image?.bytesSent ?? 0, stages }
+}
+
+const stageText = (s: Readonly<Record<string, number>>): string =>
+  Object.entries(s)
+    .filter(([, ms]) => ms >= 50)
+    .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`)
+    .join(', ')
+
+export async function redeployRow(lab: BenchLab, y: DeliveryYardsticks): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-deploy-'))
+  try {
+    const path = manifestVariant(lab, dir, lab.info.workloadImage.localRef, 'relay')
+    for (const n of lab.manifest.nodes) await coldNode(lab, n, y.imageId)
+    const release = `bench-${Date.now().toString(36)}`
+    const cold = await deployOnce(lab, path, { force: true, release })
+    log(`row 2: cold deploy ${cold.result} in ${Math.round(cold.totalMs)} ms (${stageText(cold.stages)}), ${cold.bytesSent} bytes`)
+    const again = await deployOnce(lab, path, { release })
+    log(`row 2: redeploy ${again.result} in ${Math.round(again.totalMs)} ms (${stageText(again.stages)}), ${again.bytesSent} bytes`)
+    if (again.result !== 'unchanged') throw new Error(`the redeploy of the same release was "${again.result}", not unchanged`)
+    return {
+      id: '2',
+      figure: `unchanged redeploy (${again.bytesSent} image bytes moved)`,
+      value: samples('ms', [again.withoutModelMs]),
+      baselineLabel: `cold deploy, model load excluded (${(cold.bytesSent / 1e6).toFixed(0)} MB moved, relay)`,
+      baseline: samples('ms', [cold.withoutModelMs]),
+      goal: { kind: 'ratioMax', limit: 0.1 },
+      note: `bytes: ${again.bytesSent} in the redeploy (goal 0), ${cold.bytesSent} in the cold deploy; cold stages: ${stageText(cold.stages)}; redeploy stages: ${stageText(again.stages)}`,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Row 3. Changes the lab's node count; the caller restores it. */
+export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 2, 4]): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-fanout-'))
+  const byCount = new Map<number, DeployRun>()
+  try {
+    for (const n of counts) {
+      log(`row 3: lab with ${n} node(s)`)
+      const info = await labUp({ dir: lab0.info.dir, nodes: n, onProgress: (m) => log(`lab: ${m}`) })
+      const lab = await benchLab(info)
+      const path = manifestVariant(lab, dir, lab.info.workloadImage.localRef, 'relay')
+      // Untimed: put the image and a first release on every node, so the timed deploy moves no image.
+      await deployOnce(lab, path, { force: true, release: `bench-fan-${n}-warm` })
+      const run = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}` })
+      log(`row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load (${stageText(run.stages)})`)
+      byCount.set(n, run)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const one = byCount.get(counts[0]!)!
+  const most = counts[counts.length - 1]!
+  return {
+    id: '3',
+    figure: `fan-out: forced deploy to ${most} lab nodes (image present, model load excluded)`,
+    value: samples('ms', [byCount.get(most)!.withoutModelMs]),
+    baselineLabel: `the same to ${counts[0]} node`,
+    baseline: samples('ms', [one.withoutModelMs]),
+    goal: { kind: 'ratioMax', limit: 1.3 },
+    note: counts.map((n) => `${n} node(s): ${(byCount.get(n)!.withoutModelMs / 1000).toFixed(1)} s (${stageText(byCount.get(n)!.stages)})`).join('; '),
+  }
+}
+

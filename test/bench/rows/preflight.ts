@@ -1,0 +1,51 @@
+/**
+ * Row 5, the preflight of a healthy live 2-node cluster against the cheapest thing a person would
+ * do instead: `ray status` on the head over SSH (connect, `docker exec <c> ray status`, close).
+ */
+import { headOf, rayHeadReady } from '../../../src/plan/node-commands.js'
+import { runLabScenario } from '../../../src/lab/scenario.js'
+import { preflightManifest } from '../../../src/tasks/preflight.js'
+import { SshTransport } from '../../../src/transport/ssh.js'
+import { sshTargetFor } from '../../../src/transport/targets.js'
+import { interleaved, log } from '../measure.js'
+import { type Row, samples } from '../table.js'
+import type { BenchLab } from './lab-context.js'
+
+export async function healthyCluster(lab: BenchLab): Promise<void> {
+  log('healthy scenario (Ray on the fabric IPs)')
+  const r = await runLabScenario('healthy', { dir: lab.info.dir })
+  if (!r.execution.ok) throw new Error(`healthy scenario failed: ${r.execution.stoppedAt?.reason ?? 'unknown'}`)
+}
+
+export async function preflightRow(lab: BenchLab, runs = 5): Promise<Row> {
+  const m = lab.manifest
+  const head = headOf(m)
+  const perNode: string[] = []
+  const pair = await interleaved(
+    runs,
+    async () => {
+      const r = await preflightManifest(m, { credentials: lab.credentials, onProgress: (msg) => perNode.push(msg) })
+      const errors = r.findings.filter((f) => f.severity === 'error')
+      if (errors.length > 0) throw new Error(`healthy lab gave error findings: ${errors.map((f) => f.code).join(', ')}`)
+    },
+    async () => {
+      const t = await SshTransport.connect(sshTargetFor(m, head, lab.credentials))
+      try {
+        const r = await t.run(rayHeadReady(m), { timeoutMs: 60_000 })
+        if (r.code !== 0) throw new Error(`ray status on the head failed: ${r.stderr.trim()}`)
+      } finally {
+        await t.close()
+      }
+    },
+  )
+  log(`row 5: per node, last run: ${perNode.slice(-m.nodes.length).join('; ')}`)
+  return {
+    id: '5',
+    figure: `preflight of a healthy live ${m.nodes.length}-node cluster (facts from every node, Ray's view, checks)`,
+    value: samples('ms', pair.figure),
+    baselineLabel: 'one `ray status` on the head over SSH',
+    baseline: samples('ms', pair.baseline),
+    goal: { kind: 'ratioMax', limit: 1.5 },
+    note: `per-node probe time in the last run: ${perNode.slice(-m.nodes.length).join('; ')}`,
+  }
+}

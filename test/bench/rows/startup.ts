@@ -1,0 +1,126 @@
+/**
+ * Row 6, the Action's start-up: `node <action bundle>` (what `dist/index.js` is) with
+ * `command: preflight`, from spawning node to the first TCP connection reaching a real sshd
+ * (test/support/sshd.ts, through a counting proxy), against `node -e ''`. And the size of what
+ * that node process loads: the bundle's JavaScript.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { type Socket, connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { parseDocument } from 'yaml'
+import { loadManifestFile } from '../../../src/manifest/load.js'
+import { startLoopbackSshd } from '../../support/sshd.js'
+import { log } from '../measure.js'
+import { type Row, samples } from '../table.js'
+
+const exited = (p: ChildProcess): Promise<void> => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.on('exit', () => r())))
+
+/** Every .js/.cjs/.json file beside the bundle (ncc emits one file plus, at times, chunks). */
+export function bundleBytes(entry: string): { bytes: number; files: number } {
+  const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]))
+  const files = walk(dirname(entry)).filter((f) => /\.(c?js|json)$/.test(f))
+  return { bytes: files.reduce((s, f) => s + statSync(f).size, 0), files: files.length }
+}
+
+export async function startupRows(actionEntry: string, runs = 7): Promise<Row[]> {
+  const sshd = await startLoopbackSshd()
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-startup-'))
+  let onAccept: (() => void) | undefined
+  const sockets = new Set<Socket>()
+  // One proxy per node (the manifest refuses two nodes on one SSH address), each into the sshd.
+  const proxies = [0, 1].map(() =>
+    createServer((client) => {
+      onAccept?.()
+      const up = connect(sshd.port, '127.0.0.1')
+      sockets.add(client).add(up)
+      client.pipe(up).pipe(client)
+      const drop = () => (client.destroy(), up.destroy())
+      client.on('error', drop).on('close', drop)
+      up.on('error', drop).on('close', drop)
+    }),
+  )
+  const ports = await Promise.all(proxies.map((p) => new Promise<number>((r) => p.listen(0, '127.0.0.1', () => r((p.address() as { port: number }).port)))))
+  try {
+    // The example manifest, every node on the proxy, the loopback sshd's host key pinned.
+    const doc = parseDocument(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'))
+    for (let i = 0; i < 2; i++) {
+      doc.setIn(['nodes', i, 'ssh', 'host'], '127.0.0.1')
+      doc.setIn(['nodes', i, 'ssh', 'port'], ports[i])
+      doc.setIn(['nodes', i, 'ssh', 'hostKeys'], [sshd.hostPublicKey])
+    }
+    const manifestPath = join(dir, 'manifest.yml')
+    writeFileSync(manifestPath, doc.toString())
+    const loaded = await loadManifestFile(manifestPath)
+    if (!loaded.manifest) throw new Error(`bench manifest invalid: ${loaded.errors.map((e) => e.message).join('; ')}`)
+    const env = {
+      ...process.env,
+      INPUT_COMMAND: 'preflight',
+      INPUT_MANIFEST: manifestPath,
+      'INPUT_SSH-PRIVATE-KEY': sshd.clientKey,
+      GITHUB_OUTPUT: join(dir, 'output'),
+      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+      RUNNER_TEMP: dir,
+    }
+    const toFirstConnection = async (): Promise<number> => {
+      const started = performance.now()
+      const child = spawn(process.execPath, [actionEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      child.stdout!.on('data', (c) => (out += c))
+      child.stderr!.on('data', (c) => (out += c))
+      try {
+        return await new Promise<number>((resolve, reject) => {
+          onAccept = () => resolve(performance.now() - started)
+          child.on('exit', (code) => reject(new Error(`the action exited (${code}) before connecting: ${out.slice(-400)}`)))
+          setTimeout(() => reject(new Error(`no SSH connection within 60 s: ${out.slice(-400)}`)), 60_000).unref()
+        })
+      } finally {
+        onAccept = undefined
+        child.kill('SIGKILL')
+        await exited(child)
+        for (const s of sockets) s.destroy()
+        sockets.clear()
+      }
+    }
+    const bare = async (): Promise<number> => {
+      const started = performance.now()
+      const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
+      await exited(child)
+      return performance.now() - started
+    }
+    await bare()
+    await toFirstConnection()
+    const figure: number[] = []
+    const baseline: number[] = []
+    for (let i = 0; i < runs; i++) {
+      baseline.push(await bare())
+      figure.push(await toFirstConnection())
+    }
+    log(`row 6: first connection after ${figure.map((v) => Math.round(v)).join(', ')} ms; node -e '' ${baseline.map((v) => Math.round(v)).join(', ')} ms`)
+    const size = bundleBytes(actionEntry)
+    return [
+      {
+        id: '6a',
+        figure: 'Action start-up: `node dist/index.js` (preflight) → first SSH connection',
+        value: samples('ms', figure),
+        baselineLabel: "`node -e ''`",
+        baseline: samples('ms', baseline),
+        goal: { kind: 'none' },
+        note: `measured with ${actionEntry} (the bundle \`npm run build\` writes to dist/index.js, built from this checkout) against a real loopback sshd`,
+      },
+      {
+        id: '6b',
+        figure: 'Action start-up: JavaScript the node process loads',
+        value: samples('bytes', [size.bytes]),
+        baselineLabel: `${size.files} file(s) in the bundle`,
+        goal: { kind: 'none' },
+      },
+    ]
+  } finally {
+    for (const p of proxies) p.close()
+    await sshd.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

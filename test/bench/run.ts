@@ -1,0 +1,129 @@
+/**
+ * `npm run bench` (through .ci/bench, which holds the lab lock /tmp/vrd-lab.flock for the whole
+ * run): brings the lab up, measures every row of issue 13 with its baseline in the same run, prints
+ * one markdown table and writes it to test/bench/RESULTS.md. Tears down only what it started: when
+ * the lab was down before, `lab down` after (never purge); when it had another node count, that
+ * count again.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { labDown, labStatus, labUp, resolveLabDir } from '../../src/lab/index.js'
+import { machineInfo } from './machine.js'
+import { log } from './measure.js'
+import { type DeliveryYardsticks, deliveryYardsticks } from './rows/delivery.js'
+import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
+import { benchLab } from './rows/lab-context.js'
+import { healthyCluster, preflightRow } from './rows/preflight.js'
+import { startupRows } from './rows/startup.js'
+import { verdictRows } from './rows/verdict.js'
+import { type MissingRow, type Row, renderResults, samples } from './table.js'
+
+const rows: Row[] = []
+const missing: MissingRow[] = []
+let failures = 0
+
+const machine = machineInfo()
+/** `VRD_BENCH_ROWS=1,5` runs only those rows (ids as in row() below) and writes RESULTS.partial.md. */
+const only = process.env.VRD_BENCH_ROWS ? process.env.VRD_BENCH_ROWS.split(',').map((x) => x.trim()) : undefined
+const resultsPath = join('test', 'bench', only ? 'RESULTS.partial.md' : 'RESULTS.md')
+
+async function row(id: string, figure: string, fn: () => Promise<Row | Row[]>): Promise<void> {
+  if (only && !only.includes(id)) return
+  try {
+    const r = await fn()
+    rows.push(...(Array.isArray(r) ? r : [r]))
+  } catch (err) {
+    log(`row ${id} failed: ${(err as Error).stack ?? err}`)
+    failures++
+    missing.push({ id, figure, reason: `failed: ${(err as Error).message.split('\n')[0]!}` })
+  }
+  // After every row, so a run cut short still leaves what it measured.
+  writeFileSync(resultsPath, renderResults(rows, missing, machine))
+}
+
+async function main(): Promise<number> {
+  const dir = resolveLabDir()
+  const actionEntry = process.env.VRD_BENCH_ACTION ?? 'dist/index.js'
+  log(`lab dir ${dir}; action bundle ${actionEntry}`)
+
+  await row('6', 'Action start-up', () => startupRows(actionEntry))
+
+  const before = await labStatus({ dir })
+  const nodesBefore = before.nodes.filter((n) => n.state !== 'missing').length
+  log(before.down ? 'the lab is down: bringing it up (and down again at the end)' : `the lab exists with ${nodesBefore} node(s): reusing it`)
+  try {
+    const info = await labUp({ dir, nodes: 2, onProgress: (m) => log(`lab: ${m}`) })
+    const lab = await benchLab(info)
+    await row('1', 'time to verdict on the seed bug', () => verdictRows(lab))
+    let yardsticks: DeliveryYardsticks | undefined
+    await row('4y', 'image delivery yardsticks (naive, link rate)', async () => {
+      const y = await deliveryYardsticks(lab)
+      yardsticks = y
+      const n = lab.manifest.nodes.length
+      return [
+        {
+          id: '4y1',
+          figure: `yardstick: naive delivery, \`docker save | ssh node docker load\` to ${n} nodes in turn (${(y.archiveBytes / 1e6).toFixed(0)} MB archive, cold nodes)`,
+          value: samples('ms', y.naiveMs),
+          baselineLabel: '',
+          goal: { kind: 'none' },
+        },
+        {
+          id: '4y2',
+          figure: 'yardstick: link rate, archive bytes over SSH into `cat > /dev/null` (OpenSSH)',
+          value: samples('MB/s', y.linkMBps),
+          baselineLabel: '',
+          goal: { kind: 'none' },
+          note: `the same bytes over this tool's own transport (ssh2): ${y.linkSsh2MBps.map((v) => v.toFixed(0)).join(', ')} MB/s`,
+        },
+        {
+          id: '4y3',
+          figure: `yardstick: ideal for ${n} nodes, bytes ÷ link rate + one \`docker load\``,
+          value: samples('ms', [y.idealMs]),
+          baselineLabel: `one docker load on a cold node: ${y.oneLoadMs.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}`,
+          goal: { kind: 'none' },
+        },
+      ]
+    })
+    const needYardsticks = (): DeliveryYardsticks => {
+      if (!yardsticks) throw new Error('the delivery yardsticks could not be measured (row 4y)')
+      return yardsticks
+    }
+    await row('4', 'image delivery: pull, load and relay', () => imageDeliveryRows(lab, needYardsticks()))
+    await row('2', 'unchanged redeploy against a cold deploy', () => redeployRow(lab, needYardsticks()))
+    await row('5', 'preflight of a healthy live cluster', async () => {
+      await healthyCluster(lab)
+      return preflightRow(lab)
+    })
+    if (only && !only.includes('3')) {
+      // not asked for
+    } else if (process.env.VRD_BENCH_SKIP_FANOUT === '1') missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
+    else await row('3', 'fan-out: deploy to 1, 2 and 4 lab nodes', () => fanOutRow(lab))
+  } finally {
+    if (before.down) {
+      log('lab down (it was down before this run)')
+      await labDown({ dir, onProgress: (m) => log(`lab: ${m}`) })
+    } else {
+      const want = nodesBefore > 0 ? nodesBefore : 2
+      const now = (await labStatus({ dir })).nodes.filter((n) => n.state !== 'missing').length
+      if (now !== want) {
+        log(`lab back to ${want} node(s)`)
+        await labUp({ dir, nodes: want, onProgress: (m) => log(`lab: ${m}`) })
+      }
+    }
+  }
+
+  const text = renderResults(rows, missing, machine)
+  writeFileSync(resultsPath, text)
+  process.stdout.write(text)
+  // A row that could not be measured is a failure of the run; a missed goal is a result.
+  return failures > 0 ? 1 : 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(`bug: ${(err as Error).stack ?? err}`)
+    process.exit(3)
+  },
+)
