@@ -29,13 +29,15 @@ import { type ImageGateResult, imageGate } from './image-gate.js'
 import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
 import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
-import { type SmokeGate, type SmokeGateResult, builtinSmokeGate } from './smoke-seam.js'
+import { runSmokeGate } from '../smoke/gate.js'
+import { checkLaunchScript } from '../script-check/index.js'
+import type { SmokeGate, SmokeGateResult } from './smoke-seam.js'
 
 export type OnFailure = 'rollback' | 'stop' | 'keep'
 export const ON_FAILURE: readonly OnFailure[] = ['rollback', 'stop', 'keep']
 
 /** Stages outside the plan, for progress and log groups. */
-export type RolloutStage = 'lock' | 'state' | 'host-checks' | 'image' | PhaseName | 'activate' | 'prune' | 'audit' | 'rollback' | 'on-failure' | 'report'
+export type RolloutStage = 'script-check' | 'lock' | 'state' | 'host-checks' | 'image' | PhaseName | 'activate' | 'prune' | 'audit' | 'rollback' | 'on-failure' | 'report'
 
 export interface RolloutOptions {
   readonly manifest: Manifest
@@ -152,7 +154,7 @@ class Rollout {
   }
 
   async smokeGate(m: Manifest): Promise<SmokeGateResult> {
-    return (this.o.smoke ?? builtinSmokeGate)({ manifest: m, transports: this.o.transports, env: this.o.env, onProgress: (x) => this.progress(x) })
+    return (this.o.smoke ?? runSmokeGate)({ manifest: m, transports: this.o.transports, env: this.o.env, onProgress: (x) => this.progress(x) })
   }
 
   /** Run a release's plan with the gates between its phases. */
@@ -310,6 +312,20 @@ class Rollout {
 
 const containerState = (s: NodeState): string => (s.container ? (s.container.running ? `running ${s.container.release || '?'}` : `stopped ${s.container.release || '?'}`) : 'no container')
 
+/**
+ * The static launch-script check as the deploy's first gate. Under `deploy.scriptCheck: warn` its
+ * errors are carried as warnings (the live preflight decides); under `block` they stop the deploy.
+ * An unreadable script is left to the release-files step, which reports it with the path.
+ */
+async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ findings: Finding[]; blocking: Finding[] }> {
+  if (m.launch.mode !== 'script') return { findings: [], blocking: [] }
+  const text = await withLaunchScript(m, manifestPath).catch(() => undefined)
+  if (text === undefined) return { findings: [], blocking: [] }
+  const { findings } = checkLaunchScript(text, { manifest: m, path: m.launch.path })
+  if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
+  return { findings: findings.map((f) => (f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` } : f)), blocking: [] }
+}
+
 async function withLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
   if (m.launch.mode !== 'script') return undefined
   return readFile(resolve(dirname(manifestPath), m.launch.path), 'utf8')
@@ -329,6 +345,15 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     const nodes = await r.inStage('report', () => r.table(m, facts ?? rep.facts, (_n, s) => containerState(s)))
     return { command: 'deploy', ...rep, nodes, durationMs: Date.now() - r.started }
   }
+
+  // launch.mode: script: the script is read before anything runs (the seeds' two bugs are visible in it).
+  const script = await r.inStage('script-check', () => staticScriptCheck(m, o.manifestPath))
+  if (script.blocking.length > 0) {
+    const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
+    const reason = [...new Set(script.blocking.map((f) => f.code))].join(', ')
+    return { command: 'deploy', ...base, result: 'failed', changed: false, rolledBack: false, failure: { stage: 'script-check', reason }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)' }, findings: script.findings, nodes, durationMs: Date.now() - r.started }
+  }
+  early.push(...script.findings)
 
   const lock = await r.lock(m, o.release)
   if (!lock.ok) {

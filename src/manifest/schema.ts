@@ -365,6 +365,12 @@ export const DeploySchema = z
     releasesKept: wholeNumber({ min: 1 })
       .default(3)
       .describe('How many past releases (for rollback) are kept on the nodes.'),
+    scriptCheck: z
+      .enum(['warn', 'block'])
+      .default('warn')
+      .describe(
+        'With `launch.mode: script`, the deploy first reads the launch script statically (the checks of `diagnose --launch-script`). `warn`: its findings are reported as warnings and the live gates (the identity preflight above all) decide; `block`: an error in the script stops the deploy before anything on the nodes changes.',
+      ),
   })
   .describe('How deploys behave.')
 

@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { releaseIdProblem, resolveReleaseId, timestampReleaseId } from '../../src/deploy/release-id.js'
 import { releaseFiles, releaseFingerprint } from '../../src/deploy/release-files.js'
 import { commonCurrent, parseNodeState } from '../../src/deploy/node-state.js'
-import { builtinSmokeRequest, judgeSmokeAnswer } from '../../src/deploy/smoke-seam.js'
 import type { RolloutReport } from '../../src/deploy/rollout.js'
 import { loadManifestFile } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
@@ -158,16 +157,5 @@ describe('report', () => {
     g('image', 'end')
     g('rollback', 'end')
     expect(ev).toEqual(['open rollback', 'close', 'open image', 'close'])
-  })
-})
-
-describe('built-in smoke gate', () => {
-  it('asks the served model name and judges the answer by the manifest expectations', () => {
-    const req = builtinSmokeRequest(m)
-    expect(req.url).toBe(`http://127.0.0.1:${m.vllm.port}/v1/${m.smoke.prompts[0]!.chat ? 'chat/completions' : 'completions'}`)
-    expect(JSON.parse(req.body).model).toBe(m.vllm.servedModelName ?? m.vllm.model)
-    expect(judgeSmokeAnswer(m, JSON.stringify({ choices: [{ text: ' hi' }], usage: { completion_tokens: 5 } }))).toEqual({ ok: true, text: ' hi' })
-    expect(judgeSmokeAnswer(m, 'Internal Server Error').problem).toMatch(/not JSON/)
-    expect(judgeSmokeAnswer(m, JSON.stringify({ error: 'x' })).problem).toMatch(/no choices/)
   })
 })

@@ -73,7 +73,7 @@ describe('defaults', () => {
         prompts: [{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }],
         latency: {},
       },
-      deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3 },
+      deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, scriptCheck: 'warn' },
     }
     expect(manifest).toEqual(expected)
   })
