@@ -6,7 +6,10 @@ import { join } from 'node:path'
 
 const ncc = join('node_modules', '.bin', 'ncc')
 rmSync('dist', { recursive: true, force: true })
-for (const [entry, out] of [['src/index.ts', 'dist'], ['src/cli.ts', 'dist/cli']]) {
+for (const [entry, out] of [
+  ['src/index.ts', 'dist'],
+  ['src/cli.ts', 'dist/cli'],
+]) {
   execFileSync(ncc, ['build', entry, '-o', out, '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
 }
 chmodSync('dist/cli/index.js', 0o755)
@@ -18,4 +21,8 @@ if (native.length > 0) {
   process.exit(1)
 }
 if (!existsSync('dist/index.js')) process.exit(1)
-console.log(walk('dist').map((f) => `${f} ${statSync(f).size}`).join('\n'))
+console.log(
+  walk('dist')
+    .map((f) => `${f} ${statSync(f).size}`)
+    .join('\n'),
+)

@@ -9,7 +9,23 @@ export const COMMANDS = ['validate', 'plan', 'deploy', 'preflight', 'smoke', 'di
 export type Command = (typeof COMMANDS)[number]
 
 /** Every input name action.yml declares (the contract test checks this list against the file). */
-export const INPUT_NAMES = ['command', 'manifest', 'ssh-private-key', 'known-hosts', 'image', 'release', 'on-failure', 'facts', 'ray-nodes', 'ray-status', 'logs', 'launch-script', 'force', 'wait-lock', 'rollback-to'] as const
+export const INPUT_NAMES = [
+  'command',
+  'manifest',
+  'ssh-private-key',
+  'known-hosts',
+  'image',
+  'release',
+  'on-failure',
+  'facts',
+  'ray-nodes',
+  'ray-status',
+  'logs',
+  'launch-script',
+  'force',
+  'wait-lock',
+  'rollback-to',
+] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
 export interface ActionInputs {
@@ -54,7 +70,10 @@ export function readActionInputs(source: InputSource): InputsResult {
   if (!oneOf(COMMANDS, command)) return { ok: false, error: `input command must be one of ${COMMANDS.join(', ')}, got "${command}"` }
   const onFailure = source.get('on-failure')
   if (onFailure !== '' && !oneOf(ON_FAILURE, onFailure)) {
-    return { ok: false, error: `input on-failure must be one of ${ON_FAILURE.join(', ')} (or empty: the manifest's deploy.onFailure decides), got "${onFailure}"` }
+    return {
+      ok: false,
+      error: `input on-failure must be one of ${ON_FAILURE.join(', ')} (or empty: the manifest's deploy.onFailure decides), got "${onFailure}"`,
+    }
   }
   const manifest = source.get('manifest')
   if (manifest === '') return { ok: false, error: 'input manifest is empty: give the path of the cluster manifest' }

@@ -79,8 +79,12 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
           env: process.env,
           signal: cancel.signal,
           onProgress: (m: string) => core.info(m),
-          onStage: flatGroups((name) => core.startGroup(name), () => core.endGroup()),
-          onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) => (lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost()),
+          onStage: flatGroups(
+            (name) => core.startGroup(name),
+            () => core.endGroup(),
+          ),
+          onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) =>
+            lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost(),
           ...(inputs.release && { release: inputs.release }),
           ...(inputs.image && { image: inputs.image }),
           ...(inputs.force && { force: true }),

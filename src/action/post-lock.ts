@@ -63,7 +63,8 @@ export function parseSavedLock(raw: string): { ok: true; lock: SavedLock } | { o
     return { ok: false, problem: `the saved lock state is not JSON: ${JSON.stringify(raw.slice(0, 80))}` }
   }
   const r = SavedLockSchema.safeParse(json)
-  if (!r.success) return { ok: false, problem: `the saved lock state is invalid at ${r.error.issues[0]!.path.join('.') || '(top)'}: ${r.error.issues[0]!.message}` }
+  if (!r.success)
+    return { ok: false, problem: `the saved lock state is invalid at ${r.error.issues[0]!.path.join('.') || '(top)'}: ${r.error.issues[0]!.message}` }
   return { ok: true, lock: r.data }
 }
 
@@ -84,12 +85,16 @@ export async function runPost(): Promise<void> {
     const key = core.getInput('ssh-private-key')
     if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
     if (!key) {
-      core.warning(`vllm-ray-deploy post: no ssh-private-key input, cannot reach the head to release the deploy lock of ${lock.cluster} (release ${lock.release}); it expires by itself, or: vllm-ray-deploy lock release --manifest ${lock.manifest} --force`)
+      core.warning(
+        `vllm-ray-deploy post: no ssh-private-key input, cannot reach the head to release the deploy lock of ${lock.cluster} (release ${lock.release}); it expires by itself, or: vllm-ray-deploy lock release --manifest ${lock.manifest} --force`,
+      )
       return
     }
     const { manifest, errors } = await loadManifestFile(lock.manifest)
     if (!manifest) {
-      core.warning(`vllm-ray-deploy post: cannot read the manifest ${lock.manifest} (${errors[0]?.message ?? 'invalid'}); the deploy lock of ${lock.cluster} was not released`)
+      core.warning(
+        `vllm-ray-deploy post: cannot read the manifest ${lock.manifest} (${errors[0]?.message ?? 'invalid'}); the deploy lock of ${lock.cluster} was not released`,
+      )
       return
     }
     // The lock lives under the cluster name it was taken with.
@@ -110,7 +115,9 @@ export async function runPost(): Promise<void> {
       } else if (!s.held) {
         core.info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is already released; nothing to do`)
       } else if (!s.holder || s.holder.token !== lock.token) {
-        core.info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is now held by ${s.holder ? describeHolder(s.holder) : `an unreadable record (${s.problem})`}, not by this run: left alone`)
+        core.info(
+          `vllm-ray-deploy post: the deploy lock of ${m.cluster} is now held by ${s.holder ? describeHolder(s.holder) : `an unreadable record (${s.problem})`}, not by this run: left alone`,
+        )
       } else {
         const r = await releaseDeployLock(t, m, lock.token)
         if (r.released) core.info(`vllm-ray-deploy post: released the deploy lock this run left behind: ${r.message}`)

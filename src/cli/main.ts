@@ -175,7 +175,16 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       return lockTask(sub, m, { credentials, force: values.force ?? false })
     }
     case 'schema':
-      return { exitCode: 0, headline: 'schema', text: renderManifestJsonSchema(), json: JSON.parse(renderManifestJsonSchema()), summary: '', annotations: [], outputs: { result: 'ok' }, files: [] }
+      return {
+        exitCode: 0,
+        headline: 'schema',
+        text: renderManifestJsonSchema(),
+        json: JSON.parse(renderManifestJsonSchema()),
+        summary: '',
+        annotations: [],
+        outputs: { result: 'ok' },
+        files: [],
+      }
     case 'deploy':
     case 'rollback': {
       const m = need(values, 'manifest')

@@ -17,7 +17,13 @@ export interface HostProbe {
   readonly complete: boolean
   readonly docker?: { readonly ok: true; readonly rootDir: string } | { readonly ok: false; readonly missing: boolean; readonly error: string }
   readonly disk?: { readonly path: string; readonly freeBytes?: number; readonly error?: string }
-  readonly links: readonly { readonly name: string; readonly present: boolean; readonly flags: readonly string[]; readonly state?: string; readonly error?: string }[]
+  readonly links: readonly {
+    readonly name: string
+    readonly present: boolean
+    readonly flags: readonly string[]
+    readonly state?: string
+    readonly error?: string
+  }[]
   readonly addresses: readonly { readonly iface: string; readonly cidr: string }[]
   readonly gpus?: { readonly ok: true; readonly count: number } | { readonly ok: false; readonly missing: boolean; readonly error: string }
   readonly relay: readonly { readonly ip: string; readonly code: number; readonly output: string }[]
@@ -36,11 +42,17 @@ export function parseHostProbe(stdout: string): HostProbe {
     const f = line.replace(/\r$/, '').split('\t')
     switch (f[0]) {
       case 'docker':
-        docker = f[1] === 'ok' && f[2] ? { ok: true, rootDir: f[2] } : { ok: false, missing: f[1] === 'missing', error: f.slice(2).join(' ').trim() || '(no error text)' }
+        docker =
+          f[1] === 'ok' && f[2]
+            ? { ok: true, rootDir: f[2] }
+            : { ok: false, missing: f[1] === 'missing', error: f.slice(2).join(' ').trim() || '(no error text)' }
         break
       case 'disk': {
         const kib = Number(f[2])
-        disk = f[2] !== undefined && /^\d+$/.test(f[2]) ? { path: f[1] ?? '', freeBytes: kib * 1024 } : { path: f[1] ?? '', error: f.slice(3).join(' ').trim() || 'df printed no free space' }
+        disk =
+          f[2] !== undefined && /^\d+$/.test(f[2])
+            ? { path: f[1] ?? '', freeBytes: kib * 1024 }
+            : { path: f[1] ?? '', error: f.slice(3).join(' ').trim() || 'df printed no free space' }
         break
       }
       case 'link':
@@ -55,7 +67,10 @@ export function parseHostProbe(stdout: string): HostProbe {
         if (f[1] && f[2]) addresses.push({ iface: f[1].replace(/@.*$/, ''), cidr: f[2] })
         break
       case 'gpu':
-        gpus = f[1] === 'ok' && /^\d+$/.test(f[2] ?? '') ? { ok: true, count: Number(f[2]) } : { ok: false, missing: f[1] === 'missing', error: f.slice(2).join(' ').trim() || '(no error text)' }
+        gpus =
+          f[1] === 'ok' && /^\d+$/.test(f[2] ?? '')
+            ? { ok: true, count: Number(f[2]) }
+            : { ok: false, missing: f[1] === 'missing', error: f.slice(2).join(' ').trim() || '(no error text)' }
         break
       case 'relay':
         if (f[1]) relay.push({ ip: f[1], code: Number(f[2] ?? '255'), output: f.slice(3).join(' ').trim() })
@@ -111,7 +126,11 @@ function fabricFindings(m: Manifest, node: ManifestNode, p: HostProbe): Finding[
   const index = m.nodes.indexOf(node)
   const prefix = m.fabric.subnet.split('/')[1]
   const addrsOf = (iface: string) => p.addresses.filter((a) => a.iface === iface).map((a) => a.cidr)
-  const allAddrs = p.addresses.filter((a) => a.iface !== 'lo').map((a) => `${a.iface} ${a.cidr}`).join(', ') || '(none)'
+  const allAddrs =
+    p.addresses
+      .filter((a) => a.iface !== 'lo')
+      .map((a) => `${a.iface} ${a.cidr}`)
+      .join(', ') || '(none)'
   const present = m.fabric.interfaces.filter((name) => p.links.find((l) => l.name === name)?.present)
   for (const name of m.fabric.interfaces) {
     const link = p.links.find((l) => l.name === name)
@@ -121,7 +140,11 @@ function fabricFindings(m: Manifest, node: ManifestNode, p: HostProbe): Finding[
         severity: 'error',
         node: node.name,
         message: `Fabric interface ${name} does not exist on ${node.name}.`,
-        evidence: { 'fabric.interfaces': m.fabric.interfaces.join(', '), [`${node.name} IPv4 addresses`]: allAddrs, Result: link?.error ?? 'not reported by the probe' },
+        evidence: {
+          'fabric.interfaces': m.fabric.interfaces.join(', '),
+          [`${node.name} IPv4 addresses`]: allAddrs,
+          Result: link?.error ?? 'not reported by the probe',
+        },
         fix: `Set fabric.interfaces to the name of the fabric interface on ${node.name} (ip -o -4 addr show there lists them), or bring ${name} up on ${node.name}.`,
       })
       continue
@@ -220,7 +243,11 @@ function relayFindings(m: Manifest, head: ManifestNode, p: HostProbe): Finding[]
       severity: 'error',
       node: head.name,
       message: `${head.name} cannot SSH to ${w.name} over the fabric without a prompt, so image.distribution relay cannot pass the image on.`,
-      evidence: { Command: `ssh -o BatchMode=yes -p ${t.port} ${t.user}@${t.ip} true (on ${head.name})`, 'Exit status': r ? String(r.code) : '(none)', Output: text || '(none)' },
+      evidence: {
+        Command: `ssh -o BatchMode=yes -p ${t.port} ${t.user}@${t.ip} true (on ${head.name})`,
+        'Exit status': r ? String(r.code) : '(none)',
+        Output: text || '(none)',
+      },
       fix,
     })
   }

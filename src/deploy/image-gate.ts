@@ -78,7 +78,15 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
     const relayed = await relayImage(m, image, transports, { onProgress: progress, skip })
     bytesSent += relayed.bytesSent
     findings.push(...relayed.findings)
-    for (const n of nodes) actions.set(n.name, skip.has(n.name) ? { action: 'present', imageId: before.get(n.name)! } : relayed.imageIds.has(n.name) ? { action: 'relayed' } : { action: 'failed', detail: 'the relay did not deliver it' })
+    for (const n of nodes)
+      actions.set(
+        n.name,
+        skip.has(n.name)
+          ? { action: 'present', imageId: before.get(n.name)! }
+          : relayed.imageIds.has(n.name)
+            ? { action: 'relayed' }
+            : { action: 'failed', detail: 'the relay did not deliver it' },
+      )
   }
   const stdin = stdinProvider(opts.manifestPath, process.env, { onImageBytes: (_node, b) => (bytesSent += b) })
   await Promise.all(
@@ -99,7 +107,10 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
         return
       }
       progress(`[${n.name}] image: docker save ${image} | ssh | docker load (node has ${short(has)}, want ${short(want)})`)
-      const input = await stdin({ kind: 'image-archive', image }, { id: `${n.name}/image`, node: n.name, action: 'image', description: '', cmd: loadImage(), command: 'docker load', timeoutSeconds: 3600 })
+      const input = await stdin(
+        { kind: 'image-archive', image },
+        { id: `${n.name}/image`, node: n.name, action: 'image', description: '', cmd: loadImage(), command: 'docker load', timeoutSeconds: 3600 },
+      )
       const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input })
       actions.set(n.name, succeeded(r) ? { action: 'loaded' } : { action: 'failed', detail: `docker load ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
     }),
@@ -132,7 +143,10 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       severity: 'error',
       node: null,
       message: `After the image step the nodes have ${ids.size} different image IDs for ${image}.`,
-      evidence: Object.fromEntries([...(want ? [['wanted', want] as const] : []), ...nodes.map((n) => [`${n.name} image ID`, after.get(n.name) ?? '(none)'] as const)]),
+      evidence: Object.fromEntries([
+        ...(want ? [['wanted', want] as const] : []),
+        ...nodes.map((n) => [`${n.name} image ID`, after.get(n.name) ?? '(none)'] as const),
+      ]),
       fix: `Make ${image} name one image everywhere (pin it by digest: image.digest), then deploy again.`,
     })
   }

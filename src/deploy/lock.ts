@@ -63,7 +63,8 @@ export function parseLockResponse(stdout: string): { ok: true; response: LockRes
     if (eq > 0) fields.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim())
   }
   const now = Number(fields.get('now'))
-  if (!fields.has('now') || !Number.isInteger(now) || now <= 0) return { ok: false, problem: `no node time in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
+  if (!fields.has('now') || !Number.isInteger(now) || now <= 0)
+    return { ok: false, problem: `no node time in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
   const state = fields.get('state') as LockState | undefined
   if (!state || !STATES.includes(state)) return { ok: false, problem: `no lock state in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
   const mtime = Number(fields.get('mtime'))
@@ -94,7 +95,10 @@ export function parseHolder(record: string): { ok: true; holder: LockHolder } | 
     return { ok: false, problem: `the lock's holder record is invalid at ${issue.path.join('.') || '(top)'}: ${issue.message}` }
   }
   const h = r.data
-  return { ok: true, holder: { who: h.who, ...(h.run !== undefined && { run: h.run }), release: h.release, since: h.since, expiresAt: h.expiresAt, token: h.token } }
+  return {
+    ok: true,
+    holder: { who: h.who, ...(h.run !== undefined && { run: h.run }), release: h.release, since: h.since, expiresAt: h.expiresAt, token: h.token },
+  }
 }
 
 export interface LockView {
@@ -132,7 +136,11 @@ type Ask = { ok: true; response: LockResponse } | { ok: false; message: string }
 
 async function ask(head: Transport, cmd: Parameters<Transport['run']>[0], what: string): Promise<Ask> {
   const r = await head.run(cmd, { timeoutMs: LOCK_TIMEOUT_MS })
-  if (r.code !== 0) return { ok: false, message: `cannot ${what} on ${head.label}: ${outcome(r)}${(r.stderr || r.stdout).trim() ? `: ${(r.stderr || r.stdout).trim().slice(-300)}` : ''}` }
+  if (r.code !== 0)
+    return {
+      ok: false,
+      message: `cannot ${what} on ${head.label}: ${outcome(r)}${(r.stderr || r.stdout).trim() ? `: ${(r.stderr || r.stdout).trim().slice(-300)}` : ''}`,
+    }
   const parsed = parseLockResponse(r.stdout)
   return parsed.ok ? parsed : { ok: false, message: `cannot ${what} on ${head.label}: ${parsed.problem}` }
 }
@@ -192,7 +200,11 @@ export async function acquireDeployLock(
     const brokeNote = broke.length ? ` (after breaking the ${broke.join('; ')})` : ''
     if (!req.wait) return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (--wait-lock) or try again later` }
     if (Date.now() >= deadline) {
-      return { ok: false, ...(v.holder && { holder: v.holder }), message: `gave up waiting for the deploy lock after ${Math.round((Date.now() - started) / 1000)} s: ${held}${brokeNote}` }
+      return {
+        ok: false,
+        ...(v.holder && { holder: v.holder }),
+        message: `gave up waiting for the deploy lock after ${Math.round((Date.now() - started) / 1000)} s: ${held}${brokeNote}`,
+      }
     }
     if (Date.now() - lastNote >= WAIT_NOTE_EVERY_MS) {
       lastNote = Date.now()

@@ -53,13 +53,25 @@ export async function relayImage(
   const runnerId = present.stdout.trim()
   if (present.code !== 0 || !runnerId.startsWith('sha256:')) {
     findings.push(
-      transferFailed(null, `Image ${image} is not in this machine's docker, so there is nothing to relay.`, { 'Image': image, 'docker image inspect': tail(present) }, `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`),
+      transferFailed(
+        null,
+        `Image ${image} is not in this machine's docker, so there is nothing to relay.`,
+        { Image: image, 'docker image inspect': tail(present) },
+        `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`,
+      ),
     )
     return done()
   }
   const headT = transports.get(head.name)
   if (!headT) {
-    findings.push(transferFailed(head.name, `No connection to the head ${head.name}, which relays the image.`, { Image: image }, `Make ${head.name} reachable over SSH, then deploy again.`))
+    findings.push(
+      transferFailed(
+        head.name,
+        `No connection to the head ${head.name}, which relays the image.`,
+        { Image: image },
+        `Make ${head.name} reachable over SSH, then deploy again.`,
+      ),
+    )
     return done()
   }
 
@@ -86,9 +98,23 @@ export async function relayImage(
     const saved = await save.done
     // A failed save is the cause when it failed by itself (the load then read a cut archive).
     if (saved.code !== 0 && !killed) {
-      findings.push(transferFailed(head.name, `docker save ${image} on the runner failed, so ${head.name} did not get the image.`, { 'docker save': `${outcome(saved)}: ${tail(saved)}` }, `Check the runner's docker and free space, then deploy again.`))
+      findings.push(
+        transferFailed(
+          head.name,
+          `docker save ${image} on the runner failed, so ${head.name} did not get the image.`,
+          { 'docker save': `${outcome(saved)}: ${tail(saved)}` },
+          `Check the runner's docker and free space, then deploy again.`,
+        ),
+      )
     } else if (load.code !== 0) {
-      findings.push(transferFailed(head.name, `docker load on ${head.name} failed while the runner streamed ${image} to it.`, { 'docker load': `${outcome(load)}: ${tail(load)}`, 'Bytes sent': String(bytesSent) }, `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`))
+      findings.push(
+        transferFailed(
+          head.name,
+          `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
+          { 'docker load': `${outcome(load)}: ${tail(load)}`, 'Bytes sent': String(bytesSent) },
+          `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
+        ),
+      )
     } else {
       say(`runner → ${head.name}: ${mb(bytesSent)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${rate(bytesSent, Date.now() - started)})`)
     }
@@ -106,7 +132,12 @@ export async function relayImage(
         const r = await headT.run(relayToWorker(m, w, image), { timeoutMs })
         if (r.code !== 0) {
           findings.push(
-            transferFailed(w.name, `${head.name} could not pass ${image} on to ${w.name} over the fabric.`, { Command: `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, Result: `${outcome(r)}: ${tail(r)}` }, `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`),
+            transferFailed(
+              w.name,
+              `${head.name} could not pass ${image} on to ${w.name} over the fabric.`,
+              { Command: `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, Result: `${outcome(r)}: ${tail(r)}` },
+              `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`,
+            ),
           )
         } else {
           say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -72,7 +72,8 @@ function startingFiles(spec: ReleaseSpec, node: ManifestNode): Record<string, Re
     [RELEASE_FILE.imageId]: { content: `${spec.imageId}\n`, mode: '0644' },
   }
   if (m.launch.mode === 'script') files[RELEASE_FILE.launch] = { content: spec.launchScript ?? '', mode: '0700' }
-  if (node.role === 'head') files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(startVllm(m))), mode: '0700' }
+  if (node.role === 'head')
+    files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(startVllm(m))), mode: '0700' }
   return files
 }
 

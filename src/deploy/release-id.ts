@@ -12,12 +12,17 @@ export function releaseIdProblem(id: string): string | undefined {
   if (id === '') return 'a release id cannot be empty'
   if (id.startsWith('-')) return `release id "${id}" starts with "-" (it would read as an option)`
   if (id.includes('/')) return `release id "${id}" contains "/" (it names one directory on the nodes)`
-  if (!RELEASE_ID.test(id)) return `release id "${id}" may only hold letters, digits, ".", "_" and "-", start with a letter or digit, and be at most 128 characters long`
+  if (!RELEASE_ID.test(id))
+    return `release id "${id}" may only hold letters, digits, ".", "_" and "-", start with a letter or digit, and be at most 128 characters long`
   return undefined
 }
 
 /** A UTC timestamp id: `20261203T140501Z`. */
-export const timestampReleaseId = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+export const timestampReleaseId = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 
 /** The release id of a rollout: the one asked for, else $GITHUB_SHA, else a UTC timestamp. */
 export function resolveReleaseId(requested: string | undefined, env: NodeJS.ProcessEnv, now: Date): { ok: true; id: string } | { ok: false; message: string } {

@@ -37,7 +37,19 @@ export type OnFailure = 'rollback' | 'stop' | 'keep'
 export const ON_FAILURE: readonly OnFailure[] = ['rollback', 'stop', 'keep']
 
 /** Stages outside the plan, for progress and log groups. */
-export type RolloutStage = 'script-check' | 'lock' | 'state' | 'host-checks' | 'image' | PhaseName | 'activate' | 'prune' | 'audit' | 'rollback' | 'on-failure' | 'report'
+export type RolloutStage =
+  | 'script-check'
+  | 'lock'
+  | 'state'
+  | 'host-checks'
+  | 'image'
+  | PhaseName
+  | 'activate'
+  | 'prune'
+  | 'audit'
+  | 'rollback'
+  | 'on-failure'
+  | 'report'
 
 export interface RolloutOptions {
   readonly manifest: Manifest
@@ -182,14 +194,28 @@ class Rollout {
           return errors.length > 0 ? `identity preflight: ${[...new Set(errors.map((f) => f.code))].join(', ')}` : undefined
         }
         if (phase === 'vllm') {
-          const w = await watchVllmStartup(this.o.transports.get(headOf(m).name)!, m, { deadlineMs: m.smoke.readyTimeoutSeconds * 1000, ...(facts?.ray && { ray: facts.ray }), ...(this.o.signal && { signal: this.o.signal }), onProgress: (x) => this.progress(x) })
+          const w = await watchVllmStartup(this.o.transports.get(headOf(m).name)!, m, {
+            deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
+            ...(facts?.ray && { ray: facts.ray }),
+            ...(this.o.signal && { signal: this.o.signal }),
+            onProgress: (x) => this.progress(x),
+          })
           this.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
           if (w.ready) return undefined
           const stop = w.findings.filter((f) => f.severity === 'error')
           findings.push(
             ...(stop.length > 0
               ? stop
-              : [{ code: 'VLLM_NOT_READY' as const, severity: 'error' as const, node: headOf(m).name, message: `vllm serve did not become ready: ${w.reason}.`, evidence: { 'log tail': w.logTail.split('\n').slice(-10).join('\n') }, fix: `Read the full log on ${headOf(m).name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log` }]),
+              : [
+                  {
+                    code: 'VLLM_NOT_READY' as const,
+                    severity: 'error' as const,
+                    node: headOf(m).name,
+                    message: `vllm serve did not become ready: ${w.reason}.`,
+                    evidence: { 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+                    fix: `Read the full log on ${headOf(m).name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log`,
+                  },
+                ]),
           )
           return `vllm serve: ${w.reason}`
         }
@@ -230,7 +256,11 @@ class Rollout {
   }
 
   /** Start an existing release from its own files on the nodes, through the image check and every gate. */
-  async startExisting(m: Manifest, release: string, states: ReadonlyMap<string, NodeState>): Promise<{ ok: boolean; run?: GatedRun; image?: ImageGateResult; manifest?: Manifest; detail: string; findings: readonly Finding[] }> {
+  async startExisting(
+    m: Manifest,
+    release: string,
+    states: ReadonlyMap<string, NodeState>,
+  ): Promise<{ ok: boolean; run?: GatedRun; image?: ImageGateResult; manifest?: Manifest; detail: string; findings: readonly Finding[] }> {
     const missing = m.nodes.filter((n) => !states.get(n.name)?.releases.includes(release)).map((n) => n.name)
     if (missing.length > 0) {
       const f: Finding = {
@@ -248,17 +278,29 @@ class Rollout {
     const head = this.o.transports.get(headOf(m).name)!
     const idFile = await head.run(readReleaseFile(m, release, RELEASE_FILE.imageId), { timeoutMs: 30_000 })
     const expectId = idFile.stdout.trim()
-    const image = await this.inStage('image', () => imageGate(snap, imageRef(snap), this.o.transports, { manifestPath: this.o.manifestPath, expectId, onProgress: (x) => this.progress(x) }))
-    if (!image.ok) return { ok: false, image, manifest: snap, detail: 'the release\'s image is not on every node', findings: image.findings }
+    const image = await this.inStage('image', () =>
+      imageGate(snap, imageRef(snap), this.o.transports, { manifestPath: this.o.manifestPath, expectId, onProgress: (x) => this.progress(x) }),
+    )
+    if (!image.ok) return { ok: false, image, manifest: snap, detail: "the release's image is not on every node", findings: image.findings }
     const run = await this.gated(snap, release, 'verify')
-    return { ok: run.exec.ok, run, image, manifest: snap, detail: run.exec.ok ? `release ${release} serves again` : `${run.exec.stoppedAt?.phase}: ${run.exec.stoppedAt?.reason}`, findings: run.findings }
+    return {
+      ok: run.exec.ok,
+      run,
+      image,
+      manifest: snap,
+      detail: run.exec.ok ? `release ${release} serves again` : `${run.exec.stoppedAt?.phase}: ${run.exec.stoppedAt?.reason}`,
+      findings: run.findings,
+    }
   }
 
   /** Docker, fabric link and address, GPUs, disk, node-to-node SSH for relay: before anything changes. */
   async hostChecks(m: Manifest): Promise<Finding[]> {
     const findings = await hostChecks(m, this.o.transports, { relay: m.image.distribution === 'relay' })
     for (const f of findings) this.progress(`${f.severity} ${f.code}${f.node ? ` on ${f.node}` : ''}: ${f.message}`)
-    if (findings.length === 0) this.progress(`every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${m.image.distribution === 'relay' ? ', head-to-worker SSH' : ''})`)
+    if (findings.length === 0)
+      this.progress(
+        `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${m.image.distribution === 'relay' ? ', head-to-worker SSH' : ''})`,
+      )
     return findings
   }
 
@@ -266,7 +308,13 @@ class Rollout {
   async lock(m: Manifest, release: string): Promise<{ ok: true; holder: LockHolder } | { ok: false; finding: Finding; message: string }> {
     return this.inStage('lock', async () => {
       const head = this.o.transports.get(headOf(m).name)!
-      const got = await acquireDeployLock(head, m, { who: this.o.who, ...(this.o.run && { run: this.o.run }), release, ...(this.o.waitLock && { wait: true }), onProgress: (x) => this.progress(x) })
+      const got = await acquireDeployLock(head, m, {
+        who: this.o.who,
+        ...(this.o.run && { run: this.o.run }),
+        release,
+        ...(this.o.waitLock && { wait: true }),
+        onProgress: (x) => this.progress(x),
+      })
       if (got.ok) {
         this.o.onLock?.({ holder: got.holder, cluster: m.cluster })
         return got
@@ -276,7 +324,9 @@ class Rollout {
         severity: 'error',
         node: headOf(m).name,
         message: `Another rollout holds the deploy lock: ${got.message}.`,
-        evidence: got.holder ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt } : {},
+        evidence: got.holder
+          ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
+          : {},
         fix: 'Wait for that rollout to finish (--wait-lock waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.',
       }
       return { ok: false, finding, message: got.message }
@@ -304,13 +354,21 @@ class Rollout {
       const s = states.get(n.name)!
       const rayNode = facts?.ray?.nodes.find((r) => r.alive && r.address === n.fabricIp)
       const container = facts?.nodes.find((f) => f.node === n.name)?.container
-      const rayIdentity = rayNode ? `${rayNode.address}${rayNode.isHead ? ' (head)' : ''}` : container?.rayNodeIp ?? '-'
-      return { node: n.name, role: n.role, release: s.current ?? '-', imageId: short(s.container?.imageId ?? s.imageId), rayIdentity, state: s.error ? `unknown (${s.error})` : stateLabel(n.name, s) }
+      const rayIdentity = rayNode ? `${rayNode.address}${rayNode.isHead ? ' (head)' : ''}` : (container?.rayNodeIp ?? '-')
+      return {
+        node: n.name,
+        role: n.role,
+        release: s.current ?? '-',
+        imageId: short(s.container?.imageId ?? s.imageId),
+        rayIdentity,
+        state: s.error ? `unknown (${s.error})` : stateLabel(n.name, s),
+      }
     })
   }
 }
 
-const containerState = (s: NodeState): string => (s.container ? (s.container.running ? `running ${s.container.release || '?'}` : `stopped ${s.container.release || '?'}`) : 'no container')
+const containerState = (s: NodeState): string =>
+  s.container ? (s.container.running ? `running ${s.container.release || '?'}` : `stopped ${s.container.release || '?'}`) : 'no container'
 
 /**
  * The static launch-script check as the deploy's first gate. Under `deploy.scriptCheck: warn` its
@@ -323,7 +381,14 @@ async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ f
   if (text === undefined) return { findings: [], blocking: [] }
   const { findings } = checkLaunchScript(text, { manifest: m, path: m.launch.path })
   if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
-  return { findings: findings.map((f) => (f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` } : f)), blocking: [] }
+  return {
+    findings: findings.map((f) =>
+      f.severity === 'error'
+        ? { ...f, severity: 'warning' as const, message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` }
+        : f,
+    ),
+    blocking: [],
+  }
 }
 
 async function withLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
@@ -341,7 +406,16 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const early: Finding[] = []
   const finish = async (rep0: Omit<RolloutReport, 'nodes' | 'durationMs' | 'command'>, facts?: FactsBundle): Promise<RolloutReport> => {
     const rep = { ...rep0, findings: [...early, ...rep0.findings] }
-    await r.audit(m, { command: 'deploy', release: rep.release, imageId: rep.imageId ?? null, fingerprint: rep.fingerprint ?? null, result: rep.result, rolledBack: rep.rolledBack, previous: rep.previousRelease ?? null, ...(rep.failure && { failedAt: rep.failure.stage }) })
+    await r.audit(m, {
+      command: 'deploy',
+      release: rep.release,
+      imageId: rep.imageId ?? null,
+      fingerprint: rep.fingerprint ?? null,
+      result: rep.result,
+      rolledBack: rep.rolledBack,
+      previous: rep.previousRelease ?? null,
+      ...(rep.failure && { failedAt: rep.failure.stage }),
+    })
     const nodes = await r.inStage('report', () => r.table(m, facts ?? rep.facts, (_n, s) => containerState(s)))
     return { command: 'deploy', ...rep, nodes, durationMs: Date.now() - r.started }
   }
@@ -351,20 +425,49 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   if (script.blocking.length > 0) {
     const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
     const reason = [...new Set(script.blocking.map((f) => f.code))].join(', ')
-    return { command: 'deploy', ...base, result: 'failed', changed: false, rolledBack: false, failure: { stage: 'script-check', reason }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)' }, findings: script.findings, nodes, durationMs: Date.now() - r.started }
+    return {
+      command: 'deploy',
+      ...base,
+      result: 'failed',
+      changed: false,
+      rolledBack: false,
+      failure: { stage: 'script-check', reason },
+      onFailure: { action: 'none', ok: true, detail: 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)' },
+      findings: script.findings,
+      nodes,
+      durationMs: Date.now() - r.started,
+    }
   }
   early.push(...script.findings)
 
   const lock = await r.lock(m, o.release)
   if (!lock.ok) {
     const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
-    return { command: 'deploy', ...base, result: 'failed', changed: false, rolledBack: false, failure: { stage: 'lock', reason: lock.message }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed: another rollout holds the lock' }, findings: [lock.finding], nodes, durationMs: Date.now() - r.started }
+    return {
+      command: 'deploy',
+      ...base,
+      result: 'failed',
+      changed: false,
+      rolledBack: false,
+      failure: { stage: 'lock', reason: lock.message },
+      onFailure: { action: 'none', ok: true, detail: 'nothing was changed: another rollout holds the lock' },
+      findings: [lock.finding],
+      nodes,
+      durationMs: Date.now() - r.started,
+    }
   }
   try {
     const states = await r.inStage('state', () => readNodeStates(m, o.transports))
     const unreadable = [...states.values()].filter((s) => s.error)
     if (unreadable.length > 0) {
-      return finish({ ...base, result: 'failed', changed: false, rolledBack: false, failure: { stage: 'state', reason: unreadable.map((s) => `${s.node}: ${s.error}`).join('; ') }, findings: [] })
+      return finish({
+        ...base,
+        result: 'failed',
+        changed: false,
+        rolledBack: false,
+        failure: { stage: 'state', reason: unreadable.map((s) => `${s.node}: ${s.error}`).join('; ') },
+        findings: [],
+      })
     }
     const current = commonCurrent(states)
     const headState = states.get(headOf(m).name)!
@@ -373,15 +476,43 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
 
     const host = await r.inStage('host-checks', () => r.hostChecks(m))
     if (host.some((f) => f.severity === 'error')) {
-      return finish({ ...base, result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes (host checks come before anything changes)' }, findings: host })
+      return finish({
+        ...base,
+        result: 'failed',
+        changed: false,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') },
+        onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes (host checks come before anything changes)' },
+        findings: host,
+      })
     }
     early.push(...host)
 
-    if (r.cancelled) return finish({ ...base, result: 'cancelled', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'image', reason: 'cancelled before anything changed' }, findings: [] })
+    if (r.cancelled)
+      return finish({
+        ...base,
+        result: 'cancelled',
+        changed: false,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        failure: { stage: 'image', reason: 'cancelled before anything changed' },
+        findings: [],
+      })
     const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress }))
     const imageSummary = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
     if (!img.ok || !img.imageId) {
-      return finish({ ...base, result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'image', reason: img.findings.map((f) => f.message).join(' ') }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes (the image gate comes first)' }, findings: img.findings, image: imageSummary })
+      return finish({
+        ...base,
+        result: 'failed',
+        changed: false,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        failure: { stage: 'image', reason: img.findings.map((f) => f.message).join(' ') },
+        onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes (the image gate comes first)' },
+        findings: img.findings,
+        image: imageSummary,
+      })
     }
     const imageId = img.imageId
     const launchScript = await withLaunchScript(m, o.manifestPath)
@@ -409,7 +540,17 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
             fingerprint,
             changed: false,
             rolledBack: false,
-            ...(!ok && { failure: { stage: pfErrors.length > 0 ? 'preflight' : 'smoke', reason: pfErrors.length > 0 ? pfErrors.map((f) => f.code).join(', ') : 'smoke test failed' }, onFailure: { action: 'none' as const, ok: true, detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)' } }),
+            ...(!ok && {
+              failure: {
+                stage: pfErrors.length > 0 ? 'preflight' : 'smoke',
+                reason: pfErrors.length > 0 ? pfErrors.map((f) => f.code).join(', ') : 'smoke test failed',
+              },
+              onFailure: {
+                action: 'none' as const,
+                ok: true,
+                detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)',
+              },
+            }),
             findings: [...pf.findings, ...(smoke?.findings ?? [])],
             ...(smoke && { smoke }),
             facts: pf.facts,
@@ -423,40 +564,104 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
 
     // A release id names one content: refuse to rewrite the release the cluster falls back on.
     if ((o.release === previousRelease || o.release === headState.previous) && current?.fingerprint !== fingerprint) {
-      return finish({ ...base, result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'release-files', reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (--release)` }, onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes' }, findings: [], imageId, fingerprint })
+      return finish({
+        ...base,
+        result: 'failed',
+        changed: false,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        failure: {
+          stage: 'release-files',
+          reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (--release)`,
+        },
+        onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes' },
+        findings: [],
+        imageId,
+        fingerprint,
+      })
     }
     const meta = { who: o.who, createdAt: new Date().toISOString(), ...(o.run && { run: o.run }) }
     const release = o.release === previousRelease && current ? previousRelease : o.release
-    const filesFor = (rel: string, node: string): string => JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
+    const filesFor = (rel: string, node: string): string =>
+      JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
     const run = await r.gated(m, release, 'write', filesFor)
-    const common = { release, ...(previousRelease && { previousRelease }), imageId, fingerprint, image: imageSummary, ...(run.smoke && { smoke: run.smoke }), ...(run.facts && { facts: run.facts }) }
+    const common = {
+      release,
+      ...(previousRelease && { previousRelease }),
+      imageId,
+      fingerprint,
+      image: imageSummary,
+      ...(run.smoke && { smoke: run.smoke }),
+      ...(run.facts && { facts: run.facts }),
+    }
     if (run.exec.ok) {
       const act = await r.inStage('activate', () => r.onAll(m, 'activate', activateRelease(m, release)))
-      if (!act.ok) return finish({ ...common, result: 'failed', changed: true, rolledBack: false, failure: { stage: 'activate', reason: act.detail }, findings: run.findings })
+      if (!act.ok)
+        return finish({
+          ...common,
+          result: 'failed',
+          changed: true,
+          rolledBack: false,
+          failure: { stage: 'activate', reason: act.detail },
+          findings: run.findings,
+        })
       await r.inStage('prune', () => r.onAll(m, 'prune', pruneReleases(m)))
       return finish({ ...common, result: 'deployed', changed: true, rolledBack: false, findings: run.findings })
     }
     const stoppedAt = run.exec.stoppedAt!
     const failure = { stage: stoppedAt.phase as RolloutStage, reason: stoppedAt.reason }
     if (run.exec.cancelled) {
-      return finish({ ...common, result: 'cancelled', changed: true, rolledBack: false, failure, onFailure: { action: 'none', ok: true, detail: `cancelled: stopped after ${stoppedAt.phase}; current still names ${previousRelease ?? '(none)'}` }, findings: run.findings })
+      return finish({
+        ...common,
+        result: 'cancelled',
+        changed: true,
+        rolledBack: false,
+        failure,
+        onFailure: { action: 'none', ok: true, detail: `cancelled: stopped after ${stoppedAt.phase}; current still names ${previousRelease ?? '(none)'}` },
+        findings: run.findings,
+      })
     }
     r.progress(`release ${release} failed at ${stoppedAt.phase}: ${stoppedAt.reason}; on-failure: ${onFailure}`)
-    const handled = await r.inStage('on-failure', async (): Promise<NonNullable<RolloutReport['onFailure']> & { findings?: readonly Finding[]; facts?: FactsBundle }> => {
-      if (onFailure === 'keep') return { action: 'keep', ok: true, detail: `kept the failed release ${release}'s containers running for debugging; current still names ${previousRelease ?? '(none)'}` }
-      if (onFailure === 'rollback' && previousRelease && current) {
-        const back = await r.inStage('rollback', () => r.startExisting(m, previousRelease, states))
-        // current names the same release, but its containers are new ones: record them.
-        if (back.ok) await r.onAll(back.manifest ?? m, 'activate', activateRelease(back.manifest ?? m, previousRelease))
-        return { action: 'rollback', ok: back.ok, release: previousRelease, detail: back.ok ? `rolled back: release ${previousRelease} started again from its files on the nodes and passed every gate` : `rollback to ${previousRelease} failed: ${back.detail}`, findings: back.findings, ...(back.run?.facts && { facts: back.run.facts }) }
-      }
-      const stop = await r.onAll(m, 'stop', removeContainer(m.container.name))
-      const why = onFailure === 'rollback' ? `no earlier release to roll back to, so stopped the new containers instead` : 'stopped the new containers'
-      return { action: 'stop', ok: stop.ok, detail: `${why}${stop.ok ? '' : ` (${stop.detail})`}; current still names ${previousRelease ?? '(none)'}` }
-    })
+    const handled = await r.inStage(
+      'on-failure',
+      async (): Promise<NonNullable<RolloutReport['onFailure']> & { findings?: readonly Finding[]; facts?: FactsBundle }> => {
+        if (onFailure === 'keep')
+          return {
+            action: 'keep',
+            ok: true,
+            detail: `kept the failed release ${release}'s containers running for debugging; current still names ${previousRelease ?? '(none)'}`,
+          }
+        if (onFailure === 'rollback' && previousRelease && current) {
+          const back = await r.inStage('rollback', () => r.startExisting(m, previousRelease, states))
+          // current names the same release, but its containers are new ones: record them.
+          if (back.ok) await r.onAll(back.manifest ?? m, 'activate', activateRelease(back.manifest ?? m, previousRelease))
+          return {
+            action: 'rollback',
+            ok: back.ok,
+            release: previousRelease,
+            detail: back.ok
+              ? `rolled back: release ${previousRelease} started again from its files on the nodes and passed every gate`
+              : `rollback to ${previousRelease} failed: ${back.detail}`,
+            findings: back.findings,
+            ...(back.run?.facts && { facts: back.run.facts }),
+          }
+        }
+        const stop = await r.onAll(m, 'stop', removeContainer(m.container.name))
+        const why = onFailure === 'rollback' ? `no earlier release to roll back to, so stopped the new containers instead` : 'stopped the new containers'
+        return { action: 'stop', ok: stop.ok, detail: `${why}${stop.ok ? '' : ` (${stop.detail})`}; current still names ${previousRelease ?? '(none)'}` }
+      },
+    )
     const { findings: backFindings = [], facts: backFacts, ...onFailureReport } = handled
     return finish(
-      { ...common, result: 'failed', changed: true, rolledBack: handled.action === 'rollback' && handled.ok, failure, onFailure: onFailureReport, findings: [...run.findings, ...backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))] },
+      {
+        ...common,
+        result: 'failed',
+        changed: true,
+        rolledBack: handled.action === 'rollback' && handled.ok,
+        failure,
+        onFailure: onFailureReport,
+        findings: [...run.findings, ...backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))],
+      },
       backFacts ?? run.facts,
     )
   } finally {
@@ -471,7 +676,17 @@ export async function rollbackRelease(o: Omit<RolloutOptions, 'release' | 'force
   const lock = await r.lock(m, o.to ?? 'previous')
   if (!lock.ok) {
     const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)))
-    return { command: 'rollback', release: o.to ?? '-', result: 'failed', changed: false, rolledBack: false, failure: { stage: 'lock', reason: lock.message }, findings: [lock.finding], nodes, durationMs: Date.now() - r.started }
+    return {
+      command: 'rollback',
+      release: o.to ?? '-',
+      result: 'failed',
+      changed: false,
+      rolledBack: false,
+      failure: { stage: 'lock', reason: lock.message },
+      findings: [lock.finding],
+      nodes,
+      durationMs: Date.now() - r.started,
+    }
   }
   try {
     return await rollbackLocked(r, o)
@@ -486,22 +701,73 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
   const head = states.get(headOf(m).name)!
   const target = o.to ?? head.previous
   const finish = async (rep: Omit<RolloutReport, 'nodes' | 'durationMs' | 'command'>, facts?: FactsBundle): Promise<RolloutReport> => {
-    await r.audit(m, { command: 'rollback', release: rep.release, imageId: rep.imageId ?? null, result: rep.result, rolledBack: rep.rolledBack, previous: rep.previousRelease ?? null })
+    await r.audit(m, {
+      command: 'rollback',
+      release: rep.release,
+      imageId: rep.imageId ?? null,
+      result: rep.result,
+      rolledBack: rep.rolledBack,
+      previous: rep.previousRelease ?? null,
+    })
     const nodes = await r.inStage('report', () => r.table(m, facts, (_n, s) => containerState(s)))
     return { command: 'rollback', ...rep, nodes, durationMs: Date.now() - r.started }
   }
   const previousRelease = head.current
   const host = await r.inStage('host-checks', () => r.hostChecks(m))
   if (host.some((f) => f.severity === 'error')) {
-    return finish({ release: target ?? '-', result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') }, findings: host })
+    return finish({
+      release: target ?? '-',
+      result: 'failed',
+      changed: false,
+      rolledBack: false,
+      ...(previousRelease && { previousRelease }),
+      failure: { stage: 'host-checks', reason: [...new Set(host.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ') },
+      findings: host,
+    })
   }
-  if (!target) return finish({ release: '-', result: 'failed', changed: false, rolledBack: false, ...(previousRelease && { previousRelease }), failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` }, findings: [] })
+  if (!target)
+    return finish({
+      release: '-',
+      result: 'failed',
+      changed: false,
+      rolledBack: false,
+      ...(previousRelease && { previousRelease }),
+      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` },
+      findings: [],
+    })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))
   const snap = back.manifest ?? m
   const imageId = back.image?.imageId
   if (!back.ok) {
-    return finish({ release: target, result: back.run?.exec.cancelled ? 'cancelled' : 'failed', changed: true, rolledBack: false, ...(previousRelease && { previousRelease }), ...(imageId && { imageId }), failure: { stage: back.run?.exec.stoppedAt?.phase ?? 'rollback', reason: back.detail }, findings: back.findings, ...(back.run?.smoke && { smoke: back.run.smoke }) }, back.run?.facts)
+    return finish(
+      {
+        release: target,
+        result: back.run?.exec.cancelled ? 'cancelled' : 'failed',
+        changed: true,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        ...(imageId && { imageId }),
+        failure: { stage: back.run?.exec.stoppedAt?.phase ?? 'rollback', reason: back.detail },
+        findings: back.findings,
+        ...(back.run?.smoke && { smoke: back.run.smoke }),
+      },
+      back.run?.facts,
+    )
   }
   const act = await r.inStage('activate', () => r.onAll(snap, 'activate', activateRelease(snap, target)))
-  return finish({ release: target, result: act.ok ? 'rolled-back' : 'failed', changed: true, rolledBack: act.ok, ...(previousRelease && { previousRelease }), ...(imageId && { imageId }), ...(!act.ok && { failure: { stage: 'activate' as const, reason: act.detail } }), findings: back.findings, ...(back.run?.smoke && { smoke: back.run.smoke }), ...(back.run?.facts && { facts: back.run.facts }) }, back.run?.facts)
+  return finish(
+    {
+      release: target,
+      result: act.ok ? 'rolled-back' : 'failed',
+      changed: true,
+      rolledBack: act.ok,
+      ...(previousRelease && { previousRelease }),
+      ...(imageId && { imageId }),
+      ...(!act.ok && { failure: { stage: 'activate' as const, reason: act.detail } }),
+      findings: back.findings,
+      ...(back.run?.smoke && { smoke: back.run.smoke }),
+      ...(back.run?.facts && { facts: back.run.facts }),
+    },
+    back.run?.facts,
+  )
 }

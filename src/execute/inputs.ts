@@ -34,7 +34,8 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
         if (missing.length > 0) throw new Error(`secret environment variable(s) not set for this run: ${missing.join(', ')}`)
         // docker's --env-file takes one NAME=value per line: a line break would split the secret.
         const multiline = input.names.filter((n) => /[\r\n]/.test(env[n]!))
-        if (multiline.length > 0) throw new Error(`secret environment variable(s) ${multiline.join(', ')} contain a line break, which docker --env-file cannot carry`)
+        if (multiline.length > 0)
+          throw new Error(`secret environment variable(s) ${multiline.join(', ')} contain a line break, which docker --env-file cannot carry`)
         return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n'
       }
       case 'image-archive': {
@@ -43,7 +44,9 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
         const local = new LocalTransport()
         const present = await local.run(argv(docker, 'image', 'inspect', '--format', '{{.Id}}', input.image), { timeoutMs: 30_000 })
         if (present.code !== 0) {
-          throw new Error(`image ${input.image} is not in this machine's docker (${present.stderr.trim() || `exit ${present.code}`}); build or pull it here first, or use image.distribution: pull`)
+          throw new Error(
+            `image ${input.image} is not in this machine's docker (${present.stderr.trim() || `exit ${present.code}`}); build or pull it here first, or use image.distribution: pull`,
+          )
         }
         const saved = local.stream(argv(docker, 'save', input.image)).stdout
         if (!sources.onImageBytes || !step) return saved

@@ -46,8 +46,7 @@ export interface BuildSpec {
   readonly labels?: Readonly<Record<string, string>>
 }
 
-const labelArgs = (labels: Readonly<Record<string, string>> = {}): string[] =>
-  Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`])
+const labelArgs = (labels: Readonly<Record<string, string>> = {}): string[] => Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`])
 
 /** `--mount` value; docker's csv syntax, so paths holding `,` or `"` cannot be expressed. */
 export function mountArg(m: Mount): string {
@@ -68,8 +67,7 @@ export function dockerCommands(docker: string) {
     // ---- images
     imageInspect: (ref: string) => d('image', 'inspect', ref),
     /** Reads a rootfs tarball on stdin and makes an image of it. */
-    importImage: (ref: string, changes: readonly string[] = []) =>
-      d('import', ...changes.flatMap((c) => ['--change', c]), '-', ref),
+    importImage: (ref: string, changes: readonly string[] = []) => d('import', ...changes.flatMap((c) => ['--change', c]), '-', ref),
     /** Legacy builder, no network at all during RUN steps, never pulls. */
     build: (spec: BuildSpec) =>
       withEnv(
@@ -93,10 +91,8 @@ export function dockerCommands(docker: string) {
     /** Image ids carrying a label (`key` or `key=value`), including intermediate build layers. */
     imagesByLabel: (label: string) => d('images', '--all', '--quiet', '--no-trunc', '--filter', `label=${label}`),
     /** `repository:tag` names matching a reference pattern such as `vrd-lab/*`. */
-    imagesByReference: (pattern: string) =>
-      d('images', '--filter', `reference=${pattern}`, '--format', '{{.Repository}}:{{.Tag}}'),
-    imageSizes: (pattern: string) =>
-      d('images', '--filter', `reference=${pattern}`, '--format', '{{.Repository}}:{{.Tag}}\t{{.Size}}'),
+    imagesByReference: (pattern: string) => d('images', '--filter', `reference=${pattern}`, '--format', '{{.Repository}}:{{.Tag}}'),
+    imageSizes: (pattern: string) => d('images', '--filter', `reference=${pattern}`, '--format', '{{.Repository}}:{{.Tag}}\t{{.Size}}'),
 
     // ---- networks
     networkInspect: (name: string) => d('network', 'inspect', name),
@@ -123,8 +119,7 @@ export function dockerCommands(docker: string) {
     networkNamesByFilter: (filter: string) => d('network', 'ls', '--filter', filter, '--format', '{{.Name}}'),
 
     // ---- volumes
-    volumeCreate: (name: string, labels: Readonly<Record<string, string>>) =>
-      d('volume', 'create', ...labelArgs(labels), name),
+    volumeCreate: (name: string, labels: Readonly<Record<string, string>>) => d('volume', 'create', ...labelArgs(labels), name),
     volumeRemove: (names: readonly string[]) => d('volume', 'rm', '--force', ...names),
     volumesByFilter: (filter: string) => d('volume', 'ls', '--quiet', '--filter', filter),
 
@@ -134,14 +129,7 @@ export function dockerCommands(docker: string) {
     create: (spec: ContainerSpec) => d('create', ...containerArgs(spec), spec.image, ...(spec.cmd ?? [])),
     /** Run a throw-away container (`--rm`), e.g. to probe whether `--privileged` works here. */
     runOnce: (spec: ContainerSpec, entrypoint?: string) =>
-      d(
-        'run',
-        '--rm',
-        ...(entrypoint ? ['--entrypoint', entrypoint] : []),
-        ...containerArgs(spec),
-        spec.image,
-        ...(spec.cmd ?? []),
-      ),
+      d('run', '--rm', ...(entrypoint ? ['--entrypoint', entrypoint] : []), ...containerArgs(spec), spec.image, ...(spec.cmd ?? [])),
     start: (name: string) => d('start', name),
     removeContainers: (names: readonly string[]) => d('rm', '--force', '--volumes', ...names),
     exec: (container: string, ...args: string[]) => d('exec', container, ...args),

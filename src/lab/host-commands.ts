@@ -49,8 +49,7 @@ export interface DebootstrapSpec {
   readonly cacheDir: string
 }
 
-export const debootstrap = (s: DebootstrapSpec): Argv =>
-  argv('debootstrap', '--variant=minbase', `--cache-dir=${s.cacheDir}`, s.suite, s.target, s.mirror)
+export const debootstrap = (s: DebootstrapSpec): Argv => argv('debootstrap', '--variant=minbase', `--cache-dir=${s.cacheDir}`, s.suite, s.target, s.mirror)
 
 /** Run a program inside a rootfs tree. */
 export const chroot = (root: string, ...args: string[]): Argv => argv('chroot', root, ...args)
@@ -63,8 +62,7 @@ export const tarDir = (dir: string): Argv => argv('tar', '-C', dir, '--numeric-o
 /** `tar -C dir -cf - . | <importer>` (the importer reads the tarball on stdin). */
 export const tarInto = (dir: string, importer: Cmd): Cmd => pipe(tarDir(dir), importer)
 
-export const sshKeygen = (path: string, comment: string): Argv =>
-  argv('ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', path)
+export const sshKeygen = (path: string, comment: string): Argv => argv('ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', path)
 
 export interface PipDownloadSpec {
   readonly python: string

@@ -65,11 +65,11 @@ export async function ensureMinbase(ctx: LabContext): Promise<string> {
   await mkdir(paths.debCache, { recursive: true })
   const started = Date.now()
   ctx.progress(`debootstrap ${SUITE} minbase from ${ctx.mirror} (about 25 s cold)`)
-  await ctx.runner.step(
-    `debootstrap ${SUITE}`,
-    debootstrap({ suite: SUITE, target: tmp, mirror: ctx.mirror, cacheDir: paths.debCache }),
-    { timeoutMs: 20 * MINUTE, heartbeatMs: 15_000, fix: `check that ${ctx.mirror} is reachable from this machine` },
-  )
+  await ctx.runner.step(`debootstrap ${SUITE}`, debootstrap({ suite: SUITE, target: tmp, mirror: ctx.mirror, cacheDir: paths.debCache }), {
+    timeoutMs: 20 * MINUTE,
+    heartbeatMs: 15_000,
+    fix: `check that ${ctx.mirror} is reachable from this machine`,
+  })
   await rename(tmp, paths.minbaseRootfs)
   await writeFile(done, `${new Date().toISOString()}\n`)
   ctx.progress(`debootstrap done in ${secs(started)}`)

@@ -34,12 +34,7 @@ export function knownHostsText(pins: readonly PinnedNode[]): string {
 /** An ssh_config for `ssh -F <file> spark-a` (and `docker -H ssh://spark-a` with it). */
 export function sshConfigText(pins: readonly PinnedNode[], keyPath: string, knownHostsPath: string, user: string): string {
   const blocks = pins.map(({ node }) =>
-    [
-      `Host ${node.name} ${node.mgmtIp}`,
-      `  HostName ${node.mgmtIp}`,
-      `  HostKeyAlias ${node.mgmtIp}`,
-      `  User ${user}`,
-    ].join('\n'),
+    [`Host ${node.name} ${node.mgmtIp}`, `  HostName ${node.mgmtIp}`, `  HostKeyAlias ${node.mgmtIp}`, `  User ${user}`].join('\n'),
   )
   return [
     '# vrd-lab: ssh -F <this file> spark-a',

@@ -1,15 +1,7 @@
 /**
  * What the lab says when it cannot do its job: a code, what failed, and what to run or change.
  */
-export type LabErrorCode =
-  | 'missing-tool'
-  | 'docker-unreachable'
-  | 'not-root'
-  | 'command-failed'
-  | 'conflict'
-  | 'locked'
-  | 'not-ready'
-  | 'bad-input'
+export type LabErrorCode = 'missing-tool' | 'docker-unreachable' | 'not-root' | 'command-failed' | 'conflict' | 'locked' | 'not-ready' | 'bad-input'
 
 export class LabError extends Error {
   override readonly name = 'LabError'

@@ -16,29 +16,10 @@ import { ensureNodeImage, ensureRegistryImage, inspectImage, secs } from './imag
 import { ensureClientKey, ensureHostKey, type PinnedNode, writeSshFiles } from './keys.js'
 import { LabError, tail } from './lab-error.js'
 import type { LabDownOptions, LabInfo, LabNodeInfo, LabUpOptions } from './lab-types.js'
-import {
-  DEFAULT_NODES,
-  IMAGES,
-  LABEL,
-  type LabLayout,
-  type LabNetwork,
-  type LabNodeLayout,
-  PREFIX,
-  REGISTRY,
-  labLayout,
-  validateNodeCount,
-} from './layout.js'
+import { DEFAULT_NODES, IMAGES, LABEL, type LabLayout, type LabNetwork, type LabNodeLayout, PREFIX, REGISTRY, labLayout, validateNodeCount } from './layout.js'
 import { withLabLock } from './lock.js'
 import { renderLabManifest } from './manifest.js'
-import {
-  CONFIG_LABEL,
-  PRIVILEGED_LABEL,
-  ROLE_LABEL,
-  fabricAttachment,
-  nodeContainerSpec,
-  privilegeProbeSpec,
-  registryContainerSpec,
-} from './node-container.js'
+import { CONFIG_LABEL, PRIVILEGED_LABEL, ROLE_LABEL, fabricAttachment, nodeContainerSpec, privilegeProbeSpec, registryContainerSpec } from './node-container.js'
 import { requireDocker, requireRoot, requireUpTools } from './preconditions.js'
 import { httpStatus, sshBanner, waitFor } from './probes.js'
 import { lines } from './runner.js'
@@ -189,7 +170,7 @@ async function ensureEgressGuard(ctx: LabContext, layout: LabLayout, changed: st
     const present = await ctx.runner.probe(iptablesCommands.check(rule))
     if (present.code === 0) continue
     await ctx.runner.step('install the egress guard', iptablesCommands.insert(rule), {
-      fix: 'the lab needs iptables and docker\'s DOCKER-USER chain (dockerd started with iptables enabled)',
+      fix: "the lab needs iptables and docker's DOCKER-USER chain (dockerd started with iptables enabled)",
     })
     changed.push(`egress guard on ${rule[1]}`)
   }
@@ -296,10 +277,7 @@ async function ensureNode(
   }
   await ctx.runner.step(`create volume ${node.dockerVolume}`, ctx.docker.volumeCreate(node.dockerVolume, { [LABEL]: '1' }))
   await ctx.runner.step(`create ${node.container}`, ctx.docker.create(spec))
-  await ctx.runner.step(
-    `attach ${node.container} to the fabric`,
-    ctx.docker.networkConnect(fabric.network, node.container, fabric.ip, fabric.aliases),
-  )
+  await ctx.runner.step(`attach ${node.container} to the fabric`, ctx.docker.networkConnect(fabric.network, node.container, fabric.ip, fabric.aliases))
   await ctx.runner.step(`start ${node.container}`, ctx.docker.start(node.container))
   changed.push(`node ${node.container}`)
 }
@@ -309,14 +287,18 @@ async function waitForNodes(ctx: LabContext, nodes: readonly LabNodeLayout[]): P
   const started = Date.now()
   await Promise.all(
     nodes.map(async (node) => {
-      const banner = await waitFor(async () => {
-        const b = await sshBanner(node.mgmtIp, SSH_PORT, 1_000)
-        if (b) return b
-        const state = await ctx.runner.probe(ctx.docker.containerInspect([node.container]))
-        const view = parseContainerInspect(state.stdout)[0]
-        if (view && !view.running) throw await nodeFailure(ctx, node, `the container stopped (${view.state})`)
-        return undefined
-      }, NODE_READY_TIMEOUT_MS, 150)
+      const banner = await waitFor(
+        async () => {
+          const b = await sshBanner(node.mgmtIp, SSH_PORT, 1_000)
+          if (b) return b
+          const state = await ctx.runner.probe(ctx.docker.containerInspect([node.container]))
+          const view = parseContainerInspect(state.stdout)[0]
+          if (view && !view.running) throw await nodeFailure(ctx, node, `the container stopped (${view.state})`)
+          return undefined
+        },
+        NODE_READY_TIMEOUT_MS,
+        150,
+      )
       if (!banner) throw await nodeFailure(ctx, node, `no SSH banner from ${node.mgmtIp}:22 after ${NODE_READY_TIMEOUT_MS / 1000} s`)
     }),
   )

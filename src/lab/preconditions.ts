@@ -9,7 +9,12 @@ import { LabError, tail } from './lab-error.js'
 
 /** Full path of a program as PATH would find it, or undefined. */
 export function findProgram(name: string, path = process.env.PATH ?? ''): string | undefined {
-  const candidates = isAbsolute(name) ? [name] : path.split(delimiter).filter(Boolean).map((d) => join(d, name))
+  const candidates = isAbsolute(name)
+    ? [name]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, name))
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK)

@@ -41,12 +41,7 @@ export class LabRunner {
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
       })
       if (!succeeded(r)) {
-        throw new LabError(
-          'command-failed',
-          `${what} failed (${outcome(r)}): ${render(cmd)}`,
-          opts.fix,
-          tail(`${r.stdout}\n${r.stderr}`, 25),
-        )
+        throw new LabError('command-failed', `${what} failed (${outcome(r)}): ${render(cmd)}`, opts.fix, tail(`${r.stdout}\n${r.stderr}`, 25))
       }
       return r
     } finally {

@@ -22,7 +22,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
       docker: {
         ok: false,
         binary: ctx.dockerBin,
-        detail: version ? (version.stderr || version.stdout).trim().split('\n').slice(-1)[0] ?? 'no answer' : `${ctx.dockerBin} not found`,
+        detail: version ? ((version.stderr || version.stdout).trim().split('\n').slice(-1)[0] ?? 'no answer') : `${ctx.dockerBin} not found`,
       },
       nodes: [],
       registry: { container: REGISTRY.container, state: 'unknown', reachable: false, address: REGISTRY.hostHost },
@@ -35,9 +35,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   }
 
   const containers = await labContainers(ctx)
-  const nodeViews = containers
-    .filter((c) => c.labels[ROLE_LABEL] === 'node')
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
+  const nodeViews = containers.filter((c) => c.labels[ROLE_LABEL] === 'node').sort((a, b) => (a.name < b.name ? -1 : 1))
   const nodes = await Promise.all(nodeViews.map((c) => nodeStatus(ctx, c)))
 
   const registryView = containers.find((c) => c.name === REGISTRY.container)
@@ -45,9 +43,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
 
   const networkNames = new Set(lines((await ctx.runner.probe(ctx.docker.networkNamesByFilter(`label=${LABEL}`))).stdout))
   const networks = [MGMT_NETWORK, FABRIC_NETWORK].map((n) => ({ name: n.name, present: networkNames.has(n.name), subnet: n.subnet }))
-  const volumes = lines((await ctx.runner.probe(ctx.docker.volumesByFilter(`name=${PREFIX}-`))).stdout).filter((v) =>
-    v.startsWith(`${PREFIX}-`),
-  )
+  const volumes = lines((await ctx.runner.probe(ctx.docker.volumesByFilter(`name=${PREFIX}-`))).stdout).filter((v) => v.startsWith(`${PREFIX}-`))
 
   const guard = await labGuardRules(ctx)
   const bridges = [MGMT_NETWORK.bridge, FABRIC_NETWORK.bridge]

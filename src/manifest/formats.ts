@@ -49,11 +49,12 @@ function stringFormat(format: StringFormat) {
     .meta({ title: format.title, pattern: format.pattern, examples: [...format.examples] })
 }
 
-const fromRegex = (re: RegExp, reason?: string) => (text: string): Verdict | undefined =>
-  re.test(text) ? undefined : { ...(reason !== undefined && { reason }) }
+const fromRegex =
+  (re: RegExp, reason?: string) =>
+  (text: string): Verdict | undefined =>
+    re.test(text) ? undefined : { ...(reason !== undefined && { reason }) }
 
-const IPV4_PATTERN =
-  '^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$'
+const IPV4_PATTERN = '^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$'
 
 export const ipv4Address = () =>
   stringFormat({
@@ -217,10 +218,7 @@ export const devicePath = () =>
 
 /** A whole number with bounds; the message names the bounds and what was given. */
 export function wholeNumber(bounds: { readonly min: number; readonly max?: number }) {
-  const expected =
-    bounds.max === undefined
-      ? `a whole number of at least ${bounds.min}`
-      : `a whole number from ${bounds.min} to ${bounds.max}`
+  const expected = bounds.max === undefined ? `a whole number of at least ${bounds.min}` : `a whole number from ${bounds.min} to ${bounds.max}`
   const error = (issue: { readonly input?: unknown }) => `expected ${expected}, got ${describeValue(issue.input)}`
   const atLeast = z.int({ error }).min(bounds.min, { error })
   return bounds.max === undefined ? atLeast : atLeast.max(bounds.max, { error })

@@ -42,8 +42,7 @@ const DIGEST_RE = whole(DIGEST)
  * with capitals as a host; here it is reported as a non-lowercase path instead, which is what the
  * person almost always meant.
  */
-const looksLikeRegistry = (component: string): boolean =>
-  component.includes('.') || component.includes(':') || component === 'localhost'
+const looksLikeRegistry = (component: string): boolean => component.includes('.') || component.includes(':') || component === 'localhost'
 
 export function parseImageReference(text: string): Parsed<ImageReference> {
   if (text === '') return { ok: false, reason: 'it is empty' }
@@ -69,9 +68,10 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
     if (!TAG_RE.test(tag)) {
       return {
         ok: false,
-        reason: tag.length > 128
-          ? `the tag is ${tag.length} characters long; at most 128 are allowed`
-          : `the tag "${tag}" may only hold letters, digits, "_", "." and "-", and must not start with "." or "-"`,
+        reason:
+          tag.length > 128
+            ? `the tag is ${tag.length} characters long; at most 128 are allowed`
+            : `the tag "${tag}" may only hold letters, digits, "_", "." and "-", and must not start with "." or "-"`,
       }
     }
   }

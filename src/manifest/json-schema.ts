@@ -12,13 +12,7 @@ function withoutSafeIntegerBounds(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(
     Object.entries(value)
-      .filter(
-        ([key, inner]) =>
-          !(
-            (key === 'maximum' && inner === Number.MAX_SAFE_INTEGER) ||
-            (key === 'minimum' && inner === Number.MIN_SAFE_INTEGER)
-          ),
-      )
+      .filter(([key, inner]) => !((key === 'maximum' && inner === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && inner === Number.MIN_SAFE_INTEGER)))
       .map(([key, inner]) => [key, withoutSafeIntegerBounds(inner)]),
   )
 }

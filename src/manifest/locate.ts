@@ -40,8 +40,7 @@ function pairFor(map: unknown, key: string, doc: Document, depth = 0): Pair | un
 }
 
 /** `<<` (with merge keys on, the parser gives it a symbol value). */
-const isMergeKey = (key: unknown): boolean =>
-  isScalar(key) && (key.value === '<<' || (typeof key.value === 'symbol' && key.source === '<<'))
+const isMergeKey = (key: unknown): boolean => isScalar(key) && (key.value === '<<' || (typeof key.value === 'symbol' && key.source === '<<'))
 
 function mergedPairFor(map: YAMLMap, key: string, doc: Document, depth: number): Pair | undefined {
   for (const pair of map.items) {
@@ -106,10 +105,6 @@ export function offsetFor(doc: Document, issue: Pick<PathIssue, 'path' | 'anchor
   return offset ?? 0
 }
 
-export function positionFor(
-  doc: Document,
-  lineCounter: LineCounter,
-  issue: Pick<PathIssue, 'path' | 'anchor' | 'related'>,
-): Position {
+export function positionFor(doc: Document, lineCounter: LineCounter, issue: Pick<PathIssue, 'path' | 'anchor' | 'related'>): Position {
   return lineCounter.linePos(offsetFor(doc, issue))
 }

@@ -95,10 +95,7 @@ export function compareManifestErrors(a: ManifestError, b: ManifestError): numbe
 /** `nodes[1].fabricIp`; the root is `(top level)`. */
 export function pathLabel(path: ManifestPath): string {
   if (path.length === 0) return '(top level)'
-  return path.reduce<string>(
-    (label, key) => (typeof key === 'number' ? `${label}[${key}]` : label === '' ? key : `${label}.${key}`),
-    '',
-  )
+  return path.reduce<string>((label, key) => (typeof key === 'number' ? `${label}[${key}]` : label === '' ? key : `${label}.${key}`), '')
 }
 
 /** `file:line:col: message`, followed by `  fix: ...` on its own line when there is one. */

@@ -51,10 +51,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
   const result = ManifestSchema.safeParse(data, { reportInput: true, error: genericIssueMessage })
   const issues: PathIssue[] = result.success
     ? checkManifestRules(partsOfManifest(result.data))
-    : [
-        ...pathIssuesFromZodIssues(result.error.issues, ManifestSchema, data),
-        ...checkManifestRules(partsOfData(data)),
-      ]
+    : [...pathIssuesFromZodIssues(result.error.issues, ManifestSchema, data), ...checkManifestRules(partsOfData(data))]
 
   const located = issues.map((issue): ManifestError => {
     const { line, col } = positionFor(doc, lineCounter, issue)

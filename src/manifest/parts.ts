@@ -46,8 +46,7 @@ export function partsOfManifest(manifest: Manifest): ManifestParts {
   return { ...manifest, nodes: manifest.nodes.map((node, index) => ({ index, node })), allNodes: true }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * A copy of `value` with the keys zod called unrecognized (and already reported) set aside: a

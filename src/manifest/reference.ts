@@ -98,8 +98,7 @@ function table(rows: readonly Row[]): string[] {
     '| Key | Type | Default | Meaning |',
     '| --- | --- | --- | --- |',
     ...rows.map(
-      ({ key, schema, required }) =>
-        `| \`${key}\` | ${cell(typeOf(schema))} | ${cell(presence(schema, required))} | ${cell(schema.description ?? '')} |`,
+      ({ key, schema, required }) => `| \`${key}\` | ${cell(typeOf(schema))} | ${cell(presence(schema, required))} | ${cell(schema.description ?? '')} |`,
     ),
   ]
 }
@@ -144,7 +143,9 @@ export function renderManifestReference(): string {
     '## Top level',
     '',
     ...table(topRows),
-    ...properties.flatMap(([key, schema]) => (hasFields(schema) || schema.oneOf || (schema.type === 'array' && schema.items && hasFields(schema.items)) ? section(key, schema) : [])),
+    ...properties.flatMap(([key, schema]) =>
+      hasFields(schema) || schema.oneOf || (schema.type === 'array' && schema.items && hasFields(schema.items)) ? section(key, schema) : [],
+    ),
   ]
   return `${lines.join('\n')}\n`
 }

@@ -33,8 +33,7 @@ function layers(schema: z.ZodType): z.ZodType[] {
 
 const core = (schema: z.ZodType): z.ZodType => layers(schema).at(-1) as z.ZodType
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The object options of a union that `data` could be meant for: the one its discriminator selects, else all. */
 function candidateObjects(union: Def, data: unknown): z.ZodType[] {

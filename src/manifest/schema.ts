@@ -38,8 +38,7 @@ function regexError(text: string): string {
 }
 const isRegex = (text: string): boolean => regexError(text) === ''
 
-const gpusError = (issue: { readonly input?: unknown }) =>
-  `expected "all", a GPU count like 1, or "device=0,1", got ${describeValue(issue.input)}`
+const gpusError = (issue: { readonly input?: unknown }) => `expected "all", a GPU count like 1, or "device=0,1", got ${describeValue(issue.input)}`
 
 const containerGpus = () =>
   z
@@ -47,7 +46,10 @@ const containerGpus = () =>
       [
         z.literal('all'),
         wholeNumber({ min: 1 }),
-        z.string().regex(/^device=\S+$/, { error: gpusError }).meta({ title: 'device=<ids>' }),
+        z
+          .string()
+          .regex(/^device=\S+$/, { error: gpusError })
+          .meta({ title: 'device=<ids>' }),
       ],
       { error: gpusError },
     )
@@ -74,9 +76,7 @@ export const SshSchema = z
   .strictObject({
     user: z.string().min(1).default('root').describe('Login user on every node, unless a node sets its own `ssh.user`.'),
     port: port().default(22).describe('SSH port on every node, unless a node sets its own `ssh.port`.'),
-    connectTimeoutSeconds: wholeNumber({ min: 1 })
-      .default(20)
-      .describe('Give up connecting to a node after this many seconds.'),
+    connectTimeoutSeconds: wholeNumber({ min: 1 }).default(20).describe('Give up connecting to a node after this many seconds.'),
     commandTimeoutSeconds: wholeNumber({ min: 1 })
       .default(1800)
       .describe(
@@ -84,21 +84,15 @@ export const SshSchema = z
       ),
     jumpHost: JumpHostSchema.optional(),
   })
-  .describe(
-    'How to reach the nodes over SSH. Private keys are never part of the manifest: they come from the action inputs or the environment.',
-  )
+  .describe('How to reach the nodes over SSH. Private keys are never part of the manifest: they come from the action inputs or the environment.')
 
 export const FabricSchema = z
   .strictObject({
     interfaces: z
       .array(interfaceName())
       .min(1)
-      .describe(
-        'Network interface name(s) of the fast fabric (RoCE/InfiniBand/Ethernet) that NCCL, Gloo, Ray and vLLM must use, e.g. `enp1s0f1np1`.',
-      ),
-    subnet: cidrBlock().describe(
-      'The fabric subnet in CIDR form. Every node `fabricIp` must lie inside it; Ray and vLLM are pinned to addresses in it.',
-    ),
+      .describe('Network interface name(s) of the fast fabric (RoCE/InfiniBand/Ethernet) that NCCL, Gloo, Ray and vLLM must use, e.g. `enp1s0f1np1`.'),
+    subnet: cidrBlock().describe('The fabric subnet in CIDR form. Every node `fabricIp` must lie inside it; Ray and vLLM are pinned to addresses in it.'),
   })
   .describe('The high-speed network between the nodes, as opposed to the management network SSH uses.')
 
@@ -114,9 +108,7 @@ export const NodeSshSchema = z
 export const NodeSchema = z
   .strictObject({
     name: resourceName('spark-a').describe('Unique node name, used in logs, findings and Ray resources.'),
-    role: z
-      .enum(['head', 'worker'])
-      .describe('`head` runs the Ray head and the vLLM API server (exactly one node); `worker` joins it.'),
+    role: z.enum(['head', 'worker']).describe('`head` runs the Ray head and the vLLM API server (exactly one node); `worker` joins it.'),
     ssh: NodeSshSchema,
     fabricIp: ipv4Address().describe(
       "This node's address on the fabric subnet. Ray's node IP, VLLM_HOST_IP and the NCCL/Gloo interfaces are all pinned to it.",
@@ -127,17 +119,13 @@ export const NodeSchema = z
 
 export const ImageSchema = z
   .strictObject({
-    ref: imageReference().describe(
-      'Container image with vLLM and Ray, e.g. `vllm/vllm-openai:v0.11.0` or `registry:5000/team/vllm:tag@sha256:...`.',
-    ),
-    digest: imageDigest()
-      .optional()
-      .describe('Expected image digest `sha256:<64 hex>`. When set, every node must run exactly this image.'),
+    ref: imageReference().describe('Container image with vLLM and Ray, e.g. `vllm/vllm-openai:v0.11.0` or `registry:5000/team/vllm:tag@sha256:...`.'),
+    digest: imageDigest().optional().describe('Expected image digest `sha256:<64 hex>`. When set, every node must run exactly this image.'),
     distribution: z
       .enum(['pull', 'load', 'relay', 'preloaded'])
       .default('pull')
       .describe(
-        'How the image gets onto the nodes: `pull` from its registry on each node; `load` by streaming a `docker save` archive from the runner to every node over SSH; `relay` by streaming it from the runner to the head only, which passes it on to every worker over the fabric (`docker save | ssh <worker fabricIp> docker load` on the head, workers in parallel): the runner sends the image once, for clusters whose fabric is much faster than the runner\'s link. `relay` needs SSH from the head to each worker\'s fabric IP without a prompt (a key the worker accepts, its host key in the head\'s known_hosts), which the host checks verify before a deploy. `preloaded` when it is already there (only checked). Any way, a node that already holds the exact image ID is skipped.',
+        "How the image gets onto the nodes: `pull` from its registry on each node; `load` by streaming a `docker save` archive from the runner to every node over SSH; `relay` by streaming it from the runner to the head only, which passes it on to every worker over the fabric (`docker save | ssh <worker fabricIp> docker load` on the head, workers in parallel): the runner sends the image once, for clusters whose fabric is much faster than the runner's link. `relay` needs SSH from the head to each worker's fabric IP without a prompt (a key the worker accepts, its host key in the head's known_hosts), which the host checks verify before a deploy. `preloaded` when it is already there (only checked). Any way, a node that already holds the exact image ID is skipped.",
       ),
   })
   .describe('The container image every node runs.')
@@ -145,27 +133,12 @@ export const ImageSchema = z
 export const ContainerSchema = z
   .strictObject({
     name: resourceName('vllm-ray').default('vllm-ray').describe('Name of the Ray/vLLM container on every node.'),
-    gpus: containerGpus()
-      .default('all')
-      .describe('Value of `docker run --gpus`: `all`, a count, or `device=<ids>`.'),
-    shmSize: byteSize()
-      .optional()
-      .describe('Value of `docker run --shm-size`, e.g. `16g`. Leave unset when `--ipc=host` is in `extraArgs`.'),
-    devices: z
-      .array(devicePath())
-      .default([])
-      .describe('Devices to pass in (`docker run --device`), e.g. `/dev/infiniband` for RDMA.'),
-    volumes: z
-      .array(volumeSpec())
-      .default([])
-      .describe('Bind mounts `host:container[:options]` (`docker run -v`), e.g. the Hugging Face cache.'),
-    extraArgs: z
-      .array(scalarText())
-      .prefault([])
-      .describe('Further `docker run` arguments, one list item per argument, e.g. `["--ulimit", "memlock=-1"]`.'),
-    env: envMap()
-      .prefault({})
-      .describe('Environment variables set in the container on every node. Numbers and booleans are taken as their text.'),
+    gpus: containerGpus().default('all').describe('Value of `docker run --gpus`: `all`, a count, or `device=<ids>`.'),
+    shmSize: byteSize().optional().describe('Value of `docker run --shm-size`, e.g. `16g`. Leave unset when `--ipc=host` is in `extraArgs`.'),
+    devices: z.array(devicePath()).default([]).describe('Devices to pass in (`docker run --device`), e.g. `/dev/infiniband` for RDMA.'),
+    volumes: z.array(volumeSpec()).default([]).describe('Bind mounts `host:container[:options]` (`docker run -v`), e.g. the Hugging Face cache.'),
+    extraArgs: z.array(scalarText()).prefault([]).describe('Further `docker run` arguments, one list item per argument, e.g. `["--ulimit", "memlock=-1"]`.'),
+    env: envMap().prefault({}).describe('Environment variables set in the container on every node. Numbers and booleans are taken as their text.'),
     secretEnv: z
       .array(envName())
       .default([])
@@ -183,27 +156,18 @@ export const RaySchema = z
     objectStoreMemoryBytes: wholeNumber({ min: 1 })
       .optional()
       .describe('Size of the Ray object store per node in bytes (`ray start --object-store-memory`). Default: chosen by Ray.'),
-    extraArgs: z
-      .array(scalarText())
-      .prefault([])
-      .describe('Further `ray start` arguments on every node, one list item per argument.'),
+    extraArgs: z.array(scalarText()).prefault([]).describe('Further `ray start` arguments on every node, one list item per argument.'),
   })
   .describe('The Ray cluster vLLM uses as its distributed executor.')
 
 export const VllmSchema = z
   .strictObject({
     model: z.string().min(1).describe('Model to serve: a Hugging Face id like `Qwen/Qwen3.5-122B-A10B-FP8` or a path inside the container.'),
-    servedModelName: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Model name clients use in API requests (`--served-model-name`). Default: `model`.'),
+    servedModelName: z.string().min(1).optional().describe('Model name clients use in API requests (`--served-model-name`). Default: `model`.'),
     tensorParallelSize: wholeNumber({ min: 1 }).describe(
       'GPUs each model layer is split across (`--tensor-parallel-size`). Together with `pipelineParallelSize` it must fit in the GPUs of all nodes.',
     ),
-    pipelineParallelSize: wholeNumber({ min: 1 })
-      .default(1)
-      .describe('Pipeline stages (`--pipeline-parallel-size`).'),
+    pipelineParallelSize: wholeNumber({ min: 1 }).default(1).describe('Pipeline stages (`--pipeline-parallel-size`).'),
     port: port().default(8000).describe('Port of the OpenAI-compatible API server on the head node.'),
     args: z
       .array(scalarText())
@@ -211,13 +175,8 @@ export const VllmSchema = z
       .describe(
         'Further `vllm serve` arguments, one list item per argument, e.g. `["--max-model-len", "32768"]`. Flags the manifest already sets (parallel sizes, port, executor) do not belong here.',
       ),
-    env: envMap()
-      .prefault({})
-      .describe('Environment variables for the vLLM process only (on top of `container.env`).'),
-    executorBackend: z
-      .literal('ray')
-      .default('ray')
-      .describe('vLLM distributed executor backend. Always `ray` in this tool.'),
+    env: envMap().prefault({}).describe('Environment variables for the vLLM process only (on top of `container.env`).'),
+    executorBackend: z.literal('ray').default('ray').describe('vLLM distributed executor backend. Always `ray` in this tool.'),
   })
   .describe('The vLLM server.')
 
@@ -245,16 +204,11 @@ export const SmokePromptSchema = z
   .strictObject({
     prompt: z.string().min(1).describe('Text sent to the model.'),
     maxTokens: wholeNumber({ min: 1 }).default(32).describe('`max_tokens` of the request.'),
-    chat: z
-      .boolean()
-      .default(false)
-      .describe('Send it to `/v1/chat/completions` as a user message (true) or to `/v1/completions` (false).'),
+    chat: z.boolean().default(false).describe('Send it to `/v1/chat/completions` as a user message (true) or to `/v1/completions` (false).'),
     expect: z
       .strictObject({
         contains: z.string().min(1).optional().describe('The answer must contain this text (case-sensitive).'),
-        minCompletionTokens: wholeNumber({ min: 0 })
-          .optional()
-          .describe('The answer must have at least this many completion tokens.'),
+        minCompletionTokens: wholeNumber({ min: 0 }).optional().describe('The answer must have at least this many completion tokens.'),
         regex: z
           .string()
           .min(1)
@@ -298,9 +252,7 @@ export const SmokeSchema = z
       .describe('Also send the first prompt once as a streamed request (SSE, with usage), to measure time to first token and inter-token latency.'),
     burst: z
       .strictObject({
-        requests: wholeNumber({ min: 0 })
-          .default(0)
-          .describe('How many copies of the first prompt to send at once, after the other checks. 0: no burst.'),
+        requests: wholeNumber({ min: 0 }).default(0).describe('How many copies of the first prompt to send at once, after the other checks. 0: no burst.'),
         maxTokens: wholeNumber({ min: 1 }).default(32).describe('`max_tokens` of each burst request.'),
       })
       .prefault({})
@@ -324,15 +276,9 @@ export const SmokeSchema = z
       .describe('Requests sent once the server is ready; every one must pass. Default: one short completion.'),
     latency: z
       .strictObject({
-        maxTimeToFirstTokenMs: wholeNumber({ min: 1 })
-          .optional()
-          .describe('Fail when the first token of any smoke request takes longer than this.'),
-        maxTotalMs: wholeNumber({ min: 1 })
-          .optional()
-          .describe('Fail when any smoke request takes longer than this in total.'),
-        maxInterTokenMs: wholeNumber({ min: 1 })
-          .optional()
-          .describe('Fail when the mean inter-token latency of the streamed request is above this.'),
+        maxTimeToFirstTokenMs: wholeNumber({ min: 1 }).optional().describe('Fail when the first token of any smoke request takes longer than this.'),
+        maxTotalMs: wholeNumber({ min: 1 }).optional().describe('Fail when any smoke request takes longer than this in total.'),
+        maxInterTokenMs: wholeNumber({ min: 1 }).optional().describe('Fail when the mean inter-token latency of the streamed request is above this.'),
         maxP95Ms: wholeNumber({ min: 1 })
           .optional()
           .describe('Fail when the 95th percentile of request latency (burst requests, or all smoke requests without a burst) is above this.'),
@@ -356,15 +302,9 @@ export const DeploySchema = z
     onFailure: z
       .enum(ON_FAILURE)
       .default('rollback')
-      .describe(
-        'What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.',
-      ),
-    lockTtlMinutes: wholeNumber({ min: 1 })
-      .default(60)
-      .describe('A deploy lock older than this is considered stale and may be broken.'),
-    releasesKept: wholeNumber({ min: 1 })
-      .default(3)
-      .describe('How many past releases (for rollback) are kept on the nodes.'),
+      .describe('What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.'),
+    lockTtlMinutes: wholeNumber({ min: 1 }).default(60).describe('A deploy lock older than this is considered stale and may be broken.'),
+    releasesKept: wholeNumber({ min: 1 }).default(3).describe('How many past releases (for rollback) are kept on the nodes.'),
     scriptCheck: z
       .enum(['warn', 'block'])
       .default('warn')

@@ -188,7 +188,9 @@ const secretsNotAlsoPlain: Rule = ({ container }) => {
   const seen = new Set<string>()
   return container.secretEnv.flatMap((name, index): PathIssue[] => {
     if (seen.has(name)) {
-      return [{ code: 'DUPLICATE_SECRET_ENV', message: `secretEnv lists ${name} twice`, path: ['container', 'secretEnv', index], fix: `remove the second ${name}` }]
+      return [
+        { code: 'DUPLICATE_SECRET_ENV', message: `secretEnv lists ${name} twice`, path: ['container', 'secretEnv', index], fix: `remove the second ${name}` },
+      ]
     }
     seen.add(name)
     if (!(name in container.env)) return []
@@ -280,7 +282,10 @@ const envAgreesWithFabric: Rule = ({ container, vllm, fabric }) => {
       if (isSocketIfnameVariable(name) && fabric) {
         // The library's own reading of the value (src/net/interface-list.ts), against the fabric's names.
         const list = parseInterfaceList(name, value)
-        const outside = selectInterfaces(list, fabric.interfaces.map((iface) => ({ name: iface }))).unmatched
+        const outside = selectInterfaces(
+          list,
+          fabric.interfaces.map((iface) => ({ name: iface })),
+        ).unmatched
         if (outside.length === 0) return []
         return [
           {

@@ -42,12 +42,7 @@ const HINTS: Record<string, { readonly message?: string; readonly fix: string }>
   MULTILINE_IMPLICIT_KEY: { fix: 'check the indentation: a line indented more than its key is read as part of it' },
 }
 
-export function manifestErrorsFromYaml(
-  doc: Document,
-  lineCounter: LineCounter,
-  text: string,
-  file: string,
-): ManifestError[] {
+export function manifestErrorsFromYaml(doc: Document, lineCounter: LineCounter, text: string, file: string): ManifestError[] {
   const problems: readonly YAMLError[] = [...doc.errors, ...doc.warnings]
   return problems.map((problem): ManifestError => {
     const offset = problem.pos[0]

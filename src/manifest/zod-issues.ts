@@ -86,8 +86,7 @@ const CODES: Readonly<Record<string, ManifestErrorCode>> = {
   invalid_union: 'INVALID_VALUE',
 }
 
-const toPath = (path: readonly PropertyKey[]): (string | number)[] =>
-  path.map((key) => (typeof key === 'number' ? key : String(key)))
+const toPath = (path: readonly PropertyKey[]): (string | number)[] => path.map((key) => (typeof key === 'number' ? key : String(key)))
 
 /** "in nodes[1]" / "at the top level". */
 const inside = (path: ManifestPath): string => (path.length === 0 ? 'at the top level' : `in ${pathLabel(path)}`)
@@ -150,8 +149,7 @@ function missingKey(path: (string | number)[], schema: z.ZodType, data: unknown,
 const ABSENT_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union'])
 
 /** "nodes[1].fabricIp: expected ..." so a message stands on its own in logs and annotations. */
-const labelled = (path: ManifestPath, message: string): string =>
-  path.length === 0 ? message : `${pathLabel(path)}: ${message}`
+const labelled = (path: ManifestPath, message: string): string => (path.length === 0 ? message : `${pathLabel(path)}: ${message}`)
 
 /** One zod issue as zero or more located-by-path manifest problems. */
 export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown): UnknownKeyIssue[] {
@@ -234,10 +232,6 @@ export function pathIssuesFromZod(issue: Issue, schema: z.ZodType, data: unknown
  */
 export function pathIssuesFromZodIssues(issues: readonly Issue[], schema: z.ZodType, data: unknown): PathIssue[] {
   const all = issues.flatMap((issue) => pathIssuesFromZod(issue, schema, data))
-  const meant = new Set(
-    all.flatMap(({ path, suggestion }) => (suggestion === undefined ? [] : [pathLabel([...path.slice(0, -1), suggestion])])),
-  )
-  return all
-    .filter((issue) => !(issue.code === 'MISSING_KEY' && meant.has(pathLabel(issue.path))))
-    .map(({ suggestion: _suggestion, ...issue }) => issue)
+  const meant = new Set(all.flatMap(({ path, suggestion }) => (suggestion === undefined ? [] : [pathLabel([...path.slice(0, -1), suggestion])])))
+  return all.filter((issue) => !(issue.code === 'MISSING_KEY' && meant.has(pathLabel(issue.path)))).map(({ suggestion: _suggestion, ...issue }) => issue)
 }

@@ -86,10 +86,12 @@ export function hostProbeCmd(m: Manifest, node: ManifestNode, relay: boolean): A
   const ifaces = m.fabric.interfaces
   const targets =
     relay && node.role === 'head'
-      ? m.nodes.filter((n) => n.role !== 'head').flatMap((w) => {
-          const t = fabricSshTarget(m, w)
-          return [t.user, t.ip, String(t.port)]
-        })
+      ? m.nodes
+          .filter((n) => n.role !== 'head')
+          .flatMap((w) => {
+            const t = fabricSshTarget(m, w)
+            return [t.user, t.ip, String(t.port)]
+          })
       : []
   return shScript(HOST_PROBE_SCRIPT, String(ifaces.length), ...ifaces, ...targets)
 }

@@ -53,11 +53,7 @@ export const removeContainer = (name: string): Cmd =>
 /** Writes stdin (the `NAME=value` lines of secret env) to a root-only file. */
 export function writeSecretEnv(m: Manifest): Cmd {
   const file = secretEnvFile(m)
-  return and(
-    argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`),
-    argv('install', '-m', '600', '/dev/null', file),
-    toFile(argv('cat'), file),
-  )
+  return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), argv('install', '-m', '600', '/dev/null', file), toFile(argv('cat'), file))
 }
 
 function rayStartArgs(m: Manifest, node: ManifestNode): string[] {
@@ -96,17 +92,22 @@ export function runRayContainer(m: Manifest, node: ManifestNode, image: string, 
   if (c.secretEnv.length > 0) args.push('--env-file', envFile)
   for (const [k, v] of Object.entries(nodeEnv(m, node))) args.push('--env', `${k}=${v}`)
   args.push(
-    '--label', `${LABEL_PREFIX}.cluster=${m.cluster}`,
-    '--label', `${LABEL_PREFIX}.node=${node.name}`,
-    '--label', `${LABEL_PREFIX}.role=${node.role}`,
-    '--label', `${LABEL_PREFIX}.release=${release}`,
+    '--label',
+    `${LABEL_PREFIX}.cluster=${m.cluster}`,
+    '--label',
+    `${LABEL_PREFIX}.node=${node.name}`,
+    '--label',
+    `${LABEL_PREFIX}.role=${node.role}`,
+    '--label',
+    `${LABEL_PREFIX}.release=${release}`,
   )
   args.push(...c.extraArgs, '--entrypoint', 'ray', image, ...rayStartArgs(m, node))
   return docker(...args)
 }
 
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
-export const RAY_ALIVE_PY = 'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)'
+export const RAY_ALIVE_PY =
+  'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)'
 export const rayAliveNodes = (m: Manifest, n: number): Argv => docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n))
 
 /** Succeeds once Ray on the head answers. */
@@ -119,11 +120,16 @@ export function vllmServeArgv(m: Manifest): string[] {
     'vllm',
     'serve',
     v.model,
-    '--tensor-parallel-size', String(v.tensorParallelSize),
-    '--pipeline-parallel-size', String(v.pipelineParallelSize),
-    '--distributed-executor-backend', v.executorBackend,
-    '--host', '0.0.0.0',
-    '--port', String(v.port),
+    '--tensor-parallel-size',
+    String(v.tensorParallelSize),
+    '--pipeline-parallel-size',
+    String(v.pipelineParallelSize),
+    '--distributed-executor-backend',
+    v.executorBackend,
+    '--host',
+    '0.0.0.0',
+    '--port',
+    String(v.port),
     ...(v.servedModelName ? ['--served-model-name', v.servedModelName] : []),
     ...v.args,
   ]
@@ -176,6 +182,6 @@ export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, 
 }
 
 /** A fixed script used as a bounded poll: run the command until it succeeds or the deadline passes. */
-export const RETRY_SCRIPT = 'deadline=$(( $(date +%s) + $1 )); pause=$2; shift 2; until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || exit 1; sleep "$pause"; done'
-export const retry = (cmd: Argv, seconds: number, pauseSeconds = 2): Cmd =>
-  shScript(RETRY_SCRIPT, String(seconds), String(pauseSeconds), ...cmd.argv)
+export const RETRY_SCRIPT =
+  'deadline=$(( $(date +%s) + $1 )); pause=$2; shift 2; until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || exit 1; sleep "$pause"; done'
+export const retry = (cmd: Argv, seconds: number, pauseSeconds = 2): Cmd => shScript(RETRY_SCRIPT, String(seconds), String(pauseSeconds), ...cmd.argv)

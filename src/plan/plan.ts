@@ -122,7 +122,10 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
       // The head gets the archive from the runner and passes it on to each worker over the fabric.
       if (node.role !== 'head') return []
       return [
-        step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
+        step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, {
+          kind: 'image-archive',
+          image,
+        }),
         ...m.nodes
           .filter((w) => w.role !== 'head')
           .map((w) => step(node, `relay-${w.name}`, `pass ${image} on to ${w.name} over the fabric (${w.fabricIp})`, relayToWorker(m, w, image), 60 * MINUTE)),
@@ -136,7 +139,12 @@ function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedSt
   const step = stepOf(m)
   const steps = imageSteps(m, node, image)
   if (m.container.secretEnv.length > 0) {
-    steps.push(step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, { kind: 'secret-env', names: m.container.secretEnv }))
+    steps.push(
+      step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, {
+        kind: 'secret-env',
+        names: m.container.secretEnv,
+      }),
+    )
   }
   steps.push(step(node, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE))
   return steps
@@ -153,7 +161,13 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
       description: `start the Ray head on ${head.name} as ${head.fabricIp}`,
       parallel: false,
       steps: [
-        step(head, 'ray-start', `docker run ${m.container.name}: ray start --head --node-ip-address=${head.fabricIp}`, runRayContainer(m, head, image, release), 5 * MINUTE),
+        step(
+          head,
+          'ray-start',
+          `docker run ${m.container.name}: ray start --head --node-ip-address=${head.fabricIp}`,
+          runRayContainer(m, head, image, release),
+          5 * MINUTE,
+        ),
         step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30),
       ],
     },
@@ -162,7 +176,13 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
       description: `join ${workers.length} worker(s) to ${head.fabricIp}:${m.ray.port}`,
       parallel: true,
       steps: workers.map((w) =>
-        step(w, 'ray-start', `docker run ${m.container.name}: ray start --address=${head.fabricIp}:${m.ray.port} --node-ip-address=${w.fabricIp}`, runRayContainer(m, w, image, release), 5 * MINUTE),
+        step(
+          w,
+          'ray-start',
+          `docker run ${m.container.name}: ray start --address=${head.fabricIp}:${m.ray.port} --node-ip-address=${w.fabricIp}`,
+          runRayContainer(m, w, image, release),
+          5 * MINUTE,
+        ),
       ),
     },
     ...tailPhases(m),
@@ -186,7 +206,16 @@ function tailPhases(m: Manifest): PlanPhase[] {
       description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
       parallel: true,
       steps: m.nodes.map((n) =>
-        step(n, 'facts', n.role === 'head' ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list" : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)", probeCommand(m, n).cmd, PROBE_TIMEOUT_SECONDS, { kind: 'probe' }),
+        step(
+          n,
+          'facts',
+          n.role === 'head'
+            ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list"
+            : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)",
+          probeCommand(m, n).cmd,
+          PROBE_TIMEOUT_SECONDS,
+          { kind: 'probe' },
+        ),
       ),
     },
     {
@@ -195,7 +224,13 @@ function tailPhases(m: Manifest): PlanPhase[] {
       parallel: false,
       steps: [
         step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, startVllm(m), 2 * MINUTE),
-        step(head, 'vllm-health', `wait for ${vllmHealthUrl(m)} (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`, retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5), m.smoke.readyTimeoutSeconds + 30),
+        step(
+          head,
+          'vllm-health',
+          `wait for ${vllmHealthUrl(m)} (up to ${m.smoke.readyTimeoutSeconds} s; the placement-group log is watched meanwhile)`,
+          retry(vllmHealth(m), m.smoke.readyTimeoutSeconds, 5),
+          m.smoke.readyTimeoutSeconds + 30,
+        ),
       ],
     },
   ]
@@ -281,14 +316,31 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
   const id = opts.release
   const files: PlanPhase = {
     name: 'release-files',
-    description: opts.files === 'write' ? `write release ${id} to every node (secrets apart, 0600)` : `check release ${id}'s files on every node against their SHA256SUMS`,
+    description:
+      opts.files === 'write' ? `write release ${id} to every node (secrets apart, 0600)` : `check release ${id}'s files on every node against their SHA256SUMS`,
     parallel: true,
     steps: m.nodes.flatMap((n) =>
       opts.files === 'write'
         ? [
-            step(n, 'release-files', `write release ${id}: start/serve scripts, env, manifest snapshot, image ID, SHA256SUMS`, writeReleaseFiles(m, id), MINUTE, { kind: 'release-files', release: id }),
+            step(
+              n,
+              'release-files',
+              `write release ${id}: start/serve scripts, env, manifest snapshot, image ID, SHA256SUMS`,
+              writeReleaseFiles(m, id),
+              MINUTE,
+              { kind: 'release-files', release: id },
+            ),
             ...(m.container.secretEnv.length > 0
-              ? [step(n, 'secret-env', `write ${m.container.secretEnv.join(', ')} to release ${id}'s root-only env file`, writeReleaseSecretEnv(m, id), MINUTE, { kind: 'secret-env', names: m.container.secretEnv })]
+              ? [
+                  step(
+                    n,
+                    'secret-env',
+                    `write ${m.container.secretEnv.join(', ')} to release ${id}'s root-only env file`,
+                    writeReleaseSecretEnv(m, id),
+                    MINUTE,
+                    { kind: 'secret-env', names: m.container.secretEnv },
+                  ),
+                ]
               : []),
           ]
         : [step(n, 'release-verify', `sha256sum --check release ${id}`, verifyRelease(m, id), MINUTE)],
@@ -300,7 +352,14 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
     parallel: true,
     steps: m.nodes.map((n) => step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE)),
   }
-  const start = (n: ManifestNode) => step(n, 'ray-start', `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? `ray start on ${n.fabricIp}` : 'the launch script'})`, runReleaseFile(m, id, RELEASE_FILE.start), m.launch.mode === 'builtin' ? 5 * MINUTE : 30 * MINUTE)
+  const start = (n: ManifestNode) =>
+    step(
+      n,
+      'ray-start',
+      `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? `ray start on ${n.fabricIp}` : 'the launch script'})`,
+      runReleaseFile(m, id, RELEASE_FILE.start),
+      m.launch.mode === 'builtin' ? 5 * MINUTE : 30 * MINUTE,
+    )
   const rayWait = 2 * MINUTE
   const [headPhase, workerPhase]: [PhaseName, PhaseName] = m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
   const tail = tailPhases(m)
@@ -310,7 +369,12 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
     image: m.image.ref,
     release: id,
     head: head.name,
-    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`, fabricIp: n.fabricIp })),
+    nodes: m.nodes.map((n) => ({
+      name: n.name,
+      role: n.role,
+      ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`,
+      fabricIp: n.fabricIp,
+    })),
     launch: m.launch.mode,
     phases: [
       files,
@@ -319,11 +383,21 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
         name: headPhase,
         description: `start release ${id} on the head ${head.name}`,
         parallel: false,
-        steps: [start(head), ...(m.launch.mode === 'builtin' ? [step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)] : [])],
+        steps: [
+          start(head),
+          ...(m.launch.mode === 'builtin'
+            ? [step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)]
+            : []),
+        ],
       },
       { name: workerPhase, description: `start release ${id} on ${workers.length} worker(s)`, parallel: true, steps: workers.map(start) },
       cluster,
-      { name: 'preflight', description: 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)', parallel: true, steps: [] },
+      {
+        name: 'preflight',
+        description: 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)',
+        parallel: true,
+        steps: [],
+      },
       {
         name: 'vllm',
         description: `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,

@@ -20,8 +20,7 @@ export function gpusRequested(text: string): number | undefined {
 }
 
 /** GPUs in a list of resource maps (`ray status` demands, already expanded by count). */
-export const gpusInMaps = (maps: readonly Readonly<Record<string, number>>[]): number =>
-  maps.reduce((s, m) => s + (m['GPU'] ?? 0), 0)
+export const gpusInMaps = (maps: readonly Readonly<Record<string, number>>[]): number => maps.reduce((s, m) => s + (m['GPU'] ?? 0), 0)
 
 /** The cluster's GPUs as Ray reports them: `ray status` totals, else the alive nodes' resources. */
 export function clusterGpus(ray: RayView | undefined): number | undefined {

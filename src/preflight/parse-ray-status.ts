@@ -8,8 +8,6 @@ import { type RayNode, type RayView, RAY_HEAD_RESOURCE } from './facts.js'
 import { isIpv4 } from '../net/ipv4.js'
 import { isPyParseError, numericEntries, parsePythonLiteral } from './python-literal.js'
 
-
-
 const UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 }
 /** Bytes in a Ray-printed unit (`GiB`, `MiB`...; `GB` read as `GiB`); 1 for none. */
 export const unitBytes = (unit: string | undefined): number => (unit === undefined ? 1 : (UNITS[unit] ?? UNITS[unit.replace('B', 'iB')] ?? 1))
@@ -111,7 +109,10 @@ export function parseRayStatus(text: string): RayView {
       recognised = true
       const parsed = parsePythonLiteral(withResources[2] ?? '')
       const resources = isPyParseError(parsed) ? {} : numericEntries(parsed.value)
-      const address = Object.keys(resources).find((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE)?.slice(5) ?? ''
+      const address =
+        Object.keys(resources)
+          .find((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE)
+          ?.slice(5) ?? ''
       for (let i = 0; i < Number(withResources[1]); i++) {
         listedWithAddress.push({ nodeId: '', alive: true, address, isHead: RAY_HEAD_RESOURCE in resources, resources })
       }

@@ -19,7 +19,6 @@ import { isPyDict, isPyParseError, numericEntries, parsePythonLiteral, type PyVa
 
 export { parseRayStatus } from './parse-ray-status.js'
 
-
 const errorView = (source: string, error: string): RayView => ({ source, nodes: [], error })
 
 /** One node from a `ray.nodes()` dict or a state-API `NodeState` dict; undefined if neither. */
@@ -155,10 +154,6 @@ export function parseRayNodes(text: string): RayView {
   if (text.trim() === '') return errorView('ray nodes text', 'the Ray nodes text is empty')
   const view = parseListNodesTable(text) ?? parseNodeLiteral(text) ?? parseNodeLines(text)
   return (
-    view ??
-    errorView(
-      'ray nodes text',
-      'could not read Ray nodes: expected ray.nodes() JSON or repr, "address {resources}" lines, or a `ray list nodes` table',
-    )
+    view ?? errorView('ray nodes text', 'could not read Ray nodes: expected ray.nodes() JSON or repr, "address {resources}" lines, or a `ray list nodes` table')
   )
 }

@@ -6,7 +6,6 @@
 
 import { type RayView, RAY_HEAD_RESOURCE } from './facts.js'
 
-
 /** Every `'node:<x>'` key in a text (Python or JSON quoting), without Ray's head marker, in order, once each. */
 export function nodePinsIn(text: string): string[] {
   const out: string[] = []
@@ -19,9 +18,7 @@ export function nodePinsIn(text: string): string[] {
 
 /** The same, from resource maps (`ray status` demands). */
 export const nodePinsInMaps = (maps: readonly Readonly<Record<string, number>>[]): string[] =>
-  [...new Set(maps.flatMap((m) => Object.keys(m)).filter((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE))].map((k) =>
-    k.slice('node:'.length),
-  )
+  [...new Set(maps.flatMap((m) => Object.keys(m)).filter((k) => k.startsWith('node:') && k !== RAY_HEAD_RESOURCE))].map((k) => k.slice('node:'.length))
 
 export interface PinComparison {
   /** true/false when Ray's alive node addresses are known; undefined otherwise. */

@@ -194,8 +194,7 @@ export function parsePythonLiteral(text: string, start = 0): PyParsed | PyParseE
   }
 }
 
-export const isPyDict = (v: PyValue | undefined): v is { [key: string]: PyValue } =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isPyDict = (v: PyValue | undefined): v is { [key: string]: PyValue } => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The numeric entries of a dict (a Ray resource map); other values are dropped. */
 export function numericEntries(v: PyValue | undefined): Record<string, number> {

@@ -50,7 +50,8 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Ray 1.x-2.x: "The node with node id: <id> and ip: <ip> has been marked dead because the detector has missed too many heartbeats ..."
     // Ray 2.x:     "The node with node id: <id> and address: <ip> and node name: <name> has been marked dead because the detector ..."
     code: 'RAY_NODE_DEAD',
-    pattern: /The node with (?:client ID|node id:?) ([0-9a-f]+)(?: and (?:ip|address): (\S+?))?(?: and node name: (\S+?))? has been marked dead because the (?:monitor|detector) has missed too many heartbeats/,
+    pattern:
+      /The node with (?:client ID|node id:?) ([0-9a-f]+)(?: and (?:ip|address): (\S+?))?(?: and node name: (\S+?))? has been marked dead because the (?:monitor|detector) has missed too many heartbeats/,
     hit: (m) => {
       const ip = m[2]
       return {
@@ -66,7 +67,8 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Raylet side: "Exiting because this node manager has mistakenly been marked dead by the monitor" (Ray <= 1.x),
     //              "[Timeout] Exiting because this node manager has mistakenly been marked as dead by the GCS: GCS failed to check the health of this node for 5 times." (Ray 2.x)
     code: 'RAY_NODE_DEAD',
-    pattern: /Exiting because this node manager has mistakenly been marked (?:as )?dead by the (?:monitor|GCS)(?:: GCS failed to check the health of this node for (\d+) times)?/,
+    pattern:
+      /Exiting because this node manager has mistakenly been marked (?:as )?dead by the (?:monitor|GCS)(?:: GCS failed to check the health of this node for (\d+) times)?/,
     hit: (m) => ({
       key: 'raylet-marked-dead',
       severity: 'error',
@@ -91,7 +93,8 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Ray 1.x service_based_gcs_client.cc: "Couldn't reconnect to GCS server. The last attempted GCS server address was 10.42.0.44:43507"
     // raylet: "Failed to connect to GCS within 60 seconds. GCS may have been killed."
     code: 'RAY_GCS_UNREACHABLE',
-    pattern: /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds/,
+    pattern:
+      /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds/,
     hit: (m) => {
       const addr = m[1]?.replace(/[.,]$/, '')
       if (addr && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)
@@ -108,7 +111,7 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
       key: m[0].slice(0, 24),
       severity: 'error',
       message: `A driver or worker could not reach its local raylet${m[1] ? ` (socket ${m[1]})` : ''}, so it never joined Ray on this machine.`,
-      evidence: { ...(m[1] ? { 'Raylet socket': m[1] } : {}), ...(m[2] ? { 'Waited': `${m[2]} s` } : {}) },
+      evidence: { ...(m[1] ? { 'Raylet socket': m[1] } : {}), ...(m[2] ? { Waited: `${m[2]} s` } : {}) },
       fix: "Run ray.init()/vllm serve in the same container (same /tmp/ray) as that node's raylet, with ray.init(address='auto') or RAY_ADDRESS=<head>:<port>; check the raylet is alive there (ray status, /tmp/ray/session_latest/logs/raylet.out).",
     }),
   },
@@ -121,7 +124,7 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
       severity: 'warning',
       message: `Ray registered this node as ${m[1]}, a loopback address: fine on one machine, but no other node can reach it.`,
       evidence: { 'Ray node IP': m[1] ?? '' },
-      fix: 'Start Ray with --node-ip-address=<the node\'s fabric IP> (and --address=<head fabric IP>:<port> on workers), never 127.0.0.1.',
+      fix: "Start Ray with --node-ip-address=<the node's fabric IP> (and --address=<head fabric IP>:<port> on workers), never 127.0.0.1.",
     }),
   },
   {
@@ -131,11 +134,11 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     hit: (m) => {
       const flag = m[1] ?? m[2] ?? ''
       return {
-      key: `set:${flag}${m[3]}`,
-      severity: 'warning',
-      message: `${flag.replace(/[= ]$/, '')} is ${m[3]}, a loopback address: on a multi-node cluster a node must be known by an address the others reach.`,
-      evidence: { Setting: `${flag}${m[3]}` },
-      fix: "Use the node's own fabric IP for --node-ip-address and VLLM_HOST_IP, and the head's fabric IP in --address.",
+        key: `set:${flag}${m[3]}`,
+        severity: 'warning',
+        message: `${flag.replace(/[= ]$/, '')} is ${m[3]}, a loopback address: on a multi-node cluster a node must be known by an address the others reach.`,
+        evidence: { Setting: `${flag}${m[3]}` },
+        fix: "Use the node's own fabric IP for --node-ip-address and VLLM_HOST_IP, and the head's fabric IP in --address.",
       }
     },
   },

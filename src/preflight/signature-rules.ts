@@ -55,13 +55,7 @@ function requestComplete(line: string): boolean {
 }
 
 /** The shared story for a pending or timed-out placement group: which pin, and does Ray have it. */
-function placementHit(
-  what: string,
-  line: string,
-  ray: RayView | undefined,
-  extra: Record<string, string>,
-  severity: Severity = 'error',
-): RuleHit {
+function placementHit(what: string, line: string, ray: RayView | undefined, extra: Record<string, string>, severity: Severity = 'error'): RuleHit {
   const pin = nodePinsIn(line)[0]
   if (pin === undefined && /['"]node:/.test(line)) {
     return {
@@ -123,14 +117,13 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."
     code: 'PLACEMENT_GROUP_PENDING',
     pattern: /Waiting for creating a placement group of specs(?: for (\d+) seconds)?/,
-    hit: (m, line, ray) =>
-      placementHit("vLLM is waiting for a placement group", line, ray, m[1] ? { 'Waited so far': `${m[1]} s` } : {}),
+    hit: (m, line, ray) => placementHit('vLLM is waiting for a placement group', line, ray, m[1] ? { 'Waited so far': `${m[1]} s` } : {}),
   },
   {
     // Ray autoscaler: "(autoscaler +13s) Error: No available node types can fulfill resource request {...}. Add suitable node types ..."
     code: 'PLACEMENT_GROUP_PENDING',
     pattern: /No available node types can fulfill resource request (.*?)(?:\. Add suitable node types|$)/,
-    hit: (m, line, ray) => placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { 'Request': m[1] ?? '' }),
+    hit: (m, line, ray) => placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { Request: m[1] ?? '' }),
   },
   {
     // vLLM: "Cannot provide a placement group requiring 2.0 GPUs (placement_group_specs=[...]) within 1800 seconds."
@@ -138,12 +131,10 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     code: 'PLACEMENT_GROUP_TIMEOUT',
     pattern: /Cannot provide a placement group (?:requiring ([\d.]+) GPUs|of placement_group_specs=)(?:.*?within (\d+) seconds)?/,
     hit: (m, line, ray) =>
-      placementHit(
-        `vLLM gave up${m[2] ? ` after ${m[2]} s` : ''} on a placement group`,
-        line,
-        ray,
-        { ...(m[1] ? { 'GPUs requested': m[1] } : {}), ...(m[2] ? { 'Timeout': `${m[2]} s` } : {}) },
-      ),
+      placementHit(`vLLM gave up${m[2] ? ` after ${m[2]} s` : ''} on a placement group`, line, ray, {
+        ...(m[1] ? { 'GPUs requested': m[1] } : {}),
+        ...(m[2] ? { Timeout: `${m[2]} s` } : {}),
+      }),
   },
   {
     // vLLM: "Every node should have a unique IP address. Got 2 nodes with node ids [...] and 1 unique IP addresses {'192.168.0.110'}."

@@ -72,9 +72,17 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   let text = ''
   const tail = () => text.split('\n').slice(-40).join('\n')
   let lastProgress = started
-  const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({ ready, findings, waitedMs: Date.now() - started, reason, logTail: tail() })
+  const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({
+    ready,
+    findings,
+    waitedMs: Date.now() - started,
+    reason,
+    logTail: tail(),
+  })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000 })
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), {
+      timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000,
+    })
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)
@@ -84,7 +92,8 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       for (const f of watcher.push(chunk)) opts.onProgress?.(`vllm log: ${f.code}: ${f.message}`)
       const stopping = watcher.findings.filter(stopOn)
       // A server that answers /health 200 is ready, whatever its log said on the way (a placement group that waited, then formed).
-      if (stopping.length > 0 && !flags.includes('@@ready')) return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      if (stopping.length > 0 && !flags.includes('@@ready'))
+        return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
     if (flags.includes('@@exited')) {
@@ -95,7 +104,9 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
-      opts.onProgress(`waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`)
+      opts.onProgress(
+        `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`,
+      )
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
   }

@@ -14,13 +14,21 @@ export const ProbeOutputSchema = z
   .object({
     errors: z.array(z.string()).readonly(),
     hostname: z.string().optional(),
-    interfaces: z.array(z.object({ name: z.string(), up: z.boolean(), addresses: z.array(z.string()).readonly() }).readonly()).readonly().optional(),
-    default_route: ProbeRouteSchema.optional(),
-    peers: z
-      .array(z.object({ peer: z.string(), ip: z.string(), route: ProbeRouteSchema, reachable: z.boolean().nullable(), detail: z.string().optional() }).readonly())
+    interfaces: z
+      .array(z.object({ name: z.string(), up: z.boolean(), addresses: z.array(z.string()).readonly() }).readonly())
       .readonly()
       .optional(),
-    gpus: z.array(z.object({ index: z.number(), name: z.string(), uuid: z.string().nullish() }).readonly()).readonly().optional(),
+    default_route: ProbeRouteSchema.optional(),
+    peers: z
+      .array(
+        z.object({ peer: z.string(), ip: z.string(), route: ProbeRouteSchema, reachable: z.boolean().nullable(), detail: z.string().optional() }).readonly(),
+      )
+      .readonly()
+      .optional(),
+    gpus: z
+      .array(z.object({ index: z.number(), name: z.string(), uuid: z.string().nullish() }).readonly())
+      .readonly()
+      .optional(),
     container: z
       .object({
         name: z.string(),
@@ -65,5 +73,7 @@ export function parseProbeOutput(stdout: string): ProbeParse {
     return { ok: false, error: `the facts probe printed no JSON: ${stdout.slice(-300)}` }
   }
   const checked = checkDocument(ProbeOutputSchema, json)
-  return checked.ok ? { ok: true, output: checked.value } : { ok: false, error: `the facts probe's output does not fit its schema: ${checked.problems.join('; ')}` }
+  return checked.ok
+    ? { ok: true, output: checked.value }
+    : { ok: false, error: `the facts probe's output does not fit its schema: ${checked.problems.join('; ')}` }
 }

@@ -40,14 +40,25 @@ function lines(cluster: string, r: RolloutReport): string[] {
     rolloutHeadline(cluster, r),
     `release: ${r.release}  previous: ${r.previousRelease ?? '-'}  image: ${r.imageId ?? '-'}  changed: ${r.changed}  rolled back: ${r.rolledBack}`,
   ]
-  if (r.image) out.push(`image: ${Object.entries(r.image.actions).map(([n, a]) => `${n} ${a}`).join(', ')}; ${r.image.bytesSent} bytes sent from this machine`)
+  if (r.image)
+    out.push(
+      `image: ${Object.entries(r.image.actions)
+        .map(([n, a]) => `${n} ${a}`)
+        .join(', ')}; ${r.image.bytesSent} bytes sent from this machine`,
+    )
   if (r.failure) out.push(`stopped at ${r.failure.stage}: ${r.failure.reason}`)
   if (r.onFailure) out.push(`on-failure ${r.onFailure.action}: ${r.onFailure.detail}`)
   return out
 }
 
 export function renderRolloutText(cluster: string, r: RolloutReport): string {
-  return [...lines(cluster, r), '', renderNodeTable(r.nodes), ...(r.smoke ? [r.smoke.text] : []), r.findings.length > 0 ? renderFindingsText(r.findings) : ''].join('\n')
+  return [
+    ...lines(cluster, r),
+    '',
+    renderNodeTable(r.nodes),
+    ...(r.smoke ? [r.smoke.text] : []),
+    r.findings.length > 0 ? renderFindingsText(r.findings) : '',
+  ].join('\n')
 }
 
 /**
@@ -62,14 +73,23 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
   if (manifest) {
     const byNode = new Map(r.nodes.map((n) => [n.node, n]))
     const pick = (f: (n: NodeRow) => string) =>
-      Object.fromEntries(manifest.nodes.flatMap((m) => {
-        const v = byNode.get(m.name)
-        return v && f(v) !== '-' && f(v) !== '' ? [[m.name, f(v)]] : []
-      }))
-    const nodes = nodeRowsFrom(manifest, r.facts, r.findings, { releases: pick((n) => n.release), images: pick((n) => n.imageId), states: pick((n) => n.state) })
+      Object.fromEntries(
+        manifest.nodes.flatMap((m) => {
+          const v = byNode.get(m.name)
+          return v && f(v) !== '-' && f(v) !== '' ? [[m.name, f(v)]] : []
+        }),
+      )
+    const nodes = nodeRowsFrom(manifest, r.facts, r.findings, {
+      releases: pick((n) => n.release),
+      images: pick((n) => n.imageId),
+      states: pick((n) => n.state),
+    })
     const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
     const verdict = !ok ? 'failed' : r.findings.some((f) => f.severity === 'warning') ? 'warnings' : 'passed'
-    return [renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings }), ...(r.smoke ? [r.smoke.summary] : [])].join('\n')
+    return [
+      renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings }),
+      ...(r.smoke ? [r.smoke.summary] : []),
+    ].join('\n')
   }
   return [
     `### ${ok ? '✅' : '❌'} ${e(headline!)}`,

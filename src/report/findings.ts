@@ -33,7 +33,14 @@ export function renderFindingsText(findings: readonly Finding[]): string {
     out.push(`${f.code} (${f.node ?? 'cluster'}):`)
     out.push(`  fix: ${f.fix}`)
     out.push(...evidenceLines(f.evidence, '    '))
-    if (f.patch) out.push('  patch (git apply / patch -p1):', ...f.patch.trimEnd().split('\n').map((l) => `    ${l}`))
+    if (f.patch)
+      out.push(
+        '  patch (git apply / patch -p1):',
+        ...f.patch
+          .trimEnd()
+          .split('\n')
+          .map((l) => `    ${l}`),
+      )
   }
   return `${out.join('\n')}\n`
 }

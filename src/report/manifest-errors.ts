@@ -8,11 +8,20 @@ export function renderManifestErrorsText(errors: readonly ManifestError[]): stri
 
 export function renderManifestErrorsMarkdown(errors: readonly ManifestError[]): string {
   const rows = errors.map(
-    (e) => `| \`${escapeMarkdownCell(`${e.file}:${e.line}:${e.col}`)}\` | \`${escapeMarkdownCell(pathLabel(e.path))}\` | ${escapeMarkdownCell(e.message)} | ${escapeMarkdownCell(e.fix ?? '')} |`,
+    (e) =>
+      `| \`${escapeMarkdownCell(`${e.file}:${e.line}:${e.col}`)}\` | \`${escapeMarkdownCell(pathLabel(e.path))}\` | ${escapeMarkdownCell(e.message)} | ${escapeMarkdownCell(e.fix ?? '')} |`,
   )
   return ['| where | key | problem | fix |', '| --- | --- | --- | --- |', ...rows].join('\n') + '\n'
 }
 
 export const manifestErrorsJson = (errors: readonly ManifestError[]) => ({
-  errors: errors.map((e) => ({ code: e.code, file: e.file, line: e.line, col: e.col, path: pathLabel(e.path), message: e.message, ...(e.fix && { fix: e.fix }) })),
+  errors: errors.map((e) => ({
+    code: e.code,
+    file: e.file,
+    line: e.line,
+    col: e.col,
+    path: pathLabel(e.path),
+    message: e.message,
+    ...(e.fix && { fix: e.fix }),
+  })),
 })

@@ -58,9 +58,7 @@ export function nodeRowsFrom(manifest: Manifest, facts: FactsBundle | undefined,
       role: node.role,
       sshAddress: port !== 22 ? `${node.ssh.host}:${port}` : node.ssh.host,
       fabricIp: node.fabricIp,
-      ...(rayIdentity !== undefined
-        ? { rayIdentity, rayMatchesFabric: rayIdentity === node.fabricIp }
-        : ctx?.rayAddressesKnown && { rayMatchesFabric: false }),
+      ...(rayIdentity !== undefined ? { rayIdentity, rayMatchesFabric: rayIdentity === node.fabricIp } : ctx?.rayAddressesKnown && { rayMatchesFabric: false }),
       ...(vllm !== undefined && { vllmIp: vllm.ip }),
       ...(vllmPins !== undefined && { vllmPins }),
       ...(vllmMatchesRay !== undefined && { vllmMatchesRay }),

@@ -23,7 +23,8 @@ export function renderPlanText(plan: Plan): string {
 export function renderPlanMarkdown(plan: Plan): string {
   const out = [`### Plan for \`${plan.cluster}\``, '', `Image \`${plan.image}\`, release \`${plan.release}\`.`, '']
   out.push('| phase | node | step | timeout |', '| --- | --- | --- | --- |')
-  for (const phase of plan.phases) for (const s of phase.steps) out.push(`| ${phase.name} | ${s.node} | ${escapeMarkdownCell(s.description)} | ${s.timeoutSeconds} s |`)
+  for (const phase of plan.phases)
+    for (const s of phase.steps) out.push(`| ${phase.name} | ${s.node} | ${escapeMarkdownCell(s.description)} | ${s.timeoutSeconds} s |`)
   return out.join('\n') + '\n'
 }
 
@@ -37,7 +38,15 @@ export function planJson(plan: Plan) {
     launch: plan.launch,
     nodes: plan.nodes.map((n) => ({
       ...n,
-      steps: (stepsByNode(plan).get(n.name) ?? []).map((s) => ({ id: s.id, action: s.action, description: s.description, command: s.command, timeoutSeconds: s.timeoutSeconds, ...(s.stdin && { stdin: s.stdin }), cmd: s.cmd })),
+      steps: (stepsByNode(plan).get(n.name) ?? []).map((s) => ({
+        id: s.id,
+        action: s.action,
+        description: s.description,
+        command: s.command,
+        timeoutSeconds: s.timeoutSeconds,
+        ...(s.stdin && { stdin: s.stdin }),
+        cmd: s.cmd,
+      })),
     })),
     phases: plan.phases.map((p) => ({ name: p.name, description: p.description, parallel: p.parallel, steps: p.steps.map((s) => s.id) })),
   }

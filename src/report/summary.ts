@@ -85,19 +85,25 @@ function nodeTable(nodes: readonly SummaryNode[]): string[] {
   return [
     '| Node | Role | SSH | Fabric IP | Ray identity | vLLM pins | Image | Release | State |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...nodes.map((n) =>
-      [
-        md(n.name),
-        n.role,
-        md(n.sshAddress),
-        md(n.fabricIp),
-        n.rayIdentity === undefined ? (n.rayMatchesFabric === false ? `${BAD} not in Ray` : UNKNOWN) : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
-        marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
-        n.imageId === undefined ? UNKNOWN : md(n.imageId),
-        n.release === undefined ? UNKNOWN : md(n.release),
-        md(n.state),
-      ].join(' | '),
-    ).map((row) => `| ${row} |`),
+    ...nodes
+      .map((n) =>
+        [
+          md(n.name),
+          n.role,
+          md(n.sshAddress),
+          md(n.fabricIp),
+          n.rayIdentity === undefined
+            ? n.rayMatchesFabric === false
+              ? `${BAD} not in Ray`
+              : UNKNOWN
+            : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
+          marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
+          n.imageId === undefined ? UNKNOWN : md(n.imageId),
+          n.release === undefined ? UNKNOWN : md(n.release),
+          md(n.state),
+        ].join(' | '),
+      )
+      .map((row) => `| ${row} |`),
   ]
 }
 
@@ -150,7 +156,9 @@ export function renderClusterDiagram(nodes: readonly SummaryNode[], fabricSubnet
     if (n.vllmMatchesRay === false) bad.push(`${id(i)}_vllm`)
     else if (n.vllmMatchesRay === true) good.push(`${id(i)}_vllm`)
   })
-  nodes.forEach((n, i) => lines.push(`  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`))
+  nodes.forEach((n, i) => {
+    lines.push(`  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`)
+  })
   const headIndex = nodes.findIndex((n) => n.role === 'head')
   const head = nodes[headIndex]
   if (head) {
@@ -188,7 +196,14 @@ function latencyTable(rows: readonly SummaryLatency[]): string[] {
 
 export function renderSummary(input: SummaryInput): string {
   const out = [`### ${VERDICT[input.verdict]}: ${md(input.headline)}`, '']
-  if (input.notes && input.notes.length > 0) out.push(...input.notes.map((n) => md(n)).join('<br>\n').split('\n'), '')
+  if (input.notes && input.notes.length > 0)
+    out.push(
+      ...input.notes
+        .map((n) => md(n))
+        .join('<br>\n')
+        .split('\n'),
+      '',
+    )
   if (input.nodes.length > 0) {
     out.push(...nodeTable(input.nodes), '')
     const mismatches = mismatchLines(input.nodes)

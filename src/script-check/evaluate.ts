@@ -167,7 +167,9 @@ class Evaluator {
     const frame = s.frames[s.frames.length - 1]
     if (name === '@' || name === '*') {
       const args = frame?.args ?? []
-      return quoted && name === '@' ? args.map((arg) => ({ arg })) : [{ segs: [{ text: args.map((a) => a.val.text).join(' '), known: args.every((a) => a.val.known) }] }]
+      return quoted && name === '@'
+        ? args.map((arg) => ({ arg }))
+        : [{ segs: [{ text: args.map((a) => a.val.text).join(' '), known: args.every((a) => a.val.known) }] }]
     }
     if (name === '#') return { text: String(frame?.args.length ?? 0), known: frame !== undefined }
     if (/^\d+$/.test(name)) {
@@ -178,7 +180,8 @@ class Evaluator {
     const v = this.lookup(s, name)
     if (index && v?.kind === 'array') {
       const sub = this.src(index)
-      if (sub === '@' || sub === '*') return quoted && sub === '@' ? v.items.map((arg) => ({ arg })) : [{ segs: [{ text: v.items.map((a) => a.val.text).join(' '), known: true }] }]
+      if (sub === '@' || sub === '*')
+        return quoted && sub === '@' ? v.items.map((arg) => ({ arg })) : [{ segs: [{ text: v.items.map((a) => a.val.text).join(' '), known: true }] }]
       const item = /^\d+$/.test(sub) ? v.items[Number(sub)] : undefined
       return item ? { text: item.val.text, known: item.val.known, from: item.val } : { text: this.src(n), known: false }
     }
@@ -245,7 +248,11 @@ class Evaluator {
       const f = fields[0]!
       if ('segs' in f && f.segs.every((x) => x.known)) {
         const joined = f.segs.map((x) => x.text).join('')
-        if (/\s/.test(joined.trim())) return joined.trim().split(/\s+/).map((t) => ({ segs: [{ text: t, known: true }] }))
+        if (/\s/.test(joined.trim()))
+          return joined
+            .trim()
+            .split(/\s+/)
+            .map((t) => ({ segs: [{ text: t, known: true }] }))
       }
     }
     return fields
@@ -430,7 +437,12 @@ class Evaluator {
         let matchedAll = false
         for (const item of items) {
           const patterns = children(item, 'Patterns').map((p) => this.wordVal(s, p))
-          const hit = word.known && patterns.every((p) => p.known) ? patterns.some((p) => globMatch(p.text, word.text)) : patterns.some((p) => p.text === '*') ? undefined : undefined
+          const hit =
+            word.known && patterns.every((p) => p.known)
+              ? patterns.some((p) => globMatch(p.text, word.text))
+              : patterns.some((p) => p.text === '*')
+                ? undefined
+                : undefined
           if (hit === false) continue
           const branch = fork(s)
           branch.path.push(`line ${line}: case ${patterns.map((p) => p.text).join('|')}`)
@@ -502,19 +514,37 @@ class Evaluator {
     const prev = this.lookup(s, name)
     if (bool(a, 'Naked')) {
       if (exported && prev?.kind === 'scalar') this.setVar(s, name, { ...prev, exported: true }, local)
-      else if (local) this.setVar(s, name, { kind: 'scalar', val: { text: '', known: true }, exported: false, assignment: { name, val: { text: '', known: true }, span: this.span(a), kind, inBranch: s.branch > 0 } }, true)
+      else if (local)
+        this.setVar(
+          s,
+          name,
+          {
+            kind: 'scalar',
+            val: { text: '', known: true },
+            exported: false,
+            assignment: { name, val: { text: '', known: true }, span: this.span(a), kind, inBranch: s.branch > 0 },
+          },
+          true,
+        )
       return
     }
     const array = child(a, 'Array')
     if (array) {
-      const items = this.argsOf(s, children(array, 'Elems').map((e) => child(e, 'Value')!).filter(Boolean))
+      const items = this.argsOf(
+        s,
+        children(array, 'Elems')
+          .map((e) => child(e, 'Value')!)
+          .filter(Boolean),
+      )
       const before = bool(a, 'Append') && prev?.kind === 'array' ? prev.items : []
       this.setVar(s, name, { kind: 'array', items: [...before, ...items] }, local)
       return
     }
     const valueWord = child(a, 'Value')
     const span = this.span(a)
-    const raw = valueWord ? this.wordVal(s, valueWord) : { text: '', known: true, ...(this.nested ? {} : { origin: { span: { ...span, start: span.end, end: span.end }, prefix: '' } }) }
+    const raw = valueWord
+      ? this.wordVal(s, valueWord)
+      : { text: '', known: true, ...(this.nested ? {} : { origin: { span: { ...span, start: span.end, end: span.end }, prefix: '' } }) }
     const val = bool(a, 'Append') && prev?.kind === 'scalar' ? { text: prev.val.text + raw.text, known: prev.val.known && raw.known } : raw
     const previous = prev?.kind === 'scalar' ? prev.assignment : undefined
     const assignment: Assignment = { name, val, span, kind, inBranch: s.branch > 0, ...(previous ? { previous } : {}) }
@@ -579,7 +609,12 @@ class Evaluator {
       case 'nohup':
       case 'time':
       case 'command':
-        return this.command(rest.filter((a, i) => !(i === 0 && a.val.text.startsWith('-'))), prefix, s, at)
+        return this.command(
+          rest.filter((a, i) => !(i === 0 && a.val.text.startsWith('-'))),
+          prefix,
+          s,
+          at,
+        )
       case 'env': {
         let i = 0
         while (i < rest.length && /^[A-Za-z_]\w*=/.test(rest[i]!.val.text)) {
@@ -621,7 +656,53 @@ class Evaluator {
   }
 
   private dockerRun(s: State, args: Arg[], at: Span): void {
-    const WITH_VALUE = new Set(['--name', '--network', '--net', '--gpus', '--shm-size', '-v', '--volume', '--device', '-w', '--workdir', '-u', '--user', '--ipc', '--ulimit', '--cap-add', '--cap-drop', '-p', '--publish', '--runtime', '--restart', '--mount', '--label', '-l', '--memory', '-m', '--cpus', '--pid', '--hostname', '-h', '--add-host', '--security-opt', '--log-driver', '--log-opt', '--platform', '--env-file', '--cpuset-cpus', '--group-add', '--tmpfs', '--dns', '--uts', '--userns', '--stop-signal', '--stop-timeout', '--health-cmd', '--pull'])
+    const WITH_VALUE = new Set([
+      '--name',
+      '--network',
+      '--net',
+      '--gpus',
+      '--shm-size',
+      '-v',
+      '--volume',
+      '--device',
+      '-w',
+      '--workdir',
+      '-u',
+      '--user',
+      '--ipc',
+      '--ulimit',
+      '--cap-add',
+      '--cap-drop',
+      '-p',
+      '--publish',
+      '--runtime',
+      '--restart',
+      '--mount',
+      '--label',
+      '-l',
+      '--memory',
+      '-m',
+      '--cpus',
+      '--pid',
+      '--hostname',
+      '-h',
+      '--add-host',
+      '--security-opt',
+      '--log-driver',
+      '--log-opt',
+      '--platform',
+      '--env-file',
+      '--cpuset-cpus',
+      '--group-add',
+      '--tmpfs',
+      '--dns',
+      '--uts',
+      '--userns',
+      '--stop-signal',
+      '--stop-timeout',
+      '--health-cmd',
+      '--pull',
+    ])
     const env = new Map<Watched, Assignment>()
     let entrypoint: Arg | undefined
     let i = 0
@@ -662,7 +743,14 @@ class Evaluator {
       const m = /^([A-Za-z_]\w*)=/.exec(value.val.text)
       const flagPrefix = value.val.origin?.prefix ?? ''
       kv = m
-        ? { name: m[1]!, val: { text: value.val.text.slice(m[0].length), known: value.val.known, ...(value.val.origin ? { origin: { span: value.span, prefix: flagPrefix + m[0] } } : {}) } }
+        ? {
+            name: m[1]!,
+            val: {
+              text: value.val.text.slice(m[0].length),
+              known: value.val.known,
+              ...(value.val.origin ? { origin: { span: value.span, prefix: flagPrefix + m[0] } } : {}),
+            },
+          }
         : undefined
     } else kv = this.splitEnvArg(s, value)
     const name = kv?.name ?? value.val.text
@@ -693,7 +781,9 @@ class Evaluator {
     for (const [name, a] of env) vars.set(name, { kind: 'scalar', val: a.val, exported: true, assignment: a })
     const sub = new Evaluator(parsed, script.val.text, at.line - 1, true, vars)
     const done = sub.run(children(parsed.file, 'Stmts'), [{ ...fork(s), globals: new Map(), frames: [], starts: [] }])
-    for (const st of done) for (const start of st.starts) s.starts.push({ ...start, line: at.line, rayLine: at.line, inContainer, path: s.path, env: new Map([...env, ...start.env]) })
+    for (const st of done)
+      for (const start of st.starts)
+        s.starts.push({ ...start, line: at.line, rayLine: at.line, inContainer, path: s.path, env: new Map([...env, ...start.env]) })
   }
 
   private recordStart(s: State, args: Arg[], env: Map<Watched, Assignment>, at: Span, inContainer: boolean): void {
@@ -710,7 +800,8 @@ class Evaluator {
     }
     // Ray 2.x also takes the node's identity from RAY_OVERRIDE_NODE_IP_ADDRESS in its environment.
     const override = env.get('RAY_OVERRIDE_NODE_IP_ADDRESS')
-    const nodeIp = flagValue('--node-ip-address') ?? (override ? { val: override.val, arg: { val: override.val, span: override.span, depth: s.frames.length } } : undefined)
+    const nodeIp =
+      flagValue('--node-ip-address') ?? (override ? { val: override.val, arg: { val: override.val, span: override.span, depth: s.frames.length } } : undefined)
     const address = flagValue('--address')
     const outer = Math.min(...args.map((a) => a.depth), s.frames.length)
     const last = [...args].reverse().find((a) => a.depth === outer)
@@ -732,7 +823,10 @@ class Evaluator {
 /** Shell glob match for case patterns and [[ == ]]: `*`, `?`, `[…]`, and `a|b` alternatives. */
 export function globMatch(pattern: string, text: string): boolean {
   return pattern.split('|').some((p) => {
-    const re = p.replace(/[.+^${}()\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+    const re = p
+      .replace(/[.+^${}()\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')
     try {
       return new RegExp(`^${re}$`).test(text)
     } catch {

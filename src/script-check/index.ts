@@ -49,7 +49,10 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const found = scriptFindings(ev.starts, m)
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const findings = found.map((f): Finding => {
-    const patch = f.edits.length > 0 && f.edits.every((e) => all.includes(e) || all.some((x) => x.start === e.start && x.end === e.end && x.text === e.text)) ? unifiedDiff(opts.path, text, f.edits) : undefined
+    const patch =
+      f.edits.length > 0 && f.edits.every((e) => all.includes(e) || all.some((x) => x.start === e.start && x.end === e.end && x.text === e.text))
+        ? unifiedDiff(opts.path, text, f.edits)
+        : undefined
     return {
       code: f.code,
       severity: f.severity,

@@ -38,8 +38,7 @@ function replaceEdit(v: Val, replacement: string): Edit[] {
   return [{ start: v.origin.span.start, end: v.origin.span.end, text: shellWord(v.origin.prefix + replacement) }]
 }
 
-const overrides = (a: Assignment): Assignment | undefined =>
-  a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined
+const overrides = (a: Assignment): Assignment | undefined => (a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined)
 
 export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined): ScriptFinding[] {
   const out: ScriptFinding[] = []
@@ -84,7 +83,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         role,
         line: r.line,
         message: `The head starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}: Ray registers the head under its default-route address, and vLLM pins its placement group to node:${vhi.val.text}, which no Ray node has (the seed incident).`,
-        evidence: { ...base, 'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`, '--node-ip-address': 'not given (Ray picks the default-route address)' },
+        evidence: { ...base, VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`, '--node-ip-address': 'not given (Ray picks the default-route address)' },
         fix: `Start the head's Ray with --node-ip-address=${shellWord(vhi.val.text)} (the same address as VLLM_HOST_IP).`,
         edits: pinEdit(r, vhi.val),
       })
@@ -100,7 +99,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
           : `A worker starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}, so Ray registers it under its default-route address and vLLM's worker reports a different IP.`,
         evidence: {
           ...base,
-          'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`,
+          VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`,
           ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
           '--node-ip-address': 'not given (Ray picks the default-route address)',
         },
@@ -117,7 +116,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}${prev ? ` (a second override of ${prev.val.text})` : ''} but its Ray identity (--node-ip-address) is ${r.nodeIp.val.text}: vLLM on that node reports an IP Ray does not know it by.`,
         evidence: {
           ...base,
-          'VLLM_HOST_IP': `${vhi.val.text} (set at ${where(vhi)})`,
+          VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`,
           ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
           '--node-ip-address': r.nodeIp.val.text,
         },
@@ -149,7 +148,10 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       for (const name of ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const) {
         const a = r.env.get(name)
         if (!a?.val.known) continue
-        const items = a.val.text.split(',').map((x) => x.trim()).filter((x) => x !== '' && !x.startsWith('^'))
+        const items = a.val.text
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== '' && !x.startsWith('^'))
         const bad = items.filter((x) => {
           const exact = x.startsWith('=')
           const n = x.replace(/^=/, '')
@@ -175,7 +177,8 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       severity: 'warning',
       role: null,
       line: 1,
-      message: 'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
+      message:
+        'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
       evidence: {},
       fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
       edits: [],

@@ -54,8 +54,10 @@ export function parseRayPlacement(text: string): RayPlacementData | string {
     return `the Ray query printed no JSON: ${JSON.stringify(text.trim().slice(-300))}`
   }
   if (!isObject(j) || !isObject(j.pgs) || !Array.isArray(j.nodes)) return 'the Ray query printed JSON without "pgs" and "nodes"'
-  for (const pg of Object.values(j.pgs)) if (!isObject(pg) || typeof pg.state !== 'string' || !isObject(pg.bundles)) return 'a placement group entry lacks "state" or "bundles"'
-  for (const n of j.nodes) if (!isObject(n) || typeof n.NodeID !== 'string' || typeof n.NodeManagerAddress !== 'string') return 'a Ray node entry lacks NodeID or NodeManagerAddress'
+  for (const pg of Object.values(j.pgs))
+    if (!isObject(pg) || typeof pg.state !== 'string' || !isObject(pg.bundles)) return 'a placement group entry lacks "state" or "bundles"'
+  for (const n of j.nodes)
+    if (!isObject(n) || typeof n.NodeID !== 'string' || typeof n.NodeManagerAddress !== 'string') return 'a Ray node entry lacks NodeID or NodeManagerAddress'
   return j as unknown as RayPlacementData
 }
 
@@ -83,7 +85,11 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
       smokeFinding(
         'SMOKE_PLACEMENT_GROUP_MISSING',
         `Ray on the head has no live placement group with GPU bundles, so vLLM is not running on Ray across the cluster (${groups.length} group(s) in Ray's table, none usable).`,
-        { 'placement groups': groups.map((g) => `${g.placement_group_id.slice(0, 12)} ${g.state} ${Object.keys(g.bundles).length} bundles`).join('; ') || '(none)', expected: `${size} GPU bundles (tensorParallelSize ${m.vllm.tensorParallelSize} x pipelineParallelSize ${m.vllm.pipelineParallelSize})` },
+        {
+          'placement groups':
+            groups.map((g) => `${g.placement_group_id.slice(0, 12)} ${g.state} ${Object.keys(g.bundles).length} bundles`).join('; ') || '(none)',
+          expected: `${size} GPU bundles (tensorParallelSize ${m.vllm.tensorParallelSize} x pipelineParallelSize ${m.vllm.pipelineParallelSize})`,
+        },
         'Start vLLM with --distributed-executor-backend ray against this Ray cluster (RAY_ADDRESS), or check that smoke.url reaches this deployment and not a single-node server.',
       ),
     )
@@ -94,7 +100,13 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
         smokeFinding(
           'SMOKE_SERVING_NODE_MISSING',
           `${n.name} (${n.fabricIp}) is not a live Ray node, so the model cannot be served across the manifest's nodes.`,
-          { 'live Ray nodes': [...alive].join(', ') || '(none)', 'manifest GPU nodes': m.nodes.filter((x) => x.gpus > 0).map((x) => `${x.name} ${x.fabricIp}`).join(', ') },
+          {
+            'live Ray nodes': [...alive].join(', ') || '(none)',
+            'manifest GPU nodes': m.nodes
+              .filter((x) => x.gpus > 0)
+              .map((x) => `${x.name} ${x.fabricIp}`)
+              .join(', '),
+          },
           `Start Ray on ${n.name} again (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp} in its container), then restart vllm serve.`,
           n.name,
         ),
@@ -122,7 +134,10 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
     'placement group': `${pg.placement_group_id} ${pg.state}`,
     bundles: `${bundles.length} GPU bundles, expected ${size}`,
     'bundles on': serving.map(where).join('; ') || '(none placed)',
-    'manifest GPU nodes': m.nodes.filter((n) => n.gpus > 0).map((n) => `${n.name} ${n.fabricIp}`).join(', '),
+    'manifest GPU nodes': m.nodes
+      .filter((n) => n.gpus > 0)
+      .map((n) => `${n.name} ${n.fabricIp}`)
+      .join(', '),
   }
   if (pg.state !== 'CREATED') {
     findings.push(
@@ -136,20 +151,46 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
   }
   if (bundles.length !== size) {
     findings.push(
-      smokeFinding('SMOKE_BUNDLE_COUNT', `vLLM's placement group has ${bundles.length} GPU bundles, but tensorParallelSize x pipelineParallelSize is ${size}.`, evidence, 'The server runs with other parallel sizes than the manifest: redeploy, or set vllm.tensorParallelSize/pipelineParallelSize to what is running.'),
+      smokeFinding(
+        'SMOKE_BUNDLE_COUNT',
+        `vLLM's placement group has ${bundles.length} GPU bundles, but tensorParallelSize x pipelineParallelSize is ${size}.`,
+        evidence,
+        'The server runs with other parallel sizes than the manifest: redeploy, or set vllm.tensorParallelSize/pipelineParallelSize to what is running.',
+      ),
     )
   }
   for (const s of serving) {
     const manifestNode = s.node ? byIp.get(s.ip) : undefined
     if (!s.alive) {
-      findings.push(smokeFinding('SMOKE_BUNDLE_NODE_DEAD', `${s.bundles} bundle(s) of vLLM's placement group sit on Ray node ${s.ip}${s.node ? ` (${s.node})` : ''}, which Ray reports dead.`, evidence, `Bring Ray back on ${s.node ?? s.ip} (its container and ray start), then restart vllm serve on the head.`, s.node ?? null))
+      findings.push(
+        smokeFinding(
+          'SMOKE_BUNDLE_NODE_DEAD',
+          `${s.bundles} bundle(s) of vLLM's placement group sit on Ray node ${s.ip}${s.node ? ` (${s.node})` : ''}, which Ray reports dead.`,
+          evidence,
+          `Bring Ray back on ${s.node ?? s.ip} (its container and ray start), then restart vllm serve on the head.`,
+          s.node ?? null,
+        ),
+      )
     }
     if (!manifestNode) {
       findings.push(
-        smokeFinding('SMOKE_BUNDLE_OFF_FABRIC', `A bundle of vLLM's placement group sits on Ray node ${s.ip}, which is no manifest node's fabric IP: Ray registered that node under another address.`, evidence, FIX_IDENTITY),
+        smokeFinding(
+          'SMOKE_BUNDLE_OFF_FABRIC',
+          `A bundle of vLLM's placement group sits on Ray node ${s.ip}, which is no manifest node's fabric IP: Ray registered that node under another address.`,
+          evidence,
+          FIX_IDENTITY,
+        ),
       )
     } else if (s.bundles > manifestNode.gpus) {
-      findings.push(smokeFinding('SMOKE_BUNDLES_OVERPACKED', `${s.bundles} bundles sit on ${manifestNode.name}, which has ${manifestNode.gpus} GPU(s) in the manifest.`, evidence, `Ray reports more GPUs on ${manifestNode.name} than the manifest: fix ray start --num-gpus there or nodes[].gpus.`, manifestNode.name))
+      findings.push(
+        smokeFinding(
+          'SMOKE_BUNDLES_OVERPACKED',
+          `${s.bundles} bundles sit on ${manifestNode.name}, which has ${manifestNode.gpus} GPU(s) in the manifest.`,
+          evidence,
+          `Ray reports more GPUs on ${manifestNode.name} than the manifest: fix ray start --num-gpus there or nodes[].gpus.`,
+          manifestNode.name,
+        ),
+      )
     }
   }
   // Every GPU node must serve when the model needs all the GPUs (the seed cluster: TP 2 over two 1-GPU nodes).

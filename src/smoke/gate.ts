@@ -45,7 +45,13 @@ export async function runSmokeGate(input: {
   readonly transports: ReadonlyMap<string, Transport>
   readonly env: NodeJS.ProcessEnv
   readonly onProgress?: (m: string) => void
-}): Promise<{ readonly ok: boolean; readonly findings: readonly Finding[]; readonly text: string; readonly outputs: Readonly<Record<string, string>>; readonly summary: string }> {
+}): Promise<{
+  readonly ok: boolean
+  readonly findings: readonly Finding[]
+  readonly text: string
+  readonly outputs: Readonly<Record<string, string>>
+  readonly summary: string
+}> {
   const { ok, findings, text, outputs, summary } = await runSmoke(input)
   return { ok, findings, text, outputs, summary }
 }
@@ -67,8 +73,24 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
 
   const finish = (): SmokeGateDetail => {
     const sorted = sortFindings(findings)
-    const report: SmokeReport = { cluster: m.cluster, model, via, ...(readyAfterMs !== undefined && { readyAfterMs }), ...(inference && { inference }), ...(proof && { proof }), findings: sorted }
-    return { ok: !sorted.some((f) => f.severity === 'error'), findings: sorted, text: renderSmokeText(report), outputs: smokeOutputs(report), summary: renderSmokeMarkdown(report), report, json: smokeJson(report) }
+    const report: SmokeReport = {
+      cluster: m.cluster,
+      model,
+      via,
+      ...(readyAfterMs !== undefined && { readyAfterMs }),
+      ...(inference && { inference }),
+      ...(proof && { proof }),
+      findings: sorted,
+    }
+    return {
+      ok: !sorted.some((f) => f.severity === 'error'),
+      findings: sorted,
+      text: renderSmokeText(report),
+      outputs: smokeOutputs(report),
+      summary: renderSmokeMarkdown(report),
+      report,
+      json: smokeJson(report),
+    }
   }
 
   /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
@@ -77,7 +99,15 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
     const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
     if (typeof data === 'string') {
-      findings.push(smokeFinding('SMOKE_RAY_QUERY_FAILED', `Ray's placement groups could not be read on ${head.name}: ${data}.`, { command: `docker exec ${m.container.name} python3 -c <placement query>` }, `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`, head.name))
+      findings.push(
+        smokeFinding(
+          'SMOKE_RAY_QUERY_FAILED',
+          `Ray's placement groups could not be read on ${head.name}: ${data}.`,
+          { command: `docker exec ${m.container.name} python3 -c <placement query>` },
+          `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`,
+          head.name,
+        ),
+      )
       return
     }
     proof = proveCluster(m, data)
@@ -87,7 +117,15 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
 
   const headT = input.transports.get(head.name)
   if (!headT) {
-    findings.push(smokeFinding('SMOKE_UNREACHABLE', `No connection to the head node ${head.name}.`, { head: head.name }, `Check that ${head.name} (${head.ssh.host}) is reachable over SSH.`, head.name))
+    findings.push(
+      smokeFinding(
+        'SMOKE_UNREACHABLE',
+        `No connection to the head node ${head.name}.`,
+        { head: head.name },
+        `Check that ${head.name} (${head.ssh.host}) is reachable over SSH.`,
+        head.name,
+      ),
+    )
     return finish()
   }
 
@@ -99,7 +137,16 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     const errors = w.findings.filter((f) => f.severity === 'error')
     if (errors.length > 0) findings.push(...w.findings)
     else if (/no longer running/.test(w.reason)) {
-      findings.push(...w.findings, smokeFinding('SMOKE_SERVER_EXITED', `vllm serve is no longer running in ${m.container.name} on ${head.name}. Last log line: ${last}`, { log: `${head.name}:${VLLM_LOG}`, 'log tail': w.logTail.split('\n').slice(-10).join('\n') }, `Read the log (docker exec ${m.container.name} tail -n 100 ${VLLM_LOG} on ${head.name}) and start vllm serve again (a deploy does).`, head.name))
+      findings.push(
+        ...w.findings,
+        smokeFinding(
+          'SMOKE_SERVER_EXITED',
+          `vllm serve is no longer running in ${m.container.name} on ${head.name}. Last log line: ${last}`,
+          { log: `${head.name}:${VLLM_LOG}`, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+          `Read the log (docker exec ${m.container.name} tail -n 100 ${VLLM_LOG} on ${head.name}) and start vllm serve again (a deploy does).`,
+          head.name,
+        ),
+      )
     } else {
       findings.push(
         ...w.findings,
@@ -117,7 +164,11 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   }
   readyAfterMs = w.waitedMs
   // The server is up: what its log showed on the way (a placement group that waited, then formed) is history, not a failure.
-  findings.push(...w.findings.map((f) => (f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `Before vLLM became ready, its log showed: ${f.message}` } : f)))
+  findings.push(
+    ...w.findings.map((f) =>
+      f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `Before vLLM became ready, its log showed: ${f.message}` } : f,
+    ),
+  )
   say(`smoke: vLLM ready after ${(w.waitedMs / 1000).toFixed(1)} s`)
 
   // 2. Reach.
@@ -125,7 +176,14 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   if (s.apiKeySecret) {
     apiKey = input.env[s.apiKeySecret]
     if (!apiKey) {
-      findings.push(smokeFinding('SMOKE_UNAUTHORIZED', `smoke.apiKeySecret names ${s.apiKeySecret}, but that environment variable is empty or unset.`, { variable: s.apiKeySecret }, `Pass the secret to the step: env: { ${s.apiKeySecret}: \${{ secrets.${s.apiKeySecret} }} }.`))
+      findings.push(
+        smokeFinding(
+          'SMOKE_UNAUTHORIZED',
+          `smoke.apiKeySecret names ${s.apiKeySecret}, but that environment variable is empty or unset.`,
+          { variable: s.apiKeySecret },
+          `Pass the secret to the step: env: { ${s.apiKeySecret}: \${{ secrets.${s.apiKeySecret} }} }.`,
+        ),
+      )
       return finish()
     }
   }
@@ -134,10 +192,24 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   if (s.url) http = createHttpClient({ baseUrl: s.url, target: s.url, timeoutMs, ...(apiKey && { apiKey }) })
   else if (headT.forwardTcp) {
     const forward = headT.forwardTcp.bind(headT)
-    http = createHttpClient({ baseUrl: `http://127.0.0.1:${m.vllm.port}`, target: via, timeoutMs, connect: () => forward('127.0.0.1', m.vllm.port), ...(apiKey && { apiKey }) })
+    http = createHttpClient({
+      baseUrl: `http://127.0.0.1:${m.vllm.port}`,
+      target: via,
+      timeoutMs,
+      connect: () => forward('127.0.0.1', m.vllm.port),
+      ...(apiKey && { apiKey }),
+    })
   } else {
     via = `${headT.label} (no tunnel)`
-    findings.push(smokeFinding('SMOKE_UNREACHABLE', `The connection to ${head.name} cannot forward TCP, so the API cannot be reached through it.`, { head: headT.label }, 'Set smoke.url to the URL the runner can reach the API at.', head.name))
+    findings.push(
+      smokeFinding(
+        'SMOKE_UNREACHABLE',
+        `The connection to ${head.name} cannot forward TCP, so the API cannot be reached through it.`,
+        { head: headT.label },
+        'Set smoke.url to the URL the runner can reach the API at.',
+        head.name,
+      ),
+    )
     return finish()
   }
 

@@ -41,14 +41,20 @@ function asSocket(stream: Duplex): Duplex {
   return s
 }
 
-const why = (err: Error & { code?: string }): string => (err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : err.message)
+const why = (err: Error & { code?: string }): string =>
+  err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : err.message
 
 export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
   const base = new URL(opts.baseUrl)
   const lib = base.protocol === 'https:' ? https : http
   const prefix = base.pathname.replace(/\/+$/, '')
 
-  const send = async (method: 'GET' | 'POST', path: string, body: unknown, onData?: (chunk: Buffer, at: number) => void): Promise<HttpResult | StreamResult> => {
+  const send = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    onData?: (chunk: Buffer, at: number) => void,
+  ): Promise<HttpResult | StreamResult> => {
     const started = Date.now()
     const ms = () => Date.now() - started
     let socket: Duplex | undefined

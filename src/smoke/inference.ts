@@ -46,13 +46,38 @@ export function httpProblem(what: string, r: HttpResult, http: SmokeHttp, served
   const e = parseErrorBody(r.body)
   const evidence = { request: what, via: http.target, status: String(r.status), 'error body shape': e.shape, body: r.body.slice(0, 500) }
   const msg = `${what}: ${describeApiError(r.status, e)}`
-  if (r.status === 401 || r.status === 403) return smokeFinding('SMOKE_UNAUTHORIZED', `${msg}. The server wants an API key.`, evidence, 'Set smoke.apiKeySecret to the name of the environment variable that holds the key vLLM was started with (--api-key / VLLM_API_KEY), and pass that secret to the step.')
-  if (r.status === 404 && (e.param === 'model' || /model/i.test(e.message))) return smokeFinding('SMOKE_MODEL_MISSING', `${msg}.`, evidence, `The server does not serve "${served}": set vllm.servedModelName to the name vLLM serves (--served-model-name), or redeploy.`)
-  return smokeFinding('SMOKE_HTTP_ERROR', `${msg}.`, evidence, r.status >= 500 ? "The engine failed while answering: read vLLM's log on the head (ENGINE_DEAD and friends), restart vllm serve." : 'Fix the request settings in smoke.prompts (maxTokens against --max-model-len, the prompt), or the server flags.')
+  if (r.status === 401 || r.status === 403)
+    return smokeFinding(
+      'SMOKE_UNAUTHORIZED',
+      `${msg}. The server wants an API key.`,
+      evidence,
+      'Set smoke.apiKeySecret to the name of the environment variable that holds the key vLLM was started with (--api-key / VLLM_API_KEY), and pass that secret to the step.',
+    )
+  if (r.status === 404 && (e.param === 'model' || /model/i.test(e.message)))
+    return smokeFinding(
+      'SMOKE_MODEL_MISSING',
+      `${msg}.`,
+      evidence,
+      `The server does not serve "${served}": set vllm.servedModelName to the name vLLM serves (--served-model-name), or redeploy.`,
+    )
+  return smokeFinding(
+    'SMOKE_HTTP_ERROR',
+    `${msg}.`,
+    evidence,
+    r.status >= 500
+      ? "The engine failed while answering: read vLLM's log on the head (ENGINE_DEAD and friends), restart vllm serve."
+      : 'Fix the request settings in smoke.prompts (maxTokens against --max-model-len, the prompt), or the server flags.',
+  )
 }
 
 function body(m: Manifest, p: SmokePrompt, maxTokens: number, stream: boolean) {
-  const common = { model: servedName(m), max_tokens: maxTokens, temperature: 0, seed: 0, ...(stream && { stream: true, stream_options: { include_usage: true } }) }
+  const common = {
+    model: servedName(m),
+    max_tokens: maxTokens,
+    temperature: 0,
+    seed: 0,
+    ...(stream && { stream: true, stream_options: { include_usage: true } }),
+  }
   return p.chat ? { ...common, messages: [{ role: 'user', content: p.prompt }] } : { ...common, prompt: p.prompt }
 }
 const path = (p: SmokePrompt) => (p.chat ? '/v1/chat/completions' : '/v1/completions')
@@ -85,16 +110,43 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
   const modelsProblem = httpProblem('GET /v1/models', models, http, served)
   if (modelsProblem) return result({ findings: [modelsProblem] })
   const ids = parseModels((models as { body: string }).body)
-  if (!ids.ok) return result({ findings: [smokeFinding('SMOKE_BAD_RESPONSE', `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`, { via: http.target, body: (models as { body: string }).body.slice(0, 500) }, `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`)] })
+  if (!ids.ok)
+    return result({
+      findings: [
+        smokeFinding(
+          'SMOKE_BAD_RESPONSE',
+          `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`,
+          { via: http.target, body: (models as { body: string }).body.slice(0, 500) },
+          `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`,
+        ),
+      ],
+    })
   if (!ids.value.includes(served)) {
-    findings.push(smokeFinding('SMOKE_MODEL_MISSING', `The server lists ${ids.value.map((i) => `"${i}"`).join(', ') || 'no models'}, not "${served}".`, { expected: served, listed: ids.value.join(', ') || '(none)', via: http.target }, `Set vllm.servedModelName to the name vLLM serves (--served-model-name), or check that ${http.target} is this deployment.`))
+    findings.push(
+      smokeFinding(
+        'SMOKE_MODEL_MISSING',
+        `The server lists ${ids.value.map((i) => `"${i}"`).join(', ') || 'no models'}, not "${served}".`,
+        { expected: served, listed: ids.value.join(', ') || '(none)', via: http.target },
+        `Set vllm.servedModelName to the name vLLM serves (--served-model-name), or check that ${http.target} is this deployment.`,
+      ),
+    )
     return result({ models: ids.value })
   }
   say(`smoke: ${http.target} serves ${served}`)
   const ver = await http.request('GET', '/version')
   const version = ver.ok && ver.status === 200 ? parseVersion(ver.body) : undefined
   const before = s.metrics ? await scrape(http, served) : undefined
-  if (typeof before === 'string') findings.push(smokeFinding('SMOKE_METRICS_UNAVAILABLE', `GET /metrics gave no vLLM counters: ${before}.`, { via: http.target }, "Do not disable vLLM's metrics endpoint, or set smoke.metrics: false.", null, 'warning'))
+  if (typeof before === 'string')
+    findings.push(
+      smokeFinding(
+        'SMOKE_METRICS_UNAVAILABLE',
+        `GET /metrics gave no vLLM counters: ${before}.`,
+        { via: http.target },
+        "Do not disable vLLM's metrics endpoint, or set smoke.metrics: false.",
+        null,
+        'warning',
+      ),
+    )
 
   const ask = async (p: SmokePrompt, maxTokens: number, label: string): Promise<Answer | undefined> => {
     const r = await http.request('POST', path(p), body(m, p, maxTokens, false))
@@ -106,7 +158,14 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
     }
     const a = parseAnswer((r as { body: string }).body, p.chat)
     if (!a.ok) {
-      findings.push(smokeFinding('SMOKE_BAD_RESPONSE', `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`, { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) }, `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`))
+      findings.push(
+        smokeFinding(
+          'SMOKE_BAD_RESPONSE',
+          `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`,
+          { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) },
+          `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`,
+        ),
+      )
       requests.push({ label, ms: r.ms, ok: false })
       return undefined
     }
@@ -162,13 +221,21 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
     if (!r.ok && r.status !== undefined && r.body !== undefined) {
       findings.push(httpProblem(`${label} (POST ${path(first)})`, { ok: true, status: r.status, contentType: '', body: r.body, ms: r.ms }, http, served)!)
     } else if (!r.ok || !done || streamError || bad.length > 0) {
-      const reason = streamError ? `the server sent an error event: ${streamError}` : bad.length > 0 ? `an SSE event is not a valid chunk: ${bad[0]}` : !r.ok ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]` : 'the stream ended without data: [DONE]'
+      const reason = streamError
+        ? `the server sent an error event: ${streamError}`
+        : bad.length > 0
+          ? `an SSE event is not a valid chunk: ${bad[0]}`
+          : !r.ok
+            ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]`
+            : 'the stream ended without data: [DONE]'
       findings.push(
         smokeFinding(
           bad.length > 0 ? 'SMOKE_BAD_RESPONSE' : 'SMOKE_STREAM_BROKEN',
           `${label}: ${reason}.`,
           { ...evidence, ...(tail.unterminated && { 'unterminated event': tail.unterminated.slice(0, 300) }) },
-          streamError ? "Read vLLM's log on the head for the engine error, then restart vllm serve." : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
+          streamError
+            ? "Read vLLM's log on the head for the engine error, then restart vllm serve."
+            : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
         ),
       )
       requests.push({ label, ms: r.ms, ok: false })
@@ -180,9 +247,20 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
       produced.requests++
       produced.generationTokens += usage?.completionTokens ?? 0
       produced.promptTokens += usage?.promptTokens ?? 0
-      findings.push(...checkAnswer(first, first.maxTokens, { model: served, text, finishReason, ...(usage && { usage }) }, label, served).filter((f) => f.code !== 'SMOKE_ASSERTION_FAILED'))
+      findings.push(
+        ...checkAnswer(first, first.maxTokens, { model: served, text, finishReason, ...(usage && { usage }) }, label, served).filter(
+          (f) => f.code !== 'SMOKE_ASSERTION_FAILED',
+        ),
+      )
       if (usage && tokenTimes.length > usage.completionTokens) {
-        findings.push(smokeFinding('SMOKE_USAGE_INCONSISTENT', `${label}: ${tokenTimes.length} chunks with text but usage says ${usage.completionTokens} completion tokens.`, evidence, 'A server that miscounts tokens is not vLLM or is misconfigured: check smoke.url and the image.'))
+        findings.push(
+          smokeFinding(
+            'SMOKE_USAGE_INCONSISTENT',
+            `${label}: ${tokenTimes.length} chunks with text but usage says ${usage.completionTokens} completion tokens.`,
+            evidence,
+            'A server that miscounts tokens is not vLLM or is misconfigured: check smoke.url and the image.',
+          ),
+        )
       }
       say(`smoke: ${label}: TTFT ${fmt(figures.ttftMs)} ms, ITL ${fmt(figures.itlMs)} ms over ${tokenTimes.length} chunks`)
     }
@@ -192,7 +270,9 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
   if (s.burst.requests > 0) {
     say(`smoke: burst of ${s.burst.requests} concurrent requests`)
     const started = Date.now()
-    const answers = await Promise.all(Array.from({ length: s.burst.requests }, (_, i) => ask(first, s.burst.maxTokens, `burst request ${i + 1}/${s.burst.requests}`)))
+    const answers = await Promise.all(
+      Array.from({ length: s.burst.requests }, (_, i) => ask(first, s.burst.maxTokens, `burst request ${i + 1}/${s.burst.requests}`)),
+    )
     const wall = Date.now() - started
     const ok = requests.filter((r) => r.label.startsWith('burst ') && r.ok)
     burst = burstFigures(
@@ -200,19 +280,41 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
       answers.reduce((a, x) => a + (x?.usage?.completionTokens ?? 0), 0),
       wall,
     )
-    for (const [i, a] of answers.entries()) if (a && a.text.trim() === '') findings.push(...checkAnswer(first, s.burst.maxTokens, a, `burst request ${i + 1}/${s.burst.requests}`, served).filter((f) => f.code === 'SMOKE_EMPTY_COMPLETION'))
+    for (const [i, a] of answers.entries())
+      if (a && a.text.trim() === '')
+        findings.push(
+          ...checkAnswer(first, s.burst.maxTokens, a, `burst request ${i + 1}/${s.burst.requests}`, served).filter((f) => f.code === 'SMOKE_EMPTY_COMPLETION'),
+        )
   }
 
   const timed = burst ? requests.filter((r) => r.label.startsWith('burst ') && r.ok) : requests.filter((r) => r.ok)
-  const p95Ms = burst?.p95Ms ?? percentile(timed.map((r) => r.ms), 95)
-  const p50Ms = burst?.p50Ms ?? percentile(timed.map((r) => r.ms), 50)
+  const p95Ms =
+    burst?.p95Ms ??
+    percentile(
+      timed.map((r) => r.ms),
+      95,
+    )
+  const p50Ms =
+    burst?.p50Ms ??
+    percentile(
+      timed.map((r) => r.ms),
+      50,
+    )
   const tokensPerSecond = burst?.tokensPerSecond ?? stream?.tokensPerSecond
 
   // Latency limits.
   const lim = s.latency
   const over = (what: string, value: number | undefined, limit: number | undefined, above = true) => {
     if (value === undefined || limit === undefined) return
-    if (above ? value > limit : value < limit) findings.push(smokeFinding('SMOKE_LATENCY_EXCEEDED', `${what} is ${fmt(value)}, the limit is ${limit}.`, { measured: fmt(value), limit: String(limit), via: http.target }, 'Find out why the server is slower than expected (load, GPU clocks, the fabric: NCCL on sockets instead of RDMA is slow), or raise the limit in smoke.latency.'))
+    if (above ? value > limit : value < limit)
+      findings.push(
+        smokeFinding(
+          'SMOKE_LATENCY_EXCEEDED',
+          `${what} is ${fmt(value)}, the limit is ${limit}.`,
+          { measured: fmt(value), limit: String(limit), via: http.target },
+          'Find out why the server is slower than expected (load, GPU clocks, the fabric: NCCL on sockets instead of RDMA is slow), or raise the limit in smoke.latency.',
+        ),
+      )
   }
   over('time to first token (ms)', stream?.ttftMs, lim.maxTimeToFirstTokenMs)
   over('mean inter-token latency (ms)', stream?.itlMs, lim.maxInterTokenMs)
@@ -226,7 +328,16 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
     for (;;) {
       const after = await scrape(http, served)
       if (typeof after === 'string') {
-        findings.push(smokeFinding('SMOKE_METRICS_UNAVAILABLE', `GET /metrics after the requests gave no vLLM counters: ${after}.`, { via: http.target }, "Check vLLM's /metrics endpoint, or set smoke.metrics: false.", null, 'warning'))
+        findings.push(
+          smokeFinding(
+            'SMOKE_METRICS_UNAVAILABLE',
+            `GET /metrics after the requests gave no vLLM counters: ${after}.`,
+            { via: http.target },
+            "Check vLLM's /metrics endpoint, or set smoke.metrics: false.",
+            null,
+            'warning',
+          ),
+        )
         break
       }
       metrics = metricsDelta(before, after, produced)
@@ -244,7 +355,18 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
       )
     }
   }
-  return { findings, models: ids.value, requests, ...(version?.ok && { version: version.value }), ...(stream && { stream }), ...(burst && { burst }), ...(p95Ms !== undefined && { p95Ms }), ...(p50Ms !== undefined && { p50Ms }), ...(tokensPerSecond !== undefined && { tokensPerSecond }), ...(metrics && { metrics }) }
+  return {
+    findings,
+    models: ids.value,
+    requests,
+    ...(version?.ok && { version: version.value }),
+    ...(stream && { stream }),
+    ...(burst && { burst }),
+    ...(p95Ms !== undefined && { p95Ms }),
+    ...(p50Ms !== undefined && { p50Ms }),
+    ...(tokensPerSecond !== undefined && { tokensPerSecond }),
+    ...(metrics && { metrics }),
+  }
 }
 
 export const fmt = (n: number | undefined): string => (n === undefined ? '-' : n >= 100 ? String(Math.round(n)) : n.toFixed(1))

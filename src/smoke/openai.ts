@@ -78,7 +78,8 @@ function parseUsage(u: unknown): Parsed<Usage | undefined> {
   const p = n('prompt_tokens')
   const c = n('completion_tokens')
   const t = n('total_tokens')
-  if (p === undefined || c === undefined || t === undefined) return fail(`"usage" lacks whole-number prompt_tokens/completion_tokens/total_tokens: ${JSON.stringify(u)}`)
+  if (p === undefined || c === undefined || t === undefined)
+    return fail(`"usage" lacks whole-number prompt_tokens/completion_tokens/total_tokens: ${JSON.stringify(u)}`)
   return { ok: true, value: { promptTokens: p, completionTokens: c, totalTokens: t } }
 }
 

@@ -51,9 +51,16 @@ function rows(r: SmokeReport): [string, string][] {
   if (i) {
     out.push(['time to first token', `${fmt(i.stream?.ttftMs)} ms`])
     out.push(['inter-token latency (mean)', `${fmt(i.stream?.itlMs)} ms`])
-    out.push([`p50 / p95 latency (${i.burst ? `burst of ${i.burst.requests}` : `${i.requests.filter((q) => q.ok).length} requests`})`, `${fmt(i.p50Ms)} / ${fmt(i.p95Ms)} ms`])
+    out.push([
+      `p50 / p95 latency (${i.burst ? `burst of ${i.burst.requests}` : `${i.requests.filter((q) => q.ok).length} requests`})`,
+      `${fmt(i.p50Ms)} / ${fmt(i.p95Ms)} ms`,
+    ])
     out.push([`output tokens/s (${i.burst ? 'burst' : 'streamed request'})`, fmt(i.tokensPerSecond)])
-    if (i.metrics) out.push(['metrics delta (requests, generated, prompt tokens)', `+${i.metrics.seen.requests}, +${i.metrics.seen.generationTokens}, +${i.metrics.seen.promptTokens} (smoke made ${i.metrics.expected.requests}, ${i.metrics.expected.generationTokens}, ${i.metrics.expected.promptTokens})`])
+    if (i.metrics)
+      out.push([
+        'metrics delta (requests, generated, prompt tokens)',
+        `+${i.metrics.seen.requests}, +${i.metrics.seen.generationTokens}, +${i.metrics.seen.promptTokens} (smoke made ${i.metrics.expected.requests}, ${i.metrics.expected.generationTokens}, ${i.metrics.expected.promptTokens})`,
+      ])
   }
   if (r.proof?.placementGroup) {
     const pg = r.proof.placementGroup
@@ -66,7 +73,9 @@ function rows(r: SmokeReport): [string, string][] {
 export function renderSmokeText(r: SmokeReport): string {
   const table = rows(r)
   const w = Math.max(...table.map(([k]) => k.length))
-  const requests = (r.inference?.requests ?? []).map((q) => `  ${q.ok ? 'ok  ' : 'FAIL'} ${q.label}: ${q.ms} ms${q.completionTokens !== undefined ? `, ${q.completionTokens} tokens` : ''}`)
+  const requests = (r.inference?.requests ?? []).map(
+    (q) => `  ${q.ok ? 'ok  ' : 'FAIL'} ${q.label}: ${q.ms} ms${q.completionTokens !== undefined ? `, ${q.completionTokens} tokens` : ''}`,
+  )
   return [
     `smoke test of ${r.cluster}: ${passed(r) ? 'PASSED' : 'FAILED'}`,
     ...table.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`),

@@ -74,7 +74,11 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
     text: renderRolloutText(cluster, r),
     json: { ...rest, findings: json.findings },
     summary: renderRolloutMarkdown(cluster, r, manifest),
-    annotations: r.findings.map((f) => ({ level: f.severity === 'info' ? 'notice' : f.severity, title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
+    annotations: r.findings.map((f) => ({
+      level: f.severity === 'info' ? 'notice' : f.severity,
+      title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
+      message: `${f.message} Fix: ${f.fix}`,
+    })),
     outputs: {
       result: r.result,
       release: r.release,

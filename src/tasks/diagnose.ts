@@ -30,7 +30,7 @@ async function read(path: string, what: string): Promise<string | TaskOutcome> {
 
 /** Offline diagnosis from files a person has: same checks and signatures as the live preflight. */
 export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
-  if (!files.facts && !files.rayNodes && !files.rayStatus && !(files.logs?.length) && !files.launchScript) {
+  if (!files.facts && !files.rayNodes && !files.rayStatus && !files.logs?.length && !files.launchScript) {
     return usageError('diagnose needs at least one of --facts, --ray-nodes, --ray-status, --log, --launch-script')
   }
   let facts: FactsBundle | undefined
@@ -48,7 +48,10 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     facts = checked.value
   }
   const texts: Record<string, string> = {}
-  for (const [key, path, what] of [['rayNodes', files.rayNodes, 'Ray node list'], ['rayStatus', files.rayStatus, 'ray status output']] as const) {
+  for (const [key, path, what] of [
+    ['rayNodes', files.rayNodes, 'Ray node list'],
+    ['rayStatus', files.rayStatus, 'ray status output'],
+  ] as const) {
     if (!path) continue
     const text = await read(path, what)
     if (typeof text !== 'string') return text
@@ -75,14 +78,16 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     // The diff names the script relative to here, so `git apply` / `patch -p1` run from here take it.
     script = checkLaunchScript(text, { path: relative(process.cwd(), resolve(files.launchScript)), ...(manifest && { manifest }) })
   }
-  const onlyScript = !files.facts && !files.rayNodes && !files.rayStatus && !(files.logs?.length)
-  const fromCluster = onlyScript ? [] : diagnose({
-    ...(facts && { facts }),
-    ...(texts.rayNodes !== undefined && { rayNodesText: texts.rayNodes }),
-    ...(texts.rayStatus !== undefined && { rayStatusText: texts.rayStatus }),
-    logs,
-    ...(expected && { expected }),
-  })
+  const onlyScript = !files.facts && !files.rayNodes && !files.rayStatus && !files.logs?.length
+  const fromCluster = onlyScript
+    ? []
+    : diagnose({
+        ...(facts && { facts }),
+        ...(texts.rayNodes !== undefined && { rayNodesText: texts.rayNodes }),
+        ...(texts.rayStatus !== undefined && { rayStatusText: texts.rayStatus }),
+        logs,
+        ...(expected && { expected }),
+      })
   const findings = sortFindings([...(script?.findings ?? []), ...fromCluster])
   const judged = findingsOutcome('diagnosis', findings)
   // A launch-script finding annotates its line of the script (annotations follow the findings' order).

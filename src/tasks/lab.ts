@@ -73,7 +73,8 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
     ]
     if (r.vllm) {
       lines.push(`vllm: ${r.vllm.ready ? 'ready' : 'NOT ready'}: ${r.vllm.reason}`, ...r.vllm.findings.map((f) => `  ${f.code}: ${f.message}`))
-      if (!r.vllm.ready && r.vllm.started) lines.push('note: vllm serve is still running (waiting) in the head container; the next scenario or `lab down` removes it')
+      if (!r.vllm.ready && r.vllm.started)
+        lines.push('note: vllm serve is still running (waiting) in the head container; the next scenario or `lab down` removes it')
     }
     lines.push(`next: vllm-ray-deploy preflight --manifest ${r.manifestPath} --ssh-key ${r.manifestPath.replace(/manifest\.yml$/, 'id_ed25519')}`)
     const ok = r.execution.ok && (!r.vllm || r.vllm.ready)

@@ -47,23 +47,42 @@ export async function lockTask(sub: string | undefined, path: string, opts: Lock
   try {
     t = await (opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials))))(m, head)
   } catch (err) {
-    return lockOutcome(1, `cannot reach the head ${head.name} to read the deploy lock: ${(err as Error).message}`, { result: 'error', error: (err as Error).message })
+    return lockOutcome(1, `cannot reach the head ${head.name} to read the deploy lock: ${(err as Error).message}`, {
+      result: 'error',
+      error: (err as Error).message,
+    })
   }
   try {
     const s = await deployLockStatus(t, m)
     if (s.error) return lockOutcome(1, s.error, { result: 'error', error: s.error })
     const where = `deploy lock of ${m.cluster} on ${head.name}`
-    const state = s.held ? (s.holder ? `held by ${describeHolder(s.holder)}` : `held, but ${s.problem}`) + (s.stale ? ' (expired: the next deploy breaks it)' : '') : 'free'
+    const state = s.held
+      ? (s.holder ? `held by ${describeHolder(s.holder)}` : `held, but ${s.problem}`) + (s.stale ? ' (expired: the next deploy breaks it)' : '')
+      : 'free'
     if (sub === 'status') {
-      return lockOutcome(0, `${where}: ${state}`, { result: s.held ? 'held' : 'free', held: s.held, ...(s.holder && { holder: s.holder }), ...(s.held && { stale: s.stale }), ...(s.problem && { problem: s.problem }) })
+      return lockOutcome(0, `${where}: ${state}`, {
+        result: s.held ? 'held' : 'free',
+        held: s.held,
+        ...(s.holder && { holder: s.holder }),
+        ...(s.held && { stale: s.stale }),
+        ...(s.problem && { problem: s.problem }),
+      })
     }
     if (!s.held) return lockOutcome(0, `${where}: free, nothing to release`, { result: 'free', released: false })
     if (!opts.force && !s.stale) {
-      return lockOutcome(1, `${where}: ${state}; not released. If that deploy is no longer running, add --force`, { result: 'held', released: false, ...(s.holder && { holder: s.holder }) })
+      return lockOutcome(1, `${where}: ${state}; not released. If that deploy is no longer running, add --force`, {
+        result: 'held',
+        released: false,
+        ...(s.holder && { holder: s.holder }),
+      })
     }
     // An expired lock with a readable record goes by its token, so a deploy that took it meanwhile keeps its own.
     const r = await releaseDeployLock(t, m, opts.force ? undefined : s.holder?.token)
-    return lockOutcome(r.released ? 0 : 1, `${where}: ${r.message}`, { result: r.released ? 'released' : 'held', released: r.released, ...(s.holder && { holder: s.holder }) })
+    return lockOutcome(r.released ? 0 : 1, `${where}: ${r.message}`, {
+      result: r.released ? 'released' : 'held',
+      released: r.released,
+      ...(s.holder && { holder: s.holder }),
+    })
   } finally {
     await t.close()
   }

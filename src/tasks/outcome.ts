@@ -17,7 +17,30 @@ export interface Annotation {
  * Every output a task can set, by name: the Action sets them as step outputs (each one declared in
  * action.yml; the contract test checks both ways), the CLI reads files by them (`--facts-out`).
  */
-export const OUTPUT_NAMES = ['result', 'summary', 'error-count', 'warning-count', 'findings', 'facts-file', 'plan', 'plan-file', 'cluster', 'fix-file', 'summary-file', 'release', 'previous-release', 'image-id', 'changed', 'rolled-back', 'verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms'] as const
+export const OUTPUT_NAMES = [
+  'result',
+  'summary',
+  'error-count',
+  'warning-count',
+  'findings',
+  'facts-file',
+  'plan',
+  'plan-file',
+  'cluster',
+  'fix-file',
+  'summary-file',
+  'release',
+  'previous-release',
+  'image-id',
+  'changed',
+  'rolled-back',
+  'verdict',
+  'model',
+  'ttft-ms',
+  'itl-ms',
+  'tokens-per-second',
+  'p95-ms',
+] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 
 /** The `result` output: one word for what happened. */

@@ -48,7 +48,13 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
   const script = await launchScriptCheck(path, loaded.manifest)
-  const outcome = findingsOutcome(`preflight of ${loaded.manifest.cluster}`, sortFindings([...script.findings, ...r.findings]), r.facts, gathered + notes, loaded.manifest)
+  const outcome = findingsOutcome(
+    `preflight of ${loaded.manifest.cluster}`,
+    sortFindings([...script.findings, ...r.findings]),
+    r.facts,
+    gathered + notes,
+    loaded.manifest,
+  )
   if (!script.patch) return outcome
   return {
     ...outcome,

@@ -36,14 +36,27 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
   try {
     t = await connect(m, head)
   } catch (err) {
-    connectProblem = smokeFinding('SMOKE_UNREACHABLE', `Cannot reach the head ${head.name} over SSH: ${(err as Error).message}`, { head: `${head.ssh.host}:${head.ssh.port ?? m.ssh.port}` }, 'Fix SSH to the head (key, host key pin, network): vllm-ray-deploy preflight says more.', head.name)
+    connectProblem = smokeFinding(
+      'SMOKE_UNREACHABLE',
+      `Cannot reach the head ${head.name} over SSH: ${(err as Error).message}`,
+      { head: `${head.ssh.host}:${head.ssh.port ?? m.ssh.port}` },
+      'Fix SSH to the head (key, host key pin, network): vllm-ray-deploy preflight says more.',
+      head.name,
+    )
   }
   try {
-    const r = await runSmoke({ manifest: m, transports: new Map(t ? [[head.name, t]] : []), env: opts.env, ...(opts.onProgress && { onProgress: opts.onProgress }) })
+    const r = await runSmoke({
+      manifest: m,
+      transports: new Map(t ? [[head.name, t]] : []),
+      env: opts.env,
+      ...(opts.onProgress && { onProgress: opts.onProgress }),
+    })
     const findings = connectProblem ? [connectProblem, ...r.findings] : r.findings
     const ok = r.ok && !connectProblem
     const errors = findings.filter((f) => f.severity === 'error').length
-    const headline = ok ? `smoke test of ${m.cluster}: passed (${r.outputs.model})` : `smoke test of ${m.cluster}: failed with ${errors} error${errors === 1 ? '' : 's'} (${[...new Set(findings.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ')})`
+    const headline = ok
+      ? `smoke test of ${m.cluster}: passed (${r.outputs.model})`
+      : `smoke test of ${m.cluster}: failed with ${errors} error${errors === 1 ? '' : 's'} (${[...new Set(findings.filter((f) => f.severity === 'error').map((f) => f.code))].join(', ')})`
     return {
       exitCode: ok ? 0 : 1,
       headline,
@@ -58,7 +71,11 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
         findings,
         latency: latencyRowsFrom(r.report.inference),
       })}\n#### Smoke test of ${escapeMarkdown(m.cluster)}: ${ok ? 'passed' : 'failed'}\n\n${renderSmokeFiguresMarkdown(r.report)}`,
-      annotations: findings.map((f) => ({ level: LEVEL[f.severity], title: `${f.code}${f.node ? ` on ${f.node}` : ''}`, message: `${f.message} Fix: ${f.fix}` })),
+      annotations: findings.map((f) => ({
+        level: LEVEL[f.severity],
+        title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
+        message: `${f.message} Fix: ${f.fix}`,
+      })),
       outputs: {
         ...r.outputs,
         verdict: ok ? 'passed' : 'failed',

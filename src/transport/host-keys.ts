@@ -24,7 +24,10 @@ export function fingerprint(keyBlob: Buffer): string {
 export function parsePin(text: string, source: string): HostKeyPin | undefined {
   const t = text.trim()
   if (/^SHA256:[A-Za-z0-9+/]{43}$/.test(t)) return { fingerprint: t, source }
-  const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s+([A-Za-z0-9+/]+=*)(\s.*)?$/.exec(t)
+  const m =
+    /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s+([A-Za-z0-9+/]+=*)(\s.*)?$/.exec(
+      t,
+    )
   if (m) return { keyType: m[1], keyBase64: m[2], source }
   return undefined
 }
@@ -44,7 +47,12 @@ function hostFieldMatches(field: string, name: string): boolean {
   // Plain comma-separated patterns; negations and wildcards are rare in pinned files: support `*` and `?`.
   return field.split(',').some((pattern) => {
     if (pattern.startsWith('!')) return false
-    const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+    const re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    )
     return re.test(name)
   })
 }

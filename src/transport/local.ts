@@ -14,9 +14,7 @@ export class LocalTransport implements Transport {
   run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
     const started = Date.now()
     const [file, args, env] =
-      cmd.kind === 'argv' && !cmd.env
-        ? [cmd.argv[0]!, cmd.argv.slice(1), process.env]
-        : ['bash', ['-c', renderScript(cmd)], process.env]
+      cmd.kind === 'argv' && !cmd.env ? [cmd.argv[0]!, cmd.argv.slice(1), process.env] : ['bash', ['-c', renderScript(cmd)], process.env]
     return new Promise((resolve) => {
       let stdout = ''
       let stderr = ''

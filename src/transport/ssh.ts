@@ -110,7 +110,10 @@ export class SshTransport implements Transport {
         )
       }
       if (e.level === 'client-authentication') {
-        throw new SshConnectError(`authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`, this.target.name)
+        throw new SshConnectError(
+          `authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`,
+          this.target.name,
+        )
       }
       const why = e.code ?? e.message
       throw new SshConnectError(`cannot connect to ${endpointLabel(endpoint)}: ${why}`, this.target.name)
@@ -133,7 +136,10 @@ export class SshTransport implements Transport {
     try {
       sock = await this.jumpSsh.forwardOut('127.0.0.1', 0, this.target.host, this.target.port)
     } catch (err) {
-      throw new SshConnectError(`jump host ${endpointLabel(jump)} cannot reach ${this.target.host}:${this.target.port}: ${(err as Error).message}`, this.target.name)
+      throw new SshConnectError(
+        `jump host ${endpointLabel(jump)} cannot reach ${this.target.host}:${this.target.port}: ${(err as Error).message}`,
+        this.target.name,
+      )
     }
     await this.connectOne(this.ssh, this.target, sock)
   }
@@ -180,7 +186,9 @@ export class SshTransport implements Transport {
     try {
       return await this.ssh.forwardOut('127.0.0.1', 0, host, port)
     } catch (err) {
-      throw new Error(`${this.target.name} cannot open a connection to ${host}:${port} for us (${(err as Error).message}): is anything listening there, and does its sshd allow TCP forwarding (AllowTcpForwarding)?`)
+      throw new Error(
+        `${this.target.name} cannot open a connection to ${host}:${port} for us (${(err as Error).message}): is anything listening there, and does its sshd allow TCP forwarding (AllowTcpForwarding)?`,
+      )
     }
   }
 

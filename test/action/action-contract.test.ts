@@ -72,10 +72,19 @@ const SCENARIOS: readonly Scenario[] = [
     exit: 1,
     result: 'failed',
   },
-  { name: 'diagnose with only ray-nodes (the default manifest does not exist)', with: () => ({ command: 'diagnose', 'ray-nodes': 'test/preflight/fixtures/ray/ray-nodes-healthy.json' }), exit: 0, result: 'passed' },
+  {
+    name: 'diagnose with only ray-nodes (the default manifest does not exist)',
+    with: () => ({ command: 'diagnose', 'ray-nodes': 'test/preflight/fixtures/ray/ray-nodes-healthy.json' }),
+    exit: 0,
+    result: 'passed',
+  },
   {
     name: 'diagnose, the seed bug from a ray-nodes paste and a vLLM log (no manifest)',
-    with: () => ({ command: 'diagnose', 'ray-nodes': 'test/preflight/fixtures/ray/seed-ray-nodes.txt', logs: 'test/preflight/fixtures/logs/vllm-pg-wait-new.txt\n' }),
+    with: () => ({
+      command: 'diagnose',
+      'ray-nodes': 'test/preflight/fixtures/ray/seed-ray-nodes.txt',
+      logs: 'test/preflight/fixtures/logs/vllm-pg-wait-new.txt\n',
+    }),
     exit: 1,
     result: 'failed',
   },
@@ -86,12 +95,21 @@ const SCENARIOS: readonly Scenario[] = [
     result: 'invalid',
   },
   {
-    name: 'diagnose the seeds\' launch script: both bugs, with the patch as a file',
-    with: () => ({ command: 'diagnose', 'launch-script': 'test/script-check/fixtures/spark-vllm-qwen35.sh', manifest: 'src/manifest/examples/dgx-spark-pair.yml' }),
+    name: "diagnose the seeds' launch script: both bugs, with the patch as a file",
+    with: () => ({
+      command: 'diagnose',
+      'launch-script': 'test/script-check/fixtures/spark-vllm-qwen35.sh',
+      manifest: 'src/manifest/examples/dgx-spark-pair.yml',
+    }),
     exit: 1,
     result: 'failed',
   },
-  { name: 'a wrong on-failure is a usage error naming the input', with: () => ({ command: 'validate', manifest: EXAMPLE, 'on-failure': 'explode' }), exit: 1, result: 'error' },
+  {
+    name: 'a wrong on-failure is a usage error naming the input',
+    with: () => ({ command: 'validate', manifest: EXAMPLE, 'on-failure': 'explode' }),
+    exit: 1,
+    result: 'error',
+  },
 ]
 
 describe('action.yml', () => {
@@ -114,7 +132,8 @@ describe('action.yml', () => {
     const problems: string[] = []
     for (const { file, text } of sources) {
       // An input read with a fallback (`getInput('x') || 'y'`, `input('x') ?? ...`) is a second default.
-      for (const m of text.matchAll(/\b(?:getInput|input|get)\((['"])([a-z-]+)\1\)\s*(\|\||\?\?)/g)) problems.push(`${file}: input ${m[2]} read with a fallback (${m[3]})`)
+      for (const m of text.matchAll(/\b(?:getInput|input|get)\((['"])([a-z-]+)\1\)\s*(\|\||\?\?)/g))
+        problems.push(`${file}: input ${m[2]} read with a fallback (${m[3]})`)
       for (const [name, spec] of Object.entries(meta.inputs)) {
         const value = spec.default ?? ''
         if (value === '') continue
@@ -150,7 +169,10 @@ describe('node dist/index.js for every command, inputs from action.yml', () => {
 
   it('sets every declared output in some scenario', () => {
     const set = new Set([...runs.values()].flatMap((r) => Object.keys(r.outputs)))
-    expect(Object.keys(meta.outputs).filter((o) => !set.has(o)), 'declared in action.yml but set by no scenario').toEqual([])
+    expect(
+      Object.keys(meta.outputs).filter((o) => !set.has(o)),
+      'declared in action.yml but set by no scenario',
+    ).toEqual([])
   })
 
   it('diagnose with only ray-nodes reads the paste and names the seed bug without any manifest', () => {
@@ -168,7 +190,10 @@ describe('node dist/index.js for every command, inputs from action.yml', () => {
 
   it('preflight through the real sshd writes the facts bundle it gathered', () => {
     const r = runs.get('preflight through a real sshd (no container, no Ray: error findings)')!
-    const facts = JSON.parse(readFileSync(r.outputs['facts-file']!, 'utf8')) as { cluster: string; nodes: { node: string; ok: boolean; interfaces: { name: string }[] }[] }
+    const facts = JSON.parse(readFileSync(r.outputs['facts-file']!, 'utf8')) as {
+      cluster: string
+      nodes: { node: string; ok: boolean; interfaces: { name: string }[] }[]
+    }
     expect(facts.cluster).toBe('loopback')
     expect(facts.nodes[0]).toMatchObject({ node: 'here', ok: true })
     expect(facts.nodes[0]!.interfaces.map((i) => i.name)).toContain('lo')

@@ -6,7 +6,14 @@ import { inputEnv } from '../support/action.js'
 function source(withInputs: Record<string, string>) {
   const env = inputEnv(withInputs)
   const get = (name: InputName) => env[`INPUT_${name.toUpperCase()}`] ?? ''
-  return { get, getMultiline: (name: InputName) => get(name).split('\n').map((l) => l.trim()).filter(Boolean) }
+  return {
+    get,
+    getMultiline: (name: InputName) =>
+      get(name)
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+  }
 }
 
 describe('the Action inputs object', () => {
@@ -22,7 +29,10 @@ describe('the Action inputs object', () => {
 
   it('rejects an unknown command or on-failure, naming the input', () => {
     expect(readActionInputs(source({ command: 'launch' }))).toMatchObject({ ok: false, error: expect.stringMatching(/^input command must be one of/) })
-    expect(readActionInputs(source({ 'on-failure': 'explode' }))).toMatchObject({ ok: false, error: expect.stringMatching(/^input on-failure must be one of rollback, stop, keep/) })
+    expect(readActionInputs(source({ 'on-failure': 'explode' }))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^input on-failure must be one of rollback, stop, keep/),
+    })
   })
 
   it('takes the defaults from action.yml through the runner, not from code', () => {

@@ -62,7 +62,15 @@ beforeAll(async () => {
   const loaded = await loadManifestFile(manifestPath)
   expect(loaded.errors).toEqual([])
   manifest = loaded.manifest!
-  head = await SshTransport.connect({ name: 'head', host: '127.0.0.1', port: sshd.port, user: 'root', privateKey: sshd.clientKey, pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port), connectTimeoutMs: 10_000 })
+  head = await SshTransport.connect({
+    name: 'head',
+    host: '127.0.0.1',
+    port: sshd.port,
+    user: 'root',
+    privateKey: sshd.clientKey,
+    pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port),
+    connectTimeoutMs: 10_000,
+  })
 })
 
 afterAll(async () => {
@@ -72,7 +80,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-describe('the post step (node dist/index.js with the runner\'s post-step env)', () => {
+describe("the post step (node dist/index.js with the runner's post-step env)", () => {
   it('the main step marks itself, so the post step can tell it is the post step', () => {
     const r = runStep({ INPUT_COMMAND: 'validate', INPUT_MANIFEST: manifestPath })
     expect(r.status).toBe(0)
@@ -95,7 +103,7 @@ describe('the post step (node dist/index.js with the runner\'s post-step env)', 
     expect(r.stdout).not.toContain('::error')
   })
 
-  it('someone else\'s lock is left alone', async () => {
+  it("someone else's lock is left alone", async () => {
     const other = await acquireDeployLock(head, manifest, { who: 'another-run', release: 'r2' })
     expect(other.ok).toBe(true)
     const r = runStep(postEnv(savedFor('b'.repeat(32))))

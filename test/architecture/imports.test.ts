@@ -77,7 +77,11 @@ describe('imports go one way: no module imports from a later stage', () => {
   const files = tsFiles(SRC)
 
   it('reads the imports it checks (the parser sees static, type-only, re-export and dynamic forms)', () => {
-    expect(importsOf("import { a } from './a.js'\nimport type { B } from '../b.js'\nexport { c } from './c.js'\nconst d = await import('../d.js')\nimport 'node:fs'")).toEqual(['./a.js', '../b.js', './c.js', '../d.js'])
+    expect(
+      importsOf(
+        "import { a } from './a.js'\nimport type { B } from '../b.js'\nexport { c } from './c.js'\nconst d = await import('../d.js')\nimport 'node:fs'",
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js', '../d.js'])
     expect(files.length).toBeGreaterThan(50)
   })
 

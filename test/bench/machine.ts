@@ -11,5 +11,11 @@ export function machineInfo(): Machine {
   } catch {
     // docker missing or down: the lab will say so itself.
   }
-  return { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), nproc: availableParallelism(), memoryGiB: totalmem() / 2 ** 30, docker, node: process.version }
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    nproc: availableParallelism(),
+    memoryGiB: totalmem() / 2 ** 30,
+    docker,
+    node: process.version,
+  }
 }

@@ -97,7 +97,8 @@ async function main(): Promise<number> {
     })
     if (only && !only.includes('3')) {
       // not asked for
-    } else if (process.env.VRD_BENCH_SKIP_FANOUT === '1') missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
+    } else if (process.env.VRD_BENCH_SKIP_FANOUT === '1')
+      missing.push({ id: '3', figure: 'fan-out: deploy to 1, 2 and 4 lab nodes', reason: 'skipped (VRD_BENCH_SKIP_FANOUT=1)' })
     else await row('3', 'fan-out: deploy to 1, 2 and 4 lab nodes', () => fanOutRow(lab))
   } finally {
     if (before.down) {

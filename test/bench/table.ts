@@ -110,7 +110,8 @@ export function goalMet(row: Row): boolean | undefined {
   }
 }
 
-const formatRatio = (r: number | undefined): string => (r === undefined ? '–' : r >= 10 ? `${r.toFixed(0)}×` : r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toFixed(4)}×`)
+const formatRatio = (r: number | undefined): string =>
+  r === undefined ? '–' : r >= 10 ? `${r.toFixed(0)}×` : r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toFixed(4)}×`
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 

@@ -62,7 +62,17 @@ describe('vllm-ray-deploy plan', () => {
     expect(plan.phases.map((p) => p.name)).toEqual(['prepare', 'ray-head', 'ray-workers', 'ray-cluster', 'preflight', 'vllm'])
     const [a, b] = plan.nodes
     expect(a!.name).toBe('spark-a')
-    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'ray-cluster', 'facts', 'vllm-serve', 'vllm-health'])
+    expect(a!.steps.map((s) => s.action)).toEqual([
+      'image',
+      'secret-env',
+      'remove-old',
+      'ray-start',
+      'ray-ready',
+      'ray-cluster',
+      'facts',
+      'vllm-serve',
+      'vllm-health',
+    ])
     expect(b!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'facts'])
     const headStart = a!.steps.find((s) => s.action === 'ray-start')!.command
     expect(headStart).toContain('--head --port=6379')
@@ -79,10 +89,9 @@ describe('vllm-ray-deploy plan', () => {
 
   it('keeps hostile values exact through quoting: the rendered command, run by a real shell, passes the same argv', async () => {
     const hostile = ['it\'s "quoted"', '$(touch /tmp/vrd-pwned)', '`id`', 'a; rm -rf /', 'two\nlines', 'with space']
-    const text = readFileSync(EXAMPLE, 'utf8').replace(
-      'args: ["--max-model-len", "32768", "--gpu-memory-utilization", "0.85"]',
-      `args: ${JSON.stringify(hostile)}`,
-    ).replace('NCCL_IB_HCA: rocep1s0f1', `NCCL_IB_HCA: ${JSON.stringify('$(reboot); `x`')}`)
+    const text = readFileSync(EXAMPLE, 'utf8')
+      .replace('args: ["--max-model-len", "32768", "--gpu-memory-utilization", "0.85"]', `args: ${JSON.stringify(hostile)}`)
+      .replace('NCCL_IB_HCA: rocep1s0f1', `NCCL_IB_HCA: ${JSON.stringify('$(reboot); `x`')}`)
     expect(text).toContain('$(touch')
     const dir = mkdtempSync(join(tmpdir(), 'vrd-plan-'))
     const file = join(dir, 'm.yml')
@@ -117,7 +126,14 @@ describe('vllm-ray-deploy diagnose', () => {
   })
 
   it("accepts the seeds' own ray.nodes() line format and names the requested IP from the log, next to Ray's", async () => {
-    const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt', '--json')
+    const r = await cli(
+      'diagnose',
+      '--ray-nodes',
+      'test/preflight/fixtures/ray/seed-ray-nodes.txt',
+      '--log',
+      'test/preflight/fixtures/logs/seed-autoscaler.txt',
+      '--json',
+    )
     expect(r.code).toBe(1)
     const { findings } = JSON.parse(r.out) as { findings: { code: string; severity: string; evidence: Record<string, string>; fix: string }[] }
     const pending = findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')!
@@ -128,12 +144,21 @@ describe('vllm-ray-deploy diagnose', () => {
     expect(pending.fix).toMatch(/--node-ip-address=192\.168\.200\.12|VLLM_HOST_IP/)
   })
 
-  it('reads ray status (pending demand) and, with the seeds\' node list beside it, fails on the pinned IP', async () => {
+  it("reads ray status (pending demand) and, with the seeds' node list beside it, fails on the pinned IP", async () => {
     const status = await cli('diagnose', '--ray-status', 'test/preflight/fixtures/ray/status-seed-pending.txt', '--manifest', EXAMPLE, '--json')
     const only = (JSON.parse(status.out) as { findings: { code: string; severity: string }[] }).findings
     // ray status alone lists no addresses: a warning that says what to compare.
     expect(only.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')?.severity).toBe('warning')
-    const both = await cli('diagnose', '--ray-status', 'test/preflight/fixtures/ray/status-seed-pending.txt', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--manifest', EXAMPLE, '--json')
+    const both = await cli(
+      'diagnose',
+      '--ray-status',
+      'test/preflight/fixtures/ray/status-seed-pending.txt',
+      '--ray-nodes',
+      'test/preflight/fixtures/ray/seed-ray-nodes.txt',
+      '--manifest',
+      EXAMPLE,
+      '--json',
+    )
     expect(both.code).toBe(1)
     const codes = (JSON.parse(both.out) as { findings: { code: string; severity: string }[] }).findings.filter((f) => f.severity === 'error').map((f) => f.code)
     expect(codes).toContain('PLACEMENT_GROUP_PENDING')
@@ -141,7 +166,13 @@ describe('vllm-ray-deploy diagnose', () => {
   })
 
   it('human output: a table, then one fix line per finding', async () => {
-    const r = await cli('diagnose', '--ray-nodes', 'test/preflight/fixtures/ray/seed-ray-nodes.txt', '--log', 'test/preflight/fixtures/logs/seed-autoscaler.txt')
+    const r = await cli(
+      'diagnose',
+      '--ray-nodes',
+      'test/preflight/fixtures/ray/seed-ray-nodes.txt',
+      '--log',
+      'test/preflight/fixtures/logs/seed-autoscaler.txt',
+    )
     expect(r.out.split('\n')[0]).toMatch(/^CODE\s+SEVERITY\s+NODE\s+MESSAGE$/)
     const findings = (r.out.match(/^[A-Z_]+ +(error|warning|info) /gm) ?? []).length
     expect((r.out.match(/^ {2}fix: /gm) ?? []).length).toBe(findings)

@@ -70,7 +70,7 @@ describe('quote/render', () => {
   })
 
   it('renders env assignments whose values survive the shell', () => {
-    const line = render(withEnv({ VLLM_HOST_IP: "192.168.200.12; rm -rf /", X: '$(id)' }, 'sh', '-c', 'printf "%s|%s" "$VLLM_HOST_IP" "$X"'))
+    const line = render(withEnv({ VLLM_HOST_IP: '192.168.200.12; rm -rf /', X: '$(id)' }, 'sh', '-c', 'printf "%s|%s" "$VLLM_HOST_IP" "$X"'))
     expect(execFileSync('sh', ['-c', line], { encoding: 'utf8' })).toBe('192.168.200.12; rm -rf /|$(id)')
   })
 

@@ -40,21 +40,60 @@ const progress = (m: string) => {
   process.stderr.write(`[deploy-e2e] ${m}\n`)
 }
 
-const opts = (extra: Partial<DeployTaskOptions> = {}): DeployTaskOptions => ({ credentials: creds, env: { ...process.env, VRD_TEST_SECRET: SECRET }, onProgress: progress, ...extra })
+const opts = (extra: Partial<DeployTaskOptions> = {}): DeployTaskOptions => ({
+  credentials: creds,
+  env: { ...process.env, VRD_TEST_SECRET: SECRET },
+  onProgress: progress,
+  ...extra,
+})
 const run = async (t: Transport, ...args: string[]) => (await t.run(argv(...args), { timeoutMs: 60_000 })).stdout.trim()
 const head = () => transports.get('spark-a')!
-const json = (o: TaskOutcome) => o.json as { result: string; release: string; changed: boolean; rolledBack: boolean; failure?: { stage: string }; onFailure?: { action: string; ok: boolean }; findings: { code: string }[]; image?: { bytesSent: number; actions: Record<string, string> }; nodes: { node: string; release: string; rayIdentity: string; state: string }[] }
+const json = (o: TaskOutcome) =>
+  o.json as {
+    result: string
+    release: string
+    changed: boolean
+    rolledBack: boolean
+    failure?: { stage: string }
+    onFailure?: { action: string; ok: boolean }
+    findings: { code: string }[]
+    image?: { bytesSent: number; actions: Record<string, string> }
+    nodes: { node: string; release: string; rayIdentity: string; state: string }[]
+  }
 
 async function currentOnEveryNode(): Promise<string[]> {
   return Promise.all([...transports.values()].map(async (t) => (await run(t, 'readlink', `${clusterStateDir(manifest)}/current`)).split('/').pop() ?? ''))
 }
 async function containers(): Promise<string[]> {
-  return Promise.all([...transports.values()].map((t) => run(t, 'docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}} {{.State.Running}} {{index .Config.Labels "io.vllm-ray-deploy.release"}}', manifest.container.name)))
+  return Promise.all(
+    [...transports.values()].map((t) =>
+      run(
+        t,
+        'docker',
+        'inspect',
+        '--format',
+        '{{.Id}} {{.State.StartedAt}} {{.State.Running}} {{index .Config.Labels "io.vllm-ray-deploy.release"}}',
+        manifest.container.name,
+      ),
+    ),
+  )
 }
 /** A completion from the head, asked independently of the tool's own smoke gate. */
 async function completion(): Promise<string> {
   const body = JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Say hello', max_tokens: 4 })
-  const out = await run(head(), 'curl', '--silent', '--fail', '--max-time', '30', '-H', 'Content-Type: application/json', '--data', body, `http://127.0.0.1:${manifest.vllm.port}/v1/completions`)
+  const out = await run(
+    head(),
+    'curl',
+    '--silent',
+    '--fail',
+    '--max-time',
+    '30',
+    '-H',
+    'Content-Type: application/json',
+    '--data',
+    body,
+    `http://127.0.0.1:${manifest.vllm.port}/v1/completions`,
+  )
   return (JSON.parse(out) as { choices: { text: string }[] }).choices[0]!.text
 }
 
@@ -71,7 +110,13 @@ function watchPs(): { stop: () => Promise<string[]> } {
       await new Promise((r) => setTimeout(r, 300))
     }
   })()
-  return { stop: async () => ((on = false), await loop, seen) }
+  return {
+    stop: async () => {
+      on = false
+      await loop
+      return seen
+    },
+  }
 }
 
 beforeAll(async () => {
@@ -86,7 +131,7 @@ beforeAll(async () => {
   writeFileSync(healthy, withSecret)
   writeFileSync(join(dir, 'seed-bug.sh'), scenarioScript('seed-bug'), { mode: 0o755 })
   seedBug = join(dir, 'seed-bug.yml')
-  writeFileSync(seedBug, withSecret.replace(/^launch:\n  mode: builtin\n/m, 'launch:\n  mode: script\n  path: seed-bug.sh\n'))
+  writeFileSync(seedBug, withSecret.replace(/^launch:\n {2}mode: builtin\n/m, 'launch:\n  mode: script\n  path: seed-bug.sh\n'))
   expect(readFileSync(seedBug, 'utf8')).toContain('path: seed-bug.sh')
   manifest = lab.manifest
   transports = await labTransports(manifest)
@@ -120,10 +165,20 @@ describe.sequential('deploy on the lab', () => {
     expect(inArgv).toEqual([])
     // The release directory: files, checksums, secrets apart in a 0600 file.
     const rel = `${clusterStateDir(manifest)}/releases/r1`
-    expect((await run(head(), 'sh', '-c', `cd ${rel} && sha256sum --check --quiet SHA256SUMS && echo ok`))).toBe('ok')
+    expect(await run(head(), 'sh', '-c', `cd ${rel} && sha256sum --check --quiet SHA256SUMS && echo ok`)).toBe('ok')
     expect(await run(head(), 'stat', '-c', '%a', `${rel}/secret.env`)).toBe('600')
     expect(await run(head(), 'grep', '-c', 'secret.env', `${rel}/SHA256SUMS`).catch(() => '0')).toBe('0')
-    expect((await run(head(), 'ls', rel)).split('\n').sort()).toEqual(['SHA256SUMS', 'env', 'fingerprint', 'image-id', 'manifest.json', 'release.json', 'secret.env', 'serve.sh', 'start.sh'])
+    expect((await run(head(), 'ls', rel)).split('\n').sort()).toEqual([
+      'SHA256SUMS',
+      'env',
+      'fingerprint',
+      'image-id',
+      'manifest.json',
+      'release.json',
+      'secret.env',
+      'serve.sh',
+      'start.sh',
+    ])
   }, 600_000)
 
   it('an immediate second deploy moves no image bytes, restarts no container and says unchanged', async () => {
@@ -186,31 +241,40 @@ describe.sequential('deploy on the lab', () => {
     expect(json(locked[0]!).changed).toBe(false)
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
     expect((await deployLockStatus(head(), manifest)).held).toBe(false)
-    for (const t of transports.values()) expect(await run(t, 'sh', '-c', `cd ${clusterStateDir(manifest)}/current && sha256sum --check --quiet SHA256SUMS && echo ok`)).toBe('ok')
+    for (const t of transports.values())
+      expect(await run(t, 'sh', '-c', `cd ${clusterStateDir(manifest)}/current && sha256sum --check --quiet SHA256SUMS && echo ok`)).toBe('ok')
   }, 600_000)
 
-  it.skipIf(!existsSync('dist/cli/index.js'))('the CLI killed with SIGTERM mid-rollout exits 130, leaves no lock and current unchanged', async () => {
-    const paths = labPaths(resolveLabDir())
-    const child = spawn(process.execPath, ['dist/cli/index.js', 'deploy', '--manifest', healthy, '--ssh-key', paths.sshKey, '--known-hosts', paths.knownHosts, '--release', 'r4', '--force'], { env: { ...process.env, VRD_TEST_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let err = ''
-    let sent = false
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      err += c
-      if (!sent && /ray-head: \[spark-a\] ray-start/.test(err)) {
-        sent = true
-        child.kill('SIGTERM')
-      }
-    })
-    child.stdout.resume()
-    const code = await new Promise<number | null>((r) => child.on('close', r))
-    log.push(err)
-    expect(sent, err).toBe(true)
-    expect(code, err).toBe(130)
-    expect(err).toMatch(/SIGTERM: stopping at the next step/)
-    expect(err).not.toMatch(/vllm-serve/)
-    expect((await deployLockStatus(head(), manifest)).held).toBe(false)
-    expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
-  }, 600_000)
+  it.skipIf(!existsSync('dist/cli/index.js'))(
+    'the CLI killed with SIGTERM mid-rollout exits 130, leaves no lock and current unchanged',
+    async () => {
+      const paths = labPaths(resolveLabDir())
+      const child = spawn(
+        process.execPath,
+        ['dist/cli/index.js', 'deploy', '--manifest', healthy, '--ssh-key', paths.sshKey, '--known-hosts', paths.knownHosts, '--release', 'r4', '--force'],
+        { env: { ...process.env, VRD_TEST_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      let err = ''
+      let sent = false
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        err += c
+        if (!sent && /ray-head: \[spark-a\] ray-start/.test(err)) {
+          sent = true
+          child.kill('SIGTERM')
+        }
+      })
+      child.stdout.resume()
+      const code = await new Promise<number | null>((r) => child.on('close', r))
+      log.push(err)
+      expect(sent, err).toBe(true)
+      expect(code, err).toBe(130)
+      expect(err).toMatch(/SIGTERM: stopping at the next step/)
+      expect(err).not.toMatch(/vllm-serve/)
+      expect((await deployLockStatus(head(), manifest)).held).toBe(false)
+      expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
+    },
+    600_000,
+  )
 
   it('a cancelled rollout (SIGTERM) stops at the next step, leaves current unchanged and exits 130', async () => {
     const cancel = new AbortController()

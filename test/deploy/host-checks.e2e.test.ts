@@ -41,7 +41,7 @@ it('a healthy lab passes every host check, relay SSH over the fabric included', 
   progress(`host checks of ${manifest.nodes.length} nodes in ${Date.now() - started} ms`)
 }, 120_000)
 
-it('spark-b\'s fabric link down: FABRIC_LINK_DOWN on spark-b and RELAY_SSH_FAILED from the head; restored after', async () => {
+it("spark-b's fabric link down: FABRIC_LINK_DOWN on spark-b and RELAY_SSH_FAILED from the head; restored after", async () => {
   const worker = manifest.nodes.find((n) => n.role === 'worker')!
   const ifname = manifest.fabric.interfaces[0]!
   await inNode(worker.name, 'ip', 'link', 'set', ifname, 'down')
@@ -55,7 +55,7 @@ it('spark-b\'s fabric link down: FABRIC_LINK_DOWN on spark-b and RELAY_SSH_FAILE
   expect(await hostChecks(manifest, transports, { relay: true })).toEqual([])
 }, 180_000)
 
-it('spark-b\'s fabric address removed: FABRIC_ADDRESS_MISSING naming the ip addr add; restored after', async () => {
+it("spark-b's fabric address removed: FABRIC_ADDRESS_MISSING naming the ip addr add; restored after", async () => {
   const worker = manifest.nodes.find((n) => n.role === 'worker')!
   const ifname = manifest.fabric.interfaces[0]!
   const cidr = `${worker.fabricIp}/${manifest.fabric.subnet.split('/')[1]}`

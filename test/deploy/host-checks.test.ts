@@ -16,8 +16,32 @@ const probe = (name: string) => parseHostProbe(fixture(name))
 const lab: Manifest = ManifestSchema.parse(
   labManifest({
     nodes: [
-      { name: 'spark-a', role: 'head', container: 'c-a', hostname: 'spark-a', mgmtIp: '172.30.230.12', fabricIp: '172.30.200.12', mgmtInterface: 'enP7s7', fabricInterface: 'enp1s0f0np0', sshHost: '172.30.230.12', hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAG/J+TgkPck8fFI2MHxpi/e5Be1dulNgtC7UoPOiuYl', gpus: 1 },
-      { name: 'spark-b', role: 'worker', container: 'c-b', hostname: 'spark-b', mgmtIp: '172.30.230.13', fabricIp: '172.30.200.13', mgmtInterface: 'enP7s7', fabricInterface: 'enp1s0f0np0', sshHost: '172.30.230.13', hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEWja8KH0OLBB++G4ClRDeDmIrqJqWLhTvRcQ7hTrGCC', gpus: 1 },
+      {
+        name: 'spark-a',
+        role: 'head',
+        container: 'c-a',
+        hostname: 'spark-a',
+        mgmtIp: '172.30.230.12',
+        fabricIp: '172.30.200.12',
+        mgmtInterface: 'enP7s7',
+        fabricInterface: 'enp1s0f0np0',
+        sshHost: '172.30.230.12',
+        hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAG/J+TgkPck8fFI2MHxpi/e5Be1dulNgtC7UoPOiuYl',
+        gpus: 1,
+      },
+      {
+        name: 'spark-b',
+        role: 'worker',
+        container: 'c-b',
+        hostname: 'spark-b',
+        mgmtIp: '172.30.230.13',
+        fabricIp: '172.30.200.13',
+        mgmtInterface: 'enP7s7',
+        fabricInterface: 'enp1s0f0np0',
+        sshHost: '172.30.230.13',
+        hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEWja8KH0OLBB++G4ClRDeDmIrqJqWLhTvRcQ7hTrGCC',
+        gpus: 1,
+      },
     ],
     sshUser: 'root',
     sshPort: 22,
@@ -65,7 +89,7 @@ describe('the host probe', () => {
   })
 })
 
-describe('the host checks\' findings', () => {
+describe("the host checks' findings", () => {
   it('a healthy lab gives none, with relay and the image size', () => {
     expect(evaluateHostChecks(lab, results('head-healthy', 'worker-healthy'), { relay: true, imageBytes: 500_000_000 })).toEqual([])
   })
@@ -79,7 +103,11 @@ describe('the host checks\' findings', () => {
       fix: expect.stringContaining('ip link set enp1s0f0np0 up'),
     })
     expect(f[0]).toMatchObject({
-      evidence: { Command: 'ssh -o BatchMode=yes -p 22 root@172.30.200.13 true (on spark-a)', 'Exit status': '255', Output: expect.stringContaining('Connection timed out') },
+      evidence: {
+        Command: 'ssh -o BatchMode=yes -p 22 root@172.30.200.13 true (on spark-a)',
+        'Exit status': '255',
+        Output: expect.stringContaining('Connection timed out'),
+      },
       fix: expect.stringContaining("Make spark-b's sshd reachable from spark-a over the fabric at 172.30.200.13:22"),
     })
     // Without relay, no SSH check is asked for.
@@ -98,30 +126,60 @@ describe('the host checks\' findings', () => {
 
   it('a fabric interface name that does not exist: FABRIC_ADDRESS_MISSING naming the addresses the node has', () => {
     const m: Manifest = { ...lab, fabric: { ...lab.fabric, interfaces: ['enp1s0f1np1'] } }
-    const raw = fixture('worker-healthy').replace('link\tenp1s0f0np0\tpresent\tBROADCAST,MULTICAST,UP,LOWER_UP\tUP', 'link\tenp1s0f1np1\tmissing\tDevice "enp1s0f1np1" does not exist.')
-    const f = evaluateHostChecks(m, [{ node: 'spark-a', probe: probe('head-healthy') }, { node: 'spark-b', probe: parseHostProbe(raw) }], {})
+    const raw = fixture('worker-healthy').replace(
+      'link\tenp1s0f0np0\tpresent\tBROADCAST,MULTICAST,UP,LOWER_UP\tUP',
+      'link\tenp1s0f1np1\tmissing\tDevice "enp1s0f1np1" does not exist.',
+    )
+    const f = evaluateHostChecks(
+      m,
+      [
+        { node: 'spark-a', probe: probe('head-healthy') },
+        { node: 'spark-b', probe: parseHostProbe(raw) },
+      ],
+      {},
+    )
     const b = f.filter((x) => x.node === 'spark-b')
     expect(codes(b)).toEqual(['FABRIC_ADDRESS_MISSING@spark-b'])
-    expect(b[0]!.evidence).toMatchObject({ Result: 'Device "enp1s0f1np1" does not exist.', 'spark-b IPv4 addresses': expect.stringContaining('enp1s0f0np0 172.30.200.13/24') })
+    expect(b[0]!.evidence).toMatchObject({
+      Result: 'Device "enp1s0f1np1" does not exist.',
+      'spark-b IPv4 addresses': expect.stringContaining('enp1s0f0np0 172.30.200.13/24'),
+    })
   })
 
   it('docker daemon down (captured with DOCKER_HOST pointing at no socket): DOCKER_UNUSABLE, and no disk check without a data root', () => {
     const f = evaluateHostChecks(lab, results('head-healthy', 'worker-docker-down'), { imageBytes: 1 })
     expect(codes(f)).toEqual(['DOCKER_UNUSABLE@spark-b'])
-    expect(f[0]).toMatchObject({ evidence: { Result: expect.stringContaining('Cannot connect to the Docker daemon') }, fix: expect.stringContaining('systemctl start docker') })
+    expect(f[0]).toMatchObject({
+      evidence: { Result: expect.stringContaining('Cannot connect to the Docker daemon') },
+      fix: expect.stringContaining('systemctl start docker'),
+    })
   })
 
   it('fewer GPUs than the manifest says: NO_GPU_VISIBLE with the field to change', () => {
     const m: Manifest = { ...lab, nodes: lab.nodes.map((n) => (n.name === 'spark-b' ? { ...n, gpus: 2 } : n)) }
     const f = evaluateHostChecks(m, results('head-healthy', 'worker-healthy'), {})
     expect(codes(f)).toEqual(['NO_GPU_VISIBLE@spark-b'])
-    expect(f[0]).toMatchObject({ message: 'Only 1 of the 2 GPUs the manifest expects are visible on spark-b.', fix: expect.stringContaining('set nodes[1].gpus to 1') })
+    expect(f[0]).toMatchObject({
+      message: 'Only 1 of the 2 GPUs the manifest expects are visible on spark-b.',
+      fix: expect.stringContaining('set nodes[1].gpus to 1'),
+    })
     const none = fixture('worker-healthy').replace('gpu\tok\t1', 'gpu\tmissing\tnvidia-smi is not installed (not on PATH)')
-    const g = evaluateHostChecks(lab, [{ node: 'spark-a', probe: probe('head-healthy') }, { node: 'spark-b', probe: parseHostProbe(none) }], {})
-    expect(g[0]).toMatchObject({ code: 'NO_GPU_VISIBLE', message: 'No GPU is visible on spark-b; the manifest expects 1.', fix: expect.stringContaining('Install the NVIDIA driver') })
+    const g = evaluateHostChecks(
+      lab,
+      [
+        { node: 'spark-a', probe: probe('head-healthy') },
+        { node: 'spark-b', probe: parseHostProbe(none) },
+      ],
+      {},
+    )
+    expect(g[0]).toMatchObject({
+      code: 'NO_GPU_VISIBLE',
+      message: 'No GPU is visible on spark-b; the manifest expects 1.',
+      fix: expect.stringContaining('Install the NVIDIA driver'),
+    })
   })
 
-  it('an image larger than the free space under docker\'s data root: DISK_SPACE_LOW on every node', () => {
+  it("an image larger than the free space under docker's data root: DISK_SPACE_LOW on every node", () => {
     const f = evaluateHostChecks(lab, results('head-healthy', 'worker-healthy'), { imageBytes: 100 * 2 ** 40 })
     expect(codes(f)).toEqual(['DISK_SPACE_LOW@spark-a', 'DISK_SPACE_LOW@spark-b'])
     expect(f[0]!.evidence).toMatchObject({ 'Docker data root': '/var/lib/docker', 'Image size': '100.0 TiB (109951162777600 bytes)' })
@@ -129,12 +187,29 @@ describe('the host checks\' findings', () => {
 
   it('relay SSH refused for an unknown host key names the known_hosts to fix', () => {
     const raw = fixture('head-healthy').replace('relay\t172.30.200.13\t0\t', 'relay\t172.30.200.13\t255\tHost key verification failed. ')
-    const f = evaluateHostChecks(lab, [{ node: 'spark-a', probe: parseHostProbe(raw) }, { node: 'spark-b', probe: probe('worker-healthy') }], { relay: true })
-    expect(f[0]).toMatchObject({ code: 'RELAY_SSH_FAILED', fix: expect.stringContaining("Add spark-b's host key for 172.30.200.13 to ~/.ssh/known_hosts of root on spark-a") })
+    const f = evaluateHostChecks(
+      lab,
+      [
+        { node: 'spark-a', probe: parseHostProbe(raw) },
+        { node: 'spark-b', probe: probe('worker-healthy') },
+      ],
+      { relay: true },
+    )
+    expect(f[0]).toMatchObject({
+      code: 'RELAY_SSH_FAILED',
+      fix: expect.stringContaining("Add spark-b's host key for 172.30.200.13 to ~/.ssh/known_hosts of root on spark-a"),
+    })
   })
 
   it('a node that could not be probed is NODE_UNREACHABLE, the others are still checked', () => {
-    const f = evaluateHostChecks(lab, [{ node: 'spark-a', error: 'cannot connect to root@172.30.230.12:22: ECONNREFUSED' }, { node: 'spark-b', probe: probe('worker-link-down') }], {})
+    const f = evaluateHostChecks(
+      lab,
+      [
+        { node: 'spark-a', error: 'cannot connect to root@172.30.230.12:22: ECONNREFUSED' },
+        { node: 'spark-b', probe: probe('worker-link-down') },
+      ],
+      {},
+    )
     expect(codes(f)).toEqual(['NODE_UNREACHABLE@spark-a', 'FABRIC_LINK_DOWN@spark-b'])
   })
 })

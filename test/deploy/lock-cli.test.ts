@@ -29,19 +29,30 @@ beforeAll(async () => {
   sshd = await startLoopbackSshd()
   dir = mkdtempSync(join(tmpdir(), 'vrd-lock-cli-'))
   path = join(dir, 'cluster.yml')
-  writeFileSync(path, [
-    'version: 1',
-    `cluster: lock-cli-${process.pid}-${Date.now()}`,
-    'deploy: { lockTtlMinutes: 5 }',
-    'fabric: { interfaces: [lo], subnet: 127.0.0.0/8 }',
-    'nodes:',
-    `  - { name: head, role: head, ssh: { host: 127.0.0.1, port: ${sshd.port}, hostKeys: ["${sshd.hostPublicKey}"] }, fabricIp: 127.0.0.1, gpus: 1 }`,
-    'image: { ref: "x:1" }',
-    'vllm: { model: m, tensorParallelSize: 1 }',
-    '',
-  ].join('\n'))
+  writeFileSync(
+    path,
+    [
+      'version: 1',
+      `cluster: lock-cli-${process.pid}-${Date.now()}`,
+      'deploy: { lockTtlMinutes: 5 }',
+      'fabric: { interfaces: [lo], subnet: 127.0.0.0/8 }',
+      'nodes:',
+      `  - { name: head, role: head, ssh: { host: 127.0.0.1, port: ${sshd.port}, hostKeys: ["${sshd.hostPublicKey}"] }, fabricIp: 127.0.0.1, gpus: 1 }`,
+      'image: { ref: "x:1" }',
+      'vllm: { model: m, tensorParallelSize: 1 }',
+      '',
+    ].join('\n'),
+  )
   manifest = (await loadManifestFile(path)).manifest!
-  head = await SshTransport.connect({ name: 'head', host: '127.0.0.1', port: sshd.port, user: 'root', privateKey: sshd.clientKey, pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port), connectTimeoutMs: 10_000 })
+  head = await SshTransport.connect({
+    name: 'head',
+    host: '127.0.0.1',
+    port: sshd.port,
+    user: 'root',
+    privateKey: sshd.clientKey,
+    pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port),
+    connectTimeoutMs: 10_000,
+  })
 })
 afterAll(async () => {
   await head?.close()

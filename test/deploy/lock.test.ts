@@ -18,10 +18,13 @@ const record = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ who: 'alice', run: '42', release: 'r1', since: '2026-12-03T10:00:00.000Z', expiresAt: '2026-12-03T11:00:00.000Z', token: TOKEN, ...over })
 const at = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
-describe('the lock scripts\' answers', () => {
-  it('reads a held lock with its record and the node\'s clock', () => {
+describe("the lock scripts' answers", () => {
+  it("reads a held lock with its record and the node's clock", () => {
     const r = parseLockResponse(`now=${at('2026-12-03T10:30:00Z')}\nstate=held\nmtime=${at('2026-12-03T10:00:00Z')}\n---\n${record()}\n`)
-    expect(r).toEqual({ ok: true, response: { nowMs: Date.parse('2026-12-03T10:30:00Z'), state: 'held', madeMs: Date.parse('2026-12-03T10:00:00Z'), record: record() } })
+    expect(r).toEqual({
+      ok: true,
+      response: { nowMs: Date.parse('2026-12-03T10:30:00Z'), state: 'held', madeMs: Date.parse('2026-12-03T10:00:00Z'), record: record() },
+    })
   })
 
   it('reports an answer without a node time or state as a problem, not a crash', () => {
@@ -37,7 +40,7 @@ describe('the lock scripts\' answers', () => {
     expect(parseHolder('')).toMatchObject({ ok: false, problem: expect.stringMatching(/no holder record/) })
   })
 
-  it('judges expiry by the node\'s clock; a corrupt record by the age of the lock directory', () => {
+  it("judges expiry by the node's clock; a corrupt record by the age of the lock directory", () => {
     const held = (now: string, rec: string, made = '2026-12-03T10:00:00Z') =>
       judgeLock({ nowMs: Date.parse(now), state: 'held', madeMs: Date.parse(made), record: rec }, 60 * 60_000)
     expect(held('2026-12-03T10:59:59Z', record())).toMatchObject({ held: true, stale: false })
@@ -54,8 +57,13 @@ describe('the deploy lock on a real sshd', () => {
   const opened: SshTransport[] = []
   const connect = async () => {
     const t = await SshTransport.connect({
-      name: 'head', host: '127.0.0.1', port: sshd.port, user: 'root', privateKey: sshd.clientKey,
-      pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port), connectTimeoutMs: 10_000,
+      name: 'head',
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: 'root',
+      privateKey: sshd.clientKey,
+      pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port),
+      connectTimeoutMs: 10_000,
     })
     opened.push(t)
     return t
@@ -105,7 +113,7 @@ describe('the deploy lock on a real sshd', () => {
     await releaseDeployLock(ts[0]!, manifest)
   })
 
-  it('a release by token never removes someone else\'s lock; without a token it is forced', async () => {
+  it("a release by token never removes someone else's lock; without a token it is forced", async () => {
     const t = await connect()
     const got = await acquireDeployLock(t, manifest, { who: 'carol', release: 'r2' })
     expect(got.ok).toBe(true)
@@ -142,7 +150,10 @@ describe('the deploy lock on a real sshd', () => {
     const status = await deployLockStatus(t, manifest)
     expect(status).toMatchObject({ held: true, stale: false, problem: expect.stringMatching(/not JSON/) })
     const second = await acquireDeployLock(t, manifest, { who: 'gina', release: 'r' })
-    expect(second).toMatchObject({ ok: false, message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/) })
+    expect(second).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/),
+    })
     expect((await releaseDeployLock(t, manifest)).released).toBe(true)
   })
 

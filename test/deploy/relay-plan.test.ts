@@ -4,7 +4,7 @@ import { expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load.js'
 import { planDeploy } from '../../src/plan/plan.js'
 
-it('the head loads the runner\'s archive once and passes it on to each worker over the fabric', () => {
+it("the head loads the runner's archive once and passes it on to each worker over the fabric", () => {
   const text = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8').replace('distribution: pull', 'distribution: relay')
   const { manifest, errors } = parseManifest(text, 'm.yml')
   expect(errors).toEqual([])

@@ -46,7 +46,7 @@ afterAll(async () => {
   for (const t of transports?.values() ?? []) await t.close()
 })
 
-it('the runner sends the image once; the head passes it on over the fabric; both nodes end on the runner\'s image ID', async () => {
+it("the runner sends the image once; the head passes it on over the fabric; both nodes end on the runner's image ID", async () => {
   for (const t of transports.values()) await removeImage(t)
   const lines: string[] = []
   const r = await relayImage(manifest, IMAGE, transports, {

@@ -62,7 +62,9 @@ describe('release files and fingerprint', () => {
     const fp = releaseFingerprint({ manifest: m, imageId: ID })
     expect(fp).toMatch(/^sha256:[0-9a-f]{64}$/)
     const head = m.nodes.find((n) => n.role === 'head')!
-    expect(releaseFiles({ manifest: m, release: 'r1', imageId: ID }, head, meta)['fingerprint']!.content).toBe(releaseFiles({ manifest: m, release: 'r2', imageId: ID }, head, meta)['fingerprint']!.content)
+    expect(releaseFiles({ manifest: m, release: 'r1', imageId: ID }, head, meta)['fingerprint']!.content).toBe(
+      releaseFiles({ manifest: m, release: 'r2', imageId: ID }, head, meta)['fingerprint']!.content,
+    )
     const changed = [
       releaseFingerprint({ manifest: m, imageId: `sha256:${'cd'.repeat(32)}` }),
       releaseFingerprint({ manifest: { ...m, vllm: { ...m.vllm, args: ['--max-model-len', '4096'] } }, imageId: ID }),
@@ -102,12 +104,38 @@ describe('release plan', () => {
 
 describe('node state', () => {
   it('parses the state lines and finds the release every node agrees on', () => {
-    const a = parseNodeState('a', 'current=r2\nprevious=r1\nfingerprint=sha256:f\nimage-id=sha256:i\ncurrent-container=cid\ncontainer=cid true 2026-12-03T14:00:00Z sha256:i r2\nrelease=r2\nrelease=r1\n')
-    expect(a).toEqual({ node: 'a', current: 'r2', previous: 'r1', fingerprint: 'sha256:f', imageId: 'sha256:i', currentContainer: 'cid', container: { id: 'cid', running: true, startedAt: '2026-12-03T14:00:00Z', imageId: 'sha256:i', release: 'r2' }, releases: ['r2', 'r1'] })
+    const a = parseNodeState(
+      'a',
+      'current=r2\nprevious=r1\nfingerprint=sha256:f\nimage-id=sha256:i\ncurrent-container=cid\ncontainer=cid true 2026-12-03T14:00:00Z sha256:i r2\nrelease=r2\nrelease=r1\n',
+    )
+    expect(a).toEqual({
+      node: 'a',
+      current: 'r2',
+      previous: 'r1',
+      fingerprint: 'sha256:f',
+      imageId: 'sha256:i',
+      currentContainer: 'cid',
+      container: { id: 'cid', running: true, startedAt: '2026-12-03T14:00:00Z', imageId: 'sha256:i', release: 'r2' },
+      releases: ['r2', 'r1'],
+    })
     const fresh = parseNodeState('b', 'current=\nprevious=\n')
     expect(fresh).toEqual({ node: 'b', releases: [] })
-    expect(commonCurrent(new Map([['a', a], ['b', { ...a, node: 'b' }]]))?.current).toBe('r2')
-    expect(commonCurrent(new Map([['a', a], ['b', fresh]]))).toBeUndefined()
+    expect(
+      commonCurrent(
+        new Map([
+          ['a', a],
+          ['b', { ...a, node: 'b' }],
+        ]),
+      )?.current,
+    ).toBe('r2')
+    expect(
+      commonCurrent(
+        new Map([
+          ['a', a],
+          ['b', fresh],
+        ]),
+      ),
+    ).toBeUndefined()
     expect(parseNodeState('c', 'container=cid false 0001-01-01 sha256:i <no value>\n').container?.release).toBe('')
   })
 })
@@ -151,7 +179,10 @@ describe('report', () => {
   })
   it('nested stages become flat log groups', () => {
     const ev: string[] = []
-    const g = flatGroups((n) => ev.push(`open ${n}`), () => ev.push('close'))
+    const g = flatGroups(
+      (n) => ev.push(`open ${n}`),
+      () => ev.push('close'),
+    )
     g('rollback', 'start')
     g('image', 'start')
     g('image', 'end')

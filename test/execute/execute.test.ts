@@ -11,12 +11,22 @@ const journal = () => join(mkdtempSync(join(tmpdir(), 'vrd-exec-')), 'journal')
 
 /** A step that appends "<node>:<action>:start/end" to a journal, sleeping in between. */
 function step(node: string, action: string, file: string, opts: { sleep?: number; fail?: boolean } = {}): PlannedStep {
-  const cmd = shScript('echo "$1:$2:start" >> "$3"; sleep "$4"; echo "$1:$2:end" >> "$3"; [ "$5" = ok ]', node, action, file, String(opts.sleep ?? 0), opts.fail ? 'fail' : 'ok')
+  const cmd = shScript(
+    'echo "$1:$2:start" >> "$3"; sleep "$4"; echo "$1:$2:end" >> "$3"; [ "$5" = ok ]',
+    node,
+    action,
+    file,
+    String(opts.sleep ?? 0),
+    opts.fail ? 'fail' : 'ok',
+  )
   return { id: `${node}/${action}`, node, action, description: action, cmd, command: render(cmd), timeoutSeconds: 10 }
 }
 
 const plan = (phases: Plan['phases']): Plan => ({ cluster: 't', image: 'i', release: 'r', head: 'a', nodes: [], launch: 'builtin', phases })
-const transports = new Map([['a', new LocalTransport()], ['b', new LocalTransport()]])
+const transports = new Map([
+  ['a', new LocalTransport()],
+  ['b', new LocalTransport()],
+])
 const noStdin = async () => ''
 
 describe('executePlan', () => {

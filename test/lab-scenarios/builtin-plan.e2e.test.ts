@@ -55,7 +55,19 @@ it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate
   expect(gateFindings.filter((f) => f.severity !== 'info')).toEqual([])
   expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(plan.phases.flatMap((p) => p.steps.map((s) => `${s.id}=ok`)))
   // Ray really runs with the identities the plan gave it.
-  const nodes = await transports.get('spark-a')!.run(argv('docker', 'exec', manifest.container.name, 'python3', '-c', 'import ray,json;ray.init(address="auto",logging_level="ERROR");print(json.dumps(sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])))'), { timeoutMs: 60_000 })
+  const nodes = await transports
+    .get('spark-a')!
+    .run(
+      argv(
+        'docker',
+        'exec',
+        manifest.container.name,
+        'python3',
+        '-c',
+        'import ray,json;ray.init(address="auto",logging_level="ERROR");print(json.dumps(sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])))',
+      ),
+      { timeoutMs: 60_000 },
+    )
   expect(JSON.parse(nodes.stdout.trim().split('\n').pop()!)).toEqual(manifest.nodes.map((n) => n.fabricIp).sort())
 }, 600_000)
 
@@ -65,7 +77,10 @@ it('the start-up watcher notices a vllm serve that died without a known signatur
   const { watchVllmStartup } = await import('../../src/preflight/watch-vllm.js')
   // Stop the server the previous test started, then start one that writes a line and exits.
   await head.run(argv('docker', 'exec', manifest.container.name, 'pkill', '-f', 'vllm serve'), { timeoutMs: 30_000 })
-  await head.run(argv('docker', 'exec', '--detach', manifest.container.name, 'sh', '-c', 'echo "INFO starting, then crashing" >> "$1"; exit 3', 'sh', VLLM_LOG), { timeoutMs: 30_000 })
+  await head.run(
+    argv('docker', 'exec', '--detach', manifest.container.name, 'sh', '-c', 'echo "INFO starting, then crashing" >> "$1"; exit 3', 'sh', VLLM_LOG),
+    { timeoutMs: 30_000 },
+  )
   const w = await watchVllmStartup(head, manifest, { deadlineMs: 120_000, pollMs: 500 })
   expect(w.ready).toBe(false)
   expect(w.reason).toMatch(/vllm serve is no longer running in vllm-ray/)

@@ -41,17 +41,33 @@ describe('lab scenario: healthy', () => {
     expect(alive.map((n) => n.address).sort()).toEqual([ip('spark-a', 'fabricIp'), ip('spark-b', 'fabricIp')].sort())
     expect(alive.find((n) => n.isHead)?.address).toBe(ip('spark-a', 'fabricIp'))
     expect(alive.reduce((s, n) => s + (n.resources['GPU'] ?? 0), 0)).toBe(2)
-    expect(pre.findings.filter((f) => f.severity !== 'info'), JSON.stringify(pre.findings, null, 1)).toEqual([])
+    expect(
+      pre.findings.filter((f) => f.severity !== 'info'),
+      JSON.stringify(pre.findings, null, 1),
+    ).toEqual([])
     // The Action, as the runner starts it, passes too and leaves the facts bundle for an artifact.
     const action = runAction({ command: 'preflight', manifest: info.manifestPath, 'ssh-private-key': credentials.privateKey })
     expect(action.status, action.stdout).toBe(0)
     expect(action.outputs['result']).toBe('passed')
     const bundle = JSON.parse(readFileSync(action.outputs['facts-file']!, 'utf8')) as { nodes: { node: string; ok: boolean }[] }
-    expect(bundle.nodes.map((n) => [n.node, n.ok])).toEqual([['spark-a', true], ['spark-b', true]])
+    expect(bundle.nodes.map((n) => [n.node, n.ok])).toEqual([
+      ['spark-a', true],
+      ['spark-b', true],
+    ])
     // vLLM (the stand-in) answered /health on the head; ask it for a completion from this machine.
     expect(r.vllm?.ready, r.vllm?.reason + '\n' + r.vllm?.logTail).toBe(true)
     const res = await new LocalTransport().run(
-      argv('curl', '-sS', '--max-time', '30', '-H', 'Content-Type: application/json', '-d', JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Hello lab', max_tokens: 8 }), `http://${ip('spark-a', 'mgmtIp')}:${manifest.vllm.port}/v1/completions`),
+      argv(
+        'curl',
+        '-sS',
+        '--max-time',
+        '30',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Hello lab', max_tokens: 8 }),
+        `http://${ip('spark-a', 'mgmtIp')}:${manifest.vllm.port}/v1/completions`,
+      ),
       { timeoutMs: 40_000 },
     )
     const body = JSON.parse(res.stdout) as { choices: { text: string }[]; usage: { completion_tokens: number } }
@@ -102,20 +118,25 @@ describe('lab scenario: seed-bug (the incident)', () => {
     // Whichever speaks first: Ray's autoscaler (as in the incident) or vLLM's own wait message.
     const fabric = ip('spark-a', 'fabricIp').replace(/\./g, '\\.')
     expect(r.vllm!.logTail).toMatch(
-      new RegExp(`No available node types can fulfill resource request \\{[^}]*'node:${fabric}': 0\\.001|Waiting for creating a placement group of specs for \\d+ seconds\\. specs=\\[\\{[^}]*'node:${fabric}'`),
+      new RegExp(
+        `No available node types can fulfill resource request \\{[^}]*'node:${fabric}': 0\\.001|Waiting for creating a placement group of specs for \\d+ seconds\\. specs=\\[\\{[^}]*'node:${fabric}'`,
+      ),
     )
     // Seconds, not vLLM's 1800 s.
     expect(r.vllm!.waitedMs).toBeLessThan(30_000)
     // A preflight of the hung cluster also shows Ray's own pending demand (from `ray status`) next to its nodes.
     const pre = await preflightManifest(manifest, { credentials })
-    expect(pre.facts.ray?.pendingDemands?.some((d) => d[`node:${ip('spark-a', 'fabricIp')}`] !== undefined), JSON.stringify(pre.facts.ray)).toBe(true)
+    expect(
+      pre.facts.ray?.pendingDemands?.some((d) => d[`node:${ip('spark-a', 'fabricIp')}`] !== undefined),
+      JSON.stringify(pre.facts.ray),
+    ).toBe(true)
     const demand = pre.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')
     expect(demand, JSON.stringify(pre.findings, null, 1)).toBeDefined()
     expect(demand!.severity).toBe('error')
   }, 600_000)
 })
 
-describe('lab scenario: worker-override (the incident\'s second bug)', () => {
+describe("lab scenario: worker-override (the incident's second bug)", () => {
   it('the preflight reports VLLM_HOST_IP_OVERRIDE on the worker', async () => {
     const r = await runLabScenario('worker-override', { onProgress: progress })
     expect(r.execution.ok, JSON.stringify(r.execution.stoppedAt)).toBe(true)
@@ -132,8 +153,10 @@ afterAll(async () => {
   // Leave the lab up (other test files and people reuse it); stop the scenario containers.
   const { labTransports } = await import('../../src/lab/scenario.js')
   const ts = await labTransports(manifest).catch(() => new Map())
-  await Promise.all([...ts.values()].map(async (t) => {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }))
+  await Promise.all(
+    [...ts.values()].map(async (t) => {
+      await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+      await t.close()
+    }),
+  )
 }, 120_000)

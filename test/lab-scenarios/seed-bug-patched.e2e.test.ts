@@ -26,7 +26,7 @@ beforeAll(async () => {
   manifest = (await loadLabManifest()).manifest
 }, 900_000)
 
-describe('lab: the seed-bug launch script, patched with the tool\'s own diff', () => {
+describe("lab: the seed-bug launch script, patched with the tool's own diff", () => {
   it('the script check finds the seed bug; git apply takes the patch; the patched script passes the live preflight and serves', async () => {
     const original = scenarioScript('seed-bug')
     const check = checkLaunchScript(original, { path: 'seed-bug.sh', manifest })
@@ -49,13 +49,31 @@ describe('lab: the seed-bug launch script, patched with the tool\'s own diff', (
     const knownHosts = readFileSync(info.knownHostsPath, 'utf8')
     const pre = await preflightManifest(manifest, { credentials: { privateKey, knownHosts } })
     const fabric = info.nodes.map((n) => n.fabricIp).sort()
-    expect(pre.facts.ray!.nodes.filter((n) => n.alive).map((n) => n.address).sort()).toEqual(fabric)
-    expect(pre.findings.filter((f) => f.severity !== 'info'), JSON.stringify(pre.findings, null, 1)).toEqual([])
+    expect(
+      pre.facts
+        .ray!.nodes.filter((n) => n.alive)
+        .map((n) => n.address)
+        .sort(),
+    ).toEqual(fabric)
+    expect(
+      pre.findings.filter((f) => f.severity !== 'info'),
+      JSON.stringify(pre.findings, null, 1),
+    ).toEqual([])
 
     expect(r.vllm?.ready, `${r.vllm?.reason}\n${r.vllm?.logTail}`).toBe(true)
     const head = info.nodes.find((n) => n.name === 'spark-a')!
     const res = await new LocalTransport().run(
-      argv('curl', '-sS', '--max-time', '30', '-H', 'Content-Type: application/json', '-d', JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Hello lab', max_tokens: 8 }), `http://${head.mgmtIp}:${manifest.vllm.port}/v1/completions`),
+      argv(
+        'curl',
+        '-sS',
+        '--max-time',
+        '30',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Hello lab', max_tokens: 8 }),
+        `http://${head.mgmtIp}:${manifest.vllm.port}/v1/completions`,
+      ),
       { timeoutMs: 40_000 },
     )
     const body = JSON.parse(res.stdout) as { usage: { completion_tokens: number } }
@@ -66,8 +84,10 @@ describe('lab: the seed-bug launch script, patched with the tool\'s own diff', (
 afterAll(async () => {
   if (!manifest) return
   const ts = await labTransports(manifest).catch(() => new Map())
-  await Promise.all([...ts.values()].map(async (t) => {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }))
+  await Promise.all(
+    [...ts.values()].map(async (t) => {
+      await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+      await t.close()
+    }),
+  )
 }, 120_000)

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { render } from '../../src/command/shell.js'
 import { containerArgs, dockerCommands, mountArg } from '../../src/lab/docker-commands.js'
-import {
-  GUARD_COMMENT,
-  chroot,
-  debootstrap,
-  guardRules,
-  iptablesCommands,
-  labRulesIn,
-  pipDownload,
-  sshKeygen,
-  tarInto,
-} from '../../src/lab/host-commands.js'
+import { GUARD_COMMENT, chroot, debootstrap, guardRules, iptablesCommands, labRulesIn, pipDownload, sshKeygen, tarInto } from '../../src/lab/host-commands.js'
 import { FABRIC_NETWORK, MGMT_NETWORK } from '../../src/lab/layout.js'
 import { readFileSync } from 'node:fs'
 
@@ -21,8 +11,20 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, imp
 describe('docker command builders', () => {
   it('creates the mgmt network with a fixed bridge name and the internal fabric', () => {
     expect(docker.networkCreate(MGMT_NETWORK, { 'vrd-lab': '1' }).argv).toEqual([
-      '/usr/bin/docker', 'network', 'create', '--driver', 'bridge', '--subnet', '172.30.230.0/24', '--gateway', '172.30.230.1',
-      '--opt', 'com.docker.network.bridge.name=vrd-lab-mgmt0', '--label', 'vrd-lab=1', 'vrd-lab-mgmt',
+      '/usr/bin/docker',
+      'network',
+      'create',
+      '--driver',
+      'bridge',
+      '--subnet',
+      '172.30.230.0/24',
+      '--gateway',
+      '172.30.230.1',
+      '--opt',
+      'com.docker.network.bridge.name=vrd-lab-mgmt0',
+      '--label',
+      'vrd-lab=1',
+      'vrd-lab-mgmt',
     ])
     expect(docker.networkCreate(FABRIC_NETWORK, {}).argv).toContain('--internal')
     expect(docker.networkCreate(MGMT_NETWORK, {}).argv).not.toContain('--internal')
@@ -39,31 +41,84 @@ describe('docker command builders', () => {
 
   it('imports a rootfs from stdin with dockerfile changes', () => {
     expect(docker.importImage('vrd-lab/x', ['LABEL a=1', 'CMD ["/bin/bash"]']).argv).toEqual([
-      '/usr/bin/docker', 'import', '--change', 'LABEL a=1', '--change', 'CMD ["/bin/bash"]', '-', 'vrd-lab/x',
+      '/usr/bin/docker',
+      'import',
+      '--change',
+      'LABEL a=1',
+      '--change',
+      'CMD ["/bin/bash"]',
+      '-',
+      'vrd-lab/x',
     ])
-    expect(render(tarInto('/lab/tree', docker.importImage('vrd-lab/x')))).toBe(
-      'tar -C /lab/tree --numeric-owner -cf - . | /usr/bin/docker import - vrd-lab/x',
-    )
+    expect(render(tarInto('/lab/tree', docker.importImage('vrd-lab/x')))).toBe('tar -C /lab/tree --numeric-owner -cf - . | /usr/bin/docker import - vrd-lab/x')
   })
 
   it('connects a container to a network at a fixed address with an alias', () => {
     expect(docker.networkConnect('vrd-lab-fabric', 'vrd-lab-spark-a', '172.30.200.12', ['spark-a-fabric']).argv).toEqual([
-      '/usr/bin/docker', 'network', 'connect', '--ip', '172.30.200.12', '--alias', 'spark-a-fabric', 'vrd-lab-fabric', 'vrd-lab-spark-a',
+      '/usr/bin/docker',
+      'network',
+      'connect',
+      '--ip',
+      '172.30.200.12',
+      '--alias',
+      'spark-a-fabric',
+      'vrd-lab-fabric',
+      'vrd-lab-spark-a',
     ])
   })
 
   it('renders container flags in a fixed order', () => {
     expect(
       containerArgs({
-        name: 'n', image: 'i', hostname: 'h', init: true, cgroupns: 'private', capAdd: ['ALL'], capDrop: ['SYS_RESOURCE'],
-        network: 'net', ip: '1.2.3.4', aliases: ['a'], dns: ['127.0.0.1'], dnsOptions: ['timeout:1'], publish: ['127.0.0.1:5000:5000'],
-        mounts: [{ type: 'volume', source: 'v', target: '/var/lib/docker' }], env: { A: 'b c' }, labels: { l: '1' }, stopTimeoutSeconds: 20,
+        name: 'n',
+        image: 'i',
+        hostname: 'h',
+        init: true,
+        cgroupns: 'private',
+        capAdd: ['ALL'],
+        capDrop: ['SYS_RESOURCE'],
+        network: 'net',
+        ip: '1.2.3.4',
+        aliases: ['a'],
+        dns: ['127.0.0.1'],
+        dnsOptions: ['timeout:1'],
+        publish: ['127.0.0.1:5000:5000'],
+        mounts: [{ type: 'volume', source: 'v', target: '/var/lib/docker' }],
+        env: { A: 'b c' },
+        labels: { l: '1' },
+        stopTimeoutSeconds: 20,
       }),
     ).toEqual([
-      '--name', 'n', '--hostname', 'h', '--init', '--cgroupns=private', '--cap-add', 'ALL', '--cap-drop', 'SYS_RESOURCE',
-      '--network', 'net', '--ip', '1.2.3.4', '--network-alias', 'a', '--dns', '127.0.0.1', '--dns-option', 'timeout:1',
-      '--publish', '127.0.0.1:5000:5000', '--mount', 'type=volume,source=v,target=/var/lib/docker', '--env', 'A=b c',
-      '--label', 'l=1', '--stop-timeout', '20',
+      '--name',
+      'n',
+      '--hostname',
+      'h',
+      '--init',
+      '--cgroupns=private',
+      '--cap-add',
+      'ALL',
+      '--cap-drop',
+      'SYS_RESOURCE',
+      '--network',
+      'net',
+      '--ip',
+      '1.2.3.4',
+      '--network-alias',
+      'a',
+      '--dns',
+      '127.0.0.1',
+      '--dns-option',
+      'timeout:1',
+      '--publish',
+      '127.0.0.1:5000:5000',
+      '--mount',
+      'type=volume,source=v,target=/var/lib/docker',
+      '--env',
+      'A=b c',
+      '--label',
+      'l=1',
+      '--stop-timeout',
+      '20',
     ])
   })
 
@@ -99,14 +154,22 @@ describe('host command builders', () => {
 
   it('bootstraps minbase with a deb cache', () => {
     expect(debootstrap({ suite: 'bookworm', target: '/t', mirror: 'http://m/debian', cacheDir: '/c' }).argv).toEqual([
-      'debootstrap', '--variant=minbase', '--cache-dir=/c', 'bookworm', '/t', 'http://m/debian',
+      'debootstrap',
+      '--variant=minbase',
+      '--cache-dir=/c',
+      'bookworm',
+      '/t',
+      'http://m/debian',
     ])
     expect(chroot('/t', '/bin/sh', '/tmp/s.sh', 'node').argv).toEqual(['chroot', '/t', '/bin/sh', '/tmp/s.sh', 'node'])
   })
 
   it('downloads binary wheels for cp311 manylinux x86_64', () => {
     const cmd = pipDownload({
-      python: 'python3', requirements: ['/w/requirements.txt'], dest: '/lab/cache/wheels', pythonVersion: '3.11',
+      python: 'python3',
+      requirements: ['/w/requirements.txt'],
+      dest: '/lab/cache/wheels',
+      pythonVersion: '3.11',
       platforms: ['manylinux2014_x86_64', 'manylinux_2_17_x86_64'],
     })
     expect(render(cmd)).toBe(
@@ -117,7 +180,16 @@ describe('host command builders', () => {
 
   it('makes ed25519 keys without a passphrase', () => {
     expect(sshKeygen('/lab/id_ed25519', 'vrd-lab client').argv).toEqual([
-      'ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'vrd-lab client', '-f', '/lab/id_ed25519',
+      'ssh-keygen',
+      '-q',
+      '-t',
+      'ed25519',
+      '-N',
+      '',
+      '-C',
+      'vrd-lab client',
+      '-f',
+      '/lab/id_ed25519',
     ])
   })
 })

@@ -7,13 +7,17 @@ const KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIECZyaDHR60Vol0Tlq44P7kIADtMc
 
 describe('lab ssh files', () => {
   const [a, b] = labLayout(2).nodes
-  const pins = [{ node: a!, hostKey: KEY_A }, { node: b!, hostKey: KEY_B }]
+  const pins = [
+    { node: a!, hostKey: KEY_A },
+    { node: b!, hostKey: KEY_B },
+  ]
 
   it('pins each node by mgmt IP, hostname, fabric IP and fabric alias', () => {
-    expect(knownHostsText(pins).split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([
-      `172.30.230.12,spark-a,172.30.200.12,spark-a-fabric ${KEY_A}`,
-      `172.30.230.13,spark-b,172.30.200.13,spark-b-fabric ${KEY_B}`,
-    ])
+    expect(
+      knownHostsText(pins)
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')),
+    ).toEqual([`172.30.230.12,spark-a,172.30.200.12,spark-a-fabric ${KEY_A}`, `172.30.230.13,spark-b,172.30.200.13,spark-b-fabric ${KEY_B}`])
   })
 
   it('writes an ssh_config that checks host keys strictly against the lab known_hosts', () => {

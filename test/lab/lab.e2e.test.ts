@@ -28,14 +28,22 @@ async function ssh(info: LabInfo, host: string, command: string, opts: { knownHo
   return local.run(
     argv(
       'ssh',
-      '-o', 'StrictHostKeyChecking=yes',
-      '-o', `UserKnownHostsFile=${opts.knownHosts ?? info.knownHostsPath}`,
-      '-o', 'GlobalKnownHostsFile=/dev/null',
-      '-o', 'IdentitiesOnly=yes',
-      '-o', 'BatchMode=yes',
-      '-o', 'ConnectTimeout=5',
-      '-i', info.sshKeyPath,
-      '-p', String(info.sshPort),
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      `UserKnownHostsFile=${opts.knownHosts ?? info.knownHostsPath}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=5',
+      '-i',
+      info.sshKeyPath,
+      '-p',
+      String(info.sshPort),
       `${info.sshUser}@${host}`,
       command,
     ),
@@ -116,7 +124,11 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
   })
 
   it('shows one NVIDIA GB10 through the fake nvidia-smi', async () => {
-    const out = await sshOk(info, info.nodes[0]!.mgmtIp, 'nvidia-smi --query-gpu=index,name,uuid,driver_version,compute_cap --format=csv,noheader; nvidia-smi -L')
+    const out = await sshOk(
+      info,
+      info.nodes[0]!.mgmtIp,
+      'nvidia-smi --query-gpu=index,name,uuid,driver_version,compute_cap --format=csv,noheader; nvidia-smi -L',
+    )
     const [query, list] = out.trim().split('\n')
     expect(query).toMatch(/^0, NVIDIA GB10, GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, 580\.95\.05, 12\.1$/)
     expect(list).toMatch(/^GPU 0: NVIDIA GB10 \(UUID: GPU-/)
@@ -174,7 +186,10 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
   it('keeps lookups of outside names on the machine: they fail fast', async () => {
     const drops = async () => {
       const rules = (await local.run(argv('iptables', '-w', '5', '-L', 'DOCKER-USER', '-v', '-n', '-x'), { timeoutMs: 10_000 })).stdout
-      return rules.split('\n').filter((l) => l.includes('vrd-lab-egress-guard')).map((l) => Number(l.trim().split(/\s+/)[0]))
+      return rules
+        .split('\n')
+        .filter((l) => l.includes('vrd-lab-egress-guard'))
+        .map((l) => Number(l.trim().split(/\s+/)[0]))
     }
     const before = await drops()
     expect(before).toHaveLength(2)

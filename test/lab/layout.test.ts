@@ -18,14 +18,21 @@ describe('lab layout', () => {
 
   it('keeps every lab object under the vrd-lab- prefix and bridges within 15 characters', () => {
     const l = labLayout(4)
-    const names = [l.mgmt.name, l.fabric.name, l.mgmt.bridge, l.fabric.bridge, l.registry.container, l.registry.volume,
-      ...l.nodes.flatMap((n) => [n.container, n.dockerVolume])]
+    const names = [
+      l.mgmt.name,
+      l.fabric.name,
+      l.mgmt.bridge,
+      l.fabric.bridge,
+      l.registry.container,
+      l.registry.volume,
+      ...l.nodes.flatMap((n) => [n.container, n.dockerVolume]),
+    ]
     for (const n of names) expect(n).toMatch(/^vrd-lab-/)
     expect(l.mgmt.bridge.length).toBeLessThanOrEqual(15)
     expect(l.fabric.bridge.length).toBeLessThanOrEqual(15)
   })
 
-  it('stays clear of docker\'s default 172.17/16', () => {
+  it("stays clear of docker's default 172.17/16", () => {
     for (const net of [labLayout(1).mgmt, labLayout(1).fabric]) expect(net.subnet.startsWith('172.17.')).toBe(false)
     expect(labLayout(1).fabric.internal).toBe(true)
     expect(labLayout(1).mgmt.internal).toBe(false)
@@ -62,8 +69,13 @@ describe('node container spec', () => {
   it('sits on mgmt at its fixed address, with DNS that never leaves the machine', () => {
     const spec = nodeContainerSpec(layout, node, { ...base, privileged: false })
     expect(spec).toMatchObject({
-      name: 'vrd-lab-spark-b', hostname: 'spark-b', network: 'vrd-lab-mgmt', ip: '172.30.230.13', aliases: ['spark-b'],
-      dns: ['127.0.0.1'], dnsOptions: ['timeout:1', 'attempts:1'],
+      name: 'vrd-lab-spark-b',
+      hostname: 'spark-b',
+      network: 'vrd-lab-mgmt',
+      ip: '172.30.230.13',
+      aliases: ['spark-b'],
+      dns: ['127.0.0.1'],
+      dnsOptions: ['timeout:1', 'attempts:1'],
     })
     expect(spec.mounts).toEqual([
       { type: 'volume', source: 'vrd-lab-spark-b-docker', target: '/var/lib/docker' },
@@ -83,7 +95,9 @@ describe('node container spec', () => {
 
   it('publishes the registry on loopback only', () => {
     expect(registryContainerSpec(layout, 'vrd-lab/registry:latest')).toMatchObject({
-      name: 'vrd-lab-registry', ip: '172.30.230.5', publish: ['127.0.0.1:5000:5000'],
+      name: 'vrd-lab-registry',
+      ip: '172.30.230.5',
+      publish: ['127.0.0.1:5000:5000'],
       mounts: [{ type: 'volume', source: 'vrd-lab-registry-data', target: '/var/lib/registry' }],
     })
   })

@@ -9,11 +9,24 @@ const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFnbYhXbSvt96fDrlLv5HxGgrlNWhnw
 function input(n: number): LabManifestInput {
   const layout = labLayout(n)
   const nodes: LabNodeInfo[] = layout.nodes.map((node) => ({
-    name: node.name, role: node.role, container: node.container, hostname: node.name, mgmtIp: node.mgmtIp, fabricIp: node.fabricIp,
-    mgmtInterface: 'enP7s7', fabricInterface: 'enp1s0f0np0', sshHost: node.mgmtIp, hostKey: KEY, gpus: 1,
+    name: node.name,
+    role: node.role,
+    container: node.container,
+    hostname: node.name,
+    mgmtIp: node.mgmtIp,
+    fabricIp: node.fabricIp,
+    mgmtInterface: 'enP7s7',
+    fabricInterface: 'enp1s0f0np0',
+    sshHost: node.mgmtIp,
+    hostKey: KEY,
+    gpus: 1,
   }))
   return {
-    nodes, sshUser: 'root', sshPort: 22, fabricInterface: 'enp1s0f0np0', fabricSubnet: '172.30.200.0/24',
+    nodes,
+    sshUser: 'root',
+    sshPort: 22,
+    fabricInterface: 'enp1s0f0np0',
+    fabricSubnet: '172.30.200.0/24',
     imageRef: '172.30.230.5:5000/vrd-lab/vllm-standin:latest',
   }
 }

@@ -98,9 +98,7 @@ describe('loadManifestFile', () => {
   test('a missing file is one located error, not an exception', async () => {
     const { manifest, errors } = await loadManifestFile('/nonexistent/cluster.yml')
     expect(manifest).toBeUndefined()
-    expect(errors).toEqual([
-      expect.objectContaining({ code: 'FILE_NOT_FOUND', file: '/nonexistent/cluster.yml', line: 1, col: 1, path: [] }),
-    ])
+    expect(errors).toEqual([expect.objectContaining({ code: 'FILE_NOT_FOUND', file: '/nonexistent/cluster.yml', line: 1, col: 1, path: [] })])
   })
 
   test('a directory is one located error too', async () => {

@@ -77,13 +77,18 @@ describe('value formats are checked where they are written', () => {
   })
 
   test('host key pins: SHA256 fingerprints and public key lines pass, MD5 fingerprints do not', () => {
-    const pins = (value: string) =>
-      errorsOf(withLine(BASE, 9, '    ssh: { host: 10.1.230.180 }', `    ssh: { host: 10.1.230.180, hostKeys: [${value}] }`))
+    const pins = (value: string) => errorsOf(withLine(BASE, 9, '    ssh: { host: 10.1.230.180 }', `    ssh: { host: 10.1.230.180, hostKeys: [${value}] }`))
     expect(pins('"SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"')).toEqual([])
     expect(pins('"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"')).toEqual([])
     // "    ssh: { host: 10.1.230.180, hostKeys: [" is 42 characters.
     expect(pins('"16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48"')).toMatchObject([
-      { code: 'INVALID_HOST_KEY', line: 9, col: 43, path: ['nodes', 0, 'ssh', 'hostKeys', 0], message: expect.stringContaining('MD5 fingerprints are not accepted') },
+      {
+        code: 'INVALID_HOST_KEY',
+        line: 9,
+        col: 43,
+        path: ['nodes', 0, 'ssh', 'hostKeys', 0],
+        message: expect.stringContaining('MD5 fingerprints are not accepted'),
+      },
     ])
   })
 

@@ -1,15 +1,6 @@
 import { z } from 'zod'
 import { describe, expect, test } from 'vitest'
-import {
-  cidrBlock,
-  envName,
-  hostKeyPin,
-  imageDigest,
-  imageReference,
-  interfaceName,
-  ipv4Address,
-  sshHost,
-} from '../../src/manifest/formats.js'
+import { cidrBlock, envName, hostKeyPin, imageDigest, imageReference, interfaceName, ipv4Address, sshHost } from '../../src/manifest/formats.js'
 import { manifestJsonSchema, renderManifestJsonSchema } from '../../src/manifest/json-schema.js'
 
 type Json = { [key: string]: unknown }
@@ -58,9 +49,22 @@ describe('the patterns editors see agree with the validator', () => {
     ['CIDR block', cidrBlock, ['192.168.200.0/24', '10.0.0.0/8', '10.0.0.0/33', '10.0.0.0', '10.0.0.0/-1']],
     ['interface name', interfaceName, ['enp1s0f1np1', 'eth0', 'ib0.8001', 'a'.repeat(16), 'eth0/1', 'eth0:1', 'a b', '', '.', '..']],
     ['env name', envName, ['HF_TOKEN', '_X', 'a1', '1A', 'A-B', 'A B', '']],
-    ['image reference', imageReference, ['a/b', 'ubuntu:22.04', 'localhost:5000/x/y:z', 'org/Image', 'org//x', 'org/x:.t', `x@sha256:${'a'.repeat(64)}`, 'x@sha256:ab']],
+    [
+      'image reference',
+      imageReference,
+      ['a/b', 'ubuntu:22.04', 'localhost:5000/x/y:z', 'org/Image', 'org//x', 'org/x:.t', `x@sha256:${'a'.repeat(64)}`, 'x@sha256:ab'],
+    ],
     ['digest', imageDigest, [`sha256:${'a'.repeat(64)}`, `sha256:${'A'.repeat(64)}`, 'sha256:abc']],
-    ['host key', hostKeyPin, ['SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl host', 'SHA256:short', 'ssh-dss AAAAB3']],
+    [
+      'host key',
+      hostKeyPin,
+      [
+        'SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s',
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl host',
+        'SHA256:short',
+        'ssh-dss AAAAB3',
+      ],
+    ],
     ['SSH host', sshHost, ['10.1.230.180', 'spark-a.lab', 'root@spark-a', 'a b', '']],
   ]
 

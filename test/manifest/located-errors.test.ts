@@ -94,10 +94,7 @@ describe('parseManifest reports every mistake at its line and column', () => {
       { code: 'MISSING_KEY', line: 3, col: 1, path: ['fabric', 'subnet'] },
       { code: 'MISSING_KEY', line: 7, col: 5, path: ['nodes', 0, 'gpus'] },
     ])
-    expect(errors.map((error) => error.message)).toEqual([
-      'missing required key "subnet" in fabric',
-      'missing required key "gpus" in nodes[0]',
-    ])
+    expect(errors.map((error) => error.message)).toEqual(['missing required key "subnet" in fabric', 'missing required key "gpus" in nodes[0]'])
     expect(errors[1]?.fix).toBe('add "gpus:" (Number of GPUs on this node that vLLM may use.)')
   })
 
@@ -148,9 +145,7 @@ describe('parseManifest reports every mistake at its line and column', () => {
     const text = `${BASE}launch:\n  mode: builtin\n  path: launch.sh\n`
     const { errors } = parseManifest(text, 'cluster.yml')
 
-    expect(errors).toMatchObject([
-      { code: 'UNKNOWN_KEY', line: 24, col: 3, message: 'key "path" in launch is only allowed with mode: script' },
-    ])
+    expect(errors).toMatchObject([{ code: 'UNKNOWN_KEY', line: 24, col: 3, message: 'key "path" in launch is only allowed with mode: script' }])
   })
 
   test('an unknown launch mode is located at the mode value', () => {
@@ -182,9 +177,7 @@ describe('parseManifest reports every mistake at its line and column', () => {
 
   test('an empty file is one error at 1:1', () => {
     expect(parseManifest('', 'empty.yml').errors.map(where)).toEqual([{ code: 'EMPTY_MANIFEST', line: 1, col: 1, path: [] }])
-    expect(parseManifest('# only a comment\n', 'empty.yml').errors.map(where)).toEqual([
-      { code: 'EMPTY_MANIFEST', line: 1, col: 1, path: [] },
-    ])
+    expect(parseManifest('# only a comment\n', 'empty.yml').errors.map(where)).toEqual([{ code: 'EMPTY_MANIFEST', line: 1, col: 1, path: [] }])
   })
 
   test('a file that is not a mapping is one error at its start', () => {

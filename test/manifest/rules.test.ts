@@ -69,9 +69,7 @@ describe('cross-field rules, each located at the offending value', () => {
   test('TP x PP larger than the GPUs of all nodes, with the numbers', () => {
     const errors = errorsOf(withLine(BASE, 21, '  tensorParallelSize: 2', '  tensorParallelSize: 2\n  pipelineParallelSize: 2'))
     expect(errors.map(where)).toEqual([{ code: 'PARALLELISM_EXCEEDS_GPUS', line: 21, col: 23, path: ['vllm', 'tensorParallelSize'] }])
-    expect(errors[0]?.message).toBe(
-      'tensorParallelSize 2 x pipelineParallelSize 2 needs 4 GPUs, but the nodes have 2 in total (spark-a 1, spark-b 1)',
-    )
+    expect(errors[0]?.message).toBe('tensorParallelSize 2 x pipelineParallelSize 2 needs 4 GPUs, but the nodes have 2 in total (spark-a 1, spark-b 1)')
   })
 
   test('Ray and vLLM on the same port: shown at the port that is written when the other is a default', () => {

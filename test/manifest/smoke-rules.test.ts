@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load.js'
 
 const base = (smoke: string) =>
-  ['version: 1', 'cluster: c', 'fabric: {interfaces: [eth1], subnet: 10.0.0.0/24}', 'nodes:', '  - {name: a, role: head, ssh: {host: h}, fabricIp: 10.0.0.2, gpus: 1}', 'image: {ref: img}', 'vllm: {model: m, tensorParallelSize: 1}', smoke].join('\n')
+  [
+    'version: 1',
+    'cluster: c',
+    'fabric: {interfaces: [eth1], subnet: 10.0.0.0/24}',
+    'nodes:',
+    '  - {name: a, role: head, ssh: {host: h}, fabricIp: 10.0.0.2, gpus: 1}',
+    'image: {ref: img}',
+    'vllm: {model: m, tensorParallelSize: 1}',
+    smoke,
+  ].join('\n')
 
 describe('smoke settings', () => {
   it('an empty prompt list is an error at its position (a smoke test that asks nothing proves nothing)', () => {
@@ -24,7 +33,12 @@ describe('smoke settings for the live smoke test', () => {
       base('smoke:\n  url: ftp://x\n  apiKeySecret: "not a name"\n  prompts:\n    - prompt: hi\n      expect: {regex: "(", finishReason: done}\n'),
       'm.yml',
     )
-    expect(errors.map((e) => `${e.line} ${e.path.join('.')}`)).toEqual(['9 smoke.url', '10 smoke.apiKeySecret', '13 smoke.prompts.0.expect.regex', '13 smoke.prompts.0.expect.finishReason'])
+    expect(errors.map((e) => `${e.line} ${e.path.join('.')}`)).toEqual([
+      '9 smoke.url',
+      '10 smoke.apiKeySecret',
+      '13 smoke.prompts.0.expect.regex',
+      '13 smoke.prompts.0.expect.finishReason',
+    ])
     expect(errors[0]!.message).toMatch(/http:\/\/ or https:\/\//)
     expect(errors[2]!.message).toMatch(/not a valid regular expression/)
   })

@@ -7,7 +7,7 @@ import { readFixture } from './fixtures/read.js'
 const tag = (f: Finding): string => `${f.severity} ${f.code}${f.node ? `@${f.node}` : ''}`
 
 describe('assembleOfflineFacts', () => {
-  it("builds a bundle from pasted ray.nodes() and ray status: nodes from one, totals and demands from the other", () => {
+  it('builds a bundle from pasted ray.nodes() and ray status: nodes from one, totals and demands from the other', () => {
     const facts = assembleOfflineFacts({
       rayNodesText: readFixture('ray/ray-nodes-seed-repr.txt'),
       rayStatusText: readFixture('ray/status-seed-pending.txt'),
@@ -41,7 +41,7 @@ describe('assembleOfflineFacts', () => {
 })
 
 describe('diagnose', () => {
-  it("diagnoses the incident from what was pasted: the Ray line, the autoscaler log and the manifest", () => {
+  it('diagnoses the incident from what was pasted: the Ray line, the autoscaler log and the manifest', () => {
     const findings = diagnose({
       rayNodesText: readFixture('ray/seed-ray-nodes.txt'),
       logs: [{ source: 'spark-a:vllm-serve', text: readFixture('logs/seed-autoscaler.txt') }],
@@ -84,14 +84,20 @@ describe('diagnose', () => {
 
   it('reports a signature seen in several logs once, saying where else it appeared', () => {
     const text = readFixture('logs/gloo-vllm-5094.txt')
-    const findings = diagnose({ logs: [ { source: 'spark-a', text }, { source: 'spark-b', text } ] })
+    const findings = diagnose({
+      logs: [
+        { source: 'spark-a', text },
+        { source: 'spark-b', text },
+      ],
+    })
     expect(findings).toHaveLength(1)
     expect(findings[0]?.evidence['Log line']).toBe('spark-a:3')
     expect(findings[0]?.evidence['Also seen at']).toBe('spark-b:3')
   })
 
   it("names the node behind Ray's (pid=N, ip=X) log prefix when the facts know that IP", () => {
-    const text = '(RayWorkerWrapper pid=1890, ip=192.168.200.13) RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n'
+    const text =
+      '(RayWorkerWrapper pid=1890, ip=192.168.200.13) RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n'
     expect(diagnose({ facts: healthyFacts, logs: [{ source: 'ray', text }] }).map(tag)).toEqual(['error GLOO_LOOPBACK@spark-b'])
     expect(diagnose({ logs: [{ source: 'ray', text }] }).map(tag)).toEqual(['error GLOO_LOOPBACK@192.168.200.13'])
   })
@@ -101,9 +107,7 @@ describe('diagnose', () => {
   })
 
   it('finds nothing in a healthy cluster with a healthy log', () => {
-    expect(
-      diagnose({ facts: healthyFacts, expected: expectation, logs: [{ source: 'x', text: readFixture('logs/engine-near-miss.txt') }] }),
-    ).toEqual([])
+    expect(diagnose({ facts: healthyFacts, expected: expectation, logs: [{ source: 'x', text: readFixture('logs/engine-near-miss.txt') }] })).toEqual([])
   })
 
   it('finds nothing in nothing', () => {

@@ -34,7 +34,18 @@ function probeOutput(node: string): string {
       { NodeID: 'b', Alive: true, NodeManagerAddress: '192.168.200.13', Resources: { GPU: 1, 'node:192.168.200.13': 1 } },
     ],
     // The autoscaler's snapshot has not seen the worker yet: 1 GPU in total.
-    ray_status: ['======== Autoscaler status ========', 'Node status', 'Active:', ' 1 node_a', 'Resources', 'Total Usage:', ' 0.0/1.0 GPU', 'Pending Demands:', ' (no resource demands)', ''].join('\n'),
+    ray_status: [
+      '======== Autoscaler status ========',
+      'Node status',
+      'Active:',
+      ' 1 node_a',
+      'Resources',
+      'Total Usage:',
+      ' 0.0/1.0 GPU',
+      'Pending Demands:',
+      ' (no resource demands)',
+      '',
+    ].join('\n'),
   })
 }
 

@@ -53,8 +53,10 @@ describe('RAY_GCS_UNREACHABLE', () => {
     expect(gcs.message).toContain('without a host')
     expect(found.some((f) => f.code === 'LOOPBACK_IDENTITY' && f.evidence['Ray node IP'] === '127.0.0.1')).toBe(true)
   })
-  it("Ray 1.x (\"Couldn't reconnect to GCS server … address was …\") and the raylet's 60-second give-up", () => {
-    expect(scan('net-gcs-old-ray-15389.txt').map((f) => [f.code, f.severity, f.evidence['GCS address tried']])).toEqual([['RAY_GCS_UNREACHABLE', 'error', '10.42.0.44:43507']])
+  it('Ray 1.x ("Couldn\'t reconnect to GCS server … address was …") and the raylet\'s 60-second give-up', () => {
+    expect(scan('net-gcs-old-ray-15389.txt').map((f) => [f.code, f.severity, f.evidence['GCS address tried']])).toEqual([
+      ['RAY_GCS_UNREACHABLE', 'error', '10.42.0.44:43507'],
+    ])
     expect(codes('net-gcs-raylet-60s-ray-34334.txt')).toEqual(['RAY_GCS_UNREACHABLE:error'])
   })
   it('near miss: connecting and connected (no failure line) is nothing', () => {
@@ -84,7 +86,10 @@ describe('LOOPBACK_IDENTITY', () => {
     expect(found[0]!.evidence['Setting']).toBe('--address 127.0.0.1')
   })
   it('a GCS address on loopback that fails is an error', () => {
-    const [f] = scanLog('[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 127.0.0.1:6379 within 5 seconds.\n', 'x')
+    const [f] = scanLog(
+      '[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 127.0.0.1:6379 within 5 seconds.\n',
+      'x',
+    )
     expect([f!.severity, f!.message]).toEqual(['error', expect.stringContaining('a loopback address')])
   })
   it('near miss: a routable node IP, and the dashboard on localhost', () => {

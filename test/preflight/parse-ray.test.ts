@@ -42,7 +42,9 @@ describe('parseRayNodes', () => {
   })
 
   it('reads an inline repr list with a truncated tail', () => {
-    const view = parseRayNodes("[{'NodeID': 'abc', 'Alive': True, 'NodeManagerAddress': '10.1.230.180', 'Resources': {'node:__internal_head__': 1.0, 'GPU': 1.0, ...}}]")
+    const view = parseRayNodes(
+      "[{'NodeID': 'abc', 'Alive': True, 'NodeManagerAddress': '10.1.230.180', 'Resources': {'node:__internal_head__': 1.0, 'GPU': 1.0, ...}}]",
+    )
     expect(view.nodes).toHaveLength(1)
     expect(view.nodes[0]).toMatchObject({ nodeId: 'abc', address: '10.1.230.180', isHead: true, resourcesTruncated: true })
   })
@@ -100,13 +102,22 @@ describe('parseRayStatus', () => {
     expect(view.nodes).toHaveLength(2)
     expect(view.totals?.['GPU']).toBe(16)
     // `… * 1, {'GPU': 1.0} * 15`: the pinned bundle and fifteen more.
-    expect(view.pendingDemands).toEqual([{ 'node:ec2-<MY ADDRESS>.us-west-2.compute.amazonaws.com': 0.001, GPU: 1 }, ...Array.from({ length: 15 }, () => ({ GPU: 1 }))])
+    expect(view.pendingDemands).toEqual([
+      { 'node:ec2-<MY ADDRESS>.us-west-2.compute.amazonaws.com': 0.001, GPU: 1 },
+      ...Array.from({ length: 15 }, () => ({ GPU: 1 })),
+    ])
   })
 
   it('reads the new layout with Idle, Total Usage, Total Demands and a -v node section (ray#39638)', () => {
     const view = parseRayStatus(readFixture('ray/status-ray-39638.txt'))
     expect(view.nodes).toEqual([
-      { nodeId: '328da3b1e9273cf946f6ac3dfee9404dacf429566cd0809a7f04f01c', alive: true, address: '', isHead: false, resources: { CPU: 36, memory: expect.any(Number), object_store_memory: expect.any(Number) } },
+      {
+        nodeId: '328da3b1e9273cf946f6ac3dfee9404dacf429566cd0809a7f04f01c',
+        alive: true,
+        address: '',
+        isHead: false,
+        resources: { CPU: 36, memory: expect.any(Number), object_store_memory: expect.any(Number) },
+      },
     ])
     expect(view.totals?.['CPU']).toBe(36)
     expect(view.totals?.['GPU']).toBe(0) // ray status leaves out resources whose total is 0

@@ -16,7 +16,11 @@ const wrapAt = (text: string, width: number): string =>
     .split('\n')
     .flatMap((l) => (l.length <= width ? [l] : Array.from({ length: Math.ceil(l.length / width) }, (_, i) => l.slice(i * width, (i + 1) * width))))
     .join('\n')
-const quote = (text: string): string => text.split('\n').map((l) => `> ${l}`).join('\n')
+const quote = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n')
 const crlf = (text: string): string => text.replace(/\n/g, '\r\n')
 
 /** The parts of a finding that must not depend on how the text was pasted. */
@@ -38,7 +42,7 @@ describe('every log fixture reads the same however it was pasted', () => {
 describe('normalisePaste', () => {
   it('takes off nested Ray prefixes (keeping the innermost ip), ANSI codes and the repeat suffix (keeping the count)', () => {
     const [l] = normalisePaste(
-      "\x1b[36m(EngineCore pid=630)\x1b[0m (RayWorkerWrapper pid=1890, ip=10.41.0.8) WARNING boom [repeated 3x across cluster] (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication, or see https://docs.ray.io/en/master/ray-observability/ray-logging.html#log-deduplication for more options.)\n",
+      '\x1b[36m(EngineCore pid=630)\x1b[0m (RayWorkerWrapper pid=1890, ip=10.41.0.8) WARNING boom [repeated 3x across cluster] (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication, or see https://docs.ray.io/en/master/ray-observability/ray-logging.html#log-deduplication for more options.)\n',
     )
     expect(l).toMatchObject({ text: 'WARNING boom', prefixIp: '10.41.0.8', repeated: 3, line: 1, physicalLines: 1 })
   })
@@ -51,7 +55,10 @@ describe('normalisePaste', () => {
         'INFO next record',
       ].join('\n'),
     )
-    expect(lines.map((l) => [l.line, l.physicalLines])).toEqual([[1, 2], [3, 1]])
+    expect(lines.map((l) => [l.line, l.physicalLines])).toEqual([
+      [1, 2],
+      [3, 1],
+    ])
     expect(lines[0]!.text).toContain("specs=[{'GPU': 1.0, 'node:10.0.0.9': 0.001}, {'GPU': 1.0}]")
     expect(lines[0]!.open).toBe(false)
   })
@@ -80,7 +87,11 @@ describe('placement lines across continuation lines (eugr/spark-vllm-docker#227)
 
   it('counts bundles: {GPU: 1} * 2 against a 1-GPU cluster "wants 2 GPUs, the cluster has 1"', () => {
     const one = parseRayNodes("10.0.0.1 {'node:__internal_head__': 1.0, 'GPU': 1.0}")
-    const [f] = scanLog("(autoscaler +5s) Error: No available node types can fulfill resource request {'GPU': 1.0} * 2. Add suitable node types to this cluster to resolve this issue.\n", 'x', one)
+    const [f] = scanLog(
+      "(autoscaler +5s) Error: No available node types can fulfill resource request {'GPU': 1.0} * 2. Add suitable node types to this cluster to resolve this issue.\n",
+      'x',
+      one,
+    )
     expect(f?.message).toContain('wants 2 GPUs, the cluster has 1')
   })
 })

@@ -46,7 +46,7 @@ describe('renderFindingsMarkdown', () => {
   it('renders a summary table and an evidence table per finding', () => {
     const md = renderFindingsMarkdown(seed)
     expect(md).toContain('| Code | Severity | Node | Message |')
-    expect(md).toContain("| `VLLM_PIN_NOT_IN_RAY` | ❌ error | spark-a | vLLM on spark-a pins placement-group bundle 0 to node:192.168.200.12")
+    expect(md).toContain('| `VLLM_PIN_NOT_IN_RAY` | ❌ error | spark-a | vLLM on spark-a pins placement-group bundle 0 to node:192.168.200.12')
     expect(md).toContain('#### `VLLM_HOST_IP_OVERRIDE` on spark-b')
     expect(md).toContain('| Ray identity of spark-b (NodeManagerAddress) | 10.1.230.181 |')
   })

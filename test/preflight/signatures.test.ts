@@ -29,7 +29,7 @@ describe('PLACEMENT_GROUP_PENDING', () => {
     expect(f?.fix).toContain('(10.1.230.180)')
   })
 
-  it("says Ray has the pinned node when it does (the group then waits for GPUs)", () => {
+  it('says Ray has the pinned node when it does (the group then waits for GPUs)', () => {
     const ray = parseRayNodes("192.168.200.12 {'node:__internal_head__': 1.0, 'GPU': 1.0}")
     const [f] = scan('seed-autoscaler.txt', ray)
     expect(f?.message).toContain('which Ray does have')
@@ -46,7 +46,11 @@ describe('PLACEMENT_GROUP_PENDING', () => {
   it("reads vLLM's older wait wording and reports the repeated waits once (aibrix#927)", () => {
     const found = scan('vllm-pg-wait-old.txt')
     expect(found.map((f) => f.code)).toEqual(['PLACEMENT_GROUP_PENDING'])
-    expect(found[0]?.evidence).toMatchObject({ 'Log line': 'vllm-pg-wait-old.txt:3', 'Waited so far': '10 s', 'Placement group asks for': 'node:10.163.194.101' })
+    expect(found[0]?.evidence).toMatchObject({
+      'Log line': 'vllm-pg-wait-old.txt:3',
+      'Waited so far': '10 s',
+      'Placement group asks for': 'node:10.163.194.101',
+    })
   })
 
   it("reads vLLM's newer wording behind srun and EngineCore prefixes (vllm#26028, gpustack#4979)", () => {
@@ -109,7 +113,7 @@ describe('UNIQUE_IP_ERROR', () => {
 })
 
 describe('GLOO_LOOPBACK', () => {
-  it('reads the fallback warning and connectFullMesh failure of vllm#7074, with the node from Ray\'s prefix', () => {
+  it("reads the fallback warning and connectFullMesh failure of vllm#7074, with the node from Ray's prefix", () => {
     const found = scan('gloo-vllm-7074.txt')
     expect(found.map((f) => [f.code, f.severity, f.node])).toEqual([
       ['GLOO_LOOPBACK', 'warning', '10.41.0.8'],
@@ -168,12 +172,7 @@ describe('RAY_IP_MISMATCH_WARNING', () => {
   })
 
   it('reads the new wording once per distinct IP (vllm#6689: five lines, four IPs)', () => {
-    expect(scan('ray-ip-mismatch-new.txt').map((f) => f.evidence['IP the process detected'])).toEqual([
-      '10.6.0.55',
-      '10.5.1.64',
-      '10.5.1.43',
-      '10.5.1.70',
-    ])
+    expect(scan('ray-ip-mismatch-new.txt').map((f) => f.evidence['IP the process detected'])).toEqual(['10.6.0.55', '10.5.1.64', '10.5.1.43', '10.5.1.70'])
   })
 
   it("reads Ray's Python-side wording (ray#35022)", () => {

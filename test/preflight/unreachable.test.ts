@@ -30,7 +30,10 @@ describe('preflight when nodes cannot be reached', () => {
 
   it('says so when the private key is not a key (a path pasted instead of the text, say)', async () => {
     const parsed = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'm.yml')
-    const m = { ...parsed.manifest!, nodes: parsed.manifest!.nodes.map((n, i) => ({ ...n, ssh: { host: `127.0.0.${i + 1}`, port: 1, hostKeys: ['SHA256:' + 'A'.repeat(43)] } })) }
+    const m = {
+      ...parsed.manifest!,
+      nodes: parsed.manifest!.nodes.map((n, i) => ({ ...n, ssh: { host: `127.0.0.${i + 1}`, port: 1, hostKeys: ['SHA256:' + 'A'.repeat(43)] } })),
+    }
     const r = await preflightManifest(m, { credentials: { privateKey: '/home/me/.ssh/id_ed25519' } })
     expect(Object.values(r.findings[0]!.evidence).join(' ')).toMatch(/the SSH private key cannot be used .*give the key's text/)
   })

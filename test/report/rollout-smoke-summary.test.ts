@@ -18,7 +18,7 @@ beforeAll(async () => {
 })
 
 describe('deploy summary', () => {
-  it('a seed-bug deploy stopped at the preflight gate and rolled back: the gate\'s mismatch in table and diagram, each node\'s release and final state', () => {
+  it("a seed-bug deploy stopped at the preflight gate and rolled back: the gate's mismatch in table and diagram, each node's release and final state", () => {
     const findings = runChecks(seedBugFacts, expectationFromManifest(manifest))
     const report: RolloutReport = {
       command: 'deploy',
@@ -40,7 +40,9 @@ describe('deploy summary', () => {
     const md = renderRolloutMarkdown('spark-pair', report, manifest)
     expect(md.split('\n')[0]).toBe('### ❌ failed: deploy spark-pair: release bug1 failed at preflight; on-failure rollback: done')
     expect(md).toContain('on-failure rollback: rolled back: release r1 started again')
-    expect(md).toContain('| spark-a | head | 10.1.230.180 | 192.168.200.12 | ❌ 10.1.230.180 (not the fabric IP) | ❌ node:192.168.200.12 (Ray knows spark-a as 10.1.230.180) | sha256:abababababab | r1 | running r1 · RAY_IDENTITY_NOT_FABRIC · VLLM_PIN_NOT_IN_RAY |')
+    expect(md).toContain(
+      '| spark-a | head | 10.1.230.180 | 192.168.200.12 | ❌ 10.1.230.180 (not the fabric IP) | ❌ node:192.168.200.12 (Ray knows spark-a as 10.1.230.180) | sha256:abababababab | r1 | running r1 · RAY_IDENTITY_NOT_FABRIC · VLLM_PIN_NOT_IN_RAY |',
+    )
     expect(md).toContain('n0_vllm -.-|"✗ Ray knows spark-a as 10.1.230.180"| n0_ray')
     // Without the manifest the rollout's own table is kept.
     expect(renderRolloutMarkdown('spark-pair', report)).toContain('| NODE | ROLE | RELEASE | IMAGE ID | RAY IDENTITY | STATE |')
@@ -69,7 +71,11 @@ describe('smoke summary', () => {
   it('node rows from the cluster proof: where the bundles sit, on the fabric IP or not', () => {
     const rows = smokeNodeRows(
       manifest,
-      { placementGroup: { id: 'pg1', state: 'CREATED', bundles: 2 }, serving: [{ ip: '192.168.200.12', node: 'spark-a', bundles: 1, alive: true }], findings: [] },
+      {
+        placementGroup: { id: 'pg1', state: 'CREATED', bundles: 2 },
+        serving: [{ ip: '192.168.200.12', node: 'spark-a', bundles: 1, alive: true }],
+        findings: [],
+      },
       [{ code: 'SMOKE_SERVING_NODE_MISSING', severity: 'error', node: 'spark-b', message: 'm', evidence: {}, fix: 'f' }],
     )
     expect(rows.map((r) => [r.name, r.rayIdentity, r.rayMatchesFabric, r.state])).toEqual([

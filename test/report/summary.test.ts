@@ -25,7 +25,12 @@ beforeAll(async () => {
 const diagramOf = (summary: string): string => /```mermaid\n([\s\S]*?)\n```/.exec(summary)?.[1] ?? ''
 
 /** Cells of a Markdown table row, split only on unescaped pipes (what GFM does). */
-const cells = (row: string): string[] => row.replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim())
+const cells = (row: string): string[] =>
+  row
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim())
 
 const rowOf = (summary: string, node: string): string[] => {
   const line = summary.split('\n').find((l) => l.startsWith(`| ${node} |`))
@@ -52,7 +57,14 @@ describe('node rows from manifest + facts + findings', () => {
     expect(head!.state).toContain('running')
     expect(head!.state).toContain('VLLM_PIN_NOT_IN_RAY')
     expect(head!.state).toContain('RAY_IDENTITY_NOT_FABRIC')
-    expect(worker).toMatchObject({ name: 'spark-b', rayIdentity: '10.1.230.181', rayMatchesFabric: false, vllmIp: '192.168.200.13', vllmPins: false, vllmMatchesRay: false })
+    expect(worker).toMatchObject({
+      name: 'spark-b',
+      rayIdentity: '10.1.230.181',
+      rayMatchesFabric: false,
+      vllmIp: '192.168.200.13',
+      vllmPins: false,
+      vllmMatchesRay: false,
+    })
     expect(worker!.state).not.toContain('VLLM_PIN_NOT_IN_RAY')
     expect(worker!.state).toContain('RAY_IDENTITY_NOT_FABRIC')
   })
@@ -67,7 +79,14 @@ describe('node rows from manifest + facts + findings', () => {
   })
 
   it('an unreachable node says why; without facts nothing is claimed', () => {
-    const down = withNode(healthyFacts, 'spark-b', (n) => ({ node: n.node, ok: false, error: 'connect ETIMEDOUT 10.1.230.181:22', interfaces: [], peers: [], gpus: [] }))
+    const down = withNode(healthyFacts, 'spark-b', (n) => ({
+      node: n.node,
+      ok: false,
+      error: 'connect ETIMEDOUT 10.1.230.181:22',
+      interfaces: [],
+      peers: [],
+      gpus: [],
+    }))
     const rows = nodeRowsFrom(manifest, down, [])
     expect(rows[1]!.state).toBe('unreachable: connect ETIMEDOUT 10.1.230.181:22')
     const bare = nodeRowsFrom(manifest, undefined, [])
@@ -108,7 +127,7 @@ describe('renderSummary', () => {
     expect(s).toMatch(/\*\*Fix:\*\* On spark-a start Ray with --node-ip-address=192\.168\.200\.12/)
   })
 
-  it('the incident: the diagram (parsed by mermaid) marks the head\'s Ray and vLLM and links them as a mismatch', async () => {
+  it("the incident: the diagram (parsed by mermaid) marks the head's Ray and vLLM and links them as a mismatch", async () => {
     const d = await parseFlowchart(diagramOf(seedSummary()))
     expect([...d.vertices.keys()].sort()).toEqual(['n0', 'n0_ray', 'n0_vllm', 'n1', 'n1_ray', 'n1_vllm', 'runner'].sort())
     expect(d.vertices.get('n0_ray')!.text).toBe('Ray head<br/>✗ 10.1.230.180, not the fabric IP')
@@ -129,7 +148,12 @@ describe('renderSummary', () => {
   })
 
   it('a healthy cluster: everything ✅, no mismatch lines, no bad class in the diagram', async () => {
-    const s = renderSummary({ verdict: 'passed', headline: 'preflight of spark-pair: no findings', nodes: nodeRowsFrom(manifest, healthyFacts, []), findings: [] })
+    const s = renderSummary({
+      verdict: 'passed',
+      headline: 'preflight of spark-pair: no findings',
+      nodes: nodeRowsFrom(manifest, healthyFacts, []),
+      findings: [],
+    })
     expect(s.split('\n')[0]).toBe('### ✅ passed: preflight of spark-pair: no findings')
     expect(s).not.toContain('❌')
     const d = await parseFlowchart(diagramOf(s))

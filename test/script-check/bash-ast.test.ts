@@ -17,7 +17,12 @@ describe('mvdan-sh behind bash-ast.ts', () => {
     expect([test('[[ a = b ]]'), test('[[ a == b ]]'), test('[[ a != b ]]')]).toEqual([OP.TsMatchShort, OP.TsMatch, OP.TsNoMatch])
     const exp = (t: string) => num(child(children(children(cmdOf(`echo ${t}`), 'Args')[1]!, 'Parts')[0]!, 'Exp')!, 'Op')
     expect([exp('${a-x}'), exp('${a:-x}'), exp('${a=x}'), exp('${a:=x}'), exp('${a+x}'), exp('${a:+x}')]).toEqual([
-      OP.DefaultUnset, OP.DefaultUnsetOrNull, OP.AssignUnset, OP.AssignUnsetOrNull, OP.AlternateUnset, OP.AlternateUnsetOrNull,
+      OP.DefaultUnset,
+      OP.DefaultUnsetOrNull,
+      OP.AssignUnset,
+      OP.AssignUnsetOrNull,
+      OP.AlternateUnset,
+      OP.AlternateUnsetOrNull,
     ])
   })
 

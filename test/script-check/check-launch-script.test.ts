@@ -64,7 +64,12 @@ describe("the seeds' incident script (spark-vllm-qwen35.sh, reconstructed)", () 
     const wrong = checkLaunchScript(text.replace('IFACE=enp1s0f1np1', 'IFACE=enP7s7'), { path: SEED, manifest: manifest! })
     const ifname = wrong.findings.filter((f) => f.code === 'SCRIPT_IFNAME_NOT_FABRIC')
     // NCCL and Gloo, on the head and on the worker: four findings, all pointing at the one assignment.
-    expect(ifname.map((f) => `${f.node}:${f.evidence['Script line']}`).sort()).toEqual([`spark-a:${SEED}:8`, `spark-a:${SEED}:8`, `spark-b:${SEED}:8`, `spark-b:${SEED}:8`])
+    expect(ifname.map((f) => `${f.node}:${f.evidence['Script line']}`).sort()).toEqual([
+      `spark-a:${SEED}:8`,
+      `spark-a:${SEED}:8`,
+      `spark-b:${SEED}:8`,
+      `spark-b:${SEED}:8`,
+    ])
     expect(ifname[0]!.patch).toContain('-IFACE=enP7s7\n+IFACE=enp1s0f1np1')
     expect(checkLaunchScript(wrong.patched!, { path: SEED, manifest: manifest! }).findings).toEqual([])
   })
@@ -97,19 +102,44 @@ describe('roles, however a script picks them, and Ray, however it is started', (
   const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
 
   it('by positional argument (case "$1"), with ray start run directly and VLLM_HOST_IP exported', () => {
-    const r = check(['#!/bin/bash', 'case "$1" in', '  head)', '    export VLLM_HOST_IP=10.0.0.1', '    ray start --head --port=6379', '    ;;', '  worker)', '    export VLLM_HOST_IP=10.0.0.2', '    ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2', '    ;;', 'esac'].join('\n'))
+    const r = check(
+      [
+        '#!/bin/bash',
+        'case "$1" in',
+        '  head)',
+        '    export VLLM_HOST_IP=10.0.0.1',
+        '    ray start --head --port=6379',
+        '    ;;',
+        '  worker)',
+        '    export VLLM_HOST_IP=10.0.0.2',
+        '    ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2',
+        '    ;;',
+        'esac',
+      ].join('\n'),
+    )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:5'])
     expect(r.patch).toContain('+    ray start --head --port=6379 --node-ip-address=10.0.0.1')
   })
 
   it('by hostname, with the command in a bash -c string inside docker run (reported, no patch inside a string)', () => {
-    const r = check(['H=$(hostname)', 'if [[ "$H" == spark-a* ]]; then', '  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block"', 'fi'].join('\n'))
+    const r = check(
+      ['H=$(hostname)', 'if [[ "$H" == spark-a* ]]; then', '  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block"', 'fi'].join(
+        '\n',
+      ),
+    )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
     expect(r.findings[0]!.patch).toBeUndefined()
   })
 
   it('by IP, with the value passed through a function and docker --env=', () => {
-    const r = check(['run() { docker run --env=VLLM_HOST_IP=$1 --entrypoint ray img start "${@:2}"; }', 'if ip -4 addr | grep -q 192.168.200.13; then', '  run 127.0.0.1 --address=192.168.200.12:6379 --node-ip-address=127.0.0.1', 'fi'].join('\n'))
+    const r = check(
+      [
+        'run() { docker run --env=VLLM_HOST_IP=$1 --entrypoint ray img start "${@:2}"; }',
+        'if ip -4 addr | grep -q 192.168.200.13; then',
+        '  run 127.0.0.1 --address=192.168.200.12:6379 --node-ip-address=127.0.0.1',
+        'fi',
+      ].join('\n'),
+    )
     expect(r.findings.map((f) => f.code)).toContain('SCRIPT_LOOPBACK_IDENTITY')
   })
 

@@ -16,7 +16,11 @@ describe('metrics', () => {
     const answers = ['completion.http', 'chat.http'].map((f) => parseAnswer(httpFixture(f).body, f.startsWith('chat')))
     const usage = answers.map((a) => (a.ok ? a.value.usage! : undefined)!)
     // The two streamed requests of the capture asked the same prompts with the same max_tokens.
-    const expected = { requests: 4, generationTokens: 2 * usage.reduce((s, u) => s + u.completionTokens, 0), promptTokens: 2 * usage.reduce((s, u) => s + u.promptTokens, 0) }
+    const expected = {
+      requests: 4,
+      generationTokens: 2 * usage.reduce((s, u) => s + u.completionTokens, 0),
+      promptTokens: 2 * usage.reduce((s, u) => s + u.promptTokens, 0),
+    }
     const d = metricsDelta(before, after, expected)
     expect(d.seen).toEqual(expected)
     expect(d.short).toEqual([])
@@ -39,8 +43,16 @@ describe('latency figures', () => {
     expect([percentile(v, 50), percentile(v, 95), percentile([7], 95), percentile([], 50)]).toEqual([50, 100, 7, undefined])
   })
   it('TTFT, ITL and decode speed of a stream; aggregate tokens/s of a burst', () => {
-    expect(streamFigures({ sentAt: 1000, tokenTimes: [1100, 1120, 1150, 1170], endedAt: 1180, completionTokens: 4 })).toEqual({ ttftMs: 100, itlMs: (20 + 30 + 20) / 3, tokensPerSecond: 3000 / 70 })
-    expect(streamFigures({ sentAt: 0, tokenTimes: [], endedAt: 5, completionTokens: 0 })).toEqual({ ttftMs: undefined, itlMs: undefined, tokensPerSecond: undefined })
+    expect(streamFigures({ sentAt: 1000, tokenTimes: [1100, 1120, 1150, 1170], endedAt: 1180, completionTokens: 4 })).toEqual({
+      ttftMs: 100,
+      itlMs: (20 + 30 + 20) / 3,
+      tokensPerSecond: 3000 / 70,
+    })
+    expect(streamFigures({ sentAt: 0, tokenTimes: [], endedAt: 5, completionTokens: 0 })).toEqual({
+      ttftMs: undefined,
+      itlMs: undefined,
+      tokensPerSecond: undefined,
+    })
     expect(burstFigures([100, 200, 300, 400], 64, 500)).toEqual({ requests: 4, p50Ms: 200, p95Ms: 400, tokensPerSecond: 128 })
   })
 })
@@ -48,7 +60,10 @@ describe('latency figures', () => {
 describe('answer assertions', () => {
   const answer = parseAnswer(httpFixture('completion.http').body, false)
   const a = answer.ok ? answer.value : undefined!
-  const check = (expect_: Record<string, unknown>, maxTokens = 8, ans = a) => checkAnswer({ prompt: 'Say hello', maxTokens, chat: false, expect: expect_ }, maxTokens, ans, 'prompt 1 (completion)', 'tiny-random').map((f) => `${f.code}: ${f.message}`)
+  const check = (expect_: Record<string, unknown>, maxTokens = 8, ans = a) =>
+    checkAnswer({ prompt: 'Say hello', maxTokens, chat: false, expect: expect_ }, maxTokens, ans, 'prompt 1 (completion)', 'tiny-random').map(
+      (f) => `${f.code}: ${f.message}`,
+    )
 
   it('the captured answer passes contains/regex/minimum/finish reason that hold', () => {
     expect(check({ contains: 'people', regex: '^ \\w+', minCompletionTokens: 8, finishReason: 'length' })).toEqual([])
@@ -63,8 +78,12 @@ describe('answer assertions', () => {
   })
   it('empty answers, a wrong model and usage that disagrees with the answer', () => {
     expect(check({}, 8, { ...a, text: '  ', model: 'other' }).map((s) => s.split(':')[0])).toEqual(['SMOKE_MODEL_MISSING', 'SMOKE_EMPTY_COMPLETION'])
-    expect(check({}, 16)).toEqual(['SMOKE_USAGE_INCONSISTENT: prompt 1 (completion): usage does not agree with the answer (finish_reason length with completion_tokens 8 ≠ max_tokens 16).'])
-    expect(check({}, 8, { ...a, usage: { promptTokens: 2, completionTokens: 8, totalTokens: 11 } })[0]).toMatch(/total_tokens 11 ≠ prompt_tokens 2 \+ completion_tokens 8/)
+    expect(check({}, 16)).toEqual([
+      'SMOKE_USAGE_INCONSISTENT: prompt 1 (completion): usage does not agree with the answer (finish_reason length with completion_tokens 8 ≠ max_tokens 16).',
+    ])
+    expect(check({}, 8, { ...a, usage: { promptTokens: 2, completionTokens: 8, totalTokens: 11 } })[0]).toMatch(
+      /total_tokens 11 ≠ prompt_tokens 2 \+ completion_tokens 8/,
+    )
   })
 })
 
@@ -84,7 +103,10 @@ describe('cluster proof', () => {
 
   it("a worker's Ray gone: the group reschedules and the worker is named as missing", () => {
     const b = healthy.nodes.find((n) => n.NodeManagerAddress === '172.30.200.13')!
-    const dead = { ...withPg({ state: 'RESCHEDULING', bundles_to_node_id: { '0': pg.bundles_to_node_id!['0'] } }), nodes: healthy.nodes.map((n) => (n === b ? { ...n, Alive: false } : n)) }
+    const dead = {
+      ...withPg({ state: 'RESCHEDULING', bundles_to_node_id: { '0': pg.bundles_to_node_id!['0'] } }),
+      nodes: healthy.nodes.map((n) => (n === b ? { ...n, Alive: false } : n)),
+    }
     expect(codes(dead)).toEqual(['SMOKE_PLACEMENT_GROUP_NOT_CREATED -', 'SMOKE_SERVING_NODE_MISSING spark-b'])
     const stillListed = { ...withPg({}), nodes: dead.nodes }
     expect(codes(stillListed)).toEqual(['SMOKE_BUNDLE_NODE_DEAD spark-b', 'SMOKE_SERVING_NODE_MISSING spark-b'])
@@ -97,7 +119,9 @@ describe('cluster proof', () => {
     expect(codes(mgmt)).toEqual(['SMOKE_BUNDLE_OFF_FABRIC -', 'SMOKE_SERVING_NODE_MISSING spark-a'])
     expect(codes({ ...withPg({ state: 'REMOVED' }) })).toEqual(['SMOKE_PLACEMENT_GROUP_MISSING -'])
     // A manifest that wants TP 1 on two 2-GPU nodes: the running group has other sizes.
-    expect(codes(healthy, { ...m, vllm: { ...m.vllm, tensorParallelSize: 1 }, nodes: m.nodes.map((n) => ({ ...n, gpus: 2 })) })).toEqual(['SMOKE_BUNDLE_COUNT -'])
+    expect(codes(healthy, { ...m, vllm: { ...m.vllm, tensorParallelSize: 1 }, nodes: m.nodes.map((n) => ({ ...n, gpus: 2 })) })).toEqual([
+      'SMOKE_BUNDLE_COUNT -',
+    ])
   })
 
   it('no group left after vLLM gave up, with a worker dead in Ray: the worker is named', () => {

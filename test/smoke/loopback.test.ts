@@ -17,13 +17,22 @@ afterEach(async () => {
 
 function manifestFor(f: FakeVllm, smoke: Record<string, unknown> = {}): Manifest {
   const m = labLikeManifest()
-  return { ...m, vllm: { ...m.vllm, port: f.port }, smoke: { ...m.smoke, url: f.url, readyTimeoutSeconds: 30, requestTimeoutSeconds: 10, clusterProof: false, metrics: true, ...smoke } as Manifest['smoke'] }
+  return {
+    ...m,
+    vllm: { ...m.vllm, port: f.port },
+    smoke: { ...m.smoke, url: f.url, readyTimeoutSeconds: 30, requestTimeoutSeconds: 10, clusterProof: false, metrics: true, ...smoke } as Manifest['smoke'],
+  }
 }
 
 async function smoke(b: FakeBehaviour, smokeSettings: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}) {
   fake = await startFakeVllm(b)
   const progress: string[] = []
-  const r = await runSmoke({ manifest: manifestFor(fake, smokeSettings), transports: new Map([['spark-a', fake.head]]), env, onProgress: (m) => progress.push(m) })
+  const r = await runSmoke({
+    manifest: manifestFor(fake, smokeSettings),
+    transports: new Map([['spark-a', fake.head]]),
+    env,
+    onProgress: (m) => progress.push(m),
+  })
   return { ...r, progress, codes: r.findings.filter((f) => f.severity === 'error').map((f) => f.code) }
 }
 
@@ -33,7 +42,9 @@ describe('smoke gate against loopback servers', () => {
     expect(r.codes).toEqual([])
     expect(r.ok).toBe(true)
     expect(r.report.readyAfterMs).toBeGreaterThanOrEqual(7500)
-    expect(r.progress.filter((p) => p.startsWith('waiting for'))).toEqual([expect.stringMatching(/waiting for vLLM on fake-head .*: \d+ s; last log line: .*vLLM API server version/)])
+    expect(r.progress.filter((p) => p.startsWith('waiting for'))).toEqual([
+      expect.stringMatching(/waiting for vLLM on fake-head .*: \d+ s; last log line: .*vLLM API server version/),
+    ])
     expect(r.outputs).toMatchObject({ verdict: 'passed', model: 'tiny-random' })
     for (const k of ['ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']) expect(Number(r.outputs[k]), k).toBeGreaterThan(0)
     // The fake counts exactly what it answered: 1 prompt + 1 stream + 4 burst.
@@ -43,16 +54,23 @@ describe('smoke gate against loopback servers', () => {
   })
 
   it('503 forever: fails at the deadline with SMOKE_NOT_READY and the last log line', async () => {
-    const r = await smoke({ health503: true, logLines: ['INFO loading weights', 'INFO Loading safetensors checkpoint shards: 40% Completed | 2/5'] }, { readyTimeoutSeconds: 4 })
+    const r = await smoke(
+      { health503: true, logLines: ['INFO loading weights', 'INFO Loading safetensors checkpoint shards: 40% Completed | 2/5'] },
+      { readyTimeoutSeconds: 4 },
+    )
     expect(r.codes).toEqual(['SMOKE_NOT_READY'])
     const f = r.findings[0]!
-    expect(f.message).toMatch(/did not answer GET \/health with 200 within 4 s .*Last log line: INFO Loading safetensors checkpoint shards: 40% Completed \| 2\/5/)
+    expect(f.message).toMatch(
+      /did not answer GET \/health with 200 within 4 s .*Last log line: INFO Loading safetensors checkpoint shards: 40% Completed \| 2\/5/,
+    )
     expect(f.fix).toMatch(/raise smoke.readyTimeoutSeconds/)
     expect(r.outputs.verdict).toBe('failed')
   })
 
   it('the placement-group wait in the log: PLACEMENT_GROUP_PENDING within seconds, long before the deadline', async () => {
-    const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8').split('\n').filter((l) => l.includes('Waiting for creating'))
+    const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('Waiting for creating'))
     const t0 = Date.now()
     const r = await smoke({ health503: true, logLines: wait }, { readyTimeoutSeconds: 1800 })
     expect(r.codes).toContain('PLACEMENT_GROUP_PENDING')
@@ -61,10 +79,15 @@ describe('smoke gate against loopback servers', () => {
   })
 
   it('a server that is up although its log once showed the placement-group wait: passes, the wait kept as a warning', async () => {
-    const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8').split('\n').filter((l) => l.includes('Waiting for creating'))
+    const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('Waiting for creating'))
     const r = await smoke({ logLines: wait.slice(0, 1) })
     expect(r.codes).toEqual([])
-    expect(r.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^Before vLLM became ready, its log showed: /) })
+    expect(r.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')).toMatchObject({
+      severity: 'warning',
+      message: expect.stringMatching(/^Before vLLM became ready, its log showed: /),
+    })
   })
 
   it('malformed JSON: SMOKE_BAD_RESPONSE quoting what came back', async () => {

@@ -32,7 +32,14 @@ afterAll(async () => {
 }, 120_000)
 
 it('passes on the healthy cluster: TTFT, ITL, tokens/s and p95, a metrics delta equal to the requests made, both nodes in the placement group', async () => {
-  const m: Manifest = { ...manifest, smoke: { ...manifest.smoke, burst: { requests: 4, maxTokens: 8 }, prompts: [...manifest.smoke.prompts, { prompt: 'Say hello', maxTokens: 6, chat: true, expect: { finishReason: 'length', regex: '\\w' } }] } }
+  const m: Manifest = {
+    ...manifest,
+    smoke: {
+      ...manifest.smoke,
+      burst: { requests: 4, maxTokens: 8 },
+      prompts: [...manifest.smoke.prompts, { prompt: 'Say hello', maxTokens: 6, chat: true, expect: { finishReason: 'length', regex: '\\w' } }],
+    },
+  }
   const r = await runSmoke({ manifest: m, transports, env: {}, onProgress: progress })
   process.stderr.write(r.text)
   expect(r.findings.filter((f) => f.severity !== 'info')).toEqual([])

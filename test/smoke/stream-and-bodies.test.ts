@@ -59,7 +59,10 @@ describe("vLLM's bodies", () => {
   })
 
   it('stream chunks: text deltas, the finish reason, the usage chunk, [DONE]', () => {
-    for (const [file, chat] of [['completion-stream.http', false], ['chat-stream.http', true]] as const) {
+    for (const [file, chat] of [
+      ['completion-stream.http', false],
+      ['chat-stream.http', true],
+    ] as const) {
       const chunks = dataOf(httpFixture(file).body, (s) => [s]).map((d) => parseStreamChunk(d, chat))
       expect(chunks.every((c) => c.ok)).toBe(true)
       const values = chunks.map((c) => (c.ok ? c.value : undefined))
@@ -71,10 +74,21 @@ describe("vLLM's bodies", () => {
   })
 
   it("both of vLLM's error shapes, the API-key shape and FastAPI's, and bodies with none", () => {
-    expect(parseErrorBody(httpFixture('error-model.http').body)).toEqual({ message: 'The model `no-such-model` does not exist.', type: 'NotFoundError', param: 'model', code: 404, shape: 'nested' })
+    expect(parseErrorBody(httpFixture('error-model.http').body)).toEqual({
+      message: 'The model `no-such-model` does not exist.',
+      type: 'NotFoundError',
+      param: 'model',
+      code: 404,
+      shape: 'nested',
+    })
     expect(parseErrorBody(httpFixture('error-maxtokens.http').body)).toMatchObject({ type: 'BadRequestError', param: 'max_tokens', shape: 'nested' })
     // vLLM <= 0.9 (flat ErrorResponse)
-    expect(parseErrorBody('{"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404}')).toEqual({ message: 'The model `x` does not exist.', type: 'NotFoundError', code: 404, shape: 'flat' })
+    expect(parseErrorBody('{"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404}')).toEqual({
+      message: 'The model `x` does not exist.',
+      type: 'NotFoundError',
+      code: 404,
+      shape: 'flat',
+    })
     expect(parseErrorBody('{"error":"Unauthorized"}')).toEqual({ message: 'Unauthorized', shape: 'plain' })
     expect(parseErrorBody('{"detail":"Not Found"}')).toEqual({ message: 'Not Found', shape: 'detail' })
     expect(parseErrorBody('<html>502 Bad Gateway</html>')).toEqual({ message: '<html>502 Bad Gateway</html>', shape: 'none' })

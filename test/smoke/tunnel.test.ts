@@ -18,7 +18,15 @@ let fake: FakeVllm
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  ssh = await SshTransport.connect({ name: 'spark-a', host: '127.0.0.1', port: sshd.port, user: 'root', privateKey: sshd.clientKey, pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port), connectTimeoutMs: 10_000 })
+  ssh = await SshTransport.connect({
+    name: 'spark-a',
+    host: '127.0.0.1',
+    port: sshd.port,
+    user: 'root',
+    privateKey: sshd.clientKey,
+    pins: pinsFromKnownHosts(sshd.knownHosts, '127.0.0.1', sshd.port),
+    connectTimeoutMs: 10_000,
+  })
   fake = await startFakeVllm({})
 })
 afterAll(async () => {

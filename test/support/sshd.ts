@@ -51,7 +51,13 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
       'UsePAM no',
       `PidFile ${join(dir, 'sshd.pid')}`,
       'LogLevel ERROR',
-      ...(opts.setEnv ? [`SetEnv ${Object.entries(opts.setEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`] : []),
+      ...(opts.setEnv
+        ? [
+            `SetEnv ${Object.entries(opts.setEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`,
+          ]
+        : []),
       '',
     ].join('\n'),
   )

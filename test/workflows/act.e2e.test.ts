@@ -49,7 +49,11 @@ afterAll(async () => {
 
 const headSha = (repo: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
 const containerIds = async () =>
-  Promise.all([...transports.values()].map(async (t) => (await t.run(argv('docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}}', manifest.container.name), { timeoutMs: 30_000 })).stdout.trim()))
+  Promise.all(
+    [...transports.values()].map(async (t) =>
+      (await t.run(argv('docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}}', manifest.container.name), { timeoutMs: 30_000 })).stdout.trim(),
+    ),
+  )
 
 const ip = (name: string, net: 'mgmtIp' | 'fabricIp') => info.nodes.find((n) => n.name === name)![net]
 const show = (r: ActResult) => r.log.split('\n').slice(-80).join('\n')
@@ -113,10 +117,21 @@ describe.sequential('the three triggers on the lab', () => {
   it('workflow_dispatch command: deploy of the seed bug fails with VLLM_PIN_NOT_IN_RAY and rolls back; the summary shows the mismatch in the table and the diagram; the artifact holds it all', async () => {
     // The change a person pushes: the launch script with the incident, named by the manifest.
     commitChange(repo, '.github/launch/seed-bug.sh', scenarioScript('seed-bug'), 'launch through our own script')
-    commitChange(repo, '.github/vllm-ray-deploy.yml', labManifest.replace(/^launch:\n {2}mode: builtin\n/m, 'launch:\n  mode: script\n  path: launch/seed-bug.sh\n'), 'use the launch script')
+    commitChange(
+      repo,
+      '.github/vllm-ray-deploy.yml',
+      labManifest.replace(/^launch:\n {2}mode: builtin\n/m, 'launch:\n  mode: script\n  path: launch/seed-bug.sh\n'),
+      'use the launch script',
+    )
     expect(readFileSync(join(repo, '.github/vllm-ray-deploy.yml'), 'utf8')).toContain('path: launch/seed-bug.sh')
     const bugRelease = headSha(repo)
-    const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-deploy.json', credentials, onLine: (l) => progress(`act: ${l}`) })
+    const r = await runAct(repo, {
+      event: 'workflow_dispatch',
+      workflow: 'deploy.yml',
+      eventFile: 'dispatch-deploy.json',
+      credentials,
+      onLine: (l) => progress(`act: ${l}`),
+    })
     timed('dispatch deploy (seed bug, rolled back)', r)
     expect(r.exitCode, show(r)).not.toBe(0)
     expect(r.jobSucceeded).toBe(false)
@@ -130,7 +145,10 @@ describe.sequential('the three triggers on the lab', () => {
     // After the rollback each node runs the push's release again, and the table says so.
     expect(summary).toMatch(new RegExp(`\\| spark-a \\| head \\|[^\\n]*\\| ${pushRelease} \\|`))
     // The failure steps ran: the report collected and uploaded (through the upload-artifact stand-in).
-    expect(r.steps.filter((s) => s.step.startsWith('Main Collect') || s.step.startsWith('Main Upload')).map((s) => s.ok), show(r)).toEqual([true, true])
+    expect(
+      r.steps.filter((s) => s.step.startsWith('Main Collect') || s.step.startsWith('Main Upload')).map((s) => s.ok),
+      show(r),
+    ).toEqual([true, true])
     const [name, files] = [...r.artifacts][0] ?? expect.unreachable('no artifact')
     expect(name).toMatch(/^vllm-ray-deploy-\d+-\d+$/)
     expect([...files.keys()].sort()).toEqual(['findings.json', 'outcome.txt', 'vllm-ray-deploy-deploy-summary.md', 'vllm-ray-deploy-facts.json'])
@@ -144,7 +162,12 @@ describe.sequential('the three triggers on the lab', () => {
 
   it('schedule -> preflight + smoke of the running (rolled back) cluster, green, and nothing redeployed', async () => {
     const before = await containerIds()
-    const r = await runAct(makeDeployRepo({ manifest: labManifest }), { event: 'schedule', workflow: 'scheduled-smoke.yml', eventFile: 'schedule.json', credentials })
+    const r = await runAct(makeDeployRepo({ manifest: labManifest }), {
+      event: 'schedule',
+      workflow: 'scheduled-smoke.yml',
+      eventFile: 'schedule.json',
+      credentials,
+    })
     timed('schedule -> preflight + smoke', r)
     expect(r.exitCode, show(r)).toBe(0)
     expect(r.steps.filter((s) => s.step === 'Main ./').map((s) => s.ok)).toEqual([true, true])

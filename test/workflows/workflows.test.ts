@@ -165,7 +165,11 @@ describe('inputs and outputs reach scripts only through env', () => {
     const inputs = Object.keys((w.on['workflow_dispatch'] as { inputs: Record<string, unknown> }).inputs)
     for (const name of inputs) expect(text, name).toContain(`inputs.${name}`)
     const envValues = steps(w).flatMap((s) => (s.run !== undefined ? Object.values(s.env ?? {}) : []))
-    for (const name of ['command', 'image', 'release', 'on-failure']) expect(envValues.some((v) => v.includes(`inputs.${name}`)), name).toBe(true)
+    for (const name of ['command', 'image', 'release', 'on-failure'])
+      expect(
+        envValues.some((v) => v.includes(`inputs.${name}`)),
+        name,
+      ).toBe(true)
   })
 })
 
@@ -175,7 +179,7 @@ describe('one rollout at a time, never cancelled', () => {
     for (const job of Object.values(w.jobs)) expect(job.concurrency).toBeUndefined()
   })
 
-  it('the group names the manifest\'s cluster', async () => {
+  it("the group names the manifest's cluster", async () => {
     const { manifest, errors } = await loadManifestFile(MANIFEST)
     expect(errors).toEqual([])
     expect(`vllm-ray-deploy-${manifest!.cluster}`).toBe(byFile('deploy.yml').concurrency!.group)
@@ -219,8 +223,7 @@ describe('the scripts the workflows run', () => {
 
   it('every run: that names a script names one that exists and is executable', () => {
     for (const w of all)
-      for (const s of steps(w))
-        for (const m of (s.run ?? '').matchAll(/(\.github\/scripts\/[\w.-]+)/g)) expect(statSync(m[1]!).mode & 0o111, m[1]).not.toBe(0)
+      for (const s of steps(w)) for (const m of (s.run ?? '').matchAll(/(\.github\/scripts\/[\w.-]+)/g)) expect(statSync(m[1]!).mode & 0o111, m[1]).not.toBe(0)
   })
 })
 
@@ -234,7 +237,10 @@ describe('actionlint', () => {
 
   it('is a real check: it flags a script that interpolates an input', () => {
     const bin = execFileSync('bash', ['.ci/tools', 'actionlint'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim()
-    const bad = readFileSync(join(DIR, 'deploy.yml'), 'utf8').replace('echo "vllm-ray-deploy: $COMMAND of spark-pair, triggered by $EVENT"', 'echo "${{ github.event.head_commit.message }}"')
+    const bad = readFileSync(join(DIR, 'deploy.yml'), 'utf8').replace(
+      'echo "vllm-ray-deploy: $COMMAND of spark-pair, triggered by $EVENT"',
+      'echo "${{ github.event.head_commit.message }}"',
+    )
     const r = spawnSync(bin, ['-no-color', '-'], { input: bad, encoding: 'utf8' })
     expect(r.status).toBe(1)
     expect(r.stdout).toMatch(/potentially untrusted/)

@@ -44,8 +44,7 @@ export interface CheckContext {
 }
 
 /** IPv4/IPv6 addresses (no prefix length) on a node's interfaces. */
-export const interfaceAddresses = (facts: NodeFacts | undefined): string[] =>
-  (facts?.interfaces ?? []).flatMap((i) => i.addresses.map(stripPrefixLength))
+export const interfaceAddresses = (facts: NodeFacts | undefined): string[] => (facts?.interfaces ?? []).flatMap((i) => i.addresses.map(stripPrefixLength))
 
 type Rule = (ray: RayNode, node: ClusterNode) => boolean
 
@@ -55,8 +54,7 @@ const MATCH_RULES: readonly Rule[] = [
   (r, n) => r.address !== '' && interfaceAddresses(n.facts).includes(r.address),
   (r, n) => r.address !== '' && n.expected?.fabricIp === r.address,
   (r, n) => r.address !== '' && (n.expected?.sshHost === r.address || n.facts?.sshHost === r.address),
-  (r, n) =>
-    r.hostname !== undefined && (n.facts?.hostname === r.hostname || n.expected?.sshHost === r.hostname || n.name === r.hostname),
+  (r, n) => r.hostname !== undefined && (n.facts?.hostname === r.hostname || n.expected?.sshHost === r.hostname || n.name === r.hostname),
 ]
 
 function matchRayNodes(rayNodes: readonly RayNode[], nodes: readonly ClusterNode[]): Map<RayNode, ClusterNode> {
@@ -150,8 +148,7 @@ export function describeRayNode(r: RayNode): string {
   return `${name}${r.isHead ? ' (head)' : ''}${r.alive ? '' : ' (dead)'}`
 }
 
-export const describeRayNodes = (nodes: readonly RayNode[]): string =>
-  nodes.length === 0 ? '(none)' : nodes.map(describeRayNode).join(', ')
+export const describeRayNodes = (nodes: readonly RayNode[]): string => (nodes.length === 0 ? '(none)' : nodes.map(describeRayNode).join(', '))
 
 /** Ray's GPU resource on a node: a number, 0 when the map is complete and lacks it, undefined when unknown. */
 export function rayGpus(r: RayNode): number | undefined {

@@ -6,9 +6,7 @@ import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
 const describeRoute = (r: RouteFacts): string =>
-  r.error
-    ? `no route (${r.error})`
-    : [r.dev && `dev ${r.dev}`, r.src && `src ${r.src}`, r.via && `via ${r.via}`].filter(Boolean).join(' ') || '(empty)'
+  r.error ? `no route (${r.error})` : [r.dev && `dev ${r.dev}`, r.src && `src ${r.src}`, r.via && `via ${r.via}`].filter(Boolean).join(' ') || '(empty)'
 
 /** The fabric interfaces on this node: the manifest's names, plus whichever holds the node's fabric IP. */
 function fabricInterfaces(ctx: CheckContext, node: ClusterNode): string[] {

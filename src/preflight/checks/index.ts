@@ -44,4 +44,3 @@ export function runChecks(facts: FactsBundle, expected?: Expectation): Finding[]
   const ctx = buildContext(facts, expected)
   return CHECKS.flatMap((check) => check(ctx))
 }
-

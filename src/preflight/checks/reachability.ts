@@ -7,17 +7,19 @@ import type { CheckContext } from './context.js'
 export function nodeUnreachable(ctx: CheckContext): Finding[] {
   return ctx.facts.nodes
     .filter((f) => !f.ok)
-    .map((f): Finding => ({
-      code: 'NODE_UNREACHABLE',
-      severity: 'error',
-      node: f.node,
-      message: `Could not gather facts from ${f.node}, so the checks that need them were skipped for it.`,
-      evidence: {
-        'SSH host': f.sshHost ?? ctx.expected?.nodes.find((n) => n.name === f.node)?.sshHost ?? '(unknown)',
-        Error: f.error ?? '(no error text)',
-      },
-      fix: `Make ${f.node} reachable over SSH (host, port, user, key, jump host) and able to run the facts script, then run the preflight again.`,
-    }))
+    .map(
+      (f): Finding => ({
+        code: 'NODE_UNREACHABLE',
+        severity: 'error',
+        node: f.node,
+        message: `Could not gather facts from ${f.node}, so the checks that need them were skipped for it.`,
+        evidence: {
+          'SSH host': f.sshHost ?? ctx.expected?.nodes.find((n) => n.name === f.node)?.sshHost ?? '(unknown)',
+          Error: f.error ?? '(no error text)',
+        },
+        fix: `Make ${f.node} reachable over SSH (host, port, user, key, jump host) and able to run the facts script, then run the preflight again.`,
+      }),
+    )
 }
 
 /** RAY_UNAVAILABLE: Ray was asked and did not answer; Ray comparisons are skipped. */

@@ -5,7 +5,13 @@
  * src/net/interface-list.ts, shared with the manifest rule.
  */
 
-import { SOCKET_IFNAME_VARIABLES as VARIABLES, type Selection, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../../net/interface-list.js'
+import {
+  SOCKET_IFNAME_VARIABLES as VARIABLES,
+  type Selection,
+  type SocketIfnameVariable,
+  parseInterfaceList,
+  selectInterfaces,
+} from '../../net/interface-list.js'
 import { ipInCidr, isLoopback, stripPrefixLength } from '../../net/ipv4.js'
 import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
@@ -14,12 +20,10 @@ import type { CheckContext, ClusterNode } from './context.js'
 /** Bridges and virtual links that do not make a machine multi-homed for this purpose. */
 const VIRTUAL = /^(lo|docker|veth|br-|virbr)/
 
-const ipv4s = (i: InterfaceFacts): string[] =>
-  i.addresses.map(stripPrefixLength).filter((a) => ipInCidr(a, '0.0.0.0/0') === true && !isLoopback(a))
+const ipv4s = (i: InterfaceFacts): string[] => i.addresses.map(stripPrefixLength).filter((a) => ipInCidr(a, '0.0.0.0/0') === true && !isLoopback(a))
 
 /** Interfaces that carry a routable IPv4 address and are up. */
-const addressed = (ifaces: readonly InterfaceFacts[]): InterfaceFacts[] =>
-  ifaces.filter((i) => i.up && !VIRTUAL.test(i.name) && ipv4s(i).length > 0)
+const addressed = (ifaces: readonly InterfaceFacts[]): InterfaceFacts[] => ifaces.filter((i) => i.up && !VIRTUAL.test(i.name) && ipv4s(i).length > 0)
 
 const describe = (ifaces: readonly InterfaceFacts[]): string =>
   ifaces.length === 0 ? '(none)' : ifaces.map((i) => `${i.name} ${i.addresses.join(' ') || '(no address)'}`).join(', ')
@@ -47,8 +51,7 @@ function fabricInterface(ctx: CheckContext, node: ClusterNode): string {
   return named ?? holding ?? ctx.expected?.fabricInterfaces[0] ?? '<fabric interface>'
 }
 
-const containerOf = (ctx: CheckContext, node: ClusterNode): string =>
-  node.facts?.container?.name ?? ctx.expected?.containerName ?? 'the container'
+const containerOf = (ctx: CheckContext, node: ClusterNode): string => node.facts?.container?.name ?? ctx.expected?.containerName ?? 'the container'
 
 /** SOCKET_IFNAME_MISSING: unset on a multi-homed node, or naming interfaces that do not exist. */
 export function socketIfnameMissing(ctx: CheckContext): Finding[] {

@@ -34,12 +34,19 @@ function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFact
 }
 
 /** Turn the probe's JSON into NodeFacts (pure; exported for tests). */
-export function nodeFactsFromProbe(node: ManifestNode, stdout: string, sshUser = 'the SSH user'): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
+export function nodeFactsFromProbe(
+  node: ManifestNode,
+  stdout: string,
+  sshUser = 'the SSH user',
+): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
   if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
   const p = parsed.output
   if (p.docker_error) {
-    return { facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${sshUser} have access to docker?)`), notes: p.errors }
+    return {
+      facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${sshUser} have access to docker?)`),
+      notes: p.errors,
+    }
   }
   const facts: NodeFacts = {
     node: node.name,
@@ -63,12 +70,21 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string, sshUser =
   if (node.role === 'head') {
     if (p.ray_nodes !== undefined) ray = { ...parseRayNodes(JSON.stringify(p.ray_nodes)), source: `ray.nodes() in ${node.name}'s container` }
     else if (p.ray_error !== undefined) ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: p.ray_error }
-    else if (!p.container?.running) ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: `container ${p.container?.name ?? '(none)'} is not running on the head` }
+    else if (!p.container?.running)
+      ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: `container ${p.container?.name ?? '(none)'} is not running on the head` }
   }
   return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: p.errors }
 }
 
-const failed = (node: ManifestNode, error: string): NodeFacts => ({ node: node.name, sshHost: node.ssh.host, ok: false, error, interfaces: [], peers: [], gpus: [] })
+const failed = (node: ManifestNode, error: string): NodeFacts => ({
+  node: node.name,
+  sshHost: node.ssh.host,
+  ok: false,
+  error,
+  interfaces: [],
+  peers: [],
+  gpus: [],
+})
 
 export interface GatherOptions {
   /**

@@ -44,7 +44,9 @@ const done = (p: ChildProcess, what: string): Promise<void> =>
 
 /** `ssh -F <lab ssh_config> <node> <remote line>`, the remote line rendered by the one quoting function. */
 function ssh(lab: BenchLab, node: ManifestNode, remote: string, stdio: 'pipe' | 'ignore' = 'pipe'): ChildProcess {
-  return spawn('ssh', ['-F', lab.info.sshConfigPath, '-o', 'BatchMode=yes', node.name, remote], { stdio: [stdio === 'pipe' ? 'pipe' : 'ignore', 'pipe', 'pipe'] })
+  return spawn('ssh', ['-F', lab.info.sshConfigPath, '-o', 'BatchMode=yes', node.name, remote], {
+    stdio: [stdio === 'pipe' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  })
 }
 
 async function sshRun(lab: BenchLab, node: ManifestNode, remote: string): Promise<string> {
@@ -56,7 +58,8 @@ async function sshRun(lab: BenchLab, node: ManifestNode, remote: string): Promis
 }
 
 /** Remove the image (every tag of its id) and the containers made from it: the node is cold. */
-const COLD = 'id=$1; c=$(docker ps -aq --filter ancestor="$id"); [ -z "$c" ] || docker rm -f $c >/dev/null; docker rmi -f "$id" >/dev/null 2>&1; ! docker image inspect "$id" >/dev/null 2>&1'
+const COLD =
+  'id=$1; c=$(docker ps -aq --filter ancestor="$id"); [ -z "$c" ] || docker rm -f $c >/dev/null; docker rmi -f "$id" >/dev/null 2>&1; ! docker image inspect "$id" >/dev/null 2>&1'
 export const coldNode = (lab: BenchLab, node: ManifestNode, imageId: string): Promise<string> => sshRun(lab, node, render(shScript(COLD, imageId)))
 
 /** Remote-side wall time of `docker load -i <file>`, ms. */

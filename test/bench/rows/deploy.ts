@@ -170,4 +170,3 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 
     note: counts.map((n) => `${n} node(s): ${(byCount.get(n)!.withoutModelMs / 1000).toFixed(1)} s (${stageText(byCount.get(n)!.stages)})`).join('; '),
   }
 }
-

@@ -37,7 +37,10 @@ export async function startupRows(actionEntry: string, runs = 7): Promise<Row[]>
       const up = connect(sshd.port, '127.0.0.1')
       sockets.add(client).add(up)
       client.pipe(up).pipe(client)
-      const drop = () => (client.destroy(), up.destroy())
+      const drop = () => {
+        client.destroy()
+        up.destroy()
+      }
       client.on('error', drop).on('close', drop)
       up.on('error', drop).on('close', drop)
     }),

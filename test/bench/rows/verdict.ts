@@ -28,7 +28,8 @@ export async function verdictRows(lab: BenchLab, runs = 3): Promise<Row[]> {
     // The first run starts the moment the scenario returns, i.e. when Ray has every node.
     const { ms, value } = await timed(() => preflightManifest(lab.manifest, { credentials: lab.credentials }))
     const f = value.findings.find((x) => x.code === 'VLLM_PIN_NOT_IN_RAY')
-    if (!f || f.severity !== 'error' || !f.fix) throw new Error(`the preflight did not report VLLM_PIN_NOT_IN_RAY with a fix (found: ${value.findings.map((x) => x.code).join(', ') || 'nothing'})`)
+    if (f?.severity !== 'error' || !f.fix)
+      throw new Error(`the preflight did not report VLLM_PIN_NOT_IN_RAY with a fix (found: ${value.findings.map((x) => x.code).join(', ') || 'nothing'})`)
     verdicts.push(ms)
   }
   log(`row 1: verdicts ${verdicts.map((v) => Math.round(v)).join(', ')} ms; now the stand-in's own signal`)
@@ -47,7 +48,9 @@ export async function verdictRows(lab: BenchLab, runs = 3): Promise<Row[]> {
     if (!watch.findings.some((x) => x.code === 'PLACEMENT_GROUP_PENDING')) throw new Error(`the stand-in showed no placement-group wait: ${watch.reason}`)
     firstSignMs = performance.now() - t0
     for (;;) {
-      const r = await head.run(argv('docker', 'exec', lab.manifest.container.name, 'grep', '-q', 'Waiting for creating a placement group', VLLM_LOG), { timeoutMs: 30_000 })
+      const r = await head.run(argv('docker', 'exec', lab.manifest.container.name, 'grep', '-q', 'Waiting for creating a placement group', VLLM_LOG), {
+        timeoutMs: 30_000,
+      })
       if (r.code === 0) break
       if (performance.now() - t0 > 180_000) throw new Error("the stand-in never logged vLLM's placement-group wait line")
       await new Promise((res) => setTimeout(res, 250))
@@ -68,7 +71,9 @@ export async function verdictRows(lab: BenchLab, runs = 3): Promise<Row[]> {
       goal,
       note:
         'the first verdict starts the moment Ray has every node; the stand-in waits and logs like vLLM (first message after 10 s, then doubling: `_wait_until_pg_ready`, vllm/v1/executor/ray_utils.py)' +
-        (firstSignMs !== undefined ? `; this tool's log watcher stopped vLLM at its first placement-group sign after ${(firstSignMs / 1000).toFixed(1)} s` : ''),
+        (firstSignMs !== undefined
+          ? `; this tool's log watcher stopped vLLM at its first placement-group sign after ${(firstSignMs / 1000).toFixed(1)} s`
+          : ''),
     },
     {
       id: '1b',

@@ -27,15 +27,19 @@ function run(cmd: string, args: string[], timeoutMs: number) {
 }
 
 describe('vLLM stand-in (Python)', () => {
-  it('passes its unittest suite on a real Ray cluster', () => {
-    const setup = run('bash', [join(here, 'setup-venv.sh')], 15 * MINUTE)
-    if (setup.status !== 0) {
-      throw new Error(`setup-venv.sh failed (status ${setup.status}, ${setup.signal ?? setup.error ?? ''}):\n${setup.output.slice(-6000)}`)
-    }
-    const tests = run(join(venv, 'bin', 'python'), ['-m', 'unittest', 'discover', '-s', here, '-p', 'test_*.py', '-v'], 20 * MINUTE)
-    if (tests.status !== 0) {
-      throw new Error(`python tests failed (status ${tests.status}, ${tests.signal ?? tests.error ?? ''}):\n${tests.output.slice(-12000)}`)
-    }
-    expect(tests.output).toMatch(/\nOK/)
-  }, 35 * MINUTE)
+  it(
+    'passes its unittest suite on a real Ray cluster',
+    () => {
+      const setup = run('bash', [join(here, 'setup-venv.sh')], 15 * MINUTE)
+      if (setup.status !== 0) {
+        throw new Error(`setup-venv.sh failed (status ${setup.status}, ${setup.signal ?? setup.error ?? ''}):\n${setup.output.slice(-6000)}`)
+      }
+      const tests = run(join(venv, 'bin', 'python'), ['-m', 'unittest', 'discover', '-s', here, '-p', 'test_*.py', '-v'], 20 * MINUTE)
+      if (tests.status !== 0) {
+        throw new Error(`python tests failed (status ${tests.status}, ${tests.signal ?? tests.error ?? ''}):\n${tests.output.slice(-12000)}`)
+      }
+      expect(tests.output).toMatch(/\nOK/)
+    },
+    35 * MINUTE,
+  )
 })

@@ -21,7 +21,7 @@ describe('GPU_SHORTFALL', () => {
     })
   })
 
-  it("uses ray status totals when that is all there is", () => {
+  it('uses ray status totals when that is all there is', () => {
     const statusOnly = { ...healthyFacts, ray: parseRayStatus(readFixture('ray/status-rllm-35.txt')) }
     expect(only(statusOnly, 'GPU_SHORTFALL')[0]?.evidence['Ray total GPU']).toBe('1')
   })
@@ -62,7 +62,11 @@ describe('HEAD_WITHOUT_GPU', () => {
   })
 
   it('is only a warning with RayExecutorV2, which does not need a GPU on the driver', () => {
-    const v2 = withContainer(headless, 'spark-a', (c) => ({ ...c, versions: { ...c.versions, vllm: '0.19.1' }, env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' } }))
+    const v2 = withContainer(headless, 'spark-a', (c) => ({
+      ...c,
+      versions: { ...c.versions, vllm: '0.19.1' },
+      env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' },
+    }))
     expect(only(v2, 'HEAD_WITHOUT_GPU')[0]?.severity).toBe('warning')
   })
 

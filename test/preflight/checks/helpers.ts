@@ -5,8 +5,7 @@ import type { Finding, FindingCode } from '../../../src/preflight/finding.js'
 import { expectation } from '../fixtures/facts.js'
 
 /** Checks against the spark-pair manifest; pass `null` for "no manifest". */
-export const check = (facts: FactsBundle, expected: Expectation | null = expectation): Finding[] =>
-  runChecks(facts, expected ?? undefined)
+export const check = (facts: FactsBundle, expected: Expectation | null = expectation): Finding[] => runChecks(facts, expected ?? undefined)
 
 /** `CODE@node` per finding, in order. */
 export const codes = (facts: FactsBundle, expected: Expectation | null = expectation): string[] =>

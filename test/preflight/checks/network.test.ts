@@ -71,7 +71,9 @@ describe('FABRIC_UNREACHABLE', () => {
   it('reports a route to the peer that leaves through the management NIC', () => {
     const viaMgmt = withNode(healthyFacts, 'spark-a', (n) => ({
       ...n,
-      peers: [{ peer: 'spark-b', ip: '192.168.200.13', route: { to: '192.168.200.13', dev: 'enP7s7', src: '10.1.230.180', via: '10.1.230.1' }, reachable: true }],
+      peers: [
+        { peer: 'spark-b', ip: '192.168.200.13', route: { to: '192.168.200.13', dev: 'enP7s7', src: '10.1.230.180', via: '10.1.230.1' }, reachable: true },
+      ],
     }))
     const [f] = only(viaMgmt, 'FABRIC_UNREACHABLE')
     expect(f?.message).toBe('From spark-a, the route to 192.168.200.13 leaves via enP7s7, not the fabric interface enp1s0f1np1.')
@@ -82,7 +84,15 @@ describe('FABRIC_UNREACHABLE', () => {
   it('reports an unanswered probe and a missing route', () => {
     const down = withNode(healthyFacts, 'spark-b', (n) => ({
       ...n,
-      peers: [{ peer: 'spark-a', ip: '192.168.200.12', route: { to: '192.168.200.12', dev: 'enp1s0f1np1', src: '192.168.200.13' }, reachable: false, detail: 'timeout after 3 s' }],
+      peers: [
+        {
+          peer: 'spark-a',
+          ip: '192.168.200.12',
+          route: { to: '192.168.200.12', dev: 'enp1s0f1np1', src: '192.168.200.13' },
+          reachable: false,
+          detail: 'timeout after 3 s',
+        },
+      ],
     }))
     expect(only(down, 'FABRIC_UNREACHABLE')[0]?.evidence['Probe']).toBe('unreachable (timeout after 3 s)')
     const noRoute = withNode(healthyFacts, 'spark-b', (n) => ({
@@ -93,7 +103,10 @@ describe('FABRIC_UNREACHABLE', () => {
   })
 
   it('reports a node without its fabric IP, or with the fabric interface down', () => {
-    const noIp = withNode(healthyFacts, 'spark-b', (n) => ({ ...n, interfaces: n.interfaces.map((i) => (i.name === 'enp1s0f1np1' ? { ...i, addresses: [] } : i)) }))
+    const noIp = withNode(healthyFacts, 'spark-b', (n) => ({
+      ...n,
+      interfaces: n.interfaces.map((i) => (i.name === 'enp1s0f1np1' ? { ...i, addresses: [] } : i)),
+    }))
     expect(only(noIp, 'FABRIC_UNREACHABLE')[0]?.message).toBe('spark-b has no interface holding its fabric IP 192.168.200.13.')
     const down = withNode(healthyFacts, 'spark-b', (n) => ({ ...n, interfaces: n.interfaces.map((i) => (i.name === 'enp1s0f1np1' ? { ...i, up: false } : i)) }))
     expect(only(down, 'FABRIC_UNREACHABLE')[0]?.message).toBe("spark-b's fabric interface enp1s0f1np1 holding 192.168.200.13 is down.")

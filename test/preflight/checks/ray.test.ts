@@ -62,7 +62,7 @@ describe('DUPLICATE_NODE_IP (Ray)', () => {
 })
 
 describe('RAY_IDENTITY_NOT_FABRIC', () => {
-  it("reports the head registered under the management IP, naming the interface and the flag", () => {
+  it('reports the head registered under the management IP, naming the interface and the flag', () => {
     const [head] = only(seedBugFacts, 'RAY_IDENTITY_NOT_FABRIC')
     expect(head).toMatchObject({ node: 'spark-a', severity: 'error' })
     expect(head?.evidence).toEqual({
@@ -71,7 +71,7 @@ describe('RAY_IDENTITY_NOT_FABRIC', () => {
       'Expected fabric IP': '192.168.200.12',
       'Interface holding 10.1.230.180': 'enP7s7 (default route)',
     })
-    expect(head?.fix).toContain('On spark-a start Ray\'s head with --node-ip-address=192.168.200.12')
+    expect(head?.fix).toContain("On spark-a start Ray's head with --node-ip-address=192.168.200.12")
   })
 
   it('warns when a node registered another address inside the fabric subnet', () => {

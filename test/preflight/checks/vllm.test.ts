@@ -72,13 +72,17 @@ describe('VLLM_HOST_IP_OVERRIDE', () => {
     expect(only(seedBugFacts, 'VLLM_HOST_IP_OVERRIDE').map((f) => f.node)).toEqual(['spark-b'])
   })
 
-  it("reports a head whose VLLM_HOST_IP names another Ray node (the pin lands on the worker)", () => {
+  it('reports a head whose VLLM_HOST_IP names another Ray node (the pin lands on the worker)', () => {
     const swapped = withContainer(healthyFacts, 'spark-a', (c) => ({ ...c, env: { ...c.env, VLLM_HOST_IP: '192.168.200.13' }, vllmIp: '192.168.200.13' }))
     expect(codes(swapped)).toEqual(['VLLM_HOST_IP_OVERRIDE@spark-a', 'DUPLICATE_NODE_IP'])
   })
 
   it('is a warning when the executor is RayExecutorV2', () => {
-    const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({ ...c, versions: { ...c.versions, vllm: '0.19.1' }, env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' } }))
+    const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({
+      ...c,
+      versions: { ...c.versions, vllm: '0.19.1' },
+      env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' },
+    }))
     expect(only(v2, 'VLLM_HOST_IP_OVERRIDE').map((f) => [f.node, f.severity])).toEqual([
       ['spark-a', 'warning'],
       ['spark-b', 'warning'],
@@ -95,7 +99,7 @@ describe('VLLM_HOST_IP_OVERRIDE', () => {
 describe('DUPLICATE_NODE_IP (vLLM)', () => {
   const shared = withContainer(healthyFacts, 'spark-b', (c) => ({ ...c, env: { ...c.env, VLLM_HOST_IP: '192.168.200.12' }, vllmIp: '192.168.200.12' }))
 
-  it('reports one VLLM_HOST_IP shared by both nodes, naming the unique-IP error and each node\'s right value', () => {
+  it("reports one VLLM_HOST_IP shared by both nodes, naming the unique-IP error and each node's right value", () => {
     const [f] = only(shared, 'DUPLICATE_NODE_IP')
     expect(f).toMatchObject({ node: null, severity: 'error' })
     expect(f?.message).toContain('Every node should have a unique IP address')

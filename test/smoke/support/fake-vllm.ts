@@ -74,7 +74,10 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-fake-vllm-'))
   writeFileSync(join(dir, 'docker'), SHIM)
   chmodSync(join(dir, 'docker'), 0o755)
-  writeFileSync(join(dir, 'log'), (b.logLines ?? ['(APIServer pid=4242) INFO 12-03 10:00:00 [api_server.py:1] vLLM API server version 0.17.0']).map((l) => `${l}\n`).join(''))
+  writeFileSync(
+    join(dir, 'log'),
+    (b.logLines ?? ['(APIServer pid=4242) INFO 12-03 10:00:00 [api_server.py:1] vLLM API server version 0.17.0']).map((l) => `${l}\n`).join(''),
+  )
   writeFileSync(join(dir, 'alive'), '')
   const port = await freePort()
   const counters = { requests: 0, generation: 0, prompt: 0 }
@@ -106,13 +109,17 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
     if (path === '/metrics') {
       const l = `{model_name="${MODEL}",engine="0"}`
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
-      res.end(`# TYPE vllm:request_success_total counter\nvllm:request_success_total{model_name="${MODEL}",engine="0",finished_reason="length"} ${counters.requests}.0\nvllm:generation_tokens_total${l} ${counters.generation}.0\nvllm:prompt_tokens_total${l} ${counters.prompt}.0\n`)
+      res.end(
+        `# TYPE vllm:request_success_total counter\nvllm:request_success_total{model_name="${MODEL}",engine="0",finished_reason="length"} ${counters.requests}.0\nvllm:generation_tokens_total${l} ${counters.generation}.0\nvllm:prompt_tokens_total${l} ${counters.prompt}.0\n`,
+      )
       return
     }
-    if (path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: b.listedModel ?? MODEL, object: 'model', owned_by: 'vllm', root: 'vrd-lab/tiny-random' }] })
+    if (path === '/v1/models')
+      return json(res, 200, { object: 'list', data: [{ id: b.listedModel ?? MODEL, object: 'model', owned_by: 'vllm', root: 'vrd-lab/tiny-random' }] })
     if (path !== '/v1/completions' && path !== '/v1/chat/completions') return json(res, 404, { detail: 'Not Found' })
     const body = await readBody(req)
-    if (body.model !== MODEL) return json(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, type: 'NotFoundError', param: 'model', code: 404 } })
+    if (body.model !== MODEL)
+      return json(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, type: 'NotFoundError', param: 'model', code: 404 } })
     const chat = path === '/v1/chat/completions'
     const n = Math.min(Number(body.max_tokens ?? 16), WORDS.length)
     const words = b.emptyText ? [] : WORDS.slice(0, n)
@@ -131,14 +138,17 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
         return
       }
       count()
-      const choice = chat ? { index: 0, message: { role: 'assistant', content: words.join('').trimStart() }, finish_reason: finish } : { index: 0, text: words.join(''), finish_reason: finish }
+      const choice = chat
+        ? { index: 0, message: { role: 'assistant', content: words.join('').trimStart() }, finish_reason: finish }
+        : { index: 0, text: words.join(''), finish_reason: finish }
       return json(res, 200, { id: 'cmpl-1', object: chat ? 'chat.completion' : 'text_completion', model: MODEL, choices: [choice], usage })
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' })
     res.flushHeaders()
     res.socket?.setNoDelay(true)
     const chunk = (c: object) => ({ id: 'cmpl-1', object: chat ? 'chat.completion.chunk' : 'text_completion', model: MODEL, ...c })
-    const delta = (t: string, f: string | null) => chunk({ choices: [chat ? { index: 0, delta: { content: t }, finish_reason: f } : { index: 0, text: t, finish_reason: f }] })
+    const delta = (t: string, f: string | null) =>
+      chunk({ choices: [chat ? { index: 0, delta: { content: t }, finish_reason: f } : { index: 0, text: t, finish_reason: f }] })
     const events = [...words.map((w) => delta(w, null)), delta('', finish), chunk({ choices: [], usage })].map((e) => `data: ${JSON.stringify(e)}\n\n`)
     events.push('data: [DONE]\n\n')
     for (const [i, e] of events.entries()) {
