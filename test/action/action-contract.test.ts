@@ -73,6 +73,12 @@ const SCENARIOS: readonly Scenario[] = [
     result: 'failed',
   },
   {
+    name: 'deploy through a real sshd: the host checks stop it before anything changes (no GPU, no Ray)',
+    with: (f) => ({ command: 'deploy', manifest: loopbackManifest(f), 'ssh-private-key': f.sshd.clientKey }),
+    exit: 1,
+    result: 'failed',
+  },
+  {
     name: 'diagnose with only ray-nodes (the default manifest does not exist)',
     with: () => ({ command: 'diagnose', 'ray-nodes': 'test/preflight/fixtures/ray/ray-nodes-healthy.json' }),
     exit: 0,

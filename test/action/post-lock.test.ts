@@ -14,6 +14,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import { SshTransport } from '../../src/transport/ssh.js'
+import { inputEnv } from '../support/action.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
@@ -26,7 +27,15 @@ function runStep(env: Record<string, string>) {
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_STATE: join(dir, 'state') }
   for (const f of Object.values(files)) writeFileSync(f, '')
   const r = spawnSync('node', [resolve('dist/index.js')], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', RUNNER_TEMP: dir, GITHUB_WORKSPACE: resolve('.'), ...files, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      RUNNER_TEMP: dir,
+      GITHUB_WORKSPACE: resolve('.'),
+      ...files,
+      ...inputEnv({}),
+      ...env,
+    },
     encoding: 'utf8',
   })
   return { ...r, state: readFileSync(files.GITHUB_STATE, 'utf8') }
