@@ -54685,8 +54685,6 @@ const OUTPUT_NAMES = (/* unused pure expression or super */ null && ([
     'tokens-per-second',
     'p95-ms',
 ]));
-/** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
-const notYetAvailable = (command) => usageError(`"${command}" is not available in this release yet; validate, plan, preflight, smoke and diagnose are`);
 const usageError = (message) => ({
     exitCode: 2,
     headline: message,

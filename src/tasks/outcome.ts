@@ -69,10 +69,6 @@ export interface TaskOutcome {
   readonly files: readonly OutputFile[]
 }
 
-/** A command the Action and the CLI accept whose stage has not shipped yet: say so, never pretend. */
-export const notYetAvailable = (command: string): TaskOutcome =>
-  usageError(`"${command}" is not available in this release yet; validate, plan, preflight, smoke and diagnose are`)
-
 export const usageError = (message: string): TaskOutcome => ({
   exitCode: 2,
   headline: message,
