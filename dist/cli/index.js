@@ -51106,8 +51106,7 @@ function smokeJson(r) {
  * The smoke test as one function: the deploy's last gate and the whole of `smoke` (CLI and
  * Action). Readiness through the start-up watcher on the head, then the API through an SSH tunnel
  * (or smoke.url), the inference checks and the metrics delta, then the cluster proof from Ray.
- * The deploy calls it through the same structural type (src/deploy/smoke-seam.ts), so the two
- * never drift.
+ * The deploy's seam (src/deploy/smoke-seam.ts) takes its input and result types from here.
  */
 
 
@@ -52735,41 +52734,32 @@ async function deployRelease(o) {
         const nodes = await r.inStage('report', () => r.table(m, facts ?? rep.facts, (_n, s) => containerState(s)));
         return { command: 'deploy', ...rep, nodes, durationMs: Date.now() - r.started };
     };
+    /** A stop before the lock was held or anything changed: no audit line, the nodes as they are. */
+    const stoppedBeforeAnyChange = async (stage, reason, detail, findings) => {
+        const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)));
+        return {
+            command: 'deploy',
+            ...base,
+            result: 'failed',
+            changed: false,
+            rolledBack: false,
+            failure: { stage, reason },
+            onFailure: { action: 'none', ok: true, detail },
+            findings,
+            nodes,
+            durationMs: Date.now() - r.started,
+        };
+    };
     // launch.mode: script: the script is read before anything runs (the seeds' two bugs are visible in it).
     const script = await r.inStage('script-check', () => staticScriptCheck(m, o.manifestPath));
     if (script.blocking.length > 0) {
-        const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)));
         const reason = [...new Set(script.blocking.map((f) => f.code))].join(', ');
-        return {
-            command: 'deploy',
-            ...base,
-            result: 'failed',
-            changed: false,
-            rolledBack: false,
-            failure: { stage: 'script-check', reason },
-            onFailure: { action: 'none', ok: true, detail: 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)' },
-            findings: script.findings,
-            nodes,
-            durationMs: Date.now() - r.started,
-        };
+        return stoppedBeforeAnyChange('script-check', reason, 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)', script.findings);
     }
     early.push(...script.findings);
     const lock = await r.lock(m, o.release);
-    if (!lock.ok) {
-        const nodes = await r.inStage('report', () => r.table(m, undefined, (_n, s) => containerState(s)));
-        return {
-            command: 'deploy',
-            ...base,
-            result: 'failed',
-            changed: false,
-            rolledBack: false,
-            failure: { stage: 'lock', reason: lock.message },
-            onFailure: { action: 'none', ok: true, detail: 'nothing was changed: another rollout holds the lock' },
-            findings: [lock.finding],
-            nodes,
-            durationMs: Date.now() - r.started,
-        };
-    }
+    if (!lock.ok)
+        return stoppedBeforeAnyChange('lock', lock.message, 'nothing was changed: another rollout holds the lock', [lock.finding]);
     try {
         const states = await r.inStage('state', () => readNodeStates(m, o.transports));
         const unreadable = [...states.values()].filter((s) => s.error);

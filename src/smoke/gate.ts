@@ -2,8 +2,7 @@
  * The smoke test as one function: the deploy's last gate and the whole of `smoke` (CLI and
  * Action). Readiness through the start-up watcher on the head, then the API through an SSH tunnel
  * (or smoke.url), the inference checks and the metrics delta, then the cluster proof from Ray.
- * The deploy calls it through the same structural type (src/deploy/smoke-seam.ts), so the two
- * never drift.
+ * The deploy's seam (src/deploy/smoke-seam.ts) takes its input and result types from here.
  */
 import { lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
 import type { Manifest } from '../manifest/schema.js'
