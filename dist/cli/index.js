@@ -57003,6 +57003,8 @@ function nodeContainerSpec(layout, node, o) {
             [DIR_LABEL]: o.labDir,
             // The fabric attachment is part of the node's shape too.
             'vrd-lab.fabric': `${layout.fabric.name}=${node.fabricIp}`,
+            // sshd loads its host key at boot: a new key in the lab dir needs a new container.
+            'vrd-lab.host-key': (0,external_node_crypto_namespaceObject.createHash)('sha256').update(o.hostKey).digest('hex').slice(0, 16),
         },
         stopTimeoutSeconds: 20,
     });
@@ -57443,7 +57445,7 @@ async function labUp(opts = {}) {
         }
         const privileged = await decidePrivileged(ctx, existingNodes);
         for (const node of layout.nodes) {
-            await ensureNode(ctx, layout, node, nodeImage, privileged, existing, changed);
+            await ensureNode(ctx, layout, node, pins.find((p) => p.node.name === node.name).hostKey, nodeImage, privileged, existing, changed);
         }
         await waitForNodes(ctx, layout.nodes);
         const workloadImage = await ensureWorkloadImage(ctx, changed);
@@ -57561,12 +57563,13 @@ async function decidePrivileged(ctx, existingNodes) {
         : 'this host cannot grant --privileged (no CAP_SYS_RESOURCE in the bounding set?): nodes get all other capabilities, unconfined');
     return works;
 }
-async function ensureNode(ctx, layout, node, nodeImage, privileged, existing, changed) {
+async function ensureNode(ctx, layout, node, hostKey, nodeImage, privileged, existing, changed) {
     const spec = nodeContainerSpec(layout, node, {
         image: IMAGES.node,
         privileged,
         nodeFilesDir: ctx.paths.nodeFiles,
         labDir: ctx.paths.root,
+        hostKey,
     });
     const fabric = fabricAttachment(layout, node);
     const current = existing.find((c) => c.name === node.container);

@@ -112,7 +112,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
 
     const privileged = await decidePrivileged(ctx, existingNodes)
     for (const node of layout.nodes) {
-      await ensureNode(ctx, layout, node, nodeImage, privileged, existing, changed)
+      await ensureNode(ctx, layout, node, pins.find((p) => p.node.name === node.name)!.hostKey, nodeImage, privileged, existing, changed)
     }
     await waitForNodes(ctx, layout.nodes)
 
@@ -243,6 +243,7 @@ async function ensureNode(
   ctx: LabContext,
   layout: LabLayout,
   node: LabNodeLayout,
+  hostKey: string,
   nodeImage: ImageView,
   privileged: boolean,
   existing: readonly ContainerView[],
@@ -253,6 +254,7 @@ async function ensureNode(
     privileged,
     nodeFilesDir: ctx.paths.nodeFiles,
     labDir: ctx.paths.root,
+    hostKey,
   })
   const fabric = fabricAttachment(layout, node)
   const current = existing.find((c) => c.name === node.container)

@@ -37,6 +37,11 @@ export interface NodeRunOptions {
   /** Host folder with every node's files; mounted read-only at /etc/vrd-lab. */
   readonly nodeFilesDir: string
   readonly labDir: string
+  /**
+   * The node's host public key (from the lab dir). sshd loads it when the node boots, so a new key
+   * (a lab dir made anew at the same path) must recreate the node, never reuse it with the old key.
+   */
+  readonly hostKey: string
 }
 
 function withConfigHash(spec: ContainerSpec): ContainerSpec {
@@ -80,6 +85,8 @@ export function nodeContainerSpec(layout: LabLayout, node: LabNodeLayout, o: Nod
       [DIR_LABEL]: o.labDir,
       // The fabric attachment is part of the node's shape too.
       'vrd-lab.fabric': `${layout.fabric.name}=${node.fabricIp}`,
+      // sshd loads its host key at boot: a new key in the lab dir needs a new container.
+      'vrd-lab.host-key': createHash('sha256').update(o.hostKey).digest('hex').slice(0, 16),
     },
     stopTimeoutSeconds: 20,
   })

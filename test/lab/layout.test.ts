@@ -49,7 +49,23 @@ describe('lab layout', () => {
 describe('node container spec', () => {
   const layout = labLayout(2)
   const node = layout.nodes[1]!
-  const base = { image: 'vrd-lab/node:latest', nodeFilesDir: '/lab/nodes', labDir: '/lab' }
+  const base = {
+    image: 'vrd-lab/node:latest',
+    nodeFilesDir: '/lab/nodes',
+    labDir: '/lab',
+    hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJp5Rr5xWm0d6XxY2y2wz0E2v0m2b0HhY8s3fQk0t9sX',
+  }
+
+  it('a new host key in the lab dir changes the node config hash, so up recreates the node instead of reusing its sshd with the old key', () => {
+    const a = nodeContainerSpec(layout, node, { ...base, privileged: false })
+    const b = nodeContainerSpec(layout, node, {
+      ...base,
+      privileged: false,
+      hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOtherKeyOtherKeyOtherKeyOtherKeyOtherKey0',
+    })
+    expect(b.labels?.[CONFIG_LABEL]).not.toBe(a.labels?.[CONFIG_LABEL])
+    expect(nodeContainerSpec(layout, node, { ...base, privileged: false }).labels?.[CONFIG_LABEL]).toBe(a.labels?.[CONFIG_LABEL])
+  })
 
   it('without --privileged: every capability but SYS_RESOURCE, unconfined, private cgroupns, docker-init', () => {
     const args = containerArgs(nodeContainerSpec(layout, node, { ...base, privileged: false }))
