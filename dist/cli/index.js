@@ -48754,11 +48754,14 @@ function hostProbeCmd(m, node, relay) {
 
 ;// CONCATENATED MODULE: ./src/plan/relay-commands.ts
 /**
- * `image.distribution: relay`: the runner sends the image once to the head (`docker load` fed
- * from the runner's `docker save`), and the head passes it on to each worker over the fabric:
- * `docker save IMAGE | ssh <worker fabric ip> docker load`, run on the head. Needs node-to-node
- * SSH without a prompt (a key the worker accepts, the worker's fabric IP in the head's
- * known_hosts); the host checks verify it first (RELAY_SSH_FAILED).
+ * `image.distribution: relay`: the image crosses the runner's link once. The runner streams
+ * `docker save` into one command on the head, which loads the archive into the head's own docker
+ * and, from the same bytes at the same time, into every worker's `docker load` over SSH on the
+ * fabric (`relayFanOut`): the stream is read once, no image is saved twice, and all loads overlap.
+ * A head that already holds the image passes it on with `docker save IMAGE | ssh <worker> docker
+ * load` (`relayToWorker`). Both need node-to-node SSH without a prompt (a key the worker accepts,
+ * the worker's fabric IP in the head's known_hosts); the host checks verify it first
+ * (RELAY_SSH_FAILED).
  */
 
 
@@ -48768,6 +48771,93 @@ const RELAY_SSH_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=y
 function relayToWorker(m, worker, image) {
     const t = fabricSshTarget(m, worker);
     return shell_pipe(argv('docker', 'save', image), argv('ssh', ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip, 'docker', 'load'));
+}
+/**
+ * The head's fan-out (POSIX sh, run by `sh -c`). stdin: a `docker save` archive.
+ *   $1 = N, then N triples "port user ip" (the workers' SSH over the fabric), then the ssh option words.
+ * One FIFO per worker, each read by `ssh <worker> docker load` in the background; `tee -p` copies
+ * stdin into every FIFO and into the head's own `docker load` (-p: a worker whose load or SSH
+ * ends early is dropped from the copy; the others go on). Output, one record per line, tabs:
+ *   relay  head <exit code of the head's docker load>
+ *   relay  <worker ip> <exit code of its ssh + docker load>
+ *   log    <head | worker ip> <line>      (the last 20 lines of a target that failed)
+ *   error  <why the fan-out could not start>
+ *   end
+ */
+const RELAY_FAN_OUT_SCRIPT = `set -u
+n=$1; shift
+flat() { tr '\\t\\r' '  ' | cut -c1-400; }
+logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
+d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
+trap 'rm -rf "$d"' EXIT
+trap 'exit 143' TERM INT HUP
+if [ "$n" -eq 0 ]; then
+  docker load >"$d/head.log" 2>&1; rc=$?
+  printf 'relay\\thead\\t%s\\n' "$rc"; [ "$rc" -eq 0 ] || logs head "$d/head.log"
+  printf 'end\\n'; exit "$rc"
+fi
+command -v ssh >/dev/null 2>&1 || { printf 'error\\t%s\\n' 'ssh is not installed on the head'; exit 1; }
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  p=$1; u=$2; h=$3
+  printf '%s\\n' "$h" >"$d/ip$i"
+  mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
+  (
+    shift $((3 * (n - i + 1)))
+    ssh "$@" -p "$p" -l "$u" "$h" docker load <"$d/f$i" >"$d/w$i.log" 2>&1
+    echo "$?" >"$d/w$i.rc"
+  ) &
+  shift 3
+done
+tee -p "$d"/f* | docker load >"$d/head.log" 2>&1
+rc=$?
+wait
+printf 'relay\\thead\\t%s\\n' "$rc"
+[ "$rc" -eq 0 ] || logs head "$d/head.log"
+bad=$rc
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  h=$(cat "$d/ip$i"); w=$(cat "$d/w$i.rc" 2>/dev/null || echo 255)
+  printf 'relay\\t%s\\t%s\\n' "$h" "$w"
+  [ "$w" = 0 ] || { logs "$h" "$d/w$i.log"; bad=1; }
+done
+printf 'end\\n'
+exit "$bad"
+`;
+/** On the head, stdin = the runner's `docker save`: load it here and into every worker at once. */
+function relayFanOut(m, workers) {
+    const triples = workers.flatMap((w) => {
+        const t = fabricSshTarget(m, w);
+        return [String(t.port), t.user, t.ip];
+    });
+    return shScript(RELAY_FAN_OUT_SCRIPT, String(workers.length), ...triples, ...RELAY_SSH_OPTIONS);
+}
+/** Parse the fan-out's records; anything else on stdout (never expected) is ignored. */
+function parseRelayFanOut(stdout) {
+    const codes = new Map();
+    const logs = new Map();
+    let error;
+    let complete = false;
+    for (const line of stdout.split('\n')) {
+        const f = line.replace(/\r$/, '').split('\t');
+        if (f[0] === 'relay' && f.length === 3 && f[1])
+            codes.set(f[1], /^\d+$/.test(f[2]) ? Number(f[2]) : null);
+        else if (f[0] === 'log' && f.length >= 3 && f[1])
+            logs.set(f[1], [...(logs.get(f[1]) ?? []), f.slice(2).join(' ')]);
+        else if (f[0] === 'error' && f.length >= 2)
+            error = f.slice(1).join(' ');
+        else if (f[0] === 'end' && f.length === 1)
+            complete = true;
+    }
+    const result = (t) => (codes.has(t) ? { code: codes.get(t), log: logs.get(t) ?? [] } : undefined);
+    const workers = new Map();
+    for (const t of codes.keys())
+        if (t !== 'head')
+            workers.set(t, result(t));
+    const head = result('head');
+    return { ...(head && { head }), workers, ...(error !== undefined && { error }), complete };
 }
 
 ;// CONCATENATED MODULE: ./src/plan/release-commands.ts
@@ -48940,19 +49030,19 @@ function imageSteps(m, node, image) {
             return [
                 step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), m.ssh.commandTimeoutSeconds, { kind: 'image-archive', image }),
             ];
-        case 'relay':
-            // The head gets the archive from the runner and passes it on to each worker over the fabric.
+        case 'relay': {
+            // The head gets the archive from the runner, loads it and copies the same stream into each
+            // worker's docker load over the fabric, all at once.
             if (node.role !== 'head')
                 return [];
+            const workers = m.nodes.filter((w) => w.role !== 'head');
+            const to = workers.map((w) => `${w.name} (${w.fabricIp})`).join(', ');
             return [
-                step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, {
-                    kind: 'image-archive',
-                    image,
-                }),
-                ...m.nodes
-                    .filter((w) => w.role !== 'head')
-                    .map((w) => step(node, `relay-${w.name}`, `pass ${image} on to ${w.name} over the fabric (${w.fabricIp})`, relayToWorker(m, w, image), 60 * MINUTE)),
+                step(node, 'image', workers.length > 0
+                    ? `load ${image} streamed from the runner (docker save), once for the whole cluster, and copy the same stream into ${to} over the fabric`
+                    : `load ${image} streamed from the runner (docker save)`, workers.length > 0 ? relayFanOut(m, workers) : loadImage(), 60 * MINUTE, { kind: 'image-archive', image }),
             ];
+        }
         case 'preloaded':
             return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)];
     }
@@ -49430,9 +49520,10 @@ async function hostChecks(m, transports, opts) {
 const external_node_stream_namespaceObject = require("node:stream");
 ;// CONCATENATED MODULE: ./src/deploy/relay.ts
 /**
- * `image.distribution: relay`. The runner streams `docker save` once into the head's
- * `docker load`; then the head passes the image on to every worker over the fabric, workers in
- * parallel (src/plan/relay-commands.ts). Nodes in `skip` (they already hold the exact image ID)
+ * `image.distribution: relay`. The runner streams `docker save` once into the head, which loads
+ * it and, from the same bytes at the same time, into every worker over the fabric
+ * (src/plan/relay-commands.ts): the image crosses the runner's link once and all loads overlap.
+ * A head that already holds the image passes it on to the workers that lack it. Nodes in `skip` (they already hold the exact image ID)
  * are left alone. The bytes the runner sends are counted. At the end every node's image ID is
  * read back: each ends on the runner's image ID or with an IMAGE_MISMATCH finding.
  */
@@ -49478,12 +49569,19 @@ async function relayImage(m, image, transports, opts) {
         findings.push(transferFailed(head.name, `No connection to the head ${head.name}, which relays the image.`, { Image: image }, `Make ${head.name} reachable over SSH, then deploy again.`));
         return done();
     }
-    // 1. runner → head, once.
+    const toRelay = workers.filter((w) => !skip.has(w.name));
+    const workerFailed = (w, command, result) => findings.push(transferFailed(w.name, `${head.name} could not pass ${image} on to ${w.name} over the fabric.`, { Command: command, Result: result }, `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`));
+    // 1. runner → head, once; the head loads it and, from the same bytes at the same time, feeds
+    //    every worker that lacks it over the fabric (relayFanOut).
+    const fedByHead = new Set();
     if (skip.has(head.name)) {
         say(`${head.name} already holds ${shortId(runnerId)}; nothing sent from the runner`);
     }
     else {
-        say(`runner → ${head.name}: docker save ${image} | docker load`);
+        const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ');
+        say(toRelay.length > 0
+            ? `runner → ${head.name} → ${names} over the fabric, all at once: docker save ${image} | docker load`
+            : `runner → ${head.name}: docker save ${image} | docker load`);
         const started = Date.now();
         const save = local.stream(argv(runnerDocker(), 'save', image));
         const counter = new external_node_stream_namespaceObject.Transform({
@@ -49495,42 +49593,59 @@ async function relayImage(m, image, transports, opts) {
         let saveEnded = false;
         void save.done.then(() => (saveEnded = true));
         save.stdout.pipe(counter);
-        const load = await headT.run(loadImage(), { stdin: counter, timeoutMs });
+        const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), { stdin: counter, timeoutMs });
+        const report = toRelay.length > 0 ? parseRelayFanOut(load.stdout) : undefined;
+        const headCode = report ? (report.head?.code ?? null) : load.code;
         // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
         const killed = load.code !== 0 && !saveEnded;
         if (killed)
             save.stdout.destroy();
         const saved = await save.done;
-        // A failed save is the cause when it failed by itself (the load then read a cut archive).
+        const secs = ((Date.now() - started) / 1000).toFixed(1);
+        // A failed save is the cause when it failed by itself (the loads then read a cut archive).
         if (saved.code !== 0 && !killed) {
             findings.push(transferFailed(head.name, `docker save ${image} on the runner failed, so ${head.name} did not get the image.`, { 'docker save': `${outcome(saved)}: ${tail(saved)}` }, `Check the runner's docker and free space, then deploy again.`));
         }
-        else if (load.code !== 0) {
-            findings.push(transferFailed(head.name, `docker load on ${head.name} failed while the runner streamed ${image} to it.`, { 'docker load': `${outcome(load)}: ${tail(load)}`, 'Bytes sent': String(bytesSent) }, `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`));
-        }
         else {
-            say(`runner → ${head.name}: ${mb(bytesSent)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${rate(bytesSent, Date.now() - started)})`);
+            if (headCode !== 0) {
+                const why = report?.head
+                    ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
+                    : `${outcome(load)}: ${report?.error ?? tail(load)}`;
+                findings.push(transferFailed(head.name, `docker load on ${head.name} failed while the runner streamed ${image} to it.`, { 'docker load': why, 'Bytes sent': String(bytesSent) }, `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`));
+            }
+            else {
+                say(`runner → ${head.name}: ${mb(bytesSent)} in ${secs} s (${rate(bytesSent, Date.now() - started)})`);
+            }
+            for (const w of toRelay) {
+                fedByHead.add(w.name);
+                const r = report?.workers.get(w.fabricIp);
+                if (r?.code === 0)
+                    say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`);
+                else
+                    workerFailed(w, `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`, r
+                        ? `exit ${r.code ?? '?'}: ${r.log.join('\n').slice(-400) || '(no output)'}`
+                        : `no result for ${w.fabricIp} from the head (${outcome(load)}: ${report?.error ?? tail(load)})`);
+            }
         }
     }
     const headId = await imageIdOn(headT, image);
     if (headId)
         imageIds.set(head.name, headId);
-    // 2. head → every worker over the fabric, in parallel; only from an exact copy.
-    const toRelay = workers.filter((w) => !skip.has(w.name));
-    if (headId === runnerId && toRelay.length > 0) {
-        await Promise.all(toRelay.map(async (w) => {
+    // 2. a head that already held the image passes it on to the workers that lack it, in parallel;
+    //    only from an exact copy.
+    const fromHead = toRelay.filter((w) => !fedByHead.has(w.name));
+    if (headId === runnerId && fromHead.length > 0) {
+        await Promise.all(fromHead.map(async (w) => {
             const started = Date.now();
             say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`);
             const r = await headT.run(relayToWorker(m, w, image), { timeoutMs });
-            if (r.code !== 0) {
-                findings.push(transferFailed(w.name, `${head.name} could not pass ${image} on to ${w.name} over the fabric.`, { Command: `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, Result: `${outcome(r)}: ${tail(r)}` }, `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`));
-            }
-            else {
+            if (r.code !== 0)
+                workerFailed(w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(r)}: ${tail(r)}`);
+            else
                 say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-            }
         }));
     }
-    else if (toRelay.length > 0) {
+    else if (fromHead.length > 0) {
         say(`${head.name} does not hold the runner's image ${shortId(runnerId)}; not passing it on`);
     }
     // 3. every node ends on the runner's image ID.

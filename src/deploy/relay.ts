@@ -1,7 +1,8 @@
 /**
- * `image.distribution: relay`. The runner streams `docker save` once into the head's
- * `docker load`; then the head passes the image on to every worker over the fabric, workers in
- * parallel (src/plan/relay-commands.ts). Nodes in `skip` (they already hold the exact image ID)
+ * `image.distribution: relay`. The runner streams `docker save` once into the head, which loads
+ * it and, from the same bytes at the same time, into every worker over the fabric
+ * (src/plan/relay-commands.ts): the image crosses the runner's link once and all loads overlap.
+ * A head that already holds the image passes it on to the workers that lack it. Nodes in `skip` (they already hold the exact image ID)
  * are left alone. The bytes the runner sends are counted. At the end every node's image ID is
  * read back: each ends on the runner's image ID or with an IMAGE_MISMATCH finding.
  */
@@ -9,7 +10,7 @@ import { Transform } from 'node:stream'
 import { argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { headOf, inspectImage, loadImage } from '../plan/node-commands.js'
-import { relayToWorker } from '../plan/relay-commands.js'
+import { parseRelayFanOut, relayFanOut, relayToWorker } from '../plan/relay-commands.js'
 import type { Finding } from '../preflight/finding.js'
 import { LocalTransport } from '../transport/local.js'
 import { type RunResult, type Transport, outcome } from '../transport/transport.js'
@@ -75,11 +76,29 @@ export async function relayImage(
     return done()
   }
 
-  // 1. runner → head, once.
+  const toRelay = workers.filter((w) => !skip.has(w.name))
+  const workerFailed = (w: ManifestNode, command: string, result: string) =>
+    findings.push(
+      transferFailed(
+        w.name,
+        `${head.name} could not pass ${image} on to ${w.name} over the fabric.`,
+        { Command: command, Result: result },
+        `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`,
+      ),
+    )
+
+  // 1. runner → head, once; the head loads it and, from the same bytes at the same time, feeds
+  //    every worker that lacks it over the fabric (relayFanOut).
+  const fedByHead = new Set<string>()
   if (skip.has(head.name)) {
     say(`${head.name} already holds ${shortId(runnerId)}; nothing sent from the runner`)
   } else {
-    say(`runner → ${head.name}: docker save ${image} | docker load`)
+    const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
+    say(
+      toRelay.length > 0
+        ? `runner → ${head.name} → ${names} over the fabric, all at once: docker save ${image} | docker load`
+        : `runner → ${head.name}: docker save ${image} | docker load`,
+    )
     const started = Date.now()
     const save = local.stream(argv(runnerDocker(), 'save', image))
     const counter = new Transform({
@@ -91,12 +110,15 @@ export async function relayImage(
     let saveEnded = false
     void save.done.then(() => (saveEnded = true))
     save.stdout.pipe(counter)
-    const load = await headT.run(loadImage(), { stdin: counter, timeoutMs })
+    const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), { stdin: counter, timeoutMs })
+    const report = toRelay.length > 0 ? parseRelayFanOut(load.stdout) : undefined
+    const headCode = report ? (report.head?.code ?? null) : load.code
     // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
     const killed = load.code !== 0 && !saveEnded
     if (killed) save.stdout.destroy()
     const saved = await save.done
-    // A failed save is the cause when it failed by itself (the load then read a cut archive).
+    const secs = ((Date.now() - started) / 1000).toFixed(1)
+    // A failed save is the cause when it failed by itself (the loads then read a cut archive).
     if (saved.code !== 0 && !killed) {
       findings.push(
         transferFailed(
@@ -106,45 +128,54 @@ export async function relayImage(
           `Check the runner's docker and free space, then deploy again.`,
         ),
       )
-    } else if (load.code !== 0) {
-      findings.push(
-        transferFailed(
-          head.name,
-          `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
-          { 'docker load': `${outcome(load)}: ${tail(load)}`, 'Bytes sent': String(bytesSent) },
-          `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
-        ),
-      )
     } else {
-      say(`runner → ${head.name}: ${mb(bytesSent)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${rate(bytesSent, Date.now() - started)})`)
+      if (headCode !== 0) {
+        const why = report?.head
+          ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
+          : `${outcome(load)}: ${report?.error ?? tail(load)}`
+        findings.push(
+          transferFailed(
+            head.name,
+            `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
+            { 'docker load': why, 'Bytes sent': String(bytesSent) },
+            `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
+          ),
+        )
+      } else {
+        say(`runner → ${head.name}: ${mb(bytesSent)} in ${secs} s (${rate(bytesSent, Date.now() - started)})`)
+      }
+      for (const w of toRelay) {
+        fedByHead.add(w.name)
+        const r = report?.workers.get(w.fabricIp)
+        if (r?.code === 0) say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`)
+        else
+          workerFailed(
+            w,
+            `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`,
+            r
+              ? `exit ${r.code ?? '?'}: ${r.log.join('\n').slice(-400) || '(no output)'}`
+              : `no result for ${w.fabricIp} from the head (${outcome(load)}: ${report?.error ?? tail(load)})`,
+          )
+      }
     }
   }
   const headId = await imageIdOn(headT, image)
   if (headId) imageIds.set(head.name, headId)
 
-  // 2. head → every worker over the fabric, in parallel; only from an exact copy.
-  const toRelay = workers.filter((w) => !skip.has(w.name))
-  if (headId === runnerId && toRelay.length > 0) {
+  // 2. a head that already held the image passes it on to the workers that lack it, in parallel;
+  //    only from an exact copy.
+  const fromHead = toRelay.filter((w) => !fedByHead.has(w.name))
+  if (headId === runnerId && fromHead.length > 0) {
     await Promise.all(
-      toRelay.map(async (w) => {
+      fromHead.map(async (w) => {
         const started = Date.now()
         say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`)
         const r = await headT.run(relayToWorker(m, w, image), { timeoutMs })
-        if (r.code !== 0) {
-          findings.push(
-            transferFailed(
-              w.name,
-              `${head.name} could not pass ${image} on to ${w.name} over the fabric.`,
-              { Command: `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, Result: `${outcome(r)}: ${tail(r)}` },
-              `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`,
-            ),
-          )
-        } else {
-          say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-        }
+        if (r.code !== 0) workerFailed(w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(r)}: ${tail(r)}`)
+        else say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       }),
     )
-  } else if (toRelay.length > 0) {
+  } else if (fromHead.length > 0) {
     say(`${head.name} does not hold the runner's image ${shortId(runnerId)}; not passing it on`)
   }
 

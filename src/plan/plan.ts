@@ -25,7 +25,7 @@ import {
   vllmHealthUrl,
   writeSecretEnv,
 } from './node-commands.js'
-import { relayToWorker } from './relay-commands.js'
+import { relayFanOut } from './relay-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
@@ -118,18 +118,25 @@ function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep
       return [
         step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), m.ssh.commandTimeoutSeconds, { kind: 'image-archive', image }),
       ]
-    case 'relay':
-      // The head gets the archive from the runner and passes it on to each worker over the fabric.
+    case 'relay': {
+      // The head gets the archive from the runner, loads it and copies the same stream into each
+      // worker's docker load over the fabric, all at once.
       if (node.role !== 'head') return []
+      const workers = m.nodes.filter((w) => w.role !== 'head')
+      const to = workers.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
       return [
-        step(node, 'image', `load ${image} streamed from the runner (docker save), once for the whole cluster`, loadImage(), 60 * MINUTE, {
-          kind: 'image-archive',
-          image,
-        }),
-        ...m.nodes
-          .filter((w) => w.role !== 'head')
-          .map((w) => step(node, `relay-${w.name}`, `pass ${image} on to ${w.name} over the fabric (${w.fabricIp})`, relayToWorker(m, w, image), 60 * MINUTE)),
+        step(
+          node,
+          'image',
+          workers.length > 0
+            ? `load ${image} streamed from the runner (docker save), once for the whole cluster, and copy the same stream into ${to} over the fabric`
+            : `load ${image} streamed from the runner (docker save)`,
+          workers.length > 0 ? relayFanOut(m, workers) : loadImage(),
+          60 * MINUTE,
+          { kind: 'image-archive', image },
+        ),
       ]
+    }
     case 'preloaded':
       return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
   }

@@ -1,11 +1,14 @@
 /**
- * `image.distribution: relay`: the runner sends the image once to the head (`docker load` fed
- * from the runner's `docker save`), and the head passes it on to each worker over the fabric:
- * `docker save IMAGE | ssh <worker fabric ip> docker load`, run on the head. Needs node-to-node
- * SSH without a prompt (a key the worker accepts, the worker's fabric IP in the head's
- * known_hosts); the host checks verify it first (RELAY_SSH_FAILED).
+ * `image.distribution: relay`: the image crosses the runner's link once. The runner streams
+ * `docker save` into one command on the head, which loads the archive into the head's own docker
+ * and, from the same bytes at the same time, into every worker's `docker load` over SSH on the
+ * fabric (`relayFanOut`): the stream is read once, no image is saved twice, and all loads overlap.
+ * A head that already holds the image passes it on with `docker save IMAGE | ssh <worker> docker
+ * load` (`relayToWorker`). Both need node-to-node SSH without a prompt (a key the worker accepts,
+ * the worker's fabric IP in the head's known_hosts); the host checks verify it first
+ * (RELAY_SSH_FAILED).
  */
-import { type Cmd, argv, pipe } from '../command/shell.js'
+import { type Argv, type Cmd, argv, pipe, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { fabricSshTarget } from './host-check-commands.js'
 
@@ -16,4 +19,103 @@ export const RELAY_SSH_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChe
 export function relayToWorker(m: Manifest, worker: ManifestNode, image: string): Cmd {
   const t = fabricSshTarget(m, worker)
   return pipe(argv('docker', 'save', image), argv('ssh', ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip, 'docker', 'load'))
+}
+
+/**
+ * The head's fan-out (POSIX sh, run by `sh -c`). stdin: a `docker save` archive.
+ *   $1 = N, then N triples "port user ip" (the workers' SSH over the fabric), then the ssh option words.
+ * One FIFO per worker, each read by `ssh <worker> docker load` in the background; `tee -p` copies
+ * stdin into every FIFO and into the head's own `docker load` (-p: a worker whose load or SSH
+ * ends early is dropped from the copy; the others go on). Output, one record per line, tabs:
+ *   relay  head <exit code of the head's docker load>
+ *   relay  <worker ip> <exit code of its ssh + docker load>
+ *   log    <head | worker ip> <line>      (the last 20 lines of a target that failed)
+ *   error  <why the fan-out could not start>
+ *   end
+ */
+export const RELAY_FAN_OUT_SCRIPT = `set -u
+n=$1; shift
+flat() { tr '\\t\\r' '  ' | cut -c1-400; }
+logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
+d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
+trap 'rm -rf "$d"' EXIT
+trap 'exit 143' TERM INT HUP
+if [ "$n" -eq 0 ]; then
+  docker load >"$d/head.log" 2>&1; rc=$?
+  printf 'relay\\thead\\t%s\\n' "$rc"; [ "$rc" -eq 0 ] || logs head "$d/head.log"
+  printf 'end\\n'; exit "$rc"
+fi
+command -v ssh >/dev/null 2>&1 || { printf 'error\\t%s\\n' 'ssh is not installed on the head'; exit 1; }
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  p=$1; u=$2; h=$3
+  printf '%s\\n' "$h" >"$d/ip$i"
+  mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
+  (
+    shift $((3 * (n - i + 1)))
+    ssh "$@" -p "$p" -l "$u" "$h" docker load <"$d/f$i" >"$d/w$i.log" 2>&1
+    echo "$?" >"$d/w$i.rc"
+  ) &
+  shift 3
+done
+tee -p "$d"/f* | docker load >"$d/head.log" 2>&1
+rc=$?
+wait
+printf 'relay\\thead\\t%s\\n' "$rc"
+[ "$rc" -eq 0 ] || logs head "$d/head.log"
+bad=$rc
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  h=$(cat "$d/ip$i"); w=$(cat "$d/w$i.rc" 2>/dev/null || echo 255)
+  printf 'relay\\t%s\\t%s\\n' "$h" "$w"
+  [ "$w" = 0 ] || { logs "$h" "$d/w$i.log"; bad=1; }
+done
+printf 'end\\n'
+exit "$bad"
+`
+
+/** On the head, stdin = the runner's `docker save`: load it here and into every worker at once. */
+export function relayFanOut(m: Manifest, workers: readonly ManifestNode[]): Argv {
+  const triples = workers.flatMap((w) => {
+    const t = fabricSshTarget(m, w)
+    return [String(t.port), t.user, t.ip]
+  })
+  return shScript(RELAY_FAN_OUT_SCRIPT, String(workers.length), ...triples, ...RELAY_SSH_OPTIONS)
+}
+
+export interface RelayTargetResult {
+  readonly code: number | null
+  readonly log: readonly string[]
+}
+
+export interface RelayFanOutReport {
+  readonly head?: RelayTargetResult
+  /** By worker fabric IP. */
+  readonly workers: ReadonlyMap<string, RelayTargetResult>
+  /** Why the fan-out could not start, when it said so. */
+  readonly error?: string
+  /** The script ran to its end (an `end` record). */
+  readonly complete: boolean
+}
+
+/** Parse the fan-out's records; anything else on stdout (never expected) is ignored. */
+export function parseRelayFanOut(stdout: string): RelayFanOutReport {
+  const codes = new Map<string, number | null>()
+  const logs = new Map<string, string[]>()
+  let error: string | undefined
+  let complete = false
+  for (const line of stdout.split('\n')) {
+    const f = line.replace(/\r$/, '').split('\t')
+    if (f[0] === 'relay' && f.length === 3 && f[1]) codes.set(f[1], /^\d+$/.test(f[2]!) ? Number(f[2]) : null)
+    else if (f[0] === 'log' && f.length >= 3 && f[1]) logs.set(f[1], [...(logs.get(f[1]) ?? []), f.slice(2).join(' ')])
+    else if (f[0] === 'error' && f.length >= 2) error = f.slice(1).join(' ')
+    else if (f[0] === 'end' && f.length === 1) complete = true
+  }
+  const result = (t: string): RelayTargetResult | undefined => (codes.has(t) ? { code: codes.get(t)!, log: logs.get(t) ?? [] } : undefined)
+  const workers = new Map<string, RelayTargetResult>()
+  for (const t of codes.keys()) if (t !== 'head') workers.set(t, result(t)!)
+  const head = result('head')
+  return { ...(head && { head }), workers, ...(error !== undefined && { error }), complete }
 }

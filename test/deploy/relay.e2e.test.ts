@@ -1,6 +1,7 @@
 /**
  * `image.distribution: relay` on the lab: the workload image, first removed from both nodes, goes
- * runner → head once and head → worker over the fabric. The runner must send exactly one
+ * runner → head once, and the head copies the same stream into the worker's docker load over the
+ * fabric while it loads it itself. The runner must send exactly one
  * `docker save` archive's bytes (compared with `docker save IMG | wc -c` here), and both nodes
  * must end on the runner's image ID. Then `skip`: a node that already holds the image gets nothing.
  */
@@ -46,7 +47,7 @@ afterAll(async () => {
   for (const t of transports?.values() ?? []) await t.close()
 })
 
-it("the runner sends the image once; the head passes it on over the fabric; both nodes end on the runner's image ID", async () => {
+it("the runner sends the image once; the head copies the stream on over the fabric as it loads it; both nodes end on the runner's image ID", async () => {
   for (const t of transports.values()) await removeImage(t)
   const lines: string[] = []
   const r = await relayImage(manifest, IMAGE, transports, {
@@ -64,7 +65,8 @@ it("the runner sends the image once; the head passes it on over the fabric; both
     const id = await t.run(argv('docker', 'image', 'inspect', '--format', '{{.Id}}', IMAGE), { timeoutMs: 30_000 })
     expect(id.stdout.trim(), t.label).toBe(runnerId)
   }
-  expect(lines.join('\n')).toMatch(/spark-a → spark-b over the fabric \(172\.30\.200\.13\)/)
+  expect(lines.join('\n')).toMatch(/runner → spark-a → spark-b \(172\.30\.200\.13\) over the fabric, all at once/)
+  expect(lines.join('\n')).toMatch(/spark-a → spark-b: loaded from the same stream/)
 }, 900_000)
 
 it('skip: a head that already holds the image gets nothing from the runner, and still relays to a worker that lacks it', async () => {
@@ -94,6 +96,19 @@ it('a head that cannot SSH to the worker over the fabric: the host checks say so
   expect(r.ok).toBe(false)
   expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_TRANSFER_FAILED@${worker.name}`, `IMAGE_MISMATCH@${worker.name}`])
   expect(r.findings[0]!.evidence['Result']).toMatch(/Connection refused/)
+}, 900_000)
+
+it("the fan-out to a worker the head cannot reach: the head still loads the runner's stream; the worker ends with IMAGE_TRANSFER_FAILED and IMAGE_MISMATCH", async () => {
+  const worker = manifest.nodes.find((n) => n.role === 'worker')!
+  const head = manifest.nodes.find((n) => n.role === 'head')!
+  const wrong: Manifest = { ...manifest, nodes: manifest.nodes.map((n) => (n.name === worker.name ? { ...n, ssh: { ...n.ssh, port: 1 } } : n)) }
+  for (const t of transports.values()) await removeImage(t)
+  const r = await relayImage(wrong, IMAGE, transports, { onProgress: progress })
+  expect(r.ok).toBe(false)
+  expect(r.bytesSent).toBe(archiveBytes)
+  expect(r.imageIds.get(head.name)).toBe(runnerId)
+  expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_TRANSFER_FAILED@${worker.name}`, `IMAGE_MISMATCH@${worker.name}`])
+  expect(r.findings[0]!.evidence['Result']).toMatch(/^exit 255: .*port 1: Connection refused/s)
 }, 900_000)
 
 it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', async () => {
