@@ -10,13 +10,14 @@ import { join } from 'node:path'
 import { labDown, labStatus, labUp, resolveLabDir } from '../../src/lab/index.js'
 import { machineInfo } from './machine.js'
 import { log } from './measure.js'
-import { type DeliveryYardsticks, deliveryYardsticks } from './rows/delivery.js'
+import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } from './rows/delivery.js'
 import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
 import { healthyCluster, preflightRow } from './rows/preflight.js'
+import { scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
-import { type MissingRow, type Row, renderResults, samples } from './table.js'
+import { type MissingRow, type Row, renderResults } from './table.js'
 
 const rows: Row[] = []
 const missing: MissingRow[] = []
@@ -47,6 +48,7 @@ async function main(): Promise<number> {
   log(`lab dir ${dir}; action bundle ${actionEntry}`)
 
   await row('6', 'Action start-up', () => startupRows(actionEntry))
+  await row('1c', 'time to verdict on the seed bug, no cluster: the static launch-script check', () => scriptCheckRow(actionEntry))
 
   const before = await labStatus({ dir })
   const nodesBefore = before.nodes.filter((n) => n.state !== 'missing').length
@@ -57,39 +59,23 @@ async function main(): Promise<number> {
     await row('1', 'time to verdict on the seed bug', () => verdictRows(lab))
     let yardsticks: DeliveryYardsticks | undefined
     await row('4y', 'image delivery yardsticks (naive, link rate)', async () => {
-      const y = await deliveryYardsticks(lab)
-      yardsticks = y
-      const n = lab.manifest.nodes.length
-      return [
-        {
-          id: '4y1',
-          figure: `yardstick: naive delivery, \`docker save | ssh node docker load\` to ${n} nodes in turn (${(y.archiveBytes / 1e6).toFixed(0)} MB archive, cold nodes)`,
-          value: samples('ms', y.naiveMs),
-          baselineLabel: '',
-          goal: { kind: 'none' },
-        },
-        {
-          id: '4y2',
-          figure: 'yardstick: link rate, archive bytes over SSH into `cat > /dev/null` (OpenSSH)',
-          value: samples('MB/s', y.linkMBps),
-          baselineLabel: '',
-          goal: { kind: 'none' },
-          note: `the same bytes over this tool's own transport (ssh2): ${y.linkSsh2MBps.map((v) => v.toFixed(0)).join(', ')} MB/s`,
-        },
-        {
-          id: '4y3',
-          figure: `yardstick: ideal for ${n} nodes, bytes ÷ link rate + one \`docker load\``,
-          value: samples('ms', [y.idealMs]),
-          baselineLabel: `one docker load on a cold node: ${y.oneLoadMs.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}`,
-          goal: { kind: 'none' },
-        },
-      ]
+      yardsticks = await deliveryYardsticks(lab)
+      return yardstickRows(yardsticks, lab.manifest.nodes.length)
     })
     const needYardsticks = (): DeliveryYardsticks => {
       if (!yardsticks) throw new Error('the delivery yardsticks could not be measured (row 4y)')
       return yardsticks
     }
     await row('4', 'image delivery: pull, load and relay', () => imageDeliveryRows(lab, needYardsticks()))
+    await row('4p', 'image delivery with a core per node (pull, load, relay and their yardsticks)', async () => {
+      await pinNodes(lab, true)
+      try {
+        const y = await deliveryYardsticks(lab, { pinned: true })
+        return [...yardstickRows(y, lab.manifest.nodes.length), ...(await imageDeliveryRows(lab, y))]
+      } finally {
+        await pinNodes(lab, false)
+      }
+    })
     await row('2', 'unchanged redeploy against a cold deploy', () => redeployRow(lab, needYardsticks()))
     await row('5', 'preflight of a healthy live cluster', async () => {
       await healthyCluster(lab)

@@ -4,11 +4,15 @@
  *   (OpenSSH with the lab's ssh_config), every node cold (the image and its containers removed);
  * - link rate: the same archive's bytes over SSH into `cat > /dev/null` on a node;
  * - one `docker load` on a node, from a file already there (cold node);
- * so the ideal for 2 nodes is bytes ÷ link rate + one docker load.
+ * so the ideal for 2 nodes is bytes ÷ link rate + one docker load;
+ * - every node's `docker load` at once, each from a file already there: the floor of any delivery
+ *   on this machine, where all nodes share its cores.
+ * `pinNodes` gives each node container a core of its own (`docker update --cpuset-cpus`), the way
+ * separate machines each have their own CPU; the delivery rows run both ways.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { argv, render, shScript, toFile } from '../../../src/command/shell.js'
 import { dockerBinary } from '../../../src/lab/index.js'
@@ -16,7 +20,7 @@ import type { ManifestNode } from '../../../src/manifest/schema.js'
 import { SshTransport } from '../../../src/transport/ssh.js'
 import { sshTargetFor } from '../../../src/transport/targets.js'
 import { log, timed } from '../measure.js'
-import { median } from '../table.js'
+import { type Row, median, samples } from '../table.js'
 import type { BenchLab } from './lab-context.js'
 
 export interface DeliveryYardsticks {
@@ -30,6 +34,12 @@ export interface DeliveryYardsticks {
   readonly linkSsh2MBps: number[]
   /** ms of one `docker load -i` on a cold node. */
   readonly oneLoadMs: number[]
+  /** ms of every node's `docker load -i` at once, each cold: the floor on shared cores. */
+  readonly allLoadsMs: number[]
+  /** ms of each node's own leg of the naive delivery (runner → that node alone), by node. */
+  readonly legMs: Readonly<Record<string, number[]>>
+  /** Each node on a core of its own (pinNodes) while these were measured. */
+  readonly pinned: boolean
   /** bytes ÷ link rate (OpenSSH, median) + one docker load (median), ms. */
   readonly idealMs: number
 }
@@ -65,7 +75,22 @@ export const coldNode = (lab: BenchLab, node: ManifestNode, imageId: string): Pr
 /** Remote-side wall time of `docker load -i <file>`, ms. */
 const TIMED_LOAD = 's=$(date +%s%N); docker load -i "$1" >/dev/null || exit 1; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))'
 
-export async function deliveryYardsticks(lab: BenchLab, rounds = 2): Promise<DeliveryYardsticks> {
+/**
+ * Each node container on a core of its own (node i on core i mod cores), or back on every core.
+ * The runner's own processes (docker save, ssh) stay on every core.
+ */
+export async function pinNodes(lab: BenchLab, pinned: boolean): Promise<void> {
+  const cores = availableParallelism()
+  for (const [i, n] of lab.info.nodes.entries()) {
+    const set = pinned ? String(i % cores) : `0-${cores - 1}`
+    const p = spawn(dockerBinary(), ['update', '--cpuset-cpus', set, n.container], { stdio: ['ignore', 'ignore', 'pipe'] })
+    await done(p, `docker update --cpuset-cpus ${set} ${n.container}`)
+  }
+  log(pinned ? `nodes pinned: ${lab.info.nodes.map((n, i) => `${n.name} on core ${i % cores}`).join(', ')}` : 'nodes back on every core')
+}
+
+export async function deliveryYardsticks(lab: BenchLab, opts: { rounds?: number; pinned?: boolean } = {}): Promise<DeliveryYardsticks> {
+  const rounds = opts.rounds ?? 2
   const img = lab.info.workloadImage
   const nodes = lab.manifest.nodes
   const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-image-'))
@@ -98,34 +123,99 @@ export async function deliveryYardsticks(lab: BenchLab, rounds = 2): Promise<Del
     log(`row 4: link ${linkMBps.map((v) => v.toFixed(0)).join(', ')} MB/s (OpenSSH), ${linkSsh2MBps.map((v) => v.toFixed(0)).join(', ')} MB/s (ssh2)`)
 
     const oneLoadMs: number[] = []
+    const allLoadsMs: number[] = []
     const remoteTar = '/tmp/vrd-bench-image.tar'
-    await coldNode(lab, head, img.id)
-    {
-      const p = ssh(lab, head, render(toFile(argv('cat'), remoteTar)))
+    for (const n of nodes) {
+      await coldNode(lab, n, img.id)
+      const p = ssh(lab, n, render(toFile(argv('cat'), remoteTar)))
       createReadStream(archive).pipe(p.stdin!)
-      await done(p, 'copy the archive to the node')
+      await done(p, `copy the archive to ${n.name}`)
     }
     oneLoadMs.push(Number((await sshRun(lab, head, render(shScript(TIMED_LOAD, remoteTar)))).trim()))
-    await sshRun(lab, head, render(argv('rm', '-f', remoteTar)))
     log(`row 4: one docker load on a cold node: ${oneLoadMs[0]} ms`)
+    for (const n of nodes) await coldNode(lab, n, img.id)
+    const all = await timed(() => Promise.all(nodes.map((n) => sshRun(lab, n, render(shScript(TIMED_LOAD, remoteTar))))))
+    allLoadsMs.push(all.ms)
+    log(`row 4: every node's docker load at once: ${Math.round(all.ms)} ms (${all.value.map((v) => v.trim()).join(', ')} ms on the nodes)`)
+    for (const n of nodes) await sshRun(lab, n, render(argv('rm', '-f', remoteTar)))
 
     const naiveMs: number[] = []
+    const legMs: Record<string, number[]> = {}
     for (let i = 0; i < rounds; i++) {
       for (const n of nodes) await coldNode(lab, n, img.id)
+      const legs: number[] = []
       const { ms } = await timed(async () => {
         for (const n of nodes) {
-          const saver = spawn(dockerBinary(), ['save', img.localRef], { stdio: ['ignore', 'pipe', 'pipe'] })
-          const loader = ssh(lab, n, render(argv('docker', 'load')))
-          saver.stdout!.pipe(loader.stdin!)
-          await Promise.all([done(saver, 'docker save'), done(loader, `docker load on ${n.name}`)])
+          const leg = await timed(async () => {
+            const saver = spawn(dockerBinary(), ['save', img.localRef], { stdio: ['ignore', 'pipe', 'pipe'] })
+            const loader = ssh(lab, n, render(argv('docker', 'load')))
+            saver.stdout!.pipe(loader.stdin!)
+            await Promise.all([done(saver, 'docker save'), done(loader, `docker load on ${n.name}`)])
+          })
+          legs.push(leg.ms)
+          legMs[n.name] = [...(legMs[n.name] ?? []), leg.ms]
         }
       })
       naiveMs.push(ms)
-      log(`row 4: naive round ${i + 1}: ${Math.round(ms)} ms for ${nodes.length} nodes`)
+      log(
+        `row 4: naive round ${i + 1}: ${Math.round(ms)} ms for ${nodes.length} nodes (${nodes.map((n, j) => `${n.name} ${Math.round(legs[j]!)} ms`).join(', ')})`,
+      )
     }
     const idealMs = (archiveBytes / 1e6 / median(linkMBps)) * 1000 + median(oneLoadMs)
-    return { imageRef: img.localRef, imageId: img.id, archiveBytes, naiveMs, linkMBps, linkSsh2MBps, oneLoadMs, idealMs }
+    return {
+      imageRef: img.localRef,
+      imageId: img.id,
+      archiveBytes,
+      naiveMs,
+      linkMBps,
+      linkSsh2MBps,
+      oneLoadMs,
+      legMs,
+      allLoadsMs,
+      idealMs,
+      pinned: opts.pinned ?? false,
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The yardstick rows, ids `4y…` (shared cores) or `4p-y…` (a core per node). */
+export function yardstickRows(y: DeliveryYardsticks, n: number): Row[] {
+  const id = (k: string) => (y.pinned ? `4p-y${k}` : `4y${k}`)
+  const where = y.pinned ? ' (a core per node)' : ''
+  return [
+    {
+      id: id('1'),
+      figure: `yardstick${where}: naive delivery, \`docker save | ssh node docker load\` to ${n} nodes in turn (${(y.archiveBytes / 1e6).toFixed(0)} MB archive, cold nodes)`,
+      value: samples('ms', y.naiveMs),
+      baselineLabel: '',
+      goal: { kind: 'none' },
+      note: `each node's own leg (runner → that node alone): ${Object.entries(y.legMs)
+        .map(([name, v]) => `${name} ${v.map((x) => `${(x / 1000).toFixed(1)} s`).join(', ')}`)
+        .join('; ')}`,
+    },
+    {
+      id: id('2'),
+      figure: `yardstick${where}: link rate, archive bytes over SSH into \`cat > /dev/null\` (OpenSSH)`,
+      value: samples('MB/s', y.linkMBps),
+      baselineLabel: '',
+      goal: { kind: 'none' },
+      note: `the same bytes over this tool's own transport (ssh2): ${y.linkSsh2MBps.map((v) => v.toFixed(0)).join(', ')} MB/s`,
+    },
+    {
+      id: id('3'),
+      figure: `yardstick${where}: ideal for ${n} nodes, bytes ÷ link rate + one \`docker load\``,
+      value: samples('ms', [y.idealMs]),
+      baselineLabel: `one docker load on a cold node: ${y.oneLoadMs.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}`,
+      goal: { kind: 'none' },
+    },
+    {
+      id: id('4'),
+      figure: `yardstick${where}: every node's \`docker load\` at once, each from a file already there (no transfer at all)`,
+      value: samples('ms', y.allLoadsMs),
+      baselineLabel: '',
+      goal: { kind: 'none' },
+    },
+  ]
 }

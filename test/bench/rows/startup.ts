@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseDocument } from 'yaml'
 import { loadManifestFile } from '../../../src/manifest/load.js'
+import { inputEnv } from '../../support/action.js'
 import { startLoopbackSshd } from '../../support/sshd.js'
 import { log } from '../measure.js'
 import { type Row, samples } from '../table.js'
@@ -58,11 +59,12 @@ export async function startupRows(actionEntry: string, runs = 7): Promise<Row[]>
     writeFileSync(manifestPath, doc.toString())
     const loaded = await loadManifestFile(manifestPath)
     if (!loaded.manifest) throw new Error(`bench manifest invalid: ${loaded.errors.map((e) => e.message).join('; ')}`)
+    // As the runner starts it: every input from action.yml, its default unless given; the
+    // output and summary files exist.
+    for (const f of ['output', 'summary']) writeFileSync(join(dir, f), '')
     const env = {
       ...process.env,
-      INPUT_COMMAND: 'preflight',
-      INPUT_MANIFEST: manifestPath,
-      'INPUT_SSH-PRIVATE-KEY': sshd.clientKey,
+      ...inputEnv({ command: 'preflight', manifest: manifestPath, 'ssh-private-key': sshd.clientKey }),
       GITHUB_OUTPUT: join(dir, 'output'),
       GITHUB_STEP_SUMMARY: join(dir, 'summary'),
       RUNNER_TEMP: dir,
