@@ -6,7 +6,8 @@
  * `relay` head → worker SSH over the fabric.
  */
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { fabricSshTarget, hostProbeCmd } from '../plan/host-check-commands.js'
+import { hostProbeCmd } from '../plan/host-check-commands.js'
+import { fabricSshTarget } from '../plan/relay-commands.js'
 import { headOf } from '../plan/node-commands.js'
 import { sortFindings } from '../preflight/diagnose.js'
 import type { Finding } from '../preflight/finding.js'

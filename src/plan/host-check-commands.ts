@@ -4,7 +4,8 @@
  * interfaces' links, every IPv4 address, `nvidia-smi -L`, and (on the head, for `relay`) whether
  * SSH to each worker's fabric IP works without a prompt. Values arrive as positional arguments:
  *
- *   $1 = N, then N fabric interface names, then triples "user ip port" of relay targets.
+ *   $1 = N, then N fabric interface names, then M, then M triples "user ip port" of relay
+ *   targets, then the ssh option words (RELAY_SSH_OPTIONS, the relay's own).
  *
  * Output: one record per line, fields separated by tabs (free text flattened to one line):
  *   probe  1
@@ -18,6 +19,7 @@
  */
 import { type Argv, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { RELAY_SSH_OPTIONS, fabricSshTarget } from './relay-commands.js'
 
 export const HOST_PROBE_SCRIPT = `set -u
 n=$1; shift
@@ -68,18 +70,18 @@ else
     printf 'gpu\\tfailed\\t%s\\n' "$(printf 'exit %s: %s' "$rc" "$g" | flat)"
   fi
 fi
-while [ "$#" -ge 3 ]; do
-  user=$1; ip=$2; port=$3; shift 3
-  r=$(ssh -o BatchMode=yes -o ConnectTimeout=10 -o StrictHostKeyChecking=yes -p "$port" -l "$user" "$ip" true 2>&1 </dev/null); rc=$?
+m=$1; shift
+i=0
+while [ "$i" -lt "$m" ]; do
+  i=$((i + 1))
+  user=$1; ip=$2; port=$3
+  # After the remaining triples come the ssh option words.
+  r=$(shift $((3 * (m - i + 1))); ssh "$@" -p "$port" -l "$user" "$ip" true 2>&1 </dev/null); rc=$?
   printf 'relay\\t%s\\t%s\\t%s\\n' "$ip" "$rc" "$(printf '%s' "$r" | flat)"
+  shift 3
 done
 printf 'end\\n'
 `
-
-/** Where the head reaches a worker over the fabric: the worker's SSH user and port, its fabric IP. */
-export function fabricSshTarget(m: Manifest, worker: ManifestNode): { user: string; ip: string; port: number } {
-  return { user: worker.ssh.user ?? m.ssh.user, ip: worker.fabricIp, port: worker.ssh.port ?? m.ssh.port }
-}
 
 /** The probe of one node; `relay` adds the head → worker SSH checks on the head. */
 export function hostProbeCmd(m: Manifest, node: ManifestNode, relay: boolean): Argv {
@@ -93,5 +95,5 @@ export function hostProbeCmd(m: Manifest, node: ManifestNode, relay: boolean): A
             return [t.user, t.ip, String(t.port)]
           })
       : []
-  return shScript(HOST_PROBE_SCRIPT, String(ifaces.length), ...ifaces, ...targets)
+  return shScript(HOST_PROBE_SCRIPT, String(ifaces.length), ...ifaces, String(targets.length / 3), ...targets, ...(targets.length > 0 ? RELAY_SSH_OPTIONS : []))
 }

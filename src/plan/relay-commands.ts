@@ -10,7 +10,11 @@
  */
 import { type Argv, type Cmd, argv, pipe, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { fabricSshTarget } from './host-check-commands.js'
+
+/** Where the head reaches a worker over the fabric: the worker's SSH user and port, its fabric IP. */
+export function fabricSshTarget(m: Manifest, worker: ManifestNode): { user: string; ip: string; port: number } {
+  return { user: worker.ssh.user ?? m.ssh.user, ip: worker.fabricIp, port: worker.ssh.port ?? m.ssh.port }
+}
 
 /** Options of the head's ssh to a worker: never a prompt, host key checked, a bounded connect. */
 export const RELAY_SSH_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'] as const

@@ -2,13 +2,17 @@
  * Host checks, the pure parts: the probe's output (real captures from the lab's nodes in
  * fixtures/) read by the parser, and the evaluator's findings for each way a node was broken.
  */
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { evaluateHostChecks, parseHostProbe } from '../../src/deploy/host-checks.js'
 import { labManifest } from '../../src/lab/manifest.js'
 import { type Manifest, ManifestSchema } from '../../src/manifest/schema.js'
 import { render } from '../../src/command/shell.js'
 import { hostProbeCmd } from '../../src/plan/host-check-commands.js'
+import { RELAY_SSH_OPTIONS } from '../../src/plan/relay-commands.js'
 
 const fixture = (name: string) => readFileSync(`test/deploy/fixtures/host-probe-${name}.txt`, 'utf8')
 const probe = (name: string) => parseHostProbe(fixture(name))
@@ -60,10 +64,46 @@ describe('the host probe', () => {
   it('is one fixed script with the values as positional arguments; relay targets only on the head', () => {
     const head = hostProbeCmd(lab, lab.nodes[0]!, true)
     expect(head.argv.slice(0, 2)).toEqual(['sh', '-c'])
-    expect(head.argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0', 'root', '172.30.200.13', '22'])
-    expect(hostProbeCmd(lab, lab.nodes[1]!, true).argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0'])
-    expect(hostProbeCmd(lab, lab.nodes[0]!, false).argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0'])
+    expect(head.argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0', '1', 'root', '172.30.200.13', '22', ...RELAY_SSH_OPTIONS])
+    expect(hostProbeCmd(lab, lab.nodes[1]!, true).argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0', '0'])
+    expect(hostProbeCmd(lab, lab.nodes[0]!, false).argv.slice(3)).toEqual(['sh', '1', 'enp1s0f0np0', '0'])
     expect(render(head)).not.toContain('172.30.200.13 22 true') // values are arguments, never spliced into the script
+  })
+
+  it("run by the real sh: each relay target is tried with its own user and port and the relay's ssh options", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-host-probe-'))
+    try {
+      // A stub ssh that records its argv; the second worker refuses.
+      writeFileSync(
+        join(dir, 'ssh'),
+        `#!/bin/sh\nprintf '%s ' "$@" >>"${dir}/calls"; echo >>"${dir}/calls"\ncase "$*" in *172.30.200.14*) echo 'ssh: connect to host 172.30.200.14 port 2222: Connection refused' >&2; exit 255;; esac\n`,
+      )
+      chmodSync(join(dir, 'ssh'), 0o755)
+      const worker = lab.nodes[1]!
+      const three: Manifest = {
+        ...lab,
+        nodes: [
+          ...lab.nodes,
+          { ...worker, name: 'spark-c', fabricIp: '172.30.200.14', ssh: { ...worker.ssh, host: '172.30.230.14', port: 2222, user: 'ops' } },
+        ],
+      }
+      const cmd = hostProbeCmd(three, three.nodes[0]!, true)
+      const r = spawnSync(cmd.argv[0]!, cmd.argv.slice(1), { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8', timeout: 60_000 })
+      expect(r.status).toBe(0)
+      expect(parseHostProbe(r.stdout).relay).toEqual([
+        { ip: '172.30.200.13', code: 0, output: '' },
+        { ip: '172.30.200.14', code: 255, output: 'ssh: connect to host 172.30.200.14 port 2222: Connection refused' },
+      ])
+      const opts = RELAY_SSH_OPTIONS.join(' ')
+      expect(
+        readFileSync(join(dir, 'calls'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.trim()),
+      ).toEqual([`${opts} -p 22 -l root 172.30.200.13 true`, `${opts} -p 2222 -l ops 172.30.200.14 true`])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('reads a healthy head captured on the lab', () => {
