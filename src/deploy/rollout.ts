@@ -123,9 +123,14 @@ class Rollout {
   private stage: RolloutStage = 'lock'
   constructor(readonly o: RolloutOptions) {}
 
-  progress = (m: string): void => {
+  progress = (m: string): void => this.say(this.stage, m)
+
+  /** A progress line labelled with `stage` (two gates that run at once each keep their own label). */
+  say(stage: RolloutStage, m: string): void {
     const s = ((Date.now() - this.started) / 1000).toFixed(1).padStart(6)
-    this.o.onProgress?.(`[+${s}s] ${this.stage}: ${m}`)
+    // A message that already names the stage (the smoke test's own "smoke: ...") is not prefixed twice.
+    const text = m.startsWith(`${stage}: `) ? m.slice(stage.length + 2) : m
+    this.o.onProgress?.(`[+${s}s] ${stage}: ${text}`)
   }
 
   async inStage<T>(stage: RolloutStage, fn: () => Promise<T>): Promise<T> {
@@ -160,13 +165,13 @@ class Rollout {
   }
 
   /** The identity preflight: facts from every node and Ray, checks, findings. */
-  async preflight(m: Manifest): Promise<{ facts: FactsBundle; findings: Finding[] }> {
-    const { facts } = await gatherFacts(m, { transportFor: async (n) => this.o.transports.get(n.name)!, onProgress: (x) => this.progress(x) })
+  async preflight(m: Manifest, say: (x: string) => void = this.progress): Promise<{ facts: FactsBundle; findings: Finding[] }> {
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => this.o.transports.get(n.name)!, onProgress: say })
     return { facts, findings: sortFindings(runChecks(facts, expectationFromManifest(m))) }
   }
 
-  async smokeGate(m: Manifest): Promise<SmokeGateResult> {
-    return (this.o.smoke ?? runSmokeGate)({ manifest: m, transports: this.o.transports, env: this.o.env, onProgress: (x) => this.progress(x) })
+  async smokeGate(m: Manifest, say: (x: string) => void = this.progress): Promise<SmokeGateResult> {
+    return (this.o.smoke ?? runSmokeGate)({ manifest: m, transports: this.o.transports, env: this.o.env, onProgress: say })
   }
 
   /** Run a release's plan with the gates between its phases. */
@@ -523,10 +528,13 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
       if (running && health && succeeded(health)) {
         const release = current.current!
         r.progress(`unchanged: release ${release} already runs this exact content; no image bytes moved, no container restarted`)
-        const pf = await r.inStage('preflight', () => r.preflight(m))
+        // Both gates only read the running cluster, so they run at once; both are reported.
+        const [pf, smoke] = await Promise.all([
+          r.inStage('preflight', () => r.preflight(m, (x) => r.say('preflight', x))),
+          r.inStage('smoke', () => r.smokeGate(m, (x) => r.say('smoke', x))),
+        ])
         const pfErrors = pf.findings.filter((f) => f.severity === 'error')
-        const smoke = pfErrors.length === 0 ? await r.inStage('smoke', () => r.smokeGate(m)) : undefined
-        const ok = pfErrors.length === 0 && smoke?.ok === true
+        const ok = pfErrors.length === 0 && smoke.ok
         return finish(
           {
             result: ok ? 'unchanged' : 'failed',
@@ -547,8 +555,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
                 detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)',
               },
             }),
-            findings: [...pf.findings, ...(smoke?.findings ?? [])],
-            ...(smoke && { smoke }),
+            findings: [...pf.findings, ...smoke.findings],
+            smoke,
             facts: pf.facts,
             image: imageSummary,
           },

@@ -81,6 +81,9 @@ const TIMED_LOAD = 's=$(date +%s%N); docker load -i "$1" >/dev/null || exit 1; e
  */
 export async function pinNodes(lab: BenchLab, pinned: boolean): Promise<void> {
   const cores = availableParallelism()
+  // cgroup v1 refuses to narrow a node's cpuset while a container inside it (Ray, vLLM) still has
+  // every core ("device or resource busy"); the delivery rows make every node cold anyway.
+  if (pinned) for (const n of lab.manifest.nodes) await coldNode(lab, n, lab.info.workloadImage.id)
   for (const [i, n] of lab.info.nodes.entries()) {
     const set = pinned ? String(i % cores) : `0-${cores - 1}`
     const p = spawn(dockerBinary(), ['update', '--cpuset-cpus', set, n.container], { stdio: ['ignore', 'ignore', 'pipe'] })
