@@ -45490,7 +45490,7 @@ function runRayContainer(m, node, image, release, envFile = secretEnvFile(m)) {
     return node_commands_docker(...args);
 }
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
-const RAY_ALIVE_PY = 'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)';
+const RAY_ALIVE_PY = 'import sys\nfrom ray._private.internal_api import get_state_from_address\nalive = sum(1 for n in get_state_from_address("auto").node_table() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)';
 const rayAliveNodes = (m, n) => node_commands_docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n));
 /** Succeeds once Ray on the head answers. */
 const rayHeadReady = (m) => node_commands_docker('exec', m.container.name, 'ray', 'status');
@@ -50391,13 +50391,18 @@ function proveCluster(m, data) {
     }
     return { placementGroup: { id: pg.placement_group_id, state: pg.state, bundles: bundles.length }, serving, findings };
 }
-/** Runs inside the head's container: Ray's placement-group table and node list as one JSON line. */
+/**
+ * Runs inside the head's container: Ray's placement-group table and node list as one JSON line.
+ * Read from the GCS the way Ray's CLI tools do (`internal_api.get_state_from_address`, the same
+ * tables `ray.util.placement_group_table()` and `ray.nodes()` return), without `ray.init`, which
+ * would start and register a whole driver: 0.5 s instead of 1.25 s on the lab, same JSON.
+ */
 const RAY_PLACEMENT_PY = [
-    'import json, ray',
-    'ray.init(address="auto", logging_level="ERROR", log_to_driver=False)',
-    'from ray.util import placement_group_table',
-    'nodes = [{k: n.get(k) for k in ("NodeID", "Alive", "NodeManagerAddress")} for n in ray.nodes()]',
-    'print(json.dumps({"pgs": placement_group_table(), "nodes": nodes}))',
+    'import json',
+    'from ray._private.internal_api import get_state_from_address',
+    'state = get_state_from_address("auto")',
+    'nodes = [{k: n.get(k) for k in ("NodeID", "Alive", "NodeManagerAddress")} for n in state.node_table()]',
+    'print(json.dumps({"pgs": state.placement_group_table(), "nodes": nodes}))',
 ].join('\n');
 
 ;// CONCATENATED MODULE: external "node:http"

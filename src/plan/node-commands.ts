@@ -107,7 +107,7 @@ export function runRayContainer(m: Manifest, node: ManifestNode, image: string, 
 
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
 export const RAY_ALIVE_PY =
-  'import sys, ray\nray.init(address="auto", logging_level="ERROR", log_to_driver=False)\nalive = sum(1 for n in ray.nodes() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)'
+  'import sys\nfrom ray._private.internal_api import get_state_from_address\nalive = sum(1 for n in get_state_from_address("auto").node_table() if n["Alive"])\nprint("alive Ray nodes:", alive)\nsys.exit(0 if alive >= int(sys.argv[1]) else 1)'
 export const rayAliveNodes = (m: Manifest, n: number): Argv => docker('exec', m.container.name, 'python3', '-c', RAY_ALIVE_PY, String(n))
 
 /** Succeeds once Ray on the head answers. */

@@ -81,13 +81,32 @@ const TIMED_LOAD = 's=$(date +%s%N); docker load -i "$1" >/dev/null || exit 1; e
  */
 export async function pinNodes(lab: BenchLab, pinned: boolean): Promise<void> {
   const cores = availableParallelism()
-  // cgroup v1 refuses to narrow a node's cpuset while a container inside it (Ray, vLLM) still has
-  // every core ("device or resource busy"); the delivery rows make every node cold anyway.
-  if (pinned) for (const n of lab.manifest.nodes) await coldNode(lab, n, lab.info.workloadImage.id)
+  // cgroup v1 refuses to narrow a node's cpuset below its nested dockerd's own cgroups, and never
+  // widens those again: so every node is made cold, stopped, updated and started again, and its
+  // nested cgroups are made anew from the new set.
+  for (const n of lab.manifest.nodes) await coldNode(lab, n, lab.info.workloadImage.id)
   for (const [i, n] of lab.info.nodes.entries()) {
     const set = pinned ? String(i % cores) : `0-${cores - 1}`
-    const p = spawn(dockerBinary(), ['update', '--cpuset-cpus', set, n.container], { stdio: ['ignore', 'ignore', 'pipe'] })
-    await done(p, `docker update --cpuset-cpus ${set} ${n.container}`)
+    for (const args of [
+      ['stop', '-t', '10', n.container],
+      ['update', '--cpuset-cpus', set, n.container],
+      ['start', n.container],
+    ]) {
+      const p = spawn(dockerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] })
+      await done(p, `docker ${args.join(' ')}`)
+    }
+  }
+  for (const n of lab.manifest.nodes) {
+    const until = Date.now() + 120_000
+    for (;;) {
+      try {
+        await sshRun(lab, n, 'docker info >/dev/null')
+        break
+      } catch (err) {
+        if (Date.now() > until) throw new Error(`${n.name} did not come back after docker update: ${(err as Error).message}`)
+        await new Promise((r) => setTimeout(r, 500))
+      }
+    }
   }
   log(pinned ? `nodes pinned: ${lab.info.nodes.map((n, i) => `${n.name} on core ${i % cores}`).join(', ')}` : 'nodes back on every core')
 }
