@@ -48686,7 +48686,8 @@ function relayToWorker(m, worker, image) {
  *   $1 = N, then N triples "port user ip" (the workers' SSH over the fabric), then the ssh option words.
  * One FIFO per worker, each read by `ssh <worker> docker load` in the background; `tee -p` copies
  * stdin into every FIFO and into the head's own `docker load` (-p: a worker whose load or SSH
- * ends early is dropped from the copy; the others go on). Output, one record per line, tabs:
+ * ends early is dropped from the copy; the others go on; a tee without -p, such as busybox's, is
+ * used as it is). Output, one record per line, tabs:
  *   relay  head <exit code of the head's docker load>
  *   relay  <worker ip> <exit code of its ssh + docker load>
  *   log    <head | worker ip> <line>      (the last 20 lines of a target that failed)
@@ -48719,7 +48720,10 @@ while [ "$i" -lt "$n" ]; do
   ) &
   shift 3
 done
-tee -p "$d"/f* | docker load >"$d/head.log" 2>&1
+# -p (GNU coreutils 8.24+): go on past a reader that went away. A tee without it (busybox) still
+# relays; only a target that fails mid-stream then ends the copy for all.
+if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
+tee $teeopt "$d"/f* | docker load >"$d/head.log" 2>&1
 rc=$?
 wait
 printf 'relay\\thead\\t%s\\n' "$rc"

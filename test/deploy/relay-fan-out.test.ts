@@ -5,7 +5,7 @@
  * that stops reading early really happens mid-stream. The lab test (relay.e2e) runs it with the
  * real docker and ssh.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -167,6 +167,18 @@ it('every target failing ends the fan-out instead of hanging; no worker: a plain
   expect(none.code).toBe(0)
   expect(none.report).toEqual({ head: { code: 0, log: [] }, workers: new Map(), complete: true })
   expect(none.got('head')?.equals(input)).toBe(true)
+})
+
+it('a tee without -p (busybox): the fan-out still delivers every byte to every target', async () => {
+  const noP = join(dir, 'no-p')
+  mkdirSync(noP, { recursive: true })
+  const real = execFileSync('sh', ['-c', 'command -v tee'], { encoding: 'utf8' }).trim()
+  writeFileSync(join(noP, 'tee'), `#!/bin/sh\nfor a do [ "$a" = -p ] && { echo "tee: unrecognized option: p" >&2; exit 1; }; done\nexec ${real} "$@"\n`)
+  chmodSync(join(noP, 'tee'), 0o755)
+  const r = await fanOut(2, { PATH: `${noP}:${bin}:${process.env.PATH}` })
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  for (const t of ['head', '192.168.200.13', '192.168.200.14']) expect(r.got(t)?.equals(input), t).toBe(true)
 })
 
 it('the fan-out leaves no FIFO or log behind on the head', async () => {
