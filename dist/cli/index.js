@@ -52897,7 +52897,8 @@ async function deployRelease(o) {
     if (!lock.ok)
         return stoppedBeforeAnyChange('lock', lock.message, 'nothing was changed: another rollout holds the lock', [lock.finding]);
     try {
-        const states = await r.inStage('state', () => readNodeStates(m, o.transports));
+        // Both only read the nodes: the release state and the host checks run at once.
+        const [states, host] = await Promise.all([r.inStage('state', () => readNodeStates(m, o.transports)), r.inStage('host-checks', () => r.hostChecks(m))]);
         const unreadable = [...states.values()].filter((s) => s.error);
         if (unreadable.length > 0) {
             return finish({
@@ -52912,8 +52913,7 @@ async function deployRelease(o) {
         const current = commonCurrent(states);
         const headState = states.get(headOf(m).name);
         const previousRelease = current?.current ?? headState.current;
-        r.progress(`current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`);
-        const host = await r.inStage('host-checks', () => r.hostChecks(m));
+        r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`);
         if (host.some((f) => f.severity === 'error')) {
             return finish({
                 ...base,

@@ -458,7 +458,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const lock = await r.lock(m, o.release)
   if (!lock.ok) return stoppedBeforeAnyChange('lock', lock.message, 'nothing was changed: another rollout holds the lock', [lock.finding])
   try {
-    const states = await r.inStage('state', () => readNodeStates(m, o.transports))
+    // Both only read the nodes: the release state and the host checks run at once.
+    const [states, host] = await Promise.all([r.inStage('state', () => readNodeStates(m, o.transports)), r.inStage('host-checks', () => r.hostChecks(m))])
     const unreadable = [...states.values()].filter((s) => s.error)
     if (unreadable.length > 0) {
       return finish({
@@ -473,9 +474,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     const current = commonCurrent(states)
     const headState = states.get(headOf(m).name)!
     const previousRelease = current?.current ?? headState.current
-    r.progress(`current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`)
+    r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`)
 
-    const host = await r.inStage('host-checks', () => r.hostChecks(m))
     if (host.some((f) => f.severity === 'error')) {
       return finish({
         ...base,

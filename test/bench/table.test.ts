@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type Row, formatSamples, goalMet, median, ratio, renderResults, samples } from './table.js'
+import { type Row, formatRatio, formatSamples, goalMet, median, ratio, renderResults, samples } from './table.js'
 
 const machine = { date: '2026-12-03T14:00:00Z', nproc: 2, memoryGiB: 23.5, docker: '20.10.24', node: 'v20.20.2' }
 const row = (over: Partial<Row>): Row => ({
@@ -61,4 +61,11 @@ describe('RESULTS.md', () => {
     expect(text).toContain('- 3: not measured: needs deploy')
     expect(text).toContain('- 5: per node: 1.2 s')
   })
+})
+
+it('a ratio just over its goal never prints as the goal', () => {
+  expect(formatRatio(2526 / 25110)).toBe('0.101×')
+  expect(formatRatio(0.0594)).toBe('0.0594×')
+  expect(formatRatio(1.454)).toBe('1.45×')
+  expect(formatRatio(29.2)).toBe('29×')
 })

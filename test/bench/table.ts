@@ -110,8 +110,9 @@ export function goalMet(row: Row): boolean | undefined {
   }
 }
 
-const formatRatio = (r: number | undefined): string =>
-  r === undefined ? '–' : r >= 10 ? `${r.toFixed(0)}×` : r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toFixed(4)}×`
+/** Three significant digits below 1, so a ratio just over a goal such as 0.1× never prints as the goal itself. */
+export const formatRatio = (r: number | undefined): string =>
+  r === undefined ? '–' : r >= 10 ? `${r.toFixed(0)}×` : r >= 1 ? `${r.toFixed(2)}×` : r >= 0.1 ? `${r.toFixed(3)}×` : `${r.toFixed(4)}×`
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 
