@@ -48892,6 +48892,18 @@ const pruneReleases = (m) => shScript(PRUNE_SCRIPT, clusterStateDir(m), String(m
 const appendAudit = (m) => and(argv('mkdir', '-p', clusterStateDir(m)), toFile(argv('cat'), auditLogPath(m), true));
 /** The image ID a node has for `image` (a reference or an ID); fails when it has none. */
 const imageIdOf = (image) => argv('docker', 'image', 'inspect', '--format', '{{.Id}}', image);
+/**
+ * What a release's start.sh runs on `node`: the built-in launcher's `docker run ... ray start`, or
+ * the user's launch script from the release directory. `image` is the image ID in the written file.
+ */
+function releaseStartCmd(m, node, image, release) {
+    const dir = releaseDir(m, release);
+    return m.launch.mode === 'builtin'
+        ? runRayContainer(m, node, image, release, `${dir}/${RELEASE_FILE.secretEnv}`)
+        : runLaunchScript(m, node, image, `${dir}/${RELEASE_FILE.launch}`);
+}
+/** What a release's serve.sh (head only) runs. */
+const releaseServeCmd = (m) => startVllm(m);
 
 ;// CONCATENATED MODULE: ./src/plan/plan.ts
 /**
@@ -48908,6 +48920,7 @@ const imageIdOf = (image) => argv('docker', 'image', 'inspect', '--format', '{{.
 /** Every phase a plan can hold, in the order a rollout runs them. */
 const PHASE_NAMES = (/* unused pure expression or super */ null && ([
     'prepare',
+    'image',
     'release-files',
     'stop-previous',
     'upload-launch-script',
@@ -48934,6 +48947,7 @@ function stepOf(m) {
         ...(stdin && { stdin }),
     });
 }
+const planNodes = (m) => m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp }));
 function imageSteps(m, node, image) {
     const step = stepOf(m);
     switch (m.image.distribution) {
@@ -49071,7 +49085,7 @@ function planDeploy(m, opts = {}) {
         image,
         release,
         head: head.name,
-        nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp })),
+        nodes: planNodes(m),
         launch: m.launch.mode,
         phases: [prepare, ...(m.launch.mode === 'builtin' ? builtinPhases(m, image, release) : scriptPhases(m, image))],
     };
@@ -49127,12 +49141,7 @@ function planRelease(m, opts) {
         image: m.image.ref,
         release: id,
         head: head.name,
-        nodes: m.nodes.map((n) => ({
-            name: n.name,
-            role: n.role,
-            ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`,
-            fabricIp: n.fabricIp,
-        })),
+        nodes: planNodes(m),
         launch: m.launch.mode,
         phases: [
             files,
@@ -49164,6 +49173,45 @@ function planRelease(m, opts) {
             },
             { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
         ],
+    };
+}
+/**
+ * What `deploy` runs, for `plan` to show: the image on every node (the image gate runs these
+ * commands, and skips a node that already has the exact image ID), then the release's own plan
+ * (planRelease: files, stop, Ray, the preflight gate, vllm serve, the smoke gate), with the
+ * stages around them that have no command of their own.
+ */
+function planRollout(m0, opts = {}) {
+    const m = opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0;
+    const image = imageRef(m);
+    const release = planRelease(m, { release: opts.release ?? 'manual', files: 'write' });
+    const imagePhase = {
+        name: 'image',
+        description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, and every node must end on one image ID`,
+        parallel: m.image.distribution !== 'relay',
+        steps: m.nodes.flatMap((n) => imageSteps(m, n, image)),
+    };
+    const runs = (s) => {
+        const node = m.nodes.find((n) => n.name === s.node);
+        const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined;
+        return cmd ? { ...s, runs: { cmd, command: render(cmd) } } : s;
+    };
+    return {
+        ...release,
+        image,
+        phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+        around: {
+            before: [
+                ...(m.launch.mode === 'script' ? [`read ${m.launch.path} for the seed bug's overrides (deploy.scriptCheck: ${m.deploy.scriptCheck})`] : []),
+                `take the cluster's deploy lock on ${release.head}`,
+                `read every node's releases and run the host checks (docker, GPUs, the fabric interfaces, disk${m.image.distribution === 'relay' ? ', SSH from the head to each worker over the fabric' : ''}); a release already current everywhere is not started again: only the preflight and the smoke test run`,
+            ],
+            after: [
+                `point \`current\` at release ${release.release} on every node`,
+                `prune releases beyond the last ${m.deploy.releasesKept}`,
+                'append an audit line on every node and release the lock; on a failed gate, deploy.onFailure says what happens (rollback, stop or keep)',
+            ],
+        },
     };
 }
 
@@ -50201,11 +50249,7 @@ const script = (comment, body) => `#!/bin/sh\n# ${comment}\n${body}\n`;
 /** The command that starts the release's container on this node (Ray up, by us or by the user's script). */
 function startScript(spec, node) {
     const { manifest: m, release, imageId } = spec;
-    const dir = releaseDir(m, release);
-    const cmd = m.launch.mode === 'builtin'
-        ? runRayContainer(m, node, imageId, release, `${dir}/${RELEASE_FILE.secretEnv}`)
-        : runLaunchScript(m, node, imageId, `${dir}/${RELEASE_FILE.launch}`);
-    return script(`release ${release} on ${node.name} (${node.role}): start ${m.container.name}`, renderScript(cmd));
+    return script(`release ${release} on ${node.name} (${node.role}): start ${m.container.name}`, renderScript(releaseStartCmd(m, node, imageId, release)));
 }
 /** The effective environment: the container's (built-in launch) or the launch script's. Secret names only. */
 function envFile(m, node, imageId) {
@@ -50231,7 +50275,7 @@ function startingFiles(spec, node) {
     if (m.launch.mode === 'script')
         files[RELEASE_FILE.launch] = { content: spec.launchScript ?? '', mode: '0700' };
     if (node.role === 'head')
-        files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(startVllm(m))), mode: '0700' };
+        files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(releaseServeCmd(m))), mode: '0700' };
     return files;
 }
 /** Placeholder release id for the fingerprint: the id itself is not part of what starts. */
@@ -58259,22 +58303,35 @@ function renderPlanText(plan) {
         ...plan.nodes.map((n) => `  ${n.name.padEnd(12)} ${n.role.padEnd(6)} ssh ${n.ssh}  fabric ${n.fabricIp}`),
         '',
     ];
+    if (plan.around)
+        out.push('Before the phases:', ...plan.around.before.map((x) => `   - ${x}`), '');
     plan.phases.forEach((phase, i) => {
         out.push(`${i + 1}. ${phase.name}${phase.parallel ? ' (nodes in parallel)' : ''}: ${phase.description}`);
         for (const s of phase.steps) {
             out.push(`   [${s.node}] ${s.action}: ${s.description}${s.stdin ? `  (stdin: ${s.stdin.kind})` : ''}`);
             out.push(`     $ ${s.command}`);
+            if (s.runs)
+                out.push(`     which runs: ${s.runs.command}`);
         }
         out.push('');
     });
+    if (plan.around)
+        out.push('After the phases:', ...plan.around.after.map((x) => `   - ${x}`), '');
     return out.join('\n');
 }
 function renderPlanMarkdown(plan) {
     const out = [`### Plan for \`${plan.cluster}\``, '', `Image \`${plan.image}\`, release \`${plan.release}\`.`, ''];
+    if (plan.around)
+        out.push('Before the phases:', '', ...plan.around.before.map((x) => `- ${x}`), '');
     out.push('| phase | node | step | timeout |', '| --- | --- | --- | --- |');
-    for (const phase of plan.phases)
+    for (const phase of plan.phases) {
+        if (phase.steps.length === 0)
+            out.push(`| ${phase.name} | all | ${findings_escapeMarkdownCell(phase.description)} | |`);
         for (const s of phase.steps)
             out.push(`| ${phase.name} | ${s.node} | ${findings_escapeMarkdownCell(s.description)} | ${s.timeoutSeconds} s |`);
+    }
+    if (plan.around)
+        out.push('', 'After the phases:', '', ...plan.around.after.map((x) => `- ${x}`));
     return out.join('\n') + '\n';
 }
 /** JSON view: phases plus, per node, the ordered commands (argv kept as data). */
@@ -58294,10 +58351,12 @@ function planJson(plan) {
                 command: s.command,
                 timeoutSeconds: s.timeoutSeconds,
                 ...(s.stdin && { stdin: s.stdin }),
+                ...(s.runs && { runs: s.runs }),
                 cmd: s.cmd,
             })),
         })),
         phases: plan.phases.map((p) => ({ name: p.name, description: p.description, parallel: p.parallel, steps: p.steps.map((s) => s.id) })),
+        ...(plan.around && { around: plan.around }),
     };
 }
 
@@ -58309,7 +58368,7 @@ async function planTask(path, opts = {}) {
     const loaded = await loadOrFail(path);
     if (!loaded.ok)
         return loaded.outcome;
-    const plan = planDeploy(loaded.manifest, opts);
+    const plan = planRollout(loaded.manifest, opts);
     const steps = plan.phases.reduce((s, p) => s + p.steps.length, 0);
     const json = planJson(plan);
     return {

@@ -12,8 +12,8 @@
 import { createHash } from 'node:crypto'
 import { renderScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { launchScriptEnv, nodeEnv, runLaunchScript, runRayContainer, startVllm } from '../plan/node-commands.js'
-import { RELEASE_FILE, releaseDir } from '../plan/release-commands.js'
+import { launchScriptEnv, nodeEnv } from '../plan/node-commands.js'
+import { RELEASE_FILE, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 
 export interface ReleaseFile {
   readonly content: string
@@ -41,12 +41,7 @@ const script = (comment: string, body: string): string => `#!/bin/sh\n# ${commen
 /** The command that starts the release's container on this node (Ray up, by us or by the user's script). */
 function startScript(spec: ReleaseSpec, node: ManifestNode): string {
   const { manifest: m, release, imageId } = spec
-  const dir = releaseDir(m, release)
-  const cmd =
-    m.launch.mode === 'builtin'
-      ? runRayContainer(m, node, imageId, release, `${dir}/${RELEASE_FILE.secretEnv}`)
-      : runLaunchScript(m, node, imageId, `${dir}/${RELEASE_FILE.launch}`)
-  return script(`release ${release} on ${node.name} (${node.role}): start ${m.container.name}`, renderScript(cmd))
+  return script(`release ${release} on ${node.name} (${node.role}): start ${m.container.name}`, renderScript(releaseStartCmd(m, node, imageId, release)))
 }
 
 /** The effective environment: the container's (built-in launch) or the launch script's. Secret names only. */
@@ -73,7 +68,7 @@ function startingFiles(spec: ReleaseSpec, node: ManifestNode): Record<string, Re
   }
   if (m.launch.mode === 'script') files[RELEASE_FILE.launch] = { content: spec.launchScript ?? '', mode: '0700' }
   if (node.role === 'head')
-    files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(startVllm(m))), mode: '0700' }
+    files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(releaseServeCmd(m))), mode: '0700' }
   return files
 }
 

@@ -26,7 +26,7 @@ import {
   writeSecretEnv,
 } from './node-commands.js'
 import { relayFanOut } from './relay-commands.js'
-import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { RELEASE_FILE, releaseServeCmd, releaseStartCmd, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -49,11 +49,17 @@ export interface PlannedStep {
   readonly command: string
   readonly timeoutSeconds: number
   readonly stdin?: StepInput
+  /**
+   * For a step that runs a release file (start.sh, serve.sh): the command in that file, as `plan`
+   * shows it (the written file names the image by its ID where this shows the reference).
+   */
+  readonly runs?: { readonly cmd: Cmd; readonly command: string }
 }
 
 /** Every phase a plan can hold, in the order a rollout runs them. */
 export const PHASE_NAMES = [
   'prepare',
+  'image',
   'release-files',
   'stop-previous',
   'upload-launch-script',
@@ -84,6 +90,11 @@ export interface Plan {
   readonly nodes: readonly { readonly name: string; readonly role: string; readonly ssh: string; readonly fabricIp: string }[]
   readonly launch: 'builtin' | 'script'
   readonly phases: readonly PlanPhase[]
+  /**
+   * What the rollout does around the phases without a command of its own (checks, the lock, the
+   * release pointer), in order: `before` the first phase, `after` the last one.
+   */
+  readonly around?: { readonly before: readonly string[]; readonly after: readonly string[] }
 }
 
 export interface PlanOptions {
@@ -108,6 +119,9 @@ function stepOf(m: Manifest) {
     ...(stdin && { stdin }),
   })
 }
+
+const planNodes = (m: Manifest): Plan['nodes'] =>
+  m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp }))
 
 function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
   const step = stepOf(m)
@@ -287,7 +301,7 @@ export function planDeploy(m: Manifest, opts: PlanOptions = {}): Plan {
     image,
     release,
     head: head.name,
-    nodes: m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp })),
+    nodes: planNodes(m),
     launch: m.launch.mode,
     phases: [prepare, ...(m.launch.mode === 'builtin' ? builtinPhases(m, image, release) : scriptPhases(m, image))],
   }
@@ -376,12 +390,7 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
     image: m.image.ref,
     release: id,
     head: head.name,
-    nodes: m.nodes.map((n) => ({
-      name: n.name,
-      role: n.role,
-      ssh: `${n.ssh.user ?? m.ssh.user}@${n.ssh.host}:${n.ssh.port ?? m.ssh.port}`,
-      fabricIp: n.fabricIp,
-    })),
+    nodes: planNodes(m),
     launch: m.launch.mode,
     phases: [
       files,
@@ -413,5 +422,45 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
       },
       { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
     ],
+  }
+}
+
+/**
+ * What `deploy` runs, for `plan` to show: the image on every node (the image gate runs these
+ * commands, and skips a node that already has the exact image ID), then the release's own plan
+ * (planRelease: files, stop, Ray, the preflight gate, vllm serve, the smoke gate), with the
+ * stages around them that have no command of their own.
+ */
+export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
+  const m: Manifest = opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0
+  const image = imageRef(m)
+  const release = planRelease(m, { release: opts.release ?? 'manual', files: 'write' })
+  const imagePhase: PlanPhase = {
+    name: 'image',
+    description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, and every node must end on one image ID`,
+    parallel: m.image.distribution !== 'relay',
+    steps: m.nodes.flatMap((n) => imageSteps(m, n, image)),
+  }
+  const runs = (s: PlannedStep): PlannedStep => {
+    const node = m.nodes.find((n) => n.name === s.node)!
+    const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined
+    return cmd ? { ...s, runs: { cmd, command: render(cmd) } } : s
+  }
+  return {
+    ...release,
+    image,
+    phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    around: {
+      before: [
+        ...(m.launch.mode === 'script' ? [`read ${m.launch.path} for the seed bug's overrides (deploy.scriptCheck: ${m.deploy.scriptCheck})`] : []),
+        `take the cluster's deploy lock on ${release.head}`,
+        `read every node's releases and run the host checks (docker, GPUs, the fabric interfaces, disk${m.image.distribution === 'relay' ? ', SSH from the head to each worker over the fabric' : ''}); a release already current everywhere is not started again: only the preflight and the smoke test run`,
+      ],
+      after: [
+        `point \`current\` at release ${release.release} on every node`,
+        `prune releases beyond the last ${m.deploy.releasesKept}`,
+        'append an audit line on every node and release the lock; on a failed gate, deploy.onFailure says what happens (rollback, stop or keep)',
+      ],
+    },
   }
 }

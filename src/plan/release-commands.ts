@@ -10,8 +10,8 @@
  *   /var/lib/vllm-ray-deploy/<cluster>/audit.jsonl      one JSON line per rollout
  */
 import { type Argv, type Cmd, and, argv, shScript, toFile } from '../command/shell.js'
-import type { Manifest } from '../manifest/schema.js'
-import { NODE_STATE_DIR } from './node-commands.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { NODE_STATE_DIR, runLaunchScript, runRayContainer, startVllm } from './node-commands.js'
 
 export const clusterStateDir = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}`
 export const releaseDir = (m: Manifest, release: string): string => `${clusterStateDir(m)}/releases/${release}`
@@ -129,3 +129,17 @@ export const appendAudit = (m: Manifest): Cmd => and(argv('mkdir', '-p', cluster
 
 /** The image ID a node has for `image` (a reference or an ID); fails when it has none. */
 export const imageIdOf = (image: string): Argv => argv('docker', 'image', 'inspect', '--format', '{{.Id}}', image)
+
+/**
+ * What a release's start.sh runs on `node`: the built-in launcher's `docker run ... ray start`, or
+ * the user's launch script from the release directory. `image` is the image ID in the written file.
+ */
+export function releaseStartCmd(m: Manifest, node: ManifestNode, image: string, release: string): Cmd {
+  const dir = releaseDir(m, release)
+  return m.launch.mode === 'builtin'
+    ? runRayContainer(m, node, image, release, `${dir}/${RELEASE_FILE.secretEnv}`)
+    : runLaunchScript(m, node, image, `${dir}/${RELEASE_FILE.launch}`)
+}
+
+/** What a release's serve.sh (head only) runs. */
+export const releaseServeCmd = (m: Manifest): Cmd => startVllm(m)

@@ -1,4 +1,4 @@
-import { planDeploy, type PlanOptions } from '../plan/plan.js'
+import { planRollout, type PlanOptions } from '../plan/plan.js'
 import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan.js'
 import type { TaskOutcome } from './outcome.js'
 import { loadOrFail } from './validate.js'
@@ -6,7 +6,7 @@ import { loadOrFail } from './validate.js'
 export async function planTask(path: string, opts: PlanOptions = {}): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
   if (!loaded.ok) return loaded.outcome
-  const plan = planDeploy(loaded.manifest, opts)
+  const plan = planRollout(loaded.manifest, opts)
   const steps = plan.phases.reduce((s, p) => s + p.steps.length, 0)
   const json = planJson(plan)
   return {

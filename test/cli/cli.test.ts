@@ -55,30 +55,32 @@ describe('vllm-ray-deploy validate', () => {
 })
 
 describe('vllm-ray-deploy plan', () => {
-  it('--json lists both nodes with their ordered commands; head first with --head, worker joins the head fabric IP', async () => {
+  it('--json lists both nodes with their ordered commands, as deploy runs them; the head starts with --head, the worker joins the head fabric IP', async () => {
     const r = await cli('plan', '--manifest', EXAMPLE, '--json')
     expect(r.code).toBe(0)
-    const plan = JSON.parse(r.out) as { nodes: { name: string; steps: { action: string; command: string }[] }[]; phases: { name: string }[] }
-    expect(plan.phases.map((p) => p.name)).toEqual(['prepare', 'ray-head', 'ray-workers', 'ray-cluster', 'preflight', 'vllm'])
+    type Step = { action: string; command: string; runs?: { command: string } }
+    const plan = JSON.parse(r.out) as { nodes: { name: string; steps: Step[] }[]; phases: { name: string }[] }
+    expect(plan.phases.map((p) => p.name)).toEqual([
+      'image',
+      'release-files',
+      'stop-previous',
+      'ray-head',
+      'ray-workers',
+      'ray-cluster',
+      'preflight',
+      'vllm',
+      'smoke',
+    ])
     const [a, b] = plan.nodes
     expect(a!.name).toBe('spark-a')
-    expect(a!.steps.map((s) => s.action)).toEqual([
-      'image',
-      'secret-env',
-      'remove-old',
-      'ray-start',
-      'ray-ready',
-      'ray-cluster',
-      'facts',
-      'vllm-serve',
-      'vllm-health',
-    ])
-    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'secret-env', 'remove-old', 'ray-start', 'facts'])
-    const headStart = a!.steps.find((s) => s.action === 'ray-start')!.command
-    expect(headStart).toContain('--head --port=6379')
-    expect(headStart).toContain('--node-ip-address=192.168.200.12')
-    expect(headStart).toContain('--env VLLM_HOST_IP=192.168.200.12')
-    const workerStart = b!.steps.find((s) => s.action === 'ray-start')!.command
+    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'ray-cluster', 'vllm-serve'])
+    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start'])
+    const headStart = a!.steps.find((s) => s.action === 'ray-start')!
+    expect(headStart.command).toBe('sh /var/lib/vllm-ray-deploy/spark-pair/releases/manual/start.sh')
+    expect(headStart.runs!.command).toContain('--head --port=6379')
+    expect(headStart.runs!.command).toContain('--node-ip-address=192.168.200.12')
+    expect(headStart.runs!.command).toContain('--env VLLM_HOST_IP=192.168.200.12')
+    const workerStart = b!.steps.find((s) => s.action === 'ray-start')!.runs!.command
     expect(workerStart).toContain('--address=192.168.200.12:6379 --node-ip-address=192.168.200.13')
     expect(workerStart).toContain('--env VLLM_HOST_IP=192.168.200.13')
   })
@@ -99,14 +101,16 @@ describe('vllm-ray-deploy plan', () => {
     const r = await cli('plan', '--manifest', file, '--json')
     expect(r.err).toBe('')
     expect(r.code).toBe(0)
-    const plan = JSON.parse(r.out) as { nodes: { steps: { action: string; command: string; cmd: { argv: string[] } }[] }[] }
+    type Runs = { command: string; cmd: { argv: string[] } }
+    const plan = JSON.parse(r.out) as { nodes: { steps: { action: string; runs?: Runs }[] }[] }
     for (const action of ['vllm-serve', 'ray-start']) {
-      const step = plan.nodes[0]!.steps.find((s) => s.action === action)!
+      // What the release's start.sh / serve.sh runs.
+      const runs = plan.nodes[0]!.steps.find((s) => s.action === action)!.runs!
       // Stand a function in for docker that prints each argument it receives, NUL-terminated.
-      const got = execFileSync('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${step.command}`], { encoding: 'utf8' })
-      expect(got.split('\0').slice(0, -1)).toEqual(step.cmd.argv.slice(1))
+      const got = execFileSync('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${runs.command}`], { encoding: 'utf8' })
+      expect(got.split('\0').slice(0, -1)).toEqual(runs.cmd.argv.slice(1))
     }
-    const serve = plan.nodes[0]!.steps.find((s) => s.action === 'vllm-serve')!
+    const serve = plan.nodes[0]!.steps.find((s) => s.action === 'vllm-serve')!.runs!
     expect(serve.cmd.argv.slice(-hostile.length)).toEqual(hostile)
     expect(() => readFileSync('/tmp/vrd-pwned')).toThrow()
   })

@@ -181,6 +181,35 @@ describe.sequential('deploy on the lab', () => {
     ])
   }, 600_000)
 
+  it('plan shows what that deploy ran: its steps in order, and the commands in start.sh and serve.sh', async () => {
+    const plan = await planTask(healthy, { release: 'r1' })
+    expect(plan.exitCode, plan.text).toBe(0)
+    type Step = { id: string; action: string; runs?: { command: string } }
+    const nodes = (plan.json as { nodes: { name: string; steps: Step[] }[] }).nodes
+    const imageId = await run(head(), 'cat', `${clusterStateDir(manifest)}/releases/r1/image-id`)
+    // The deploy's progress so far (the lab's start and r1): the plan steps it started, in order.
+    const phases = new Set((plan.json as { phases: { name: string }[] }).phases.map((p) => p.name))
+    const started = log
+      .map((l) => /^\[\+ *[\d.]+s\] ([\w-]+): \[([\w-]+)\] ([\w-]+): (?!ok in|FAILED)/.exec(l))
+      .filter((x): x is RegExpExecArray => !!x && phases.has(x[1]!))
+      .map((x) => [x[2], x[3]] as const)
+    for (const n of nodes) {
+      const planned = n.steps.filter((s) => s.action !== 'image').map((s) => s.action)
+      const ran = started.filter(([node, action]) => node === n.name && action !== 'image').map(([, action]) => action)
+      expect(ran, n.name).toEqual(planned)
+      for (const [file, action] of [
+        ['start.sh', 'ray-start'],
+        ['serve.sh', 'vllm-serve'],
+      ] as const) {
+        const step = n.steps.find((s) => s.action === action)
+        if (!step) continue
+        const written = await run(transports.get(n.name)!, 'tail', '-n', '1', `${clusterStateDir(manifest)}/releases/r1/${file}`)
+        // The written file names the image by its ID where the plan shows the reference.
+        expect(written.endsWith(step.runs!.command.split(manifest.image.ref).join(imageId)), `${n.name} ${file}:\n${written}\n${step.runs!.command}`).toBe(true)
+      }
+    }
+  }, 60_000)
+
   it('an immediate second deploy moves no image bytes, restarts no container and says unchanged', async () => {
     const before = await containers()
     const o = await deploy(healthy, opts({ release: 'r2' }))

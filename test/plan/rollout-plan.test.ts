@@ -1,0 +1,116 @@
+/**
+ * `plan` shows the deploy: the image step as the image gate runs it, then the release's own plan
+ * (the one the executor runs), with the commands inside start.sh and serve.sh, and the stages
+ * around them. The lab's deploy e2e checks the same plan against a real deploy's steps and files.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { render } from '../../src/command/shell.js'
+import { releaseFiles } from '../../src/deploy/release-files.js'
+import { parseManifest } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { loadImage, pullImage } from '../../src/plan/node-commands.js'
+import { planRelease, planRollout } from '../../src/plan/plan.js'
+import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan.js'
+import { planTask } from '../../src/tasks/plan.js'
+
+const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
+const parse = (text: string): Manifest => {
+  const { manifest, errors } = parseManifest(text, 'm.yml')
+  expect(errors).toEqual([])
+  return manifest!
+}
+const base = parse(example)
+const ids = (p: { phases: readonly { steps: readonly { id: string }[] }[] }) => p.phases.flatMap((ph) => ph.steps.map((s) => s.id))
+
+describe('plan shows what deploy runs', () => {
+  it('the image phase first, then exactly the release plan the deploy executes', () => {
+    const p = planRollout(base, { release: 'abc' })
+    expect(p.phases.map((x) => x.name)).toEqual([
+      'image',
+      'release-files',
+      'stop-previous',
+      'ray-head',
+      'ray-workers',
+      'ray-cluster',
+      'preflight',
+      'vllm',
+      'smoke',
+    ])
+    expect(ids({ phases: p.phases.slice(1) })).toEqual(ids(planRelease(base, { release: 'abc', files: 'write' })))
+    expect(p.phases[0]!.steps.map((s) => [s.id, s.command])).toEqual([
+      ['spark-a/image', render(pullImage(base.image.ref))],
+      ['spark-b/image', render(pullImage(base.image.ref))],
+    ])
+  })
+
+  it('each start and serve step carries the command its release file holds (the file names the image by ID)', () => {
+    const p = planRollout(base, { release: 'abc' })
+    const steps = p.phases.flatMap((x) => x.steps)
+    const id = `sha256:${'e'.repeat(64)}`
+    for (const n of base.nodes) {
+      const files = releaseFiles({ manifest: base, release: 'abc', imageId: id }, n, { who: 't', createdAt: '2026-12-04T00:00:00Z' })
+      const lastLine = (f: string) => files[f]!.content.trimEnd().split('\n').pop()!
+      const start = steps.find((s) => s.id === `${n.name}/ray-start`)!
+      expect(lastLine('start.sh').endsWith(start.runs!.command.replace(base.image.ref, id))).toBe(true)
+      expect(start.runs!.command).toContain(`--node-ip-address=${n.fabricIp}`)
+      const serve = steps.find((s) => s.id === `${n.name}/vllm-serve`)
+      if (n.role === 'head') expect(lastLine('serve.sh').endsWith(serve!.runs!.command)).toBe(true)
+      else expect(serve).toBeUndefined()
+    }
+  })
+
+  it('an image override reaches the image step and the start commands', () => {
+    const p = planRollout(base, { release: 'abc', image: 'registry.lan/vllm:2' })
+    expect(p.image).toBe('registry.lan/vllm:2')
+    const steps = p.phases.flatMap((x) => x.steps)
+    expect(steps.find((s) => s.id === 'spark-b/image')!.command).toBe('docker pull registry.lan/vllm:2')
+    expect(steps.find((s) => s.id === 'spark-b/ray-start')!.runs!.command).toContain(' registry.lan/vllm:2 start ')
+  })
+
+  it('load streams to every node; relay sends once to the head, which feeds the workers', () => {
+    const load = planRollout(parse(example.replace('distribution: pull', 'distribution: load')), {})
+    expect(load.phases[0]!.steps.map((s) => [s.id, s.command, s.stdin?.kind])).toEqual([
+      ['spark-a/image', render(loadImage()), 'image-archive'],
+      ['spark-b/image', render(loadImage()), 'image-archive'],
+    ])
+    const relay = planRollout(parse(example.replace('distribution: pull', 'distribution: relay')), {})
+    expect(relay.phases[0]!.steps.map((s) => s.id)).toEqual(['spark-a/image'])
+    expect(relay.phases[0]!.steps[0]!.description).toMatch(/copy the same stream into spark-b \(192\.168\.200\.13\)/)
+    expect(relay.around!.before.join('\n')).toMatch(/SSH from the head to each worker over the fabric/)
+  })
+
+  it('says what runs around the phases: the script check (script mode), lock and host checks before; current, prune, audit after', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-plan-'))
+    writeFileSync(join(dir, 'launch.sh'), '#!/bin/sh\n')
+    const scripted = planRollout(parse(example.replace('  mode: builtin\n', '  mode: script\n  path: launch.sh\n')), { release: 'r9' })
+    expect(scripted.phases.map((x) => x.name)).toContain('launch-head')
+    expect(scripted.around!.before[0]).toMatch(/^read launch\.sh for the seed bug's overrides \(deploy\.scriptCheck: warn\)$/)
+    const p = planRollout(base, { release: 'r9' })
+    expect(p.around!.before.some((x) => /script/.test(x))).toBe(false)
+    expect(p.around!.before.join('\n')).toMatch(/deploy lock on spark-a[\s\S]*host checks/)
+    expect(p.around!.after.join('\n')).toMatch(/`current` at release r9[\s\S]*last 3[\s\S]*audit line/)
+    const text = renderPlanText(p)
+    expect(text.indexOf('Before the phases:')).toBeLessThan(text.indexOf('1. image'))
+    expect(text.indexOf('After the phases:')).toBeGreaterThan(text.indexOf('9. smoke'))
+    expect(text).toMatch(/\$ sh \/var\/lib\/vllm-ray-deploy\/spark-pair\/releases\/r9\/start\.sh\n {5}which runs: docker run /)
+    // Gates without commands of their own still get a row in the job summary.
+    expect(renderPlanMarkdown(p)).toMatch(/\| preflight \| all \| gather facts/)
+  })
+
+  it('the plan task (CLI and Action) shows the rollout plan, secrets named but never valued', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-plan-'))
+    const path = join(dir, 'm.yml')
+    writeFileSync(path, example)
+    const o = await planTask(path, { release: 'abc' })
+    expect(o.exitCode).toBe(0)
+    expect(o.headline).toBe('plan for spark-pair: 9 phases, 13 steps on 2 nodes')
+    const json = o.json as { around: { before: string[] }; nodes: { steps: { id: string; runs?: { command: string } }[] }[] }
+    expect(json.around.before.length).toBe(2)
+    expect(json.nodes[0]!.steps.map((s) => s.id)[0]).toBe('spark-a/image')
+    expect(json.nodes[0]!.steps.find((s) => s.id === 'spark-a/ray-start')!.runs!.command).toMatch(/--env-file \S+\/releases\/abc\/secret\.env/)
+    expect(o.text).toContain('write HF_TOKEN to release abc')
+  })
+})
