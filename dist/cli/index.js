@@ -44805,16 +44805,23 @@ const external_node_path_namespaceObject = require("node:path");
 const succeeded = (r) => r.code === 0 && !r.timedOut;
 /** One line saying how a command ended, for errors. */
 function outcome(r) {
+    if (r.cancelled)
+        return 'cancelled';
     if (r.timedOut)
         return `timed out after ${Math.round(r.durationMs / 1000)} s`;
     if (r.code === null)
         return `ended without an exit status${r.signal ? ` (signal ${r.signal})` : ' (connection lost)'}`;
     return `exit ${r.code}`;
 }
+/** After a run: a stream stdin the command did not read to its end is destroyed (its producer then stops). */
+function releaseStdin(stdin) {
+    if (stdin && typeof stdin !== 'string' && !stdin.readableEnded && !stdin.destroyed)
+        stdin.destroy();
+}
 
 ;// CONCATENATED MODULE: ./src/execute/execute.ts
 
-const CANCELLED = 'cancelled (SIGINT/SIGTERM): no further step was started';
+const CANCELLED = 'cancelled (SIGINT/SIGTERM): the step in flight was stopped and no further step was started';
 async function runStep(step, phase, opts) {
     if (opts.signal?.aborted)
         return { step, phase, status: 'skipped', detail: CANCELLED };
@@ -44831,7 +44838,11 @@ async function runStep(step, phase, opts) {
         }
     }
     opts.onProgress?.(`[${step.node}] ${step.action}: ${step.description}`);
-    const result = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000, ...(stdin !== undefined && { stdin }) });
+    const result = await t.run(step.cmd, {
+        timeoutMs: step.timeoutSeconds * 1000,
+        ...(stdin !== undefined && { stdin }),
+        ...(opts.signal && { signal: opts.signal }),
+    });
     if (succeeded(result)) {
         opts.onProgress?.(`[${step.node}] ${step.action}: ok in ${(result.durationMs / 1000).toFixed(1)} s`);
         return { step, phase, status: 'ok', result };
@@ -45259,6 +45270,7 @@ const external_node_child_process_namespaceObject = require("node:child_process"
 ;// CONCATENATED MODULE: ./src/transport/local.ts
 
 
+
 /**
  * Runs commands on this machine. A plain argv is spawned directly (no shell at all); a compound
  * tree is rendered once by `renderScript` (strict mode and pipefail, as on a node) for `bash -c`
@@ -45273,16 +45285,27 @@ class LocalTransport {
             let stdout = '';
             let stderr = '';
             let timedOut = false;
+            let cancelled = false;
             const child = (0,external_node_child_process_namespaceObject.spawn)(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-            const timer = setTimeout(() => {
-                timedOut = true;
+            const kill = () => {
                 try {
                     process.kill(-child.pid, 'SIGKILL');
                 }
                 catch {
                     child.kill('SIGKILL');
                 }
+            };
+            const timer = setTimeout(() => {
+                timedOut = true;
+                kill();
             }, opts.timeoutMs);
+            const cancel = () => {
+                cancelled = true;
+                kill();
+            };
+            if (opts.signal?.aborted)
+                cancel();
+            opts.signal?.addEventListener('abort', cancel, { once: true });
             child.stdout.setEncoding('utf8').on('data', (c) => {
                 stdout += c;
                 opts.onStdout?.(c);
@@ -45300,7 +45323,17 @@ class LocalTransport {
                 opts.stdin.pipe(child.stdin);
             const finish = (code, signal) => {
                 clearTimeout(timer);
-                resolve({ code: timedOut ? null : code, signal, stdout, stderr, durationMs: Date.now() - started, timedOut });
+                opts.signal?.removeEventListener('abort', cancel);
+                releaseStdin(opts.stdin);
+                resolve({
+                    code: timedOut || cancelled ? null : code,
+                    signal,
+                    stdout,
+                    stderr: stderr + (cancelled ? 'cancelled\n' : ''),
+                    durationMs: Date.now() - started,
+                    timedOut,
+                    ...(cancelled ? { cancelled: true } : {}),
+                });
             };
             child.on('error', (err) => {
                 stderr += `${err.message}\n`;
@@ -45318,6 +45351,11 @@ class LocalTransport {
         const child = (0,external_node_child_process_namespaceObject.spawn)(cmd.argv[0], cmd.argv.slice(1), { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stderr = '';
         child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+        // Its stream destroyed before the end (the command it fed stopped reading, or a cancel): the program stops too.
+        child.stdout.on('close', () => {
+            if (!child.stdout.readableEnded && child.exitCode === null && child.signalCode === null)
+                child.kill('SIGTERM');
+        });
         const done = new Promise((resolve) => {
             child.on('error', (err) => resolve({ code: 127, signal: null, stdout: '', stderr: err.message, durationMs: Date.now() - started, timedOut: false }));
             child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, durationMs: Date.now() - started, timedOut: false }));
@@ -49652,7 +49690,11 @@ async function relayImage(m, image, transports, opts) {
         let saveEnded = false;
         void save.done.then(() => (saveEnded = true));
         save.stdout.pipe(counter);
-        const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), { stdin: counter, timeoutMs });
+        const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), {
+            stdin: counter,
+            timeoutMs,
+            ...(opts.signal && { signal: opts.signal }),
+        });
         const report = toRelay.length > 0 ? parseRelayFanOut(load.stdout) : undefined;
         const headCode = report ? (report.head?.code ?? null) : load.code;
         // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
@@ -49697,7 +49739,7 @@ async function relayImage(m, image, transports, opts) {
         await Promise.all(fromHead.map(async (w) => {
             const started = Date.now();
             say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`);
-            const r = await headT.run(relayToWorker(m, w, image), { timeoutMs });
+            const r = await headT.run(relayToWorker(m, w, image), { timeoutMs, ...(opts.signal && { signal: opts.signal }) });
             if (r.code !== 0)
                 workerFailed(w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(r)}: ${tail(r)}`);
             else
@@ -49782,7 +49824,7 @@ async function imageGate(m, image, transports, opts) {
     if (distribution === 'relay') {
         // The runner sends the image once, to the head; the head passes it on over the fabric.
         const skip = new Set(nodes.filter((n) => want && before.get(n.name) === want).map((n) => n.name));
-        const relayed = await relayImage(m, image, transports, { onProgress: progress, skip });
+        const relayed = await relayImage(m, image, transports, { onProgress: progress, skip, ...(opts.signal && { signal: opts.signal }) });
         bytesSent += relayed.bytesSent;
         findings.push(...relayed.findings);
         for (const n of nodes)
@@ -49806,7 +49848,7 @@ async function imageGate(m, image, transports, opts) {
         }
         if (distribution === 'pull') {
             progress(`[${n.name}] image: docker pull ${image}`);
-            const r = await t.run(pullImage(image), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000 });
+            const r = await t.run(pullImage(image), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, ...(opts.signal && { signal: opts.signal }) });
             if (!succeeded(r))
                 return void actions.set(n.name, { action: 'failed', detail: `docker pull ${outcome(r)}: ${r.stderr.trim().slice(-300)}` });
             actions.set(n.name, { action: /Image is up to date/.test(r.stdout) ? 'up-to-date' : 'pulled' });
@@ -49814,7 +49856,7 @@ async function imageGate(m, image, transports, opts) {
         }
         progress(`[${n.name}] image: docker save ${image} | ssh | docker load (node has ${image_gate_short(has)}, want ${image_gate_short(want)})`);
         const input = await stdin({ kind: 'image-archive', image }, { id: `${n.name}/image`, node: n.name, action: 'image', description: '', cmd: loadImage(), command: 'docker load', timeoutSeconds: 3600 });
-        const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input });
+        const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input, ...(opts.signal && { signal: opts.signal }) });
         actions.set(n.name, succeeded(r) ? { action: 'loaded' } : { action: 'failed', detail: `docker load ${outcome(r)}: ${r.stderr.trim().slice(-300)}` });
     }));
     // Every node ends on one image ID.
@@ -52981,8 +53023,20 @@ async function deployRelease(o) {
                 failure: { stage: 'image', reason: 'cancelled before anything changed' },
                 findings: [],
             });
-        const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress }));
+        const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress, ...(o.signal && { signal: o.signal }) }));
         const imageSummary = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) };
+        if (r.cancelled)
+            return finish({
+                ...base,
+                result: 'cancelled',
+                changed: false,
+                rolledBack: false,
+                ...(previousRelease && { previousRelease }),
+                failure: { stage: 'image', reason: 'cancelled during the image transfer; no container was touched' },
+                onFailure: { action: 'none', ok: true, detail: `cancelled: current still names ${previousRelease ?? '(none)'}` },
+                findings: [],
+                image: imageSummary,
+            });
         if (!img.ok || !img.imageId) {
             return finish({
                 ...base,
@@ -54645,6 +54699,7 @@ function preferredAlgorithms(pins) {
 
 
 
+
 /** A connection failure a person can act on (not a bug): the message says what to change. */
 class SshConnectError extends Error {
     target;
@@ -54655,6 +54710,12 @@ class SshConnectError extends Error {
     }
 }
 const KILL_GRACE_S = 5;
+let runCounter = 0;
+/**
+ * The remote command line: coreutils `timeout` (its own process group, which it signals as a
+ * whole) renamed by `exec -a` to a token unique to this run, so a cancel can find exactly it.
+ */
+const WRAP = 'exec -a "$0" timeout -k "$1" "$2" bash -c "$3"';
 /** Extra time on the client side past the remote `timeout`, before we give up on the channel. */
 const CLIENT_SLACK_MS = (KILL_GRACE_S + 10) * 1000;
 function endpointLabel(e) {
@@ -54749,14 +54810,38 @@ class SshTransport {
     async run(cmd, opts) {
         const started = Date.now();
         const seconds = Math.max(1, Math.ceil(opts.timeoutMs / 1000));
-        const line = render(argv('timeout', '-k', String(KILL_GRACE_S), String(seconds), 'bash', '-c', renderScript(cmd)));
+        const token = `vrd-run-${process.pid}-${++runCounter}-${Math.random().toString(36).slice(2, 10)}`;
+        const line = render(argv('bash', '-c', WRAP, token, String(KILL_GRACE_S), String(seconds), renderScript(cmd)));
         let channel;
         let clientTimedOut = false;
+        let cancelled = false;
         const deadline = setTimeout(() => {
             clientTimedOut = true;
             channel?.close();
         }, opts.timeoutMs + CLIENT_SLACK_MS);
+        let killTimer;
+        /**
+         * A cancel: SIGTERM to this run's `timeout`, which passes it to its whole process group, from a
+         * second exec on the same connection (sshd's own `signal` request needs a privilege-separated
+         * session child and is refused for many logins); SIGKILL after the grace, and the channel closed.
+         */
+        const cancel = () => {
+            if (cancelled)
+                return;
+            cancelled = true;
+            const pattern = `^${token} `;
+            void this.ssh.execCommand(render(argv('pkill', '-TERM', '-f', pattern))).catch(() => { });
+            killTimer = setTimeout(() => {
+                void this.ssh.execCommand(render(argv('pkill', '-KILL', '-f', pattern))).catch(() => { });
+                channel?.close();
+            }, KILL_GRACE_S * 1000);
+        };
+        if (opts.signal?.aborted)
+            cancel();
+        opts.signal?.addEventListener('abort', cancel, { once: true });
         try {
+            if (cancelled)
+                return { code: null, signal: null, stdout: '', stderr: 'cancelled before it started\n', durationMs: 0, timedOut: false, cancelled };
             const r = await this.ssh.execCommand(line, {
                 stdin: opts.stdin,
                 noTrim: true,
@@ -54767,22 +54852,34 @@ class SshTransport {
                 onStderr: opts.onStderr ? (b) => opts.onStderr(b.toString('utf8')) : undefined,
             });
             // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
-            const timedOut = clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs);
-            const lost = r.code === null && !clientTimedOut ? (this.lastError ? ` (${this.lastError.message})` : '') : '';
+            const timedOut = !cancelled && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs));
+            const lost = r.code === null && !clientTimedOut && !cancelled ? (this.lastError ? ` (${this.lastError.message})` : '') : '';
             return {
-                code: timedOut ? null : r.code,
+                code: timedOut || cancelled ? null : r.code,
                 signal: r.signal,
                 stdout: r.stdout,
-                stderr: r.stderr + lost,
+                stderr: r.stderr + lost + (cancelled ? 'cancelled\n' : ''),
                 durationMs: Date.now() - started,
                 timedOut,
+                ...(cancelled ? { cancelled: true } : {}),
             };
         }
         catch (err) {
-            return { code: null, signal: null, stdout: '', stderr: `${err.message}\n`, durationMs: Date.now() - started, timedOut: false };
+            return {
+                code: null,
+                signal: null,
+                stdout: '',
+                stderr: `${err.message}\n`,
+                durationMs: Date.now() - started,
+                timedOut: false,
+                ...(cancelled ? { cancelled: true } : {}),
+            };
         }
         finally {
             clearTimeout(deadline);
+            clearTimeout(killTimer);
+            opts.signal?.removeEventListener('abort', cancel);
+            releaseStdin(opts.stdin);
         }
     }
     async forwardTcp(host, port) {
@@ -58640,7 +58737,7 @@ commands:
 
 SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy/rollback: Ctrl-C or SIGTERM stops at the next step, leaves current unchanged, exits 130.
+deploy/rollback: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130.
 `;
 const defaultIo = {
     out: (s) => process.stdout.write(s),
@@ -58787,12 +58884,12 @@ async function dispatch(positionals, values, io) {
             const creds = sshCredentialsFrom(values, io, command);
             if ('exitCode' in creds)
                 return creds;
-            // SIGINT / SIGTERM (a cancelled workflow): stop at the next step; a second one ends the process.
+            // SIGINT / SIGTERM (a cancelled workflow): stop the step in flight (its remote command gets SIGTERM) and start no other; a second one ends the process.
             const cancel = new AbortController();
             const onSignal = (sig) => {
                 if (cancel.signal.aborted)
                     process.exit(130);
-                io.err(`${sig}: stopping at the next step (again to quit at once)\n`);
+                io.err(`${sig}: stopping the step in flight and starting no other (again to quit at once)\n`);
                 cancel.abort();
             };
             process.on('SIGINT', onSignal);

@@ -67,7 +67,8 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
     case 'deploy':
     case 'rollback': {
       if (!inputs.sshPrivateKey) return usageError(`input ssh-private-key is required for ${inputs.command} (store the key in a secret)`)
-      // A cancelled workflow sends SIGINT, then SIGTERM: stop at the next step; the post step
+      // A cancelled workflow sends SIGINT, then SIGTERM (7.5 s later): stop the step in flight (its
+      // remote command gets SIGTERM) and start no other, within that time; the post step
       // releases the lock if this process is killed before it could.
       const cancel = new AbortController()
       const onSignal = () => cancel.abort()

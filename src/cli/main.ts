@@ -45,7 +45,7 @@ commands:
 
 SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy/rollback: Ctrl-C or SIGTERM stops at the next step, leaves current unchanged, exits 130.
+deploy/rollback: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130.
 `
 
 export interface CliIo {
@@ -191,11 +191,11 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
       if (typeof m !== 'string') return m
       const creds = sshCredentialsFrom(values, io, command)
       if ('exitCode' in creds) return creds
-      // SIGINT / SIGTERM (a cancelled workflow): stop at the next step; a second one ends the process.
+      // SIGINT / SIGTERM (a cancelled workflow): stop the step in flight (its remote command gets SIGTERM) and start no other; a second one ends the process.
       const cancel = new AbortController()
       const onSignal = (sig: NodeJS.Signals) => {
         if (cancel.signal.aborted) process.exit(130)
-        io.err(`${sig}: stopping at the next step (again to quit at once)\n`)
+        io.err(`${sig}: stopping the step in flight and starting no other (again to quit at once)\n`)
         cancel.abort()
       }
       process.on('SIGINT', onSignal)

@@ -32,6 +32,8 @@ export interface ImageGateOptions {
   /** Only check that every node has this exact image ID (a rollback starting a release from its files). */
   readonly expectId?: string
   readonly onProgress?: (m: string) => void
+  /** Aborting it ends a transfer in flight (the gate then fails; the caller reports the cancel). */
+  readonly signal?: AbortSignal
 }
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '(none)')
@@ -75,7 +77,7 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   if (distribution === 'relay') {
     // The runner sends the image once, to the head; the head passes it on over the fabric.
     const skip = new Set(nodes.filter((n) => want && before.get(n.name) === want).map((n) => n.name))
-    const relayed = await relayImage(m, image, transports, { onProgress: progress, skip })
+    const relayed = await relayImage(m, image, transports, { onProgress: progress, skip, ...(opts.signal && { signal: opts.signal }) })
     bytesSent += relayed.bytesSent
     findings.push(...relayed.findings)
     for (const n of nodes)
@@ -101,7 +103,7 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       }
       if (distribution === 'pull') {
         progress(`[${n.name}] image: docker pull ${image}`)
-        const r = await t.run(pullImage(image), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000 })
+        const r = await t.run(pullImage(image), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, ...(opts.signal && { signal: opts.signal }) })
         if (!succeeded(r)) return void actions.set(n.name, { action: 'failed', detail: `docker pull ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
         actions.set(n.name, { action: /Image is up to date/.test(r.stdout) ? 'up-to-date' : 'pulled' })
         return
@@ -111,7 +113,7 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
         { kind: 'image-archive', image },
         { id: `${n.name}/image`, node: n.name, action: 'image', description: '', cmd: loadImage(), command: 'docker load', timeoutSeconds: 3600 },
       )
-      const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input })
+      const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input, ...(opts.signal && { signal: opts.signal }) })
       actions.set(n.name, succeeded(r) ? { action: 'loaded' } : { action: 'failed', detail: `docker load ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
     }),
   )

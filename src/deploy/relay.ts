@@ -37,7 +37,7 @@ export async function relayImage(
   m: Manifest,
   image: string,
   transports: ReadonlyMap<string, Transport>,
-  opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string> },
+  opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string>; signal?: AbortSignal },
 ): Promise<{ ok: boolean; bytesSent: number; imageIds: ReadonlyMap<string, string>; findings: Finding[] }> {
   const say = (s: string) => opts.onProgress?.(`relay: ${s}`)
   const skip = opts.skip ?? new Set<string>()
@@ -110,7 +110,11 @@ export async function relayImage(
     let saveEnded = false
     void save.done.then(() => (saveEnded = true))
     save.stdout.pipe(counter)
-    const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), { stdin: counter, timeoutMs })
+    const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), {
+      stdin: counter,
+      timeoutMs,
+      ...(opts.signal && { signal: opts.signal }),
+    })
     const report = toRelay.length > 0 ? parseRelayFanOut(load.stdout) : undefined
     const headCode = report ? (report.head?.code ?? null) : load.code
     // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
@@ -170,7 +174,7 @@ export async function relayImage(
       fromHead.map(async (w) => {
         const started = Date.now()
         say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`)
-        const r = await headT.run(relayToWorker(m, w, image), { timeoutMs })
+        const r = await headT.run(relayToWorker(m, w, image), { timeoutMs, ...(opts.signal && { signal: opts.signal }) })
         if (r.code !== 0) workerFailed(w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(r)}: ${tail(r)}`)
         else say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       }),

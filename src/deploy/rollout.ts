@@ -500,8 +500,22 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         failure: { stage: 'image', reason: 'cancelled before anything changed' },
         findings: [],
       })
-    const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress }))
+    const img = await r.inStage('image', () =>
+      imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress, ...(o.signal && { signal: o.signal }) }),
+    )
     const imageSummary = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
+    if (r.cancelled)
+      return finish({
+        ...base,
+        result: 'cancelled',
+        changed: false,
+        rolledBack: false,
+        ...(previousRelease && { previousRelease }),
+        failure: { stage: 'image', reason: 'cancelled during the image transfer; no container was touched' },
+        onFailure: { action: 'none', ok: true, detail: `cancelled: current still names ${previousRelease ?? '(none)'}` },
+        findings: [],
+        image: imageSummary,
+      })
     if (!img.ok || !img.imageId) {
       return finish({
         ...base,

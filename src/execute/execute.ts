@@ -43,7 +43,7 @@ export interface ExecuteResult {
   readonly cancelled?: boolean
 }
 
-export const CANCELLED = 'cancelled (SIGINT/SIGTERM): no further step was started'
+export const CANCELLED = 'cancelled (SIGINT/SIGTERM): the step in flight was stopped and no further step was started'
 
 async function runStep(step: PlannedStep, phase: PhaseName, opts: ExecuteOptions): Promise<StepResult> {
   if (opts.signal?.aborted) return { step, phase, status: 'skipped', detail: CANCELLED }
@@ -58,7 +58,11 @@ async function runStep(step: PlannedStep, phase: PhaseName, opts: ExecuteOptions
     }
   }
   opts.onProgress?.(`[${step.node}] ${step.action}: ${step.description}`)
-  const result = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000, ...(stdin !== undefined && { stdin }) })
+  const result = await t.run(step.cmd, {
+    timeoutMs: step.timeoutSeconds * 1000,
+    ...(stdin !== undefined && { stdin }),
+    ...(opts.signal && { signal: opts.signal }),
+  })
   if (succeeded(result)) {
     opts.onProgress?.(`[${step.node}] ${step.action}: ok in ${(result.durationMs / 1000).toFixed(1)} s`)
     return { step, phase, status: 'ok', result }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { type Argv, type Cmd, renderScript } from '../command/shell.js'
-import type { RunOptions, RunResult, Transport } from './transport.js'
+import { type RunOptions, type RunResult, type Transport, releaseStdin } from './transport.js'
 
 /**
  * Runs commands on this machine. A plain argv is spawned directly (no shell at all); a compound
@@ -19,15 +19,25 @@ export class LocalTransport implements Transport {
       let stdout = ''
       let stderr = ''
       let timedOut = false
+      let cancelled = false
       const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
-      const timer = setTimeout(() => {
-        timedOut = true
+      const kill = () => {
         try {
           process.kill(-child.pid!, 'SIGKILL')
         } catch {
           child.kill('SIGKILL')
         }
+      }
+      const timer = setTimeout(() => {
+        timedOut = true
+        kill()
       }, opts.timeoutMs)
+      const cancel = () => {
+        cancelled = true
+        kill()
+      }
+      if (opts.signal?.aborted) cancel()
+      opts.signal?.addEventListener('abort', cancel, { once: true })
       child.stdout.setEncoding('utf8').on('data', (c: string) => {
         stdout += c
         opts.onStdout?.(c)
@@ -42,7 +52,17 @@ export class LocalTransport implements Transport {
       else opts.stdin.pipe(child.stdin)
       const finish = (code: number | null, signal: string | null) => {
         clearTimeout(timer)
-        resolve({ code: timedOut ? null : code, signal, stdout, stderr, durationMs: Date.now() - started, timedOut })
+        opts.signal?.removeEventListener('abort', cancel)
+        releaseStdin(opts.stdin)
+        resolve({
+          code: timedOut || cancelled ? null : code,
+          signal,
+          stdout,
+          stderr: stderr + (cancelled ? 'cancelled\n' : ''),
+          durationMs: Date.now() - started,
+          timedOut,
+          ...(cancelled ? { cancelled: true } : {}),
+        })
       }
       child.on('error', (err) => {
         stderr += `${err.message}\n`
@@ -61,6 +81,10 @@ export class LocalTransport implements Transport {
     const child = spawn(cmd.argv[0]!, cmd.argv.slice(1), { env: { ...process.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+    // Its stream destroyed before the end (the command it fed stopped reading, or a cancel): the program stops too.
+    child.stdout.on('close', () => {
+      if (!child.stdout.readableEnded && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    })
     const done = new Promise<RunResult>((resolve) => {
       child.on('error', (err) => resolve({ code: 127, signal: null, stdout: '', stderr: err.message, durationMs: Date.now() - started, timedOut: false }))
       child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, durationMs: Date.now() - started, timedOut: false }))

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { Channel } from 'ssh2'
 import { type Cmd, argv, render, renderScript } from '../command/shell.js'
 import { type HostKeyPin, fingerprint, keyMatches, keyType, preferredAlgorithms } from './host-keys.js'
-import type { RunOptions, RunResult, Transport } from './transport.js'
+import { type RunOptions, type RunResult, type Transport, releaseStdin } from './transport.js'
 
 export interface SshEndpoint {
   readonly host: string
@@ -34,6 +34,12 @@ export class SshConnectError extends Error {
 }
 
 const KILL_GRACE_S = 5
+let runCounter = 0
+/**
+ * The remote command line: coreutils `timeout` (its own process group, which it signals as a
+ * whole) renamed by `exec -a` to a token unique to this run, so a cancel can find exactly it.
+ */
+const WRAP = 'exec -a "$0" timeout -k "$1" "$2" bash -c "$3"'
 /** Extra time on the client side past the remote `timeout`, before we give up on the channel. */
 const CLIENT_SLACK_MS = (KILL_GRACE_S + 10) * 1000
 
@@ -147,14 +153,35 @@ export class SshTransport implements Transport {
   async run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
     const started = Date.now()
     const seconds = Math.max(1, Math.ceil(opts.timeoutMs / 1000))
-    const line = render(argv('timeout', '-k', String(KILL_GRACE_S), String(seconds), 'bash', '-c', renderScript(cmd)))
+    const token = `vrd-run-${process.pid}-${++runCounter}-${Math.random().toString(36).slice(2, 10)}`
+    const line = render(argv('bash', '-c', WRAP, token, String(KILL_GRACE_S), String(seconds), renderScript(cmd)))
     let channel: Channel | undefined
     let clientTimedOut = false
+    let cancelled = false
     const deadline = setTimeout(() => {
       clientTimedOut = true
       channel?.close()
     }, opts.timeoutMs + CLIENT_SLACK_MS)
+    let killTimer: NodeJS.Timeout | undefined
+    /**
+     * A cancel: SIGTERM to this run's `timeout`, which passes it to its whole process group, from a
+     * second exec on the same connection (sshd's own `signal` request needs a privilege-separated
+     * session child and is refused for many logins); SIGKILL after the grace, and the channel closed.
+     */
+    const cancel = () => {
+      if (cancelled) return
+      cancelled = true
+      const pattern = `^${token} `
+      void this.ssh.execCommand(render(argv('pkill', '-TERM', '-f', pattern))).catch(() => {})
+      killTimer = setTimeout(() => {
+        void this.ssh.execCommand(render(argv('pkill', '-KILL', '-f', pattern))).catch(() => {})
+        channel?.close()
+      }, KILL_GRACE_S * 1000)
+    }
+    if (opts.signal?.aborted) cancel()
+    opts.signal?.addEventListener('abort', cancel, { once: true })
     try {
+      if (cancelled) return { code: null, signal: null, stdout: '', stderr: 'cancelled before it started\n', durationMs: 0, timedOut: false, cancelled }
       const r = await this.ssh.execCommand(line, {
         stdin: opts.stdin,
         noTrim: true,
@@ -165,20 +192,32 @@ export class SshTransport implements Transport {
         onStderr: opts.onStderr ? (b) => opts.onStderr!(b.toString('utf8')) : undefined,
       })
       // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
-      const timedOut = clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs)
-      const lost = r.code === null && !clientTimedOut ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
+      const timedOut = !cancelled && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
+      const lost = r.code === null && !clientTimedOut && !cancelled ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
       return {
-        code: timedOut ? null : r.code,
+        code: timedOut || cancelled ? null : r.code,
         signal: r.signal,
         stdout: r.stdout,
-        stderr: r.stderr + lost,
+        stderr: r.stderr + lost + (cancelled ? 'cancelled\n' : ''),
         durationMs: Date.now() - started,
         timedOut,
+        ...(cancelled ? { cancelled: true } : {}),
       }
     } catch (err) {
-      return { code: null, signal: null, stdout: '', stderr: `${(err as Error).message}\n`, durationMs: Date.now() - started, timedOut: false }
+      return {
+        code: null,
+        signal: null,
+        stdout: '',
+        stderr: `${(err as Error).message}\n`,
+        durationMs: Date.now() - started,
+        timedOut: false,
+        ...(cancelled ? { cancelled: true } : {}),
+      }
     } finally {
       clearTimeout(deadline)
+      clearTimeout(killTimer)
+      opts.signal?.removeEventListener('abort', cancel)
+      releaseStdin(opts.stdin)
     }
   }
 

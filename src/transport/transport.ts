@@ -9,16 +9,23 @@ export interface RunResult {
   readonly stderr: string
   readonly durationMs: number
   readonly timedOut: boolean
+  /** The run's signal was aborted before the command ended (its code is then null). */
+  readonly cancelled?: boolean
 }
 
 export interface RunOptions {
   /** Hard deadline for the whole command; the remote process is killed when it passes. */
   readonly timeoutMs: number
-  /** Bytes for the command's stdin (a string, or a stream such as `docker save` output). */
+  /**
+   * Bytes for the command's stdin (a string, or a stream such as `docker save` output). A stream
+   * the command did not read to its end is destroyed when the command ends, so its producer stops.
+   */
   readonly stdin?: string | Readable
   /** Live output, for progress on long steps. */
   readonly onStdout?: (chunk: string) => void
   readonly onStderr?: (chunk: string) => void
+  /** Aborting it ends the command at once (the run resolves with `cancelled`). */
+  readonly signal?: AbortSignal
 }
 
 /**
@@ -43,7 +50,13 @@ export const succeeded = (r: RunResult): boolean => r.code === 0 && !r.timedOut
 
 /** One line saying how a command ended, for errors. */
 export function outcome(r: RunResult): string {
+  if (r.cancelled) return 'cancelled'
   if (r.timedOut) return `timed out after ${Math.round(r.durationMs / 1000)} s`
   if (r.code === null) return `ended without an exit status${r.signal ? ` (signal ${r.signal})` : ' (connection lost)'}`
   return `exit ${r.code}`
+}
+
+/** After a run: a stream stdin the command did not read to its end is destroyed (its producer then stops). */
+export function releaseStdin(stdin: RunOptions['stdin']): void {
+  if (stdin && typeof stdin !== 'string' && !stdin.readableEnded && !stdin.destroyed) stdin.destroy()
 }

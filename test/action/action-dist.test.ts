@@ -34,7 +34,8 @@ describe('node dist/index.js (the action as the runner starts it)', () => {
     expect(plan.release).toBe('abc123')
     expect(plan.nodes.map((n) => n.name)).toEqual(['spark-a', 'spark-b'])
     expect(JSON.parse(readFileSync(r.outputs['plan-file']!, 'utf8'))).toEqual(plan)
-    expect(r.summary).toContain('| prepare | spark-a |')
+    expect(r.summary).toContain('| image | spark-a |')
+    expect(r.summary).toContain('| preflight | all |')
   })
 
   it('an unknown command or a bad on-failure fails with a clear message', () => {

@@ -297,7 +297,7 @@ describe.sequential('deploy on the lab', () => {
       log.push(err)
       expect(sent, err).toBe(true)
       expect(code, err).toBe(130)
-      expect(err).toMatch(/SIGTERM: stopping at the next step/)
+      expect(err).toMatch(/SIGTERM: stopping the step in flight and starting no other/)
       expect(err).not.toMatch(/vllm-serve/)
       expect((await deployLockStatus(head(), manifest)).held).toBe(false)
       expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
@@ -305,7 +305,7 @@ describe.sequential('deploy on the lab', () => {
     600_000,
   )
 
-  it('a cancelled rollout (SIGTERM) stops at the next step, leaves current unchanged and exits 130', async () => {
+  it('a cancelled rollout (SIGTERM) stops the step in flight and starts no other, leaves current unchanged and exits 130', async () => {
     const cancel = new AbortController()
     const o = await deploy(
       healthy,

@@ -5,17 +5,23 @@
  * `docker save` archive's bytes (compared with `docker save IMG | wc -c` here), and both nodes
  * must end on the runner's image ID. Then `skip`: a node that already holds the image gets nothing.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { argv, pipe } from '../../src/command/shell.js'
 import { relayImage } from '../../src/deploy/relay.js'
 import { dockerBinary, labUp } from '../../src/lab/index.js'
+import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import { deployTask } from '../../src/tasks/deploy.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
 
 const IMAGE = 'vrd-lab/vllm-standin:latest'
 let manifest: Manifest
+let manifestPath: string
 let transports: Map<string, Transport>
 let runnerId: string
 let archiveBytes: number
@@ -31,7 +37,7 @@ async function removeImage(t: Transport) {
 
 beforeAll(async () => {
   await labUp({ nodes: 2, onProgress: progress })
-  ;({ manifest } = await loadLabManifest())
+  ;({ manifest, path: manifestPath } = await loadLabManifest())
   manifest = { ...manifest, image: { ...manifest.image, ref: IMAGE, distribution: 'relay' } }
   transports = await labTransports(manifest)
   process.env.VRD_DOCKER = dockerBinary()
@@ -121,4 +127,48 @@ it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', asyn
   // Leave the lab with the image on every node, as other tests expect after a load.
   const again = await relayImage(manifest, IMAGE, transports, { skip: new Set(manifest.nodes.filter((n) => n.role === 'head').map((n) => n.name)) })
   expect(again.ok).toBe(true)
+}, 900_000)
+
+it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: cancelled at the image stage, no node holds the image, no docker save left running', async () => {
+  for (const t of transports.values()) await removeImage(t)
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-cancel-'))
+  const path = join(dir, 'load.yml')
+  const text = readFileSync(manifestPath, 'utf8')
+    .replace(/^( {2}ref: ).*$/m, `$1${IMAGE}`)
+    .replace(/^( {2}distribution: ).*$/m, '$1load')
+  expect(text).toContain(`ref: ${IMAGE}\n  distribution: load`)
+  writeFileSync(path, text)
+  const paths = labPaths(resolveLabDir())
+  const cancel = new AbortController()
+  const lines: string[] = []
+  let abortedAt = 0
+  const o = await deployTask(path, {
+    release: 'cancel-1',
+    credentials: { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') },
+    env: process.env,
+    signal: cancel.signal,
+    onProgress: (m) => {
+      lines.push(m)
+      progress(m)
+      // Cancel while the archive streams (the bytes are flowing once docker save is named).
+      if (!abortedAt && /image: \[spark-a\] image: docker save/.test(m))
+        setTimeout(() => {
+          abortedAt = Date.now()
+          cancel.abort()
+        }, 300)
+    },
+  })
+  expect(abortedAt).toBeGreaterThan(0)
+  expect(o.exitCode, o.text).toBe(130)
+  const r = o.json as { result: string; changed: boolean; failure: { stage: string; reason: string } }
+  expect(r).toMatchObject({ result: 'cancelled', changed: false, failure: { stage: 'image' } })
+  expect(r.failure.reason).toMatch(/cancelled during the image transfer/)
+  // The load was cut, not finished: the nodes have no such image.
+  for (const t of transports.values()) expect((await t.run(argv('docker', 'image', 'inspect', IMAGE), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
+  // The runner's docker save streams ended with the loads they fed.
+  const saves = await local.run(argv('sh', '-c', `pgrep -af "[d]ocker save ${IMAGE}" || true`), { timeoutMs: 10_000 })
+  expect(saves.stdout.trim()).toBe('')
+  expect(Date.now() - abortedAt).toBeLessThan(60_000)
+  // Leave the lab with the image on every node, as other tests expect after a load.
+  expect((await relayImage(manifest, IMAGE, transports, {})).ok).toBe(true)
 }, 900_000)

@@ -13,4 +13,22 @@ describe('LocalTransport renders compound commands like the SSH transport (rende
     expect(r.code).not.toBe(0)
     expect(r.stdout).toBe('')
   })
+
+  it('a cancel kills the command and its children at once and says cancelled', async () => {
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 300)
+    const started = Date.now()
+    const r = await new LocalTransport().run(seq(argv('sleep', '30'), argv('echo', 'after')), { timeoutMs: 60_000, signal: ac.signal })
+    expect(r).toMatchObject({ code: null, cancelled: true, timedOut: false, stdout: '' })
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it('a stream stdin the command stops reading is closed, so its producer ends too', async () => {
+    const local = new LocalTransport()
+    const producer = local.stream(argv('sh', '-c', 'exec yes vrd'))
+    const r = await local.run(argv('head', '-c', '4'), { timeoutMs: 20_000, stdin: producer.stdout })
+    expect(r.stdout).toBe('vrd\n')
+    const ended = await Promise.race([producer.done, new Promise((res) => setTimeout(() => res('still running'), 10_000))])
+    expect(ended).not.toBe('still running')
+  })
 })

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Readable } from 'node:stream'
 import { argv, pipe, withEnv } from '../../src/command/shell.js'
 import { parsePin, pinsFromKnownHosts } from '../../src/transport/host-keys.js'
+import { LocalTransport } from '../../src/transport/local.js'
 import { SshConnectError, SshTransport, type SshTarget } from '../../src/transport/ssh.js'
+import { outcome } from '../../src/transport/transport.js'
 import { type LoopbackSshd, newClientKey, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
@@ -56,6 +58,46 @@ describe('SshTransport against a real sshd', () => {
     expect(r.durationMs).toBeLessThan(10_000)
     const left = await t.run(argv('sh', '-c', `pgrep -f "^${marker}" || true`), { timeoutMs: 5000 })
     expect(left.stdout.trim()).toBe('')
+  })
+
+  it('a cancel ends the remote command at once: the run says cancelled and the process is gone', async () => {
+    const marker = `vrd-cancel-${process.pid}-${Date.now()}`
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 500)
+    const r = await t.run(argv('bash', '-c', `exec -a ${marker} sleep 60`), { timeoutMs: 120_000, signal: ac.signal })
+    expect(r).toMatchObject({ code: null, cancelled: true, timedOut: false })
+    expect(outcome(r)).toBe('cancelled')
+    expect(r.durationMs).toBeLessThan(10_000)
+    // sshd passes the TERM on (or the channel's end takes the command down): nothing keeps running.
+    let left = 'x'
+    for (let i = 0; i < 20 && left; i++) {
+      left = (await t.run(argv('sh', '-c', `pgrep -f "^${marker}" || true`), { timeoutMs: 5000 })).stdout.trim()
+      if (left) await new Promise((res) => setTimeout(res, 250))
+    }
+    expect(left).toBe('')
+    // The connection still serves the next command; an already aborted signal starts nothing.
+    expect((await t.run(argv('echo', 'next'), { timeoutMs: 5000 })).stdout).toBe('next\n')
+    // The command is asked to stop first (SIGTERM, which it can trap to clean up), not killed outright.
+    const ac2 = new AbortController()
+    setTimeout(() => ac2.abort(), 500)
+    const trapped = await t.run(argv('bash', '-c', `trap 'echo term > /tmp/${marker}.term; exit 1' TERM; sleep 60 & wait`), {
+      timeoutMs: 120_000,
+      signal: ac2.signal,
+    })
+    expect(trapped.cancelled).toBe(true)
+    expect((await t.run(argv('cat', `/tmp/${marker}.term`), { timeoutMs: 5000 })).stdout).toBe('term\n')
+    await t.run(argv('rm', '-f', `/tmp/${marker}.term`), { timeoutMs: 5000 })
+    const never = await t.run(argv('touch', `/tmp/${marker}`), { timeoutMs: 5000, signal: ac.signal })
+    expect(never.cancelled).toBe(true)
+    expect((await t.run(argv('sh', '-c', `test -e /tmp/${marker} && echo made || echo none`), { timeoutMs: 5000 })).stdout).toBe('none\n')
+  })
+
+  it('a stream stdin the command stops reading is closed, so its producer (docker save) ends too', async () => {
+    const producer = new LocalTransport().stream(argv('sh', '-c', 'exec yes vrd'))
+    const r = await t.run(argv('head', '-c', '5'), { timeoutMs: 20_000, stdin: producer.stdout })
+    expect(r.stdout).toBe('vrd\nv')
+    const ended = await Promise.race([producer.done, new Promise((res) => setTimeout(() => res('still running'), 10_000))])
+    expect(ended).not.toBe('still running')
   })
 
   it('feeds stdin (string and stream) to the remote command', async () => {
