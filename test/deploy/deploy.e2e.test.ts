@@ -163,6 +163,8 @@ describe.sequential('deploy on the lab', () => {
     expect(r.nodes.map((n) => n.rayIdentity)).toEqual(['172.30.200.12 (head)', '172.30.200.13'])
     expect((await completion()).length).toBeGreaterThan(0)
     expect(inArgv).toEqual([])
+    // The secret did reach the container (so the leak checks here and at the end would see a leak if there were one).
+    expect(await run(head(), 'docker', 'exec', manifest.container.name, 'printenv', 'VRD_TEST_SECRET')).toBe(SECRET)
     // The release directory: files, checksums, secrets apart in a 0600 file.
     const rel = `${clusterStateDir(manifest)}/releases/r1`
     expect(await run(head(), 'sh', '-c', `cd ${rel} && sha256sum --check --quiet SHA256SUMS && echo ok`)).toBe('ok')
@@ -321,6 +323,10 @@ describe.sequential('deploy on the lab', () => {
     )
     expect(o.exitCode, o.text).toBe(130)
     expect(json(o).result).toBe('cancelled')
+    expect(json(o).failure?.stage).toBe('ray-head')
+    // The step in flight ended as cancelled, and no later step started.
+    expect(log.some((l) => /ray-head: \[spark-a\] ray-start: FAILED \(cancelled\)/.test(l))).toBe(true)
+    expect(log.some((l) => /ray-workers: \[spark-b\] ray-start: start release r3/.test(l))).toBe(false)
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
     expect((await deployLockStatus(head(), manifest)).held).toBe(false)
     expect(log.some((l) => /vllm-serve/.test(l) && /r3/.test(l))).toBe(false)
@@ -336,7 +342,5 @@ describe.sequential('deploy on the lab', () => {
     expect(outcomes.some((o) => o.files.some((f) => f.output === 'facts-file'))).toBe(true)
     const everything = [log.join('\n'), plan.text, JSON.stringify(plan.json), audit.join('\n'), ...reports].join('\n')
     expect(everything).not.toContain(SECRET)
-    // The secret did reach the container (so the test would see a leak if there were one).
-    expect(await run(head(), 'docker', 'exec', manifest.container.name, 'printenv', 'VRD_TEST_SECRET')).toBe(SECRET)
   }, 300_000)
 })
