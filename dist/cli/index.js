@@ -57414,13 +57414,20 @@ function sshBanner(host, port = 22, timeoutMs = 2_000) {
 }
 /** HTTP status of a GET/HEAD to a loopback URL, or undefined when nothing answered. */
 async function httpStatus(url, init = {}, timeoutMs = 3_000) {
+    // A ref'd timer, not AbortSignal.timeout (whose timer is unref'd): while the request is pending
+    // the process stays alive until the deadline, whatever undici does with its socket.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
-        const r = await fetch(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, signal: AbortSignal.timeout(timeoutMs) });
+        const r = await fetch(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, signal: abort.signal });
         await r.arrayBuffer().catch(() => undefined);
         return { status: r.status, headers: r.headers };
     }
     catch {
         return undefined;
+    }
+    finally {
+        clearTimeout(timer);
     }
 }
 /** Poll `check` every `intervalMs` until it returns a value or `timeoutMs` passes. */
@@ -58957,9 +58964,30 @@ async function main(args, io = defaultIo) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/tasks/unsettled.ts
+const UNSETTLED_MESSAGE = 'the run ended before it finished: nothing was left running and its last step never reported back (a bug in vllm-ray-deploy); what was done is in the log above';
+function failIfUnsettled(work, onUnsettled, proc = process) {
+    let settled = false;
+    const guard = () => {
+        if (settled)
+            return;
+        settled = true;
+        onUnsettled();
+    };
+    proc.on('beforeExit', guard);
+    return work.finally(() => {
+        settled = true;
+        proc.off('beforeExit', guard);
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/cli.ts
 
-void main(process.argv.slice(2)).then((code) => {
+
+void failIfUnsettled(main(process.argv.slice(2)), () => {
+    process.stderr.write(`vllm-ray-deploy: ${UNSETTLED_MESSAGE}\n`);
+    process.exitCode = 3;
+}).then((code) => {
     process.exitCode = code;
 });
 

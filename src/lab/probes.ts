@@ -32,12 +32,18 @@ export async function httpStatus(
   init: { method?: 'GET' | 'HEAD'; headers?: Record<string, string> } = {},
   timeoutMs = 3_000,
 ): Promise<{ status: number; headers: Headers } | undefined> {
+  // A ref'd timer, not AbortSignal.timeout (whose timer is unref'd): while the request is pending
+  // the process stays alive until the deadline, whatever undici does with its socket.
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), timeoutMs)
   try {
-    const r = await fetch(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, signal: AbortSignal.timeout(timeoutMs) })
+    const r = await fetch(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, signal: abort.signal })
     await r.arrayBuffer().catch(() => undefined)
     return { status: r.status, headers: r.headers }
   } catch {
     return undefined
+  } finally {
+    clearTimeout(timer)
   }
 }
 

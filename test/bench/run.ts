@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { labDown, labStatus, labUp, resolveLabDir } from '../../src/lab/index.js'
+import { UNSETTLED_MESSAGE, failIfUnsettled } from '../../src/tasks/unsettled.js'
 import { machineInfo } from './machine.js'
 import { log } from './measure.js'
 import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } from './rows/delivery.js'
@@ -107,7 +108,10 @@ async function main(): Promise<number> {
   return failures > 0 ? 1 : 0
 }
 
-main().then(
+failIfUnsettled(main(), () => {
+  log(`bug: ${UNSETTLED_MESSAGE}`)
+  process.exitCode = 3
+}).then(
   (code) => process.exit(code),
   (err) => {
     log(`bug: ${(err as Error).stack ?? err}`)
