@@ -53013,30 +53013,24 @@ async function deployRelease(o) {
             });
         }
         early.push(...host);
+        /** A cancel before the release touched any container (before or during the image transfer). */
+        const cancelledAtImage = (reason, image) => finish({
+            ...base,
+            result: 'cancelled',
+            changed: false,
+            rolledBack: false,
+            ...(previousRelease && { previousRelease }),
+            failure: { stage: 'image', reason },
+            onFailure: { action: 'none', ok: true, detail: `cancelled: current still names ${previousRelease ?? '(none)'}` },
+            findings: [],
+            ...(image && { image }),
+        });
         if (r.cancelled)
-            return finish({
-                ...base,
-                result: 'cancelled',
-                changed: false,
-                rolledBack: false,
-                ...(previousRelease && { previousRelease }),
-                failure: { stage: 'image', reason: 'cancelled before anything changed' },
-                findings: [],
-            });
+            return cancelledAtImage('cancelled before anything changed');
         const img = await r.inStage('image', () => imageGate(m, image, o.transports, { manifestPath: o.manifestPath, onProgress: r.progress, ...(o.signal && { signal: o.signal }) }));
         const imageSummary = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) };
         if (r.cancelled)
-            return finish({
-                ...base,
-                result: 'cancelled',
-                changed: false,
-                rolledBack: false,
-                ...(previousRelease && { previousRelease }),
-                failure: { stage: 'image', reason: 'cancelled during the image transfer; no container was touched' },
-                onFailure: { action: 'none', ok: true, detail: `cancelled: current still names ${previousRelease ?? '(none)'}` },
-                findings: [],
-                image: imageSummary,
-            });
+            return cancelledAtImage('cancelled during the image transfer; no container was touched', imageSummary);
         if (!img.ok || !img.imageId) {
             return finish({
                 ...base,
