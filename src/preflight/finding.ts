@@ -42,6 +42,17 @@ export const FINDING_CODES = [
   'RAYLET_UNREACHABLE',
   'LOOPBACK_IDENTITY',
   'BIND_FOREIGN_ADDRESS',
+  // Log signatures: cluster, fabric and memory families (src/preflight/signature-rules-*.ts)
+  'RAY_VERSION_MISMATCH',
+  'NCCL_TRANSPORT_ERROR',
+  'RAY_SHM_TOO_SMALL',
+  'RAY_BRIDGE_ADDRESS',
+  'RAY_WORKER_REGISTER_FAILED',
+  'NVRM_NO_MEMORY',
+  'OOM_KILLED',
+  'GPU_OUT_OF_MEMORY',
+  // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
+  'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)
   'SCRIPT_UNREADABLE',
   'SCRIPT_NO_RAY_START',

@@ -8,7 +8,8 @@
  * - terminal-wrapped: a paste cut at a fixed width (most lines of exactly one length) is joined
  *   without a separator, because the cut falls inside a word;
  * - a dict or list split across lines (`{…` open at the end of a line) is joined to its close;
- * - logger-wrapped: an indented line that carries on a request (`{…}`, `specs=[…]`) is joined.
+ * - logger-wrapped: an indented line that carries on a request (`{…}`, `specs=[…]`) is joined;
+ * - a multi-line message (Ray's version-mismatch block) is joined to its head.
  *
  * `createLineJoiner` is the streaming form (the live log watcher); `normalisePaste` the whole-text
  * form, which also detects the terminal width.
@@ -25,20 +26,34 @@ export interface LogicalLine {
   readonly repeated?: number
   /** The innermost `ip=` of Ray's process prefixes: the node the line was printed on. */
   readonly prefixIp?: string
-  /** Brackets still open at the end of the text: the line may go on past what was pasted. */
+  /** Brackets still open, or a closing colon, at the end of the text: the line may go on past what was pasted. */
   readonly open: boolean
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
 const ANSI = /(?:\x1b|ESC)\[[0-9;?]*[A-Za-z]/g
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
-/** `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes. */
-const PREFIXES = /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+/
+/**
+ * `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes, then torch's
+ * `[rank1]:` (torch >= 2.2 prefixes every line a rank prints); or `[rank1]:` alone.
+ */
+const PREFIXES =
+  /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
 const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
 /** The start of a record a logger prints: a timestamp, a level, a glog tag, a traceback, an exception. */
 const RECORD_START =
-  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|#)/
+  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#)/
+/**
+ * Messages a program prints over several lines, as `[head, continuation]`: a line after a record
+ * matching `head` joins it while it matches `continuation`. Ray's version check prints
+ * `Version mismatch: The cluster was started with:`, indented `Ray: x` / `Python: y` lines (also
+ * `Ray location:`, `Cloudpickle:`, `Pyarrow:` in 0.x), then `This process on node <ip> was started with:`
+ * and its own indented lines (python/ray/_private/utils.py `check_version_info`; services.py in 0.x).
+ */
+const BLOCKS: readonly (readonly [RegExp, RegExp])[] = [
+  [/Version mismatch: The cluster was started with/i, /^\s+[A-Z][\w ]{1,30}: \S|^\s*This process on (?:Ray )?node \S+ was started with/i],
+]
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
@@ -130,7 +145,8 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       physicalLines: p.physical,
       ...(rep ? { repeated: Number(rep[1]) } : {}),
       ...(p.ip !== undefined ? { prefixIp: p.ip } : {}),
-      open: openBrackets(text) > 0,
+      // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
+      open: openBrackets(text) > 0 || /:\s*$/.test(text),
     }
   }
 
@@ -142,6 +158,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     const body = stripPrefixes(clean).text
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
     if (CARRIES_ON.test(body)) return 'join'
+    if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
     return false
   }
 
@@ -181,11 +198,11 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   }
 }
 
-/** A whole pasted text as the logical lines it holds. */
-export function normalisePaste(text: string): LogicalLine[] {
+/** A whole pasted text as the logical lines it holds (the wrap width detected unless given). */
+export function normalisePaste(text: string, wrapWidth?: number): LogicalLine[] {
   const physical = text.split('\n')
   if (physical[physical.length - 1] === '') physical.pop()
-  const width = detectWrapWidth(physical.map(cleanPhysical))
+  const width = wrapWidth ?? detectWrapWidth(physical.map(cleanPhysical))
   const joiner = createLineJoiner(width !== undefined ? { wrapWidth: width } : {})
   return [...physical.flatMap((l) => joiner.push(l)), ...joiner.end()]
 }

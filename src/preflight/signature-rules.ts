@@ -7,7 +7,10 @@
 import type { RayView } from './facts.js'
 import type { FindingCode, Severity } from './finding.js'
 import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.js'
+import { MEMORY_RULES } from './signature-rules-memory.js'
+import { NCCL_RULES } from './signature-rules-nccl.js'
 import { NETWORK_RULES } from './signature-rules-network.js'
+import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
 
 export interface RuleHit {
@@ -22,7 +25,8 @@ export interface RuleHit {
 export interface SignatureRule {
   readonly code: FindingCode
   readonly pattern: RegExp
-  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined, context: LineContext) => RuleHit
+  /** The finding's parts, or null when the line, read in full, is not this family after all. */
+  readonly hit: (m: RegExpExecArray, line: string, ray: RayView | undefined, context: LineContext) => RuleHit | null
 }
 
 /** What the paste normaliser took off the line: the node Ray's prefix named. */
@@ -265,4 +269,10 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   },
   // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
   ...NETWORK_RULES,
+  // Ray cluster families: version mismatch, /dev/shm, node death seen from actors and tasks, bridge address, worker registration.
+  ...RAY_CLUSTER_RULES,
+  // NCCL transport between nodes: verbs completion errors, QP setup, system/remote errors, no bootstrap interface.
+  ...NCCL_RULES,
+  // Memory: the NVIDIA driver (GB10 unified memory), the kernel's and Ray's OOM killers, CUDA and vLLM's start-up check.
+  ...MEMORY_RULES,
 ]

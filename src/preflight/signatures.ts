@@ -10,7 +10,8 @@
 
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
-import { createLineJoiner, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
+import { createLineJoiner, detectWrapWidth, cleanPhysical, normalisePaste, type LogicalLine } from './paste-normalise.js'
+import { unrecognisedFailure } from './signature-fallback.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
 export interface LogWatcherOptions {
@@ -33,6 +34,8 @@ export interface LogWatcher {
   readonly findings: readonly Finding[]
   /** Complete lines read so far. */
   readonly lines: number
+  /** First physical line of every logical line a signature matched, reported or deduplicated. */
+  readonly matchedLines: ReadonlySet<number>
 }
 
 /** A line longer than this is judged in pieces, so a stream without newlines cannot grow memory. */
@@ -51,6 +54,7 @@ function shown(line: string, at: number): string {
 export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
   const findings: Finding[] = []
   const seen = new Set<string>()
+  const matchedLines = new Set<number>()
   let pending = ''
   let lineNo = 0
   const joiner = createLineJoiner(opts.wrapWidth !== undefined ? { wrapWidth: opts.wrapWidth } : {})
@@ -65,6 +69,8 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
       const m = rule.pattern.exec(line)
       if (!m) continue
       const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp } : {})
+      if (hit === null) continue
+      matchedLines.add(logical.line)
       const dedupe = `${rule.code}\u0000${hit.key}`
       if (seen.has(dedupe)) continue
       seen.add(dedupe)
@@ -138,14 +144,23 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     get lines() {
       return lineNo
     },
+    get matchedLines() {
+      return matchedLines
+    },
   }
 }
 
-/** Every signature in a whole log text. */
+/**
+ * Every signature in a whole log text; when none of them is an error and the text holds failure
+ * lines nothing explained, one UNRECOGNISED_FAILURE quoting them (signature-fallback.ts): a pasted
+ * crash never reads as "No findings".
+ */
 export function scanLog(text: string, source: string, ray?: RayView): Finding[] {
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
   const wrapWidth = detectWrapWidth(lines.map(cleanPhysical))
   const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}), ...(wrapWidth !== undefined ? { wrapWidth } : {}) })
-  return [...watcher.push(text), ...watcher.end()]
+  const found = [...watcher.push(text), ...watcher.end()]
+  const unexplained = unrecognisedFailure(normalisePaste(text, wrapWidth), source, found, watcher.matchedLines)
+  return unexplained ? [...found, unexplained] : found
 }

@@ -143,11 +143,12 @@ describe('GLOO_LOOPBACK', () => {
 })
 
 describe('NCCL_SOCKET_FALLBACK', () => {
-  it('reads NET/Socket in use when IB could not open (nccl#451), once per log', () => {
+  it('reads NET/Socket in use when IB could not open (nccl#451), once per log, after the device that would not open', () => {
     const found = scan('nccl-socket-nccl-451.txt')
-    expect(found.map((f) => f.code)).toEqual(['NCCL_SOCKET_FALLBACK'])
-    expect(found[0]?.evidence['Socket interfaces']).toBe('[0]bond0:200.1.93.2')
-    expect(found[0]?.fix).toContain('/dev/infiniband')
+    expect(found.map((f) => `${f.code}:${f.severity}`)).toEqual(['NCCL_TRANSPORT_ERROR:warning', 'NCCL_SOCKET_FALLBACK:warning'])
+    expect(found[0]?.evidence['Verbs call']).toBe('ibv_open_device')
+    expect(found[1]?.evidence['Socket interfaces']).toBe('[0]bond0:200.1.93.2')
+    expect(found[1]?.fix).toContain('/dev/infiniband')
   })
 
   it('reads the DGX Spark write-up where NCCL ran on the management NIC', () => {

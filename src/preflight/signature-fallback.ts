@@ -1,0 +1,94 @@
+/**
+ * Never silent on a failure: when a pasted log holds failure lines — a Python traceback or exception,
+ * an ERROR/FATAL/CRITICAL record of Ray, vLLM, torch or Python logging, a glog `E`/`F` line, an
+ * `NCCL WARN`, a non-zero exit, a kill or a crash — and no signature explained them, one
+ * UNRECOGNISED_FAILURE (warning) quotes the first of them with their line numbers, instead of the
+ * "No findings" a healthy log gets. Ray's routine WARNING lines, deprecation warnings and NCCL INFO
+ * lines are not failure lines.
+ */
+
+import { EVIDENCE, type Finding } from './finding.js'
+import type { LogicalLine } from './paste-normalise.js'
+
+interface Marker {
+  /** What kind of failure line this is, for the evidence. */
+  readonly kind: string
+  readonly test: RegExp
+}
+
+/** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
+const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
+const MARKERS: readonly Marker[] = [
+  { kind: 'Python traceback', test: /^\s*Traceback \(most recent call last\):/ },
+  // "RuntimeError: …", "ray.exceptions.ActorDiedError: …", "torch.distributed.DistBackendError: …", "Exception: …" (not "…Warning:")
+  { kind: 'exception', test: /^\s*['"`]?(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?::|$)/ },
+  // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
+  { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
+  // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …"; glog "E0220 18:04:58.267797 1310 file.cc:146]"; torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]", "[E ProcessGroupNCCL.cpp:…]"
+  { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]|\[?[EF]\d{4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
+  // NCCL prints WARN only for errors: "host:pid:tid [0] NCCL WARN …", "transport/net_ib.cu:781 WARN NET/IB …"
+  { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
+  // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"
+  {
+    kind: 'non-zero exit',
+    test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+/i,
+  },
+  // bash "Killed" / "line 12:  1234 Killed  python …", crashes
+  { kind: 'killed or crashed', test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i },
+  // Ray's actor and worker deaths without a cause of their own
+  { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
+]
+
+/** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
+const MARKER_SCAN = 2000
+/** How many failure lines the finding quotes. */
+const QUOTED = 4
+/** How much of one quoted line. */
+const LINE_CHARS = 240
+
+const clip = (text: string): string => {
+  const t = text.trim()
+  return t.length <= LINE_CHARS ? t : `${t.slice(0, LINE_CHARS)}…`
+}
+
+/**
+ * One UNRECOGNISED_FAILURE for a whole log whose signature findings hold no error, when it has
+ * failure lines no signature matched; null otherwise.
+ */
+export function unrecognisedFailure(
+  lines: readonly LogicalLine[],
+  source: string,
+  findings: readonly Finding[],
+  /** Logical lines (by first physical line) a signature matched: those are explained. */
+  covered: ReadonlySet<number>,
+): Finding | null {
+  if (findings.some((f) => f.severity === 'error')) return null
+  const failing: { line: LogicalLine; kind: string }[] = []
+  for (const line of lines) {
+    if (covered.has(line.line)) continue
+    const head = line.text.slice(0, MARKER_SCAN)
+    const marker = MARKERS.find((m) => m.test.test(head))
+    if (marker) failing.push({ line, kind: marker.kind })
+  }
+  if (failing.length === 0) return null
+  // The first failure lines, and the first exception line (what a traceback ends in) when it comes later.
+  const quoted = failing.slice(0, QUOTED)
+  const exception = failing.find((f) => f.kind === 'exception')
+  if (exception && !quoted.includes(exception)) quoted[quoted.length - 1] = exception
+  const first = failing[0]!.line
+  const kinds = [...new Set(failing.map((f) => f.kind))]
+  const at = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
+  return {
+    code: 'UNRECOGNISED_FAILURE',
+    severity: 'warning',
+    node: first.prefixIp ?? null,
+    message: 'The log holds failure lines that no known signature explains (quoted in the evidence with their line numbers): this is not a clean log.',
+    evidence: {
+      [EVIDENCE.logLine]: `${source}:${at(first)}`,
+      'Failure lines': quoted.map((f) => `${at(f.line)}: ${clip(f.line.text)}`).join('\n'),
+      'Kinds of failure line': kinds.join(', '),
+      'Failure lines in all': String(failing.length),
+    },
+    fix: 'Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.',
+  }
+}

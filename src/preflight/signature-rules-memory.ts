@@ -1,0 +1,154 @@
+/**
+ * Log signatures of memory exhaustion, with the unified memory of a DGX Spark (GB10) in mind: there
+ * the GPU and the host share one pool, so `gpu_memory_utilization` is not a hard cap, the NVIDIA
+ * driver's `NV_ERR_NO_MEMORY` comes before host wedges, and the kernel's or Ray's OOM killer takes
+ * processes the GPU's allocations starved. Read from the kernel log (dmesg), Ray's and vLLM's
+ * output. Wordings in src/preflight/WORDINGS.md.
+ */
+
+import type { SignatureRule } from './signature-rules.js'
+
+/** A GPU that reports about 110–135 GiB in all is a GB10's unified memory (119.7 / 121.69 GiB visible of 128 GB). */
+const looksUnified = (total: number | undefined, unit: string | undefined): boolean =>
+  total !== undefined && (unit ?? 'GiB').startsWith('G') && total >= 110 && total <= 135
+
+const UNIFIED_FIX =
+  'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
+
+export const MEMORY_RULES: readonly SignatureRule[] = [
+  {
+    // NVIDIA driver (dmesg): "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from
+    //   _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359"; "NVRM: _iovaspaceCreateMappingDataFromMemDesc: failed to allocate 0x176028 bytes …"
+    code: 'NVRM_NO_MEMORY',
+    pattern: /\[?NV_ERR_NO_MEMORY\]?(?:\s*\((0x[0-9a-f]+)\))?(?:.*?returned from (\w+))?|NVRM: (\w+): failed to allocate\s+(0x[0-9a-f]+|\d+) bytes/i,
+    hit: (m) => ({
+      key: 'nvrm',
+      severity: 'warning',
+      message:
+        "The NVIDIA driver could not allocate memory (NV_ERR_NO_MEMORY). On a GB10 (unified memory) these lines come before vLLM start-up failures and whole-host wedges; on their own they are not proof (healthy start-ups print some too), so read them with the memory left on the node.",
+      evidence: {
+        ...(m[2] || m[3] ? { 'Driver function': (m[2] ?? m[3])! } : {}),
+        ...(m[1] ? { 'Status code': m[1] } : {}),
+        ...(m[4] ? { 'Allocation that failed': `${m[4]} bytes` } : {}),
+      },
+      fix: UNIFIED_FIX,
+    }),
+  },
+  {
+    // Linux OOM killer: "Out of memory: Killed process 3742074 (lmcache) total-vm:81306880kB, anon-rss:1058560kB, …" (4.x+),
+    // "Out of memory: Kill process 1234 (python) score 900 or sacrifice child" (older), "Memory cgroup out of memory: Killed process …".
+    code: 'OOM_KILLED',
+    pattern: /(Memory cgroup out of memory|Out of memory): Kill(?:ed)? process (\d+) \(([^)]+)\)(?:.*?total-vm:(\d+)kB,\s*anon-rss:(\d+)kB)?/i,
+    hit: (m) => {
+      const cgroup = /cgroup/i.test(m[1] ?? '')
+      const rss = m[5] !== undefined ? `${(Number(m[5]) / 2 ** 20).toFixed(2)} GiB` : undefined
+      return {
+        key: `kernel:${m[2]}`,
+        severity: 'error',
+        message: `The kernel's OOM killer killed ${m[3]} (pid ${m[2]})${cgroup ? " because its container's memory limit was reached" : ' because the machine ran out of memory'}${rss ? `; it held ${rss} resident` : ''}.`,
+        evidence: { 'Killed process': `${m[3]} (pid ${m[2]})`, ...(rss ? { 'Resident memory (anon-rss)': rss } : {}), Scope: cgroup ? 'container (memory cgroup)' : 'whole machine' },
+        fix: cgroup
+          ? "Raise or remove the container's memory limit (docker run --memory), or make the process need less."
+          : `${UNIFIED_FIX} On a discrete-GPU host, lower vLLM's CPU-side use (--swap-space, --cpu-offload-gb, fewer API workers).`,
+      }
+    },
+  },
+  {
+    // Linux: "<comm> invoked oom-killer: gfp_mask=…" and "oom-kill:constraint=CONSTRAINT_NONE,…,task=lmcache,pid=3742074,uid=0" (the lines before the kill).
+    code: 'OOM_KILLED',
+    pattern: /oom-kill:constraint=(\w+).*?\btask=([^,\s]+),pid=(\d+)|(?:^|\s)([\w.:/-]{1,64}) invoked oom-killer/i,
+    hit: (m) => ({
+      key: m[3] ? `kernel:${m[3]}` : `invoked:${m[4]}`,
+      severity: 'error',
+      message: m[3]
+        ? `The kernel's OOM killer chose ${m[2]} (pid ${m[3]}) to kill (${m[1]}).`
+        : `The kernel's OOM killer ran (triggered by ${m[4]}): the machine ran out of memory.`,
+      evidence: (m[3] ? { 'Killed process': `${m[2]} (pid ${m[3]})`, Constraint: m[1] ?? '' } : { 'Triggered by': m[4] ?? '' }) as Record<string, string>,
+      fix: UNIFIED_FIX,
+    }),
+  },
+  {
+    // Ray memory monitor (2.1+): "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.";
+    // "Memory on the node (IP: 172.31.69.247, ID: …) where the task … was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95.";
+    // raylet summary: "2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed … at node (ID: …, IP: 172.24.0.226)".
+    code: 'OOM_KILLED',
+    pattern:
+      /Memory on the node \(IP: ([^,\s]+), ID: (\w+)\).*?was running was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\), which exceeds the memory usage threshold of ([\d.]*\d)|Task was killed due to the node running low on memory|(\d+) Workers? \(tasks \/ actors\) killed due to memory pressure \(OOM\)(?:.*?IP: ([\d.a-f:]+)\))?/i,
+    hit: (m) => {
+      const ip = m[1] ?? m[8]
+      return {
+        key: `ray:${ip ?? 'node'}`,
+        severity: 'error',
+        message: `Ray's memory monitor killed ${m[7] ? `${m[7]} worker(s)` : 'a worker'}${ip ? ` on ${ip}` : ''}: the node's memory use${m[3] ? ` (${m[3]} of ${m[4]})` : ''} passed Ray's kill threshold${m[6] ? ` (${m[6]})` : ''}.`,
+        evidence: {
+          ...(ip ? { Node: ip } : {}),
+          ...(m[3] ? { 'Memory in use': `${m[3]} / ${m[4]} (${m[5]})` } : {}),
+          ...(m[6] ? { 'Kill threshold': m[6] } : {}),
+          ...(m[7] ? { 'Workers killed': m[7] } : {}),
+        },
+        fix: `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`,
+      }
+    },
+  },
+  {
+    // torch <= 2.0: "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; …)"; torch 2.1: "GPU 0 has a total capacty of …";
+    // torch >= 2.2: "GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free."; C++/CUDA: "CUDA error: out of memory".
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern:
+      /CUDA out of memory\.?(?: Tried to allocate ([\d.]+ [KMGT]iB))?(?:.*?(?:\(GPU (\d+); ([\d.]+) ([KMGT]iB) total capacity|GPU (\d+) has a total capac\w* of ([\d.]+) ([KMGT]iB)(?: of which ([\d.]+ [KMGT]iB) is free)?))?|CUDA error: out of memory|cudaErrorMemoryAllocation/i,
+    hit: (m, line) => {
+      const total = m[3] ?? m[6]
+      const unit = m[4] ?? m[7]
+      const unified = looksUnified(total !== undefined ? Number(total) : undefined, unit) || /\bGB10\b/.test(line)
+      return {
+        key: `cuda:${m[2] ?? m[5] ?? '?'}`,
+        severity: 'error',
+        message: `CUDA ran out of memory${m[1] ? ` allocating ${m[1]}` : ''}${total ? ` on GPU ${m[2] ?? m[5]} (${total} ${unit} in all${m[8] ? `, ${m[8]} free` : ''})` : ''}${unified ? '; that size is a GB10, whose GPU memory is the host memory' : ''}.`,
+        evidence: {
+          ...(m[1] ? { 'Tried to allocate': m[1] } : {}),
+          ...(total ? { 'GPU total': `${total} ${unit}` } : {}),
+          ...(m[8] ? { 'Free then': m[8] } : {}),
+          ...(unified ? { 'Memory model': 'unified (GB10): the host shares this pool' } : {}),
+        },
+        fix: unified
+          ? UNIFIED_FIX
+          : 'Lower --gpu-memory-utilization, --max-model-len or --max-num-seqs, use more tensor-parallel ranks or a quantised model, and make sure no other process holds the GPU (nvidia-smi); PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps fragmentation only.',
+      }
+    },
+  },
+  {
+    // vLLM (V1 worker): "ValueError: Free memory on device cuda:0 (85.92/121.69 GiB) on startup is less than desired GPU memory utilization (0.92, 111.95 GiB).
+    //   Decrease GPU memory utilization or reduce GPU memory used by other processes." (older: "Free memory on device (61.05/119.7 GiB) …")
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /Free memory on device(?: (\S+))? \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/i,
+    hit: (m) => {
+      const total = Number(m[3])
+      const unified = looksUnified(total, 'GiB')
+      const fits = Math.floor((Number(m[2]) / total) * 100) / 100
+      return {
+        key: `vllm-startup:${m[1] ?? ''}`,
+        severity: 'error',
+        message: `vLLM refused to start${m[1] ? ` on ${m[1]}` : ''}: ${m[2]} of ${m[3]} GiB were free, less than gpu_memory_utilization ${m[4]} asks for (${m[5]} GiB)${unified ? '; on a GB10 the host, its page cache and other containers use the same memory' : ''}.`,
+        evidence: {
+          'Free at start-up': `${m[2]} GiB of ${m[3]} GiB`,
+          'gpu_memory_utilization': `${m[4]} (${m[5]} GiB)`,
+          'Largest value that fits now': String(fits),
+          ...(unified ? { 'Memory model': 'unified (GB10)' } : {}),
+        },
+        fix: `Set --gpu-memory-utilization to at most ${fits} (what is free now), or free the memory first: stop the process still holding the GPU (an earlier vLLM's EngineCore) ${unified ? 'and drop the page cache; on a GB10 leave the host 10–16 GiB' : 'and check nvidia-smi'}.`,
+      }
+    },
+  },
+  {
+    // vLLM: "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /No available memory for the cache blocks/i,
+    hit: () => ({
+      key: 'no-kv-cache',
+      severity: 'error',
+      message: 'vLLM had no memory left for the KV cache after loading the model (weights and activations took the whole gpu_memory_utilization budget).',
+      evidence: {},
+      fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len.',
+    }),
+  },
+]

@@ -1,0 +1,159 @@
+/**
+ * Log signatures of NCCL transport failures between nodes: an InfiniBand/RoCE work completion with
+ * an error status, a verbs call that fails while NCCL sets up a queue pair or registers memory,
+ * NCCL's "unhandled system error" and "remote process exited or there was a network error" results,
+ * and a bootstrap that finds no socket interface. Wordings by NCCL version in
+ * src/preflight/WORDINGS.md; the healthy lines (`NET/IB : Using …`, `Bootstrap : Using …`) are
+ * never findings here.
+ */
+
+import type { RuleHit, SignatureRule } from './signature-rules.js'
+
+/** The host in NCCL's line prefix `host:pid:tid [dev] …` (also after a `[timestamp]`), when there is one. */
+const ncclHost = (line: string): string | undefined =>
+  /^\s*['"`]?(?:\[[^\]]*\]\s*)?([\w.-]+?):\w+(?::\d+)? \[\d+\] /.exec(line)?.[1]
+const ncclVersion = (line: string): string | undefined => /NCCL version ([\d.]+\S*)/i.exec(line)?.[1]
+
+/** ibv_wc_status values NCCL prints as `error N` / `status=N` (rdma-core verbs.h), with what each means between two nodes. */
+const WC_STATUS: Readonly<Record<string, string>> = {
+  '4': 'IBV_WC_LOC_PROT_ERR: local protection error (memory registration, GPUDirect RDMA / peer memory)',
+  '5': 'IBV_WC_WR_FLUSH_ERR: flushed after an earlier error on the same queue pair',
+  '10': 'IBV_WC_REM_ACCESS_ERR: the remote side refused the access',
+  '12': 'IBV_WC_RETRY_EXC_ERR: transport retry counter exceeded, the peer NIC never acknowledged (no route, wrong GID index, MTU or PFC/ECN trouble on RoCE, link down)',
+  '13': 'IBV_WC_RNR_RETRY_EXC_ERR: receiver not ready, retries exceeded',
+}
+
+const FABRIC_FIX =
+  'Check the RDMA path between the two nodes outside NCCL: ibv_devinfo / ibdev2netdev (port Active, same link layer), the same MTU on both ends, ping over the fabric IPs, and ib_write_bw between the nodes; on RoCE set NCCL_IB_GID_INDEX to the RoCE v2 GID both ends share (show_gids) and make sure NCCL_IB_HCA names the Up device. If RDMA cannot work, NCCL_IB_DISABLE=1 falls back to sockets (slow) on NCCL_SOCKET_IFNAME.'
+
+function transportHit(key: string, line: string, message: string, evidence: Record<string, string>, fix = FABRIC_FIX, severity: 'error' | 'warning' = 'error'): RuleHit {
+  const host = ncclHost(line)
+  const version = ncclVersion(line)
+  return {
+    key,
+    severity,
+    message,
+    evidence: { ...(host ? { 'NCCL host': host } : {}), ...evidence, ...(version ? { 'NCCL version': version } : {}) },
+    fix,
+  }
+}
+
+export const NCCL_RULES: readonly SignatureRule[] = [
+  {
+    // NCCL 2.x net_ib.cu/.cc: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129" (2018: "len0");
+    // NCCL 2.19+: "NET/IB : Got completion from peer 10.0.0.2<44206> with error 12, opcode 129, len 0, vendor err 129 (Recv) localGid … remoteGids …";
+    // IB plugins: "… with status=12 opcode=129 len=65536 vendor err 129 (Recv)", "NET/IBP:Got completion …".
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern:
+      /NET\/IB\w*\s*:\s*Got completion (?:from peer (\S+?) )?with (?:error|status)\s*=?\s*(\d+),?\s*opcode\s*=?\s*(\d+),?\s*len\s*=?\s*(\d+),?\s*vendor err (\d+)(?: \((Send|Recv)\))?(?:\s*localGid\s*(\S+?)\s*remoteGids?\s*(\S+))?/i,
+    hit: (m, line) => {
+      const peer = m[1]?.replace(/<\d+>$/, '')
+      const status = m[2] ?? '?'
+      return transportHit(
+        `completion:${peer ?? ncclHost(line) ?? ''}:${status}`,
+        line,
+        `NCCL's RDMA transport failed${peer ? ` talking to ${peer}` : ''}: a work completion came back with error ${status}${WC_STATUS[status] ? ` (${WC_STATUS[status]!.split(':')[0]})` : ''}, so the collective across nodes aborts.`,
+        {
+          'Completion status': WC_STATUS[status] ? `${status} = ${WC_STATUS[status]}` : status,
+          'Vendor error': m[5] ?? '',
+          ...(peer ? { Peer: peer } : {}),
+          ...(m[6] ? { Direction: m[6] } : {}),
+          ...(m[7] ? { 'Local GID': m[7] } : {}),
+          ...(m[8] ? { 'Remote GID': m[8] } : {}),
+        },
+        status === '4'
+          ? 'A local protection error is memory registration: check GPUDirect RDMA (nvidia-peermem / dma-buf) is loaded on this node, the container has --ulimit memlock=-1 and IPC_LOCK, or set NCCL_NET_GDR_LEVEL=LOC to stop GPUDirect and retry.'
+          : FABRIC_FIX,
+      )
+    },
+  },
+  {
+    // NCCL ibvwrap.c/.cc: "Call to ibv_modify_qp failed with error Connection timed out" (older), "… failed with 110 Connection timed out,
+    //   on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID …, remote GID …" (2.2x); also ibv_reg_mr, ibv_create_qp.
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern:
+      /Call to (ibv_\w+) failed(?: with(?: error)?\s*(?:(\d+)\s+)?([A-Za-z][\w ]*?[a-z]))?(?=[,.]|\s*$)(?:.*?on dev ([\w.-]+):(\d+))?(?:.*?curr state (\w+), next state (\w+))?(?:.*?local GID index (\d+))?/i,
+    hit: (m, line) => {
+      const call = m[1] ?? 'ibv_*'
+      const why = m[3]?.trim()
+      const regMr = /reg_mr/i.test(call)
+      // Opening or listing the devices fails before any peer is involved: NCCL then falls back to sockets (NCCL_SOCKET_FALLBACK says so).
+      const beforePeers = /open_device|get_device_list|query_device|query_port/i.test(call)
+      return transportHit(
+        beforePeers ? 'open-device' : `verbs:${call}:${why ?? ''}:${m[4] ?? ''}`,
+        line,
+        `NCCL could not ${/modify_qp/i.test(call) ? 'connect an RDMA queue pair to the peer' : regMr ? 'register memory with the RDMA device' : beforePeers ? `open the RDMA device (${call}), so it uses TCP sockets instead` : `set up RDMA (${call})`}${why ? `: ${why}` : ''}${m[6] && m[7] ? ` (moving ${m[6]} → ${m[7]})` : ''}${m[4] ? ` on ${m[4]}:${m[5]}` : ''}.`,
+        {
+          'Verbs call': call,
+          ...(why ? { Error: `${m[2] ? `${m[2]} ` : ''}${why}` } : {}),
+          ...(m[4] ? { 'RDMA device': `${m[4]}:${m[5]}` } : {}),
+          ...(m[6] && m[7] ? { 'QP state change': `${m[6]} → ${m[7]}` } : {}),
+          ...(m[8] ? { 'GID index': m[8] } : {}),
+        },
+        regMr
+          ? 'Memory registration fails on the memlock limit: run the containers with --ulimit memlock=-1 and --cap-add IPC_LOCK (or --privileged), and check nvidia-peermem / dma-buf for GPUDirect.'
+          : /No such device/i.test(why ?? '')
+            ? 'NCCL opened an RDMA device the container cannot use: pass the devices in (--device /dev/infiniband, or --privileged) and set NCCL_IB_HCA to a device ibv_devinfo shows as PORT_ACTIVE on every node.'
+            : beforePeers
+              ? 'Give the containers the RDMA devices (--device /dev/infiniband with --cap-add IPC_LOCK --ulimit memlock=-1, or --privileged), check ibv_devinfo inside the container, and set NCCL_IB_HCA to the device that is Up.'
+              : `A queue pair that cannot reach RTR/RTS means the peer's address is unreachable over RDMA: on RoCE the GID index must select a RoCE v2 GID both nodes share (NCCL_IB_GID_INDEX, show_gids), the fabric IPs must route between the nodes, and on rail-connected systems NCCL_CROSS_NIC=0. ${FABRIC_FIX}`,
+        beforePeers ? 'warning' : 'error',
+      )
+    },
+  },
+  {
+    // NCCL net_ib: "NET/IB : Unable to open device mlx5_bond_0" (after "Call to ibv_open_device failed"; NCCL goes on with sockets).
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /NET\/IB\s*:\s*Unable to open device (\S+)/i,
+    hit: (m, line) =>
+      transportHit(
+        'open-device',
+        line,
+        `NCCL could not open the RDMA device ${m[1]}, so it uses TCP sockets instead.`,
+        { 'RDMA device': m[1] ?? '' },
+        'Give the containers the RDMA devices (--device /dev/infiniband with --cap-add IPC_LOCK --ulimit memlock=-1, or --privileged), check ibv_devinfo inside the container, and set NCCL_IB_HCA to the device that is Up.',
+        'warning',
+      ),
+  },
+  {
+    // NCCL result 2 (ncclGetErrorString): "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)", "NCCL Error 2: unhandled system error",
+    // torch: "NCCL error in: …/ProcessGroupNCCL.cpp:1201, unhandled system error, NCCL version 2.4.8"; the enum name "ncclSystemError".
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /\bNCCL\b.*?unhandled system error|\bncclSystemError\b/i,
+    hit: (_m, line) =>
+      transportHit(
+        'system-error',
+        line,
+        'NCCL failed with "unhandled system error": a system call under NCCL (a socket, an RDMA verb, /dev/shm) failed, most often the network between nodes or a resource the container lacks.',
+        { 'NCCL result': 'ncclSystemError (2)' },
+        `Run again with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET): the WARN line just before names the call that failed. Usual causes across nodes: NCCL_SOCKET_IFNAME naming an interface that is missing or differs per node, RDMA devices or memlock missing in the container (--device /dev/infiniband, --ulimit memlock=-1, --cap-add IPC_LOCK), or a /dev/shm too small (--shm-size / --ipc=host). ${FABRIC_FIX}`,
+      ),
+  },
+  {
+    // NCCL result 6: "NCCL error: remote process exited or there was a network error" (also "ncclRemoteError: socketProgress: Connection closed by remote peer").
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /remote process exited or there was a network error|\bncclRemoteError\b(?::\s*(.*))?/i,
+    hit: (m, line) =>
+      transportHit(
+        'remote-error',
+        line,
+        'NCCL lost a peer: "remote process exited or there was a network error" — another rank died first, or the connection between the nodes broke.',
+        { 'NCCL result': 'ncclRemoteError (6)', ...(m[1] ? { Detail: m[1].trim() } : {}) },
+        `Look at the other nodes' logs at the same time: if a rank died first (OOM kill, crash), fix that; otherwise the fabric dropped: ${FABRIC_FIX}`,
+      ),
+  },
+  {
+    // NCCL bootstrap.cc: "Bootstrap : no socket interface found" (2.x); net_socket.cc: "NET/Socket : no interface found";
+    // proposed 2.27+: "Bootstrap : no NCCL_SOCKET_IFNAME interface found".
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /(?:Bootstrap|NET\/Socket)\s*:\s*no (?:usable |NCCL_SOCKET_IFNAME )?(?:socket )?interface found/i,
+    hit: (_m, line) =>
+      transportHit(
+        'no-interface',
+        line,
+        'NCCL found no network interface to bootstrap on: NCCL_SOCKET_IFNAME names an interface this node or container does not have, or only loopback/docker interfaces are left.',
+        {},
+        "Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) in every node's container to the fabric interface as that node names it (ip -br addr; names can differ between nodes, e.g. enp1s0f0np0 vs enP2p1s0f0np0), and run the containers with --network host so the interface is visible.",
+      ),
+  },
+]

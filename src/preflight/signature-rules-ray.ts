@@ -1,0 +1,203 @@
+/**
+ * Log signatures of Ray cluster failures outside the networking families: nodes running different
+ * Ray or Python versions, a container whose /dev/shm is smaller than Ray's object store, a node's
+ * death seen from an actor, an owner or a task, a node registered under Docker's default-bridge
+ * address, and workers that cannot register with their raylet. Each wording, with the Ray versions
+ * it comes from, is in src/preflight/WORDINGS.md; patterns are case-insensitive and take the
+ * spelling variants of older releases.
+ */
+
+import type { RuleHit, SignatureRule } from './signature-rules.js'
+
+/** `[10.0.0.1](http://10.0.0.1/)` (GitHub's auto-link, pasted back) → `10.0.0.1`; trailing punctuation off. */
+const bareAddress = (text: string): string => text.replace(/^\[([^\]]+)\]\([^)]*\)$/, '$1').replace(/[.,;:'"`]+$/, '')
+
+/** `Ray: 2.12.0 Python: 3.11.11 Ray location: /x` → [['Ray', '2.12.0'], ['Python', '3.11.11'], ...]. */
+function versionPairs(text: string): [string, string][] {
+  return [...text.matchAll(/([A-Z][\w]*(?: location| commit)?): (\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/[`'"]+$/, '')])
+}
+
+/** Docker's default bridge (docker0) hands out 172.17.0.0/16; a node known by such an address is a container other hosts cannot reach. */
+const isDockerBridge = (ip: string): boolean => /^172\.17\.\d{1,3}\.\d{1,3}$/.test(ip)
+
+const BRIDGE_FIX =
+  "Run the node's Ray container with --network host (or pass --node-ip-address=<the host's fabric IP> to ray start and publish Ray's ports), so Ray registers an address the other nodes can reach instead of the container's 172.17.x bridge address; NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME must then name the fabric interface, not eth0 or docker0."
+
+function bridgeHit(ip: string, where: string): RuleHit {
+  return {
+    key: ip,
+    severity: 'warning',
+    message: `${where} ${ip}, an address on Docker's default bridge (docker0, 172.17.0.0/16): it exists only inside that host, so Ray processes and NCCL on other nodes cannot reach it.`,
+    evidence: { 'Address on the bridge': ip, 'Seen in': where },
+    fix: BRIDGE_FIX,
+  }
+}
+
+const NODE_DEAD_FIX = (ip: string | undefined) =>
+  `Find why the node${ip ? ` ${ip}` : ''} died: its raylet log (/tmp/ray/session_latest/logs/raylet.out), dmesg for OOM kills (on a GB10 the GPU and the host share memory), and the network to the head; bring it back (ray start --address=<head>:<port> --node-ip-address=<its fabric IP>) before starting vLLM again.`
+
+export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
+  {
+    // Ray 0.x–2.x (services.py / _private/utils.py check_version_info): "Version mismatch: The cluster was started with:
+    //   Ray: 2.12.0  Python: 3.11.11  This process on node 10.123.3.87 was started with:  Ray: 2.42.0  Python: 3.9.21"
+    // (the block is joined into one line by paste-normalise; 0.x adds "Ray location:", "Cloudpickle:", "Pyarrow:").
+    code: 'RAY_VERSION_MISMATCH',
+    pattern: /Version mismatch: The cluster was started with:?(.*?)(?:This process on (?:Ray )?node (\S+) was started with:?(.*))?$/i,
+    hit: (m) => {
+      const cluster = versionPairs(m[1] ?? '')
+      const own = versionPairs(m[3] ?? '')
+      const node = m[2] !== undefined ? bareAddress(m[2]) : undefined
+      const differ = cluster
+        .filter(([k, v]) => !/location/i.test(k) && own.some(([k2, v2]) => k2 === k && v2 !== v))
+        .map(([k, v]) => `${k} ${v} vs ${own.find(([k2]) => k2 === k)?.[1]}`)
+      const show = (pairs: [string, string][]) =>
+        pairs
+          .filter(([k]) => !/location/i.test(k))
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')
+      return {
+        key: `version:${node ?? '?'}:${differ.join(';')}`,
+        severity: 'error',
+        message: `A Ray process${node ? ` on ${node}` : ''} runs ${differ.length > 0 ? `other versions than the cluster it joins (${differ.join('; ')})` : 'other versions than the cluster it joins'}, so Ray refused it.`,
+        evidence: {
+          ...(cluster.length > 0 ? { 'Cluster (head) started with': show(cluster) } : {}),
+          ...(own.length > 0 ? { [`This process${node ? ` (node ${node})` : ''}`]: show(own) } : {}),
+          ...(differ.length > 0 ? { Differs: differ.join('; ') } : {}),
+        },
+        fix: "Run one image on every node and for the driver (same Ray and Python, down to the patch release Ray checks): compare `ray --version` and `python -V` inside each node's container, pull the same image digest everywhere, and start vllm serve inside that image. RAY_IGNORE_VERSION_MISMATCH only hides the check, not the incompatibility.",
+      }
+    },
+  },
+  {
+    // Ray 1.x–2.x services.py: "WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes
+    //   available. This will harm performance! (2020: "This may slow down performance!") ... passing '--shm-size=5.04gb' to 'docker run' ..."
+    code: 'RAY_SHM_TOO_SMALL',
+    pattern: /object store is using (\S+) instead of \/dev\/shm because \/dev\/shm has only (\d+) bytes available(?:.*?--shm-size=([\d.]+\s*[gm]b))?/i,
+    hit: (m) => {
+      const bytes = Number(m[2])
+      return {
+        key: 'shm-fallback',
+        severity: 'warning',
+        message: `This container's /dev/shm has only ${(bytes / 2 ** 20).toFixed(0)} MiB, less than Ray's object store, so Ray put the store on ${m[1]} (disk): large objects and vLLM's start-up will be slow, and the raylet can fail under load.`,
+        evidence: { '/dev/shm available': `${bytes} bytes (${(bytes / 2 ** 30).toFixed(2)} GiB)`, 'Object store placed on': m[1] ?? '', ...(m[3] ? { 'Ray suggests': `--shm-size=${m[3]}` } : {}) },
+        fix: `Give every node's Ray container a larger /dev/shm: docker run --shm-size=${m[3] ?? '<≥ 30% of RAM>'} (or --ipc=host); in Kubernetes mount an emptyDir with medium: Memory at /dev/shm.`,
+      }
+    },
+  },
+  {
+    // Ray 1.3+ services.py / resource_spec.py: "ValueError: The configured object store size (63.99 GB) exceeds /dev/shm size (63.99 GB).
+    //   This will harm performance. Consider deleting files in /dev/shm or increasing its size with --shm-size in Docker. ..."
+    code: 'RAY_SHM_TOO_SMALL',
+    pattern: /configured object store size \(([\d.]+) ?GB\) exceeds \/dev\/shm size \(([\d.]+) ?GB\)/i,
+    hit: (m) => ({
+      key: 'shm-exceeds',
+      severity: 'error',
+      message: `Ray refused to start: the object store it was configured for (${m[1]} GB) does not fit in this container's /dev/shm (${m[2]} GB).`,
+      evidence: { 'Object store size': `${m[1]} GB`, '/dev/shm size': `${m[2]} GB` },
+      fix: "Enlarge /dev/shm in every node's Ray container (docker run --shm-size=<object store + 10%> or --ipc=host), or start Ray with a smaller --object-store-memory; RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE=1 only moves the store to disk.",
+    }),
+  },
+  {
+    // Ray Python (older): "The actor died because its node has died."; GCS (2.x gcs_actor_manager.cc): "The actor is dead because its node has died. Node Id: <hex>"
+    code: 'RAY_NODE_DEAD',
+    pattern: /The actor (?:died|is dead) because its node has died\.?(?: Node Id: ([0-9a-f]+))?/i,
+    hit: (m) => ({
+      key: `actor-node:${m[1] ?? '?'}`,
+      severity: 'error',
+      message: `A Ray actor died because the node it ran on died${m[1] ? ` (node ${m[1].slice(0, 12)}…)` : ''}; for vLLM that is a worker node lost mid-run.`,
+      evidence: { ...(m[1] ? { 'Node id': m[1] } : {}) },
+      fix: NODE_DEAD_FIX(undefined),
+    }),
+  },
+  {
+    // Ray 2.x: "The actor is dead because its owner has died. Owner Id: <hex> Owner Ip address: <ip> Owner worker exit type: SYSTEM_ERROR
+    //   Worker exit detail: Owner's node has crashed."
+    code: 'RAY_NODE_DEAD',
+    pattern: /The actor (?:died|is dead) because its owner has died\.?(?: Owner Id: (\w+))?(?: Owner Ip address: (\S+))?(?: Owner worker exit type: (\w+))?(?: Worker exit detail: (.*))?/i,
+    hit: (m) => {
+      const ip = m[2]
+      const nodeCrashed = /node has crashed|node (?:has )?died/i.test(m[4] ?? '')
+      return {
+        key: `owner:${m[1] ?? ip ?? '?'}`,
+        severity: 'error',
+        message: nodeCrashed
+          ? `A Ray actor died with its owner, whose node${ip ? ` (${ip})` : ''} crashed.`
+          : `A Ray actor died because its owner${ip ? ` on ${ip}` : ''} (the driver or worker that created it, e.g. vLLM's engine) died${m[3] ? ` (${m[3]})` : ''}.`,
+        evidence: {
+          ...(ip ? { 'Owner address': ip } : {}),
+          ...(m[3] ? { 'Owner exit type': m[3] } : {}),
+          ...(m[4] ? { 'Exit detail': m[4].trim() } : {}),
+        },
+        fix: nodeCrashed
+          ? NODE_DEAD_FIX(ip)
+          : `The owner's failure comes first: read the log of the process that created the actor${ip ? ` on ${ip}` : ''} (vLLM's EngineCore, the driver) for its own error or an OOM kill.`,
+      }
+    },
+  },
+  {
+    // Ray 2.5x (PR #58638): "Task failed because the node it was running on is dead or unavailable. Node IP: 127.0.0.1, node ID: <hex>. ..."
+    code: 'RAY_NODE_DEAD',
+    pattern: /Task failed because the node it was running on is dead or unavailable\.?(?: Node IP: ([^,\s]+), node ID: ([0-9a-f]+))?/i,
+    hit: (m) => ({
+      key: `task-node:${m[2] ?? m[1] ?? '?'}`,
+      severity: 'error',
+      message: `A Ray task failed because its node${m[1] ? ` ${m[1]}` : ''} is dead or unavailable.`,
+      evidence: { ...(m[1] ? { 'Node address': m[1] } : {}), ...(m[2] ? { 'Node id': m[2] } : {}) },
+      fix: NODE_DEAD_FIX(m[1]),
+    }),
+  },
+  {
+    // ray start: "Local node IP: 172.17.0.3"; flags and hints: "--node-ip-address=172.17.0.3", "ray start --address='172.17.0.2:6379'",
+    // Ray 0.x "ray start --redis-address 172.17.0.2:6379"; the driver: "Connecting to existing Ray cluster at address: 172.17.0.2:6379".
+    code: 'RAY_BRIDGE_ADDRESS',
+    pattern:
+      /(Local node IP: |--node-ip-address[= ]['"]?|ray start .*?--(?:redis-)?address[= ]['"]?|Connecting to existing Ray cluster at address: )(172\.17\.\d{1,3}\.\d{1,3})\b/i,
+    hit: (m) => {
+      const what = /Local node IP/i.test(m[1] ?? '')
+        ? 'Ray registered this node as'
+        : /node-ip-address/i.test(m[1] ?? '')
+          ? 'The node identity given to Ray (--node-ip-address) is'
+          : 'Ray nodes are told to join the head at'
+      return bridgeHit(m[2] ?? '', what)
+    },
+  },
+  {
+    // NCCL: "Bootstrap : Using eth0:172.17.2.7<0>", "NET/Socket : Using [0]docker0:172.17.0.1<0>" (NCCL skips docker* only by default).
+    code: 'RAY_BRIDGE_ADDRESS',
+    pattern: /(?:Bootstrap|NET\/Socket) : Using (?:\[\d+\])?([\w.-]+):(\d{1,3}(?:\.\d{1,3}){3})</,
+    hit: (m) => {
+      const iface = m[1] ?? ''
+      const ip = m[2] ?? ''
+      if (!isDockerBridge(ip) && !/^docker\d/.test(iface)) return null
+      return { ...bridgeHit(ip, `NCCL's socket interface is ${iface}, with`), key: `nccl:${iface}:${ip}` }
+    },
+  },
+  {
+    // Ray's process prefix names the node's registered address: "(RayWorkerWrapper pid=438, ip=172.17.0.6) ..."
+    code: 'RAY_BRIDGE_ADDRESS',
+    pattern: /^/,
+    hit: (_m, _line, _ray, context) =>
+      context.prefixIp !== undefined && isDockerBridge(context.prefixIp) ? bridgeHit(context.prefixIp, "A Ray worker's log prefix shows its node registered as") : null,
+  },
+  {
+    // Ray 2.x core_worker.cc (2025): "Failed to register worker to Raylet: IOError: [RayletClient] Unable to register worker with raylet.
+    //   Failed to read data from the socket: End of file worker_id=…"; newer core_worker_process.cc: "... to Raylet: IOError: Failed to read …";
+    // older: "Failed to register worker 0100… to Raylet. IOError: [RayletClient] Unable to register worker with raylet. No such file or directory".
+    code: 'RAY_WORKER_REGISTER_FAILED',
+    pattern: /Failed to register worker(?: ([0-9a-f]{8,}))? to (?:the )?Raylet[.:]?\s*(.*?)(?:\s*worker_id=([0-9a-f]+))?\s*$/i,
+    hit: (m) => {
+      const reason = (m[2] ?? '').replace(/^(?:IOError: )?(?:\[RayletClient\] )?(?:Unable to register worker with raylet\.\s*)?/i, '').trim()
+      const eof = /End of file|Connection reset/i.test(reason)
+      const nosock = /No such file or directory/i.test(reason)
+      return {
+        key: `register:${reason}`,
+        severity: 'error',
+        message: `A Ray worker process could not register with its raylet${reason ? ` (${reason})` : ''}, so no actor or task can start on that node${eof ? ': the raylet closed the connection — it died or refused the worker' : nosock ? ': the raylet socket is not where the worker looks' : ''}.`,
+        evidence: { ...(reason ? { 'Raylet answer': reason } : {}), ...(m[3] || m[1] ? { 'Worker id': (m[3] ?? m[1])! } : {}) },
+        fix: nosock
+          ? 'Run the worker in the same container (same /tmp/ray) as that node\'s raylet and do not clean /tmp/ray under a running Ray; restart Ray on the node (ray stop; ray start ...).'
+          : "Read the raylet's log on that node (/tmp/ray/session_latest/logs/raylet.out, raylet.err): the usual causes are a raylet killed by the OOM killer, a ray/Python in the worker that differs from the raylet's, a runtime_env that fails, or ports taken by another Ray (one Ray per container; ray stop first). Restart Ray on the node once the cause is gone.",
+      }
+    },
+  },
+]
