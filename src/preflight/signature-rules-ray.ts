@@ -164,11 +164,11 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
   {
     // NCCL: "Bootstrap : Using eth0:172.17.2.7<0>", "NET/Socket : Using [0]docker0:172.17.0.1<0>" (NCCL skips docker* only by default).
     code: 'RAY_BRIDGE_ADDRESS',
-    pattern: /(?:Bootstrap|NET\/Socket) : Using (?:\[\d+\])?([\w.-]+):(\d{1,3}(?:\.\d{1,3}){3})</,
+    pattern: /(?:Bootstrap|NET\/Socket) : Using (?:\[\d+\])?([\w.-]+):(\d{1,3}(?:\.\d{1,3}){3})</i,
     hit: (m) => {
       const iface = m[1] ?? ''
       const ip = m[2] ?? ''
-      if (!isDockerBridge(ip) && !/^docker\d/.test(iface)) return null
+      if (!isDockerBridge(ip) && !/^docker\d/i.test(iface)) return null
       return { ...bridgeHit(ip, `NCCL's socket interface is ${iface}, with`), key: `nccl:${iface}:${ip}` }
     },
   },

@@ -208,9 +208,11 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     //      Python "..., and Ray expects this IP address to be either the GCS address or one of the Raylet addresses."
     code: 'RAY_IP_MISMATCH_WARNING',
     pattern:
-      /This node has an IP address of ([^\s,]+), (?:while we can not find the matched Raylet address|but we cannot find a local Raylet with the same address|and Ray expects this IP address to be either the GCS address or one of the Raylet addresses)/,
-    hit: (m, _line, ray) => {
+      /This node has an IP address of ([^\s,]+),? (?:while we can ?not find the matched Raylet address|but we cannot find a local Raylet with the same address|and Ray expects this IP address to be either the GCS address or one of the Raylet addresses)/i,
+    hit: (m, line, ray) => {
       const ip = m[1] ?? '?'
+      // Python side: "Connected to GCS at <addr> and found raylets at <a>, <b> but none of these match this node's IP <ip>."
+      const seen = /Connected to GCS at (\S+) and found raylets at (.+?) but none of these match/i.exec(line)
       const alive = ray && !ray.error ? ray.nodes.filter((n) => n.alive && n.address !== '') : []
       const known = alive.some((n) => n.address === ip)
       return {
@@ -219,6 +221,7 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
         message: `A Ray process sees its machine as ${ip}, but no raylet on that machine registered under that address${alive.length > 0 ? (known ? '' : ' (Ray has no node with it)') : ''}.`,
         evidence: {
           'IP the process detected': ip,
+          ...(seen ? { 'GCS it connected to': seen[1]!, 'Raylets it found': seen[2]! } : {}),
           ...(alive.length > 0 ? { 'Ray node addresses (NodeManagerAddress)': alive.map((n) => n.address).join(', ') } : {}),
         },
         fix: `Start Ray on that machine with --node-ip-address=<the address it should use> and run ray.init()/vllm serve inside the same container as the raylet, so the driver and the raylet agree on ${ip}.`,

@@ -1,0 +1,120 @@
+/**
+ * Never silent on a failure: a log with failure lines no signature explains gets one
+ * UNRECOGNISED_FAILURE quoting them with their line numbers; healthy real captures with Ray's
+ * routine warnings, deprecation warnings and NCCL INFO lines get nothing.
+ */
+import { readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { createLogWatcher, scanLog } from '../../src/preflight/signatures.js'
+import { readFixture } from './fixtures/read.js'
+
+const one = (text: string) => scanLog(text, 'paste')
+const unrecognised = (text: string) => one(text).filter((f) => f.code === 'UNRECOGNISED_FAILURE')
+
+describe('UNRECOGNISED_FAILURE', () => {
+  it('a traceback ending in an exception no rule knows: quotes the traceback and the exception with their lines', () => {
+    const text = [
+      'INFO 05-13 11:32:50 [core.py:58] Initializing a V1 LLM engine',
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3.12/site-packages/vllm/entrypoints/cli/main.py", line 54, in main',
+      '    args.dispatch_function(args)',
+      'KeyError: \'model_type\'',
+    ].join('\n')
+    const [f, ...rest] = one(text)
+    expect(rest).toEqual([])
+    expect(f).toMatchObject({ code: 'UNRECOGNISED_FAILURE', severity: 'warning', node: null })
+    expect(f!.evidence['Log line']).toBe('paste:2')
+    expect(f!.evidence['Failure lines']).toBe("2: Traceback (most recent call last):\n5: KeyError: 'model_type'")
+    expect(f!.evidence['Kinds of failure line']).toBe('Python traceback, exception')
+  })
+
+  it("takes the node from Ray's prefix and reads torch's [rank1]:[E…] lines", () => {
+    const [f] = unrecognised(
+      '(RayWorkerWrapper pid=92234, ip=172.19.24.110) [rank1]:[E1224 13:23:05.483840160 ProcessGroupNCCL.cpp:542] [Rank 12] Collective WorkNCCL(SeqNum=1, OpType=BROADCAST) raised the following async exception: Watchdog caught collective operation timeout\n',
+    )
+    expect(f).toMatchObject({ node: '172.19.24.110' })
+    expect(f!.evidence['Kinds of failure line']).toBe('glog E/F record')
+  })
+
+  it('reads ERROR records of vLLM and Python logging, NCCL WARN, non-zero exits and kills', () => {
+    for (const [line, kind] of [
+      ['ERROR 04-16 01:01:44 [worker_base.py:620] Error executing method \'init_device\'. This might cause deadlock in distributed execution.', 'ERROR/FATAL record'],
+      ['2025-07-25 14:16:34,565 ERROR services.py:1350 -- Failed to start the dashboard ', 'ERROR/FATAL record'],
+      ['node1:123:456 [0] NCCL WARN Cuda failure \'out of memory\'', 'NCCL WARN'],
+      ["Status message: Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):", 'non-zero exit'],
+      ['vllm-head exited with code 137', 'non-zero exit'],
+      ['Killed', 'killed or crashed'],
+      ['Segmentation fault (core dumped)', 'killed or crashed'],
+      ['F0528 04:41:19.140461   831 redis_context.cc:239] Could not establish connection to redis 172.17.0.4:58890', 'glog E/F record'],
+    ] as const) {
+      const [f] = unrecognised(`${line}\n`)
+      expect(f?.evidence['Kinds of failure line'], line).toBe(kind)
+    }
+  })
+
+  it('quotes at most four lines and counts the rest', () => {
+    const text = Array.from({ length: 9 }, (_, i) => `ERROR 01-01 00:00:0${i} [x.py:1] failure ${i}`).join('\n')
+    const [f] = unrecognised(text)
+    expect(f!.evidence['Failure lines']!.split('\n')).toHaveLength(4)
+    expect(f!.evidence['Failure lines in all']).toBe('9')
+  })
+
+  it('is not added when a signature already named an error, nor for lines a signature matched', () => {
+    expect(unrecognised(readFixture('logs/nccl-unhandled-system-vllm-5828.txt'))).toEqual([])
+    expect(unrecognised(readFixture('logs/ray-version-mismatch-old-ray-1263.txt'))).toEqual([])
+    // The 5-second GCS warning is logged at E level; it is explained, so nothing more is said.
+    expect(unrecognised('[2025-07-23 10:05:49,679 E 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 10.0.0.1:6379 within 5 seconds.\n')).toEqual([])
+  })
+
+  it('is added beside warnings when failure lines stay unexplained', () => {
+    const text = `${readFixture('logs/ray-shm-fallback-llmaz-238.txt')}RuntimeError: something else broke\n`
+    expect(one(text).map((f) => f.code)).toEqual(['RAY_SHM_TOO_SMALL', 'UNRECOGNISED_FAILURE'])
+  })
+
+  it('the live watcher never emits it (a running log has not ended)', () => {
+    const w = createLogWatcher({ source: 's' })
+    w.push('Traceback (most recent call last):\nRuntimeError: boom\n')
+    expect([...w.findings, ...w.end()]).toEqual([])
+  })
+
+  it('near miss: warnings, deprecations, exit code 0, NCCL INFO and "error" in prose are not failure lines', () => {
+    for (const line of [
+      "2025-01-15 18:01:02,179 WARNING utils.py:580 -- Detecting docker specified CPUs. In previous versions of Ray, CPU detection in containers was incorrect.",
+      '/usr/lib/python3/site-packages/transformers/utils/hub.py:124: FutureWarning: Using `TRANSFORMERS_CACHE` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead.',
+      "UserWarning: resource_tracker: There appear to be 24 leaked semaphore objects to clean up at shutdown",
+      "  warnings.warn('resource_tracker: There appear to be %d '",
+      'DeprecationWarning: the load_module() method is deprecated',
+      'vllm-head exited with code 0',
+      'node1:123:456 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory',
+      'INFO 01-01 00:00:00 [x.py:1] retrying after a transient error',
+      '[2025-11-07 05:43:08,926 W 11 11] global_state_accessor.cc:435: Retrying to get node with node ID 87a7b659',
+    ]) {
+      expect(one(`${line}\n`), line).toEqual([])
+    }
+  })
+})
+
+describe('healthy real captures and near misses: no error and no UNRECOGNISED_FAILURE', () => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'logs')
+  const files = readdirSync(dir).filter((f) => f.startsWith('healthy-') || f.includes('near-miss'))
+  it('there are healthy captures and near misses to read', () => expect(files.length).toBeGreaterThanOrEqual(15))
+  for (const file of files) {
+    it(file, () => {
+      const found = scanLog(readFixture(`logs/${file}`), file)
+      expect(found.filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE').map((f) => f.code)).toEqual(
+        // A worker process that died is a failure of another family: not silent, never an error here.
+        file === 'ray-worker-died-near-miss-logic-rl-18.txt' ? ['UNRECOGNISED_FAILURE'] : [],
+      )
+    })
+  }
+})
+
+describe('every failure capture gets a finding (none reads as "No findings")', () => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'logs')
+  const failing = readdirSync(dir).filter((f) => !f.startsWith('healthy-') && !f.includes('near-miss') && !f.startsWith('rendered-link-local'))
+  for (const file of failing) {
+    it(file, () => expect(scanLog(readFixture(`logs/${file}`), file).length).toBeGreaterThan(0))
+  }
+})
