@@ -110,6 +110,30 @@ describe('diagnose', () => {
     expect(diagnose({ facts: healthyFacts, expected: expectation, logs: [{ source: 'x', text: readFixture('logs/engine-near-miss.txt') }] })).toEqual([])
   })
 
+  it("reads unified memory (GB10) failures from a node's kernel log and vLLM's start-up, errors first", () => {
+    const findings = diagnose({
+      logs: [
+        { source: 'spark-b:dmesg', text: readFixture('logs/mem-nvrm-gb10-dgx-spark-playbooks-97.txt') + readFixture('logs/mem-oom-kill-lmcache-4759.txt') },
+        { source: 'spark-a:vllm', text: readFixture('logs/mem-vllm-free-memory-gb10.txt') },
+      ],
+    })
+    expect(findings.map(tag)).toEqual([
+      'error OOM_KILLED',
+      'error GPU_OUT_OF_MEMORY',
+      'error GPU_OUT_OF_MEMORY',
+      'error ENGINE_DEAD',
+      'warning NVRM_NO_MEMORY',
+    ])
+    expect(findings[0]?.evidence['Log line']).toBe('spark-b:dmesg:5')
+  })
+
+  it('never answers "No findings" for a crash no signature knows: one UNRECOGNISED_FAILURE per log, quoting it', () => {
+    const crash = 'INFO starting\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nKeyError: \'model_type\'\n'
+    const findings = diagnose({ facts: healthyFacts, expected: expectation, logs: [{ source: 'spark-a:vllm', text: crash }] })
+    expect(findings.map(tag)).toEqual(['warning UNRECOGNISED_FAILURE'])
+    expect(findings[0]?.evidence['Failure lines']).toContain("4: KeyError: 'model_type'")
+  })
+
   it('finds nothing in nothing', () => {
     expect(diagnose({})).toEqual([])
   })

@@ -1,0 +1,28 @@
+/**
+ * The held-out captures (fixtures/held-out, sources in fixtures/README.md): public captures kept out
+ * of the development loop and scored once the rules existed. Each failure capture must get its
+ * family's code (never "No findings"); each healthy one no error and no UNRECOGNISED_FAILURE.
+ */
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { scanLog } from '../../src/preflight/signatures.js'
+
+const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'held-out')
+const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, string | null>
+
+describe('held-out public captures', () => {
+  it('holds failure and healthy captures', () => {
+    const values = Object.values(expected)
+    expect(values.filter((v) => v !== null).length).toBeGreaterThanOrEqual(20)
+    expect(values.filter((v) => v === null).length).toBeGreaterThanOrEqual(3)
+  })
+  for (const [file, code] of Object.entries(expected)) {
+    it(`${file} → ${code ?? 'healthy'}`, () => {
+      const found = scanLog(readFileSync(join(dir, file), 'utf8'), file)
+      if (code === null) expect(found.filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')).toEqual([])
+      else expect(found.map((f) => f.code)).toContain(code)
+    })
+  }
+})
