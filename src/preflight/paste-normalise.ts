@@ -37,8 +37,7 @@ const QUOTE = /^[ \t]*(?:>[ \t]?)+/
  * `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes, then torch's
  * `[rank1]:` (torch >= 2.2 prefixes every line a rank prints); or `[rank1]:` alone.
  */
-const PREFIXES =
-  /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
+const PREFIXES = /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
 const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
 /** The start of a record a logger prints: a timestamp, a level, a glog tag, a traceback, an exception. */

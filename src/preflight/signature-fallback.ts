@@ -34,7 +34,10 @@ const MARKERS: readonly Marker[] = [
     test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+/i,
   },
   // bash "Killed" / "line 12:  1234 Killed  python …", crashes
-  { kind: 'killed or crashed', test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i },
+  {
+    kind: 'killed or crashed',
+    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
+  },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
 ]

@@ -25,7 +25,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       key: 'nvrm',
       severity: 'warning',
       message:
-        "The NVIDIA driver could not allocate memory (NV_ERR_NO_MEMORY). On a GB10 (unified memory) these lines come before vLLM start-up failures and whole-host wedges; on their own they are not proof (healthy start-ups print some too), so read them with the memory left on the node.",
+        'The NVIDIA driver could not allocate memory (NV_ERR_NO_MEMORY). On a GB10 (unified memory) these lines come before vLLM start-up failures and whole-host wedges; on their own they are not proof (healthy start-ups print some too), so read them with the memory left on the node.',
       evidence: {
         ...(m[2] || m[3] ? { 'Driver function': (m[2] ?? m[3])! } : {}),
         ...(m[1] ? { 'Status code': m[1] } : {}),
@@ -46,7 +46,11 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         key: `kernel:${m[2]}`,
         severity: 'error',
         message: `The kernel's OOM killer killed ${m[3]} (pid ${m[2]})${cgroup ? " because its container's memory limit was reached" : ' because the machine ran out of memory'}${rss ? `; it held ${rss} resident` : ''}.`,
-        evidence: { 'Killed process': `${m[3]} (pid ${m[2]})`, ...(rss ? { 'Resident memory (anon-rss)': rss } : {}), Scope: cgroup ? 'container (memory cgroup)' : 'whole machine' },
+        evidence: {
+          'Killed process': `${m[3]} (pid ${m[2]})`,
+          ...(rss ? { 'Resident memory (anon-rss)': rss } : {}),
+          Scope: cgroup ? 'container (memory cgroup)' : 'whole machine',
+        },
         fix: cgroup
           ? "Raise or remove the container's memory limit (docker run --memory), or make the process need less."
           : `${UNIFIED_FIX} On a discrete-GPU host, lower vLLM's CPU-side use (--swap-space, --cpu-offload-gb, fewer API workers).`,
@@ -131,7 +135,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         message: `vLLM refused to start${m[1] ? ` on ${m[1]}` : ''}: ${m[2]} of ${m[3]} GiB were free, less than gpu_memory_utilization ${m[4]} asks for (${m[5]} GiB)${unified ? '; on a GB10 the host, its page cache and other containers use the same memory' : ''}.`,
         evidence: {
           'Free at start-up': `${m[2]} GiB of ${m[3]} GiB`,
-          'gpu_memory_utilization': `${m[4]} (${m[5]} GiB)`,
+          gpu_memory_utilization: `${m[4]} (${m[5]} GiB)`,
           'Largest value that fits now': String(fits),
           ...(unified ? { 'Memory model': 'unified (GB10)' } : {}),
         },

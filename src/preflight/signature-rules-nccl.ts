@@ -10,8 +10,7 @@
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 
 /** The host in NCCL's line prefix `host:pid:tid [dev] …` (also after a `[timestamp]`), when there is one. */
-const ncclHost = (line: string): string | undefined =>
-  /^\s*['"`]?(?:\[[^\]]*\]\s*)?([\w.-]+?):\w+(?::\d+)? \[\d+\] /.exec(line)?.[1]
+const ncclHost = (line: string): string | undefined => /^\s*['"`]?(?:\[[^\]]*\]\s*)?([\w.-]+?):\w+(?::\d+)? \[\d+\] /.exec(line)?.[1]
 const ncclVersion = (line: string): string | undefined => /NCCL version ([\d.]+\S*)/i.exec(line)?.[1]
 
 /** ibv_wc_status values NCCL prints as `error N` / `status=N` (rdma-core verbs.h), with what each means between two nodes. */
@@ -26,7 +25,14 @@ const WC_STATUS: Readonly<Record<string, string>> = {
 const FABRIC_FIX =
   'Check the RDMA path between the two nodes outside NCCL: ibv_devinfo / ibdev2netdev (port Active, same link layer), the same MTU on both ends, ping over the fabric IPs, and ib_write_bw between the nodes; on RoCE set NCCL_IB_GID_INDEX to the RoCE v2 GID both ends share (show_gids) and make sure NCCL_IB_HCA names the Up device. If RDMA cannot work, NCCL_IB_DISABLE=1 falls back to sockets (slow) on NCCL_SOCKET_IFNAME.'
 
-function transportHit(key: string, line: string, message: string, evidence: Record<string, string>, fix = FABRIC_FIX, severity: 'error' | 'warning' = 'error'): RuleHit {
+function transportHit(
+  key: string,
+  line: string,
+  message: string,
+  evidence: Record<string, string>,
+  fix = FABRIC_FIX,
+  severity: 'error' | 'warning' = 'error',
+): RuleHit {
   const host = ncclHost(line)
   const version = ncclVersion(line)
   return {

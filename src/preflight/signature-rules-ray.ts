@@ -79,7 +79,11 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
         key: 'shm-fallback',
         severity: 'warning',
         message: `This container's /dev/shm has only ${(bytes / 2 ** 20).toFixed(0)} MiB, less than Ray's object store, so Ray put the store on ${m[1]} (disk): large objects and vLLM's start-up will be slow, and the raylet can fail under load.`,
-        evidence: { '/dev/shm available': `${bytes} bytes (${(bytes / 2 ** 30).toFixed(2)} GiB)`, 'Object store placed on': m[1] ?? '', ...(m[3] ? { 'Ray suggests': `--shm-size=${m[3]}` } : {}) },
+        evidence: {
+          '/dev/shm available': `${bytes} bytes (${(bytes / 2 ** 30).toFixed(2)} GiB)`,
+          'Object store placed on': m[1] ?? '',
+          ...(m[3] ? { 'Ray suggests': `--shm-size=${m[3]}` } : {}),
+        },
         fix: `Give every node's Ray container a larger /dev/shm: docker run --shm-size=${m[3] ?? '<≥ 30% of RAM>'} (or --ipc=host); in Kubernetes mount an emptyDir with medium: Memory at /dev/shm.`,
       }
     },
@@ -113,7 +117,8 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     // Ray 2.x: "The actor is dead because its owner has died. Owner Id: <hex> Owner Ip address: <ip> Owner worker exit type: SYSTEM_ERROR
     //   Worker exit detail: Owner's node has crashed."
     code: 'RAY_NODE_DEAD',
-    pattern: /The actor (?:died|is dead) because its owner has died\.?(?: Owner Id: (\w+))?(?: Owner Ip address: (\S+))?(?: Owner worker exit type: (\w+))?(?: Worker exit detail: (.*))?/i,
+    pattern:
+      /The actor (?:died|is dead) because its owner has died\.?(?: Owner Id: (\w+))?(?: Owner Ip address: (\S+))?(?: Owner worker exit type: (\w+))?(?: Worker exit detail: (.*))?/i,
     hit: (m) => {
       const ip = m[2]
       const nodeCrashed = /node has crashed|node (?:has )?died/i.test(m[4] ?? '')
@@ -177,7 +182,9 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     code: 'RAY_BRIDGE_ADDRESS',
     pattern: /^/,
     hit: (_m, _line, _ray, context) =>
-      context.prefixIp !== undefined && isDockerBridge(context.prefixIp) ? bridgeHit(context.prefixIp, "A Ray worker's log prefix shows its node registered as") : null,
+      context.prefixIp !== undefined && isDockerBridge(context.prefixIp)
+        ? bridgeHit(context.prefixIp, "A Ray worker's log prefix shows its node registered as")
+        : null,
   },
   {
     // Ray 2.x core_worker.cc (2025): "Failed to register worker to Raylet: IOError: [RayletClient] Unable to register worker with raylet.
@@ -195,7 +202,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
         message: `A Ray worker process could not register with its raylet${reason ? ` (${reason})` : ''}, so no actor or task can start on that node${eof ? ': the raylet closed the connection — it died or refused the worker' : nosock ? ': the raylet socket is not where the worker looks' : ''}.`,
         evidence: { ...(reason ? { 'Raylet answer': reason } : {}), ...(m[3] || m[1] ? { 'Worker id': (m[3] ?? m[1])! } : {}) },
         fix: nosock
-          ? 'Run the worker in the same container (same /tmp/ray) as that node\'s raylet and do not clean /tmp/ray under a running Ray; restart Ray on the node (ray stop; ray start ...).'
+          ? "Run the worker in the same container (same /tmp/ray) as that node's raylet and do not clean /tmp/ray under a running Ray; restart Ray on the node (ray stop; ray start ...)."
           : "Read the raylet's log on that node (/tmp/ray/session_latest/logs/raylet.out, raylet.err): the usual causes are a raylet killed by the OOM killer, a ray/Python in the worker that differs from the raylet's, a runtime_env that fails, or ports taken by another Ray (one Ray per container; ray stop first). Restart Ray on the node once the cause is gone.",
       }
     },

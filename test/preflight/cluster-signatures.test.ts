@@ -50,7 +50,13 @@ describe('NCCL_TRANSPORT_ERROR', () => {
   })
   it('ibv_modify_qp with errno, device and QP states (nccl#2013)', () => {
     const [f] = scan('nccl-modify-qp-nccl-2013.txt')
-    expect(f!.evidence).toMatchObject({ 'Verbs call': 'ibv_modify_qp', Error: '110 Connection timed out', 'RDMA device': 'mlx_x:1', 'QP state change': 'INIT → RTR', 'GID index': '3' })
+    expect(f!.evidence).toMatchObject({
+      'Verbs call': 'ibv_modify_qp',
+      Error: '110 Connection timed out',
+      'RDMA device': 'mlx_x:1',
+      'QP state change': 'INIT → RTR',
+      'GID index': '3',
+    })
     expect(f!.fix).toContain('NCCL_IB_GID_INDEX')
   })
   it('"unhandled system error" behind a Ray worker prefix (vllm#5828), with the node', () => {
@@ -72,7 +78,7 @@ describe('NCCL_TRANSPORT_ERROR', () => {
 })
 
 describe('RAY_SHM_TOO_SMALL', () => {
-  it('the /tmp fallback is a warning with the size and Ray\'s suggested --shm-size (2025 wording)', () => {
+  it("the /tmp fallback is a warning with the size and Ray's suggested --shm-size (2025 wording)", () => {
     const [f, ...rest] = scan('ray-shm-fallback-llmaz-238.txt')
     expect(rest).toEqual([])
     expect(f).toMatchObject({ code: 'RAY_SHM_TOO_SMALL', severity: 'warning' })
@@ -152,7 +158,7 @@ describe('RAY_WORKER_REGISTER_FAILED', () => {
 })
 
 describe('memory: NVRM_NO_MEMORY, OOM_KILLED, GPU_OUT_OF_MEMORY', () => {
-  it("the GB10 driver line is a warning that says it is not proof alone (dgx-spark-playbooks#97, cut in two by the reporter)", () => {
+  it('the GB10 driver line is a warning that says it is not proof alone (dgx-spark-playbooks#97, cut in two by the reporter)', () => {
     const [f, ...rest] = scan('mem-nvrm-gb10-dgx-spark-playbooks-97.txt')
     expect(rest).toEqual([])
     expect(f).toMatchObject({ code: 'NVRM_NO_MEMORY', severity: 'warning' })
@@ -173,7 +179,9 @@ describe('memory: NVRM_NO_MEMORY, OOM_KILLED, GPU_OUT_OF_MEMORY', () => {
     expect(found.at(-1)!.evidence).toMatchObject({ Node: '172.31.69.247', 'Memory in use': '54.86GB / 57.60GB (0.952354)', 'Kill threshold': '0.95' })
   })
   it('CUDA OOM in the torch <= 2.0, 2.1 ("capacty") and >= 2.2 wordings, one per GPU', () => {
-    const lines = readFixture('logs/mem-cuda-oom-wordings.txt').split('\n').filter((l) => l.includes('CUDA out of memory'))
+    const lines = readFixture('logs/mem-cuda-oom-wordings.txt')
+      .split('\n')
+      .filter((l) => l.includes('CUDA out of memory'))
     expect(lines).toHaveLength(3)
     expect(lines.map((l) => one(l)[0]!.evidence['GPU total'])).toEqual(['6.00 GiB', '4.00 GiB', '10.74 GiB'])
   })
@@ -184,7 +192,9 @@ describe('memory: NVRM_NO_MEMORY, OOM_KILLED, GPU_OUT_OF_MEMORY', () => {
     expect(found[1]!.fix).toContain('--gpu-memory-utilization to at most 0.7')
   })
   it('a 119.7 GiB GPU in a torch OOM is read as a GB10', () => {
-    const [f] = one('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 119.70 GiB of which 1.02 GiB is free.\n')
+    const [f] = one(
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 119.70 GiB of which 1.02 GiB is free.\n',
+    )
     expect(f!.evidence['Memory model']).toContain('unified')
   })
   it('near miss: start-up memory figures and settings are not failures', () => {
@@ -194,14 +204,26 @@ describe('memory: NVRM_NO_MEMORY, OOM_KILLED, GPU_OUT_OF_MEMORY', () => {
 
 /** Every wording in WORDINGS.md for these families, as the projects print it (older spellings included). */
 const WORDINGS: readonly [string, FindingCode][] = [
-  ['Exception: Version mismatch: The cluster was started with:\n    Ray: 0.8.2\n    Python: 3.6.5\nThis process on node 10.0.0.2 was started with:\n    Ray: 0.8.2\n    Python: 3.6.8', 'RAY_VERSION_MISMATCH'],
-  ['RuntimeError: Version mismatch: The cluster was started with:\n    Ray: 2.9.3\n    Python: 3.10.13\nThis process on node 10.0.0.2 was started with:\n    Ray: 2.9.3\n    Python: 3.10.12', 'RAY_VERSION_MISMATCH'],
+  [
+    'Exception: Version mismatch: The cluster was started with:\n    Ray: 0.8.2\n    Python: 3.6.5\nThis process on node 10.0.0.2 was started with:\n    Ray: 0.8.2\n    Python: 3.6.8',
+    'RAY_VERSION_MISMATCH',
+  ],
+  [
+    'RuntimeError: Version mismatch: The cluster was started with:\n    Ray: 2.9.3\n    Python: 3.10.13\nThis process on node 10.0.0.2 was started with:\n    Ray: 2.9.3\n    Python: 3.10.12',
+    'RAY_VERSION_MISMATCH',
+  ],
   ['NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129', 'NCCL_TRANSPORT_ERROR'],
   ['transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12, opcode 1, len0, vendor err 129', 'NCCL_TRANSPORT_ERROR'],
   ['h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with error 12, opcode 129, len 0, vendor err 129 (Recv)', 'NCCL_TRANSPORT_ERROR'],
-  ['h:1:2 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv)', 'NCCL_TRANSPORT_ERROR'],
+  [
+    'h:1:2 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv)',
+    'NCCL_TRANSPORT_ERROR',
+  ],
   ['misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out', 'NCCL_TRANSPORT_ERROR'],
-  ['ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state RTR, next state RTS', 'NCCL_TRANSPORT_ERROR'],
+  [
+    'ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state RTR, next state RTS',
+    'NCCL_TRANSPORT_ERROR',
+  ],
   ['NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory', 'NCCL_TRANSPORT_ERROR'],
   ['RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)', 'NCCL_TRANSPORT_ERROR'],
   ['RuntimeError: NCCL Error 2: unhandled system error', 'NCCL_TRANSPORT_ERROR'],
@@ -211,22 +233,43 @@ const WORDINGS: readonly [string, FindingCode][] = [
   ['Bootstrap : no socket interface found', 'NCCL_TRANSPORT_ERROR'],
   ['NCCL WARN NET/Socket : no interface found', 'NCCL_TRANSPORT_ERROR'],
   ['NCCL WARN Bootstrap : no NCCL_SOCKET_IFNAME interface found', 'NCCL_TRANSPORT_ERROR'],
-  ["WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance! You may be able to free up space by deleting files in /dev/shm. If you are inside a Docker container, you can increase /dev/shm size by passing '--shm-size=5.04gb' to 'docker run'", 'RAY_SHM_TOO_SMALL'],
-  ['WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available. This may slow down performance!', 'RAY_SHM_TOO_SMALL'],
+  [
+    "WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance! You may be able to free up space by deleting files in /dev/shm. If you are inside a Docker container, you can increase /dev/shm size by passing '--shm-size=5.04gb' to 'docker run'",
+    'RAY_SHM_TOO_SMALL',
+  ],
+  [
+    'WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available. This may slow down performance!',
+    'RAY_SHM_TOO_SMALL',
+  ],
   ['ValueError: The configured object store size (12.5 GB) exceeds /dev/shm size (0.06 GB). This will harm performance.', 'RAY_SHM_TOO_SMALL'],
   ['The actor died because its node has died.', 'RAY_NODE_DEAD'],
   ['The actor is dead because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1', 'RAY_NODE_DEAD'],
-  ["The actor is dead because its owner has died. Owner Id: 01000000ffff Owner Ip address: 10.0.0.2 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has crashed.", 'RAY_NODE_DEAD'],
+  [
+    "The actor is dead because its owner has died. Owner Id: 01000000ffff Owner Ip address: 10.0.0.2 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has crashed.",
+    'RAY_NODE_DEAD',
+  ],
   ['Task failed because the node it was running on is dead or unavailable. Node IP: 10.0.0.2, node ID: e55b8ca03ebf.', 'RAY_NODE_DEAD'],
   ['Local node IP: 172.17.0.3', 'RAY_BRIDGE_ADDRESS'],
   ['    ray start --redis-address 172.17.0.2:6379 .', 'RAY_BRIDGE_ADDRESS'],
   ['+ ray start --address=172.17.0.2:6379 --block', 'RAY_BRIDGE_ADDRESS'],
   ['INFO worker.py:1458 -- Connecting to existing Ray cluster at address: 172.17.0.2:6379...', 'RAY_BRIDGE_ADDRESS'],
   ['h:1:1 [0] NCCL INFO Bootstrap : Using eth0:172.17.2.7<0>', 'RAY_BRIDGE_ADDRESS'],
-  ['[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: Failed to register worker to Raylet: IOError: [RayletClient] Unable to register worker with raylet. Failed to read data from the socket: End of file worker_id=01000000ffff', 'RAY_WORKER_REGISTER_FAILED'],
-  ['[2025-11-23 22:52:54,526 E 51567 51567] core_worker_process.cc:223: Failed to register worker to Raylet: IOError: Failed to read data from the socket: End of file worker_id=01000000ffff', 'RAY_WORKER_REGISTER_FAILED'],
-  ['core_worker.cc:234: Failed to register worker 01000000ffffffff to Raylet. IOError: [RayletClient] Unable to register worker with raylet. No such file or directory', 'RAY_WORKER_REGISTER_FAILED'],
-  ['NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359', 'NVRM_NO_MEMORY'],
+  [
+    '[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: Failed to register worker to Raylet: IOError: [RayletClient] Unable to register worker with raylet. Failed to read data from the socket: End of file worker_id=01000000ffff',
+    'RAY_WORKER_REGISTER_FAILED',
+  ],
+  [
+    '[2025-11-23 22:52:54,526 E 51567 51567] core_worker_process.cc:223: Failed to register worker to Raylet: IOError: Failed to read data from the socket: End of file worker_id=01000000ffff',
+    'RAY_WORKER_REGISTER_FAILED',
+  ],
+  [
+    'core_worker.cc:234: Failed to register worker 01000000ffffffff to Raylet. IOError: [RayletClient] Unable to register worker with raylet. No such file or directory',
+    'RAY_WORKER_REGISTER_FAILED',
+  ],
+  [
+    'NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359',
+    'NVRM_NO_MEMORY',
+  ],
   ['NVRM: _iovaspaceCreateMappingDataFromMemDesc: failed to allocate 0x176028 bytes for IOVA mapping metadata', 'NVRM_NO_MEMORY'],
   ['Out of memory: Killed process 3742074 (python3) total-vm:81306880kB, anon-rss:1058560kB, file-rss:21412kB, shmem-rss:428kB', 'OOM_KILLED'],
   ['Out of memory: Kill process 1234 (python) score 900 or sacrifice child', 'OOM_KILLED'],
@@ -234,12 +277,27 @@ const WORDINGS: readonly [string, FindingCode][] = [
   ['oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),task=vllm,pid=777,uid=0', 'OOM_KILLED'],
   ['[12345.678] python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0', 'OOM_KILLED'],
   ['ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.', 'OOM_KILLED'],
-  ['(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 2c82, IP: 172.31.183.172) over the last time period.', 'OOM_KILLED'],
-  ['RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.24 GiB already allocated; 2.88 MiB free; 1.25 GiB reserved in total by PyTorch)', 'GPU_OUT_OF_MEMORY'],
-  ['torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.00 MiB. GPU 0 has a total capacty of 4.00 GiB of which 0 bytes is free.', 'GPU_OUT_OF_MEMORY'],
-  ['torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 29.76 GiB. GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free.', 'GPU_OUT_OF_MEMORY'],
+  [
+    '(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 2c82, IP: 172.31.183.172) over the last time period.',
+    'OOM_KILLED',
+  ],
+  [
+    'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.24 GiB already allocated; 2.88 MiB free; 1.25 GiB reserved in total by PyTorch)',
+    'GPU_OUT_OF_MEMORY',
+  ],
+  [
+    'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.00 MiB. GPU 0 has a total capacty of 4.00 GiB of which 0 bytes is free.',
+    'GPU_OUT_OF_MEMORY',
+  ],
+  [
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 29.76 GiB. GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free.',
+    'GPU_OUT_OF_MEMORY',
+  ],
   ['RuntimeError: CUDA error: out of memory', 'GPU_OUT_OF_MEMORY'],
-  ['ValueError: Free memory on device cuda:0 (12.18/23.56 GiB) on startup is less than desired GPU memory utilization (0.92, 21.67 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.', 'GPU_OUT_OF_MEMORY'],
+  [
+    'ValueError: Free memory on device cuda:0 (12.18/23.56 GiB) on startup is less than desired GPU memory utilization (0.92, 21.67 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.',
+    'GPU_OUT_OF_MEMORY',
+  ],
   ['ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.', 'GPU_OUT_OF_MEMORY'],
 ]
 

@@ -117,13 +117,7 @@ describe('diagnose', () => {
         { source: 'spark-a:vllm', text: readFixture('logs/mem-vllm-free-memory-gb10.txt') },
       ],
     })
-    expect(findings.map(tag)).toEqual([
-      'error OOM_KILLED',
-      'error GPU_OUT_OF_MEMORY',
-      'error GPU_OUT_OF_MEMORY',
-      'error ENGINE_DEAD',
-      'warning NVRM_NO_MEMORY',
-    ])
+    expect(findings.map(tag)).toEqual(['error OOM_KILLED', 'error GPU_OUT_OF_MEMORY', 'error GPU_OUT_OF_MEMORY', 'error ENGINE_DEAD', 'warning NVRM_NO_MEMORY'])
     expect(findings[0]?.evidence['Log line']).toBe('spark-b:dmesg:5')
   })
 

@@ -20,7 +20,7 @@ describe('UNRECOGNISED_FAILURE', () => {
       'Traceback (most recent call last):',
       '  File "/usr/lib/python3.12/site-packages/vllm/entrypoints/cli/main.py", line 54, in main',
       '    args.dispatch_function(args)',
-      'KeyError: \'model_type\'',
+      "KeyError: 'model_type'",
     ].join('\n')
     const [f, ...rest] = one(text)
     expect(rest).toEqual([])
@@ -40,10 +40,13 @@ describe('UNRECOGNISED_FAILURE', () => {
 
   it('reads ERROR records of vLLM and Python logging, NCCL WARN, non-zero exits and kills', () => {
     for (const [line, kind] of [
-      ['ERROR 04-16 01:01:44 [worker_base.py:620] Error executing method \'init_device\'. This might cause deadlock in distributed execution.', 'ERROR/FATAL record'],
+      [
+        "ERROR 04-16 01:01:44 [worker_base.py:620] Error executing method 'init_device'. This might cause deadlock in distributed execution.",
+        'ERROR/FATAL record',
+      ],
       ['2025-07-25 14:16:34,565 ERROR services.py:1350 -- Failed to start the dashboard ', 'ERROR/FATAL record'],
-      ['node1:123:456 [0] NCCL WARN Cuda failure \'out of memory\'', 'NCCL WARN'],
-      ["Status message: Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):", 'non-zero exit'],
+      ["node1:123:456 [0] NCCL WARN Cuda failure 'out of memory'", 'NCCL WARN'],
+      ['Status message: Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):', 'non-zero exit'],
       ['vllm-head exited with code 137', 'non-zero exit'],
       ['Killed', 'killed or crashed'],
       ['Segmentation fault (core dumped)', 'killed or crashed'],
@@ -65,7 +68,9 @@ describe('UNRECOGNISED_FAILURE', () => {
     expect(unrecognised(readFixture('logs/nccl-unhandled-system-vllm-5828.txt'))).toEqual([])
     expect(unrecognised(readFixture('logs/ray-version-mismatch-old-ray-1263.txt'))).toEqual([])
     // The 5-second GCS warning is logged at E level; it is explained, so nothing more is said.
-    expect(unrecognised('[2025-07-23 10:05:49,679 E 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 10.0.0.1:6379 within 5 seconds.\n')).toEqual([])
+    expect(
+      unrecognised('[2025-07-23 10:05:49,679 E 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 10.0.0.1:6379 within 5 seconds.\n'),
+    ).toEqual([])
   })
 
   it('is added beside warnings when failure lines stay unexplained', () => {
@@ -81,9 +86,9 @@ describe('UNRECOGNISED_FAILURE', () => {
 
   it('near miss: warnings, deprecations, exit code 0, NCCL INFO and "error" in prose are not failure lines', () => {
     for (const line of [
-      "2025-01-15 18:01:02,179 WARNING utils.py:580 -- Detecting docker specified CPUs. In previous versions of Ray, CPU detection in containers was incorrect.",
+      '2025-01-15 18:01:02,179 WARNING utils.py:580 -- Detecting docker specified CPUs. In previous versions of Ray, CPU detection in containers was incorrect.',
       '/usr/lib/python3/site-packages/transformers/utils/hub.py:124: FutureWarning: Using `TRANSFORMERS_CACHE` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead.',
-      "UserWarning: resource_tracker: There appear to be 24 leaked semaphore objects to clean up at shutdown",
+      'UserWarning: resource_tracker: There appear to be 24 leaked semaphore objects to clean up at shutdown',
       "  warnings.warn('resource_tracker: There appear to be %d '",
       'DeprecationWarning: the load_module() method is deprecated',
       'vllm-head exited with code 0',
