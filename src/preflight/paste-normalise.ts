@@ -53,6 +53,13 @@ const RECORD_START =
 const BLOCKS: readonly (readonly [RegExp, RegExp])[] = [
   [/Version mismatch: The cluster was started with/i, /^\s+[A-Z][\w ]{1,30}: \S|^\s*This process on (?:Ray )?node \S+ was started with/i],
 ]
+/**
+ * A logger record re-wrapped by hand onto indented lines: the record has a level, its text stops
+ * mid-sentence (a word or a comma), and the next line is indented and goes on in lower case
+ * (`WARNING … is using /tmp instead` / `  of /dev/shm because …`).
+ */
+const SENTENCE_RECORD = /^\s*\S.{0,40}?\b(?:INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b/
+const SENTENCE_GOES_ON = /^\s{1,8}[a-z(]/
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
@@ -158,6 +165,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
     if (CARRIES_ON.test(body)) return 'join'
     if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
+    if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
     return false
   }
 

@@ -21,7 +21,11 @@ const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
 const MARKERS: readonly Marker[] = [
   { kind: 'Python traceback', test: /^\s*Traceback \(most recent call last\):/ },
   // "RuntimeError: …", "ray.exceptions.ActorDiedError: …", "torch.distributed.DistBackendError: …", "Exception: …" (not "…Warning:")
-  { kind: 'exception', test: /^\s*['"`]?(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?::|$)/ },
+  // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …")
+  {
+    kind: 'exception',
+    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?::|$)/,
+  },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …"; glog "E0220 18:04:58.267797 1310 file.cc:146]"; torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]", "[E ProcessGroupNCCL.cpp:…]"

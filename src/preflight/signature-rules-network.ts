@@ -92,21 +92,37 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Python: "ray.exceptions.RpcError: Timed out while waiting for GCS to become available."
     // Ray 1.x service_based_gcs_client.cc: "Couldn't reconnect to GCS server. The last attempted GCS server address was 10.42.0.44:43507"
     // raylet: "Failed to connect to GCS within 60 seconds. GCS may have been killed."
+    // Ray 2.x node.py (ray start on a worker): "Failed to get node info b'RPC error: Deadline Exceeded'" (the GCS query timed out)
+    // Ray <= 0.8 (the GCS was Redis), redis_context.cc: "Could not establish connection to redis 172.17.0.4:58890 (context.err = 1)"
     code: 'RAY_GCS_UNREACHABLE',
     pattern:
-      /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds/,
+      /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds|Failed to get node info b?'?RPC error: Deadline Exceeded|Could not establish connection to redis (\S+)/i,
     hit: (m) => {
-      const addr = m[1]?.replace(/[.,]$/, '')
+      const addr = (m[1] ?? m[3])?.replace(/[.,]$/, '')
       if (addr && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)
-      return gcsHit(m[1] ? 'reconnect failed' : m[2] ? `gave up after ${m[2]} s` : 'timed out waiting for the GCS', addr, 'error')
+      return gcsHit(
+        m[1]
+          ? 'reconnect failed'
+          : m[3]
+            ? 'the Redis-based GCS did not answer'
+            : m[2]
+              ? `gave up after ${m[2]} s`
+              : /node info/i.test(m[0])
+                ? 'the node info request timed out'
+                : 'timed out waiting for the GCS',
+        addr,
+        'error',
+      )
     },
   },
   {
     // Ray 0.7-0.8 raylet_client.cc: "Could not connect to socket /tmp/ray/session_.../sockets/raylet" (fatal, after the retries)
     // Ray 0.8-1.x: "Lost connection with local raylet. Error: IOError: 14: failed to connect to all addresses"
     // Ray 1.x-2.x services.py: "Timed out after 60 seconds while waiting for node to startup. Did not find socket name ... in the list of object store socket names."
+    // Ray 2.x node.py: "Exception: The current node timed out during startup. This could happen because some of the raylet failed to startup or the GCS has become overloaded."
     code: 'RAYLET_UNREACHABLE',
-    pattern: /Could not connect to socket (\S*raylet\S*)|Lost connection with local raylet|Timed out after (\d+) seconds while waiting for node to startup/,
+    pattern:
+      /Could not connect to socket (\S*raylet\S*)|Lost connection with local raylet|Timed out after (\d+) seconds while waiting for node to startup|The current node timed out during startup/i,
     hit: (m) => ({
       key: m[0].slice(0, 24),
       severity: 'error',

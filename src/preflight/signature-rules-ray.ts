@@ -102,6 +102,23 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // The raylet's plasma store (store_runner.cc; Arrow's plasma before): "System memory request exceeds memory available in /dev/shm.
+    //   The request is for 10200547328 bytes, and the amount available is 9663676416 bytes. ..." (FATAL in older releases; WARNING and
+    //   a clamped store in newer ones, where the raylet can still crash under load).
+    code: 'RAY_SHM_TOO_SMALL',
+    pattern: /System memory request exceeds memory available in (\S+?)\.?(?: The request is for (\d+) bytes, and the amount available is (\d+) bytes)?/i,
+    hit: (m) => {
+      const gib = (b: string | undefined) => (b !== undefined ? `${(Number(b) / 2 ** 30).toFixed(2)} GiB` : undefined)
+      return {
+        key: 'shm-store-request',
+        severity: 'error',
+        message: `The raylet's object store asked for more shared memory than ${m[1]} has${m[2] ? ` (${gib(m[2])} wanted, ${gib(m[3])} available)` : ''}: the raylet fails or runs with a smaller store than configured.`,
+        evidence: { 'Store directory': m[1] ?? '', ...(m[2] ? { Requested: `${m[2]} bytes (${gib(m[2])})`, Available: `${m[3]} bytes (${gib(m[3])})` } : {}) },
+        fix: `Give every node's Ray container a /dev/shm larger than the object store: docker run --shm-size=${m[2] ? `${Math.ceil((Number(m[2]) * 1.1) / 2 ** 30)}g` : '<store + 10%>'} (or --ipc=host), or start Ray with a smaller --object-store-memory.`,
+      }
+    },
+  },
+  {
     // Ray Python (older): "The actor died because its node has died."; GCS (2.x gcs_actor_manager.cc): "The actor is dead because its node has died. Node Id: <hex>"
     code: 'RAY_NODE_DEAD',
     pattern: /The actor (?:died|is dead) because its node has died\.?(?: Node Id: ([0-9a-f]+))?/i,
@@ -156,13 +173,15 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     // Ray 0.x "ray start --redis-address 172.17.0.2:6379"; the driver: "Connecting to existing Ray cluster at address: 172.17.0.2:6379".
     code: 'RAY_BRIDGE_ADDRESS',
     pattern:
-      /(Local node IP: |--node-ip-address[= ]['"]?|ray start .*?--(?:redis-)?address[= ]['"]?|Connecting to existing Ray cluster at address: )(172\.17\.\d{1,3}\.\d{1,3})\b/i,
+      /(Local node IP: |--node-ip-address[= ]['"]?|ray start .*?--(?:redis-)?address[= ]['"]?|Connecting to existing Ray cluster at address: |(?:connection to redis|Failed to connect to GCS at address) )(172\.17\.\d{1,3}\.\d{1,3})\b/i,
     hit: (m) => {
       const what = /Local node IP/i.test(m[1] ?? '')
         ? 'Ray registered this node as'
         : /node-ip-address/i.test(m[1] ?? '')
           ? 'The node identity given to Ray (--node-ip-address) is'
-          : 'Ray nodes are told to join the head at'
+          : /redis|GCS/i.test(m[1] ?? '')
+            ? "A node tried the head's GCS at"
+            : 'Ray nodes are told to join the head at'
       return bridgeHit(m[2] ?? '', what)
     },
   },

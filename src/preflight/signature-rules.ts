@@ -208,7 +208,7 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     //      Python "..., and Ray expects this IP address to be either the GCS address or one of the Raylet addresses."
     code: 'RAY_IP_MISMATCH_WARNING',
     pattern:
-      /This node has an IP address of ([^\s,]+),? (?:while we can ?not find the matched Raylet address|but we cannot find a local Raylet with the same address|and Ray expects this IP address to be either the GCS address or one of the Raylet addresses)/i,
+      /This node has an IP address of ([^\s,]+),? (?:while we can ?not \w+ the matched Raylet address|but we cannot find a local Raylet with the same address|and Ray expects this IP address to be either the GCS address or one of the Raylet addresses)/i,
     hit: (m, line, ray) => {
       const ip = m[1] ?? '?'
       // Python side: "Connected to GCS at <addr> and found raylets at <a>, <b> but none of these match this node's IP <ip>."

@@ -160,7 +160,8 @@ export function scanLog(text: string, source: string, ray?: RayView): Finding[] 
   if (lines[lines.length - 1] === '') lines.pop()
   const wrapWidth = detectWrapWidth(lines.map(cleanPhysical))
   const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}), ...(wrapWidth !== undefined ? { wrapWidth } : {}) })
-  const found = [...watcher.push(text), ...watcher.end()]
+  // The whole text is here: its last line is complete (no early judgement of a line the next one may carry on).
+  const found = [...watcher.push(text.endsWith('\n') ? text : `${text}\n`), ...watcher.end()]
   const unexplained = unrecognisedFailure(normalisePaste(text, wrapWidth), source, found, watcher.matchedLines)
   return unexplained ? [...found, unexplained] : found
 }

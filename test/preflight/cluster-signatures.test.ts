@@ -242,6 +242,25 @@ const WORDINGS: readonly [string, FindingCode][] = [
     'RAY_SHM_TOO_SMALL',
   ],
   ['ValueError: The configured object store size (12.5 GB) exceeds /dev/shm size (0.06 GB). This will harm performance.', 'RAY_SHM_TOO_SMALL'],
+  [
+    '[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available in /dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.',
+    'RAY_SHM_TOO_SMALL',
+  ],
+  [
+    'F0101 00:00:00.000000 1 store.cc:1] System memory request exceeds memory available in /dev/shm. The request is for 2000000000 bytes, and the amount available is 67108864 bytes.',
+    'RAY_SHM_TOO_SMALL',
+  ],
+  ["2026-01-24 03:01:33,220 INFO node.py:362 -- Failed to get node info b'RPC error: Deadline Exceeded'", 'RAY_GCS_UNREACHABLE'],
+  ['F0528 04:41:19.140461   831 redis_context.cc:239] Could not establish connection to redis 10.0.0.4:58890 (context.err = 1)', 'RAY_GCS_UNREACHABLE'],
+  [
+    'Exception: The current node timed out during startup. This could happen because some of the raylet failed to startup or the GCS has become overloaded.',
+    'RAYLET_UNREACHABLE',
+  ],
+  [
+    'global_state_accessor.cc:357: This node has an IP address of 172.18.0.6, while we can not found the matched Raylet address. This maybe come from when you connect the Ray cluster with a different IP address or connect a container.',
+    'RAY_IP_MISMATCH_WARNING',
+  ],
+  ['global_state_accessor.cc:356: This node has an IP address of 10.0.0.6, while we cannot find the matched Raylet address.', 'RAY_IP_MISMATCH_WARNING'],
   ['The actor died because its node has died.', 'RAY_NODE_DEAD'],
   ['The actor is dead because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1', 'RAY_NODE_DEAD'],
   [
@@ -300,6 +319,23 @@ const WORDINGS: readonly [string, FindingCode][] = [
   ],
   ['ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.', 'GPU_OUT_OF_MEMORY'],
 ]
+
+describe('a logger record re-wrapped by hand onto indented lines reads as one (open-instruct PR #1067 layout)', () => {
+  it('joins the indented lower-case continuation of a WARNING record', () => {
+    const text = [
+      '2025-10-09 20:16:32,652    WARNING services.py:2159 -- WARNING: The object store is using /tmp instead',
+      '  of /dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance! You may',
+      "  increase /dev/shm size by passing '--shm-size=10.24gb' to 'docker run'.",
+    ].join('\n')
+    const [f] = one(text)
+    expect(f).toMatchObject({ code: 'RAY_SHM_TOO_SMALL' })
+    expect(f!.evidence['Log line']).toBe('paste:1-3')
+  })
+  it("near miss: a traceback's indented code lines stay their own lines", () => {
+    const text = 'Traceback (most recent call last):\n  File "x.py", line 1, in wrapper\n    return func(*args)\nKeyError: 1\n'
+    expect(one(text)[0]!.evidence['Failure lines']).toBe('1: Traceback (most recent call last):\n4: KeyError: 1')
+  })
+})
 
 describe('every wording of these families (WORDINGS.md), as printed and as pasted in lower case', () => {
   for (const [text, code] of WORDINGS) {

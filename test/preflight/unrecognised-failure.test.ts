@@ -50,7 +50,9 @@ describe('UNRECOGNISED_FAILURE', () => {
       ['vllm-head exited with code 137', 'non-zero exit'],
       ['Killed', 'killed or crashed'],
       ['Segmentation fault (core dumped)', 'killed or crashed'],
-      ['F0528 04:41:19.140461   831 redis_context.cc:239] Could not establish connection to redis 172.17.0.4:58890', 'glog E/F record'],
+      // ray#8660's title, in glog's fatal layout
+      ['F0804 12:51:02.000000   831 core_worker.cc:394] Check failed: !local_node_id_.IsNil() This node is disconnected.', 'glog E/F record'],
+      ['worker  Exception: The raylet exited unexpectedly', 'exception'],
     ] as const) {
       const [f] = unrecognised(`${line}\n`)
       expect(f?.evidence['Kinds of failure line'], line).toBe(kind)
