@@ -28,8 +28,9 @@ const MARKERS: readonly Marker[] = [
   },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
-  // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …"; glog "E0220 18:04:58.267797 1310 file.cc:146]"; torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]", "[E ProcessGroupNCCL.cpp:…]"
-  { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EF] \d+ \d+\]|\[?[EF]\d{4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
+  // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
+  // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
+  { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
   // NCCL prints WARN only for errors: "host:pid:tid [0] NCCL WARN …", "transport/net_ib.cu:781 WARN NET/IB …"
   { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
   // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"

@@ -66,15 +66,29 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
   {
     // Raylet side: "Exiting because this node manager has mistakenly been marked dead by the monitor" (Ray <= 1.x),
     //              "[Timeout] Exiting because this node manager has mistakenly been marked as dead by the GCS: GCS failed to check the health of this node for 5 times." (Ray 2.x)
+    // Ray 1.x node_manager.cc:170 (FATAL): "This node has beem marked as dead." (sic)
     code: 'RAY_NODE_DEAD',
     pattern:
-      /Exiting because this node manager has mistakenly been marked (?:as )?dead by the (?:monitor|GCS)(?:: GCS failed to check the health of this node for (\d+) times)?/,
+      /Exiting because this node manager has mistakenly been marked (?:as )?dead by the (?:monitor|GCS)(?:: GCS failed to check the health of this node for (\d+) times)?|This node has be\w+ marked (?:as )?dead/i,
     hit: (m) => ({
       key: 'raylet-marked-dead',
       severity: 'error',
       message: `A raylet exited because the head marked its node dead${m[1] ? ` (GCS health checks failed ${m[1]} times)` : ''}: the head could not reach it in time.`,
       evidence: { ...(m[1] ? { 'Failed health checks': m[1] } : {}) },
       fix: "Check the network between this node and the head (the head must reach this node's --node-ip-address on Ray's ports) and the node's load; restart Ray on the node once it is reachable.",
+    }),
+  },
+  {
+    // Ray 2.x worker.py (the driver sees a node's raylet die): "Raylet is terminated: ip=192.168.207.5, id=<hex>. Termination is unexpected.
+    //   Possible reasons include: (1) SIGKILL by the user or system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, …"
+    code: 'RAY_NODE_DEAD',
+    pattern: /Raylet is terminated: ip=([^,\s]+), id=(\w+)\.? Termination is unexpected/i,
+    hit: (m) => ({
+      key: `raylet-terminated:${m[2]}`,
+      severity: 'error',
+      message: `The raylet on ${m[1]} died unexpectedly (SIGKILL by the OOM killer, a crash, or a signal), so that node left the Ray cluster.`,
+      evidence: { 'Node address': m[1] ?? '', 'Node id': m[2] ?? '' },
+      fix: `On ${m[1]}, read dmesg for an OOM kill (on a GB10 the GPU's allocations count against host memory) and /tmp/ray/session_latest/logs/raylet.out for a crash; then restart Ray there (ray start --address=<head>:<port> --node-ip-address=${m[1]}).`,
     }),
   },
   {

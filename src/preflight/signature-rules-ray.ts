@@ -173,7 +173,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     // Ray 0.x "ray start --redis-address 172.17.0.2:6379"; the driver: "Connecting to existing Ray cluster at address: 172.17.0.2:6379".
     code: 'RAY_BRIDGE_ADDRESS',
     pattern:
-      /(Local node IP: |--node-ip-address[= ]['"]?|ray start .*?--(?:redis-)?address[= ]['"]?|Connecting to existing Ray cluster at address: |(?:connection to redis|Failed to connect to GCS at address) )(172\.17\.\d{1,3}\.\d{1,3})\b/i,
+      /(Local node IP: |--node-ip-address[= ]['"]?|ray start .*?--(?:redis-)?address[= ]['"]?|Connecting to existing Ray cluster at address: |(?:connection to redis|Failed to connect to GCS at address) |trying to connect to \(?)(172\.17\.\d{1,3}\.\d{1,3})\b/i,
     hit: (m) => {
       const what = /Local node IP/i.test(m[1] ?? '')
         ? 'Ray registered this node as'
@@ -181,7 +181,9 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
           ? 'The node identity given to Ray (--node-ip-address) is'
           : /redis|GCS/i.test(m[1] ?? '')
             ? "A node tried the head's GCS at"
-            : 'Ray nodes are told to join the head at'
+            : /trying to connect/i.test(m[1] ?? '')
+              ? "A rank timed out connecting to torch's rendezvous (c10d) at"
+              : 'Ray nodes are told to join the head at'
       return bridgeHit(m[2] ?? '', what)
     },
   },

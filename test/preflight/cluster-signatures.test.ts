@@ -261,6 +261,12 @@ const WORDINGS: readonly [string, FindingCode][] = [
     'RAY_IP_MISMATCH_WARNING',
   ],
   ['global_state_accessor.cc:356: This node has an IP address of 10.0.0.6, while we cannot find the matched Raylet address.', 'RAY_IP_MISMATCH_WARNING'],
+  ['[2022-04-12 13:46:39,948 C 74 74] (raylet) node_manager.cc:170: This node has beem marked as dead.', 'RAY_NODE_DEAD'],
+  [
+    '2023-02-24 04:30:19,237 WARNING worker.py:1851 -- Raylet is terminated: ip=192.168.207.5, id=abc3bfd36381. Termination is unexpected. Possible reasons include: (1) SIGKILL by the user or system OOM killer',
+    'RAY_NODE_DEAD',
+  ],
+  ['[E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to (172.17.0.2, 44737).', 'RAY_BRIDGE_ADDRESS'],
   ['The actor died because its node has died.', 'RAY_NODE_DEAD'],
   ['The actor is dead because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1', 'RAY_NODE_DEAD'],
   [

@@ -53,6 +53,9 @@ describe('UNRECOGNISED_FAILURE', () => {
       // ray#8660's title, in glog's fatal layout
       ['F0804 12:51:02.000000   831 core_worker.cc:394] Check failed: !local_node_id_.IsNil() This node is disconnected.', 'glog E/F record'],
       ['worker  Exception: The raylet exited unexpectedly', 'exception'],
+      // torch does not zero-pad the month (vllm#13535); Ray's C++ log marks critical lines C (ray#23857)
+      ['[rank3]:[E219 08:58:32.606233339 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout', 'glog E/F record'],
+      ['[2022-04-12 13:46:39,948 C 74 74] (raylet) node_manager.cc:170: Check failed: something', 'glog E/F record'],
     ] as const) {
       const [f] = unrecognised(`${line}\n`)
       expect(f?.evidence['Kinds of failure line'], line).toBe(kind)
