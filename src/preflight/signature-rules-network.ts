@@ -114,6 +114,8 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     hit: (m) => {
       const addr = (m[1] ?? m[3])?.replace(/[.,]$/, '')
       if (addr && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)
+      // node.py logs the node-info timeout inside its retry loop (INFO): a warning; "The current node timed out during startup" is the error.
+      const retried = /node info/i.test(m[0])
       return gcsHit(
         m[1]
           ? 'reconnect failed'
@@ -121,11 +123,11 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
             ? 'the Redis-based GCS did not answer'
             : m[2]
               ? `gave up after ${m[2]} s`
-              : /node info/i.test(m[0])
+              : retried
                 ? 'the node info request timed out'
                 : 'timed out waiting for the GCS',
         addr,
-        'error',
+        retried ? 'warning' : 'error',
       )
     },
   },

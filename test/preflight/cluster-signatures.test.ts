@@ -326,6 +326,15 @@ const WORDINGS: readonly [string, FindingCode][] = [
   ['ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.', 'GPU_OUT_OF_MEMORY'],
 ]
 
+describe('Ray 2.x node start-up timeouts', () => {
+  it('"Failed to get node info … Deadline Exceeded" is a warning (node.py retries it); "The current node timed out during startup" is the error', () => {
+    const found = one(
+      "2026-01-24 03:01:33,220 INFO node.py:362 -- Failed to get node info b'RPC error: Deadline Exceeded'\nException: The current node timed out during startup.\n",
+    )
+    expect(found.map((f) => `${f.code}:${f.severity}`)).toEqual(['RAY_GCS_UNREACHABLE:warning', 'RAYLET_UNREACHABLE:error'])
+  })
+})
+
 describe('a logger record re-wrapped by hand onto indented lines reads as one (open-instruct PR #1067 layout)', () => {
   it('joins the indented lower-case continuation of a WARNING record', () => {
     const text = [
