@@ -9,7 +9,7 @@
  * `keep` leaves them. `current` moves only after every gate of the new release passed.
  */
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, relative, resolve } from 'node:path'
 import { executePlan, type ExecuteResult } from '../execute/execute.js'
 import { stdinProvider } from '../execute/inputs.js'
 import { watchVllmStartup } from '../preflight/watch-vllm.js'
@@ -104,6 +104,11 @@ export interface RolloutReport {
   readonly smoke?: SmokeGateResult
   readonly image?: { readonly bytesSent: number; readonly actions: Readonly<Record<string, string>> }
   readonly facts?: FactsBundle
+  /**
+   * After on-failure rolled back: the release that runs now, what its gates saw (its facts, its
+   * findings, also in `findings`). `facts` and the rest of `findings` are what the failed release showed.
+   */
+  readonly afterRollback?: { readonly release: string; readonly facts?: FactsBundle; readonly findings: readonly Finding[] }
   readonly nodes: readonly NodeRow[]
   readonly durationMs: number
 }
@@ -384,7 +389,8 @@ async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ f
   if (m.launch.mode !== 'script') return { findings: [], blocking: [] }
   const text = await withLaunchScript(m, manifestPath).catch(() => undefined)
   if (text === undefined) return { findings: [], blocking: [] }
-  const { findings } = checkLaunchScript(text, { manifest: m, path: m.launch.path })
+  // The path as seen from here (the repository root in a workflow), so a finding's `Script line` annotates the file.
+  const { findings } = checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), resolve(dirname(manifestPath), m.launch.path)) })
   if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
   return {
     findings: findings.map((f) =>
@@ -663,6 +669,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
       },
     )
     const { findings: backFindings = [], facts: backFacts, ...onFailureReport } = handled
+    const marked = backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))
     return finish(
       {
         ...common,
@@ -671,7 +678,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         rolledBack: handled.action === 'rollback' && handled.ok,
         failure,
         onFailure: onFailureReport,
-        findings: [...run.findings, ...backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))],
+        findings: [...run.findings, ...marked],
+        ...(handled.action === 'rollback' && previousRelease && { afterRollback: { release: previousRelease, ...(backFacts && { facts: backFacts }), findings: marked } }),
       },
       backFacts ?? run.facts,
     )

@@ -89,15 +89,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
         ...(expected && { expected }),
       })
   const findings = sortFindings([...(script?.findings ?? []), ...fromCluster])
-  const judged = findingsOutcome('diagnosis', findings)
-  // A launch-script finding annotates its line of the script (annotations follow the findings' order).
-  const outcome = {
-    ...judged,
-    annotations: judged.annotations.map((a, i) => {
-      const at = /^(.+):(\d+)(?::\d+)?$/.exec(findings[i]?.evidence['Script line'] ?? '')
-      return at ? { ...a, file: at[1]!, line: Number(at[2]) } : a
-    }),
-  }
+  const outcome = findingsOutcome('diagnosis', findings)
   if (!script?.patch) return outcome
   return {
     ...outcome,

@@ -1,12 +1,32 @@
 import type { FactsBundle } from '../preflight/facts.js'
 import { type Finding, hasErrors } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
-import { findingsJson, renderFindingsText } from '../report/findings.js'
+import { findingsJson, renderFindingsText, whereLabel } from '../report/findings.js'
 import { nodeRowsFrom } from '../report/node-rows.js'
 import { renderSummary } from '../report/summary.js'
 import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
 
 const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
+
+/** `path:line` or `path:line:col`, as the launch-script check writes its `Script line` evidence. */
+const SCRIPT_AT = /^(.+):(\d+)(?::(\d+))?$/
+
+/**
+ * One annotation per finding, for every command: titled with its code and where it is, and a
+ * launch-script finding placed on its file and line (the script's `Script line` evidence), so it
+ * annotates the script itself whichever command found it.
+ */
+export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
+  return findings.map((f) => {
+    const at = SCRIPT_AT.exec(f.evidence['Script line'] ?? '')
+    return {
+      level: LEVEL[f.severity],
+      title: `${f.code} on ${whereLabel(f.node)}`,
+      message: `${f.message} Fix: ${f.fix}`,
+      ...(at && { file: at[1]!, line: Number(at[2]), ...(at[3] && { col: Number(at[3]) }) }),
+    }
+  })
+}
 
 /**
  * Findings → outcome: exit 1 on any error finding, one annotation per finding. With the manifest,
@@ -21,11 +41,7 @@ export function findingsOutcome(title: string, findings: readonly Finding[], fac
     : findings.length === 0
       ? `${title}: no findings`
       : `${title}: passed with ${warnings} warning${warnings === 1 ? '' : 's'}`
-  const annotations: Annotation[] = findings.map((f) => ({
-    level: LEVEL[f.severity],
-    title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
-    message: `${f.message} Fix: ${f.fix}`,
-  }))
+  const annotations = findingAnnotations(findings)
   const files: OutputFile[] = facts ? [{ output: 'facts-file', fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : []
   const json = findingsJson(findings)
   return {
