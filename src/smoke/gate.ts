@@ -135,7 +135,21 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   if (!w.ready) {
     const errors = w.findings.filter((f) => f.severity === 'error')
     if (errors.length > 0) findings.push(...w.findings)
-    else if (/no longer running/.test(w.reason)) {
+    else if (w.notRunning && w.notRunning !== 'exited') {
+      // It never ran (or its container is down): say so, not that it stopped.
+      findings.push(
+        ...w.findings,
+        smokeFinding(
+          'SMOKE_SERVER_NOT_STARTED',
+          `On ${head.name}, ${w.reason}.`,
+          { head: head.name, container: m.container.name, log: `${head.name}:${VLLM_LOG}` },
+          w.notRunning === 'no-container' || w.notRunning === 'container-stopped'
+            ? `Deploy the release (vllm-ray-deploy deploy) or start ${m.container.name} on ${head.name}; the smoke test checks a server that runs.`
+            : `Start vllm serve in ${m.container.name} on ${head.name} (a deploy does; with launch.mode: script, your script must start it), then run the smoke test again.`,
+          head.name,
+        ),
+      )
+    } else if (w.notRunning === 'exited') {
       findings.push(
         ...w.findings,
         smokeFinding(
