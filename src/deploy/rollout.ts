@@ -27,7 +27,7 @@ import { type Transport, outcome, succeeded } from '../transport/transport.js'
 import { hostChecks } from './host-checks.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
 import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
-import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
+import { type NodeState, commonCurrent, containerState, readNodeStates } from './node-state.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
 import { runSmokeGate } from '../smoke/gate.js'
 import { checkLaunchScript } from '../script-check/index.js'
@@ -376,9 +376,6 @@ class Rollout {
     })
   }
 }
-
-const containerState = (s: NodeState): string =>
-  s.container ? (s.container.running ? `running ${s.container.release || '?'}` : `stopped ${s.container.release || '?'}`) : 'no container'
 
 /**
  * The static launch-script check as the deploy's first gate. Under `deploy.scriptCheck: warn` its

@@ -93,6 +93,8 @@ export type FindingCode = (typeof FINDING_CODES)[number]
 export const EVIDENCE = {
   logLine: 'Log line',
   alsoSeenAt: 'Also seen at',
+  /** `path:line[:col]` of a launch-script finding: where its annotation lands. */
+  scriptLine: 'Script line',
 } as const
 
 export interface Finding {
@@ -111,3 +113,6 @@ export interface Finding {
 }
 
 export const hasErrors = (findings: readonly Finding[]): boolean => findings.some((f) => f.severity === 'error')
+
+/** Where a finding is, in words: its node, or the cluster as a whole (never a bare `-`). */
+export const whereLabel = (node: string | null): string => node ?? 'the cluster'

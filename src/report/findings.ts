@@ -3,11 +3,9 @@
  * GitHub job summary, and a stable JSON shape for tools.
  */
 
-import type { Finding } from '../preflight/finding.js'
+import { type Finding, whereLabel } from '../preflight/finding.js'
 import { escapeMarkdown } from './escape.js'
 
-/** Where a finding is: its node, or the cluster as a whole (a finding about no single node). */
-export const whereLabel = (node: string | null): string => node ?? 'the cluster'
 const clusterLabel = (node: string | null): string => node ?? 'cluster'
 
 /** Pad to a width, for the text table. */

@@ -111,7 +111,13 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     }
     proof = proveCluster(m, data)
     findings.push(...proof.findings)
-    say(`smoke: placement group ${proof.placementGroup?.state ?? 'missing'} on ${proof.serving.map((x) => x.node ?? x.ip).join(', ') || 'no nodes'}`)
+    const pg = proof.placementGroup
+    const on = proof.serving.map((x) => x.node ?? x.ip).join(', ')
+    say(
+      !pg
+        ? "smoke: Ray has no live placement group with GPU bundles for vLLM (the cluster's finding says more)"
+        : `smoke: placement group ${pg.state}, ${on ? `bundles on ${on}` : 'no bundle on a live Ray node'}`,
+    )
   }
 
   const headT = input.transports.get(head.name)

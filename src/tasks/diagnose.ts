@@ -89,7 +89,14 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
         ...(expected && { expected }),
       })
   const findings = sortFindings([...(script?.findings ?? []), ...fromCluster])
-  const outcome = findingsOutcome('diagnosis', findings)
+  const inputs = [
+    ...(files.facts ? ['facts bundle'] : []),
+    ...(files.rayNodes ? ['Ray node list'] : []),
+    ...(files.rayStatus ? ['ray status'] : []),
+    ...(files.logs?.length ? ['logs'] : []),
+    ...(files.launchScript ? ['launch script'] : []),
+  ]
+  const outcome = findingsOutcome('diagnosis', findings, undefined, '', undefined, [`diagnosis of the ${inputs.join(', ')}`])
   if (!script?.patch) return outcome
   return {
     ...outcome,

@@ -1,7 +1,7 @@
 import type { FactsBundle } from '../preflight/facts.js'
-import { type Finding, hasErrors } from '../preflight/finding.js'
+import { EVIDENCE, type Finding, hasErrors, whereLabel } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
-import { findingsJson, renderFindingsText, whereLabel } from '../report/findings.js'
+import { findingsJson, renderFindingsText } from '../report/findings.js'
 import { nodeRowsFrom } from '../report/node-rows.js'
 import { renderSummary } from '../report/summary.js'
 import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
@@ -18,7 +18,7 @@ const SCRIPT_AT = /^(.+):(\d+)(?::(\d+))?$/
  */
 export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
   return findings.map((f) => {
-    const at = SCRIPT_AT.exec(f.evidence['Script line'] ?? '')
+    const at = SCRIPT_AT.exec(f.evidence[EVIDENCE.scriptLine] ?? '')
     return {
       level: LEVEL[f.severity],
       title: `${f.code} on ${whereLabel(f.node)}`,
@@ -32,7 +32,15 @@ export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
  * Findings → outcome: exit 1 on any error finding, one annotation per finding. With the manifest,
  * the job summary carries the node table and the cluster diagram (report/summary.ts).
  */
-export function findingsOutcome(title: string, findings: readonly Finding[], facts?: FactsBundle, extraText = '', manifest?: Manifest): TaskOutcome {
+export function findingsOutcome(
+  title: string,
+  findings: readonly Finding[],
+  facts?: FactsBundle,
+  extraText = '',
+  manifest?: Manifest,
+  /** The checks that ran (the summary names them when they found nothing). */
+  checks: readonly string[] = [],
+): TaskOutcome {
   const errors = findings.filter((f) => f.severity === 'error').length
   const warnings = findings.filter((f) => f.severity === 'warning').length
   const failed = hasErrors(findings)
@@ -55,6 +63,7 @@ export function findingsOutcome(title: string, findings: readonly Finding[], fac
       ...(manifest && { fabricSubnet: manifest.fabric.subnet }),
       nodes: manifest ? nodeRowsFrom(manifest, facts, findings) : [],
       findings,
+      checks,
     }),
     annotations,
     outputs: {

@@ -68,6 +68,7 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
         fabricSubnet: m.fabric.subnet,
         nodes: smokeNodeRows(m, r.report.proof, findings),
         findings,
+        checks: ['smoke test'],
         latency: latencyRowsFrom(r.report.inference),
       })}\n#### Smoke test of ${escapeMarkdown(m.cluster)}: ${ok ? 'passed' : 'failed'}\n\n${renderSmokeFiguresMarkdown(r.report)}`,
       annotations: findingAnnotations(findings),
