@@ -28,6 +28,7 @@ import { hostChecks } from './host-checks.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
 import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
 import { type NodeState, commonCurrent, containerState, readNodeStates } from './node-state.js'
+import { StageProgress } from './progress.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
 import { runSmokeGate } from '../smoke/gate.js'
 import { checkLaunchScript } from '../script-check/index.js'
@@ -124,25 +125,25 @@ interface GatedRun {
 }
 
 class Rollout {
-  readonly started = Date.now()
-  private stage: RolloutStage = 'lock'
-  constructor(readonly o: RolloutOptions) {}
+  /** Progress lines, each labelled once with the stage of the call chain it comes from (progress.ts). */
+  private readonly labels: StageProgress<RolloutStage>
+  readonly started: number
+  constructor(readonly o: RolloutOptions) {
+    this.labels = new StageProgress<RolloutStage>(o.onProgress, 'lock')
+    this.started = this.labels.started
+  }
 
-  progress = (m: string): void => this.say(this.stage, m)
+  progress = (m: string): void => this.labels.progress(m)
 
   /** A progress line labelled with `stage` (two gates that run at once each keep their own label). */
   say(stage: RolloutStage, m: string): void {
-    const s = ((Date.now() - this.started) / 1000).toFixed(1).padStart(6)
-    // A message that already names the stage (the smoke test's own "smoke: ...") is not prefixed twice.
-    const text = m.startsWith(`${stage}: `) ? m.slice(stage.length + 2) : m
-    this.o.onProgress?.(`[+${s}s] ${stage}: ${text}`)
+    this.labels.say(stage, m)
   }
 
   async inStage<T>(stage: RolloutStage, fn: () => Promise<T>): Promise<T> {
-    this.stage = stage
     this.o.onStage?.(stage, 'start')
     try {
-      return await fn()
+      return await this.labels.within(stage, fn)
     } finally {
       this.o.onStage?.(stage, 'end')
     }
@@ -185,16 +186,21 @@ class Rollout {
     const findings: Finding[] = []
     let facts: FactsBundle | undefined
     let smoke: SmokeGateResult | undefined
+    let inPhase: RolloutStage = this.labels.stage
     const exec = await executePlan(plan, {
       transports: this.o.transports,
       stdinFor: stdinProvider(this.o.manifestPath, this.o.env, { ...(releaseFilesFor && { releaseFiles: releaseFilesFor }) }),
       ...(this.o.signal && { signal: this.o.signal }),
-      onProgress: (x) => this.progress(x.replace(/^== /, '')),
+      // The executor's lines carry their phase's label; a gate after a phase runs as that phase.
+      onProgress: (x) => this.say(inPhase, x.replace(/^== /, '')),
       onPhase: (phase, event) => {
-        if (event === 'start') this.stage = phase.name
+        if (event === 'start') {
+          inPhase = phase.name
+          this.labels.entered(phase.name)
+        }
         this.o.onStage?.(phase.name, event)
       },
-      afterPhase: async (phase) => {
+      afterPhase: (phase) => this.labels.within(phase, async () => {
         if (phase === 'preflight') {
           const r = await this.preflight(m)
           facts = r.facts
@@ -235,7 +241,7 @@ class Rollout {
           return smoke.ok ? undefined : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`
         }
         return undefined
-      },
+      }),
     })
     if (!exec.ok && !exec.cancelled && !findings.some((f) => f.severity === 'error')) {
       for (const r of exec.results.filter((x) => x.status === 'failed')) {
