@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
+import { option } from '../command/option-words.js'
 import { executePlan, type ExecuteResult } from '../execute/execute.js'
 import { stdinProvider } from '../execute/inputs.js'
 import { watchVllmStartup } from '../preflight/watch-vllm.js'
@@ -285,7 +286,7 @@ class Rollout {
         node: missing.length === 1 ? missing[0]! : null,
         message: `Release ${release} is not on ${missing.join(', ')}.`,
         evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, states.get(n.name)?.releases.join(', ') || '(none)'])),
-        fix: 'Roll back to a release every node keeps (vllm-ray-deploy rollback --to RELEASE), or deploy it again.',
+        fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
       }
       return { ok: false, detail: f.message, findings: [f] }
     }
@@ -343,7 +344,7 @@ class Rollout {
         evidence: got.holder
           ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
           : {},
-        fix: 'Wait for that rollout to finish (--wait-lock waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.',
+        fix: `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`,
       }
       return { ok: false, finding, message: got.message }
     })
@@ -483,7 +484,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     const current = commonCurrent(states)
     const headState = states.get(headOf(m).name)!
     const previousRelease = current?.current ?? headState.current
-    r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`)
+    r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ` (${option('force')})` : ''}`)
 
     if (host.some((f) => f.severity === 'error')) {
       return finish({
@@ -568,7 +569,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
               onFailure: {
                 action: 'none' as const,
                 ok: true,
-                detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)',
+                detail: `nothing was changed: the running release itself fails its gates (redeploy with ${option('force')})`,
               },
             }),
             findings: [...pf.findings, ...smoke.findings],
@@ -592,7 +593,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         ...(previousRelease && { previousRelease }),
         failure: {
           stage: 'release-files',
-          reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (--release)`,
+          reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (${option('release')})`,
         },
         onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes' },
         findings: [],
@@ -754,7 +755,7 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
       changed: false,
       rolledBack: false,
       ...(previousRelease && { previousRelease }),
-      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` },
+      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with ${option('to')} (releases: ${head.releases.join(', ') || 'none'})` },
       findings: [],
     })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))
