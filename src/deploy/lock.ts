@@ -199,7 +199,8 @@ export async function acquireDeployLock(
     }
     const held = heldMessage(m, head, v)
     const brokeNote = broke.length ? ` (after breaking the ${broke.join('; ')})` : ''
-    if (!req.wait) return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (${option('wait-lock')}) or try again later` }
+    if (!req.wait)
+      return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (${option('wait-lock')}) or try again later` }
     if (Date.now() >= deadline) {
       return {
         ok: false,

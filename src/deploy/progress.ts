@@ -20,7 +20,8 @@ export function progressLine(elapsedMs: number, stage: string, message: string):
 }
 
 export class StageProgress<Stage extends string> {
-  private readonly current = new AsyncLocalStorage<Stage>()
+  /** The stage of each call chain, as a frame a phase entered inside it can relabel. */
+  private readonly current = new AsyncLocalStorage<{ stage: Stage }>()
   readonly started = Date.now()
 
   /** `last`: the label of a line from outside every stage, until a stage is entered (then the last one entered). */
@@ -32,17 +33,22 @@ export class StageProgress<Stage extends string> {
   /** Run `fn` as `stage`: every `progress` line from its async call chain is labelled with it. */
   within<T>(stage: Stage, fn: () => Promise<T>): Promise<T> {
     this.last = stage
-    return this.current.run(stage, fn)
+    return this.current.run({ stage }, fn)
   }
 
-  /** A stage entered without a call chain of its own (the executor's phases): labels lines from outside every stage. */
+  /**
+   * A stage entered without a call chain of its own (the executor's phases): it labels the rest of
+   * the caller's stage, until that stage ends (then the label is the one around it again).
+   */
   entered(stage: Stage): void {
+    const frame = this.current.getStore()
+    if (frame) frame.stage = stage
     this.last = stage
   }
 
   /** The stage of the calling async chain (outside every stage: the last one entered). */
   get stage(): Stage {
-    return this.current.getStore() ?? this.last
+    return this.current.getStore()?.stage ?? this.last
   }
 
   /** A line labelled with the caller's stage. */

@@ -187,21 +187,16 @@ class Rollout {
     const findings: Finding[] = []
     let facts: FactsBundle | undefined
     let smoke: SmokeGateResult | undefined
-    let inPhase: RolloutStage = this.labels.stage
     const exec = await executePlan(plan, {
       transports: this.o.transports,
       stdinFor: stdinProvider(this.o.manifestPath, this.o.env, { ...(releaseFilesFor && { releaseFiles: releaseFilesFor }) }),
       ...(this.o.signal && { signal: this.o.signal }),
-      // The executor's lines carry their phase's label; a gate after a phase runs as that phase.
-      onProgress: (x) => this.say(inPhase, x.replace(/^== /, '')),
+      onProgress: (x) => this.progress(x.replace(/^== /, '')),
       onPhase: (phase, event) => {
-        if (event === 'start') {
-          inPhase = phase.name
-          this.labels.entered(phase.name)
-        }
+        if (event === 'start') this.labels.entered(phase.name)
         this.o.onStage?.(phase.name, event)
       },
-      afterPhase: (phase) => this.labels.within(phase, async () => {
+      afterPhase: async (phase) => {
         if (phase === 'preflight') {
           const r = await this.preflight(m)
           facts = r.facts
@@ -242,7 +237,7 @@ class Rollout {
           return smoke.ok ? undefined : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`
         }
         return undefined
-      }),
+      },
     })
     if (!exec.ok && !exec.cancelled && !findings.some((f) => f.severity === 'error')) {
       for (const r of exec.results.filter((x) => x.status === 'failed')) {
@@ -683,7 +678,8 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         failure,
         onFailure: onFailureReport,
         findings: [...run.findings, ...marked],
-        ...(handled.action === 'rollback' && previousRelease && { afterRollback: { release: previousRelease, ...(backFacts && { facts: backFacts }), findings: marked } }),
+        ...(handled.action === 'rollback' &&
+          previousRelease && { afterRollback: { release: previousRelease, ...(backFacts && { facts: backFacts }), findings: marked } }),
       },
       backFacts ?? run.facts,
     )
@@ -755,7 +751,10 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
       changed: false,
       rolledBack: false,
       ...(previousRelease && { previousRelease }),
-      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with ${option('to')} (releases: ${head.releases.join(', ') || 'none'})` },
+      failure: {
+        stage: 'state',
+        reason: `no previous release on ${headOf(m).name}; name one with ${option('to')} (releases: ${head.releases.join(', ') || 'none'})`,
+      },
       findings: [],
     })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))

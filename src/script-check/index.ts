@@ -58,7 +58,11 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
       severity: f.severity,
       node: nodeFor(f.role),
       message: f.message,
-      evidence: { ...f.evidence, [EVIDENCE.scriptLine]: `${opts.path}:${f.line}`, ...(ev.truncated ? { 'Paths read': 'the first 64 (the script has more)' } : {}) },
+      evidence: {
+        ...f.evidence,
+        [EVIDENCE.scriptLine]: `${opts.path}:${f.line}`,
+        ...(ev.truncated ? { 'Paths read': 'the first 64 (the script has more)' } : {}),
+      },
       fix: f.fix,
       ...(patch ? { patch } : {}),
     }

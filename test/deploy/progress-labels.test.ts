@@ -77,6 +77,6 @@ describe('StageProgress', () => {
       // The rollback ran its phases up to smoke; what follows is on-failure's own work.
       p.progress('[spark-a] activate: r1')
     })
-    expect(lines).toEqual(['host-checks: docker ok', 'state: read', 'rollback: r1 passed its smoke test', 'on-failure: [spark-a] activate: r1'])
+    expect(lines).toEqual(['host-checks: docker ok', 'state: read', 'smoke: r1 passed its smoke test', 'on-failure: [spark-a] activate: r1'])
   })
 })

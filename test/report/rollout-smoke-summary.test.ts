@@ -20,7 +20,7 @@ beforeAll(async () => {
 })
 
 describe('deploy summary', () => {
-  it("a seed-bug deploy stopped at the preflight gate and rolled back: what runs now and what the failed release showed are separate tables", () => {
+  it('a seed-bug deploy stopped at the preflight gate and rolled back: what runs now and what the failed release showed are separate tables', () => {
     const findings = runChecks(seedBugFacts, expectationFromManifest(manifest))
     const report: RolloutReport = {
       command: 'deploy',
@@ -106,9 +106,22 @@ describe('the latency table carries every figure the outputs carry', () => {
     ],
   }
   const shapes: [string, InferenceResult][] = [
-    ['stream and burst', { ...base, stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' }, burst: { requests: 4, p50Ms: 150, p95Ms: 210, tokensPerSecond: 300 }, p95Ms: 210, p50Ms: 150, tokensPerSecond: 300 }],
+    [
+      'stream and burst',
+      {
+        ...base,
+        stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' },
+        burst: { requests: 4, p50Ms: 150, p95Ms: 210, tokensPerSecond: 300 },
+        p95Ms: 210,
+        p50Ms: 150,
+        tokensPerSecond: 300,
+      },
+    ],
     // The case seen from a consumer repository: no burst, p95-ms is over the prompts (161), the table said —.
-    ['stream, no burst', { ...base, stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' }, p95Ms: 161, p50Ms: 140, tokensPerSecond: 130 }],
+    [
+      'stream, no burst',
+      { ...base, stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' }, p95Ms: 161, p50Ms: 140, tokensPerSecond: 130 },
+    ],
     ['no stream, no burst', { ...base, p95Ms: 161, p50Ms: 140 }],
   ]
   const COLUMN = { 'ttft-ms': 2, 'itl-ms': 3, 'p95-ms': 5 } as const

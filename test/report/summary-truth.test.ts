@@ -46,7 +46,10 @@ function scriptManifest(scriptCheck: 'warn' | 'block'): { manifest: string; scri
   copyFileSync(SCRIPT, script)
   const text = readFileSync(EXAMPLE, 'utf8').replace(/launch:\n {2}mode: builtin\n/, `launch:\n  mode: script\n  path: launch.sh\n`)
   const manifest = join(dir, 'cluster.yml')
-  writeFileSync(manifest, /\ndeploy:\n/.test(text) ? text.replace(/\ndeploy:\n/, `\ndeploy:\n  scriptCheck: ${scriptCheck}\n`) : `${text}\ndeploy:\n  scriptCheck: ${scriptCheck}\n`)
+  writeFileSync(
+    manifest,
+    /\ndeploy:\n/.test(text) ? text.replace(/\ndeploy:\n/, `\ndeploy:\n  scriptCheck: ${scriptCheck}\n`) : `${text}\ndeploy:\n  scriptCheck: ${scriptCheck}\n`,
+  )
   return { manifest, script }
 }
 
@@ -92,12 +95,17 @@ describe('a section says only what ran', () => {
     const outcome = rolloutOutcome('spark-pair', report)
     expect(outcome.summary).not.toMatch(/preflight/i)
     expect(outcome.summary).toContain('No findings.')
-    expect(rolloutHeadline('spark-pair', report)).not.toMatch(/release -|release  /)
-    expect(inWords(rolloutHeadline('spark-pair', report), 'cli')).toMatch(/^rollback spark-pair: failed at state: no previous release on spark-a; name one with --to/)
+    expect(rolloutHeadline('spark-pair', report)).not.toMatch(/release -|release {2}/)
+    expect(inWords(rolloutHeadline('spark-pair', report), 'cli')).toMatch(
+      /^rollback spark-pair: failed at state: no previous release on spark-a; name one with --to/,
+    )
   })
 
   it('a finding about no single node is headed by the cluster', async () => {
-    const outcome = await diagnoseTask({ rayNodes: 'test/preflight/fixtures/ray/seed-ray-nodes.txt', logs: ['test/preflight/fixtures/logs/vllm-pg-wait-new.txt'] })
+    const outcome = await diagnoseTask({
+      rayNodes: 'test/preflight/fixtures/ray/seed-ray-nodes.txt',
+      logs: ['test/preflight/fixtures/logs/vllm-pg-wait-new.txt'],
+    })
     const clusterWide = (outcome.json as { findings: { node: string | null; code: string }[] }).findings.filter((f) => f.node === null)
     expect(clusterWide.length).toBeGreaterThan(0)
     for (const f of clusterWide) expect(outcome.summary).toContain(`#### \`${f.code}\` on the cluster`)

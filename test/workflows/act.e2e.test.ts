@@ -171,7 +171,9 @@ describe.sequential('the three triggers on the lab', () => {
     timed('schedule -> preflight + smoke', r)
     expect(r.exitCode, show(r)).toBe(0)
     expect(r.steps.filter((s) => s.step === 'Main ./').map((s) => s.ok)).toEqual([true, true])
-    expect(r.summaries.map((s) => /<sub>(vllm-ray-deploy \w+)<\/sub>/.exec(s)?.[1])).toEqual(expect.arrayContaining(['vllm-ray-deploy preflight', 'vllm-ray-deploy smoke']))
+    expect(r.summaries.map((s) => /<sub>(vllm-ray-deploy \w+)<\/sub>/.exec(s)?.[1])).toEqual(
+      expect.arrayContaining(['vllm-ray-deploy preflight', 'vllm-ray-deploy smoke']),
+    )
     // Every summary's first line is its verdict.
     for (const s of r.summaries) expect(s.split('\n')[0]).toMatch(/^### (✅|⚠️|❌|⏹️) /u)
     expect(r.log).not.toMatch(/::set-output:: result=deployed/)
