@@ -58,6 +58,14 @@ export async function runSmokeGate(input: {
 /** The Ray query on the head: vLLM's placement group and the node list. */
 export const rayPlacementQuery = (m: Manifest) => argv('docker', 'exec', m.container.name, 'python3', '-c', RAY_PLACEMENT_PY)
 
+/** The cluster proof's progress line: where the bundles sit, or that there is no placement group (never "on no nodes"). */
+export function placementLine(proof: ClusterProof): string {
+  const pg = proof.placementGroup
+  const on = proof.serving.map((x) => x.node ?? x.ip).join(', ')
+  if (!pg) return "smoke: Ray has no live placement group with GPU bundles for vLLM (the cluster's finding says more)"
+  return `smoke: placement group ${pg.state}, ${on ? `bundles on ${on}` : 'no bundle on a live Ray node'}`
+}
+
 export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> {
   const m = input.manifest
   const s = m.smoke
@@ -111,13 +119,7 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     }
     proof = proveCluster(m, data)
     findings.push(...proof.findings)
-    const pg = proof.placementGroup
-    const on = proof.serving.map((x) => x.node ?? x.ip).join(', ')
-    say(
-      !pg
-        ? "smoke: Ray has no live placement group with GPU bundles for vLLM (the cluster's finding says more)"
-        : `smoke: placement group ${pg.state}, ${on ? `bundles on ${on}` : 'no bundle on a live Ray node'}`,
-    )
+    say(placementLine(proof))
   }
 
   const headT = input.transports.get(head.name)

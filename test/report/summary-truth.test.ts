@@ -15,6 +15,11 @@ import type { RolloutReport } from '../../src/deploy/rollout.js'
 import { INPUT_NAMES } from '../../src/action/inputs.js'
 import { rolloutHeadline } from '../../src/report/deploy.js'
 import { VERDICT_LINE } from '../../src/report/verdict.js'
+import { renderSummary } from '../../src/report/summary.js'
+import { loadManifestFile } from '../../src/manifest/load.js'
+import { proveCluster } from '../../src/smoke/cluster-proof.js'
+import { placementLine } from '../../src/smoke/gate.js'
+import { renderSmokeMarkdown, renderSmokeText } from '../../src/smoke/report.js'
 import { deployTask, rollbackTask, rolloutOutcome } from '../../src/tasks/deploy.js'
 import { diagnoseTask } from '../../src/tasks/diagnose.js'
 import { lockTask } from '../../src/tasks/lock.js'
@@ -199,5 +204,22 @@ describe('options in the words of the front door', () => {
         })
     }
     expect(found).toEqual([])
+  })
+})
+
+describe('no placement group: the cluster has the finding, not "-" or "no nodes"', () => {
+  it('the smoke figures, the operator summary and the progress line', async () => {
+    const { manifest } = await loadManifestFile(EXAMPLE)
+    const proof = proveCluster(manifest!, { pgs: {}, nodes: [] })
+    const missing = proof.findings.find((f) => f.code === 'SMOKE_PLACEMENT_GROUP_MISSING')!
+    expect(missing.node).toBeNull()
+    expect(placementLine(proof)).not.toMatch(/no nodes/)
+    expect(placementLine(proof)).toMatch(/no live placement group/)
+    const report = { cluster: 'spark-pair', model: 'm', via: 'v', proof, findings: proof.findings }
+    expect(renderSmokeMarkdown(report)).toContain('| `SMOKE_PLACEMENT_GROUP_MISSING` | error | the cluster |')
+    expect(renderSmokeText(report)).toContain('ERROR SMOKE_PLACEMENT_GROUP_MISSING on the cluster:')
+    const summary = renderSummary({ verdict: 'failed', headline: 'smoke', nodes: [], findings: proof.findings, checks: ['smoke test'] })
+    expect(summary).toContain('#### `SMOKE_PLACEMENT_GROUP_MISSING` on the cluster')
+    expect(summary).not.toMatch(/ on -$/m)
   })
 })
