@@ -177,6 +177,14 @@ describe('options in the words of the front door', () => {
     )
   })
 
+  it('diagnose without any input names the inputs in a workflow and the options in a terminal', async () => {
+    const outcome = await diagnoseTask({})
+    expect(allInWords(outcome, 'action').headline).toBe(
+      'diagnose needs at least one of the `facts` input, the `ray-nodes` input, the `ray-status` input, the `logs` input, the `launch-script` input',
+    )
+    expect(allInWords(outcome, 'cli').text).toBe('error: diagnose needs at least one of --facts, --ray-nodes, --ray-status, --log, --launch-script\n')
+  })
+
   it('the table names real CLI options and real Action inputs', async () => {
     const { OPTIONS } = (await import('../../src/cli/main.js')) as unknown as { OPTIONS?: Record<string, unknown> }
     const cliText = readFileSync('src/cli/main.ts', 'utf8')
@@ -194,7 +202,9 @@ describe('options in the words of the front door', () => {
     // CLI-only commands (no Action input carries them) are quoted whole, as a command to type.
     const cliOnly = /vllm-ray-deploy (lock|validate|preflight|diagnose) [^'"`]*$/
     const found: string[] = []
-    for (const file of ['src/deploy', 'src/smoke', 'src/report', 'src/preflight', 'src/script-check'].flatMap(files)) {
+    // lock and lab are CLI-only commands: their messages are in the CLI's words wherever they run.
+    const sources = ['src/deploy', 'src/smoke', 'src/report', 'src/preflight', 'src/script-check', 'src/tasks'].flatMap(files)
+    for (const file of sources.filter((f) => !/src\/tasks\/(lock|lab)\.ts$/.test(f))) {
       readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, i) => {
