@@ -6,6 +6,7 @@ import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
+import { allInWords, inWords } from '../command/option-words.js'
 import { loadManifestFile } from '../manifest/load.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
@@ -19,6 +20,9 @@ import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js
 import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
 
 export { COMMANDS } from './inputs.js'
+
+/** Progress lines in the Action's words (an option a message names is its input). */
+const progress = (m: string): void => core.info(inWords(m, 'action'))
 
 /**
  * diagnose works without a manifest, but the `manifest` input always has a value (action.yml's
@@ -41,7 +45,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
       return preflightTask(manifest, {
         credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
-        onProgress: (m) => core.info(m),
+        onProgress: progress,
       })
     }
     case 'smoke': {
@@ -49,7 +53,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       return smokeTask(manifest, {
         credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
         env: process.env,
-        onProgress: (m) => core.info(m),
+        onProgress: progress,
       })
     }
     case 'diagnose': {
@@ -79,7 +83,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
           credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
           env: process.env,
           signal: cancel.signal,
-          onProgress: (m: string) => core.info(m),
+          onProgress: progress,
           onStage: flatGroups(
             (name) => core.startGroup(name),
             () => core.endGroup(),
@@ -151,9 +155,10 @@ export async function run(): Promise<void> {
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
     if (read.ok && read.inputs.command === 'smoke') await maskSmokeApiKey(read.inputs.manifest)
-    const outcome = read.ok ? await dispatch(read.inputs) : usageError(read.error)
+    const outcome = allInWords(read.ok ? await dispatch(read.inputs) : usageError(read.error), 'action')
     const command = read.ok ? read.inputs.command : get('command')
-    const markdown = `## vllm-ray-deploy ${command}\n\n${outcome.summary}`
+    // First line: the verdict; the command that wrote it closes the section.
+    const markdown = `${outcome.summary.trimEnd()}\n\n<sub>vllm-ray-deploy ${command}</sub>\n`
     // The same Markdown as a file beside the facts bundle, for the failure artifact: a later step
     // cannot read this step's job summary.
     const summaryFile = { output: 'summary-file' as const, fileName: `vllm-ray-deploy-${command}-summary.md`, content: markdown }

@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { allInWords, inWords } from '../command/option-words.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { deployTask, rollbackTask } from '../tasks/deploy.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
@@ -111,7 +112,7 @@ function readText(path: string, what: string): string | TaskOutcome {
 
 async function dispatch(positionals: string[], values: Values, io: CliIo): Promise<TaskOutcome | 'help'> {
   const [command, sub] = positionals
-  const progress = (m: string) => io.err(`${m}\n`)
+  const progress = (m: string) => io.err(`${inWords(m, 'cli')}\n`)
   switch (command) {
     case undefined:
     case 'help':
@@ -242,11 +243,12 @@ export async function main(args: readonly string[], io: CliIo = defaultIo): Prom
     return 0
   }
   try {
-    const outcome = await dispatch(parsed.positionals, parsed.values, io)
-    if (outcome === 'help') {
+    const dispatched = await dispatch(parsed.positionals, parsed.values, io)
+    if (dispatched === 'help') {
       io.out(USAGE)
       return 0
     }
+    const outcome = allInWords(dispatched, 'cli')
     if (parsed.values.json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
     else (outcome.exitCode === 2 ? io.err : io.out)(outcome.text)
     return outcome.exitCode

@@ -6,6 +6,7 @@
  * by the head's own clock (the scripts print it), so runners with skewed clocks agree. Whatever
  * the node returns is parsed and validated: a corrupt record is reported, never a crash.
  */
+import { option } from '../command/option-words.js'
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { Manifest } from '../manifest/schema.js'
@@ -198,7 +199,8 @@ export async function acquireDeployLock(
     }
     const held = heldMessage(m, head, v)
     const brokeNote = broke.length ? ` (after breaking the ${broke.join('; ')})` : ''
-    if (!req.wait) return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (--wait-lock) or try again later` }
+    if (!req.wait)
+      return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (${option('wait-lock')}) or try again later` }
     if (Date.now() >= deadline) {
       return {
         ok: false,

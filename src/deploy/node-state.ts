@@ -72,3 +72,16 @@ export function commonCurrent(states: ReadonlyMap<string, NodeState>): NodeState
   if (!first?.current || all.some((s) => s.current !== first.current || s.fingerprint !== first.fingerprint)) return undefined
   return first
 }
+
+/**
+ * A node's container in words: running or stopped, and the release it runs. The release is the
+ * container's label; a container without one (a launch script's own `docker run`) is the release
+ * whose activation recorded this very container, and otherwise the release is said to be unknown.
+ */
+export function containerState(s: NodeState): string {
+  if (!s.container) return 'no container'
+  const what = s.container.running ? 'running' : 'stopped'
+  const recorded = s.currentContainer !== undefined && s.currentContainer === s.container.id ? s.current : undefined
+  const release = s.container.release || recorded
+  return release ? `${what} ${release}` : `${what}, release unknown (the container has no release label)`
+}

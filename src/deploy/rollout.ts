@@ -9,7 +9,8 @@
  * `keep` leaves them. `current` moves only after every gate of the new release passed.
  */
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, relative, resolve } from 'node:path'
+import { option } from '../command/option-words.js'
 import { executePlan, type ExecuteResult } from '../execute/execute.js'
 import { stdinProvider } from '../execute/inputs.js'
 import { watchVllmStartup } from '../preflight/watch-vllm.js'
@@ -27,7 +28,8 @@ import { type Transport, outcome, succeeded } from '../transport/transport.js'
 import { hostChecks } from './host-checks.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
 import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
-import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
+import { type NodeState, commonCurrent, containerState, readNodeStates } from './node-state.js'
+import { StageProgress } from './progress.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
 import { runSmokeGate } from '../smoke/gate.js'
 import { checkLaunchScript } from '../script-check/index.js'
@@ -104,6 +106,11 @@ export interface RolloutReport {
   readonly smoke?: SmokeGateResult
   readonly image?: { readonly bytesSent: number; readonly actions: Readonly<Record<string, string>> }
   readonly facts?: FactsBundle
+  /**
+   * After on-failure rolled back: the release that runs now, what its gates saw (its facts, its
+   * findings, also in `findings`). `facts` and the rest of `findings` are what the failed release showed.
+   */
+  readonly afterRollback?: { readonly release: string; readonly facts?: FactsBundle; readonly findings: readonly Finding[] }
   readonly nodes: readonly NodeRow[]
   readonly durationMs: number
 }
@@ -119,25 +126,25 @@ interface GatedRun {
 }
 
 class Rollout {
-  readonly started = Date.now()
-  private stage: RolloutStage = 'lock'
-  constructor(readonly o: RolloutOptions) {}
+  /** Progress lines, each labelled once with the stage of the call chain it comes from (progress.ts). */
+  private readonly labels: StageProgress<RolloutStage>
+  readonly started: number
+  constructor(readonly o: RolloutOptions) {
+    this.labels = new StageProgress<RolloutStage>(o.onProgress, 'lock')
+    this.started = this.labels.started
+  }
 
-  progress = (m: string): void => this.say(this.stage, m)
+  progress = (m: string): void => this.labels.progress(m)
 
   /** A progress line labelled with `stage` (two gates that run at once each keep their own label). */
   say(stage: RolloutStage, m: string): void {
-    const s = ((Date.now() - this.started) / 1000).toFixed(1).padStart(6)
-    // A message that already names the stage (the smoke test's own "smoke: ...") is not prefixed twice.
-    const text = m.startsWith(`${stage}: `) ? m.slice(stage.length + 2) : m
-    this.o.onProgress?.(`[+${s}s] ${stage}: ${text}`)
+    this.labels.say(stage, m)
   }
 
   async inStage<T>(stage: RolloutStage, fn: () => Promise<T>): Promise<T> {
-    this.stage = stage
     this.o.onStage?.(stage, 'start')
     try {
-      return await fn()
+      return await this.labels.within(stage, fn)
     } finally {
       this.o.onStage?.(stage, 'end')
     }
@@ -186,7 +193,7 @@ class Rollout {
       ...(this.o.signal && { signal: this.o.signal }),
       onProgress: (x) => this.progress(x.replace(/^== /, '')),
       onPhase: (phase, event) => {
-        if (event === 'start') this.stage = phase.name
+        if (event === 'start') this.labels.entered(phase.name)
         this.o.onStage?.(phase.name, event)
       },
       afterPhase: async (phase) => {
@@ -274,7 +281,7 @@ class Rollout {
         node: missing.length === 1 ? missing[0]! : null,
         message: `Release ${release} is not on ${missing.join(', ')}.`,
         evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, states.get(n.name)?.releases.join(', ') || '(none)'])),
-        fix: 'Roll back to a release every node keeps (vllm-ray-deploy rollback --to RELEASE), or deploy it again.',
+        fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
       }
       return { ok: false, detail: f.message, findings: [f] }
     }
@@ -332,7 +339,7 @@ class Rollout {
         evidence: got.holder
           ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
           : {},
-        fix: 'Wait for that rollout to finish (--wait-lock waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.',
+        fix: `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`,
       }
       return { ok: false, finding, message: got.message }
     })
@@ -372,9 +379,6 @@ class Rollout {
   }
 }
 
-const containerState = (s: NodeState): string =>
-  s.container ? (s.container.running ? `running ${s.container.release || '?'}` : `stopped ${s.container.release || '?'}`) : 'no container'
-
 /**
  * The static launch-script check as the deploy's first gate. Under `deploy.scriptCheck: warn` its
  * errors are carried as warnings (the live preflight decides); under `block` they stop the deploy.
@@ -384,7 +388,8 @@ async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ f
   if (m.launch.mode !== 'script') return { findings: [], blocking: [] }
   const text = await withLaunchScript(m, manifestPath).catch(() => undefined)
   if (text === undefined) return { findings: [], blocking: [] }
-  const { findings } = checkLaunchScript(text, { manifest: m, path: m.launch.path })
+  // The path as seen from here (the repository root in a workflow), so a finding's `Script line` annotates the file.
+  const { findings } = checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), resolve(dirname(manifestPath), m.launch.path)) })
   if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
   return {
     findings: findings.map((f) =>
@@ -474,7 +479,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
     const current = commonCurrent(states)
     const headState = states.get(headOf(m).name)!
     const previousRelease = current?.current ?? headState.current
-    r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ' (--force)' : ''}`)
+    r.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${o.release}${o.force ? ` (${option('force')})` : ''}`)
 
     if (host.some((f) => f.severity === 'error')) {
       return finish({
@@ -559,7 +564,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
               onFailure: {
                 action: 'none' as const,
                 ok: true,
-                detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)',
+                detail: `nothing was changed: the running release itself fails its gates (redeploy with ${option('force')})`,
               },
             }),
             findings: [...pf.findings, ...smoke.findings],
@@ -583,7 +588,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         ...(previousRelease && { previousRelease }),
         failure: {
           stage: 'release-files',
-          reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (--release)`,
+          reason: `release ${o.release} already exists on the nodes with other content; give this deploy a new release id (${option('release')})`,
         },
         onFailure: { action: 'none', ok: true, detail: 'nothing was changed on the nodes' },
         findings: [],
@@ -663,6 +668,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
       },
     )
     const { findings: backFindings = [], facts: backFacts, ...onFailureReport } = handled
+    const marked = backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))
     return finish(
       {
         ...common,
@@ -671,7 +677,9 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
         rolledBack: handled.action === 'rollback' && handled.ok,
         failure,
         onFailure: onFailureReport,
-        findings: [...run.findings, ...backFindings.map((f) => ({ ...f, message: `(rollback to ${previousRelease}) ${f.message}` }))],
+        findings: [...run.findings, ...marked],
+        ...(handled.action === 'rollback' &&
+          previousRelease && { afterRollback: { release: previousRelease, ...(backFacts && { facts: backFacts }), findings: marked } }),
       },
       backFacts ?? run.facts,
     )
@@ -743,7 +751,10 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
       changed: false,
       rolledBack: false,
       ...(previousRelease && { previousRelease }),
-      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` },
+      failure: {
+        stage: 'state',
+        reason: `no previous release on ${headOf(m).name}; name one with ${option('to')} (releases: ${head.releases.join(', ') || 'none'})`,
+      },
       findings: [],
     })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))

@@ -118,7 +118,12 @@ export interface LabStatus {
     readonly detail?: string
   }
   readonly volumes: readonly string[]
-  /** Everything above is up and answering. */
+  /**
+   * The lab directory's files a user needs from here (the manifest, the SSH key, known_hosts):
+   * containers another clone set up are no lab for this one without them.
+   */
+  readonly files: { readonly dirExists: boolean; readonly missing: readonly string[] }
+  /** Everything above is up and answering, and the lab directory has its files. */
   readonly healthy: boolean
   /** Nothing of the lab exists (no container, network, volume or rule). */
   readonly down: boolean

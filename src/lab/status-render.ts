@@ -24,6 +24,10 @@ export function renderLabStatus(s: LabStatus): string {
   const verdict = s.healthy ? 'healthy' : s.down ? 'down' : 'NOT healthy'
   out.push(`lab ${s.dir}: ${verdict} (docker ${s.docker.version ?? '?'})`)
   if (s.down) return `${out.join('\n')}\n`
+  if (s.files.missing.length > 0)
+    out.push(
+      `${s.files.dirExists ? `${s.dir} lacks ${s.files.missing.join(', ')}` : `${s.dir} does not exist`}: the containers below were set up from another directory (VRD_LAB_DIR or another clone); run lab up here, or set VRD_LAB_DIR to that directory`,
+    )
   out.push('')
   if (s.nodes.length === 0) out.push('no nodes')
   else {
@@ -49,5 +53,6 @@ export function renderLabStatus(s: LabStatus): string {
     `egress    ${s.egressGuard.present ? 'guard in place' : 'guard MISSING'} (${s.egressGuard.rules.length} rule(s) in DOCKER-USER)${s.egressGuard.detail ? `: ${s.egressGuard.detail}` : ''}`,
   )
   out.push(`volumes   ${s.volumes.length ? s.volumes.join(', ') : 'none'}`)
+  out.push(`files     ${s.files.missing.length === 0 ? 'manifest.yml, id_ed25519, known_hosts present' : `MISSING ${s.files.missing.join(', ')}`}`)
   return `${out.join('\n')}\n`
 }

@@ -1,20 +1,41 @@
 /**
  * `lab status`: what of the lab exists and answers, as data. Reads only; changes nothing.
  */
+import { existsSync } from 'node:fs'
+import { basename } from 'node:path'
 import { labContext } from './context.js'
 import type { LabContext } from './context.js'
 import type { ContainerView } from './docker-inspect.js'
 import { labContainers, labGuardRules } from './lab.js'
 import type { LabNodeStatus, LabOptions, LabStatus } from './lab-types.js'
+import type { LabPaths } from './paths.js'
 import { FABRIC_NETWORK, LABEL, MAX_NODES, MGMT_NETWORK, PREFIX, REGISTRY, labLayout } from './layout.js'
 import { NODE_LABEL, ROLE_LABEL } from './node-container.js'
 import { findProgram } from './preconditions.js'
 import { httpStatus, sshBanner } from './probes.js'
 import { lines } from './runner.js'
 
+/** The files of the lab directory a user reaches the lab with; what is missing by file name. */
+export function labFiles(paths: LabPaths): LabStatus['files'] {
+  const wanted = [paths.manifest, paths.sshKey, paths.knownHosts]
+  return { dirExists: existsSync(paths.root), missing: wanted.filter((f) => !existsSync(f)).map((f) => basename(f)) }
+}
+
+/** Healthy: every node runs with sshd and docker answering, the registry answers, guard and networks are there, and so are the lab directory's files. */
+export function labHealthy(s: Pick<LabStatus, 'nodes' | 'networks' | 'files'> & { readonly registryOk: boolean; readonly guardPresent: boolean }): boolean {
+  return (
+    s.nodes.length > 0 &&
+    s.nodes.every((n) => n.state === 'running' && n.sshReachable && n.dockerReady) &&
+    s.registryOk &&
+    s.guardPresent &&
+    s.networks.every((n) => n.present) &&
+    s.files.missing.length === 0
+  )
+}
+
 export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   const ctx = labContext(opts)
-  const base = { dir: ctx.paths.root }
+  const base = { dir: ctx.paths.root, files: labFiles(ctx.paths) }
   const version = findProgram(ctx.dockerBin) ? await ctx.runner.probe(ctx.docker.serverVersion(), 15_000) : undefined
   if (version?.code !== 0) {
     return {
@@ -49,12 +70,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   const bridges = [MGMT_NETWORK.bridge, FABRIC_NETWORK.bridge]
   const guardPresent = bridges.every((b) => guard.rules.some((r) => r[0] === '-i' && r[1] === b && r.includes('DROP')))
 
-  const healthy =
-    nodes.length > 0 &&
-    nodes.every((n) => n.state === 'running' && n.sshReachable && n.dockerReady) &&
-    registryOk &&
-    guardPresent &&
-    networks.every((n) => n.present)
+  const healthy = labHealthy({ nodes, networks, files: base.files, registryOk, guardPresent })
   const down = containers.length === 0 && networkNames.size === 0 && volumes.length === 0 && guard.rules.length === 0
 
   return {

@@ -72,6 +72,7 @@ export const FINDING_CODES = [
   // Smoke test (src/smoke/)
   'SMOKE_NOT_READY',
   'SMOKE_SERVER_EXITED',
+  'SMOKE_SERVER_NOT_STARTED',
   'SMOKE_UNREACHABLE',
   'SMOKE_UNAUTHORIZED',
   'SMOKE_HTTP_ERROR',
@@ -103,6 +104,8 @@ export type FindingCode = (typeof FINDING_CODES)[number]
 export const EVIDENCE = {
   logLine: 'Log line',
   alsoSeenAt: 'Also seen at',
+  /** `path:line[:col]` of a launch-script finding: where its annotation lands. */
+  scriptLine: 'Script line',
 } as const
 
 export interface Finding {
@@ -121,3 +124,6 @@ export interface Finding {
 }
 
 export const hasErrors = (findings: readonly Finding[]): boolean => findings.some((f) => f.severity === 'error')
+
+/** Where a finding is, in words: its node, or the cluster as a whole (never a bare `-`). */
+export const whereLabel = (node: string | null): string => node ?? 'the cluster'

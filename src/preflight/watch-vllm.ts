@@ -23,7 +23,14 @@ export interface WatchResult {
   readonly waitedMs: number
   readonly reason: string
   readonly logTail: string
+  /**
+   * Why `vllm serve` is not running, when it is not: it ran and exited, or it never started (no
+   * container, a stopped container, a running container without its log).
+   */
+  readonly notRunning?: NotRunning
 }
+
+export type NotRunning = 'exited' | 'no-container' | 'container-stopped' | 'never-started'
 
 export interface WatchOptions {
   readonly deadlineMs: number
@@ -45,7 +52,12 @@ export interface WatchOptions {
 const POLL_SCRIPT = [
   'c=$1; log=$2; off=$3; url=$4',
   'if curl --silent --fail --max-time 5 "$url" >/dev/null 2>&1; then echo "@@ready"; fi',
-  'if ! docker top "$c" -eo pid,args 2>/dev/null | grep -q "vllm serve"; then echo "@@exited"; fi',
+  // Not running: say whether it ever started (the container, then the log it writes from its first line).
+  'if ! docker top "$c" -eo pid,args 2>/dev/null | grep -q "vllm serve"; then echo "@@exited"',
+  '  if ! running=$(docker inspect -f "{{.State.Running}}" "$c" 2>/dev/null); then echo "@@no-container"',
+  '  elif [ "$running" != true ]; then echo "@@container-stopped"',
+  '  elif ! docker exec "$c" test -s "$log" 2>/dev/null; then echo "@@never-started"; fi',
+  'fi',
   'echo "@@log"',
   'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
 ].join('\n')
@@ -98,7 +110,21 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
     if (flags.includes('@@exited')) {
       const last = [...watcher.findings, ...watcher.end()]
-      return result(false, last, `vllm serve is no longer running in ${m.container.name} (see the log tail)`)
+      const c = m.container.name
+      const why: NotRunning = flags.includes('@@no-container')
+        ? 'no-container'
+        : flags.includes('@@container-stopped')
+          ? 'container-stopped'
+          : flags.includes('@@never-started')
+            ? 'never-started'
+            : 'exited'
+      const reason: Record<NotRunning, string> = {
+        exited: `vllm serve is no longer running in ${c} (see the log tail)`,
+        'no-container': `vllm serve never started: there is no container ${c}`,
+        'container-stopped': `vllm serve is not running: the container ${c} is stopped`,
+        'never-started': `vllm serve never started in ${c}: it is not running and ${VLLM_LOG} is empty or missing`,
+      }
+      return { ...result(false, last, reason[why]), notRunning: why }
     }
     if (opts.signal?.aborted) return result(false, watcher.findings, 'cancelled while waiting for /health')
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)

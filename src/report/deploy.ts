@@ -4,6 +4,7 @@ import type { Manifest } from '../manifest/schema.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
 import { nodeRowsFrom } from './node-rows.js'
 import { renderSummary } from './summary.js'
+import { type Verdict, verdictLine } from './verdict.js'
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '-')
 
@@ -21,6 +22,8 @@ export function rolloutHeadline(cluster: string, r: RolloutReport): string {
     case 'failed': {
       const where = r.failure ? ` at ${r.failure.stage}` : ''
       const then = r.onFailure && r.onFailure.action !== 'none' ? `; on-failure ${r.onFailure.action}: ${r.onFailure.ok ? 'done' : 'FAILED'}` : ''
+      // A rollback that found no release to go back to names none ('-' is no release).
+      if (r.release === '-' || r.release === '') return `${r.command} ${cluster}: failed${where}${r.failure ? `: ${r.failure.reason}` : ''}${then}`
       return `${r.command} ${cluster}: release ${r.release} failed${where}${then}`
     }
   }
@@ -61,14 +64,27 @@ export function renderRolloutText(cluster: string, r: RolloutReport): string {
   ].join('\n')
 }
 
+/** The checks whose findings a report carries: only those that ran (their facts or figures are there). */
+function checksRan(r: { readonly facts?: unknown; readonly smoke?: unknown }): string[] {
+  return [...(r.facts ? ['Ray identity preflight'] : []), ...(r.smoke ? ['smoke test'] : [])]
+}
+
+const verdictOfRollout = (r: RolloutReport, ok: boolean): Verdict =>
+  r.result === 'cancelled' ? 'cancelled' : !ok ? 'failed' : r.findings.some((f) => f.severity === 'warning') ? 'warnings' : 'passed'
+
 /**
  * The rollout's job summary. With the manifest: the operator's summary (report/summary.ts), its
  * node table and diagram from the preflight gate's facts with each node's release and final state,
  * then the smoke gate's figures; without: the rollout's own table.
+ *
+ * After on-failure rolled back, what runs now (the rolled-back release, with what its own gates
+ * saw) and what the failed release showed are two tables: the failed release's identities never
+ * sit beside the release that replaced it.
  */
 export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifest?: Manifest): string {
   const e = escapeMarkdownCell
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
+  const verdict = verdictOfRollout(r, ok)
   const [headline, ...rest] = lines(cluster, r)
   if (manifest) {
     const byNode = new Map(r.nodes.map((n) => [n.node, n]))
@@ -79,20 +95,56 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
           return v && f(v) !== '-' && f(v) !== '' ? [[m.name, f(v)]] : []
         }),
       )
-    const nodes = nodeRowsFrom(manifest, r.facts, r.findings, {
-      releases: pick((n) => n.release),
-      images: pick((n) => n.imageId),
-      states: pick((n) => n.state),
+    const now = { releases: pick((n) => n.release), images: pick((n) => n.imageId), states: pick((n) => n.state) }
+    const back = r.afterRollback
+    if (!back) {
+      const nodes = nodeRowsFrom(manifest, r.facts, r.findings, now)
+      const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
+      return [
+        renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings, checks: checksRan(r) }),
+        ...(r.smoke ? [r.smoke.summary] : []),
+      ].join('\n')
+    }
+    // Rolled back: the table is what runs now; the failed release's view follows under its own heading.
+    const failedFindings = r.findings.filter((f) => !back.findings.includes(f))
+    const notes = [
+      ...rest,
+      back.facts
+        ? `Now running: release ${back.release}; Ray and vLLM identities as its preflight gate saw them (${back.facts.gatheredAt}).`
+        : `Now running: release ${back.release}; its identities were not read after the rollback.`,
+    ]
+    const nowNodes = nodeRowsFrom(manifest, back.facts, back.findings, now)
+    const failedNodes = nodeRowsFrom(manifest, r.facts, failedFindings, {
+      releases: Object.fromEntries(manifest.nodes.map((n) => [n.name, r.release])),
     })
-    const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
-    const verdict = !ok ? 'failed' : r.findings.some((f) => f.severity === 'warning') ? 'warnings' : 'passed'
+    const failedSummary = renderSummary({
+      verdict: 'failed',
+      headline: `release ${r.release} as its gates saw it, before the rollback`,
+      ...(r.facts && { notes: [`Ray and vLLM identities as the failed release's preflight gate saw them (${r.facts.gatheredAt}).`] }),
+      fabricSubnet: manifest.fabric.subnet,
+      nodes: failedNodes,
+      findings: failedFindings,
+      checks: checksRan(r),
+    })
+      .split('\n')
+      .map((l) => (l.startsWith('### ') ? `#### What the failed release ${e(r.release)} showed` : l.replace(/^#### /, '##### ')))
+      .join('\n')
     return [
-      renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings }),
+      renderSummary({
+        verdict,
+        headline: headline!,
+        notes,
+        fabricSubnet: manifest.fabric.subnet,
+        nodes: nowNodes,
+        findings: back.findings,
+        checks: back.facts ? ['Ray identity preflight of the rolled-back release'] : [],
+      }),
+      failedSummary,
       ...(r.smoke ? [r.smoke.summary] : []),
     ].join('\n')
   }
   return [
-    `### ${ok ? '✅' : '❌'} ${e(headline!)}`,
+    verdictLine(verdict, headline!),
     '',
     ...rest.map((l) => `- ${e(l)}`),
     '',
@@ -101,6 +153,6 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     ...r.nodes.map((n) => `| ${cells(n).map(e).join(' | ')} |`),
     '',
     ...(r.smoke ? [r.smoke.summary] : []),
-    r.findings.length > 0 ? renderFindingsMarkdown(r.findings) : '',
+    renderFindingsMarkdown(r.findings, checksRan(r)),
   ].join('\n')
 }

@@ -3,10 +3,10 @@
  * GitHub job summary, and a stable JSON shape for tools.
  */
 
-import type { Finding } from '../preflight/finding.js'
+import { type Finding, whereLabel } from '../preflight/finding.js'
 import { escapeMarkdown } from './escape.js'
 
-const clusterLabel = (node: string | null): string => node ?? '-'
+const clusterLabel = (node: string | null): string => node ?? 'cluster'
 
 /** Pad to a width, for the text table. */
 const pad = (s: string, width: number): string => s + ' '.repeat(Math.max(0, width - s.length))
@@ -50,8 +50,9 @@ export const escapeMarkdownCell = escapeMarkdown
 
 const SEVERITY_MARK: Record<Finding['severity'], string> = { error: '❌ error', warning: '⚠️ warning', info: 'ℹ️ info' }
 
-export function renderFindingsMarkdown(findings: readonly Finding[]): string {
-  if (findings.length === 0) return '**Ray identity preflight:** no findings.\n'
+/** `checks`: what ran and found nothing, named in the empty case; none given, no check is claimed. */
+export function renderFindingsMarkdown(findings: readonly Finding[], checks: readonly string[] = []): string {
+  if (findings.length === 0) return checks.length > 0 ? `**${escapeMarkdown(checks.join(', '))}:** no findings.\n` : 'No findings.\n'
   const e = escapeMarkdownCell
   const out = [
     '| Code | Severity | Node | Message |',
@@ -60,7 +61,7 @@ export function renderFindingsMarkdown(findings: readonly Finding[]): string {
     '',
   ]
   for (const f of findings) {
-    out.push(`#### \`${f.code}\` on ${e(clusterLabel(f.node))}`, '', `**Fix:** ${e(f.fix)}`, '')
+    out.push(`#### \`${f.code}\` on ${e(whereLabel(f.node))}`, '', `**Fix:** ${e(f.fix)}`, '')
     const evidence = Object.entries(f.evidence)
     if (evidence.length > 0) {
       out.push('| Evidence | Value |', '| --- | --- |', ...evidence.map(([k, v]) => `| ${e(k)} | ${e(v)} |`), '')

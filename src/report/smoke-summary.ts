@@ -9,7 +9,11 @@ import type { ClusterProof } from '../smoke/cluster-proof.js'
 import type { InferenceResult } from '../smoke/inference.js'
 import type { SummaryLatency, SummaryNode } from './summary.js'
 
-/** One row per smoke request, then the streamed request's TTFT/ITL and the burst's p95. */
+/**
+ * One row per smoke request, then the streamed request's TTFT/ITL and the burst's p95; without a
+ * burst, the p95 over the smoke's requests (the `p95-ms` output) gets a row of its own, so every
+ * figure the outputs carry is in the table.
+ */
 export function latencyRowsFrom(i: InferenceResult | undefined): SummaryLatency[] {
   if (!i) return []
   const rows: SummaryLatency[] = i.requests.map((q) => ({
@@ -35,6 +39,9 @@ export function latencyRowsFrom(i: InferenceResult | undefined): SummaryLatency[
       ...(i.burst.p95Ms !== undefined && { p95Ms: i.burst.p95Ms }),
       ...(i.burst.tokensPerSecond !== undefined && { tokensPerSecond: i.burst.tokensPerSecond }),
     })
+  } else if (i.p95Ms !== undefined) {
+    const n = i.requests.filter((q) => q.ok).length
+    rows.push({ name: `p95 over ${n} request${n === 1 ? '' : 's'}`, passed: true, p95Ms: i.p95Ms })
   }
   return rows
 }

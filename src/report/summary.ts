@@ -10,8 +10,9 @@
 import type { Finding } from '../preflight/finding.js'
 import { escapeMarkdown as md, escapeMermaid as mm } from './escape.js'
 import { renderFindingsMarkdown } from './findings.js'
+import { type Verdict, verdictLine } from './verdict.js'
 
-export type SummaryVerdict = 'passed' | 'warnings' | 'failed'
+export type SummaryVerdict = Verdict
 
 export interface SummaryNode {
   readonly name: string
@@ -56,12 +57,12 @@ export interface SummaryInput {
   readonly fabricSubnet?: string
   readonly nodes: readonly SummaryNode[]
   readonly findings: readonly Finding[]
+  /** The checks that ran and produced `findings` (`Ray identity preflight`, `smoke test`); none: no check is claimed. */
+  readonly checks?: readonly string[]
   readonly latency?: readonly SummaryLatency[]
   /** Extra lines shown under the headline (facts gathered, release, ...), plain text. */
   readonly notes?: readonly string[]
 }
-
-const VERDICT: Record<SummaryVerdict, string> = { passed: '✅ passed', warnings: '⚠️ passed with warnings', failed: '❌ failed' }
 
 const OK = '✅'
 const BAD = '❌'
@@ -195,7 +196,7 @@ function latencyTable(rows: readonly SummaryLatency[]): string[] {
 }
 
 export function renderSummary(input: SummaryInput): string {
-  const out = [`### ${VERDICT[input.verdict]}: ${md(input.headline)}`, '']
+  const out = [verdictLine(input.verdict, input.headline), '']
   if (input.notes && input.notes.length > 0)
     out.push(
       ...input.notes
@@ -211,6 +212,6 @@ export function renderSummary(input: SummaryInput): string {
     out.push('```mermaid', renderClusterDiagram(input.nodes, input.fabricSubnet), '```', '')
   }
   if (input.latency && input.latency.length > 0) out.push('#### Smoke test latency', '', ...latencyTable(input.latency), '')
-  out.push('#### Findings', '', renderFindingsMarkdown(input.findings).trimEnd(), '')
+  out.push('#### Findings', '', renderFindingsMarkdown(input.findings, input.checks).trimEnd(), '')
   return out.join('\n')
 }

@@ -5,7 +5,7 @@
  * in one diff (what `--fix-out` writes).
  */
 
-import type { Finding } from '../preflight/finding.js'
+import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { evaluateScript } from './evaluate.js'
 import { applyEdits, compatibleEdits, unifiedDiff } from './patch.js'
@@ -35,7 +35,7 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
           severity: 'error',
           node: null,
           message: `${opts.path} is not valid bash: ${ev.error.message}.`,
-          evidence: { 'Script line': `${opts.path}:${ev.error.line}:${ev.error.col}` },
+          evidence: { [EVIDENCE.scriptLine]: `${opts.path}:${ev.error.line}:${ev.error.col}` },
           fix: `Fix the syntax at line ${ev.error.line} (bash -n ${opts.path} shows the same error).`,
         },
       ],
@@ -58,7 +58,11 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
       severity: f.severity,
       node: nodeFor(f.role),
       message: f.message,
-      evidence: { ...f.evidence, 'Script line': `${opts.path}:${f.line}`, ...(ev.truncated ? { 'Paths read': 'the first 64 (the script has more)' } : {}) },
+      evidence: {
+        ...f.evidence,
+        [EVIDENCE.scriptLine]: `${opts.path}:${f.line}`,
+        ...(ev.truncated ? { 'Paths read': 'the first 64 (the script has more)' } : {}),
+      },
       fix: f.fix,
       ...(patch ? { patch } : {}),
     }

@@ -6,7 +6,7 @@
  * the edit (a flag appended, a value replaced) for patch.ts.
  */
 
-import type { FindingCode, Severity } from '../preflight/finding.js'
+import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import type { Assignment, RayStart, Val } from './evaluate.js'
 import { shellWord, type Edit } from './patch.js'
@@ -48,7 +48,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
     const role = r.head ? 'head' : 'worker'
     const vhi = r.env.get('VLLM_HOST_IP')
     const base = {
-      'Script line': String(r.line),
+      [EVIDENCE.scriptLine]: String(r.line),
       ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
       'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
       ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),

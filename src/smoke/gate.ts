@@ -58,6 +58,14 @@ export async function runSmokeGate(input: {
 /** The Ray query on the head: vLLM's placement group and the node list. */
 export const rayPlacementQuery = (m: Manifest) => argv('docker', 'exec', m.container.name, 'python3', '-c', RAY_PLACEMENT_PY)
 
+/** The cluster proof's progress line: where the bundles sit, or that there is no placement group (never "on no nodes"). */
+export function placementLine(proof: ClusterProof): string {
+  const pg = proof.placementGroup
+  const on = proof.serving.map((x) => x.node ?? x.ip).join(', ')
+  if (!pg) return "smoke: Ray has no live placement group with GPU bundles for vLLM (the cluster's finding says more)"
+  return `smoke: placement group ${pg.state}, ${on ? `bundles on ${on}` : 'no bundle on a live Ray node'}`
+}
+
 export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> {
   const m = input.manifest
   const s = m.smoke
@@ -111,7 +119,7 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
     }
     proof = proveCluster(m, data)
     findings.push(...proof.findings)
-    say(`smoke: placement group ${proof.placementGroup?.state ?? 'missing'} on ${proof.serving.map((x) => x.node ?? x.ip).join(', ') || 'no nodes'}`)
+    say(placementLine(proof))
   }
 
   const headT = input.transports.get(head.name)
@@ -135,7 +143,21 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   if (!w.ready) {
     const errors = w.findings.filter((f) => f.severity === 'error')
     if (errors.length > 0) findings.push(...w.findings)
-    else if (/no longer running/.test(w.reason)) {
+    else if (w.notRunning && w.notRunning !== 'exited') {
+      // It never ran (or its container is down): say so, not that it stopped.
+      findings.push(
+        ...w.findings,
+        smokeFinding(
+          'SMOKE_SERVER_NOT_STARTED',
+          `On ${head.name}, ${w.reason}.`,
+          { head: head.name, container: m.container.name, log: `${head.name}:${VLLM_LOG}` },
+          w.notRunning === 'no-container' || w.notRunning === 'container-stopped'
+            ? `Deploy the release (vllm-ray-deploy deploy) or start ${m.container.name} on ${head.name}; the smoke test checks a server that runs.`
+            : `Start vllm serve in ${m.container.name} on ${head.name} (a deploy does; with launch.mode: script, your script must start it), then run the smoke test again.`,
+          head.name,
+        ),
+      )
+    } else if (w.notRunning === 'exited') {
       findings.push(
         ...w.findings,
         smokeFinding(

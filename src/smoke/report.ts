@@ -3,7 +3,7 @@
  * renders its own findings (the smoke stage comes before src/report/, and the gate must hand the
  * deploy finished text).
  */
-import type { Finding } from '../preflight/finding.js'
+import { type Finding, whereLabel } from '../preflight/finding.js'
 import type { ClusterProof } from './cluster-proof.js'
 import { type InferenceResult, fmt } from './inference.js'
 
@@ -24,7 +24,7 @@ const escapeMarkdownCell = (s: string): string =>
 function renderFindingsText(findings: readonly Finding[]): string {
   const out: string[] = []
   for (const f of findings) {
-    out.push(`${f.severity.toUpperCase()} ${f.code}${f.node ? ` on ${f.node}` : ''}: ${f.message}`, `  fix: ${f.fix}`)
+    out.push(`${f.severity.toUpperCase()} ${f.code} on ${whereLabel(f.node)}: ${f.message}`, `  fix: ${f.fix}`)
     for (const [k, v] of Object.entries(f.evidence)) out.push(`    ${k}: ${v.replace(/\n/g, '\n      ')}`)
   }
   return `${out.join('\n')}\n`
@@ -35,7 +35,7 @@ function renderFindingsMarkdown(findings: readonly Finding[]): string {
   return [
     '| Code | Severity | Node | Message | Fix |',
     '| --- | --- | --- | --- | --- |',
-    ...findings.map((f) => `| \`${f.code}\` | ${f.severity} | ${e(f.node ?? '-')} | ${e(f.message)} | ${e(f.fix)} |`),
+    ...findings.map((f) => `| \`${f.code}\` | ${f.severity} | ${e(whereLabel(f.node))} | ${e(f.message)} | ${e(f.fix)} |`),
     '',
   ].join('\n')
 }

@@ -15,6 +15,7 @@ import { SshTransport } from '../transport/ssh.js'
 import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
 import { type TaskOutcome, usageError } from './outcome.js'
+import { findingAnnotations } from './findings-outcome.js'
 import { loadOrFail } from './validate.js'
 
 export interface DeployTaskOptions {
@@ -67,18 +68,18 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
   const headline = rolloutHeadline(cluster, r)
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const json = findingsJson(r.findings)
-  const { facts, ...rest } = r
+  const { facts, afterRollback, ...rest } = r
   return {
     exitCode: r.result === 'cancelled' ? 130 : ok && !hasErrors(r.findings) ? 0 : 1,
     headline,
     text: renderRolloutText(cluster, r),
-    json: { ...rest, findings: json.findings },
+    json: {
+      ...rest,
+      ...(afterRollback && { afterRollback: { release: afterRollback.release, findings: findingsJson(afterRollback.findings).findings } }),
+      findings: json.findings,
+    },
     summary: renderRolloutMarkdown(cluster, r, manifest),
-    annotations: r.findings.map((f) => ({
-      level: f.severity === 'info' ? 'notice' : f.severity,
-      title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
-      message: `${f.message} Fix: ${f.fix}`,
-    })),
+    annotations: findingAnnotations(r.findings),
     outputs: {
       result: r.result,
       release: r.release,

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
+import { option } from '../command/option-words.js'
 import { checkDocument } from '../manifest/external-document.js'
 import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
 import type { Manifest } from '../manifest/schema.js'
@@ -31,7 +32,9 @@ async function read(path: string, what: string): Promise<string | TaskOutcome> {
 /** Offline diagnosis from files a person has: same checks and signatures as the live preflight. */
 export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   if (!files.facts && !files.rayNodes && !files.rayStatus && !files.logs?.length && !files.launchScript) {
-    return usageError('diagnose needs at least one of --facts, --ray-nodes, --ray-status, --log, --launch-script')
+    return usageError(
+      `diagnose needs at least one of ${(['facts', 'ray-nodes', 'ray-status', 'log', 'launch-script'] as const).map((o) => option(o)).join(', ')}`,
+    )
   }
   let facts: FactsBundle | undefined
   if (files.facts) {
@@ -89,15 +92,14 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
         ...(expected && { expected }),
       })
   const findings = sortFindings([...(script?.findings ?? []), ...fromCluster])
-  const judged = findingsOutcome('diagnosis', findings)
-  // A launch-script finding annotates its line of the script (annotations follow the findings' order).
-  const outcome = {
-    ...judged,
-    annotations: judged.annotations.map((a, i) => {
-      const at = /^(.+):(\d+)(?::\d+)?$/.exec(findings[i]?.evidence['Script line'] ?? '')
-      return at ? { ...a, file: at[1]!, line: Number(at[2]) } : a
-    }),
-  }
+  const inputs = [
+    ...(files.facts ? ['facts bundle'] : []),
+    ...(files.rayNodes ? ['Ray node list'] : []),
+    ...(files.rayStatus ? ['ray status'] : []),
+    ...(files.logs?.length ? ['logs'] : []),
+    ...(files.launchScript ? ['launch script'] : []),
+  ]
+  const outcome = findingsOutcome('diagnosis', findings, undefined, '', undefined, [`diagnosis of the ${inputs.join(', ')}`])
   if (!script?.patch) return outcome
   return {
     ...outcome,

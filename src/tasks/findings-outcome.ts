@@ -1,5 +1,5 @@
 import type { FactsBundle } from '../preflight/facts.js'
-import { type Finding, hasErrors } from '../preflight/finding.js'
+import { EVIDENCE, type Finding, hasErrors, whereLabel } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { findingsJson, renderFindingsText } from '../report/findings.js'
 import { nodeRowsFrom } from '../report/node-rows.js'
@@ -8,11 +8,39 @@ import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
 
 const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
 
+/** `path:line` or `path:line:col`, as the launch-script check writes its `Script line` evidence. */
+const SCRIPT_AT = /^(.+):(\d+)(?::(\d+))?$/
+
+/**
+ * One annotation per finding, for every command: titled with its code and where it is, and a
+ * launch-script finding placed on its file and line (the script's `Script line` evidence), so it
+ * annotates the script itself whichever command found it.
+ */
+export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
+  return findings.map((f) => {
+    const at = SCRIPT_AT.exec(f.evidence[EVIDENCE.scriptLine] ?? '')
+    return {
+      level: LEVEL[f.severity],
+      title: `${f.code} on ${whereLabel(f.node)}`,
+      message: `${f.message} Fix: ${f.fix}`,
+      ...(at && { file: at[1]!, line: Number(at[2]), ...(at[3] && { col: Number(at[3]) }) }),
+    }
+  })
+}
+
 /**
  * Findings → outcome: exit 1 on any error finding, one annotation per finding. With the manifest,
  * the job summary carries the node table and the cluster diagram (report/summary.ts).
  */
-export function findingsOutcome(title: string, findings: readonly Finding[], facts?: FactsBundle, extraText = '', manifest?: Manifest): TaskOutcome {
+export function findingsOutcome(
+  title: string,
+  findings: readonly Finding[],
+  facts?: FactsBundle,
+  extraText = '',
+  manifest?: Manifest,
+  /** The checks that ran (the summary names them when they found nothing). */
+  checks: readonly string[] = [],
+): TaskOutcome {
   const errors = findings.filter((f) => f.severity === 'error').length
   const warnings = findings.filter((f) => f.severity === 'warning').length
   const failed = hasErrors(findings)
@@ -21,11 +49,7 @@ export function findingsOutcome(title: string, findings: readonly Finding[], fac
     : findings.length === 0
       ? `${title}: no findings`
       : `${title}: passed with ${warnings} warning${warnings === 1 ? '' : 's'}`
-  const annotations: Annotation[] = findings.map((f) => ({
-    level: LEVEL[f.severity],
-    title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
-    message: `${f.message} Fix: ${f.fix}`,
-  }))
+  const annotations = findingAnnotations(findings)
   const files: OutputFile[] = facts ? [{ output: 'facts-file', fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : []
   const json = findingsJson(findings)
   return {
@@ -39,6 +63,7 @@ export function findingsOutcome(title: string, findings: readonly Finding[], fac
       ...(manifest && { fabricSubnet: manifest.fabric.subnet }),
       nodes: manifest ? nodeRowsFrom(manifest, facts, findings) : [],
       findings,
+      checks,
     }),
     annotations,
     outputs: {

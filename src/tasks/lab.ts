@@ -1,4 +1,6 @@
 import { LabError, labDown, labStatus, labUp, renderLabStatus } from '../lab/index.js'
+import { escapeMarkdown } from '../report/escape.js'
+import { verdictLine } from '../report/verdict.js'
 import { SCENARIOS, runLabScenario } from '../lab/scenario.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 
@@ -7,7 +9,7 @@ const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
   headline,
   text,
   json,
-  summary: `### Lab\n\n${headline}\n`,
+  summary: `${verdictLine('passed', headline)}\n`,
   annotations: [],
   outputs: { result: 'ok' },
   files: [],
@@ -20,7 +22,7 @@ function labFailure(err: unknown): TaskOutcome {
     headline: `lab: ${err.message}`,
     text: `error: ${err.message}\n`,
     json: { error: err.message, code: err.code },
-    summary: `### Lab failed\n\n${err.message}\n`,
+    summary: `${verdictLine('failed', `lab: ${err.message}`)}\n`,
     annotations: [{ level: 'error', title: `lab ${err.code}`, message: err.message }],
     outputs: { result: 'error' },
     files: [],
@@ -83,7 +85,7 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
       headline: lines[0]!,
       text: lines.join('\n') + '\n',
       json: { scenario: name, ok, execution: r.execution.results.map((s) => ({ id: s.step.id, status: s.status, detail: s.detail })), vllm: r.vllm },
-      summary: `### Lab scenario ${name}\n\n${lines.join('\n\n')}\n`,
+      summary: `${verdictLine(ok ? 'passed' : 'failed', lines[0]!)}\n\n${lines.slice(1).map(escapeMarkdown).join('\n\n')}\n`,
       annotations: [],
       outputs: { result: ok ? 'ok' : 'failed' },
       files: [],

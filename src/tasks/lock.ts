@@ -2,6 +2,7 @@
  * `lock status` and `lock release [--force]`: the deploy lock on the head, from either front door.
  * A plain release removes only an expired (or unreadable and old) lock; a live one needs --force.
  */
+import { verdictLine } from '../report/verdict.js'
 import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { headOf } from '../plan/node-commands.js'
@@ -26,7 +27,7 @@ function lockOutcome(exitCode: 0 | 1, headline: string, json: Record<string, unk
     headline,
     text: `${headline}\n`,
     json,
-    summary: `### ${exitCode === 0 ? '🔓' : '🔒'} ${headline}\n`,
+    summary: `${verdictLine(exitCode === 0 ? 'passed' : 'failed', headline)}\n`,
     annotations: exitCode === 0 ? [] : [{ level: 'error', title: 'deploy lock', message: headline }],
     // A CLI-only task: the lock's state is in `json`; the Action's outputs carry only the verdict.
     outputs: { result: exitCode === 0 ? 'ok' : 'failed' },

@@ -1,3 +1,5 @@
+import { verdictLine } from '../report/verdict.js'
+
 /**
  * What a task hands to a front door (CLI or Action). The task decides everything; the adapters
  * only print `text` or `json`, turn `annotations` into `::error` lines, set `outputs`, append
@@ -74,7 +76,7 @@ export const usageError = (message: string): TaskOutcome => ({
   headline: message,
   text: `error: ${message}\n`,
   json: { error: message },
-  summary: `**vllm-ray-deploy:** ${message}\n`,
+  summary: `${verdictLine('failed', message)}\n`,
   annotations: [{ level: 'error', title: 'vllm-ray-deploy', message }],
   outputs: { result: 'error' },
   files: [],

@@ -1,4 +1,5 @@
 import { planRollout, type PlanOptions } from '../plan/plan.js'
+import { verdictLine } from '../report/verdict.js'
 import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan.js'
 import type { TaskOutcome } from './outcome.js'
 import { loadOrFail } from './validate.js'
@@ -14,7 +15,7 @@ export async function planTask(path: string, opts: PlanOptions = {}): Promise<Ta
     headline: `plan for ${plan.cluster}: ${plan.phases.length} phases, ${steps} steps on ${plan.nodes.length} nodes`,
     text: renderPlanText(plan),
     json,
-    summary: renderPlanMarkdown(plan),
+    summary: `${verdictLine('passed', `plan for ${plan.cluster}: ${plan.phases.length} phases, ${steps} steps on ${plan.nodes.length} nodes`)}\n\n${renderPlanMarkdown(plan)}`,
     annotations: [],
     outputs: { result: 'planned', plan: JSON.stringify(json) },
     files: [{ output: 'plan-file', fileName: 'vllm-ray-deploy-plan.json', content: JSON.stringify(json, null, 2) + '\n' }],

@@ -54,6 +54,7 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
     r.facts,
     gathered + notes,
     loaded.manifest,
+    ['Ray identity preflight', ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : [])],
   )
   if (!script.patch) return outcome
   return {

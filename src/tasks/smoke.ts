@@ -11,6 +11,7 @@ import { escapeMarkdown } from '../report/escape.js'
 import { renderSummary } from '../report/summary.js'
 import { renderSmokeFiguresMarkdown } from '../smoke/report.js'
 import type { TaskOutcome } from './outcome.js'
+import { findingAnnotations } from './findings-outcome.js'
 import { loadOrFail } from './validate.js'
 
 export interface SmokeOptions {
@@ -20,8 +21,6 @@ export interface SmokeOptions {
   /** Override how nodes are reached (tests); default SSH from the manifest. */
   readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
 }
-
-const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
 
 /** `smoke`: the same gate the deploy ends with (src/smoke/gate.ts), on a serving cluster. */
 export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskOutcome> {
@@ -69,13 +68,10 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
         fabricSubnet: m.fabric.subnet,
         nodes: smokeNodeRows(m, r.report.proof, findings),
         findings,
+        checks: ['smoke test'],
         latency: latencyRowsFrom(r.report.inference),
       })}\n#### Smoke test of ${escapeMarkdown(m.cluster)}: ${ok ? 'passed' : 'failed'}\n\n${renderSmokeFiguresMarkdown(r.report)}`,
-      annotations: findings.map((f) => ({
-        level: LEVEL[f.severity],
-        title: `${f.code}${f.node ? ` on ${f.node}` : ''}`,
-        message: `${f.message} Fix: ${f.fix}`,
-      })),
+      annotations: findingAnnotations(findings),
       outputs: {
         ...r.outputs,
         verdict: ok ? 'passed' : 'failed',

@@ -1,4 +1,5 @@
 import { loadManifestFile } from '../manifest/load.js'
+import { verdictLine } from '../report/verdict.js'
 import type { ManifestError } from '../manifest/manifest-error.js'
 import type { Manifest } from '../manifest/schema.js'
 import { manifestErrorsJson, renderManifestErrorsMarkdown, renderManifestErrorsText } from '../report/manifest-errors.js'
@@ -22,7 +23,7 @@ export function invalidManifest(errors: readonly ManifestError[]): TaskOutcome {
     headline,
     text: renderManifestErrorsText(errors),
     json: { valid: false, ...manifestErrorsJson(errors) },
-    summary: `### ❌ ${headline}\n\n${renderManifestErrorsMarkdown(errors)}`,
+    summary: `${verdictLine('failed', headline)}\n\n${renderManifestErrorsMarkdown(errors)}`,
     annotations: manifestAnnotations(errors),
     outputs: { result: 'invalid', 'error-count': String(errors.length) },
     files: [],
@@ -49,7 +50,7 @@ export async function validateTask(path: string): Promise<TaskOutcome> {
     headline,
     text: `${headline}\n`,
     json: { valid: true, errors: [], cluster: m.cluster, nodes: m.nodes.map((n) => n.name), manifest: m },
-    summary: `### ✅ Manifest valid\n\n${headline}\n`,
+    summary: `${verdictLine('passed', headline)}\n`,
     annotations: [],
     outputs: { result: 'valid', 'error-count': '0', cluster: m.cluster },
     files: [],

@@ -67,7 +67,7 @@ const SCENARIOS: readonly Scenario[] = [
     result: 'failed',
   },
   {
-    name: 'smoke through a real sshd (no vllm serve running: SMOKE_SERVER_EXITED at the first poll)',
+    name: 'smoke through a real sshd (no container, so no vllm serve: SMOKE_SERVER_NOT_STARTED at the first poll)',
     with: (f) => ({ command: 'smoke', manifest: loopbackManifest(f), 'ssh-private-key': f.sshd.clientKey }),
     exit: 1,
     result: 'failed',

@@ -24,7 +24,7 @@ describe('node dist/index.js (the action as the runner starts it)', () => {
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
     expect(r.outputs).toMatchObject({ result: 'valid', 'error-count': '0', cluster: 'spark-pair' })
-    expect(r.summary).toMatch(/## vllm-ray-deploy validate[\s\S]*Manifest valid/)
+    expect(r.summary).toMatch(/^### ✅ passed: \S+ is valid: cluster spark-pair[\s\S]*<sub>vllm-ray-deploy validate<\/sub>/)
   })
 
   it('plan writes the plan as an output and a file', () => {

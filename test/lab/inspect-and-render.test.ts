@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseContainerInspect, parseImageInspect, parseNetworkInspect } from '../../src/lab/docker-inspect.js'
 import { renderLabStatus } from '../../src/lab/status-render.js'
+import { labFiles, labHealthy } from '../../src/lab/status.js'
+import { labPaths } from '../../src/lab/paths.js'
 import type { LabStatus } from '../../src/lab/lab-types.js'
 import { downloadedFiles } from '../../src/lab/workload-image.js'
 
@@ -91,6 +95,7 @@ describe('renderLabStatus', () => {
     ],
     egressGuard: { present: true, rules: ['-i vrd-lab-mgmt0 ! -o vrd-lab-mgmt0 -j DROP', '-i vrd-lab-fab0 ! -o vrd-lab-fab0 -j DROP'] },
     volumes: ['vrd-lab-spark-a-docker'],
+    files: { dirExists: true, missing: [] },
     healthy: false,
     down: false,
   }
@@ -108,5 +113,24 @@ describe('renderLabStatus', () => {
     expect(renderLabStatus({ ...healthy, docker: { ok: false, binary: 'docker', detail: 'Cannot connect' } })).toContain(
       'docker is not usable (docker: Cannot connect)',
     )
+  })
+
+  it('a fresh clone beside a lab another directory set up: not healthy, and it says which directory lacks what', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'vrd-lab-status-')), 'never-created')
+    const files = labFiles(labPaths(dir))
+    expect(files).toEqual({ dirExists: false, missing: ['manifest.yml', 'id_ed25519', 'known_hosts'] })
+    const allUp = {
+      nodes: healthy.nodes.map((n) => ({ ...n, state: 'running', sshReachable: true, dockerReady: true })),
+      networks: healthy.networks,
+      registryOk: true,
+      guardPresent: true,
+    }
+    // Every container answers; only the files are missing: still not a lab this clone can use.
+    expect(labHealthy({ ...allUp, files: { dirExists: true, missing: [] } })).toBe(true)
+    expect(labHealthy({ ...allUp, files })).toBe(false)
+    const text = renderLabStatus({ ...healthy, dir, nodes: allUp.nodes, files, healthy: labHealthy({ ...allUp, files }) })
+    expect(text.split('\n')[0]).toBe(`lab ${dir}: NOT healthy (docker 20.10.24+dfsg1)`)
+    expect(text).toContain(`${dir} does not exist: the containers below were set up from another directory`)
+    expect(text).toContain('files     MISSING manifest.yml, id_ed25519, known_hosts')
   })
 })

@@ -30,9 +30,9 @@ describe('renderFindingsText', () => {
     expect(text.endsWith('\n')).toBe(true)
   })
 
-  it('shows a cluster-wide finding with "-" as its node and keeps multi-line evidence indented', () => {
+  it('shows a cluster-wide finding with "cluster" as its node and keeps multi-line evidence indented', () => {
     const text = renderFindingsText([tricky])
-    expect(text).toContain('UNIQUE_IP_ERROR  warning   -     a | b & <c>')
+    expect(text).toContain('UNIQUE_IP_ERROR  warning   cluster  a | b & <c>')
     expect(text).toContain('UNIQUE_IP_ERROR (cluster):\n  fix: Set VLLM_HOST_IP=<ip> & retry | done\n')
     expect(text).toContain('    Multi:      one\n                two')
   })
@@ -53,7 +53,7 @@ describe('renderFindingsMarkdown', () => {
 
   it('escapes & < > | in every value so a table cannot break or inject HTML', () => {
     const md = renderFindingsMarkdown([tricky])
-    expect(md).toContain('| `UNIQUE_IP_ERROR` | ⚠️ warning | - | a &#124; b &amp; &lt;c&gt; |')
+    expect(md).toContain('| `UNIQUE_IP_ERROR` | ⚠️ warning | cluster | a &#124; b &amp; &lt;c&gt; |')
     expect(md).toContain("| IPs &lt;seen&gt; | {'10.0.0.1'} &#124; {'10.0.0.2'} |")
     expect(md).toContain('| Multi | one<br>two |')
     expect(md).toContain('**Fix:** Set VLLM_HOST_IP=&lt;ip&gt; &amp; retry &#124; done')
@@ -64,8 +64,9 @@ describe('renderFindingsMarkdown', () => {
     expect(escapeMarkdownCell('a&b<c>d|e')).toBe('a&amp;b&lt;c&gt;d&#124;e')
   })
 
-  it('says so when there is nothing to report', () => {
-    expect(renderFindingsMarkdown([])).toContain('no findings')
+  it('says so when there is nothing to report, naming only the checks that ran', () => {
+    expect(renderFindingsMarkdown([])).toBe('No findings.\n')
+    expect(renderFindingsMarkdown([], ['smoke test'])).toBe('**smoke test:** no findings.\n')
   })
 })
 

@@ -9,7 +9,9 @@ import { runChecks } from '../../src/preflight/checks/index.js'
 import { renderRolloutMarkdown } from '../../src/report/deploy.js'
 import { latencyRowsFrom, smokeNodeRows } from '../../src/report/smoke-summary.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { seedBugFacts } from '../preflight/fixtures/facts.js'
+import type { InferenceResult } from '../../src/smoke/inference.js'
+import { smokeOutputs } from '../../src/smoke/report.js'
+import { healthyFacts, seedBugFacts } from '../preflight/fixtures/facts.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../src/manifest/examples/dgx-spark-pair.yml', import.meta.url))
 let manifest: Manifest
@@ -18,7 +20,7 @@ beforeAll(async () => {
 })
 
 describe('deploy summary', () => {
-  it("a seed-bug deploy stopped at the preflight gate and rolled back: the gate's mismatch in table and diagram, each node's release and final state", () => {
+  it('a seed-bug deploy stopped at the preflight gate and rolled back: what runs now and what the failed release showed are separate tables', () => {
     const findings = runChecks(seedBugFacts, expectationFromManifest(manifest))
     const report: RolloutReport = {
       command: 'deploy',
@@ -31,6 +33,7 @@ describe('deploy summary', () => {
       onFailure: { action: 'rollback', ok: true, detail: 'rolled back: release r1 started again', release: 'r1' },
       findings,
       facts: seedBugFacts,
+      afterRollback: { release: 'r1', facts: healthyFacts, findings: [] },
       nodes: [
         { node: 'spark-a', role: 'head', release: 'r1', imageId: 'abababababab', rayIdentity: '192.168.200.12 (head)', state: 'running r1' },
         { node: 'spark-b', role: 'worker', release: 'r1', imageId: 'abababababab', rayIdentity: '192.168.200.13', state: 'running r1' },
@@ -40,10 +43,18 @@ describe('deploy summary', () => {
     const md = renderRolloutMarkdown('spark-pair', report, manifest)
     expect(md.split('\n')[0]).toBe('### ❌ failed: deploy spark-pair: release bug1 failed at preflight; on-failure rollback: done')
     expect(md).toContain('on-failure rollback: rolled back: release r1 started again')
-    expect(md).toContain(
-      '| spark-a | head | 10.1.230.180 | 192.168.200.12 | ❌ 10.1.230.180 (not the fabric IP) | ❌ node:192.168.200.12 (Ray knows spark-a as 10.1.230.180) | sha256:abababababab | r1 | running r1 · RAY_IDENTITY_NOT_FABRIC · VLLM_PIN_NOT_IN_RAY |',
+    const [now, failed] = md.split('#### What the failed release bug1 showed')
+    // What runs now: r1, with the identities its own gate saw (all matching) and none of bug1's codes.
+    expect(now).toContain(
+      '| spark-a | head | 10.1.230.180 | 192.168.200.12 | ✅ 192.168.200.12 | ✅ node:192.168.200.12 | sha256:abababababab | r1 | running r1 |',
     )
-    expect(md).toContain('n0_vllm -.-|"✗ Ray knows spark-a as 10.1.230.180"| n0_ray')
+    expect(now).not.toMatch(/❌ 10\.1\.230\.180|RAY_IDENTITY_NOT_FABRIC \||\| r1 \| [^|]*VLLM_PIN_NOT_IN_RAY/)
+    // What the failed release showed: its mismatch, under its own release id, never beside r1.
+    expect(failed).toContain(
+      '| spark-a | head | 10.1.230.180 | 192.168.200.12 | ❌ 10.1.230.180 (not the fabric IP) | ❌ node:192.168.200.12 (Ray knows spark-a as 10.1.230.180) | sha256:7d3c0a9e5b1f | bug1 | running, in Ray · RAY_IDENTITY_NOT_FABRIC · VLLM_PIN_NOT_IN_RAY |',
+    )
+    expect(failed).toContain('n0_vllm -.-|"✗ Ray knows spark-a as 10.1.230.180"| n0_ray')
+    expect(failed).not.toMatch(/\| r1 \|/)
     // Without the manifest the rollout's own table is kept.
     expect(renderRolloutMarkdown('spark-pair', report)).toContain('| NODE | ROLE | RELEASE | IMAGE ID | RAY IDENTITY | STATE |')
   })
@@ -82,5 +93,52 @@ describe('smoke summary', () => {
       ['spark-a', '192.168.200.12', true, 'serving 1 bundle'],
       ['spark-b', undefined, undefined, 'serving no bundle · SMOKE_SERVING_NODE_MISSING'],
     ])
+  })
+})
+
+describe('the latency table carries every figure the outputs carry', () => {
+  const base = {
+    findings: [],
+    models: ['m'],
+    requests: [
+      { label: 'first prompt', ms: 140, completionTokens: 8, ok: true },
+      { label: 'second prompt', ms: 161, completionTokens: 8, ok: true },
+    ],
+  }
+  const shapes: [string, InferenceResult][] = [
+    [
+      'stream and burst',
+      {
+        ...base,
+        stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' },
+        burst: { requests: 4, p50Ms: 150, p95Ms: 210, tokensPerSecond: 300 },
+        p95Ms: 210,
+        p50Ms: 150,
+        tokensPerSecond: 300,
+      },
+    ],
+    // The case seen from a consumer repository: no burst, p95-ms is over the prompts (161), the table said —.
+    [
+      'stream, no burst',
+      { ...base, stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' }, p95Ms: 161, p50Ms: 140, tokensPerSecond: 130 },
+    ],
+    ['no stream, no burst', { ...base, p95Ms: 161, p50Ms: 140 }],
+  ]
+  const COLUMN = { 'ttft-ms': 2, 'itl-ms': 3, 'p95-ms': 5 } as const
+  it.each(shapes)('%s', (_name, inference) => {
+    const outputs = smokeOutputs({ cluster: 'c', model: 'm', via: 'v', inference, findings: [] })
+    const md = renderSummary({ verdict: 'passed', headline: 'smoke', nodes: [], findings: [], latency: latencyRowsFrom(inference) })
+    const rows = md
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| Request') && !l.startsWith('| ---'))
+      .map((l) => l.slice(2, -2).split(' | '))
+    for (const [output, col] of Object.entries(COLUMN)) {
+      if (outputs[output] === '') continue
+      expect(
+        rows.map((r) => r[col]),
+        `${output} = ${outputs[output]}`,
+      ).toContain(`${Math.round(Number(outputs[output]))} ms`)
+    }
+    if (outputs['tokens-per-second'] !== '') expect(rows.map((r) => r[7])).toContain(Number(outputs['tokens-per-second']).toFixed(1))
   })
 })

@@ -52,7 +52,7 @@ it('writes verdict, model, ttft-ms, itl-ms, tokens-per-second and p95-ms, and a 
   expect(r.outputs).toMatchObject({ verdict: 'passed', result: 'passed', model: 'tiny-random', 'error-count': '0' })
   for (const k of ['ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']) expect(Number(r.outputs[k]), k).toBeGreaterThan(0)
   expect(r.summary).toMatch(
-    /## vllm-ray-deploy smoke[\s\S]*Smoke test of loop: passed[\s\S]*\| time to first token \| [\d.]+ ms \|[\s\S]*\| p50 \/ p95 latency \(burst of 3\) \|/,
+    /^### ✅ passed: smoke test of loop: passed[\s\S]*Smoke test of loop: passed[\s\S]*\| time to first token \| [\d.]+ ms \|[\s\S]*\| p50 \/ p95 latency \(burst of 3\) \|/,
   )
   expect(r.stdout).toContain(`::add-mask::${KEY}`)
   expect(r.stdout.split('\n').filter((l) => l.includes(KEY))).toEqual([`::add-mask::${KEY}`])

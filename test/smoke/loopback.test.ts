@@ -144,3 +144,16 @@ describe('smoke gate against loopback servers', () => {
 })
 
 const WORDS_TEXT = ' present by people year must help around human'
+
+describe('a server that is not running: whether it ever started is said as it is', () => {
+  it.each([
+    ['exited', 'SMOKE_SERVER_EXITED', /no longer running in \S+ on spark-a\. Last log line: .*vLLM API server version/],
+    ['never-started', 'SMOKE_SERVER_NOT_STARTED', /^On spark-a, vllm serve never started in \S+: it is not running and \/tmp\/\S+ is empty or missing\.$/],
+    ['no-container', 'SMOKE_SERVER_NOT_STARTED', /^On spark-a, vllm serve never started: there is no container \S+\.$/],
+  ] as const)('%s: %s', async (serve, code, message) => {
+    const r = await smoke({ serve }, { readyTimeoutSeconds: 20 })
+    expect(r.codes).toEqual([code])
+    expect(r.findings[0]!.message).toMatch(message)
+    if (serve !== 'exited') expect(r.findings[0]!.message).not.toMatch(/no longer/)
+  })
+})

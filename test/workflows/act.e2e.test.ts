@@ -80,7 +80,7 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.steps.find((s) => s.step === 'Main ./')?.ok).toBe(true)
     expect(r.log).toMatch(/::set-output:: result=deployed/)
     expect(r.log).toContain(`::set-output:: release=${pushRelease}`)
-    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy deploy'))
+    const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
     expect(summary, show(r)).toBeDefined()
     expect(summary).toMatch(new RegExp(`### ✅ passed: deploy lab: release ${pushRelease} deployed and serving`))
     const f = ip('spark-a', 'fabricIp')
@@ -98,7 +98,7 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.exitCode, show(r)).toBe(0)
     expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/smoke spark-pair']))
     expect(r.log).toMatch(/::set-output:: verdict=passed/)
-    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy smoke'))
+    const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy smoke</sub>'))
     expect(summary, show(r)).toBeDefined()
     expect(summary).toMatch(/### ✅ passed: smoke test of lab: passed/)
     expect(summary).toContain('#### Smoke test latency')
@@ -111,7 +111,7 @@ describe.sequential('the three triggers on the lab', () => {
     timed('dispatch preflight', r)
     expect(r.exitCode, show(r)).toBe(0)
     expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/preflight spark-pair']))
-    expect(r.summaries.find((s) => s.startsWith('## vllm-ray-deploy preflight'))).toContain('### ✅ passed: preflight of lab: no findings')
+    expect(r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy preflight</sub>'))).toContain('### ✅ passed: preflight of lab: no findings')
   }, 600_000)
 
   it('workflow_dispatch command: deploy of the seed bug fails with VLLM_PIN_NOT_IN_RAY and rolls back; the summary shows the mismatch in the table and the diagram; the artifact holds it all', async () => {
@@ -138,7 +138,7 @@ describe.sequential('the three triggers on the lab', () => {
     expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/deploy spark-pair']))
     expect(r.log).toMatch(/::error title=VLLM_PIN_NOT_IN_RAY on spark-a::/)
     expect(r.log).toMatch(/::set-output:: rolled-back=true/)
-    const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy deploy'))
+    const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
     expect(summary, show(r)).toBeDefined()
     expect(summary).toContain(`release ${bugRelease} failed at preflight`)
     expectSeedBugSummary(summary!)
@@ -171,7 +171,11 @@ describe.sequential('the three triggers on the lab', () => {
     timed('schedule -> preflight + smoke', r)
     expect(r.exitCode, show(r)).toBe(0)
     expect(r.steps.filter((s) => s.step === 'Main ./').map((s) => s.ok)).toEqual([true, true])
-    expect(r.summaries.map((s) => s.split('\n')[0])).toEqual(expect.arrayContaining(['## vllm-ray-deploy preflight', '## vllm-ray-deploy smoke']))
+    expect(r.summaries.map((s) => /<sub>(vllm-ray-deploy \w+)<\/sub>/.exec(s)?.[1])).toEqual(
+      expect.arrayContaining(['vllm-ray-deploy preflight', 'vllm-ray-deploy smoke']),
+    )
+    // Every summary's first line is its verdict.
+    for (const s of r.summaries) expect(s.split('\n')[0]).toMatch(/^### (✅|⚠️|❌|⏹️) /u)
     expect(r.log).not.toMatch(/::set-output:: result=deployed/)
     expect(await containerIds()).toEqual(before)
   }, 600_000)

@@ -33,6 +33,11 @@ export interface FakeBehaviour {
   apiKey?: string
   /** Log lines written when the server starts. */
   logLines?: string[]
+  /**
+   * No `vllm serve` in the container: it ran and `exited` (its log is there), it `never-started`
+   * (the container runs, no log), or there is `no-container` at all.
+   */
+  serve?: 'exited' | 'never-started' | 'no-container'
 }
 
 export interface FakeVllm {
@@ -51,8 +56,11 @@ export interface FakeVllm {
 const SHIM = `#!/bin/sh
 # docker, as the start-up watcher uses it, for a fake head node (see fake-vllm.ts)
 case "$1" in
-  top) [ -f "$FAKE_VLLM_DIR/alive" ] && printf 'PID ARGS\\n4242 vllm serve fake\\n'; exit 0 ;;
-  exec) shift 2; [ "$1" = tail ] && exec tail "$2" "$3" "$FAKE_VLLM_DIR/log"; exit 1 ;;
+  top) [ -f "$FAKE_VLLM_DIR/container" ] || exit 1; [ -f "$FAKE_VLLM_DIR/alive" ] && printf 'PID ARGS\\n4242 vllm serve fake\\n'; exit 0 ;;
+  inspect) [ -f "$FAKE_VLLM_DIR/container" ] && echo true && exit 0; echo "Error: No such object" >&2; exit 1 ;;
+  exec) [ -f "$FAKE_VLLM_DIR/container" ] || exit 1; shift 2
+    [ "$1" = tail ] && exec tail "$2" "$3" "$FAKE_VLLM_DIR/log"
+    [ "$1" = test ] && exec test "$2" "$FAKE_VLLM_DIR/log"; exit 1 ;;
 esac
 exit 1
 `
@@ -74,11 +82,13 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-fake-vllm-'))
   writeFileSync(join(dir, 'docker'), SHIM)
   chmodSync(join(dir, 'docker'), 0o755)
-  writeFileSync(
-    join(dir, 'log'),
-    (b.logLines ?? ['(APIServer pid=4242) INFO 12-03 10:00:00 [api_server.py:1] vLLM API server version 0.17.0']).map((l) => `${l}\n`).join(''),
-  )
-  writeFileSync(join(dir, 'alive'), '')
+  if (b.serve !== 'never-started' && b.serve !== 'no-container')
+    writeFileSync(
+      join(dir, 'log'),
+      (b.logLines ?? ['(APIServer pid=4242) INFO 12-03 10:00:00 [api_server.py:1] vLLM API server version 0.17.0']).map((l) => `${l}\n`).join(''),
+    )
+  if (b.serve !== 'no-container') writeFileSync(join(dir, 'container'), '')
+  if (b.serve === undefined) writeFileSync(join(dir, 'alive'), '')
   const port = await freePort()
   const counters = { requests: 0, generation: 0, prompt: 0 }
   const authSeen: string[] = []
@@ -98,7 +108,7 @@ export async function startFakeVllm(b: FakeBehaviour = {}): Promise<FakeVllm> {
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0]
     if (path === '/health') {
-      res.writeHead(b.health503 ? 503 : 200, { 'content-length': 0 }).end()
+      res.writeHead(b.health503 || b.serve !== undefined ? 503 : 200, { 'content-length': 0 }).end()
       return
     }
     if (path!.startsWith('/v1')) {
