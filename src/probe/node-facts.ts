@@ -157,18 +157,18 @@ export const ContainerFactsSchema = z
 
 /** What the probe reads on a node. */
 const ProbedNodeShape = z.object({
-    hostname: z.string().optional(),
-    interfaces: z.array(InterfaceFactsSchema).readonly(),
-    defaultRoute: RouteFactsSchema.optional(),
-    peers: z.array(PeerReachabilitySchema).readonly(),
-    gpus: z.array(GpuFactsSchema).readonly(),
-    /** The vLLM/Ray container on this node, when one exists. */
-    container: ContainerFactsSchema.optional(),
-    /** The host's kernel, driver, memory, RDMA devices and docker (absent in bundles from before they were gathered). */
-    host: HostFactsSchema.optional(),
-    /** TCP connects to the ports Ray needs on other nodes' fabric IPs. */
-    ports: z.array(PortProbeSchema).readonly().optional(),
-  })
+  hostname: z.string().optional(),
+  interfaces: z.array(InterfaceFactsSchema).readonly(),
+  defaultRoute: RouteFactsSchema.optional(),
+  peers: z.array(PeerReachabilitySchema).readonly(),
+  gpus: z.array(GpuFactsSchema).readonly(),
+  /** The vLLM/Ray container on this node, when one exists. */
+  container: ContainerFactsSchema.optional(),
+  /** The host's kernel, driver, memory, RDMA devices and docker (absent in bundles from before they were gathered). */
+  host: HostFactsSchema.optional(),
+  /** TCP connects to the ports Ray needs on other nodes' fabric IPs. */
+  ports: z.array(PortProbeSchema).readonly().optional(),
+})
 
 export const NodeFactsSchema = ProbedNodeShape.extend({
   /** Node name from the manifest (or from the input file for offline diagnosis). */
@@ -193,7 +193,6 @@ export const ProbeOutputSchema = ProbedNodeShape.extend({
 }).readonly()
 
 export type ProbeOutput = z.output<typeof ProbeOutputSchema>
-
 
 export type InterfaceFacts = z.output<typeof InterfaceFactsSchema>
 export type RouteFacts = z.output<typeof RouteFactsSchema>

@@ -47,9 +47,11 @@ export function portsToProbe(m: Manifest, node: ManifestNode): PortToProbe[] {
   const pinned = pinnedRayPorts(m.ray.extraArgs)
   return m.nodes
     .filter((peer) => peer.name !== node.name)
-    .flatMap((peer) => [
-      ...(peer.role === 'head' ? [{ port: m.ray.port, purpose: 'Ray GCS (ray.port)' }] : []),
-      ...pinned,
-      { port: EPHEMERAL_PROBE_PORT, purpose: 'ephemeral range (NCCL, Ray workers)' },
-    ].map((p) => ({ peer: peer.name, ip: peer.fabricIp, ...p })))
+    .flatMap((peer) =>
+      [
+        ...(peer.role === 'head' ? [{ port: m.ray.port, purpose: 'Ray GCS (ray.port)' }] : []),
+        ...pinned,
+        { port: EPHEMERAL_PROBE_PORT, purpose: 'ephemeral range (NCCL, Ray workers)' },
+      ].map((p) => ({ peer: peer.name, ip: peer.fabricIp, ...p })),
+    )
 }

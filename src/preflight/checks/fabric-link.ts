@@ -112,7 +112,8 @@ export function ncclIbHcaMissing(ctx: CheckContext): Finding[] {
         evidence: {
           NCCL_IB_HCA: value,
           [`RDMA devices on ${node.name} (/sys/class/infiniband)`]: devices.join(', ') || '(none)',
-          From: node.facts?.container?.env['NCCL_IB_HCA'] !== undefined ? `the running container ${node.facts.container.name}` : 'container.env in the manifest',
+          From:
+            node.facts?.container?.env['NCCL_IB_HCA'] !== undefined ? `the running container ${node.facts.container.name}` : 'container.env in the manifest',
         },
         fix:
           devices.length > 0
@@ -126,7 +127,9 @@ export function ncclIbHcaMissing(ctx: CheckContext): Finding[] {
 /** FABRIC_PORT_BLOCKED: a TCP connect over the fabric to a port Ray or NCCL needs got no answer (a firewall drops it). */
 export function fabricPortBlocked(ctx: CheckContext): Finding[] {
   return ctx.nodes.flatMap((node): Finding[] => {
-    const blocked = (node.facts?.ports ?? []).filter((p) => p.state === 'timeout')
+    // Silence from a peer that does not answer at all is FABRIC_UNREACHABLE's (or FABRIC_LINK_DOWN's); here the peer answers ping.
+    const answers = (peer: string) => node.facts?.peers.find((p) => p.peer === peer)?.reachable !== false
+    const blocked = (node.facts?.ports ?? []).filter((p) => p.state === 'timeout' && answers(p.peer))
     if (blocked.length === 0) return []
     const peers = [...new Set(blocked.map((p) => p.peer))]
     return [
@@ -135,7 +138,9 @@ export function fabricPortBlocked(ctx: CheckContext): Finding[] {
         severity: 'error',
         node: node.name,
         message: `From ${node.name}, new TCP connections to ${blocked.map((p) => `${p.peer} ${p.ip}:${p.port} (${p.purpose})`).join(', ')} get no answer: a firewall drops them, and Ray or NCCL fail or hang when they connect.`,
-        evidence: Object.fromEntries(blocked.map((p) => [`${node.name} → ${p.peer} ${p.ip}:${p.port}`, `${p.purpose}: ${p.state}${p.detail ? ` (${p.detail})` : ''}`])),
+        evidence: Object.fromEntries(
+          blocked.map((p) => [`${node.name} → ${p.peer} ${p.ip}:${p.port}`, `${p.purpose}: ${p.state}${p.detail ? ` (${p.detail})` : ''}`]),
+        ),
         fix: `Allow TCP from ${node.name}'s fabric IP to ${peers.join(', ')} on the fabric interface (e.g. iptables -I INPUT -i <fabric if> -s ${node.expected?.fabricIp ?? '<fabric IP>'} -j ACCEPT on ${peers.join(', ')}, or ufw allow in on <fabric if>): Ray's GCS port, the ports ray.extraArgs pins, and the ephemeral range NCCL uses.`,
       },
     ]

@@ -134,7 +134,10 @@ export function noGpuVisible(ctx: CheckContext): Finding[] {
         code: 'NO_GPU_VISIBLE',
         severity: 'error',
         node: node.name,
-        message: seen === 0 ? `No GPU is visible on ${node.name}; the manifest expects ${want}.` : `Only ${seen} of the ${want} GPUs the manifest expects are visible on ${node.name}.`,
+        message:
+          seen === 0
+            ? `No GPU is visible on ${node.name}; the manifest expects ${want}.`
+            : `Only ${seen} of the ${want} GPUs the manifest expects are visible on ${node.name}.`,
         evidence: { [`nodes[${index}].gpus`]: String(want), 'nvidia-smi': host.gpuError ? host.gpuError.error : `${seen} GPU(s)` },
         fix: host.gpuError?.missing
           ? `Install the NVIDIA driver on ${node.name} (nvidia-smi must be on PATH for ${node.expected?.sshUser ?? 'the SSH user'}).`

@@ -40,7 +40,7 @@ export function unifiedMemoryShort(ctx: CheckContext): Finding[] {
           [`${node.name} GPU`]: `${gpu?.name ?? '(unknown)'} (unified memory)`,
           Total: formatBytes(total),
           Available: formatBytes(available),
-          'gpu_memory_utilization': String(utilization),
+          gpu_memory_utilization: String(utilization),
           'vLLM reserves': formatBytes(needed),
           Source: source,
         },
