@@ -134,8 +134,9 @@ print("@@ray " + json.dumps(ray_out))
  * never fatal.
  */
 export const NODE_PROBE_PY = String.raw`
-import json, os, re, subprocess, sys, socket, shutil, threading
+import calendar, json, os, re, subprocess, sys, socket, shutil, threading, time
 args = json.loads(sys.argv[1])
+started_at = None
 out = {"errors": []}
 host = {}
 
@@ -311,10 +312,7 @@ except Exception:
     pass
 
 code, so, se = run(["dmesg"], 3)
-if code == 0:
-    pat = re.compile(r"NV_ERR_NO_MEMORY|Out of memory|oom-kill|invoked oom-killer")
-    hits = [l.strip()[:300] for l in so.splitlines() if pat.search(l)]
-    host["kernelLog"] = hits[-10:]
+dmesg = so if code == 0 else None
 
 docker = {"ok": False}
 hook = shutil.which("nvidia-container-runtime-hook") or shutil.which("nvidia-ctk")
@@ -361,6 +359,8 @@ if docker["ok"]:
             if k in ENV_NAMES:
                 env[k] = v
         cont = {"name": name, "running": bool(c.get("State", {}).get("Running")), "env": env, "versions": {}}
+        if cont["running"]:
+            started_at = c.get("State", {}).get("StartedAt")
         if c.get("Config", {}).get("Image"):
             cont["imageRef"] = c["Config"]["Image"]
         if c.get("Image"):
@@ -395,6 +395,29 @@ if docker["ok"]:
         out["container"] = None
     else:
         out["errors"].append("docker inspect %s: %s" % (name, (se or so).strip() or "exit %d" % code))
+# The kernel log's GPU out-of-memory and OOM-killer lines, since the release's container started
+# (the start-up the lines belong to), else of the last hour: older ones are another run's.
+if dmesg is not None:
+    since = time.time() - args.get("kernelLogWindowSeconds", 3600)
+    started = str((started_at or ""))[:19]
+    try:
+        since = calendar.timegm(time.strptime(started, "%Y-%m-%dT%H:%M:%S"))
+    except Exception:
+        pass
+    try:
+        boot = time.time() - float((read("/proc/uptime") or "0").split()[0])
+    except Exception:
+        boot = None
+    pat = re.compile(r"NV_ERR_NO_MEMORY|Out of memory|oom-kill|invoked oom-killer")
+    hits = []
+    for l in dmesg.splitlines():
+        if not pat.search(l):
+            continue
+        m = re.match(r"\s*\[\s*(\d+(?:\.\d+)?)\]", l)
+        if m and boot is not None and boot + float(m.group(1)) < since:
+            continue
+        hits.append(l.strip()[:300])
+    host["kernelLog"] = hits[-10:]
 for t in threads:
     t.join()
 out["ports"] = sorted(ports, key=lambda p: (p["peer"], p["port"]))

@@ -75,3 +75,30 @@ describe("the probe's reading of nvidia-smi", () => {
     expect(facts.host).toMatchObject({ unifiedMemory: true, memTotalBytes: expect.any(Number), memAvailableBytes: expect.any(Number) })
   })
 })
+
+describe("the probe's kernel-log lines", () => {
+  it('keeps the GPU out-of-memory and OOM-killer lines of the window (an hour; 30 s here) when no release runs, not older ones', () => {
+    const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
+    const at = (secondsAgo: number) => `[${Math.max(0, uptime - secondsAgo).toFixed(6)}]`
+    const old = `${at(300)} NVRM: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) five minutes ago`
+    const recent = `${at(2)} NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal`
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-dmesg-'))
+    try {
+      writeFileSync(join(dir, 'log'), `${old}\n${at(5)} eth0: link up\n${recent}\n`)
+      writeFileSync(join(dir, 'dmesg'), `#!/bin/sh\ncat "${dir}/log"\n`)
+      chmodSync(join(dir, 'dmesg'), 0o755)
+      const p = probeCommand(m, head)
+      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        input: p.stdin,
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      // The old line is kept only where this machine booted less than two hours ago.
+      const expected = uptime > 7300 ? [recent] : [old, recent]
+      expect(nodeFactsFromProbe(head, r.stdout).facts.host?.kernelLog).toEqual(expected)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
