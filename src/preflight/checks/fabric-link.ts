@@ -7,9 +7,12 @@ import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
 import type { CheckContext, ClusterNode } from './context.js'
 
-/** A node's fabric interfaces as the facts show them: the manifest's names, plus whichever holds the node's fabric IP. */
+/**
+ * A node's fabric interfaces as the facts show them: the manifest's names, whichever holds the
+ * node's fabric IP, and (with no manifest, as in `diagnose --facts`) those its routes to peers use.
+ */
 function fabricLinks(ctx: CheckContext, node: ClusterNode): InterfaceFacts[] {
-  const names = new Set(ctx.expected?.fabricInterfaces ?? [])
+  const names = new Set(ctx.expected?.fabricInterfaces ?? (node.facts?.peers ?? []).flatMap((p) => (p.route.dev ? [p.route.dev] : [])))
   const ip = node.expected?.fabricIp
   return (node.facts?.interfaces ?? []).filter((i) => names.has(i.name) || (ip !== undefined && i.addresses.some((a) => stripPrefixLength(a) === ip)))
 }
