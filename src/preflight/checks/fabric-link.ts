@@ -94,36 +94,47 @@ export function ibHcaNames(value: string): { names: string[]; exact: boolean } {
   }
 }
 
+/** Where NCCL_IB_HCA comes from on a node: the manifest's container.env (the next container) and the running container's env. */
+function ibHcaSources(ctx: CheckContext, node: ClusterNode): { value: string; from: string }[] {
+  const out: { value: string; from: string }[] = []
+  const manifest = ctx.expected?.containerEnv
+  if (manifest?.['NCCL_IB_HCA'] !== undefined && manifest['NCCL_IB_DISABLE'] !== '1')
+    out.push({ value: manifest['NCCL_IB_HCA'], from: 'container.env in the manifest' })
+  const c = node.facts?.container
+  const running = c?.env['NCCL_IB_HCA']
+  if (c && running !== undefined && c.env['NCCL_IB_DISABLE'] !== '1' && !out.some((o) => o.value === running))
+    out.push({ value: running, from: `the container ${c.name}` })
+  return out
+}
+
 /** NCCL_IB_HCA_MISSING: NCCL_IB_HCA names an RDMA device a node does not have; NCCL then falls back to sockets without an error. */
 export function ncclIbHcaMissing(ctx: CheckContext): Finding[] {
   return ctx.nodes.flatMap((node): Finding[] => {
     const devices = node.facts?.host?.rdmaDevices
     if (!devices) return []
-    const env = node.facts?.container?.env ?? ctx.expected?.containerEnv ?? {}
-    const value = env['NCCL_IB_HCA']
-    if (value === undefined || env['NCCL_IB_DISABLE'] === '1') return []
-    const { names, exact } = ibHcaNames(value)
-    // NCCL matches a name as a prefix (mlx5 matches mlx5_0) unless the list starts with `=`.
-    const missing = names.filter((n) => !devices.some((d) => (exact ? d === n : d.startsWith(n))))
-    if (missing.length === 0) return []
-    return [
-      {
-        code: 'NCCL_IB_HCA_MISSING',
-        severity: 'error',
-        node: node.name,
-        message: `NCCL_IB_HCA names ${missing.join(', ')}, which ${node.name} does not have: NCCL falls back to TCP sockets (NET/Socket) without an error, at a fraction of the fabric's speed.`,
-        evidence: {
-          NCCL_IB_HCA: value,
-          [`RDMA devices on ${node.name} (/sys/class/infiniband)`]: devices.join(', ') || '(none)',
-          From:
-            node.facts?.container?.env['NCCL_IB_HCA'] !== undefined ? `the running container ${node.facts.container.name}` : 'container.env in the manifest',
+    return ibHcaSources(ctx, node).flatMap(({ value, from }): Finding[] => {
+      const { names, exact } = ibHcaNames(value)
+      // NCCL matches a name as a prefix (mlx5 matches mlx5_0) unless the list starts with `=`.
+      const missing = names.filter((n) => !devices.some((d) => (exact ? d === n : d.startsWith(n))))
+      if (missing.length === 0) return []
+      return [
+        {
+          code: 'NCCL_IB_HCA_MISSING',
+          severity: 'error',
+          node: node.name,
+          message: `NCCL_IB_HCA names ${missing.join(', ')}, which ${node.name} does not have: NCCL falls back to TCP sockets (NET/Socket) without an error, at a fraction of the fabric's speed.`,
+          evidence: {
+            NCCL_IB_HCA: value,
+            [`RDMA devices on ${node.name} (/sys/class/infiniband)`]: devices.join(', ') || '(none)',
+            From: from,
+          },
+          fix:
+            devices.length > 0
+              ? `Set NCCL_IB_HCA in container.env to devices ${node.name} has (${devices.join(',')}; ibdev2netdev maps them to the fabric interfaces).`
+              : `${node.name} has no RDMA device: load the driver (modprobe mlx5_ib; check ibv_devices), pass /dev/infiniband into the container (container.devices), or drop NCCL_IB_HCA to use sockets knowingly.`,
         },
-        fix:
-          devices.length > 0
-            ? `Set NCCL_IB_HCA in container.env to devices ${node.name} has (${devices.join(',')}; ibdev2netdev maps them to the fabric interfaces).`
-            : `${node.name} has no RDMA device: load the driver (modprobe mlx5_ib; check ibv_devices), pass /dev/infiniband into the container (container.devices), or drop NCCL_IB_HCA to use sockets knowingly.`,
-      },
-    ]
+      ]
+    })
   })
 }
 
