@@ -8,17 +8,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
+import { readFileSync } from 'node:fs'
 import { hostChecks } from '../../src/deploy/host-checks.js'
-import { dockerBinary, labUp } from '../../src/lab/index.js'
-import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import { type LabInfo, dockerBinary, labUp } from '../../src/lab/index.js'
+import { labTransports, loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import type { Finding } from '../../src/preflight/finding.js'
+import { preflightManifest } from '../../src/tasks/preflight.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
 let containerOf: (node: string) => string
+let lab: LabInfo
 const local = new LocalTransport()
 const progress = (m: string) => process.stderr.write(`[gates] ${m}\n`)
 const tags = (f: readonly Finding[]) => f.map((x) => `${x.code}@${x.node ?? 'cluster'}`)
@@ -42,6 +45,7 @@ const worker = () => manifest.nodes.find((n) => n.role === 'worker')!
 
 beforeAll(async () => {
   const info = await labUp({ nodes: 2, onProgress: progress })
+  lab = info
   containerOf = (node) => info.nodes.find((n) => n.name === node)!.container
   ;({ manifest } = await loadLabManifest())
   transports = await labTransports(manifest)
@@ -122,4 +126,35 @@ describe('the host gates on the lab', () => {
     expect(f.map((x) => `${x.severity} ${x.code}@${x.node}`)).toEqual(manifest.nodes.map((n) => `warning FABRIC_LINK_SPEED@${n.name}`))
     expect(await check()).toEqual([])
   }, 120_000)
+})
+
+describe('after launch', () => {
+  it("a node whose image reports another Ray version: the preflight's VERSION_SKEW with each node's Ray; none before or after", async () => {
+    const r = await runLabScenario('healthy', { dir: lab.dir })
+    expect(r.execution.ok).toBe(true)
+    const credentials = { privateKey: readFileSync(lab.sshKeyPath, 'utf8'), knownHosts: readFileSync(lab.knownHostsPath, 'utf8') }
+    const preflight = async () => {
+      const started = Date.now()
+      const p = await preflightManifest(manifest, { credentials })
+      progress(`preflight in ${Date.now() - started} ms: ${tags(p.findings).join(', ') || 'none'}`)
+      return p
+    }
+    const healthy = await preflight()
+    expect(healthy.findings).toEqual([])
+    const ray = healthy.facts.nodes.find((n) => n.node === worker().name)?.container?.versions.ray
+    expect(ray).toMatch(/^\d+\.\d+\.\d+$/)
+    const c = manifest.container.name
+    const where = (
+      await inNode(worker().name, 'docker', 'exec', c, 'python3', '-c', "import importlib.metadata as m; print(m.distribution('ray')._path)")
+    ).trim()
+    await inNode(worker().name, 'docker', 'exec', c, 'sed', '-i', `s/^Version: ${ray}$/Version: 2.49.1/`, `${where}/METADATA`)
+    try {
+      const f = (await preflight()).findings
+      expect(tags(f)).toEqual(['VERSION_SKEW@cluster'])
+      expect(f[0]!.evidence).toEqual({ [`${head().name} Ray`]: ray, [`${worker().name} Ray`]: '2.49.1' })
+    } finally {
+      await inNode(worker().name, 'docker', 'exec', c, 'sed', '-i', `s/^Version: 2.49.1$/Version: ${ray}/`, `${where}/METADATA`)
+    }
+    expect((await preflight()).findings).toEqual([])
+  }, 600_000)
 })
