@@ -201,3 +201,14 @@ describe('unified memory', () => {
     ])
   })
 })
+
+describe('one finding per fault when the host checks and the identity checks both see it', () => {
+  it('a fabric address missing is FABRIC_ADDRESS_MISSING alone, a GPU missing NO_GPU_VISIBLE alone; without host facts the identity checks still say it', () => {
+    const noAddress = setIface(healthy, 'spark-b', { addresses: [] })
+    expect(tags(noAddress).filter((t) => /FABRIC_(ADDRESS|UNREACHABLE)/.test(t))).toEqual(['error FABRIC_ADDRESS_MISSING@spark-b'])
+    const noGpu = withNode(healthy, 'spark-b', (n) => ({ ...n, gpus: [] }))
+    expect(tags(noGpu).filter((t) => /GPU/.test(t))).toEqual(['error NO_GPU_VISIBLE@spark-b'])
+    const old = withNode(healthyFacts, 'spark-b', (n) => ({ ...n, gpus: [] }))
+    expect(tags(old).filter((t) => /GPU/.test(t))).toEqual(['error GPU_SHORTFALL@spark-b'])
+  })
+})
