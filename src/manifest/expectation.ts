@@ -14,6 +14,9 @@ export interface ExpectedNode {
   /** The fabric IP this node should have and that Ray and vLLM should both use as its identity. */
   readonly fabricIp: string
   readonly gpus: number
+  /** SSH login user and port on this node (for fixes that say `ssh user@host`). */
+  readonly sshUser?: string
+  readonly sshPort?: number
 }
 
 export interface Expectation {
@@ -30,6 +33,29 @@ export interface Expectation {
   readonly imageDigest?: string
   /** Name of the Ray/vLLM container on every node. */
   readonly containerName: string
+  /** `fabric.mtu` / `fabric.linkSpeedGbps`, when the manifest says. */
+  readonly fabricMtu?: number
+  readonly fabricLinkSpeedGbps?: number
+  /** Ray's GCS port on the head (`ray.port`). */
+  readonly rayPort?: number
+  /** vLLM's `--gpu-memory-utilization` as `vllm.args` sets it (vLLM's default 0.9 otherwise). */
+  readonly gpuMemoryUtilization?: number
+  /** The container's environment as the manifest sets it (`container.env`). */
+  readonly containerEnv?: Readonly<Record<string, string>>
+}
+
+/** vLLM's default `--gpu-memory-utilization` (vllm/config/cache.py, `gpu_memory_utilization: float = 0.9`). */
+export const VLLM_DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+
+/** `--gpu-memory-utilization X` or `--gpu-memory-utilization=X` in vLLM's arguments (the last one wins, as in argparse). */
+export function gpuMemoryUtilizationOf(args: readonly string[]): number {
+  let value = VLLM_DEFAULT_GPU_MEMORY_UTILIZATION
+  args.forEach((arg, i) => {
+    const text = arg === '--gpu-memory-utilization' ? args[i + 1] : arg.startsWith('--gpu-memory-utilization=') ? arg.split('=')[1] : undefined
+    const n = text === undefined ? Number.NaN : Number(text)
+    if (Number.isFinite(n) && n > 0 && n <= 1) value = n
+  })
+  return value
 }
 
 export function expectationFromManifest(manifest: Manifest): Expectation {
@@ -43,6 +69,8 @@ export function expectationFromManifest(manifest: Manifest): Expectation {
       sshHost: node.ssh.host,
       fabricIp: node.fabricIp,
       gpus: node.gpus,
+      sshUser: node.ssh.user ?? manifest.ssh.user,
+      sshPort: node.ssh.port ?? manifest.ssh.port,
     })),
     fabricInterfaces: [...manifest.fabric.interfaces],
     fabricSubnet: manifest.fabric.subnet,
@@ -51,5 +79,10 @@ export function expectationFromManifest(manifest: Manifest): Expectation {
     image: manifest.image.ref,
     ...(imageDigest !== undefined && { imageDigest }),
     containerName: manifest.container.name,
+    ...(manifest.fabric.mtu !== undefined && { fabricMtu: manifest.fabric.mtu }),
+    ...(manifest.fabric.linkSpeedGbps !== undefined && { fabricLinkSpeedGbps: manifest.fabric.linkSpeedGbps }),
+    rayPort: manifest.ray.port,
+    gpuMemoryUtilization: gpuMemoryUtilizationOf(manifest.vllm.args),
+    containerEnv: manifest.container.env,
   }
 }

@@ -93,6 +93,16 @@ export const FabricSchema = z
       .min(1)
       .describe('Network interface name(s) of the fast fabric (RoCE/InfiniBand/Ethernet) that NCCL, Gloo, Ray and vLLM must use, e.g. `enp1s0f1np1`.'),
     subnet: cidrBlock().describe('The fabric subnet in CIDR form. Every node `fabricIp` must lie inside it; Ray and vLLM are pinned to addresses in it.'),
+    mtu: wholeNumber({ min: 576, max: 65536 })
+      .optional()
+      .describe(
+        'Expected MTU of every fabric interface, e.g. `9000`. The preflight and the host checks always require the fabric interfaces of all nodes to share one MTU (a mismatch hangs NCCL); with this set they must also equal it.',
+      ),
+    linkSpeedGbps: wholeNumber({ min: 1 })
+      .optional()
+      .describe(
+        'Expected link speed of every fabric interface in Gb/s, e.g. `200` on a DGX Spark pair. A link that negotiated less (read from `/sys/class/net/IF/speed`) is a warning: it works, at a fraction of the tensor-parallel speed.',
+      ),
   })
   .describe('The high-speed network between the nodes, as opposed to the management network SSH uses.')
 

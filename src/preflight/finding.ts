@@ -18,13 +18,21 @@ export const FINDING_CODES = [
   'IMAGE_MISMATCH',
   'VERSION_SKEW',
   'FABRIC_UNREACHABLE',
-  // Host checks before a deploy (src/deploy/host-checks.ts)
+  // Host checks (src/preflight/checks/host.ts), before a deploy changes anything and in the preflight
   'DOCKER_UNUSABLE',
   'FABRIC_ADDRESS_MISSING',
   'FABRIC_LINK_DOWN',
   'NO_GPU_VISIBLE',
   'DISK_SPACE_LOW',
   'RELAY_SSH_FAILED',
+  // Node match, fabric and unified memory (src/preflight/checks/node-match.ts, fabric-link.ts, memory.ts)
+  'NODE_DRIFT',
+  'FABRIC_MTU_MISMATCH',
+  'FABRIC_LINK_SPEED',
+  'NCCL_IB_HCA_MISSING',
+  'FABRIC_PORT_BLOCKED',
+  'UNIFIED_MEMORY_SHORT',
+  'GPU_MEMORY_EXHAUSTED',
   // Image delivery (src/deploy/relay.ts)
   'IMAGE_TRANSFER_FAILED',
   // Log signatures

@@ -30,10 +30,14 @@ export const ENV_OF_INTEREST = [
   'NVIDIA_VISIBLE_DEVICES',
 ] as const
 
-/** Runs inside the container (`docker exec <c> python3 -c ...`): versions, vLLM's IP, Ray's identity. */
+/**
+ * Runs inside the container (`docker exec <c> python3 -c ...`): versions, vLLM's IP, Ray's identity.
+ * Prints the container's facts in the facts document's own field names (src/preflight/facts.ts).
+ */
 export const CONTAINER_PY = String.raw`
 import json, os, platform, socket, glob
-out = {"python": platform.python_version()}
+versions = {"python": platform.python_version()}
+out = {"versions": versions}
 # The installed distribution's version, read from its metadata: importing ray costs about a second of
 # CPU per node (and a real vllm imports torch), while the metadata is what __version__ holds. The
 # import stays as the fallback for a package without metadata (a source tree on PYTHONPATH).
@@ -41,17 +45,28 @@ try:
     from importlib.metadata import version as dist_version
 except Exception:
     dist_version = None
-for mod in ("ray", "vllm"):
+def meta(name):
     try:
-        out[mod] = dist_version(mod)
-        continue
+        return dist_version(name)
     except Exception:
-        pass
-    try:
-        m = __import__(mod)
-        out[mod] = getattr(m, "__version__", "unknown")
-    except Exception as e:
-        out[mod + "_error"] = type(e).__name__
+        return None
+for mod in ("ray", "vllm"):
+    v = meta(mod)
+    if v is None:
+        try:
+            m = __import__(mod)
+            v = getattr(m, "__version__", "unknown")
+        except Exception as e:
+            out.setdefault("importErrors", {})[mod] = type(e).__name__
+    if v is not None:
+        versions[mod] = v
+# torch and the NCCL its wheel links (nvidia-nccl-cu12/cu13), from metadata only: no import.
+for key, names in (("torch", ("torch",)), ("nccl", ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"))):
+    for n in names:
+        v = meta(n)
+        if v:
+            versions[key] = v
+            break
 ip = os.environ.get("VLLM_HOST_IP", "")
 src = "VLLM_HOST_IP" if ip else "default-route"
 if not ip:
@@ -66,15 +81,15 @@ if not ip:
             pass
     if not ip:
         ip, src = "0.0.0.0", "unknown"
-out["vllm_ip"] = ip
-out["vllm_ip_source"] = src
+out["vllmIp"] = ip
+out["vllmIpSource"] = src
 for path in sorted(glob.glob("/tmp/ray/session_latest/node_ip_address.json*")):
     try:
         with open(path) as f:
             data = json.load(f)
         vals = [v for v in (data.values() if isinstance(data, dict) else [data]) if isinstance(v, str)]
         if vals:
-            out["ray_node_ip"] = vals[0]
+            out["rayNodeIp"] = vals[0]
             break
     except Exception:
         pass
@@ -112,22 +127,43 @@ print("@@ray " + json.dumps(ray_out))
 `
 
 /**
- * The host-side probe. Reads one JSON argument (container, peers, ray flag); CONTAINER_PY, RAY_PY and
- * ENV_NAMES are defined in front of it by `probeCommand`.
+ * The host-side probe. Reads one JSON argument (see `ProbeArgs` in probe-command.ts); CONTAINER_PY,
+ * RAY_PY and ENV_NAMES are defined in front of it by `probeCommand`. Prints one JSON document whose
+ * fields are the facts document's own (src/preflight/facts.ts: NodeFacts), plus the head's Ray view.
+ * Everything is read-only; each sub-command has its own timeout, and a failing part is recorded,
+ * never fatal.
  */
 export const NODE_PROBE_PY = String.raw`
-import json, subprocess, sys, socket, shutil
+import calendar, json, os, re, subprocess, sys, socket, shutil, threading, time
 args = json.loads(sys.argv[1])
+started_at = None
 out = {"errors": []}
+host = {}
 
 def run(cmd, timeout=10):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         return p.returncode, p.stdout, p.stderr
     except FileNotFoundError:
         return 127, "", cmd[0] + ": not found"
     except subprocess.TimeoutExpired:
         return 124, "", " ".join(cmd[:3]) + ": timed out after %ss" % timeout
+
+def flat(text, n=400):
+    return " ".join(text.split())[:n]
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except Exception:
+        return None
+
+def number(text):
+    try:
+        return int(text)
+    except Exception:
+        return None
 
 def route(to):
     code, so, se = run(["ip", "-j", "route", "get", to], 5)
@@ -143,101 +179,247 @@ def route(to):
             res[{"prefsrc": "src", "gateway": "via"}.get(k, k)] = r[k]
     return res
 
+# Ports are probed on threads while the rest runs: a dropped port costs its timeout once, not per port.
+ports = []
+def probe_port(p):
+    res = {"peer": p["peer"], "ip": p["ip"], "port": p["port"], "purpose": p["purpose"]}
+    try:
+        s = socket.create_connection((p["ip"], p["port"]), 2)
+        s.close()
+        res["state"] = "open"
+    except ConnectionRefusedError:
+        res["state"] = "refused"
+    except socket.timeout:
+        res["state"] = "timeout"
+        res["detail"] = "no answer within 2 s"
+    except Exception as e:
+        res["state"] = "error"
+        res["detail"] = flat(str(e), 200)
+    ports.append(res)
+threads = [threading.Thread(target=probe_port, args=(p,)) for p in args.get("ports", [])]
+for t in threads:
+    t.start()
+
 out["hostname"] = socket.gethostname()
-code, so, se = run(["ip", "-j", "addr"], 5)
+host["kernel"] = os.uname().release
+
+def sysnet(name, key):
+    return read("/sys/class/net/%s/%s" % (name, key))
+
 ifaces = []
+code, so, se = run(["ip", "-j", "addr"], 5)
 if code == 0:
     for i in json.loads(so):
         ifaces.append({
             "name": i.get("ifname"),
             "up": "UP" in i.get("flags", []) or i.get("operstate") == "UP",
+            "flags": i.get("flags", []),
             "addresses": ["%s/%s" % (a["local"], a["prefixlen"]) for a in i.get("addr_info", []) if a.get("local")],
-            "altnames": i.get("altnames", []),
         })
 else:
     out["errors"].append("ip -j addr: " + (se or so).strip())
+    # Without iproute2 (a minimal host), the kernel still lists its links.
+    try:
+        for name in sorted(os.listdir("/sys/class/net")):
+            ifaces.append({"name": name, "up": sysnet(name, "operstate") == "up", "addresses": []})
+    except Exception:
+        pass
+for i in ifaces:
+    state = sysnet(i["name"], "operstate")
+    if state:
+        i["operstate"] = state
+    mtu = number(sysnet(i["name"], "mtu"))
+    if mtu is not None:
+        i["mtu"] = mtu
+    # -1 (virtio, no carrier) and EINVAL (loopback, virtual links): the kernel does not know the speed.
+    speed = number(sysnet(i["name"], "speed"))
+    if speed is not None and speed > 0:
+        i["speedMbps"] = speed
 out["interfaces"] = ifaces
-out["default_route"] = route("8.8.8.8")
+out["defaultRoute"] = route("8.8.8.8")
 
 peers = []
 for p in args["peers"]:
     r = route(p["ip"])
-    reach, detail = None, ""
+    peer = {"peer": p["name"], "ip": p["ip"], "route": r}
     if "error" not in r:
         if shutil.which("ping"):
             c, so2, se2 = run(["ping", "-n", "-c", "1", "-W", "2", p["ip"]], 5)
-            reach = c == 0
             lines = (se2 or so2).strip().splitlines()
-            detail = "ping: ok" if reach else "ping: " + (lines[-1] if lines else "no reply")
+            peer["reachable"] = c == 0
+            peer["detail"] = "ping: ok" if c == 0 else "ping: " + (lines[-1] if lines else "no reply")
         else:
             try:
                 s = socket.create_connection((p["ip"], p.get("port", 22)), 3)
                 s.close()
-                reach, detail = True, "tcp/%s: ok" % p.get("port", 22)
+                peer["reachable"], peer["detail"] = True, "tcp/%s: ok" % p.get("port", 22)
             except ConnectionRefusedError:
-                reach, detail = True, "tcp/%s: refused, so the host answered" % p.get("port", 22)
+                peer["reachable"], peer["detail"] = True, "tcp/%s: refused, so the host answered" % p.get("port", 22)
             except Exception as e:
-                reach, detail = False, "tcp/%s: %s" % (p.get("port", 22), e)
-    peers.append({"peer": p["name"], "ip": p["ip"], "route": r, "reachable": reach, "detail": detail})
+                peer["reachable"], peer["detail"] = False, "tcp/%s: %s" % (p.get("port", 22), e)
+    peers.append(peer)
 out["peers"] = peers
 
 gpus = []
-code, so, se = run(["nvidia-smi", "--query-gpu=index,name,uuid", "--format=csv,noheader"], 15)
+fields = ["index", "name", "uuid", "memory.total", "memory.free", "driver_version"]
+code, so, se = run(["nvidia-smi", "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"], 15)
 if code == 0:
+    unified = False
     for line in so.strip().splitlines():
         parts = [x.strip() for x in line.split(",")]
-        if len(parts) >= 2 and parts[0].isdigit():
-            gpus.append({"index": int(parts[0]), "name": parts[1], "uuid": parts[2] if len(parts) > 2 else None})
+        if len(parts) < 2 or not parts[0].isdigit():
+            continue
+        g = {"index": int(parts[0]), "name": parts[1]}
+        if len(parts) > 2 and parts[2]:
+            g["uuid"] = parts[2]
+        total = number(parts[3]) if len(parts) > 3 else None
+        free = number(parts[4]) if len(parts) > 4 else None
+        if total is not None:
+            g["memoryTotalMiB"] = total
+        if free is not None:
+            g["memoryFreeMiB"] = free
+        if len(parts) > 5 and parts[5] and "driverVersion" not in host:
+            host["driverVersion"] = parts[5]
+        # GB10 (DGX Spark) shares the host's memory; its driver reports no memory of its own ([N/A]).
+        if total is None or "GB10" in parts[1]:
+            unified = True
+        gpus.append(g)
+    if gpus:
+        host["unifiedMemory"] = unified
+    c2, so2, se2 = run(["nvidia-smi"], 15)
+    m = re.search(r"CUDA Version:\s*([0-9.]+)", so2)
+    if m:
+        host["cudaVersion"] = m.group(1)
 else:
-    out["errors"].append("nvidia-smi: " + ((se or so).strip() or "exit %d" % code))
+    host["gpuError"] = {"missing": code == 127, "error": flat((se or so).strip() or "exit %d" % code)}
+    out["errors"].append("nvidia-smi: " + host["gpuError"]["error"])
 out["gpus"] = gpus
+m = re.search(r"Kernel Module(?: for \S+)?\s+([0-9][0-9.]*)", read("/proc/driver/nvidia/version") or "")
+if m:
+    host["driverVersion"] = m.group(1)
+
+meminfo = read("/proc/meminfo") or ""
+for key, name in (("MemTotal", "memTotalBytes"), ("MemAvailable", "memAvailableBytes")):
+    m = re.search(r"^%s:\s+(\d+) kB" % key, meminfo, re.M)
+    if m:
+        host[name] = int(m.group(1)) * 1024
+
+try:
+    host["rdmaDevices"] = sorted(os.listdir("/sys/class/infiniband"))
+except FileNotFoundError:
+    host["rdmaDevices"] = []
+except Exception:
+    pass
+
+code, so, se = run(["dmesg"], 3)
+dmesg = so if code == 0 else None
+
+docker = {"ok": False}
+hook = shutil.which("nvidia-container-runtime-hook") or shutil.which("nvidia-ctk")
+if hook:
+    docker["nvidiaHook"] = hook
+code, so, se = run(["docker", "info", "--format", "{{json .}}"], 15)
+info = None
+if code == 0:
+    try:
+        info = json.loads(so)
+    except Exception:
+        pass
+if info and info.get("ServerVersion") and str(info.get("DockerRootDir", "")).startswith("/"):
+    docker.update({"ok": True, "version": info["ServerVersion"], "rootDir": info["DockerRootDir"], "runtimes": sorted((info.get("Runtimes") or {}).keys())})
+    try:
+        st = os.statvfs(info["DockerRootDir"])
+        docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
+    except Exception as e:
+        out["errors"].append("free space under %s: %s" % (info["DockerRootDir"], e))
+else:
+    docker["missing"] = code == 127
+    err = (se or so).strip()
+    if isinstance(info, dict) and info.get("ServerErrors"):
+        err = "; ".join(str(e) for e in info["ServerErrors"])
+    docker["error"] = "exit %d: %s" % (code, flat(err or "docker info printed no server version"))
+host["docker"] = docker
+
+relay = []
+for t in args.get("relay", []):
+    c, so2, se2 = run(["ssh"] + args.get("sshOptions", []) + ["-p", str(t["port"]), "-l", t["user"], t["ip"], "true"], 15)
+    relay.append({"ip": t["ip"], "code": c, "output": flat(se2 or so2)})
+if args.get("relay"):
+    host["relay"] = relay
+out["host"] = host
 
 name = args["container"]
-code, so, se = run(["docker", "inspect", "--type", "container", name], 15)
-if code == 0:
-    c = json.loads(so)[0]
-    env = {}
-    for kv in c.get("Config", {}).get("Env") or []:
-        k, _, v = kv.partition("=")
-        if k in ENV_NAMES:
-            env[k] = v
-    cont = {
-        "name": name,
-        "running": bool(c.get("State", {}).get("Running")),
-        "status": c.get("State", {}).get("Status"),
-        "image_ref": c.get("Config", {}).get("Image"),
-        "image_id": c.get("Image"),
-        "network_mode": c.get("HostConfig", {}).get("NetworkMode"),
-        "env": env,
-    }
-    if cont["running"]:
-        # On the head, Ray's view comes from the same Python process (RAY_PY after CONTAINER_PY).
-        program = CONTAINER_PY + ("\n" + RAY_PY if args.get("ray") else "")
-        code, so, se = run(["docker", "exec", name, "python3", "-c", program], 90 if args.get("ray") else 60)
-        lines = so.splitlines()
-        ray_at = [i for i, l in enumerate(lines) if l.startswith("@@ray ")]
-        ray_lines = [lines[i] for i in ray_at]
-        # CONTAINER_PY's line is the last one before Ray's (the last line on a worker).
-        inside_lines = [l for l in lines[: ray_at[0] if ray_at else len(lines)] if l.strip()]
-        try:
-            cont["inside"] = json.loads(inside_lines[-1])
-        except Exception:
-            out["errors"].append("probe inside %s failed: %s" % (name, (se or so).strip()[-500:]))
-        if args.get("ray"):
+if docker["ok"]:
+    code, so, se = run(["docker", "inspect", "--type", "container", name], 15)
+    if code == 0:
+        c = json.loads(so)[0]
+        env = {}
+        for kv in c.get("Config", {}).get("Env") or []:
+            k, _, v = kv.partition("=")
+            if k in ENV_NAMES:
+                env[k] = v
+        cont = {"name": name, "running": bool(c.get("State", {}).get("Running")), "env": env, "versions": {}}
+        if cont["running"]:
+            started_at = c.get("State", {}).get("StartedAt")
+        if c.get("Config", {}).get("Image"):
+            cont["imageRef"] = c["Config"]["Image"]
+        if c.get("Image"):
+            cont["imageId"] = c["Image"]
+        if cont["running"] and args.get("exec", True):
+            # On the head, Ray's view comes from the same Python process (RAY_PY after CONTAINER_PY).
+            program = CONTAINER_PY + ("\n" + RAY_PY if args.get("ray") else "")
+            code, so, se = run(["docker", "exec", name, "python3", "-c", program], 90 if args.get("ray") else 60)
+            lines = so.splitlines()
+            ray_at = [i for i, l in enumerate(lines) if l.startswith("@@ray ")]
+            # CONTAINER_PY's line is the last one before Ray's (the last line on a worker).
+            inside_lines = [l for l in lines[: ray_at[0] if ray_at else len(lines)] if l.strip()]
             try:
-                r = json.loads(ray_lines[-1][len("@@ray "):])
+                inside = json.loads(inside_lines[-1])
+                inside.pop("importErrors", None)
+                cont.update(inside)
             except Exception:
-                r = {"nodes_error": ((se or so).strip()[-800:] or "exit %d" % code)}
-            if "nodes" in r:
-                out["ray_nodes"] = r["nodes"]
-            else:
-                out["ray_error"] = r.get("nodes_error") or "no node list"
-            if "status" in r:
-                out["ray_status"] = r["status"]
-    out["container"] = cont
-elif "No such" in (se + so) or "no such" in (se + so):
-    out["container"] = None
-else:
-    out["docker_error"] = "docker inspect %s: %s" % (name, (se or so).strip() or "exit %d" % code)
+                out["errors"].append("probe inside %s failed: %s" % (name, (se or so).strip()[-500:]))
+            if args.get("ray"):
+                try:
+                    r = json.loads(lines[ray_at[-1]][len("@@ray "):])
+                except Exception:
+                    r = {"nodes_error": ((se or so).strip()[-800:] or "exit %d" % code)}
+                if "nodes" in r:
+                    out["rayNodes"] = r["nodes"]
+                else:
+                    out["rayError"] = r.get("nodes_error") or "no node list"
+                if "status" in r:
+                    out["rayStatus"] = r["status"]
+        out["container"] = cont
+    elif "No such" in (se + so) or "no such" in (se + so):
+        out["container"] = None
+    else:
+        out["errors"].append("docker inspect %s: %s" % (name, (se or so).strip() or "exit %d" % code))
+# The kernel log's GPU out-of-memory and OOM-killer lines, since the release's container started
+# (the start-up the lines belong to), else of the last hour: older ones are another run's.
+if dmesg is not None:
+    since = time.time() - args.get("kernelLogWindowSeconds", 3600)
+    started = str((started_at or ""))[:19]
+    try:
+        since = calendar.timegm(time.strptime(started, "%Y-%m-%dT%H:%M:%S"))
+    except Exception:
+        pass
+    try:
+        boot = time.time() - float((read("/proc/uptime") or "0").split()[0])
+    except Exception:
+        boot = None
+    pat = re.compile(r"NV_ERR_NO_MEMORY|Out of memory|oom-kill|invoked oom-killer")
+    hits = []
+    for l in dmesg.splitlines():
+        if not pat.search(l):
+            continue
+        m = re.match(r"\s*\[\s*(\d+(?:\.\d+)?)\]", l)
+        if m and boot is not None and boot + float(m.group(1)) < since:
+            continue
+        hits.append(l.strip()[:300])
+    host["kernelLog"] = hits[-10:]
+for t in threads:
+    t.join()
+out["ports"] = sorted(ports, key=lambda p: (p["peer"], p["port"]))
 print(json.dumps(out))
 `

@@ -5,6 +5,7 @@
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
+import { portsToProbe } from './ports.js'
 
 export interface ProbeCommand {
   readonly cmd: Argv
@@ -23,12 +24,28 @@ export const PROBE_PROGRAM = [
   NODE_PROBE_PY,
 ].join('\n')
 
+export interface ProbeOptions {
+  /**
+   * `full` (the preflight): the running container is probed from inside too, and Ray's view from
+   * the head's. `host` (a deploy's host checks, before anything changes): the host and the
+   * container's inspect only, no `docker exec`.
+   */
+  readonly mode?: 'full' | 'host'
+  /** Head → worker SSH over the fabric (image.distribution relay), tried on the head: targets and ssh options. */
+  readonly relay?: { readonly targets: readonly { user: string; ip: string; port: number }[]; readonly sshOptions: readonly string[] }
+}
+
 /** The probe for one node: its peers are every other node's fabric IP. */
-export function probeCommand(m: Manifest, node: ManifestNode): ProbeCommand {
+export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions = {}): ProbeCommand {
+  const full = (opts.mode ?? 'full') === 'full'
+  const relay = opts.relay && node.role === 'head' ? opts.relay.targets : []
   const args = {
     container: m.container.name,
     peers: m.nodes.filter((n) => n.name !== node.name).map((n) => ({ name: n.name, ip: n.fabricIp, port: 22 })),
-    ray: node.role === 'head',
+    ray: full && node.role === 'head',
+    exec: full,
+    ports: portsToProbe(m, node),
+    ...(relay.length > 0 && { relay, sshOptions: opts.relay?.sshOptions }),
   }
   return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
 }

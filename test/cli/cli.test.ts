@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
+import type { ManifestNode } from '../../src/manifest/schema.js'
+import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
 
 const EXAMPLE = 'src/manifest/examples/dgx-spark-pair.yml'
 
@@ -117,6 +119,25 @@ describe('vllm-ray-deploy plan', () => {
 })
 
 describe('vllm-ray-deploy diagnose', () => {
+  it('--facts runs every check whose facts the bundle holds: host facts from the lab probe, one MTU changed, no manifest needed', async () => {
+    const capture = (role: string) => JSON.stringify(JSON.parse(readFileSync(`test/deploy/fixtures/host-probe-${role}-healthy.json`, 'utf8')))
+    const node = (name: string, role: 'head' | 'worker') =>
+      ({ name, role, ssh: { host: name, hostKeys: [] }, fabricIp: '', gpus: 1 }) as unknown as ManifestNode
+    const a = nodeFactsFromProbe(node('spark-a', 'head'), capture('head')).facts
+    const b = nodeFactsFromProbe(node('spark-b', 'worker'), capture('worker')).facts
+    const b1400 = { ...b, interfaces: b.interfaces.map((i) => (i.name === 'enp1s0f0np0' ? { ...i, mtu: 1400 } : i)) }
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-facts-'))
+    const file = join(dir, 'facts.json')
+    writeFileSync(file, JSON.stringify({ schemaVersion: 1, gatheredAt: '2026-12-04T10:00:00Z', nodes: [a, b1400] }))
+    const r = await cli('diagnose', '--facts', file, '--json')
+    expect(r.code).toBe(1)
+    const { findings } = JSON.parse(r.out) as { findings: { code: string; node: string | null; evidence: Record<string, string> }[] }
+    expect(findings.map((f) => `${f.code}@${f.node}`)).toEqual(['FABRIC_MTU_MISMATCH@spark-b'])
+    expect(findings[0]!.evidence).toEqual({ 'spark-a MTU': 'enp1s0f0np0 1500', 'spark-b MTU': 'enp1s0f0np0 1400' })
+    writeFileSync(file, JSON.stringify({ schemaVersion: 1, gatheredAt: '2026-12-04T10:00:00Z', nodes: [a, b] }))
+    expect((await cli('diagnose', '--facts', file)).code).toBe(0)
+  })
+
   it('refuses a malformed facts bundle with exit 2, naming the field (a node without interfaces)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-facts-'))
     const file = join(dir, 'facts.json')

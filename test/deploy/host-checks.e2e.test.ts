@@ -47,8 +47,8 @@ it("spark-b's fabric link down: FABRIC_LINK_DOWN on spark-b and RELAY_SSH_FAILED
   await inNode(worker.name, 'ip', 'link', 'set', ifname, 'down')
   try {
     const findings = await hostChecks(manifest, transports, { relay: true })
-    expect(findings.map((f) => `${f.code}@${f.node}`)).toEqual([`RELAY_SSH_FAILED@${manifest.nodes[0]!.name}`, `FABRIC_LINK_DOWN@${worker.name}`])
-    expect(findings[1]!.evidence).toMatchObject({ Interface: ifname, State: 'DOWN' })
+    expect(findings.map((f) => `${f.code}@${f.node}`)).toEqual([`FABRIC_LINK_DOWN@${worker.name}`, `RELAY_SSH_FAILED@${manifest.nodes[0]!.name}`])
+    expect(findings[0]!.evidence).toMatchObject({ Interface: ifname, State: 'DOWN' })
   } finally {
     await inNode(worker.name, 'ip', 'link', 'set', ifname, 'up')
   }

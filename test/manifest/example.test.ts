@@ -24,8 +24,8 @@ describe('the DGX Spark pair example', () => {
     expect(expectationFromManifest(manifest!)).toEqual({
       cluster: 'spark-pair',
       nodes: [
-        { name: 'spark-a', role: 'head', sshHost: '10.1.230.180', fabricIp: '192.168.200.12', gpus: 1 },
-        { name: 'spark-b', role: 'worker', sshHost: '10.1.230.181', fabricIp: '192.168.200.13', gpus: 1 },
+        { name: 'spark-a', role: 'head', sshHost: '10.1.230.180', fabricIp: '192.168.200.12', gpus: 1, sshUser: manifest!.ssh.user, sshPort: 22 },
+        { name: 'spark-b', role: 'worker', sshHost: '10.1.230.181', fabricIp: '192.168.200.13', gpus: 1, sshUser: manifest!.ssh.user, sshPort: 22 },
       ],
       fabricInterfaces: ['enp1s0f1np1'],
       fabricSubnet: '192.168.200.0/24',
@@ -33,6 +33,10 @@ describe('the DGX Spark pair example', () => {
       pipelineParallelSize: 1,
       image: 'hellohal2064/vllm-qwen3.5-gb10:latest',
       containerName: 'vllm-ray',
+      rayPort: 6379,
+      // The example's vllm.args set --gpu-memory-utilization 0.85.
+      gpuMemoryUtilization: 0.85,
+      containerEnv: manifest!.container.env,
     })
   })
 })

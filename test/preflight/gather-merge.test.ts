@@ -21,20 +21,22 @@ function probeOutput(node: string): string {
     container: {
       name: 'vllm-ray',
       running: true,
-      image_id: 'sha256:abc',
+      imageId: 'sha256:abc',
       env: { VLLM_HOST_IP: fabric, NCCL_SOCKET_IFNAME: 'enp1s0f1np1', GLOO_SOCKET_IFNAME: 'enp1s0f1np1' },
-      inside: { python: '3.12.3', ray: '2.55.1', vllm: '0.17.1', vllm_ip: fabric, vllm_ip_source: 'VLLM_HOST_IP' },
+      versions: { python: '3.12.3', ray: '2.55.1', vllm: '0.17.1' },
+      vllmIp: fabric,
+      vllmIpSource: 'VLLM_HOST_IP',
     },
   }
   if (node !== 'spark-a') return JSON.stringify(base)
   return JSON.stringify({
     ...base,
-    ray_nodes: [
+    rayNodes: [
       { NodeID: 'a', Alive: true, NodeManagerAddress: '192.168.200.12', Resources: { GPU: 1, 'node:__internal_head__': 1, 'node:192.168.200.12': 1 } },
       { NodeID: 'b', Alive: true, NodeManagerAddress: '192.168.200.13', Resources: { GPU: 1, 'node:192.168.200.13': 1 } },
     ],
     // The autoscaler's snapshot has not seen the worker yet: 1 GPU in total.
-    ray_status: [
+    rayStatus: [
       '======== Autoscaler status ========',
       'Node status',
       'Active:',

@@ -5,6 +5,8 @@ import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
 import { probeCommand } from '../../src/probe/probe-command.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { withEnv } from '../../src/command/shell.js'
+import { expectationFromManifest } from '../../src/manifest/expectation.js'
+import { runChecks } from '../../src/preflight/checks/index.js'
 
 const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
 
@@ -33,7 +35,7 @@ describe('facts probe on this machine (real ip, real python, docker when present
     expect(ray?.error).toMatch(/not running/)
   })
 
-  it('a node where docker cannot be used gives failed facts that say why, not a silently clean node', async () => {
+  it('a node where docker cannot be used gives host facts saying why, and DOCKER_UNUSABLE names the node', async () => {
     const { manifest } = parseManifest(example, 'example.yml')
     const m = { ...manifest!, nodes: manifest!.nodes.map((n, i) => ({ ...n, fabricIp: `127.0.0.${12 + i}` })) }
     const worker = m.nodes[1]!
@@ -43,7 +45,10 @@ describe('facts probe on this machine (real ip, real python, docker when present
     const r = await new LocalTransport().run(cmd, { stdin: probe.stdin, timeoutMs: 60_000 })
     expect(r.code).toBe(0)
     const { facts } = nodeFactsFromProbe(worker, r.stdout)
-    expect(facts.ok).toBe(false)
-    expect(facts.error).toMatch(/^docker inspect vllm-ray: docker: not found .*access to docker/)
+    expect(facts.ok).toBe(true)
+    expect(facts.container).toBeUndefined()
+    expect(facts.host?.docker).toMatchObject({ ok: false, missing: true, error: expect.stringMatching(/docker: not found/) })
+    const findings = runChecks({ schemaVersion: 1, gatheredAt: 'now', nodes: [facts] }, expectationFromManifest(m))
+    expect(findings.filter((f) => f.code === 'DOCKER_UNUSABLE').map((f) => f.node)).toEqual([worker.name])
   })
 })

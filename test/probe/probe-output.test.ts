@@ -18,7 +18,7 @@ describe("the probe's JSON is checked, not cast", () => {
 
   it('keeps what it reads and drops what nothing reads', () => {
     const r = parseProbeOutput(
-      JSON.stringify({ errors: [], interfaces: [{ name: 'lo', up: true, addresses: ['127.0.0.1/8'], altnames: [] }], container: null }),
+      JSON.stringify({ errors: [], interfaces: [{ name: 'lo', up: true, addresses: ['127.0.0.1/8'], altnames: [] }], peers: [], gpus: [], container: null }),
     )
     expect(r.ok && r.output.interfaces).toEqual([{ name: 'lo', up: true, addresses: ['127.0.0.1/8'] }])
   })

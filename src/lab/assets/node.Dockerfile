@@ -5,6 +5,7 @@ FROM ${BASE}
 COPY node-init.sh /usr/local/sbin/vrd-lab-init
 COPY runc-lab /usr/local/sbin/runc-lab
 COPY nvidia-smi /usr/bin/nvidia-smi
+COPY gpu-memory /var/lib/vrd-lab-gpu/memory
 COPY nvidia-container-runtime-hook /usr/bin/nvidia-container-runtime-hook
 COPY sshd_config /etc/ssh/sshd_config.d/vrd-lab.conf
 RUN chmod 0755 /usr/local/sbin/vrd-lab-init /usr/local/sbin/runc-lab /usr/bin/nvidia-smi /usr/bin/nvidia-container-runtime-hook \

@@ -63,15 +63,15 @@ export function imageMismatch(ctx: CheckContext): Finding[] {
   return findings
 }
 
-type Component = 'ray' | 'vllm' | 'python'
-const LABEL: Record<Component, string> = { ray: 'Ray', vllm: 'vLLM', python: 'Python' }
+type Component = 'ray' | 'vllm' | 'python' | 'torch' | 'nccl'
+const LABEL: Record<Component, string> = { ray: 'Ray', vllm: 'vLLM', python: 'Python', torch: 'torch', nccl: 'NCCL' }
 const majorMinor = (v: string): string => v.split('.').slice(0, 2).join('.')
 
-/** VERSION_SKEW: ray / vllm / python versions differ across the node containers. */
+/** VERSION_SKEW: Ray / vLLM / Python / torch / NCCL versions differ across the node containers. */
 export function versionSkew(ctx: CheckContext): Finding[] {
   const nodes = withContainer(ctx)
   const findings: Finding[] = []
-  for (const component of ['ray', 'vllm', 'python'] as const) {
+  for (const component of ['ray', 'vllm', 'python', 'torch', 'nccl'] as const) {
     const known = nodes.flatMap((n) => {
       const v = n.facts?.container?.versions[component]
       return v ? [{ node: n.name, version: v }] : []
@@ -84,9 +84,9 @@ export function versionSkew(ctx: CheckContext): Finding[] {
       code: 'VERSION_SKEW',
       severity: patchOnly ? 'warning' : 'error',
       node: null,
-      message: `${LABEL[component]} versions differ across the nodes (${[...versions].join(' vs ')})${component === 'vllm' ? '' : ', and Ray refuses to join nodes whose Ray or Python versions differ'}.`,
+      message: `${LABEL[component]} versions differ across the nodes (${[...versions].join(' vs ')})${component === 'ray' || component === 'python' ? ', and Ray refuses to join nodes whose Ray or Python versions differ' : ''}.`,
       evidence: Object.fromEntries(known.map((k) => [`${k.node} ${LABEL[component]}`, k.version])),
-      fix: `Run one image everywhere (see IMAGE_MISMATCH), or pin ${component === 'python' ? 'the same Python' : `${component}==<one version>`} in the image used on every node.`,
+      fix: `Run one image everywhere (see IMAGE_MISMATCH), or pin ${component === 'python' ? 'the same Python' : component === 'nccl' ? 'the same nvidia-nccl wheel' : `${component}==<one version>`} in the image used on every node.`,
     })
   }
   return findings

@@ -24,9 +24,16 @@ export interface VllmIp {
   readonly fromEnv: boolean
 }
 
+/** What a caller knows besides the facts (the deploy: the image's size). */
+export interface CheckOptions {
+  /** Bytes the image needs on each node (DISK_SPACE_LOW), when the deploy knows it. */
+  readonly imageBytes?: number
+}
+
 export interface CheckContext {
   readonly facts: FactsBundle
   readonly expected?: Expectation
+  readonly options: CheckOptions
   readonly nodes: readonly ClusterNode[]
   /** Ray's view when it is usable (present, no error). */
   readonly ray?: RayView
@@ -109,7 +116,7 @@ function vllmIp(node: ClusterNode): VllmIp | undefined {
   return undefined
 }
 
-export function buildContext(facts: FactsBundle, expected?: Expectation): CheckContext {
+export function buildContext(facts: FactsBundle, expected?: Expectation, options: CheckOptions = {}): CheckContext {
   const nodes = clusterNodes(facts, expected)
   const ray = facts.ray && !facts.ray.error ? facts.ray : undefined
   const aliveRayNodes = (ray?.nodes ?? []).filter((n) => n.alive)
@@ -130,6 +137,7 @@ export function buildContext(facts: FactsBundle, expected?: Expectation): CheckC
   return {
     facts,
     ...(expected ? { expected } : {}),
+    options,
     nodes,
     ...(ray ? { ray } : {}),
     aliveRayNodes,

@@ -43,7 +43,9 @@ export function fabricUnreachable(ctx: CheckContext): Finding[] {
     const iface = fabric[0] ?? '<fabric interface>'
     const fabricIp = node.expected?.fabricIp
     const holder = facts.interfaces.find((i) => i.addresses.some((a) => stripPrefixLength(a) === fabricIp))
-    if (fabricIp && facts.interfaces.length > 0 && !holder?.up) {
+    // With link flags in the facts, the host check (FABRIC_ADDRESS_MISSING / FABRIC_LINK_DOWN) already judged this.
+    const judgedByHostCheck = (ctx.expected?.fabricInterfaces.length ?? 0) > 0 && facts.interfaces.some((i) => i.flags)
+    if (fabricIp && facts.interfaces.length > 0 && !holder?.up && !judgedByHostCheck) {
       findings.push({
         code: 'FABRIC_UNREACHABLE',
         severity: 'error',

@@ -41,7 +41,8 @@ export function gpuShortfall(ctx: CheckContext): Finding[] {
   for (const node of ctx.nodes) {
     const want = node.expected?.gpus
     const have = node.facts?.gpus.length
-    if (want === undefined || have === undefined || have >= want) continue
+    // With host facts, NO_GPU_VISIBLE (a host check) already names this node.
+    if (want === undefined || have === undefined || have >= want || node.facts?.host) continue
     findings.push({
       code: 'GPU_SHORTFALL',
       severity: 'error',

@@ -3,77 +3,34 @@
  * The only impure part of the preflight; the checks read what this returns.
  */
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
-import { boundedTimeoutSeconds, sshEndpointOf } from '../../manifest/ssh-settings.js'
+import { boundedTimeoutSeconds } from '../../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
-import { type ProbeOutput, parseProbeOutput } from '../../probe/probe-output.js'
+import { parseProbeOutput } from '../../probe/probe-output.js'
 import { type Transport, outcome } from '../../transport/transport.js'
-import { type ContainerFacts, type FactsBundle, type NodeFacts, type RayView, VLLM_IP_SOURCES } from '../facts.js'
+import type { FactsBundle, NodeFacts, RayView } from '../facts.js'
 import { parseRayNodes } from '../parse-ray.js'
 import { combineRayView, withRayView } from '../ray-view.js'
 
-const isVllmIpSource = (s: string | undefined): s is (typeof VLLM_IP_SOURCES)[number] => (VLLM_IP_SOURCES as readonly (string | undefined)[]).includes(s)
-
-function containerFacts(c: NonNullable<ProbeOutput['container']>): ContainerFacts {
-  const inside = c.inside ?? {}
-  const source = isVllmIpSource(inside.vllm_ip_source) ? inside.vllm_ip_source : undefined
-  return {
-    name: c.name,
-    running: c.running,
-    ...(c.image_ref && { imageRef: c.image_ref }),
-    ...(c.image_id && { imageId: c.image_id }),
-    env: c.env,
-    versions: {
-      ...(inside.python && { python: inside.python }),
-      ...(inside.ray && { ray: inside.ray }),
-      ...(inside.vllm && { vllm: inside.vllm }),
-    },
-    ...(inside.vllm_ip && { vllmIp: inside.vllm_ip }),
-    ...(source && { vllmIpSource: source }),
-    ...(inside.ray_node_ip && { rayNodeIp: inside.ray_node_ip }),
-  }
-}
-
-/** Turn the probe's JSON into NodeFacts (pure; exported for tests). */
-export function nodeFactsFromProbe(
-  node: ManifestNode,
-  stdout: string,
-  sshUser = 'the SSH user',
-): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
+/**
+ * The probe's document as a node's facts (pure; exported for tests). The document already has the
+ * facts' fields (one schema, src/probe/node-facts.ts): this adds the node's name and takes the
+ * probe's notes and the head's Ray view aside.
+ */
+export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
   if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
-  const p = parsed.output
-  if (p.docker_error) {
-    return {
-      facts: failed(node, `${p.docker_error} (the container's env, image and vLLM IP cannot be checked; does ${sshUser} have access to docker?)`),
-      notes: p.errors,
-    }
-  }
-  const facts: NodeFacts = {
-    node: node.name,
-    sshHost: node.ssh.host,
-    ok: true,
-    ...(p.hostname && { hostname: p.hostname }),
-    interfaces: (p.interfaces ?? []).map((i) => ({ name: i.name, addresses: i.addresses, up: i.up })),
-    ...(p.default_route && { defaultRoute: p.default_route }),
-    peers: (p.peers ?? []).map((x) => ({
-      peer: x.peer,
-      ip: x.ip,
-      route: x.route,
-      ...(x.reachable !== null && { reachable: x.reachable }),
-      ...(x.detail && { detail: x.detail }),
-    })),
-    gpus: (p.gpus ?? []).map((g) => ({ index: g.index, name: g.name, ...(g.uuid && { uuid: g.uuid }) })),
-    ...(p.container && { container: containerFacts(p.container) }),
-  }
+  const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.output
+  const facts: NodeFacts = { node: node.name, sshHost: node.ssh.host, ok: true, ...probed, ...(container && { container }) }
+  const source = `ray.nodes() in ${node.name}'s container`
   let ray: RayView | undefined
-  const rayStatus = node.role === 'head' ? p.ray_status : undefined
   if (node.role === 'head') {
-    if (p.ray_nodes !== undefined) ray = { ...parseRayNodes(JSON.stringify(p.ray_nodes)), source: `ray.nodes() in ${node.name}'s container` }
-    else if (p.ray_error !== undefined) ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: p.ray_error }
-    else if (!p.container?.running)
-      ray = { source: `ray.nodes() in ${node.name}'s container`, nodes: [], error: `container ${p.container?.name ?? '(none)'} is not running on the head` }
+    if (rayNodes !== undefined) ray = { ...parseRayNodes(JSON.stringify(rayNodes)), source }
+    else if (rayError !== undefined) ray = { source, nodes: [], error: rayError }
+    else if (probed.host?.docker?.ok === false) ray = { source, nodes: [], error: `docker does not work on the head: ${probed.host.docker.error ?? ''}` }
+    else if (!container?.running) ray = { source, nodes: [], error: `container ${container?.name ?? '(none)'} is not running on the head` }
   }
-  return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: p.errors }
+  const rayStatus = node.role === 'head' ? status : undefined
+  return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: errors }
 }
 
 const failed = (node: ManifestNode, error: string): NodeFacts => ({
@@ -113,7 +70,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
         if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
-        const parsed = nodeFactsFromProbe(node, r.stdout, sshEndpointOf(m.ssh, node).user)
+        const parsed = nodeFactsFromProbe(node, r.stdout)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
         notes.push(...parsed.notes.map((note) => ({ node: node.name, note })))

@@ -1,0 +1,204 @@
+/**
+ * The facts of one node: what the node probe (node-probe.ts) prints, field for field, and what the
+ * checks read. One schema: the probe's document is this shape plus the probe's own notes and the
+ * head's Ray view; `gather` adds only the node's name and whether the probe ran.
+ */
+import { z } from 'zod'
+
+const strings = () => z.array(z.string()).readonly()
+
+export const InterfaceFactsSchema = z
+  .object({
+    name: z.string(),
+    /** Addresses in CIDR form, e.g. `192.168.200.12/24`. IPv4 and IPv6. */
+    addresses: strings(),
+    up: z.boolean(),
+    /** `ip link` flags (`UP`, `LOWER_UP`, ...): LOWER_UP is the carrier. */
+    flags: strings().optional(),
+    /** `/sys/class/net/IF/operstate` (`up`, `down`, `unknown`). */
+    operstate: z.string().optional(),
+    /** `/sys/class/net/IF/mtu`. */
+    mtu: z.number().optional(),
+    /** `/sys/class/net/IF/speed` in Mb/s; absent when the kernel does not know it (virtual links print -1 or refuse). */
+    speedMbps: z.number().optional(),
+  })
+  .readonly()
+
+export const RouteFactsSchema = z
+  .object({
+    /** Destination asked about (`default`, or a peer's fabric IP). */
+    to: z.string(),
+    dev: z.string().optional(),
+    /** Source address the kernel picks for this route: the identity a process binding "by route" gets. */
+    src: z.string().optional(),
+    via: z.string().optional(),
+    /** Set when the lookup failed (no route). */
+    error: z.string().optional(),
+  })
+  .readonly()
+
+export const PeerReachabilitySchema = z
+  .object({
+    peer: z.string(),
+    ip: z.string(),
+    route: RouteFactsSchema,
+    /** Result of a bounded TCP/ICMP probe over the fabric; undefined when not probed. */
+    reachable: z.boolean().optional(),
+    detail: z.string().optional(),
+  })
+  .readonly()
+
+export const GpuFactsSchema = z
+  .object({
+    index: z.number(),
+    name: z.string(),
+    uuid: z.string().optional(),
+    /** `nvidia-smi --query-gpu=memory.total,memory.free` in MiB; absent where the driver reports `[N/A]` (GB10's unified memory). */
+    memoryTotalMiB: z.number().optional(),
+    memoryFreeMiB: z.number().optional(),
+  })
+  .readonly()
+
+/** A TCP connect from this node to a port another node must have open (Ray's GCS on the head, SSH, ...). */
+export const PortProbeSchema = z
+  .object({
+    peer: z.string(),
+    ip: z.string(),
+    port: z.number(),
+    /** What the port is for, e.g. `Ray GCS`. */
+    purpose: z.string(),
+    /**
+     * `open`: connected. `refused`: the host answered with a reset (nothing listens; not filtered).
+     * `timeout`: no answer (a firewall drops it). `error`: anything else (`detail`).
+     */
+    state: z.enum(['open', 'refused', 'timeout', 'error']),
+    detail: z.string().optional(),
+  })
+  .readonly()
+
+/** The host itself, read by the node probe: what node match, fabric and memory checks compare. */
+export const HostFactsSchema = z
+  .object({
+    /** `uname -r`. */
+    kernel: z.string().optional(),
+    /** The NVIDIA kernel module's version (`/proc/driver/nvidia/version`, else nvidia-smi's driver_version). */
+    driverVersion: z.string().optional(),
+    /** The CUDA version the driver supports (`nvidia-smi`'s header, `CUDA Version: 13.0`). */
+    cudaVersion: z.string().optional(),
+    /** nvidia-smi's own failure, when it has no GPU list to give (`missing`: not installed). */
+    gpuError: z.object({ missing: z.boolean(), error: z.string() }).readonly().optional(),
+    /** `/proc/meminfo` MemTotal and MemAvailable, in bytes. */
+    memTotalBytes: z.number().optional(),
+    memAvailableBytes: z.number().optional(),
+    /**
+     * True when the GPU shares the host's memory (GB10: nvidia-smi's `Addressing Mode: ATS`, or its
+     * memory reported `[N/A]`): then `gpu_memory_utilization` takes host memory.
+     */
+    unifiedMemory: z.boolean().optional(),
+    /** RDMA devices under `/sys/class/infiniband` (empty when none; absent when unreadable). */
+    rdmaDevices: strings().optional(),
+    /** docker: the engine's version, its data root and free bytes there, its runtimes, or why it is unusable. */
+    docker: z
+      .object({
+        ok: z.boolean(),
+        missing: z.boolean().optional(),
+        error: z.string().optional(),
+        version: z.string().optional(),
+        rootDir: z.string().optional(),
+        rootFreeBytes: z.number().optional(),
+        runtimes: strings().optional(),
+        /** Path of nvidia-container-runtime-hook (or nvidia-ctk) when installed. */
+        nvidiaHook: z.string().optional(),
+      })
+      .readonly()
+      .optional(),
+    /** Kernel log lines of GPU memory exhaustion and the OOM killer (NV_ERR_NO_MEMORY, `Out of memory: Killed process`). */
+    kernelLog: strings().optional(),
+    /** Head → worker SSH over the fabric (image.distribution relay): exit code and output per worker IP. */
+    relay: z
+      .array(z.object({ ip: z.string(), code: z.number(), output: z.string() }).readonly())
+      .readonly()
+      .optional(),
+  })
+  .readonly()
+
+/** Where vLLM's `get_ip()` took the IP from, inside the container. */
+export const VLLM_IP_SOURCES = ['VLLM_HOST_IP', 'default-route', 'unknown'] as const
+
+export const ContainerFactsSchema = z
+  .object({
+    name: z.string(),
+    running: z.boolean(),
+    imageRef: z.string().optional(),
+    imageId: z.string().optional(),
+    /** The container's environment, limited to the variables that matter for Ray/vLLM networking. */
+    env: z.record(z.string(), z.string()).readonly(),
+    versions: z
+      .object({
+        python: z.string().optional(),
+        ray: z.string().optional(),
+        vllm: z.string().optional(),
+        torch: z.string().optional(),
+        /** NCCL as the container's torch links it (`torch.cuda.nccl.version()`'s numbers joined), from its wheel's metadata. */
+        nccl: z.string().optional(),
+      })
+      .readonly(),
+    /**
+     * The IP vLLM will use for this node, computed inside the container by vLLM's own rule:
+     * `VLLM_HOST_IP` if set, else the source address of the default route (UDP "connect" to 8.8.8.8,
+     * which sends nothing).
+     */
+    vllmIp: z.string().optional(),
+    vllmIpSource: z.enum(VLLM_IP_SOURCES).optional(),
+    /** Ray's idea of this node's IP as seen from inside the container, if Ray is up. */
+    rayNodeIp: z.string().optional(),
+  })
+  .readonly()
+
+/** What the probe reads on a node. */
+const ProbedNodeShape = z.object({
+  hostname: z.string().optional(),
+  interfaces: z.array(InterfaceFactsSchema).readonly(),
+  defaultRoute: RouteFactsSchema.optional(),
+  peers: z.array(PeerReachabilitySchema).readonly(),
+  gpus: z.array(GpuFactsSchema).readonly(),
+  /** The vLLM/Ray container on this node, when one exists. */
+  container: ContainerFactsSchema.optional(),
+  /** The host's kernel, driver, memory, RDMA devices and docker (absent in bundles from before they were gathered). */
+  host: HostFactsSchema.optional(),
+  /** TCP connects to the ports Ray needs on other nodes' fabric IPs. */
+  ports: z.array(PortProbeSchema).readonly().optional(),
+})
+
+export const NodeFactsSchema = ProbedNodeShape.extend({
+  /** Node name from the manifest (or from the input file for offline diagnosis). */
+  node: z.string(),
+  sshHost: z.string().optional(),
+  /** False when the node could not be reached or the facts script failed; `error` says why. */
+  ok: z.boolean(),
+  error: z.string().optional(),
+}).readonly()
+
+/** The probe's document: a node's facts, the probe's notes, and (on the head) Ray's view. */
+export const ProbeOutputSchema = ProbedNodeShape.extend({
+  /** Non-fatal problems the probe met (a missing nvidia-smi, say). */
+  errors: strings(),
+  /** `null`: docker answered that no such container exists. */
+  container: ContainerFactsSchema.nullish(),
+  /** `ray.nodes()` as the head's container printed it; parsed by the preflight's Ray parser. */
+  rayNodes: z.unknown().optional(),
+  rayError: z.string().optional(),
+  /** Text of `ray status` in the head's container. */
+  rayStatus: z.string().optional(),
+}).readonly()
+
+export type ProbeOutput = z.output<typeof ProbeOutputSchema>
+
+export type InterfaceFacts = z.output<typeof InterfaceFactsSchema>
+export type RouteFacts = z.output<typeof RouteFactsSchema>
+export type PeerReachability = z.output<typeof PeerReachabilitySchema>
+export type GpuFacts = z.output<typeof GpuFactsSchema>
+export type HostFacts = z.output<typeof HostFactsSchema>
+export type PortProbe = z.output<typeof PortProbeSchema>
+export type ContainerFacts = z.output<typeof ContainerFactsSchema>
+export type NodeFacts = z.output<typeof NodeFactsSchema>

@@ -1,0 +1,104 @@
+/**
+ * The node probe on what a real driver prints. (1) The probe itself, run on an H200 machine
+ * (test/fixtures/hardware/h200/node-probe.txt): its document fits the facts schema and says what
+ * the other captures there say. (2) The probe run here by the real python3 with an `nvidia-smi` on
+ * PATH that prints the H200's real answers (its query columns put in the probe's order), and
+ * GB10's `[N/A]` memory: the probe's own parsing of them.
+ */
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parseManifest } from '../../src/manifest/load.js'
+import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
+import { probeCommand } from '../../src/probe/probe-command.js'
+
+const H200 = 'test/fixtures/hardware/h200'
+/** A capture's output: the lines between its `$ command` line and its `[exit N]` line. */
+const output = (name: string) => readFileSync(`${H200}/${name}.txt`, 'utf8').split('\n').slice(1, -2).join('\n')
+const { manifest } = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'example.yml')
+const m = {
+  ...manifest!,
+  nodes: manifest!.nodes.map((n, i) => ({ ...n, fabricIp: `127.0.0.${12 + i}` })),
+  container: { ...manifest!.container, name: `vrd-no-such-${process.pid}` },
+}
+const head = m.nodes[0]!
+
+describe('the node probe on a real H200', () => {
+  it("printed a document of the facts' schema with the driver, CUDA and memory the other captures show", () => {
+    const { facts, notes } = nodeFactsFromProbe(head, output('node-probe'))
+    expect(facts.ok).toBe(true)
+    expect(notes).toEqual(['ip -j addr: ip: not found'])
+    const driver = /Kernel Module for x86_64\s+(\S+)/.exec(output('proc-driver-nvidia-version'))?.[1]
+    expect(facts.host).toMatchObject({ driverVersion: driver, cudaVersion: '13.0', unifiedMemory: false, rdmaDevices: [], kernel: output('uname-r').trim() })
+    expect(facts.gpus).toEqual([expect.objectContaining({ name: 'NVIDIA H200', memoryTotalMiB: 143_771 })])
+    // Without iproute2 the kernel's own list still gives each link's MTU; eth0's speed (-1) is unknown, so absent.
+    expect(facts.interfaces.find((i) => i.name === 'eth0')).toEqual({ name: 'eth0', up: true, addresses: [], operstate: 'up', mtu: 1400 })
+  })
+})
+
+describe("the probe's reading of nvidia-smi", () => {
+  function probeWith(smi: { query: string; table: string }) {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-smi-'))
+    try {
+      writeFileSync(join(dir, 'query.txt'), `${smi.query}\n`)
+      writeFileSync(join(dir, 'table.txt'), `${smi.table}\n`)
+      writeFileSync(join(dir, 'nvidia-smi'), `#!/bin/sh\ncase "$*" in *--query-gpu*) cat "${dir}/query.txt" ;; *) cat "${dir}/table.txt" ;; esac\n`)
+      chmodSync(join(dir, 'nvidia-smi'), 0o755)
+      const p = probeCommand(m, head)
+      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        input: p.stdin,
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(r.status).toBe(0)
+      return nodeFactsFromProbe(head, r.stdout).facts
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  // The capture's columns: index, name, uuid, driver_version, memory.total, memory.free, memory.used.
+  const [index, name, uuid, driver, total, free] = output('nvidia-smi-query-csv-noheader-nounits').split(', ')
+
+  it("an H200: its memory, the driver from the query, CUDA from nvidia-smi's header; not unified", () => {
+    const facts = probeWith({ query: [index, name, uuid, total, free, driver].join(', '), table: output('nvidia-smi') })
+    expect(facts.gpus).toEqual([{ index: 0, name: 'NVIDIA H200', uuid, memoryTotalMiB: 143_771, memoryFreeMiB: 143_156 }])
+    expect(facts.host).toMatchObject({ cudaVersion: '13.0', unifiedMemory: false })
+    expect(facts.host?.driverVersion).toMatch(/^\d+\.\d+/)
+  })
+
+  it("a GB10, whose driver reports no memory ([N/A]): unified, with the host's meminfo to go by", () => {
+    const facts = probeWith({ query: `0, NVIDIA GB10, ${uuid}, [N/A], [N/A], 580.95.05`, table: output('nvidia-smi') })
+    expect(facts.gpus).toEqual([{ index: 0, name: 'NVIDIA GB10', uuid }])
+    expect(facts.host).toMatchObject({ unifiedMemory: true, memTotalBytes: expect.any(Number), memAvailableBytes: expect.any(Number) })
+  })
+})
+
+describe("the probe's kernel-log lines", () => {
+  it('keeps the GPU out-of-memory and OOM-killer lines of the window (an hour; 30 s here) when no release runs, not older ones', () => {
+    const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
+    const at = (secondsAgo: number) => `[${Math.max(0, uptime - secondsAgo).toFixed(6)}]`
+    const old = `${at(300)} NVRM: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) five minutes ago`
+    const recent = `${at(2)} NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal`
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-dmesg-'))
+    try {
+      writeFileSync(join(dir, 'log'), `${old}\n${at(5)} eth0: link up\n${recent}\n`)
+      writeFileSync(join(dir, 'dmesg'), `#!/bin/sh\ncat "${dir}/log"\n`)
+      chmodSync(join(dir, 'dmesg'), 0o755)
+      const p = probeCommand(m, head)
+      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        input: p.stdin,
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      // The old line is kept only where this machine booted less than two hours ago.
+      const expected = uptime > 7300 ? [recent] : [old, recent]
+      expect(nodeFactsFromProbe(head, r.stdout).facts.host?.kernelLog).toEqual(expected)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
