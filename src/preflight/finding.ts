@@ -59,6 +59,11 @@ export const FINDING_CODES = [
   'NVRM_NO_MEMORY',
   'OOM_KILLED',
   'GPU_OUT_OF_MEMORY',
+  // Log signatures: vLLM's native multi-node mode, torch's TCPStore rendezvous (src/preflight/signature-rules-native.ts)
+  'RENDEZVOUS_UNREACHABLE',
+  'RENDEZVOUS_RANKS_MISSING',
+  'MASTER_ADDR_LOOPBACK',
+  'MASTER_ADDR_NOT_FABRIC',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
   'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)

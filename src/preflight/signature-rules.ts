@@ -10,6 +10,7 @@ import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.j
 import { MEMORY_RULES } from './signature-rules-memory.js'
 import { NCCL_RULES } from './signature-rules-nccl.js'
 import { NETWORK_RULES } from './signature-rules-network.js'
+import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
 
@@ -32,6 +33,11 @@ export interface SignatureRule {
 /** What the paste normaliser took off the line: the node Ray's prefix named. */
 export interface LineContext {
   readonly prefixIp?: string
+  /**
+   * What earlier lines of the same log said, for the families that need two lines (the master address
+   * on one, the fabric interface on another). One map per watcher; rules own their keys.
+   */
+  readonly memory?: Map<string, string>
 }
 
 const GPU_FIX =
@@ -278,4 +284,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...NCCL_RULES,
   // Memory: the NVIDIA driver (GB10 unified memory), the kernel's and Ray's OOM killers, CUDA and vLLM's start-up check.
   ...MEMORY_RULES,
+  // vLLM's native multi-node mode (--nnodes/--master-addr): torch's TCPStore rendezvous that never completes.
+  ...NATIVE_RULES,
 ]

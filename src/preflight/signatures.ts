@@ -60,6 +60,8 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
   const joiner = createLineJoiner(opts.wrapWidth !== undefined ? { wrapWidth: opts.wrapWidth } : {})
   /** The still-open logical line judged early (a live log must not wait for the next line). */
   let judgedEarly: { line: number; text: string } | null = null
+  /** Facts a rule keeps from earlier lines of this log (LineContext.memory). */
+  const memory = new Map<string, string>()
 
   const judge = (logical: LogicalLine): Finding[] => {
     if (judgedEarly && judgedEarly.line === logical.line && judgedEarly.text === logical.text) return []
@@ -68,7 +70,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     for (const rule of SIGNATURE_RULES) {
       const m = rule.pattern.exec(line)
       if (!m) continue
-      const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp } : {})
+      const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp, memory } : { memory })
       if (hit === null) continue
       matchedLines.add(logical.line)
       const dedupe = `${rule.code}\u0000${hit.key}`

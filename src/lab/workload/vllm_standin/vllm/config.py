@@ -24,6 +24,12 @@ class ParallelConfig:
     distributed_executor_backend: str | None = None
     # Set by initialize_ray_cluster, as in vLLM.
     placement_group: Any = None
+    # Native multi-node (mp) mode, defaults as in vllm/config/parallel.py.
+    master_addr: str = "127.0.0.1"
+    master_port: int = 29501
+    node_rank: int = 0
+    nnodes: int = 1
+    distributed_timeout_seconds: int | None = None
 
     @property
     def world_size(self) -> int:
@@ -51,3 +57,4 @@ class VllmConfig:
     server_config: ServerConfig
     non_default_args: dict[str, Any] = field(default_factory=dict)
     ignored_args: list[str] = field(default_factory=list)
+    headless: bool = False

@@ -23,6 +23,12 @@ _DEFAULTS = {
     "served_model_name": None,
     "api_key": None,
     "disable_uvicorn_access_log": False,
+    "nnodes": 1,
+    "node_rank": 0,
+    "master_addr": "127.0.0.1",
+    "master_port": 29501,
+    "headless": False,
+    "distributed_timeout_seconds": None,
 }
 
 
@@ -45,6 +51,13 @@ def make_arg_parser(prog: str, model_positional: bool) -> argparse.ArgumentParse
     parser.add_argument("--max-num-seqs", type=int, default=256)
     parser.add_argument("--api-key", default=None)
     parser.add_argument("--disable-uvicorn-access-log", action="store_true")
+    # Native multi-node mode (vllm/config/parallel.py: nnodes, node_rank, master_addr, master_port).
+    parser.add_argument("--nnodes", "-n", type=int, default=1)
+    parser.add_argument("--node-rank", "-r", type=int, default=0)
+    parser.add_argument("--master-addr", default="127.0.0.1")
+    parser.add_argument("--master-port", type=int, default=29501)
+    parser.add_argument("--headless", action="store_true")
+    parser.add_argument("--distributed-timeout-seconds", type=int, default=None)
     return parser
 
 
@@ -56,6 +69,10 @@ def parse_serve_args(argv: list[str], prog: str = "vllm serve", model_positional
         parser.error("the model is required: vllm serve MODEL [options]")
     if args.tensor_parallel_size < 1 or args.pipeline_parallel_size < 1:
         parser.error("--tensor-parallel-size and --pipeline-parallel-size must be >= 1")
+    if args.nnodes < 1 or args.node_rank < 0:
+        parser.error("--nnodes must be >= 1 and --node-rank >= 0")
+    if args.node_rank >= args.nnodes:
+        parser.error(f"--node-rank ({args.node_rank}) must be less than --nnodes ({args.nnodes})")
 
     non_default = {"model_tag" if model_positional else "model": model}
     for key, default in _DEFAULTS.items():
@@ -74,6 +91,11 @@ def parse_serve_args(argv: list[str], prog: str = "vllm serve", model_positional
             tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size,
             distributed_executor_backend=args.distributed_executor_backend,
+            master_addr=args.master_addr,
+            master_port=args.master_port,
+            node_rank=args.node_rank,
+            nnodes=args.nnodes,
+            distributed_timeout_seconds=args.distributed_timeout_seconds,
         ),
         scheduler_config=SchedulerConfig(max_num_seqs=args.max_num_seqs),
         server_config=ServerConfig(
@@ -83,5 +105,6 @@ def parse_serve_args(argv: list[str], prog: str = "vllm serve", model_positional
             disable_access_log=args.disable_uvicorn_access_log,
         ),
         non_default_args=non_default,
+        headless=args.headless,
         ignored_args=unknown,
     )

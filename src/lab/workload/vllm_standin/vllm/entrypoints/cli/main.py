@@ -3,6 +3,7 @@
     vllm serve MODEL [--tensor-parallel-size N] [--pipeline-parallel-size M]
                      [--distributed-executor-backend ray] [--host H] [--port P]
                      [--served-model-name NAME ...] [other vLLM args: accepted, ignored]
+                     [--nnodes N --node-rank I --master-addr A --master-port P [--headless]]
     vllm --version
 """
 
@@ -36,9 +37,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args[0] == "serve":
         from vllm.engine.arg_utils import parse_serve_args
+
+        vllm_config = parse_serve_args(args[1:])
+        if vllm_config.headless:
+            from vllm.entrypoints.cli.serve import run_headless
+
+            return run_headless(vllm_config)
         from vllm.entrypoints.openai.api_server import run_server
 
-        return run_server(parse_serve_args(args[1:]))
+        return run_server(vllm_config)
     sys.stderr.write(USAGE + f"vllm: error: unknown command {args[0]!r} (the stand-in only has 'serve')\n")
     return 2
 

@@ -24,7 +24,9 @@ class Executor:
     @staticmethod
     def get_class(vllm_config: VllmConfig) -> type["Executor"]:
         parallel_config = vllm_config.parallel_config
-        backend = resolve_backend(parallel_config.world_size, parallel_config.distributed_executor_backend)
+        backend = resolve_backend(
+            parallel_config.world_size, parallel_config.distributed_executor_backend, parallel_config.nnodes
+        )
         parallel_config.distributed_executor_backend = backend
         if backend == "ray":
             if envs.VLLM_USE_RAY_V2_EXECUTOR_BACKEND:
@@ -34,6 +36,10 @@ class Executor:
             from vllm.v1.executor.ray_executor import RayDistributedExecutor
 
             return RayDistributedExecutor
+        if backend == "mp" and parallel_config.nnodes > 1:
+            from vllm.v1.executor.multiproc_executor import MultiprocExecutor
+
+            return MultiprocExecutor
         if parallel_config.world_size == 1:
             from vllm.v1.executor.uniproc_executor import UniProcExecutor
 
@@ -57,12 +63,14 @@ class Executor:
         pass
 
 
-def resolve_backend(world_size: int, backend: str | None) -> str:
-    """vLLM's default: Ray when the local GPUs cannot hold the world size."""
+def resolve_backend(world_size: int, backend: str | None, nnodes: int = 1) -> str:
+    """vLLM's default: mp across nodes when --nnodes > 1; else Ray when the local GPUs cannot hold the world size."""
     if backend is not None:
         return backend
     if world_size == 1:
         return "uni"
+    if nnodes > 1:
+        return "mp"
     if envs.VLLM_STANDIN_LOCAL_GPUS < world_size:
         chosen = "ray"
     else:

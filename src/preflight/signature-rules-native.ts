@@ -1,0 +1,174 @@
+/**
+ * Log signatures of vLLM's native multi-node mode (`vllm serve --nnodes N --node-rank i --master-addr A
+ * --master-port P [--headless]`): every node joins torch's TCPStore on A:P, and a rendezvous that never
+ * completes is a hang until torch's timeout (600 s by default). Each wording, with the torch and vLLM
+ * versions it comes from, is in src/preflight/WORDINGS.md; the code path in NATIVE-MULTINODE.md.
+ *
+ * - A rank that cannot reach the store: c10d's "client socket has timed out … while trying to connect to
+ *   (A, P)" (torch 2.x), or "failed to connect to [A]:P (errno: …)" per attempt and "failed to connect to
+ *   any network address of (A, P)" at the end (torch ≤ 2.2).
+ * - The store on the head waiting for ranks that never come: "Timed out after T seconds waiting for
+ *   clients. k/n clients joined." — a node missing, a repeated rank, or --nnodes larger than the nodes.
+ * - A headless node told the default master address (127.0.0.1): --master-addr was not given.
+ * - The master address on another network than the fabric NCCL/Gloo were told to use (two lines: the
+ *   address, and NCCL's "Bootstrap : Using <iface>:<ip>" for an interface a *_SOCKET_IFNAME names).
+ */
+
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+
+const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
+const isLoopback = (host: string): boolean => /^127\./.test(host) || host === 'localhost' || host === '::1'
+/** Docker's default bridge: RAY_BRIDGE_ADDRESS (signature-rules-ray.ts) tells that story for the same line. */
+const isDockerBridge = (host: string): boolean => /^172\.17\.\d{1,3}\.\d{1,3}$/.test(host)
+/** `[::ffff:10.0.0.1]` → `10.0.0.1`. */
+const plainHost = (host: string): string => host.replace(/^\[|\]$/g, '').replace(/^::ffff:/i, '')
+
+const REACH_FIX = (host: string, port: string) =>
+  `Check from this node that the head's rendezvous is reachable over the fabric: nc -zv ${host} ${port}. --master-addr must be the head's fabric IP (the address NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME name on the head), the same --master-port on every node, the head started first and that port open between the nodes; set --distributed-timeout-seconds low while debugging so the hang ends in seconds.`
+
+function unreachable(hostText: string, port: string, final: boolean, extra: Record<string, string>, context: LineContext): RuleHit | null {
+  const host = plainHost(hostText)
+  // "?UNKNOWN?" is torch naming an address it could not print; the next line names it.
+  if (host === '' || host.includes('?')) return null
+  if (isDockerBridge(host)) return null
+  const loop = isLoopback(host)
+  return {
+    key: `${host}:${port}:${final ? 'final' : 'attempt'}`,
+    severity: final ? 'error' : 'warning',
+    message: loop
+      ? `A rank tried torch's rendezvous at ${host}:${port}, a loopback address: on a multi-node deploy that is --master-addr left at its default (127.0.0.1), so the ranks on other nodes can never meet the head.`
+      : final
+        ? `A rank gave up reaching torch's rendezvous (TCPStore) at ${host}:${port}, so the process group cannot form and vLLM will not start.`
+        : `A rank could not reach torch's rendezvous at ${host}:${port} on this attempt (torch retries until its timeout); if no rank joins, the start hangs for the whole timeout.`,
+    evidence: {
+      'Master address': host,
+      'Master port': port,
+      ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+      ...extra,
+    },
+    fix: loop
+      ? `Give every node --master-addr=<the head's fabric IP> (and the same --master-port); vLLM's default for --master-addr is 127.0.0.1.`
+      : REACH_FIX(host, port),
+  }
+}
+
+/** The NCCL/Gloo interface names a paste named (NCCL_SOCKET_IFNAME=…, GLOO_SOCKET_IFNAME=…), prefix-matched as NCCL does. */
+function namedIfaces(memory: Map<string, string>): string[] {
+  return (memory.get('ifnames') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !s.startsWith('^'))
+    .map((s) => s.replace(/^=/, ''))
+}
+
+const sameSlash24 = (a: string, b: string): boolean => a.split('.').slice(0, 3).join('.') === b.split('.').slice(0, 3).join('.')
+
+/** Records what a line says, then judges the pair once both halves are known. */
+function masterVersusFabric(line: string, context: LineContext): RuleHit | null {
+  const memory = context.memory
+  if (memory === undefined) return null
+  for (const m of line.matchAll(/\b(NCCL|GLOO)_SOCKET_IFNAME[=:]\s*['"]?([^\s'",;]+(?:,[^\s'",;]+)*)/g)) {
+    const prev = memory.get('ifnames')
+    memory.set('ifnames', prev ? `${prev},${m[2]}` : (m[2] ?? ''))
+    memory.set(`ifname-var:${m[2]}`, `${m[1]}_SOCKET_IFNAME`)
+  }
+  const master =
+    new RegExp(String.raw`distributed_init_method=tcp://(${IPV4}):(\d+)`).exec(line) ??
+    new RegExp(String.raw`head node address (${IPV4}):(\d+) for torch\.distributed`).exec(line) ??
+    new RegExp(String.raw`--master[-_]addr[= ]['"]?(${IPV4})`).exec(line) ??
+    new RegExp(String.raw`master_addr=['"](${IPV4})['"]`).exec(line)
+  if (master?.[1] && !memory.has('master')) {
+    memory.set('master', master[1])
+    if (master[2]) memory.set('master-port', master[2])
+  }
+  const bound = new RegExp(String.raw`(?:Bootstrap|NET/Socket) : Using (?:\[\d+\])?([\w.-]+):(${IPV4})<`).exec(line)
+  if (bound?.[1] && bound[2] && !memory.has('fabric')) memory.set('fabric', `${bound[1]}=${bound[2]}`)
+
+  const addr = memory.get('master')
+  const fabric = memory.get('fabric')
+  if (addr === undefined || fabric === undefined || memory.has('judged')) return null
+  const [iface = '', fabricIp = ''] = fabric.split('=')
+  const named = namedIfaces(memory)
+  if (!named.some((n) => iface.startsWith(n))) return null
+  memory.set('judged', 'yes')
+  if (addr === fabricIp || sameSlash24(addr, fabricIp) || isLoopback(addr)) return null
+  const port = memory.get('master-port')
+  return {
+    key: `${addr}:${iface}`,
+    severity: 'error',
+    message: `The rendezvous master address ${addr} is not on the fabric: NCCL bound ${iface} (${fabricIp}), the interface the *_SOCKET_IFNAME settings name, so torch's store, and vLLM's message queue that the other nodes connect back to, run over another network.`,
+    evidence: {
+      'Master address (--master-addr)': port ? `${addr}:${port}` : addr,
+      'Fabric interface (NCCL bound)': `${iface} ${fabricIp}`,
+      'Interface names set': named.join(', '),
+    },
+    fix: `Start every node with --master-addr=<the head's address on ${iface}> (the head's ${iface} IP, in ${fabricIp.split('.').slice(0, 3).join('.')}.x here), not its management address; keep NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME=${iface} on every node.`,
+  }
+}
+
+export const NATIVE_RULES: readonly SignatureRule[] = [
+  {
+    // torch 2.x c10d: "[E socket.cpp:957] [c10d] The client socket has timed out after 60s while trying to connect to (10.1.16.222, 29400)."
+    //   also "… after 600000ms …", "… after 1800s …"; the same text follows "torch.distributed.DistNetworkError: ".
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /The client socket has timed out after (\d+(?:ms|s)) while trying to connect to \(([^,()]+), (\d+)\)/,
+    hit: (m, _line, _ray, context) => unreachable((m[2] ?? '').trim(), m[3] ?? '', true, { 'Timed out after': m[1] ?? '' }, context),
+  },
+  {
+    // torch ≤ 2.2 c10d: "[E socket.cpp:719] [c10d] The client socket has failed to connect to any network address of (x.x.x.x, 48247)."
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /The client socket has failed to connect to any network address of \(([^,()]+), (\d+)\)/,
+    hit: (m, _line, _ray, context) => unreachable((m[1] ?? '').trim(), m[2] ?? '', true, {}, context),
+  },
+  {
+    // torch c10d, per attempt: "[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:172.16.8.232]:39623 (errno: 110 - Connection timed out)."
+    //   "… to 10.0.0.1:29501 (errno: 111 - Connection refused)." Not "cannot be initialized to connect to" (an IPv6 attempt torch skips past).
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /The client socket has failed to connect to (\[[^\]]*\]|[^\s[\]:]+):(\d+) \(errno: (\d+) - ([^)]*)\)/,
+    hit: (m, _line, _ray, context) => unreachable(m[1] ?? '', m[2] ?? '', false, { 'Socket error': `errno ${m[3]} (${m[4]})` }, context),
+  },
+  {
+    // torch TCPStore server (the head, rank 0): "torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients. 1/8 clients joined."
+    code: 'RENDEZVOUS_RANKS_MISSING',
+    pattern: /Timed out after (\d+) seconds waiting for clients\. (\d+)\/(\d+) clients joined/,
+    hit: (m, _line, _ray, context) => {
+      const joined = Number(m[2])
+      const world = Number(m[3])
+      return {
+        key: `${joined}/${world}`,
+        severity: 'error',
+        message: `torch's rendezvous store on the head waited ${m[1]} s and only ${joined} of ${world} ranks joined, so ${world - joined} rank(s) never connected: a node not started or not reaching the master address, a --node-rank repeated or skipped, or --nnodes/TP×PP larger than the nodes started.`,
+        evidence: {
+          'Ranks joined': String(joined),
+          'World size the store waited for': String(world),
+          Waited: `${m[1]} s`,
+          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+        },
+        fix: 'On every node, compare the vllm serve arguments: the same --nnodes (the number of nodes started), --node-rank 0 on the head and 1…N-1 once each on the others, the same --master-addr/--master-port, and TP×PP = nodes × GPUs per node; then read the missing nodes\' logs for their own "failed to connect" line.',
+      }
+    },
+  },
+  {
+    // vLLM serve.py (run_headless): "Launching vLLM (v0.11.1) headless multiproc executor, with head node address 127.0.0.1:29501 for torch.distributed process group."
+    code: 'MASTER_ADDR_LOOPBACK',
+    pattern: /headless multiproc executor, with head node address (\S+?):(\d+) for torch\.distributed/,
+    hit: (m) => {
+      const host = m[1] ?? ''
+      if (!isLoopback(host)) return null
+      return {
+        key: `${host}:${m[2]}`,
+        severity: 'error',
+        message: `A headless vLLM node was told the head is at ${host}:${m[2]}, its own loopback: --master-addr was not given (vLLM's default is 127.0.0.1), so it waits for a head that is not there.`,
+        evidence: { 'Head node address the node uses': `${host}:${m[2]}` },
+        fix: "Start this node with --master-addr=<the head's fabric IP> (and the head's --master-port); every node must name the head the same way.",
+      }
+    },
+  },
+  {
+    // Two lines of one log: the master address ("distributed_init_method=tcp://A:P", "head node address A:P", "--master-addr A")
+    // and NCCL's "Bootstrap : Using <iface>:<ip><0>" for an interface NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME names.
+    code: 'MASTER_ADDR_NOT_FABRIC',
+    pattern: /_SOCKET_IFNAME|distributed_init_method=tcp:|head node address|master[-_]addr|(?:Bootstrap|NET\/Socket) : Using/,
+    hit: (_m, line, _ray, context) => masterVersusFabric(line, context),
+  },
+]
