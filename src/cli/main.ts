@@ -33,9 +33,7 @@ SSH credentials (${COMMANDS.filter((c: CommandSpec) => c.ssh)
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
 ${COMMANDS.filter((c: CommandSpec) => c.cancellable)
   .map((c) => c.name)
-  .join(
-    '/',
-  )}: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130; a second one quits at once.
+  .join('/')}: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130; a second one quits at once.
 `
 
 export interface CliIo {

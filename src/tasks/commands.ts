@@ -63,7 +63,11 @@ export interface OptionSpec {
 export type OptionKey = keyof typeof OPTIONS
 /** One option's entry, as the general shape (for code that walks the table). */
 export const option = (k: OptionKey): OptionSpec => OPTIONS[k]
-type ValueOf<K extends OptionKey> = (typeof OPTIONS)[K] extends { multiple: true } ? readonly string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string
+type ValueOf<K extends OptionKey> = (typeof OPTIONS)[K] extends { multiple: true }
+  ? readonly string[]
+  : (typeof OPTIONS)[K]['type'] extends 'boolean'
+    ? boolean
+    : string
 /** The options a command was given, the same shape from both doors (text options hold the text). */
 export type OptionValues = { readonly [K in OptionKey]?: ValueOf<K> }
 
@@ -103,7 +107,7 @@ export interface CommandSpec {
 export const COMMON_OUTPUTS: readonly OutputName[] = ['result', 'summary', 'summary-file']
 
 const FINDINGS_OUTPUTS: readonly OutputName[] = ['findings', 'error-count', 'warning-count']
-const SMOKE_FIGURES: readonly OutputName[] = ['model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']
+const SMOKE_FIGURES: readonly OutputName[] = ['verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']
 const ROLLOUT_OUTPUTS: readonly OutputName[] = [
   'release',
   'previous-release',
@@ -165,7 +169,7 @@ export const COMMANDS = [
     options: ['manifest', 'json', ...ssh],
     required: ['manifest'],
     ssh: true,
-    action: { outputs: [...FINDINGS_OUTPUTS, 'verdict', ...SMOKE_FIGURES] },
+    action: { outputs: [...FINDINGS_OUTPUTS, ...SMOKE_FIGURES] },
     run: (ctx) => smokeTask(manifestOf(ctx), { credentials: ctx.credentials!, env: ctx.env, onProgress: ctx.onProgress }),
   },
   {
@@ -215,7 +219,8 @@ export const COMMANDS = [
   {
     name: 'lab',
     synopsis: 'up|down|status|scenario healthy|seed-bug|worker-override',
-    summary: 'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM)',
+    summary:
+      'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM)',
     options: ['nodes', 'purge', 'serve', 'json'],
     run: runLab,
   },
@@ -253,9 +258,17 @@ export function actionInputsOf(spec: CommandSpec): string[] {
 }
 
 /** Every Action input the table names, each once, in table order. */
-export const ACTION_INPUT_NAMES: readonly string[] = [
-  ...new Set((COMMANDS as readonly CommandSpec[]).filter((c) => c.action).flatMap(actionInputsOf)),
-]
+export const ACTION_INPUT_NAMES: readonly string[] = [...new Set((COMMANDS as readonly CommandSpec[]).filter((c) => c.action).flatMap(actionInputsOf))]
+
+/** Which Action commands read an input (in table order). */
+export function commandsReadingInput(input: string): string[] {
+  return (COMMANDS as readonly CommandSpec[]).filter((c) => c.action && actionInputsOf(c).includes(input)).map((c) => c.name)
+}
+
+/** Which Action commands may set an output (in table order). */
+export function commandsSettingOutput(output: OutputName): string[] {
+  return (COMMANDS as readonly CommandSpec[]).filter((c) => actionOutputsOf(c).includes(output)).map((c) => c.name)
+}
 
 /** The outputs a command may set in the Action. */
 export function actionOutputsOf(spec: CommandSpec): readonly OutputName[] {
