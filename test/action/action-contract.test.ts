@@ -144,7 +144,7 @@ describe('action.yml', () => {
    */
   const prefixOf = (description: string): string[] | undefined => {
     const m = /^\(([a-z, -]+)\)/.exec(description)
-    const names = m?.[1]!.split(',').map((s) => s.trim())
+    const names = m?.[1]?.split(',').map((s) => s.trim())
     return names?.every((n) => (ACTION_COMMANDS as readonly string[]).includes(n)) ? names : undefined
   }
   const expectServes = (kind: string, name: string, description: string, serves: string[]) => {
