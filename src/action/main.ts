@@ -8,21 +8,14 @@ import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
 import { loadManifestFile } from '../manifest/load.js'
-import { diagnoseTask } from '../tasks/diagnose.js'
+import { type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
+import { flatGroups } from '../tasks/deploy.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
-import { planTask } from '../tasks/plan.js'
-import { preflightTask } from '../tasks/preflight.js'
-import { smokeTask } from '../tasks/smoke.js'
-import { validateTask } from '../tasks/validate.js'
 import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
 import { declaredDefault } from './metadata.js'
 import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
-import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
 
 export { COMMANDS } from './inputs.js'
-
-/** Progress lines in the Action's words (an option a message names is its input). */
-const progress = (m: string): void => core.info(inWords(m, 'action'))
 
 /**
  * diagnose works without a manifest, but the `manifest` input always has a value (action.yml's
@@ -34,76 +27,38 @@ function diagnoseManifest(path: string): string | undefined {
   return path === declaredDefault('manifest') ? undefined : path
 }
 
+/** Runs the command the table names, with only the inputs that command reads. */
 async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
-  const { manifest } = inputs
-  switch (inputs.command) {
-    case 'validate':
-      return validateTask(manifest)
-    case 'plan':
-      return planTask(manifest, { ...(inputs.image && { image: inputs.image }), ...(inputs.release && { release: inputs.release }) })
-    case 'preflight': {
-      if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
-      return preflightTask(manifest, {
-        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
-        onProgress: progress,
-      })
-    }
-    case 'smoke': {
-      if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
-      return smokeTask(manifest, {
-        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
-        env: process.env,
-        onProgress: progress,
-      })
-    }
-    case 'diagnose': {
-      const used = diagnoseManifest(manifest)
-      if (!used) core.info(`diagnose: no manifest at ${manifest}; checking without the cluster's expected nodes and fabric`)
-      return diagnoseTask({
-        ...(inputs.facts && { facts: inputs.facts }),
-        ...(inputs.rayNodes && { rayNodes: inputs.rayNodes }),
-        ...(inputs.rayStatus && { rayStatus: inputs.rayStatus }),
-        logs: inputs.logs,
-        ...(used && { manifest: used }),
-        ...(inputs.launchScript && { launchScript: inputs.launchScript }),
-      })
-    }
-    case 'deploy':
-    case 'rollback': {
-      if (!inputs.sshPrivateKey) return usageError(`input ssh-private-key is required for ${inputs.command} (store the key in a secret)`)
-      // A cancelled workflow sends SIGINT, then SIGTERM (7.5 s later): stop the step in flight (its
-      // remote command gets SIGTERM) and start no other, within that time; the post step
-      // releases the lock if this process is killed before it could.
-      const cancel = new AbortController()
-      const onSignal = () => cancel.abort()
-      process.on('SIGINT', onSignal)
-      process.on('SIGTERM', onSignal)
-      try {
-        const opts = {
-          credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
-          env: process.env,
-          signal: cancel.signal,
-          onProgress: progress,
-          onStage: flatGroups(
-            (name) => core.startGroup(name),
-            () => core.endGroup(),
-          ),
-          onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) =>
-            lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost(),
-          ...(inputs.release && { release: inputs.release }),
-          ...(inputs.image && { image: inputs.image }),
-          ...(inputs.force && { force: true }),
-          ...(inputs.waitLock && { waitLock: true }),
-          ...(inputs.onFailure && { onFailure: inputs.onFailure }),
-          ...(inputs.rollbackTo && { to: inputs.rollbackTo }),
-        }
-        return inputs.command === 'deploy' ? await deployTask(manifest, opts) : await rollbackTask(manifest, opts)
-      } finally {
-        process.off('SIGINT', onSignal)
-        process.off('SIGTERM', onSignal)
-      }
-    }
+  const spec = commandSpec(inputs.command)!
+  const values: Record<string, unknown> = {}
+  for (const k of spec.options) if (inputs.values[k] !== undefined) values[k] = inputs.values[k]
+  if (inputs.command === 'diagnose') {
+    const used = diagnoseManifest(inputs.values.manifest)
+    if (!used) core.info(`diagnose: no manifest at ${inputs.values.manifest}; checking without the cluster's expected nodes and fabric`)
+    values.manifest = used
   }
+  const manifest = inputs.values.manifest
+  return runCommand(
+    spec,
+    {
+      values: values as OptionValues,
+      args: [],
+      env: process.env,
+      onProgress: (m) => core.info(inWords(m, 'action')),
+      onStage: flatGroups(
+        (name) => core.startGroup(name),
+        () => core.endGroup(),
+      ),
+      onLock: (lock) => (lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost()),
+    },
+    {
+      howToGiveKey: 'input ssh-private-key (store the key in a secret)',
+      missing: (k) => `input ${option(k).input} is empty`,
+      // A cancelled workflow sends SIGINT, then SIGTERM (7.5 s later): the first cancels the step in
+      // flight; the second changes nothing, and the post step releases the lock if this process is
+      // killed before it could.
+    },
+  )
 }
 
 /** Annotation paths must be relative to the repository root to land on the file. */
@@ -139,7 +94,7 @@ async function writeSummary(markdown: string): Promise<void> {
   await core.summary.addRaw(markdown, true).write()
 }
 
-/** The API key smoke.apiKeySecret names is masked before anything can print it. */
+/** The API key smoke.apiKeySecret names is masked before anything can print it (smoke, and the smoke gate of a rollout). */
 async function maskSmokeApiKey(path: string): Promise<void> {
   const { manifest } = await loadManifestFile(path)
   const name = manifest?.smoke.apiKeySecret
@@ -154,7 +109,7 @@ export async function run(): Promise<void> {
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
-    if (read.ok && read.inputs.command === 'smoke') await maskSmokeApiKey(read.inputs.manifest)
+    if (read.ok && ['smoke', 'deploy', 'rollback'].includes(read.inputs.command)) await maskSmokeApiKey(read.inputs.values.manifest)
     const outcome = allInWords(read.ok ? await dispatch(read.inputs) : usageError(read.error), 'action')
     const command = read.ok ? read.inputs.command : get('command')
     // First line: the verdict; the command that wrote it closes the section.

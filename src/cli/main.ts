@@ -1,52 +1,40 @@
 /**
- * The CLI: a thin adapter. It parses arguments, calls a task, and prints the task's text (or JSON
- * with --json). Exit codes: 0 ok, 1 the manifest or cluster is wrong, 2 wrong usage, 3 a bug.
+ * The CLI: a thin adapter over the command table (src/tasks/commands.ts). It parses the command's
+ * own flags (any other flag is a usage error), reads the files text options name, runs the
+ * command, and prints its text (or JSON with --json). Exit codes: 0 ok, 1 the manifest or cluster is
+ * wrong, 2 wrong usage, 3 a bug, 130 cancelled.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { allInWords, inWords } from '../command/option-words.js'
-import { renderManifestJsonSchema } from '../manifest/json-schema.js'
-import { deployTask, rollbackTask } from '../tasks/deploy.js'
-import { diagnoseTask } from '../tasks/diagnose.js'
-import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from '../tasks/lab.js'
-import { lockTask } from '../tasks/lock.js'
+import { COMMANDS, type CommandSpec, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
-import { planTask } from '../tasks/plan.js'
-import { preflightTask } from '../tasks/preflight.js'
-import type { SshCredentials } from '../transport/targets.js'
-import { smokeTask } from '../tasks/smoke.js'
-import { validateTask } from '../tasks/validate.js'
+
+const flagUsage = (k: OptionKey): string => {
+  const o = option(k)
+  return o.arg ? `--${o.flag} ${o.arg}` : `--${o.flag}`
+}
+
+/** One command's usage: name, synopsis, its flags (required ones bare, the rest in brackets), summary. */
+export function commandUsage(spec: CommandSpec): string {
+  const flags = spec.options.map((k) => (spec.required?.includes(k) ? flagUsage(k) : `[${flagUsage(k)}]`))
+  const head = ['  ' + spec.name.padEnd(10), ...(spec.synopsis ? [spec.synopsis] : []), ...flags].join(' ')
+  return `${head}\n${' '.repeat(14)}${spec.summary}\n`
+}
 
 export const USAGE = `vllm-ray-deploy: roll vLLM out across a Ray cluster over SSH, and prove it is wired right
 
-usage: vllm-ray-deploy <command> [options]
+usage: vllm-ray-deploy <command> [options]    (vllm-ray-deploy <command> --help: that command alone)
 
 commands:
-  validate  --manifest F [--json]              check a cluster manifest; every error with file:line:col
-  plan      --manifest F [--json] [--image REF] [--release ID]
-                                               the exact commands a deploy runs, node by node
-  preflight --manifest F [--json] [--ssh-key F] [--known-hosts F] [--facts-out F]
-                                               gather facts from every node and Ray; check Ray/vLLM identity
-  smoke     --manifest F [--json] [--ssh-key F] [--known-hosts F]
-                                               wait for vLLM, prove it answers (TTFT, ITL, p95) and spans the cluster
-  diagnose  [--facts F] [--ray-nodes F] [--ray-status F] [--log F ...] [--manifest F] [--json]
-            [--launch-script F] [--fix-out F]  the same checks offline, on files you have; a launch script
-                                               read before it runs, its fixes as one patch (--fix-out)
-  lab up [--nodes N] | lab down [--purge] | lab status [--json]
-                                               simulated DGX Spark nodes in Docker on this machine
-  lab scenario healthy|seed-bug|worker-override [--serve]
-                                               start Ray on the lab with that launch script (and vLLM)
-  deploy    --manifest F [--release ID] [--image REF] [--force] [--on-failure rollback|stop|keep] [--wait-lock] [--json]
-                                               roll a release out through every gate; unchanged content restarts nothing
-  rollback  --manifest F [--to RELEASE] [--wait-lock] [--json]
-                                               start an earlier release from its files on the nodes, make it current
-  lock status|release --manifest F [--force] [--ssh-key F] [--known-hosts F]
-                                               the deploy lock on the head; release removes an expired lock, --force any
-  schema                                       print the manifest's JSON Schema
-
-SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+${COMMANDS.map(commandUsage).join('')}
+SSH credentials (${COMMANDS.filter((c: CommandSpec) => c.ssh)
+  .map((c) => c.name)
+  .join(', ')}): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
-deploy/rollback: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130.
+${COMMANDS.filter((c: CommandSpec) => c.cancellable)
+  .map((c) => c.name)
+  .join('/')}: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130; a second one quits at once.
 `
 
 export interface CliIo {
@@ -61,196 +49,107 @@ const defaultIo: CliIo = {
   env: process.env,
 }
 
-const OPTIONS = {
-  manifest: { type: 'string' },
-  json: { type: 'boolean' },
-  image: { type: 'string' },
-  release: { type: 'string' },
-  'ssh-key': { type: 'string' },
-  'known-hosts': { type: 'string' },
-  'facts-out': { type: 'string' },
-  facts: { type: 'string' },
-  'ray-nodes': { type: 'string' },
-  'ray-status': { type: 'string' },
-  'launch-script': { type: 'string' },
-  'fix-out': { type: 'string' },
-  log: { type: 'string', multiple: true },
-  nodes: { type: 'string' },
-  purge: { type: 'boolean' },
-  serve: { type: 'boolean' },
-  force: { type: 'boolean' },
-  'on-failure': { type: 'string' },
-  to: { type: 'string' },
-  'wait-lock': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>
 
-type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
-type Values = Parsed['values']
-
-function need(values: Values, name: 'manifest'): string | TaskOutcome {
-  return values[name] ?? usageError(`--${name} is required (the cluster manifest, e.g. --manifest cluster.yml)`)
+/** The parseArgs options of one command: its own flags and --help, nothing else. */
+function parseOptionsOf(spec: CommandSpec): ParseOptions {
+  const out: ParseOptions = { help: { type: 'boolean', short: 'h' } }
+  for (const k of spec.options) {
+    const o = option(k)
+    out[o.flag] = { type: o.type, ...(o.multiple && { multiple: true }) }
+  }
+  return out
 }
 
-/** SSH credentials from --ssh-key / $VRD_SSH_PRIVATE_KEY and --known-hosts / $VRD_KNOWN_HOSTS. */
-function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCredentials | TaskOutcome {
-  const key = values['ssh-key'] ? readText(values['ssh-key'], 'SSH key') : io.env.VRD_SSH_PRIVATE_KEY
-  if (key === undefined || key === '') return usageError(`${command} needs an SSH private key: --ssh-key FILE or $VRD_SSH_PRIVATE_KEY`)
-  if (typeof key !== 'string') return key
-  const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
-  if (known !== undefined && typeof known !== 'string') return known
-  return { privateKey: key, ...(known && { knownHosts: known }) }
-}
-
-function readText(path: string, what: string): string | TaskOutcome {
+function readText(path: string, flag: string): string | TaskOutcome {
   try {
     return readFileSync(path, 'utf8')
   } catch (err) {
-    return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    return usageError(`cannot read --${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
 }
 
-async function dispatch(positionals: string[], values: Values, io: CliIo): Promise<TaskOutcome | 'help'> {
-  const [command, sub] = positionals
-  const progress = (m: string) => io.err(`${inWords(m, 'cli')}\n`)
-  switch (command) {
-    case undefined:
-    case 'help':
-      return 'help'
-    case 'validate': {
-      const m = need(values, 'manifest')
-      return typeof m === 'string' ? validateTask(m) : m
-    }
-    case 'plan': {
-      const m = need(values, 'manifest')
-      return typeof m === 'string' ? planTask(m, { ...(values.image && { image: values.image }), ...(values.release && { release: values.release }) }) : m
-    }
-    case 'smoke':
-    case 'preflight': {
-      const m = need(values, 'manifest')
-      if (typeof m !== 'string') return m
-      const creds = sshCredentialsFrom(values, io, command)
-      if ('exitCode' in creds) return creds
-      const { privateKey: key, knownHosts: known } = creds
-      const credentials = { privateKey: key, ...(known && { knownHosts: known }) }
-      if (command === 'smoke') return smokeTask(m, { credentials, env: io.env, onProgress: progress })
-      const outcome = await preflightTask(m, { credentials, onProgress: progress })
-      if (values['facts-out']) {
-        const facts = outcome.files.find((f) => f.output === 'facts-file')
-        if (facts) writeFileSync(values['facts-out'], facts.content)
-      }
-      return outcome
-    }
-    case 'diagnose': {
-      const outcome = await diagnoseTask({
-        ...(values.facts && { facts: values.facts }),
-        ...(values['ray-nodes'] && { rayNodes: values['ray-nodes'] }),
-        ...(values['ray-status'] && { rayStatus: values['ray-status'] }),
-        ...(values.log && { logs: values.log }),
-        ...(values.manifest && { manifest: values.manifest }),
-        ...(values['launch-script'] && { launchScript: values['launch-script'] }),
-      })
-      if (values['fix-out']) {
-        const fix = outcome.files.find((f) => f.output === 'fix-file')
-        // No mechanical fix: an empty file, so a script that applies it has nothing to do.
-        writeFileSync(values['fix-out'], fix?.content ?? '')
-      }
-      return outcome
-    }
-    case 'lab': {
-      if (sub === 'up') {
-        const n = values.nodes === undefined ? undefined : Number(values.nodes)
-        if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 4)) return usageError(`--nodes must be a whole number from 1 to 4, got ${values.nodes}`)
-        return labUpTask(n, progress)
-      }
-      if (sub === 'down') return labDownTask(values.purge ?? false, progress)
-      if (sub === 'status') return labStatusTask()
-      if (sub === 'scenario') return labScenarioTask(positionals[2], values.serve ?? false, progress)
-      return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
-    }
-    case 'lock': {
-      const m = need(values, 'manifest')
-      if (typeof m !== 'string') return m
-      const credentials = sshCredentialsFrom(values, io, 'lock')
-      if ('exitCode' in credentials) return credentials
-      return lockTask(sub, m, { credentials, force: values.force ?? false })
-    }
-    case 'schema':
-      return {
-        exitCode: 0,
-        headline: 'schema',
-        text: renderManifestJsonSchema(),
-        json: JSON.parse(renderManifestJsonSchema()),
-        summary: '',
-        annotations: [],
-        outputs: { result: 'ok' },
-        files: [],
-      }
-    case 'deploy':
-    case 'rollback': {
-      const m = need(values, 'manifest')
-      if (typeof m !== 'string') return m
-      const creds = sshCredentialsFrom(values, io, command)
-      if ('exitCode' in creds) return creds
-      // SIGINT / SIGTERM (a cancelled workflow): stop the step in flight (its remote command gets SIGTERM) and start no other; a second one ends the process.
-      const cancel = new AbortController()
-      const onSignal = (sig: NodeJS.Signals) => {
-        if (cancel.signal.aborted) process.exit(130)
-        io.err(`${sig}: stopping the step in flight and starting no other (again to quit at once)\n`)
-        cancel.abort()
-      }
-      process.on('SIGINT', onSignal)
-      process.on('SIGTERM', onSignal)
-      try {
-        const opts = {
-          credentials: creds,
-          ...(values['wait-lock'] && { waitLock: true }),
-          env: io.env,
-          signal: cancel.signal,
-          onProgress: progress,
-          ...(values.release && { release: values.release }),
-          ...(values.image && { image: values.image }),
-          ...(values.force && { force: true }),
-          ...(values['on-failure'] && { onFailure: values['on-failure'] }),
-          ...(values.to && { to: values.to }),
-        }
-        const outcome = command === 'deploy' ? await deployTask(m, opts) : await rollbackTask(m, opts)
-        if (values['facts-out']) {
-          const facts = outcome.files.find((f) => f.output === 'facts-file')
-          if (facts) writeFileSync(values['facts-out'], facts.content)
-        }
-        return outcome
-      } finally {
-        process.off('SIGINT', onSignal)
-        process.off('SIGTERM', onSignal)
-      }
-    }
-    default:
-      return usageError(`unknown command "${command}" (try: vllm-ray-deploy help)`)
+/** Flag values keyed by option; a text option's file read, $VRD_SSH_PRIVATE_KEY / $VRD_KNOWN_HOSTS as fallbacks. */
+function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: NodeJS.ProcessEnv): OptionValues | TaskOutcome {
+  const values: Record<string, unknown> = {}
+  for (const k of spec.options) {
+    const o = option(k)
+    const v = parsed[o.flag]
+    if (v === undefined) continue
+    if (o.text) {
+      const text = readText(v as string, o.flag)
+      if (typeof text !== 'string') return text
+      values[k] = text
+    } else values[k] = v
   }
+  if (spec.options.includes('sshKey')) {
+    values.sshKey ??= env.VRD_SSH_PRIVATE_KEY
+    values.knownHosts ??= env.VRD_KNOWN_HOSTS
+  }
+  return values as OptionValues
+}
+
+/** A text option's outcome file written where its flag says (fix-out: an empty file when there is no fix). */
+function writeOutputFiles(spec: CommandSpec, parsed: Record<string, unknown>, outcome: TaskOutcome): void {
+  for (const k of spec.options) {
+    const o = option(k)
+    const path = parsed[o.flag]
+    if (!o.writes || typeof path !== 'string') continue
+    const file = outcome.files.find((f) => f.output === o.writes)
+    // No file (no fix): the fix patch is written empty, so a script that applies it has nothing to do.
+    if (file) writeFileSync(path, file.content)
+    else if (o.writes === 'fix-file') writeFileSync(path, '')
+  }
+}
+
+interface CliRun {
+  readonly outcome: TaskOutcome | string
+  readonly json: boolean
+  /** The usage shown after a usage error: the command's own, or the whole list. */
+  readonly usage: string
+}
+
+async function runCli(args: readonly string[], io: CliIo): Promise<CliRun> {
+  const [name, ...rest] = args
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { outcome: USAGE, json: false, usage: USAGE }
+  const spec = commandSpec(name)
+  if (!spec) {
+    const hint = name.startsWith('-') ? 'the command comes first' : `unknown command "${name}"`
+    return { outcome: usageError(`${hint} (try: vllm-ray-deploy help)`), json: false, usage: USAGE }
+  }
+  const usage = `usage:\n${commandUsage(spec)}`
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: rest, options: parseOptionsOf(spec), allowPositionals: true, strict: true })
+  } catch (err) {
+    return { outcome: usageError(`${name}: ${(err as Error).message}`), json: false, usage }
+  }
+  if (parsed.values.help) return { outcome: usage, json: false, usage }
+  const values = valuesFrom(spec, parsed.values, io.env)
+  if ('exitCode' in values) return { outcome: values, json: false, usage }
+  const outcome = await runCommand(
+    spec,
+    { values, args: parsed.positionals, env: io.env, onProgress: (m) => io.err(`${inWords(m, 'cli')}\n`) },
+    {
+      howToGiveKey: '--ssh-key FILE or $VRD_SSH_PRIVATE_KEY',
+      missing: (k) => `--${option(k).flag} is required${k === 'manifest' ? ' (the cluster manifest, e.g. --manifest cluster.yml)' : ''}`,
+      onSecondSignal: () => process.exit(130),
+    },
+  )
+  writeOutputFiles(spec, parsed.values, outcome)
+  return { outcome: allInWords(outcome, 'cli'), json: parsed.values.json === true, usage }
 }
 
 export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
-  let parsed: Parsed
   try {
-    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (err) {
-    io.err(`error: ${(err as Error).message}\n\n${USAGE}`)
-    return 2
-  }
-  if (parsed.values.help) {
-    io.out(USAGE)
-    return 0
-  }
-  try {
-    const dispatched = await dispatch(parsed.positionals, parsed.values, io)
-    if (dispatched === 'help') {
-      io.out(USAGE)
+    const { outcome, json, usage } = await runCli(args, io)
+    if (typeof outcome === 'string') {
+      io.out(outcome)
       return 0
     }
-    const outcome = allInWords(dispatched, 'cli')
-    if (parsed.values.json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
-    else (outcome.exitCode === 2 ? io.err : io.out)(outcome.text)
+    if (json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
+    else if (outcome.exitCode === 2) io.err(`${outcome.text}\n${usage}`)
+    else io.out(outcome.text)
     return outcome.exitCode
   } catch (err) {
     io.err(`internal error (a bug in vllm-ray-deploy, please report it): ${(err as Error).message}\n`)

@@ -10,7 +10,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INPUT_NAMES } from '../../src/action/inputs.js'
+import { COMMANDS as ACTION_COMMANDS, INPUT_NAMES } from '../../src/action/inputs.js'
+import { type CommandSpec, actionOutputsOf, commandSpec, commandsReadingInput, commandsSettingOutput } from '../../src/tasks/commands.js'
 import { OUTPUT_NAMES } from '../../src/tasks/outcome.js'
 import { type ActionRun, TEST_GITHUB_CONTEXT, loadActionMetadata, runAction } from '../support/action.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
@@ -124,7 +125,49 @@ describe('action.yml', () => {
       expect(spec.description, `input ${name}`).toBeTruthy()
       expect(spec.default, `input ${name} has no default (write default: "" for none)`).not.toBeUndefined()
     }
-    expect(Object.keys(meta.inputs).sort()).toEqual([...INPUT_NAMES].sort())
+    expect(
+      INPUT_NAMES.filter((n) => !(n in meta.inputs)),
+      'inputs of the command table missing from action.yml',
+    ).toEqual([])
+    // An input outside the table (one no command reads: the post step's) must be read by name in src/action.
+    const actionSources = readdirSync('src/action')
+      .map((f) => readFileSync(join('src/action', f), 'utf8'))
+      .join('\n')
+    const unread = Object.keys(meta.inputs).filter((n) => !INPUT_NAMES.includes(n) && !actionSources.includes(`'${n}'`))
+    expect(unread, 'declared in action.yml but read by no command of the table and not by src/action').toEqual([])
+  })
+
+  /**
+   * A description says which commands an input or output serves, from the table: "(deploy,
+   * rollback) ..." when some commands, no such prefix when every command. So no description can
+   * claim the wrong commands.
+   */
+  const prefixOf = (description: string): string[] | undefined => {
+    const m = /^\(([a-z, -]+)\)/.exec(description)
+    const names = m?.[1]?.split(',').map((s) => s.trim())
+    return names?.every((n) => (ACTION_COMMANDS as readonly string[]).includes(n)) ? names : undefined
+  }
+  const expectServes = (kind: string, name: string, description: string, serves: string[]) => {
+    const want = serves.length === ACTION_COMMANDS.length ? undefined : serves
+    expect(
+      prefixOf(description),
+      `${kind} ${name}: description should start with ${want ? `"(${want.join(', ')})"` : 'no command list (every command)'}`,
+    ).toEqual(want)
+  }
+
+  it("says in each input's description which commands read it, as the command table says", () => {
+    for (const name of INPUT_NAMES) expectServes('input', name, meta.inputs[name]!.description, commandsReadingInput(name))
+  })
+
+  it("says in each output's description which commands set it, as the command table says", () => {
+    for (const name of OUTPUT_NAMES) expectServes('output', name, meta.outputs[name]!.description, commandsSettingOutput(name))
+  })
+
+  it('the description prefix test fails on a wrong or missing command list', () => {
+    expect(() => expectServes('input', 'x', '(diagnose) y', ['preflight', 'smoke'])).toThrow()
+    expect(() => expectServes('input', 'x', 'y', ['deploy'])).toThrow()
+    expect(() => expectServes('input', 'x', '(deploy) y', [...ACTION_COMMANDS])).toThrow()
+    expect(() => expectServes('input', 'x', '(deploy, rollback) y', ['deploy', 'rollback'])).not.toThrow()
   })
 
   it('declares every output the tasks know by name', () => {
@@ -170,6 +213,10 @@ describe('node dist/index.js for every command, inputs from action.yml', () => {
     expect(r.outputs['result']).toBe(s.result)
     const undeclared = Object.keys(r.outputs).filter((o) => !(o in meta.outputs))
     expect(undeclared, 'outputs set by the code but not declared in action.yml').toEqual([])
+    const command = s.with(fixtures).command ?? 'validate'
+    const allowed: readonly string[] = r.outputs['result'] === 'error' ? [] : actionOutputsOf(commandSpec(command) as CommandSpec)
+    const unlisted = Object.keys(r.outputs).filter((o) => !allowed.includes(o) && !['result', 'summary', 'summary-file'].includes(o))
+    expect(unlisted, `outputs ${command} set that its row in the command table does not list`).toEqual([])
     expect(r.outputs['summary']).toBeTruthy()
   })
 

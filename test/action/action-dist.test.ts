@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { COMMANDS } from '../../src/action/inputs.js'
 import { runAction } from '../support/action.js'
 
 describe('node dist/index.js (the action as the runner starts it)', () => {
@@ -41,7 +42,8 @@ describe('node dist/index.js (the action as the runner starts it)', () => {
   it('an unknown command or a bad on-failure fails with a clear message', () => {
     const bad = runAction({ command: 'launch-missiles' })
     expect(bad.status).toBe(1)
-    expect(bad.stdout).toMatch(/::error.*input command must be one of validate, plan, deploy/)
+    expect(bad.stdout).toContain(`input command must be one of ${COMMANDS.join(', ')}, got "launch-missiles"`)
+    expect(bad.stdout).toMatch(/^::error .*input command must be one of/m)
     const onFailure = runAction({ command: 'validate', 'on-failure': 'explode' })
     expect(onFailure.stdout).toMatch(/on-failure must be one of rollback, stop, keep/)
   })

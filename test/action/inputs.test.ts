@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type InputName, effectiveOnFailure, readActionInputs } from '../../src/action/inputs.js'
+import { type InputName, readActionInputs } from '../../src/action/inputs.js'
 import { inputEnv } from '../support/action.js'
 
 /** Inputs exactly as the runner would give them for this `with:` (defaults from action.yml). */
@@ -17,14 +17,20 @@ function source(withInputs: Record<string, string>) {
 }
 
 describe('the Action inputs object', () => {
-  it('on-failure unset: the manifest decides; set: it overrides deploy.onFailure', () => {
+  it('on-failure unset is absent (the manifest decides); set, it is passed on', () => {
     const unset = readActionInputs(source({}))
-    expect(unset.ok && unset.inputs.onFailure).toBeUndefined()
     if (!unset.ok) throw new Error(unset.error)
-    expect(effectiveOnFailure(unset.inputs, { deploy: { onFailure: 'keep' } })).toBe('keep')
+    expect(unset.inputs.values.onFailure).toBeUndefined()
     const set = readActionInputs(source({ 'on-failure': 'stop' }))
     if (!set.ok) throw new Error(set.error)
-    expect(effectiveOnFailure(set.inputs, { deploy: { onFailure: 'keep' } })).toBe('stop')
+    expect(set.inputs.values.onFailure).toBe('stop')
+  })
+
+  it('reads booleans as booleans and refuses anything but "true" / "false", naming the input', () => {
+    const r = readActionInputs(source({ force: 'true' }))
+    if (!r.ok) throw new Error(r.error)
+    expect(r.inputs.values).toMatchObject({ force: true, waitLock: false })
+    expect(readActionInputs(source({ 'wait-lock': 'yes' }))).toMatchObject({ ok: false, error: 'input wait-lock must be "true" or "false", got "yes"' })
   })
 
   it('rejects an unknown command or on-failure, naming the input', () => {
@@ -38,7 +44,7 @@ describe('the Action inputs object', () => {
   it('takes the defaults from action.yml through the runner, not from code', () => {
     const r = readActionInputs(source({}))
     if (!r.ok) throw new Error(r.error)
-    expect(r.inputs).toMatchObject({ command: 'validate', manifest: '.github/vllm-ray-deploy.yml', logs: [] })
-    expect(r.inputs.release).toMatch(/^[0-9a-f]{40}$/)
+    expect(r.inputs).toMatchObject({ command: 'validate', values: { manifest: '.github/vllm-ray-deploy.yml', logs: [] } })
+    expect(r.inputs.values.release).toMatch(/^[0-9a-f]{40}$/)
   })
 })

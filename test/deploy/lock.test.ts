@@ -162,8 +162,20 @@ describe('the deploy lock on a real sshd', () => {
     const first = await acquireDeployLock(a, manifest, { who: 'henry', run: '1', release: 'r' })
     expect(first.ok).toBe(true)
     const progress: string[] = []
-    const waiting = acquireDeployLock(b, manifest, { who: 'ivy', release: 'r', wait: true, waitTimeoutMs: 60_000, onProgress: (m) => progress.push(m) })
-    await new Promise((r) => setTimeout(r, 1500))
+    // Release only once the second taker says it is waiting (an event, not a guess at how long that takes).
+    let saidWaiting: () => void = () => {}
+    const waitingSaid = new Promise<void>((r) => (saidWaiting = r))
+    const waiting = acquireDeployLock(b, manifest, {
+      who: 'ivy',
+      release: 'r',
+      wait: true,
+      waitTimeoutMs: 60_000,
+      onProgress: (m) => {
+        progress.push(m)
+        saidWaiting()
+      },
+    })
+    await waitingSaid
     await releaseDeployLock(a, manifest, first.ok ? first.holder.token : undefined)
     const got = await waiting
     expect(got.ok).toBe(true)

@@ -64,9 +64,10 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
   const proc: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proc.stderr?.on('data', (c) => (stderr += c))
-  // Wait for the port to accept connections.
+  // Wait for the port to accept connections, or for sshd to exit (it failed): no cap on the number of
+  // tries, so a slow machine only takes longer (the hook's own timeout still bounds a hang).
   const { connect } = await import('node:net')
-  for (let i = 0; ; i++) {
+  for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1')
       s.on('connect', () => {
@@ -76,7 +77,7 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
       s.on('error', () => resolve(false))
     })
     if (ok) break
-    if (i > 100 || proc.exitCode !== null) throw new Error(`sshd did not start: ${stderr}`)
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`sshd did not start: ${stderr}`)
     await new Promise((r) => setTimeout(r, 50))
   }
   const hostPublicKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ')

@@ -1,0 +1,336 @@
+/**
+ * The one table of commands, read by both front doors: the CLI's usage text, its per-command flags
+ * (a flag the command does not list is a usage error) and dispatch; the Action's `command` values,
+ * its input names and which commands each input and output serves (test/action/action-contract
+ * holds action.yml's inputs, outputs and their descriptions against this table).
+ *
+ * Adding a command: one row in COMMANDS (and its options in OPTIONS if new), its task, and, for the
+ * Action, its inputs/outputs in action.yml (the contract test names what is missing).
+ */
+import { renderManifestJsonSchema } from '../manifest/json-schema.js'
+import type { LockHolder } from '../deploy/lock.js'
+import type { RolloutStage } from '../deploy/rollout.js'
+import type { SshCredentials } from '../transport/targets.js'
+import { deployTask, rollbackTask } from './deploy.js'
+import { diagnoseTask } from './diagnose.js'
+import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from './lab.js'
+import { lockTask } from './lock.js'
+import { type OutputName, type TaskOutcome, usageError } from './outcome.js'
+import { planTask } from './plan.js'
+import { preflightTask } from './preflight.js'
+import { smokeTask } from './smoke.js'
+import { validateTask } from './validate.js'
+
+/**
+ * Every option any command takes, named once: its CLI flag, its Action input (absent: CLI only),
+ * its value kind, and what it holds (the CLI's usage shows `arg`).
+ * - `text`: the CLI flag names a file whose text is the value; the Action input holds the text.
+ * - `writes`: CLI only; the path the named output file of the outcome is written to.
+ */
+export const OPTIONS = {
+  manifest: { flag: 'manifest', input: 'manifest', type: 'string', arg: 'F' },
+  json: { flag: 'json', type: 'boolean' },
+  image: { flag: 'image', input: 'image', type: 'string', arg: 'REF' },
+  release: { flag: 'release', input: 'release', type: 'string', arg: 'ID' },
+  sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true },
+  knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true },
+  factsOut: { flag: 'facts-out', type: 'string', arg: 'F', writes: 'facts-file' },
+  facts: { flag: 'facts', input: 'facts', type: 'string', arg: 'F' },
+  rayNodes: { flag: 'ray-nodes', input: 'ray-nodes', type: 'string', arg: 'F' },
+  rayStatus: { flag: 'ray-status', input: 'ray-status', type: 'string', arg: 'F' },
+  logs: { flag: 'log', input: 'logs', type: 'string', arg: 'F ...', multiple: true },
+  launchScript: { flag: 'launch-script', input: 'launch-script', type: 'string', arg: 'F' },
+  fixOut: { flag: 'fix-out', type: 'string', arg: 'F', writes: 'fix-file' },
+  nodes: { flag: 'nodes', type: 'string', arg: 'N' },
+  purge: { flag: 'purge', type: 'boolean' },
+  serve: { flag: 'serve', type: 'boolean' },
+  force: { flag: 'force', input: 'force', type: 'boolean' },
+  onFailure: { flag: 'on-failure', input: 'on-failure', type: 'string', arg: 'rollback|stop|keep' },
+  to: { flag: 'to', input: 'rollback-to', type: 'string', arg: 'RELEASE' },
+  waitLock: { flag: 'wait-lock', input: 'wait-lock', type: 'boolean' },
+} as const satisfies Record<string, OptionSpec>
+
+export interface OptionSpec {
+  readonly flag: string
+  readonly input?: string
+  readonly type: 'string' | 'boolean'
+  readonly arg?: string
+  readonly multiple?: boolean
+  readonly text?: boolean
+  readonly writes?: OutputName
+}
+
+export type OptionKey = keyof typeof OPTIONS
+/** One option's entry, as the general shape (for code that walks the table). */
+export const option = (k: OptionKey): OptionSpec => OPTIONS[k]
+type ValueOf<K extends OptionKey> = (typeof OPTIONS)[K] extends { multiple: true }
+  ? readonly string[]
+  : (typeof OPTIONS)[K]['type'] extends 'boolean'
+    ? boolean
+    : string
+/** The options a command was given, the same shape from both doors (text options hold the text). */
+export type OptionValues = { readonly [K in OptionKey]?: ValueOf<K> }
+
+/** What a front door hands a command besides its options. */
+export interface CommandContext {
+  readonly values: OptionValues
+  /** Words after the command (lab up, lock status, lab scenario NAME). */
+  readonly args: readonly string[]
+  readonly env: NodeJS.ProcessEnv
+  readonly onProgress: (m: string) => void
+  readonly signal?: AbortSignal
+  /** SSH credentials, assembled once from the sshKey / knownHosts options (commands with `ssh`). */
+  readonly credentials?: SshCredentials
+  /** The Action's hooks: log groups per rollout stage, and the lock saved for its post step. */
+  readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
+  readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
+}
+
+export interface CommandSpec {
+  readonly name: string
+  /** The CLI usage's argument line after the name (options are listed from `options`). */
+  readonly synopsis?: string
+  readonly summary: string
+  readonly options: readonly OptionKey[]
+  /** Options that must be given (a usage error names the first missing one). */
+  readonly required?: readonly OptionKey[]
+  /** Needs SSH credentials (from sshKey / $VRD_SSH_PRIVATE_KEY, knownHosts / $VRD_KNOWN_HOSTS). */
+  readonly ssh?: boolean
+  /** Ctrl-C / SIGTERM stops the step in flight instead of killing the process. */
+  readonly cancellable?: boolean
+  /** The Action runs it; these are the outputs it may set (besides the ones every command sets). */
+  readonly action?: { readonly outputs: readonly OutputName[] }
+  readonly run: (ctx: CommandContext) => Promise<TaskOutcome> | TaskOutcome
+}
+
+/** Outputs every Action command sets: the result, the headline, the summary as a file. */
+export const COMMON_OUTPUTS: readonly OutputName[] = ['result', 'summary', 'summary-file']
+
+const FINDINGS_OUTPUTS: readonly OutputName[] = ['findings', 'error-count', 'warning-count']
+const SMOKE_FIGURES: readonly OutputName[] = ['verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']
+const ROLLOUT_OUTPUTS: readonly OutputName[] = [
+  'release',
+  'previous-release',
+  'image-id',
+  'changed',
+  'rolled-back',
+  'facts-file',
+  ...FINDINGS_OUTPUTS,
+  ...SMOKE_FIGURES,
+]
+const ssh = ['sshKey', 'knownHosts'] as const
+
+const manifestOf = (ctx: CommandContext): string => ctx.values.manifest ?? ''
+
+const rolloutOptions = (ctx: CommandContext) => ({
+  credentials: ctx.credentials!,
+  env: ctx.env,
+  onProgress: ctx.onProgress,
+  ...(ctx.signal && { signal: ctx.signal }),
+  ...(ctx.onStage && { onStage: ctx.onStage }),
+  ...(ctx.onLock && { onLock: ctx.onLock }),
+  ...(ctx.values.waitLock && { waitLock: true }),
+  ...(ctx.values.release && { release: ctx.values.release }),
+  ...(ctx.values.image && { image: ctx.values.image }),
+  ...(ctx.values.force && { force: true }),
+  ...(ctx.values.onFailure && { onFailure: ctx.values.onFailure }),
+  ...(ctx.values.to && { to: ctx.values.to }),
+})
+
+export const COMMANDS = [
+  {
+    name: 'validate',
+    summary: 'check a cluster manifest; every error with file:line:col',
+    options: ['manifest', 'json'],
+    required: ['manifest'],
+    action: { outputs: ['error-count', 'cluster'] },
+    run: (ctx) => validateTask(manifestOf(ctx)),
+  },
+  {
+    name: 'plan',
+    summary: 'the exact commands a deploy runs, node by node',
+    options: ['manifest', 'json', 'image', 'release'],
+    required: ['manifest'],
+    action: { outputs: ['plan', 'plan-file'] },
+    run: ({ values: v }) => planTask(v.manifest ?? '', { ...(v.image && { image: v.image }), ...(v.release && { release: v.release }) }),
+  },
+  {
+    name: 'preflight',
+    summary: 'gather facts from every node and Ray; check Ray/vLLM identity',
+    options: ['manifest', 'json', ...ssh, 'factsOut'],
+    required: ['manifest'],
+    ssh: true,
+    action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
+    run: (ctx) => preflightTask(manifestOf(ctx), { credentials: ctx.credentials!, onProgress: ctx.onProgress }),
+  },
+  {
+    name: 'smoke',
+    summary: 'wait for vLLM, prove it answers (TTFT, ITL, p95) and spans the cluster',
+    options: ['manifest', 'json', ...ssh],
+    required: ['manifest'],
+    ssh: true,
+    action: { outputs: [...FINDINGS_OUTPUTS, ...SMOKE_FIGURES] },
+    run: (ctx) => smokeTask(manifestOf(ctx), { credentials: ctx.credentials!, env: ctx.env, onProgress: ctx.onProgress }),
+  },
+  {
+    name: 'diagnose',
+    summary: 'the same checks offline, on files you have; a launch script read before it runs, its fixes as one patch (--fix-out)',
+    options: ['facts', 'rayNodes', 'rayStatus', 'logs', 'manifest', 'launchScript', 'fixOut', 'json'],
+    action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
+    run: ({ values: v }) =>
+      diagnoseTask({
+        ...(v.facts && { facts: v.facts }),
+        ...(v.rayNodes && { rayNodes: v.rayNodes }),
+        ...(v.rayStatus && { rayStatus: v.rayStatus }),
+        ...(v.logs && { logs: v.logs }),
+        ...(v.manifest && { manifest: v.manifest }),
+        ...(v.launchScript && { launchScript: v.launchScript }),
+      }),
+  },
+  {
+    name: 'deploy',
+    summary: 'roll a release out through every gate; unchanged content restarts nothing',
+    options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'factsOut', 'json'],
+    required: ['manifest'],
+    ssh: true,
+    cancellable: true,
+    action: { outputs: ROLLOUT_OUTPUTS },
+    run: (ctx) => deployTask(manifestOf(ctx), rolloutOptions(ctx)),
+  },
+  {
+    name: 'rollback',
+    summary: 'start an earlier release from its files on the nodes, make it current',
+    options: ['manifest', 'to', 'waitLock', ...ssh, 'factsOut', 'json'],
+    required: ['manifest'],
+    ssh: true,
+    cancellable: true,
+    action: { outputs: ROLLOUT_OUTPUTS },
+    run: (ctx) => rollbackTask(manifestOf(ctx), rolloutOptions(ctx)),
+  },
+  {
+    name: 'lock',
+    synopsis: 'status|release',
+    summary: 'the deploy lock on the head; release removes an expired lock, --force any',
+    options: ['manifest', 'force', ...ssh, 'json'],
+    required: ['manifest'],
+    ssh: true,
+    run: (ctx) => lockTask(ctx.args[0], manifestOf(ctx), { credentials: ctx.credentials!, force: ctx.values.force ?? false }),
+  },
+  {
+    name: 'lab',
+    synopsis: 'up|down|status|scenario healthy|seed-bug|worker-override',
+    summary:
+      'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM)',
+    options: ['nodes', 'purge', 'serve', 'json'],
+    run: runLab,
+  },
+  {
+    name: 'schema',
+    summary: "print the manifest's JSON Schema",
+    options: ['json'],
+    run: () => ({
+      exitCode: 0,
+      headline: 'schema',
+      text: renderManifestJsonSchema(),
+      json: JSON.parse(renderManifestJsonSchema()),
+      summary: '',
+      annotations: [],
+      outputs: { result: 'ok' },
+      files: [],
+    }),
+  },
+] as const satisfies readonly CommandSpec[]
+
+export type CommandName = (typeof COMMANDS)[number]['name']
+type ActionSpec = Extract<(typeof COMMANDS)[number], { action: object }>
+export type ActionCommand = ActionSpec['name']
+
+/** The commands the Action runs, in table order. */
+export const ACTION_COMMANDS = COMMANDS.filter((c): c is ActionSpec => 'action' in c).map((c) => c.name)
+
+export function commandSpec(name: string): CommandSpec | undefined {
+  return (COMMANDS as readonly CommandSpec[]).find((c) => c.name === name)
+}
+
+/** The Action inputs a command reads: `command` and its options' inputs. */
+export function actionInputsOf(spec: CommandSpec): string[] {
+  return ['command', ...spec.options.flatMap((k) => option(k).input ?? [])]
+}
+
+/** Every Action input the table names, each once, in table order. */
+export const ACTION_INPUT_NAMES: readonly string[] = [...new Set((COMMANDS as readonly CommandSpec[]).filter((c) => c.action).flatMap(actionInputsOf))]
+
+/** Which Action commands read an input (in table order). */
+export function commandsReadingInput(input: string): string[] {
+  return (COMMANDS as readonly CommandSpec[]).filter((c) => c.action && actionInputsOf(c).includes(input)).map((c) => c.name)
+}
+
+/** Which Action commands may set an output (in table order). */
+export function commandsSettingOutput(output: OutputName): string[] {
+  return (COMMANDS as readonly CommandSpec[]).filter((c) => actionOutputsOf(c).includes(output)).map((c) => c.name)
+}
+
+/** The outputs a command may set in the Action. */
+export function actionOutputsOf(spec: CommandSpec): readonly OutputName[] {
+  return spec.action ? [...COMMON_OUTPUTS, ...spec.action.outputs] : []
+}
+
+function runLab(ctx: CommandContext): Promise<TaskOutcome> | TaskOutcome {
+  const [sub, scenario] = ctx.args
+  const v = ctx.values
+  if (sub === 'up') {
+    const n = v.nodes === undefined ? undefined : Number(v.nodes)
+    if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 4)) return usageError(`--nodes must be a whole number from 1 to 4, got ${v.nodes}`)
+    return labUpTask(n, ctx.onProgress)
+  }
+  if (sub === 'down') return labDownTask(v.purge ?? false, ctx.onProgress)
+  if (sub === 'status') return labStatusTask()
+  if (sub === 'scenario') return labScenarioTask(scenario, v.serve ?? false, ctx.onProgress)
+  return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
+}
+
+/**
+ * SSH credentials, assembled once for both doors: the key text (the CLI's --ssh-key file or
+ * $VRD_SSH_PRIVATE_KEY; the Action's ssh-private-key input) and optional known_hosts text.
+ */
+export function sshCredentials(command: string, key: string | undefined, knownHosts: string | undefined, howToGiveKey: string): SshCredentials | TaskOutcome {
+  if (key === undefined || key.trim() === '') return usageError(`${command} needs an SSH private key: ${howToGiveKey}`)
+  const privateKey = key.endsWith('\n') ? key : `${key}\n`
+  return { privateKey, ...(knownHosts && { knownHosts }) }
+}
+
+/**
+ * Runs a command as the table says: required options, credentials, and for a cancellable command
+ * SIGINT/SIGTERM turned into a cancel of the step in flight (its remote command gets SIGTERM, no
+ * later step starts). `onSecondSignal` is what a second signal does (the CLI quits at once; the
+ * Action lets the cancel finish within the runner's grace and leaves the lock to its post step).
+ */
+export async function runCommand(
+  spec: CommandSpec,
+  ctx: Omit<CommandContext, 'credentials' | 'signal'>,
+  door: { readonly howToGiveKey: string; readonly onSecondSignal?: () => void; readonly missing: (option: OptionKey) => string },
+): Promise<TaskOutcome> {
+  const missing = spec.required?.find((k) => ctx.values[k] === undefined || ctx.values[k] === '')
+  if (missing) return usageError(door.missing(missing))
+  let credentials: SshCredentials | undefined
+  if (spec.ssh) {
+    const c = sshCredentials(spec.name, ctx.values.sshKey, ctx.values.knownHosts, door.howToGiveKey)
+    if ('exitCode' in c) return c
+    credentials = c
+  }
+  if (!spec.cancellable) return spec.run({ ...ctx, ...(credentials && { credentials }) })
+  const cancel = new AbortController()
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (cancel.signal.aborted) return door.onSecondSignal?.()
+    ctx.onProgress(`${sig}: stopping the step in flight and starting no other`)
+    cancel.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  try {
+    return await spec.run({ ...ctx, ...(credentials && { credentials }), signal: cancel.signal })
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
