@@ -10,6 +10,7 @@ import type { Manifest } from '../manifest/schema.js'
 import { evaluateScript } from './evaluate.js'
 import { applyEdits, compatibleEdits, unifiedDiff } from './patch.js'
 import { scriptFindings } from './rules.js'
+import { ScriptLines } from './source-map.js'
 
 export interface LaunchScriptCheck {
   readonly findings: Finding[]
@@ -46,7 +47,8 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const workers = m?.nodes.filter((n) => n.role === 'worker') ?? []
   const nodeFor = (role: 'head' | 'worker' | null): string | null =>
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
-  const found = scriptFindings(ev.starts, m)
+  const lines = new ScriptLines(text)
+  const found = scriptFindings(ev.starts, m, (i) => lines.lineOf(i))
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const findings = found.map((f): Finding => {
     const patch =

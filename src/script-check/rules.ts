@@ -8,8 +8,8 @@
 
 import type { FindingCode, Severity } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
-import type { Assignment, RayStart, Val } from './evaluate.js'
-import { shellWord, type Edit } from './patch.js'
+import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
+import { inlineWord, shellWord, type Edit } from './patch.js'
 
 export interface ScriptFinding {
   readonly code: FindingCode
@@ -24,23 +24,34 @@ export interface ScriptFinding {
 
 const isLoopback = (v: Val): boolean => v.known && /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(v.text)
 const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
-const where = (a: Assignment): string => `line ${a.val.origin?.span.line ?? a.span.line} (${a.kind})`
+/** Script index → line, for values written somewhere else than the command that uses them. */
+export type LineOf = (index: number) => number
 
-/** Append `--node-ip-address=<value>` after the last argument the role's section writes. */
-function pinEdit(r: RayStart, value: Val): Edit[] {
-  if (!r.insertAt) return []
-  return [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${shellWord(value.text)}` }]
+/** The line a value was written on (where a user edits it), else the line of its assignment. */
+const valueLine = (lineOf: LineOf, a: Assignment): number => {
+  const w = writtenAt(a.val)
+  return w ? lineOf(w.start) : a.span.line
 }
 
-/** Replace the word that wrote a value with another value (keeping `NAME=` inside it). */
+/** Append `--node-ip-address=<value>` after the last argument the role's section writes (inside a nested string too). */
+function pinEdit(r: RayStart, value: Val): Edit[] {
+  if (!r.insertAt) return []
+  const word = r.insertAt.nested ? inlineWord(value.text) : shellWord(value.text)
+  return word === undefined ? [] : [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${word}` }]
+}
+
+/** Replace the characters that wrote a value with another value (which fits in or out of quotes). */
 function replaceEdit(v: Val, replacement: string): Edit[] {
-  if (!v.origin) return []
-  return [{ start: v.origin.span.start, end: v.origin.span.end, text: shellWord(v.origin.prefix + replacement) }]
+  const w = writtenAt(v)
+  const word = inlineWord(replacement)
+  if (!w || word === undefined) return []
+  return [{ start: w.start, end: w.end, text: word }]
 }
 
 const overrides = (a: Assignment): Assignment | undefined => (a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined)
 
-export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined): ScriptFinding[] {
+export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, lineOf: LineOf): ScriptFinding[] {
+  const where = (a: Assignment): string => `line ${valueLine(lineOf, a)} (${a.kind})`
   const out: ScriptFinding[] = []
   const heads = starts.filter((r) => r.head)
   const headIps = new Set(heads.flatMap((h) => (h.nodeIp ? [h.nodeIp.val.text] : [])))
@@ -57,7 +68,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
     // Loopback identities and a loopback head address.
     const loop: [string, Val | undefined, number][] = [
       ['--node-ip-address', r.nodeIp?.val, r.line],
-      ['VLLM_HOST_IP', vhi?.val, vhi ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line],
+      ['VLLM_HOST_IP', vhi?.val, vhi ? valueLine(lineOf, vhi) : r.line],
       ['--address (the head)', r.address ? { text: host(r.address.text), known: r.address.known } : undefined, r.line],
     ]
     for (const [what, v, line] of loop) {
@@ -93,7 +104,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         code: prev ? 'SCRIPT_VLLM_HOST_IP_OVERRIDE' : 'SCRIPT_WORKER_IDENTITY_UNPINNED',
         severity: 'error',
         role,
-        line: prev ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line,
+        line: prev ? valueLine(lineOf, vhi) : r.line,
         message: prev
           ? `The worker's section overrides VLLM_HOST_IP a second time (${prev.val.text} → ${vhi.val.text}) while its ray start has no --node-ip-address, so Ray registers the worker under its default-route address and vLLM's worker reports ${vhi.val.text}.`
           : `A worker starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}, so Ray registers it under its default-route address and vLLM's worker reports a different IP.`,
@@ -112,7 +123,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
         severity: 'error',
         role,
-        line: vhi.val.origin?.span.line ?? vhi.span.line,
+        line: valueLine(lineOf, vhi),
         message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}${prev ? ` (a second override of ${prev.val.text})` : ''} but its Ray identity (--node-ip-address) is ${r.nodeIp.val.text}: vLLM on that node reports an IP Ray does not know it by.`,
         evidence: {
           ...base,
@@ -134,7 +145,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
           code: 'SCRIPT_WORKER_USES_HEAD_IP',
           severity: 'error',
           role,
-          line: r.nodeIp ? r.line : (vhi!.val.origin?.span.line ?? vhi!.span.line),
+          line: r.nodeIp ? r.line : valueLine(lineOf, vhi!),
           message: `A worker is given the head's address ${own.text} as its own ${r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
           evidence: { ...base, [r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP']: own.text, "Head's address": headAddr ?? [...headIps].join(', ') },
           fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
@@ -162,7 +173,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
           code: 'SCRIPT_IFNAME_NOT_FABRIC',
           severity: 'error',
           role,
-          line: a.val.origin?.span.line ?? a.span.line,
+          line: valueLine(lineOf, a),
           message: `The ${role}'s ${name} is ${a.val.text}, which is not the manifest's fabric interface (${fabric.join(', ')}): ${name.startsWith('NCCL') ? 'NCCL' : 'Gloo'} traffic would leave the fabric.`,
           evidence: { ...base, [name]: `${a.val.text} (set at ${where(a)})`, 'Manifest fabric.interfaces': fabric.join(', ') },
           fix: `Set ${name}=${fabric.join(',')} (VRD_FABRIC_IFNAME under launch.mode: script).`,

@@ -31,8 +31,8 @@ describe("the seeds' incident script (spark-vllm-qwen35.sh, reconstructed)", () 
   const text = fixture(SEED)
   const r = checkLaunchScript(text, { path: SEED })
 
-  it('reports both bugs with their lines: the head without --node-ip-address (16) and the worker-section override (24)', () => {
-    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:16`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
+  it('reports both bugs at the lines to edit: the head\'s ray start without --node-ip-address (21, where its arguments end) and the worker-section override (24)', () => {
+    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:21`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
     const [head, worker] = r.findings
     expect(head!.severity).toBe('error')
     expect(head!.evidence['VLLM_HOST_IP']).toBe('192.168.200.12 (set at line 9 (export))')
@@ -121,14 +121,15 @@ describe('roles, however a script picks them, and Ray, however it is started', (
     expect(r.patch).toContain('+    ray start --head --port=6379 --node-ip-address=10.0.0.1')
   })
 
-  it('by hostname, with the command in a bash -c string inside docker run (reported, no patch inside a string)', () => {
+  it('by hostname, with the command in a bash -c string inside docker run: the patch goes inside the string', () => {
     const r = check(
       ['H=$(hostname)', 'if [[ "$H" == spark-a* ]]; then', '  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block"', 'fi'].join(
         '\n',
       ),
     )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
-    expect(r.findings[0]!.patch).toBeUndefined()
+    expect(r.findings[0]!.patch).toContain('+  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block --node-ip-address=192.168.200.12"')
+    expect(check(r.patched!).findings).toEqual([])
   })
 
   it('by IP, with the value passed through a function and docker --env=', () => {

@@ -37,7 +37,7 @@ describe('vllm-ray-deploy diagnose --launch-script', () => {
     expect(r.code).toBe(1)
     expect(r.out).toMatch(/^SCRIPT_HEAD_IDENTITY_UNPINNED +error +spark-a /m)
     expect(r.out).toMatch(/^SCRIPT_VLLM_HOST_IP_OVERRIDE +error +spark-b /m)
-    expect(r.out).toMatch(new RegExp(`Script line: +${SCRIPT}:16$`, 'm'))
+    expect(r.out).toMatch(new RegExp(`Script line: +${SCRIPT}:21$`, 'm'))
     expect(r.out).toMatch(new RegExp(`Script line: +${SCRIPT}:24$`, 'm'))
     expect(r.out).toContain('  patch (git apply / patch -p1):')
     expect(r.out).toContain(`--- a/${SCRIPT}`)
