@@ -99,7 +99,15 @@ export class Commands {
       const v = this.it.lookup(s, name)
       if (p) {
         const previous = v?.kind === 'scalar' ? v.assignment : undefined
-        env.set(name, { name, val: p.val, span: p.span.start >= 0 ? p.span : at, kind: 'prefix', inBranch: s.branch > 0, ...(previous ? { previous } : {}) })
+        env.set(name, {
+          name,
+          val: p.val,
+          span: p.span.start >= 0 ? p.span : at,
+          kind: 'prefix',
+          inBranch: s.branch > 0,
+          ...(previous ? { previous } : {}),
+          ...(p.span.start >= 0 ? { removable: { start: p.span.start, end: p.span.end } } : {}),
+        })
       } else if (v?.kind === 'scalar' && v.exported) env.set(name, v.assignment)
     }
     return env
@@ -134,7 +142,18 @@ export class Commands {
         continue
       }
       const previous = shellAssign && shellAssign.val.text !== e.value.val.text ? shellAssign : undefined
-      env.set(name, { name, val: e.value.val, span: e.value.span, kind: 'docker -e', inBranch: s.branch > 0, ...(previous ? { previous } : {}) })
+      const from = e.arg.span
+      const to = e.value.span
+      const removable = from.start >= 0 && to.start >= from.start ? { start: from.start, end: Math.max(from.end, to.end) } : undefined
+      env.set(name, {
+        name,
+        val: e.value.val,
+        span: e.value.span,
+        kind: 'docker -e',
+        inBranch: s.branch > 0,
+        ...(previous ? { previous } : {}),
+        ...(removable ? { removable } : {}),
+      })
     }
     const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
@@ -172,7 +191,15 @@ function withPrefixes(env: Map<Watched, Assignment>, before: Arg[], s: State): M
     if (!m || !(WATCHED as readonly string[]).includes(m[1]!)) continue
     const name = m[1] as Watched
     const previous = out.get(name)
-    out.set(name, { name, val: sliceVal(a.val, m[0].length), span: a.span, kind: 'prefix', inBranch: s.branch > 0, ...(previous ? { previous } : {}) })
+    out.set(name, {
+      name,
+      val: sliceVal(a.val, m[0].length),
+      span: a.span,
+      kind: 'prefix',
+      inBranch: s.branch > 0,
+      ...(previous ? { previous } : {}),
+      ...(a.span.start >= 0 ? { removable: { start: a.span.start, end: a.span.end } } : {}),
+    })
   }
   return out
 }

@@ -215,7 +215,15 @@ class Evaluator implements Scope, Interp {
         ? { text: prev.val.text + raw.text, known: prev.val.known && raw.known, map: [...fill(prev.val), ...fill(raw)] }
         : raw
     const previous = prev?.kind === 'scalar' ? prev.assignment : undefined
-    const assignment: Assignment = { name, val, span, kind, inBranch: s.branch > 0, ...(previous ? { previous } : {}) }
+    const assignment: Assignment = {
+      name,
+      val,
+      span,
+      kind,
+      inBranch: s.branch > 0,
+      ...(previous ? { previous } : {}),
+      ...(span.start >= 0 ? { removable: { start: span.start, end: span.end } } : {}),
+    }
     this.setVar(s, name, { kind: 'scalar', val, exported: exported ?? (prev?.kind === 'scalar' && prev.exported), assignment }, local)
   }
 
@@ -262,7 +270,8 @@ class Evaluator implements Scope, Interp {
     const parsed = parseBash(script.text, 'nested')
     if ('error' in parsed) return
     const map = script.map && script.map.length === script.text.length ? script.map : Array<number>(script.text.length).fill(-1)
-    const pos = new Positions(this.pos.lines, map, at.line)
+    const after = script.after && script.after.length === script.text.length ? script.after : undefined
+    const pos = new Positions(this.pos.lines, map, after, at.line)
     const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1)
     const init = { ...initialState(), branch: s.branch }
     init.frames[0]!.rest = false
@@ -285,7 +294,7 @@ const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [.
 export function evaluateScript(text: string, path: string): Evaluation {
   const parsed = parseBash(text, path)
   if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false }
-  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, 1), undefined, 0)
+  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0)
   const finals = ev.run(children(parsed.file, 'Stmts'), [initialState()])
   // The same start reached on several paths (forks that changed nothing) is kept once.
   const seen = new Set<string>()

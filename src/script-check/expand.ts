@@ -6,7 +6,7 @@
  */
 
 import { OP, bool, child, children, nodeType, num, spanOf, str, type Node, type ParsedScript } from './bash-ast.js'
-import { concatVals, sliceVal, type Arg, type Span, type Val } from './model.js'
+import { concatVals, expandedAt, sliceVal, type Arg, type Span, type Val } from './model.js'
 import { unescapeLiteral, type Positions } from './source-map.js'
 import type { State, Var } from './state.js'
 
@@ -44,7 +44,8 @@ export class Expander {
   /** The node's own source text as a value mapped to where it was written (`$(mgmt_ip)`). */
   private asWritten(n: Node): Val {
     const r = this.range(n)
-    return { text: this.sc.text.slice(r.start, r.end), known: false, map: this.sc.pos.mapRange(r.start, r.end) }
+    const map = this.sc.pos.mapRange(r.start, r.end)
+    return { text: this.sc.text.slice(r.start, r.end), known: false, map, after: this.sc.pos.afterRange(r.start, r.end) }
   }
 
   private positional(s: State, name: string): Val | Field[] {
@@ -66,7 +67,11 @@ export class Expander {
     const name = str(child(n, 'Param')!, 'Value')
     const index = child(n, 'Index')
     const exp = child(n, 'Exp')
-    if (bool(n, 'Length') || child(n, 'Repl') || child(n, 'Slice') || bool(n, 'Excl')) return this.asWritten(n)
+    const exp0 = child(n, 'Exp')
+    const op0 = exp0 ? num(exp0, 'Op') : 0
+    // Trims, case changes, lengths, slices, substitutions and indirection: computed, kept as written.
+    if (bool(n, 'Length') || child(n, 'Repl') || child(n, 'Slice') || bool(n, 'Excl') || (exp0 && (op0 < OP.AlternateUnset || op0 > OP.AssignUnsetOrNull)))
+      return this.asWritten(n)
     if (name === '@' || name === '*') return this.allArgs(s, n, quoted, name)
     const frame = s.frames[s.frames.length - 1]!
     if (name === '#') return frame.rest ? sym('$#') : { text: String(frame.args.length), known: true, map: [] }
@@ -115,19 +120,25 @@ export class Expander {
       const r = this.range(p)
       if (t === 'Lit') {
         const u = unescapeLiteral(this.sc.text.slice(r.start, r.end), r.start, quoted)
-        cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)) })
+        cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) })
       } else if (t === 'SglQuoted') {
         flags.splittable = false
         const value = str(p, 'Value')
         const at = r.start + (bool(p, 'Dollar') ? 2 : 1)
-        cur.push(bool(p, 'Dollar') ? { text: value, known: true } : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length) })
+        cur.push(
+          bool(p, 'Dollar')
+            ? { text: value, known: true }
+            : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length), after: this.sc.pos.afterRange(at, at + value.length) },
+        )
       } else if (t === 'DblQuoted') {
         flags.splittable = false
         this.pushParts(s, children(p, 'Parts'), true, cur, flags)
       } else if (t === 'ParamExp') {
+        // Part of a longer word: what it expands to now follows this reference (model.ts Val.after).
+        const end = this.sc.pos.span(r.start, r.end).end
         const x = this.paramSegs(s, p, quoted)
-        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs))
-        else cur.push(x)
+        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => expandedAt(v, end)))
+        else cur.push(expandedAt(x, end))
       } else cur.push(this.asWritten(p))
     }
   }
@@ -137,8 +148,11 @@ export class Expander {
     const parts = children(word, 'Parts')
     const only = parts.length === 1 ? (nodeType(parts[0]!) === 'DblQuoted' ? children(parts[0]!, 'Parts') : parts) : []
     if (only.length === 1 && nodeType(only[0]!) === 'ParamExp') {
-      const r = this.paramSegs(s, only[0]!, nodeType(parts[0]!) === 'DblQuoted')
+      const quoted = nodeType(parts[0]!) === 'DblQuoted'
+      const r = this.paramSegs(s, only[0]!, quoted)
       if (Array.isArray(r)) return r
+      // The whole word is one variable: its characters keep where they were written (a command string built with +=).
+      return !quoted && r.known && /\s/.test(r.text.trim()) ? splitBlanks(r).map((x) => ({ segs: [x] })) : [{ segs: [r] }]
     }
     const cur: Val[] = []
     const flags = { splittable: true }

@@ -54,7 +54,7 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const nodeFor = (role: 'head' | 'worker' | null): string | null =>
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
   const lines = new ScriptLines(text)
-  const found = scriptFindings(ev.starts, m, (i) => lines.lineOf(i))
+  const found = scriptFindings(ev.starts, m, { text, lineOf: (i) => lines.lineOf(i) })
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const findings = found.map((f): Finding => {
     const patch =

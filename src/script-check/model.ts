@@ -21,6 +21,13 @@ export interface Val {
   readonly text: string
   readonly known: boolean
   readonly map?: readonly number[]
+  /**
+   * For each character, the script index just after the construct that put it into the word it was
+   * last expanded in: a literal's own next index, the end of `$port` for the characters `$port`
+   * expanded to. Text appended there follows the character in what a nested shell runs, without
+   * editing the variable's definition.
+   */
+  readonly after?: readonly number[]
 }
 
 /** One argument after expansion, with the word it was written as and the call depth it was written at. */
@@ -44,6 +51,8 @@ export interface Assignment {
   readonly inBranch: boolean
   /** The assignment of the same name this one replaced, if any. */
   readonly previous?: Assignment
+  /** The script range whose removal drops this setting (`NAME=v ` before a command, `-e NAME=v`); absent where removing is not a clean edit. */
+  readonly removable?: { readonly start: number; readonly end: number }
 }
 
 export const WATCHED = ['VLLM_HOST_IP', 'NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME', 'RAY_OVERRIDE_NODE_IP_ADDRESS'] as const
@@ -77,16 +86,23 @@ export function writtenAt(v: Val): { start: number; end: number } | undefined {
   return { start: m[0]!, end: m[m.length - 1]! + 1 }
 }
 
+const full = (v: Val, m: readonly number[] | undefined): number[] => (m && m.length === v.text.length ? [...m] : Array<number>(v.text.length).fill(-1))
+
 export const concatVals = (vals: readonly Val[]): Val => ({
   text: vals.map((v) => v.text).join(''),
   known: vals.every((v) => v.known),
-  map: vals.flatMap((v) => (v.map && v.map.length === v.text.length ? [...v.map] : Array<number>(v.text.length).fill(-1))),
+  map: vals.flatMap((v) => full(v, v.map)),
+  after: vals.flatMap((v) => full(v, v.after ?? v.map?.map((i) => (i < 0 ? -1 : i + 1)))),
 })
 
 export const sliceVal = (v: Val, from: number, to?: number): Val => ({
   text: v.text.slice(from, to),
   known: v.known,
   ...(v.map ? { map: v.map.slice(from, to) } : {}),
+  ...(v.after ? { after: v.after.slice(from, to) } : {}),
 })
+
+/** The value as expanded at a reference whose construct ends at script index `end`: its characters now follow that reference. */
+export const expandedAt = (v: Val, end: number): Val => ({ ...v, after: Array<number>(v.text.length).fill(end) })
 
 export const unmapped = (text: string, known: boolean): Val => ({ text, known })

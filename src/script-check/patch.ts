@@ -92,7 +92,7 @@ export function shellWord(text: string): string {
 /** A value as text that means the same unquoted and inside double quotes (a nested string, a quoted value); undefined when there is none. */
 export function inlineWord(text: string): string | undefined {
   if (/^[\w.:,/@%+=-]*$/.test(text)) return text
-  const m = /^\$\{(\w+)\}$/.exec(text)
-  if (m) return `$${m[1]}`
+  const m = /^\$\{(\w+)\}$|^\$(\w+)$/.exec(text)
+  if (m) return `$${m[1] ?? m[2]}`
   return undefined
 }

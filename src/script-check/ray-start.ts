@@ -20,10 +20,12 @@ function flagValue(args: readonly Arg[], flag: string): { val: Val; arg: Arg } |
 
 /** Where an argument's text ends in the script, when it was written there in one piece. */
 function endOf(a: Arg): { offset: number; line: number; nested: boolean } | undefined {
-  if (a.span.start >= 0) return { offset: a.span.end, line: a.span.line, nested: a.nested }
-  const m = a.val.map
-  const last = m && m.length > 0 && m.length === a.val.text.length ? m[m.length - 1]! : -1
-  return last >= 0 ? { offset: last + 1, line: a.span.line, nested: true } : undefined
+  if (!a.nested) return a.span.start >= 0 ? { offset: a.span.end, line: a.span.line, nested: false } : undefined
+  // Inside a string another shell runs: just after the construct that wrote the argument's last character.
+  const after = a.val.after
+  const last = after && after.length > 0 && after.length === a.val.text.length ? after[after.length - 1]! : -1
+  if (last >= 0) return { offset: last, line: a.span.line, nested: true }
+  return a.span.start >= 0 ? { offset: a.span.end, line: a.span.line, nested: true } : undefined
 }
 
 export function rayStart(s: State, args: readonly Arg[], env: ReadonlyMap<Watched, Assignment>, at: Span, inContainer: boolean): RayStart {

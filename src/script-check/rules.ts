@@ -24,8 +24,12 @@ export interface ScriptFinding {
 
 const isLoopback = (v: Val): boolean => v.known && /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(v.text)
 const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
-/** Script index → line, for values written somewhere else than the command that uses them. */
-export type LineOf = (index: number) => number
+/** The script's text, and script index → line (for values written elsewhere than the command that uses them). */
+export interface ScriptText {
+  readonly text: string
+  lineOf(index: number): number
+}
+type LineOf = (index: number) => number
 
 /** The line a value was written on (where a user edits it), else the line of its assignment. */
 const valueLine = (lineOf: LineOf, a: Assignment): number => {
@@ -40,6 +44,35 @@ function pinEdit(r: RayStart, value: Val): Edit[] {
   return word === undefined ? [] : [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${word}` }]
 }
 
+/** Drop a setting (with the blank after it), so the value it replaced stands. */
+function removeEdit(a: Assignment, text: string): Edit[] {
+  if (!a.removable) return []
+  const blank = /^[ \t]*/.exec(text.slice(a.removable.end))![0].length
+  return [{ start: a.removable.start, end: a.removable.end + blank, text: '' }]
+}
+
+/**
+ * The variable reference that wrote a value (`$WORKER_ADDR` in `--node-ip-address=$WORKER_ADDR`), read from
+ * the script just before where its characters were expanded: a value that cannot be written in place
+ * (a command substitution) can still be named.
+ */
+function referenceTo(v: Val, arg: { span: { start: number; end: number } } | undefined, text: string): string | undefined {
+  const ends = [...new Set(v.after ?? [])]
+  const candidates = [
+    ...(ends.length === 1 && ends[0]! > 0 ? [text.slice(Math.max(0, ends[0]! - 80), ends[0])] : []),
+    ...(arg && arg.span.start >= 0 ? [text.slice(arg.span.start, arg.span.end).replace(/^"(.*)"$/, '$1')] : []),
+  ]
+  for (const c of candidates) {
+    const m = /\$\{?([A-Za-z_]\w*)\}?$/.exec(c)
+    if (m) return `$${m[1]}`
+  }
+  return undefined
+}
+
+/** Whether the script assigns NAME before index `at` (so `$NAME` written there has its value). */
+const definedBefore = (text: string, name: string, at: number): boolean =>
+  new RegExp(`(?:^|[\\s;(])(?:export\\s+|local\\s+|declare\\s+(?:-\\w+\\s+)*|readonly\\s+)?${name}=`).test(text.slice(0, at))
+
 /** Replace the characters that wrote a value with another value (which fits in or out of quotes). */
 function replaceEdit(v: Val, replacement: string): Edit[] {
   const w = writtenAt(v)
@@ -48,16 +81,31 @@ function replaceEdit(v: Val, replacement: string): Edit[] {
   return [{ start: w.start, end: w.end, text: word }]
 }
 
+/**
+ * Whether two different texts mean different addresses: both literal, both symbolic, or a literal against
+ * what a command computes on the node (`$(hostname -I …)`). A literal against an input (an argument or
+ * variable the user passes) may be the same address, so it is not reported.
+ */
+const comparable = (a: Val, b: Val): boolean => a.known === b.known || /^(?:\$\(|`)/.test(a.known ? b.text : a.text)
+
+const nonEmpty = (a: Assignment | undefined): Assignment | undefined => (a && !(a.val.known && a.val.text === '') ? a : undefined)
+
 const overrides = (a: Assignment): Assignment | undefined => (a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined)
 
-export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, lineOf: LineOf): ScriptFinding[] {
+export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
+  const lineOf: LineOf = (i) => script.lineOf(i)
   const where = (a: Assignment): string => `line ${valueLine(lineOf, a)} (${a.kind})`
   const out: ScriptFinding[] = []
   const heads = starts.filter((r) => r.head)
-  const headIps = new Set(heads.flatMap((h) => (h.nodeIp ? [h.nodeIp.val.text] : [])))
+  // The addresses a head is known by (its Ray identity, its VLLM_HOST_IP): a worker given one of them claims the head's identity.
+  const headIps = new Set(
+    heads.flatMap((h) => [...(h.nodeIp?.val.known ? [h.nodeIp.val.text] : []), ...(h.env.get('VLLM_HOST_IP')?.val.known ? [h.env.get('VLLM_HOST_IP')!.val.text] : [])]),
+  )
+  const claimsHead = (v: Val | undefined): boolean => v !== undefined && v.known && v.text !== '' && headIps.has(v.text) && !isLoopback(v)
   for (const r of starts) {
     const role = r.head ? 'head' : 'worker'
-    const vhi = r.env.get('VLLM_HOST_IP')
+    // An empty VLLM_HOST_IP is vLLM's "not set" (it then detects the address itself).
+    const vhi = nonEmpty(r.env.get('VLLM_HOST_IP'))
     const base = {
       'Script line': String(r.line),
       ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
@@ -98,7 +146,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         fix: `Start the head's Ray with --node-ip-address=${shellWord(vhi.val.text)} (the same address as VLLM_HOST_IP).`,
         edits: pinEdit(r, vhi.val),
       })
-    } else if (!r.head && !r.nodeIp && vhi) {
+    } else if (!r.head && !r.nodeIp && vhi && !claimsHead(vhi.val)) {
       const prev = overrides(vhi)
       out.push({
         code: prev ? 'SCRIPT_VLLM_HOST_IP_OVERRIDE' : 'SCRIPT_WORKER_IDENTITY_UNPINNED',
@@ -117,7 +165,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         fix: `Start the worker's Ray with --node-ip-address=${shellWord(vhi.val.text)}, so its Ray identity and VLLM_HOST_IP are one address.`,
         edits: pinEdit(r, vhi.val),
       })
-    } else if (r.nodeIp && vhi && vhi.val.text !== r.nodeIp.val.text) {
+    } else if (r.nodeIp && vhi && vhi.val.text !== r.nodeIp.val.text && comparable(vhi.val, r.nodeIp.val)) {
       const prev = overrides(vhi)
       out.push({
         code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
@@ -132,7 +180,17 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
           '--node-ip-address': r.nodeIp.val.text,
         },
         fix: `Set VLLM_HOST_IP to the node's Ray identity (${shellWord(r.nodeIp.val.text)}) in the ${role}'s section, or drop the override.`,
-        edits: replaceEdit(vhi.val, r.nodeIp.val.text),
+        edits: (() => {
+          const replaced = replaceEdit(vhi.val, r.nodeIp.val.text)
+          if (replaced.length > 0) return replaced
+          // A value that cannot be written in place (a command substitution): name the variable the Ray identity came from,
+          // or drop the override when what it replaced is the Ray identity.
+          const ref = referenceTo(r.nodeIp.val, r.nodeIp.arg, script.text)
+          const at = writtenAt(vhi.val)?.start ?? -1
+          const byRef = ref && at >= 0 && definedBefore(script.text, ref.slice(1), at) ? replaceEdit(vhi.val, ref) : []
+          if (byRef.length > 0) return byRef
+          return vhi.previous?.val.text === r.nodeIp.val.text ? removeEdit(vhi, script.text) : []
+        })(),
       })
     }
 

@@ -31,6 +31,8 @@ export class Positions {
     readonly lines: ScriptLines,
     /** Text index → script index (-1: not in the script); undefined: the identity. */
     private readonly map: readonly number[] | undefined,
+    /** Text index → script index just after what wrote that character (model.ts Val.after); undefined: map + 1. */
+    private readonly afterMap: readonly number[] | undefined,
     /** Line to name when a position is not in the script (the call that ran the nested shell). */
     readonly fallbackLine: number,
   ) {}
@@ -42,6 +44,13 @@ export class Positions {
   toScript(i: number): number {
     if (!this.map) return i
     return this.map[i] ?? -1
+  }
+
+  /** Where text appended after character i of the evaluated text goes in the script (-1: nowhere). */
+  afterScript(i: number): number {
+    if (this.afterMap) return this.afterMap[i] ?? -1
+    const x = this.toScript(i)
+    return x < 0 ? -1 : x + 1
   }
 
   /** The script span of a text range [start, end); start -1 when the range is not one run of the script. */
@@ -58,6 +67,13 @@ export class Positions {
   mapRange(start: number, end: number): number[] {
     const out: number[] = []
     for (let i = start; i < end; i++) out.push(this.toScript(i))
+    return out
+  }
+
+  /** For each character of a text range, where appended text goes. */
+  afterRange(start: number, end: number): number[] {
+    const out: number[] = []
+    for (let i = start; i < end; i++) out.push(this.afterScript(i))
     return out
   }
 
