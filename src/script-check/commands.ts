@@ -16,6 +16,8 @@ import type { State, Var } from './state.js'
 export interface Prefix {
   readonly val: Val
   readonly span: Span
+  /** The value's own word (`NAME=value cmd`), when written in one piece. */
+  readonly valueAt?: { readonly start: number; readonly end: number }
 }
 
 /** What commands need from the evaluator. */
@@ -107,6 +109,7 @@ export class Commands {
           inBranch: s.branch > 0,
           ...(previous ? { previous } : {}),
           ...(p.span.start >= 0 ? { removable: { start: p.span.start, end: p.span.end } } : {}),
+          ...(p.valueAt ? { valueAt: p.valueAt } : {}),
         })
       } else if (v?.kind === 'scalar' && v.exported) env.set(name, v.assignment)
     }

@@ -209,6 +209,7 @@ class Evaluator implements Scope, Interp {
       return
     }
     const valueWord = child(a, 'Value')
+    const valueSpan = valueWord && !bool(a, 'Append') ? this.ex.span(valueWord) : undefined
     const raw: Val = valueWord ? this.ex.wordVal(s, valueWord) : { text: '', known: true, map: [] }
     const val: Val =
       bool(a, 'Append') && prev?.kind === 'scalar'
@@ -223,6 +224,7 @@ class Evaluator implements Scope, Interp {
       inBranch: s.branch > 0,
       ...(previous ? { previous } : {}),
       ...(span.start >= 0 ? { removable: { start: span.start, end: span.end } } : {}),
+      ...(valueSpan && valueSpan.start >= 0 ? { valueAt: { start: valueSpan.start, end: valueSpan.end } } : {}),
     }
     this.setVar(s, name, { kind: 'scalar', val, exported: exported ?? (prev?.kind === 'scalar' && prev.exported), assignment }, local)
   }
@@ -249,7 +251,12 @@ class Evaluator implements Scope, Interp {
     const prefix = new Map<string, Prefix>()
     for (const a of assigns) {
       const v = child(a, 'Value')
-      prefix.set(str(child(a, 'Name')!, 'Value'), { val: v ? this.ex.wordVal(s, v) : { text: '', known: true, map: [] }, span: this.ex.span(a) })
+      const at = v ? this.ex.span(v) : undefined
+      prefix.set(str(child(a, 'Name')!, 'Value'), {
+        val: v ? this.ex.wordVal(s, v) : { text: '', known: true, map: [] },
+        span: this.ex.span(a),
+        ...(at && at.start >= 0 ? { valueAt: { start: at.start, end: at.end } } : {}),
+      })
     }
     return this.cmds.run(this.ex.argsOf(s, words), prefix, s, this.ex.span(cmd))
   }
