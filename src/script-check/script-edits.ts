@@ -47,9 +47,9 @@ export function referenceTo(v: Val, arg: { span: { start: number; end: number } 
   return undefined
 }
 
-/** Whether the script assigns NAME before index `at` (so `$NAME` written there has its value). */
+/** Whether the script assigns NAME globally (not `local`) before index `at`, so `$NAME` written there has its value. */
 export const definedBefore = (text: string, name: string, at: number): boolean =>
-  new RegExp(`(?:^|[\\s;(])(?:export\\s+|local\\s+|declare\\s+(?:-\\w+\\s+)*|readonly\\s+)?${name}=`).test(text.slice(0, at))
+  new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=`, 'm').test(text.slice(0, at))
 
 /** Rewrite the value where this setting writes it (its own value word), else where the value was written (a call's argument). */
 export function replaceSetting(a: Assignment, replacement: string): Edit[] {
