@@ -77,8 +77,9 @@ export function realScripts(folder: string): { name: string; text: string }[] {
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }))
 }
 
-describe('real launch scripts (dev set), as published and with the incident bugs injected', () => {
-  for (const { name, text } of realScripts('dev')) {
+for (const set of ['dev', 'held-out'] as const)
+describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
+  for (const { name, text } of realScripts(set)) {
     describe(name, () => {
       it('as published: no error', () => {
         expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
