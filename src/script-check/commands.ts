@@ -49,7 +49,9 @@ export class Commands {
         return [s]
       case 'shift': {
         const f = s.frames[s.frames.length - 1]!
-        f.args.splice(0, rest[0]?.val.known ? Number(rest[0].val.text) || 1 : 1)
+        const n = rest[0]?.val.known ? Number(rest[0].val.text) || 1 : 1
+        if (f.rest && n > f.args.length) f.shifted += n - f.args.length
+        f.args.splice(0, n)
         return [s]
       }
       case 'env':

@@ -13,7 +13,7 @@
 
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
 import { Commands, type Interp, type Prefix } from './commands.js'
-import { Conditions, globMatch } from './conditions.js'
+import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
 import type { Arg, Assignment, RayStart, Span, Val } from './model.js'
 import { Positions, ScriptLines } from './source-map.js'
@@ -99,13 +99,24 @@ class Evaluator implements Scope, Interp {
     })
   }
 
-  /** Both ways of an undecided condition; one way when it is known. */
-  private branch(s: State, truth: boolean | undefined, label: [string, string], yes: (s: State) => State[], no: (s: State) => State[]): State[] {
+  /** Both ways of an undecided condition (each path remembering what it assumed); one way when it is known. */
+  private branch(
+    s: State,
+    truth: boolean | undefined,
+    label: [string, string],
+    yes: (s: State) => State[],
+    no: (s: State) => State[],
+    cond?: Node[],
+  ): State[] {
     if (truth === true) return this.inBranch(s, yes)
     if (truth === false) return no(s)
     const other = fork(s)
     s.path.push(label[0])
     other.path.push(label[1])
+    if (cond) {
+      this.conds.assume(s, cond, true)
+      this.conds.assume(other, cond, false)
+    }
     return [...this.inBranch(s, yes), ...no(other)]
   }
 
@@ -149,21 +160,30 @@ class Evaluator implements Scope, Interp {
     return this.run([x], [s]).flatMap((st) => {
       if (st.done || st.returning) return [st]
       const runY = op === OP.AndStmt ? c : c === undefined ? undefined : !c
-      return this.branch(st, runY, [`line ${line}: ${sym} taken`, `line ${line}: ${sym} not taken`], (b) => this.run([y], [b]), (b) => [b])
+      const cond = op === OP.AndStmt ? [x] : undefined
+      return this.branch(st, runY, [`line ${line}: ${sym} taken`, `line ${line}: ${sym} not taken`], (b) => this.run([y], [b]), (b) => [b], cond)
     })
   }
 
   private caseClause(cmd: Node, s: State): State[] {
     const line = this.ex.span(cmd).line
-    const word = this.ex.wordVal(s, child(cmd, 'Word')!)
+    const written = this.ex.wordVal(s, child(cmd, 'Word')!)
     const out: State[] = []
     for (const item of children(cmd, 'Items')) {
+      const eq = written.known ? undefined : s.facts.get(written.text)?.eq
+      const word = eq === undefined ? written : { text: eq, known: true }
       const patterns = children(item, 'Patterns').map((p) => this.ex.wordVal(s, p))
       const catchAll = patterns.some((p) => p.known && p.text === '*')
-      const hit = word.known && patterns.every((p) => p.known) ? patterns.some((p) => globMatch(p.text, word.text)) : catchAll ? true : undefined
+      const excluded = !word.known && patterns.every((p) => s.facts.get(word.text)?.ne.includes(p.text))
+      const hit = word.known && patterns.every((p) => p.known) ? patterns.some((p) => globMatch(p.text, word.text)) : catchAll ? true : excluded ? false : undefined
       if (hit === false) continue
       const b = fork(s)
       b.path.push(`line ${line}: case ${patterns.map((p) => p.text).join('|')}`)
+      // The item taken: the word is its pattern; passed over: it is none of them.
+      if (hit === undefined) {
+        if (patterns.length === 1) record(b.facts, word, patterns[0]!, true)
+        for (const p of patterns) record(s.facts, word, p, false)
+      }
       out.push(...this.inBranch(b, (x) => this.run(children(item, 'Stmts'), [x])))
       if (hit === true) return out
     }
@@ -184,7 +204,7 @@ class Evaluator implements Scope, Interp {
     if (condStmts.length === 0) return this.inBranch(s, then)
     // The condition's own commands run first (an assignment or a function in it counts).
     const truth = this.conds.of(s, condStmts)
-    return this.branch(s, truth, [`line ${line}: then`, `line ${line}: else`], then, runElse)
+    return this.branch(s, truth, [`line ${line}: then`, `line ${line}: else`], then, runElse, condStmts)
   }
 
   private assign(s: State, a: Node, kind: Assignment['kind'], exported: boolean | undefined, local: boolean): void {
@@ -264,7 +284,7 @@ class Evaluator implements Scope, Interp {
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {
     if (s.frames.length >= MAX_DEPTH) return [s]
     const rest = args.some((a) => a.rest)
-    s.frames.push({ args: args.filter((a) => !a.rest), rest, locals: new Map(), callAt: at })
+    s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: new Map(), callAt: at })
     return this.run([fn], [s]).map((x) => {
       x.frames.pop()
       x.returning = false

@@ -52,7 +52,7 @@ export class Expander {
     const frame = s.frames[s.frames.length - 1]!
     const a = frame.args[Number(name) - 1]
     if (a) return a.val
-    return frame.rest ? sym(`\${${name}}`) : { text: '', known: true, map: [] }
+    return frame.rest ? sym(`\${${Number(name) - frame.args.length + frame.shifted}}`) : { text: '', known: true, map: [] }
   }
 
   private allArgs(s: State, n: Node, quoted: boolean, name: string): Field[] {

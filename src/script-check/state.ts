@@ -16,6 +16,8 @@ export interface Frame {
   args: Arg[]
   /** More arguments follow that are not known (the script's own, passed on with "$@"). */
   rest: boolean
+  /** How many of those unknown arguments `shift` dropped: `$1` after `shift` is the unknown `${2}`. */
+  shifted: number
   locals: Map<string, Var>
   /** The call that opened this frame (undefined: the script's top level). */
   callAt?: Span
@@ -31,17 +33,24 @@ export interface State {
   returning: boolean
   starts: RayStart[]
   path: string[]
+  /**
+   * What this path has assumed about values it cannot know, from the branches it took: `${3}` is
+   * `--head` (then-branch of `[ "$3" == --head ]`), or is none of some literals (else-branches).
+   * A later test of the same value is then decided the same way (run_cluster.sh tests its role twice).
+   */
+  facts: Map<string, { readonly eq?: string; readonly ne: readonly string[] }>
 }
 
 export const initialState = (): State => ({
   globals: new Map(),
   funcs: new Map(),
-  frames: [{ args: [], rest: true, locals: new Map() }],
+  frames: [{ args: [], rest: true, shifted: 0, locals: new Map() }],
   branch: 0,
   done: false,
   returning: false,
   starts: [],
   path: [],
+  facts: new Map(),
 })
 
 export const fork = (s: State): State => ({
@@ -53,6 +62,7 @@ export const fork = (s: State): State => ({
   returning: s.returning,
   starts: [...s.starts],
   path: [...s.path],
+  facts: new Map(s.facts),
 })
 
 const varKey = (v: Var): unknown =>
@@ -66,11 +76,12 @@ export function stateKey(s: State): string {
   return JSON.stringify([
     vars(s.globals),
     [...s.funcs.keys()],
-    s.frames.map((f) => [f.args.map((a) => a.val.text), f.rest, vars(f.locals)]),
+    s.frames.map((f) => [f.args.map((a) => a.val.text), f.rest, f.shifted, vars(f.locals)]),
     s.branch,
     s.done,
     s.returning,
     s.starts.map(startKey),
+    [...s.facts],
   ])
 }
 

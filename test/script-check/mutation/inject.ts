@@ -80,6 +80,13 @@ function appendLine(text: string, flag: '--head' | '--address'): { start: number
   return m ? { start: m.index, end: m.index + m[0].length } : undefined
 }
 
+/** Start of the logical command an index is in (continuation lines followed back, indentation skipped). */
+function commandStart(text: string, i: number): number {
+  let ls = text.lastIndexOf('\n', i - 1) + 1
+  while (ls > 1 && text[ls - 2] === '\\') ls = text.lastIndexOf('\n', ls - 2) + 1
+  return ls + /^[ \t]*/.exec(text.slice(ls))![0].length
+}
+
 function insert(text: string, at: number, s: string): string {
   return text.slice(0, at) + s + text.slice(at)
 }
@@ -114,20 +121,26 @@ export function mutants(original: string): Mutant[] {
       const inContainer = /\b(?:docker|podman) run\b/.test(text)
       let injected: number[] = []
       let roleLines: number[] = []
+      // An exported value reaches every ray start after it that no branch separates from it (a script that starts both roles).
+      let reachesOthers = false
       const assign = `VLLM_HOST_IP=${ip} `
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
-        text = insert(text, o.at, word)
-        injected = [lineOf(text, o.at)]
-        roleLines = lineRange(text, roleRange.start + (roleRange.start >= o.at ? word.length : 0), roleRange.end + (roleRange.end >= o.at ? word.length : 0))
+        // A ray start run by a launcher (`srun … ray start`) takes the setting before the launcher's command.
+        const at = o.direct ? commandStart(text, o.at) : o.at
+        text = insert(text, at, word)
+        injected = [lineOf(text, at)]
+        roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
       } else if (style === 'export') {
         if (inContainer || !o.direct) continue
-        const lineStart = text.lastIndexOf('\n', o.at) + 1
-        const indent = /^\s*/.exec(text.slice(lineStart))![0]
+        const start = commandStart(text, o.at)
+        const lineStart = text.lastIndexOf('\n', start - 1) + 1
+        const indent = text.slice(lineStart, start)
         const line = `${indent}export VLLM_HOST_IP=${ip}\n`
-        // Only where the ray start begins its line (an `if`/`case` section, or the top level).
-        if (text.slice(lineStart, o.at).trim() !== '' && !/^\s*[\w=]+=\S*\s*$/.test(text.slice(lineStart, o.at))) continue
+        // Only where the command begins its line (an `if`/`case` section, a loop body, or the top level).
+        if (indent.trim() !== '') continue
+        reachesOthers = occ.some((x) => x.at > o.at) && !/^\s/.test(line)
         text = insert(text, lineStart, line)
         injected = [lineOf(text, lineStart)]
         roleLines = lineRange(text, roleRange.start + line.length, roleRange.end + line.length)
@@ -157,7 +170,7 @@ export function mutants(original: string): Mutant[] {
         injected = [lineOf(text, o.at)]
         roleLines = lineRange(text, o.at, o.end + open.length + 1)
       }
-      out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own })
+      out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own || reachesOthers })
     }
   }
   return out
