@@ -300,8 +300,8 @@ class Evaluator implements Scope, Interp {
     const after = script.after && script.after.length === script.text.length ? script.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
     const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1)
+    // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
     const init = { ...initialState(), branch: s.branch }
-    init.frames[0]!.rest = false
     const done = sub.run(children(parsed.file, 'Stmts'), [init])
     if (sub.truncated) this.truncated = true
     const seen = new Set<string>()

@@ -255,6 +255,12 @@ describe('the syntax real launch scripts use: every role reached, the line to ed
     clean(r)
   })
 
+})
+
+describe('strings another shell runs (ssh, docker exec, podman run, bash -c): positions mapped back to the file', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+  const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
+
   it('ssh host "…" strings: each role found at its line, the pin written inside the string', () => {
     const r = check(
       ['HEAD=10.0.0.1', 'ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379"', "ssh spark-b 'VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379'"].join('\n'),
@@ -282,6 +288,26 @@ describe('the syntax real launch scripts use: every role reached, the line to ed
     expect(r.patch).toContain('+bash -c "ray start --head --port=$port --node-ip-address=10.0.0.1"')
     expect(r.patch).not.toContain('-port=6379')
     clean(r)
+  })
+
+})
+
+describe('roles however a script tells them apart', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+  const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
+
+  it('a role tested twice on an unknown argument is decided the same way the second time (no head-then-worker path)', () => {
+    const r = check(
+      [
+        'TYPE="$1"; HEAD="$2"; IP="$3"; shift 3',
+        // (A path that took this as head and the next test as worker would give the worker the head's address as its own.)
+        'if [[ "$TYPE" == --head ]]; then HEAD="$IP"; fi',
+        'CMD="ray start --block"',
+        'if [ "$TYPE" == --head ]; then CMD+=" --head --node-ip-address=$HEAD"; else CMD+=" --address=$HEAD:6379 --node-ip-address=$IP"; fi',
+        'bash -c "$CMD"',
+      ].join('\n'),
+    )
+    expect(r.findings).toEqual([])
   })
 
   it('roles by IP comparison and by a command (ip addr | grep -q): both branches are followed', () => {
