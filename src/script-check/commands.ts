@@ -125,7 +125,8 @@ export class Commands {
     for (const scope of scopes) for (const [k, v] of scope) if (v.kind === 'scalar' && v.exported) vars.set(k, v)
     for (const [k, a] of this.hostEnv(s, prefix, at)) vars.set(k, { kind: 'scalar', val: a.val, exported: true, assignment: a })
     for (const [k, p] of prefix)
-      if (!vars.has(k)) vars.set(k, { kind: 'scalar', val: p.val, exported: true, assignment: { name: k, val: p.val, span: p.span, kind: 'prefix', inBranch: s.branch > 0 } })
+      if (!vars.has(k))
+        vars.set(k, { kind: 'scalar', val: p.val, exported: true, assignment: { name: k, val: p.val, span: p.span, kind: 'prefix', inBranch: s.branch > 0 } })
     return vars
   }
 

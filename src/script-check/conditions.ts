@@ -65,7 +65,10 @@ function testWords(facts: Facts, ops: Val[]): Truth {
     const op = ops[1]!.text
     if (['=', '==', '!='].includes(op)) return compare(facts, ops[0]!, ops[2]!, op === '!=')
     const f = NUMERIC[op]
-    if (f) return ops[0]!.known && ops[2]!.known && /^-?\d+$/.test(ops[0]!.text) && /^-?\d+$/.test(ops[2]!.text) ? f(Number(ops[0]!.text), Number(ops[2]!.text)) : undefined
+    if (f)
+      return ops[0]!.known && ops[2]!.known && /^-?\d+$/.test(ops[0]!.text) && /^-?\d+$/.test(ops[2]!.text)
+        ? f(Number(ops[0]!.text), Number(ops[2]!.text))
+        : undefined
   }
   if (ops.length === 2 && (ops[0]!.text === '-n' || ops[0]!.text === '-z')) {
     const v = ops[1]!
@@ -106,7 +109,10 @@ export class Conditions {
   private assumeCmd(s: State, cmd: Node | null, truth: boolean): void {
     if (!cmd) return
     const t = nodeType(cmd)
-    if (t === 'TestClause') return this.assumeExpr(s, child(cmd, 'X'), truth)
+    if (t === 'TestClause') {
+      this.assumeExpr(s, child(cmd, 'X'), truth)
+      return
+    }
     if (t === 'BinaryCmd') {
       const op = num(cmd, 'Op')
       // Both sides hold when `a && b` held; neither did when `a || b` failed.
@@ -123,7 +129,10 @@ export class Conditions {
   private assumeExpr(s: State, x: Node | null, truth: boolean): void {
     if (!x) return
     const t = nodeType(x)
-    if (t === 'ParenTest') return this.assumeExpr(s, child(x, 'X'), truth)
+    if (t === 'ParenTest') {
+      this.assumeExpr(s, child(x, 'X'), truth)
+      return
+    }
     if (t !== 'BinaryTest') return
     const op = num(x, 'Op')
     if ((op === OP.AndStmt && truth) || (op === OP.OrStmt && !truth)) {
@@ -147,7 +156,10 @@ export class Conditions {
       if (first === 'false') return false
       // Any other command's success depends on the machine.
       if (first !== '[' && first !== 'test') return undefined
-      return testWords(s.facts, words.slice(1, first === '[' ? -1 : undefined).map((w) => this.ex.wordVal(s, w)))
+      return testWords(
+        s.facts,
+        words.slice(1, first === '[' ? -1 : undefined).map((w) => this.ex.wordVal(s, w)),
+      )
     }
     if (t === 'BinaryCmd') {
       const op = num(cmd, 'Op')
@@ -172,7 +184,12 @@ export class Conditions {
       if (!l || !r) return undefined
       if (op === OP.TsMatch || op === OP.TsMatchShort) return compare(s.facts, l, r, false)
       if (op === OP.TsNoMatch) return compare(s.facts, l, r, true)
-      const opText = this.ex.src(x).slice(this.ex.src(child(x, 'X')!).length).trim().split(/\s+/)[0] ?? ''
+      const opText =
+        this.ex
+          .src(x)
+          .slice(this.ex.src(child(x, 'X')!).length)
+          .trim()
+          .split(/\s+/)[0] ?? ''
       return NUMERIC[opText] ? testWords(s.facts, [l, { text: opText, known: true }, r]) : undefined
     }
     if (t === 'UnaryTest') {

@@ -100,14 +100,7 @@ class Evaluator implements Scope, Interp {
   }
 
   /** Both ways of an undecided condition (each path remembering what it assumed); one way when it is known. */
-  private branch(
-    s: State,
-    truth: boolean | undefined,
-    label: [string, string],
-    yes: (s: State) => State[],
-    no: (s: State) => State[],
-    cond?: Node[],
-  ): State[] {
+  private branch(s: State, truth: boolean | undefined, label: [string, string], yes: (s: State) => State[], no: (s: State) => State[], cond?: Node[]): State[] {
     if (truth === true) return this.inBranch(s, yes)
     if (truth === false) return no(s)
     const other = fork(s)
@@ -161,7 +154,14 @@ class Evaluator implements Scope, Interp {
       if (st.done || st.returning) return [st]
       const runY = op === OP.AndStmt ? c : c === undefined ? undefined : !c
       const cond = op === OP.AndStmt ? [x] : undefined
-      return this.branch(st, runY, [`line ${line}: ${sym} taken`, `line ${line}: ${sym} not taken`], (b) => this.run([y], [b]), (b) => [b], cond)
+      return this.branch(
+        st,
+        runY,
+        [`line ${line}: ${sym} taken`, `line ${line}: ${sym} not taken`],
+        (b) => this.run([y], [b]),
+        (b) => [b],
+        cond,
+      )
     })
   }
 
@@ -175,7 +175,8 @@ class Evaluator implements Scope, Interp {
       const patterns = children(item, 'Patterns').map((p) => this.ex.wordVal(s, p))
       const catchAll = patterns.some((p) => p.known && p.text === '*')
       const excluded = !word.known && patterns.every((p) => s.facts.get(word.text)?.ne.includes(p.text))
-      const hit = word.known && patterns.every((p) => p.known) ? patterns.some((p) => globMatch(p.text, word.text)) : catchAll ? true : excluded ? false : undefined
+      const hit =
+        word.known && patterns.every((p) => p.known) ? patterns.some((p) => globMatch(p.text, word.text)) : catchAll ? true : excluded ? false : undefined
       if (hit === false) continue
       const b = fork(s)
       b.path.push(`line ${line}: case ${patterns.map((p) => p.text).join('|')}`)

@@ -66,7 +66,7 @@ const valueLine = (c: Ctx, a: Assignment): number => {
   return w ? c.script.lineOf(w.start) : a.span.line
 }
 const where = (c: Ctx, a: Assignment): string => `line ${valueLine(c, a)} (${a.kind})`
-const claimsHead = (c: Ctx, v: Val | undefined): boolean => v !== undefined && v.known && v.text !== '' && c.headIps.has(v.text) && !isLoopback(v)
+const claimsHead = (c: Ctx, v: Val | undefined): boolean => v?.known === true && v.text !== '' && c.headIps.has(v.text) && !isLoopback(v)
 /** The line of a finding: where its first edit goes, else the given one. */
 const lineOfEdit = (c: Ctx, edits: readonly Edit[], otherwise: number): number => (edits[0] ? c.script.lineOf(edits[0].start) : otherwise)
 
@@ -224,9 +224,7 @@ const NO_RAY_START: ScriptFinding = {
 
 export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
   const headIps = new Set(
-    starts
-      .filter((r) => r.head)
-      .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
+    starts.filter((r) => r.head).flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
   const c: Ctx = { script, headIps }
   const out: ScriptFinding[] = []

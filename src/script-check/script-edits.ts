@@ -67,7 +67,6 @@ export function replaceEdit(v: Val, replacement: string): Edit[] {
   return [{ start: w.start, end: w.end, text: word }]
 }
 
-
 /**
  * The fix for a VLLM_HOST_IP that differs from the node's Ray identity: the identity written where the
  * setting writes its value; else, for an identity that cannot be written in place (a command

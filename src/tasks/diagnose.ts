@@ -106,7 +106,11 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   return {
     ...outcome,
     text: `${outcome.text}\nAll fixes as one patch (--fix-out FILE writes it; ${script.target ? applyHint(script.target) : 'git apply FILE or patch -p1 < FILE'}):\n${script.patch}`,
-    json: { ...(outcome.json as object), patch: script.patch, ...(script.target && { patchAppliesFrom: { directory: script.target.applyFrom, root: script.target.root } }) },
+    json: {
+      ...(outcome.json as object),
+      patch: script.patch,
+      ...(script.target && { patchAppliesFrom: { directory: script.target.applyFrom, root: script.target.root } }),
+    },
     files: [...outcome.files, { output: 'fix-file', fileName: 'vllm-ray-deploy-fix.patch', content: script.patch }],
   }
 }

@@ -31,7 +31,7 @@ describe("the seeds' incident script (spark-vllm-qwen35.sh, reconstructed)", () 
   const text = fixture(SEED)
   const r = checkLaunchScript(text, { path: SEED })
 
-  it('reports both bugs at the lines to edit: the head\'s ray start without --node-ip-address (21, where its arguments end) and the worker-section override (24)', () => {
+  it("reports both bugs at the lines to edit: the head's ray start without --node-ip-address (21, where its arguments end) and the worker-section override (24)", () => {
     expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:21`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
     const [head, worker] = r.findings
     expect(head!.severity).toBe('error')
@@ -128,7 +128,9 @@ describe('roles, however a script picks them, and Ray, however it is started', (
       ),
     )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
-    expect(r.findings[0]!.patch).toContain('+  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block --node-ip-address=192.168.200.12"')
+    expect(r.findings[0]!.patch).toContain(
+      '+  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block --node-ip-address=192.168.200.12"',
+    )
     expect(check(r.patched!).findings).toEqual([])
   })
 
@@ -254,7 +256,6 @@ describe('the syntax real launch scripts use: every role reached, the line to ed
     expect(r.patch).toContain('+    -e VLLM_HOST_IP=10.0.0.2 \\')
     clean(r)
   })
-
 })
 
 describe('strings another shell runs (ssh, docker exec, podman run, bash -c): positions mapped back to the file', () => {
@@ -263,7 +264,11 @@ describe('strings another shell runs (ssh, docker exec, podman run, bash -c): po
 
   it('ssh host "…" strings: each role found at its line, the pin written inside the string', () => {
     const r = check(
-      ['HEAD=10.0.0.1', 'ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379"', "ssh spark-b 'VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379'"].join('\n'),
+      [
+        'HEAD=10.0.0.1',
+        'ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379"',
+        "ssh spark-b 'VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379'",
+      ].join('\n'),
     )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:2', 'SCRIPT_WORKER_IDENTITY_UNPINNED@l.sh:3'])
     expect(r.patch).toContain('+ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379 --node-ip-address=10.0.0.1"')
@@ -289,7 +294,6 @@ describe('strings another shell runs (ssh, docker exec, podman run, bash -c): po
     expect(r.patch).not.toContain('-port=6379')
     clean(r)
   })
-
 })
 
 describe('roles however a script tells them apart', () => {

@@ -41,7 +41,8 @@ function patchP1(text: string, diff: string): string {
 }
 
 /** Where the mutant's VLLM_HOST_IP is read by the role's own ray start, the injected value changes nothing: no bug. */
-const consistent = (m: Mutant): boolean => m.bug === 'worker' && m.style === 'export' && /\$\{?VLLM_HOST_IP\b/.test(m.text.split('\n')[m.roleLines[0]! - 1] ?? '')
+const consistent = (m: Mutant): boolean =>
+  m.bug === 'worker' && m.style === 'export' && /\$\{?VLLM_HOST_IP\b/.test(m.text.split('\n')[m.roleLines[0]! - 1] ?? '')
 
 export function checkMutant(m: Mutant): void {
   const r = checkLaunchScript(m.text, { path: NAME })
@@ -58,7 +59,10 @@ export function checkMutant(m: Mutant): void {
   const edited = changedLines(f!.patch!)
   const line = lineOfFinding(f!)
   expect([...m.injectedLines, ...edited.filter((l) => m.roleLines.includes(l))], `line ${line}`).toContain(line)
-  expect(edited.every((l) => m.injectedLines.includes(l) || m.roleLines.includes(l)), `edits ${edited} stay on the role's lines`).toBe(true)
+  expect(
+    edited.every((l) => m.injectedLines.includes(l) || m.roleLines.includes(l)),
+    `edits ${edited} stay on the role's lines`,
+  ).toBe(true)
   // A value injected into a command both roles share reaches the worker too: it claims the head's address, which has no
   // mechanical fix, and it meets identities the user passes in; those findings name the injected value and stay.
   if (m.shared) expect(errs.map((x) => x.code)).toContain('SCRIPT_WORKER_USES_HEAD_IP')
@@ -66,7 +70,11 @@ export function checkMutant(m: Mutant): void {
     m.shared && x.code !== 'SCRIPT_HEAD_IDENTITY_UNPINNED' && (x.evidence['VLLM_HOST_IP'] ?? '').startsWith(FABRIC_IP)
   const patched = patchP1(m.text, r.patch!)
   expect(patched).toBe(r.patched)
-  expect(errors(patched).filter((x) => !consequence(x)).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+  expect(
+    errors(patched)
+      .filter((x) => !consequence(x))
+      .map((x) => `${x.code}@${x.evidence['Script line']}`),
+  ).toEqual([])
 }
 
 export function realScripts(folder: string): { name: string; text: string }[] {
@@ -78,17 +86,17 @@ export function realScripts(folder: string): { name: string; text: string }[] {
 }
 
 for (const set of ['dev', 'held-out'] as const)
-describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
-  for (const { name, text } of realScripts(set)) {
-    describe(name, () => {
-      it('as published: no error', () => {
-        expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+  describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
+    for (const { name, text } of realScripts(set)) {
+      describe(name, () => {
+        it('as published: no error', () => {
+          expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+        })
+        const ms = mutants(text)
+        it('takes a bug in at least three styles', () => {
+          expect(ms.length).toBeGreaterThanOrEqual(3)
+        })
+        for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
       })
-      const ms = mutants(text)
-      it('takes a bug in at least three styles', () => {
-        expect(ms.length).toBeGreaterThanOrEqual(3)
-      })
-      for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
-    })
-  }
-})
+    }
+  })

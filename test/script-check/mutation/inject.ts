@@ -108,7 +108,14 @@ export function mutants(original: string): Mutant[] {
     const flag = bug === 'head' ? '--head' : '--address'
     const ip = bug === 'head' ? FABRIC_IP : OTHER_IP
     for (const style of STYLES) {
-      let text = bug === 'head' ? headPin(original, occurrences(original).find((o) => o.role === 'head'), appendLine(original, '--head')) : original
+      let text =
+        bug === 'head'
+          ? headPin(
+              original,
+              occurrences(original).find((o) => o.role === 'head'),
+              appendLine(original, '--head'),
+            )
+          : original
       const occ = occurrences(text)
       const own = occ.find((o) => o.role === bug)
       const shared = occ.find((o) => o.role === 'shared')
