@@ -157,6 +157,7 @@ export class Commands {
         span: e.value.span,
         kind: 'docker -e',
         inBranch: s.branch > 0,
+        ...(s.frames.length > 1 ? { inFunction: true } : {}),
         ...(previous ? { previous } : {}),
         ...(removable ? { removable } : {}),
       })

@@ -53,6 +53,8 @@ export interface Assignment {
   readonly previous?: Assignment
   /** The script range whose removal drops this setting (`NAME=v ` before a command, `-e NAME=v`); absent where removing is not a clean edit. */
   readonly removable?: { readonly start: number; readonly end: number }
+  /** Written inside a function body: its value words serve every caller, so a per-node fix goes where the caller wrote the value. */
+  readonly inFunction?: boolean
   /** The script range of the value as this setting writes it (`$MY_IP` in `VLLM_HOST_IP=$MY_IP`): where a per-node fix goes. */
   readonly valueAt?: { readonly start: number; readonly end: number }
 }

@@ -51,12 +51,26 @@ export function referenceTo(v: Val, arg: { span: { start: number; end: number } 
 export const definedBefore = (text: string, name: string, at: number): boolean =>
   new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=`, 'm').test(text.slice(0, at))
 
-/** Rewrite the value where this setting writes it (its own value word), else where the value was written (a call's argument). */
-export function replaceSetting(a: Assignment, replacement: string): Edit[] {
+/**
+ * Rewrite the value where this setting writes it: its own value word (`NAME=$x`, or the part after
+ * `NAME=` in a `-e` argument), else where the value was written (a call's argument).
+ */
+export function replaceSetting(a: Assignment, replacement: string, text = ''): Edit[] {
   const word = inlineWord(replacement)
-  const at = a.valueAt ?? writtenAt(a.val)
+  const at = a.valueAt ?? dockerEnvValue(a, text) ?? writtenAt(a.val)
   if (!at || word === undefined) return []
   return [{ start: at.start, end: at.end, text: word }]
+}
+
+/** The value part of a `-e NAME=value` argument as written (inside its quotes), so the fix lands on the -e line. */
+function dockerEnvValue(a: Assignment, text: string): { start: number; end: number } | undefined {
+  if (a.kind !== 'docker -e' || a.inFunction || a.span.start < 0 || text === '') return undefined
+  const src = text.slice(a.span.start, a.span.end)
+  const m = new RegExp(`${a.name}=`).exec(src)
+  if (!m) return undefined
+  const start = a.span.start + m.index + m[0].length
+  const end = a.span.end - (/["']$/.test(src) ? 1 : 0)
+  return end >= start ? { start, end } : undefined
 }
 
 /** Replace the characters that wrote a value with another value (which fits in or out of quotes). */
@@ -74,11 +88,11 @@ export function replaceEdit(v: Val, replacement: string): Edit[] {
  * when what it replaced is the identity.
  */
 export function overrideEdits(vhi: Assignment, nodeIp: { val: Val; arg: { span: { start: number; end: number } } }, text: string): Edit[] {
-  const replaced = replaceSetting(vhi, nodeIp.val.text)
+  const replaced = replaceSetting(vhi, nodeIp.val.text, text)
   if (replaced.length > 0) return replaced
   const ref = referenceTo(nodeIp.val, nodeIp.arg, text)
   const at = vhi.valueAt?.start ?? writtenAt(vhi.val)?.start ?? -1
-  const byRef = ref && at >= 0 && definedBefore(text, ref.slice(1), at) ? replaceSetting(vhi, ref) : []
+  const byRef = ref && at >= 0 && definedBefore(text, ref.slice(1), at) ? replaceSetting(vhi, ref, text) : []
   if (byRef.length > 0) return byRef
   return vhi.previous?.val.text === nodeIp.val.text ? removeEdit(vhi, text) : []
 }

@@ -262,6 +262,22 @@ describe('strings another shell runs (ssh, docker exec, podman run, bash -c): po
   const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
   const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
 
+  it('docker run -e VLLM_HOST_IP=$OTHER in the worker section: the -e line is named and rewritten, not where OTHER was set', () => {
+    const r = check(
+      [
+        'OTHER=10.0.0.7',
+        'export VLLM_HOST_IP=10.0.0.1',
+        'case "$1" in',
+        '  worker) docker run --gpus all "$@" -e "VLLM_HOST_IP=$OTHER" img ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2 ;;',
+        'esac',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@l.sh:4'])
+    expect(r.patch).toContain('+  worker) docker run --gpus all "$@" -e "VLLM_HOST_IP=10.0.0.2" img')
+    expect(r.patch).not.toContain('-OTHER=')
+    clean(r)
+  })
+
   it('ssh host "…" strings: each role found at its line, the pin written inside the string', () => {
     const r = check(
       [
