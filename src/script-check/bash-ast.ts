@@ -70,6 +70,8 @@ export const OP = {
   TsNoMatch: 41, // `!=`
   DefaultUnset: 70, // ${a-x}
   DefaultUnsetOrNull: 71, // ${a:-x}
+  ErrorUnset: 72, // ${a?msg}
+  ErrorUnsetOrNull: 73, // ${a:?msg}
   AssignUnset: 74, // ${a=x}
   AssignUnsetOrNull: 75, // ${a:=x}
   AlternateUnset: 68, // ${a+x}

@@ -9,10 +9,14 @@ import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { evaluateScript } from './evaluate.js'
 import { applyEdits, compatibleEdits, unifiedDiff } from './patch.js'
+import type { PatchTarget } from './patch-target.js'
 import { scriptFindings } from './rules.js'
+import { ScriptLines } from './source-map.js'
 
 export interface LaunchScriptCheck {
   readonly findings: Finding[]
+  /** Where the patch applies from (absent when the caller gave no location). */
+  readonly target?: PatchTarget
   /** Every mechanical fix in one unified diff for `git apply` / `patch -p1` (undefined: none). */
   readonly patch?: string
   /** The script with that patch applied. */
@@ -21,8 +25,10 @@ export interface LaunchScriptCheck {
 
 export interface LaunchScriptOptions {
   readonly manifest?: Manifest
-  /** The script's path as the diff should name it (relative to where the patch is applied). */
+  /** The script's path as findings name it ('Script line'), and as the diff names it when no target is given. */
   readonly path: string
+  /** Where the patch applies from; the diff names the script relative to it (patch-target.ts). */
+  readonly target?: PatchTarget
 }
 
 export function checkLaunchScript(text: string, opts: LaunchScriptOptions): LaunchScriptCheck {
@@ -42,16 +48,18 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
     }
   }
   const m = opts.manifest
+  const diffPath = opts.target?.path ?? opts.path
   const head = m?.nodes.find((n) => n.role === 'head')
   const workers = m?.nodes.filter((n) => n.role === 'worker') ?? []
   const nodeFor = (role: 'head' | 'worker' | null): string | null =>
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
-  const found = scriptFindings(ev.starts, m)
+  const lines = new ScriptLines(text)
+  const found = scriptFindings(ev.starts, m, { text, lineOf: (i) => lines.lineOf(i) })
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const findings = found.map((f): Finding => {
     const patch =
       f.edits.length > 0 && f.edits.every((e) => all.includes(e) || all.some((x) => x.start === e.start && x.end === e.end && x.text === e.text))
-        ? unifiedDiff(opts.path, text, f.edits)
+        ? unifiedDiff(diffPath, text, f.edits)
         : undefined
     return {
       code: f.code,
@@ -67,6 +75,6 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
       ...(patch ? { patch } : {}),
     }
   })
-  const patch = unifiedDiff(opts.path, text, all)
-  return { findings, ...(patch ? { patch, patched: applyEdits(text, all) } : {}) }
+  const patch = unifiedDiff(diffPath, text, all)
+  return { findings, ...(patch ? { patch, patched: applyEdits(text, all), ...(opts.target ? { target: opts.target } : {}) } : {}) }
 }

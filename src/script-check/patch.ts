@@ -88,3 +88,11 @@ export function shellWord(text: string): string {
   if (/^[\w.:,/@%+=-]+$/.test(short)) return short
   return `"${short.replace(/(["\\`])/g, '\\$1')}"`
 }
+
+/** A value as text that means the same unquoted and inside double quotes (a nested string, a quoted value); undefined when there is none. */
+export function inlineWord(text: string): string | undefined {
+  if (/^[\w.:,/@%+=-]*$/.test(text)) return text
+  const m = /^\$\{(\w+)\}$|^\$(\w+)$/.exec(text)
+  if (m) return `$${m[1] ?? m[2]}`
+  return undefined
+}

@@ -2,14 +2,16 @@
  * What is wrong with a launch script before it runs, from its `ray start`s (evaluate.ts): the
  * identity each node gets in Ray (`--node-ip-address`) against the VLLM_HOST_IP its processes get,
  * loopback identities, a worker given the head's address, and socket interfaces outside the
- * manifest's fabric. Each finding names the script line; where the fix is mechanical it carries
- * the edit (a flag appended, a value replaced) for patch.ts.
+ * manifest's fabric. Each finding names the line a user edits; where the fix is mechanical it
+ * carries the edits (script-edits.ts) for patch.ts.
  */
 
-import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
-import type { Assignment, RayStart, Val } from './evaluate.js'
-import { shellWord, type Edit } from './patch.js'
+import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.js'
+import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
+import type { Edit } from './patch.js'
+import { shellWord } from './patch.js'
+import { overrideEdits, pinEdit, replaceEdit } from './script-edits.js'
 
 export interface ScriptFinding {
   readonly code: FindingCode
@@ -22,173 +24,231 @@ export interface ScriptFinding {
   readonly edits: readonly Edit[]
 }
 
+/** The script's text, and script index → line (for values written elsewhere than the command that uses them). */
+export interface ScriptText {
+  readonly text: string
+  lineOf(index: number): number
+}
+
 const isLoopback = (v: Val): boolean => v.known && /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(v.text)
 const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
-const where = (a: Assignment): string => `line ${a.val.origin?.span.line ?? a.span.line} (${a.kind})`
 
-/** Append `--node-ip-address=<value>` after the last argument the role's section writes. */
-function pinEdit(r: RayStart, value: Val): Edit[] {
-  if (!r.insertAt) return []
-  return [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${shellWord(value.text)}` }]
-}
+/**
+ * Whether two different texts mean different addresses: both literal, both symbolic, or a literal against
+ * what a command computes on the node (`$(hostname -I …)`). A literal against an input (an argument or
+ * variable the user passes) may be the same address, so it is not reported.
+ */
+const comparable = (a: Val, b: Val): boolean => a.known === b.known || /^(?:\$\(|`)/.test(a.known ? b.text : a.text)
 
-/** Replace the word that wrote a value with another value (keeping `NAME=` inside it). */
-function replaceEdit(v: Val, replacement: string): Edit[] {
-  if (!v.origin) return []
-  return [{ start: v.origin.span.start, end: v.origin.span.end, text: shellWord(v.origin.prefix + replacement) }]
-}
+/** An empty VLLM_HOST_IP is vLLM's "not set" (it then detects the address itself). */
+const nonEmpty = (a: Assignment | undefined): Assignment | undefined => (a && !(a.val.known && a.val.text === '') ? a : undefined)
 
 const overrides = (a: Assignment): Assignment | undefined => (a.inBranch && a.previous && a.previous.val.text !== a.val.text ? a.previous : undefined)
 
-export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined): ScriptFinding[] {
-  const out: ScriptFinding[] = []
-  const heads = starts.filter((r) => r.head)
-  const headIps = new Set(heads.flatMap((h) => (h.nodeIp ? [h.nodeIp.val.text] : [])))
-  for (const r of starts) {
-    const role = r.head ? 'head' : 'worker'
-    const vhi = r.env.get('VLLM_HOST_IP')
-    const base = {
-      [EVIDENCE.scriptLine]: String(r.line),
-      ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
-      'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
-      ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
-    }
+/** What every rule reads besides the start itself. */
+interface Ctx {
+  readonly script: ScriptText
+  /** The addresses a head is known by (its Ray identity, its VLLM_HOST_IP). */
+  readonly headIps: ReadonlySet<string>
+}
 
-    // Loopback identities and a loopback head address.
-    const loop: [string, Val | undefined, number][] = [
-      ['--node-ip-address', r.nodeIp?.val, r.line],
-      ['VLLM_HOST_IP', vhi?.val, vhi ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line],
-      ['--address (the head)', r.address ? { text: host(r.address.text), known: r.address.known } : undefined, r.line],
-    ]
-    for (const [what, v, line] of loop) {
-      if (!v || !isLoopback(v)) continue
-      out.push({
-        code: 'SCRIPT_LOOPBACK_IDENTITY',
-        severity: 'error',
-        role,
-        line,
-        message: `The ${role}'s ${what} is ${v.text}, a loopback address: ${what.startsWith('--address') ? 'on a worker that is itself, not the head' : 'peers on other nodes cannot reach it, and Ray and vLLM pin work to it'}.`,
-        evidence: { ...base, [what]: v.text },
-        fix: what.startsWith('--address')
-          ? "Give the worker the head's fabric address: ray start --address=<head fabric IP>:<port> (VRD_HEAD_IP under launch.mode: script)."
-          : `Use the node's own fabric IP for ${what} (VRD_NODE_IP under launch.mode: script), never 127.0.0.1 or localhost.`,
-        edits: [],
-      })
-    }
+/** One start, as the rules look at it. */
+interface Seen {
+  readonly r: RayStart
+  readonly role: 'head' | 'worker'
+  readonly vhi: Assignment | undefined
+  readonly base: Record<string, string>
+}
 
-    if (r.head && !r.nodeIp && vhi) {
-      out.push({
+/** The line a value was written on (where a user edits it), else the line of its assignment. */
+const valueLine = (c: Ctx, a: Assignment): number => {
+  const w = a.valueAt ?? writtenAt(a.val)
+  return w ? c.script.lineOf(w.start) : a.span.line
+}
+const where = (c: Ctx, a: Assignment): string => `line ${valueLine(c, a)} (${a.kind})`
+const claimsHead = (c: Ctx, v: Val | undefined): boolean => v?.known === true && v.text !== '' && c.headIps.has(v.text) && !isLoopback(v)
+/** The line of a finding: where its first edit goes, else the given one. */
+const lineOfEdit = (c: Ctx, edits: readonly Edit[], otherwise: number): number => (edits[0] ? c.script.lineOf(edits[0].start) : otherwise)
+
+function loopbackFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
+  const loop: [string, Val | undefined, number][] = [
+    ['--node-ip-address', r.nodeIp?.val, r.line],
+    ['VLLM_HOST_IP', vhi?.val, vhi ? valueLine(c, vhi) : r.line],
+    ['--address (the head)', r.address ? { text: host(r.address.text), known: r.address.known } : undefined, r.line],
+  ]
+  return loop
+    .filter(([, v]) => v && isLoopback(v))
+    .map(([what, v, line]) => ({
+      code: 'SCRIPT_LOOPBACK_IDENTITY',
+      severity: 'error',
+      role,
+      line,
+      message: `The ${role}'s ${what} is ${v!.text}, a loopback address: ${what.startsWith('--address') ? 'on a worker that is itself, not the head' : 'peers on other nodes cannot reach it, and Ray and vLLM pin work to it'}.`,
+      evidence: { ...base, [what]: v!.text },
+      fix: what.startsWith('--address')
+        ? "Give the worker the head's fabric address: ray start --address=<head fabric IP>:<port> (VRD_HEAD_IP under launch.mode: script)."
+        : `Use the node's own fabric IP for ${what} (VRD_NODE_IP under launch.mode: script), never 127.0.0.1 or localhost.`,
+      edits: [],
+    }))
+}
+
+/** A start without --node-ip-address while VLLM_HOST_IP is set: the head's (the seed incident) or a worker's. */
+function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
+  if (r.nodeIp || !vhi || (!r.head && claimsHead(c, vhi.val))) return []
+  const unpinned = { '--node-ip-address': 'not given (Ray picks the default-route address)' }
+  const edits = pinEdit(r, vhi, c.script.text)
+  if (r.head)
+    return [
+      {
         code: 'SCRIPT_HEAD_IDENTITY_UNPINNED',
         severity: 'error',
         role,
         line: r.line,
         message: `The head starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}: Ray registers the head under its default-route address, and vLLM pins its placement group to node:${vhi.val.text}, which no Ray node has (the seed incident).`,
-        evidence: { ...base, VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`, '--node-ip-address': 'not given (Ray picks the default-route address)' },
+        evidence: { ...base, VLLM_HOST_IP: `${vhi.val.text} (set at ${where(c, vhi)})`, ...unpinned },
         fix: `Start the head's Ray with --node-ip-address=${shellWord(vhi.val.text)} (the same address as VLLM_HOST_IP).`,
-        edits: pinEdit(r, vhi.val),
-      })
-    } else if (!r.head && !r.nodeIp && vhi) {
-      const prev = overrides(vhi)
-      out.push({
-        code: prev ? 'SCRIPT_VLLM_HOST_IP_OVERRIDE' : 'SCRIPT_WORKER_IDENTITY_UNPINNED',
-        severity: 'error',
-        role,
-        line: prev ? (vhi.val.origin?.span.line ?? vhi.span.line) : r.line,
-        message: prev
-          ? `The worker's section overrides VLLM_HOST_IP a second time (${prev.val.text} → ${vhi.val.text}) while its ray start has no --node-ip-address, so Ray registers the worker under its default-route address and vLLM's worker reports ${vhi.val.text}.`
-          : `A worker starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}, so Ray registers it under its default-route address and vLLM's worker reports a different IP.`,
-        evidence: {
-          ...base,
-          VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`,
-          ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
-          '--node-ip-address': 'not given (Ray picks the default-route address)',
-        },
-        fix: `Start the worker's Ray with --node-ip-address=${shellWord(vhi.val.text)}, so its Ray identity and VLLM_HOST_IP are one address.`,
-        edits: pinEdit(r, vhi.val),
-      })
-    } else if (r.nodeIp && vhi && vhi.val.text !== r.nodeIp.val.text) {
-      const prev = overrides(vhi)
-      out.push({
-        code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
-        severity: 'error',
-        role,
-        line: vhi.val.origin?.span.line ?? vhi.span.line,
-        message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}${prev ? ` (a second override of ${prev.val.text})` : ''} but its Ray identity (--node-ip-address) is ${r.nodeIp.val.text}: vLLM on that node reports an IP Ray does not know it by.`,
-        evidence: {
-          ...base,
-          VLLM_HOST_IP: `${vhi.val.text} (set at ${where(vhi)})`,
-          ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(prev)})` } : {}),
-          '--node-ip-address': r.nodeIp.val.text,
-        },
-        fix: `Set VLLM_HOST_IP to the node's Ray identity (${shellWord(r.nodeIp.val.text)}) in the ${role}'s section, or drop the override.`,
-        edits: replaceEdit(vhi.val, r.nodeIp.val.text),
-      })
-    }
+        edits,
+      },
+    ]
+  const prev = overrides(vhi)
+  return [
+    {
+      code: prev ? 'SCRIPT_VLLM_HOST_IP_OVERRIDE' : 'SCRIPT_WORKER_IDENTITY_UNPINNED',
+      severity: 'error',
+      role,
+      line: prev ? valueLine(c, vhi) : r.line,
+      message: prev
+        ? `The worker's section overrides VLLM_HOST_IP a second time (${prev.val.text} → ${vhi.val.text}) while its ray start has no --node-ip-address, so Ray registers the worker under its default-route address and vLLM's worker reports ${vhi.val.text}.`
+        : `A worker starts Ray without --node-ip-address while VLLM_HOST_IP is ${vhi.val.text}, so Ray registers it under its default-route address and vLLM's worker reports a different IP.`,
+      evidence: {
+        ...base,
+        VLLM_HOST_IP: `${vhi.val.text} (set at ${where(c, vhi)})`,
+        ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(c, prev)})` } : {}),
+        ...unpinned,
+      },
+      fix: `Start the worker's Ray with --node-ip-address=${shellWord(vhi.val.text)}, so its Ray identity and VLLM_HOST_IP are one address.`,
+      edits,
+    },
+  ]
+}
 
-    if (!r.head) {
-      const headAddr = r.address ? host(r.address.text) : undefined
-      const own = r.nodeIp?.val ?? vhi?.val
-      // A symbolic value (`${VRD_NODE_IP}`) differs per node: only the same path's --address, or a literal, can be compared.
-      if (own && own.text !== '' && (own.text === headAddr || (own.known && headIps.has(own.text))) && !isLoopback(own)) {
-        out.push({
-          code: 'SCRIPT_WORKER_USES_HEAD_IP',
-          severity: 'error',
-          role,
-          line: r.nodeIp ? r.line : (vhi!.val.origin?.span.line ?? vhi!.span.line),
-          message: `A worker is given the head's address ${own.text} as its own ${r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
-          evidence: { ...base, [r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP']: own.text, "Head's address": headAddr ?? [...headIps].join(', ') },
-          fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
-          edits: [],
-        })
-      }
-    }
+/** A VLLM_HOST_IP that differs from the Ray identity the same start pins. */
+function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
+  if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text || !comparable(vhi.val, r.nodeIp.val)) return []
+  const prev = overrides(vhi)
+  const edits = overrideEdits(vhi, r.nodeIp, c.script.text)
+  return [
+    {
+      code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+      severity: 'error',
+      role,
+      line: lineOfEdit(c, edits, valueLine(c, vhi)),
+      message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}${prev ? ` (a second override of ${prev.val.text})` : ''} but its Ray identity (--node-ip-address) is ${r.nodeIp.val.text}: vLLM on that node reports an IP Ray does not know it by.`,
+      evidence: {
+        ...base,
+        VLLM_HOST_IP: `${vhi.val.text} (set at ${where(c, vhi)})`,
+        ...(prev ? { 'Earlier VLLM_HOST_IP': `${prev.val.text} (set at ${where(c, prev)})` } : {}),
+        '--node-ip-address': r.nodeIp.val.text,
+      },
+      fix: `Set VLLM_HOST_IP to the node's Ray identity (${shellWord(r.nodeIp.val.text)}) in the ${role}'s section, or drop the override.`,
+      edits,
+    },
+  ]
+}
 
-    if (manifest) {
-      const fabric = manifest.fabric.interfaces
-      for (const name of ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const) {
-        const a = r.env.get(name)
-        if (!a?.val.known) continue
-        const items = a.val.text
-          .split(',')
-          .map((x) => x.trim())
-          .filter((x) => x !== '' && !x.startsWith('^'))
-        const bad = items.filter((x) => {
-          const exact = x.startsWith('=')
-          const n = x.replace(/^=/, '')
-          return !fabric.some((f) => (exact || name === 'GLOO_SOCKET_IFNAME' ? f === n : f.startsWith(n)))
-        })
-        if (bad.length === 0) continue
-        out.push({
-          code: 'SCRIPT_IFNAME_NOT_FABRIC',
-          severity: 'error',
-          role,
-          line: a.val.origin?.span.line ?? a.span.line,
-          message: `The ${role}'s ${name} is ${a.val.text}, which is not the manifest's fabric interface (${fabric.join(', ')}): ${name.startsWith('NCCL') ? 'NCCL' : 'Gloo'} traffic would leave the fabric.`,
-          evidence: { ...base, [name]: `${a.val.text} (set at ${where(a)})`, 'Manifest fabric.interfaces': fabric.join(', ') },
-          fix: `Set ${name}=${fabric.join(',')} (VRD_FABRIC_IFNAME under launch.mode: script).`,
-          edits: replaceEdit(a.val, fabric.join(',')),
-        })
-      }
-    }
-  }
-  if (starts.length === 0) {
-    out.push({
-      code: 'SCRIPT_NO_RAY_START',
-      severity: 'warning',
-      role: null,
-      line: 1,
-      message:
-        'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
-      evidence: {},
-      fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
+/** A worker whose own address is the head's. */
+function workerUsesHeadFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
+  if (r.head) return []
+  const headAddr = r.address ? host(r.address.text) : undefined
+  const own = r.nodeIp?.val ?? vhi?.val
+  // A symbolic value (`${VRD_NODE_IP}`) differs per node: only the same path's --address, or a literal, can be compared.
+  if (!own || own.text === '' || !(own.text === headAddr || (own.known && c.headIps.has(own.text))) || isLoopback(own)) return []
+  const what = r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'
+  return [
+    {
+      code: 'SCRIPT_WORKER_USES_HEAD_IP',
+      severity: 'error',
+      role,
+      line: r.nodeIp ? r.line : valueLine(c, vhi!),
+      message: `A worker is given the head's address ${own.text} as its own ${what}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
+      evidence: { ...base, [what]: own.text, "Head's address": headAddr ?? [...c.headIps].join(', ') },
+      fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
       edits: [],
+    },
+  ]
+}
+
+/** NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME naming interfaces outside the manifest's fabric. */
+function ifnameFindings(c: Ctx, { r, role, base }: Seen, manifest: Manifest): ScriptFinding[] {
+  const fabric = manifest.fabric.interfaces
+  const out: ScriptFinding[] = []
+  for (const name of ['NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME'] as const) {
+    const a = r.env.get(name)
+    if (!a?.val.known) continue
+    const items = a.val.text
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '' && !x.startsWith('^'))
+    const bad = items.filter((x) => {
+      const exact = x.startsWith('=')
+      const n = x.replace(/^=/, '')
+      return !fabric.some((f) => (exact || name === 'GLOO_SOCKET_IFNAME' ? f === n : f.startsWith(n)))
+    })
+    if (bad.length === 0) continue
+    out.push({
+      code: 'SCRIPT_IFNAME_NOT_FABRIC',
+      severity: 'error',
+      role,
+      line: writtenAt(a.val) ? c.script.lineOf(writtenAt(a.val)!.start) : a.span.line,
+      message: `The ${role}'s ${name} is ${a.val.text}, which is not the manifest's fabric interface (${fabric.join(', ')}): ${name.startsWith('NCCL') ? 'NCCL' : 'Gloo'} traffic would leave the fabric.`,
+      evidence: { ...base, [name]: `${a.val.text} (set at ${where(c, a)})`, 'Manifest fabric.interfaces': fabric.join(', ') },
+      fix: `Set ${name}=${fabric.join(',')} (VRD_FABRIC_IFNAME under launch.mode: script).`,
+      // The interface is the fabric's on every node: fixed where its value was written, shared or not.
+      edits: replaceEdit(a.val, fabric.join(',')),
     })
   }
-  const seen = new Set<string>()
+  return out
+}
+
+const NO_RAY_START: ScriptFinding = {
+  code: 'SCRIPT_NO_RAY_START',
+  severity: 'warning',
+  role: null,
+  line: 1,
+  message:
+    'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
+  evidence: {},
+  fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
+  edits: [],
+}
+
+export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
+  const headIps = new Set(
+    starts.filter((r) => r.head).flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
+  )
+  const c: Ctx = { script, headIps }
+  const out: ScriptFinding[] = []
+  for (const r of starts) {
+    const seen: Seen = {
+      r,
+      role: r.head ? 'head' : 'worker',
+      vhi: nonEmpty(r.env.get('VLLM_HOST_IP')),
+      base: {
+        [EVIDENCE.scriptLine]: String(r.line),
+        ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
+        'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
+        ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
+      },
+    }
+    out.push(...loopbackFindings(c, seen), ...unpinnedFindings(c, seen), ...overrideFindings(c, seen), ...workerUsesHeadFindings(c, seen))
+    if (manifest) out.push(...ifnameFindings(c, seen, manifest))
+  }
+  if (starts.length === 0) out.push(NO_RAY_START)
+  const keys = new Set<string>()
   return out.filter((f) => {
     const key = `${f.code}\u0000${f.line}\u0000${f.message}`
-    if (seen.has(key)) return false
-    seen.add(key)
+    if (keys.has(key)) return false
+    keys.add(key)
     return true
   })
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { relative, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { option } from '../command/option-words.js'
 import { checkDocument } from '../manifest/external-document.js'
 import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
@@ -7,6 +8,7 @@ import type { Manifest } from '../manifest/schema.js'
 import { diagnose, sortFindings } from '../preflight/diagnose.js'
 import { type FactsBundle, FactsBundleSchema } from '../preflight/facts.js'
 import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
+import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 import { loadOrFail } from './validate.js'
@@ -78,8 +80,10 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   if (files.launchScript) {
     const text = await read(files.launchScript, 'launch script')
     if (typeof text !== 'string') return text
-    // The diff names the script relative to here, so `git apply` / `patch -p1` run from here take it.
-    script = checkLaunchScript(text, { path: relative(process.cwd(), resolve(files.launchScript)), ...(manifest && { manifest }) })
+    // The diff names the script relative to its repository root (or its own directory): it applies from there wherever this ran.
+    const file = resolve(files.launchScript)
+    const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
+    script = checkLaunchScript(text, { path: relative(process.cwd(), file), target, ...(manifest && { manifest }) })
   }
   const onlyScript = !files.facts && !files.rayNodes && !files.rayStatus && !files.logs?.length
   const fromCluster = onlyScript
@@ -103,8 +107,12 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   if (!script?.patch) return outcome
   return {
     ...outcome,
-    text: `${outcome.text}\nAll fixes as one patch (--fix-out FILE writes it; git apply FILE or patch -p1 < FILE):\n${script.patch}`,
-    json: { ...(outcome.json as object), patch: script.patch },
+    text: `${outcome.text}\nAll fixes as one patch (--fix-out FILE writes it; ${script.target ? applyHint(script.target) : 'git apply FILE or patch -p1 < FILE'}):\n${script.patch}`,
+    json: {
+      ...(outcome.json as object),
+      patch: script.patch,
+      ...(script.target && { patchAppliesFrom: { directory: script.target.applyFrom, root: script.target.root } }),
+    },
     files: [...outcome.files, { output: 'fix-file', fileName: 'vllm-ray-deploy-fix.patch', content: script.patch }],
   }
 }

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { dirname, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
 import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
+import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { runChecks } from '../preflight/checks/index.js'
 import { sortFindings } from '../preflight/diagnose.js'
 import { gatherFacts } from '../preflight/gather/gather.js'
@@ -59,7 +61,7 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
   if (!script.patch) return outcome
   return {
     ...outcome,
-    text: `${outcome.text}\nLaunch script fixes as one patch (git apply / patch -p1):\n${script.patch}`,
+    text: `${outcome.text}\nLaunch script fixes as one patch (${script.target ? applyHint(script.target) : 'git apply / patch -p1'}):\n${script.patch}`,
     files: [...outcome.files, { output: 'fix-file', fileName: 'vllm-ray-deploy-fix.patch', content: script.patch }],
   }
 }
@@ -85,5 +87,6 @@ async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<Lau
       ],
     }
   }
-  return checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), file) })
+  const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
+  return checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), file), target })
 }

@@ -31,8 +31,8 @@ describe("the seeds' incident script (spark-vllm-qwen35.sh, reconstructed)", () 
   const text = fixture(SEED)
   const r = checkLaunchScript(text, { path: SEED })
 
-  it('reports both bugs with their lines: the head without --node-ip-address (16) and the worker-section override (24)', () => {
-    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:16`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
+  it("reports both bugs at the lines to edit: the head's ray start without --node-ip-address (21, where its arguments end) and the worker-section override (24)", () => {
+    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${SEED}:21`, `SCRIPT_VLLM_HOST_IP_OVERRIDE@${SEED}:24`])
     const [head, worker] = r.findings
     expect(head!.severity).toBe('error')
     expect(head!.evidence['VLLM_HOST_IP']).toBe('192.168.200.12 (set at line 9 (export))')
@@ -121,14 +121,17 @@ describe('roles, however a script picks them, and Ray, however it is started', (
     expect(r.patch).toContain('+    ray start --head --port=6379 --node-ip-address=10.0.0.1')
   })
 
-  it('by hostname, with the command in a bash -c string inside docker run (reported, no patch inside a string)', () => {
+  it('by hostname, with the command in a bash -c string inside docker run: the patch goes inside the string', () => {
     const r = check(
       ['H=$(hostname)', 'if [[ "$H" == spark-a* ]]; then', '  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block"', 'fi'].join(
         '\n',
       ),
     )
     expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
-    expect(r.findings[0]!.patch).toBeUndefined()
+    expect(r.findings[0]!.patch).toContain(
+      '+  docker run -d -e VLLM_HOST_IP=192.168.200.12 img bash -c "ray start --head --block --node-ip-address=192.168.200.12"',
+    )
+    expect(check(r.patched!).findings).toEqual([])
   })
 
   it('by IP, with the value passed through a function and docker --env=', () => {
@@ -190,5 +193,163 @@ describe('a run_cluster.sh-style script: the ray start command built as a string
     expect(differs.findings.map((f) => `${f.code}@${f.evidence['Script line']}`)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@run.sh:6'])
     const same = checkLaunchScript(script('', '-e VLLM_HOST_IP=192.168.200.12 -e RAY_OVERRIDE_NODE_IP_ADDRESS=192.168.200.12'), { path: 'run.sh' })
     expect(same.findings.map((f) => f.code)).toEqual(['SCRIPT_WORKER_USES_HEAD_IP'])
+  })
+})
+
+describe('the syntax real launch scripts use: every role reached, the line to edit named, a patch that clears the finding', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+  const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
+
+  it('an argument loop with usage/exit inside main "$@": both roles are reached (the arguments are unknown, not absent)', () => {
+    const r = check(
+      [
+        'usage() { echo "usage: $0 --head|--worker" >&2; exit 1; }', // 1
+        'main() {',
+        '  local role=""',
+        '  while [[ $# -gt 0 ]]; do',
+        '    case "$1" in',
+        '      --head) role=head; shift ;;',
+        '      --worker) role=worker; shift ;;',
+        '      *) usage ;;',
+        '    esac',
+        '  done', // 10
+        '  [[ -z "$role" ]] && usage',
+        '  export VLLM_HOST_IP=10.0.0.1',
+        '  if [[ $role == head ]]; then',
+        '    ray start --head --port=6379',
+        '  else',
+        '    VLLM_HOST_IP=10.0.0.9 ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2',
+        '  fi',
+        '}',
+        'main "$@"',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:14', 'SCRIPT_VLLM_HOST_IP_OVERRIDE@l.sh:16'])
+    expect(r.patch).toContain('+    ray start --head --port=6379 --node-ip-address=10.0.0.1')
+    expect(r.patch).toContain('+    VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2')
+    clean(r)
+  })
+
+  it('exec env VAR=… ray start, and env VAR=… inside a container command', () => {
+    const r = check('exec env VLLM_HOST_IP=10.0.0.1 ray start --head --block')
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:1'])
+    clean(r)
+    const c = check('docker run --network host img env VLLM_HOST_IP=10.0.0.1 ray start --head')
+    expect(lines(c)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:1'])
+    clean(c)
+  })
+
+  it('docker run -e after an array expansion: the -e line is named and rewritten, and the finding clears', () => {
+    const r = check(
+      [
+        'DOCKER_ARGS=(--network host --gpus all)',
+        'DOCKER_ARGS+=(-v /data:/data)',
+        'export VLLM_HOST_IP=10.0.0.1',
+        'if [ "$1" = worker ]; then',
+        '  docker run "${DOCKER_ARGS[@]}" "$@" \\',
+        '    -e VLLM_HOST_IP=10.0.0.7 \\',
+        '    img ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2',
+        'fi',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@l.sh:6'])
+    expect(r.patch).toContain('+    -e VLLM_HOST_IP=10.0.0.2 \\')
+    clean(r)
+  })
+})
+
+describe('strings another shell runs (ssh, docker exec, podman run, bash -c): positions mapped back to the file', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+  const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
+
+  it('docker run -e VLLM_HOST_IP=$OTHER in the worker section: the -e line is named and rewritten, not where OTHER was set', () => {
+    const r = check(
+      [
+        'OTHER=10.0.0.7',
+        'export VLLM_HOST_IP=10.0.0.1',
+        'case "$1" in',
+        '  worker) docker run --gpus all "$@" -e "VLLM_HOST_IP=$OTHER" img ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2 ;;',
+        'esac',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@l.sh:4'])
+    expect(r.patch).toContain('+  worker) docker run --gpus all "$@" -e "VLLM_HOST_IP=10.0.0.2" img')
+    expect(r.patch).not.toContain('-OTHER=')
+    clean(r)
+  })
+
+  it('ssh host "…" strings: each role found at its line, the pin written inside the string', () => {
+    const r = check(
+      [
+        'HEAD=10.0.0.1',
+        'ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379"',
+        "ssh spark-b 'VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379'",
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:2', 'SCRIPT_WORKER_IDENTITY_UNPINNED@l.sh:3'])
+    expect(r.patch).toContain('+ssh -p 22 spark-a "VLLM_HOST_IP=$HEAD ray start --head --port=6379 --node-ip-address=10.0.0.1"')
+    expect(r.patch).toContain("+ssh spark-b 'VLLM_HOST_IP=10.0.0.2 ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.2'")
+    clean(r)
+  })
+
+  it('docker exec and podman run with sh -c: the container environment is their -e options', () => {
+    const r = check(
+      [
+        'podman run -d --name n -e VLLM_HOST_IP=10.0.0.1 img sleep infinity',
+        "docker exec -e VLLM_HOST_IP=10.0.0.1 n bash -c 'ray start --head --block'",
+        'podman run --rm -e VLLM_HOST_IP=10.0.0.1 img sh -c "exec ray start --head --port 6379"',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:2', 'SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
+    clean(r)
+  })
+
+  it('a value inserted through a variable in the string goes after the reference, not into its definition', () => {
+    const r = check(['port=6379', 'export VLLM_HOST_IP=10.0.0.1', 'bash -c "ray start --head --port=$port"'].join('\n'))
+    expect(r.patch).toContain('+bash -c "ray start --head --port=$port --node-ip-address=10.0.0.1"')
+    expect(r.patch).not.toContain('-port=6379')
+    clean(r)
+  })
+})
+
+describe('roles however a script tells them apart', () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'l.sh' })
+  const clean = (r: ReturnType<typeof checkLaunchScript>) => expect(check(r.patched!).findings.filter((f) => f.severity === 'error')).toEqual([])
+
+  it('a role tested twice on an unknown argument is decided the same way the second time (no head-then-worker path)', () => {
+    const r = check(
+      [
+        'TYPE="$1"; HEAD="$2"; IP="$3"; shift 3',
+        // (A path that took this as head and the next test as worker would give the worker the head's address as its own.)
+        'if [[ "$TYPE" == --head ]]; then HEAD="$IP"; fi',
+        'CMD="ray start --block"',
+        'if [ "$TYPE" == --head ]; then CMD+=" --head --node-ip-address=$HEAD"; else CMD+=" --address=$HEAD:6379 --node-ip-address=$IP"; fi',
+        'bash -c "$CMD"',
+      ].join('\n'),
+    )
+    expect(r.findings).toEqual([])
+  })
+
+  it('roles by IP comparison and by a command (ip addr | grep -q): both branches are followed', () => {
+    const r = check(
+      [
+        "MY_IP=$(hostname -I | awk '{print $1}')",
+        'HEAD_IP=10.0.0.1',
+        'export VLLM_HOST_IP=$MY_IP',
+        'if [ "$MY_IP" = "$HEAD_IP" ]; then',
+        '  ray start --head --port=6379',
+        'elif ip -4 addr show | grep -q 10.0.0.2; then',
+        '  ray start --address=$HEAD_IP:6379',
+        'fi',
+      ].join('\n'),
+    )
+    expect(lines(r)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:5', 'SCRIPT_WORKER_IDENTITY_UNPINNED@l.sh:7'])
+    // A computed address is pinned by the variable that holds it.
+    expect(r.patch).toContain('+  ray start --head --port=6379 --node-ip-address=$MY_IP')
+    clean(r)
+  })
+
+  it('near miss: a literal VLLM_HOST_IP against an identity the user passes in is not compared', () => {
+    expect(check('export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address="$1"').findings).toEqual([])
   })
 })

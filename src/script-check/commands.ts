@@ -1,0 +1,215 @@
+/**
+ * Simple commands, on paper: functions called with their arguments, `exit`/`return`/`shift`,
+ * command prefixes (`VAR=… cmd`, `env VAR=… cmd`, `exec env VAR=… cmd`, `sudo`, `nohup`, `srun` and
+ * other wrappers), `ray start` itself, `docker run`/`podman run` and `docker exec` with their
+ * environment, and the strings that another shell runs (`bash -c`, `sh -c`, `ssh host "…"`).
+ */
+
+import type { Node } from './bash-ast.js'
+import { readContainerArgv, shellScriptArg, sshCommand } from './container-run.js'
+import { concatJoin } from './expand.js'
+import { WATCHED, sliceVal, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
+import { rayStart } from './ray-start.js'
+import type { State, Var } from './state.js'
+
+/** A variable set for one command (`NAME=value cmd`, `env NAME=value cmd`), with the word that set it. */
+export interface Prefix {
+  readonly val: Val
+  readonly span: Span
+  /** The value's own word (`NAME=value cmd`), when written in one piece. */
+  readonly valueAt?: { readonly start: number; readonly end: number }
+}
+
+/** What commands need from the evaluator. */
+export interface Interp {
+  lookup(s: State, name: string): Var | undefined
+  callFunction(fn: Node, args: Arg[], s: State, at: Span): State[]
+  /** Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's. */
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span): void
+}
+
+const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh'])
+const sameVal = (a: Val, b: Val) => a.text === b.text && JSON.stringify(a.map ?? null) === JSON.stringify(b.map ?? null)
+
+export class Commands {
+  constructor(private readonly it: Interp) {}
+
+  run(argv: Arg[], prefix: Map<string, Prefix>, s: State, at: Span): State[] {
+    const name = (argv[0]?.val.text ?? '').replace(/^.*\//, '')
+    const rest = argv.slice(1)
+    const fn = s.funcs.get(name)
+    if (fn) return this.it.callFunction(fn, rest, s, at)
+    switch (name) {
+      case 'exit':
+        s.done = true
+        return [s]
+      case 'return':
+        s.returning = true
+        return [s]
+      case 'shift': {
+        const f = s.frames[s.frames.length - 1]!
+        const n = rest[0]?.val.known ? Number(rest[0].val.text) || 1 : 1
+        if (f.rest && n > f.args.length) f.shifted += n - f.args.length
+        f.args.splice(0, n)
+        return [s]
+      }
+      case 'env':
+        return this.env(rest, prefix, s, at)
+      case 'ray':
+        if (rest[0]?.val.text === 'start') s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false))
+        return [s]
+      case 'docker':
+      case 'podman':
+      case 'nvidia-docker':
+        this.container(s, rest, at)
+        return [s]
+      case 'ssh':
+        this.ssh(s, rest, at)
+        return [s]
+    }
+    if (SHELLS.has(name)) {
+      const script = shellScriptArg(rest)
+      if (script) this.it.runNested(script.val, this.shellEnv(s, prefix, at), s, false, at)
+      return [s]
+    }
+    if (WRAPPERS.has(name)) {
+      const out = this.run(stripOptions(name, rest), prefix, s, at)
+      // `exec cmd` replaces the shell: nothing after it runs.
+      if (name === 'exec' && rest.length > 0) for (const x of out) x.done = true
+      return out
+    }
+    // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
+    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && argv[i + 1]?.val.text === 'start')
+    return ray > 0 ? this.run(argv.slice(ray), prefix, s, at) : [s]
+  }
+
+  private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span): State[] {
+    let i = 0
+    while (i < rest.length && /^-/.test(rest[i]!.val.text)) i += rest[i]!.val.text === '-u' ? 2 : 1
+    for (; i < rest.length; i++) {
+      const m = /^([A-Za-z_]\w*)=/.exec(rest[i]!.val.text)
+      if (!m) break
+      prefix.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
+    }
+    return this.run(rest.slice(i), prefix, s, at)
+  }
+
+  /** The watched variables a process started from this shell gets: exported ones and command prefixes. */
+  hostEnv(s: State, prefix: Map<string, Prefix>, at: Span): Map<Watched, Assignment> {
+    const env = new Map<Watched, Assignment>()
+    for (const name of WATCHED) {
+      const p = prefix.get(name)
+      const v = this.it.lookup(s, name)
+      if (p) {
+        const previous = v?.kind === 'scalar' ? v.assignment : undefined
+        env.set(name, {
+          name,
+          val: p.val,
+          span: p.span.start >= 0 ? p.span : at,
+          kind: 'prefix',
+          inBranch: s.branch > 0,
+          ...(previous ? { previous } : {}),
+          ...(p.span.start >= 0 ? { removable: { start: p.span.start, end: p.span.end } } : {}),
+          ...(p.valueAt ? { valueAt: p.valueAt } : {}),
+        })
+      } else if (v?.kind === 'scalar' && v.exported) env.set(name, v.assignment)
+    }
+    return env
+  }
+
+  /** Everything a nested shell on this host inherits: exported variables and the command's prefixes. */
+  private shellEnv(s: State, prefix: Map<string, Prefix>, at: Span): Map<string, Var> {
+    const vars = new Map<string, Var>()
+    const scopes = [s.globals, ...s.frames.map((f) => f.locals)]
+    for (const scope of scopes) for (const [k, v] of scope) if (v.kind === 'scalar' && v.exported) vars.set(k, v)
+    for (const [k, a] of this.hostEnv(s, prefix, at)) vars.set(k, { kind: 'scalar', val: a.val, exported: true, assignment: a })
+    for (const [k, p] of prefix)
+      if (!vars.has(k))
+        vars.set(k, { kind: 'scalar', val: p.val, exported: true, assignment: { name: k, val: p.val, span: p.span, kind: 'prefix', inBranch: s.branch > 0 } })
+    return vars
+  }
+
+  /** `docker run …` / `docker exec …`: the container's environment is its `-e` options only. */
+  private container(s: State, rest: Arg[], at: Span): void {
+    const sub = rest[0]?.val.text === 'container' ? rest.slice(1) : rest
+    const verb = sub[0]?.val.text
+    if (verb !== 'run' && verb !== 'exec') return
+    const argv = readContainerArgv(sub.slice(1))
+    const env = new Map<Watched, Assignment>()
+    for (const e of argv.env) {
+      if (!(WATCHED as readonly string[]).includes(e.name)) continue
+      const name = e.name as Watched
+      const shell = this.it.lookup(s, name)
+      const shellAssign = shell?.kind === 'scalar' ? shell.assignment : undefined
+      // `-e NAME` and `-e NAME=$NAME` pass the shell's variable on: it was set where the shell set it.
+      if (!e.value || (shell?.kind === 'scalar' && sameVal(shell.val, e.value.val))) {
+        if (shellAssign && (e.value || (shell?.kind === 'scalar' && shell.exported))) env.set(name, shellAssign)
+        continue
+      }
+      const previous = shellAssign && shellAssign.val.text !== e.value.val.text ? shellAssign : undefined
+      const from = e.arg.span
+      const to = e.value.span
+      const removable = from.start >= 0 && to.start >= from.start ? { start: from.start, end: Math.max(from.end, to.end) } : undefined
+      env.set(name, {
+        name,
+        val: e.value.val,
+        span: e.value.span,
+        kind: 'docker -e',
+        inBranch: s.branch > 0,
+        ...(s.frames.length > 1 ? { inFunction: true } : {}),
+        ...(previous ? { previous } : {}),
+        ...(removable ? { removable } : {}),
+      })
+    }
+    const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
+    const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
+    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
+    if (rayAt >= 0 && command.slice(0, rayAt).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, ''))))
+      s.starts.push(rayStart(s, command.slice(rayAt + 2), withPrefixes(env, command.slice(0, rayAt), s), at, true))
+    else if (SHELLS.has(exe)) {
+      const script = shellScriptArg(command.slice(1))
+      if (script) this.it.runNested(script.val, asVars(env), s, true, at)
+    }
+  }
+
+  /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
+  private ssh(s: State, rest: Arg[], at: Span): void {
+    const words = sshCommand(rest)
+    if (words.length === 0) return
+    this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
+  }
+}
+
+/** Leading options of a wrapper (`sudo -E -u user`, `timeout 60`, `srun -N1 -w host`). */
+function stripOptions(name: string, rest: Arg[]): Arg[] {
+  let i = 0
+  const valued = name === 'sudo' ? /^-[ugChDpRrT]$/ : name === 'srun' ? /^-[A-Za-z]$/ : /^$/
+  while (i < rest.length && rest[i]!.val.text.startsWith('-')) i += valued.test(rest[i]!.val.text) ? 2 : 1
+  if (name === 'timeout' && /^\d/.test(rest[i]?.val.text ?? '')) i++
+  return rest.slice(i)
+}
+
+/** `env NAME=v ray start` (or `NAME=v` words) in a container's command: those reach Ray too. */
+function withPrefixes(env: Map<Watched, Assignment>, before: Arg[], s: State): Map<Watched, Assignment> {
+  const out = new Map(env)
+  for (const a of before) {
+    const m = /^([A-Za-z_]\w*)=/.exec(a.val.text)
+    if (!m || !(WATCHED as readonly string[]).includes(m[1]!)) continue
+    const name = m[1] as Watched
+    const previous = out.get(name)
+    out.set(name, {
+      name,
+      val: sliceVal(a.val, m[0].length),
+      span: a.span,
+      kind: 'prefix',
+      inBranch: s.branch > 0,
+      ...(previous ? { previous } : {}),
+      ...(a.span.start >= 0 ? { removable: { start: a.span.start, end: a.span.end } } : {}),
+    })
+  }
+  return out
+}
+
+const asVars = (env: ReadonlyMap<Watched, Assignment>): Map<string, Var> =>
+  new Map([...env].map(([k, a]) => [k, { kind: 'scalar', val: a.val, exported: true, assignment: a } as Var]))

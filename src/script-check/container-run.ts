@@ -1,0 +1,94 @@
+/**
+ * The argv of `docker run` / `podman run` / `docker exec` read as those tools read it: options (with
+ * or without a value, joined or separate) wherever they stand before the image, `-e`/`--env` in all
+ * its spellings, `--entrypoint`, then the image and the command the container runs. Arguments that
+ * stand for the script's own, unknown arguments (`"$@"` at the top level) are skipped, not taken
+ * for the image.
+ */
+
+import { sliceVal, type Arg } from './model.js'
+
+const WITH_VALUE = new Set(
+  (
+    '--name --network --net --gpus --shm-size -v --volume --device -w --workdir -u --user --ipc --ulimit --cap-add --cap-drop -p --publish ' +
+    '--runtime --restart --mount --label -l --memory -m --cpus --pid --hostname -h --add-host --security-opt --log-driver --log-opt --platform ' +
+    '--env-file --cpuset-cpus --group-add --tmpfs --dns --uts --userns --stop-signal --stop-timeout --health-cmd --pull --detach-keys --cgroupns ' +
+    '--memory-swap --storage-opt --sysctl --volumes-from --link --expose --label-file --cidfile --entrypoint -e --env --hooks-dir --pod'
+  ).split(' '),
+)
+
+/** One `-e` of the command line: the argument it stands in, and NAME=value or NAME alone (the value is mapped to where it was written). */
+export interface EnvOption {
+  readonly arg: Arg
+  readonly name: string
+  /** undefined: `-e NAME` passes the caller's NAME on. */
+  readonly value?: Arg
+}
+
+export interface ContainerArgv {
+  readonly env: EnvOption[]
+  readonly entrypoint?: Arg
+  /** The image (run) or container (exec). */
+  readonly target?: Arg
+  readonly command: Arg[]
+}
+
+function envOption(arg: Arg, text: Arg): EnvOption | undefined {
+  const m = /^([A-Za-z_]\w*)(=?)/.exec(text.val.text)
+  if (!m) return undefined
+  if (!m[2]) return { arg, name: m[1]! }
+  return { arg, name: m[1]!, value: { ...text, val: sliceVal(text.val, m[0].length) } }
+}
+
+/** Options, then the image or container, then its command. */
+export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
+  const env: EnvOption[] = []
+  let entrypoint: Arg | undefined
+  let i = 0
+  for (; i < args.length; i++) {
+    const a = args[i]!
+    const t = a.val.text
+    if (a.rest) continue
+    if (t === '--') {
+      i++
+      break
+    }
+    if (!t.startsWith('-') || t === '-') break
+    const eq = t.indexOf('=')
+    let flag = t
+    let value: Arg | undefined
+    if (t.startsWith('--') && eq > 0) {
+      flag = t.slice(0, eq)
+      value = { ...a, val: sliceVal(a.val, eq + 1) }
+    } else if (/^-e./.test(t)) {
+      flag = '-e'
+      value = { ...a, val: sliceVal(a.val, 2) }
+    } else if (WITH_VALUE.has(flag)) value = args[++i]
+    if ((flag === '-e' || flag === '--env') && value) {
+      const e = envOption(a, value)
+      if (e) env.push(e)
+    }
+    if (flag === '--entrypoint' && value) entrypoint = value
+  }
+  const target = args[i]
+  return { env, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(i + 1) }
+}
+
+const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '))
+
+/** `ssh [options] host command…`: the command words, which the remote shell runs as one string. */
+export function sshCommand(args: readonly Arg[]): Arg[] {
+  let i = 0
+  for (; i < args.length; i++) {
+    const t = args[i]!.val.text
+    if (!t.startsWith('-')) break
+    if (SSH_WITH_VALUE.has(t)) i++
+  }
+  return args.slice(i + 1)
+}
+
+/** `bash [options] -c SCRIPT …`: the script argument. */
+export function shellScriptArg(args: readonly Arg[]): Arg | undefined {
+  const ci = args.findIndex((a) => /^-\w*c\w*$/.test(a.val.text) && !a.val.text.startsWith('--'))
+  return ci >= 0 ? args[ci + 1] : undefined
+}

@@ -1,0 +1,196 @@
+/**
+ * Words as the shell expands them, on paper: literals and quotes, `$NAME`, `${NAME:-default}`,
+ * positional arguments (unknown at the script's top level), `"$@"` and `"${arr[@]}"` (one field
+ * each), and field splitting of unquoted text. Every character keeps the script index it was
+ * written at (model.ts Val.map); what the script cannot know stays symbolic (`${NAME}`, `$(…)`).
+ */
+
+import { OP, bool, child, children, nodeType, num, spanOf, str, type Node, type ParsedScript } from './bash-ast.js'
+import { concatVals, expandedAt, sliceVal, type Arg, type Span, type Val } from './model.js'
+import { unescapeLiteral, type Positions } from './source-map.js'
+import type { State, Var } from './state.js'
+
+/** What the expander reads from the evaluator: the text, where it sits in the script, and variables. */
+export interface Scope {
+  readonly script: ParsedScript
+  readonly text: string
+  readonly pos: Positions
+  lookup(s: State, name: string): Var | undefined
+  /** The environment is known (a nested shell's: what its caller passed); at the top level it is not, so unset variables stay symbolic. */
+  readonly envKnown: boolean
+}
+
+/** A field of an expanded word: its segments, or a whole argument passed on by `"$@"`. */
+type Field = { readonly segs: readonly Val[] } | { readonly arg: Arg }
+
+const sym = (text: string): Val => ({ text, known: false, map: Array<number>(text.length).fill(-1) })
+
+export class Expander {
+  constructor(private readonly sc: Scope) {}
+
+  /** The node's range in the evaluated text (byte offsets turned into string indices). */
+  range(n: Node): { start: number; end: number } {
+    const s = spanOf(this.sc.script, n)
+    return { start: s.start, end: s.end }
+  }
+  span(n: Node): Span {
+    const r = this.range(n)
+    return this.sc.pos.span(r.start, r.end)
+  }
+  src(n: Node): string {
+    const r = this.range(n)
+    return this.sc.text.slice(r.start, r.end)
+  }
+  /** The node's own source text as a value mapped to where it was written (`$(mgmt_ip)`). */
+  private asWritten(n: Node): Val {
+    const r = this.range(n)
+    const map = this.sc.pos.mapRange(r.start, r.end)
+    return { text: this.sc.text.slice(r.start, r.end), known: false, map, after: this.sc.pos.afterRange(r.start, r.end) }
+  }
+
+  private positional(s: State, name: string): Val | Field[] {
+    const frame = s.frames[s.frames.length - 1]!
+    const a = frame.args[Number(name) - 1]
+    if (a) return a.val
+    return frame.rest ? sym(`\${${Number(name) - frame.args.length + frame.shifted}}`) : { text: '', known: true, map: [] }
+  }
+
+  private allArgs(s: State, n: Node, quoted: boolean, name: string): Field[] {
+    const frame = s.frames[s.frames.length - 1]!
+    const restArg: Arg = { val: sym('${@}'), span: this.span(n), depth: s.frames.length, nested: this.sc.pos.nested, rest: true }
+    const args = frame.rest ? [...frame.args, restArg] : frame.args
+    if (quoted && name === '@') return args.map((arg) => ({ arg }))
+    return [{ segs: [frame.rest ? sym('${@}') : concatJoin(args.map((a) => a.val))] }]
+  }
+
+  private paramSegs(s: State, n: Node, quoted: boolean): Field[] | Val {
+    const name = str(child(n, 'Param')!, 'Value')
+    const index = child(n, 'Index')
+    const exp = child(n, 'Exp')
+    const exp0 = child(n, 'Exp')
+    const op0 = exp0 ? num(exp0, 'Op') : 0
+    // Trims, case changes, lengths, slices, substitutions and indirection: computed, kept as written.
+    if (bool(n, 'Length') || child(n, 'Repl') || child(n, 'Slice') || bool(n, 'Excl') || (exp0 && (op0 < OP.AlternateUnset || op0 > OP.AssignUnsetOrNull)))
+      return this.asWritten(n)
+    if (name === '@' || name === '*') return this.allArgs(s, n, quoted, name)
+    const frame = s.frames[s.frames.length - 1]!
+    if (name === '#') return frame.rest ? sym('$#') : { text: String(frame.args.length), known: true, map: [] }
+    if (/^\d+$/.test(name) && name !== '0') {
+      const p = this.positional(s, name)
+      return exp ? this.withOperator(s, exp, !Array.isArray(p) && p.known ? p : undefined, !Array.isArray(p) && !p.known ? p : undefined, frame.rest) : p
+    }
+    const v = this.sc.lookup(s, name)
+    if (index && v?.kind === 'array') {
+      const sub = this.src(index)
+      if (sub === '@' || sub === '*') return quoted && sub === '@' ? v.items.map((arg) => ({ arg })) : [{ segs: [concatJoin(v.items.map((a) => a.val))] }]
+      const item = /^\d+$/.test(sub) ? v.items[Number(sub)] : undefined
+      return item ? item.val : this.asWritten(n)
+    }
+    const set = v?.kind === 'scalar' ? v.val : v?.kind === 'array' ? v.items[0]?.val : undefined
+    if (exp) return this.withOperator(s, exp, set?.known ? set : undefined, set && !set.known ? set : undefined, v === undefined && !this.sc.envKnown, name)
+    if (set) return set
+    return sym(`\${${name}}`)
+  }
+
+  /** `${x:-d}`, `${x-d}`, `${x:=d}`, `${x:+a}`, `${x:?msg}` for a known, unknown or unset value. */
+  private withOperator(s: State, exp: Node, known: Val | undefined, unknown: Val | undefined, mayBeSet: boolean, name?: string): Val {
+    const op = num(exp, 'Op')
+    const word = child(exp, 'Word')
+    const alt = word ? this.wordVal(s, word) : { text: '', known: true, map: [] }
+    const nullable = op === OP.DefaultUnsetOrNull || op === OP.AssignUnsetOrNull || op === OP.AlternateUnsetOrNull
+    const isNull = known !== undefined && known.text === '' && nullable
+    const symbolic = unknown ?? sym(`\${${name ?? '?'}}`)
+    if (op === OP.DefaultUnsetOrNull || op === OP.DefaultUnset || op === OP.AssignUnsetOrNull || op === OP.AssignUnset) {
+      if (known && !isNull) return known
+      if (unknown) return unknown
+      // Unset here: the environment may still set it (a symbolic value), unless nothing is inherited.
+      return mayBeSet && !known ? symbolic : alt
+    }
+    if (op === OP.AlternateUnsetOrNull || op === OP.AlternateUnset) {
+      if (known) return isNull ? { text: '', known: true, map: [] } : alt
+      return unknown || mayBeSet ? sym(`\${${name ?? '?'}:+…}`) : { text: '', known: true, map: [] }
+    }
+    // ${a:?msg}, ${a?msg}: the value, or the script stops (taken as set).
+    return known ?? symbolic
+  }
+
+  private pushParts(s: State, parts: Node[], quoted: boolean, cur: Val[], flags: { splittable: boolean }): void {
+    for (const p of parts) {
+      const t = nodeType(p)
+      const r = this.range(p)
+      if (t === 'Lit') {
+        const u = unescapeLiteral(this.sc.text.slice(r.start, r.end), r.start, quoted)
+        cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) })
+      } else if (t === 'SglQuoted') {
+        flags.splittable = false
+        const value = str(p, 'Value')
+        const at = r.start + (bool(p, 'Dollar') ? 2 : 1)
+        cur.push(
+          bool(p, 'Dollar')
+            ? { text: value, known: true }
+            : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length), after: this.sc.pos.afterRange(at, at + value.length) },
+        )
+      } else if (t === 'DblQuoted') {
+        flags.splittable = false
+        this.pushParts(s, children(p, 'Parts'), true, cur, flags)
+      } else if (t === 'ParamExp') {
+        // Part of a longer word: what it expands to now follows this reference (model.ts Val.after).
+        const end = this.sc.pos.span(r.start, r.end).end
+        const x = this.paramSegs(s, p, quoted)
+        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => expandedAt(v, end)))
+        else cur.push(expandedAt(x, end))
+      } else cur.push(this.asWritten(p))
+    }
+  }
+
+  /** A word's fields (`"$@"` and `"${arr[@]}"` give several; unquoted known text splits on blanks). */
+  fields(s: State, word: Node): Field[] {
+    const parts = children(word, 'Parts')
+    const only = parts.length === 1 ? (nodeType(parts[0]!) === 'DblQuoted' ? children(parts[0]!, 'Parts') : parts) : []
+    if (only.length === 1 && nodeType(only[0]!) === 'ParamExp') {
+      const quoted = nodeType(parts[0]!) === 'DblQuoted'
+      const r = this.paramSegs(s, only[0]!, quoted)
+      if (Array.isArray(r)) return r
+      // The whole word is one variable: its characters keep where they were written (a command string built with +=).
+      return !quoted && r.known && /\s/.test(r.text.trim()) ? splitBlanks(r).map((x) => ({ segs: [x] })) : [{ segs: [r] }]
+    }
+    const cur: Val[] = []
+    const flags = { splittable: true }
+    this.pushParts(s, parts, false, cur, flags)
+    const v = concatVals(cur)
+    if (flags.splittable && v.known && /\s/.test(v.text.trim())) return splitBlanks(v).map((x) => ({ segs: [x] }))
+    return [{ segs: cur }]
+  }
+
+  /** One word as one value (assignments, case words, test operands). */
+  wordVal(s: State, word: Node): Val {
+    const vals = this.fields(s, word).map((f) => ('arg' in f ? f.arg.val : concatVals(f.segs)))
+    return concatJoin(vals)
+  }
+
+  argsOf(s: State, words: Node[]): Arg[] {
+    const depth = s.frames.length
+    return words.flatMap((w) => {
+      const span = this.span(w)
+      return this.fields(s, w).map((f): Arg => ('arg' in f ? f.arg : { val: concatVals(f.segs), span, depth, nested: this.sc.pos.nested }))
+    })
+  }
+}
+
+/** Values joined with one blank, as "$*" and unquoted lists join them. */
+export function concatJoin(vals: readonly Val[]): Val {
+  if (vals.length === 1) return vals[0]!
+  const parts: Val[] = []
+  vals.forEach((v, i) => {
+    if (i > 0) parts.push({ text: ' ', known: true, map: [-1] })
+    parts.push(v)
+  })
+  return parts.length === 0 ? { text: '', known: true, map: [] } : concatVals(parts)
+}
+
+function splitBlanks(v: Val): Val[] {
+  const out: Val[] = []
+  const re = /\S+/g
+  for (let m = re.exec(v.text); m; m = re.exec(v.text)) out.push(sliceVal(v, m.index, m.index + m[0].length))
+  return out
+}

@@ -1,0 +1,112 @@
+/**
+ * What evaluating a launch script on paper yields: values that remember which characters of the
+ * script wrote them, the arguments and environment of each `ray start`, and where each watched
+ * variable was set. Shared by the evaluator (evaluate.ts and its parts) and the rules (rules.ts).
+ */
+
+/** A source range in the script (UTF-16 indices; start -1: not written contiguously in the script) and the line it is on. */
+export interface Span {
+  readonly start: number
+  readonly end: number
+  readonly line: number
+}
+
+/**
+ * A value: its text (unknown parts as `${NAME}` or `$(…)`), and for each character the index in
+ * the script it was written at (-1: computed, or outside the script). The map is what lets a patch
+ * edit a value wherever it was written: in an assignment, a `docker run -e`, or inside a string
+ * that a nested shell runs (`bash -c "…"`).
+ */
+export interface Val {
+  readonly text: string
+  readonly known: boolean
+  readonly map?: readonly number[]
+  /**
+   * For each character, the script index just after the construct that put it into the word it was
+   * last expanded in: a literal's own next index, the end of `$port` for the characters `$port`
+   * expanded to. Text appended there follows the character in what a nested shell runs, without
+   * editing the variable's definition.
+   */
+  readonly after?: readonly number[]
+}
+
+/** One argument after expansion, with the word it was written as and the call depth it was written at. */
+export interface Arg {
+  readonly val: Val
+  readonly span: Span
+  readonly depth: number
+  /** Written inside a string another shell runs: an edit there must fit inside that string. */
+  readonly nested: boolean
+  /** Stands for the script's own arguments, unknown in number (`"$@"` at the top level). */
+  readonly rest?: boolean
+}
+
+/** Where a variable the rules care about was set, and what it replaced. */
+export interface Assignment {
+  readonly name: string
+  readonly val: Val
+  readonly span: Span
+  readonly kind: 'assign' | 'export' | 'local' | 'docker -e' | 'prefix'
+  /** Set inside an `if`/`case`/`&&` branch: one role's section. */
+  readonly inBranch: boolean
+  /** The assignment of the same name this one replaced, if any. */
+  readonly previous?: Assignment
+  /** The script range whose removal drops this setting (`NAME=v ` before a command, `-e NAME=v`); absent where removing is not a clean edit. */
+  readonly removable?: { readonly start: number; readonly end: number }
+  /** Written inside a function body: its value words serve every caller, so a per-node fix goes where the caller wrote the value. */
+  readonly inFunction?: boolean
+  /** The script range of the value as this setting writes it (`$MY_IP` in `VLLM_HOST_IP=$MY_IP`): where a per-node fix goes. */
+  readonly valueAt?: { readonly start: number; readonly end: number }
+}
+
+export const WATCHED = ['VLLM_HOST_IP', 'NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME', 'RAY_OVERRIDE_NODE_IP_ADDRESS'] as const
+export type Watched = (typeof WATCHED)[number]
+
+export interface RayStart {
+  /** The line a user edits to change this start: where its role's arguments end (the call that carries `ray start --head`). */
+  readonly line: number
+  /** Line of the `ray start` words themselves (inside a function, a docker run or a string). */
+  readonly rayLine: number
+  readonly head: boolean
+  readonly args: readonly Arg[]
+  /** `--node-ip-address` value, and the argument that holds it. */
+  readonly nodeIp?: { readonly val: Val; readonly arg: Arg }
+  /** `--address` value (the head's GCS, host:port). */
+  readonly address?: Val
+  readonly env: ReadonlyMap<Watched, Assignment>
+  /** Where `--node-ip-address=…` can be appended (after the last argument written in the role's section). */
+  readonly insertAt?: { readonly offset: number; readonly line: number; readonly nested: boolean }
+  /** Started inside a container (`docker run`): only its `-e` variables reach Ray. */
+  readonly inContainer: boolean
+  /** The path's branch decisions, e.g. `line 4: then`. */
+  readonly path: readonly string[]
+}
+
+/** The script range a value was written at, when its characters are one contiguous run of the script. */
+export function writtenAt(v: Val): { start: number; end: number } | undefined {
+  const m = v.map
+  if (!m || m.length === 0 || m.length !== v.text.length) return undefined
+  for (let i = 0; i < m.length; i++) if (m[i]! < 0 || (i > 0 && m[i] !== m[i - 1]! + 1)) return undefined
+  return { start: m[0]!, end: m[m.length - 1]! + 1 }
+}
+
+const full = (v: Val, m: readonly number[] | undefined): number[] => (m && m.length === v.text.length ? [...m] : Array<number>(v.text.length).fill(-1))
+
+export const concatVals = (vals: readonly Val[]): Val => ({
+  text: vals.map((v) => v.text).join(''),
+  known: vals.every((v) => v.known),
+  map: vals.flatMap((v) => full(v, v.map)),
+  after: vals.flatMap((v) => full(v, v.after ?? v.map?.map((i) => (i < 0 ? -1 : i + 1)))),
+})
+
+export const sliceVal = (v: Val, from: number, to?: number): Val => ({
+  text: v.text.slice(from, to),
+  known: v.known,
+  ...(v.map ? { map: v.map.slice(from, to) } : {}),
+  ...(v.after ? { after: v.after.slice(from, to) } : {}),
+})
+
+/** The value as expanded at a reference whose construct ends at script index `end`: its characters now follow that reference. */
+export const expandedAt = (v: Val, end: number): Val => ({ ...v, after: Array<number>(v.text.length).fill(end) })
+
+export const unmapped = (text: string, known: boolean): Val => ({ text, known })

@@ -1,0 +1,98 @@
+/**
+ * The edits a finding's fix makes to the script (patch.ts turns them into a diff): a flag appended
+ * after a role's last argument, a value rewritten where a role's setting writes it, a setting
+ * dropped, a variable named instead of a value that cannot be written in place. Each fits the
+ * quoting where it lands (inside a nested string only text that means the same there).
+ */
+
+import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
+import { inlineWord, shellWord, type Edit } from './patch.js'
+
+/**
+ * Append `--node-ip-address=<value>` after the last argument the role's section writes (inside a nested
+ * string too). A value only the node computes (`$(hostname -I …)`) is named by the variable the setting
+ * read it from, when the script assigns that variable before.
+ */
+export function pinEdit(r: RayStart, setting: Assignment, text: string): Edit[] {
+  if (!r.insertAt) return []
+  const value = setting.val
+  const ref = value.known ? undefined : referenceTo(value, setting.valueAt ? { span: setting.valueAt } : undefined, text)
+  const named = ref && definedBefore(text, ref.slice(1), r.insertAt.offset) ? ref : undefined
+  const word = named ?? (r.insertAt.nested ? inlineWord(value.text) : shellWord(value.text))
+  return word === undefined ? [] : [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${word}` }]
+}
+
+/** Drop a setting (with the blank after it), so the value it replaced stands. */
+export function removeEdit(a: Assignment, text: string): Edit[] {
+  if (!a.removable) return []
+  const blank = /^[ \t]*/.exec(text.slice(a.removable.end))![0].length
+  return [{ start: a.removable.start, end: a.removable.end + blank, text: '' }]
+}
+
+/**
+ * The variable reference that wrote a value (`$WORKER_ADDR` in `--node-ip-address=$WORKER_ADDR`), read from
+ * the script just before where its characters were expanded: a value that cannot be written in place
+ * (a command substitution) can still be named.
+ */
+export function referenceTo(v: Val, arg: { span: { start: number; end: number } } | undefined, text: string): string | undefined {
+  const ends = [...new Set(v.after ?? [])]
+  const candidates = [
+    ...(ends.length === 1 && ends[0]! > 0 ? [text.slice(Math.max(0, ends[0]! - 80), ends[0])] : []),
+    ...(arg && arg.span.start >= 0 ? [text.slice(arg.span.start, arg.span.end).replace(/^"(.*)"$/, '$1')] : []),
+  ]
+  for (const c of candidates) {
+    const m = /\$\{?([A-Za-z_]\w*)\}?$/.exec(c)
+    if (m) return `$${m[1]}`
+  }
+  return undefined
+}
+
+/** Whether the script assigns NAME globally (not `local`) before index `at`, so `$NAME` written there has its value. */
+export const definedBefore = (text: string, name: string, at: number): boolean =>
+  new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=`, 'm').test(text.slice(0, at))
+
+/**
+ * Rewrite the value where this setting writes it: its own value word (`NAME=$x`, or the part after
+ * `NAME=` in a `-e` argument), else where the value was written (a call's argument).
+ */
+export function replaceSetting(a: Assignment, replacement: string, text = ''): Edit[] {
+  const word = inlineWord(replacement)
+  const at = a.valueAt ?? dockerEnvValue(a, text) ?? writtenAt(a.val)
+  if (!at || word === undefined) return []
+  return [{ start: at.start, end: at.end, text: word }]
+}
+
+/** The value part of a `-e NAME=value` argument as written (inside its quotes), so the fix lands on the -e line. */
+function dockerEnvValue(a: Assignment, text: string): { start: number; end: number } | undefined {
+  if (a.kind !== 'docker -e' || a.inFunction || a.span.start < 0 || text === '') return undefined
+  const src = text.slice(a.span.start, a.span.end)
+  const m = new RegExp(`${a.name}=`).exec(src)
+  if (!m) return undefined
+  const start = a.span.start + m.index + m[0].length
+  const end = a.span.end - (/["']$/.test(src) ? 1 : 0)
+  return end >= start ? { start, end } : undefined
+}
+
+/** Replace the characters that wrote a value with another value (which fits in or out of quotes). */
+export function replaceEdit(v: Val, replacement: string): Edit[] {
+  const w = writtenAt(v)
+  const word = inlineWord(replacement)
+  if (!w || word === undefined) return []
+  return [{ start: w.start, end: w.end, text: word }]
+}
+
+/**
+ * The fix for a VLLM_HOST_IP that differs from the node's Ray identity: the identity written where the
+ * setting writes its value; else, for an identity that cannot be written in place (a command
+ * substitution), the variable it came from (when that is assigned before); else drop the setting
+ * when what it replaced is the identity.
+ */
+export function overrideEdits(vhi: Assignment, nodeIp: { val: Val; arg: { span: { start: number; end: number } } }, text: string): Edit[] {
+  const replaced = replaceSetting(vhi, nodeIp.val.text, text)
+  if (replaced.length > 0) return replaced
+  const ref = referenceTo(nodeIp.val, nodeIp.arg, text)
+  const at = vhi.valueAt?.start ?? writtenAt(vhi.val)?.start ?? -1
+  const byRef = ref && at >= 0 && definedBefore(text, ref.slice(1), at) ? replaceSetting(vhi, ref, text) : []
+  if (byRef.length > 0) return byRef
+  return vhi.previous?.val.text === nodeIp.val.text ? removeEdit(vhi, text) : []
+}

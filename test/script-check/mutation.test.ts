@@ -1,0 +1,102 @@
+/**
+ * The incident's two bugs injected into real public launch scripts (fixtures/real/, sources and
+ * licences in its README) in each syntactic style that fits each script (mutation/inject.ts): the
+ * checker must name the bug at a line a user edits, carry a patch that `patch -p1` applies, and
+ * find nothing wrong after it; the scripts as published give no error. `dev/` is the set the
+ * checker was developed against; `held-out/` was added at the end and run once (its score is in
+ * the README).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { checkLaunchScript } from '../../src/script-check/index.js'
+import { FABRIC_IP, type Mutant, mutants } from './mutation/inject.js'
+
+const NAME = 'launch.sh'
+const errors = (text: string) => checkLaunchScript(text, { path: NAME }).findings.filter((f) => f.severity === 'error')
+const lineOfFinding = (f: { evidence: Record<string, string> }) => Number(/:(\d+)$/.exec(f.evidence['Script line'] ?? '')?.[1])
+
+/** The lines of the original text that a unified diff changes. */
+const changedLines = (diff: string): number[] => {
+  const out: number[] = []
+  let line = 0
+  for (const l of diff.split('\n')) {
+    const h = /^@@ -(\d+),/.exec(l)
+    if (h) line = Number(h[1])
+    else if (l.startsWith('-') && !l.startsWith('---')) out.push(line++)
+    else if (l.startsWith(' ')) line++
+  }
+  return out
+}
+
+/** Apply a diff with the real tool in a fresh directory; the patched text. */
+function patchP1(text: string, diff: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-mut-'))
+  writeFileSync(join(dir, NAME), text)
+  writeFileSync(join(dir, 'fix.patch'), diff)
+  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
+  return readFileSync(join(dir, NAME), 'utf8')
+}
+
+/** Where the mutant's VLLM_HOST_IP is read by the role's own ray start, the injected value changes nothing: no bug. */
+const consistent = (m: Mutant): boolean =>
+  m.bug === 'worker' && m.style === 'export' && /\$\{?VLLM_HOST_IP\b/.test(m.text.split('\n')[m.roleLines[0]! - 1] ?? '')
+
+export function checkMutant(m: Mutant): void {
+  const r = checkLaunchScript(m.text, { path: NAME })
+  const errs = r.findings.filter((f) => f.severity === 'error')
+  if (consistent(m)) {
+    expect(errs, 'the injected value is the one the ray start uses').toEqual([])
+    return
+  }
+  const codes = m.bug === 'head' ? ['SCRIPT_HEAD_IDENTITY_UNPINNED'] : ['SCRIPT_VLLM_HOST_IP_OVERRIDE', 'SCRIPT_WORKER_IDENTITY_UNPINNED']
+  const f = errs.find((x) => codes.includes(x.code) && x.message.includes(m.bug === 'head' ? '10.99.0.1' : '10.99.0.2'))
+  expect(f, `${codes.join('|')} in ${JSON.stringify(errs.map((x) => `${x.code}@${x.evidence['Script line']}`))}`).toBeDefined()
+  expect(f!.patch, 'the finding carries its patch').toBeDefined()
+  // The line named is where the value was injected, or a line of the role's ray start that the patch edits.
+  const edited = changedLines(f!.patch!)
+  const line = lineOfFinding(f!)
+  expect([...m.injectedLines, ...edited.filter((l) => m.roleLines.includes(l))], `line ${line}`).toContain(line)
+  expect(
+    edited.every((l) => m.injectedLines.includes(l) || m.roleLines.includes(l)),
+    `edits ${edited} stay on the role's lines`,
+  ).toBe(true)
+  // A value injected into a command both roles share reaches the worker too: it claims the head's address, which has no
+  // mechanical fix, and it meets identities the user passes in; those findings name the injected value and stay.
+  if (m.shared) expect(errs.map((x) => x.code)).toContain('SCRIPT_WORKER_USES_HEAD_IP')
+  const consequence = (x: { code: string; evidence: Record<string, string> }) =>
+    m.shared && x.code !== 'SCRIPT_HEAD_IDENTITY_UNPINNED' && (x.evidence['VLLM_HOST_IP'] ?? '').startsWith(FABRIC_IP)
+  const patched = patchP1(m.text, r.patch!)
+  expect(patched).toBe(r.patched)
+  expect(
+    errors(patched)
+      .filter((x) => !consequence(x))
+      .map((x) => `${x.code}@${x.evidence['Script line']}`),
+  ).toEqual([])
+}
+
+export function realScripts(folder: string): { name: string; text: string }[] {
+  const dir = join(__dirname, 'fixtures', 'real', folder)
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.sh'))
+    .sort()
+    .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }))
+}
+
+for (const set of ['dev', 'held-out'] as const)
+  describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
+    for (const { name, text } of realScripts(set)) {
+      describe(name, () => {
+        it('as published: no error', () => {
+          expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+        })
+        const ms = mutants(text)
+        it('takes a bug in at least three styles', () => {
+          expect(ms.length).toBeGreaterThanOrEqual(3)
+        })
+        for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
+      })
+    }
+  })
