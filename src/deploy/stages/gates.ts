@@ -1,0 +1,45 @@
+/**
+ * The gates on a started release: the identity preflight (facts from every node and Ray, the
+ * checks) once every node is in Ray, and the smoke test once vLLM serves. On an unchanged release
+ * they are all that runs, and a failure there changes nothing.
+ */
+import { expectationFromManifest } from '../../manifest/expectation.js'
+import { runChecks } from '../../preflight/checks/index.js'
+import { sortFindings } from '../../preflight/diagnose.js'
+import { gatherFacts } from '../../preflight/gather/gather.js'
+import { problem } from '../../result/result.js'
+import { runSmokeGate } from '../../smoke/gate.js'
+import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+
+const unchangedNote = (ctx: RolloutContext): string =>
+  ctx.unchanged ? 'nothing was changed: the running release itself fails its gates (redeploy with --force)' : 'nothing was changed on the nodes'
+
+export const preflightStage: Stage = {
+  name: 'preflight',
+  untouched: unchangedNote,
+  async run(ctx) {
+    const { m, o, io } = ctx
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => o.transports.get(n.name)!, onProgress: io.progress })
+    const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
+    ctx.facts = facts
+    ctx.findings.push(...findings)
+    sayFindings(io, findings)
+    if (!hasError(findings)) return proceed
+    const first = findings.find((f) => f.severity === 'error')!
+    return stop({ code: first.code, message: `identity preflight: ${errorCodes(findings)}`, evidence: first.evidence, fix: first.fix })
+  },
+}
+
+export const smokeStage: Stage = {
+  name: 'smoke',
+  untouched: unchangedNote,
+  async run(ctx) {
+    const { m, o, io } = ctx
+    const smoke = await (o.smoke ?? runSmokeGate)({ manifest: m, transports: o.transports, env: o.env, onProgress: io.progress })
+    ctx.smoke = smoke
+    ctx.findings.push(...smoke.findings)
+    if (smoke.ok) return proceed
+    const reason = ctx.unchanged ? 'smoke test failed' : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`
+    return stop(problem(smoke.findings[0]?.code ?? 'SMOKE_FAILED', reason, smoke.findings[0]?.fix ?? 'Read the smoke findings.'))
+  },
+}
