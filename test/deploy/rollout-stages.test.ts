@@ -14,7 +14,7 @@ import { SimCluster, healthyProbe, simManifest } from './support/sim-cluster.js'
 
 const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 const smokeFinding: Finding = {
-  code: 'SMOKE_REQUEST_FAILED',
+  code: 'SMOKE_HTTP_ERROR',
   severity: 'error',
   node: 'spark-a',
   message: 'The completion request failed.',
