@@ -7,7 +7,7 @@
  */
 import { argv } from '../command/shell.js'
 import { stdinProvider } from '../execute/inputs.js'
-import type { Manifest } from '../manifest/schema.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { imageIdOf } from '../plan/release-commands.js'
 import { loadImage, pullImage } from '../plan/node-commands.js'
@@ -119,6 +119,25 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   )
   // Every node ends on one image ID.
   const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+  const ids = oneImage({ image, nodes, actions, after, findings, progress, distribution, ...(want && { want }), ...(opts.expectId && { expectId: opts.expectId }) })
+  const imageId = ids.size === 1 ? [...ids][0] : undefined
+  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+}
+
+/** Every node read back after the image step: one image ID everywhere, or IMAGE_MISSING / IMAGE_MISMATCH. */
+function oneImage(c: {
+  image: string
+  nodes: readonly ManifestNode[]
+  actions: Map<string, { action: ImageAction; imageId?: string; detail?: string }>
+  after: ReadonlyMap<string, string | undefined>
+  findings: Finding[]
+  progress: (m: string) => void
+  distribution: string
+  want?: string
+  expectId?: string
+}): Set<string> {
+  const { image, nodes, actions, after, findings, progress, distribution, want } = c
+  const opts = { expectId: c.expectId }
   for (const n of nodes) {
     const a = actions.get(n.name)!
     const id = after.get(n.name)
@@ -152,6 +171,5 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       fix: `Make ${image} name one image everywhere (pin it by digest: image.digest), then deploy again.`,
     })
   }
-  const imageId = ids.size === 1 ? [...ids][0] : undefined
-  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+  return ids
 }

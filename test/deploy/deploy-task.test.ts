@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
+import type { DeployTaskOptions } from '../../src/tasks/deploy.js'
 import { deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import { SimCluster, simManifest } from './support/sim-cluster.js'
 
@@ -24,11 +25,11 @@ function setup() {
   const transports = sim.transports()
   return {
     path,
-    opts: (extra: Record<string, unknown> = {}) => ({
-      credentials: {},
+    opts: (extra: Partial<DeployTaskOptions> = {}): DeployTaskOptions => ({
+      credentials: { privateKey: 'unused: the nodes are simulated' },
       env: {},
       smoke: passing,
-      connect: async (_m: unknown, n: { name: string }) => transports.get(n.name)!,
+      connect: async (_m, n) => transports.get(n.name)!,
       ...extra,
     }),
   }
@@ -53,7 +54,7 @@ describe('deploy and rollback tasks', () => {
       path,
       opts({
         release: 'r1',
-        connect: async (_m: unknown, n: { name: string }) => {
+        connect: async (_m, n) => {
           if (n.name === 'spark-b') throw new Error('connect ECONNREFUSED 172.30.230.13:22')
           return sim.transports().get(n.name)!
         },

@@ -212,6 +212,8 @@ export class SimCluster {
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
       child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))
       child.on('close', (code) => resolve(ok(out, code ?? 1, err)))
+      // A command that does not read its stdin may exit before it is written.
+      child.stdin.on('error', () => {})
       child.stdin.end(stdin ?? '')
     })
   }
