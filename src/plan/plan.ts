@@ -26,7 +26,21 @@ import {
   writeSecretEnv,
 } from './node-commands.js'
 import { relayFanOut } from './relay-commands.js'
-import { RELEASE_FILE, releaseServeCmd, releaseStartCmd, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { hostProbeCmd } from './host-check-commands.js'
+import { acquireLockCmd, deployLockDir, removeLockIfCmd } from './lock-commands.js'
+import {
+  RELEASE_FILE,
+  activateRelease,
+  appendAudit,
+  pruneReleases,
+  readNodeState,
+  releaseServeCmd,
+  releaseStartCmd,
+  runReleaseFile,
+  verifyRelease,
+  writeReleaseFiles,
+  writeReleaseSecretEnv,
+} from './release-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -82,6 +96,14 @@ export interface PlanPhase {
   readonly steps: readonly PlannedStep[]
 }
 
+/** A rollout stage outside the executor's phases, shown with its commands like a phase. */
+export interface AroundStage {
+  readonly name: string
+  readonly description: string
+  readonly parallel: boolean
+  readonly steps: readonly PlannedStep[]
+}
+
 export interface Plan {
   readonly cluster: string
   readonly image: string
@@ -91,10 +113,11 @@ export interface Plan {
   readonly launch: 'builtin' | 'script'
   readonly phases: readonly PlanPhase[]
   /**
-   * What the rollout does around the phases without a command of its own (checks, the lock, the
-   * release pointer), in order: `before` the first phase, `after` the last one.
+   * The rollout's stages around the phases, in order, with the exact commands they run: `before`
+   * the first phase (script check, lock, node state and host checks), `after` the last one
+   * (activate, prune, audit, unlock). The rollout's stages run these themselves, not the executor.
    */
-  readonly around?: { readonly before: readonly string[]; readonly after: readonly string[] }
+  readonly around?: { readonly before: readonly AroundStage[]; readonly after: readonly AroundStage[] }
 }
 
 export interface PlanOptions {
@@ -210,6 +233,23 @@ function builtinPhases(m: Manifest, image: string, release: string): PlanPhase[]
   ]
 }
 
+/** The facts probe on every node: what the preflight gate runs (src/preflight/gather). */
+export function factsSteps(m: Manifest): PlannedStep[] {
+  const step = stepOf(m)
+  return m.nodes.map((n) =>
+    step(
+      n,
+      'facts',
+      n.role === 'head'
+        ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list"
+        : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)",
+      probeCommand(m, n).cmd,
+      PROBE_TIMEOUT_SECONDS,
+      { kind: 'probe' },
+    ),
+  )
+}
+
 /** After Ray is started (by us or by the user's script): wait for every node, check, then serve. */
 function tailPhases(m: Manifest): PlanPhase[] {
   const step = stepOf(m)
@@ -226,18 +266,7 @@ function tailPhases(m: Manifest): PlanPhase[] {
       name: 'preflight',
       description: 'gather facts from every node and Ray; stop here on any error finding (the seed bug is caught here)',
       parallel: true,
-      steps: m.nodes.map((n) =>
-        step(
-          n,
-          'facts',
-          n.role === 'head'
-            ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list"
-            : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)",
-          probeCommand(m, n).cmd,
-          PROBE_TIMEOUT_SECONDS,
-          { kind: 'probe' },
-        ),
-      ),
+      steps: factsSteps(m),
     },
     {
       name: 'vllm',
@@ -412,7 +441,7 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
         name: 'preflight',
         description: 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)',
         parallel: true,
-        steps: [],
+        steps: factsSteps(m),
       },
       {
         name: 'vllm',
@@ -450,17 +479,76 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
     ...release,
     image,
     phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
-    around: {
-      before: [
-        ...(m.launch.mode === 'script' ? [`read ${m.launch.path} for the seed bug's overrides (deploy.scriptCheck: ${m.deploy.scriptCheck})`] : []),
-        `take the cluster's deploy lock on ${release.head}`,
-        `read every node's releases and run the host checks (docker, GPUs, the fabric interfaces, disk${m.image.distribution === 'relay' ? ', SSH from the head to each worker over the fabric' : ''}); a release already current everywhere is not started again: only the preflight and the smoke test run`,
-      ],
-      after: [
-        `point \`current\` at release ${release.release} on every node`,
-        `prune releases beyond the last ${m.deploy.releasesKept}`,
-        'append an audit line on every node and release the lock; on a failed gate, deploy.onFailure says what happens (rollback, stop or keep)',
+    around: aroundStages(m, release.head, release.release),
+  }
+}
+
+/** The holder record the lock stage writes, with what is only known at run time left as placeholders. */
+const holderTemplate = (release: string): string =>
+  JSON.stringify({ who: '<who>', run: '<run>', release, since: '<now>', expiresAt: '<now + deploy.lockTtlMinutes>', token: '<random>' })
+
+function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
+  const step = stepOf(m)
+  const headNode = headOf(m)
+  const relay = m.image.distribution === 'relay'
+  const every = (action: string, description: string, cmd: (n: ManifestNode) => Cmd) => m.nodes.map((n) => step(n, action, description, cmd(n), 2 * MINUTE))
+  const lockDir = deployLockDir(m)
+  const before: AroundStage[] = [
+    ...(m.launch.mode === 'script'
+      ? [
+          {
+            name: 'script-check',
+            description: `read ${m.launch.path} for the seed bug's overrides on this machine (deploy.scriptCheck: ${m.deploy.scriptCheck})`,
+            parallel: false,
+            steps: [],
+          },
+        ]
+      : []),
+    {
+      name: 'lock',
+      description: `take the cluster's deploy lock on ${head} (mkdir is atomic; an expired lock is broken, a held one stops the deploy)`,
+      parallel: false,
+      steps: [step(headNode, 'lock', 'take the deploy lock', acquireLockCmd(lockDir, holderTemplate(release)), MINUTE)],
+    },
+    {
+      name: 'state',
+      description: `read every node's releases and run the host checks, at once; a release already current everywhere is not started again: only the preflight and the smoke test run`,
+      parallel: true,
+      steps: [
+        ...every('state', 'read current, previous, the releases and the container', () => readNodeState(m)),
+        ...every(
+          'host-checks',
+          `host checks: docker, GPUs, the fabric interfaces, disk${relay ? ', SSH from the head to each worker over the fabric' : ''}`,
+          (n) => hostProbeCmd(m, n, relay),
+        ),
       ],
     },
-  }
+  ]
+  const after: AroundStage[] = [
+    {
+      name: 'activate',
+      description: `point \`current\` at release ${release} on every node`,
+      parallel: true,
+      steps: every('activate', `current → ${release}, previous → the release current named`, () => activateRelease(m, release)),
+    },
+    {
+      name: 'prune',
+      description: `prune releases beyond the last ${m.deploy.releasesKept}`,
+      parallel: true,
+      steps: every('prune', `keep the newest ${m.deploy.releasesKept} releases, and current and previous`, () => pruneReleases(m)),
+    },
+    {
+      name: 'audit',
+      description: 'append an audit line on every node (also after a failure); on a failed gate, deploy.onFailure says what happens first (rollback, stop or keep)',
+      parallel: true,
+      steps: every('audit', 'append one JSON line (stdin) to audit.jsonl', () => appendAudit(m)),
+    },
+    {
+      name: 'unlock',
+      description: `release the deploy lock on ${head}, if it still holds this deploy's record`,
+      parallel: false,
+      steps: [step(headNode, 'unlock', 'release the deploy lock', removeLockIfCmd(lockDir, holderTemplate(release)), MINUTE)],
+    },
+  ]
+  return { before, after }
 }
