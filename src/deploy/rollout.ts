@@ -11,13 +11,15 @@
  * nodes; `stop` removes the new containers; `keep` leaves them. `current` moves only after every
  * gate of the new release passed. `rollback` runs the same list from an existing release.
  */
+import type { ExecuteResult } from '../execute/execute.js'
 import type { Manifest } from '../manifest/schema.js'
+import { PHASE_NAMES, type PhaseName } from '../plan/plan.js'
 import { activateStage, pruneStage } from './stages/after.js'
 import { lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
 import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
-import { runRollout } from './stages/runner.js'
+import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport } from './rollout-types.js'
 
@@ -37,6 +39,27 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const m: Manifest = o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest
   const ctx = newContext(o, new RolloutIo(o), 'deploy', 'new', m, o.release)
   return runRollout({ ctx, stages: DEPLOY_STAGES, onFailure: o.onFailure ?? m.deploy.onFailure, existing: EXISTING_STAGES })
+}
+
+/**
+ * A release started through the deploy's own stages until every node is in Ray, with no lock, no
+ * gates and `current` untouched: the lab's scenarios, which then look at what the launch did.
+ */
+export const UNTIL_RAY_STAGES: readonly Stage[] = [imageStage, fingerprintStage, releaseFilesStage, stopPreviousStage, launchStage, clusterWaitStage]
+
+export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
+  const started = Date.now()
+  const ctx = newContext({ ...o, force: true }, new RolloutIo(o), 'deploy', 'new', o.manifest, o.release)
+  const run = await runList(UNTIL_RAY_STAGES, ctx)
+  const stopped = run.stopped
+  const phase = (PHASE_NAMES as readonly string[]).includes(stopped?.stage ?? '') ? (stopped!.stage as PhaseName) : 'image'
+  return {
+    ok: !stopped,
+    results: ctx.executed,
+    ...(stopped && { stoppedAt: { phase, reason: stopped.outcome.problem.message } }),
+    durationMs: Date.now() - started,
+    ...(stopped?.outcome.cancelled && { cancelled: true }),
+  }
 }
 
 /** `rollback [--to RELEASE]`: start an earlier release from its own files on the nodes and make it current. */

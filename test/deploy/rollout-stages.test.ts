@@ -6,7 +6,7 @@
  */
 import { render } from '../../src/command/shell.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { deployRelease, rollbackRelease } from '../../src/deploy/rollout.js'
+import { deployRelease, rollbackRelease, startUntilRay } from '../../src/deploy/rollout.js'
 import type { RolloutOptions, RolloutReport } from '../../src/deploy/rollout-types.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import type { Finding } from '../../src/preflight/finding.js'
@@ -316,5 +316,26 @@ describe('rollback runs the same stages from an existing release', () => {
     const r = await rollbackRelease({ ...options(sim), to: 'r0' })
     expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'snapshot' } })
     expect(r.findings.map((f) => f.code)).toEqual(['RELEASE_NOT_FOUND'])
+  })
+})
+
+describe("the lab's scenarios run the deploy's own stages until Ray is up", () => {
+  it('image, release files, stop previous, launch and cluster wait, with no lock, no gates and current untouched', async () => {
+    sim = new SimCluster(simManifest())
+    const r = await startUntilRay(options(sim, { release: 'lab-healthy' }))
+    expect(r.ok, JSON.stringify(r.stoppedAt)).toBe(true)
+    expect([...new Set(r.results.map((x) => x.phase))]).toEqual(['release-files', 'stop-previous', 'ray-head', 'ray-workers', 'ray-cluster'])
+    expect(r.results.every((x) => x.status === 'ok')).toBe(true)
+    expect(await current(sim)).toBe('')
+    expect(sim.ran('spark-a', /deploy\.lock|audit\.jsonl|@@ready/)).toEqual([])
+    expect(sim.node('spark-b').container?.release).toBe('lab-healthy')
+  })
+
+  it('a launch that fails stops at its phase', async () => {
+    sim = new SimCluster(simManifest())
+    sim.fail({ node: 'spark-b', when: /start\.sh/ })
+    const r = await startUntilRay(options(sim, { release: 'lab-seed-bug' }))
+    expect(r.ok).toBe(false)
+    expect(r.stoppedAt).toMatchObject({ phase: 'ray-workers' })
   })
 })

@@ -4,6 +4,7 @@
  * once, and the report is derived from what they left (report.ts).
  */
 import type { Cmd } from '../../command/shell.js'
+import type { StepResult } from '../../execute/execute.js'
 import type { Manifest } from '../../manifest/schema.js'
 import type { FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
@@ -122,6 +123,8 @@ export interface RolloutContext {
   unchanged: boolean
   plan?: Plan
   readonly findings: Finding[]
+  /** Every plan step the stages ran through the executor, in order. */
+  readonly executed: StepResult[]
   facts?: FactsBundle
   smoke?: SmokeGateResult
   lock?: LockHolder
@@ -135,7 +138,7 @@ export function newContext(
   m: Manifest,
   release: string,
 ): RolloutContext {
-  return { o, io, command, source, m, release, unchanged: false, findings: [] }
+  return { o, io, command, source, m, release, unchanged: false, findings: [], executed: [] }
 }
 
 /** `CODE, CODE` of the error findings, for a stop's one-line reason. */

@@ -46,6 +46,7 @@ export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]
       },
     },
   )
+  ctx.executed.push(...exec.results)
   if (exec.ok) return proceed
   const at = exec.stoppedAt!
   if (exec.cancelled) return stop(problem('CANCELLED', at.reason, 'Run the deploy again when it may go on.'), { at: at.phase, cancelled: true })
