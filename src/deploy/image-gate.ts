@@ -119,7 +119,17 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   )
   // Every node ends on one image ID.
   const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
-  const ids = oneImage({ image, nodes, actions, after, findings, progress, distribution, ...(want && { want }), ...(opts.expectId && { expectId: opts.expectId }) })
+  const ids = oneImage({
+    image,
+    nodes,
+    actions,
+    after,
+    findings,
+    progress,
+    distribution,
+    ...(want && { want }),
+    ...(opts.expectId && { expectId: opts.expectId }),
+  })
   const imageId = ids.size === 1 ? [...ids][0] : undefined
   return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
 }

@@ -7,17 +7,7 @@ import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
-import {
-  headOf,
-  imageRef,
-  inspectImage,
-  loadImage,
-  pullImage,
-  rayAliveNodes,
-  rayHeadReady,
-  removeContainer,
-  retry,
-} from './node-commands.js'
+import { headOf, imageRef, inspectImage, loadImage, pullImage, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { relayFanOut } from './relay-commands.js'
 import { hostProbeCmd } from './host-check-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from './lock-commands.js'
@@ -172,8 +162,6 @@ export function imageSteps(m: Manifest, node: ManifestNode, image: string): Plan
   }
 }
 
-
-
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {
   const head = headOf(m)
@@ -202,9 +190,6 @@ export function factsSteps(m: Manifest): PlannedStep[] {
     ),
   )
 }
-
-
-
 
 /** The plan seen per node: every step of that node, in execution order. */
 export function stepsByNode(plan: Plan): Map<string, PlannedStep[]> {
@@ -408,7 +393,8 @@ function aroundStages(m: Manifest, head: string, release: string): NonNullable<P
     },
     {
       name: 'audit',
-      description: 'append an audit line on every node (also after a failure); on a failed gate, deploy.onFailure says what happens first (rollback, stop or keep)',
+      description:
+        'append an audit line on every node (also after a failure); on a failed gate, deploy.onFailure says what happens first (rollback, stop or keep)',
       parallel: true,
       steps: every('audit', 'append one JSON line (stdin) to audit.jsonl', () => appendAudit(m)),
     },

@@ -105,7 +105,14 @@ async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: M
     const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [[m.nodes[i]!.name, (o.reason as Error).message] as const] : []))
     if (failed.length > 0) {
       const message = `cannot reach every node, nothing was changed: ${failed.map(([n, e]) => `${n}: ${e}`).join('; ')}`
-      return fail(problem('NODE_UNREACHABLE', message, 'Check the SSH settings of those nodes (vllm-ray-deploy preflight shows how each is reached).', Object.fromEntries(failed)))
+      return fail(
+        problem(
+          'NODE_UNREACHABLE',
+          message,
+          'Check the SSH settings of those nodes (vllm-ray-deploy preflight shows how each is reached).',
+          Object.fromEntries(failed),
+        ),
+      )
     }
     return ok(await fn(transports))
   } finally {

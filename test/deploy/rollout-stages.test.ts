@@ -46,12 +46,9 @@ function options(s: SimCluster, extra: Partial<RolloutOptions> = {}): RolloutOpt
 }
 
 const deploy = (s: SimCluster, extra: Partial<RolloutOptions> = {}) => deployRelease(options(s, extra))
-const current = async (s: SimCluster, node = 'spark-a') => (await s.sh(node, `readlink ${s.stateDir(node)}/current || true`)).stdout.trim().replace(/^releases\//, '')
-const releases = async (s: SimCluster, node = 'spark-a') =>
-  (await s.sh(node, `ls ${s.stateDir(node)}/releases`)).stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
+const current = async (s: SimCluster, node = 'spark-a') =>
+  (await s.sh(node, `readlink ${s.stateDir(node)}/current || true`)).stdout.trim().replace(/^releases\//, '')
+const releases = async (s: SimCluster, node = 'spark-a') => (await s.sh(node, `ls ${s.stateDir(node)}/releases`)).stdout.trim().split('\n').filter(Boolean)
 const lockHeld = async (s: SimCluster) => (await s.sh('spark-a', `test -d ${s.stateDir('spark-a')}/deploy.lock && echo held || echo free`)).stdout.trim()
 const audit = async (s: SimCluster) =>
   (await s.sh('spark-b', `cat ${s.stateDir('spark-b')}/audit.jsonl`)).stdout
@@ -263,7 +260,7 @@ describe('on-failure, once for every stage', () => {
     expect(await lockHeld(sim)).toBe('free')
   })
 
-  it('a failed step names the step and its command; a cancel mid-launch is cancelled, not rolled back', async () => {
+  it('a cancel mid-launch ends cancelled at its phase, is not rolled back, and starts no later step', async () => {
     sim = new SimCluster(simManifest())
     await deployed(sim, 'r1')
     const cancel = new AbortController()
@@ -271,11 +268,31 @@ describe('on-failure, once for every stage', () => {
     const o = options(sim, { release: 'r2', force: true, signal: cancel.signal })
     const inner = o.transports.get('spark-a')!
     const wrapped = new Map(o.transports)
-    wrapped.set('spark-a', { ...inner, run: (cmd, opts) => (render(cmd).includes('r2/start.sh') && cancel.abort(), inner.run(cmd, opts)) })
+    wrapped.set('spark-a', {
+      ...inner,
+      run: (cmd, opts) => {
+        // SIGTERM arrives while the head's start.sh runs.
+        if (render(cmd).includes('r2/start.sh')) cancel.abort()
+        return inner.run(cmd, opts)
+      },
+    })
     const r = await deployRelease({ ...o, transports: wrapped })
     expect(r).toMatchObject({ result: 'cancelled', changed: true, failure: { stage: 'ray-head' } })
     expect(r.onFailure?.detail).toBe('cancelled: stopped at ray-head; current still names r1')
     expect(sim.ran('spark-b', /r2\/start\.sh/)).toEqual([])
+  })
+
+  it('a failed step is DEPLOY_STEP_FAILED naming the step, its node and its command; on-failure runs after it', async () => {
+    sim = new SimCluster(simManifest())
+    await deployed(sim, 'r1')
+    sim.fail({ node: 'spark-b', when: /WRITE|hashlib/, result: { code: 1, stderr: 'No space left on device' } })
+    const r = await deploy(sim, { release: 'r2', force: true, onFailure: 'stop' })
+    expect(r).toMatchObject({ result: 'failed', changed: true, failure: { stage: 'release-files' } })
+    const f = r.findings.find((x) => x.code === 'DEPLOY_STEP_FAILED')!
+    expect(f).toMatchObject({ node: 'spark-b', severity: 'error' })
+    expect(f.message).toMatch(/^Step release-files of phase release-files failed on spark-b: exit 1: No space left on device\.$/)
+    expect(f.evidence.command).toMatch(/^python3 -c /)
+    expect(r.onFailure).toMatchObject({ action: 'stop', ok: true })
   })
 
   it('prunes releases beyond deploy.releasesKept, never current or previous', async () => {

@@ -44,7 +44,11 @@ describe('readSnapshot', () => {
     const renamed: SnapshotMigration = {
       from: 2,
       why: 'deploy.keepReleases became deploy.releasesKept',
-      up: (doc) => ({ ...doc, snapshotVersion: 3, manifest: renameKey(doc.manifest as Record<string, unknown>, ['deploy', 'keepReleases'], ['deploy', 'releasesKept']) }),
+      up: (doc) => ({
+        ...doc,
+        snapshotVersion: 3,
+        manifest: renameKey(doc.manifest as Record<string, unknown>, ['deploy', 'keepReleases'], ['deploy', 'releasesKept']),
+      }),
     }
     const doc = JSON.parse(snapshotText({ ...m, deploy: { ...m.deploy, releasesKept: 7 } }))
     doc.manifest.deploy.keepReleases = doc.manifest.deploy.releasesKept

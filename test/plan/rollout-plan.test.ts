@@ -95,7 +95,13 @@ describe('plan shows what deploy runs', () => {
     expect(names(p.around!.after)).toEqual(['activate', 'prune', 'audit', 'unlock'])
     const commands = (xs: readonly { steps: readonly { id: string; command: string }[] }[]) => xs.flatMap((x) => x.steps.map((s) => [s.id, s.command]))
     // The exact commands, rendered by the one renderer from the builders the stages run.
-    expect(commands(p.around!.before).map(([id]) => id)).toEqual(['spark-a/lock', 'spark-a/state', 'spark-b/state', 'spark-a/host-checks', 'spark-b/host-checks'])
+    expect(commands(p.around!.before).map(([id]) => id)).toEqual([
+      'spark-a/lock',
+      'spark-a/state',
+      'spark-b/state',
+      'spark-a/host-checks',
+      'spark-b/host-checks',
+    ])
     expect(commands(p.around!.after).find(([id]) => id === 'spark-b/activate')![1]).toBe(render(activateRelease(base, 'r9')))
     expect(commands(p.around!.after).find(([id]) => id === 'spark-a/prune')![1]).toBe(render(pruneReleases(base)))
     expect(commands(p.around!.after).find(([id]) => id === 'spark-a/audit')![1]).toBe(render(appendAudit(base)))
@@ -116,7 +122,10 @@ describe('plan shows what deploy runs', () => {
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
     expect(o.headline).toBe('plan for spark-pair: 9 phases, 15 steps on 2 nodes')
-    const json = o.json as { around: { before: { name: string; steps: { command: string }[] }[] }; nodes: { steps: { id: string; runs?: { command: string } }[] }[] }
+    const json = o.json as {
+      around: { before: { name: string; steps: { command: string }[] }[] }
+      nodes: { steps: { id: string; runs?: { command: string } }[] }[]
+    }
     expect(json.around.before.map((x) => x.name)).toEqual(['lock', 'state'])
     expect(json.around.before[0]!.steps[0]!.command).toMatch(/^sh -c .*mkdir -- "\$dir"/s)
     expect(json.nodes[0]!.steps.map((s) => s.id)[0]).toBe('spark-a/image')

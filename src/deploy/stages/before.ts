@@ -42,7 +42,11 @@ export const scriptCheckStage: Stage = {
     ctx.findings.push(...script.findings)
     if (script.blocking.length === 0) return proceed
     return stop(
-      problem('SCRIPT_CHECK_BLOCKED', errorCodes(script.blocking), `Fix ${ctx.m.launch.mode === 'script' ? ctx.m.launch.path : 'the launch script'} as its findings say.`),
+      problem(
+        'SCRIPT_CHECK_BLOCKED',
+        errorCodes(script.blocking),
+        `Fix ${ctx.m.launch.mode === 'script' ? ctx.m.launch.path : 'the launch script'} as its findings say.`,
+      ),
     )
   },
 }
@@ -87,7 +91,10 @@ async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
   const findings = await hostChecks(m, o.transports, { relay })
   sayFindings(io, findings)
   if (findings.length === 0)
-    io.say('host-checks', `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${relay ? ', head-to-worker SSH' : ''})`)
+    io.say(
+      'host-checks',
+      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${relay ? ', head-to-worker SSH' : ''})`,
+    )
   return findings
 }
 

@@ -14,8 +14,7 @@ import { readSnapshot } from '../snapshot.js'
 import { type RolloutContext, type Stage, proceed, stop } from './context.js'
 import { readLaunchScript } from './before.js'
 
-const cancelled = (message: string) =>
-  stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
+const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
 
 export const imageStage: Stage = {
   name: 'image',
@@ -63,7 +62,9 @@ export const snapshotStage: Stage = {
     const head = o.transports.get(headOf(m).name)!
     const r = await head.run(readReleaseFile(m, release, RELEASE_FILE.manifest), { timeoutMs: 30_000 })
     if (!succeeded(r)) {
-      return stop(problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release} has no ${RELEASE_FILE.manifest} on ${headOf(m).name} (${outcome(r)})`, 'Deploy it again.'))
+      return stop(
+        problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release} has no ${RELEASE_FILE.manifest} on ${headOf(m).name} (${outcome(r)})`, 'Deploy it again.'),
+      )
     }
     const snap = readSnapshot(release, r.stdout)
     if (!snap.ok) return stop(snap.problem)

@@ -35,7 +35,15 @@ export type ReportCore = Omit<RolloutReport, 'nodes' | 'durationMs'>
 export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handled): ReportCore {
   const stopped = run.stopped
   const changed = changedBy(run)
-  const result = stopped?.outcome.cancelled ? 'cancelled' : stopped ? 'failed' : ctx.unchanged ? 'unchanged' : ctx.command === 'rollback' ? 'rolled-back' : 'deployed'
+  const result = stopped?.outcome.cancelled
+    ? 'cancelled'
+    : stopped
+      ? 'failed'
+      : ctx.unchanged
+        ? 'unchanged'
+        : ctx.command === 'rollback'
+          ? 'rolled-back'
+          : 'deployed'
   const rolledBack = ctx.command === 'rollback' ? result === 'rolled-back' : handled?.action === 'rollback' && handled.ok
   const { findings: backFindings = [], facts: backFacts, ...onFailure } = handled ?? {}
   const facts = backFacts ?? ctx.facts

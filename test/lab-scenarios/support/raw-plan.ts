@@ -19,7 +19,18 @@ import {
   vllmHealthUrl,
   writeSecretEnv,
 } from '../../../src/plan/node-commands.js'
-import { MINUTE, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, clusterPhase, factsSteps, imageSteps, planNodes, stepOf } from '../../../src/plan/plan.js'
+import {
+  MINUTE,
+  type Plan,
+  type PlanOptions,
+  type PlanPhase,
+  type PlannedStep,
+  clusterPhase,
+  factsSteps,
+  imageSteps,
+  planNodes,
+  stepOf,
+} from '../../../src/plan/plan.js'
 
 function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
   const step = stepOf(m)
