@@ -133,7 +133,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   const release = resolveReleaseId(opts.release, opts.env, new Date())
-  if (!release.ok) return usageError(release.message)
+  if (!release.ok) return usageError(release.problem.message)
   const policy = onFailureOf(opts.onFailure)
   if (!policy.ok) return usageError(policy.problem.message)
   const onFailure = policy.value
@@ -144,7 +144,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       manifestPath: path,
       transports,
       env: opts.env,
-      release: release.id,
+      release: release.value,
       ...actor,
       ...(opts.force && { force: true }),
       ...(onFailure && { onFailure }),
@@ -165,8 +165,8 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   if (opts.to !== undefined) {
-    const ok = resolveReleaseId(opts.to, {}, new Date())
-    if (!ok.ok) return usageError(ok.message)
+    const to = resolveReleaseId(opts.to, {}, new Date())
+    if (!to.ok) return usageError(to.problem.message)
   }
   const actor = rolloutActor(opts.env)
   const out = await withTransports(m, opts, (transports) =>
