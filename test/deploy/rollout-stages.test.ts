@@ -176,6 +176,44 @@ describe('each stage stops the rollout before anything changes', () => {
     expect(sim.ran('spark-a', /start\.sh/)).toEqual([])
   })
 
+  it('image.distribution load of an image this machine does not have stops at image, before any node is touched', async () => {
+    sim = new SimCluster(
+      simManifest((d) => {
+        ;(d.image as Record<string, unknown>).distribution = 'load'
+      }),
+    )
+    const saved = process.env.VRD_DOCKER
+    // This machine's docker: the simulated one, which has no images.
+    process.env.VRD_DOCKER = `${sim.root}/bin/docker`
+    try {
+      const r = await deploy(sim)
+      expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'image' } })
+      expect(r.findings.map((f) => [f.code, f.node])).toContainEqual(['IMAGE_MISSING', null])
+      expect(r.failure?.reason).toMatch(/image\.distribution is load, but \S+ is not in this machine's docker/)
+      expect(sim.ran('spark-a', /docker load/)).toEqual([])
+    } finally {
+      if (saved === undefined) delete process.env.VRD_DOCKER
+      else process.env.VRD_DOCKER = saved
+    }
+  })
+
+  it('image.distribution preloaded only checks: present everywhere goes on, missing on one node stops with IMAGE_MISSING there', async () => {
+    sim = new SimCluster(
+      simManifest((d) => {
+        ;(d.image as Record<string, unknown>).distribution = 'preloaded'
+      }),
+    )
+    sim.node('spark-a').images.set(sim.manifest.image.ref, sim.imageId)
+    const missing = await deploy(sim)
+    expect(missing).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'image' } })
+    expect(missing.findings.map((f) => [f.code, f.node])).toEqual([['IMAGE_MISSING', 'spark-b']])
+    sim.node('spark-b').images.set(sim.manifest.image.ref, sim.imageId)
+    const r = await deploy(sim)
+    expect(r.result, JSON.stringify(r.failure)).toBe('deployed')
+    expect(r.image?.actions).toEqual({ 'spark-a': 'present', 'spark-b': 'present' })
+    expect(sim.log.filter((l) => l.command.startsWith('docker pull'))).toEqual([])
+  })
+
   it('a cancel before anything changed ends cancelled at image', async () => {
     sim = new SimCluster(simManifest())
     const cancel = new AbortController()
