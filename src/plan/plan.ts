@@ -2,28 +2,15 @@
  * manifest → plan. Pure and deterministic: the same manifest and options always give the same
  * plan. The plan lists, phase by phase, which command runs on which node; the executor
  * (src/execute/execute.ts) runs the phases in order and the steps of a parallel phase at the same time.
+ * The deploy's full plan, with its image phase and the stages around the phases, is
+ * src/deploy/rollout-plan.ts.
  */
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
-import { headOf, imageRef, inspectImage, loadImage, pullImage, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
-import { relayFanOut } from './relay-commands.js'
-import { hostProbeCmd } from './host-check-commands.js'
-import { acquireLockCmd, deployLockDir, removeLockIfCmd } from './lock-commands.js'
-import {
-  RELEASE_FILE,
-  activateRelease,
-  appendAudit,
-  pruneReleases,
-  readNodeState,
-  releaseServeCmd,
-  releaseStartCmd,
-  runReleaseFile,
-  verifyRelease,
-  writeReleaseFiles,
-  writeReleaseSecretEnv,
-} from './release-commands.js'
+import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
+import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -128,39 +115,6 @@ export function stepOf(m: Manifest) {
 
 export const planNodes = (m: Manifest): Plan['nodes'] =>
   m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp }))
-
-export function imageSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
-  const step = stepOf(m)
-  switch (m.image.distribution) {
-    case 'pull':
-      return [step(node, 'image', `pull ${image}`, pullImage(image), m.ssh.commandTimeoutSeconds)]
-    case 'load':
-      return [
-        step(node, 'image', `load ${image} streamed from the runner (docker save)`, loadImage(), m.ssh.commandTimeoutSeconds, { kind: 'image-archive', image }),
-      ]
-    case 'relay': {
-      // The head gets the archive from the runner, loads it and copies the same stream into each
-      // worker's docker load over the fabric, all at once.
-      if (node.role !== 'head') return []
-      const workers = m.nodes.filter((w) => w.role !== 'head')
-      const to = workers.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
-      return [
-        step(
-          node,
-          'image',
-          workers.length > 0
-            ? `load ${image} streamed from the runner (docker save), once for the whole cluster, and copy the same stream into ${to} over the fabric`
-            : `load ${image} streamed from the runner (docker save)`,
-          workers.length > 0 ? relayFanOut(m, workers) : loadImage(),
-          60 * MINUTE,
-          { kind: 'image-archive', image },
-        ),
-      ]
-    }
-    case 'preloaded':
-      return [step(node, 'image', `check ${image} is present`, inspectImage(image), MINUTE)]
-  }
-}
 
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {
@@ -306,104 +260,4 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
       { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
     ],
   }
-}
-
-/**
- * What `deploy` runs, for `plan` to show: the image on every node (the image gate runs these
- * commands, and skips a node that already has the exact image ID), then the release's own plan
- * (planRelease: files, stop, Ray, the preflight gate, vllm serve, the smoke gate), with the
- * stages around them that have no command of their own.
- */
-export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
-  const m: Manifest = opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0
-  const image = imageRef(m)
-  const release = planRelease(m, { release: opts.release ?? 'manual', files: 'write' })
-  const imagePhase: PlanPhase = {
-    name: 'image',
-    description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, and every node must end on one image ID`,
-    parallel: m.image.distribution !== 'relay',
-    steps: m.nodes.flatMap((n) => imageSteps(m, n, image)),
-  }
-  const runs = (s: PlannedStep): PlannedStep => {
-    const node = m.nodes.find((n) => n.name === s.node)!
-    const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined
-    return cmd ? { ...s, runs: { cmd, command: render(cmd) } } : s
-  }
-  return {
-    ...release,
-    image,
-    phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
-    around: aroundStages(m, release.head, release.release),
-  }
-}
-
-/** The holder record the lock stage writes, with what is only known at run time left as placeholders. */
-const holderTemplate = (release: string): string =>
-  JSON.stringify({ who: '<who>', run: '<run>', release, since: '<now>', expiresAt: '<now + deploy.lockTtlMinutes>', token: '<random>' })
-
-function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
-  const step = stepOf(m)
-  const headNode = headOf(m)
-  const relay = m.image.distribution === 'relay'
-  const every = (action: string, description: string, cmd: (n: ManifestNode) => Cmd) => m.nodes.map((n) => step(n, action, description, cmd(n), 2 * MINUTE))
-  const lockDir = deployLockDir(m)
-  const before: AroundStage[] = [
-    ...(m.launch.mode === 'script'
-      ? [
-          {
-            name: 'script-check',
-            description: `read ${m.launch.path} for the seed bug's overrides on this machine (deploy.scriptCheck: ${m.deploy.scriptCheck})`,
-            parallel: false,
-            steps: [],
-          },
-        ]
-      : []),
-    {
-      name: 'lock',
-      description: `take the cluster's deploy lock on ${head} (mkdir is atomic; an expired lock is broken, a held one stops the deploy)`,
-      parallel: false,
-      steps: [step(headNode, 'lock', 'take the deploy lock', acquireLockCmd(lockDir, holderTemplate(release)), MINUTE)],
-    },
-    {
-      name: 'state',
-      description: `read every node's releases and run the host checks, at once; a release already current everywhere is not started again: only the preflight and the smoke test run`,
-      parallel: true,
-      steps: [
-        ...every('state', 'read current, previous, the releases and the container', () => readNodeState(m)),
-        ...every(
-          'host-checks',
-          `host checks: docker, GPUs, the fabric interfaces, disk${relay ? ', SSH from the head to each worker over the fabric' : ''}`,
-          (n) => hostProbeCmd(m, n, relay),
-        ),
-      ],
-    },
-  ]
-  const after: AroundStage[] = [
-    {
-      name: 'activate',
-      description: `point \`current\` at release ${release} on every node`,
-      parallel: true,
-      steps: every('activate', `current → ${release}, previous → the release current named`, () => activateRelease(m, release)),
-    },
-    {
-      name: 'prune',
-      description: `prune releases beyond the last ${m.deploy.releasesKept}`,
-      parallel: true,
-      steps: every('prune', `keep the newest ${m.deploy.releasesKept} releases, and current and previous`, () => pruneReleases(m)),
-    },
-    {
-      name: 'audit',
-      description:
-        'append an audit line on every node (also after a failure); on a failed gate, deploy.onFailure says what happens first (rollback, stop or keep)',
-      parallel: true,
-      steps: every('audit', 'append one JSON line (stdin) to audit.jsonl', () => appendAudit(m)),
-    },
-    {
-      name: 'unlock',
-      description: `release the deploy lock on ${head}, if it still holds this deploy's record`,
-      parallel: false,
-      steps: [step(headNode, 'unlock', 'release the deploy lock', removeLockIfCmd(lockDir, holderTemplate(release)), MINUTE)],
-    },
-  ]
-  return { before, after }
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load.js'
-import { planRollout } from '../../src/plan/plan.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
 
 it("the head loads the runner's archive once and copies the same stream to each worker over the fabric", () => {
   const text = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8').replace('distribution: pull', 'distribution: relay')

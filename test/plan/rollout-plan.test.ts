@@ -13,7 +13,8 @@ import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { loadImage, pullImage } from '../../src/plan/node-commands.js'
 import { activateRelease, appendAudit, pruneReleases } from '../../src/plan/release-commands.js'
-import { planRelease, planRollout } from '../../src/plan/plan.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
+import { planRelease } from '../../src/plan/plan.js'
 import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan.js'
 import { planTask } from '../../src/tasks/plan.js'
 
@@ -80,7 +81,7 @@ describe('plan shows what deploy runs', () => {
     const relay = planRollout(parse(example.replace('distribution: pull', 'distribution: relay')), {})
     expect(relay.phases[0]!.steps.map((s) => s.id)).toEqual(['spark-a/image'])
     expect(relay.phases[0]!.steps[0]!.description).toMatch(/copy the same stream into spark-b \(192\.168\.200\.13\)/)
-    expect(JSON.stringify(relay.around!.before)).toMatch(/SSH from the head to each worker over the fabric/)
+    expect(JSON.stringify(relay.around!.before)).toMatch(/host checks: docker, GPUs, the fabric interfaces, disk, head-to-worker SSH/)
   })
 
   it('shows the stages around the phases with their commands: script check (script mode), lock, state and host checks before; activate, prune, audit, unlock after', () => {

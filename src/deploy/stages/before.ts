@@ -9,6 +9,7 @@ import type { Finding } from '../../preflight/finding.js'
 import { headOf } from '../../plan/node-commands.js'
 import { problem } from '../../result/result.js'
 import { checkLaunchScript } from '../../script-check/index.js'
+import { distributionOf } from '../distribution/index.js'
 import { hostChecks } from '../host-checks.js'
 import { acquireDeployLock } from '../lock.js'
 import { commonCurrent, readNodeStates } from '../node-state.js'
@@ -87,13 +88,13 @@ export const lockStage: Stage = {
 
 async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
   const { m, o, io } = ctx
-  const relay = m.image.distribution === 'relay'
+  const { relay = false, alsoChecked } = distributionOf(m).hostChecks
   const findings = await hostChecks(m, o.transports, { relay })
   sayFindings(io, findings)
   if (findings.length === 0)
     io.say(
       'host-checks',
-      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${relay ? ', head-to-worker SSH' : ''})`,
+      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
     )
   return findings
 }

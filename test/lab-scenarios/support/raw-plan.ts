@@ -4,6 +4,7 @@
  * for Ray and vLLM work when run by hand. A deploy does not run this: it runs the release plan
  * (src/plan/plan.ts planRollout) through its stages (src/deploy/stages). Test support only.
  */
+import { distributionOf } from '../../../src/deploy/distribution/index.js'
 import type { Manifest, ManifestNode } from '../../../src/manifest/schema.js'
 import {
   headOf,
@@ -19,22 +20,11 @@ import {
   vllmHealthUrl,
   writeSecretEnv,
 } from '../../../src/plan/node-commands.js'
-import {
-  MINUTE,
-  type Plan,
-  type PlanOptions,
-  type PlanPhase,
-  type PlannedStep,
-  clusterPhase,
-  factsSteps,
-  imageSteps,
-  planNodes,
-  stepOf,
-} from '../../../src/plan/plan.js'
+import { MINUTE, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, clusterPhase, factsSteps, planNodes, stepOf } from '../../../src/plan/plan.js'
 
 function prepareSteps(m: Manifest, node: ManifestNode, image: string): PlannedStep[] {
   const step = stepOf(m)
-  const steps = imageSteps(m, node, image)
+  const steps = distributionOf(m).planSteps(m, node, image)
   if (m.container.secretEnv.length > 0) {
     steps.push(
       step(node, 'secret-env', `write ${m.container.secretEnv.join(', ')} to a root-only env file`, writeSecretEnv(m), MINUTE, {
