@@ -1,21 +1,19 @@
 /**
- * The image gate: the release's image on every node, as the manifest says (pull on each node, load
- * streamed from this machine, relay: sent once to the head which passes it on over the fabric, or
- * preloaded and only checked), in parallel, skipped on a node that
- * already has the exact image ID. Every node must end on one image ID, or the gate fails with
- * IMAGE_MISMATCH.
+ * The image gate: the release's image on every node, delivered by the manifest's distribution mode
+ * (src/deploy/distribution: pull, load, relay, preloaded), skipped on a node that already has the
+ * exact image ID. A mode that sends the image from this machine is checked here, once, to have it.
+ * Every node must end on one image ID, or the gate fails with IMAGE_MISSING / IMAGE_MISMATCH.
  */
 import { argv } from '../command/shell.js'
-import { stdinProvider } from '../execute/inputs.js'
-import type { Manifest } from '../manifest/schema.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { imageIdOf } from '../plan/release-commands.js'
-import { loadImage, pullImage } from '../plan/node-commands.js'
 import { LocalTransport } from '../transport/local.js'
-import { relayImage } from './relay.js'
-import { type Transport, outcome, succeeded } from '../transport/transport.js'
+import { DISTRIBUTIONS, distributionOf } from './distribution/index.js'
+import type { ImageAction } from './distribution/types.js'
+import { type Transport, succeeded } from '../transport/transport.js'
 
-export type ImageAction = 'present' | 'pulled' | 'up-to-date' | 'loaded' | 'relayed' | 'failed'
+export type { ImageAction } from './distribution/types.js'
 
 export interface ImageGateResult {
   readonly ok: boolean
@@ -58,9 +56,12 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   const nodes = m.nodes.filter((n) => transports.has(n.name))
   const before = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
 
+  // A rollback checks its release's exact image ID as a preloaded one; otherwise the manifest's mode.
+  const dist = opts.expectId ? DISTRIBUTIONS.preloaded : distributionOf(m)
+  const distribution = dist.name
   let want: string | undefined = opts.expectId
-  const distribution = opts.expectId ? 'preloaded' : m.image.distribution
-  if (distribution === 'load' || distribution === 'relay') {
+  if (dist.fromRunner) {
+    // The one check that this machine has the image, before any node is touched.
     want = await localImageId(image)
     if (!want) {
       findings.push({
@@ -74,51 +75,53 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       return { ok: false, actions, bytesSent, findings }
     }
   }
-  if (distribution === 'relay') {
-    // The runner sends the image once, to the head; the head passes it on over the fabric.
-    const skip = new Set(nodes.filter((n) => want && before.get(n.name) === want).map((n) => n.name))
-    const relayed = await relayImage(m, image, transports, { onProgress: progress, skip, ...(opts.signal && { signal: opts.signal }) })
-    bytesSent += relayed.bytesSent
-    findings.push(...relayed.findings)
-    for (const n of nodes)
-      actions.set(
-        n.name,
-        skip.has(n.name)
-          ? { action: 'present', imageId: before.get(n.name)! }
-          : relayed.imageIds.has(n.name)
-            ? { action: 'relayed' }
-            : { action: 'failed', detail: 'the relay did not deliver it' },
-      )
-  }
-  const stdin = stdinProvider(opts.manifestPath, process.env, { onImageBytes: (_node, b) => (bytesSent += b) })
-  await Promise.all(
-    nodes.map(async (n) => {
-      const t = transports.get(n.name)!
-      const has = before.get(n.name)
-      if (distribution === 'relay') return
-      if (distribution === 'preloaded' || (want && has === want)) {
-        actions.set(n.name, has ? { action: 'present', imageId: has } : { action: 'failed', detail: `${opts.expectId ?? image} is not on ${n.name}` })
-        if (has) progress(`[${n.name}] image: ${short(has)} already present, nothing sent`)
-        return
-      }
-      if (distribution === 'pull') {
-        progress(`[${n.name}] image: docker pull ${image}`)
-        const r = await t.run(pullImage(image), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, ...(opts.signal && { signal: opts.signal }) })
-        if (!succeeded(r)) return void actions.set(n.name, { action: 'failed', detail: `docker pull ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
-        actions.set(n.name, { action: /Image is up to date/.test(r.stdout) ? 'up-to-date' : 'pulled' })
-        return
-      }
-      progress(`[${n.name}] image: docker save ${image} | ssh | docker load (node has ${short(has)}, want ${short(want)})`)
-      const input = await stdin(
-        { kind: 'image-archive', image },
-        { id: `${n.name}/image`, node: n.name, action: 'image', description: '', cmd: loadImage(), command: 'docker load', timeoutSeconds: 3600 },
-      )
-      const r = await t.run(loadImage(), { timeoutMs: m.ssh.commandTimeoutSeconds * 1000, stdin: input, ...(opts.signal && { signal: opts.signal }) })
-      actions.set(n.name, succeeded(r) ? { action: 'loaded' } : { action: 'failed', detail: `docker load ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
-    }),
-  )
+  await dist.deliver({
+    m,
+    image,
+    manifestPath: opts.manifestPath,
+    transports,
+    nodes,
+    before,
+    ...(want && { want }),
+    actions,
+    findings,
+    addBytes: (n) => {
+      bytesSent += n
+    },
+    progress,
+    ...(opts.signal && { signal: opts.signal }),
+  })
   // Every node ends on one image ID.
   const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+  const ids = oneImage({
+    image,
+    nodes,
+    actions,
+    after,
+    findings,
+    progress,
+    distribution,
+    ...(want && { want }),
+    ...(opts.expectId && { expectId: opts.expectId }),
+  })
+  const imageId = ids.size === 1 ? [...ids][0] : undefined
+  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+}
+
+/** Every node read back after the image step: one image ID everywhere, or IMAGE_MISSING / IMAGE_MISMATCH. */
+function oneImage(c: {
+  image: string
+  nodes: readonly ManifestNode[]
+  actions: Map<string, { action: ImageAction; imageId?: string; detail?: string }>
+  after: ReadonlyMap<string, string | undefined>
+  findings: Finding[]
+  progress: (m: string) => void
+  distribution: string
+  want?: string
+  expectId?: string
+}): Set<string> {
+  const { image, nodes, actions, after, findings, progress, distribution, want } = c
+  const opts = { expectId: c.expectId }
   for (const n of nodes) {
     const a = actions.get(n.name)!
     const id = after.get(n.name)
@@ -152,6 +155,5 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       fix: `Make ${image} name one image everywhere (pin it by digest: image.digest), then deploy again.`,
     })
   }
-  const imageId = ids.size === 1 ? [...ids][0] : undefined
-  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+  return ids
 }

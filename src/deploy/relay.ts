@@ -37,7 +37,7 @@ export async function relayImage(
   m: Manifest,
   image: string,
   transports: ReadonlyMap<string, Transport>,
-  opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string>; signal?: AbortSignal },
+  opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string>; signal?: AbortSignal; runnerId?: string },
 ): Promise<{ ok: boolean; bytesSent: number; imageIds: ReadonlyMap<string, string>; findings: Finding[] }> {
   const say = (s: string) => opts.onProgress?.(`relay: ${s}`)
   const skip = opts.skip ?? new Set<string>()
@@ -49,10 +49,12 @@ export async function relayImage(
   let bytesSent = 0
   const done = () => ({ ok: !findings.some((f) => f.severity === 'error'), bytesSent, imageIds, findings })
 
-  const local = new LocalTransport()
-  const present = await local.run(argv(runnerDocker(), 'image', 'inspect', '--format', '{{.Id}}', image), { timeoutMs: 30_000 })
-  const runnerId = present.stdout.trim()
-  if (present.code !== 0 || !runnerId.startsWith('sha256:')) {
+  // The image gate has already read the runner's image ID; a direct caller has it read here.
+  const present = opts.runnerId
+    ? undefined
+    : await new LocalTransport().run(argv(runnerDocker(), 'image', 'inspect', '--format', '{{.Id}}', image), { timeoutMs: 30_000 })
+  const runnerId = opts.runnerId ?? present?.stdout.trim() ?? ''
+  if (present && (present.code !== 0 || !runnerId.startsWith('sha256:'))) {
     findings.push(
       transferFailed(
         null,
@@ -100,7 +102,7 @@ export async function relayImage(
         : `runner → ${head.name}: docker save ${image} | docker load`,
     )
     const started = Date.now()
-    const save = local.stream(argv(runnerDocker(), 'save', image))
+    const save = new LocalTransport().stream(argv(runnerDocker(), 'save', image))
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         bytesSent += chunk.length

@@ -14,6 +14,7 @@ import { renderScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { launchScriptEnv, nodeEnv } from '../plan/node-commands.js'
 import { RELEASE_FILE, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
+import { snapshotText } from './snapshot.js'
 
 export interface ReleaseFile {
   readonly content: string
@@ -76,18 +77,34 @@ function startingFiles(spec: ReleaseSpec, node: ManifestNode): Record<string, Re
 const ANY_RELEASE = 'release'
 
 /**
- * The release fingerprint: SHA-256 over what starts on every node (image ID, rendered start and
- * serve commands or the launch script, effective env and vLLM args, model, secret NAMES), with the
- * release id itself left out, so the same content under a new id is "unchanged".
+ * Parts of the manifest the fingerprint leaves out, each because it does not change what starts on
+ * a node. Everything else in the effective manifest is covered, so a key added later is covered
+ * until someone decides here that it should not be.
+ * - `ssh`, `nodes[].ssh`: how this tool reaches the nodes.
+ * - `image`: the reference, digest and distribution name and fetch the image; the image ID they
+ *   end on is covered on its own (a tag moved to the same ID is the same release).
+ * - `smoke`: what the smoke gate asks; an unchanged release still runs the gate with today's settings.
+ * - `deploy`: how the rollout proceeds (on-failure, the lock's TTL, releases kept, the script check).
+ */
+export const FINGERPRINT_EXCLUDES = ['ssh', 'nodes[].ssh', 'image', 'smoke', 'deploy'] as const
+
+function fingerprintedManifest(m: Manifest): Record<string, unknown> {
+  const { ssh: _ssh, image: _image, smoke: _smoke, deploy: _deploy, nodes, ...rest } = m
+  return { ...rest, nodes: nodes.map(({ ssh: _nodeSsh, ...n }) => n) }
+}
+
+/**
+ * The release fingerprint: SHA-256 over the effective manifest (less FINGERPRINT_EXCLUDES), the
+ * image ID and what starts on every node (rendered start and serve commands or the launch script,
+ * effective env), with the release id itself left out, so the same content under a new id is
+ * "unchanged".
  */
 export function releaseFingerprint(spec: Omit<ReleaseSpec, 'release'>): string {
   const m = spec.manifest
   const doc = {
-    v: 1,
+    v: 2,
     imageId: spec.imageId,
-    model: m.vllm.model,
-    vllm: { args: m.vllm.args, env: m.vllm.env, tp: m.vllm.tensorParallelSize, pp: m.vllm.pipelineParallelSize, port: m.vllm.port },
-    secretNames: [...m.container.secretEnv].sort(),
+    manifest: fingerprintedManifest(m),
     nodes: m.nodes.map((n) => ({ name: n.name, files: startingFiles({ ...spec, release: ANY_RELEASE }, n) })),
   }
   return `sha256:${createHash('sha256').update(JSON.stringify(doc)).digest('hex')}`
@@ -113,7 +130,7 @@ export function releaseFiles(spec: ReleaseSpec, node: ManifestNode, meta: Releas
   return {
     ...startingFiles(spec, node),
     [RELEASE_FILE.fingerprint]: { content: `${fingerprint}\n`, mode: '0644' },
-    [RELEASE_FILE.manifest]: { content: `${JSON.stringify(m, null, 2)}\n`, mode: '0644' },
+    [RELEASE_FILE.manifest]: { content: snapshotText(m), mode: '0644' },
     [RELEASE_FILE.info]: { content: `${JSON.stringify(info, null, 2)}\n`, mode: '0644' },
   }
 }

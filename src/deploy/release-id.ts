@@ -3,6 +3,7 @@
  * Ids come from the user (--release, the Action's `release` input) or default to the commit SHA
  * or a UTC timestamp; they become path components, so they are checked before anything is built.
  */
+import { type Result, fail, ok, problem } from '../result/result.js'
 
 /** Letters, digits, `.`, `_` and `-`; starts with a letter or digit; at most 128 characters. */
 const RELEASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
@@ -25,8 +26,8 @@ export const timestampReleaseId = (now: Date): string =>
     .replace(/\.\d+Z$/, 'Z')
 
 /** The release id of a rollout: the one asked for, else $GITHUB_SHA, else a UTC timestamp. */
-export function resolveReleaseId(requested: string | undefined, env: NodeJS.ProcessEnv, now: Date): { ok: true; id: string } | { ok: false; message: string } {
+export function resolveReleaseId(requested: string | undefined, env: NodeJS.ProcessEnv, now: Date): Result<string> {
   const id = requested || env.GITHUB_SHA || timestampReleaseId(now)
-  const problem = releaseIdProblem(id)
-  return problem ? { ok: false, message: problem } : { ok: true, id }
+  const why = releaseIdProblem(id)
+  return why ? fail(problem('RELEASE_ID_INVALID', why, 'Name the release with letters, digits, ".", "_" and "-" (--release).', { 'release id': id })) : ok(id)
 }

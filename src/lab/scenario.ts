@@ -2,18 +2,17 @@
  * Lab scenarios: the lab's own cluster brought up by a launch script, the way users with their own
  * scripts do it (`launch.mode: script`). `healthy` is wired right; `seed-bug` is the incident (Ray
  * head without --node-ip-address, VLLM_HOST_IP on the fabric); `worker-override` is its second bug
- * (a stale VLLM_HOST_IP in the worker section). The run goes through the normal plan and executor,
- * up to the point where Ray has every node; `serve` then starts vLLM and watches it.
+ * (a stale VLLM_HOST_IP in the worker section). The run goes through the deploy's own stages (the one
+ * deploy plan) up to the point where Ray has every node; `serve` then starts vLLM and watches it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { executePlan, type ExecuteResult } from '../execute/execute.js'
-import { stdinProvider } from '../execute/inputs.js'
+import { startUntilRay } from '../deploy/rollout.js'
+import type { ExecuteResult } from '../execute/execute.js'
 import { type WatchResult, watchVllmStartup } from '../preflight/watch-vllm.js'
 import { loadManifestFile } from '../manifest/load.js'
 import type { Manifest } from '../manifest/schema.js'
 import { headOf, startVllm } from '../plan/node-commands.js'
-import { planDeploy } from '../plan/plan.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
@@ -83,13 +82,16 @@ export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions =
   const launchScript = join(root, 'scenarios', `${name}.sh`)
   writeFileSync(launchScript, opts.script ?? scenarioScript(name), { mode: 0o755 })
   const m: Manifest = { ...manifest, launch: { mode: 'script', path: launchScript, args: [], env: {} } }
-  const plan = planDeploy(m, { release: `lab-${name}` })
   const transports = await labTransports(m, opts.dir)
   try {
-    const execution = await executePlan(plan, {
+    // The deploy's own stages (image, release files, stop previous, launch, every node in Ray), no gates.
+    const execution = await startUntilRay({
+      manifest: m,
+      manifestPath: path,
       transports,
-      stdinFor: stdinProvider(path),
-      untilPhase: 'ray-cluster',
+      env: process.env,
+      release: `lab-${name}`,
+      who: 'vllm-ray-deploy lab',
       ...(opts.onProgress && { onProgress: opts.onProgress }),
     })
     if (!opts.serve || !execution.ok) return { scenario: name, manifestPath: path, launchScript, execution }

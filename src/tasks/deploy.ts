@@ -4,7 +4,8 @@
  */
 import { userInfo } from 'node:os'
 import { resolveReleaseId } from '../deploy/release-id.js'
-import { type OnFailure, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
+import { ON_FAILURE, type OnFailure, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
+import { type Problem, type Result, fail, ok, problem } from '../result/result.js'
 import type { LockHolder } from '../deploy/lock.js'
 import type { SmokeGate } from '../deploy/smoke-seam.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
@@ -96,26 +97,36 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
   }
 }
 
-async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: Map<string, Transport>) => Promise<T>): Promise<T | TaskOutcome> {
+/** One transport per node, closed after `fn`; a node that cannot be reached is a Problem (nothing was changed). */
+async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: Map<string, Transport>) => Promise<T>): Promise<Result<T>> {
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
   const opened = await Promise.allSettled(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
   const transports = new Map(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])))
   try {
-    const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [`${m.nodes[i]!.name}: ${(o.reason as Error).message}`] : []))
+    const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [[m.nodes[i]!.name, (o.reason as Error).message] as const] : []))
     if (failed.length > 0) {
-      const message = `cannot reach every node, nothing was changed: ${failed.join('; ')}`
-      return { ...usageError(message), exitCode: 1, outputs: { result: 'failed' } }
+      const message = `cannot reach every node, nothing was changed: ${failed.map(([n, e]) => `${n}: ${e}`).join('; ')}`
+      return fail(
+        problem(
+          'NODE_UNREACHABLE',
+          message,
+          'Check the SSH settings of those nodes (vllm-ray-deploy preflight shows how each is reached).',
+          Object.fromEntries(failed),
+        ),
+      )
     }
-    return await fn(transports)
+    return ok(await fn(transports))
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()))
   }
 }
 
-function onFailureOf(value: string | undefined): OnFailure | undefined | TaskOutcome {
-  if (value === undefined || value === '') return undefined
-  if (value === 'rollback' || value === 'stop' || value === 'keep') return value
-  return usageError(`on-failure must be one of rollback, stop, keep, got "${value}"`)
+const unreachable = (p: Problem): TaskOutcome => ({ ...usageError(p.message), exitCode: 1, outputs: { result: 'failed' } })
+
+function onFailureOf(value: string | undefined): Result<OnFailure | undefined> {
+  if (value === undefined || value === '') return ok(undefined)
+  if ((ON_FAILURE as readonly string[]).includes(value)) return ok(value as OnFailure)
+  return fail(problem('USAGE', `on-failure must be one of ${ON_FAILURE.join(', ')}, got "${value}"`))
 }
 
 export async function deployTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
@@ -123,9 +134,10 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   const release = resolveReleaseId(opts.release, opts.env, new Date())
-  if (!release.ok) return usageError(release.message)
-  const onFailure = onFailureOf(opts.onFailure)
-  if (typeof onFailure === 'object') return onFailure
+  if (!release.ok) return usageError(release.problem.message)
+  const policy = onFailureOf(opts.onFailure)
+  if (!policy.ok) return usageError(policy.problem.message)
+  const onFailure = policy.value
   const actor = rolloutActor(opts.env)
   const out = await withTransports(m, opts, (transports) =>
     deployRelease({
@@ -133,7 +145,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       manifestPath: path,
       transports,
       env: opts.env,
-      release: release.id,
+      release: release.value,
       ...actor,
       ...(opts.force && { force: true }),
       ...(onFailure && { onFailure }),
@@ -146,7 +158,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out, m)
+  return out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
@@ -154,8 +166,8 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   if (opts.to !== undefined) {
-    const ok = resolveReleaseId(opts.to, {}, new Date())
-    if (!ok.ok) return usageError(ok.message)
+    const to = resolveReleaseId(opts.to, {}, new Date())
+    if (!to.ok) return usageError(to.problem.message)
   }
   const actor = rolloutActor(opts.env)
   const out = await withTransports(m, opts, (transports) =>
@@ -174,5 +186,5 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return 'exitCode' in out ? out : rolloutOutcome(m.cluster, out, m)
+  return out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem)
 }

@@ -1,4 +1,5 @@
-import { planRollout, type PlanOptions } from '../plan/plan.js'
+import { planRollout } from '../deploy/rollout-plan.js'
+import type { PlanOptions } from '../plan/plan.js'
 import { verdictLine } from '../report/verdict.js'
 import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan.js'
 import type { TaskOutcome } from './outcome.js'

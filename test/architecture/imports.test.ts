@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 /**
  * The stages in order; folders in one entry share a rank and may not import each other.
+ * - result: the one Result/Problem type every stage and task returns; depends on nothing.
  * - command: commands as data and the one shell renderer; depends on nothing.
  * - net: IPv4 and interface-list rules shared by the manifest and the preflight.
  * - manifest: schema, validation, the expectation the checks compare against.
@@ -27,6 +28,7 @@ import { describe, expect, it } from 'vitest'
  * - cli, action: the two front doors; entry: src/index.ts and src/cli.ts.
  */
 const STAGES: readonly (string | readonly string[])[] = [
+  'result',
   'command',
   'net',
   'manifest',

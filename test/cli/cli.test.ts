@@ -75,8 +75,18 @@ describe('vllm-ray-deploy plan', () => {
     ])
     const [a, b] = plan.nodes
     expect(a!.name).toBe('spark-a')
-    expect(a!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start', 'ray-ready', 'ray-cluster', 'vllm-serve'])
-    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start'])
+    expect(a!.steps.map((s) => s.action)).toEqual([
+      'image',
+      'release-files',
+      'secret-env',
+      'remove-old',
+      'ray-start',
+      'ray-ready',
+      'ray-cluster',
+      'facts',
+      'vllm-serve',
+    ])
+    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start', 'facts'])
     const headStart = a!.steps.find((s) => s.action === 'ray-start')!
     expect(headStart.command).toBe('sh /var/lib/vllm-ray-deploy/spark-pair/releases/manual/start.sh')
     expect(headStart.runs!.command).toContain('--head --port=6379')

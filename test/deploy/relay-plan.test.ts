@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load.js'
-import { planDeploy } from '../../src/plan/plan.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
 
 it("the head loads the runner's archive once and copies the same stream to each worker over the fabric", () => {
   const text = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8').replace('distribution: pull', 'distribution: relay')
   const { manifest, errors } = parseManifest(text, 'm.yml')
   expect(errors).toEqual([])
-  const plan = planDeploy(manifest!, { release: 'r1' })
+  const plan = planRollout(manifest!, { release: 'r1' })
   const images = plan.phases[0]!.steps.filter((s) => s.action === 'image' || s.action.startsWith('relay-'))
   expect(images.map((s) => [s.id, s.stdin?.kind ?? null])).toEqual([['spark-a/image', 'image-archive']])
   expect(images[0]!.description).toMatch(/once for the whole cluster, and copy the same stream into spark-b \(192\.168\.200\.13\) over the fabric/)

@@ -32,10 +32,11 @@ describe('release ids', () => {
   it('defaults to $GITHUB_SHA, then to a UTC timestamp', () => {
     const now = new Date('2026-12-03T14:05:01.123Z')
     expect(timestampReleaseId(now)).toBe('20261203T140501Z')
-    expect(resolveReleaseId(undefined, { GITHUB_SHA: 'abc123' }, now)).toEqual({ ok: true, id: 'abc123' })
-    expect(resolveReleaseId('', {}, now)).toEqual({ ok: true, id: '20261203T140501Z' })
-    expect(resolveReleaseId('v2', { GITHUB_SHA: 'abc' }, now)).toEqual({ ok: true, id: 'v2' })
-    expect(resolveReleaseId('../x', {}, now).ok).toBe(false)
+    expect(resolveReleaseId(undefined, { GITHUB_SHA: 'abc123' }, now)).toEqual({ ok: true, value: 'abc123' })
+    expect(resolveReleaseId('', {}, now)).toEqual({ ok: true, value: '20261203T140501Z' })
+    expect(resolveReleaseId('v2', { GITHUB_SHA: 'abc' }, now)).toEqual({ ok: true, value: 'v2' })
+    const bad = resolveReleaseId('../x', {}, now)
+    expect(!bad.ok && bad.problem).toMatchObject({ code: 'RELEASE_ID_INVALID', evidence: { 'release id': '../x' } })
   })
 })
 

@@ -12,7 +12,9 @@ import { releaseFiles } from '../../src/deploy/release-files.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { loadImage, pullImage } from '../../src/plan/node-commands.js'
-import { planRelease, planRollout } from '../../src/plan/plan.js'
+import { activateRelease, appendAudit, pruneReleases } from '../../src/plan/release-commands.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
+import { planRelease } from '../../src/plan/plan.js'
 import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan.js'
 import { planTask } from '../../src/tasks/plan.js'
 
@@ -79,25 +81,39 @@ describe('plan shows what deploy runs', () => {
     const relay = planRollout(parse(example.replace('distribution: pull', 'distribution: relay')), {})
     expect(relay.phases[0]!.steps.map((s) => s.id)).toEqual(['spark-a/image'])
     expect(relay.phases[0]!.steps[0]!.description).toMatch(/copy the same stream into spark-b \(192\.168\.200\.13\)/)
-    expect(relay.around!.before.join('\n')).toMatch(/SSH from the head to each worker over the fabric/)
+    expect(JSON.stringify(relay.around!.before)).toMatch(/host checks: docker, GPUs, the fabric interfaces, disk, head-to-worker SSH/)
   })
 
-  it('says what runs around the phases: the script check (script mode), lock and host checks before; current, prune, audit after', () => {
+  it('shows the stages around the phases with their commands: script check (script mode), lock, state and host checks before; activate, prune, audit, unlock after', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-plan-'))
     writeFileSync(join(dir, 'launch.sh'), '#!/bin/sh\n')
     const scripted = planRollout(parse(example.replace('  mode: builtin\n', '  mode: script\n  path: launch.sh\n')), { release: 'r9' })
     expect(scripted.phases.map((x) => x.name)).toContain('launch-head')
-    expect(scripted.around!.before[0]).toMatch(/^read launch\.sh for the seed bug's overrides \(deploy\.scriptCheck: warn\)$/)
+    expect(scripted.around!.before[0]!.description).toMatch(/^read launch\.sh for the seed bug's overrides on this machine \(deploy\.scriptCheck: warn\)$/)
     const p = planRollout(base, { release: 'r9' })
-    expect(p.around!.before.some((x) => /script/.test(x))).toBe(false)
-    expect(p.around!.before.join('\n')).toMatch(/deploy lock on spark-a[\s\S]*host checks/)
-    expect(p.around!.after.join('\n')).toMatch(/`current` at release r9[\s\S]*last 3[\s\S]*audit line/)
+    const names = (xs: readonly { name: string }[]) => xs.map((x) => x.name)
+    expect(names(p.around!.before)).toEqual(['lock', 'state'])
+    expect(names(p.around!.after)).toEqual(['activate', 'prune', 'audit', 'unlock'])
+    const commands = (xs: readonly { steps: readonly { id: string; command: string }[] }[]) => xs.flatMap((x) => x.steps.map((s) => [s.id, s.command]))
+    // The exact commands, rendered by the one renderer from the builders the stages run.
+    expect(commands(p.around!.before).map(([id]) => id)).toEqual([
+      'spark-a/lock',
+      'spark-a/state',
+      'spark-b/state',
+      'spark-a/host-checks',
+      'spark-b/host-checks',
+    ])
+    expect(commands(p.around!.after).find(([id]) => id === 'spark-b/activate')![1]).toBe(render(activateRelease(base, 'r9')))
+    expect(commands(p.around!.after).find(([id]) => id === 'spark-a/prune')![1]).toBe(render(pruneReleases(base)))
+    expect(commands(p.around!.after).find(([id]) => id === 'spark-a/audit')![1]).toBe(render(appendAudit(base)))
     const text = renderPlanText(p)
     expect(text.indexOf('Before the phases:')).toBeLessThan(text.indexOf('1. image'))
     expect(text.indexOf('After the phases:')).toBeGreaterThan(text.indexOf('9. smoke'))
     expect(text).toMatch(/\$ sh \/var\/lib\/vllm-ray-deploy\/spark-pair\/releases\/r9\/start\.sh\n {5}which runs: docker run /)
     // Gates without commands of their own still get a row in the job summary.
-    expect(renderPlanMarkdown(p)).toMatch(/\| preflight \| all \| gather facts/)
+    expect(renderPlanMarkdown(p)).toMatch(/\| smoke \| all \| the smoke test/)
+    expect(renderPlanMarkdown(p)).toMatch(/\| lock \| spark-a \| take the deploy lock \|[\s\S]*\| unlock \| spark-a \|/)
+    expect(text).toMatch(/ {3}- lock: take the cluster's deploy lock on spark-a[^\n]*\n {3}\[spark-a\] lock: take the deploy lock\n {5}\$ sh -c /)
   })
 
   it('the plan task (CLI and Action) shows the rollout plan, secrets named but never valued', async () => {
@@ -106,9 +122,13 @@ describe('plan shows what deploy runs', () => {
     writeFileSync(path, example)
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
-    expect(o.headline).toBe('plan for spark-pair: 9 phases, 13 steps on 2 nodes')
-    const json = o.json as { around: { before: string[] }; nodes: { steps: { id: string; runs?: { command: string } }[] }[] }
-    expect(json.around.before.length).toBe(2)
+    expect(o.headline).toBe('plan for spark-pair: 9 phases, 15 steps on 2 nodes')
+    const json = o.json as {
+      around: { before: { name: string; steps: { command: string }[] }[] }
+      nodes: { steps: { id: string; runs?: { command: string } }[] }[]
+    }
+    expect(json.around.before.map((x) => x.name)).toEqual(['lock', 'state'])
+    expect(json.around.before[0]!.steps[0]!.command).toMatch(/^sh -c .*mkdir -- "\$dir"/s)
     expect(json.nodes[0]!.steps.map((s) => s.id)[0]).toBe('spark-a/image')
     expect(json.nodes[0]!.steps.find((s) => s.id === 'spark-a/ray-start')!.runs!.command).toMatch(/--env-file \S+\/releases\/abc\/secret\.env/)
     expect(o.text).toContain('write HF_TOKEN to release abc')

@@ -1,0 +1,31 @@
+/**
+ * After every gate passed: `current` moves to the release on every node, and releases beyond
+ * `deploy.releasesKept` are pruned. The audit line is written by the runner at the very end, so it
+ * records how the rollout ended.
+ */
+import { activateRelease, pruneReleases } from '../../plan/release-commands.js'
+import { problem } from '../../result/result.js'
+import { type Stage, proceed, stop } from './context.js'
+
+export const activateStage: Stage = {
+  name: 'activate',
+  changes: true,
+  final: true,
+  when: (ctx) => !ctx.unchanged,
+  async run(ctx) {
+    const act = await ctx.io.onAll(ctx.m, 'activate', activateRelease(ctx.m, ctx.release))
+    if (act.ok) return proceed
+    return stop(problem('ACTIVATE_FAILED', act.detail, `Point current at ${ctx.release} by hand, or deploy again.`))
+  },
+}
+
+/** A prune that fails leaves old releases behind: reported as progress, the rollout stands. */
+export const pruneStage: Stage = {
+  name: 'prune',
+  final: true,
+  when: (ctx) => !ctx.unchanged && ctx.command === 'deploy',
+  async run(ctx) {
+    await ctx.io.onAll(ctx.m, 'prune', pruneReleases(ctx.m))
+    return proceed
+  },
+}

@@ -1,0 +1,150 @@
+/**
+ * The stages before anything changes: the launch script read (script-check), the deploy lock, and
+ * every node's release state read while the host checks run. Each stops with nothing changed.
+ */
+import { option } from '../../command/option-words.js'
+import { readFile } from 'node:fs/promises'
+import { dirname, relative, resolve } from 'node:path'
+import type { Manifest } from '../../manifest/schema.js'
+import type { Finding } from '../../preflight/finding.js'
+import { headOf } from '../../plan/node-commands.js'
+import { problem } from '../../result/result.js'
+import { checkLaunchScript } from '../../script-check/index.js'
+import { distributionOf } from '../distribution/index.js'
+import { hostChecks } from '../host-checks.js'
+import { acquireDeployLock } from '../lock.js'
+import { commonCurrent, readNodeStates } from '../node-state.js'
+import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+
+export async function readLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
+  if (m.launch.mode !== 'script') return undefined
+  return readFile(resolve(dirname(manifestPath), m.launch.path), 'utf8')
+}
+
+/**
+ * The static launch-script check. Under `deploy.scriptCheck: warn` its errors are carried as
+ * warnings (the live preflight decides); under `block` they stop the deploy. An unreadable script
+ * is left to the release-files stage, which reports it with the path.
+ */
+export async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ findings: Finding[]; blocking: Finding[] }> {
+  const text = await readLaunchScript(m, manifestPath).catch(() => undefined)
+  if (m.launch.mode !== 'script' || text === undefined) return { findings: [], blocking: [] }
+  // The path as seen from here (the repository root in a workflow), so a finding's `Script line` annotates the file.
+  const { findings } = checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), resolve(dirname(manifestPath), m.launch.path)) })
+  if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
+  const warn = (f: Finding): Finding =>
+    f.severity === 'error' ? { ...f, severity: 'warning', message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` } : f
+  return { findings: findings.map(warn), blocking: [] }
+}
+
+export const scriptCheckStage: Stage = {
+  name: 'script-check',
+  untouched: () => 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)',
+  async run(ctx) {
+    const script = await staticScriptCheck(ctx.m, ctx.o.manifestPath)
+    ctx.findings.push(...script.findings)
+    if (script.blocking.length === 0) return proceed
+    return stop(
+      problem(
+        'SCRIPT_CHECK_BLOCKED',
+        errorCodes(script.blocking),
+        `Fix ${ctx.m.launch.mode === 'script' ? ctx.m.launch.path : 'the launch script'} as its findings say.`,
+      ),
+    )
+  },
+}
+
+export const lockStage: Stage = {
+  name: 'lock',
+  untouched: () => 'nothing was changed: another rollout holds the lock',
+  async run(ctx) {
+    const { m, o, io } = ctx
+    const head = headOf(m)
+    const got = await acquireDeployLock(o.transports.get(head.name)!, m, {
+      who: o.who,
+      ...(o.run && { run: o.run }),
+      release: ctx.release,
+      ...(o.waitLock && { wait: true }),
+      onProgress: io.progress,
+    })
+    if (got.ok) {
+      ctx.lock = got.holder
+      o.onLock?.({ holder: got.holder, cluster: m.cluster })
+      return proceed
+    }
+    const evidence: Record<string, string> = got.holder
+      ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
+      : {}
+    const fix = `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`
+    ctx.findings.push({
+      code: 'DEPLOY_LOCKED',
+      severity: 'error',
+      node: head.name,
+      message: `Another rollout holds the deploy lock: ${got.message}.`,
+      evidence,
+      fix,
+    })
+    return stop({ code: 'DEPLOY_LOCKED', message: got.message, evidence, fix })
+  },
+}
+
+async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
+  const { m, o, io } = ctx
+  const { relay = false, alsoChecked } = distributionOf(m).hostChecks
+  const findings = await hostChecks(m, o.transports, { relay })
+  sayFindings(io, findings)
+  if (findings.length === 0)
+    io.say(
+      'host-checks',
+      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
+    )
+  return findings
+}
+
+/** Both only read the nodes: the release state and the host checks run at once. */
+export const stateStage: Stage = {
+  name: 'state',
+  labelsItself: true,
+  untouched: () => 'nothing was changed on the nodes (host checks come before anything changes)',
+  async run(ctx) {
+    const { m, o, io } = ctx
+    const [states, host] = await Promise.all([io.inStage('state', () => readNodeStates(m, o.transports)), io.inStage('host-checks', () => runHostChecks(ctx))])
+    ctx.states = states
+    const unreadable = [...states.values()].filter((s) => s.error)
+    if (unreadable.length > 0) {
+      const message = unreadable.map((s) => `${s.node}: ${s.error}`).join('; ')
+      return stop(problem('NODE_STATE_UNREADABLE', message, 'Make sure every node is reachable and its state directory readable, then run again.'))
+    }
+    const headState = states.get(headOf(m).name)!
+    ctx.current = commonCurrent(states)
+    const previous = ctx.current?.current ?? headState.current
+    if (previous) ctx.previousRelease = previous
+    if (ctx.command === 'deploy') io.say('state', `current release: ${previous ?? '(none)'}; deploying ${ctx.release}${o.force ? ` (${option('force')})` : ''}`)
+    ctx.findings.push(...host)
+    if (hasError(host)) return stop(problem('HOST_CHECKS_FAILED', errorCodes(host), 'Fix what the host checks found.'), { at: 'host-checks' })
+    return proceed
+  },
+}
+
+/** `rollback`: the release to go back to, `--to` or the one `previous` names on the head. */
+export const rollbackTargetStage = (to: string | undefined): Stage => ({
+  name: 'state',
+  untouched: () => 'nothing was changed on the nodes',
+  async run(ctx) {
+    const head = ctx.states?.get(headOf(ctx.m).name)
+    const target = to ?? head?.previous
+    if (target) {
+      ctx.release = target
+      return proceed
+    }
+    const releases = head?.releases.join(', ') || 'none'
+    return stop(
+      problem(
+        'NO_PREVIOUS_RELEASE',
+        `no previous release on ${headOf(ctx.m).name}; name one with ${option('to')} (releases: ${releases})`,
+        `Name the release to go back to: a rollback with ${option('to', 'RELEASE')}.`,
+        { releases },
+      ),
+    )
+  },
+})

@@ -1,0 +1,120 @@
+/**
+ * The release's image on every node (the image gate), and what decides the release's content: for
+ * a new release its fingerprint (the same content already running is `unchanged`), for an existing
+ * one its own manifest snapshot and image ID, read from its files on the nodes.
+ */
+import { option } from '../../command/option-words.js'
+import type { Finding } from '../../preflight/finding.js'
+import { headOf, imageRef, vllmHealth } from '../../plan/node-commands.js'
+import { RELEASE_FILE, readReleaseFile } from '../../plan/release-commands.js'
+import { problem } from '../../result/result.js'
+import { outcome, succeeded } from '../../transport/transport.js'
+import { imageGate } from '../image-gate.js'
+import { releaseFiles, releaseFingerprint } from '../release-files.js'
+import { readSnapshot } from '../snapshot.js'
+import { type RolloutContext, type Stage, proceed, stop } from './context.js'
+import { readLaunchScript } from './before.js'
+
+const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
+
+export const imageStage: Stage = {
+  name: 'image',
+  untouched: (ctx) => (ctx.source === 'new' ? 'nothing was changed on the nodes (the image gate comes first)' : 'nothing was changed on the nodes'),
+  async run(ctx) {
+    const { m, o, io } = ctx
+    if (io.cancelled) return cancelled('cancelled before anything changed')
+    const img = await imageGate(m, imageRef(m), o.transports, {
+      manifestPath: o.manifestPath,
+      onProgress: io.progress,
+      ...(ctx.expectImageId !== undefined && { expectId: ctx.expectImageId }),
+      ...(o.signal && { signal: o.signal }),
+    })
+    ctx.image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
+    if (io.cancelled) return cancelled('cancelled during the image transfer; no container was touched')
+    if (!img.ok || !img.imageId) {
+      ctx.findings.push(...img.findings)
+      const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
+      return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'))
+    }
+    ctx.imageId = img.imageId
+    return proceed
+  },
+}
+
+/** An existing release: on every node, with its own manifest snapshot and image ID. */
+export const snapshotStage: Stage = {
+  name: 'snapshot',
+  untouched: () => 'nothing was changed on the nodes',
+  async run(ctx) {
+    const { m, o, io, release } = ctx
+    const missing = m.nodes.filter((n) => !ctx.states?.get(n.name)?.releases.includes(release)).map((n) => n.name)
+    if (missing.length > 0) {
+      const f: Finding = {
+        code: 'RELEASE_NOT_FOUND',
+        severity: 'error',
+        node: missing.length === 1 ? missing[0]! : null,
+        message: `Release ${release} is not on ${missing.join(', ')}.`,
+        evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, ctx.states?.get(n.name)?.releases.join(', ') || '(none)'])),
+        fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
+      }
+      ctx.findings.push(f)
+      return stop({ code: f.code, message: f.message, evidence: f.evidence, fix: f.fix })
+    }
+    const head = o.transports.get(headOf(m).name)!
+    const r = await head.run(readReleaseFile(m, release, RELEASE_FILE.manifest), { timeoutMs: 30_000 })
+    if (!succeeded(r)) {
+      return stop(
+        problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release} has no ${RELEASE_FILE.manifest} on ${headOf(m).name} (${outcome(r)})`, 'Deploy it again.'),
+      )
+    }
+    const snap = readSnapshot(release, r.stdout)
+    if (!snap.ok) return stop(snap.problem)
+    for (const note of snap.value.notes) io.progress(`release ${release}'s manifest snapshot: ${note}`)
+    ctx.m = snap.value.manifest
+    const idFile = await head.run(readReleaseFile(m, release, RELEASE_FILE.imageId), { timeoutMs: 30_000 })
+    ctx.expectImageId = idFile.stdout.trim()
+    return proceed
+  },
+}
+
+/** Running healthy: the containers `current` recorded run, and vLLM answers /health. */
+async function runningHealthy(ctx: RolloutContext): Promise<boolean> {
+  const running = [...(ctx.states?.values() ?? [])].every((s) => s.container?.running && s.container.id === s.currentContainer)
+  if (!running) return false
+  return succeeded(await ctx.o.transports.get(headOf(ctx.m).name)!.run(vllmHealth(ctx.m), { timeoutMs: 30_000 }))
+}
+
+/**
+ * A new release's fingerprint. Unchanged (same fingerprint as current everywhere, running healthy):
+ * nothing is restarted, only the gates run. A release id names one content: the release the cluster
+ * falls back on is never rewritten with other content.
+ */
+export const fingerprintStage: Stage = {
+  name: 'fingerprint',
+  untouched: () => 'nothing was changed on the nodes',
+  async run(ctx) {
+    const { m, o, io, current } = ctx
+    const launchScript = await readLaunchScript(m, o.manifestPath)
+    const spec = { manifest: m, imageId: ctx.imageId!, ...(launchScript !== undefined && { launchScript }) }
+    const fingerprint = releaseFingerprint(spec)
+    ctx.fingerprint = fingerprint
+    io.progress(`fingerprint ${fingerprint.slice(0, 19)}…, current ${current?.fingerprint?.slice(0, 19) ?? '(none)'}…`)
+    if (!o.force && current?.current && current.fingerprint === fingerprint) {
+      if (await runningHealthy(ctx)) {
+        ctx.release = current.current
+        ctx.unchanged = true
+        io.progress(`unchanged: release ${ctx.release} already runs this exact content; no image bytes moved, no container restarted`)
+        return proceed
+      }
+      io.progress('same content as current, but it is not running healthy: redeploying it')
+    }
+    const headState = ctx.states?.get(headOf(m).name)
+    if ((ctx.release === ctx.previousRelease || ctx.release === headState?.previous) && current?.fingerprint !== fingerprint) {
+      const message = `release ${ctx.release} already exists on the nodes with other content; give this deploy a new release id (${option('release')})`
+      return stop(problem('RELEASE_ID_TAKEN', message, `Give this deploy a new release id (${option('release')}).`), { at: 'release-files' })
+    }
+    const meta = { who: o.who, createdAt: new Date().toISOString(), ...(o.run && { run: o.run }) }
+    ctx.releaseFilesFor = (rel, node) => JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
+    return proceed
+  },
+}

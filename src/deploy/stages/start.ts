@@ -1,0 +1,110 @@
+/**
+ * The stages that start a release from its files: write (or verify) them, stop the previous
+ * container, launch Ray (head, then workers), wait for every node in Ray, and vllm serve (watched
+ * until /health answers). Each runs its own phases of the release's plan (planRelease) through the
+ * executor, so `plan` shows exactly what they run.
+ */
+import { executePlan } from '../../execute/execute.js'
+import { stdinProvider } from '../../execute/inputs.js'
+import type { Finding } from '../../preflight/finding.js'
+import { watchVllmStartup } from '../../preflight/watch-vllm.js'
+import { headOf } from '../../plan/node-commands.js'
+import { type PhaseName, type Plan, planRelease } from '../../plan/plan.js'
+import { problem } from '../../result/result.js'
+import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
+
+const notUnchanged = (ctx: RolloutContext): boolean => !ctx.unchanged
+
+export function releasePlan(ctx: RolloutContext): Plan {
+  ctx.plan ??= planRelease(ctx.m, { release: ctx.release, files: ctx.source === 'new' ? 'write' : 'verify' })
+  return ctx.plan
+}
+
+const stepFailed = (r: { step: { node: string; action: string; command: string }; phase: string; detail?: string }): Finding => ({
+  code: 'DEPLOY_STEP_FAILED',
+  severity: 'error',
+  node: r.step.node,
+  message: `Step ${r.step.action} of phase ${r.phase} failed on ${r.step.node}: ${r.detail ?? 'failed'}.`,
+  evidence: { command: r.step.command.length > 400 ? `${r.step.command.slice(0, 400)}…` : r.step.command, result: r.detail ?? '' },
+  fix: `Run the command on ${r.step.node} by hand to see why (vllm-ray-deploy plan shows every command).`,
+})
+
+/** Run these phases of the release's plan; a failed step or a cancel stops the rollout at its phase. */
+export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]): Promise<StageOutcome> {
+  const { o, io } = ctx
+  const plan = releasePlan(ctx)
+  const exec = await executePlan(
+    { ...plan, phases: plan.phases.filter((p) => names.includes(p.name)) },
+    {
+      transports: o.transports,
+      stdinFor: stdinProvider(o.manifestPath, o.env, { ...(ctx.releaseFilesFor && { releaseFiles: ctx.releaseFilesFor }) }),
+      ...(o.signal && { signal: o.signal }),
+      onProgress: (x) => io.progress(x.replace(/^== /, '')),
+      onPhase: (phase, event) => {
+        if (event === 'start') io.setLabel(phase.name)
+        o.onStage?.(phase.name, event)
+      },
+    },
+  )
+  ctx.executed.push(...exec.results)
+  if (exec.ok) return proceed
+  const at = exec.stoppedAt!
+  if (exec.cancelled) return stop(problem('CANCELLED', at.reason, 'Run the deploy again when it may go on.'), { at: at.phase, cancelled: true })
+  const failed = exec.results.filter((x) => x.status === 'failed').map(stepFailed)
+  ctx.findings.push(...failed)
+  return stop(problem('DEPLOY_STEP_FAILED', at.reason, failed[0]?.fix ?? 'Run the failed step by hand to see why.'), { at: at.phase })
+}
+
+const phaseStage = (name: PhaseName, phases: (ctx: RolloutContext) => readonly PhaseName[], changes = true): Stage => ({
+  name,
+  changes,
+  labelsItself: true,
+  when: notUnchanged,
+  run: (ctx) => runPhases(ctx, phases(ctx)),
+})
+
+export const releaseFilesStage = phaseStage('release-files', () => ['release-files'])
+export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
+export const launchStage: Stage = {
+  ...phaseStage('ray-head', (ctx) => (ctx.m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers'])),
+}
+export const clusterWaitStage = phaseStage('ray-cluster', () => ['ray-cluster'])
+
+/** vllm serve from the release's serve.sh, then the start-up watcher until /health answers or it cannot. */
+export const serveStage: Stage = {
+  name: 'vllm',
+  changes: true,
+  labelsItself: true,
+  when: notUnchanged,
+  async run(ctx) {
+    const started = await runPhases(ctx, ['vllm'])
+    if (started.next === 'stop') return started
+    const { m, o, io } = ctx
+    const head = headOf(m)
+    const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
+      deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
+      ...(ctx.facts?.ray && { ray: ctx.facts.ray }),
+      ...(o.signal && { signal: o.signal }),
+      onProgress: io.progress,
+    })
+    io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
+    if (w.ready) return proceed
+    const errors = w.findings.filter((f) => f.severity === 'error')
+    const fix = `Read the full log on ${head.name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log`
+    ctx.findings.push(
+      ...(errors.length > 0
+        ? errors
+        : [
+            {
+              code: 'VLLM_NOT_READY' as const,
+              severity: 'error' as const,
+              node: head.name,
+              message: `vllm serve did not become ready: ${w.reason}.`,
+              evidence: { 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+              fix,
+            },
+          ]),
+    )
+    return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix))
+  },
+}

@@ -1,0 +1,249 @@
+/**
+ * A recording transport over simulated nodes, for the rollout's stages and failure paths without
+ * Docker. Every command is recorded as the node's shell would run it (rendered once by the real
+ * renderer). The state commands (lock, release files, checksums, current/previous, prune, audit)
+ * run for real in a per-node temporary directory standing in for /var/lib/vllm-ray-deploy, with a
+ * `docker` on PATH that answers `inspect` from the simulated container; what needs a real Docker,
+ * Ray or vLLM (image pull and inspect, start.sh, serve.sh, Ray waits, the probes) is answered here
+ * from the simulated state, with the host probe from the lab captures in ../fixtures.
+ */
+import { spawn } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { type Cmd, render } from '../../../src/command/shell.js'
+import { labManifest } from '../../../src/lab/manifest.js'
+import { type Manifest, ManifestSchema } from '../../../src/manifest/schema.js'
+import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
+import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
+import type { RunOptions, RunResult, Transport } from '../../../src/transport/transport.js'
+
+export const LAB_NODES = [
+  { name: 'spark-a', role: 'head', fabricIp: '172.30.200.12', mgmtIp: '172.30.230.12' },
+  { name: 'spark-b', role: 'worker', fabricIp: '172.30.200.13', mgmtIp: '172.30.230.13' },
+] as const
+
+/** The lab's manifest (two nodes, image pulled), as `lab up` writes it; `patch` changes it. */
+export function simManifest(patch: (doc: Record<string, unknown>) => void = () => {}): Manifest {
+  const doc = labManifest({
+    nodes: LAB_NODES.map((n) => ({
+      name: n.name,
+      role: n.role,
+      container: `c-${n.name}`,
+      hostname: n.name,
+      mgmtIp: n.mgmtIp,
+      fabricIp: n.fabricIp,
+      mgmtInterface: 'enP7s7',
+      fabricInterface: 'enp1s0f0np0',
+      sshHost: n.mgmtIp,
+      hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAG/J+TgkPck8fFI2MHxpi/e5Be1dulNgtC7UoPOiuYl',
+      gpus: 1,
+    })),
+    sshUser: 'root',
+    sshPort: 22,
+    fabricInterface: 'enp1s0f0np0',
+    fabricSubnet: '172.30.200.0/24',
+    imageRef: '172.30.230.2:5000/vrd-lab/vllm-standin:latest',
+  })
+  patch(doc)
+  return ManifestSchema.parse(doc)
+}
+
+const FAKE_DOCKER = `#!/bin/sh
+# docker inspect --format FORMAT NAME: the simulated container ($SIM_DIR/container), else exit 1.
+[ "$1" = inspect ] || [ "$1 $2" = "container inspect" ] || exit 0
+[ -f "$SIM_DIR/container" ] || { echo "Error: No such object" >&2; exit 1; }
+case "$*" in *State.Running*) cat "$SIM_DIR/container" ;; *) cut -d' ' -f1 "$SIM_DIR/container" ;; esac
+`
+
+export interface Fault {
+  readonly node?: string
+  /** Matched against the rendered command. */
+  readonly when: RegExp
+  readonly result?: Partial<RunResult>
+  /** Only the first `times` matches fail (default: every one). */
+  times?: number
+}
+
+interface SimNode {
+  readonly name: string
+  readonly role: string
+  readonly dir: string
+  readonly images: Map<string, string>
+  container?: { id: string; running: boolean; imageId: string; release: string }
+  vllm: boolean
+}
+
+const ok = (stdout = '', code = 0, stderr = ''): RunResult => ({ code, signal: null, stdout, stderr, durationMs: 1, timedOut: false })
+
+async function text(stdin: RunOptions['stdin']): Promise<string | undefined> {
+  if (stdin === undefined || typeof stdin === 'string') return stdin
+  const chunks: Buffer[] = []
+  for await (const c of stdin as Readable) chunks.push(Buffer.from(c))
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export class SimCluster {
+  readonly root = mkdtempSync(join(tmpdir(), 'vrd-sim-'))
+  /** Every command each node was asked to run, in order. */
+  readonly log: { node: string; command: string }[] = []
+  readonly faults: Fault[] = []
+  private readonly nodes = new Map<string, SimNode>()
+  private containers = 0
+  /** The image ID a pull gives. */
+  imageId = `sha256:${'a'.repeat(64)}`
+  /** What the facts probe prints on a node (healthy by default). */
+  probe: (node: string) => string = (node) => healthyProbe(node, this.imageId)
+  /** vllm serve answers /health once started. */
+  vllmComesUp = true
+
+  constructor(readonly manifest: Manifest) {
+    const bin = join(this.root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'docker'), FAKE_DOCKER)
+    chmodSync(join(bin, 'docker'), 0o755)
+    for (const n of manifest.nodes) {
+      const dir = join(this.root, n.name)
+      mkdirSync(join(dir, 'state'), { recursive: true })
+      this.nodes.set(n.name, { name: n.name, role: n.role, dir, images: new Map(), vllm: false })
+    }
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true })
+  }
+
+  fail(fault: Fault): this {
+    this.faults.push(fault)
+    return this
+  }
+
+  transports(): Map<string, Transport> {
+    return new Map([...this.nodes.keys()].map((name) => [name, this.transport(name)]))
+  }
+
+  /** The commands a node ran whose text matches. */
+  ran(node: string, what: RegExp): string[] {
+    return this.log.filter((l) => l.node === node && what.test(l.command)).map((l) => l.command)
+  }
+
+  node(name: string): SimNode {
+    return this.nodes.get(name)!
+  }
+
+  stateDir(name: string): string {
+    return join(this.node(name).dir, 'state', this.manifest.cluster)
+  }
+
+  /** Run a shell line on the node's simulated disk. */
+  sh(name: string, line: string): Promise<RunResult> {
+    return this.realSh(this.node(name), line, undefined)
+  }
+
+  private transport(name: string): Transport {
+    return {
+      label: `${name} (sim)`,
+      run: async (cmd: Cmd, opts: RunOptions) => {
+        const command = render(cmd)
+        this.log.push({ node: name, command })
+        const stdin = await text(opts.stdin)
+        const fault = this.faults.find((f) => (f.node === undefined || f.node === name) && f.when.test(command) && (f.times ?? 1) > 0)
+        if (fault) {
+          if (fault.times !== undefined) fault.times--
+          return { ...ok('', 1, 'simulated failure'), ...fault.result }
+        }
+        return this.answer(this.node(name), command, stdin)
+      },
+      close: async () => {},
+    }
+  }
+
+  private setContainer(n: SimNode, c: SimNode['container']): void {
+    n.container = c
+    const file = join(n.dir, 'container')
+    if (c) writeFileSync(file, `${c.id} ${c.running} 2026-12-04T00:00:00Z ${c.imageId} ${c.release}\n`)
+    else rmSync(file, { force: true })
+  }
+
+  private async answer(n: SimNode, command: string, stdin: string | undefined): Promise<RunResult> {
+    const ref = this.manifest.image.ref
+    if (command.includes('nvidia-smi -L')) return ok(readFileSync(`test/deploy/fixtures/host-probe-${n.role}-healthy.txt`, 'utf8'))
+    if (stdin === PROBE_PROGRAM) return ok(this.probe(n.name))
+    if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
+    if (command.startsWith('docker image inspect')) {
+      const id = n.images.get(ref) ?? [...n.images.values()].find((v) => command.includes(v))
+      return id ? ok(`${id}\n`) : ok('', 1, `Error: No such image: ${ref}`)
+    }
+    if (command.startsWith('docker pull')) {
+      const had = n.images.get(ref) === this.imageId
+      n.images.set(ref, this.imageId)
+      // docker pull's own last line.
+      return ok(had ? `Status: Image is up to date for ${ref}\n` : `Status: Downloaded newer image for ${ref}\n`)
+    }
+    if (command.includes('docker rm -f')) {
+      this.setContainer(n, undefined)
+      n.vllm = false
+      return ok()
+    }
+    const started = /^sh \S+\/releases\/([\w.-]+)\/(start|serve)\.sh$/.exec(command)
+    if (started?.[2] === 'start') {
+      this.setContainer(n, { id: `c${++this.containers}`, running: true, imageId: this.imageId, release: started[1]! })
+      return ok()
+    }
+    if (started?.[2] === 'serve') {
+      n.vllm = this.vllmComesUp
+      return ok()
+    }
+    if (command.includes('ray status') || command.includes('ray.nodes')) return ok()
+    if (command.startsWith('curl')) return n.vllm ? ok('') : ok('', 7, 'curl: (7) Failed to connect')
+    return this.realSh(n, command, stdin)
+  }
+
+  private realSh(n: SimNode, command: string, stdin: string | undefined): Promise<RunResult> {
+    const line = command.split(NODE_STATE_DIR).join(join(n.dir, 'state'))
+    return new Promise((resolve) => {
+      const child = spawn('sh', ['-c', line], {
+        env: { ...process.env, PATH: `${join(this.root, 'bin')}:${process.env.PATH}`, SIM_DIR: n.dir },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      let out = ''
+      let err = ''
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))
+      child.on('close', (code) => resolve(ok(out, code ?? 1, err)))
+      // A command that does not read its stdin may exit before it is written.
+      child.stdin.on('error', () => {})
+      child.stdin.end(stdin ?? '')
+    })
+  }
+}
+
+/** The facts probe's answer on a healthy lab node (the shape of src/probe/node-probe.ts's output). */
+export function healthyProbe(node: string, imageId: string, vllmIp?: string): string {
+  const me = LAB_NODES.find((n) => n.name === node)!
+  const base = {
+    errors: [],
+    hostname: node,
+    interfaces: [{ name: 'enp1s0f0np0', up: true, addresses: [`${me.fabricIp}/24`] }],
+    peers: [],
+    gpus: [{ index: 0, name: 'NVIDIA GB10' }],
+    container: {
+      name: 'vllm-ray',
+      running: true,
+      image_id: imageId,
+      env: { VLLM_HOST_IP: me.fabricIp, NCCL_SOCKET_IFNAME: 'enp1s0f0np0', GLOO_SOCKET_IFNAME: 'enp1s0f0np0' },
+      inside: { python: '3.12.3', ray: '2.55.1', vllm: '0.17.1', vllm_ip: vllmIp ?? me.fabricIp, vllm_ip_source: 'VLLM_HOST_IP' },
+    },
+  }
+  if (me.role !== 'head') return JSON.stringify(base)
+  return JSON.stringify({
+    ...base,
+    ray_nodes: LAB_NODES.map((n) => ({
+      NodeID: n.name,
+      Alive: true,
+      NodeManagerAddress: n.fabricIp,
+      Resources: { GPU: 1, [`node:${n.fabricIp}`]: 1, ...(n.role === 'head' && { 'node:__internal_head__': 1 }) },
+    })),
+  })
+}
