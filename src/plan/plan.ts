@@ -10,6 +10,7 @@ import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import { headOf, imageRef, inspectImage, loadImage, pullImage, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { relayFanOut } from './relay-commands.js'
 import { hostProbeCmd } from './host-check-commands.js'
+import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from './lock-commands.js'
 import {
   RELEASE_FILE,
@@ -57,6 +58,7 @@ export interface PlannedStep {
 export const PHASE_NAMES = [
   'prepare',
   'image',
+  'image-contents',
   'release-files',
   'stop-previous',
   'upload-launch-script',
@@ -324,6 +326,15 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
     parallel: m.image.distribution !== 'relay',
     steps: m.nodes.flatMap((n) => imageSteps(m, n, image)),
   }
+  const head = headOf(m)
+  const contentsPhase: PlanPhase = {
+    name: 'image-contents',
+    description: `read what ${image} holds, on ${head.name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
+    parallel: false,
+    steps: [
+      stepOf(m)(head, 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15),
+    ],
+  }
   const runs = (s: PlannedStep): PlannedStep => {
     const node = m.nodes.find((n) => n.name === s.node)!
     const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined
@@ -332,7 +343,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   return {
     ...release,
     image,
-    phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    phases: [imagePhase, contentsPhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
     around: aroundStages(m, release.head, release.release),
   }
 }

@@ -61,6 +61,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     findings: [...ctx.findings, ...backFindings.map((f) => ({ ...f, message: `(rollback to ${handled?.release}) ${f.message}` }))],
     ...(ctx.smoke && { smoke: ctx.smoke }),
     ...(ctx.image && { image: ctx.image }),
+    ...(ctx.imageContents && { imageContents: ctx.imageContents }),
     ...(facts && { facts }),
   }
 }
