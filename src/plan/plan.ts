@@ -164,6 +164,10 @@ export function imageSteps(m: Manifest, node: ManifestNode, image: string): Plan
   }
 }
 
+/** The image-contents probe on the head: what the image-contents stage runs (`image` is the image ID at run time). */
+export const imageContentsStep = (m: Manifest, image: string): PlannedStep =>
+  stepOf(m)(headOf(m), 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15)
+
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {
   const head = headOf(m)
@@ -326,14 +330,11 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
     parallel: m.image.distribution !== 'relay',
     steps: m.nodes.flatMap((n) => imageSteps(m, n, image)),
   }
-  const head = headOf(m)
   const contentsPhase: PlanPhase = {
     name: 'image-contents',
-    description: `read what ${image} holds, on ${head.name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
+    description: `read what ${image} holds, on ${headOf(m).name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
     parallel: false,
-    steps: [
-      stepOf(m)(head, 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15),
-    ],
+    steps: [imageContentsStep(m, image)],
   }
   const runs = (s: PlannedStep): PlannedStep => {
     const node = m.nodes.find((n) => n.name === s.node)!

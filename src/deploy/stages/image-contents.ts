@@ -5,8 +5,8 @@
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
-import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from '../../plan/image-contents-commands.js'
-import { headOf, imageRef } from '../../plan/node-commands.js'
+import { imageRef } from '../../plan/node-commands.js'
+import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
 import { problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
@@ -20,16 +20,17 @@ export const imageContentsStage: Stage = {
   untouched: () => "nothing was changed on the nodes (the image's contents are read before the previous release is stopped)",
   async run(ctx) {
     const { m, o, io } = ctx
-    const head = headOf(m)
     const imageId = ctx.imageId ?? imageRef(m)
-    const t = o.transports.get(head.name)
-    if (!t) return stop(problem('NODE_UNREACHABLE', `no connection to ${head.name}`, `Make sure ${head.name} is reachable over SSH.`))
-    io.progress(`[${head.name}] reading what ${imageRef(m)} holds (docker run --rm ${imageId.replace(/^sha256:/, '').slice(0, 12)})`)
-    const r = await t.run(imageContentsProbe(imageId), { timeoutMs: (IMAGE_CONTENTS_TIMEOUT_SECONDS + 15) * 1000 })
+    // The plan's step, as `plan` shows it, with the image named by its ID.
+    const step = imageContentsStep(m, imageId)
+    const t = o.transports.get(step.node)
+    if (!t) return stop(problem('NODE_UNREACHABLE', `no connection to ${step.node}`, `Make sure ${step.node} is reachable over SSH.`))
+    io.progress(`[${step.node}] ${step.action}: ${step.description} of ${imageRef(m)} (${imageId.replace(/^sha256:/, '').slice(0, 19)})`)
+    const r = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000 })
     const probe = !succeeded(r)
       ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
       : parseImageContents(r.stdout)
-    const input = { executor: m.vllm.executorBackend, imageRef: imageRef(m), imageId, node: head.name, probe }
+    const input = { executor: m.vllm.executorBackend, imageRef: imageRef(m), imageId, node: step.node, probe }
     const findings = imageContentsFindings(input)
     if (probe.ok) {
       ctx.imageContents = probe.contents
