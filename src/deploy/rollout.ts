@@ -31,7 +31,17 @@ export { ON_FAILURE } from './rollout-types.js'
 const START: readonly Stage[] = [releaseFilesStage, stopPreviousStage, launchStage, clusterWaitStage, preflightStage, serveStage, smokeStage]
 
 /** A new release from this machine's manifest, in order. */
-export const DEPLOY_STAGES: readonly Stage[] = [scriptCheckStage, lockStage, stateStage, imageStage, imageContentsStage, fingerprintStage, ...START, activateStage, pruneStage]
+export const DEPLOY_STAGES: readonly Stage[] = [
+  scriptCheckStage,
+  lockStage,
+  stateStage,
+  imageStage,
+  imageContentsStage,
+  fingerprintStage,
+  ...START,
+  activateStage,
+  pruneStage,
+]
 
 /** An existing release, from its own files on the nodes (a rollback, or on-failure rollback). */
 export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, ...START, activateStage]

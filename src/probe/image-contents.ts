@@ -45,10 +45,7 @@ print(json.dumps(out))
 
 const text = z.string().max(400)
 
-const PackageSchema = z
-  .object({ module: z.boolean(), version: text.nullable(), cli: text.nullable() })
-  .strict()
-  .readonly()
+const PackageSchema = z.object({ module: z.boolean(), version: text.nullable(), cli: text.nullable() }).strict().readonly()
 
 export const ImageContentsSchema = z
   .object({

@@ -77,7 +77,12 @@ describe('the image-contents stage', () => {
   })
 
   it.each([
-    ['docker run fails (no python3 in the image)', (s: SimCluster) => s.fail({ node: 'spark-a', when: /docker run --rm/, result: { code: 127, stderr: 'exec: "python3": executable file not found in $PATH' } }), 'python3'],
+    [
+      'docker run fails (no python3 in the image)',
+      (s: SimCluster) =>
+        s.fail({ node: 'spark-a', when: /docker run --rm/, result: { code: 127, stderr: 'exec: "python3": executable file not found in $PATH' } }),
+      'python3',
+    ],
     ['the probe times out', (s: SimCluster) => s.fail({ node: 'spark-a', when: /docker run --rm/, result: { code: 124, timedOut: true } }), 'docker run'],
     ['the probe prints something else', (s: SimCluster) => (s.imageContents = 'Traceback (most recent call last):\nImportError: boom'), 'printed no JSON'],
     ['the probe prints JSON of another shape', (s: SimCluster) => (s.imageContents = '{"ray": true}'), 'does not fit its schema'],
