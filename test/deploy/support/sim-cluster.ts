@@ -252,7 +252,7 @@ export function healthyProbe(node: string, imageId: string, vllmIp?: string): st
   })
 }
 
-/** The image-contents probe's answer in the lab's stand-in image (Ray 2.55.1, the vLLM stand-in, no torch). */
+/** The image-contents probe's answer in the lab's stand-in image, as the lab printed it (image-contents.e2e.test.ts, 2026-12-04). */
 export const STANDIN_CONTENTS = {
   probe: 'image-contents/1',
   python: '3.11.2',
