@@ -9,7 +9,7 @@ import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { hostProbeCmd } from '../plan/host-check-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from '../plan/lock-commands.js'
 import { headOf, imageRef } from '../plan/node-commands.js'
-import { type AroundStage, MINUTE, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, planRelease, stepOf } from '../plan/plan.js'
+import { type AroundStage, MINUTE, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, imageContentsStep, planRelease, stepOf } from '../plan/plan.js'
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
 
@@ -29,6 +29,12 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
     parallel: distributionOf(m).parallel,
     steps: m.nodes.flatMap((n) => distributionOf(m).planSteps(m, n, image)),
   }
+  const contentsPhase: PlanPhase = {
+    name: 'image-contents',
+    description: `read what ${image} holds, on ${headOf(m).name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
+    parallel: false,
+    steps: [imageContentsStep(m, image)],
+  }
   const runs = (s: PlannedStep): PlannedStep => {
     const node = m.nodes.find((n) => n.name === s.node)!
     const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined
@@ -37,7 +43,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   return {
     ...release,
     image,
-    phases: [imagePhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    phases: [imagePhase, contentsPhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
     around: aroundStages(m, release.head, release.release),
   }
 }

@@ -3,6 +3,7 @@ import type { Manifest } from '../manifest/schema.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import type { PhaseName } from '../plan/plan.js'
+import type { ImageContents } from '../probe/image-contents.js'
 import type { Transport } from '../transport/transport.js'
 import type { LockHolder } from './lock.js'
 import type { SmokeGate, SmokeGateResult } from './smoke-seam.js'
@@ -86,6 +87,8 @@ export interface RolloutReport {
   readonly findings: readonly Finding[]
   readonly smoke?: SmokeGateResult
   readonly image?: { readonly bytesSent: number; readonly actions: Readonly<Record<string, string>> }
+  /** What the release's image holds: Ray, vLLM, torch and its NCCL, Python (the image-contents stage). */
+  readonly imageContents?: ImageContents
   readonly facts?: FactsBundle
   /**
    * After on-failure rolled back: the release that runs now, what its gates saw (its facts, its

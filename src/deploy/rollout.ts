@@ -2,7 +2,7 @@
  * The rollout: one release brought onto every node through an ordered list of stages, each of which
  * may stop it with a Problem (src/deploy/stages/):
  *
- *   script check → lock → node state + host checks → image → fingerprint → release files →
+ *   script check → lock → node state + host checks → image → image contents → fingerprint → release files →
  *   stop previous → launch (Ray head, workers) → cluster wait → preflight gate → vllm serve →
  *   smoke gate → activate `current` → prune; then audit and unlock, whatever happened.
  *
@@ -19,6 +19,7 @@ import { lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './
 import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
+import { imageContentsStage } from './stages/image-contents.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport } from './rollout-types.js'
@@ -30,7 +31,17 @@ export { ON_FAILURE } from './rollout-types.js'
 const START: readonly Stage[] = [releaseFilesStage, stopPreviousStage, launchStage, clusterWaitStage, preflightStage, serveStage, smokeStage]
 
 /** A new release from this machine's manifest, in order. */
-export const DEPLOY_STAGES: readonly Stage[] = [scriptCheckStage, lockStage, stateStage, imageStage, fingerprintStage, ...START, activateStage, pruneStage]
+export const DEPLOY_STAGES: readonly Stage[] = [
+  scriptCheckStage,
+  lockStage,
+  stateStage,
+  imageStage,
+  imageContentsStage,
+  fingerprintStage,
+  ...START,
+  activateStage,
+  pruneStage,
+]
 
 /** An existing release, from its own files on the nodes (a rollback, or on-failure rollback). */
 export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, ...START, activateStage]

@@ -11,6 +11,7 @@ import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../ma
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
@@ -44,6 +45,7 @@ export interface PlannedStep {
 export const PHASE_NAMES = [
   'prepare',
   'image',
+  'image-contents',
   'release-files',
   'stop-previous',
   'upload-launch-script',
@@ -115,6 +117,10 @@ export function stepOf(m: Manifest) {
 
 export const planNodes = (m: Manifest): Plan['nodes'] =>
   m.nodes.map((n) => ({ name: n.name, role: n.role, ssh: describeSshEndpoint(sshEndpointOf(m.ssh, n)), fabricIp: n.fabricIp }))
+
+/** The image-contents probe on the head: what the image-contents stage runs (`image` is the image ID at run time). */
+export const imageContentsStep = (m: Manifest, image: string): PlannedStep =>
+  stepOf(m)(headOf(m), 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15)
 
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {

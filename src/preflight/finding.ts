@@ -79,6 +79,10 @@ export const FINDING_CODES = [
   'DEPLOY_LOCKED',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
+  // The release's image, read before anything changes (src/preflight/checks/image-contents.ts)
+  'IMAGE_LACKS_RAY',
+  'IMAGE_LACKS_VLLM',
+  'IMAGE_PROBE_FAILED',
   'RELEASE_NOT_FOUND',
   'VLLM_NOT_READY',
   'SMOKE_FAILED',

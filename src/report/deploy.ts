@@ -1,6 +1,7 @@
 /** A rollout's report: the headline, what on-failure did, and a table per node (text and Markdown). */
 import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
 import type { Manifest } from '../manifest/schema.js'
+import { contentsSummary } from '../preflight/checks/image-contents.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
 import { nodeRowsFrom } from './node-rows.js'
 import { renderSummary } from './summary.js'
@@ -49,6 +50,7 @@ function lines(cluster: string, r: RolloutReport): string[] {
         .map(([n, a]) => `${n} ${a}`)
         .join(', ')}; ${r.image.bytesSent} bytes sent from this machine`,
     )
+  if (r.imageContents) out.push(`image contents: ${contentsSummary(r.imageContents)}`)
   if (r.failure) out.push(`stopped at ${r.failure.stage}: ${r.failure.reason}`)
   if (r.onFailure) out.push(`on-failure ${r.onFailure.action}: ${r.onFailure.detail}`)
   return out

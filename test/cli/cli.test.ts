@@ -64,6 +64,7 @@ describe('vllm-ray-deploy plan', () => {
     const plan = JSON.parse(r.out) as { nodes: { name: string; steps: Step[] }[]; phases: { name: string }[] }
     expect(plan.phases.map((p) => p.name)).toEqual([
       'image',
+      'image-contents',
       'release-files',
       'stop-previous',
       'ray-head',
@@ -77,6 +78,7 @@ describe('vllm-ray-deploy plan', () => {
     expect(a!.name).toBe('spark-a')
     expect(a!.steps.map((s) => s.action)).toEqual([
       'image',
+      'image-contents',
       'release-files',
       'secret-env',
       'remove-old',

@@ -76,6 +76,7 @@ describe('a deploy through every stage', () => {
       'state',
       'host-checks',
       'image',
+      'image-contents',
       'fingerprint',
       'release-files',
       'stop-previous',

@@ -11,6 +11,7 @@ import { render } from '../../src/command/shell.js'
 import { releaseFiles } from '../../src/deploy/release-files.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
+import { imageContentsProbe } from '../../src/plan/image-contents-commands.js'
 import { loadImage, pullImage } from '../../src/plan/node-commands.js'
 import { activateRelease, appendAudit, pruneReleases } from '../../src/plan/release-commands.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
@@ -32,6 +33,7 @@ describe('plan shows what deploy runs', () => {
     const p = planRollout(base, { release: 'abc' })
     expect(p.phases.map((x) => x.name)).toEqual([
       'image',
+      'image-contents',
       'release-files',
       'stop-previous',
       'ray-head',
@@ -41,7 +43,8 @@ describe('plan shows what deploy runs', () => {
       'vllm',
       'smoke',
     ])
-    expect(ids({ phases: p.phases.slice(1) })).toEqual(ids(planRelease(base, { release: 'abc', files: 'write' })))
+    expect(p.phases[1]!.steps.map((s) => [s.id, s.command])).toEqual([['spark-a/image-contents', render(imageContentsProbe(base.image.ref))]])
+    expect(ids({ phases: p.phases.slice(2) })).toEqual(ids(planRelease(base, { release: 'abc', files: 'write' })))
     expect(p.phases[0]!.steps.map((s) => [s.id, s.command])).toEqual([
       ['spark-a/image', render(pullImage(base.image.ref))],
       ['spark-b/image', render(pullImage(base.image.ref))],
@@ -122,7 +125,7 @@ describe('plan shows what deploy runs', () => {
     writeFileSync(path, example)
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
-    expect(o.headline).toBe('plan for spark-pair: 9 phases, 15 steps on 2 nodes')
+    expect(o.headline).toBe('plan for spark-pair: 10 phases, 16 steps on 2 nodes')
     const json = o.json as {
       around: { before: { name: string; steps: { command: string }[] }[] }
       nodes: { steps: { id: string; runs?: { command: string } }[] }[]

@@ -9,6 +9,7 @@ import type { Manifest } from '../../manifest/schema.js'
 import type { FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
 import type { Plan } from '../../plan/plan.js'
+import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import type { LockHolder } from '../lock.js'
@@ -118,6 +119,8 @@ export interface RolloutContext {
   expectImageId?: string
   imageId?: string
   image?: RolloutReport['image']
+  /** What the release's image holds (the image-contents stage). */
+  imageContents?: ImageContents
   fingerprint?: string
   /** The release's files for one node, as the writer reads them (a new release). */
   releaseFilesFor?: (release: string, node: string) => string

@@ -65,6 +65,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     ...(back && { afterRollback: { release: back, ...(backFacts && { facts: backFacts }), findings: marked } }),
     ...(ctx.smoke && { smoke: ctx.smoke }),
     ...(ctx.image && { image: ctx.image }),
+    ...(ctx.imageContents && { imageContents: ctx.imageContents }),
     ...(facts && { facts }),
   }
 }

@@ -82,6 +82,15 @@ async function audit(ctx: RolloutContext, m: Manifest, rep: ReportCore): Promise
       rolledBack: rep.rolledBack,
       previous: rep.previousRelease ?? null,
       ...(rep.failure && { failedAt: rep.failure.stage }),
+      ...(rep.imageContents && {
+        imageContents: {
+          vllm: rep.imageContents.vllm.version,
+          ray: rep.imageContents.ray.module ? rep.imageContents.ray.version : null,
+          torch: rep.imageContents.torch.version,
+          nccl: rep.imageContents.torch.nccl,
+          python: rep.imageContents.python,
+        },
+      }),
     }
     const line = `${JSON.stringify({ at: new Date().toISOString(), who: o.who, ...(o.run && { run: o.run }), cluster: m.cluster, ...entry })}\n`
     const r = await io.onAll(m, 'audit', appendAudit(m), line)

@@ -16,6 +16,7 @@ import { type Cmd, render } from '../../../src/command/shell.js'
 import { labManifest } from '../../../src/lab/manifest.js'
 import { type Manifest, ManifestSchema } from '../../../src/manifest/schema.js'
 import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
+import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
 import type { RunOptions, RunResult, Transport } from '../../../src/transport/transport.js'
 
@@ -95,6 +96,8 @@ export class SimCluster {
   imageId = `sha256:${'a'.repeat(64)}`
   /** What the facts probe prints on a node (healthy by default). */
   probe: (node: string) => string = (node) => healthyProbe(node, this.imageId)
+  /** What the image-contents probe prints (`docker run --rm … IMAGE -c PROGRAM`): the lab stand-in's contents by default. */
+  imageContents: string = JSON.stringify(STANDIN_CONTENTS)
   /** vllm serve answers /health once started. */
   vllmComesUp = true
 
@@ -170,6 +173,7 @@ export class SimCluster {
     const ref = this.manifest.image.ref
     if (command.includes('nvidia-smi -L')) return ok(readFileSync(`test/deploy/fixtures/host-probe-${n.role}-healthy.txt`, 'utf8'))
     if (stdin === PROBE_PROGRAM) return ok(this.probe(n.name))
+    if (/\bdocker run --rm\b/.test(command) && command.includes(IMAGE_CONTENTS_PY.split('\n')[0]!)) return ok(this.imageContents)
     if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
     if (command.startsWith('docker image inspect')) {
       const id = n.images.get(ref) ?? [...n.images.values()].find((v) => command.includes(v))
@@ -246,4 +250,14 @@ export function healthyProbe(node: string, imageId: string, vllmIp?: string): st
       Resources: { GPU: 1, [`node:${n.fabricIp}`]: 1, ...(n.role === 'head' && { 'node:__internal_head__': 1 }) },
     })),
   })
+}
+
+/** The image-contents probe's answer in the lab's stand-in image, as the lab printed it (image-contents.e2e.test.ts, 2026-12-04). */
+export const STANDIN_CONTENTS = {
+  probe: 'image-contents/1',
+  python: '3.11.2',
+  executable: '/opt/venv/bin/python3',
+  ray: { module: true, version: '2.55.1', cli: '/opt/venv/bin/ray' },
+  vllm: { module: true, version: '0.17.0+standin', cli: '/opt/venv/bin/vllm' },
+  torch: { version: null, nccl: null },
 }

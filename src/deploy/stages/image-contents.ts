@@ -1,0 +1,45 @@
+/**
+ * The image-contents stage: right after the image is on every node and before anything changes,
+ * one throw-away container of the release's image (by its image ID) on the head says what the image
+ * holds; an image that lacks what the executor needs (a Ray-less image under the Ray executor)
+ * stops the deploy here, with the running release untouched. The versions go into the report.
+ */
+import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
+import { imageRef } from '../../plan/node-commands.js'
+import { imageContentsStep } from '../../plan/plan.js'
+import { parseImageContents } from '../../probe/image-contents.js'
+import { problem } from '../../result/result.js'
+import { outcome, succeeded } from '../../transport/transport.js'
+import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+
+/** The tail of a failed probe's output, for evidence. */
+const tail = (s: string): string => s.trim().slice(-300)
+
+export const imageContentsStage: Stage = {
+  name: 'image-contents',
+  untouched: () => "nothing was changed on the nodes (the image's contents are read before the previous release is stopped)",
+  async run(ctx) {
+    const { m, o, io } = ctx
+    const imageId = ctx.imageId ?? imageRef(m)
+    // The plan's step, as `plan` shows it, with the image named by its ID.
+    const step = imageContentsStep(m, imageId)
+    const t = o.transports.get(step.node)
+    if (!t) return stop(problem('NODE_UNREACHABLE', `no connection to ${step.node}`, `Make sure ${step.node} is reachable over SSH.`))
+    io.progress(`[${step.node}] ${step.action}: ${step.description} of ${imageRef(m)} (${imageId.replace(/^sha256:/, '').slice(0, 19)})`)
+    const r = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000 })
+    const probe = !succeeded(r)
+      ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
+      : parseImageContents(r.stdout)
+    const input = { executor: m.vllm.executorBackend, imageRef: imageRef(m), imageId, node: step.node, probe }
+    const findings = imageContentsFindings(input)
+    if (probe.ok) {
+      ctx.imageContents = probe.contents
+      io.progress(`image holds ${contentsSummary(probe.contents)}`)
+    }
+    ctx.findings.push(...findings)
+    sayFindings(io, findings)
+    if (!hasError(findings)) return proceed
+    const first = findings.find((f) => f.severity === 'error')!
+    return stop({ code: first.code, message: `image contents: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix })
+  },
+}

@@ -1,0 +1,102 @@
+/**
+ * What the release's image holds, against what the executor needs: pure, from the image-contents
+ * probe's answer (src/probe/image-contents.ts). Runs before anything changes, so an image that
+ * cannot start is refused while the running release still serves.
+ *
+ * - IMAGE_LACKS_RAY: the Ray executor runs `ray start` in the image (exit 127 without the `ray`
+ *   command) and vLLM imports `ray`; since vLLM 0.19 the stock vllm/vllm-openai image has neither
+ *   (vllm-project/vllm#33445; NVIDIA/dgx-spark-playbooks#109).
+ * - IMAGE_LACKS_VLLM: `vllm serve` needs the `vllm` command and module.
+ * - IMAGE_PROBE_FAILED: the probe did not run or its answer was not the document it prints.
+ */
+import type { ImageContents } from '../../probe/image-contents.js'
+import type { Finding } from '../finding.js'
+
+export interface ImageContentsInput {
+  /** `vllm.executorBackend`. */
+  readonly executor: string
+  readonly imageRef: string
+  readonly imageId: string
+  /** The node the probe ran on. */
+  readonly node: string
+  readonly probe: { readonly ok: true; readonly contents: ImageContents } | { readonly ok: false; readonly error: string; readonly detail?: string }
+}
+
+const yesNo = (b: boolean): string => (b ? 'yes' : 'no')
+const orNone = (v: string | null): string => v ?? '(none)'
+
+/** What the probe found, as evidence every finding here carries. */
+export function contentsEvidence(input: ImageContentsInput, c: ImageContents): Record<string, string> {
+  return {
+    image: input.imageRef,
+    'image ID': input.imageId,
+    'probed on': input.node,
+    python: `${c.python} (${orNone(c.executable)})`,
+    'ray module': yesNo(c.ray.module),
+    'ray command': orNone(c.ray.cli),
+    'ray version': orNone(c.ray.version),
+    'vllm module': yesNo(c.vllm.module),
+    'vllm command': orNone(c.vllm.cli),
+    'vllm version': orNone(c.vllm.version),
+    torch: orNone(c.torch.version),
+    "torch's NCCL": c.torch.nccl ?? c.torch.ncclError ?? '(none)',
+  }
+}
+
+/** One line of versions, for progress and the report. */
+export const contentsSummary = (c: ImageContents): string =>
+  [
+    `vLLM ${orNone(c.vllm.version)}`,
+    `Ray ${c.ray.module ? orNone(c.ray.version) : '(absent)'}`,
+    `torch ${orNone(c.torch.version)}${c.torch.nccl ? ` (NCCL ${c.torch.nccl})` : ''}`,
+    `Python ${c.python}`,
+  ].join(', ')
+
+export function imageContentsFindings(input: ImageContentsInput): Finding[] {
+  const { probe } = input
+  if (!probe.ok) {
+    return [
+      {
+        code: 'IMAGE_PROBE_FAILED',
+        severity: 'error',
+        node: input.node,
+        message: `Could not read what image ${input.imageRef} holds on ${input.node}: ${probe.error}.`,
+        evidence: {
+          image: input.imageRef,
+          'image ID': input.imageId,
+          'probed on': input.node,
+          error: probe.error,
+          ...(probe.detail && { output: probe.detail }),
+        },
+        fix: `Run the image-contents command that \`vllm-ray-deploy plan\` shows on ${input.node} by hand; the image needs python3 on its PATH.`,
+      },
+    ]
+  }
+  const c = probe.contents
+  const evidence = contentsEvidence(input, c)
+  const out: Finding[] = []
+  if (input.executor === 'ray' && (!c.ray.module || c.ray.cli === null)) {
+    const missing = [!c.ray.module && 'the `ray` module', c.ray.cli === null && 'the `ray` command'].filter(Boolean).join(' and ')
+    const matching = c.vllm.version ? ` matching vLLM ${c.vllm.version}` : ''
+    out.push({
+      code: 'IMAGE_LACKS_RAY',
+      severity: 'error',
+      node: input.node,
+      message: `Image ${input.imageRef} has no Ray (${missing} missing), but vllm.executorBackend is ray: \`ray start\` would fail in it (exit 127) after the running release was stopped. Since vLLM 0.19 the stock vllm/vllm-openai image ships without Ray.`,
+      evidence,
+      fix: `Use an image with Ray: build one FROM ${input.imageRef} with \`RUN pip install "ray[default]"\` at the Ray version${matching} expects (vLLM's requirements/cuda.txt names it), or run vLLM's native multi-node mode (--nnodes/--node-rank) instead of Ray.`,
+    })
+  }
+  if (!c.vllm.module || c.vllm.cli === null) {
+    const missing = [!c.vllm.module && 'the `vllm` module', c.vllm.cli === null && 'the `vllm` command'].filter(Boolean).join(' and ')
+    out.push({
+      code: 'IMAGE_LACKS_VLLM',
+      severity: 'error',
+      node: input.node,
+      message: `Image ${input.imageRef} has no vLLM (${missing} missing): \`vllm serve\` cannot start in it.`,
+      evidence,
+      fix: 'Point image.ref at a vLLM image (e.g. vllm/vllm-openai, with Ray added when the executor is Ray).',
+    })
+  }
+  return out
+}

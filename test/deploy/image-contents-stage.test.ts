@@ -1,0 +1,109 @@
+/**
+ * The image-contents stage on simulated nodes (support/sim-cluster.ts: every command recorded, the
+ * state commands run for real on a temporary disk): an image that lacks Ray is refused after the
+ * image gate and before anything changes — no container removed, no start.sh, `current` and the
+ * running container as they were, no on-failure — and the probe's own failures (docker run failing,
+ * a timeout, output that is not the probe's document) stop there too, each as IMAGE_PROBE_FAILED.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { deployRelease } from '../../src/deploy/rollout.js'
+import type { RolloutOptions, RolloutReport } from '../../src/deploy/rollout-types.js'
+import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
+import { renderRolloutText } from '../../src/report/deploy.js'
+import { STANDIN_CONTENTS, SimCluster, simManifest } from './support/sim-cluster.js'
+
+const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
+const RAYLESS = JSON.stringify({ ...STANDIN_CONTENTS, ray: { module: false, version: null, cli: null } })
+
+let sim: SimCluster
+afterEach(() => sim?.cleanup())
+
+function options(s: SimCluster, release: string, stages: string[] = []): RolloutOptions {
+  return {
+    manifest: s.manifest,
+    manifestPath: '/nonexistent/manifest.yml',
+    transports: s.transports(),
+    env: {},
+    release,
+    who: 'test',
+    smoke: passing,
+    onStage: (stage, event) => event === 'start' && stages.push(stage),
+  }
+}
+
+const current = async (s: SimCluster, node: string) => (await s.sh(node, `readlink ${s.stateDir(node)}/current || true`)).stdout.trim()
+
+/** r1 deployed and serving, then r2 with another image whose contents `contents` says. */
+async function refusedAfterR1(prepare: (s: SimCluster) => void): Promise<{ r: RolloutReport; stages: string[]; changes: string[] }> {
+  sim = new SimCluster(simManifest())
+  const r1 = await deployRelease(options(sim, 'r1'))
+  expect(r1.result, JSON.stringify(r1.failure)).toBe('deployed')
+  expect(r1.imageContents).toEqual(STANDIN_CONTENTS)
+  const containersBefore = ['spark-a', 'spark-b'].map((n) => sim.node(n).container)
+  sim.imageId = `sha256:${'c'.repeat(64)}`
+  prepare(sim)
+  const from = sim.log.length
+  const stages: string[] = []
+  const r = await deployRelease(options(sim, 'r2', stages))
+  const changes = sim.log
+    .slice(from)
+    .map((l) => l.command)
+    .filter((c) => /docker rm -f|start\.sh|serve\.sh|releases\/r2/.test(c))
+  expect(['spark-a', 'spark-b'].map((n) => sim.node(n).container)).toEqual(containersBefore)
+  expect([await current(sim, 'spark-a'), await current(sim, 'spark-b')]).toEqual(['releases/r1', 'releases/r1'])
+  return { r, stages, changes }
+}
+
+describe('the image-contents stage', () => {
+  it('a Ray-less image under the Ray executor is refused before anything changes, the running release untouched', async () => {
+    const { r, stages, changes } = await refusedAfterR1((s) => {
+      s.imageContents = RAYLESS
+    })
+    expect(r).toMatchObject({ result: 'failed', changed: false, rolledBack: false, failure: { stage: 'image-contents' } })
+    expect(r.failure!.reason).toContain('IMAGE_LACKS_RAY')
+    expect(r.onFailure).toMatchObject({ action: 'none' })
+    expect(r.onFailure!.detail).toContain('before the previous release is stopped')
+    expect(r.findings.map((f) => f.code)).toEqual(['IMAGE_LACKS_RAY'])
+    expect(r.findings[0]!.evidence['image ID']).toBe(sim.imageId)
+    expect(r.imageContents?.ray).toEqual({ module: false, version: null, cli: null })
+    expect(stages.slice(stages.indexOf('image'))).toEqual(['image', 'image-contents', 'audit', 'report'])
+    expect(changes).toEqual([])
+    // The probe ran once, on the head, against the new image by its ID.
+    const probes = sim.log.filter((l) => /docker run --rm/.test(l.command))
+    expect(probes.map((p) => p.node)).toEqual(['spark-a', 'spark-a'])
+    expect(probes[1]!.command).toContain(`--entrypoint python3 ${sim.imageId} -c`)
+    expect(renderRolloutText('lab', r)).toContain('image contents: vLLM 0.17.0+standin, Ray (absent)')
+  })
+
+  it.each([
+    [
+      'docker run fails (no python3 in the image)',
+      (s: SimCluster) =>
+        s.fail({ node: 'spark-a', when: /docker run --rm/, result: { code: 127, stderr: 'exec: "python3": executable file not found in $PATH' } }),
+      'python3',
+    ],
+    ['the probe times out', (s: SimCluster) => s.fail({ node: 'spark-a', when: /docker run --rm/, result: { code: 124, timedOut: true } }), 'docker run'],
+    ['the probe prints something else', (s: SimCluster) => (s.imageContents = 'Traceback (most recent call last):\nImportError: boom'), 'printed no JSON'],
+    ['the probe prints JSON of another shape', (s: SimCluster) => (s.imageContents = '{"ray": true}'), 'does not fit its schema'],
+  ])('%s: IMAGE_PROBE_FAILED, refused before anything changes', async (_what, fault, says) => {
+    const { r, changes } = await refusedAfterR1(fault)
+    expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'image-contents' } })
+    expect(r.findings.map((f) => f.code)).toEqual(['IMAGE_PROBE_FAILED'])
+    expect(JSON.stringify(r.findings[0]!.evidence)).toContain(says)
+    expect(r.imageContents).toBeUndefined()
+    expect(changes).toEqual([])
+  })
+
+  it('plan shows the stage after the image and before stop-previous, with its exact command on the head', () => {
+    const m = simManifest()
+    const plan = planRollout(m, { release: 'r2' })
+    const names = plan.phases.map((p) => p.name)
+    expect(names.indexOf('image-contents')).toBe(names.indexOf('image') + 1)
+    expect(names.indexOf('image-contents')).toBeLessThan(names.indexOf('stop-previous'))
+    const [step, ...rest] = plan.phases.find((p) => p.name === 'image-contents')!.steps
+    expect(rest).toEqual([])
+    expect(step!.node).toBe('spark-a')
+    expect(step!.command).toMatch(/^timeout --kill-after=10 90 docker run --rm --network none --entrypoint python3 \S+vllm-standin:latest -c 'import json/)
+  })
+})
