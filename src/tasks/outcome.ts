@@ -29,6 +29,7 @@ export const OUTPUT_NAMES = [
   'cluster',
   'fix-file',
   'summary-file',
+  'report-dir',
   'release',
   'previous-release',
   'image-id',
