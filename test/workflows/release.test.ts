@@ -80,18 +80,18 @@ const release = (cwd: string, ...args: string[]) =>
   })
 
 describe('.ci/release in a scratch clone', () => {
-  it('refuses a dist/ that src/ does not build; then cuts v<version>: the release commit, the annotated tag with the notes, dist/ unchanged', () => {
+  it('refuses a dist/ that src/ does not build; then cuts the next minor: the release commit, the annotated tag with the notes, dist/ unchanged', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-release-'))
     git(dir, 'clone', '-q', '--no-hardlinks', REPO, 'repo')
     const clone = join(dir, 'repo')
     git(clone, 'checkout', '-q', '-B', 'main', git(REPO, 'rev-parse', 'HEAD'))
     symlinkSync(realpathSync(join(REPO, 'node_modules')), join(clone, 'node_modules'))
-    const version = (JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { version: string }).version
+    const current = (JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { version: string }).version
 
     // A dist/ that is not what src/ builds (here: edited by hand) stops the release before any change.
     appendFileSync(join(clone, 'dist', 'index.js'), '\n// edited by hand\n')
     git(clone, 'commit', '-q', '-am', 'dist edited by hand')
-    const refused = release(clone, 'cut', version)
+    const refused = release(clone, 'cut', 'minor')
     expect(refused.status, refused.stdout + refused.stderr).toBe(1)
     expect(refused.stderr).toMatch(/dist\/ differs from what src\/ builds/)
     expect(git(clone, 'tag', '--list')).toBe('')
@@ -99,9 +99,13 @@ describe('.ci/release in a scratch clone', () => {
     git(clone, 'commit', '-q', '-am', 'rebuild dist')
     const distBefore = git(clone, 'rev-parse', 'HEAD:dist')
 
-    const r = release(clone, 'cut', version)
+    const r = release(clone, 'cut', 'minor')
     expect(r.status, r.stdout + r.stderr).toBe(0)
+    const [major, minor] = current.split('.').map(Number)
+    const version = `${major}.${minor! + 1}.0`
     const tag = `v${version}`
+    expect(JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8'))).toMatchObject({ version })
+    expect(JSON.parse(readFileSync(join(clone, 'package-lock.json'), 'utf8'))).toMatchObject({ version, packages: { '': { version } } })
     expect(r.stdout).toContain(`nothing pushed. To publish: git push origin main ${tag}`)
     expect(git(clone, 'tag', '--list')).toBe(tag)
     expect(git(clone, 'cat-file', '-t', tag)).toBe('tag')
