@@ -43,7 +43,10 @@ it('act runs release.yml check on a tag .ci/release cut: green; a tag that does 
     const repo = join(work, 'repo')
     sh(repo, 'git', ['checkout', '-q', ref])
     const event = join(work, 'event.json')
-    writeFileSync(event, JSON.stringify({ ref: `refs/tags/${ref}`, ref_type: 'tag', repository: { full_name: 'example-org/vllm-ray-deploy', default_branch: 'main' } }))
+    writeFileSync(
+      event,
+      JSON.stringify({ ref: `refs/tags/${ref}`, ref_type: 'tag', repository: { full_name: 'example-org/vllm-ray-deploy', default_branch: 'main' } }),
+    )
     const r = spawnSync(
       act,
       [
@@ -64,7 +67,11 @@ it('act runs release.yml check on a tag .ci/release cut: green; a tag that does 
         `actions/setup-node@v6=${join(STANDINS, 'setup-node')}`,
         '--no-cache-server',
       ],
-      { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', XDG_CACHE_HOME: join(work, 'cache') } },
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', XDG_CACHE_HOME: join(work, 'cache') },
+      },
     )
     return { status: r.status, log: r.stdout + r.stderr }
   }
