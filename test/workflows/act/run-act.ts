@@ -6,6 +6,9 @@
  *   alone (the files it says to copy, with the changes it says to make: `uses: ./` becomes
  *   `uses: example-org/vllm-ray-deploy@v0`), the lab's manifest as .github/vllm-ray-deploy.yml (and
  *   any launch scripts under .github/launch/). It holds no action.yml, no dist/, no script of ours;
+ * - one line differs from the copied workflows: act (v0.2.89, the latest) rejects the workflow for
+ *   `concurrency.queue: max` ("Unknown Property queue"), a GitHub server feature act does not
+ *   emulate anyway (it has no concurrency), so that line is dropped from the act copy only;
  * - the action itself is the released one: action.yml and dist/ of this checkout, handed to act as
  *   `example-org/vllm-ray-deploy@v0` (--local-repository), as GitHub would fetch the tag;
  * - the lab's SSH key becomes the secret CLUSTER_SSH_KEY and its known_hosts the variable
@@ -100,6 +103,13 @@ export function releasedAction(): string {
   return dir
 }
 
+/** The workflow without its `queue: max` line (act cannot read it; see the header). */
+export function withoutQueue(text: string): string {
+  const out = text.replace(/^ +queue: max\n/m, '')
+  if (/^\s*queue:/m.test(out)) throw new Error('a workflow has a queue: setting other than one `queue: max`')
+  return out
+}
+
 /** A deployment repository for the lab, built from the README's adoption list alone. */
 export function makeDeployRepo(opts: DeployRepoOptions): string {
   const root = mkdtempSync(join(tmpdir(), 'vrd-act-repo-'))
@@ -108,7 +118,7 @@ export function makeDeployRepo(opts: DeployRepoOptions): string {
     // The manifest is the one file the user writes for their own nodes: here, the lab's.
     if (to === MANIFEST_PATH) writeFileSync(join(root, to), opts.manifest)
     else if (to.startsWith('.github/workflows/'))
-      writeFileSync(join(root, to), readFileSync(join(REPO, from), 'utf8').replaceAll('uses: ./', `uses: ${ACTION_REF}`))
+      writeFileSync(join(root, to), withoutQueue(readFileSync(join(REPO, from), 'utf8')).replaceAll('uses: ./', `uses: ${ACTION_REF}`))
     else cpSync(join(REPO, from), join(root, to))
   }
   for (const [name, text] of Object.entries(opts.launchScripts ?? {})) {
