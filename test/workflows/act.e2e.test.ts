@@ -161,7 +161,8 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.log).toMatch(/::set-output:: rolled-back=true/)
     const summary = r.summaries.find((s) => s.startsWith('## vllm-ray-deploy deploy'))
     expect(summary, show(r)).toBeDefined()
-    expect(summary).toContain(`release ${bugRelease} failed at preflight`)
+    // A dispatched deploy records <commit SHA>-<run id> (deploy.yml), so the same commit can be deployed again.
+    expect(summary).toMatch(new RegExp(`release ${bugRelease}-\\d+ failed at preflight`))
     expectSeedBugSummary(summary!)
     // After the rollback each node runs the push's release again, and the table says so.
     expect(summary).toMatch(new RegExp(`\\| spark-a \\| head \\|[^\\n]*\\| ${pushRelease} \\|`))

@@ -228,7 +228,8 @@ export async function runAct(repo: string, opts: ActRunOptions): Promise<ActResu
   const steps: ActStep[] = []
   for (const line of log.split('\n')) {
     const m = STEP_RESULT.exec(line)
-    if (m) steps.push({ job: m[1]!, step: m[4]!, ok: m[3] === 'Success' })
+    // act pads job names to one width when several jobs print.
+    if (m) steps.push({ job: m[1]!.trim(), step: m[4]!, ok: m[3] === 'Success' })
   }
   return {
     exitCode,
