@@ -4,7 +4,6 @@
  */
 import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
 import { loadManifestFile } from '../manifest/load.js'
@@ -14,6 +13,7 @@ import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
 import { declaredDefault } from './metadata.js'
 import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
+import { recordFindings, recordStepOutcome, reportDir, stepId } from './report.js'
 
 export { COMMANDS } from './inputs.js'
 
@@ -78,7 +78,7 @@ function emit(outcome: TaskOutcome): void {
   }
   for (const [name, value] of Object.entries(outcome.outputs)) core.setOutput(name, value)
   if (outcome.files.length > 0) {
-    const dir = join(process.env.RUNNER_TEMP || tmpdir(), 'vllm-ray-deploy')
+    const dir = reportDir()
     mkdirSync(dir, { recursive: true })
     for (const f of outcome.files) {
       const path = join(dir, f.fileName)
@@ -107,6 +107,11 @@ export async function run(): Promise<void> {
   const get = (name: InputName): string => core.getInput(name)
   const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
+  // The failure report (report.ts): this step's block says "did not finish" until it does.
+  const step = stepId()
+  const report = (problem: string | undefined) => problem && core.warning(`vllm-ray-deploy: failure report: ${problem}`)
+  report(recordStepOutcome({ step, command: get('command') }))
+  core.setOutput('report-dir', reportDir())
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
     if (read.ok && ['smoke', 'deploy', 'rollback'].includes(read.inputs.command)) await maskSmokeApiKey(read.inputs.values.manifest)
@@ -119,9 +124,13 @@ export async function run(): Promise<void> {
     const summaryFile = { output: 'summary-file' as const, fileName: `vllm-ray-deploy-${command}-summary.md`, content: markdown }
     emit({ ...outcome, files: [...outcome.files, summaryFile] })
     await writeSummary(markdown)
+    if (outcome.outputs.findings) report(recordFindings(outcome.outputs.findings))
+    report(recordStepOutcome({ step, command, result: outcome.outputs.result, headline: outcome.headline }))
     if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
   } catch (err) {
-    core.setFailed(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`)
+    const headline = `internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`
+    report(recordStepOutcome({ step, command: get('command'), result: 'error', headline }))
+    core.setFailed(headline)
     core.debug((err as Error).stack ?? '')
   }
 }

@@ -31,6 +31,7 @@ export const OUTPUT_NAMES = [
   'cluster',
   'fix-file',
   'summary-file',
+  'report-dir',
   'release',
   'previous-release',
   'image-id',

@@ -1,7 +1,10 @@
 /**
- * The deploy workflows run by act (host mode, the self-hosted runner's way) against the lab: the
- * secrets, variables, manifest and event payloads as GitHub would hand them over, the action
- * itself (`uses: ./`, dist/index.js), and the failure artifact. Run under the lab lock:
+ * The deploy workflows run by act (host mode, the self-hosted runner's way) against the lab, in a
+ * consumer's repository built from the README's adoption list alone (run-act.ts): the secrets,
+ * variables, manifest and event payloads as GitHub would hand them over, the action as a released
+ * ref (`uses: example-org/vllm-ray-deploy@v0`: action.yml and dist/index.js), a dry run dispatched
+ * with its input as a JSON boolean and as a string (nothing changes), a rollback, and the failure
+ * artifact the action's own report fills. Run under the lab lock:
  *   VRD_LAB_DIR=/work/main/.lab flock /tmp/vrd-lab.flock npx vitest run test/workflows/act.e2e.test.ts
  */
 import { execFileSync } from 'node:child_process'
@@ -12,9 +15,12 @@ import { argv } from '../../src/command/shell.js'
 import { labUp, type LabInfo } from '../../src/lab/index.js'
 import { labTransports, loadLabManifest, scenarioScript } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { clusterStateDir } from '../../src/plan/release-commands.js'
+import { auditLogPath, clusterStateDir } from '../../src/plan/release-commands.js'
+import { deployLockDir } from '../../src/plan/lock-commands.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { type ActCredentials, type ActResult, actBinary, commitChange, makeDeployRepo, runAct } from './act/run-act.js'
+import { ACTION_REF, type ActCredentials, type ActResult, actBinary, adoptionList, commitChange, makeDeployRepo, runAct } from './act/run-act.js'
+
+const ACTION_STEP = `Main ${ACTION_REF}`
 
 const progress = (m: string) => process.stderr.write(`[act-e2e] ${m}\n`)
 let info: LabInfo
@@ -55,6 +61,14 @@ const containerIds = async () =>
     ),
   )
 
+/** What a run that changes nothing must leave as it was: the containers, the audit log, no lock. */
+const clusterState = async () => {
+  const head = transports.get(manifest.nodes.find((n) => n.role === 'head')!.name)!
+  const audit = (await head.run(argv('cat', auditLogPath(manifest)), { timeoutMs: 30_000 })).stdout
+  const lock = (await head.run(argv('test', '-e', deployLockDir(manifest)), { timeoutMs: 30_000 })).code === 0
+  return { containers: await containerIds(), audit, lock }
+}
+
 const ip = (name: string, net: 'mgmtIp' | 'fabricIp') => info.nodes.find((n) => n.name === name)![net]
 const show = (r: ActResult) => r.log.split('\n').slice(-80).join('\n')
 const timings: string[] = []
@@ -70,6 +84,13 @@ describe.sequential('the three triggers on the lab', () => {
   it('push to main (manifest changed) -> deploy: a cold deploy ends green, the summary shows every identity matching', async () => {
     await cleanCluster()
     repo = makeDeployRepo({ manifest: labManifest })
+    // The consumer's repository is the adoption list and nothing else: no action code, no scripts.
+    const files = execFileSync('git', ['ls-files'], { cwd: repo, encoding: 'utf8' }).trim().split('\n').sort()
+    expect(files).toEqual(
+      adoptionList()
+        .map((f) => f.to)
+        .sort(),
+    )
     pushRelease = headSha(repo)
     const r = await runAct(repo, { event: 'push', workflow: 'deploy.yml', eventFile: 'push.json', credentials, onLine: (l) => progress(`act: ${l}`) })
     timed('push -> deploy (cold)', r)
@@ -77,7 +98,7 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.jobSucceeded).toBe(true)
     // The rollout job (the one with the deploy environment) ran, and only it.
     expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/deploy spark-pair']))
-    expect(r.steps.find((s) => s.step === 'Main ./')?.ok).toBe(true)
+    expect(r.steps.find((s) => s.step === ACTION_STEP)?.ok).toBe(true)
     expect(r.log).toMatch(/::set-output:: result=deployed/)
     expect(r.log).toContain(`::set-output:: release=${pushRelease}`)
     const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
@@ -106,7 +127,7 @@ describe.sequential('the three triggers on the lab', () => {
     expect(summary).toContain(`| spark-a | head | ${ip('spark-a', 'mgmtIp')} | ${ip('spark-a', 'fabricIp')} | ✅ ${ip('spark-a', 'fabricIp')} |`)
   }, 600_000)
 
-  it('workflow_dispatch command: preflight on the healthy lab passes (read-only job, no environment)', async () => {
+  it('workflow_dispatch command: preflight on the healthy lab passes (read-only job, the environment without reviewers)', async () => {
     const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-preflight.json', credentials })
     timed('dispatch preflight', r)
     expect(r.exitCode, show(r)).toBe(0)
@@ -140,15 +161,16 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.log).toMatch(/::set-output:: rolled-back=true/)
     const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
     expect(summary, show(r)).toBeDefined()
-    expect(summary).toContain(`release ${bugRelease} failed at preflight`)
+    // A dispatched deploy records <commit SHA>-<run id> (deploy.yml), so the same commit can be deployed again.
+    expect(summary).toMatch(new RegExp(`release ${bugRelease}-\\d+ failed at preflight`))
     expectSeedBugSummary(summary!)
     // After the rollback each node runs the push's release again, and the table says so.
     expect(summary).toMatch(new RegExp(`\\| spark-a \\| head \\|[^\\n]*\\| ${pushRelease} \\|`))
-    // The failure steps ran: the report collected and uploaded (through the upload-artifact stand-in).
+    // The failure step ran: the action's report uploaded (through the upload-artifact stand-in).
     expect(
-      r.steps.filter((s) => s.step.startsWith('Main Collect') || s.step.startsWith('Main Upload')).map((s) => s.ok),
+      r.steps.filter((s) => s.step.startsWith('Main Upload')).map((s) => s.ok),
       show(r),
-    ).toEqual([true, true])
+    ).toEqual([true])
     const [name, files] = [...r.artifacts][0] ?? expect.unreachable('no artifact')
     expect(name).toMatch(/^vllm-ray-deploy-\d+-\d+$/)
     expect([...files.keys()].sort()).toEqual(['findings.json', 'outcome.txt', 'vllm-ray-deploy-deploy-summary.md', 'vllm-ray-deploy-facts.json'])
@@ -157,8 +179,26 @@ describe.sequential('the three triggers on the lab', () => {
     const facts = JSON.parse(files.get('vllm-ray-deploy-facts.json')!) as { ray: { nodes: { address: string; isHead: boolean }[] } }
     expect(facts.ray.nodes.find((n) => n.isHead)?.address).toBe(ip('spark-a', 'mgmtIp'))
     expect((JSON.parse(files.get('findings.json')!) as { code: string }[]).map((f) => f.code)).toContain('VLLM_PIN_NOT_IN_RAY')
-    expect(files.get('outcome.txt')).toMatch(/^result: failed$/m)
+    expect(files.get('outcome.txt')).toMatch(/^== step vrd: deploy\nresult: failed\nsummary: .+/m)
   }, 900_000)
+
+  it.each([
+    ['a JSON boolean', 'dispatch-dry-run-boolean.json'],
+    ['a string', 'dispatch-dry-run-string.json'],
+  ])(
+    'workflow_dispatch deploy with dry-run as %s: the plan job only; lock, audit log and containers untouched',
+    async (_, eventFile) => {
+      const before = await clusterState()
+      const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile, credentials })
+      timed(`dispatch dry run (${eventFile})`, r)
+      expect(r.exitCode, show(r)).toBe(0)
+      expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/plan spark-pair']))
+      expect(r.log).toMatch(/::set-output:: result=planned/)
+      expect(r.log).not.toMatch(/deploy lock taken/)
+      expect(await clusterState()).toEqual(before)
+    },
+    600_000,
+  )
 
   it('schedule -> preflight + smoke of the running (rolled back) cluster, green, and nothing redeployed', async () => {
     const before = await containerIds()
@@ -170,7 +210,7 @@ describe.sequential('the three triggers on the lab', () => {
     })
     timed('schedule -> preflight + smoke', r)
     expect(r.exitCode, show(r)).toBe(0)
-    expect(r.steps.filter((s) => s.step === 'Main ./').map((s) => s.ok)).toEqual([true, true])
+    expect(r.steps.filter((s) => s.step === ACTION_STEP).map((s) => s.ok)).toEqual([true, true])
     expect(r.summaries.map((s) => /<sub>(vllm-ray-deploy \w+)<\/sub>/.exec(s)?.[1])).toEqual(
       expect.arrayContaining(['vllm-ray-deploy preflight', 'vllm-ray-deploy smoke']),
     )
@@ -179,6 +219,17 @@ describe.sequential('the three triggers on the lab', () => {
     expect(r.log).not.toMatch(/::set-output:: result=deployed/)
     expect(await containerIds()).toEqual(before)
   }, 600_000)
+
+  it('workflow_dispatch rollback: the rollout job (spark-pair) runs the rollback command to the previous release', async () => {
+    const r = await runAct(repo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-rollback.json', credentials })
+    timed('dispatch rollback', r)
+    expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/rollback spark-pair']))
+    expect(
+      r.summaries.find((s) => s.startsWith('## vllm-ray-deploy rollback')),
+      show(r),
+    ).toBeDefined()
+    expect(r.log).toMatch(/::set-output:: result=(rolled-back|failed)/)
+  }, 900_000)
 })
 
 /** The seed bug as the operator sees it: ❌ on the head's Ray identity and vLLM pin, in the table and the diagram. */

@@ -1,8 +1,8 @@
 /**
  * A small evaluator for the GitHub Actions expression language, enough to run the workflows'
  * `if:` conditions and `with:` values over every trigger and input combination: literals, context
- * paths (`inputs.dry-run`, `github.event_name`), `!`, `==`, `!=`, `&&`, `||`, parentheses and
- * status functions. Semantics as GitHub documents them: `&&`/`||` return an operand, strings
+ * paths (`inputs.dry-run`, `github.event_name`), `!`, `==`, `!=`, `&&`, `||`, parentheses, status
+ * functions and `format('{0}-{1}', a, b)`. Semantics as GitHub documents them: `&&`/`||` return an operand, strings
  * compare case-insensitively, a missing property is null. Anything else throws, so a workflow that
  * grows an expression this cannot read fails the test instead of passing unread.
  */
@@ -44,7 +44,7 @@ function tokenize(src: string): Token[] {
       out.push({ kind: 'id', v: m[0] })
       i += m[0].length
     } else {
-      const op = ['==', '!=', '&&', '||', '!', '(', ')'].find((o) => src.startsWith(o, i))
+      const op = ['==', '!=', '&&', '||', '!', '(', ')', ','].find((o) => src.startsWith(o, i))
       if (!op) throw new Error(`cannot read "${src.slice(i)}" in expression ${src}`)
       out.push({ kind: 'op', v: op })
       i += op.length
@@ -128,8 +128,17 @@ export function evaluate(src: string, ctx: Context, functions: Readonly<Record<s
       if (t.v === 'null') return null
       if (isOp('(')) {
         pos++
-        if (!isOp(')')) throw new Error(`function arguments are not supported: ${src}`)
+        const args: Value[] = []
+        while (!isOp(')')) {
+          if (args.length > 0) {
+            if (!isOp(',')) throw new Error(`expected , or ) in ${src}`)
+            pos++
+          }
+          args.push(or())
+        }
         pos++
+        if (t.v === 'format') return format(args, src)
+        if (args.length > 0) throw new Error(`${t.v}() takes no arguments here: ${src}`)
         const f = functions[t.v]
         if (!f) throw new Error(`unknown function ${t.v}() in ${src}`)
         return f()
@@ -141,6 +150,19 @@ export function evaluate(src: string, ctx: Context, functions: Readonly<Record<s
   const v = or()
   if (pos !== tokens.length) throw new Error(`trailing tokens in ${src}`)
   return v
+}
+
+/** GitHub's format(): `{N}` replaced by argument N (as a string), `{{`/`}}` literal braces. */
+function format(args: Value[], src: string): string {
+  const [fmt, ...rest] = args
+  if (typeof fmt !== 'string') throw new Error(`format() needs a string first: ${src}`)
+  return fmt.replace(/\{\{|\}\}|\{(\d+)\}/g, (m, n: string | undefined) => {
+    if (m === '{{') return '{'
+    if (m === '}}') return '}'
+    const v = rest[Number(n)]
+    if (v === undefined) throw new Error(`format() has no argument ${n}: ${src}`)
+    return v === null ? '' : String(v)
+  })
 }
 
 const EXPR = /\$\{\{([\s\S]*?)\}\}/g

@@ -2,9 +2,15 @@
  * Runs this repository's workflows with act (nektos/act, built by `.ci/tools act`) in host mode
  * against the lab, the way GitHub would run them on the self-hosted runner:
  *
- * - a deployment repository is laid out in a temporary git repo: this repo's action.yml, dist/ and
- *   .github/ (workflows, scripts), with the lab's manifest as .github/vllm-ray-deploy.yml (and any
- *   launch scripts under .github/launch/);
+ * - a deployment repository is laid out in a temporary git repo from the README's adoption list
+ *   alone (the files it says to copy, with the changes it says to make: `uses: ./` becomes
+ *   `uses: example-org/vllm-ray-deploy@v0`), the lab's manifest as .github/vllm-ray-deploy.yml (and
+ *   any launch scripts under .github/launch/). It holds no action.yml, no dist/, no script of ours;
+ * - one line differs from the copied workflows: act (v0.2.89, the latest) rejects the workflow for
+ *   `concurrency.queue: max` ("Unknown Property queue"), a GitHub server feature act does not
+ *   emulate anyway (it has no concurrency), so that line is dropped from the act copy only;
+ * - the action itself is the released one: action.yml and dist/ of this checkout, handed to act as
+ *   `example-org/vllm-ray-deploy@v0` (--local-repository), as GitHub would fetch the tag;
  * - the lab's SSH key becomes the secret CLUSTER_SSH_KEY and its known_hosts the variable
  *   CLUSTER_KNOWN_HOSTS (act --secret-file / --var-file, YAML for multi-line values);
  * - `-P self-hosted=-self-hosted` maps the runner labels to act's host mode;
@@ -73,14 +79,48 @@ export const actBinary = (): string =>
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=act test', '-c', 'user.email=act@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'ignore' })
 
-/** A deployment repository for the lab: what a user's repo holds when it adopts this action. */
+/** How the consumer's workflows name the action (README: `uses: your-org/vllm-ray-deploy@v0`). */
+export const ACTION_REF = 'example-org/vllm-ray-deploy@v0'
+const MANIFEST_PATH = '.github/vllm-ray-deploy.yml'
+
+/** The README's adoption list: each file to copy and where it goes. */
+export function adoptionList(readme = readFileSync(join(REPO, 'README.md'), 'utf8')): { from: string; to: string }[] {
+  const block = /<!-- adoption-files:start[^>]*-->\n([\s\S]*?)<!-- adoption-files:end -->/.exec(readme)?.[1]
+  if (!block) throw new Error('README.md has no adoption-files block')
+  return block
+    .split('\n')
+    .map((l) => /^\| `([^`]+)` \| `([^`]+)` \|/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ from: m[1]!, to: m[2]! }))
+}
+
+/** The released action as GitHub fetches it for `uses: ACTION_REF`: action.yml and dist/. */
+export function releasedAction(): string {
+  if (!existsSync(join(REPO, 'dist', 'index.js'))) throw new Error('dist/index.js is missing: npm run build')
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-act-action-'))
+  cpSync(join(REPO, 'action.yml'), join(dir, 'action.yml'))
+  cpSync(join(REPO, 'dist'), join(dir, 'dist'), { recursive: true })
+  return dir
+}
+
+/** The workflow without its `queue: max` line (act cannot read it; see the header). */
+export function withoutQueue(text: string): string {
+  const out = text.replace(/^ +queue: max\n/m, '')
+  if (/^\s*queue:/m.test(out)) throw new Error('a workflow has a queue: setting other than one `queue: max`')
+  return out
+}
+
+/** A deployment repository for the lab, built from the README's adoption list alone. */
 export function makeDeployRepo(opts: DeployRepoOptions): string {
   const root = mkdtempSync(join(tmpdir(), 'vrd-act-repo-'))
-  if (!existsSync(join(REPO, 'dist', 'index.js'))) throw new Error('dist/index.js is missing: npm run build')
-  cpSync(join(REPO, 'action.yml'), join(root, 'action.yml'))
-  cpSync(join(REPO, 'dist'), join(root, 'dist'), { recursive: true })
-  for (const part of ['workflows', 'scripts', 'actionlint.yaml']) cpSync(join(REPO, '.github', part), join(root, '.github', part), { recursive: true })
-  writeFileSync(join(root, '.github', 'vllm-ray-deploy.yml'), opts.manifest)
+  for (const { from, to } of adoptionList()) {
+    mkdirSync(dirname(join(root, to)), { recursive: true })
+    // The manifest is the one file the user writes for their own nodes: here, the lab's.
+    if (to === MANIFEST_PATH) writeFileSync(join(root, to), opts.manifest)
+    else if (to.startsWith('.github/workflows/'))
+      writeFileSync(join(root, to), withoutQueue(readFileSync(join(REPO, from), 'utf8')).replaceAll('uses: ./', `uses: ${ACTION_REF}`))
+    else cpSync(join(REPO, from), join(root, to))
+  }
   for (const [name, text] of Object.entries(opts.launchScripts ?? {})) {
     mkdirSync(join(root, '.github', 'launch'), { recursive: true })
     writeFileSync(join(root, '.github', 'launch', name), text, { mode: 0o755 })
@@ -159,6 +199,8 @@ export async function runAct(repo: string, opts: ActRunOptions): Promise<ActResu
     `actions/checkout@v6=${join(HERE, 'actions', 'checkout')}`,
     '--local-repository',
     `actions/upload-artifact@v4=${join(HERE, 'actions', 'upload-artifact')}`,
+    '--local-repository',
+    `${ACTION_REF}=${releasedAction()}`,
     '--no-cache-server',
     '--env',
     `VRD_ACT_ARTIFACTS=${artifacts}`,
@@ -186,7 +228,8 @@ export async function runAct(repo: string, opts: ActRunOptions): Promise<ActResu
   const steps: ActStep[] = []
   for (const line of log.split('\n')) {
     const m = STEP_RESULT.exec(line)
-    if (m) steps.push({ job: m[1]!, step: m[4]!, ok: m[3] === 'Success' })
+    // act pads job names to one width when several jobs print.
+    if (m) steps.push({ job: m[1]!.trim(), step: m[4]!, ok: m[3] === 'Success' })
   }
   return {
     exitCode,

@@ -1,0 +1,76 @@
+/**
+ * The launch-script contract in the README (launch-contract block) is what the code sets: the same
+ * VRD_* variables, no more, no fewer, and each example is the value the code gives the seed
+ * cluster's head. Then the variables really reach a script: the plan's command for each node is
+ * rendered and run by bash locally, with a script that prints its environment.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { renderScript } from '../../src/command/shell.js'
+import { loadManifestFile } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { headOf, launchScriptEnv, runLaunchScript } from '../../src/plan/node-commands.js'
+
+const README = readFileSync('README.md', 'utf8')
+const block = /<!-- launch-contract:start[^>]*-->\n([\s\S]*?)<!-- launch-contract:end -->/.exec(README)?.[1] ?? ''
+const rows = block
+  .split('\n')
+  .map((l) => /^\| `(VRD_[A-Z_]+)` \| (.+?) \| `([^`]+)` \|$/.exec(l))
+  .filter((m): m is RegExpExecArray => m !== null)
+  .map((m) => ({ name: m[1]!, meaning: m[2]!, example: m[3]! }))
+
+let m: Manifest
+beforeAll(async () => {
+  const { manifest, errors } = await loadManifestFile('src/manifest/examples/dgx-spark-pair.yml')
+  expect(errors).toEqual([])
+  // The seed cluster, launched through a script, with one variable of the user's own.
+  m = { ...manifest!, launch: { mode: 'script', path: 'launch.sh', args: ['--x'], env: { MY_VAR: 'mine' } } } as Manifest
+})
+
+describe('the README lists exactly the variables a launch script gets', () => {
+  it('the table is there and names every variable once', () => {
+    expect(rows.length).toBeGreaterThan(5)
+    expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length)
+  })
+
+  it('the same names as launchScriptEnv sets (besides launch.env), on every node', () => {
+    for (const node of m.nodes) {
+      const env = launchScriptEnv(m, node, 'sha256:0123')
+      const set = Object.keys(env).filter((k) => k !== 'MY_VAR')
+      expect(set.sort()).toEqual(rows.map((r) => r.name).sort())
+      expect(env['MY_VAR']).toBe('mine')
+    }
+  })
+
+  it("each example is the head's value (the image: the ID a deploy passes)", () => {
+    const env = launchScriptEnv(m, headOf(m), 'sha256:0123')
+    for (const r of rows) {
+      if (r.name === 'VRD_IMAGE') expect(env[r.name]).toMatch(new RegExp(`^${r.example.replace('…', '')}`))
+      else expect(env[r.name], r.name).toBe(r.example)
+    }
+  })
+})
+
+describe('the variables reach the script', () => {
+  it('the rendered launch command, run by bash, hands the script each variable and launch.args', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-launch-contract-'))
+    const script = join(dir, 'launch.sh')
+    writeFileSync(script, 'env | grep -E "^(VRD_|MY_VAR=)" | sort\necho "args: $*"\n')
+    for (const node of m.nodes) {
+      const r = spawnSync('bash', ['-c', renderScript(runLaunchScript(m, node, 'sha256:0123', script))], { encoding: 'utf8', env: { PATH: process.env.PATH } })
+      expect(r.status, r.stderr).toBe(0)
+      const got = Object.fromEntries(
+        r.stdout
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      )
+      expect(got).toEqual(launchScriptEnv(m, node, 'sha256:0123'))
+      expect(r.stdout).toContain('args: --x')
+      expect(got['VRD_ROLE']).toBe(node.role)
+    }
+  })
+})

@@ -1,0 +1,90 @@
+/**
+ * The release workflow's check job, run by act (host mode) on a tag cut by .ci/release, the way a
+ * maintainer's push of the tag starts it: checkout, setup-node (Node 24 from .ci/tools, through the
+ * offline stand-in), npm ci from the registry, typecheck, `.ci/release verify` (tag = version,
+ * the changelog's notes, check-dist). No lab needed; slow (two builds, an npm ci), so an e2e file:
+ *   npx vitest run test/workflows/release-act.e2e.test.ts
+ *
+ * The scratch clone installs its own node_modules (npm ci): ncc's module ids come from module paths,
+ * so a dist/ built through a symlinked node_modules differs from CI's build of the same sources.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { expect, it } from 'vitest'
+import { actBinary } from './act/run-act.js'
+
+const REPO = resolve('.')
+const STANDINS = join(REPO, 'test', 'workflows', 'act', 'actions')
+const ID = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' }
+const sh = (cwd: string, cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, ...ID }, stdio: ['ignore', 'pipe', 'inherit'] })
+
+it('act runs release.yml check on a tag .ci/release cut: green; a tag that does not name the version: red', async () => {
+  const act = actBinary()
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-release-act-'))
+  sh(dir, 'git', ['clone', '-q', '--no-hardlinks', REPO, 'maint'])
+  const maint = join(dir, 'maint')
+  sh(maint, 'git', ['checkout', '-q', '-B', 'main', sh(REPO, 'git', ['rev-parse', 'HEAD']).trim()])
+  sh(maint, 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'])
+  // The maintainer's tree: dist/ as src/ builds it (the branch under test may not have rebuilt it).
+  sh(maint, 'node', ['.ci/build-dist.mjs'])
+  if (sh(maint, 'git', ['status', '--porcelain', '--', 'dist']).trim()) sh(maint, 'git', ['commit', '-q', '-am', 'rebuild dist'])
+  sh(maint, 'bash', ['.ci/release', 'cut', 'minor'])
+  const tag = sh(maint, 'git', ['tag', '--list']).trim()
+  expect(tag).toMatch(/^v\d+\.\d+\.0$/)
+  sh(maint, 'git', ['tag', 'v99.0.0'])
+
+  const runCheck = (ref: string) => {
+    const work = mkdtempSync(join(tmpdir(), 'vrd-release-act-run-'))
+    // What GitHub checks out for the tag's push: the tagged tree, no node_modules.
+    sh(work, 'git', ['clone', '-q', maint, 'repo'])
+    const repo = join(work, 'repo')
+    sh(repo, 'git', ['checkout', '-q', ref])
+    const event = join(work, 'event.json')
+    writeFileSync(
+      event,
+      JSON.stringify({ ref: `refs/tags/${ref}`, ref_type: 'tag', repository: { full_name: 'example-org/vllm-ray-deploy', default_branch: 'main' } }),
+    )
+    const r = spawnSync(
+      act,
+      [
+        'push',
+        '-C',
+        repo,
+        '-W',
+        '.github/workflows/release.yml',
+        '-j',
+        'check',
+        '-e',
+        event,
+        '-P',
+        'ubuntu-latest=-self-hosted',
+        '--local-repository',
+        `actions/checkout@v6=${join(STANDINS, 'checkout')}`,
+        '--local-repository',
+        `actions/setup-node@v6=${join(STANDINS, 'setup-node')}`,
+        '--no-cache-server',
+      ],
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', XDG_CACHE_HOME: join(work, 'cache') },
+      },
+    )
+    return { status: r.status, log: r.stdout + r.stderr }
+  }
+
+  const good = runCheck(tag)
+  const tail = (log: string) => log.split('\n').slice(-60).join('\n')
+  expect(good.status, tail(good.log)).toBe(0)
+  expect(good.log).toMatch(/setup-node stand-in: node v24\./)
+  expect(good.log).toContain('check-dist: dist/ is what src/ builds')
+  expect(good.log).toContain(`release: ${tag}: package.json, CHANGELOG.md and dist/ agree`)
+  expect(good.log).toMatch(/🏁\s+Job succeeded/)
+
+  const bad = runCheck('v99.0.0')
+  expect(bad.status).not.toBe(0)
+  expect(bad.log).toContain(`the tag v99.0.0 does not name package.json's version ${tag.slice(1)}`)
+}, 1_800_000)
