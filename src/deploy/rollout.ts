@@ -206,7 +206,7 @@ class Rollout {
             onProgress: (x) => this.progress(x),
           })
           this.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
-          if (w.ready) return undefined
+          if (w.ready || w.cancelled) return undefined // a cancel: the executor ends the run as cancelled
           const stop = w.findings.filter((f) => f.severity === 'error')
           findings.push(
             ...(stop.length > 0

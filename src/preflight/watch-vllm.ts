@@ -23,6 +23,8 @@ export interface WatchResult {
   readonly waitedMs: number
   readonly reason: string
   readonly logTail: string
+  /** The watch ended because its signal was aborted (a cancelled rollout): not a failure of vLLM. */
+  readonly cancelled?: boolean
 }
 
 export interface WatchOptions {
@@ -47,8 +49,11 @@ const POLL_SCRIPT = [
   'if curl --silent --fail --max-time 5 "$url" >/dev/null 2>&1; then echo "@@ready"; fi',
   'if ! docker top "$c" -eo pid,args 2>/dev/null | grep -q "vllm serve"; then echo "@@exited"; fi',
   'echo "@@log"',
-  'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
+  'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null | head -c "$5" || true',
 ].join('\n')
+
+/** At most this much of the log per poll (the transport's output limit is far above it); the rest comes next poll. */
+const LOG_BYTES_PER_POLL = 1024 * 1024
 
 /** One poll's deadline, under `ssh.commandTimeoutSeconds`. */
 const POLL_TIMEOUT_SECONDS = 30
@@ -79,10 +84,14 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     reason,
     logTail: tail(),
   })
+  const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), {
-      timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000,
-    })
+    if (opts.signal?.aborted) return cancelled()
+    const poll = await head.run(
+      shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m), String(LOG_BYTES_PER_POLL)),
+      { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000, ...(opts.signal && { signal: opts.signal }) },
+    )
+    if (poll.cancelled || opts.signal?.aborted) return cancelled()
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)
@@ -100,7 +109,6 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       const last = [...watcher.findings, ...watcher.end()]
       return result(false, last, `vllm serve is no longer running in ${m.container.name} (see the log tail)`)
     }
-    if (opts.signal?.aborted) return result(false, watcher.findings, 'cancelled while waiting for /health')
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
@@ -108,6 +116,20 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
         `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`,
       )
     }
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
+    await pause(opts.pollMs ?? 2000, opts.signal)
   }
+}
+
+/** Wait between polls; an abort ends the wait at once. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }
