@@ -87,10 +87,10 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
   for (;;) {
     if (opts.signal?.aborted) return cancelled()
-    const poll = await head.run(
-      shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m), String(LOG_BYTES_PER_POLL)),
-      { timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000, ...(opts.signal && { signal: opts.signal }) },
-    )
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m), String(LOG_BYTES_PER_POLL)), {
+      timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000,
+      ...(opts.signal && { signal: opts.signal }),
+    })
     if (poll.cancelled || opts.signal?.aborted) return cancelled()
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)

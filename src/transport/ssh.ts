@@ -42,7 +42,8 @@ let runCounter = 0
  * cancel that arrives before the process exists is not lost: the cancel leaves a marker file first,
  * and the wrapper does not start the command when the marker is there (see `cancelLine`).
  */
-const WRAP = 'if [ -e "/tmp/$0.cancel" ]; then rm -f "/tmp/$0.cancel"; echo "cancelled before it started" >&2; exit 130; fi; exec -a "$0" timeout -k "$1" "$2" bash -c "$3"'
+const WRAP =
+  'if [ -e "/tmp/$0.cancel" ]; then rm -f "/tmp/$0.cancel"; echo "cancelled before it started" >&2; exit 130; fi; exec -a "$0" timeout -k "$1" "$2" bash -c "$3"'
 /**
  * The cancel, run from a second exec: the marker first, then SIGTERM to every process whose
  * command line holds the token (the wrapper before its `exec`, or `timeout` after it, which passes
@@ -208,8 +209,7 @@ export class SshTransport implements Transport {
         onOverLimit: stop,
       })
       // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
-      const timedOut =
-        !cancelled && !r.outputCut && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
+      const timedOut = !cancelled && !r.outputCut && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
       const lost = r.code === null && !clientTimedOut && !cancelled && !r.outputCut ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
       return {
         code: timedOut || cancelled || r.outputCut ? null : r.code,

@@ -9,7 +9,7 @@ import { parseManifest } from '../../src/manifest/load.js'
 import { watchVllmStartup } from '../../src/preflight/watch-vllm.js'
 import type { RunOptions, RunResult, Transport } from '../../src/transport/transport.js'
 
-const { manifest } = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'm.yml')
+const manifest = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'm.yml').manifest!
 
 /** A head where vLLM is still starting: every poll says "running, not ready", with one log line. */
 function startingHead(onPoll: (n: number, opts: RunOptions) => void): Transport & { polls: number } {
@@ -20,7 +20,15 @@ function startingHead(onPoll: (n: number, opts: RunOptions) => void): Transport 
       head.polls++
       onPoll(head.polls, opts)
       const cancelled = opts.signal?.aborted === true
-      return { code: cancelled ? null : 0, signal: null, stdout: cancelled ? '' : '@@log\nINFO loading weights\n', stderr: '', durationMs: 1, timedOut: false, ...(cancelled && { cancelled }) }
+      return {
+        code: cancelled ? null : 0,
+        signal: null,
+        stdout: cancelled ? '' : '@@log\nINFO loading weights\n',
+        stderr: '',
+        durationMs: 1,
+        timedOut: false,
+        ...(cancelled && { cancelled }),
+      }
     },
     async close() {},
   }
