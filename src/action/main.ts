@@ -6,6 +6,7 @@ import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative } from 'node:path'
+import { inertText, logSink } from '../report/log-sink.js'
 import { loadManifestFile } from '../manifest/load.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
@@ -19,6 +20,9 @@ import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js
 import { deployTask, flatGroups, rollbackTask } from '../tasks/deploy.js'
 
 export { COMMANDS } from './inputs.js'
+
+/** Every log line goes through the log sink: node, server and paste text inside it made inert. */
+const info = logSink((m) => core.info(m))
 
 /**
  * diagnose works without a manifest, but the `manifest` input always has a value (action.yml's
@@ -41,7 +45,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
       return preflightTask(manifest, {
         credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
-        onProgress: (m) => core.info(m),
+        onProgress: info,
       })
     }
     case 'smoke': {
@@ -49,12 +53,12 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       return smokeTask(manifest, {
         credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
         env: process.env,
-        onProgress: (m) => core.info(m),
+        onProgress: info,
       })
     }
     case 'diagnose': {
       const used = diagnoseManifest(manifest)
-      if (!used) core.info(`diagnose: no manifest at ${manifest}; checking without the cluster's expected nodes and fabric`)
+      if (!used) info(`diagnose: no manifest at ${manifest}; checking without the cluster's expected nodes and fabric`)
       return diagnoseTask({
         ...(inputs.facts && { facts: inputs.facts }),
         ...(inputs.rayNodes && { rayNodes: inputs.rayNodes }),
@@ -79,9 +83,9 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
           credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
           env: process.env,
           signal: cancel.signal,
-          onProgress: (m: string) => core.info(m),
+          onProgress: info,
           onStage: flatGroups(
-            (name) => core.startGroup(name),
+            (name) => core.startGroup(inertText(name)),
             () => core.endGroup(),
           ),
           onLock: (lock: { holder: Parameters<typeof saveLockForPost>[2]; cluster: string } | undefined) =>
@@ -110,12 +114,12 @@ function repoPath(file: string | undefined): string | undefined {
 }
 
 function emit(outcome: TaskOutcome): void {
-  core.info(outcome.text.trimEnd())
+  info(outcome.text.trimEnd())
   for (const a of outcome.annotations) {
     const props = { title: a.title, ...(a.file && { file: repoPath(a.file) }), ...(a.line && { startLine: a.line }), ...(a.col && { startColumn: a.col }) }
-    if (a.level === 'error') core.error(a.message, props)
-    else if (a.level === 'warning') core.warning(a.message, props)
-    else core.notice(a.message, props)
+    if (a.level === 'error') core.error(inertText(a.message), props)
+    else if (a.level === 'warning') core.warning(inertText(a.message), props)
+    else core.notice(inertText(a.message), props)
   }
   for (const [name, value] of Object.entries(outcome.outputs)) core.setOutput(name, value)
   if (outcome.files.length > 0) {
@@ -159,9 +163,9 @@ export async function run(): Promise<void> {
     const summaryFile = { output: 'summary-file' as const, fileName: `vllm-ray-deploy-${command}-summary.md`, content: markdown }
     emit({ ...outcome, files: [...outcome.files, summaryFile] })
     await writeSummary(markdown)
-    if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
+    if (outcome.exitCode !== 0) core.setFailed(inertText(outcome.headline))
   } catch (err) {
-    core.setFailed(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`)
+    core.setFailed(inertText(`internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`))
     core.debug((err as Error).stack ?? '')
   }
 }

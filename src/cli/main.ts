@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { inertJson, logSink } from '../report/log-sink.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import { deployTask, rollbackTask } from '../tasks/deploy.js'
 import { diagnoseTask } from '../tasks/diagnose.js'
@@ -229,7 +230,9 @@ async function dispatch(positionals: string[], values: Values, io: CliIo): Promi
   }
 }
 
-export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
+export async function main(args: readonly string[], given: CliIo = defaultIo): Promise<number> {
+  // Every line printed carries node, server or paste text somewhere: all of it through the log sink.
+  const io: CliIo = { ...given, out: logSink(given.out), err: logSink(given.err) }
   let parsed: Parsed
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
@@ -247,7 +250,7 @@ export async function main(args: readonly string[], io: CliIo = defaultIo): Prom
       io.out(USAGE)
       return 0
     }
-    if (parsed.values.json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
+    if (parsed.values.json) given.out(`${inertJson(JSON.stringify(outcome.json, null, 2))}\n`)
     else (outcome.exitCode === 2 ? io.err : io.out)(outcome.text)
     return outcome.exitCode
   } catch (err) {
