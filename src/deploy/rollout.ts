@@ -26,7 +26,7 @@ import { RELEASE_FILE, activateRelease, appendAudit, pruneReleases, readReleaseF
 import { type Transport, outcome, succeeded } from '../transport/transport.js'
 import { hostChecks } from './host-checks.js'
 import { type ImageGateResult, imageGate } from './image-gate.js'
-import { type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
+import { LockHeartbeat, type LockHolder, acquireDeployLock, releaseDeployLock } from './lock.js'
 import { type NodeState, commonCurrent, readNodeStates } from './node-state.js'
 import { releaseFiles, releaseFingerprint } from './release-files.js'
 import { runSmokeGate } from '../smoke/gate.js'
@@ -121,6 +121,8 @@ interface GatedRun {
 class Rollout {
   readonly started = Date.now()
   private stage: RolloutStage = 'lock'
+  /** Renews the deploy lock while it is held (src/deploy/lock.ts). */
+  private heartbeat?: LockHeartbeat
   constructor(readonly o: RolloutOptions) {}
 
   progress = (m: string): void => this.say(this.stage, m)
@@ -322,6 +324,7 @@ class Rollout {
       })
       if (got.ok) {
         this.o.onLock?.({ holder: got.holder, cluster: m.cluster })
+        this.heartbeat = new LockHeartbeat(head, m, got.holder, { onProgress: (x) => this.progress(x) }).start()
         return got
       }
       const finding: Finding = {
@@ -339,6 +342,7 @@ class Rollout {
   }
 
   async unlock(m: Manifest, holder: LockHolder): Promise<void> {
+    await this.heartbeat?.stop()
     const head = this.o.transports.get(headOf(m).name)!
     const r = await releaseDeployLock(head, m, holder.token)
     this.progress(r.message)
