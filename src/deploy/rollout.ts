@@ -8,10 +8,9 @@
  * from its own files on the nodes, through the same gates; `stop` removes the new containers;
  * `keep` leaves them. `current` moves only after every gate of the new release passed.
  */
-import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
 import { executePlan, type ExecuteResult } from '../execute/execute.js'
 import { stdinProvider } from '../execute/inputs.js'
+import { readLaunchScript } from '../manifest/launch-path.js'
 import { watchVllmStartup } from '../preflight/watch-vllm.js'
 import { expectationFromManifest } from '../manifest/expectation.js'
 import { type Manifest, ManifestSchema } from '../manifest/schema.js'
@@ -402,7 +401,8 @@ async function staticScriptCheck(m: Manifest, manifestPath: string): Promise<{ f
 
 async function withLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
   if (m.launch.mode !== 'script') return undefined
-  return readFile(resolve(dirname(manifestPath), m.launch.path), 'utf8')
+  const read = await readLaunchScript(manifestPath, m.launch.path, { ...(m.launch.allowOutsideRepository && { allowOutsideRepository: true }) })
+  return read.ok ? read.text : undefined
 }
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
@@ -747,7 +747,10 @@ async function rollbackLocked(r: Rollout, o: Omit<RolloutOptions, 'release' | 'f
       changed: false,
       rolledBack: false,
       ...(previousRelease && { previousRelease }),
-      failure: { stage: 'state', reason: `no previous release on ${headOf(m).name}; name one with --to (releases: ${head.releases.join(', ') || 'none'})` },
+      failure: {
+        stage: 'state',
+        reason: `no previous release on ${headOf(m).name}${head.problems ? ` (${head.problems.join('; ')})` : ''}; name one with --to (releases: ${head.releases.join(', ') || 'none'})`,
+      },
       findings: [],
     })
   const back = await r.inStage('rollback', () => r.startExisting(m, target, states))

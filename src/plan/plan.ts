@@ -32,7 +32,7 @@ import { RELEASE_FILE, releaseServeCmd, releaseStartCmd, runReleaseFile, verifyR
 export type StepInput =
   | { readonly kind: 'secret-env'; readonly names: readonly string[] }
   | { readonly kind: 'image-archive'; readonly image: string }
-  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string; readonly allowOutsideRepository?: boolean }
   /** The facts probe program (src/probe/node-probe.ts). */
   | { readonly kind: 'probe' }
   /** A release's files for this node (src/deploy/release-files.ts), as the JSON the writer reads. */
@@ -268,7 +268,13 @@ function scriptPhases(m: Manifest, image: string): PlanPhase[] {
       name: 'upload-launch-script',
       description: `copy ${path} to every node`,
       parallel: true,
-      steps: m.nodes.map((n) => step(n, 'upload-script', `upload ${path}`, uploadLaunchScript(m), MINUTE, { kind: 'file', path })),
+      steps: m.nodes.map((n) =>
+        step(n, 'upload-script', `upload ${path}`, uploadLaunchScript(m), MINUTE, {
+          kind: 'file',
+          path,
+          ...(m.launch.mode === 'script' && m.launch.allowOutsideRepository && { allowOutsideRepository: true }),
+        }),
+      ),
     },
     {
       name: 'launch-head',
