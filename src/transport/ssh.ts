@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { Channel } from 'ssh2'
 import { type Cmd, argv, render, renderScript } from '../command/shell.js'
 import { BoundedOutput } from './bounded-output.js'
-import { type HostKeyPin, fingerprint, keyMatches, keyType, preferredAlgorithms } from './host-keys.js'
+import { type HostKeyPin, acceptingPins, fingerprint, keyMatches, keyType, preferredAlgorithms, revokedPin } from './host-keys.js'
 import { type RunOptions, type RunResult, type Transport, releaseStdin } from './transport.js'
 
 export interface SshEndpoint {
@@ -91,7 +91,7 @@ export class SshTransport implements Transport {
   }
 
   private async connectOne(ssh: NodeSSH, endpoint: SshEndpoint, sock?: unknown): Promise<void> {
-    if (endpoint.pins.length === 0) {
+    if (acceptingPins(endpoint.pins).length === 0) {
       throw new SshConnectError(
         `no host key pinned for ${endpointLabel(endpoint)}: add its fingerprint to the manifest (hostKeys) or pass known_hosts ` +
           `(get it on the host with: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub)`,
@@ -116,6 +116,13 @@ export class SshTransport implements Transport {
       })
     } catch (err) {
       const e = err as Error & { level?: string; code?: string }
+      const revoked = seen.key && revokedPin(seen.key, endpoint.pins)
+      if (seen.key && revoked) {
+        throw new SshConnectError(
+          `host key of ${endpointLabel(endpoint)} (${keyType(seen.key)} ${fingerprint(seen.key)}) is marked @revoked in ${revoked.source}: not connecting`,
+          this.target.name,
+        )
+      }
       if (seen.key && keyMatches(seen.key, endpoint.pins) === undefined) {
         throw new SshConnectError(
           `host key of ${endpointLabel(endpoint)} does not match any pin: server presented ${keyType(seen.key)} ${fingerprint(seen.key)}, ` +
