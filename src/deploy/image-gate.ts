@@ -79,7 +79,7 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
     const skip = new Set(nodes.filter((n) => want && before.get(n.name) === want).map((n) => n.name))
     const relayed = await relayImage(m, image, transports, { onProgress: progress, skip, ...(opts.signal && { signal: opts.signal }) })
     bytesSent += relayed.bytesSent
-    findings.push(...relayed.findings)
+    for (const x of relayed.findings) findings.push(x)
     for (const n of nodes)
       actions.set(
         n.name,

@@ -194,7 +194,7 @@ class Rollout {
         if (phase === 'preflight') {
           const r = await this.preflight(m)
           facts = r.facts
-          findings.push(...r.findings)
+          for (const x of r.findings) findings.push(x)
           const errors = r.findings.filter((f) => f.severity === 'error')
           for (const f of r.findings) this.progress(`${f.severity} ${f.code}${f.node ? ` on ${f.node}` : ''}: ${f.message}`)
           return errors.length > 0 ? `identity preflight: ${[...new Set(errors.map((f) => f.code))].join(', ')}` : undefined
@@ -227,7 +227,7 @@ class Rollout {
         }
         if (phase === 'smoke') {
           smoke = await this.smokeGate(m)
-          findings.push(...smoke.findings)
+          for (const x of smoke.findings) findings.push(x)
           return smoke.ok ? undefined : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`
         }
         return undefined

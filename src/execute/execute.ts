@@ -110,7 +110,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     // Report in plan order whatever order they finished in.
     const order = new Map(phase.steps.map((s, i) => [s.id, i]))
     phaseResults.sort((a, b) => (order.get(a.step.id) ?? 0) - (order.get(b.step.id) ?? 0))
-    results.push(...phaseResults)
+    for (const x of phaseResults) results.push(x)
     const failed = phaseResults.filter((r) => r.status === 'failed')
     if (opts.signal?.aborted) {
       stoppedAt = { phase: phase.name, reason: CANCELLED }

@@ -803,7 +803,7 @@ class Evaluator {
     const nodeIp =
       flagValue('--node-ip-address') ?? (override ? { val: override.val, arg: { val: override.val, span: override.span, depth: s.frames.length } } : undefined)
     const address = flagValue('--address')
-    const outer = Math.min(...args.map((a) => a.depth), s.frames.length)
+    const outer = args.reduce((d, a) => Math.min(d, a.depth), s.frames.length)
     const last = [...args].reverse().find((a) => a.depth === outer)
     s.starts.push({
       line: s.frames[0]?.callAt.line ?? at.line,
