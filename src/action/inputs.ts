@@ -13,6 +13,7 @@ export const INPUT_NAMES = [
   'command',
   'manifest',
   'ssh-private-key',
+  'ssh-key-passphrase',
   'known-hosts',
   'image',
   'release',
@@ -33,6 +34,8 @@ export interface ActionInputs {
   /** Path of the cluster manifest (action.yml's default applies when the workflow sets none). */
   readonly manifest: string
   readonly sshPrivateKey?: string
+  /** The private key's passphrase, when it has one (masked like the key). */
+  readonly sshKeyPassphrase?: string
   readonly knownHosts?: string
   readonly image?: string
   /** Release id recorded on the containers (action.yml's default: the commit SHA). */
@@ -80,6 +83,7 @@ export function readActionInputs(source: InputSource): InputsResult {
   const key = text('ssh-private-key')
   const optional = {
     ...(key && { sshPrivateKey: key.endsWith('\n') ? key : `${key}\n` }),
+    ...(text('ssh-key-passphrase') && { sshKeyPassphrase: source.get('ssh-key-passphrase') }),
     ...(text('known-hosts') && { knownHosts: source.get('known-hosts') }),
     ...(text('image') && { image: source.get('image') }),
     ...(onFailure !== '' && { onFailure: onFailure as OnFailure }),

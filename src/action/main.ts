@@ -34,6 +34,15 @@ function diagnoseManifest(path: string): string | undefined {
   return path === declaredDefault('manifest') ? undefined : path
 }
 
+/** The SSH credentials the inputs give (key, its passphrase, known_hosts): one place for every command. */
+function credentialsOf(inputs: ActionInputs, privateKey: string) {
+  return {
+    privateKey,
+    ...(inputs.sshKeyPassphrase && { passphrase: inputs.sshKeyPassphrase }),
+    ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }),
+  }
+}
+
 async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
   const { manifest } = inputs
   switch (inputs.command) {
@@ -44,14 +53,14 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
     case 'preflight': {
       if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for preflight (store the key in a secret)')
       return preflightTask(manifest, {
-        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
+        credentials: credentialsOf(inputs, inputs.sshPrivateKey),
         onProgress: info,
       })
     }
     case 'smoke': {
       if (!inputs.sshPrivateKey) return usageError('input ssh-private-key is required for smoke (store the key in a secret)')
       return smokeTask(manifest, {
-        credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
+        credentials: credentialsOf(inputs, inputs.sshPrivateKey),
         env: process.env,
         onProgress: info,
       })
@@ -80,7 +89,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       process.on('SIGTERM', onSignal)
       try {
         const opts = {
-          credentials: { privateKey: inputs.sshPrivateKey, ...(inputs.knownHosts && { knownHosts: inputs.knownHosts }) },
+          credentials: credentialsOf(inputs, inputs.sshPrivateKey),
           env: process.env,
           signal: cancel.signal,
           onProgress: info,
@@ -152,6 +161,8 @@ export async function run(): Promise<void> {
   const get = (name: InputName): string => core.getInput(name)
   const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
+  const passphrase = get('ssh-key-passphrase')
+  if (passphrase) core.setSecret(passphrase)
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
     if (read.ok && read.inputs.command === 'smoke') await maskSmokeApiKey(read.inputs.manifest)

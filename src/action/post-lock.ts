@@ -108,7 +108,11 @@ export async function runPost(): Promise<void> {
     const head = headOf(m)
     let t: SshTransport
     try {
-      t = await SshTransport.connect(sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(known && { knownHosts: known }) }))
+      const passphrase = core.getInput('ssh-key-passphrase')
+      if (passphrase) core.setSecret(passphrase)
+      t = await SshTransport.connect(
+        sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
+      )
     } catch (err) {
       warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
       return

@@ -44,7 +44,8 @@ commands:
                                                the deploy lock on the head; release removes an expired lock, --force any
   schema                                       print the manifest's JSON Schema
 
-SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+SSH credentials (preflight, smoke, deploy, rollback): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text), and for a key with a passphrase
+--ssh-key-passphrase F (a file holding it) or $VRD_SSH_KEY_PASSPHRASE; host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
 deploy/rollback: Ctrl-C or SIGTERM stops the step in flight (an image transfer too), leaves current unchanged, exits 130.
 `
@@ -67,6 +68,7 @@ const OPTIONS = {
   image: { type: 'string' },
   release: { type: 'string' },
   'ssh-key': { type: 'string' },
+  'ssh-key-passphrase': { type: 'string' },
   'known-hosts': { type: 'string' },
   'facts-out': { type: 'string' },
   facts: { type: 'string' },
@@ -99,7 +101,12 @@ function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCred
   if (typeof key !== 'string') return key
   const known = values['known-hosts'] ? readText(values['known-hosts'], 'known_hosts') : io.env.VRD_KNOWN_HOSTS
   if (known !== undefined && typeof known !== 'string') return known
-  return { privateKey: key, ...(known && { knownHosts: known }) }
+  // The passphrase from a file (never a command-line value, which `ps` shows), or the environment.
+  const file = values['ssh-key-passphrase']
+  const passphrase = file ? readText(file, 'SSH key passphrase') : io.env.VRD_SSH_KEY_PASSPHRASE
+  if (passphrase !== undefined && typeof passphrase !== 'string') return passphrase
+  const phrase = passphrase?.replace(/\r?\n$/, '')
+  return { privateKey: key, ...(phrase && { passphrase: phrase }), ...(known && { knownHosts: known }) }
 }
 
 function readText(path: string, what: string): string | TaskOutcome {

@@ -131,9 +131,9 @@ export class SshTransport implements Transport {
           this.target.name,
         )
       }
-      if (/privateKey|private key/i.test(e.message)) {
+      if (/privateKey|private key|private openssh key|passphrase|bad decrypt/i.test(e.message)) {
         throw new SshConnectError(
-          `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one`,
+          `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one (the Action's ssh-key-passphrase input; the CLI's --ssh-key-passphrase FILE or $VRD_SSH_KEY_PASSPHRASE)`,
           this.target.name,
         )
       }
