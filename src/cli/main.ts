@@ -2,7 +2,7 @@
  * The CLI: a thin adapter. It parses arguments, calls a task, and prints the task's text (or JSON
  * with --json). Exit codes: 0 ok, 1 the manifest or cluster is wrong, 2 wrong usage, 3 a bug.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { inertJson, logSink } from '../report/log-sink.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
@@ -111,7 +111,16 @@ function sshCredentialsFrom(values: Values, io: CliIo, command: string): SshCred
 
 function readText(path: string, what: string): string | TaskOutcome {
   try {
-    return readFileSync(path, 'utf8')
+    // Keys and known_hosts are a few KiB: read at most 1 MiB (a path to /dev/zero is an error, not a crash).
+    const fd = openSync(path, 'r')
+    try {
+      const buf = Buffer.alloc(1024 * 1024 + 1)
+      const n = readSync(fd, buf, 0, buf.length, null)
+      if (n > 1024 * 1024) return usageError(`${what} ${path} is larger than 1 MiB; give the file itself`)
+      return buf.subarray(0, n).toString('utf8')
+    } finally {
+      closeSync(fd)
+    }
   } catch (err) {
     return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }

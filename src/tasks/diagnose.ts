@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
 import { checkDocument } from '../manifest/external-document.js'
+import { MAX_PASTE_BYTES, readTextBounded } from '../manifest/load.js'
 import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
 import type { Manifest } from '../manifest/schema.js'
 import { diagnose, sortFindings } from '../preflight/diagnose.js'
@@ -22,9 +22,10 @@ export interface DiagnoseFiles {
 
 async function read(path: string, what: string): Promise<string | TaskOutcome> {
   try {
-    return await readFile(path, 'utf8')
+    return await readTextBounded(path, MAX_PASTE_BYTES)
   } catch (err) {
-    return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    const e = err as NodeJS.ErrnoException
+    return usageError(`cannot read ${what} ${path}: ${e.code === 'EFBIG' ? e.message : (e.code ?? e.message)}`)
   }
 }
 
