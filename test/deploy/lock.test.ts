@@ -184,7 +184,13 @@ describe('the deploy lock on a real sshd', () => {
     expect(got.ok).toBe(true)
     if (!got.ok) return
     const renewed = new Promise<import('../../src/deploy/lock.js').LockHolder>((resolve) => {
-      const beat = new LockHeartbeat(a, manifest, got.holder, { everyMs: 1000, onRenewed: (h) => (void beat.stop(), resolve(h)) })
+      const beat = new LockHeartbeat(a, manifest, got.holder, {
+        everyMs: 1000,
+        onRenewed: (h) => {
+          void beat.stop()
+          resolve(h)
+        },
+      })
       beat.start()
     })
     const h = await renewed

@@ -14,7 +14,9 @@ import { inertJson, inertText } from '../../src/report/log-sink.js'
 /** What the runner would read as a workflow command, or a raw control character. */
 function dangerous(printed: string): string[] {
   // The runner splits on CR, LF and CRLF; a command is `::` after leading blanks, or `##[` anywhere.
-  return printed.split(/\r\n|\r|\n/).filter((line) => /^\s*::/.test(line) || line.includes('##[') || /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(line))
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
+  const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+  return printed.split(/\r\n|\r|\n/).filter((line) => /^\s*::/.test(line) || line.includes('##[') || control.test(line))
 }
 
 const HOSTILE = [

@@ -70,7 +70,10 @@ describe('known_hosts as OpenSSH reads it', () => {
         await t.close()
       } else {
         const err = await attempt.then(
-          async (t) => (await t.close(), undefined),
+          async (t) => {
+            await t.close()
+            return undefined
+          },
           (e: unknown) => e,
         )
         expect(err, c.what).toBeInstanceOf(SshConnectError)

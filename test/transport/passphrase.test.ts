@@ -80,7 +80,10 @@ describe('a private key with a passphrase', () => {
     })
     expect(inputs).toMatchObject({ ok: true, inputs: { sshKeyPassphrase: PASSPHRASE } })
     const written: string[] = []
-    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => (written.push(String(c)), true))
+    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+      written.push(String(c))
+      return true
+    })
     const env: Record<string, string> = {
       INPUT_COMMAND: 'preflight',
       INPUT_MANIFEST: manifest,
