@@ -6,6 +6,7 @@ import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
+import { inertText, logSink } from '../report/log-sink.js'
 import { loadManifestFile } from '../manifest/load.js'
 import { type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
 import { flatGroups } from '../tasks/deploy.js'
@@ -16,6 +17,9 @@ import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js
 import { recordFindings, recordStepOutcome, reportDir, stepId } from './report.js'
 
 export { COMMANDS } from './inputs.js'
+
+/** Every log line goes through the log sink: node, server and paste text inside it made inert. */
+const info = logSink((m) => core.info(m))
 
 /**
  * diagnose works without a manifest, but the `manifest` input always has a value (action.yml's
@@ -34,7 +38,7 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
   for (const k of spec.options) if (inputs.values[k] !== undefined) values[k] = inputs.values[k]
   if (inputs.command === 'diagnose') {
     const used = diagnoseManifest(inputs.values.manifest)
-    if (!used) core.info(`diagnose: no manifest at ${inputs.values.manifest}; checking without the cluster's expected nodes and fabric`)
+    if (!used) info(`diagnose: no manifest at ${inputs.values.manifest}; checking without the cluster's expected nodes and fabric`)
     values.manifest = used
   }
   const manifest = inputs.values.manifest
@@ -44,9 +48,9 @@ async function dispatch(inputs: ActionInputs): Promise<TaskOutcome> {
       values: values as OptionValues,
       args: [],
       env: process.env,
-      onProgress: (m) => core.info(inWords(m, 'action')),
+      onProgress: (m) => info(inWords(m, 'action')),
       onStage: flatGroups(
-        (name) => core.startGroup(name),
+        (name) => core.startGroup(inertText(name)),
         () => core.endGroup(),
       ),
       onLock: (lock) => (lock ? saveLockForPost(manifest, lock.cluster, lock.holder) : clearLockForPost()),
@@ -69,12 +73,12 @@ function repoPath(file: string | undefined): string | undefined {
 }
 
 function emit(outcome: TaskOutcome): void {
-  core.info(outcome.text.trimEnd())
+  info(outcome.text.trimEnd())
   for (const a of outcome.annotations) {
     const props = { title: a.title, ...(a.file && { file: repoPath(a.file) }), ...(a.line && { startLine: a.line }), ...(a.col && { startColumn: a.col }) }
-    if (a.level === 'error') core.error(a.message, props)
-    else if (a.level === 'warning') core.warning(a.message, props)
-    else core.notice(a.message, props)
+    if (a.level === 'error') core.error(inertText(a.message), props)
+    else if (a.level === 'warning') core.warning(inertText(a.message), props)
+    else core.notice(inertText(a.message), props)
   }
   for (const [name, value] of Object.entries(outcome.outputs)) core.setOutput(name, value)
   if (outcome.files.length > 0) {
@@ -107,9 +111,11 @@ export async function run(): Promise<void> {
   const get = (name: InputName): string => core.getInput(name)
   const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
+  const passphrase = get('ssh-key-passphrase')
+  if (passphrase) core.setSecret(passphrase)
   // The failure report (report.ts): this step's block says "did not finish" until it does.
   const step = stepId()
-  const report = (problem: string | undefined) => problem && core.warning(`vllm-ray-deploy: failure report: ${problem}`)
+  const report = (problem: string | undefined) => problem && core.warning(inertText(`vllm-ray-deploy: failure report: ${problem}`))
   report(recordStepOutcome({ step, command: get('command') }))
   core.setOutput('report-dir', reportDir())
   try {
@@ -126,11 +132,11 @@ export async function run(): Promise<void> {
     await writeSummary(markdown)
     if (outcome.outputs.findings) report(recordFindings(outcome.outputs.findings))
     report(recordStepOutcome({ step, command, result: outcome.outputs.result, headline: outcome.headline }))
-    if (outcome.exitCode !== 0) core.setFailed(outcome.headline)
+    if (outcome.exitCode !== 0) core.setFailed(inertText(outcome.headline))
   } catch (err) {
     const headline = `internal error (a bug in vllm-ray-deploy): ${(err as Error).message}`
     report(recordStepOutcome({ step, command: get('command'), result: 'error', headline }))
-    core.setFailed(headline)
+    core.setFailed(inertText(headline))
     core.debug((err as Error).stack ?? '')
   }
 }

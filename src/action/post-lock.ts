@@ -13,6 +13,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { type LockHolder, deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
 import { loadManifestFile } from '../manifest/load.js'
+import { logSink } from '../report/log-sink.js'
 import { headOf } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
@@ -21,6 +22,10 @@ export const POST_STATE = 'isPost'
 export const LOCK_STATE = 'vrd-lock'
 
 /** True in the post step: the main step of this action saved `isPost`. */
+/** The holder's `who`/`release` come from the head: every line through the log sink. */
+const info = logSink((m) => core.info(m))
+const warning = logSink((m) => core.warning(m))
+
 export const isPostPhase = (): boolean => core.getState(POST_STATE) === 'true'
 
 /** Called first by the main step, so that the post step knows it is the post step. */
@@ -73,26 +78,26 @@ export async function runPost(): Promise<void> {
   try {
     const raw = core.getState(LOCK_STATE)
     if (!raw) {
-      core.info('vllm-ray-deploy post: this run holds no deploy lock; nothing to release')
+      info('vllm-ray-deploy post: this run holds no deploy lock; nothing to release')
       return
     }
     const saved = parseSavedLock(raw)
     if (!saved.ok) {
-      core.warning(`vllm-ray-deploy post: ${saved.problem}; no lock released`)
+      warning(`vllm-ray-deploy post: ${saved.problem}; no lock released`)
       return
     }
     const lock = saved.lock
     const key = core.getInput('ssh-private-key')
     if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
     if (!key) {
-      core.warning(
+      warning(
         `vllm-ray-deploy post: no ssh-private-key input, cannot reach the head to release the deploy lock of ${lock.cluster} (release ${lock.release}); it expires by itself, or: vllm-ray-deploy lock release --manifest ${lock.manifest} --force`,
       )
       return
     }
     const { manifest, errors } = await loadManifestFile(lock.manifest)
     if (!manifest) {
-      core.warning(
+      warning(
         `vllm-ray-deploy post: cannot read the manifest ${lock.manifest} (${errors[0]?.message ?? 'invalid'}); the deploy lock of ${lock.cluster} was not released`,
       )
       return
@@ -103,30 +108,34 @@ export async function runPost(): Promise<void> {
     const head = headOf(m)
     let t: SshTransport
     try {
-      t = await SshTransport.connect(sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(known && { knownHosts: known }) }))
+      const passphrase = core.getInput('ssh-key-passphrase')
+      if (passphrase) core.setSecret(passphrase)
+      t = await SshTransport.connect(
+        sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
+      )
     } catch (err) {
-      core.warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
+      warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
       return
     }
     try {
       const s = await deployLockStatus(t, m)
       if (s.error) {
-        core.warning(`vllm-ray-deploy post: ${s.error}`)
+        warning(`vllm-ray-deploy post: ${s.error}`)
       } else if (!s.held) {
-        core.info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is already released; nothing to do`)
+        info(`vllm-ray-deploy post: the deploy lock of ${m.cluster} is already released; nothing to do`)
       } else if (!s.holder || s.holder.token !== lock.token) {
-        core.info(
+        info(
           `vllm-ray-deploy post: the deploy lock of ${m.cluster} is now held by ${s.holder ? describeHolder(s.holder) : `an unreadable record (${s.problem})`}, not by this run: left alone`,
         )
       } else {
         const r = await releaseDeployLock(t, m, lock.token)
-        if (r.released) core.info(`vllm-ray-deploy post: released the deploy lock this run left behind: ${r.message}`)
-        else core.info(`vllm-ray-deploy post: ${r.message}`)
+        if (r.released) info(`vllm-ray-deploy post: released the deploy lock this run left behind: ${r.message}`)
+        else info(`vllm-ray-deploy post: ${r.message}`)
       }
     } finally {
       await t.close()
     }
   } catch (err) {
-    core.warning(`vllm-ray-deploy post: could not release the deploy lock: ${(err as Error).message}`)
+    warning(`vllm-ray-deploy post: could not release the deploy lock: ${(err as Error).message}`)
   }
 }

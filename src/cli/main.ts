@@ -4,9 +4,10 @@
  * command, and prints its text (or JSON with --json). Exit codes: 0 ok, 1 the manifest or cluster is
  * wrong, 2 wrong usage, 3 a bug, 130 cancelled.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { allInWords, inWords } from '../command/option-words.js'
+import { inertJson, logSink } from '../report/log-sink.js'
 import { COMMANDS, type CommandSpec, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 
@@ -30,7 +31,8 @@ commands:
 ${COMMANDS.map(commandUsage).join('')}
 SSH credentials (${COMMANDS.filter((c: CommandSpec) => c.ssh)
   .map((c) => c.name)
-  .join(', ')}): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text); host keys are pinned in the
+  .join(', ')}): --ssh-key F or $VRD_SSH_PRIVATE_KEY (key text), and for a key with a passphrase
+--ssh-key-passphrase F (a file holding it) or $VRD_SSH_KEY_PASSPHRASE; host keys are pinned in the
 manifest (ssh.hostKeys) or given with --known-hosts F or $VRD_KNOWN_HOSTS (text).
 ${COMMANDS.filter((c: CommandSpec) => c.cancellable)
   .map((c) => c.name)
@@ -63,7 +65,16 @@ function parseOptionsOf(spec: CommandSpec): ParseOptions {
 
 function readText(path: string, flag: string): string | TaskOutcome {
   try {
-    return readFileSync(path, 'utf8')
+    // Keys and known_hosts are a few KiB: read at most 1 MiB (a path to /dev/zero is an error, not a crash).
+    const fd = openSync(path, 'r')
+    try {
+      const buf = Buffer.alloc(1024 * 1024 + 1)
+      const n = readSync(fd, buf, 0, buf.length, null)
+      if (n > 1024 * 1024) return usageError(`--${flag} ${path} is larger than 1 MiB; give the file itself`)
+      return buf.subarray(0, n).toString('utf8')
+    } finally {
+      closeSync(fd)
+    }
   } catch (err) {
     return usageError(`cannot read --${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
@@ -85,6 +96,7 @@ function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: Nod
   if (spec.options.includes('sshKey')) {
     values.sshKey ??= env.VRD_SSH_PRIVATE_KEY
     values.knownHosts ??= env.VRD_KNOWN_HOSTS
+    values.sshKeyPassphrase ??= env.VRD_SSH_KEY_PASSPHRASE
   }
   return values as OptionValues
 }
@@ -140,14 +152,16 @@ async function runCli(args: readonly string[], io: CliIo): Promise<CliRun> {
   return { outcome: allInWords(outcome, 'cli'), json: parsed.values.json === true, usage }
 }
 
-export async function main(args: readonly string[], io: CliIo = defaultIo): Promise<number> {
+export async function main(args: readonly string[], given: CliIo = defaultIo): Promise<number> {
+  // Every line printed carries node, server or paste text somewhere: all of it through the log sink.
+  const io: CliIo = { ...given, out: logSink(given.out), err: logSink(given.err) }
   try {
     const { outcome, json, usage } = await runCli(args, io)
     if (typeof outcome === 'string') {
       io.out(outcome)
       return 0
     }
-    if (json) io.out(JSON.stringify(outcome.json, null, 2) + '\n')
+    if (json) given.out(`${inertJson(JSON.stringify(outcome.json, null, 2))}\n`)
     else if (outcome.exitCode === 2) io.err(`${outcome.text}\n${usage}`)
     else io.out(outcome.text)
     return outcome.exitCode

@@ -3,14 +3,15 @@
  *
  * Taken atomically (`mkdir` on the node, see src/plan/lock-commands.ts), it records who holds
  * it, for which run and release, since when, until when, and a random token. Expiry is judged
- * by the head's own clock (the scripts print it), so runners with skewed clocks agree. Whatever
+ * by the head's own clock (the scripts print it) and stamped by it too (the runner sends no times),
+ * so runners with skewed clocks agree; a held lock is renewed by a LockHeartbeat. Whatever
  * the node returns is parsed and validated: a corrupt record is reported, never a crash.
  */
 import { option } from '../command/option-words.js'
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { Manifest } from '../manifest/schema.js'
-import { acquireLockCmd, deployLockDir, forceRemoveLockCmd, lockStatusCmd, removeLockIfCmd } from '../plan/lock-commands.js'
+import { acquireLockCmd, deployLockDir, forceRemoveLockCmd, lockStatusCmd, removeLockIfCmd, renewLockCmd } from '../plan/lock-commands.js'
 import { type Transport, outcome } from '../transport/transport.js'
 
 export interface LockHolder {
@@ -41,8 +42,8 @@ const HolderSchema = z.object({
   token: z.string().regex(/^[0-9a-f]{32}$/, 'not a lock token (32 hex digits)'),
 })
 
-export type LockState = 'acquired' | 'held' | 'free' | 'busy' | 'changed' | 'removed'
-const STATES: readonly LockState[] = ['acquired', 'held', 'free', 'busy', 'changed', 'removed']
+export type LockState = 'acquired' | 'held' | 'free' | 'busy' | 'changed' | 'removed' | 'renewed'
+const STATES: readonly LockState[] = ['acquired', 'held', 'free', 'busy', 'changed', 'removed', 'renewed']
 
 export interface LockResponse {
   /** The node's clock, epoch milliseconds. */
@@ -166,21 +167,16 @@ export async function acquireDeployLock(
   const token = newLockToken()
   const broke: string[] = []
   let lastNote = 0
+  // The record without times: the head stamps `since` and `expiresAt` by its own clock.
+  const unstamped = holderRequest(req, token)
   for (;;) {
-    const now = Date.now()
-    const holder: LockHolder = {
-      who: req.who,
-      ...(req.run !== undefined && { run: req.run }),
-      release: req.release,
-      since: new Date(now).toISOString(),
-      expiresAt: new Date(now + ttlMs).toISOString(),
-      token,
-    }
-    const a = await ask(head, acquireLockCmd(dir, JSON.stringify(holder)), 'take the deploy lock')
+    const a = await ask(head, acquireLockCmd(dir, unstamped, ttlSeconds(m)), 'take the deploy lock')
     if (!a.ok) return { ok: false, message: a.message }
     if (a.response.state === 'acquired') {
-      req.onProgress?.(`deploy lock taken on ${head.label} by ${describeHolder(holder)}`)
-      return { ok: true, holder }
+      const got = parseHolder(a.response.record ?? '')
+      if (!got.ok) return { ok: false, message: `took the deploy lock on ${head.label}, but cannot read it back: ${got.problem}` }
+      req.onProgress?.(`deploy lock taken on ${head.label} by ${describeHolder(got.holder)}`)
+      return { ok: true, holder: got.holder }
     }
     if (a.response.state === 'free') continue // released between our mkdir and our look
     const v = judgeLock(a.response, ttlMs)
@@ -213,6 +209,96 @@ export async function acquireDeployLock(
       req.onProgress?.(`waiting for the deploy lock: ${held} (waited ${Math.round((Date.now() - started) / 1000)} s)`)
     }
     await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())))
+  }
+}
+
+/** The lock's TTL in whole seconds, as the head's scripts take it. */
+const ttlSeconds = (m: Manifest): number => m.deploy.lockTtlMinutes * 60
+
+/** The holder record a runner sends: who, run, release and token; the head adds the times. */
+function holderRequest(req: { who: string; run?: string; release: string }, token: string): string {
+  return JSON.stringify({ who: req.who, ...(req.run !== undefined && { run: req.run }), release: req.release, token })
+}
+
+/**
+ * Keeps a held lock alive: every `everyMs` (a third of the TTL by default) the head moves its
+ * `expiresAt` to TTL from now, by the head's clock, while the record is still the one this holder
+ * wrote. A renewal that finds the lock changed or gone reports it lost (`onLost`) and stops; one
+ * that cannot reach the head tries again at the next beat (the lock is still valid until expiry).
+ */
+export class LockHeartbeat {
+  private timer?: NodeJS.Timeout
+  private record?: string
+  private stopped = false
+  private inFlight?: Promise<void>
+  /** Why the lock was lost, once it was. */
+  lost?: string
+  holder: LockHolder
+
+  constructor(
+    private readonly head: Transport,
+    private readonly m: Manifest,
+    holder: LockHolder,
+    private readonly opts: {
+      readonly everyMs?: number
+      readonly onRenewed?: (h: LockHolder) => void
+      readonly onLost?: (why: string) => void
+      readonly onProgress?: (msg: string) => void
+    } = {},
+  ) {
+    this.holder = holder
+  }
+
+  start(): this {
+    const every = this.opts.everyMs ?? Math.max(1000, Math.floor((ttlSeconds(this.m) * 1000) / 3))
+    const beat = () => {
+      if (this.stopped) return
+      this.inFlight = this.renew().finally(() => {
+        this.inFlight = undefined
+        if (!this.stopped && !this.lost) this.timer = setTimeout(beat, every)
+      })
+    }
+    this.timer = setTimeout(beat, every)
+    return this
+  }
+
+  /** No renewal after this; waits for one in flight, so a release that follows sees the last record. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.inFlight
+  }
+
+  /** One renewal now. */
+  async renew(): Promise<void> {
+    const dir = deployLockDir(this.m)
+    if (this.record === undefined) {
+      const s = await ask(this.head, lockStatusCmd(dir), 'read the deploy lock')
+      if (!s.ok) return this.opts.onProgress?.(`deploy lock not renewed this time: ${s.message}`)
+      const v = judgeLock(s.response, ttlSeconds(this.m) * 1000)
+      if (!v.holder || v.holder.token !== this.holder.token) return this.lose(v.holder ? `now held by ${describeHolder(v.holder)}` : 'no longer held')
+      this.record = v.record
+    }
+    const { since, token } = this.holder
+    const r = await ask(this.head, renewLockCmd(dir, this.record!, holderRequest(this.holder, token), since, ttlSeconds(this.m)), 'renew the deploy lock')
+    if (!r.ok) return this.opts.onProgress?.(`deploy lock not renewed this time: ${r.message}`)
+    if (r.response.state === 'busy') return
+    if (r.response.state !== 'renewed') {
+      const v = judgeLock(r.response, ttlSeconds(this.m) * 1000)
+      return this.lose(v.holder ? `now held by ${describeHolder(v.holder)}` : 'no longer held')
+    }
+    const got = parseHolder(r.response.record ?? '')
+    if (!got.ok) return this.lose(got.problem)
+    this.record = r.response.record
+    this.holder = got.holder
+    this.opts.onRenewed?.(got.holder)
+  }
+
+  private lose(why: string): void {
+    if (this.stopped) return
+    this.lost = `the deploy lock of cluster ${this.m.cluster} on ${this.head.label} was lost: ${why}`
+    this.opts.onProgress?.(this.lost)
+    this.opts.onLost?.(this.lost)
   }
 }
 

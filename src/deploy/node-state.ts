@@ -1,5 +1,6 @@
 /** What each node holds before and after a rollout: release pointers and the running container. */
 import type { Manifest } from '../manifest/schema.js'
+import { releaseIdProblem } from '../manifest/values.js'
 import { readNodeState } from '../plan/release-commands.js'
 import { type Transport, outcome } from '../transport/transport.js'
 
@@ -26,17 +27,25 @@ export interface NodeState {
   readonly releases: readonly string[]
   /** The state could not be read. */
   readonly error?: string
+  /** Values the node reported that are not what they claim (a `previous` link to `..`): left out of the state above. */
+  readonly problems?: readonly string[]
 }
 
 /** Parse the `key=value` lines of readNodeState (pure; exported for tests). */
 export function parseNodeState(node: string, stdout: string): NodeState {
   const state: { -readonly [K in keyof NodeState]: NodeState[K] } = { node, releases: [] }
   const releases: string[] = []
+  const problems: string[] = []
   for (const line of stdout.split('\n')) {
     const eq = line.indexOf('=')
     if (eq < 0) continue
     const key = line.slice(0, eq)
     const value = line.slice(eq + 1).trim()
+    // A link or label a node reports becomes a path and argv again: the same release-id check as --release.
+    if ((key === 'current' || key === 'previous' || key === 'release') && value && releaseIdProblem(value)) {
+      problems.push(`${key} ${releaseIdProblem(value)}`)
+      continue
+    }
     if (key === 'current' && value) state.current = value
     else if (key === 'previous' && value) state.previous = value
     else if (key === 'fingerprint' && value) state.fingerprint = value
@@ -45,10 +54,12 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     else if (key === 'release' && value) releases.push(value)
     else if (key === 'container') {
       const [id = '', running = '', startedAt = '', imageId = '', release = ''] = value.split(' ')
-      state.container = { id, running: running === 'true', startedAt, imageId, release: release === '<no' ? '' : release }
+      const label = release === '<no' || releaseIdProblem(release) ? '' : release
+      state.container = { id, running: running === 'true', startedAt, imageId, release: label }
     }
   }
   state.releases = releases
+  if (problems.length > 0) state.problems = problems
   return state
 }
 

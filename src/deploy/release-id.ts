@@ -5,18 +5,10 @@
  */
 import { type Result, fail, ok, problem } from '../result/result.js'
 
-/** Letters, digits, `.`, `_` and `-`; starts with a letter or digit; at most 128 characters. */
-const RELEASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+import { releaseIdProblem } from '../manifest/values.js'
 
-/** Why `id` cannot be a release id, or undefined when it can. */
-export function releaseIdProblem(id: string): string | undefined {
-  if (id === '') return 'a release id cannot be empty'
-  if (id.startsWith('-')) return `release id "${id}" starts with "-" (it would read as an option)`
-  if (id.includes('/')) return `release id "${id}" contains "/" (it names one directory on the nodes)`
-  if (!RELEASE_ID.test(id))
-    return `release id "${id}" may only hold letters, digits, ".", "_" and "-", start with a letter or digit, and be at most 128 characters long`
-  return undefined
-}
+/** The one check of a release id, wherever it comes from (src/manifest/values.ts). */
+export { releaseIdProblem }
 
 /** A UTC timestamp id: `20261203T140501Z`. */
 export const timestampReleaseId = (now: Date): string =>

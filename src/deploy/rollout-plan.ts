@@ -48,9 +48,9 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   }
 }
 
-/** The holder record the lock stage writes, with what is only known at run time left as placeholders. */
+/** The holder record the lock stage sends, with what is only known at run time left as placeholders (the head stamps since and expiresAt by its own clock). */
 const holderTemplate = (release: string): string =>
-  JSON.stringify({ who: '<who>', run: '<run>', release, since: '<now>', expiresAt: '<now + deploy.lockTtlMinutes>', token: '<random>' })
+  JSON.stringify({ who: '<who>', run: '<run>', release, token: '<random>' })
 
 function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
   const step = stepOf(m)
@@ -73,7 +73,7 @@ function aroundStages(m: Manifest, head: string, release: string): NonNullable<P
       name: 'lock',
       description: `take the cluster's deploy lock on ${head} (mkdir is atomic; an expired lock is broken, a held one stops the deploy)`,
       parallel: false,
-      steps: [step(headNode, 'lock', 'take the deploy lock', acquireLockCmd(lockDir, holderTemplate(release)), MINUTE)],
+      steps: [step(headNode, 'lock', 'take the deploy lock', acquireLockCmd(lockDir, holderTemplate(release), m.deploy.lockTtlMinutes * 60), MINUTE)],
     },
     {
       name: 'state',

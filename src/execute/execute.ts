@@ -110,7 +110,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     // Report in plan order whatever order they finished in.
     const order = new Map(phase.steps.map((s, i) => [s.id, i]))
     phaseResults.sort((a, b) => (order.get(a.step.id) ?? 0) - (order.get(b.step.id) ?? 0))
-    results.push(...phaseResults)
+    for (const x of phaseResults) results.push(x)
     const failed = phaseResults.filter((r) => r.status === 'failed')
     if (opts.signal?.aborted) {
       stoppedAt = { phase: phase.name, reason: CANCELLED }
@@ -118,7 +118,9 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       stoppedAt = { phase: phase.name, reason: failed.map((r) => `${r.step.id}: ${r.detail}`).join('; ') }
     } else {
       const gate = await opts.afterPhase?.(phase.name, phaseResults)
-      if (gate) stoppedAt = { phase: phase.name, reason: gate }
+      // A gate that ended while the run was being cancelled (the /health wait, the smoke) is a cancel, not a failure.
+      if (opts.signal?.aborted) stoppedAt = { phase: phase.name, reason: CANCELLED }
+      else if (gate) stoppedAt = { phase: phase.name, reason: gate }
     }
     opts.onPhase?.(phase, 'end')
     if (!stoppedAt && opts.untilPhase === phase.name) break

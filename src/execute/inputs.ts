@@ -1,9 +1,8 @@
 /** Where each kind of step stdin comes from when a plan runs. */
-import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { PlannedStep, StepInput } from '../plan/plan.js'
 import { argv } from '../command/shell.js'
+import { readLaunchScript } from '../manifest/launch-path.js'
 import { PROBE_PROGRAM } from '../probe/probe-command.js'
 import { LocalTransport } from '../transport/local.js'
 
@@ -24,9 +23,12 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
         if (!sources.releaseFiles || !step) throw new Error(`no files for release ${input.release} were prepared`)
         return sources.releaseFiles(input.release, step.node)
       }
-      case 'file':
-        // Paths in a manifest are relative to the manifest's own folder.
-        return readFile(resolve(dirname(manifestPath), input.path), 'utf8')
+      case 'file': {
+        // The one reader of a launch script: relative to the manifest's folder, inside the repository, bounded.
+        const read = await readLaunchScript(manifestPath, input.path, { ...(input.allowOutsideRepository && { allowOutsideRepository: true }), env })
+        if (!read.ok) throw new Error(`${read.message}: ${read.fix}`)
+        return read.text
+      }
       case 'probe':
         return PROBE_PROGRAM
       case 'secret-env': {

@@ -6,7 +6,7 @@ import type { LabStatus } from './lab-types.js'
 const mark = (ok: boolean): string => (ok ? 'ok' : 'NO')
 
 function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0))
   return rows.map((r) =>
     r
       .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))

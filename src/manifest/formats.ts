@@ -226,6 +226,17 @@ export function wholeNumber(bounds: { readonly min: number; readonly max?: numbe
 
 export const port = () => wholeNumber({ min: 1, max: 65535 })
 
+/**
+ * The longest delay a Node.js timer honours: 2^31-1 ms (about 24.8 days). A larger one fires at
+ * once, so a timeout key past it would time every command out "after 2 s". Every duration in the
+ * manifest is bounded so that it, plus the transport's own slack (under a minute), stays below it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+const SLACK_MS = 60_000
+export const seconds = () => wholeNumber({ min: 1, max: Math.floor((MAX_TIMER_MS - SLACK_MS) / 1000) })
+export const minutes = () => wholeNumber({ min: 1, max: Math.floor((MAX_TIMER_MS - SLACK_MS) / 60_000) })
+export const milliseconds = () => wholeNumber({ min: 1, max: MAX_TIMER_MS - SLACK_MS })
+
 /** A string value in an env map or argument list; YAML numbers and booleans are taken as their text. */
 export const scalarText = () =>
   z

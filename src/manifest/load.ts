@@ -1,5 +1,9 @@
-/** Reading a manifest file from disk: the one place this stage touches the file system. */
-import { readFile } from 'node:fs/promises'
+/**
+ * Reading files from disk for the tool: the manifest, and (through `readTextBounded`) every file a
+ * person hands it (pasted logs, facts, keys). Every read is bounded: a manifest that is a link to
+ * /dev/zero is an error after a few MiB, never an out-of-memory crash.
+ */
+import { open } from 'node:fs/promises'
 import { type ManifestResult, parseManifest } from './parse.js'
 
 export { parseManifest, type ManifestResult } from './parse.js'
@@ -8,7 +12,7 @@ export { parseManifest, type ManifestResult } from './parse.js'
 export async function loadManifestFile(path: string): Promise<ManifestResult> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await readTextBounded(path, MAX_MANIFEST_BYTES)
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code
     const missing = code === 'ENOENT'
@@ -16,7 +20,9 @@ export async function loadManifestFile(path: string): Promise<ManifestResult> {
       errors: [
         {
           code: missing ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE',
-          message: missing ? `manifest file ${path} does not exist` : `cannot read manifest file ${path}: ${code ?? String(cause)}`,
+          message: missing
+            ? `manifest file ${path} does not exist`
+            : `cannot read manifest file ${path}: ${code === 'EFBIG' ? (cause as Error).message : (code ?? String(cause))}`,
           file: path,
           line: 1,
           col: 1,
@@ -29,4 +35,32 @@ export async function loadManifestFile(path: string): Promise<ManifestResult> {
     }
   }
   return parseManifest(text, path)
+}
+
+/** A manifest larger than this is refused (they are a few KiB). */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+/** Files a person pastes (logs, facts, Ray output): larger ones are refused, not read whole. */
+export const MAX_PASTE_BYTES = 64 * 1024 * 1024
+
+/**
+ * A file's text, read at most `maxBytes` (plus one chunk): past that it rejects with an error whose
+ * code is EFBIG and whose message says the limit. Works for files that never end (/dev/zero, a FIFO).
+ */
+export async function readTextBounded(path: string, maxBytes: number): Promise<string> {
+  const fh = await open(path, 'r')
+  try {
+    const chunks: Buffer[] = []
+    const buf = Buffer.alloc(64 * 1024)
+    let total = 0
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null)
+      if (bytesRead === 0) break
+      total += bytesRead
+      if (total > maxBytes) throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes, the most this tool reads from it`), { code: 'EFBIG' })
+      chunks.push(Buffer.from(buf.subarray(0, bytesRead)))
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  } finally {
+    await fh.close()
+  }
 }

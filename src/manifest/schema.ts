@@ -26,6 +26,9 @@ import {
   sshHost,
   volumeSpec,
   wholeNumber,
+  seconds,
+  minutes,
+  milliseconds,
 } from './formats.js'
 
 function regexError(text: string): string {
@@ -76,8 +79,8 @@ export const SshSchema = z
   .strictObject({
     user: z.string().min(1).default('root').describe('Login user on every node, unless a node sets its own `ssh.user`.'),
     port: port().default(22).describe('SSH port on every node, unless a node sets its own `ssh.port`.'),
-    connectTimeoutSeconds: wholeNumber({ min: 1 }).default(20).describe('Give up connecting to a node after this many seconds.'),
-    commandTimeoutSeconds: wholeNumber({ min: 1 })
+    connectTimeoutSeconds: seconds().default(20).describe('Give up connecting to a node after this many seconds.'),
+    commandTimeoutSeconds: seconds()
       .default(1800)
       .describe(
         'Upper bound on any single command run on a node (each deploy step, the facts probe, each poll of the vLLM watch); image pulls and loads get exactly this long. Steps with a shorter timeout of their own keep it.',
@@ -200,6 +203,10 @@ export const ScriptLaunchSchema = z
   .strictObject({
     mode: z.literal('script').describe('Run your own launch script instead of the built-in sequence.'),
     path: z.string().min(1).describe('Path of the launch script, relative to the directory of the manifest file.'),
+    allowOutsideRepository: z
+      .boolean()
+      .optional()
+      .describe('Allow a launch.path outside the repository (after following symlinks). Off: a script elsewhere on the runner is refused. Default false.'),
     args: z.array(scalarText()).prefault([]).describe('Arguments passed to the script.'),
     env: envMap().prefault({}).describe('Environment variables set for the script.'),
   })
@@ -240,10 +247,8 @@ export const SmokePromptSchema = z
 
 export const SmokeSchema = z
   .strictObject({
-    readyTimeoutSeconds: wholeNumber({ min: 1 })
-      .default(1800)
-      .describe('How long to wait for the API server to report ready (model download and load included).'),
-    requestTimeoutSeconds: wholeNumber({ min: 1 }).default(120).describe('Timeout of each smoke request.'),
+    readyTimeoutSeconds: seconds().default(1800).describe('How long to wait for the API server to report ready (model download and load included).'),
+    requestTimeoutSeconds: seconds().default(120).describe('Timeout of each smoke request.'),
     url: z
       .url({ protocol: /^https?$/, error: (issue) => `expected an http:// or https:// URL, got ${describeValue(issue.input)}` })
       .optional()
@@ -262,7 +267,9 @@ export const SmokeSchema = z
       .describe('Also send the first prompt once as a streamed request (SSE, with usage), to measure time to first token and inter-token latency.'),
     burst: z
       .strictObject({
-        requests: wholeNumber({ min: 0 }).default(0).describe('How many copies of the first prompt to send at once, after the other checks. 0: no burst.'),
+        requests: wholeNumber({ min: 0, max: 1024 })
+          .default(0)
+          .describe('How many copies of the first prompt to send at once, after the other checks (at most 1024). 0: no burst.'),
         maxTokens: wholeNumber({ min: 1 }).default(32).describe('`max_tokens` of each burst request.'),
       })
       .prefault({})
@@ -286,10 +293,10 @@ export const SmokeSchema = z
       .describe('Requests sent once the server is ready; every one must pass. Default: one short completion.'),
     latency: z
       .strictObject({
-        maxTimeToFirstTokenMs: wholeNumber({ min: 1 }).optional().describe('Fail when the first token of any smoke request takes longer than this.'),
-        maxTotalMs: wholeNumber({ min: 1 }).optional().describe('Fail when any smoke request takes longer than this in total.'),
-        maxInterTokenMs: wholeNumber({ min: 1 }).optional().describe('Fail when the mean inter-token latency of the streamed request is above this.'),
-        maxP95Ms: wholeNumber({ min: 1 })
+        maxTimeToFirstTokenMs: milliseconds().optional().describe('Fail when the first token of any smoke request takes longer than this.'),
+        maxTotalMs: milliseconds().optional().describe('Fail when any smoke request takes longer than this in total.'),
+        maxInterTokenMs: milliseconds().optional().describe('Fail when the mean inter-token latency of the streamed request is above this.'),
+        maxP95Ms: milliseconds()
           .optional()
           .describe('Fail when the 95th percentile of request latency (burst requests, or all smoke requests without a burst) is above this.'),
         minTokensPerSecond: z
@@ -313,7 +320,7 @@ export const DeploySchema = z
       .enum(ON_FAILURE)
       .default('rollback')
       .describe('What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.'),
-    lockTtlMinutes: wholeNumber({ min: 1 }).default(60).describe('A deploy lock older than this is considered stale and may be broken.'),
+    lockTtlMinutes: minutes().default(60).describe('A deploy lock older than this is considered stale and may be broken.'),
     releasesKept: wholeNumber({ min: 1 }).default(3).describe('How many past releases (for rollback) are kept on the nodes.'),
     scriptCheck: z
       .enum(['warn', 'block'])

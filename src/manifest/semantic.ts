@@ -5,6 +5,7 @@
  * offending value) out. Single-value formats are checked by the schema (`formats.ts`).
  */
 import { parseImageReference } from './image-reference.js'
+import { dockerEnvNames } from './values.js'
 import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
 import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
 import { type ManifestPath, type PathIssue, pathLabel } from './manifest-error.js'
@@ -258,6 +259,30 @@ const managedFlagsNotInArgs: Rule = ({ container, ray, vllm }) => {
   )
 }
 
+/**
+ * The tool sets VLLM_HOST_IP to each node's fabric IP; `container.extraArgs` come after the tool's own
+ * `docker run` arguments, so an `-e VLLM_HOST_IP=…` there (in any spelling docker reads) would win.
+ * An `--env-file` is refused too: what it sets cannot be seen here.
+ */
+const extraArgsDoNotSetHostIp: Rule = ({ container }) =>
+  dockerEnvNames(container?.extraArgs ?? []).flatMap(({ index, name }): PathIssue[] => {
+    if (name !== 'VLLM_HOST_IP' && name !== '*') return []
+    return [
+      {
+        code: 'PER_NODE_ENV',
+        message:
+          name === '*'
+            ? "container.extraArgs passes --env-file, which could set VLLM_HOST_IP (it must be each node's own fabric IP) and hides what the containers get"
+            : "container.extraArgs sets VLLM_HOST_IP for every node, but it must be each node's own fabric IP",
+        path: ['container', 'extraArgs', index],
+        fix:
+          name === '*'
+            ? 'put the variables in container.env (or container.secretEnv for secrets)'
+            : 'remove it; the tool sets VLLM_HOST_IP to nodes[].fabricIp on each node',
+      },
+    ]
+  })
+
 const isSocketIfnameVariable = (name: string): name is SocketIfnameVariable => (SOCKET_IFNAME_VARIABLES as readonly string[]).includes(name)
 
 /** Environment variables whose right value differs per node or follows from the fabric. */
@@ -326,6 +351,7 @@ export const MANIFEST_RULES: readonly Rule[] = [
   digestMatchesReference,
   secretsNotAlsoPlain,
   managedFlagsNotInArgs,
+  extraArgsDoNotSetHostIp,
   envAgreesWithFabric,
   smokeExpectationsReachable,
 ]

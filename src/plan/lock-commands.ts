@@ -5,11 +5,15 @@
  *
  * Every script answers in one shape the parser in src/deploy/lock.ts reads:
  *   now=<node's clock, epoch seconds>
- *   state=acquired|held|free|busy|changed|removed
+ *   state=acquired|held|free|busy|changed|removed|renewed
  *   mtime=<epoch seconds the lock directory was made>      (only when a lock exists)
  *   ---
  *   <holder.json as it is on the node>                     (only when a lock exists)
  * Values (the lock path, the holder record, the expected record) arrive as positional arguments.
+ *
+ * Time is the head's: the runner sends the holder record without `since`/`expiresAt`, and the
+ * script stamps both from the head's clock (`date`), so a runner whose clock is hours off cannot
+ * write a lock that is already expired, or one that never expires.
  */
 import { type Argv, shScript } from '../command/shell.js'
 import type { Manifest } from '../manifest/schema.js'
@@ -34,18 +38,52 @@ const DESCRIBE = `describe() {
 }
 `
 
-/** $1 lock dir, $2 the holder record (JSON, one line). */
+/**
+ * \`stamp <since>\`: the holder record ($holder, a JSON object without times) with \`since\` and an
+ * \`expiresAt\` $ttl seconds from now on the head's clock, as one line.
+ */
+const STAMP = `stamp() {
+  exp=$(date -u -d "now + $ttl seconds" +%Y-%m-%dT%H:%M:%S.%3NZ) || return 1
+  printf '%s,"since":"%s","expiresAt":"%s"}\\n' "\${holder%\\}}" "$1" "$exp"
+}
+`
+
+/** $1 lock dir, $2 the holder record (JSON, one line, no times), $3 the TTL in seconds. */
 export const ACQUIRE_LOCK_SCRIPT = `set -u
-dir=$1; holder=$2
+dir=$1; holder=$2; ttl=$3
 ${DESCRIBE}
+${STAMP}
 echo "now=$(date +%s)"
 mkdir -p -- "$(dirname -- "$dir")" || exit 1
 if mkdir -- "$dir" 2>/dev/null; then
-  printf '%s\\n' "$holder" > "$dir/holder.json.tmp" && mv -f -- "$dir/holder.json.tmp" "$dir/holder.json" || { rm -rf -- "$dir"; exit 1; }
+  stamp "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" > "$dir/holder.json.tmp" && mv -f -- "$dir/holder.json.tmp" "$dir/holder.json" || { rm -rf -- "$dir"; exit 1; }
   echo "state=acquired"
+  describe
   exit 0
 fi
 if [ -d "$dir" ]; then echo "state=held"; describe; else echo "state=free"; fi
+`
+
+/**
+ * $1 lock dir, $2 the record the holder last saw, $3 the holder record without times, $4 its
+ * \`since\`, $5 the TTL in seconds. Moves \`expiresAt\` to TTL from now (head clock), only while the
+ * record is still exactly the one the holder wrote (under the same guard as a removal); otherwise
+ * the lock was broken or taken: \`changed\` or \`free\`, and the holder knows it lost it.
+ */
+export const RENEW_LOCK_SCRIPT = `set -u
+dir=$1; expected=$2; holder=$3; since=$4; ttl=$5
+${DESCRIBE}
+${STAMP}
+echo "now=$(date +%s)"
+[ -d "$dir" ] || { echo "state=free"; exit 0; }
+guard="$dir.guard"
+if ! mkdir -- "$guard" 2>/dev/null; then echo "state=busy"; exit 0; fi
+trap 'rmdir -- "$guard" 2>/dev/null' EXIT
+current=$(cat -- "$dir/holder.json" 2>/dev/null || true)
+if [ "$current" != "$expected" ]; then echo "state=changed"; describe; exit 0; fi
+stamp "$since" > "$dir/holder.json.tmp" && mv -f -- "$dir/holder.json.tmp" "$dir/holder.json" || exit 1
+echo "state=renewed"
+describe
 `
 
 /** $1 lock dir. */
@@ -95,7 +133,9 @@ mv -- "$dir" "$gone" && rm -rf -- "$gone" || exit 1
 echo "state=removed"
 `
 
-export const acquireLockCmd = (dir: string, holderJson: string): Argv => shScript(ACQUIRE_LOCK_SCRIPT, dir, holderJson)
+export const acquireLockCmd = (dir: string, holderJson: string, ttlSeconds: number): Argv => shScript(ACQUIRE_LOCK_SCRIPT, dir, holderJson, String(ttlSeconds))
+export const renewLockCmd = (dir: string, expectedRecord: string, holderJson: string, since: string, ttlSeconds: number): Argv =>
+  shScript(RENEW_LOCK_SCRIPT, dir, expectedRecord, holderJson, since, String(ttlSeconds))
 export const lockStatusCmd = (dir: string): Argv => shScript(LOCK_STATUS_SCRIPT, dir)
 export const removeLockIfCmd = (dir: string, expectedRecord: string): Argv => shScript(REMOVE_LOCK_IF_SCRIPT, dir, expectedRecord)
 export const forceRemoveLockCmd = (dir: string): Argv => shScript(FORCE_REMOVE_LOCK_SCRIPT, dir)

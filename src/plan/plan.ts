@@ -17,7 +17,7 @@ import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-cont
 export type StepInput =
   | { readonly kind: 'secret-env'; readonly names: readonly string[] }
   | { readonly kind: 'image-archive'; readonly image: string }
-  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string; readonly allowOutsideRepository?: boolean }
   /** The facts probe program (src/probe/node-probe.ts). */
   | { readonly kind: 'probe' }
   /** A release's files for this node (src/deploy/release-files.ts), as the JSON the writer reads. */

@@ -28,6 +28,8 @@ export interface WatchResult {
    * container, a stopped container, a running container without its log).
    */
   readonly notRunning?: NotRunning
+  /** The watch ended because its signal was aborted (a cancelled rollout): not a failure of vLLM. */
+  readonly cancelled?: boolean
 }
 
 export type NotRunning = 'exited' | 'no-container' | 'container-stopped' | 'never-started'
@@ -59,8 +61,11 @@ const POLL_SCRIPT = [
   '  elif ! docker exec "$c" test -s "$log" 2>/dev/null; then echo "@@never-started"; fi',
   'fi',
   'echo "@@log"',
-  'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null || true',
+  'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null | head -c "$5" || true',
 ].join('\n')
+
+/** At most this much of the log per poll (the transport's output limit is far above it); the rest comes next poll. */
+const LOG_BYTES_PER_POLL = 1024 * 1024
 
 /** One poll's deadline, under `ssh.commandTimeoutSeconds`. */
 const POLL_TIMEOUT_SECONDS = 30
@@ -91,10 +96,14 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     reason,
     logTail: tail(),
   })
+  const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
   for (;;) {
-    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m)), {
+    if (opts.signal?.aborted) return cancelled()
+    const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m), String(LOG_BYTES_PER_POLL)), {
       timeoutMs: boundedTimeoutSeconds(m.ssh, POLL_TIMEOUT_SECONDS) * 1000,
+      ...(opts.signal && { signal: opts.signal }),
     })
+    if (poll.cancelled || opts.signal?.aborted) return cancelled()
     const at = poll.stdout.indexOf('@@log\n')
     const flags = at < 0 ? poll.stdout : poll.stdout.slice(0, at)
     const chunk = at < 0 ? '' : poll.stdout.slice(at + '@@log\n'.length)
@@ -126,7 +135,6 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       }
       return { ...result(false, last, reason[why]), notRunning: why }
     }
-    if (opts.signal?.aborted) return result(false, watcher.findings, 'cancelled while waiting for /health')
     if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
@@ -134,6 +142,20 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
         `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`,
       )
     }
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 2000))
+    await pause(opts.pollMs ?? 2000, opts.signal)
   }
+}
+
+/** Wait between polls; an abort ends the wait at once. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }

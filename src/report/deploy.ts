@@ -35,7 +35,7 @@ const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n
 
 export function renderNodeTable(rows: readonly NodeRow[]): string {
   const all = [[...HEADER], ...rows.map(cells)]
-  const widths = HEADER.map((_, i) => Math.max(...all.map((r) => r[i]!.length)))
+  const widths = HEADER.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
   return all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n') + '\n'
 }
 

@@ -14,7 +14,7 @@ const pad = (s: string, width: number): string => s + ' '.repeat(Math.max(0, wid
 /** Indented `label: value` lines, labels aligned; multi-line values keep their indent. */
 function evidenceLines(evidence: Readonly<Record<string, string>>, indent: string): string[] {
   const entries = Object.entries(evidence)
-  const width = Math.max(0, ...entries.map(([k]) => k.length + 1))
+  const width = entries.reduce((w, [k]) => Math.max(w, k.length + 1), 0)
   return entries.map(([k, v]) => `${indent}${pad(`${k}:`, width)} ${v.replace(/\n/g, `\n${indent}${' '.repeat(width + 1)}`)}`)
 }
 
@@ -22,7 +22,8 @@ export function renderFindingsText(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'No findings.\n'
   const header = ['CODE', 'SEVERITY', 'NODE', 'MESSAGE'] as const
   const rows = findings.map((f) => [f.code, f.severity, clusterLabel(f.node), f.message] as const)
-  const widths = [0, 1, 2].map((i) => Math.max(header[i]?.length ?? 0, ...rows.map((r) => r[i]?.length ?? 0)))
+  // A fold, never a spread into Math.max: a list of 300k findings is too many arguments for one call.
+  const widths = [0, 1, 2].map((i) => rows.reduce((w, r) => Math.max(w, r[i]?.length ?? 0), header[i]?.length ?? 0))
   const line = (cells: readonly string[]): string =>
     cells
       .map((c, i) => (i < 3 ? pad(c, widths[i] ?? 0) : c))
@@ -32,7 +33,7 @@ export function renderFindingsText(findings: readonly Finding[]): string {
   for (const f of findings) {
     out.push(`${f.code} (${f.node ?? 'cluster'}):`)
     out.push(`  fix: ${f.fix}`)
-    out.push(...evidenceLines(f.evidence, '    '))
+    for (const l of evidenceLines(f.evidence, '    ')) out.push(l)
     if (f.patch)
       out.push(
         '  patch (git apply / patch -p1):',

@@ -36,7 +36,7 @@ export function rayStart(s: State, args: readonly Arg[], env: ReadonlyMap<Watche
     (override ? { val: override.val, arg: { val: override.val, span: override.span, depth: s.frames.length, nested: false } } : undefined)
   const address = flagValue(args, '--address')
   const written = args.filter((a) => !a.rest)
-  const outer = Math.min(...written.map((a) => a.depth), s.frames.length)
+  const outer = written.reduce((d, a) => Math.min(d, a.depth), s.frames.length)
   const last = [...written].reverse().find((a) => a.depth === outer)
   const insertAt = last ? endOf(last) : undefined
   return {

@@ -118,7 +118,7 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
       return
     }
     proof = proveCluster(m, data)
-    findings.push(...proof.findings)
+    for (const x of proof.findings) findings.push(x)
     say(placementLine(proof))
   }
 
@@ -239,6 +239,6 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   // requests themselves, and neither depends on the other).
   const [inferred] = await Promise.all([runInference(m, http, input.onProgress ? { onProgress: input.onProgress } : {}), prove(headT)])
   inference = inferred
-  findings.push(...inference.findings)
+  for (const x of inference.findings) findings.push(x)
   return finish()
 }

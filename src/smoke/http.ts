@@ -32,7 +32,18 @@ export interface HttpClientOptions {
   readonly apiKey?: string
   /** A fresh stream per request instead of a TCP connection (the SSH tunnel). */
   readonly connect?: () => Promise<Duplex>
+  /** Bytes of one whole body (a JSON answer, `/metrics`, an error body); default 32 MiB. */
+  readonly maxBodyBytes?: number
+  /** Bytes of one streamed answer (SSE); default 64 MiB. */
+  readonly maxStreamBytes?: number
 }
+
+/**
+ * Bodies from a server are bounded where they enter: past the limit the request is dropped and the
+ * result says so (a /v1/models of gigabytes, an SSE stream without end, a /metrics of 20 M lines).
+ */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024
+export const MAX_STREAM_BYTES = 64 * 1024 * 1024
 
 /** ssh2 channels are Duplex streams without the socket methods node:http calls. */
 function asSocket(stream: Duplex): Duplex {
@@ -94,7 +105,21 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
           const status = res.statusCode ?? 0
           const streaming = onData !== undefined && status >= 200 && status < 300
           const chunks: Buffer[] = []
+          const limit = streaming ? (opts.maxStreamBytes ?? MAX_STREAM_BYTES) : (opts.maxBodyBytes ?? MAX_BODY_BYTES)
+          let bytes = 0
           res.on('data', (c: Buffer) => {
+            if (settled) return
+            bytes += c.length
+            if (bytes > limit) {
+              done({
+                ok: false,
+                error: `the ${streaming ? 'streamed answer' : 'response body'} passed ${limit} bytes; cut there and the connection closed`,
+                status,
+                ms: ms(),
+              })
+              req.destroy()
+              return
+            }
             if (streaming) onData!(c, Date.now())
             else chunks.push(c)
           })

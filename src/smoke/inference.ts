@@ -319,7 +319,7 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
   over('time to first token (ms)', stream?.ttftMs, lim.maxTimeToFirstTokenMs)
   over('mean inter-token latency (ms)', stream?.itlMs, lim.maxInterTokenMs)
   over('p95 request latency (ms)', p95Ms, lim.maxP95Ms)
-  over('slowest request (ms)', requests.length ? Math.max(...requests.filter((r) => r.ok).map((r) => r.ms), 0) : undefined, lim.maxTotalMs)
+  over('slowest request (ms)', requests.length ? requests.reduce((m, r) => (r.ok ? Math.max(m, r.ms) : m), 0) : undefined, lim.maxTotalMs)
   over('output tokens per second', tokensPerSecond, lim.minTokensPerSecond, false)
 
   let metrics: MetricsDelta | undefined

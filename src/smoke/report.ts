@@ -72,7 +72,7 @@ function rows(r: SmokeReport): [string, string][] {
 
 export function renderSmokeText(r: SmokeReport): string {
   const table = rows(r)
-  const w = Math.max(...table.map(([k]) => k.length))
+  const w = table.reduce((m, [k]) => Math.max(m, k.length), 0)
   const requests = (r.inference?.requests ?? []).map(
     (q) => `  ${q.ok ? 'ok  ' : 'FAIL'} ${q.label}: ${q.ms} ms${q.completionTokens !== undefined ? `, ${q.completionTokens} tokens` : ''}`,
   )

@@ -34,6 +34,8 @@ export const OPTIONS = {
   release: { flag: 'release', input: 'release', type: 'string', arg: 'ID' },
   sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true },
   knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true },
+  /** The key's passphrase, from a file (never a command-line value, which `ps` shows); masked in the Action. */
+  sshKeyPassphrase: { flag: 'ssh-key-passphrase', input: 'ssh-key-passphrase', type: 'string', arg: 'F', text: true },
   factsOut: { flag: 'facts-out', type: 'string', arg: 'F', writes: 'facts-file' },
   facts: { flag: 'facts', input: 'facts', type: 'string', arg: 'F' },
   rayNodes: { flag: 'ray-nodes', input: 'ray-nodes', type: 'string', arg: 'F' },
@@ -118,7 +120,7 @@ const ROLLOUT_OUTPUTS: readonly OutputName[] = [
   ...FINDINGS_OUTPUTS,
   ...SMOKE_FIGURES,
 ]
-const ssh = ['sshKey', 'knownHosts'] as const
+const ssh = ['sshKey', 'sshKeyPassphrase', 'knownHosts'] as const
 
 const manifestOf = (ctx: CommandContext): string => ctx.values.manifest ?? ''
 
@@ -293,10 +295,17 @@ function runLab(ctx: CommandContext): Promise<TaskOutcome> | TaskOutcome {
  * SSH credentials, assembled once for both doors: the key text (the CLI's --ssh-key file or
  * $VRD_SSH_PRIVATE_KEY; the Action's ssh-private-key input) and optional known_hosts text.
  */
-export function sshCredentials(command: string, key: string | undefined, knownHosts: string | undefined, howToGiveKey: string): SshCredentials | TaskOutcome {
+export function sshCredentials(
+  command: string,
+  given: { readonly key?: string; readonly knownHosts?: string; readonly passphrase?: string },
+  howToGiveKey: string,
+): SshCredentials | TaskOutcome {
+  const { key, knownHosts } = given
   if (key === undefined || key.trim() === '') return usageError(`${command} needs an SSH private key: ${howToGiveKey}`)
   const privateKey = key.endsWith('\n') ? key : `${key}\n`
-  return { privateKey, ...(knownHosts && { knownHosts }) }
+  // A passphrase file's own line break is not part of the passphrase.
+  const passphrase = given.passphrase?.replace(/\r?\n$/, '')
+  return { privateKey, ...(passphrase && { passphrase }), ...(knownHosts && { knownHosts }) }
 }
 
 /**
@@ -314,7 +323,15 @@ export async function runCommand(
   if (missing) return usageError(door.missing(missing))
   let credentials: SshCredentials | undefined
   if (spec.ssh) {
-    const c = sshCredentials(spec.name, ctx.values.sshKey, ctx.values.knownHosts, door.howToGiveKey)
+    const c = sshCredentials(
+      spec.name,
+      {
+        ...(ctx.values.sshKey !== undefined && { key: ctx.values.sshKey }),
+        ...(ctx.values.knownHosts !== undefined && { knownHosts: ctx.values.knownHosts }),
+        ...(ctx.values.sshKeyPassphrase !== undefined && { passphrase: ctx.values.sshKeyPassphrase }),
+      },
+      door.howToGiveKey,
+    )
     if ('exitCode' in c) return c
     credentials = c
   }

@@ -17,7 +17,7 @@ import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 import { findingAnnotations } from './findings-outcome.js'
-import { loadOrFail } from './validate.js'
+import { checkOverrides, loadOrFail, loadWithLaunchScript } from './validate.js'
 
 export interface DeployTaskOptions {
   readonly credentials: SshCredentials
@@ -130,7 +130,9 @@ function onFailureOf(value: string | undefined): Result<OnFailure | undefined> {
 }
 
 export async function deployTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
-  const loaded = await loadOrFail(path)
+  const bad = checkOverrides({ ...(opts.image !== undefined && { image: opts.image }), ...(opts.release !== undefined && { release: opts.release }) })
+  if (bad) return bad
+  const loaded = await loadWithLaunchScript(path)
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   const release = resolveReleaseId(opts.release, opts.env, new Date())

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { option } from '../command/option-words.js'
 import { checkDocument } from '../manifest/external-document.js'
+import { MAX_PASTE_BYTES, readTextBounded } from '../manifest/load.js'
 import { type Expectation, expectationFromManifest } from '../manifest/expectation.js'
 import type { Manifest } from '../manifest/schema.js'
 import { diagnose, sortFindings } from '../preflight/diagnose.js'
@@ -25,9 +25,10 @@ export interface DiagnoseFiles {
 
 async function read(path: string, what: string): Promise<string | TaskOutcome> {
   try {
-    return await readFile(path, 'utf8')
+    return await readTextBounded(path, MAX_PASTE_BYTES)
   } catch (err) {
-    return usageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    const e = err as NodeJS.ErrnoException
+    return usageError(`cannot read ${what} ${path}: ${e.code === 'EFBIG' ? e.message : (e.code ?? e.message)}`)
   }
 }
 

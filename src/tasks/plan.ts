@@ -3,10 +3,12 @@ import type { PlanOptions } from '../plan/plan.js'
 import { verdictLine } from '../report/verdict.js'
 import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan.js'
 import type { TaskOutcome } from './outcome.js'
-import { loadOrFail } from './validate.js'
+import { checkOverrides, loadWithLaunchScript } from './validate.js'
 
 export async function planTask(path: string, opts: PlanOptions = {}): Promise<TaskOutcome> {
-  const loaded = await loadOrFail(path)
+  const bad = checkOverrides(opts)
+  if (bad) return bad
+  const loaded = await loadWithLaunchScript(path)
   if (!loaded.ok) return loaded.outcome
   const plan = planRollout(loaded.manifest, opts)
   const steps = plan.phases.reduce((s, p) => s + p.steps.length, 0)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
+import { readLaunchScript } from '../manifest/launch-path.js'
 import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
 import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { runChecks } from '../preflight/checks/index.js'
@@ -70,23 +70,22 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
 async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<LaunchScriptCheck> {
   if (m.launch.mode !== 'script') return { findings: [] }
   const file = resolve(dirname(manifestPath), m.launch.path)
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (err) {
+  // The one reader of launch.path (inside the repository, a regular file, bounded).
+  const read = await readLaunchScript(manifestPath, m.launch.path, { ...(m.launch.allowOutsideRepository && { allowOutsideRepository: true }) })
+  if (!read.ok) {
     return {
       findings: [
         {
           code: 'SCRIPT_UNREADABLE',
           severity: 'error',
           node: null,
-          message: `The launch script ${m.launch.path} (launch.path) cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+          message: `The launch script cannot be used: ${read.message}.`,
           evidence: { 'Script path': file },
-          fix: 'Set launch.path to the script, relative to the directory of the manifest file.',
+          fix: read.fix,
         },
       ],
     }
   }
   const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
-  return checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), file), target })
+  return checkLaunchScript(read.text, { manifest: m, path: relative(process.cwd(), file), target })
 }

@@ -2,8 +2,10 @@ import { loadManifestFile } from '../manifest/load.js'
 import { verdictLine } from '../report/verdict.js'
 import type { ManifestError } from '../manifest/manifest-error.js'
 import type { Manifest } from '../manifest/schema.js'
+import { readLaunchScript } from '../manifest/launch-path.js'
+import { imageRefProblem, releaseIdProblem } from '../manifest/values.js'
 import { manifestErrorsJson, renderManifestErrorsMarkdown, renderManifestErrorsText } from '../report/manifest-errors.js'
-import type { Annotation, TaskOutcome } from './outcome.js'
+import { type Annotation, type TaskOutcome, usageError } from './outcome.js'
 
 export const manifestAnnotations = (errors: readonly ManifestError[]): Annotation[] =>
   errors.map((e) => ({
@@ -38,8 +40,23 @@ export async function loadOrFail(path: string): Promise<Loaded> {
   return { ok: true, manifest }
 }
 
-export async function validateTask(path: string): Promise<TaskOutcome> {
+/**
+ * The manifest, and its launch script readable and allowed (src/manifest/launch-path.ts): for the
+ * commands that will upload or show it (validate, plan, deploy), so a missing or refused script is
+ * a clear error before the lock, never an internal error after it.
+ */
+export async function loadWithLaunchScript(path: string): Promise<Loaded> {
   const loaded = await loadOrFail(path)
+  if (!loaded.ok || loaded.manifest.launch.mode !== 'script') return loaded
+  const { launch } = loaded.manifest
+  const read = await readLaunchScript(path, launch.path, { ...(launch.allowOutsideRepository && { allowOutsideRepository: true }) })
+  if (read.ok) return loaded
+  const message = `${read.message}. Fix: ${read.fix}`
+  return { ok: false, outcome: { ...usageError(message), exitCode: 1, headline: `launch script refused: ${read.message}`, outputs: { result: 'invalid' } } }
+}
+
+export async function validateTask(path: string): Promise<TaskOutcome> {
+  const loaded = await loadWithLaunchScript(path)
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   const head = m.nodes.find((n) => n.role === 'head')!
@@ -55,4 +72,18 @@ export async function validateTask(path: string): Promise<TaskOutcome> {
     outputs: { result: 'valid', 'error-count': '0', cluster: m.cluster },
     files: [],
   }
+}
+
+/**
+ * Values given beside the manifest (a CLI flag, an Action input) pass the same checks as the
+ * manifest's own (src/manifest/values.ts): an image override is an image reference, a release is a
+ * release id. One place for both front doors; a bad value is a usage error naming it.
+ */
+export function checkOverrides(o: { readonly image?: string; readonly release?: string; readonly to?: string }): TaskOutcome | undefined {
+  const problems = [
+    o.image !== undefined && o.image !== '' ? imageRefProblem(o.image) : undefined,
+    o.release !== undefined && o.release !== '' ? releaseIdProblem(o.release) : undefined,
+    o.to !== undefined ? releaseIdProblem(o.to) : undefined,
+  ].filter((p): p is string => p !== undefined)
+  return problems.length > 0 ? usageError(problems.join('; ')) : undefined
 }

@@ -2,7 +2,8 @@ import { NodeSSH } from 'node-ssh'
 import type { Duplex } from 'node:stream'
 import type { Channel } from 'ssh2'
 import { type Cmd, argv, render, renderScript } from '../command/shell.js'
-import { type HostKeyPin, fingerprint, keyMatches, keyType, preferredAlgorithms } from './host-keys.js'
+import { BoundedOutput } from './bounded-output.js'
+import { type HostKeyPin, acceptingPins, fingerprint, keyMatches, keyType, preferredAlgorithms, revokedPin } from './host-keys.js'
 import { type RunOptions, type RunResult, type Transport, releaseStdin } from './transport.js'
 
 export interface SshEndpoint {
@@ -37,10 +38,24 @@ const KILL_GRACE_S = 5
 let runCounter = 0
 /**
  * The remote command line: coreutils `timeout` (its own process group, which it signals as a
- * whole) renamed by `exec -a` to a token unique to this run, so a cancel can find exactly it.
+ * whole) renamed by `exec -a` to a token unique to this run, so a cancel can find exactly it. A
+ * cancel that arrives before the process exists is not lost: the cancel leaves a marker file first,
+ * and the wrapper does not start the command when the marker is there (see `cancelLine`).
  */
-const WRAP = 'exec -a "$0" timeout -k "$1" "$2" bash -c "$3"'
-/** Extra time on the client side past the remote `timeout`, before we give up on the channel. */
+const WRAP =
+  'if [ -e "/tmp/$0.cancel" ]; then rm -f "/tmp/$0.cancel"; echo "cancelled before it started" >&2; exit 130; fi; exec -a "$0" timeout -k "$1" "$2" bash -c "$3"'
+/**
+ * The cancel, run from a second exec: the marker first, then SIGTERM to every process whose
+ * command line holds the token (the wrapper before its `exec`, or `timeout` after it, which passes
+ * the TERM to the command's whole group). `[v]rd-run-…` matches the token but not pkill's own line.
+ * So: the wrapper either sees the marker and never starts the command, or exists and gets the TERM.
+ */
+function cancelLine(token: string, sig: 'TERM' | 'KILL'): string {
+  const pattern = `[${token[0]}]${token.slice(1)}`
+  return sig === 'TERM'
+    ? render(argv('sh', '-c', 'touch "/tmp/$1.cancel"; pkill -TERM -f "$2"; exit 0', 'sh', token, pattern))
+    : render(argv('sh', '-c', 'pkill -KILL -f "$1"; rm -f "/tmp/$2.cancel"; exit 0', 'sh', pattern, token))
+}
 const CLIENT_SLACK_MS = (KILL_GRACE_S + 10) * 1000
 
 function endpointLabel(e: SshEndpoint): string {
@@ -76,7 +91,7 @@ export class SshTransport implements Transport {
   }
 
   private async connectOne(ssh: NodeSSH, endpoint: SshEndpoint, sock?: unknown): Promise<void> {
-    if (endpoint.pins.length === 0) {
+    if (acceptingPins(endpoint.pins).length === 0) {
       throw new SshConnectError(
         `no host key pinned for ${endpointLabel(endpoint)}: add its fingerprint to the manifest (hostKeys) or pass known_hosts ` +
           `(get it on the host with: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub)`,
@@ -101,6 +116,13 @@ export class SshTransport implements Transport {
       })
     } catch (err) {
       const e = err as Error & { level?: string; code?: string }
+      const revoked = seen.key && revokedPin(seen.key, endpoint.pins)
+      if (seen.key && revoked) {
+        throw new SshConnectError(
+          `host key of ${endpointLabel(endpoint)} (${keyType(seen.key)} ${fingerprint(seen.key)}) is marked @revoked in ${revoked.source}: not connecting`,
+          this.target.name,
+        )
+      }
       if (seen.key && keyMatches(seen.key, endpoint.pins) === undefined) {
         throw new SshConnectError(
           `host key of ${endpointLabel(endpoint)} does not match any pin: server presented ${keyType(seen.key)} ${fingerprint(seen.key)}, ` +
@@ -109,9 +131,9 @@ export class SshTransport implements Transport {
           this.target.name,
         )
       }
-      if (/privateKey|private key/i.test(e.message)) {
+      if (/privateKey|private key|private openssh key|passphrase|bad decrypt/i.test(e.message)) {
         throw new SshConnectError(
-          `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one`,
+          `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one (the Action's ssh-key-passphrase input; the CLI's --ssh-key-passphrase FILE or $VRD_SSH_KEY_PASSPHRASE)`,
           this.target.name,
         )
       }
@@ -158,50 +180,53 @@ export class SshTransport implements Transport {
     let channel: Channel | undefined
     let clientTimedOut = false
     let cancelled = false
+    let stopping = false
     const deadline = setTimeout(() => {
       clientTimedOut = true
       channel?.close()
     }, opts.timeoutMs + CLIENT_SLACK_MS)
     let killTimer: NodeJS.Timeout | undefined
     /**
-     * A cancel: SIGTERM to this run's `timeout`, which passes it to its whole process group, from a
-     * second exec on the same connection (sshd's own `signal` request needs a privilege-separated
-     * session child and is refused for many logins); SIGKILL after the grace, and the channel closed.
+     * Stop this run: SIGTERM to it from a second exec on the same connection (sshd's own `signal`
+     * request needs a privilege-separated session child and is refused for many logins); SIGKILL
+     * after the grace, and the channel closed. Used by a cancel and by an output past the limit.
      */
-    const cancel = () => {
-      if (cancelled) return
-      cancelled = true
-      const pattern = `^${token} `
-      void this.ssh.execCommand(render(argv('pkill', '-TERM', '-f', pattern))).catch(() => {})
+    const stop = () => {
+      if (stopping) return
+      stopping = true
+      void this.exec(cancelLine(token, 'TERM'), { timeoutMs: 10_000 }).catch(() => {})
       killTimer = setTimeout(() => {
-        void this.ssh.execCommand(render(argv('pkill', '-KILL', '-f', pattern))).catch(() => {})
+        void this.exec(cancelLine(token, 'KILL'), { timeoutMs: 10_000 }).catch(() => {})
         channel?.close()
       }, KILL_GRACE_S * 1000)
     }
-    if (opts.signal?.aborted) cancel()
+    const cancel = () => {
+      cancelled = true
+      stop()
+    }
+    if (opts.signal?.aborted) cancelled = true
     opts.signal?.addEventListener('abort', cancel, { once: true })
     try {
       if (cancelled) return { code: null, signal: null, stdout: '', stderr: 'cancelled before it started\n', durationMs: 0, timedOut: false, cancelled }
-      const r = await this.ssh.execCommand(line, {
-        stdin: opts.stdin,
-        noTrim: true,
+      const r = await this.exec(line, {
+        ...opts,
         onChannel: (c) => {
           channel = c
         },
-        onStdout: opts.onStdout ? (b) => opts.onStdout!(b.toString('utf8')) : undefined,
-        onStderr: opts.onStderr ? (b) => opts.onStderr!(b.toString('utf8')) : undefined,
+        onOverLimit: stop,
       })
       // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
-      const timedOut = !cancelled && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
-      const lost = r.code === null && !clientTimedOut && !cancelled ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
+      const timedOut = !cancelled && !r.outputCut && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
+      const lost = r.code === null && !clientTimedOut && !cancelled && !r.outputCut ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
       return {
-        code: timedOut || cancelled ? null : r.code,
+        code: timedOut || cancelled || r.outputCut ? null : r.code,
         signal: r.signal,
         stdout: r.stdout,
         stderr: r.stderr + lost + (cancelled ? 'cancelled\n' : ''),
         durationMs: Date.now() - started,
         timedOut,
         ...(cancelled ? { cancelled: true } : {}),
+        ...(r.outputCut ? { outputCut: r.outputCut } : {}),
       }
     } catch (err) {
       return {
@@ -216,9 +241,61 @@ export class SshTransport implements Transport {
     } finally {
       clearTimeout(deadline)
       clearTimeout(killTimer)
+      // The run has ended (its channel closed): a marker its wrapper never read is removed.
+      if (stopping) void this.exec(render(argv('rm', '-f', `/tmp/${token}.cancel`)), { timeoutMs: 10_000 }).catch(() => {})
       opts.signal?.removeEventListener('abort', cancel)
       releaseStdin(opts.stdin)
     }
+  }
+
+  /**
+   * One exec channel, its output streamed through `BoundedOutput` (node-ssh's `execCommand` keeps
+   * every byte, which a node writing without end turns into a crash). Past the limit the output is
+   * dropped and `onOverLimit` asked to stop the command.
+   */
+  private exec(
+    line: string,
+    opts: Pick<RunOptions, 'stdin' | 'onStdout' | 'onStderr' | 'maxOutputBytes'> & {
+      readonly timeoutMs: number
+      readonly onChannel?: (c: Channel) => void
+      readonly onOverLimit?: () => void
+    },
+  ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; outputCut?: 'stdout' | 'stderr' }> {
+    const connection = this.ssh.connection
+    if (!connection) return Promise.reject(new Error('not connected'))
+    return new Promise((resolve, reject) => {
+      connection.exec(line, (err, ch) => {
+        if (err) {
+          reject(err)
+          return
+        }
+        opts.onChannel?.(ch)
+        const out = new BoundedOutput('stdout', opts.maxOutputBytes)
+        const errOut = new BoundedOutput('stderr', opts.maxOutputBytes)
+        let cut: 'stdout' | 'stderr' | undefined
+        const take = (o: BoundedOutput, chunk: Buffer, live?: (s: string) => void) => {
+          const text = o.push(chunk)
+          if (text && live) live(text)
+          if (o.over && !cut) {
+            cut = o.name
+            opts.onOverLimit?.()
+          }
+        }
+        ch.on('data', (c: Buffer) => take(out, c, opts.onStdout))
+        ch.stderr.on('data', (c: Buffer) => take(errOut, c, opts.onStderr))
+        ch.on('error', () => {})
+        if (opts.stdin === undefined) ch.end()
+        else if (typeof opts.stdin === 'string') ch.end(opts.stdin)
+        else opts.stdin.pipe(ch, { end: true })
+        let code: number | null = null
+        let signal: string | null = null
+        ch.on('exit', (c: number | null, s?: string) => {
+          code = c ?? null
+          signal = s ?? null
+        })
+        ch.on('close', () => resolve({ code, signal, stdout: out.text(), stderr: errOut.text(), ...(cut ? { outputCut: cut } : {}) }))
+      })
+    })
   }
 
   async forwardTcp(host: string, port: number): Promise<Duplex> {

@@ -11,6 +11,11 @@ export interface RunResult {
   readonly timedOut: boolean
   /** The run's signal was aborted before the command ended (its code is then null). */
   readonly cancelled?: boolean
+  /**
+   * The command wrote more than the output limit on this stream: what was kept ends with a line
+   * saying so, the command was stopped and its code is null (a cut output is never read as whole).
+   */
+  readonly outputCut?: 'stdout' | 'stderr'
 }
 
 export interface RunOptions {
@@ -26,6 +31,8 @@ export interface RunOptions {
   readonly onStderr?: (chunk: string) => void
   /** Aborting it ends the command at once (the run resolves with `cancelled`). */
   readonly signal?: AbortSignal
+  /** Bytes kept per stream (stdout, stderr); past it the command is stopped. Default 8 MiB. */
+  readonly maxOutputBytes?: number
 }
 
 /**
@@ -51,6 +58,7 @@ export const succeeded = (r: RunResult): boolean => r.code === 0 && !r.timedOut
 /** One line saying how a command ended, for errors. */
 export function outcome(r: RunResult): string {
   if (r.cancelled) return 'cancelled'
+  if (r.outputCut) return `stopped: its ${r.outputCut} passed the output limit`
   if (r.timedOut) return `timed out after ${Math.round(r.durationMs / 1000)} s`
   if (r.code === null) return `ended without an exit status${r.signal ? ` (signal ${r.signal})` : ' (connection lost)'}`
   return `exit ${r.code}`

@@ -78,6 +78,26 @@ describe('vllm-ray-deploy lock', () => {
     expect((await deployLockStatus(head, manifest)).held).toBe(false)
   })
 
+  it('a holder record written by a hostile node prints nothing the runner would run (the log sink), in text and JSON', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const lock = deployLockDir(manifest)
+    const who = '::error::pwned\r::add-mask::x ##[error]mid \u001b[2J\u0007'
+    execFileSync('mkdir', ['-p', lock])
+    const holder = { who, release: 'r1', since: new Date().toISOString(), expiresAt: new Date(Date.now() + 60_000).toISOString(), token: 'a'.repeat(32) }
+    writeFileSync(join(lock, 'holder.json'), JSON.stringify(holder))
+    const text = await cli('lock', 'status', '--manifest', path)
+    const json = await cli('lock', 'status', '--manifest', path, '--json')
+    await cli('lock', 'release', '--manifest', path, '--force')
+    expect(text.out).toContain('held by ::error::pwned\\x0d::add-mask::x ## [error]mid \\x1b[2J\\x07')
+    expect(JSON.parse(json.out).holder.who).toBe(who)
+    for (const printed of [text.out, text.err, json.out]) {
+      const lines = printed.split(/\r\n|\r|\n/)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
+      const control = /[\u0000-\u0008\u000b-\u001f]/
+      expect(lines.filter((l) => /^\s*::/.test(l) || l.includes('##[') || control.test(l))).toEqual([])
+    }
+  })
+
   it('wrong usage exits 2', async () => {
     expect((await cli('lock', 'grab', '--manifest', path)).code).toBe(2)
     expect((await cli('lock', 'status', '--manifest', path, '--force')).code).toBe(2)

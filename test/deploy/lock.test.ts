@@ -4,8 +4,8 @@
  * so the lock lives under /var/lib/vllm-ray-deploy/<a cluster name of this test run>).
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acquireDeployLock, deployLockStatus, judgeLock, parseHolder, parseLockResponse, releaseDeployLock } from '../../src/deploy/lock.js'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { LockHeartbeat, acquireDeployLock, deployLockStatus, judgeLock, parseHolder, parseLockResponse, releaseDeployLock } from '../../src/deploy/lock.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
@@ -155,6 +155,59 @@ describe('the deploy lock on a real sshd', () => {
       message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/),
     })
     expect((await releaseDeployLock(t, manifest)).released).toBe(true)
+  })
+
+  it('a runner whose clock is 2 h behind cannot write a lock that is already expired: the head stamps since and expiresAt', async () => {
+    const [a, b] = [await connect(), await connect()]
+    const realNow = Date.now()
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(realNow - 2 * 3_600_000)
+    const first = await acquireDeployLock(a, manifest, { who: 'skewed', release: 'r' })
+    vi.useRealTimers()
+    expect(first.ok).toBe(true)
+    if (!first.ok) return
+    // Stamped by the head (this machine's real clock): since is now, expiresAt one TTL later.
+    const ttl = manifest.deploy.lockTtlMinutes * 60_000
+    expect(Math.abs(Date.parse(first.holder.since) - realNow)).toBeLessThan(ttl / 2)
+    expect(Date.parse(first.holder.expiresAt) - Date.parse(first.holder.since)).toBeGreaterThanOrEqual(ttl - 1000)
+    // A second deploy right after finds it held, not expired: no two rollouts at once.
+    const progress: string[] = []
+    const second = await acquireDeployLock(b, manifest, { who: 'punctual', release: 'r', onProgress: (m) => progress.push(m) })
+    expect(second).toMatchObject({ ok: false, message: expect.stringMatching(/is held by skewed/) })
+    expect(progress.join('\n')).not.toMatch(/broke/)
+    await releaseDeployLock(a, manifest, first.holder.token)
+  })
+
+  it('a held lock is renewed by its heartbeat (head clock), and a heartbeat whose lock was taken over says it lost it', async () => {
+    const [a, b] = [await connect(), await connect()]
+    const got = await acquireDeployLock(a, manifest, { who: 'long-rollout', release: 'r' })
+    expect(got.ok).toBe(true)
+    if (!got.ok) return
+    const renewed = new Promise<import('../../src/deploy/lock.js').LockHolder>((resolve) => {
+      const beat = new LockHeartbeat(a, manifest, got.holder, {
+        everyMs: 1000,
+        onRenewed: (h) => {
+          void beat.stop()
+          resolve(h)
+        },
+      })
+      beat.start()
+    })
+    const h = await renewed
+    expect(h).toMatchObject({ who: 'long-rollout', token: got.holder.token, since: got.holder.since })
+    expect(Date.parse(h.expiresAt)).toBeGreaterThan(Date.parse(got.holder.expiresAt))
+    expect((await deployLockStatus(b, manifest)).holder).toEqual(h)
+    // The holder's release by token still works after renewals.
+    // Now someone forces it away and takes it: the next beat reports the loss and stops.
+    await releaseDeployLock(b, manifest)
+    const other = await acquireDeployLock(b, manifest, { who: 'intruder', release: 'x' })
+    expect(other.ok).toBe(true)
+    const lost = await new Promise<string>((resolve) => {
+      new LockHeartbeat(a, manifest, h, { everyMs: 10, onLost: resolve }).start()
+    })
+    expect(lost).toMatch(/was lost: now held by intruder \(release x\)/)
+    expect((await deployLockStatus(b, manifest)).holder?.who).toBe('intruder')
+    await releaseDeployLock(b, manifest)
   })
 
   it('waits for a held lock when asked, with progress, and takes it once released', async () => {

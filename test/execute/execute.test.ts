@@ -77,6 +77,29 @@ describe('executePlan', () => {
     expect(readFileSync(j, 'utf8')).not.toContain('serve')
   })
 
+  it('a gate that ends while the run is cancelled (the /health wait, the smoke) stops it as cancelled, not failed', async () => {
+    const j = journal()
+    const ac = new AbortController()
+    const r = await executePlan(
+      plan([
+        { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
+        { name: 'smoke', description: '', parallel: false, steps: [step('a', 'after', j)] },
+      ]),
+      {
+        transports,
+        stdinFor: noStdin,
+        signal: ac.signal,
+        afterPhase: async () => {
+          ac.abort() // SIGINT arrives during the gate, which then reports what it saw
+          return 'vllm serve: cancelled while waiting for /health'
+        },
+      },
+    )
+    expect(r.cancelled).toBe(true)
+    expect(r.stoppedAt?.phase).toBe('vllm')
+    expect(readFileSync(j, 'utf8')).not.toContain('after')
+  })
+
   it('untilPhase stops cleanly after that phase', async () => {
     const j = journal()
     const r = await executePlan(

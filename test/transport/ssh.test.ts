@@ -60,14 +60,21 @@ describe('SshTransport against a real sshd', () => {
     expect(left.stdout.trim()).toBe('')
   })
 
+  /** Abort `ac` once the remote command has said `ready` on stdout: no race with a slow session start. */
+  const abortWhenReady = (ac: AbortController) => (chunk: string) => {
+    if (chunk.includes('ready')) ac.abort()
+  }
+
   it('a cancel ends the remote command at once: the run says cancelled and the process is gone', async () => {
     const marker = `vrd-cancel-${process.pid}-${Date.now()}`
     const ac = new AbortController()
-    setTimeout(() => ac.abort(), 500)
-    const r = await t.run(argv('bash', '-c', `exec -a ${marker} sleep 60`), { timeoutMs: 120_000, signal: ac.signal })
+    const r = await t.run(argv('bash', '-c', `echo ready; exec -a ${marker} sleep 60`), {
+      timeoutMs: 120_000,
+      signal: ac.signal,
+      onStdout: abortWhenReady(ac),
+    })
     expect(r).toMatchObject({ code: null, cancelled: true, timedOut: false })
     expect(outcome(r)).toBe('cancelled')
-    expect(r.durationMs).toBeLessThan(10_000)
     // sshd passes the TERM on (or the channel's end takes the command down): nothing keeps running.
     let left = 'x'
     for (let i = 0; i < 20 && left; i++) {
@@ -79,10 +86,10 @@ describe('SshTransport against a real sshd', () => {
     expect((await t.run(argv('echo', 'next'), { timeoutMs: 5000 })).stdout).toBe('next\n')
     // The command is asked to stop first (SIGTERM, which it can trap to clean up), not killed outright.
     const ac2 = new AbortController()
-    setTimeout(() => ac2.abort(), 500)
-    const trapped = await t.run(argv('bash', '-c', `trap 'echo term > /tmp/${marker}.term; exit 1' TERM; sleep 60 & wait`), {
+    const trapped = await t.run(argv('bash', '-c', `trap 'echo term > /tmp/${marker}.term; exit 1' TERM; echo ready; sleep 60 & wait`), {
       timeoutMs: 120_000,
       signal: ac2.signal,
+      onStdout: abortWhenReady(ac2),
     })
     expect(trapped.cancelled).toBe(true)
     expect((await t.run(argv('cat', `/tmp/${marker}.term`), { timeoutMs: 5000 })).stdout).toBe('term\n')
@@ -90,6 +97,27 @@ describe('SshTransport against a real sshd', () => {
     const never = await t.run(argv('touch', `/tmp/${marker}`), { timeoutMs: 5000, signal: ac.signal })
     expect(never.cancelled).toBe(true)
     expect((await t.run(argv('sh', '-c', `test -e /tmp/${marker} && echo made || echo none`), { timeoutMs: 5000 })).stdout).toBe('none\n')
+  })
+
+  it('a cancel that arrives before the remote process exists is not lost: the command gets SIGTERM or never starts', async () => {
+    // Several runs, each cancelled at a different point of the session's start (no sleeps: the
+    // abort is queued behind 0..4 turns of the event loop while the channel opens).
+    for (let turns = 0; turns < 5; turns++) {
+      const marker = `/tmp/vrd-early-${process.pid}-${Date.now()}-${turns}`
+      const ac = new AbortController()
+      const run = t.run(argv('bash', '-c', `trap 'echo term > ${marker}.term; exit 1' TERM; touch ${marker}.started; sleep 60 & wait`), {
+        timeoutMs: 120_000,
+        signal: ac.signal,
+      })
+      for (let i = 0; i < turns; i++) await new Promise((res) => setImmediate(res))
+      ac.abort()
+      const r = await run
+      expect(r.cancelled).toBe(true)
+      const seen = (await t.run(argv('sh', '-c', `ls ${marker}.* 2>/dev/null | sed 's|.*\\.||' | sort | tr '\\n' ' '`), { timeoutMs: 5000 })).stdout
+      // Either it never started, or it started and its TERM trap ran (never a silent SIGKILL).
+      expect(['', 'started term ']).toContain(seen)
+      await t.run(argv('sh', '-c', `rm -f ${marker}.*`), { timeoutMs: 5000 })
+    }
   })
 
   it('a stream stdin the command stops reading is closed, so its producer (docker save) ends too', async () => {

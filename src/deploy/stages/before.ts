@@ -3,22 +3,24 @@
  * every node's release state read while the host checks run. Each stops with nothing changed.
  */
 import { option } from '../../command/option-words.js'
-import { readFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
 import type { Manifest } from '../../manifest/schema.js'
 import type { Finding } from '../../preflight/finding.js'
 import { headOf } from '../../plan/node-commands.js'
 import { problem } from '../../result/result.js'
+import { readLaunchScript as readScript } from '../../manifest/launch-path.js'
 import { checkLaunchScript } from '../../script-check/index.js'
 import { distributionOf } from '../distribution/index.js'
 import { hostChecks } from '../host-checks.js'
-import { acquireDeployLock } from '../lock.js'
+import { LockHeartbeat, acquireDeployLock } from '../lock.js'
 import { commonCurrent, readNodeStates } from '../node-state.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
 export async function readLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
   if (m.launch.mode !== 'script') return undefined
-  return readFile(resolve(dirname(manifestPath), m.launch.path), 'utf8')
+  // The one reader of a launch script (inside the repository unless the manifest allows otherwise, bounded).
+  const read = await readScript(manifestPath, m.launch.path, { ...(m.launch.allowOutsideRepository && { allowOutsideRepository: true }) })
+  return read.ok ? read.text : undefined
 }
 
 /**
@@ -69,6 +71,8 @@ export const lockStage: Stage = {
     })
     if (got.ok) {
       ctx.lock = got.holder
+      // Renewed while held (by the head's clock), so a rollout longer than deploy.lockTtlMinutes keeps it.
+      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, { onProgress: io.progress }).start()
       o.onLock?.({ holder: got.holder, cluster: m.cluster })
       return proceed
     }
@@ -141,7 +145,7 @@ export const rollbackTargetStage = (to: string | undefined): Stage => ({
     return stop(
       problem(
         'NO_PREVIOUS_RELEASE',
-        `no previous release on ${headOf(ctx.m).name}; name one with ${option('to')} (releases: ${releases})`,
+        `no previous release on ${headOf(ctx.m).name}${head?.problems ? ` (${head.problems.join('; ')})` : ''}; name one with ${option('to')} (releases: ${releases})`,
         `Name the release to go back to: a rollback with ${option('to', 'RELEASE')}.`,
         { releases },
       ),

@@ -12,7 +12,7 @@ import type { Plan } from '../../plan/plan.js'
 import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
-import type { LockHolder } from '../lock.js'
+import type { LockHeartbeat, LockHolder } from '../lock.js'
 import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
 import type { RolloutOptions, RolloutReport, RolloutStage } from '../rollout-types.js'
@@ -133,6 +133,8 @@ export interface RolloutContext {
   facts?: FactsBundle
   smoke?: SmokeGateResult
   lock?: LockHolder
+  /** Renews the lock while it is held (lock.ts); stopped before the lock is released. */
+  heartbeat?: LockHeartbeat
 }
 
 export function newContext(

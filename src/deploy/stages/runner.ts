@@ -110,6 +110,7 @@ export async function runRollout(r: Rollout): Promise<RolloutReport> {
     const nodes = await ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts))
     return { ...core, nodes, durationMs: Date.now() - ctx.io.started }
   } finally {
+    await ctx.heartbeat?.stop()
     if (ctx.lock) {
       const released = await releaseDeployLock(ctx.o.transports.get(headOf(m).name)!, m, ctx.lock.token)
       ctx.io.progress(released.message)

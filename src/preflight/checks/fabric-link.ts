@@ -60,7 +60,7 @@ export function fabricLinkSpeed(ctx: CheckContext): Finding[] {
   })
   if (rows.length === 0) return []
   const want = ctx.expected?.fabricLinkSpeedGbps
-  const fastest = Math.max(...rows.flatMap((r) => r.links.map((i) => i.speedMbps ?? 0)))
+  const fastest = rows.flatMap((r) => r.links.map((i) => i.speedMbps ?? 0)).reduce((a, b) => Math.max(a, b), 0)
   const floor = want !== undefined ? want * 1000 : fastest
   const slow = rows.filter((r) => r.links.some((i) => (i.speedMbps ?? 0) < floor))
   if (slow.length === 0) return []

@@ -73,7 +73,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         const parsed = nodeFactsFromProbe(node, r.stdout)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
-        notes.push(...parsed.notes.map((note) => ({ node: node.name, note })))
+        for (const x of parsed.notes.map((note) => ({ node: node.name, note }))) notes.push(x)
         opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`)
         return parsed.facts
       } catch (err) {
