@@ -10,6 +10,7 @@
 export const OPTION_INPUTS = {
   manifest: 'manifest',
   'ssh-key': 'ssh-private-key',
+  'ssh-key-passphrase': 'ssh-key-passphrase',
   'known-hosts': 'known-hosts',
   image: 'image',
   release: 'release',

@@ -3,6 +3,7 @@
  * Ids come from the user (--release, the Action's `release` input) or default to the commit SHA
  * or a UTC timestamp; they become path components, so they are checked before anything is built.
  */
+import { option } from '../command/option-words.js'
 import { type Result, fail, ok, problem } from '../result/result.js'
 
 import { releaseIdProblem } from '../manifest/values.js'
@@ -21,5 +22,7 @@ export const timestampReleaseId = (now: Date): string =>
 export function resolveReleaseId(requested: string | undefined, env: NodeJS.ProcessEnv, now: Date): Result<string> {
   const id = requested || env.GITHUB_SHA || timestampReleaseId(now)
   const why = releaseIdProblem(id)
-  return why ? fail(problem('RELEASE_ID_INVALID', why, 'Name the release with letters, digits, ".", "_" and "-" (--release).', { 'release id': id })) : ok(id)
+  return why
+    ? fail(problem('RELEASE_ID_INVALID', why, `Name the release with letters, digits, ".", "_" and "-" (${option('release')}).`, { 'release id': id }))
+    : ok(id)
 }

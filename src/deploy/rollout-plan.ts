@@ -9,7 +9,17 @@ import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { hostProbeCmd } from '../plan/host-check-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from '../plan/lock-commands.js'
 import { headOf, imageRef } from '../plan/node-commands.js'
-import { type AroundStage, MINUTE, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, imageContentsStep, planRelease, stepOf } from '../plan/plan.js'
+import {
+  type AroundStage,
+  MINUTE,
+  type Plan,
+  type PlanOptions,
+  type PlanPhase,
+  type PlannedStep,
+  imageContentsStep,
+  planRelease,
+  stepOf,
+} from '../plan/plan.js'
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
 
@@ -49,8 +59,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
 }
 
 /** The holder record the lock stage sends, with what is only known at run time left as placeholders (the head stamps since and expiresAt by its own clock). */
-const holderTemplate = (release: string): string =>
-  JSON.stringify({ who: '<who>', run: '<run>', release, token: '<random>' })
+const holderTemplate = (release: string): string => JSON.stringify({ who: '<who>', run: '<run>', release, token: '<random>' })
 
 function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
   const step = stepOf(m)
@@ -81,8 +90,10 @@ function aroundStages(m: Manifest, head: string, release: string): NonNullable<P
       parallel: true,
       steps: [
         ...every('state', 'read current, previous, the releases and the container', () => readNodeState(m)),
-        ...every('host-checks', `host checks: docker, GPUs, the fabric interfaces, disk${alsoChecked ? `, ${alsoChecked}` : ''}`, (n) =>
-          hostProbeCmd(m, n, relay).cmd,
+        ...every(
+          'host-checks',
+          `host checks: docker, GPUs, the fabric interfaces, disk${alsoChecked ? `, ${alsoChecked}` : ''}`,
+          (n) => hostProbeCmd(m, n, relay).cmd,
         ),
       ],
     },

@@ -7,6 +7,7 @@
  * Versions: 1 is the bare manifest (snapshots before they carried a version); 2 is
  * `{ snapshotVersion: 2, manifest }`.
  */
+import { option } from '../command/option-words.js'
 import { type Manifest, ManifestSchema } from '../manifest/schema.js'
 import { type Problem, type Result, fail, ok } from '../result/result.js'
 
@@ -58,7 +59,7 @@ const snapshotProblem = (release: string, message: string, evidence: Record<stri
   code: 'RELEASE_SNAPSHOT_UNREADABLE',
   message: `release ${release}'s manifest snapshot ${message}`,
   evidence,
-  fix: `Deploy the release again from its manifest (vllm-ray-deploy deploy --release ${release}), or roll back to another release.`,
+  fix: `Deploy the release again from its manifest (a deploy with ${option('release', release)}), or roll back to another release.`,
 })
 
 /** Drop the keys the schema does not know (strict objects), until only other issues remain. */

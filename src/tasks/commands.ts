@@ -106,7 +106,7 @@ export interface CommandSpec {
 }
 
 /** Outputs every Action command sets: the result, the headline, the summary as a file. */
-export const COMMON_OUTPUTS: readonly OutputName[] = ['result', 'summary', 'summary-file']
+export const COMMON_OUTPUTS: readonly OutputName[] = ['result', 'summary', 'summary-file', 'report-dir']
 
 const FINDINGS_OUTPUTS: readonly OutputName[] = ['findings', 'error-count', 'warning-count']
 const SMOKE_FIGURES: readonly OutputName[] = ['verdict', 'model', 'ttft-ms', 'itl-ms', 'tokens-per-second', 'p95-ms']
@@ -212,7 +212,7 @@ export const COMMANDS = [
   {
     name: 'lock',
     synopsis: 'status|release',
-    summary: 'the deploy lock on the head; release removes an expired lock, --force any',
+    summary: 'the deploy lock on the head; release removes an expired lock (any lock when forced)',
     options: ['manifest', 'force', ...ssh, 'json'],
     required: ['manifest'],
     ssh: true,

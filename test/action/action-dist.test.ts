@@ -36,7 +36,8 @@ describe('node dist/index.js (the action as the runner starts it)', () => {
     expect(plan.nodes.map((n) => n.name)).toEqual(['spark-a', 'spark-b'])
     expect(JSON.parse(readFileSync(r.outputs['plan-file']!, 'utf8'))).toEqual(plan)
     expect(r.summary).toContain('| image | spark-a |')
-    expect(r.summary).toContain('| preflight | all |')
+    expect(r.summary).toContain('| preflight | spark-a | facts probe')
+    expect(r.summary).toContain('| smoke | all |')
   })
 
   it('an unknown command or a bad on-failure fails with a clear message', () => {

@@ -4,13 +4,14 @@
  * command is recorded). Each on-failure path: stop, rollback with no earlier release, a rollback
  * that itself fails, a smoke failure mid-deploy, and pruning by releasesKept.
  */
+import { option } from '../../src/command/option-words.js'
 import { render } from '../../src/command/shell.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease, rollbackRelease, startUntilRay } from '../../src/deploy/rollout.js'
 import type { RolloutOptions, RolloutReport } from '../../src/deploy/rollout-types.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import type { Finding } from '../../src/preflight/finding.js'
-import { SimCluster, healthyProbe, simManifest } from './support/sim-cluster.js'
+import { SimCluster, healthyProbe, hostCapture, simManifest } from './support/sim-cluster.js'
 
 const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 const smokeFinding: Finding = {
@@ -123,7 +124,11 @@ describe('a deploy through every stage', () => {
     await deploy(sim)
     const r = await deploy(sim, { release: 'r2', smoke: failing })
     expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'smoke' } })
-    expect(r.onFailure).toEqual({ action: 'none', ok: true, detail: 'nothing was changed: the running release itself fails its gates (redeploy with --force)' })
+    expect(r.onFailure).toEqual({
+      action: 'none',
+      ok: true,
+      detail: `nothing was changed: the running release itself fails its gates (redeploy with ${option('force')})`,
+    })
   })
 
   it('a key outside start/serve that changes what runs is not unchanged (the fingerprint covers the whole manifest)', async () => {
@@ -151,7 +156,14 @@ describe('each stage stops the rollout before anything changes', () => {
 
   it('a failed host check stops it at host-checks, before the image', async () => {
     sim = new SimCluster(simManifest())
-    sim.fail({ node: 'spark-b', when: /nvidia-smi -L/, result: { code: 0, stdout: 'probe\t1\ndocker\tfailed\tCannot connect to the Docker daemon\nend\n' } })
+    // The host probe (its host mode: no docker exec) as it prints when docker's daemon is down: no container read.
+    const { container: _, ...down } = hostCapture('spark-b')
+    const docker = {
+      ok: false,
+      missing: false,
+      error: 'exit 1: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+    }
+    sim.fail({ node: 'spark-b', when: /^python3 - .*"exec":false/, result: { code: 0, stdout: JSON.stringify({ ...down, host: { ...down.host, docker } }) } })
     const r = await deploy(sim)
     expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'host-checks' } })
     expect(r.findings.map((f) => f.code)).toContain('DOCKER_UNUSABLE')

@@ -36,6 +36,6 @@ describe('files without end are refused at a bound', () => {
   it('the SSH key file', async () => {
     const r = await cli('lock', 'status', '--manifest', 'src/manifest/examples/dgx-spark-pair.yml', '--ssh-key', zero)
     expect(r.code).toBe(2)
-    expect(r.out + r.err).toMatch(/SSH key .* is larger than 1 MiB/)
+    expect(r.out + r.err).toMatch(/--ssh-key .* is larger than 1 MiB/)
   })
 })

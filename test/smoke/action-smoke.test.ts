@@ -62,6 +62,8 @@ it('a failing smoke: verdict failed, one annotation per finding, exit code set',
   const r = await runActionAsync({ command: 'smoke', manifest: manifestFile(), 'ssh-private-key': sshd.clientKey }, {})
   expect(r.status).toBe(1)
   expect(r.outputs.verdict).toBe('failed')
-  expect(r.stdout).toMatch(/::error title=SMOKE_UNAUTHORIZED::smoke.apiKeySecret names VLLM_API_KEY, but that environment variable is empty or unset/)
+  expect(r.stdout).toMatch(
+    /::error title=SMOKE_UNAUTHORIZED on the cluster::smoke.apiKeySecret names VLLM_API_KEY, but that environment variable is empty or unset/,
+  )
   expect(r.summary).toContain('Smoke test of loop: failed')
 })

@@ -72,7 +72,6 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '-')
 
-
 /** Every node as it is now: its current release, image, Ray identity and container. */
 export async function nodeTable(ctx: RolloutContext, facts: FactsBundle | undefined): Promise<NodeRow[]> {
   const m = ctx.o.manifest

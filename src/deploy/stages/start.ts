@@ -90,7 +90,8 @@ export const serveStage: Stage = {
     io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
     if (w.ready) return proceed
     // A cancel while waiting for /health is a cancel, not a failure of vLLM: no on-failure action.
-    if (w.cancelled || io.cancelled) return stop(problem('CANCELLED', 'cancelled while waiting for /health', 'Run the deploy again when it may go on.'), { cancelled: true })
+    if (w.cancelled || io.cancelled)
+      return stop(problem('CANCELLED', 'cancelled while waiting for /health', 'Run the deploy again when it may go on.'), { cancelled: true })
     const errors = w.findings.filter((f) => f.severity === 'error')
     const fix = `Read the full log on ${head.name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log`
     const add =

@@ -5,7 +5,9 @@
  * run for real in a per-node temporary directory standing in for /var/lib/vllm-ray-deploy, with a
  * `docker` on PATH that answers `inspect` from the simulated container; what needs a real Docker,
  * Ray or vLLM (image pull and inspect, start.sh, serve.sh, Ray waits, the probes) is answered here
- * from the simulated state, with the host probe from the lab captures in ../fixtures.
+ * from the simulated state. The node probe (src/probe/node-probe.ts) is answered in both its modes
+ * in its own document (ProbeOutputSchema): the host as the lab captured it in
+ * ../fixtures/host-probe-<role>-healthy.json, the container as the sim holds it.
  */
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,6 +19,7 @@ import { labManifest } from '../../../src/lab/manifest.js'
 import { type Manifest, ManifestSchema } from '../../../src/manifest/schema.js'
 import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
 import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents.js'
+import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
 import type { RunOptions, RunResult, Transport } from '../../../src/transport/transport.js'
 
@@ -156,7 +159,7 @@ export class SimCluster {
           if (fault.times !== undefined) fault.times--
           return { ...ok('', 1, 'simulated failure'), ...fault.result }
         }
-        return this.answer(this.node(name), command, stdin)
+        return this.answer(this.node(name), command, stdin, cmd)
       },
       close: async () => {},
     }
@@ -169,10 +172,13 @@ export class SimCluster {
     else rmSync(file, { force: true })
   }
 
-  private async answer(n: SimNode, command: string, stdin: string | undefined): Promise<RunResult> {
+  private async answer(n: SimNode, command: string, stdin: string | undefined, cmd: Cmd): Promise<RunResult> {
     const ref = this.manifest.image.ref
-    if (command.includes('nvidia-smi -L')) return ok(readFileSync(`test/deploy/fixtures/host-probe-${n.role}-healthy.txt`, 'utf8'))
-    if (stdin === PROBE_PROGRAM) return ok(this.probe(n.name))
+    if (stdin === PROBE_PROGRAM) {
+      // `python3 - <args-json>` (src/probe/probe-command.ts): `exec` false is the host checks' mode.
+      const args = JSON.parse(cmd.kind === 'argv' ? cmd.argv[2]! : '{}') as ProbeArgs
+      return ok(args.exec ? this.probe(n.name) : JSON.stringify(this.hostProbe(n, args)))
+    }
     if (/\bdocker run --rm\b/.test(command) && command.includes(IMAGE_CONTENTS_PY.split('\n')[0]!)) return ok(this.imageContents)
     if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
     if (command.startsWith('docker image inspect')) {
@@ -204,6 +210,27 @@ export class SimCluster {
     return this.realSh(n, command, stdin)
   }
 
+  /**
+   * The probe in its host mode on a healthy node: the lab's capture of the host, the ports and the
+   * head's relay SSH the arguments ask for, and the container as `docker inspect` shows it (no
+   * `docker exec`, so no versions or vLLM IP): `null` when there is none, as docker answers.
+   */
+  private hostProbe(n: SimNode, args: ProbeArgs): ProbeOutput {
+    const doc = hostCapture(n.name)
+    const captured = new Map(doc.ports?.map((p) => [`${p.ip}:${p.port}`, p.state]))
+    const { relay: _, ...host } = doc.host ?? {}
+    const c = n.container
+    return {
+      ...doc,
+      host: { ...host, ...(args.relay && { relay: args.relay.map((t) => ({ ip: t.ip, code: 0, output: '' })) }) },
+      // Nothing listens before Ray is up, so the host answers with a reset.
+      ports: args.ports.map((p) => ({ ...p, state: captured.get(`${p.ip}:${p.port}`) ?? 'refused' })),
+      container: c
+        ? { name: args.container, running: c.running, imageRef: this.manifest.image.ref, imageId: c.imageId, env: labEnv(n.name), versions: {} }
+        : null,
+    }
+  }
+
   private realSh(n: SimNode, command: string, stdin: string | undefined): Promise<RunResult> {
     const line = command.split(NODE_STATE_DIR).join(join(n.dir, 'state'))
     return new Promise((resolve) => {
@@ -223,27 +250,55 @@ export class SimCluster {
   }
 }
 
-/** The facts probe's answer on a healthy lab node (the shape of src/probe/node-probe.ts's output). */
+/** The node probe's arguments (src/probe/probe-command.ts), as the sim reads them off its command. */
+interface ProbeArgs {
+  readonly container: string
+  readonly exec: boolean
+  readonly ray: boolean
+  readonly ports: readonly { peer: string; ip: string; port: number; purpose: string }[]
+  readonly relay?: readonly { user: string; ip: string; port: number }[]
+}
+
+/** The host probe as the lab printed it on this node's role (test/deploy/fixtures/host-probe-<role>-healthy.json). */
+export function hostCapture(node: string): ProbeOutput {
+  const me = LAB_NODES.find((n) => n.name === node)!
+  return JSON.parse(readFileSync(`test/deploy/fixtures/host-probe-${me.role}-healthy.json`, 'utf8')) as ProbeOutput
+}
+
+/** The container's networking environment the lab's releases set (start.sh's --env). */
+function labEnv(node: string): Record<string, string> {
+  const me = LAB_NODES.find((n) => n.name === node)!
+  return { VLLM_HOST_IP: me.fabricIp, NCCL_SOCKET_IFNAME: 'enp1s0f0np0', GLOO_SOCKET_IFNAME: 'enp1s0f0np0' }
+}
+
+/**
+ * The facts probe's answer (its full mode: the preflight) on a healthy lab node with the release
+ * running: the host as the lab captured it, the container as docker inspect and `docker exec` give it
+ * (vLLM's IP `vllmIp`, else the fabric IP from VLLM_HOST_IP), and on the head Ray's `ray.nodes()`.
+ */
 export function healthyProbe(node: string, imageId: string, vllmIp?: string): string {
   const me = LAB_NODES.find((n) => n.name === node)!
-  const base = {
-    errors: [],
-    hostname: node,
-    interfaces: [{ name: 'enp1s0f0np0', up: true, addresses: [`${me.fabricIp}/24`] }],
-    peers: [],
-    gpus: [{ index: 0, name: 'NVIDIA GB10' }],
+  const { relay: _, ...host } = hostCapture(node).host ?? {}
+  const doc: ProbeOutput = {
+    ...hostCapture(node),
+    host,
     container: {
       name: 'vllm-ray',
       running: true,
-      image_id: imageId,
-      env: { VLLM_HOST_IP: me.fabricIp, NCCL_SOCKET_IFNAME: 'enp1s0f0np0', GLOO_SOCKET_IFNAME: 'enp1s0f0np0' },
-      inside: { python: '3.12.3', ray: '2.55.1', vllm: '0.17.1', vllm_ip: vllmIp ?? me.fabricIp, vllm_ip_source: 'VLLM_HOST_IP' },
+      imageRef: '172.30.230.2:5000/vrd-lab/vllm-standin:latest',
+      imageId,
+      // vLLM's rule: VLLM_HOST_IP when set, so a wrong vLLM IP is a wrong VLLM_HOST_IP.
+      env: { ...labEnv(node), VLLM_HOST_IP: vllmIp ?? me.fabricIp },
+      versions: { python: '3.12.3', ray: '2.55.1', vllm: '0.17.1' },
+      vllmIp: vllmIp ?? me.fabricIp,
+      vllmIpSource: 'VLLM_HOST_IP',
+      rayNodeIp: me.fabricIp,
     },
   }
-  if (me.role !== 'head') return JSON.stringify(base)
+  if (me.role !== 'head') return JSON.stringify(doc)
   return JSON.stringify({
-    ...base,
-    ray_nodes: LAB_NODES.map((n) => ({
+    ...doc,
+    rayNodes: LAB_NODES.map((n) => ({
       NodeID: n.name,
       Alive: true,
       NodeManagerAddress: n.fabricIp,
