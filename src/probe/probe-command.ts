@@ -33,6 +33,8 @@ export interface ProbeOptions {
   readonly mode?: 'full' | 'host'
   /** Head → worker SSH over the fabric (image.distribution relay), tried on the head: targets and ssh options. */
   readonly relay?: { readonly targets: readonly { user: string; ip: string; port: number }[]; readonly sshOptions: readonly string[] }
+  /** How far back the kernel log's out-of-memory lines count when no release container runs (default: an hour). */
+  readonly kernelLogWindowSeconds?: number
 }
 
 /** The probe for one node: its peers are every other node's fabric IP. */
@@ -46,6 +48,7 @@ export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions
     exec: full,
     ports: portsToProbe(m, node),
     ...(relay.length > 0 && { relay, sshOptions: opts.relay?.sshOptions }),
+    ...(opts.kernelLogWindowSeconds !== undefined && { kernelLogWindowSeconds: opts.kernelLogWindowSeconds }),
   }
   return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
 }
