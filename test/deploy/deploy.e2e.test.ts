@@ -192,9 +192,10 @@ describe.sequential('deploy on the lab', () => {
     // The deploy's progress so far (the lab's start and r1): the plan steps it started, in order.
     const phases = new Set((plan.json as { phases: { name: string }[] }).phases.map((p) => p.name))
     const started = log
-      .map((l) => /^\[\+ *[\d.]+s\] ([\w-]+): \[([\w-]+)\] ([\w-]+): (?!ok in|FAILED)/.exec(l))
+      // `stage: [node] action: …`; a step whose action is its stage's name is labelled once: `stage: [node] …`.
+      .map((l) => /^\[\+ *[\d.]+s\] ([\w-]+): \[([\w-]+)\] (?:([\w-]+): |(?![\w-]+: ))(?!ok in|FAILED)/.exec(l))
       .filter((x): x is RegExpExecArray => !!x && phases.has(x[1]!))
-      .map((x) => [x[2], x[3]] as const)
+      .map((x) => [x[2], x[3] ?? x[1]] as const)
     for (const n of nodes) {
       const planned = n.steps.filter((s) => s.action !== 'image').map((s) => s.action)
       const ran = started.filter(([node, action]) => node === n.name && action !== 'image').map(([, action]) => action)

@@ -151,7 +151,7 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
       lines.push(m)
       progress(m)
       // Cancel while the archive streams (the bytes are flowing once docker save is named).
-      if (!abortedAt && /image: \[spark-a\] image: docker save/.test(m))
+      if (!abortedAt && /image: \[spark-a\] docker save/.test(m))
         setTimeout(() => {
           abortedAt = Date.now()
           cancel.abort()

@@ -163,7 +163,12 @@ describe.sequential('the three triggers on the lab', () => {
     expect(summary, show(r)).toBeDefined()
     // A dispatched deploy records <commit SHA>-<run id> (deploy.yml), so the same commit can be deployed again.
     expect(summary).toMatch(new RegExp(`release ${bugRelease}-\\d+ failed at preflight`))
-    expectSeedBugSummary(summary!)
+    // The table on top is what runs now (the rolled-back release); what the failed release showed has its own section.
+    const at = summary!.indexOf(`#### What the failed release ${bugRelease}`)
+    expect(at, 'a section for the failed release').toBeGreaterThan(0)
+    const failedSection = summary!.slice(at)
+    expectSeedBugSummary(failedSection, '#####')
+    expect(summary!.split('\n')[0]).toMatch(/^### ❌ failed: /)
     // After the rollback each node runs the push's release again, and the table says so.
     expect(summary).toMatch(new RegExp(`\\| spark-a \\| head \\|[^\\n]*\\| ${pushRelease} \\|`))
     // The failure step ran: the action's report uploaded (through the upload-artifact stand-in).
@@ -225,7 +230,7 @@ describe.sequential('the three triggers on the lab', () => {
     timed('dispatch rollback', r)
     expect(new Set(r.steps.map((s) => s.job))).toEqual(new Set(['deploy/rollback spark-pair']))
     expect(
-      r.summaries.find((s) => s.startsWith('## vllm-ray-deploy rollback')),
+      r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy rollback</sub>')),
       show(r),
     ).toBeDefined()
     expect(r.log).toMatch(/::set-output:: result=(rolled-back|failed)/)
@@ -233,10 +238,9 @@ describe.sequential('the three triggers on the lab', () => {
 })
 
 /** The seed bug as the operator sees it: ❌ on the head's Ray identity and vLLM pin, in the table and the diagram. */
-function expectSeedBugSummary(summary: string): void {
+function expectSeedBugSummary(summary: string, findingHeading = '####'): void {
   const headMgmt = ip('spark-a', 'mgmtIp')
   const headFabric = ip('spark-a', 'fabricIp')
-  expect(summary).toMatch(/### ❌ failed: /)
   expect(summary).toContain(
     `| spark-a | head | ${headMgmt} | ${headFabric} | ❌ ${headMgmt} (not the fabric IP) | ❌ node:${headFabric} (Ray knows spark-a as ${headMgmt}) |`,
   )
@@ -246,7 +250,7 @@ function expectSeedBugSummary(summary: string): void {
   expect(diagram).toContain(`n0_vllm["vLLM pins<br/>node:${headFabric}"]`)
   expect(diagram).toContain(`n0_vllm -.-|"✗ Ray knows spark-a as ${headMgmt}"| n0_ray`)
   expect(diagram).toMatch(/class [^\n]*\bn0_vllm\b[^\n]* bad/)
-  expect(summary).toContain('#### `VLLM_PIN_NOT_IN_RAY` on spark-a')
+  expect(summary).toContain(`${findingHeading} \`VLLM_PIN_NOT_IN_RAY\` on spark-a`)
 }
 
 afterAll(() => progress(`act run times:\n  ${timings.join('\n  ')}`))
