@@ -45,6 +45,11 @@ const MARKERS: readonly Marker[] = [
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
+  // A launcher's or watcher's own readiness timeout: the server never answered within its wait.
+  {
+    kind: 'never became ready',
+    test: /\b(?:vllm|server|api|model|engine|endpoint|cluster)\b[^\n]{0,40}\b(?:not ready|never became ready|did not become ready|failed to become ready)\b[^\n]{0,20}\b(?:after|within)\b|\btimed out waiting for\b[^\n]{0,40}\b(?:vllm|server|api|model|health|ready)/i,
+  },
 ]
 
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */

@@ -30,6 +30,26 @@ describe('UNRECOGNISED_FAILURE', () => {
     expect(f!.evidence['Kinds of failure line']).toBe('Python traceback, exception')
   })
 
+  it("a launcher's own readiness timeout is a failure line; waiting for it, or being ready after a while, is not", () => {
+    for (const line of [
+      '[2025-11-18 13:19:17]   ⚠️  vLLM not ready after 3 minutes - continuing anyway',
+      'Server did not become ready within 600 s',
+      'timed out waiting for the vLLM health endpoint',
+      'model failed to become ready after 1800s',
+    ])
+      expect(
+        unrecognised(`Starting the server\n${line}\n`).map((f) => f.evidence['Kinds of failure line']),
+        line,
+      ).toEqual([expect.stringContaining('never became ready')])
+    for (const line of [
+      'Waiting for vLLM API to become ready...',
+      'vLLM server is ready after 42 s',
+      'INFO:     Application startup complete.',
+      'waiting up to 600 s for the server to be ready',
+    ])
+      expect(unrecognised(`Starting the server\n${line}\n`), line).toEqual([])
+  })
+
   it("takes the node from Ray's prefix and reads torch's [rank1]:[E…] lines", () => {
     const [f] = unrecognised(
       '(RayWorkerWrapper pid=92234, ip=172.19.24.110) [rank1]:[E1224 13:23:05.483840160 ProcessGroupNCCL.cpp:542] [Rank 12] Collective WorkNCCL(SeqNum=1, OpType=BROADCAST) raised the following async exception: Watchdog caught collective operation timeout\n',
