@@ -7,7 +7,7 @@
  * read back: each ends on the runner's image ID or with an IMAGE_MISMATCH finding.
  */
 import { Transform } from 'node:stream'
-import { argv } from '../command/shell.js'
+import { type Cmd, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { headOf, inspectImage, loadImage } from '../plan/node-commands.js'
 import { parseRelayFanOut, relayFanOut, relayToWorker } from '../plan/relay-commands.js'
@@ -33,36 +33,42 @@ async function imageIdOn(t: Transport, image: string): Promise<string | undefine
   return r.code === 0 && /^sha256:[0-9a-f]{64}$/.test(id) ? id : undefined
 }
 
+/** What every step of one relay shares. Steps push their findings; `say` reports progress. */
+interface Relay {
+  readonly m: Manifest
+  readonly image: string
+  readonly head: ManifestNode
+  readonly headT: Transport
+  readonly runnerId: string
+  readonly timeoutMs: number
+  readonly signal: AbortSignal | undefined
+  readonly say: (s: string) => void
+  readonly findings: Finding[]
+}
+
+export interface RelayResult {
+  readonly ok: boolean
+  readonly bytesSent: number
+  readonly imageIds: ReadonlyMap<string, string>
+  readonly findings: Finding[]
+}
+
 export async function relayImage(
   m: Manifest,
   image: string,
   transports: ReadonlyMap<string, Transport>,
   opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string>; signal?: AbortSignal; runnerId?: string },
-): Promise<{ ok: boolean; bytesSent: number; imageIds: ReadonlyMap<string, string>; findings: Finding[] }> {
-  const say = (s: string) => opts.onProgress?.(`relay: ${s}`)
+): Promise<RelayResult> {
   const skip = opts.skip ?? new Set<string>()
-  const timeoutMs = m.ssh.commandTimeoutSeconds * 1000
   const head = headOf(m)
-  const workers = m.nodes.filter((n) => n.role !== 'head')
   const findings: Finding[] = []
   const imageIds = new Map<string, string>()
   let bytesSent = 0
-  const done = () => ({ ok: !findings.some((f) => f.severity === 'error'), bytesSent, imageIds, findings })
+  const done = (): RelayResult => ({ ok: !findings.some((f) => f.severity === 'error'), bytesSent, imageIds, findings })
 
-  // The image gate has already read the runner's image ID; a direct caller has it read here.
-  const present = opts.runnerId
-    ? undefined
-    : await new LocalTransport().run(argv(runnerDocker(), 'image', 'inspect', '--format', '{{.Id}}', image), { timeoutMs: 30_000 })
-  const runnerId = opts.runnerId ?? present?.stdout.trim() ?? ''
-  if (present && (present.code !== 0 || !runnerId.startsWith('sha256:'))) {
-    findings.push(
-      transferFailed(
-        null,
-        `Image ${image} is not in this machine's docker, so there is nothing to relay.`,
-        { Image: image, 'docker image inspect': tail(present) },
-        `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`,
-      ),
-    )
+  const runnerId = await runnerImageId(image, opts.runnerId)
+  if (typeof runnerId !== 'string') {
+    findings.push(runnerId)
     return done()
   }
   const headT = transports.get(head.name)
@@ -77,133 +83,207 @@ export async function relayImage(
     )
     return done()
   }
-
-  const toRelay = workers.filter((w) => !skip.has(w.name))
-  const workerFailed = (w: ManifestNode, command: string, result: string) =>
-    findings.push(
-      transferFailed(
-        w.name,
-        `${head.name} could not pass ${image} on to ${w.name} over the fabric.`,
-        { Command: command, Result: result },
-        `Check SSH from ${head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`,
-      ),
-    )
+  const r: Relay = {
+    m,
+    image,
+    head,
+    headT,
+    runnerId,
+    timeoutMs: m.ssh.commandTimeoutSeconds * 1000,
+    signal: opts.signal,
+    say: (s) => opts.onProgress?.(`relay: ${s}`),
+    findings,
+  }
+  const toRelay = m.nodes.filter((w) => w.role !== 'head' && !skip.has(w.name))
 
   // 1. runner → head, once; the head loads it and, from the same bytes at the same time, feeds
   //    every worker that lacks it over the fabric (relayFanOut).
-  const fedByHead = new Set<string>()
-  if (skip.has(head.name)) {
-    say(`${head.name} already holds ${shortId(runnerId)}; nothing sent from the runner`)
-  } else {
-    const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
-    say(
-      toRelay.length > 0
-        ? `runner → ${head.name} → ${names} over the fabric, all at once: docker save ${image} | docker load`
-        : `runner → ${head.name}: docker save ${image} | docker load`,
-    )
-    const started = Date.now()
-    const save = new LocalTransport().stream(argv(runnerDocker(), 'save', image))
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        bytesSent += chunk.length
-        cb(null, chunk)
-      },
-    })
-    let saveEnded = false
-    void save.done.then(() => (saveEnded = true))
-    save.stdout.pipe(counter)
-    const load = await headT.run(toRelay.length > 0 ? relayFanOut(m, toRelay) : loadImage(), {
-      stdin: counter,
-      timeoutMs,
-      ...(opts.signal && { signal: opts.signal }),
-    })
-    const report = toRelay.length > 0 ? parseRelayFanOut(load.stdout) : undefined
-    const headCode = report ? (report.head?.code ?? null) : load.code
-    // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
-    const killed = load.code !== 0 && !saveEnded
-    if (killed) save.stdout.destroy()
-    const saved = await save.done
-    const secs = ((Date.now() - started) / 1000).toFixed(1)
-    // A failed save is the cause when it failed by itself (the loads then read a cut archive).
-    if (saved.code !== 0 && !killed) {
-      findings.push(
-        transferFailed(
-          head.name,
-          `docker save ${image} on the runner failed, so ${head.name} did not get the image.`,
-          { 'docker save': `${outcome(saved)}: ${tail(saved)}` },
-          `Check the runner's docker and free space, then deploy again.`,
-        ),
-      )
-    } else {
-      if (headCode !== 0) {
-        const why = report?.head
-          ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
-          : `${outcome(load)}: ${report?.error ?? tail(load)}`
-        findings.push(
-          transferFailed(
-            head.name,
-            `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
-            { 'docker load': why, 'Bytes sent': String(bytesSent) },
-            `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
-          ),
-        )
-      } else {
-        say(`runner → ${head.name}: ${mb(bytesSent)} in ${secs} s (${rate(bytesSent, Date.now() - started)})`)
-      }
-      for (const w of toRelay) {
-        fedByHead.add(w.name)
-        const r = report?.workers.get(w.fabricIp)
-        if (r?.code === 0) say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`)
-        else
-          workerFailed(
-            w,
-            `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`,
-            r
-              ? `exit ${r.code ?? '?'}: ${r.log.join('\n').slice(-400) || '(no output)'}`
-              : `no result for ${w.fabricIp} from the head (${outcome(load)}: ${report?.error ?? tail(load)})`,
-          )
-      }
-    }
-  }
+  let fedByHead: ReadonlySet<string> = new Set<string>()
+  if (skip.has(head.name)) r.say(`${head.name} already holds ${shortId(runnerId)}; nothing sent from the runner`)
+  else ({ bytesSent, fedByHead } = await streamFromRunner(r, toRelay))
   const headId = await imageIdOn(headT, image)
   if (headId) imageIds.set(head.name, headId)
 
-  // 2. a head that already held the image passes it on to the workers that lack it, in parallel;
-  //    only from an exact copy.
-  const fromHead = toRelay.filter((w) => !fedByHead.has(w.name))
-  if (headId === runnerId && fromHead.length > 0) {
-    await Promise.all(
-      fromHead.map(async (w) => {
-        const started = Date.now()
-        say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`)
-        const r = await headT.run(relayToWorker(m, w, image), { timeoutMs, ...(opts.signal && { signal: opts.signal }) })
-        if (r.code !== 0) workerFailed(w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(r)}: ${tail(r)}`)
-        else say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-      }),
-    )
-  } else if (fromHead.length > 0) {
-    say(`${head.name} does not hold the runner's image ${shortId(runnerId)}; not passing it on`)
-  }
+  // 2. a head that already held the image passes it on to the workers that lack it.
+  await passOnFromHead(
+    r,
+    toRelay.filter((w) => !fedByHead.has(w.name)),
+    headId,
+  )
 
   // 3. every node ends on the runner's image ID.
+  for (const [name, id] of await workerImageIds(m, image, transports)) imageIds.set(name, id)
+  findings.push(...mismatches(m, image, runnerId, imageIds, transports))
+  return done()
+}
+
+/** The runner's image ID: the one the image gate read, else read here; a finding when the runner lacks the image. */
+async function runnerImageId(image: string, given: string | undefined): Promise<string | Finding> {
+  if (given) return given
+  const present = await new LocalTransport().run(argv(runnerDocker(), 'image', 'inspect', '--format', '{{.Id}}', image), { timeoutMs: 30_000 })
+  const id = present.stdout.trim()
+  if (present.code === 0 && id.startsWith('sha256:')) return id
+  return transferFailed(
+    null,
+    `Image ${image} is not in this machine's docker, so there is nothing to relay.`,
+    { Image: image, 'docker image inspect': tail(present) },
+    `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`,
+  )
+}
+
+const workerFailed = (r: Relay, w: ManifestNode, command: string, result: string): void => {
+  r.findings.push(
+    transferFailed(
+      w.name,
+      `${r.head.name} could not pass ${r.image} on to ${w.name} over the fabric.`,
+      { Command: command, Result: result },
+      `Check SSH from ${r.head.name} to ${w.fabricIp} without a prompt (the host checks report RELAY_SSH_FAILED) and docker with free space on ${w.name}, then deploy again.`,
+    ),
+  )
+}
+
+/** How the runner's `docker save` streamed into the head's load (and fan-out) ended. */
+interface Streamed {
+  readonly load: RunResult
+  readonly saved: RunResult
+  /** The load ended first and the save was cut off (so the save's failure is not the cause). */
+  readonly killed: boolean
+  readonly bytesSent: number
+  readonly ms: number
+}
+
+/** Step 1: the runner's `docker save` into the head's `docker load` (and its fan-out to `toRelay`); findings for what failed. */
+async function streamFromRunner(r: Relay, toRelay: readonly ManifestNode[]): Promise<{ bytesSent: number; fedByHead: ReadonlySet<string> }> {
+  const { head, image } = r
+  const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
+  r.say(
+    toRelay.length > 0
+      ? `runner → ${head.name} → ${names} over the fabric, all at once: docker save ${image} | docker load`
+      : `runner → ${head.name}: docker save ${image} | docker load`,
+  )
+  const s = await saveIntoHead(r, toRelay.length > 0 ? relayFanOut(r.m, toRelay) : loadImage())
+  const secs = (s.ms / 1000).toFixed(1)
+  // A failed save is the cause when it failed by itself (the loads then read a cut archive).
+  if (s.saved.code !== 0 && !s.killed) {
+    r.findings.push(
+      transferFailed(
+        head.name,
+        `docker save ${image} on the runner failed, so ${head.name} did not get the image.`,
+        { 'docker save': `${outcome(s.saved)}: ${tail(s.saved)}` },
+        `Check the runner's docker and free space, then deploy again.`,
+      ),
+    )
+    return { bytesSent: s.bytesSent, fedByHead: new Set() }
+  }
+  const report = toRelay.length > 0 ? parseRelayFanOut(s.load.stdout) : undefined
+  const headCode = report ? (report.head?.code ?? null) : s.load.code
+  if (headCode !== 0) {
+    const why = report?.head
+      ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
+      : `${outcome(s.load)}: ${report?.error ?? tail(s.load)}`
+    r.findings.push(
+      transferFailed(
+        head.name,
+        `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
+        { 'docker load': why, 'Bytes sent': String(s.bytesSent) },
+        `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
+      ),
+    )
+  } else {
+    r.say(`runner → ${head.name}: ${mb(s.bytesSent)} in ${secs} s (${rate(s.bytesSent, s.ms)})`)
+  }
+  for (const w of toRelay) {
+    const wr = report?.workers.get(w.fabricIp)
+    if (wr?.code === 0) r.say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`)
+    else
+      workerFailed(
+        r,
+        w,
+        `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`,
+        wr
+          ? `exit ${wr.code ?? '?'}: ${wr.log.join('\n').slice(-400) || '(no output)'}`
+          : `no result for ${w.fabricIp} from the head (${outcome(s.load)}: ${report?.error ?? tail(s.load)})`,
+      )
+  }
+  return { bytesSent: s.bytesSent, fedByHead: new Set(toRelay.map((w) => w.name)) }
+}
+
+/** The runner's `docker save`, counted, as the stdin of `onHead` run on the head. */
+async function saveIntoHead(r: Relay, onHead: Cmd): Promise<Streamed> {
+  const started = Date.now()
+  let bytesSent = 0
+  const save = new LocalTransport().stream(argv(runnerDocker(), 'save', r.image))
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      bytesSent += chunk.length
+      cb(null, chunk)
+    },
+  })
+  let saveEnded = false
+  void save.done.then(() => (saveEnded = true))
+  save.stdout.pipe(counter)
+  const load = await r.headT.run(onHead, { stdin: counter, timeoutMs: r.timeoutMs, ...(r.signal && { signal: r.signal }) })
+  // A load that ended early leaves docker save blocked on a full pipe: close it so save ends too.
+  // A save whose output was read to its end was not cut off, even if its exit is not in yet.
+  const killed = load.code !== 0 && !saveEnded && !save.stdout.readableEnded
+  if (killed) save.stdout.destroy()
+  const saved = await save.done
+  return { load, saved, killed, bytesSent, ms: Date.now() - started }
+}
+
+/** Step 2: a head that holds the runner's exact image passes it on to `fromHead`, in parallel. */
+async function passOnFromHead(r: Relay, fromHead: readonly ManifestNode[], headId: string | undefined): Promise<void> {
+  if (fromHead.length === 0) return
+  const { head, image } = r
+  if (headId !== r.runnerId) {
+    r.say(`${head.name} does not hold the runner's image ${shortId(r.runnerId)}; not passing it on`)
+    return
+  }
   await Promise.all(
-    workers.map(async (w: ManifestNode) => {
-      const t = transports.get(w.name)
-      const id = t ? await imageIdOn(t, image) : undefined
-      if (id) imageIds.set(w.name, id)
+    fromHead.map(async (w) => {
+      const started = Date.now()
+      r.say(`${head.name} → ${w.name} over the fabric (${w.fabricIp})`)
+      const res = await r.headT.run(relayToWorker(r.m, w, image), { timeoutMs: r.timeoutMs, ...(r.signal && { signal: r.signal }) })
+      if (res.code !== 0) workerFailed(r, w, `docker save ${image} | ssh ${w.fabricIp} docker load (on ${head.name})`, `${outcome(res)}: ${tail(res)}`)
+      else r.say(`${head.name} → ${w.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }),
   )
-  for (const n of m.nodes) {
-    const id = imageIds.get(n.name)
-    if (id === runnerId) continue
-    findings.push({
-      code: 'IMAGE_MISMATCH',
-      severity: 'error',
-      node: n.name,
-      message: id ? `${n.name} holds a different image under ${image} than the runner sent.` : `${n.name} does not hold ${image} after the relay.`,
-      evidence: { 'Runner image ID': runnerId, [`${n.name} image ID`]: id ?? (transports.has(n.name) ? '(not present)' : '(no connection)') },
-      fix: `Get ${image} with ID ${shortId(runnerId)} onto ${n.name} (see the IMAGE_TRANSFER_FAILED finding, if any) and deploy again; check with docker image inspect --format '{{.Id}}' ${image}.`,
+}
+
+/** Step 3a: each worker's image ID under `image`, read back (absent: no connection or no image). */
+async function workerImageIds(m: Manifest, image: string, transports: ReadonlyMap<string, Transport>): Promise<Map<string, string>> {
+  const ids = new Map<string, string>()
+  await Promise.all(
+    m.nodes
+      .filter((n) => n.role !== 'head')
+      .map(async (w) => {
+        const t = transports.get(w.name)
+        const id = t ? await imageIdOn(t, image) : undefined
+        if (id) ids.set(w.name, id)
+      }),
+  )
+  return ids
+}
+
+/** Step 3b: an IMAGE_MISMATCH for each node that does not end on the runner's image ID. */
+function mismatches(
+  m: Manifest,
+  image: string,
+  runnerId: string,
+  imageIds: ReadonlyMap<string, string>,
+  transports: ReadonlyMap<string, Transport>,
+): Finding[] {
+  return m.nodes
+    .filter((n) => imageIds.get(n.name) !== runnerId)
+    .map((n) => {
+      const id = imageIds.get(n.name)
+      return {
+        code: 'IMAGE_MISMATCH',
+        severity: 'error',
+        node: n.name,
+        message: id ? `${n.name} holds a different image under ${image} than the runner sent.` : `${n.name} does not hold ${image} after the relay.`,
+        evidence: { 'Runner image ID': runnerId, [`${n.name} image ID`]: id ?? (transports.has(n.name) ? '(not present)' : '(no connection)') },
+        fix: `Get ${image} with ID ${shortId(runnerId)} onto ${n.name} (see the IMAGE_TRANSFER_FAILED finding, if any) and deploy again; check with docker image inspect --format '{{.Id}}' ${image}.`,
+      }
     })
-  }
-  return done()
 }

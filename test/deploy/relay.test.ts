@@ -1,0 +1,285 @@
+/**
+ * relayImage's steps and failure paths without Docker: the runner's `docker` is a program on
+ * $VRD_DOCKER that answers `image inspect` and `save` the way the real one does (or fails as it
+ * does), and every node is a recording transport that answers the head's load, fan-out and
+ * pass-on and each node's `docker image inspect` from a script per test. The lab test
+ * (relay.e2e) runs the same code with the real docker and ssh.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { type Cmd, render } from '../../src/command/shell.js'
+import { relayImage } from '../../src/deploy/relay.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import type { RunOptions, RunResult, Transport } from '../../src/transport/transport.js'
+import { simManifest } from './support/sim-cluster.js'
+
+const IMAGE = 'vrd/test:1'
+const RUNNER_ID = `sha256:${'a'.repeat(64)}`
+const OTHER_ID = `sha256:${'b'.repeat(64)}`
+
+// `docker image inspect --format {{.Id}} IMAGE` and `docker save IMAGE` of the runner.
+const RUNNER_DOCKER = `#!/bin/sh
+case "$1 $2" in
+  "image inspect")
+    [ -n "\${STUB_RUNNER_ID:-}" ] || { echo "Error: No such image: $6" >&2; exit 1; }
+    echo "$STUB_RUNNER_ID" ;;
+  "save $STUB_IMAGE")
+    head -c "$STUB_SAVE_BYTES" /dev/zero
+    [ -z "\${STUB_SAVE_FAIL:-}" ] || { echo "$STUB_SAVE_FAIL" >&2; exit 1; } ;;
+  *) echo "stub docker: unexpected $*" >&2; exit 99 ;;
+esac
+`
+
+let dir: string
+const saved = { ...process.env }
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vrd-relay-'))
+  const docker = join(dir, 'docker')
+  writeFileSync(docker, RUNNER_DOCKER)
+  chmodSync(docker, 0o755)
+  process.env.VRD_DOCKER = docker
+  process.env.STUB_IMAGE = IMAGE
+})
+afterAll(() => {
+  process.env = saved
+  rmSync(dir, { recursive: true, force: true })
+})
+beforeEach(() => {
+  process.env.STUB_RUNNER_ID = RUNNER_ID
+  process.env.STUB_SAVE_BYTES = '300000'
+  delete process.env.STUB_SAVE_FAIL
+})
+
+const result = (r: Partial<RunResult> = {}): RunResult => ({ code: 0, signal: null, stdout: '', stderr: '', durationMs: 1, timedOut: false, ...r })
+
+/** What a node answers: a function of the rendered command; `read`: how many stdin bytes it reads (default all). */
+type Answer = (command: string) => Partial<RunResult> & { read?: number }
+
+interface Call {
+  readonly node: string
+  readonly command: string
+  readonly stdinBytes: number
+}
+
+/** One transport per node, recording each command and the bytes it read from stdin. */
+function recording(nodes: Record<string, Answer>): { transports: Map<string, Transport>; calls: Call[] } {
+  const calls: Call[] = []
+  const transports = new Map<string, Transport>()
+  for (const [node, answer] of Object.entries(nodes)) {
+    transports.set(node, {
+      label: node,
+      async run(cmd: Cmd, opts: RunOptions) {
+        const command = render(cmd)
+        const { read, ...r } = answer(command)
+        let stdinBytes = 0
+        if (opts.stdin !== undefined && typeof opts.stdin !== 'string') {
+          stdinBytes = await readUpTo(opts.stdin, read ?? Number.POSITIVE_INFINITY)
+        }
+        calls.push({ node, command, stdinBytes })
+        return result(r)
+      },
+      close: async () => {},
+    })
+  }
+  return { transports, calls }
+}
+
+/** Reads `limit` bytes (or to the end) from a stream, then leaves it, as a load that stops early does. */
+async function readUpTo(stream: Readable, limit: number): Promise<number> {
+  let n = 0
+  for await (const chunk of stream) {
+    n += (chunk as Buffer).length
+    if (n >= limit) break
+  }
+  return n
+}
+
+const inspect = /docker image inspect/
+/** The head's fan-out report lines (src/plan/relay-commands.ts). */
+const fanOut = (lines: string[]) => `${lines.join('\n')}\nend\n`
+
+/** A node that answers inspect with `id` (none: no such image) and `other` for any other command. */
+const node =
+  (id: string | undefined, other: Answer = () => ({})): Answer =>
+  (c) =>
+    inspect.test(c) ? (id ? { stdout: `${id}\n` } : { code: 1, stderr: 'Error: No such image' }) : other(c)
+
+let m: Manifest
+let worker: Manifest['nodes'][number]
+beforeAll(() => {
+  m = simManifest()
+  worker = m.nodes.find((n) => n.role !== 'head')!
+})
+
+describe('relayImage: the runner streams once into the head, which feeds every worker', () => {
+  it('relays through the fan-out, counts the bytes sent and ends with every node on the runner image ID', async () => {
+    const { transports, calls } = recording({
+      'spark-a': node(RUNNER_ID, () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) })),
+      'spark-b': node(RUNNER_ID),
+    })
+    const progress: string[] = []
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s) })
+    expect(r.findings).toEqual([])
+    expect(r.ok).toBe(true)
+    expect(r.bytesSent).toBe(300000)
+    expect(Object.fromEntries(r.imageIds)).toEqual({ 'spark-a': RUNNER_ID, 'spark-b': RUNNER_ID })
+    const load = calls.find((c) => c.node === 'spark-a' && !inspect.test(c.command))!
+    expect(load.stdinBytes).toBe(300000)
+    expect(load.command).toContain(worker.fabricIp)
+    expect(progress[0]).toBe(`relay: runner → spark-a → spark-b (${worker.fabricIp}) over the fabric, all at once: docker save ${IMAGE} | docker load`)
+    expect(progress).toContainEqual(expect.stringMatching(/^relay: spark-a → spark-b: loaded from the same stream/))
+  })
+
+  it('with every worker skipped, the head runs a plain docker load, not the fan-out', async () => {
+    const { transports, calls } = recording({ 'spark-a': node(RUNNER_ID), 'spark-b': node(RUNNER_ID) })
+    const r = await relayImage(m, IMAGE, transports, { skip: new Set(['spark-b']), runnerId: RUNNER_ID })
+    expect(r.ok).toBe(true)
+    const load = calls.find((c) => c.node === 'spark-a' && !inspect.test(c.command))!
+    expect(load.command).toMatch(/docker load/)
+    expect(load.command).not.toContain(worker.fabricIp)
+  })
+
+  it('a runner without the image: IMAGE_TRANSFER_FAILED with what docker said, and no node is touched', async () => {
+    delete process.env.STUB_RUNNER_ID
+    const { transports, calls } = recording({ 'spark-a': node(RUNNER_ID), 'spark-b': node(RUNNER_ID) })
+    const r = await relayImage(m, IMAGE, transports, {})
+    expect(r.ok).toBe(false)
+    expect(r.findings).toMatchObject([
+      { code: 'IMAGE_TRANSFER_FAILED', node: null, evidence: { Image: IMAGE, 'docker image inspect': expect.stringContaining('No such image') } },
+    ])
+    expect(calls).toEqual([])
+  })
+
+  it('no connection to the head: IMAGE_TRANSFER_FAILED on the head', async () => {
+    const { transports, calls } = recording({ 'spark-b': node(RUNNER_ID) })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID })
+    expect(r.findings).toMatchObject([
+      { code: 'IMAGE_TRANSFER_FAILED', node: 'spark-a', message: expect.stringContaining('No connection to the head spark-a') },
+    ])
+    expect(calls).toEqual([])
+  })
+
+  it("a save that fails by itself is the cause: one finding for the runner's save, none for the loads; each node then lacks the image", async () => {
+    process.env.STUB_SAVE_FAIL = 'Error response from daemon: write /var/lib/docker/tmp: no space left on device'
+    const { transports } = recording({
+      'spark-a': node(undefined, () => ({ code: 1, stdout: fanOut(['relay\thead\t1', 'log\thead\tunexpected EOF', `relay\t${worker.fabricIp}\t1`]) })),
+      'spark-b': node(undefined),
+    })
+    const progress: string[] = []
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, onProgress: (s) => progress.push(s) })
+    expect(r.findings.map((f) => [f.code, f.node])).toEqual([
+      ['IMAGE_TRANSFER_FAILED', 'spark-a'],
+      ['IMAGE_MISMATCH', 'spark-a'],
+      ['IMAGE_MISMATCH', 'spark-b'],
+    ])
+    expect(r.findings[0]!.message).toMatch(/^docker save .* on the runner failed/)
+    expect(r.findings[0]!.evidence['docker save']).toMatch(/^exit 1: .*no space left on device/)
+    expect(r.findings[1]!.evidence['spark-a image ID']).toBe('(not present)')
+    // The head does not hold the image, so nothing is passed on from it.
+    expect(progress).toContain(`relay: spark-a does not hold the runner's image ${'a'.repeat(12)}; not passing it on`)
+  })
+
+  it("a head load that fails: the head's log is the evidence, and a worker the fan-out did not report gets its own finding", async () => {
+    const report = fanOut(['relay\thead\t1', 'log\thead\tno space left on device'])
+    const { transports } = recording({
+      'spark-a': node(undefined, () => ({ code: 1, stdout: report })),
+      'spark-b': node(undefined),
+    })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID })
+    const [headLoad, workerLoad] = r.findings
+    expect(headLoad).toMatchObject({
+      code: 'IMAGE_TRANSFER_FAILED',
+      node: 'spark-a',
+      evidence: { 'docker load': 'exit 1: no space left on device', 'Bytes sent': '300000' },
+    })
+    expect(workerLoad).toMatchObject({ code: 'IMAGE_TRANSFER_FAILED', node: 'spark-b' })
+    // No line for the worker: the evidence is how the head's command ended and what it printed.
+    expect(workerLoad!.evidence.Result).toBe(`no result for ${worker.fabricIp} from the head (exit 1: ${report.trim()})`)
+  })
+
+  it("a worker whose load fails in the fan-out gets IMAGE_TRANSFER_FAILED with its exit code and log; the head's load stands", async () => {
+    const { transports } = recording({
+      'spark-a': node(RUNNER_ID, () => ({
+        stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t255`, `log\t${worker.fabricIp}\tConnection refused`]),
+      })),
+      'spark-b': node(undefined),
+    })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID })
+    expect(r.findings.map((f) => [f.code, f.node])).toEqual([
+      ['IMAGE_TRANSFER_FAILED', 'spark-b'],
+      ['IMAGE_MISMATCH', 'spark-b'],
+    ])
+    expect(r.findings[0]!.evidence).toEqual({
+      Command: `the runner's stream, copied on spark-a into ssh ${worker.fabricIp} docker load`,
+      Result: 'exit 255: Connection refused',
+    })
+    expect(r.imageIds.get('spark-a')).toBe(RUNNER_ID)
+  })
+
+  it("a load that stops reading early ends the runner's save too, and the save is not blamed", async () => {
+    process.env.STUB_SAVE_BYTES = String(8 * 1024 * 1024) // far more than a pipe holds: save blocks until it is closed
+    const { transports, calls } = recording({
+      'spark-a': node(undefined, () => ({ code: 1, stderr: 'unexpected EOF', read: 100_000 })),
+      'spark-b': node(RUNNER_ID),
+    })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-b']) })
+    expect(r.findings.map((f) => [f.code, f.node])).toEqual([
+      ['IMAGE_TRANSFER_FAILED', 'spark-a'],
+      ['IMAGE_MISMATCH', 'spark-a'],
+    ])
+    expect(r.findings[0]!.message).toMatch(/^docker load on spark-a failed/)
+    expect(r.findings[0]!.evidence['docker load']).toBe('exit 1: unexpected EOF')
+    expect(calls.find((c) => !inspect.test(c.command))!.stdinBytes).toBeLessThan(8 * 1024 * 1024)
+  })
+})
+
+describe('relayImage: a head that already holds the image passes it on', () => {
+  it('the head skipped and holding the exact image: docker save | ssh to each worker that lacks it, nothing sent from the runner', async () => {
+    const { transports, calls } = recording({ 'spark-a': node(RUNNER_ID), 'spark-b': node(RUNNER_ID) })
+    const progress: string[] = []
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-a']), onProgress: (s) => progress.push(s) })
+    expect(r.ok).toBe(true)
+    expect(r.bytesSent).toBe(0)
+    const passOn = calls.filter((c) => c.node === 'spark-a' && !inspect.test(c.command))
+    expect(passOn.map((c) => c.command)).toEqual([
+      expect.stringMatching(new RegExp(`docker save ${IMAGE.replace(/[./]/g, '\\$&')} \\| ssh .*${worker.fabricIp.replace(/\./g, '\\.')} docker load`)),
+    ])
+    expect(progress[0]).toBe(`relay: spark-a already holds ${'a'.repeat(12)}; nothing sent from the runner`)
+  })
+
+  it('a pass-on that fails: IMAGE_TRANSFER_FAILED naming the command on the head, then IMAGE_MISMATCH for the worker', async () => {
+    const { transports } = recording({
+      'spark-a': node(RUNNER_ID, () => ({ code: 255, stderr: 'Host key verification failed.' })),
+      'spark-b': node(undefined),
+    })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-a']) })
+    expect(r.findings.map((f) => [f.code, f.node])).toEqual([
+      ['IMAGE_TRANSFER_FAILED', 'spark-b'],
+      ['IMAGE_MISMATCH', 'spark-b'],
+    ])
+    expect(r.findings[0]!.evidence).toEqual({
+      Command: `docker save ${IMAGE} | ssh ${worker.fabricIp} docker load (on spark-a)`,
+      Result: 'exit 255: Host key verification failed.',
+    })
+  })
+
+  it('a head holding a different image under the name passes nothing on; both nodes are IMAGE_MISMATCH, one different, one absent', async () => {
+    const { transports, calls } = recording({ 'spark-a': node(OTHER_ID), 'spark-b': node(undefined) })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-a']) })
+    expect(calls.every((c) => inspect.test(c.command))).toBe(true)
+    expect(r.findings).toMatchObject([
+      { code: 'IMAGE_MISMATCH', node: 'spark-a', message: expect.stringContaining('holds a different image'), evidence: { 'spark-a image ID': OTHER_ID } },
+      { code: 'IMAGE_MISMATCH', node: 'spark-b', message: expect.stringContaining('does not hold'), evidence: { 'spark-b image ID': '(not present)' } },
+    ])
+  })
+
+  it('a worker without a connection is IMAGE_MISMATCH with (no connection)', async () => {
+    const { transports } = recording({ 'spark-a': node(RUNNER_ID) })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-a', 'spark-b']) })
+    expect(r.findings).toMatchObject([{ code: 'IMAGE_MISMATCH', node: 'spark-b', evidence: { 'spark-b image ID': '(no connection)' } }])
+  })
+})
