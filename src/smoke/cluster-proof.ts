@@ -75,47 +75,70 @@ const FIX_IDENTITY =
 
 export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof {
   const size = m.vllm.tensorParallelSize * m.vllm.pipelineParallelSize
-  const findings: Finding[] = []
-  const byIp = new Map(m.nodes.map((n) => [n.fabricIp, n]))
-  const rayById = new Map(data.nodes.map((n) => [n.NodeID, n]))
   const pg = findVllmPlacementGroup(data, size)
+  if (!pg) return { serving: [], findings: noGroupFindings(m, data, size) }
+  const bundles = gpuBundles(pg)
+  const { serving, unplaced } = placementOf(m, data, bundles, pg.bundles_to_node_id ?? {})
+  const where = (s: ServingNode) => `${s.node ?? '?'} ${s.ip}: ${s.bundles} bundle(s)${s.alive ? '' : ' (dead)'}`
+  const evidence = {
+    'placement group': `${pg.placement_group_id} ${pg.state}`,
+    bundles: `${bundles.length} GPU bundles, expected ${size}`,
+    'bundles on': serving.map(where).join('; ') || '(none placed)',
+    'manifest GPU nodes': gpuNodeList(m),
+  }
+  const findings = [
+    ...groupFindings(pg, bundles.length, size, unplaced, evidence),
+    ...serving.flatMap((s) => servingNodeFindings(m, s, evidence)),
+    ...idleGpuNodeFindings(m, serving, size, evidence),
+  ]
+  return { placementGroup: { id: pg.placement_group_id, state: pg.state, bundles: bundles.length }, serving, findings }
+}
+
+const gpuNodeList = (m: Manifest): string =>
+  m.nodes
+    .filter((n) => n.gpus > 0)
+    .map((n) => `${n.name} ${n.fabricIp}`)
+    .join(', ')
+
+/** No usable group: SMOKE_PLACEMENT_GROUP_MISSING, and the GPU nodes Ray does not have alive (the likeliest reason). */
+function noGroupFindings(m: Manifest, data: RayPlacementData, size: number): Finding[] {
   const groups = Object.values(data.pgs)
-  if (!pg) {
+  const findings: Finding[] = [
+    smokeFinding(
+      'SMOKE_PLACEMENT_GROUP_MISSING',
+      `Ray on the head has no live placement group with GPU bundles, so vLLM is not running on Ray across the cluster (${groups.length} group(s) in Ray's table, none usable).`,
+      {
+        'placement groups':
+          groups.map((g) => `${g.placement_group_id.slice(0, 12)} ${g.state} ${Object.keys(g.bundles).length} bundles`).join('; ') || '(none)',
+        expected: `${size} GPU bundles (tensorParallelSize ${m.vllm.tensorParallelSize} x pipelineParallelSize ${m.vllm.pipelineParallelSize})`,
+      },
+      'Start vLLM with --distributed-executor-backend ray against this Ray cluster (RAY_ADDRESS), or check that smoke.url reaches this deployment and not a single-node server.',
+    ),
+  ]
+  const alive = new Set(data.nodes.filter((n) => n.Alive).map((n) => n.NodeManagerAddress))
+  for (const n of m.nodes.filter((x) => x.gpus > 0 && !alive.has(x.fabricIp))) {
     findings.push(
       smokeFinding(
-        'SMOKE_PLACEMENT_GROUP_MISSING',
-        `Ray on the head has no live placement group with GPU bundles, so vLLM is not running on Ray across the cluster (${groups.length} group(s) in Ray's table, none usable).`,
-        {
-          'placement groups':
-            groups.map((g) => `${g.placement_group_id.slice(0, 12)} ${g.state} ${Object.keys(g.bundles).length} bundles`).join('; ') || '(none)',
-          expected: `${size} GPU bundles (tensorParallelSize ${m.vllm.tensorParallelSize} x pipelineParallelSize ${m.vllm.pipelineParallelSize})`,
-        },
-        'Start vLLM with --distributed-executor-backend ray against this Ray cluster (RAY_ADDRESS), or check that smoke.url reaches this deployment and not a single-node server.',
+        'SMOKE_SERVING_NODE_MISSING',
+        `${n.name} (${n.fabricIp}) is not a live Ray node, so the model cannot be served across the manifest's nodes.`,
+        { 'live Ray nodes': [...alive].join(', ') || '(none)', 'manifest GPU nodes': gpuNodeList(m) },
+        `Start Ray on ${n.name} again (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp} in its container), then restart vllm serve.`,
+        n.name,
       ),
     )
-    // Name the GPU nodes Ray does not have alive: the likeliest reason there is no group.
-    const alive = new Set(data.nodes.filter((n) => n.Alive).map((n) => n.NodeManagerAddress))
-    for (const n of m.nodes.filter((x) => x.gpus > 0 && !alive.has(x.fabricIp))) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_SERVING_NODE_MISSING',
-          `${n.name} (${n.fabricIp}) is not a live Ray node, so the model cannot be served across the manifest's nodes.`,
-          {
-            'live Ray nodes': [...alive].join(', ') || '(none)',
-            'manifest GPU nodes': m.nodes
-              .filter((x) => x.gpus > 0)
-              .map((x) => `${x.name} ${x.fabricIp}`)
-              .join(', '),
-          },
-          `Start Ray on ${n.name} again (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp} in its container), then restart vllm serve.`,
-          n.name,
-        ),
-      )
-    }
-    return { serving: [], findings }
   }
-  const bundles = gpuBundles(pg)
-  const placement = pg.bundles_to_node_id ?? {}
+  return findings
+}
+
+/** Where the GPU bundles sit: per Ray node (its address, manifest node, count, liveness), and the bundles with no node. */
+function placementOf(
+  m: Manifest,
+  data: RayPlacementData,
+  bundles: readonly [string, unknown][],
+  placement: Readonly<Record<string, string | null>>,
+): { serving: ServingNode[]; unplaced: string[] } {
+  const byIp = new Map(m.nodes.map((n) => [n.fabricIp, n]))
+  const rayById = new Map(data.nodes.map((n) => [n.NodeID, n]))
   const counts = new Map<string, number>()
   const unplaced: string[] = []
   for (const [idx] of bundles) {
@@ -123,22 +146,18 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
     if (!nodeId) unplaced.push(idx)
     else counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
   }
-  const serving: ServingNode[] = [...counts].map(([id, n]) => {
+  const serving = [...counts].map(([id, n]): ServingNode => {
     const ray = rayById.get(id)
     const ip = ray?.NodeManagerAddress ?? `(Ray node ${id.slice(0, 12)}, not in ray.nodes())`
     const node = byIp.get(ip)?.name
     return { ip, ...(node && { node }), bundles: n, alive: ray?.Alive ?? false }
   })
-  const where = (s: ServingNode) => `${s.node ?? '?'} ${s.ip}: ${s.bundles} bundle(s)${s.alive ? '' : ' (dead)'}`
-  const evidence = {
-    'placement group': `${pg.placement_group_id} ${pg.state}`,
-    bundles: `${bundles.length} GPU bundles, expected ${size}`,
-    'bundles on': serving.map(where).join('; ') || '(none placed)',
-    'manifest GPU nodes': m.nodes
-      .filter((n) => n.gpus > 0)
-      .map((n) => `${n.name} ${n.fabricIp}`)
-      .join(', '),
-  }
+  return { serving, unplaced }
+}
+
+/** The group as a whole: CREATED, with TP x PP GPU bundles. */
+function groupFindings(pg: RayPlacementGroup, bundles: number, size: number, unplaced: readonly string[], evidence: Record<string, string>): Finding[] {
+  const findings: Finding[] = []
   if (pg.state !== 'CREATED') {
     findings.push(
       smokeFinding(
@@ -149,68 +168,74 @@ export function proveCluster(m: Manifest, data: RayPlacementData): ClusterProof 
       ),
     )
   }
-  if (bundles.length !== size) {
+  if (bundles !== size) {
     findings.push(
       smokeFinding(
         'SMOKE_BUNDLE_COUNT',
-        `vLLM's placement group has ${bundles.length} GPU bundles, but tensorParallelSize x pipelineParallelSize is ${size}.`,
+        `vLLM's placement group has ${bundles} GPU bundles, but tensorParallelSize x pipelineParallelSize is ${size}.`,
         evidence,
         'The server runs with other parallel sizes than the manifest: redeploy, or set vllm.tensorParallelSize/pipelineParallelSize to what is running.',
       ),
     )
   }
-  for (const s of serving) {
-    const manifestNode = s.node ? byIp.get(s.ip) : undefined
-    if (!s.alive) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_BUNDLE_NODE_DEAD',
-          `${s.bundles} bundle(s) of vLLM's placement group sit on Ray node ${s.ip}${s.node ? ` (${s.node})` : ''}, which Ray reports dead.`,
-          evidence,
-          `Bring Ray back on ${s.node ?? s.ip} (its container and ray start), then restart vllm serve on the head.`,
-          s.node ?? null,
-        ),
-      )
-    }
-    if (!manifestNode) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_BUNDLE_OFF_FABRIC',
-          `A bundle of vLLM's placement group sits on Ray node ${s.ip}, which is no manifest node's fabric IP: Ray registered that node under another address.`,
-          evidence,
-          FIX_IDENTITY,
-        ),
-      )
-    } else if (s.bundles > manifestNode.gpus) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_BUNDLES_OVERPACKED',
-          `${s.bundles} bundles sit on ${manifestNode.name}, which has ${manifestNode.gpus} GPU(s) in the manifest.`,
-          evidence,
-          `Ray reports more GPUs on ${manifestNode.name} than the manifest: fix ray start --num-gpus there or nodes[].gpus.`,
-          manifestNode.name,
-        ),
-      )
-    }
+  return findings
+}
+
+/** One Ray node holding bundles: alive, at a manifest node's fabric IP, no more bundles than that node's GPUs. */
+function servingNodeFindings(m: Manifest, s: ServingNode, evidence: Record<string, string>): Finding[] {
+  const findings: Finding[] = []
+  const manifestNode = s.node ? new Map(m.nodes.map((n) => [n.fabricIp, n])).get(s.ip) : undefined
+  if (!s.alive) {
+    findings.push(
+      smokeFinding(
+        'SMOKE_BUNDLE_NODE_DEAD',
+        `${s.bundles} bundle(s) of vLLM's placement group sit on Ray node ${s.ip}${s.node ? ` (${s.node})` : ''}, which Ray reports dead.`,
+        evidence,
+        `Bring Ray back on ${s.node ?? s.ip} (its container and ray start), then restart vllm serve on the head.`,
+        s.node ?? null,
+      ),
+    )
   }
-  // Every GPU node must serve when the model needs all the GPUs (the seed cluster: TP 2 over two 1-GPU nodes).
+  if (!manifestNode) {
+    findings.push(
+      smokeFinding(
+        'SMOKE_BUNDLE_OFF_FABRIC',
+        `A bundle of vLLM's placement group sits on Ray node ${s.ip}, which is no manifest node's fabric IP: Ray registered that node under another address.`,
+        evidence,
+        FIX_IDENTITY,
+      ),
+    )
+  } else if (s.bundles > manifestNode.gpus) {
+    findings.push(
+      smokeFinding(
+        'SMOKE_BUNDLES_OVERPACKED',
+        `${s.bundles} bundles sit on ${manifestNode.name}, which has ${manifestNode.gpus} GPU(s) in the manifest.`,
+        evidence,
+        `Ray reports more GPUs on ${manifestNode.name} than the manifest: fix ray start --num-gpus there or nodes[].gpus.`,
+        manifestNode.name,
+      ),
+    )
+  }
+  return findings
+}
+
+/** Every GPU node must serve when the model needs all the GPUs (the seed cluster: TP 2 over two 1-GPU nodes). */
+function idleGpuNodeFindings(m: Manifest, serving: readonly ServingNode[], size: number, evidence: Record<string, string>): Finding[] {
   const gpuNodes = m.nodes.filter((n) => n.gpus > 0)
   const totalGpus = gpuNodes.reduce((a, n) => a + n.gpus, 0)
-  if (size >= totalGpus) {
-    const servingNames = new Set(serving.filter((s) => s.alive).map((s) => s.node))
-    for (const n of gpuNodes.filter((g: ManifestNode) => !servingNames.has(g.name))) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_SERVING_NODE_MISSING',
-          `${n.name} (${n.fabricIp}) holds no live bundle of vLLM's placement group: the model is served from ${servingNames.size} of the manifest's ${gpuNodes.length} GPU nodes.`,
-          evidence,
-          `Make ${n.name}'s Ray join the head at its fabric IP (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp}) and restart vllm serve.`,
-          n.name,
-        ),
-      )
-    }
-  }
-  return { placementGroup: { id: pg.placement_group_id, state: pg.state, bundles: bundles.length }, serving, findings }
+  if (size < totalGpus) return []
+  const servingNames = new Set(serving.filter((s) => s.alive).map((s) => s.node))
+  return gpuNodes
+    .filter((g: ManifestNode) => !servingNames.has(g.name))
+    .map((n) =>
+      smokeFinding(
+        'SMOKE_SERVING_NODE_MISSING',
+        `${n.name} (${n.fabricIp}) holds no live bundle of vLLM's placement group: the model is served from ${servingNames.size} of the manifest's ${gpuNodes.length} GPU nodes.`,
+        evidence,
+        `Make ${n.name}'s Ray join the head at its fabric IP (ray start --address <head fabric IP>:${m.ray.port} --node-ip-address ${n.fabricIp}) and restart vllm serve.`,
+        n.name,
+      ),
+    )
 }
 
 /**

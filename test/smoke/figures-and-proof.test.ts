@@ -124,6 +124,11 @@ describe('cluster proof', () => {
     ])
   })
 
+  it('both bundles on one 1-GPU node: SMOKE_BUNDLES_OVERPACKED on it, and the other node is named as missing', () => {
+    const onA = pg.bundles_to_node_id!['0']!
+    expect(codes(withPg({ bundles_to_node_id: { '0': onA, '1': onA } }))).toEqual(['SMOKE_BUNDLES_OVERPACKED spark-a', 'SMOKE_SERVING_NODE_MISSING spark-b'])
+  })
+
   it('no group left after vLLM gave up, with a worker dead in Ray: the worker is named', () => {
     const gone = { pgs: {}, nodes: healthy.nodes.map((n) => (n.NodeManagerAddress === '172.30.200.13' ? { ...n, Alive: false } : n)) }
     expect(codes(gone)).toEqual(['SMOKE_PLACEMENT_GROUP_MISSING -', 'SMOKE_SERVING_NODE_MISSING spark-b'])
