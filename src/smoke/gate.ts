@@ -4,7 +4,7 @@
  * (or smoke.url), the inference checks and the metrics delta, then the cluster proof from Ray.
  * The deploy's seam (src/deploy/smoke-seam.ts) takes its input and result types from here.
  */
-import { lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
+import { type WatchResult, lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
 import type { Manifest } from '../manifest/schema.js'
 import { VLLM_LOG, headOf } from '../plan/node-commands.js'
 import { sortFindings } from '../preflight/diagnose.js'
@@ -66,60 +66,35 @@ export function placementLine(proof: ClusterProof): string {
   return `smoke: placement group ${pg.state}, ${on ? `bundles on ${on}` : 'no bundle on a live Ray node'}`
 }
 
+/** What the smoke saw so far; `smokeDetail` turns it into the result. */
+interface SmokeSeen {
+  via: string
+  readyAfterMs?: number
+  inference?: InferenceResult
+  proof?: ClusterProof
+  readonly findings: Finding[]
+}
+
 export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> {
   const m = input.manifest
   const s = m.smoke
   const say = (t: string) => input.onProgress?.(t)
   const head = headOf(m)
-  const model = servedName(m)
-  const findings: Finding[] = []
-  let via = s.url ?? `SSH tunnel through ${head.name} to 127.0.0.1:${m.vllm.port}`
-  let readyAfterMs: number | undefined
-  let inference: InferenceResult | undefined
-  let proof: ClusterProof | undefined
-
-  const finish = (): SmokeGateDetail => {
-    const sorted = sortFindings(findings)
-    const report: SmokeReport = {
-      cluster: m.cluster,
-      model,
-      via,
-      ...(readyAfterMs !== undefined && { readyAfterMs }),
-      ...(inference && { inference }),
-      ...(proof && { proof }),
-      findings: sorted,
-    }
-    return {
-      ok: !sorted.some((f) => f.severity === 'error'),
-      findings: sorted,
-      text: renderSmokeText(report),
-      outputs: smokeOutputs(report),
-      summary: renderSmokeMarkdown(report),
-      report,
-      json: smokeJson(report),
-    }
-  }
+  const seen: SmokeSeen = { via: s.url ?? `SSH tunnel through ${head.name} to 127.0.0.1:${m.vllm.port}`, findings: [] }
+  const { findings } = seen
+  const finish = () => smokeDetail(m, seen)
 
   /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
   const prove = async (t: Transport): Promise<void> => {
     if (!s.clusterProof) return
-    const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
-    const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
-    if (typeof data === 'string') {
-      findings.push(
-        smokeFinding(
-          'SMOKE_RAY_QUERY_FAILED',
-          `Ray's placement groups could not be read on ${head.name}: ${data}.`,
-          { command: `docker exec ${m.container.name} python3 -c <placement query>` },
-          `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`,
-          head.name,
-        ),
-      )
+    const proved = await proveFromRay(m, t)
+    if ('code' in proved) {
+      findings.push(proved)
       return
     }
-    proof = proveCluster(m, data)
-    for (const x of proof.findings) findings.push(x)
-    say(placementLine(proof))
+    seen.proof = proved
+    findings.push(...proved.findings)
+    say(placementLine(proved))
   }
 
   const headT = input.transports.get(head.name)
@@ -139,51 +114,12 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   // 1. Readiness: /health on the head, the process and its log on every poll.
   say(`smoke: waiting for vLLM on ${head.name} (up to ${s.readyTimeoutSeconds} s)`)
   const w = await watchVllmStartup(headT, m, { deadlineMs: s.readyTimeoutSeconds * 1000, ...(input.onProgress && { onProgress: input.onProgress }) })
-  const last = lastLogLine(w.logTail) || '(the log is empty)'
   if (!w.ready) {
-    const errors = w.findings.filter((f) => f.severity === 'error')
-    if (errors.length > 0) findings.push(...w.findings)
-    else if (w.notRunning && w.notRunning !== 'exited') {
-      // It never ran (or its container is down): say so, not that it stopped.
-      findings.push(
-        ...w.findings,
-        smokeFinding(
-          'SMOKE_SERVER_NOT_STARTED',
-          `On ${head.name}, ${w.reason}.`,
-          { head: head.name, container: m.container.name, log: `${head.name}:${VLLM_LOG}` },
-          w.notRunning === 'no-container' || w.notRunning === 'container-stopped'
-            ? `Deploy the release (vllm-ray-deploy deploy) or start ${m.container.name} on ${head.name}; the smoke test checks a server that runs.`
-            : `Start vllm serve in ${m.container.name} on ${head.name} (a deploy does; with launch.mode: script, your script must start it), then run the smoke test again.`,
-          head.name,
-        ),
-      )
-    } else if (w.notRunning === 'exited') {
-      findings.push(
-        ...w.findings,
-        smokeFinding(
-          'SMOKE_SERVER_EXITED',
-          `vllm serve is no longer running in ${m.container.name} on ${head.name}. Last log line: ${last}`,
-          { log: `${head.name}:${VLLM_LOG}`, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
-          `Read the log (docker exec ${m.container.name} tail -n 100 ${VLLM_LOG} on ${head.name}) and start vllm serve again (a deploy does).`,
-          head.name,
-        ),
-      )
-    } else {
-      findings.push(
-        ...w.findings,
-        smokeFinding(
-          'SMOKE_NOT_READY',
-          `vLLM on ${head.name} did not answer GET /health with 200 within ${s.readyTimeoutSeconds} s (smoke.readyTimeoutSeconds). Last log line: ${last}`,
-          { waited: `${(w.waitedMs / 1000).toFixed(1)} s`, 'last log line': last, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
-          `If the log shows the model still loading, raise smoke.readyTimeoutSeconds; otherwise read the log (${VLLM_LOG} in ${m.container.name} on ${head.name}) for why /health fails.`,
-          head.name,
-        ),
-      )
-    }
+    findings.push(...notReadyFindings(m, w))
     await prove(headT)
     return finish()
   }
-  readyAfterMs = w.waitedMs
+  seen.readyAfterMs = w.waitedMs
   // The server is up: what its log showed on the way (a placement group that waited, then formed) is history, not a failure.
   findings.push(
     ...w.findings.map((f) =>
@@ -193,44 +129,15 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   say(`smoke: vLLM ready after ${(w.waitedMs / 1000).toFixed(1)} s`)
 
   // 2. Reach.
-  let apiKey: string | undefined
-  if (s.apiKeySecret) {
-    apiKey = input.env[s.apiKeySecret]
-    if (!apiKey) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_UNAUTHORIZED',
-          `smoke.apiKeySecret names ${s.apiKeySecret}, but that environment variable is empty or unset.`,
-          { variable: s.apiKeySecret },
-          `Pass the secret to the step: env: { ${s.apiKeySecret}: \${{ secrets.${s.apiKeySecret} }} }.`,
-        ),
-      )
-      return finish()
-    }
+  const apiKey = apiKeyOf(m, input.env)
+  if (typeof apiKey === 'object') {
+    findings.push(apiKey)
+    return finish()
   }
-  const timeoutMs = s.requestTimeoutSeconds * 1000
-  let http: SmokeHttp
-  if (s.url) http = createHttpClient({ baseUrl: s.url, target: s.url, timeoutMs, ...(apiKey && { apiKey }) })
-  else if (headT.forwardTcp) {
-    const forward = headT.forwardTcp.bind(headT)
-    http = createHttpClient({
-      baseUrl: `http://127.0.0.1:${m.vllm.port}`,
-      target: via,
-      timeoutMs,
-      connect: () => forward('127.0.0.1', m.vllm.port),
-      ...(apiKey && { apiKey }),
-    })
-  } else {
-    via = `${headT.label} (no tunnel)`
-    findings.push(
-      smokeFinding(
-        'SMOKE_UNREACHABLE',
-        `The connection to ${head.name} cannot forward TCP, so the API cannot be reached through it.`,
-        { head: headT.label },
-        'Set smoke.url to the URL the runner can reach the API at.',
-        head.name,
-      ),
-    )
+  const http = httpClient(m, headT, seen.via, apiKey)
+  if ('code' in http) {
+    seen.via = `${headT.label} (no tunnel)`
+    findings.push(http)
     return finish()
   }
 
@@ -238,7 +145,129 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   // (it reads Ray's placement groups in its own Python process, which costs as long as the
   // requests themselves, and neither depends on the other).
   const [inferred] = await Promise.all([runInference(m, http, input.onProgress ? { onProgress: input.onProgress } : {}), prove(headT)])
-  inference = inferred
-  for (const x of inference.findings) findings.push(x)
+  seen.inference = inferred
+  findings.push(...inferred.findings)
   return finish()
+}
+
+/** The report and its renderings from what the smoke saw. */
+function smokeDetail(m: Manifest, seen: SmokeSeen): SmokeGateDetail {
+  const sorted = sortFindings(seen.findings)
+  const report: SmokeReport = {
+    cluster: m.cluster,
+    model: servedName(m),
+    via: seen.via,
+    ...(seen.readyAfterMs !== undefined && { readyAfterMs: seen.readyAfterMs }),
+    ...(seen.inference && { inference: seen.inference }),
+    ...(seen.proof && { proof: seen.proof }),
+    findings: sorted,
+  }
+  return {
+    ok: !sorted.some((f) => f.severity === 'error'),
+    findings: sorted,
+    text: renderSmokeText(report),
+    outputs: smokeOutputs(report),
+    summary: renderSmokeMarkdown(report),
+    report,
+    json: smokeJson(report),
+  }
+}
+
+/** Ray's placement groups read on the head and proved against the manifest; SMOKE_RAY_QUERY_FAILED when they cannot be read. */
+async function proveFromRay(m: Manifest, t: Transport): Promise<ClusterProof | Finding> {
+  const head = headOf(m)
+  const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
+  const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
+  if (typeof data !== 'string') return proveCluster(m, data)
+  return smokeFinding(
+    'SMOKE_RAY_QUERY_FAILED',
+    `Ray's placement groups could not be read on ${head.name}: ${data}.`,
+    { command: `docker exec ${m.container.name} python3 -c <placement query>` },
+    `Check that Ray runs in ${m.container.name} on ${head.name} (ray status there).`,
+    head.name,
+  )
+}
+
+/** Why a server that never became ready is not: the watcher's own errors, else not started, exited, or not ready in time. */
+function notReadyFindings(m: Manifest, w: WatchResult): Finding[] {
+  const head = headOf(m)
+  const s = m.smoke
+  const last = lastLogLine(w.logTail) || '(the log is empty)'
+  if (w.findings.some((f) => f.severity === 'error')) return [...w.findings]
+  if (w.notRunning && w.notRunning !== 'exited') {
+    // It never ran (or its container is down): say so, not that it stopped.
+    return [
+      ...w.findings,
+      smokeFinding(
+        'SMOKE_SERVER_NOT_STARTED',
+        `On ${head.name}, ${w.reason}.`,
+        { head: head.name, container: m.container.name, log: `${head.name}:${VLLM_LOG}` },
+        w.notRunning === 'no-container' || w.notRunning === 'container-stopped'
+          ? `Deploy the release (vllm-ray-deploy deploy) or start ${m.container.name} on ${head.name}; the smoke test checks a server that runs.`
+          : `Start vllm serve in ${m.container.name} on ${head.name} (a deploy does; with launch.mode: script, your script must start it), then run the smoke test again.`,
+        head.name,
+      ),
+    ]
+  }
+  if (w.notRunning === 'exited') {
+    return [
+      ...w.findings,
+      smokeFinding(
+        'SMOKE_SERVER_EXITED',
+        `vllm serve is no longer running in ${m.container.name} on ${head.name}. Last log line: ${last}`,
+        { log: `${head.name}:${VLLM_LOG}`, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+        `Read the log (docker exec ${m.container.name} tail -n 100 ${VLLM_LOG} on ${head.name}) and start vllm serve again (a deploy does).`,
+        head.name,
+      ),
+    ]
+  }
+  return [
+    ...w.findings,
+    smokeFinding(
+      'SMOKE_NOT_READY',
+      `vLLM on ${head.name} did not answer GET /health with 200 within ${s.readyTimeoutSeconds} s (smoke.readyTimeoutSeconds). Last log line: ${last}`,
+      { waited: `${(w.waitedMs / 1000).toFixed(1)} s`, 'last log line': last, 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+      `If the log shows the model still loading, raise smoke.readyTimeoutSeconds; otherwise read the log (${VLLM_LOG} in ${m.container.name} on ${head.name}) for why /health fails.`,
+      head.name,
+    ),
+  ]
+}
+
+/** The API key from the variable smoke.apiKeySecret names (none when it names none); SMOKE_UNAUTHORIZED when that variable is empty. */
+function apiKeyOf(m: Manifest, env: NodeJS.ProcessEnv): string | undefined | Finding {
+  const secret = m.smoke.apiKeySecret
+  if (!secret) return undefined
+  const apiKey = env[secret]
+  if (apiKey) return apiKey
+  return smokeFinding(
+    'SMOKE_UNAUTHORIZED',
+    `smoke.apiKeySecret names ${secret}, but that environment variable is empty or unset.`,
+    { variable: secret },
+    `Pass the secret to the step: env: { ${secret}: \${{ secrets.${secret} }} }.`,
+  )
+}
+
+/** The API client: smoke.url, else a tunnel through the head; SMOKE_UNREACHABLE when the head's connection cannot forward. */
+function httpClient(m: Manifest, headT: Transport, via: string, apiKey: string | undefined): SmokeHttp | Finding {
+  const s = m.smoke
+  const timeoutMs = s.requestTimeoutSeconds * 1000
+  if (s.url) return createHttpClient({ baseUrl: s.url, target: s.url, timeoutMs, ...(apiKey && { apiKey }) })
+  if (headT.forwardTcp) {
+    const forward = headT.forwardTcp.bind(headT)
+    return createHttpClient({
+      baseUrl: `http://127.0.0.1:${m.vllm.port}`,
+      target: via,
+      timeoutMs,
+      connect: () => forward('127.0.0.1', m.vllm.port),
+      ...(apiKey && { apiKey }),
+    })
+  }
+  const head = headOf(m)
+  return smokeFinding(
+    'SMOKE_UNREACHABLE',
+    `The connection to ${head.name} cannot forward TCP, so the API cannot be reached through it.`,
+    { head: headT.label },
+    'Set smoke.url to the URL the runner can reach the API at.',
+    head.name,
+  )
 }
