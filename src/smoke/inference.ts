@@ -96,46 +96,38 @@ export interface InferenceOptions {
   readonly metricsSettleMs?: number
 }
 
+/** What every step of one inference run shares; steps push findings and request records. */
+interface Run {
+  readonly m: Manifest
+  readonly http: SmokeHttp
+  readonly served: string
+  readonly findings: Finding[]
+  readonly requests: RequestRecord[]
+  /** What the smoke's own successful requests produced, for the metrics delta. */
+  readonly produced: { requests: number; generationTokens: number; promptTokens: number }
+  readonly say: (t: string) => void
+}
+
 export async function runInference(m: Manifest, http: SmokeHttp, opts: InferenceOptions = {}): Promise<InferenceResult> {
   const s = m.smoke
-  const served = servedName(m)
-  const findings: Finding[] = []
-  const requests: RequestRecord[] = []
-  const produced = { requests: 0, generationTokens: 0, promptTokens: 0 }
-  const say = (t: string) => opts.onProgress?.(t)
-  const result = (extra: Partial<InferenceResult> = {}): InferenceResult => ({ findings, models: [], requests, ...extra })
+  const run: Run = {
+    m,
+    http,
+    served: servedName(m),
+    findings: [],
+    requests: [],
+    produced: { requests: 0, generationTokens: 0, promptTokens: 0 },
+    say: (t) => opts.onProgress?.(t),
+  }
+  const { findings, requests } = run
 
   // /v1/models first: it tells whether we reach a vLLM at all.
-  const models = await http.request('GET', '/v1/models')
-  const modelsProblem = httpProblem('GET /v1/models', models, http, served)
-  if (modelsProblem) return result({ findings: [modelsProblem] })
-  const ids = parseModels((models as { body: string }).body)
-  if (!ids.ok)
-    return result({
-      findings: [
-        smokeFinding(
-          'SMOKE_BAD_RESPONSE',
-          `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`,
-          { via: http.target, body: (models as { body: string }).body.slice(0, 500) },
-          `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`,
-        ),
-      ],
-    })
-  if (!ids.value.includes(served)) {
-    findings.push(
-      smokeFinding(
-        'SMOKE_MODEL_MISSING',
-        `The server lists ${ids.value.map((i) => `"${i}"`).join(', ') || 'no models'}, not "${served}".`,
-        { expected: served, listed: ids.value.join(', ') || '(none)', via: http.target },
-        `Set vllm.servedModelName to the name vLLM serves (--served-model-name), or check that ${http.target} is this deployment.`,
-      ),
-    )
-    return result({ models: ids.value })
-  }
-  say(`smoke: ${http.target} serves ${served}`)
+  const models = await listModels(run)
+  if (!Array.isArray(models)) return { findings: [...findings, ...models.findings], models: models.models, requests }
+  run.say(`smoke: ${http.target} serves ${run.served}`)
   const ver = await http.request('GET', '/version')
   const version = ver.ok && ver.status === 200 ? parseVersion(ver.body) : undefined
-  const before = s.metrics ? await scrape(http, served) : undefined
+  const before = s.metrics ? await scrape(http, run.served) : undefined
   if (typeof before === 'string')
     findings.push(
       smokeFinding(
@@ -148,144 +140,10 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
       ),
     )
 
-  const ask = async (p: SmokePrompt, maxTokens: number, label: string): Promise<Answer | undefined> => {
-    const r = await http.request('POST', path(p), body(m, p, maxTokens, false))
-    const problem = httpProblem(`${label} (POST ${path(p)})`, r, http, served)
-    if (problem) {
-      findings.push(problem)
-      requests.push({ label, ms: r.ms, ok: false })
-      return undefined
-    }
-    const a = parseAnswer((r as { body: string }).body, p.chat)
-    if (!a.ok) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_BAD_RESPONSE',
-          `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`,
-          { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) },
-          `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`,
-        ),
-      )
-      requests.push({ label, ms: r.ms, ok: false })
-      return undefined
-    }
-    requests.push({ label, ms: r.ms, ok: true, ...(a.value.usage && { completionTokens: a.value.usage.completionTokens }) })
-    produced.requests++
-    produced.generationTokens += a.value.usage?.completionTokens ?? 0
-    produced.promptTokens += a.value.usage?.promptTokens ?? 0
-    return a.value
-  }
-
-  for (const [i, p] of s.prompts.entries()) {
-    const label = `prompt ${i + 1} (${kind(p)})`
-    const a = await ask(p, p.maxTokens, label)
-    if (a) {
-      findings.push(...checkAnswer(p, p.maxTokens, a, label, served))
-      say(`smoke: ${label}: ${a.usage?.completionTokens ?? '?'} tokens in ${requests.at(-1)!.ms} ms, finish_reason ${a.finishReason}`)
-    }
-  }
-
-  let stream: InferenceResult['stream']
+  await askPrompts(run)
   const first = s.prompts[0]!
-  if (s.stream) {
-    const label = `streamed ${kind(first)}`
-    const sse = createSseParser()
-    const tokenTimes: number[] = []
-    let text = ''
-    let usage: Answer['usage']
-    let finishReason: string | null = null
-    let done = false
-    const bad: string[] = []
-    let streamError: string | undefined
-    const handle = (events: ReturnType<typeof sse.push>, at: number) => {
-      for (const ev of events) {
-        const c = parseStreamChunk(ev.data, first.chat)
-        if (!c.ok) bad.push(c.problem)
-        else if (c.value.kind === 'done') done = true
-        else if (c.value.kind === 'error') streamError = c.value.error.message
-        else {
-          if (c.value.text !== '') {
-            tokenTimes.push(at)
-            text += c.value.text
-          }
-          if (c.value.finishReason) finishReason = c.value.finishReason
-          if (c.value.usage) usage = c.value.usage
-        }
-      }
-    }
-    const sentAt = Date.now()
-    const r = await http.stream(path(first), body(m, first, first.maxTokens, true), (chunk, at) => handle(sse.push(chunk), at))
-    const tail = sse.end()
-    handle(tail.events, Date.now())
-    const evidence = { request: label, via: http.target, 'text so far': JSON.stringify(text.slice(0, 200)), 'chunks with text': String(tokenTimes.length) }
-    if (!r.ok && r.status !== undefined && r.body !== undefined) {
-      findings.push(httpProblem(`${label} (POST ${path(first)})`, { ok: true, status: r.status, contentType: '', body: r.body, ms: r.ms }, http, served)!)
-    } else if (!r.ok || !done || streamError || bad.length > 0) {
-      const reason = streamError
-        ? `the server sent an error event: ${streamError}`
-        : bad.length > 0
-          ? `an SSE event is not a valid chunk: ${bad[0]}`
-          : !r.ok
-            ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]`
-            : 'the stream ended without data: [DONE]'
-      findings.push(
-        smokeFinding(
-          bad.length > 0 ? 'SMOKE_BAD_RESPONSE' : 'SMOKE_STREAM_BROKEN',
-          `${label}: ${reason}.`,
-          { ...evidence, ...(tail.unterminated && { 'unterminated event': tail.unterminated.slice(0, 300) }) },
-          streamError
-            ? "Read vLLM's log on the head for the engine error, then restart vllm serve."
-            : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
-        ),
-      )
-      requests.push({ label, ms: r.ms, ok: false })
-    } else {
-      const completionTokens = usage?.completionTokens ?? tokenTimes.length
-      const figures = streamFigures({ sentAt, tokenTimes, endedAt: sentAt + r.ms, completionTokens })
-      stream = { ...figures, completionTokens, text }
-      requests.push({ label, ms: r.ms, ok: true, completionTokens })
-      produced.requests++
-      produced.generationTokens += usage?.completionTokens ?? 0
-      produced.promptTokens += usage?.promptTokens ?? 0
-      findings.push(
-        ...checkAnswer(first, first.maxTokens, { model: served, text, finishReason, ...(usage && { usage }) }, label, served).filter(
-          (f) => f.code !== 'SMOKE_ASSERTION_FAILED',
-        ),
-      )
-      if (usage && tokenTimes.length > usage.completionTokens) {
-        findings.push(
-          smokeFinding(
-            'SMOKE_USAGE_INCONSISTENT',
-            `${label}: ${tokenTimes.length} chunks with text but usage says ${usage.completionTokens} completion tokens.`,
-            evidence,
-            'A server that miscounts tokens is not vLLM or is misconfigured: check smoke.url and the image.',
-          ),
-        )
-      }
-      say(`smoke: ${label}: TTFT ${fmt(figures.ttftMs)} ms, ITL ${fmt(figures.itlMs)} ms over ${tokenTimes.length} chunks`)
-    }
-  }
-
-  let burst: BurstFigures | undefined
-  if (s.burst.requests > 0) {
-    say(`smoke: burst of ${s.burst.requests} concurrent requests`)
-    const started = Date.now()
-    const answers = await Promise.all(
-      Array.from({ length: s.burst.requests }, (_, i) => ask(first, s.burst.maxTokens, `burst request ${i + 1}/${s.burst.requests}`)),
-    )
-    const wall = Date.now() - started
-    const ok = requests.filter((r) => r.label.startsWith('burst ') && r.ok)
-    burst = burstFigures(
-      ok.map((r) => r.ms),
-      answers.reduce((a, x) => a + (x?.usage?.completionTokens ?? 0), 0),
-      wall,
-    )
-    for (const [i, a] of answers.entries())
-      if (a && a.text.trim() === '')
-        findings.push(
-          ...checkAnswer(first, s.burst.maxTokens, a, `burst request ${i + 1}/${s.burst.requests}`, served).filter((f) => f.code === 'SMOKE_EMPTY_COMPLETION'),
-        )
-  }
+  const stream = s.stream ? await streamOne(run, first) : undefined
+  const burst = s.burst.requests > 0 ? await runBurst(run, first) : undefined
 
   const timed = burst ? requests.filter((r) => r.label.startsWith('burst ') && r.ok) : requests.filter((r) => r.ok)
   const p95Ms =
@@ -301,63 +159,12 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
       50,
     )
   const tokensPerSecond = burst?.tokensPerSecond ?? stream?.tokensPerSecond
+  findings.push(...latencyFindings(run, stream, p95Ms, tokensPerSecond))
 
-  // Latency limits.
-  const lim = s.latency
-  const over = (what: string, value: number | undefined, limit: number | undefined, above = true) => {
-    if (value === undefined || limit === undefined) return
-    if (above ? value > limit : value < limit)
-      findings.push(
-        smokeFinding(
-          'SMOKE_LATENCY_EXCEEDED',
-          `${what} is ${fmt(value)}, the limit is ${limit}.`,
-          { measured: fmt(value), limit: String(limit), via: http.target },
-          'Find out why the server is slower than expected (load, GPU clocks, the fabric: NCCL on sockets instead of RDMA is slow), or raise the limit in smoke.latency.',
-        ),
-      )
-  }
-  over('time to first token (ms)', stream?.ttftMs, lim.maxTimeToFirstTokenMs)
-  over('mean inter-token latency (ms)', stream?.itlMs, lim.maxInterTokenMs)
-  over('p95 request latency (ms)', p95Ms, lim.maxP95Ms)
-  over('slowest request (ms)', requests.length ? requests.reduce((m, r) => (r.ok ? Math.max(m, r.ms) : m), 0) : undefined, lim.maxTotalMs)
-  over('output tokens per second', tokensPerSecond, lim.minTokensPerSecond, false)
-
-  let metrics: MetricsDelta | undefined
-  if (s.metrics && typeof before === 'object') {
-    const settleUntil = Date.now() + (opts.metricsSettleMs ?? 5000)
-    for (;;) {
-      const after = await scrape(http, served)
-      if (typeof after === 'string') {
-        findings.push(
-          smokeFinding(
-            'SMOKE_METRICS_UNAVAILABLE',
-            `GET /metrics after the requests gave no vLLM counters: ${after}.`,
-            { via: http.target },
-            "Check vLLM's /metrics endpoint, or set smoke.metrics: false.",
-            null,
-            'warning',
-          ),
-        )
-        break
-      }
-      metrics = metricsDelta(before, after, produced)
-      if (metrics.short.length === 0 || Date.now() > settleUntil) break
-      await new Promise((r) => setTimeout(r, 500))
-    }
-    if (metrics && metrics.short.length > 0) {
-      findings.push(
-        smokeFinding(
-          'SMOKE_METRICS_MISMATCH',
-          `vLLM's counters grew by less than the smoke requests produced (${metrics.short.map((k) => `${k}: +${metrics!.seen[k]}, expected +${metrics!.expected[k]}`).join('; ')}): the answers did not all come from this server's engine.`,
-          { expected: JSON.stringify(metrics.expected), seen: JSON.stringify(metrics.seen), via: http.target },
-          `Check that ${http.target} reaches this deployment's vLLM and not another server or a caching proxy.`,
-        ),
-      )
-    }
-  }
+  const metrics = s.metrics && typeof before === 'object' ? await metricsAfter(run, before, opts.metricsSettleMs ?? 5000) : undefined
   return {
     findings,
-    models: ids.value,
+    models,
     requests,
     ...(version?.ok && { version: version.value }),
     ...(stream && { stream }),
@@ -367,6 +174,274 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
     ...(tokensPerSecond !== undefined && { tokensPerSecond }),
     ...(metrics && { metrics }),
   }
+}
+
+/** GET /v1/models: the served names, or why the run stops here (unreachable, not vLLM, not serving the model). */
+async function listModels(run: Run): Promise<string[] | { findings: Finding[]; models: string[] }> {
+  const { http, served } = run
+  const models = await http.request('GET', '/v1/models')
+  const modelsProblem = httpProblem('GET /v1/models', models, http, served)
+  if (modelsProblem) return { findings: [modelsProblem], models: [] }
+  const ids = parseModels((models as { body: string }).body)
+  if (!ids.ok)
+    return {
+      findings: [
+        smokeFinding(
+          'SMOKE_BAD_RESPONSE',
+          `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`,
+          { via: http.target, body: (models as { body: string }).body.slice(0, 500) },
+          `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`,
+        ),
+      ],
+      models: [],
+    }
+  if (ids.value.includes(served)) return ids.value
+  return {
+    findings: [
+      smokeFinding(
+        'SMOKE_MODEL_MISSING',
+        `The server lists ${ids.value.map((i) => `"${i}"`).join(', ') || 'no models'}, not "${served}".`,
+        { expected: served, listed: ids.value.join(', ') || '(none)', via: http.target },
+        `Set vllm.servedModelName to the name vLLM serves (--served-model-name), or check that ${http.target} is this deployment.`,
+      ),
+    ],
+    models: ids.value,
+  }
+}
+
+/** One non-streamed request: its answer, or undefined with a finding; recorded either way. */
+async function ask(run: Run, p: SmokePrompt, maxTokens: number, label: string): Promise<Answer | undefined> {
+  const { http, served, findings, requests, produced } = run
+  const r = await http.request('POST', path(p), body(run.m, p, maxTokens, false))
+  const problem = httpProblem(`${label} (POST ${path(p)})`, r, http, served)
+  if (problem) {
+    findings.push(problem)
+    requests.push({ label, ms: r.ms, ok: false })
+    return undefined
+  }
+  const a = parseAnswer((r as { body: string }).body, p.chat)
+  if (!a.ok) {
+    findings.push(
+      smokeFinding(
+        'SMOKE_BAD_RESPONSE',
+        `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`,
+        { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) },
+        `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`,
+      ),
+    )
+    requests.push({ label, ms: r.ms, ok: false })
+    return undefined
+  }
+  requests.push({ label, ms: r.ms, ok: true, ...(a.value.usage && { completionTokens: a.value.usage.completionTokens }) })
+  produced.requests++
+  produced.generationTokens += a.value.usage?.completionTokens ?? 0
+  produced.promptTokens += a.value.usage?.promptTokens ?? 0
+  return a.value
+}
+
+/** Every prompt in turn, each answer checked against its expectations. */
+async function askPrompts(run: Run): Promise<void> {
+  for (const [i, p] of run.m.smoke.prompts.entries()) {
+    const label = `prompt ${i + 1} (${kind(p)})`
+    const a = await ask(run, p, p.maxTokens, label)
+    if (a) {
+      run.findings.push(...checkAnswer(p, p.maxTokens, a, label, run.served))
+      run.say(`smoke: ${label}: ${a.usage?.completionTokens ?? '?'} tokens in ${run.requests.at(-1)!.ms} ms, finish_reason ${a.finishReason}`)
+    }
+  }
+}
+
+/** What one streamed request delivered, event by event. */
+interface StreamRead {
+  readonly r: Awaited<ReturnType<SmokeHttp['stream']>>
+  readonly sentAt: number
+  readonly tokenTimes: number[]
+  readonly text: string
+  readonly usage: Answer['usage']
+  readonly finishReason: string | null
+  /** `data: [DONE]` arrived. */
+  readonly done: boolean
+  /** Events that are not valid chunks. */
+  readonly bad: string[]
+  readonly streamError: string | undefined
+  readonly unterminated: string | undefined
+}
+
+/** POST the first prompt streamed and read its SSE events as they arrive (the arrival time of each chunk with text). */
+async function readStream(run: Run, first: SmokePrompt): Promise<StreamRead> {
+  const sse = createSseParser()
+  const tokenTimes: number[] = []
+  let text = ''
+  let usage: Answer['usage']
+  let finishReason: string | null = null
+  let done = false
+  const bad: string[] = []
+  let streamError: string | undefined
+  const handle = (events: ReturnType<typeof sse.push>, at: number) => {
+    for (const ev of events) {
+      const c = parseStreamChunk(ev.data, first.chat)
+      if (!c.ok) bad.push(c.problem)
+      else if (c.value.kind === 'done') done = true
+      else if (c.value.kind === 'error') streamError = c.value.error.message
+      else {
+        if (c.value.text !== '') {
+          tokenTimes.push(at)
+          text += c.value.text
+        }
+        if (c.value.finishReason) finishReason = c.value.finishReason
+        if (c.value.usage) usage = c.value.usage
+      }
+    }
+  }
+  const sentAt = Date.now()
+  const r = await run.http.stream(path(first), body(run.m, first, first.maxTokens, true), (chunk, at) => handle(sse.push(chunk), at))
+  const tail = sse.end()
+  handle(tail.events, Date.now())
+  return { r, sentAt, tokenTimes, text, usage, finishReason, done, bad, streamError, unterminated: tail.unterminated }
+}
+
+/** The streamed request: TTFT and ITL when it streamed whole, else a finding for how it broke. */
+async function streamOne(run: Run, first: SmokePrompt): Promise<InferenceResult['stream']> {
+  const { http, served, findings } = run
+  const label = `streamed ${kind(first)}`
+  const st = await readStream(run, first)
+  const { r, tokenTimes, text, usage, bad, streamError } = st
+  const evidence = { request: label, via: http.target, 'text so far': JSON.stringify(text.slice(0, 200)), 'chunks with text': String(tokenTimes.length) }
+  if (!r.ok && r.status !== undefined && r.body !== undefined) {
+    findings.push(httpProblem(`${label} (POST ${path(first)})`, { ok: true, status: r.status, contentType: '', body: r.body, ms: r.ms }, http, served)!)
+    return undefined
+  }
+  if (!r.ok || !st.done || streamError || bad.length > 0) {
+    const reason = streamError
+      ? `the server sent an error event: ${streamError}`
+      : bad.length > 0
+        ? `an SSE event is not a valid chunk: ${bad[0]}`
+        : !r.ok
+          ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]`
+          : 'the stream ended without data: [DONE]'
+    findings.push(
+      smokeFinding(
+        bad.length > 0 ? 'SMOKE_BAD_RESPONSE' : 'SMOKE_STREAM_BROKEN',
+        `${label}: ${reason}.`,
+        { ...evidence, ...(st.unterminated && { 'unterminated event': st.unterminated.slice(0, 300) }) },
+        streamError
+          ? "Read vLLM's log on the head for the engine error, then restart vllm serve."
+          : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
+      ),
+    )
+    run.requests.push({ label, ms: r.ms, ok: false })
+    return undefined
+  }
+  const completionTokens = usage?.completionTokens ?? tokenTimes.length
+  const figures = streamFigures({ sentAt: st.sentAt, tokenTimes, endedAt: st.sentAt + r.ms, completionTokens })
+  run.requests.push({ label, ms: r.ms, ok: true, completionTokens })
+  run.produced.requests++
+  run.produced.generationTokens += usage?.completionTokens ?? 0
+  run.produced.promptTokens += usage?.promptTokens ?? 0
+  findings.push(
+    ...checkAnswer(first, first.maxTokens, { model: served, text, finishReason: st.finishReason, ...(usage && { usage }) }, label, served).filter(
+      (f) => f.code !== 'SMOKE_ASSERTION_FAILED',
+    ),
+  )
+  if (usage && tokenTimes.length > usage.completionTokens) {
+    findings.push(
+      smokeFinding(
+        'SMOKE_USAGE_INCONSISTENT',
+        `${label}: ${tokenTimes.length} chunks with text but usage says ${usage.completionTokens} completion tokens.`,
+        evidence,
+        'A server that miscounts tokens is not vLLM or is misconfigured: check smoke.url and the image.',
+      ),
+    )
+  }
+  run.say(`smoke: ${label}: TTFT ${fmt(figures.ttftMs)} ms, ITL ${fmt(figures.itlMs)} ms over ${tokenTimes.length} chunks`)
+  return { ...figures, completionTokens, text }
+}
+
+/** smoke.burst.requests copies of the first prompt at once: latency percentiles and aggregate tokens/s; empty answers are findings. */
+async function runBurst(run: Run, first: SmokePrompt): Promise<BurstFigures> {
+  const { burst: b } = run.m.smoke
+  run.say(`smoke: burst of ${b.requests} concurrent requests`)
+  const started = Date.now()
+  const answers = await Promise.all(Array.from({ length: b.requests }, (_, i) => ask(run, first, b.maxTokens, `burst request ${i + 1}/${b.requests}`)))
+  const wall = Date.now() - started
+  const ok = run.requests.filter((r) => r.label.startsWith('burst ') && r.ok)
+  const figures = burstFigures(
+    ok.map((r) => r.ms),
+    answers.reduce((a, x) => a + (x?.usage?.completionTokens ?? 0), 0),
+    wall,
+  )
+  for (const [i, a] of answers.entries())
+    if (a && a.text.trim() === '')
+      run.findings.push(
+        ...checkAnswer(first, b.maxTokens, a, `burst request ${i + 1}/${b.requests}`, run.served).filter((f) => f.code === 'SMOKE_EMPTY_COMPLETION'),
+      )
+  return figures
+}
+
+/** smoke.latency's limits against what was measured. */
+function latencyFindings(run: Run, stream: InferenceResult['stream'], p95Ms: number | undefined, tokensPerSecond: number | undefined): Finding[] {
+  const lim = run.m.smoke.latency
+  const { requests } = run
+  const findings: Finding[] = []
+  const over = (what: string, value: number | undefined, limit: number | undefined, above = true) => {
+    if (value === undefined || limit === undefined) return
+    if (above ? value > limit : value < limit)
+      findings.push(
+        smokeFinding(
+          'SMOKE_LATENCY_EXCEEDED',
+          `${what} is ${fmt(value)}, the limit is ${limit}.`,
+          { measured: fmt(value), limit: String(limit), via: run.http.target },
+          'Find out why the server is slower than expected (load, GPU clocks, the fabric: NCCL on sockets instead of RDMA is slow), or raise the limit in smoke.latency.',
+        ),
+      )
+  }
+  over('time to first token (ms)', stream?.ttftMs, lim.maxTimeToFirstTokenMs)
+  over('mean inter-token latency (ms)', stream?.itlMs, lim.maxInterTokenMs)
+  over('p95 request latency (ms)', p95Ms, lim.maxP95Ms)
+  over('slowest request (ms)', requests.length ? requests.reduce((m, r) => (r.ok ? Math.max(m, r.ms) : m), 0) : undefined, lim.maxTotalMs)
+  over('output tokens per second', tokensPerSecond, lim.minTokensPerSecond, false)
+  return findings
+}
+
+/**
+ * /metrics again until vLLM's counters have grown by what the smoke produced, or `settleMs` has
+ * passed (vLLM records stats asynchronously); SMOKE_METRICS_MISMATCH when they fall short.
+ */
+async function metricsAfter(run: Run, before: Counters, settleMs: number): Promise<MetricsDelta | undefined> {
+  const { http, findings } = run
+  let metrics: MetricsDelta | undefined
+  const settleUntil = Date.now() + settleMs
+  for (;;) {
+    const after = await scrape(http, run.served)
+    if (typeof after === 'string') {
+      findings.push(
+        smokeFinding(
+          'SMOKE_METRICS_UNAVAILABLE',
+          `GET /metrics after the requests gave no vLLM counters: ${after}.`,
+          { via: http.target },
+          "Check vLLM's /metrics endpoint, or set smoke.metrics: false.",
+          null,
+          'warning',
+        ),
+      )
+      break
+    }
+    metrics = metricsDelta(before, after, run.produced)
+    if (metrics.short.length === 0 || Date.now() > settleUntil) break
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  if (metrics && metrics.short.length > 0) {
+    const m = metrics
+    findings.push(
+      smokeFinding(
+        'SMOKE_METRICS_MISMATCH',
+        `vLLM's counters grew by less than the smoke requests produced (${m.short.map((k) => `${k}: +${m.seen[k]}, expected +${m.expected[k]}`).join('; ')}): the answers did not all come from this server's engine.`,
+        { expected: JSON.stringify(m.expected), seen: JSON.stringify(m.seen), via: http.target },
+        `Check that ${http.target} reaches this deployment's vLLM and not another server or a caching proxy.`,
+      ),
+    )
+  }
+  return metrics
 }
 
 export const fmt = (n: number | undefined): string => (n === undefined ? '-' : n >= 100 ? String(Math.round(n)) : n.toFixed(1))
