@@ -3,29 +3,20 @@
  * CLI's `--to RELEASE`, the Action's `rollback-to` input. A message names an option through
  * `option()`, which marks it; each front door renders the marks once with `inWords` (the CLI and
  * the Action over their whole outcome and their progress lines). The mark is U+2060 WORD JOINER, so a
- * line that reaches a reader unrendered still reads right. Pure; depends on nothing.
+ * line that reaches a reader unrendered still reads right. Pure; depends only on the options table.
  */
 
-/** Each CLI option a message may name, and the Action input that carries the same value. */
-export const OPTION_INPUTS = {
-  manifest: 'manifest',
-  'ssh-key': 'ssh-private-key',
-  'ssh-key-passphrase': 'ssh-key-passphrase',
-  'known-hosts': 'known-hosts',
-  image: 'image',
-  release: 'release',
-  'on-failure': 'on-failure',
-  force: 'force',
-  'wait-lock': 'wait-lock',
-  to: 'rollback-to',
-  facts: 'facts',
-  'ray-nodes': 'ray-nodes',
-  'ray-status': 'ray-status',
-  log: 'logs',
-  'launch-script': 'launch-script',
-} as const
+import { OPTIONS } from './options.js'
 
-export type OptionName = keyof typeof OPTION_INPUTS
+type Entry = (typeof OPTIONS)[keyof typeof OPTIONS]
+/** Each CLI option a message may name: every option the Action takes too (the command table's entries with an input). */
+export type OptionName = Extract<Entry, { input: string }>['flag']
+
+/** Each such CLI option and the Action input that carries the same value, derived from the command table. */
+export const OPTION_INPUTS: Readonly<Record<OptionName, string>> = Object.fromEntries(
+  Object.values(OPTIONS).flatMap((o: { flag: string; input?: string }) => (o.input === undefined ? [] : [[o.flag, o.input]])),
+) as Record<OptionName, string>
+
 export type Words = 'cli' | 'action'
 
 const MARK = '\u2060'
@@ -39,7 +30,7 @@ export function inWords(text: string, words: Words): string {
   if (!text.includes(MARK)) return text
   return text
     .replace(MARKED, (whole: string, name: string, value: string | undefined) => {
-      const input = (OPTION_INPUTS as Readonly<Record<string, string>>)[name]
+      const input = (OPTION_INPUTS as Readonly<Record<string, string | undefined>>)[name]
       if (words === 'cli' || input === undefined) return whole
       return `the \`${input}\` input${value !== undefined ? ` (${value})` : ''}`
     })

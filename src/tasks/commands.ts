@@ -7,6 +7,7 @@
  * Adding a command: one row in COMMANDS (and its options in OPTIONS if new), its task, and, for the
  * Action, its inputs/outputs in action.yml (the contract test names what is missing).
  */
+import { OPTIONS, type OptionEntry } from '../command/options.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import type { LockHolder } from '../deploy/lock.js'
 import type { RolloutStage } from '../deploy/rollout.js'
@@ -21,49 +22,15 @@ import { preflightTask } from './preflight.js'
 import { smokeTask } from './smoke.js'
 import { validateTask } from './validate.js'
 
-/**
- * Every option any command takes, named once: its CLI flag, its Action input (absent: CLI only),
- * its value kind, and what it holds (the CLI's usage shows `arg`).
- * - `text`: the CLI flag names a file whose text is the value; the Action input holds the text.
- * - `writes`: CLI only; the path the named output file of the outcome is written to.
- */
-export const OPTIONS = {
-  manifest: { flag: 'manifest', input: 'manifest', type: 'string', arg: 'F' },
-  json: { flag: 'json', type: 'boolean' },
-  image: { flag: 'image', input: 'image', type: 'string', arg: 'REF' },
-  release: { flag: 'release', input: 'release', type: 'string', arg: 'ID' },
-  sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true },
-  knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true },
-  /** The key's passphrase, from a file (never a command-line value, which `ps` shows); masked in the Action. */
-  sshKeyPassphrase: { flag: 'ssh-key-passphrase', input: 'ssh-key-passphrase', type: 'string', arg: 'F', text: true },
-  factsOut: { flag: 'facts-out', type: 'string', arg: 'F', writes: 'facts-file' },
-  facts: { flag: 'facts', input: 'facts', type: 'string', arg: 'F' },
-  rayNodes: { flag: 'ray-nodes', input: 'ray-nodes', type: 'string', arg: 'F' },
-  rayStatus: { flag: 'ray-status', input: 'ray-status', type: 'string', arg: 'F' },
-  logs: { flag: 'log', input: 'logs', type: 'string', arg: 'F ...', multiple: true },
-  launchScript: { flag: 'launch-script', input: 'launch-script', type: 'string', arg: 'F' },
-  fixOut: { flag: 'fix-out', type: 'string', arg: 'F', writes: 'fix-file' },
-  nodes: { flag: 'nodes', type: 'string', arg: 'N' },
-  purge: { flag: 'purge', type: 'boolean' },
-  serve: { flag: 'serve', type: 'boolean' },
-  force: { flag: 'force', input: 'force', type: 'boolean' },
-  onFailure: { flag: 'on-failure', input: 'on-failure', type: 'string', arg: 'rollback|stop|keep' },
-  to: { flag: 'to', input: 'rollback-to', type: 'string', arg: 'RELEASE' },
-  waitLock: { flag: 'wait-lock', input: 'wait-lock', type: 'boolean' },
-} as const satisfies Record<string, OptionSpec>
+export { OPTIONS }
 
-export interface OptionSpec {
-  readonly flag: string
-  readonly input?: string
-  readonly type: 'string' | 'boolean'
-  readonly arg?: string
-  readonly multiple?: boolean
-  readonly text?: boolean
+/** An option's entry, with `writes` one of the outcome's output names. */
+export interface OptionSpec extends OptionEntry {
   readonly writes?: OutputName
 }
 
 export type OptionKey = keyof typeof OPTIONS
-/** One option's entry, as the general shape (for code that walks the table). */
+/** One option's entry, as the general shape (for code that walks the table); its return type holds each `writes` to a real output name. */
 export const option = (k: OptionKey): OptionSpec => OPTIONS[k]
 type ValueOf<K extends OptionKey> = (typeof OPTIONS)[K] extends { multiple: true }
   ? readonly string[]

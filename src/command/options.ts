@@ -1,0 +1,49 @@
+/**
+ * The one table of options every command takes, as data: each option's CLI flag, its Action input
+ * (absent: CLI only), its value kind and what it holds. Read by the command table
+ * (src/tasks/commands.ts), both front doors, and by option-words.ts (an option named inside a
+ * message, in each front door's words). Here, in the first folder, so that the core's messages can
+ * name options from it. Pure; depends on nothing.
+ */
+
+/**
+ * Every option any command takes, named once: its CLI flag, its Action input (absent: CLI only),
+ * its value kind, and what it holds (the CLI's usage shows `arg`).
+ * - `text`: the CLI flag names a file whose text is the value; the Action input holds the text.
+ * - `writes`: CLI only; the path the named output file of the outcome is written to.
+ */
+export const OPTIONS = {
+  manifest: { flag: 'manifest', input: 'manifest', type: 'string', arg: 'F' },
+  json: { flag: 'json', type: 'boolean' },
+  image: { flag: 'image', input: 'image', type: 'string', arg: 'REF' },
+  release: { flag: 'release', input: 'release', type: 'string', arg: 'ID' },
+  sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true },
+  knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true },
+  /** The key's passphrase, from a file (never a command-line value, which `ps` shows); masked in the Action. */
+  sshKeyPassphrase: { flag: 'ssh-key-passphrase', input: 'ssh-key-passphrase', type: 'string', arg: 'F', text: true },
+  factsOut: { flag: 'facts-out', type: 'string', arg: 'F', writes: 'facts-file' },
+  facts: { flag: 'facts', input: 'facts', type: 'string', arg: 'F' },
+  rayNodes: { flag: 'ray-nodes', input: 'ray-nodes', type: 'string', arg: 'F' },
+  rayStatus: { flag: 'ray-status', input: 'ray-status', type: 'string', arg: 'F' },
+  logs: { flag: 'log', input: 'logs', type: 'string', arg: 'F ...', multiple: true },
+  launchScript: { flag: 'launch-script', input: 'launch-script', type: 'string', arg: 'F' },
+  fixOut: { flag: 'fix-out', type: 'string', arg: 'F', writes: 'fix-file' },
+  nodes: { flag: 'nodes', type: 'string', arg: 'N' },
+  purge: { flag: 'purge', type: 'boolean' },
+  serve: { flag: 'serve', type: 'boolean' },
+  force: { flag: 'force', input: 'force', type: 'boolean' },
+  onFailure: { flag: 'on-failure', input: 'on-failure', type: 'string', arg: 'rollback|stop|keep' },
+  to: { flag: 'to', input: 'rollback-to', type: 'string', arg: 'RELEASE' },
+  waitLock: { flag: 'wait-lock', input: 'wait-lock', type: 'boolean' },
+} as const satisfies Record<string, OptionEntry>
+
+/** An option's entry; `writes` names an output of the outcome (tasks/outcome.ts's OutputName, checked there). */
+export interface OptionEntry {
+  readonly flag: string
+  readonly input?: string
+  readonly type: 'string' | 'boolean'
+  readonly arg?: string
+  readonly multiple?: boolean
+  readonly text?: boolean
+  readonly writes?: string
+}
