@@ -77,13 +77,11 @@ describe('lab scenario: healthy', () => {
 })
 
 describe('lab scenario: seed-bug (the incident)', () => {
-  it('the preflight reports VLLM_PIN_NOT_IN_RAY within 15 s of Ray being up, before vLLM starts, with both IPs as evidence', async () => {
+  // How fast the preflight is belongs to the benchmark (test/bench/rows/preflight.ts), not here.
+  it('the preflight reports VLLM_PIN_NOT_IN_RAY once Ray is up, before vLLM starts, with both IPs as evidence', async () => {
     const r = await runLabScenario('seed-bug', { onProgress: progress })
     expect(r.execution.ok, JSON.stringify(r.execution.stoppedAt)).toBe(true)
-    const rayUpAt = Date.now()
     const pre = await preflightManifest(manifest, { credentials })
-    const tookMs = Date.now() - rayUpAt
-    expect(tookMs).toBeLessThan(15_000)
     // Ray knows the head by its management IP (no --node-ip-address); vLLM pins the fabric IP.
     expect(pre.facts.ray!.nodes.find((n) => n.isHead)?.address).toBe(ip('spark-a', 'mgmtIp'))
     const pin = pre.findings.find((f) => f.code === 'VLLM_PIN_NOT_IN_RAY')
@@ -122,8 +120,8 @@ describe('lab scenario: seed-bug (the incident)', () => {
         `No available node types can fulfill resource request \\{[^}]*'node:${fabric}': 0\\.001|Waiting for creating a placement group of specs for \\d+ seconds\\. specs=\\[\\{[^}]*'node:${fabric}'`,
       ),
     )
-    // Seconds, not vLLM's 1800 s.
-    expect(r.vllm!.waitedMs).toBeLessThan(30_000)
+    // The watcher stopped on the finding, not at its deadline (let alone vLLM's 1800 s wait).
+    expect(r.vllm!.reason).toMatch(/^PLACEMENT_GROUP_PENDING after /)
     // A preflight of the hung cluster also shows Ray's own pending demand (from `ray status`) next to its nodes.
     const pre = await preflightManifest(manifest, { credentials })
     expect(

@@ -193,11 +193,9 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
     }
     const before = await drops()
     expect(before).toHaveLength(2)
-    const started = Date.now()
     const r = await ssh(info, info.nodes[0]!.mgmtIp, 'docker pull docker.io/library/alpine:3')
     expect(r.code).not.toBe(0)
     expect(r.stdout + r.stderr).toMatch(/lookup registry-1\.docker\.io/)
-    expect(Date.now() - started).toBeLessThan(15_000)
     // Nothing even tried to leave: the lookup died inside the node, the guard saw no packet.
     expect(await drops()).toEqual(before)
   })

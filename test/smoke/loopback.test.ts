@@ -71,10 +71,9 @@ describe('smoke gate against loopback servers', () => {
     const wait = readFileSync('test/preflight/fixtures/logs/vllm-pg-wait-new.txt', 'utf8')
       .split('\n')
       .filter((l) => l.includes('Waiting for creating'))
-    const t0 = Date.now()
+    // The deadline is 1800 s; the test's own timeout (30 s) would end it long before.
     const r = await smoke({ health503: true, logLines: wait }, { readyTimeoutSeconds: 1800 })
     expect(r.codes).toContain('PLACEMENT_GROUP_PENDING')
-    expect(Date.now() - t0).toBeLessThan(60_000)
     expect(r.findings.find((f) => f.code === 'PLACEMENT_GROUP_PENDING')!.fix).toMatch(/node-ip-address|VLLM_HOST_IP/)
   })
 

@@ -15,12 +15,17 @@ describe('LocalTransport renders compound commands like the SSH transport (rende
   })
 
   it('a cancel kills the command and its children at once and says cancelled', async () => {
+    const marker = `vrd-local-cancel-${process.pid}-${Date.now()}`
     const ac = new AbortController()
-    setTimeout(() => ac.abort(), 300)
-    const started = Date.now()
-    const r = await new LocalTransport().run(seq(argv('sleep', '30'), argv('echo', 'after')), { timeoutMs: 60_000, signal: ac.signal })
-    expect(r).toMatchObject({ code: null, cancelled: true, timedOut: false, stdout: '' })
-    expect(Date.now() - started).toBeLessThan(10_000)
+    // Cancelled once the command says it runs (an event, not a delay); its child sleeps far past the test's timeout.
+    const r = await new LocalTransport().run(seq(argv('echo', 'running'), argv('bash', '-c', `exec -a ${marker} sleep 60`), argv('echo', 'after')), {
+      timeoutMs: 120_000,
+      signal: ac.signal,
+      onStdout: (chunk) => chunk.includes('running') && ac.abort(),
+    })
+    expect(r).toMatchObject({ code: null, cancelled: true, timedOut: false, stdout: 'running\n' })
+    const left = await new LocalTransport().run(argv('sh', '-c', `pgrep -f "^${marker}" || true`), { timeoutMs: 10_000 })
+    expect(left.stdout.trim()).toBe('')
   })
 
   it('a stream stdin the command stops reading is closed, so its producer ends too', async () => {

@@ -55,7 +55,6 @@ describe('SshTransport against a real sshd', () => {
     const r = await t.run(argv('bash', '-c', `exec -a ${marker} sleep 30`), { timeoutMs: 1500 })
     expect(r.timedOut).toBe(true)
     expect(r.code).toBeNull()
-    expect(r.durationMs).toBeLessThan(10_000)
     const left = await t.run(argv('sh', '-c', `pgrep -f "^${marker}" || true`), { timeoutMs: 5000 })
     expect(left.stdout.trim()).toBe('')
   })
