@@ -1,12 +1,15 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Two projects. `unit`: every test that needs no Docker lab (pure code, real sshd on loopback, real
- * local processes); each file owns what it starts, so files run in parallel. `lab`: the *.e2e tests,
- * which share one set of lab containers (and real Ray): one file at a time, after `unit` is done
- * (groupOrder), so a slow machine is never running both at once.
+ * Three projects. `unit`: every test that needs no Docker lab (pure code, real sshd on loopback, real
+ * local processes); each file owns what it starts, so files run in parallel. `lab`: the *.e2e tests
+ * that share one set of lab containers (and real Ray): one file at a time. `local`: the *.e2e files
+ * that start no lab (act running the release workflow: builds and an npm ci), too slow for
+ * `npm run test:unit` but free to run beside the lab. `.ci/test` runs unit + local and lab at once
+ * (see there); groupOrder orders them when one vitest process runs them all.
  */
 const LAB = 'test/**/*.e2e.test.ts'
+const LOCAL = ['test/workflows/release-act.e2e.test.ts']
 
 export default defineConfig({
   test: {
@@ -20,7 +23,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'lab', include: [LAB], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'local', include: LOCAL, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'lab', include: [LAB], exclude: LOCAL, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
