@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -10,6 +11,10 @@ import { defineConfig } from 'vitest/config'
  */
 const LAB = 'test/**/*.e2e.test.ts'
 const LOCAL = ['test/workflows/release-act.e2e.test.ts']
+// vitest's default is one worker less than the cores: one worker on a 2-core machine, which runs
+// `unit` one file at a time although most of its time is spent waiting on processes it started
+// (sshd, Ray, builds, act). Two at least.
+const WORKERS = Math.max(2, availableParallelism() - 1)
 
 export default defineConfig({
   test: {
@@ -19,11 +24,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [LAB], sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [LAB], maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'local', include: LOCAL, sequence: { groupOrder: 0 } },
+        test: { name: 'local', include: LOCAL, maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
