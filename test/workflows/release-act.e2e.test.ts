@@ -44,7 +44,12 @@ it('act runs release.yml check on a tag .ci/release cut: green; a tag that does 
     spawnSync('bash', ['.ci/release', 'cut', 'minor'], { cwd: maint, encoding: 'utf8', env: { ...process.env, ...ID }, stdio: ['ignore', 'pipe', 'pipe'] })
   let first = cut()
   if (first.status !== 0 && /dist\/ differs from what src\/ builds/.test(first.stderr)) {
-    expect(sh(maint, 'git', ['status', '--porcelain']).trim().split('\n').every((l) => l.slice(3).startsWith('dist/'))).toBe(true)
+    expect(
+      sh(maint, 'git', ['status', '--porcelain'])
+        .trim()
+        .split('\n')
+        .every((l) => l.slice(3).startsWith('dist/')),
+    ).toBe(true)
     sh(maint, 'git', ['add', '-A', 'dist'])
     sh(maint, 'git', ['commit', '-q', '-m', 'rebuild dist'])
     first = cut()
