@@ -46,7 +46,7 @@ it('act runs release.yml check on a tag .ci/release cut: green; a tag that does 
   if (first.status !== 0 && /dist\/ differs from what src\/ builds/.test(first.stderr)) {
     expect(
       sh(maint, 'git', ['status', '--porcelain'])
-        .trim()
+        .trimEnd()
         .split('\n')
         .every((l) => l.slice(3).startsWith('dist/')),
     ).toBe(true)
