@@ -1,26 +1,40 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 /**
- * Two projects. `unit`: every test that needs no Docker lab (pure code, real sshd on loopback, real
- * local processes); each file owns what it starts, so files run in parallel. `lab`: the *.e2e tests,
- * which share one set of lab containers (and real Ray): one file at a time, after `unit` is done
- * (groupOrder), so a slow machine is never running both at once.
+ * Three projects. `unit`: every test that needs no Docker lab (pure code, real sshd on loopback, real
+ * local processes); each file owns what it starts, so files run in parallel. `lab`: the *.e2e tests
+ * that share one set of lab containers (and real Ray): one file at a time. `local`: the *.e2e files
+ * that start no lab (act running the release workflow: builds and an npm ci), too slow for
+ * `npm run test:unit` but free to run beside the lab. `.ci/test` runs unit + local and lab at once
+ * (see there); groupOrder orders them when one vitest process runs them all.
  */
 const LAB = 'test/**/*.e2e.test.ts'
+const LOCAL = ['test/workflows/release-act.e2e.test.ts']
+// vitest's default is one worker less than the cores: one worker on a 2-core machine, which runs
+// `unit` one file at a time although most of its time is spent waiting on processes it started
+// (sshd, Ray, builds, act). Two at least.
+const WORKERS = Math.max(2, availableParallelism() - 1)
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // A guard against a hung test, not a speed bound: on a loaded 2-core machine (load 20 while other
+    // suites ran) an SSH test of five sessions took 30 s and was cut off mid-way.
+    testTimeout: 120_000,
     hookTimeout: 600_000,
     reporters: ['default'],
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [LAB], sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [LAB], maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'lab', include: [LAB], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'local', include: LOCAL, maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'lab', include: [LAB], exclude: LOCAL, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },
