@@ -117,3 +117,37 @@ export function valueAt(data: unknown, path: ManifestPath): unknown {
   }
   return value
 }
+
+/**
+ * Every leaf key the schema allows, as patterns like `nodes[].ssh.host` (`[]` for any list index),
+ * following `data` to choose union options (`launch` with `mode: script` has `path`, with `builtin`
+ * it has not). A leaf is a key whose value is not itself a mapping of named keys: a scalar, a list
+ * of scalars, a map of free names (`container.env`), or a union of scalars.
+ */
+export function leafKeyPatterns(root: z.ZodType, data: unknown): string[] {
+  const out: string[] = []
+  const visit = (schema: z.ZodType, pattern: string, value: unknown): void => {
+    const def = defOf(core(schema))
+    const objects = def.type === 'object' ? [core(schema)] : def.type === 'union' ? candidateObjects(def, isRecord(value) ? value : undefined) : []
+    if (def.type === 'array') {
+      const element = def.element as z.ZodType
+      const inner = defOf(core(element))
+      if (inner.type === 'object' || (inner.type === 'union' && candidateObjects(inner, undefined).length > 0)) {
+        visit(element, `${pattern}[]`, undefined)
+        return
+      }
+    }
+    if (objects.length === 0) {
+      out.push(pattern)
+      return
+    }
+    for (const option of objects) {
+      for (const [key, field] of Object.entries(defOf(option).shape ?? {})) {
+        const child = pattern === '' ? key : `${pattern}.${key}`
+        if (!out.includes(child)) visit(field, child, isRecord(value) ? value[key] : undefined)
+      }
+    }
+  }
+  visit(root, '', data)
+  return [...new Set(out)]
+}
