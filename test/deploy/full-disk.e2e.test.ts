@@ -2,11 +2,14 @@
  * A full disk on the lab (#24): release r1 deployed and serving; then the worker's release state
  * directory (/var/lib/vllm-ray-deploy, where releases, the lock and the audit log land) is put on a
  * 16 MiB tmpfs inside its node container, with what was there copied in, and filled to the last
- * byte. A deploy of r2 stops at the host checks with DISK_SPACE_LOW naming that node and the
+ * byte. A deploy of r2 (one container variable added, so a new release to write) stops at the host checks with DISK_SPACE_LOW naming that node and the
  * figures, before anything changes: r1's containers keep running (start time unchanged), `current`
  * still names r1, and r1 still answers. The tmpfs is removed afterwards, whether the test passed or not.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseDocument } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
@@ -22,6 +25,8 @@ import type { Transport } from '../../src/transport/transport.js'
 
 let manifest: Manifest
 let manifestPath: string
+/** The lab's manifest with one container variable added: r2 differs from r1, so it would write a new release. */
+let changedPath: string
 let transports: Map<string, Transport>
 let creds: DeployTaskOptions['credentials']
 let containerOf: ((node: string) => string) | undefined
@@ -79,6 +84,10 @@ beforeAll(async () => {
   creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
   manifest = lab.manifest
   manifestPath = lab.path
+  const changed = parseDocument(readFileSync(lab.path, 'utf8'))
+  changed.setIn(['container', 'env'], changed.createNode({ ...manifest.container.env, VRD_FULL_DISK_TEST: 'r2' }))
+  changedPath = join(mkdtempSync(join(tmpdir(), 'vrd-full-disk-')), 'cluster.yml')
+  writeFileSync(changedPath, changed.toString())
   transports = await labTransports(manifest)
   for (const t of transports.values()) {
     await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
@@ -111,7 +120,7 @@ describe.sequential('a full disk on the lab', () => {
       progress(`${FULL}: ${NODE_STATE_DIR} on tmpfs, size ${size} bytes, ${avail} bytes free`)
       expect(avail).toBeLessThan(64 * 1024)
       const stages: string[] = []
-      const o = await deployTask(manifestPath, {
+      const o = await deployTask(changedPath, {
         credentials: creds,
         env: process.env,
         release: 'r2',
