@@ -122,7 +122,7 @@ export function valueAt(data: unknown, path: ManifestPath): unknown {
  * Every leaf key the schema allows, as patterns like `nodes[].ssh.host` (`[]` for any list index),
  * following `data` to choose union options (`launch` with `mode: script` has `path`, with `builtin`
  * it has not). A leaf is a key whose value is not itself a mapping of named keys: a scalar, a list
- * of scalars, a map of free names (`container.env`), or a union of scalars.
+ * of scalars, a map of free names (`container.env`), a union of scalars, or a mapping with no keys.
  */
 export function leafKeyPatterns(root: z.ZodType, data: unknown): string[] {
   const out: string[] = []
@@ -137,14 +137,15 @@ export function leafKeyPatterns(root: z.ZodType, data: unknown): string[] {
         return
       }
     }
-    if (objects.length === 0) {
+    // A scalar, or a mapping with no keys of its own (`{}` as a marker): the key itself is the leaf.
+    if (objects.every((option) => Object.keys(defOf(option).shape ?? {}).length === 0)) {
       out.push(pattern)
       return
     }
     for (const option of objects) {
       for (const [key, field] of Object.entries(defOf(option).shape ?? {})) {
         const child = pattern === '' ? key : `${pattern}.${key}`
-        if (!out.includes(child)) visit(field, child, isRecord(value) ? value[key] : undefined)
+        visit(field, child, isRecord(value) ? value[key] : undefined)
       }
     }
   }

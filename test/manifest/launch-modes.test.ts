@@ -4,6 +4,7 @@
  * A key added to the schema later, or a new launch mode, fails here until someone decides.
  */
 import { parseDocument } from 'yaml'
+import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { manifestJsonSchema } from '../../src/manifest/json-schema.js'
 import { LAUNCH_MODE_KEYS, type LaunchMode } from '../../src/manifest/launch-modes.js'
@@ -139,5 +140,23 @@ describe('the issue #27 case: launch.mode script with container.env', () => {
   it('the same keys with the built-in launcher are no warning', () => {
     const text = `${BASE}container:\n  name: vllm-ray\n  env:\n    NCCL_DEBUG: INFO\nlaunch:\n  mode: builtin\n`
     expect(parseManifest(text, 'cluster.yml').warnings).toEqual([])
+  })
+})
+
+describe('leafKeyPatterns', () => {
+  it('names scalars, free maps, lists of scalars and empty mappings as leaves, goes into lists of mappings, and follows a union by its discriminator', () => {
+    const schema = z.strictObject({
+      a: z.string(),
+      env: z.record(z.string(), z.string()).default({}),
+      list: z.array(z.string()),
+      items: z.array(z.strictObject({ x: z.number(), y: z.strictObject({ z: z.boolean() }).optional() })),
+      marker: z.strictObject({}).optional(),
+      pick: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('one'), p: z.string() }),
+        z.strictObject({ kind: z.literal('two'), q: z.string() }),
+      ]),
+    })
+    expect(leafKeyPatterns(schema, { pick: { kind: 'two' } })).toEqual(['a', 'env', 'list', 'items[].x', 'items[].y.z', 'marker', 'pick.kind', 'pick.q'])
+    expect(leafKeyPatterns(schema, {})).toEqual(['a', 'env', 'list', 'items[].x', 'items[].y.z', 'marker', 'pick.kind', 'pick.p', 'pick.q'])
   })
 })
