@@ -32,6 +32,7 @@ export async function loadManifestFile(path: string): Promise<ManifestResult> {
             : 'check the file permissions and that the path is a file',
         },
       ],
+      warnings: [],
     }
   }
   return parseManifest(text, path)

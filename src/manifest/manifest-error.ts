@@ -53,6 +53,8 @@ export const MANIFEST_ERROR_CODES = [
   'PER_NODE_ENV',
   'SOCKET_IFNAME_NOT_FABRIC',
   'SMOKE_EXPECT_UNREACHABLE',
+  // Warnings (ManifestResult.warnings): valid, but not what the person may think
+  'KEY_NOT_READ_IN_LAUNCH_MODE',
 ] as const
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number] | `YAML_${YamlErrorCode}`

@@ -14,7 +14,7 @@ import { positionFor } from './locate.js'
 import { compareManifestErrors, type ManifestError, type PathIssue } from './manifest-error.js'
 import { partsOfData, partsOfManifest } from './parts.js'
 import { EXTENSION_KEY_PREFIX, type Manifest, ManifestSchema } from './schema.js'
-import { checkManifestRules } from './semantic.js'
+import { checkManifestRules, checkManifestWarnings } from './semantic.js'
 import { manifestErrorsFromYaml } from './yaml-errors.js'
 import { genericIssueMessage, pathIssuesFromZodIssues } from './zod-issues.js'
 
@@ -23,6 +23,11 @@ export interface ManifestResult {
   readonly manifest?: Manifest
   /** Sorted by position. */
   readonly errors: ManifestError[]
+  /**
+   * Valid but ineffective settings (a key the launch mode does not read), sorted by position. They
+   * never make the manifest invalid; `validate`, `plan` and `deploy` show them.
+   */
+  readonly warnings: ManifestError[]
 }
 
 /** The data without top-level `x-` keys, which are for YAML anchors and notes. */
@@ -37,7 +42,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
   const lineCounter = new LineCounter()
   const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true })
   const yamlErrors = manifestErrorsFromYaml(doc, lineCounter, source, file)
-  if (doc.errors.some((error) => error.code !== 'DUPLICATE_KEY')) return { errors: yamlErrors.sort(compareManifestErrors) }
+  if (doc.errors.some((error) => error.code !== 'DUPLICATE_KEY')) return { errors: yamlErrors.sort(compareManifestErrors), warnings: [] }
 
   let data: unknown
   try {
@@ -45,7 +50,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
   } catch (cause) {
     // toJS refuses documents with alias bombs (too many alias expansions).
     const message = cause instanceof Error ? cause.message : String(cause)
-    return { errors: [{ code: 'YAML_UNREADABLE', message: `YAML: ${message}`, file, line: 1, col: 1, path: [] }] }
+    return { errors: [{ code: 'YAML_UNREADABLE', message: `YAML: ${message}`, file, line: 1, col: 1, path: [] }], warnings: [] }
   }
 
   const result = ManifestSchema.safeParse(data, { reportInput: true, error: genericIssueMessage })
@@ -53,7 +58,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
     ? checkManifestRules(partsOfManifest(result.data))
     : [...pathIssuesFromZodIssues(result.error.issues, ManifestSchema, data), ...checkManifestRules(partsOfData(data))]
 
-  const located = issues.map((issue): ManifestError => {
+  const locate = (issue: PathIssue): ManifestError => {
     const { line, col } = positionFor(doc, lineCounter, issue)
     return {
       code: issue.code,
@@ -64,7 +69,8 @@ export function parseManifest(text: string, file: string): ManifestResult {
       path: [...issue.path],
       ...(issue.fix !== undefined && { fix: issue.fix }),
     }
-  })
-  const errors = [...yamlErrors, ...located].sort(compareManifestErrors)
-  return errors.length === 0 && result.success ? { manifest: result.data, errors } : { errors }
+  }
+  const errors = [...yamlErrors, ...issues.map(locate)].sort(compareManifestErrors)
+  const warnings = checkManifestWarnings(data).map(locate).sort(compareManifestErrors)
+  return errors.length === 0 && result.success ? { manifest: result.data, errors, warnings } : { errors, warnings }
 }

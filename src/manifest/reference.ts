@@ -4,6 +4,7 @@
  * `REFERENCE.md`; a test keeps the file equal to `renderManifestReference()`. Pure.
  */
 import { manifestJsonSchema } from './json-schema.js'
+import { LAUNCH_MODE_KEYS } from './launch-modes.js'
 
 /** The parts of a JSON Schema node this renderer reads. */
 interface JsonSchema {
@@ -120,6 +121,28 @@ function section(key: string, schema: JsonSchema): string[] {
   return [...lines, ...table(rowsBelow(schema, key))]
 }
 
+/** Which keys each launch mode does not read (src/manifest/launch-modes.ts), and why that is a warning. */
+function launchModeSection(): string[] {
+  const rows = Object.entries(LAUNCH_MODE_KEYS).flatMap(([mode, { ignores }]) =>
+    Object.entries(ignores).map(([key, { why, fix }]) => `| \`${mode}\` | \`${key}\` | ${cell(why)} | ${cell(fix)} |`),
+  )
+  return [
+    '',
+    '## Keys a launch mode does not read',
+    '',
+    'Every key above is read in every `launch.mode` except those below. Written in a manifest whose mode',
+    'does not read it, such a key is a warning (`KEY_NOT_READ_IN_LAUNCH_MODE`, at its line and column) from',
+    '`validate`, `plan` and `deploy`, and a `::warning` annotation in the Action; the manifest stays valid.',
+    'A warning and not an error because the value is valid and means something to the other mode: one',
+    'manifest can switch `launch.mode` (to try a launch script, or to go back to the built-in launcher)',
+    'without deleting and re-adding those settings, and is never silent about what they do now.',
+    '',
+    '| `launch.mode` | key | why it is not read | instead |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ]
+}
+
 export function renderManifestReference(): string {
   const root = manifestJsonSchema() as JsonSchema
   const properties = Object.entries(root.properties ?? {})
@@ -146,6 +169,7 @@ export function renderManifestReference(): string {
     ...properties.flatMap(([key, schema]) =>
       hasFields(schema) || schema.oneOf || (schema.type === 'array' && schema.items && hasFields(schema.items)) ? section(key, schema) : [],
     ),
+    ...launchModeSection(),
   ]
   return `${lines.join('\n')}\n`
 }

@@ -117,3 +117,38 @@ export function valueAt(data: unknown, path: ManifestPath): unknown {
   }
   return value
 }
+
+/**
+ * Every leaf key the schema allows, as patterns like `nodes[].ssh.host` (`[]` for any list index),
+ * following `data` to choose union options (`launch` with `mode: script` has `path`, with `builtin`
+ * it has not). A leaf is a key whose value is not itself a mapping of named keys: a scalar, a list
+ * of scalars, a map of free names (`container.env`), a union of scalars, or a mapping with no keys.
+ */
+export function leafKeyPatterns(root: z.ZodType, data: unknown): string[] {
+  const out: string[] = []
+  const visit = (schema: z.ZodType, pattern: string, value: unknown): void => {
+    const def = defOf(core(schema))
+    const objects = def.type === 'object' ? [core(schema)] : def.type === 'union' ? candidateObjects(def, isRecord(value) ? value : undefined) : []
+    if (def.type === 'array') {
+      const element = def.element as z.ZodType
+      const inner = defOf(core(element))
+      if (inner.type === 'object' || (inner.type === 'union' && candidateObjects(inner, undefined).length > 0)) {
+        visit(element, `${pattern}[]`, undefined)
+        return
+      }
+    }
+    // A scalar, or a mapping with no keys of its own (`{}` as a marker): the key itself is the leaf.
+    if (objects.every((option) => Object.keys(defOf(option).shape ?? {}).length === 0)) {
+      out.push(pattern)
+      return
+    }
+    for (const option of objects) {
+      for (const [key, field] of Object.entries(defOf(option).shape ?? {})) {
+        const child = pattern === '' ? key : `${pattern}.${key}`
+        visit(field, child, isRecord(value) ? value[key] : undefined)
+      }
+    }
+  }
+  visit(root, '', data)
+  return [...new Set(out)]
+}

@@ -5,6 +5,7 @@
  * offending value) out. Single-value formats are checked by the schema (`formats.ts`).
  */
 import { parseImageReference } from './image-reference.js'
+import { keysNotReadByLaunchMode } from './launch-modes.js'
 import { dockerEnvNames } from './values.js'
 import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
 import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
@@ -359,4 +360,17 @@ export const MANIFEST_RULES: readonly Rule[] = [
 /** Every rule violation in the parts given. */
 export function checkManifestRules(parts: ManifestParts): PathIssue[] {
   return MANIFEST_RULES.flatMap((rule) => rule(parts))
+}
+
+/**
+ * Warnings: rules over the manifest as written (raw data, before defaults), for what is valid but
+ * does not do what it says. Returned beside the errors, as values; they never make a manifest invalid.
+ */
+type WarningRule = (data: unknown) => PathIssue[]
+
+export const MANIFEST_WARNING_RULES: readonly WarningRule[] = [keysNotReadByLaunchMode]
+
+/** Every warning for the written data. */
+export function checkManifestWarnings(data: unknown): PathIssue[] {
+  return MANIFEST_WARNING_RULES.flatMap((rule) => rule(data))
 }

@@ -112,6 +112,23 @@ export const HostFactsSchema = z
       })
       .readonly()
       .optional(),
+    /** Free space for the tool's own data directories (the release state), each on the filesystem that holds it. */
+    dataDirs: z
+      .array(
+        z
+          .object({
+            /** What lands there, e.g. `release state`. */
+            label: z.string(),
+            path: z.string(),
+            /** The directory statvfs read: `path`, or its nearest existing ancestor. */
+            statPath: z.string(),
+            freeBytes: z.number(),
+            totalBytes: z.number(),
+          })
+          .readonly(),
+      )
+      .readonly()
+      .optional(),
     /** Kernel log lines of GPU memory exhaustion and the OOM killer (NV_ERR_NO_MEMORY, `Out of memory: Killed process`). */
     kernelLog: strings().optional(),
     /** Head → worker SSH over the fabric (image.distribution relay): exit code and output per worker IP. */

@@ -340,6 +340,21 @@ else:
     docker["error"] = "exit %d: %s" % (code, flat(err or "docker info printed no server version"))
 host["docker"] = docker
 
+# The tool's own data directories (the release state: releases, the lock, the audit log): free
+# space on the filesystem that holds each, read at its nearest existing ancestor before a first deploy.
+data_dirs = []
+for d in args.get("dataDirs", []):
+    at = d["path"]
+    while not os.path.isdir(at) and at not in ("/", ""):
+        at = os.path.dirname(at)
+    try:
+        st = os.statvfs(at or "/")
+        data_dirs.append({"label": d["label"], "path": d["path"], "statPath": at or "/", "freeBytes": st.f_bavail * st.f_frsize, "totalBytes": st.f_blocks * st.f_frsize})
+    except Exception as e:
+        out["errors"].append("free space under %s: %s" % (d["path"], e))
+if data_dirs:
+    host["dataDirs"] = data_dirs
+
 relay = []
 for t in args.get("relay", []):
     c, so2, se2 = run(["ssh"] + args.get("sshOptions", []) + ["-p", str(t["port"]), "-l", t["user"], t["ip"], "true"], 15)

@@ -33,6 +33,8 @@ export interface ProbeOptions {
   readonly mode?: 'full' | 'host'
   /** Head → worker SSH over the fabric (image.distribution relay), tried on the head: targets and ssh options. */
   readonly relay?: { readonly targets: readonly { user: string; ip: string; port: number }[]; readonly sshOptions: readonly string[] }
+  /** The tool's data directories on the node whose free space the host checks need (src/plan/host-check-commands.ts). */
+  readonly dataDirs?: readonly { readonly label: string; readonly path: string }[]
   /** How far back the kernel log's out-of-memory lines count when no release container runs (default: an hour). */
   readonly kernelLogWindowSeconds?: number
 }
@@ -49,6 +51,7 @@ export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions
     ports: portsToProbe(m, node),
     ...(relay.length > 0 && { relay, sshOptions: opts.relay?.sshOptions }),
     ...(opts.kernelLogWindowSeconds !== undefined && { kernelLogWindowSeconds: opts.kernelLogWindowSeconds }),
+    ...(opts.dataDirs && opts.dataDirs.length > 0 && { dataDirs: opts.dataDirs }),
   }
   return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
 }

@@ -1,21 +1,23 @@
 import { formatManifestError, pathLabel, type ManifestError } from '../manifest/manifest-error.js'
 import { escapeMarkdownCell } from './findings.js'
 
-export function renderManifestErrorsText(errors: readonly ManifestError[]): string {
-  const head = `${errors.length} problem${errors.length === 1 ? '' : 's'} in ${errors[0]?.file ?? 'the manifest'}:`
+export function renderManifestErrorsText(errors: readonly ManifestError[], noun = 'problem'): string {
+  const head = `${errors.length} ${noun}${errors.length === 1 ? '' : 's'} in ${errors[0]?.file ?? 'the manifest'}:`
   return [head, ...errors.map((e) => formatManifestError(e))].join('\n') + '\n'
 }
 
-export function renderManifestErrorsMarkdown(errors: readonly ManifestError[]): string {
+export function renderManifestErrorsMarkdown(errors: readonly ManifestError[], problem = 'problem'): string {
   const rows = errors.map(
     (e) =>
       `| \`${escapeMarkdownCell(`${e.file}:${e.line}:${e.col}`)}\` | \`${escapeMarkdownCell(pathLabel(e.path))}\` | ${escapeMarkdownCell(e.message)} | ${escapeMarkdownCell(e.fix ?? '')} |`,
   )
-  return ['| where | key | problem | fix |', '| --- | --- | --- | --- |', ...rows].join('\n') + '\n'
+  return [`| where | key | ${problem} | fix |`, '| --- | --- | --- | --- |', ...rows].join('\n') + '\n'
 }
 
-export const manifestErrorsJson = (errors: readonly ManifestError[]) => ({
-  errors: errors.map((e) => ({
+export const manifestErrorsJson = (errors: readonly ManifestError[]) => ({ errors: manifestIssuesJson(errors) })
+
+export const manifestIssuesJson = (errors: readonly ManifestError[]) =>
+  errors.map((e) => ({
     code: e.code,
     file: e.file,
     line: e.line,
@@ -23,5 +25,4 @@ export const manifestErrorsJson = (errors: readonly ManifestError[]) => ({
     path: pathLabel(e.path),
     message: e.message,
     ...(e.fix && { fix: e.fix }),
-  })),
-})
+  }))

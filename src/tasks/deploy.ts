@@ -17,7 +17,7 @@ import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 import { findingAnnotations } from './findings-outcome.js'
-import { checkOverrides, loadOrFail, loadWithLaunchScript } from './validate.js'
+import { checkOverrides, loadOrFail, loadWithLaunchScript, withManifestWarnings } from './validate.js'
 
 export interface DeployTaskOptions {
   readonly credentials: SshCredentials
@@ -160,7 +160,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem)
+  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.warnings)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {

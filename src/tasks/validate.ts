@@ -4,12 +4,12 @@ import type { ManifestError } from '../manifest/manifest-error.js'
 import type { Manifest } from '../manifest/schema.js'
 import { readLaunchScript } from '../manifest/launch-path.js'
 import { imageRefProblem, releaseIdProblem } from '../manifest/values.js'
-import { manifestErrorsJson, renderManifestErrorsMarkdown, renderManifestErrorsText } from '../report/manifest-errors.js'
+import { manifestErrorsJson, manifestIssuesJson, renderManifestErrorsMarkdown, renderManifestErrorsText } from '../report/manifest-errors.js'
 import { type Annotation, type TaskOutcome, usageError } from './outcome.js'
 
-export const manifestAnnotations = (errors: readonly ManifestError[]): Annotation[] =>
+export const manifestAnnotations = (errors: readonly ManifestError[], level: Annotation['level'] = 'error'): Annotation[] =>
   errors.map((e) => ({
-    level: 'error',
+    level,
     title: `manifest ${e.code}`,
     message: e.fix ? `${e.message} Fix: ${e.fix}` : e.message,
     file: e.file,
@@ -32,12 +32,38 @@ export function invalidManifest(errors: readonly ManifestError[]): TaskOutcome {
   }
 }
 
-export type Loaded = { ok: true; manifest: Manifest } | { ok: false; outcome: TaskOutcome }
+/**
+ * The manifest's warnings (src/manifest/semantic.ts MANIFEST_WARNING_RULES: keys its launch mode
+ * does not read, ...) added to a task's outcome: listed before its text, after the summary's verdict
+ * line, as `warning` annotations at their line and column (the Action's ::warning), and in the JSON.
+ * The exit code and the result stay the task's own.
+ */
+export function withManifestWarnings(outcome: TaskOutcome, warnings: readonly ManifestError[]): TaskOutcome {
+  if (warnings.length === 0) return outcome
+  const markdown = `**Manifest warnings** (valid, but these settings change nothing):\n\n${renderManifestErrorsMarkdown(warnings, 'warning')}`
+  const cut = outcome.summary.indexOf('\n')
+  const summary = cut < 0 ? `${outcome.summary}\n\n${markdown}` : `${outcome.summary.slice(0, cut)}\n\n${markdown}${outcome.summary.slice(cut)}`
+  const json =
+    typeof outcome.json === 'object' && outcome.json !== null && !Array.isArray(outcome.json)
+      ? { ...outcome.json, manifestWarnings: manifestIssuesJson(warnings) }
+      : outcome.json
+  return {
+    ...outcome,
+    text: `${renderManifestErrorsText(warnings, 'warning')}${outcome.text}`,
+    summary,
+    json,
+    annotations: [...manifestAnnotations(warnings, 'warning'), ...outcome.annotations],
+  }
+}
+
+export type Loaded =
+  | { ok: true; manifest: Manifest; readonly warnings: readonly ManifestError[] }
+  | { ok: false; outcome: TaskOutcome; readonly warnings?: readonly ManifestError[] }
 
 export async function loadOrFail(path: string): Promise<Loaded> {
-  const { manifest, errors } = await loadManifestFile(path)
-  if (!manifest || errors.length > 0) return { ok: false, outcome: invalidManifest(errors) }
-  return { ok: true, manifest }
+  const { manifest, errors, warnings } = await loadManifestFile(path)
+  if (!manifest || errors.length > 0) return { ok: false, outcome: withManifestWarnings(invalidManifest(errors), warnings), warnings }
+  return { ok: true, manifest, warnings }
 }
 
 /**
@@ -52,7 +78,8 @@ export async function loadWithLaunchScript(path: string): Promise<Loaded> {
   const read = await readLaunchScript(path, launch.path, { ...(launch.allowOutsideRepository && { allowOutsideRepository: true }) })
   if (read.ok) return loaded
   const message = `${read.message}. Fix: ${read.fix}`
-  return { ok: false, outcome: { ...usageError(message), exitCode: 1, headline: `launch script refused: ${read.message}`, outputs: { result: 'invalid' } } }
+  const outcome: TaskOutcome = { ...usageError(message), exitCode: 1, headline: `launch script refused: ${read.message}`, outputs: { result: 'invalid' } }
+  return { ok: false, outcome: withManifestWarnings(outcome, loaded.warnings), warnings: loaded.warnings }
 }
 
 export async function validateTask(path: string): Promise<TaskOutcome> {
@@ -61,17 +88,22 @@ export async function validateTask(path: string): Promise<TaskOutcome> {
   const m = loaded.manifest
   const head = m.nodes.find((n) => n.role === 'head')!
   const gpus = m.nodes.reduce((s, n) => s + n.gpus, 0)
-  const headline = `${path} is valid: cluster ${m.cluster}, ${m.nodes.length} nodes (head ${head.name}), ${gpus} GPUs, TP=${m.vllm.tensorParallelSize} PP=${m.vllm.pipelineParallelSize}`
-  return {
-    exitCode: 0,
-    headline,
-    text: `${headline}\n`,
-    json: { valid: true, errors: [], cluster: m.cluster, nodes: m.nodes.map((n) => n.name), manifest: m },
-    summary: `${verdictLine('passed', headline)}\n`,
-    annotations: [],
-    outputs: { result: 'valid', 'error-count': '0', cluster: m.cluster },
-    files: [],
-  }
+  const { warnings } = loaded
+  const noted = warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''
+  const headline = `${path} is valid${noted}: cluster ${m.cluster}, ${m.nodes.length} nodes (head ${head.name}), ${gpus} GPUs, TP=${m.vllm.tensorParallelSize} PP=${m.vllm.pipelineParallelSize}`
+  return withManifestWarnings(
+    {
+      exitCode: 0,
+      headline,
+      text: `${headline}\n`,
+      json: { valid: true, errors: [], cluster: m.cluster, nodes: m.nodes.map((n) => n.name), manifest: m },
+      summary: `${verdictLine('passed', headline)}\n`,
+      annotations: [],
+      outputs: { result: 'valid', 'error-count': '0', 'warning-count': String(warnings.length), cluster: m.cluster },
+      files: [],
+    },
+    warnings,
+  )
 }
 
 /**

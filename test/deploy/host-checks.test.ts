@@ -5,7 +5,7 @@
  * read into facts, and the registry's before-change findings for each way a node was broken.
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -16,6 +16,7 @@ import { hostProbeCmd } from '../../src/plan/host-check-commands.js'
 import { RELAY_SSH_OPTIONS } from '../../src/plan/relay-commands.js'
 import type { FactsBundle, NodeFacts } from '../../src/preflight/facts.js'
 import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
+import { probeCommand } from '../../src/probe/probe-command.js'
 import type { ProbeOutput } from '../../src/probe/probe-output.js'
 
 type Doc = ProbeOutput & Record<string, unknown>
@@ -235,6 +236,48 @@ describe("the host checks' findings", () => {
     const f = evaluateHostChecks(lab, healthy(), { imageBytes: 100 * 2 ** 40 })
     expect(codes(f)).toEqual(['DISK_SPACE_LOW@spark-a', 'DISK_SPACE_LOW@spark-b'])
     expect(f[0]!.evidence).toMatchObject({ 'Docker data root': '/var/lib/docker', 'Image size': '100.0 TiB (109951162777600 bytes)' })
+  })
+
+  it('the release state directory on a full filesystem: DISK_SPACE_LOW naming the node, the directory and the figures; room enough or no figure is no finding', () => {
+    const state = '/var/lib/vllm-ray-deploy/lab'
+    const dirs = (freeBytes: number, statPath = state) => [{ label: 'release state', path: state, statPath, freeBytes, totalBytes: 16 * 2 ** 20 }]
+    const full = withHost(capture('worker'), { dataDirs: dirs(4096) })
+    const f = evaluateHostChecks(lab, bundle(lab, capture('head'), full), {})
+    expect(codes(f)).toEqual(['DISK_SPACE_LOW@spark-b'])
+    expect(f[0]).toMatchObject({
+      message: `spark-b has 4.0 KiB (4096 bytes) free for the release state under ${state}, less than the 64.0 MiB (67108864 bytes) a rollout needs there.`,
+      evidence: {
+        'release state directory': state,
+        Free: '4.0 KiB (4096 bytes)',
+        'Filesystem size': '16.0 MiB (16777216 bytes)',
+        'Needs at least': '64.0 MiB (67108864 bytes)',
+      },
+      fix: expect.stringContaining(`on the filesystem holding ${state} on spark-b`),
+    })
+    // Before a first deploy the directory is not there yet: its nearest ancestor's filesystem is measured, and named.
+    const fresh = withHost(capture('head'), { dataDirs: dirs(0, '/var/lib') })
+    expect(evaluateHostChecks(lab, bundle(lab, fresh, capture('worker')), {})[0]?.evidence).toMatchObject({
+      'release state directory': `${state} (not there yet: /var/lib)`,
+    })
+    expect(evaluateHostChecks(lab, bundle(lab, withHost(capture('head'), { dataDirs: dirs(2 ** 30) }), full), {}).map((x) => x.node)).toEqual(['spark-b'])
+    expect(evaluateHostChecks(lab, healthy(), {})).toEqual([])
+  })
+
+  it('the host probe asks each node for the free space of the release state directory; run by the real python, it reads the nearest existing directory', () => {
+    const args = JSON.parse(hostProbeCmd(lab, lab.nodes[1]!, false).cmd.argv[2]!) as { dataDirs: unknown }
+    expect(args.dataDirs).toEqual([{ label: 'release state', path: '/var/lib/vllm-ray-deploy/lab' }])
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-data-dir-'))
+    try {
+      const probe = probeCommand(lab, lab.nodes[1]!, { mode: 'host', dataDirs: [{ label: 'release state', path: join(dir, 'not', 'yet') }] })
+      const r = spawnSync(probe.cmd.argv[0]!, probe.cmd.argv.slice(1), { input: probe.stdin, encoding: 'utf8', timeout: 60_000 })
+      expect(r.status).toBe(0)
+      const [measured] = nodeFactsFromProbe(lab.nodes[1]!, r.stdout).facts.host?.dataDirs ?? []
+      const fs = statfsSync(dir)
+      expect(measured).toMatchObject({ label: 'release state', path: join(dir, 'not', 'yet'), statPath: dir, totalBytes: fs.blocks * fs.bsize })
+      expect(measured!.freeBytes).toBeGreaterThan(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('relay SSH refused for an unknown host key names the known_hosts to fix', () => {

@@ -147,23 +147,53 @@ export function noGpuVisible(ctx: CheckContext): Finding[] {
   })
 }
 
-/** DISK_SPACE_LOW: less free space under docker's data root than the image needs (when its size is known). */
+/**
+ * The least free space each of the tool's data directories must have (by the label the plan gives
+ * it, src/plan/host-check-commands.ts). The release state gets a few KiB per release (start and
+ * serve scripts, env, the manifest snapshot, SHA256SUMS), the lock and one audit line per rollout:
+ * 64 MiB is thousands of times that, so only a (nearly) full filesystem trips it, and below it a
+ * release could be cut off half written, `current` not moved, or the audit line lost.
+ */
+export const DATA_DIR_MIN_FREE_BYTES: Readonly<Record<string, number>> = { 'release state': 64 * 1024 * 1024 }
+
+/**
+ * DISK_SPACE_LOW: less free space under docker's data root than the image needs (when its size is
+ * known), or under one of the tool's data directories than DATA_DIR_MIN_FREE_BYTES.
+ */
 export function diskSpaceLow(ctx: CheckContext): Finding[] {
   const need = ctx.options.imageBytes
-  if (need === undefined) return []
   return probed(ctx).flatMap((node): Finding[] => {
+    const out: Finding[] = []
     const d = node.facts?.host?.docker
-    if (!d?.rootDir || d.rootFreeBytes === undefined || d.rootFreeBytes >= need) return []
-    return [
-      {
+    if (need !== undefined && d?.rootDir && d.rootFreeBytes !== undefined && d.rootFreeBytes < need) {
+      out.push({
         code: 'DISK_SPACE_LOW',
         severity: 'error',
         node: node.name,
         message: `${node.name} has less free space under docker's data root than the image needs.`,
         evidence: { 'Docker data root': d.rootDir, Free: formatBytes(d.rootFreeBytes), 'Image size': formatBytes(need) },
         fix: `Free at least ${formatBytes(need - d.rootFreeBytes)} under ${d.rootDir} on ${node.name} (docker image prune -a removes unused images), or move docker's data-root to a larger disk.`,
-      },
-    ]
+      })
+    }
+    for (const dir of node.facts?.host?.dataDirs ?? []) {
+      const least = DATA_DIR_MIN_FREE_BYTES[dir.label]
+      if (least === undefined || dir.freeBytes >= least) continue
+      const where = dir.statPath === dir.path ? dir.path : `${dir.path} (not there yet: ${dir.statPath})`
+      out.push({
+        code: 'DISK_SPACE_LOW',
+        severity: 'error',
+        node: node.name,
+        message: `${node.name} has ${formatBytes(dir.freeBytes)} free for the ${dir.label} under ${dir.path}, less than the ${formatBytes(least)} a rollout needs there.`,
+        evidence: {
+          [`${dir.label} directory`]: where,
+          Free: formatBytes(dir.freeBytes),
+          'Filesystem size': formatBytes(dir.totalBytes),
+          'Needs at least': formatBytes(least),
+        },
+        fix: `Free at least ${formatBytes(least - dir.freeBytes)} on the filesystem holding ${dir.statPath} on ${node.name} (df -h ${dir.statPath} shows it; old releases are under ${dir.path}/releases), or give it a larger disk.`,
+      })
+    }
+    return out
   })
 }
 

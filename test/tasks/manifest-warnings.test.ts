@@ -1,0 +1,117 @@
+/**
+ * Issue #27's silent drop, end to end without a lab: a script-mode manifest with `container.env`
+ * (and a launch script beside it) passes `validate`, but `validate`, `plan` and `deploy` each say
+ * that container.env is not read, at its line and column: in the text the CLI prints, in the JSON,
+ * after the summary's verdict line, and as a `warning` annotation the Action turns into ::warning.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/main.js'
+import { deployTask } from '../../src/tasks/deploy.js'
+import type { TaskOutcome } from '../../src/tasks/outcome.js'
+import { validateTask } from '../../src/tasks/validate.js'
+
+const MANIFEST = `version: 1
+cluster: pair
+fabric:
+  interfaces: [enp1s0f1np1]
+  subnet: 192.168.200.0/24
+nodes:
+  - { name: spark-a, role: head, ssh: { host: 10.1.230.180 }, fabricIp: 192.168.200.12, gpus: 1 }
+  - { name: spark-b, role: worker, ssh: { host: 10.1.230.181 }, fabricIp: 192.168.200.13, gpus: 1 }
+image:
+  ref: vllm/vllm-openai:v0.11.0
+container:
+  name: vllm-ray
+  env:
+    NCCL_DEBUG: INFO
+vllm:
+  model: Qwen/Qwen3-0.6B
+  tensorParallelSize: 2
+launch:
+  mode: script
+  path: launch.sh
+  allowOutsideRepository: true
+`
+/** container.env's key: line 13, column 3. */
+const WHERE = ':13:3:'
+
+function cluster(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-warn-'))
+  writeFileSync(
+    join(dir, 'launch.sh'),
+    '#!/bin/bash\ndocker run -d --name "$VRD_CONTAINER" --network host "$VRD_IMAGE" ray start --block --node-ip-address="$VRD_NODE_IP"\n',
+  )
+  const path = join(dir, 'cluster.yml')
+  writeFileSync(path, MANIFEST)
+  return path
+}
+
+async function cli(...args: string[]) {
+  let out = ''
+  let err = ''
+  const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s), env: {} })
+  return { code, out, err }
+}
+
+function expectWarned(outcome: TaskOutcome, path: string): void {
+  expect(outcome.annotations.filter((a) => a.level === 'warning')).toEqual([
+    expect.objectContaining({ title: 'manifest KEY_NOT_READ_IN_LAUNCH_MODE', file: path, line: 13, col: 3 }),
+  ])
+  const [verdict, , ...rest] = outcome.summary.split('\n')
+  expect(verdict).toMatch(/^### (✅ passed|❌ failed)/) // the verdict stays the first line
+  expect(rest.join('\n')).toMatch(/\| `container\.env` \| container\.env is not read with launch\.mode: script/)
+  expect((outcome.json as { manifestWarnings: { path: string; line: number }[] }).manifestWarnings).toEqual([
+    expect.objectContaining({ path: 'container.env', line: 13, col: 3, code: 'KEY_NOT_READ_IN_LAUNCH_MODE' }),
+  ])
+}
+
+describe('launch.mode script with container.env', () => {
+  it('validate: valid (exit 0), with the warning at container.env in the text, the JSON, the summary and the annotations', async () => {
+    const path = cluster()
+    const r = await cli('validate', '--manifest', path)
+    expect(r.code).toBe(0)
+    expect(r.out).toContain(`1 warning in ${path}:\n${path}${WHERE} container.env is not read with launch.mode: script`)
+    expect(r.out).toMatch(/is valid \(1 warning\): cluster pair/)
+    const json = await cli('validate', '--manifest', path, '--json')
+    expect(JSON.parse(json.out)).toMatchObject({ valid: true, manifestWarnings: [{ path: 'container.env', line: 13, col: 3 }] })
+    const outcome = await validateTask(path)
+    expectWarned(outcome, path)
+    expect(outcome.outputs['warning-count']).toBe('1')
+  })
+
+  it('plan: the plan, and the warning before it', async () => {
+    const path = cluster()
+    const r = await cli('plan', '--manifest', path)
+    expect(r.code).toBe(0)
+    expect(r.out.indexOf(`${path}${WHERE} container.env is not read`)).toBeGreaterThanOrEqual(0)
+    expect(r.out.indexOf(`${path}${WHERE}`)).toBeLessThan(r.out.indexOf('launch-head'))
+  })
+
+  it('deploy: the warning travels with whatever the deploy ends in (here: no node reachable, nothing changed)', async () => {
+    const path = cluster()
+    const outcome = await deployTask(path, {
+      credentials: { privateKey: 'unused' },
+      env: {},
+      release: 'r1',
+      connect: async (_m, node) => {
+        throw new Error(`connect ECONNREFUSED ${node.ssh.host}:22`)
+      },
+    })
+    expect(outcome.exitCode).toBe(1)
+    expect(outcome.headline).toMatch(/cannot reach every node/)
+    expect(outcome.text).toContain(`${path}${WHERE} container.env is not read with launch.mode: script`)
+    expect(outcome.annotations).toContainEqual(expect.objectContaining({ level: 'warning', file: path, line: 13, col: 3 }))
+  })
+
+  it('the same manifest with the built-in launcher has no warning', async () => {
+    const path = cluster()
+    writeFileSync(path, MANIFEST.replace(/launch:\n[\s\S]*$/, 'launch:\n  mode: builtin\n'))
+    const outcome = await validateTask(path)
+    expect(outcome.exitCode).toBe(0)
+    expect(outcome.annotations).toEqual([])
+    expect(outcome.text).not.toMatch(/warning/)
+  })
+})
