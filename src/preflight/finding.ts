@@ -64,6 +64,11 @@ export const FINDING_CODES = [
   'RENDEZVOUS_RANKS_MISSING',
   'MASTER_ADDR_LOOPBACK',
   'MASTER_ADDR_NOT_FABRIC',
+  // vLLM's native multi-node mode, live (src/preflight/checks/native-identity.ts; also MASTER_ADDR_*, RENDEZVOUS_UNREACHABLE above)
+  'MASTER_PORT_MISMATCH',
+  'NATIVE_RANK_DUPLICATE',
+  'NATIVE_RANK_GAP',
+  'NATIVE_NNODES_MISMATCH',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
   'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)
