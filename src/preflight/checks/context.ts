@@ -119,7 +119,7 @@ function vllmIp(node: ClusterNode): VllmIp | undefined {
           : 'as computed in the container'
     return { ip: c.vllmIp, source, fromEnv: c.vllmIpSource === 'VLLM_HOST_IP' }
   }
-  const env = (envOfNode(node) ?? {})['VLLM_HOST_IP']?.trim()
+  const env = envOfNode(node)?.['VLLM_HOST_IP']?.trim()
   if (env) return { ip: env, source: 'from VLLM_HOST_IP', fromEnv: true }
   // The container shares the host's network (--network host), so the host's default route is what
   // vLLM's UDP "connect" to 8.8.8.8 would pick.
