@@ -80,6 +80,11 @@ export const FINDING_CODES = [
   'SCRIPT_WORKER_USES_HEAD_IP',
   'SCRIPT_LOOPBACK_IDENTITY',
   'SCRIPT_IFNAME_NOT_FABRIC',
+  // The launch script's vllm serve in the native multi-node mode (src/script-check/native-rules.ts)
+  'SCRIPT_MASTER_ADDR_NOT_FABRIC',
+  'SCRIPT_NATIVE_RANK_DUPLICATE',
+  'SCRIPT_NATIVE_RANK_GAP',
+  'SCRIPT_NNODES_MISMATCH',
   // Deploy and rollback (src/deploy/)
   'DEPLOY_LOCKED',
   'DEPLOY_STEP_FAILED',
