@@ -18,7 +18,7 @@ import { removeEdit, replaceEdit, replaceSetting } from './script-edits.js'
 
 type Serve = RayStart & { readonly kind: 'vllm-serve' }
 
-const valueOf = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val | undefined => {
+const flagValue = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val | undefined => {
   const hit = r.serve?.[flag]
   return hit ? sliceVal(hit.item.val, hit.offset) : undefined
 }
@@ -52,7 +52,7 @@ export function serveEvidence(r: RayStart): Record<string, string> {
 function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined): ScriptFinding[] {
   const head = manifest?.nodes.find((n) => n.role === 'head')
   const want = head?.fabricIp
-  const v = valueOf(r, '--master-addr')
+  const v = flagValue(r, '--master-addr')
   const role = roleOf(r)
   if (!v) {
     return [
@@ -94,7 +94,7 @@ function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
 function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined): ScriptFinding[] {
   const n = manifest?.nodes.length
   if (n === undefined) return []
-  const v = valueOf(r, '--nnodes')
+  const v = flagValue(r, '--nnodes')
   if (v && (!v.known || v.text === String(n))) return []
   const role = roleOf(r)
   return [
@@ -119,10 +119,10 @@ function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
  * rank missing when every node has its own section.
  */
 function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
-  const ranked = serves.map((r) => ({ r, v: valueOf(r, '--node-rank') }))
+  const ranked = serves.map((r) => ({ r, v: flagValue(r, '--node-rank') }))
   if (ranked.some(({ v }) => v && !v.known)) return []
   const rankOf = (v: Val | undefined): number => (v ? Number(v.text) : SERVE_DEFAULTS.nodeRank)
-  const nnodes = manifest?.nodes.length ?? Math.max(...serves.map((r) => Number(valueOf(r, '--nnodes')?.text ?? 1)))
+  const nnodes = manifest?.nodes.length ?? Math.max(...serves.map((r) => Number(flagValue(r, '--nnodes')?.text ?? 1)))
   const workers = manifest?.nodes.filter((n) => n.role === 'worker').length ?? nnodes - 1
   const perNode = manifest?.launch.mode === 'script' ? '${VRD_NODE_RANK}' : undefined
   const ranks = ranked.map(({ v }) => rankOf(v))
@@ -181,7 +181,7 @@ function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifes
 /** VLLM_HOST_IP in the native mode: the node's own fabric IP or unset. */
 function hostIpFindings(c: ScriptText, r: Serve, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
   const a: Assignment | undefined = r.env.get('VLLM_HOST_IP')
-  if (!a || !a.val.known || a.val.text === '' || !manifest) return []
+  if (!a?.val.known || a.val.text === '' || !manifest) return []
   const head = manifest.nodes.find((n) => n.role === 'head')
   const workers = manifest.nodes.filter((n) => n.role === 'worker')
   const own = r.head ? head?.fabricIp : workers.length === 1 ? workers[0]!.fabricIp : undefined
