@@ -129,37 +129,36 @@ export function nativeMasterAddress(ctx: CheckContext): Finding[] {
   return out
 }
 
-/** RENDEZVOUS_UNREACHABLE: a node cannot open a TCP connection to the store its flags name. */
+/**
+ * RENDEZVOUS_UNREACHABLE: a node's connect to the store its flags name gets no answer (a firewall, or
+ * an address on a network the node cannot reach): the rendezvous hangs until torch's timeout. A
+ * refusal is not reported here: with the head's vllm serve running it means a port that differs
+ * (MASTER_PORT_MISMATCH), a head that has not reached its store yet (start-up, transient), or a
+ * node missing (NATIVE_NNODES_MISMATCH / NATIVE_RANK_GAP).
+ */
 export function nativeMasterUnreachable(ctx: CheckContext): Finding[] {
   const nodes = nativeNodes(ctx)
   const head = headOf(ctx, nodes)
   const fabricIp = fabricIpOf(head)
-  const headUp = nodes.some((n) => n.node === head)
   return nodes.flatMap(({ node, proc }): Finding[] => {
     const m = proc.master
     // A loopback master is MASTER_ADDR_LOOPBACK's finding: the connect only proves the node talks to itself.
-    if (!m || m.state === 'open' || isLoopbackName(m.ip)) return []
-    // Refused with no store started yet on the head is the head's own finding, not the worker's path.
-    if (m.state === 'refused' && !headUp) return []
-    const silent = m.state === 'timeout' || m.state === 'error'
+    if (!m || (m.state !== 'timeout' && m.state !== 'error') || isLoopbackName(m.ip)) return []
     return [
       {
         code: 'RENDEZVOUS_UNREACHABLE',
-        severity: silent ? 'error' : 'warning',
+        severity: 'error',
         node: node.name,
-        message: silent
-          ? `${node.name} cannot reach torch's store at ${m.ip}:${m.port} (${m.detail ?? m.state}): its ranks never join, and vLLM hangs until torch's timeout.`
-          : `${node.name} reached ${m.ip} but nothing listens on port ${m.port}: the head's store is not up there (wrong --master-port, or the head's vllm serve has not started or died).`,
+        message: `${node.name} cannot reach torch's store at ${m.ip}:${m.port} (${m.detail ?? m.state}): its ranks never join, and vLLM hangs until torch's timeout.`,
         evidence: {
           [`TCP connect from ${node.name}`]: `${m.ip}:${m.port}: ${m.state}${m.detail ? ` (${m.detail})` : ''}`,
           ...(fabricIp ? { [`Fabric IP of the head (${head?.name})`]: fabricIp } : {}),
           ...(holderOf(ctx, m.ip) ? { [`${m.ip} is held by`]: holderOf(ctx, m.ip)! } : {}),
         },
-        fix: silent
-          ? fabricIp !== undefined && m.ip !== fabricIp
+        fix:
+          fabricIp !== undefined && m.ip !== fabricIp
             ? `Start vllm serve on every node with --master-addr ${fabricIp} (the head's fabric IP).`
-            : `Open TCP port ${m.port} on ${head?.name ?? 'the head'} to the fabric (a firewall drops it; e.g. \`iptables -I INPUT -p tcp --dport ${m.port} -s <fabric subnet> -j ACCEPT\`).`
-          : `Start the head's vllm serve first and give every node the head's --master-port.`,
+            : `Open TCP port ${m.port} on ${head?.name ?? 'the head'} to the fabric (a firewall drops it; e.g. \`iptables -I INPUT -p tcp --dport ${m.port} -s <fabric subnet> -j ACCEPT\`).`,
       },
     ]
   })
