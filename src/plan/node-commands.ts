@@ -172,6 +172,9 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string):
     VRD_IMAGE: image,
     VRD_CONTAINER: m.container.name,
     VRD_FABRIC_IFNAME: m.fabric.interfaces[0]!,
+    // vLLM's native multi-node mode: the head rank 0, the workers 1 … in manifest order (the built-in launcher's order).
+    VRD_NODE_RANK: String([head, ...m.nodes.filter((n) => n.role !== 'head')].findIndex((n) => n.name === node.name)),
+    VRD_NNODES: String(m.nodes.length),
   }
 }
 

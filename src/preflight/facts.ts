@@ -25,6 +25,8 @@ export {
   RouteFactsSchema,
   type RouteFacts,
   VLLM_IP_SOURCES,
+  VllmProcessSchema,
+  type VllmProcess,
 } from '../probe/node-facts.js'
 
 const numberMap = () => z.record(z.string(), z.number()).readonly()

@@ -64,6 +64,11 @@ export const FINDING_CODES = [
   'RENDEZVOUS_RANKS_MISSING',
   'MASTER_ADDR_LOOPBACK',
   'MASTER_ADDR_NOT_FABRIC',
+  // vLLM's native multi-node mode, live (src/preflight/checks/native-identity.ts; also MASTER_ADDR_*, RENDEZVOUS_UNREACHABLE above)
+  'MASTER_PORT_MISMATCH',
+  'NATIVE_RANK_DUPLICATE',
+  'NATIVE_RANK_GAP',
+  'NATIVE_NNODES_MISMATCH',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
   'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)
@@ -75,6 +80,11 @@ export const FINDING_CODES = [
   'SCRIPT_WORKER_USES_HEAD_IP',
   'SCRIPT_LOOPBACK_IDENTITY',
   'SCRIPT_IFNAME_NOT_FABRIC',
+  // The launch script's vllm serve in the native multi-node mode (src/script-check/native-rules.ts)
+  'SCRIPT_MASTER_ADDR_NOT_FABRIC',
+  'SCRIPT_NATIVE_RANK_DUPLICATE',
+  'SCRIPT_NATIVE_RANK_GAP',
+  'SCRIPT_NNODES_MISMATCH',
   // Deploy and rollback (src/deploy/)
   'DEPLOY_LOCKED',
   'DEPLOY_STEP_FAILED',

@@ -139,6 +139,36 @@ export const HostFactsSchema = z
   })
   .readonly()
 
+/**
+ * The running `vllm serve` in the container (its first process: the API server or, with
+ * `--headless`, the engine's), read from `/proc`: its argv as the kernel holds it and, of its
+ * environment, the variables of ENV_OF_INTEREST. What vLLM actually runs with, where the
+ * container's configured env is only what `docker run` gave it (a script may `export` more).
+ */
+export const VllmProcessSchema = z
+  .object({
+    pid: z.number(),
+    argv: strings(),
+    /** Variables of interest from `/proc/PID/environ` (absent when it could not be read: `envError`). */
+    env: z.record(z.string(), z.string()).readonly().optional(),
+    envError: z.string().optional(),
+    /**
+     * A TCP connect from inside this node's container to the address and port its `--master-addr` /
+     * `--master-port` name (torch's TCPStore on the head), when the process is in the native
+     * multi-node mode. Same states as a port probe.
+     */
+    master: z
+      .object({
+        ip: z.string(),
+        port: z.number(),
+        state: z.enum(['open', 'refused', 'timeout', 'error']),
+        detail: z.string().optional(),
+      })
+      .readonly()
+      .optional(),
+  })
+  .readonly()
+
 /** Where vLLM's `get_ip()` took the IP from, inside the container. */
 export const VLLM_IP_SOURCES = ['VLLM_HOST_IP', 'default-route', 'unknown'] as const
 
@@ -169,6 +199,8 @@ export const ContainerFactsSchema = z
     vllmIpSource: z.enum(VLLM_IP_SOURCES).optional(),
     /** Ray's idea of this node's IP as seen from inside the container, if Ray is up. */
     rayNodeIp: z.string().optional(),
+    /** The running `vllm serve` process, when one runs in the container. */
+    vllmProcess: VllmProcessSchema.optional(),
   })
   .readonly()
 
@@ -218,4 +250,5 @@ export type GpuFacts = z.output<typeof GpuFactsSchema>
 export type HostFacts = z.output<typeof HostFactsSchema>
 export type PortProbe = z.output<typeof PortProbeSchema>
 export type ContainerFacts = z.output<typeof ContainerFactsSchema>
+export type VllmProcess = z.output<typeof VllmProcessSchema>
 export type NodeFacts = z.output<typeof NodeFactsSchema>

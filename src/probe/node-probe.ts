@@ -67,7 +67,75 @@ for key, names in (("torch", ("torch",)), ("nccl", ("nvidia-nccl-cu13", "nvidia-
         if v:
             versions[key] = v
             break
-ip = os.environ.get("VLLM_HOST_IP", "")
+# The running vllm serve (the lowest PID of its kind: the process the launch started; its children
+# re-title themselves or share its argv). Its environment is what vLLM reads, where os.environ here is
+# only the container's configured one.
+def is_vllm_serve(argv):
+    for i, a in enumerate(argv[:4]):
+        if a.rsplit("/", 1)[-1] == "vllm" and argv[i + 1:i + 2] == ["serve"]:
+            return True
+        if a == "-m" and argv[i + 1:i + 2] == ["vllm.entrypoints.openai.api_server"]:
+            return True
+        if a == "-m" and argv[i + 1:i + 3] == ["vllm.entrypoints.cli.main", "serve"]:
+            return True
+    return False
+proc = None
+for pid in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
+    if pid == os.getpid():
+        continue
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0")]
+    except Exception:
+        continue
+    if argv and argv[-1] == "":
+        argv.pop()
+    if is_vllm_serve(argv):
+        proc = {"pid": pid, "argv": argv[:400]}
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                pairs = [kv.decode("utf-8", "replace").partition("=") for kv in f.read().split(b"\0") if kv]
+            proc["env"] = {k: v for k, _, v in pairs if k in ENV_NAMES}
+        except Exception as e:
+            proc["envError"] = "%s: %s" % (type(e).__name__, e)
+        break
+if proc is not None:
+    # The master address and port as argparse reads them (--flag v, --flag=v, vLLM's --flag_name), for one connect.
+    flags = {}
+    argv = proc["argv"]
+    for i, a in enumerate(argv):
+        name, eq, val = a.partition("=")
+        name = name.replace("_", "-") if name.startswith("--") else name
+        if name in ("--master-addr", "--master-port", "--nnodes", "-n"):
+            flags["--nnodes" if name == "-n" else name] = val if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+        elif a.startswith("-n") and a[2:].isdigit():
+            flags["--nnodes"] = a[2:]
+    try:
+        nnodes = int(flags.get("--nnodes", "1"))
+    except ValueError:
+        nnodes = 1
+    if nnodes > 1:
+        m_ip = flags.get("--master-addr") or "127.0.0.1"
+        try:
+            m_port = int(flags.get("--master-port") or "29501")
+        except ValueError:
+            m_port = None
+        if m_port is not None:
+            res = {"ip": m_ip, "port": m_port}
+            try:
+                s = socket.create_connection((m_ip, m_port), 2)
+                s.close()
+                res["state"] = "open"
+            except ConnectionRefusedError:
+                res["state"] = "refused"
+            except socket.timeout:
+                res["state"], res["detail"] = "timeout", "no answer within 2 s"
+            except Exception as e:
+                res["state"], res["detail"] = "error", ("%s" % e)[:200]
+            proc["master"] = res
+    out["vllmProcess"] = proc
+penv = (proc or {}).get("env")
+ip = (penv if penv is not None else os.environ).get("VLLM_HOST_IP", "")
 src = "VLLM_HOST_IP" if ip else "default-route"
 if not ip:
     for fam, dst in ((socket.AF_INET, ("8.8.8.8", 80)), (socket.AF_INET6, ("2001:4860:4860::8888", 80))):
@@ -382,7 +450,7 @@ if docker["ok"]:
             cont["imageId"] = c["Image"]
         if cont["running"] and args.get("exec", True):
             # On the head, Ray's view comes from the same Python process (RAY_PY after CONTAINER_PY).
-            program = CONTAINER_PY + ("\n" + RAY_PY if args.get("ray") else "")
+            program = "ENV_NAMES = %s\n" % json.dumps(ENV_NAMES) + CONTAINER_PY + ("\n" + RAY_PY if args.get("ray") else "")
             code, so, se = run(["docker", "exec", name, "python3", "-c", program], 90 if args.get("ray") else 60)
             lines = so.splitlines()
             ray_at = [i for i, l in enumerate(lines) if l.startswith("@@ray ")]

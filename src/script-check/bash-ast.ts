@@ -76,4 +76,6 @@ export const OP = {
   AssignUnsetOrNull: 75, // ${a:=x}
   AlternateUnset: 68, // ${a+x}
   AlternateUnsetOrNull: 69, // ${a:+x}
+  Hdoc: 61, // <<EOF
+  DashHdoc: 62, // <<-EOF
 } as const

@@ -9,7 +9,9 @@ import type { Node } from './bash-ast.js'
 import { readContainerArgv, shellScriptArg, sshCommand } from './container-run.js'
 import { concatJoin } from './expand.js'
 import { WATCHED, sliceVal, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
+import { serveArgsStart } from '../preflight/native-launch.js'
 import { rayStart } from './ray-start.js'
+import { vllmServe } from './vllm-serve.js'
 import type { State, Var } from './state.js'
 
 /** A variable set for one command (`NAME=value cmd`, `env NAME=value cmd`), with the word that set it. */
@@ -35,7 +37,8 @@ const sameVal = (a: Val, b: Val) => a.text === b.text && JSON.stringify(a.map ??
 export class Commands {
   constructor(private readonly it: Interp) {}
 
-  run(argv: Arg[], prefix: Map<string, Prefix>, s: State, at: Span): State[] {
+  /** `stdin`: a here-document the command reads (`bash <<EOF`, `ssh host bash -s <<'EOF'`). */
+  run(argv: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
     const name = (argv[0]?.val.text ?? '').replace(/^.*\//, '')
     const rest = argv.slice(1)
     const fn = s.funcs.get(name)
@@ -55,26 +58,33 @@ export class Commands {
         return [s]
       }
       case 'env':
-        return this.env(rest, prefix, s, at)
+        return this.env(rest, prefix, s, at, stdin)
       case 'ray':
         if (rest[0]?.val.text === 'start') s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false))
         return [s]
       case 'docker':
       case 'podman':
       case 'nvidia-docker':
-        this.container(s, rest, at)
+        this.container(s, rest, at, stdin)
         return [s]
       case 'ssh':
-        this.ssh(s, rest, at)
+        this.ssh(s, rest, at, stdin)
         return [s]
     }
     if (SHELLS.has(name)) {
-      const script = shellScriptArg(rest)
-      if (script) this.it.runNested(script.val, this.shellEnv(s, prefix, at), s, false, at)
+      const script = shellScriptArg(rest)?.val ?? stdin
+      if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
+      return [s]
+    }
+    // `vllm serve …` (the console script or `python -m vllm.entrypoints…`), directly or after a launcher
+    // (`uv run`, `apptainer exec IMAGE`, `conda run`): vLLM's native multi-node mode.
+    const serve = WRAPPERS.has(name) ? -1 : serveAt(argv)
+    if (serve >= 0) {
+      s.starts.push(vllmServe(s, argv.slice(serve), this.hostEnv(s, prefix, at), at, false))
       return [s]
     }
     if (WRAPPERS.has(name)) {
-      const out = this.run(stripOptions(name, rest), prefix, s, at)
+      const out = this.run(stripOptions(name, rest), prefix, s, at, stdin)
       // `exec cmd` replaces the shell: nothing after it runs.
       if (name === 'exec' && rest.length > 0) for (const x of out) x.done = true
       return out
@@ -84,7 +94,7 @@ export class Commands {
     return ray > 0 ? this.run(argv.slice(ray), prefix, s, at) : [s]
   }
 
-  private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span): State[] {
+  private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
     let i = 0
     while (i < rest.length && /^-/.test(rest[i]!.val.text)) i += rest[i]!.val.text === '-u' ? 2 : 1
     for (; i < rest.length; i++) {
@@ -92,7 +102,7 @@ export class Commands {
       if (!m) break
       prefix.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
     }
-    return this.run(rest.slice(i), prefix, s, at)
+    return this.run(rest.slice(i), prefix, s, at, stdin)
   }
 
   /** The watched variables a process started from this shell gets: exported ones and command prefixes. */
@@ -131,7 +141,7 @@ export class Commands {
   }
 
   /** `docker run …` / `docker exec …`: the container's environment is its `-e` options only. */
-  private container(s: State, rest: Arg[], at: Span): void {
+  private container(s: State, rest: Arg[], at: Span, stdin?: Val): void {
     const sub = rest[0]?.val.text === 'container' ? rest.slice(1) : rest
     const verb = sub[0]?.val.text
     if (verb !== 'run' && verb !== 'exec') return
@@ -165,20 +175,32 @@ export class Commands {
     const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
     const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
-    if (rayAt >= 0 && command.slice(0, rayAt).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, ''))))
-      s.starts.push(rayStart(s, command.slice(rayAt + 2), withPrefixes(env, command.slice(0, rayAt), s), at, true))
+    const serve = serveAt(command)
+    const noShellBefore = (i: number) => command.slice(0, i).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, '')))
+    if (rayAt >= 0 && noShellBefore(rayAt)) s.starts.push(rayStart(s, command.slice(rayAt + 2), withPrefixes(env, command.slice(0, rayAt), s), at, true))
+    else if (serve >= 0 && noShellBefore(serve)) s.starts.push(vllmServe(s, command.slice(serve), withPrefixes(env, command.slice(0, serve), s), at, true))
     else if (SHELLS.has(exe)) {
-      const script = shellScriptArg(command.slice(1))
-      if (script) this.it.runNested(script.val, asVars(env), s, true, at)
+      const script = shellScriptArg(command.slice(1))?.val ?? stdin
+      if (script) this.it.runNested(script, asVars(env), s, true, at)
     }
   }
 
   /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
-  private ssh(s: State, rest: Arg[], at: Span): void {
+  private ssh(s: State, rest: Arg[], at: Span, stdin?: Val): void {
     const words = sshCommand(rest)
-    if (words.length === 0) return
-    this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
+    // `ssh host <<EOF` and `ssh host bash -s <<EOF`: the remote shell reads the here-document.
+    const shell = words.length === 0 || (SHELLS.has(words[0]!.val.text.replace(/^.*\//, '')) && !shellScriptArg(words.slice(1)))
+    if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at)
+    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
   }
+}
+
+/** Where `vllm serve`'s own arguments start in a command's words (-1: none). */
+function serveAt(argv: readonly Arg[]): number {
+  const direct = serveArgsStart(argv, (a) => a.val.text)
+  if (direct >= 0) return direct
+  const i = argv.findIndex((a, j) => j > 0 && a.val.text.replace(/^.*\//, '') === 'vllm' && argv[j + 1]?.val.text === 'serve')
+  return i > 0 ? i + 2 : -1
 }
 
 /** Leading options of a wrapper (`sudo -E -u user`, `timeout 60`, `srun -N1 -w host`). */

@@ -15,7 +15,7 @@ import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, ty
 import { Commands, type Interp, type Prefix } from './commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
-import type { Arg, Assignment, RayStart, Span, Val } from './model.js'
+import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val } from './model.js'
 import { Positions, ScriptLines } from './source-map.js'
 import { fork, initialState, mergePaths, startKeyOf, type State, type Var } from './state.js'
 
@@ -118,7 +118,7 @@ class Evaluator implements Scope, Interp {
     if (!cmd) return [s]
     switch (nodeType(cmd)) {
       case 'CallExpr':
-        return this.call(cmd, s)
+        return this.call(cmd, s, this.hereDoc(stmt, s))
       case 'DeclClause':
         return this.decl(cmd, s)
       case 'IfClause':
@@ -262,7 +262,19 @@ class Evaluator implements Scope, Interp {
     return [s]
   }
 
-  private call(cmd: Node, s: State): State[] {
+  /** The here-document a statement feeds its command (`<<EOF`, `<<-EOF`, `<<'EOF'`), expanded as bash would. */
+  private hereDoc(stmt: Node, s: State): Val | undefined {
+    const r = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.Hdoc || num(x, 'Op') === OP.DashHdoc)
+    const body = r ? child(r, 'Hdoc') : null
+    if (!r || !body) return undefined
+    const v = this.ex.hereDocVal(s, body)
+    // The word's range runs to the closing delimiter line; the shell reads the lines before it.
+    const delim = this.ex.src(child(r, 'Word')!).replace(/^['"]|['"]$/g, '')
+    const m = new RegExp(`(?:^|\\n)[ \\t]*${delim.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).exec(v.text)
+    return m ? sliceVal(v, 0, m.index + (m[0].startsWith('\n') ? 1 : 0)) : v
+  }
+
+  private call(cmd: Node, s: State, stdin?: Val): State[] {
     const words = children(cmd, 'Args')
     const assigns = children(cmd, 'Assigns')
     if (words.length === 0) {
@@ -279,7 +291,7 @@ class Evaluator implements Scope, Interp {
         ...(at && at.start >= 0 ? { valueAt: { start: at.start, end: at.end } } : {}),
       })
     }
-    return this.cmds.run(this.ex.argsOf(s, words), prefix, s, this.ex.span(cmd))
+    return this.cmds.run(this.ex.argsOf(s, words), prefix, s, this.ex.span(cmd), stdin)
   }
 
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {

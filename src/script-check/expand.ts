@@ -162,6 +162,13 @@ export class Expander {
     return [{ segs: cur }]
   }
 
+  /** A here-document's body: expanded like a double-quoted string, never split (its lines are a script). */
+  hereDocVal(s: State, word: Node): Val {
+    const cur: Val[] = []
+    this.pushParts(s, children(word, 'Parts'), true, cur, { splittable: false })
+    return concatVals(cur)
+  }
+
   /** One word as one value (assignments, case words, test operands). */
   wordVal(s: State, word: Node): Val {
     const vals = this.fields(s, word).map((f) => ('arg' in f ? f.arg.val : concatVals(f.segs)))

@@ -4,6 +4,8 @@
  * variable was set. Shared by the evaluator (evaluate.ts and its parts) and the rules (rules.ts).
  */
 
+import type { FlagHit, ServeFlag } from '../preflight/native-launch.js'
+
 /** A source range in the script (UTF-16 indices; start -1: not written contiguously in the script) and the line it is on. */
 export interface Span {
   readonly start: number
@@ -62,7 +64,15 @@ export interface Assignment {
 export const WATCHED = ['VLLM_HOST_IP', 'NCCL_SOCKET_IFNAME', 'GLOO_SOCKET_IFNAME', 'RAY_OVERRIDE_NODE_IP_ADDRESS'] as const
 export type Watched = (typeof WATCHED)[number]
 
+/**
+ * One start a rule looks at: a `ray start` (`kind: 'ray-start'`), or a `vllm serve` of vLLM's native
+ * multi-node mode (`kind: 'vllm-serve'`: `--nnodes`/`--node-rank`/`--master-addr`/`--headless`,
+ * whose flags are in `serve`).
+ */
 export interface RayStart {
+  readonly kind: 'ray-start' | 'vllm-serve'
+  /** `vllm serve`'s native flags, where each was last given (src/preflight/native-launch.ts). */
+  readonly serve?: Partial<Record<ServeFlag, FlagHit<Arg>>>
   /** The line a user edits to change this start: where its role's arguments end (the call that carries `ray start --head`). */
   readonly line: number
   /** Line of the `ray start` words themselves (inside a function, a docker run or a string). */

@@ -19,7 +19,7 @@ function flagValue(args: readonly Arg[], flag: string): { val: Val; arg: Arg } |
 }
 
 /** Where an argument's text ends in the script, when it was written there in one piece. */
-function endOf(a: Arg): { offset: number; line: number; nested: boolean } | undefined {
+export function endOf(a: Arg): { offset: number; line: number; nested: boolean } | undefined {
   if (!a.nested) return a.span.start >= 0 ? { offset: a.span.end, line: a.span.line, nested: false } : undefined
   // Inside a string another shell runs: just after the construct that wrote the argument's last character.
   const after = a.val.after
@@ -40,6 +40,7 @@ export function rayStart(s: State, args: readonly Arg[], env: ReadonlyMap<Watche
   const last = [...written].reverse().find((a) => a.depth === outer)
   const insertAt = last ? endOf(last) : undefined
   return {
+    kind: 'ray-start',
     line: insertAt?.line ?? at.line,
     rayLine: at.line,
     head: args.some((a) => a.val.text === '--head'),

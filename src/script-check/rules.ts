@@ -11,6 +11,7 @@ import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.
 import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
 import type { Edit } from './patch.js'
 import { shellWord } from './patch.js'
+import { isNativeServe, nativeFindings, serveEvidence } from './native-rules.js'
 import { overrideEdits, pinEdit, replaceEdit } from './script-edits.js'
 
 export interface ScriptFinding {
@@ -224,11 +225,19 @@ const NO_RAY_START: ScriptFinding = {
 
 export function scriptFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
   const headIps = new Set(
-    starts.filter((r) => r.head).flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
+    starts
+      .filter((r) => r.head && r.kind === 'ray-start')
+      .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
   const c: Ctx = { script, headIps }
   const out: ScriptFinding[] = []
   for (const r of starts) {
+    if (r.kind === 'vllm-serve') {
+      // Its identity rules are native-rules.ts's; the socket interfaces are the same rule as Ray's.
+      if (manifest && isNativeServe(r))
+        out.push(...ifnameFindings(c, { r, role: r.head ? 'head' : 'worker', vhi: undefined, base: serveEvidence(r) }, manifest))
+      continue
+    }
     const seen: Seen = {
       r,
       role: r.head ? 'head' : 'worker',
@@ -243,7 +252,8 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
     out.push(...loopbackFindings(c, seen), ...unpinnedFindings(c, seen), ...overrideFindings(c, seen), ...workerUsesHeadFindings(c, seen))
     if (manifest) out.push(...ifnameFindings(c, seen, manifest))
   }
-  if (starts.length === 0) out.push(NO_RAY_START)
+  out.push(...nativeFindings(starts, manifest, script))
+  if (!starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
   return out.filter((f) => {
     const key = `${f.code}\u0000${f.line}\u0000${f.message}`

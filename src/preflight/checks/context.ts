@@ -48,6 +48,18 @@ export interface CheckContext {
   clusterNodeOf(ray: RayNode): ClusterNode | undefined
   /** The IP a node's vLLM will report by vLLM's own rule, when the facts tell. */
   vllmIpOf(node: ClusterNode): VllmIp | undefined
+  /**
+   * The environment vLLM runs with on a node: its running `vllm serve` process's (what a launch
+   * script exported reaches it), else the container's configured env; undefined without a container.
+   */
+  envOf(node: ClusterNode): Readonly<Record<string, string>> | undefined
+}
+
+/** The running process's env when the probe could read it, else the container's. */
+export function envOfNode(node: ClusterNode): Readonly<Record<string, string>> | undefined {
+  const c = node.facts?.container
+  if (!c) return undefined
+  return c.vllmProcess?.env ?? c.env
 }
 
 /** IPv4/IPv6 addresses (no prefix length) on a node's interfaces. */
@@ -107,7 +119,7 @@ function vllmIp(node: ClusterNode): VllmIp | undefined {
           : 'as computed in the container'
     return { ip: c.vllmIp, source, fromEnv: c.vllmIpSource === 'VLLM_HOST_IP' }
   }
-  const env = c.env['VLLM_HOST_IP']?.trim()
+  const env = envOfNode(node)?.['VLLM_HOST_IP']?.trim()
   if (env) return { ip: env, source: 'from VLLM_HOST_IP', fromEnv: true }
   // The container shares the host's network (--network host), so the host's default route is what
   // vLLM's UDP "connect" to 8.8.8.8 would pick.
@@ -133,7 +145,7 @@ export function buildContext(facts: FactsBundle, expected?: Expectation, options
       return rayHead ? matches.get(rayHead) : undefined
     })()
   const container = head?.facts?.container
-  const executor = vllmPinsDriverNode(container?.versions.vllm, container?.env ?? {})
+  const executor = vllmPinsDriverNode(container?.versions.vllm, (head && envOfNode(head)) ?? {})
   return {
     facts,
     ...(expected ? { expected } : {}),
@@ -147,6 +159,7 @@ export function buildContext(facts: FactsBundle, expected?: Expectation, options
     rayNodeOf,
     clusterNodeOf,
     vllmIpOf: vllmIp,
+    envOf: envOfNode,
   }
 }
 

@@ -101,8 +101,9 @@ function ibHcaSources(ctx: CheckContext, node: ClusterNode): { value: string; fr
   if (manifest?.['NCCL_IB_HCA'] !== undefined && manifest['NCCL_IB_DISABLE'] !== '1')
     out.push({ value: manifest['NCCL_IB_HCA'], from: 'container.env in the manifest' })
   const c = node.facts?.container
-  const running = c?.env['NCCL_IB_HCA']
-  if (c && running !== undefined && c.env['NCCL_IB_DISABLE'] !== '1' && !out.some((o) => o.value === running))
+  const env = ctx.envOf(node) ?? {}
+  const running = env['NCCL_IB_HCA']
+  if (c && running !== undefined && env['NCCL_IB_DISABLE'] !== '1' && !out.some((o) => o.value === running))
     out.push({ value: running, from: `the container ${c.name}` })
   return out
 }

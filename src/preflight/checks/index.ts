@@ -22,6 +22,7 @@ import { fabricLinkSpeed, fabricMtuMismatch, fabricPortBlocked, ncclIbHcaMissing
 import { gpuShortfall, headWithoutGpu } from './gpus.js'
 import { diskSpaceLow, dockerUnusable, fabricInterfaces, noGpuVisible, relaySshFailed } from './host.js'
 import { gpuMemoryExhausted, unifiedMemoryShort } from './memory.js'
+import { nativeHostIp, nativeMasterAddress, nativeMasterUnreachable, nativeNnodes, nativeRanks } from './native-identity.js'
 import { nodeDrift } from './node-match.js'
 import { pendingDemands } from './ray-demands.js'
 import { rayIdentityNotFabric } from './ray-identity.js'
@@ -97,6 +98,11 @@ export const CHECKS: readonly CheckEntry[] = [
   entry('after-launch', [], ['HEAD_WITHOUT_GPU'], headWithoutGpu),
   entry('after-launch', ['container'], ['IMAGE_MISMATCH'], imageMismatch),
   entry('after-launch', ['container'], ['VERSION_SKEW'], versionSkew),
+  entry('after-launch', ['container'], ['MASTER_ADDR_LOOPBACK', 'MASTER_ADDR_NOT_FABRIC', 'MASTER_PORT_MISMATCH'], nativeMasterAddress),
+  entry('after-launch', ['container'], ['RENDEZVOUS_UNREACHABLE'], nativeMasterUnreachable),
+  entry('after-launch', ['container'], ['NATIVE_RANK_DUPLICATE', 'NATIVE_RANK_GAP'], nativeRanks),
+  entry('after-launch', ['container'], ['NATIVE_NNODES_MISMATCH'], nativeNnodes),
+  entry('after-launch', ['container'], ['VLLM_HOST_IP_OVERRIDE'], nativeHostIp),
   entry('after-launch', ['container'], ['SOCKET_IFNAME_MISSING'], socketIfnameMissing),
   entry('after-launch', ['container'], ['SOCKET_IFNAME_WRONG_SUBNET'], socketIfnameWrongSubnet),
   entry('after-launch', ['interfaces'], ['FABRIC_UNREACHABLE'], fabricUnreachable),

@@ -58,7 +58,7 @@ export function socketIfnameMissing(ctx: CheckContext): Finding[] {
   const findings: Finding[] = []
   for (const node of ctx.nodes) {
     const ifaces = node.facts?.interfaces ?? []
-    const env = node.facts?.container?.env
+    const env = ctx.envOf(node)
     if (!env || ifaces.length === 0) continue
     const iface = fabricInterface(ctx, node)
     const where = `container ${containerOf(ctx, node)}`
@@ -111,7 +111,7 @@ export function socketIfnameWrongSubnet(ctx: CheckContext): Finding[] {
   const findings: Finding[] = []
   for (const node of ctx.nodes) {
     const ifaces = node.facts?.interfaces ?? []
-    const env = node.facts?.container?.env
+    const env = ctx.envOf(node)
     if (!env || ifaces.length === 0) continue
     for (const variable of VARIABLES) {
       const value = env[variable]?.trim()

@@ -6,6 +6,7 @@
 
 import type { Finding, Severity } from '../finding.js'
 import { describeRayNodes, type CheckContext, type ClusterNode, type VllmIp } from './context.js'
+import { runsNative } from './native-identity.js'
 
 const inContainer = (ctx: CheckContext, node: ClusterNode): string =>
   `container ${node.facts?.container?.name ?? ctx.expected?.containerName ?? '(the vLLM container)'}`
@@ -80,7 +81,8 @@ export function vllmHostIpOverride(ctx: CheckContext): Finding[] {
   const findings: Finding[] = []
   for (const node of ctx.nodes) {
     const vllm = ctx.vllmIpOf(node)
-    if (!vllm?.fromEnv) continue
+    // In the native mode the node's identity is its fabric IP, not a Ray node's (native-identity.ts).
+    if (!vllm?.fromEnv || runsNative(node)) continue
     const rayId = rayIdentity(ctx, node)
     if (rayId === undefined || rayId === vllm.ip) continue
     // On the driver, an address Ray does not know is VLLM_PIN_NOT_IN_RAY's finding, not a second one.

@@ -1,0 +1,221 @@
+/**
+ * What is wrong with a launch script's `vllm serve`s in vLLM's native multi-node mode, before it runs
+ * (the live twins are src/preflight/checks/native-identity.ts): a `--master-addr` that is not the
+ * head's fabric IP (or left at vLLM's default 127.0.0.1), node ranks that repeat or leave a gap,
+ * `--nnodes` that disagrees with the manifest's nodes, a VLLM_HOST_IP that is not the node's fabric
+ * IP. Socket interfaces are the shared rule in rules.ts. Each fix is an edit where the value was
+ * written (an assignment, an array element, a `-e`), or the flag appended to the role's command.
+ */
+
+import type { Manifest } from '../manifest/schema.js'
+import { EVIDENCE } from '../preflight/finding.js'
+import { SERVE_DEFAULTS } from '../preflight/native-launch.js'
+import { type Assignment, type RayStart, sliceVal, type Val, writtenAt } from './model.js'
+import type { Edit } from './patch.js'
+import { shellWord } from './patch.js'
+import type { ScriptFinding, ScriptText } from './rules.js'
+import { removeEdit, replaceEdit, replaceSetting } from './script-edits.js'
+
+type Serve = RayStart & { readonly kind: 'vllm-serve' }
+
+const flagValue = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val | undefined => {
+  const hit = r.serve?.[flag]
+  return hit ? sliceVal(hit.item.val, hit.offset) : undefined
+}
+
+const isLoopback = (text: string): boolean => /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(text)
+
+/** A serve of the native mode: it gives --nnodes, --node-rank or --headless. */
+export const isNativeServe = (r: RayStart): r is Serve =>
+  r.kind === 'vllm-serve' && (r.serve?.['--nnodes'] !== undefined || r.serve?.['--node-rank'] !== undefined || r.serve?.['--headless'] !== undefined)
+
+/** Append ` --flag value` after the last argument the role's section writes. */
+const appendFlag = (r: RayStart, flag: string, value: string): Edit[] =>
+  r.insertAt ? [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` ${flag} ${r.insertAt.nested ? value : shellWord(value)}` }] : []
+
+const lineOf = (c: ScriptText, v: Val | undefined, otherwise: number): number => {
+  const w = v ? writtenAt(v) : undefined
+  return w ? c.lineOf(w.start) : otherwise
+}
+
+const roleOf = (r: RayStart): 'head' | 'worker' => (r.head ? 'head' : 'worker')
+
+export function serveEvidence(r: RayStart): Record<string, string> {
+  return {
+    [EVIDENCE.scriptLine]: String(r.line),
+    ...(r.rayLine !== r.line ? { 'vllm serve written at': `line ${r.rayLine}` } : {}),
+    'Role (by the vllm serve flags)': r.head ? 'head (node rank 0, not --headless)' : 'worker (--headless or a node rank above 0)',
+    ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
+  }
+}
+
+function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined): ScriptFinding[] {
+  const head = manifest?.nodes.find((n) => n.role === 'head')
+  const want = head?.fabricIp
+  const v = flagValue(r, '--master-addr')
+  const role = roleOf(r)
+  if (!v) {
+    return [
+      {
+        code: 'SCRIPT_MASTER_ADDR_NOT_FABRIC',
+        severity: 'error',
+        role,
+        line: r.line,
+        message: `The ${role}'s vllm serve runs on several nodes (--nnodes/--node-rank/--headless) without --master-addr, so vLLM uses its default ${SERVE_DEFAULTS.masterAddr}: ${r.head ? 'the head advertises a loopback address for its message queue' : 'the worker looks for the store on itself'} and the rendezvous hangs until torch's timeout.`,
+        evidence: {
+          ...serveEvidence(r),
+          '--master-addr': `not given (vLLM's default ${SERVE_DEFAULTS.masterAddr})`,
+          ...(want ? { "Head's fabric IP": want } : {}),
+        },
+        fix: `Give every node's vllm serve --master-addr ${want ?? "<the head's fabric IP>"} (VRD_HEAD_IP under launch.mode: script).`,
+        edits: want ? appendFlag(r, '--master-addr', want) : [],
+      },
+    ]
+  }
+  if (!v.known) return []
+  const loop = isLoopback(v.text)
+  if (!loop && (want === undefined || v.text === want)) return []
+  return [
+    {
+      code: 'SCRIPT_MASTER_ADDR_NOT_FABRIC',
+      severity: 'error',
+      role,
+      line: lineOf(c, v, r.line),
+      message: loop
+        ? `The ${role}'s vllm serve gives --master-addr ${v.text}, a loopback address: other nodes cannot reach the head's store and message queue there.`
+        : `The ${role}'s vllm serve gives --master-addr ${v.text}, not the head's fabric IP ${want}: torch's store rendezvous and vLLM's message queue would run off the fabric while NCCL and Gloo are told to use it.`,
+      evidence: { ...serveEvidence(r), '--master-addr': v.text, ...(want ? { "Head's fabric IP (manifest)": want } : {}) },
+      fix: `Give every node's vllm serve --master-addr ${want ?? "<the head's fabric IP>"} (VRD_HEAD_IP under launch.mode: script).`,
+      edits: want ? replaceEdit(v, want) : [],
+    },
+  ]
+}
+
+function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined): ScriptFinding[] {
+  const n = manifest?.nodes.length
+  if (n === undefined) return []
+  const v = flagValue(r, '--nnodes')
+  if (v && (!v.known || v.text === String(n))) return []
+  const role = roleOf(r)
+  return [
+    {
+      code: 'SCRIPT_NNODES_MISMATCH',
+      severity: 'error',
+      role,
+      line: lineOf(c, v, r.line),
+      message: v
+        ? `The ${role}'s vllm serve gives --nnodes ${v.text}, but the manifest has ${n} nodes: the world size each node computes disagrees with the nodes started, and the rendezvous waits until torch's timeout.`
+        : `The ${role}'s vllm serve gives no --nnodes (vLLM's default 1) while it runs on ${n} nodes.`,
+      evidence: { ...serveEvidence(r), '--nnodes': v ? v.text : 'not given (1)', 'Nodes in the manifest': String(n) },
+      fix: `Give every node's vllm serve --nnodes ${n}.`,
+      edits: v ? replaceEdit(v, String(n)) : appendFlag(r, '--nnodes', String(n)),
+    },
+  ]
+}
+
+/**
+ * Ranks written as literals (a rank the script computes per node cannot be compared on paper): the
+ * same rank in two sections; one worker section with a literal rank that several workers run; a
+ * rank missing when every node has its own section.
+ */
+function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
+  const ranked = serves.map((r) => ({ r, v: flagValue(r, '--node-rank') }))
+  if (ranked.some(({ v }) => v && !v.known)) return []
+  const rankOf = (v: Val | undefined): number => (v ? Number(v.text) : SERVE_DEFAULTS.nodeRank)
+  const nnodes = manifest?.nodes.length ?? Math.max(...serves.map((r) => Number(flagValue(r, '--nnodes')?.text ?? 1)))
+  const workers = manifest?.nodes.filter((n) => n.role === 'worker').length ?? nnodes - 1
+  const perNode = manifest?.launch.mode === 'script' ? '${VRD_NODE_RANK}' : undefined
+  const ranks = ranked.map(({ v }) => rankOf(v))
+  const free = Array.from({ length: nnodes }, (_, i) => i).filter((i) => !ranks.includes(i))
+  const workerSections = ranked.filter(({ r }) => !r.head)
+  const out: ScriptFinding[] = []
+  const evidenceOf = (r: Serve, v: Val | undefined) => ({
+    ...serveEvidence(r),
+    '--node-rank': v ? v.text : `not given (${SERVE_DEFAULTS.nodeRank})`,
+    '--nnodes': String(nnodes),
+  })
+  const fixTo = (r: Serve, v: Val | undefined, to: string | undefined): Edit[] =>
+    to === undefined ? [] : v ? replaceEdit(v, to) : appendFlag(r, '--node-rank', to)
+  const seen = new Set<number>()
+  // The head's section keeps its rank; a later section that repeats one is the one to renumber.
+  for (const { r, v } of [...ranked].sort((a, b) => Number(b.r.head) - Number(a.r.head))) {
+    const rank = rankOf(v)
+    const fewerSections = !r.head && workerSections.length < workers
+    if (seen.has(rank) || fewerSections) {
+      const to = fewerSections ? perNode : (free.shift()?.toString() ?? perNode)
+      out.push({
+        code: 'SCRIPT_NATIVE_RANK_DUPLICATE',
+        severity: 'error',
+        role: roleOf(r),
+        line: lineOf(c, v, r.line),
+        message: fewerSections
+          ? `The worker section runs as node rank ${rank} on each of the manifest's ${workers} workers: they claim the same global ranks, one slot stays empty, and the rendezvous hangs.`
+          : `This vllm serve runs as node rank ${rank}, which another section of the script gives too: two nodes claim the same global ranks, one slot stays empty, and the rendezvous hangs.`,
+        evidence: { ...evidenceOf(r, v), ...(fewerSections ? { 'Workers in the manifest': String(workers) } : {}) },
+        fix: `Give each node its own --node-rank: the head 0, the others 1 … ${nnodes - 1}${perNode ? ` (${perNode} under launch.mode: script)` : ''}.`,
+        edits: fixTo(r, v, to),
+      })
+    }
+    seen.add(rank)
+  }
+  // Every node has a section of its own and none repeats: a rank outside 0 … nnodes-1 leaves a gap.
+  if (out.length === 0 && ranked.length === nnodes) {
+    for (const { r, v } of ranked) {
+      if (rankOf(v) < nnodes) continue
+      const to = free.shift()
+      out.push({
+        code: 'SCRIPT_NATIVE_RANK_GAP',
+        severity: 'error',
+        role: roleOf(r),
+        line: lineOf(c, v, r.line),
+        message: `This vllm serve runs as node rank ${rankOf(v)}, outside 0 … ${nnodes - 1} (--nnodes ${nnodes}): rank ${to ?? '?'} has no node, so the head's store waits for it until torch's timeout.`,
+        evidence: { ...evidenceOf(r, v), 'Ranks given': ranks.join(', ') },
+        fix: `Number the nodes 0 … ${nnodes - 1}, each once.`,
+        edits: fixTo(r, v, to === undefined ? undefined : String(to)),
+      })
+    }
+  }
+  return out
+}
+
+/** VLLM_HOST_IP in the native mode: the node's own fabric IP or unset. */
+function hostIpFindings(c: ScriptText, r: Serve, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
+  const a: Assignment | undefined = r.env.get('VLLM_HOST_IP')
+  if (!a?.val.known || a.val.text === '' || !manifest) return []
+  const head = manifest.nodes.find((n) => n.role === 'head')
+  const workers = manifest.nodes.filter((n) => n.role === 'worker')
+  const own = r.head ? head?.fabricIp : workers.length === 1 ? workers[0]!.fabricIp : undefined
+  const wrong = own !== undefined ? a.val.text !== own : !r.head && a.val.text === head?.fabricIp
+  if (!wrong) return []
+  // A setting every role reads is dropped (vLLM then takes the default-route address); one only this role reads is rewritten.
+  const shared = serves.some((o) => o !== r && o.head !== r.head && o.env.get('VLLM_HOST_IP')?.span.start === a.span.start)
+  const edits = !shared && own !== undefined ? replaceSetting(a, own, c.text) : removeEdit(a, c.text)
+  const w = a.valueAt ?? writtenAt(a.val)
+  return [
+    {
+      code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+      severity: 'error',
+      role: roleOf(r),
+      line: w ? c.lineOf(w.start) : a.span.line,
+      message: `The ${roleOf(r)}'s vllm serve gets VLLM_HOST_IP=${a.val.text}, ${own ? `not its fabric IP ${own}` : "the head's fabric IP"}: in the native mode vLLM advertises that address to its peers.`,
+      evidence: {
+        ...serveEvidence(r),
+        VLLM_HOST_IP: `${a.val.text} (set at line ${w ? c.lineOf(w.start) : a.span.line}, ${a.kind})`,
+        ...(own ? { "Node's fabric IP (manifest)": own } : {}),
+      },
+      fix: own
+        ? `Set VLLM_HOST_IP=${own} for the ${roleOf(r)}'s vllm serve, or drop it.`
+        : "Drop the worker's VLLM_HOST_IP, or set each worker's own fabric IP (VRD_NODE_IP under launch.mode: script).",
+      edits,
+    },
+  ]
+}
+
+export function nativeFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
+  const serves = starts.filter(isNativeServe)
+  if (serves.length === 0) return []
+  return [
+    ...serves.flatMap((r) => [...masterFindings(script, r, manifest), ...nnodesFindings(script, r, manifest), ...hostIpFindings(script, r, serves, manifest)]),
+    ...rankFindings(script, serves, manifest),
+  ]
+}
