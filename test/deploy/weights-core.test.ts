@@ -1,0 +1,211 @@
+/**
+ * The weights core: the manifest and its identity, a node's listing compared with it (ok, missing,
+ * truncated, corrupted), the sends planned from that, and the node-side scripts run for real on
+ * this machine (sh + coreutils, as on a node): a listing of a real directory, a receive that is
+ * cut and resumed, a receive of wrong bytes.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { render } from '../../src/command/shell.js'
+import { compareNode, describeNode, parseListing } from '../../src/deploy/weights/compare.js'
+import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/manifest.js'
+import { planSends, sendBytes, withModel } from '../../src/deploy/weights/plan.js'
+import { parseManifest } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../src/plan/weights-commands.js'
+import { LocalTransport } from '../../src/transport/local.js'
+
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
+const A = Buffer.from('a'.repeat(1000))
+const B = Buffer.from('config {"x": 1}\n')
+const ref = weightsManifest([
+  { path: 'model-00001.safetensors', size: A.length, sha256: sha(A) },
+  { path: 'config.json', size: B.length, sha256: sha(B) },
+])
+
+const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
+const withModelSection = (section: string): { manifest?: Manifest; errors: readonly { message: string }[] } =>
+  parseManifest(`${example}\nmodel:\n${section}`, 'm.yml')
+
+describe('the weights manifest', () => {
+  it('has one identity whatever the order of its files, and another when a byte changes', () => {
+    const reversed = weightsManifest([...ref.files].reverse())
+    expect(weightsIdentity(reversed)).toBe(weightsIdentity(ref))
+    const other = weightsManifest([ref.files[0]!, { ...ref.files[1]!, sha256: sha('other') }])
+    expect(weightsIdentity(other)).not.toBe(weightsIdentity(ref))
+    expect(weightsIdentity(ref)).toMatch(/^sha256:[0-9a-f]{64}$/)
+  })
+
+  it('reads back what it wrote, and refuses paths that escape, odd names, bad sizes and hashes', () => {
+    const back = parseWeightsManifest(weightsManifestText(ref), 'weights.json')
+    expect(back).toEqual({ ok: true, value: ref })
+    const bad = (files: unknown) => parseWeightsManifest(JSON.stringify({ version: 1, files }), 'weights.json')
+    const f = { path: 'a', size: 1, sha256: sha('x') }
+    for (const [files, why] of [
+      [[{ ...f, path: '../etc/passwd' }], 'an empty, . or .. part'],
+      [[{ ...f, path: '/abs' }], 'an absolute path'],
+      [[{ ...f, path: 'a\nb' }], 'control character'],
+      [[{ ...f, path: 'x.partial' }], '.partial'],
+      [[{ ...f, size: -1 }], 'byte count'],
+      [[{ ...f, sha256: 'ABC' }], 'hex digits'],
+      [[f, f], 'listed twice'],
+    ] as const) {
+      const r = bad(files)
+      expect(r.ok).toBe(false)
+      if (!r.ok) expect(r.problem.code).toBe('WEIGHTS_MANIFEST_INVALID'), expect(r.problem.message).toContain(why)
+    }
+    expect(parseWeightsManifest('{', 'w.json').ok).toBe(false)
+  })
+})
+
+describe('a node compared with the manifest', () => {
+  const listing = (lines: string[]) => {
+    const r = parseListing([...lines, 'end', ''].join('\n'), 'spark-b')
+    if (!r.ok) throw new Error(r.problem.message)
+    return r.value
+  }
+  it('all files present and matching: nothing to send', () => {
+    const n = compareNode(
+      'spark-b',
+      ref,
+      listing([`file\t${A.length}\t${sha(A)}\tmodel-00001.safetensors`, `file\t${B.length}\t${sha(B)}\tconfig.json`, 'free\t999']),
+    )
+    expect(n.bad).toEqual([])
+    expect(n.bytesNeeded).toBe(0)
+    expect(n.freeBytes).toBe(999)
+  })
+  it('missing, truncated with a .partial to resume, corrupted: each named, only their bytes needed', () => {
+    const n = compareNode('spark-b', ref, listing([`partial\t400\tmodel-00001.safetensors`, `file\t${B.length}\t${sha('bad')}\tconfig.json`]))
+    expect(n.checks.map((c) => [c.file.path, c.status, c.resumeFrom])).toEqual([
+      ['config.json', 'corrupted', 0],
+      ['model-00001.safetensors', 'truncated', 400],
+    ])
+    expect(n.bytesNeeded).toBe(A.length - 400 + B.length)
+    expect(describeNode(n)).toBe('1 truncated, 1 corrupted (config.json, model-00001.safetensors)')
+    const none = compareNode('spark-b', ref, listing([]))
+    expect(none.checks.every((c) => c.status === 'missing')).toBe(true)
+    const short = compareNode('spark-b', ref, listing([`file\t10\t${sha('x')}\tmodel-00001.safetensors`]))
+    expect(short.checks[1]!.status).toBe('truncated')
+  })
+  it('a listing cut before its end record is an error, not an empty node', () => {
+    const r = parseListing(`file\t1\t${sha('x')}\ta\n`, 'spark-b')
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.problem.code).toBe('WEIGHTS_LISTING_FAILED')
+  })
+})
+
+describe('the manifest section and the release it runs', () => {
+  it('is validated: exactly one source, an absolute path, relay by default', () => {
+    const good = withModelSection('  path: /var/lib/vrd/models/qwen\n  source:\n    runner: { dir: ./weights }\n')
+    expect(good.errors).toEqual([])
+    expect(good.manifest!.model!.distribution).toBe('relay')
+    expect(
+      withModelSection('  path: relative/dir\n  source:\n    nodes: {}\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/absolute directory/)
+    expect(
+      withModelSection('  path: /m\n  source: { nodes: {}, runner: { dir: x } }\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/exactly one source/)
+    expect(
+      withModelSection('  path: /m\n  source: { hub: { repo: not-a-repo, revision: main } }\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/Hugging Face repository/)
+    expect(withModelSection('  path: /m\n  source: { nodes: {} }\n  distribution: torrent\n').errors.length).toBeGreaterThan(0)
+  })
+  it('mounts the path read-only, serves the path with the hub offline, keeps the served name', () => {
+    const m = withModelSection('  path: /var/lib/vrd/models/qwen\n  source: { nodes: {} }\n').manifest!
+    const e = withModel(m)
+    expect(e.container.volumes).toContain('/var/lib/vrd/models/qwen:/var/lib/vrd/models/qwen:ro')
+    expect(e.container.env.HF_HUB_OFFLINE).toBe('1')
+    expect(e.vllm.model).toBe('/var/lib/vrd/models/qwen')
+    expect(e.vllm.servedModelName).toBe(m.vllm.servedModelName ?? m.vllm.model)
+    expect(withModel(withModel(m))).toEqual(e)
+    const plain = parseManifest(example, 'm.yml').manifest!
+    expect(withModel(plain)).toBe(plain)
+  })
+  it('plans sends: relay crosses the runner link once; each sends every node from the runner', () => {
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const [head, worker] = [m.nodes.find((n) => n.role === 'head')!.name, m.nodes.find((n) => n.role === 'worker')!.name]
+    const empty = { files: new Map(), partials: new Map() }
+    const nodes = new Map([head, worker].map((n) => [n, compareNode(n, ref, empty)]))
+    const relay = planSends(m, 'runner', 'relay', nodes)
+    expect(relay.map((s) => [s.to, s.from])).toEqual([
+      [head, 'runner'],
+      [head, 'runner'],
+      [worker, 'head'],
+      [worker, 'head'],
+    ])
+    expect(sendBytes(relay)).toEqual({ runner: A.length + B.length, fabric: A.length + B.length })
+    expect(sendBytes(planSends(m, 'runner', 'each', nodes))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
+    expect(planSends(m, 'nodes', 'each', nodes)).toEqual([])
+    expect(planSends(m, 'hub', 'relay', nodes).every((s) => s.to === worker && s.from === 'head')).toBe(true)
+  })
+  it("the head's send to a worker goes through the fabric IP with the relay's SSH options", () => {
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const worker = m.nodes.find((n) => n.role === 'worker')!
+    const line = render(sendWeightsFileToWorker(m, '/m', worker, ref.files[0]!, 7))
+    expect(line).toContain(`tail -c +8 /m/config.json | ssh -o BatchMode=yes`)
+    expect(line).toContain(worker.fabricIp)
+  })
+})
+
+describe('the node-side scripts, run here for real', () => {
+  const local = new LocalTransport()
+  const receive = (dir: string, file: (typeof ref.files)[number], offset: number, bytes: Buffer) =>
+    local.run(receiveWeightsFile(dir, file, offset), { timeoutMs: 30_000, stdin: Readable.from([bytes]) })
+  const list = async (dir: string) => {
+    const r = await local.run(listWeights(dir), { timeoutMs: 30_000 })
+    const l = parseListing(r.stdout, 'here')
+    if (!l.ok) throw new Error(`${l.problem.message}: ${r.stderr}`)
+    return l.value
+  }
+
+  it('a missing directory lists as all missing, with the free bytes of its parent', async () => {
+    const l = await list(join(mkdtempSync(join(tmpdir(), 'vrd-w-')), 'not', 'there'))
+    expect(l.files.size).toBe(0)
+    expect(l.freeBytes).toBeGreaterThan(0)
+  })
+
+  it('a cut transfer keeps its .partial, the next one resumes from it, the listing then matches', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const big = ref.files.find((f) => f.path.startsWith('model'))!
+    const cut = await receive(dir, big, 0, A.subarray(0, 300))
+    expect(cut.code).toBe(4)
+    expect(cut.stdout).toContain('short\t300')
+    let l = await list(dir)
+    expect(compareNode('here', ref, l).checks.find((c) => c.file === big)).toMatchObject({ status: 'truncated', resumeFrom: 300 })
+    expect((await receive(dir, big, 300, A.subarray(300))).stdout).toBe('ok\n')
+    expect((await receive(dir, ref.files[0]!, 0, B)).code).toBe(0)
+    l = await list(dir)
+    expect(compareNode('here', ref, l).bad).toEqual([])
+    expect(existsSync(join(dir, `${big.path}.partial`))).toBe(false)
+    expect(existsSync(join(dir, WEIGHTS_VERIFIED_FILE))).toBe(true)
+  })
+
+  it('a wrong stream is refused and removed; a resend from a stale offset is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const wrong = await receive(dir, ref.files[0]!, 0, Buffer.from('x'.repeat(B.length)))
+    expect(wrong.code).toBe(5)
+    expect(existsSync(join(dir, 'config.json'))).toBe(false)
+    expect((await receive(dir, ref.files[0]!, 5, B.subarray(5))).code).toBe(3)
+  })
+
+  it('a file changed after its verification is hashed again (the record does not hide it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    mkdirSync(join(dir, 'sub'))
+    writeFileSync(join(dir, 'config.json'), B)
+    expect(compareNode('here', ref, await list(dir)).checks[0]!.status).toBe('ok')
+    const before = statSync(join(dir, 'config.json')).ctimeMs
+    writeFileSync(join(dir, 'config.json'), Buffer.from(B.toString().toUpperCase()))
+    expect(statSync(join(dir, 'config.json')).ctimeMs).toBeGreaterThanOrEqual(before)
+    expect(compareNode('here', ref, await list(dir)).checks[0]!.status).toBe('corrupted')
+  })
+})
