@@ -22,6 +22,8 @@ import {
 } from '../plan/plan.js'
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
+import { weightsPhase } from './weights/plan-phase.js'
+import { withModel } from './weights/plan.js'
 
 /**
  * What `deploy` runs, for `plan` to show: the image on every node (the image gate runs these
@@ -30,7 +32,7 @@ import { distributionOf } from './distribution/index.js'
  * stages around them that have no command of their own.
  */
 export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
-  const m: Manifest = opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0
+  const m: Manifest = withModel(opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0)
   const image = imageRef(m)
   const release = planRelease(m, { release: opts.release ?? 'manual', files: 'write' })
   const imagePhase: PlanPhase = {
@@ -53,7 +55,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   return {
     ...release,
     image,
-    phases: [imagePhase, contentsPhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    phases: [imagePhase, contentsPhase, ...(m.model ? [weightsPhase(m)] : []), ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
     around: aroundStages(m, release.head, release.release),
   }
 }
