@@ -221,7 +221,9 @@ export const RunnerSourceSchema = z
     dir: z
       .string()
       .min(1)
-      .describe('A directory on the runner (the machine the action or CLI runs on) holding the model files, relative to the working directory or absolute.'),
+      .describe(
+        'A directory on the runner (the machine the action or CLI runs on) holding the model files, relative to the directory of the manifest file or absolute. Names starting with `.` are left out.',
+      ),
   })
   .describe('Send the model from a directory on the runner.')
 

@@ -56,7 +56,10 @@ describe('the weights manifest', () => {
     ] as const) {
       const r = bad(files)
       expect(r.ok).toBe(false)
-      if (!r.ok) expect(r.problem.code).toBe('WEIGHTS_MANIFEST_INVALID'), expect(r.problem.message).toContain(why)
+      if (!r.ok) {
+        expect(r.problem.code).toBe('WEIGHTS_MANIFEST_INVALID')
+        expect(r.problem.message).toContain(why)
+      }
     }
     expect(parseWeightsManifest('{', 'w.json').ok).toBe(false)
   })

@@ -4,6 +4,7 @@
  * verified by SHA-256, only what a node lacks moved (src/deploy/weights/transfer.ts). Its
  * manifest's identity goes into the fingerprint and the manifest into the release's weights.json.
  */
+import { dirname } from 'node:path'
 import { problem } from '../../result/result.js'
 import { hubPlanner } from '../weights/hub-seam.js'
 import { weightsManifestText, weightsIdentity } from '../weights/manifest.js'
@@ -21,6 +22,7 @@ export const weightsStage: Stage = {
       m,
       transports: o.transports,
       env: o.env,
+      cwd: dirname(o.manifestPath),
       onProgress: io.progress,
       ...(o.signal && { signal: o.signal }),
       ...(hubPlanner && { hub: hubPlanner }),

@@ -23,17 +23,10 @@ export function weightsPhase(m: Manifest): PlanPhase {
     const fetchers = relay ? [head] : m.nodes
     for (const n of fetchers) {
       const planned = hubPlanner?.(m, n, model.path, {}) ?? []
-      planned.forEach((s, i) =>
-        steps.push(
-          step(
-            n,
-            `weights-hub-${i + 1}`,
-            s.description ?? `download ${model.source.hub!.repo}@${model.source.hub!.revision}`,
-            s.cmd,
-            s.timeoutSeconds ?? 30 * MINUTE,
-          ),
-        ),
-      )
+      for (const [i, s] of planned.entries()) {
+        const what = s.description ?? `download ${model.source.hub!.repo}@${model.source.hub!.revision}`
+        steps.push(step(n, `weights-hub-${i + 1}`, what, s.cmd, s.timeoutSeconds ?? 30 * MINUTE))
+      }
     }
   }
   for (const n of m.nodes)

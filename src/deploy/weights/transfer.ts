@@ -290,6 +290,9 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   const runnerDir = kind === 'runner' ? resolve(run.cwd ?? process.cwd(), model.source.runner!.dir) : ''
   const failures: string[] = []
   const sendOne = async (s: Send): Promise<boolean> => {
+    say(
+      `[${s.to}] ${s.from === 'runner' ? 'runner' : head.name} → ${s.to} ${s.check.file.path}: ${s.check.status}, ${mb(s.check.file.size - s.check.resumeFrom)} to send${s.check.resumeFrom > 0 ? `, resuming at ${mb(s.check.resumeFrom)}` : ''}`,
+    )
     const node = m.nodes.find((n) => n.name === s.to)!
     const { file } = s.check
     const offset = s.check.resumeFrom
@@ -297,10 +300,17 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
     let r: RunResult
     let moved = 0
     if (s.from === 'runner') {
+      // A line at each quarter of the file (by bytes, so a test can wait for one mid-copy).
+      const rest = file.size - offset
+      let quarter = 1
       const counter = new Transform({
         transform(chunk: Buffer, _e, cb) {
           moved += chunk.length
           runnerBytes += chunk.length
+          while (quarter < 4 && rest > 0 && moved >= (rest * quarter) / 4) {
+            say(`[${s.to}] runner → ${s.to} ${file.path}: ${quarter * 25}% (${mb(offset + moved)} of ${mb(file.size)}, ${rate(moved, Date.now() - t0)})`)
+            quarter++
+          }
           cb(null, chunk)
         },
       })
