@@ -212,3 +212,29 @@ describe('the node-side scripts, run here for real', () => {
     expect(compareNode('here', ref, await list(dir)).checks[0]!.status).toBe('corrupted')
   })
 })
+
+describe("the seed cluster's manifest", () => {
+  it('uses the weights stage for Qwen3.5-122B-A10B-FP8 from the hub, relayed, and plan shows its commands', async () => {
+    const { planRollout } = await import('../../src/deploy/rollout-plan.js')
+    const seed = parseManifest(readFileSync('.github/vllm-ray-deploy.yml', 'utf8'), '.github/vllm-ray-deploy.yml')
+    expect(seed.errors).toEqual([])
+    const m = seed.manifest!
+    expect(m.model?.source.hub?.repo).toBe('Qwen/Qwen3.5-122B-A10B-FP8')
+    expect(m.model?.distribution).toBe('relay')
+    const p = planRollout(m, { release: 'r1' })
+    const names = p.phases.map((x) => x.name)
+    expect(names.indexOf('weights')).toBe(names.indexOf('image-contents') + 1)
+    expect(names.indexOf('weights')).toBeLessThan(names.indexOf('stop-previous'))
+    const steps = p.phases.find((x) => x.name === 'weights')!.steps
+    expect(steps.map((s) => s.id)).toEqual(
+      expect.arrayContaining(['spark-a/weights-list', 'spark-b/weights-list', 'spark-a/weights-to-spark-b', 'spark-b/weights-verify']),
+    )
+    expect(steps.find((s) => s.id === 'spark-a/weights-to-spark-b')!.command).toContain('192.168.200.13')
+    const serve = p.phases.flatMap((x) => x.steps).find((s) => s.action === 'vllm-serve')!
+    expect(serve.runs!.command).toContain(m.model!.path)
+    expect(serve.runs!.command).toContain('--served-model-name qwen3.5-122b')
+    const start = p.phases.flatMap((x) => x.steps).find((s) => s.action === 'ray-start')!
+    expect(start.runs!.command).toContain(`${m.model!.path}:${m.model!.path}:ro`)
+    expect(start.runs!.command).toContain('HF_HUB_OFFLINE=1')
+  })
+})
