@@ -23,6 +23,7 @@ import {
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
 import { weightsPhase } from './weights/plan-phase.js'
+import { modelRelays } from './weights/plan.js'
 import { withModel } from './weights/plan.js'
 
 /**
@@ -66,7 +67,8 @@ const holderTemplate = (release: string): string => JSON.stringify({ who: '<who>
 function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
   const step = stepOf(m)
   const headNode = headOf(m)
-  const { relay = false, alsoChecked } = distributionOf(m).hostChecks
+  const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
+  const relay = imageRelay || modelRelays(m)
   const every = (action: string, description: string, cmd: (n: ManifestNode) => Cmd) => m.nodes.map((n) => step(n, action, description, cmd(n), 2 * MINUTE))
   const lockDir = deployLockDir(m)
   const before: AroundStage[] = [

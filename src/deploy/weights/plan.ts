@@ -82,5 +82,8 @@ export function sendBytes(sends: readonly Send[]): { runner: number; fabric: num
   return { runner, fabric }
 }
 
+/** The model is copied head → workers over the fabric: the host checks verify that SSH (RELAY_SSH_FAILED). */
+export const modelRelays = (m: Manifest): boolean => m.model?.distribution === 'relay' && m.nodes.length > 1
+
 /** A revision that is not a commit can move: the deploy says so. */
 export const pinnedRevision = (revision: string): boolean => /^[0-9a-f]{40}$/.test(revision)
