@@ -64,7 +64,7 @@ export interface WeightsOutcome {
   readonly problem?: Problem
 }
 
-const mb = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${(n / 1e6).toFixed(1)} MB`)
+const mb = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e5 ? `${(n / 1e6).toFixed(1)} MB` : `${n} bytes`)
 const rate = (n: number, ms: number) => (ms > 0 ? `${((n * 8) / (ms / 1000) / 1e6).toFixed(0)} Mbit/s` : '')
 const tail = (r: RunResult) => (r.stderr || r.stdout).trim().slice(-300) || '(no output)'
 
@@ -300,9 +300,9 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
     let r: RunResult
     let moved = 0
     if (s.from === 'runner') {
-      // A line at each quarter of the file (by bytes, so a test can wait for one mid-copy).
+      // A line at each quarter of a file of a megabyte or more (by bytes, so a test can wait for one mid-copy).
       const rest = file.size - offset
-      let quarter = 1
+      let quarter = rest >= 1e6 ? 1 : 4
       const counter = new Transform({
         transform(chunk: Buffer, _e, cb) {
           moved += chunk.length
