@@ -238,3 +238,29 @@ describe("the seed cluster's manifest", () => {
     expect(start.runs!.command).toContain('HF_HUB_OFFLINE=1')
   })
 })
+
+describe("the runner's directory", () => {
+  it('hashes every file once; unchanged files come from the cache, a changed one is read again', async () => {
+    const { hashRunnerDir } = await import('../../src/deploy/weights/transfer.js')
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const cache = join(mkdtempSync(join(tmpdir(), 'vrd-wc-')), 'sub', 'c.json')
+    mkdirSync(join(dir, 'sub'))
+    writeFileSync(join(dir, 'config.json'), B)
+    writeFileSync(join(dir, 'sub', 'w.safetensors'), A)
+    writeFileSync(join(dir, '.hidden'), 'x')
+    const first = await hashRunnerDir(dir, cache)
+    expect(first).toEqual({ ok: true, value: weightsManifest([ref.files[0]!, { ...ref.files[1]!, path: 'sub/w.safetensors' }]) })
+    expect(existsSync(cache)).toBe(true)
+    // A cache entry that lies about an unchanged file is used (that is what it is for) ...
+    const entries = JSON.parse(readFileSync(cache, 'utf8')) as Record<string, { key: string; sha256: string }>
+    writeFileSync(cache, JSON.stringify({ ...entries, 'config.json': { ...entries['config.json']!, sha256: sha('cached') } }))
+    const cached = await hashRunnerDir(dir, cache)
+    expect(cached.ok && cached.value.files[0]!.sha256).toBe(sha('cached'))
+    // ... and a file written since is read again.
+    writeFileSync(join(dir, 'config.json'), B)
+    const again = await hashRunnerDir(dir, cache)
+    expect(again.ok && again.value.files[0]!.sha256).toBe(sha(B))
+    const bad = await hashRunnerDir(join(dir, 'nope'))
+    expect(bad.ok).toBe(false)
+  })
+})
