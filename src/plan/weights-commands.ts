@@ -1,7 +1,8 @@
 /**
  * The commands of the weights stage (model.path on every node), as argv data:
  *
- * - `listWeights`: on a node, every regular file under the model directory with its size and
+ * - `listWeights`: on a node, every regular file under the model directory (names starting with
+ *   `.` left out at any depth, as on the runner: .vrd-verified, a hub client's .cache) with its size and
  *   SHA-256 (a file whose size, mtime, ctime and inode match the node's own record of its last
  *   verification is not hashed again), every `.partial` left by a cut transfer with its size, and
  *   the free bytes there. POSIX sh + coreutils (`stat -c`, `sha256sum`, `df -P`).
@@ -38,7 +39,7 @@ cd "$d" || exit 1
 old=${WEIGHTS_VERIFIED_FILE}
 new=$(mktemp) || exit 1
 trap 'rm -f "$new"' EXIT
-find . -type f ! -name '${WEIGHTS_VERIFIED_FILE}' -print | sed 's|^\\./||' | sort | while IFS= read -r f; do
+find . -name '.?*' -prune -o -type f -print | sed 's|^\\./||' | sort | while IFS= read -r f; do
   case "$f" in
     *${PARTIAL_SUFFIX}) printf 'partial\\t%s\\t%s\\n' "$(stat -c %s "$f")" "\${f%${PARTIAL_SUFFIX}}"; continue ;;
   esac

@@ -50,6 +50,7 @@ describe('the weights manifest', () => {
       [[{ ...f, path: '/abs' }], 'an absolute path'],
       [[{ ...f, path: 'a\nb' }], 'control character'],
       [[{ ...f, path: 'x.partial' }], '.partial'],
+      [[{ ...f, path: 'a/.cache/b' }], 'hidden name'],
       [[{ ...f, size: -1 }], 'byte count'],
       [[{ ...f, sha256: 'ABC' }], 'hex digits'],
       [[f, f], 'listed twice'],
@@ -203,9 +204,12 @@ describe('the node-side scripts, run here for real', () => {
 
   it('a file changed after its verification is hashed again (the record does not hide it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
-    mkdirSync(join(dir, 'sub'))
+    mkdirSync(join(dir, '.cache', 'huggingface'), { recursive: true })
+    writeFileSync(join(dir, '.cache', 'huggingface', 'x.metadata'), 'hub client state')
     writeFileSync(join(dir, 'config.json'), B)
-    expect(compareNode('here', ref, await list(dir)).checks[0]!.status).toBe('ok')
+    const listed = await list(dir)
+    expect([...listed.files.keys()]).toEqual(['config.json'])
+    expect(compareNode('here', ref, listed).checks[0]!.status).toBe('ok')
     const before = statSync(join(dir, 'config.json')).ctimeMs
     writeFileSync(join(dir, 'config.json'), Buffer.from(B.toString().toUpperCase()))
     expect(statSync(join(dir, 'config.json')).ctimeMs).toBeGreaterThanOrEqual(before)

@@ -31,7 +31,7 @@ export function badFilePath(path: string): string | undefined {
   if (CONTROL.test(path)) return 'a control character or a backslash in the name'
   if (path.split('/').some((p) => p === '' || p === '.' || p === '..')) return 'an empty, . or .. part'
   if (path.endsWith('.partial')) return 'the name of a file being received (.partial)'
-  if (path.split('/')[0]!.startsWith('.vrd-')) return 'a name this tool keeps for itself (.vrd-)'
+  if (path.split('/').some((p) => p.startsWith('.'))) return 'a hidden name (starting with .), which the listings leave out'
   return undefined
 }
 
