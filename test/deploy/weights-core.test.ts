@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { render } from '../../src/command/shell.js'
+import { argv, render } from '../../src/command/shell.js'
 import { compareNode, describeNode, parseListing } from '../../src/deploy/weights/compare.js'
 import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/manifest.js'
 import { planSends, sendBytes, withModel } from '../../src/deploy/weights/plan.js'
@@ -266,5 +266,75 @@ describe("the runner's directory", () => {
     expect(again.ok && again.value.files[0]!.sha256).toBe(sha(B))
     const bad = await hashRunnerDir(join(dir, 'nope'))
     expect(bad.ok).toBe(false)
+  })
+})
+
+describe('deliverWeights on two nodes that are directories of this machine', () => {
+  const MODEL = '/vrd-model-path-that-is-rewritten'
+  /** A node: every command runs here with model.path rewritten to its own directory; `free` optionally faked. */
+  const nodeAt = (dir: string, free?: number) => {
+    const local = new LocalTransport()
+    return {
+      label: dir,
+      async run(cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]) {
+        const r = await local.run(argv('sh', '-c', render(cmd).replaceAll(MODEL, dir)), opts)
+        return free === undefined ? r : { ...r, stdout: r.stdout.replace(/^free\t\d+$/m, `free\t${free}`) }
+      },
+      close: async () => {},
+    }
+  }
+  const setup = (source: string, distribution: 'each' | 'relay', free?: number) => {
+    const m0 = withModelSection(`  path: ${MODEL}\n  source: ${source}\n  distribution: ${distribution}\n`).manifest!
+    const dirs = m0.nodes.map(() => mkdtempSync(join(tmpdir(), 'vrd-node-')))
+    const transports = new Map(m0.nodes.map((n, i) => [n.name, nodeAt(dirs[i]!, free)]))
+    return { m: m0, dirs, transports }
+  }
+  const runner = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-runner-'))
+    writeFileSync(join(dir, 'config.json'), B)
+    writeFileSync(join(dir, 'model-00001.safetensors'), A)
+    return dir
+  }
+  const env = () => ({ XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'vrd-cache-')) })
+
+  it('runner + each: every node gets every file from the runner; the next run moves 0 bytes', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const src = runner()
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${src} } }`, 'each')
+    const first = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(first.ok, first.problem?.message).toBe(true)
+    expect(first.report.bytesMoved).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
+    expect(first.report.identity).toBe(weightsIdentity(ref))
+    for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
+    const again = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(again.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    expect(again.report.filesSkipped).toBe(4)
+  })
+
+  it('not enough free space for the bytes to move: DISK_SPACE_LOW on each node, nothing moved', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${runner()} } }`, 'each', 10)
+    const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(out.ok).toBe(false)
+    expect(out.problem?.code).toBe('DISK_SPACE_LOW')
+    expect(out.findings.map((f) => [f.code, f.node])).toEqual(m.nodes.map((n) => ['DISK_SPACE_LOW', n.name]))
+    expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    for (const d of dirs) expect(existsSync(join(d, 'config.json'))).toBe(false)
+  })
+
+  it("nodes + each: the head's copy is the reference; a worker that differs is WEIGHTS_MISMATCH naming the file", async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports } = setup('{ nodes: {} }', 'each')
+    for (const [i, d] of dirs.entries()) {
+      writeFileSync(join(d, 'config.json'), B)
+      writeFileSync(join(d, 'model-00001.safetensors'), i === 0 ? A : Buffer.from('b'.repeat(A.length)))
+    }
+    const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(out.ok).toBe(false)
+    const f = out.findings.find((x) => x.code === 'WEIGHTS_MISMATCH')!
+    expect(f.node).toBe(m.nodes[1]!.name)
+    expect(f.message).toContain('1 corrupted (model-00001.safetensors)')
+    expect(f.fix).toContain('relay')
+    expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
   })
 })
