@@ -29,6 +29,8 @@ export interface ReleaseSpec {
   readonly imageId: string
   /** Text of the launch script when `launch.mode` is `script`. */
   readonly launchScript?: string
+  /** With `model:`: the weights manifest every node was verified against, and its identity. */
+  readonly weights?: { readonly identity: string; readonly text: string }
 }
 
 export interface ReleaseMeta {
@@ -104,6 +106,7 @@ export function releaseFingerprint(spec: Omit<ReleaseSpec, 'release'>): string {
   const doc = {
     v: 2,
     imageId: spec.imageId,
+    ...(spec.weights && { weights: spec.weights.identity }),
     manifest: fingerprintedManifest(m),
     nodes: m.nodes.map((n) => ({ name: n.name, files: startingFiles({ ...spec, release: ANY_RELEASE }, n) })),
   }
@@ -122,6 +125,7 @@ export function releaseFiles(spec: ReleaseSpec, node: ManifestNode, meta: Releas
     image: m.image.ref,
     imageId: spec.imageId,
     fingerprint,
+    ...(spec.weights && { weights: spec.weights.identity }),
     launch: m.launch.mode,
     createdAt: meta.createdAt,
     who: meta.who,
@@ -132,5 +136,6 @@ export function releaseFiles(spec: ReleaseSpec, node: ManifestNode, meta: Releas
     [RELEASE_FILE.fingerprint]: { content: `${fingerprint}\n`, mode: '0644' },
     [RELEASE_FILE.manifest]: { content: snapshotText(m), mode: '0644' },
     [RELEASE_FILE.info]: { content: `${JSON.stringify(info, null, 2)}\n`, mode: '0644' },
+    ...(spec.weights && { [RELEASE_FILE.weights]: { content: spec.weights.text, mode: '0644' } }),
   }
 }

@@ -22,6 +22,9 @@ import {
 } from '../plan/plan.js'
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
+import { weightsPhase } from './weights/plan-phase.js'
+import { modelRelays } from './weights/plan.js'
+import { withModel } from './weights/plan.js'
 
 /**
  * What `deploy` runs, for `plan` to show: the image on every node (the image gate runs these
@@ -30,7 +33,7 @@ import { distributionOf } from './distribution/index.js'
  * stages around them that have no command of their own.
  */
 export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
-  const m: Manifest = opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0
+  const m: Manifest = withModel(opts.image ? { ...m0, image: { ...m0.image, ref: opts.image } } : m0)
   const image = imageRef(m)
   const release = planRelease(m, { release: opts.release ?? 'manual', files: 'write' })
   const imagePhase: PlanPhase = {
@@ -53,7 +56,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   return {
     ...release,
     image,
-    phases: [imagePhase, contentsPhase, ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    phases: [imagePhase, contentsPhase, ...(m.model ? [weightsPhase(m)] : []), ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
     around: aroundStages(m, release.head, release.release),
   }
 }
@@ -64,7 +67,8 @@ const holderTemplate = (release: string): string => JSON.stringify({ who: '<who>
 function aroundStages(m: Manifest, head: string, release: string): NonNullable<Plan['around']> {
   const step = stepOf(m)
   const headNode = headOf(m)
-  const { relay = false, alsoChecked } = distributionOf(m).hostChecks
+  const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
+  const relay = imageRelay || modelRelays(m)
   const every = (action: string, description: string, cmd: (n: ManifestNode) => Cmd) => m.nodes.map((n) => step(n, action, description, cmd(n), 2 * MINUTE))
   const lockDir = deployLockDir(m)
   const before: AroundStage[] = [

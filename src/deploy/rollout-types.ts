@@ -7,6 +7,7 @@ import type { ImageContents } from '../probe/image-contents.js'
 import type { Transport } from '../transport/transport.js'
 import type { LockHolder } from './lock.js'
 import type { SmokeGate, SmokeGateResult } from './smoke-seam.js'
+import type { WeightsReport } from './weights/transfer.js'
 
 export type OnFailure = 'rollback' | 'stop' | 'keep'
 export const ON_FAILURE: readonly OnFailure[] = ['rollback', 'stop', 'keep']
@@ -19,6 +20,7 @@ export type RolloutStage =
   | 'host-checks'
   | 'snapshot'
   | 'image'
+  | 'weights'
   | 'fingerprint'
   | PhaseName
   | 'activate'
@@ -87,6 +89,8 @@ export interface RolloutReport {
   readonly findings: readonly Finding[]
   readonly smoke?: SmokeGateResult
   readonly image?: { readonly bytesSent: number; readonly actions: Readonly<Record<string, string>> }
+  /** The model's files on every node (with `model:`): bytes moved, files skipped, time. */
+  readonly weights?: WeightsReport
   /** What the release's image holds: Ray, vLLM, torch and its NCCL, Python (the image-contents stage). */
   readonly imageContents?: ImageContents
   readonly facts?: FactsBundle

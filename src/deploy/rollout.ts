@@ -2,7 +2,7 @@
  * The rollout: one release brought onto every node through an ordered list of stages, each of which
  * may stop it with a Problem (src/deploy/stages/):
  *
- *   script check → lock → node state + host checks → image → image contents → fingerprint → release files →
+ *   script check → lock → node state + host checks → image → image contents → weights → fingerprint → release files →
  *   stop previous → launch (Ray head, workers) → cluster wait → preflight gate → vllm serve →
  *   smoke gate → activate `current` → prune; then audit and unlock, whatever happened.
  *
@@ -20,6 +20,8 @@ import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents.js'
+import { weightsStage } from './stages/weights.js'
+import { withModel } from './weights/plan.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport } from './rollout-types.js'
@@ -37,6 +39,7 @@ export const DEPLOY_STAGES: readonly Stage[] = [
   stateStage,
   imageStage,
   imageContentsStage,
+  weightsStage,
   fingerprintStage,
   ...START,
   activateStage,
@@ -47,7 +50,7 @@ export const DEPLOY_STAGES: readonly Stage[] = [
 export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, ...START, activateStage]
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
-  const m: Manifest = o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest
+  const m: Manifest = withModel(o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest)
   const ctx = newContext(o, new RolloutIo(o), 'deploy', 'new', m, o.release)
   return runRollout({ ctx, stages: DEPLOY_STAGES, onFailure: o.onFailure ?? m.deploy.onFailure, existing: EXISTING_STAGES })
 }

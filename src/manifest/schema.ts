@@ -193,6 +193,80 @@ export const VllmSchema = z
   })
   .describe('The vLLM server.')
 
+const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/
+const REVISION = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/
+
+export const HubSourceSchema = z
+  .strictObject({
+    repo: z
+      .string()
+      .regex(HF_REPO, { error: (issue) => `expected a Hugging Face repository id like Qwen/Qwen3.5-122B-A10B-FP8, got ${describeValue(issue.input)}` })
+      .meta({ examples: ['Qwen/Qwen3.5-122B-A10B-FP8'] })
+      .describe('The Hugging Face model repository, `org/name`.'),
+    revision: z
+      .string()
+      .regex(REVISION, { error: (issue) => `expected a commit (40 hex digits), a tag or a branch, got ${describeValue(issue.input)}` })
+      .refine((r) => !r.includes('..'), { error: 'a revision cannot contain ".."' })
+      .meta({ examples: ['0123456789abcdef0123456789abcdef01234567', 'main'] })
+      .describe(
+        'The revision to download: a commit (40 hex digits) pins the weights; a tag or a branch is accepted with a warning, because what it names can move (then the fingerprint still names the words, not the files).',
+      ),
+  })
+  .describe(
+    'Download a Hugging Face repository at a revision with the real `huggingface_hub` client; the token comes from the `hf-token` input / `HF_TOKEN`, never argv or logs.',
+  )
+
+export const RunnerSourceSchema = z
+  .strictObject({
+    dir: z
+      .string()
+      .min(1)
+      .describe(
+        'A directory on the runner (the machine the action or CLI runs on) holding the model files, relative to the directory of the manifest file or absolute. Names starting with `.` are left out.',
+      ),
+  })
+  .describe('Send the model from a directory on the runner.')
+
+export const ModelSourceSchema = z
+  .strictObject({
+    hub: HubSourceSchema.optional(),
+    runner: RunnerSourceSchema.optional(),
+    nodes: z
+      .strictObject({})
+      .optional()
+      .describe('The files are already on every node at `model.path`: they are only verified (every worker against the head), never fetched.'),
+  })
+  .refine((s) => [s.hub, s.runner, s.nodes].filter((x) => x !== undefined).length === 1, {
+    error: 'give exactly one source: hub, runner or nodes',
+  })
+  .describe('Where the model files come from: exactly one of `hub`, `runner`, `nodes`.')
+
+const ABSOLUTE_DIR = /^\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+$/
+
+export const ModelSchema = z
+  .strictObject({
+    path: z
+      .string()
+      .regex(ABSOLUTE_DIR, {
+        error: (issue) => `expected an absolute directory like /var/lib/vrd/models/qwen, letters, digits and ._@+- only, got ${describeValue(issue.input)}`,
+      })
+      .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), { error: 'the model path cannot contain . or .. parts' })
+      .meta({ examples: ['/var/lib/vrd/models/qwen3.5-122b-fp8'] })
+      .describe(
+        'Absolute directory on every node that holds the model files. It is mounted read-only into the container at the same path, `vllm serve` is given this path instead of `vllm.model` (which stays the served model name unless `vllm.servedModelName` is set) and the container runs with `HF_HUB_OFFLINE=1`, so serving never downloads.',
+      ),
+    source: ModelSourceSchema,
+    distribution: z
+      .enum(['relay', 'each'])
+      .default('relay')
+      .describe(
+        "`relay` (the default): fetched once (a hub download on the head, a runner directory sent to the head), then copied from the head to every worker over the fabric (SSH from the head to each worker's fabric IP, as `image.distribution: relay`): the runner's or the internet link is crossed once. `each`: every node fetches for itself (a runner directory is sent to every node). Either way a file already present with its size and SHA-256 is not moved again, and a cut transfer resumes where it stopped.",
+      ),
+  })
+  .describe(
+    "The model's files on every node, at one path, verified by SHA-256 (the weights stage, after the image and before anything stops). Absent: `vllm.model` is given to `vllm serve` as it is and each node fetches on its own.",
+  )
+
 export const BuiltinLaunchSchema = z
   .strictObject({
     mode: z.literal('builtin').describe('Use the built-in sequence: `docker run`, `ray start` on every node, `vllm serve` on the head.'),
@@ -344,6 +418,7 @@ export const ManifestSchema = z
     container: ContainerSchema.prefault({}),
     ray: RaySchema.prefault({}),
     vllm: VllmSchema,
+    model: ModelSchema.optional(),
     launch: LaunchSchema,
     smoke: SmokeSchema.prefault({}),
     deploy: DeploySchema.prefault({}),
@@ -364,6 +439,7 @@ export type ImageSettings = Manifest['image']
 export type ContainerSettings = Manifest['container']
 export type RaySettings = Manifest['ray']
 export type VllmSettings = Manifest['vllm']
+export type ModelSettings = NonNullable<Manifest['model']>
 export type LaunchSettings = Manifest['launch']
 export type SmokeSettings = Manifest['smoke']
 export type SmokePrompt = SmokeSettings['prompts'][number]

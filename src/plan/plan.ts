@@ -46,6 +46,7 @@ export const PHASE_NAMES = [
   'prepare',
   'image',
   'image-contents',
+  'weights',
   'release-files',
   'stop-previous',
   'upload-launch-script',

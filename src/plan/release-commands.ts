@@ -28,6 +28,8 @@ export const RELEASE_FILE = {
   imageId: 'image-id',
   fingerprint: 'fingerprint',
   info: 'release.json',
+  /** The weights manifest the release was verified against (with `model:`). */
+  weights: 'weights.json',
   sums: 'SHA256SUMS',
 } as const
 

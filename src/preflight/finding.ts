@@ -35,6 +35,9 @@ export const FINDING_CODES = [
   'GPU_MEMORY_EXHAUSTED',
   // Image delivery (src/deploy/relay.ts)
   'IMAGE_TRANSFER_FAILED',
+  // Model weights (src/deploy/weights/transfer.ts)
+  'WEIGHTS_MISMATCH',
+  'WEIGHTS_REVISION_NOT_PINNED',
   // Log signatures
   'PLACEMENT_GROUP_PENDING',
   'PLACEMENT_GROUP_TIMEOUT',

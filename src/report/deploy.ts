@@ -33,6 +33,13 @@ export function rolloutHeadline(cluster: string, r: RolloutReport): string {
 const HEADER = ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', 'RAY IDENTITY', 'STATE'] as const
 const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.rayIdentity, n.state]
 
+/** The weights stage in one line: what moved over which link, what was skipped, how long. */
+export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`
+  const perNode = w.nodes.map((n) => `${n.node} ${mb(n.bytesMoved)} in ${n.filesSent} files`).join(', ')
+  return `weights ${w.identity ? `${w.identity.slice(0, 19)}… ` : ''}at ${w.path} (${w.files} files, ${mb(w.totalBytes)}; source ${w.source}, ${w.distribution}): ${mb(w.bytesMoved.runner)} from this machine, ${mb(w.bytesMoved.fabric)} over the fabric, ${w.filesSkipped} files skipped (already verified), ${(w.durationMs / 1000).toFixed(1)} s; ${perNode}`
+}
+
 export function renderNodeTable(rows: readonly NodeRow[]): string {
   const all = [[...HEADER], ...rows.map(cells)]
   const widths = HEADER.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
@@ -51,6 +58,7 @@ function lines(cluster: string, r: RolloutReport): string[] {
         .join(', ')}; ${r.image.bytesSent} bytes sent from this machine`,
     )
   if (r.imageContents) out.push(`image contents: ${contentsSummary(r.imageContents)}`)
+  if (r.weights) out.push(weightsLine(r.weights))
   if (r.failure) out.push(`stopped at ${r.failure.stage}: ${r.failure.reason}`)
   if (r.onFailure) out.push(`on-failure ${r.onFailure.action}: ${r.onFailure.detail}`)
   return out

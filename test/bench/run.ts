@@ -18,6 +18,7 @@ import { healthyCluster, preflightRow } from './rows/preflight.js'
 import { scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
+import { weightsRows } from './rows/weights.js'
 import { type MissingRow, type Row, renderResults } from './table.js'
 
 const rows: Row[] = []
@@ -78,6 +79,7 @@ async function main(): Promise<number> {
       }
     })
     await row('2', 'unchanged redeploy against a cold deploy', () => redeployRow(lab, needYardsticks()))
+    await row('7', 'weights: relay against each, a redeploy with the files present', () => weightsRows(lab))
     await row('5', 'preflight of a healthy live cluster', async () => {
       await healthyCluster(lab)
       return preflightRow(lab)

@@ -2,6 +2,7 @@
  * The stages before anything changes: the launch script read (script-check), the deploy lock, and
  * every node's release state read while the host checks run. Each stops with nothing changed.
  */
+import { modelRelays } from '../weights/plan.js'
 import { option } from '../../command/option-words.js'
 import { dirname, relative, resolve } from 'node:path'
 import type { Manifest } from '../../manifest/schema.js'
@@ -94,7 +95,9 @@ export const lockStage: Stage = {
 
 async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
   const { m, o, io } = ctx
-  const { relay = false, alsoChecked } = distributionOf(m).hostChecks
+  const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
+  // The weights relay needs the same head → worker SSH over the fabric as the image relay.
+  const relay = imageRelay || modelRelays(m)
   const findings = await hostChecks(m, o.transports, { relay })
   sayFindings(io, findings)
   if (findings.length === 0)

@@ -17,6 +17,7 @@ import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
 import type { RolloutOptions, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { SmokeGateResult } from '../smoke-seam.js'
+import type { WeightsReport } from '../weights/transfer.js'
 
 export type StageOutcome =
   | { readonly next: 'continue' }
@@ -121,6 +122,10 @@ export interface RolloutContext {
   image?: RolloutReport['image']
   /** What the release's image holds (the image-contents stage). */
   imageContents?: ImageContents
+  /** What the weights stage moved and verified (with `model:`). */
+  weights?: WeightsReport
+  /** The weights manifest every node was verified against, for the fingerprint and weights.json. */
+  weightsManifest?: { readonly identity: string; readonly text: string }
   fingerprint?: string
   /** The release's files for one node, as the writer reads them (a new release). */
   releaseFilesFor?: (release: string, node: string) => string

@@ -95,7 +95,12 @@ export const fingerprintStage: Stage = {
   async run(ctx) {
     const { m, o, io, current } = ctx
     const launchScript = await readLaunchScript(m, o.manifestPath)
-    const spec = { manifest: m, imageId: ctx.imageId!, ...(launchScript !== undefined && { launchScript }) }
+    const spec = {
+      manifest: m,
+      imageId: ctx.imageId!,
+      ...(launchScript !== undefined && { launchScript }),
+      ...(ctx.weightsManifest && { weights: ctx.weightsManifest }),
+    }
     const fingerprint = releaseFingerprint(spec)
     ctx.fingerprint = fingerprint
     io.progress(`fingerprint ${fingerprint.slice(0, 19)}…, current ${current?.fingerprint?.slice(0, 19) ?? '(none)'}…`)
@@ -103,7 +108,9 @@ export const fingerprintStage: Stage = {
       if (await runningHealthy(ctx)) {
         ctx.release = current.current
         ctx.unchanged = true
-        io.progress(`unchanged: release ${ctx.release} already runs this exact content; no image bytes moved, no container restarted`)
+        io.progress(
+          `unchanged: release ${ctx.release} already runs this exact content; no image bytes moved, no container restarted${ctx.weights ? `, ${ctx.weights.bytesMoved.runner + ctx.weights.bytesMoved.fabric} weight bytes moved` : ''}`,
+        )
         return proceed
       }
       io.progress('same content as current, but it is not running healthy: redeploying it')

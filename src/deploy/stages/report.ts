@@ -66,6 +66,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     ...(ctx.smoke && { smoke: ctx.smoke }),
     ...(ctx.image && { image: ctx.image }),
     ...(ctx.imageContents && { imageContents: ctx.imageContents }),
+    ...(ctx.weights && { weights: ctx.weights }),
     ...(facts && { facts }),
   }
 }

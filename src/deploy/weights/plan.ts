@@ -1,0 +1,89 @@
+/**
+ * What the weights stage moves, and the manifest a release with `model:` runs with. Pure.
+ *
+ * Sources and distributions:
+ * - runner + relay: the runner sends the head what it lacks; the head sends each worker what it
+ *   lacks over the fabric. The runner's link carries each missing byte once.
+ * - runner + each: the runner sends every node what it lacks.
+ * - hub + relay: the head downloads (src/deploy/weights/hub.ts); its verified listing is the
+ *   reference; the head sends the workers what they lack. hub + each: every node downloads.
+ * - nodes: the head's listing is the reference; relay repairs a worker from the head, each only verifies.
+ */
+import type { Manifest, ModelSettings } from '../../manifest/schema.js'
+import type { FileCheck, NodeWeights } from './compare.js'
+
+export type WeightsSourceKind = 'hub' | 'runner' | 'nodes'
+
+export const sourceKind = (model: ModelSettings): WeightsSourceKind => (model.source.hub ? 'hub' : model.source.runner ? 'runner' : 'nodes')
+
+/** The environment that keeps the hub offline inside the container. */
+export const HUB_OFFLINE_ENV = { HF_HUB_OFFLINE: '1' } as const
+
+/**
+ * The manifest a release runs with when `model:` is set: model.path mounted read-only at the same
+ * path, `vllm serve` given the path, the served model name kept as the name the user wrote, and
+ * the hub offline in the container. Without `model:` it is `m` itself.
+ */
+export function withModel(m: Manifest): Manifest {
+  const model = m.model
+  if (!model) return m
+  const mount = `${model.path}:${model.path}:ro`
+  return {
+    ...m,
+    container: {
+      ...m.container,
+      volumes: m.container.volumes.includes(mount) ? m.container.volumes : [...m.container.volumes, mount],
+      env: { ...m.container.env, ...HUB_OFFLINE_ENV },
+    },
+    vllm: { ...m.vllm, model: model.path, servedModelName: m.vllm.servedModelName ?? (m.vllm.model === model.path ? undefined : m.vllm.model) },
+  }
+}
+
+/** One file to one node, from the runner or from the head over the fabric. */
+export interface Send {
+  readonly to: string
+  readonly from: 'runner' | 'head'
+  readonly check: FileCheck
+}
+
+/**
+ * The sends of a runner source, or the head-to-worker repairs of the others, from every node's
+ * comparison with the reference. The head's own sends come first (a worker is fed from the head's
+ * complete copy).
+ */
+export function planSends(
+  m: Manifest,
+  kind: WeightsSourceKind,
+  distribution: ModelSettings['distribution'],
+  nodes: ReadonlyMap<string, NodeWeights>,
+): readonly Send[] {
+  const head = m.nodes.find((n) => n.role === 'head')!.name
+  const sends: Send[] = []
+  for (const n of [...m.nodes].sort((a, b) => (a.role === 'head' ? -1 : b.role === 'head' ? 1 : 0))) {
+    const v = nodes.get(n.name)
+    if (!v) continue
+    const from: Send['from'] | undefined =
+      kind === 'runner' ? (distribution === 'relay' && n.name !== head ? 'head' : 'runner') : distribution === 'relay' && n.name !== head ? 'head' : undefined
+    if (!from) continue
+    for (const check of v.bad) sends.push({ to: n.name, from, check })
+  }
+  return sends
+}
+
+/** Bytes a plan moves over the runner's link and over the fabric. */
+export function sendBytes(sends: readonly Send[]): { runner: number; fabric: number } {
+  let runner = 0
+  let fabric = 0
+  for (const s of sends) {
+    const n = s.check.file.size - s.check.resumeFrom
+    if (s.from === 'runner') runner += n
+    else fabric += n
+  }
+  return { runner, fabric }
+}
+
+/** The model is copied head → workers over the fabric: the host checks verify that SSH (RELAY_SSH_FAILED). */
+export const modelRelays = (m: Manifest): boolean => m.model?.distribution === 'relay' && m.nodes.length > 1
+
+/** A revision that is not a commit can move: the deploy says so. */
+export const pinnedRevision = (revision: string): boolean => /^[0-9a-f]{40}$/.test(revision)

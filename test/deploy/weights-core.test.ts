@@ -1,0 +1,340 @@
+/**
+ * The weights core: the manifest and its identity, a node's listing compared with it (ok, missing,
+ * truncated, corrupted), the sends planned from that, and the node-side scripts run for real on
+ * this machine (sh + coreutils, as on a node): a listing of a real directory, a receive that is
+ * cut and resumed, a receive of wrong bytes.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { argv, render } from '../../src/command/shell.js'
+import { compareNode, describeNode, parseListing } from '../../src/deploy/weights/compare.js'
+import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/manifest.js'
+import { planSends, sendBytes, withModel } from '../../src/deploy/weights/plan.js'
+import { parseManifest } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../src/plan/weights-commands.js'
+import { LocalTransport } from '../../src/transport/local.js'
+
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
+const A = Buffer.from('a'.repeat(1000))
+const B = Buffer.from('config {"x": 1}\n')
+const ref = weightsManifest([
+  { path: 'model-00001.safetensors', size: A.length, sha256: sha(A) },
+  { path: 'config.json', size: B.length, sha256: sha(B) },
+])
+
+const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
+const withModelSection = (section: string): { manifest?: Manifest; errors: readonly { message: string }[] } =>
+  parseManifest(`${example}\nmodel:\n${section}`, 'm.yml')
+
+describe('the weights manifest', () => {
+  it('has one identity whatever the order of its files, and another when a byte changes', () => {
+    const reversed = weightsManifest([...ref.files].reverse())
+    expect(weightsIdentity(reversed)).toBe(weightsIdentity(ref))
+    const other = weightsManifest([ref.files[0]!, { ...ref.files[1]!, sha256: sha('other') }])
+    expect(weightsIdentity(other)).not.toBe(weightsIdentity(ref))
+    expect(weightsIdentity(ref)).toMatch(/^sha256:[0-9a-f]{64}$/)
+  })
+
+  it('reads back what it wrote, and refuses paths that escape, odd names, bad sizes and hashes', () => {
+    const back = parseWeightsManifest(weightsManifestText(ref), 'weights.json')
+    expect(back).toEqual({ ok: true, value: ref })
+    const bad = (files: unknown) => parseWeightsManifest(JSON.stringify({ version: 1, files }), 'weights.json')
+    const f = { path: 'a', size: 1, sha256: sha('x') }
+    for (const [files, why] of [
+      [[{ ...f, path: '../etc/passwd' }], 'an empty, . or .. part'],
+      [[{ ...f, path: '/abs' }], 'an absolute path'],
+      [[{ ...f, path: 'a\nb' }], 'control character'],
+      [[{ ...f, path: 'x.partial' }], '.partial'],
+      [[{ ...f, path: 'a/.cache/b' }], 'hidden name'],
+      [[{ ...f, size: -1 }], 'byte count'],
+      [[{ ...f, sha256: 'ABC' }], 'hex digits'],
+      [[f, f], 'listed twice'],
+    ] as const) {
+      const r = bad(files)
+      expect(r.ok).toBe(false)
+      if (!r.ok) {
+        expect(r.problem.code).toBe('WEIGHTS_MANIFEST_INVALID')
+        expect(r.problem.message).toContain(why)
+      }
+    }
+    expect(parseWeightsManifest('{', 'w.json').ok).toBe(false)
+  })
+})
+
+describe('a node compared with the manifest', () => {
+  const listing = (lines: string[]) => {
+    const r = parseListing([...lines, 'end', ''].join('\n'), 'spark-b')
+    if (!r.ok) throw new Error(r.problem.message)
+    return r.value
+  }
+  it('all files present and matching: nothing to send', () => {
+    const n = compareNode(
+      'spark-b',
+      ref,
+      listing([`file\t${A.length}\t${sha(A)}\tmodel-00001.safetensors`, `file\t${B.length}\t${sha(B)}\tconfig.json`, 'free\t999']),
+    )
+    expect(n.bad).toEqual([])
+    expect(n.bytesNeeded).toBe(0)
+    expect(n.freeBytes).toBe(999)
+  })
+  it('missing, truncated with a .partial to resume, corrupted: each named, only their bytes needed', () => {
+    const n = compareNode('spark-b', ref, listing([`partial\t400\tmodel-00001.safetensors`, `file\t${B.length}\t${sha('bad')}\tconfig.json`]))
+    expect(n.checks.map((c) => [c.file.path, c.status, c.resumeFrom])).toEqual([
+      ['config.json', 'corrupted', 0],
+      ['model-00001.safetensors', 'truncated', 400],
+    ])
+    expect(n.bytesNeeded).toBe(A.length - 400 + B.length)
+    expect(describeNode(n)).toBe('1 truncated, 1 corrupted (config.json, model-00001.safetensors)')
+    const none = compareNode('spark-b', ref, listing([]))
+    expect(none.checks.every((c) => c.status === 'missing')).toBe(true)
+    const short = compareNode('spark-b', ref, listing([`file\t10\t${sha('x')}\tmodel-00001.safetensors`]))
+    expect(short.checks[1]!.status).toBe('truncated')
+  })
+  it('a listing cut before its end record is an error, not an empty node', () => {
+    const r = parseListing(`file\t1\t${sha('x')}\ta\n`, 'spark-b')
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.problem.code).toBe('WEIGHTS_LISTING_FAILED')
+  })
+})
+
+describe('the manifest section and the release it runs', () => {
+  it('is validated: exactly one source, an absolute path, relay by default', () => {
+    const good = withModelSection('  path: /var/lib/vrd/models/qwen\n  source:\n    runner: { dir: ./weights }\n')
+    expect(good.errors).toEqual([])
+    expect(good.manifest!.model!.distribution).toBe('relay')
+    expect(
+      withModelSection('  path: relative/dir\n  source:\n    nodes: {}\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/absolute directory/)
+    expect(
+      withModelSection('  path: /m\n  source: { nodes: {}, runner: { dir: x } }\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/exactly one source/)
+    expect(
+      withModelSection('  path: /m\n  source: { hub: { repo: not-a-repo, revision: main } }\n')
+        .errors.map((e) => e.message)
+        .join(),
+    ).toMatch(/Hugging Face repository/)
+    expect(withModelSection('  path: /m\n  source: { nodes: {} }\n  distribution: torrent\n').errors.length).toBeGreaterThan(0)
+  })
+  it('mounts the path read-only, serves the path with the hub offline, keeps the served name', () => {
+    const m = withModelSection('  path: /var/lib/vrd/models/qwen\n  source: { nodes: {} }\n').manifest!
+    const e = withModel(m)
+    expect(e.container.volumes).toContain('/var/lib/vrd/models/qwen:/var/lib/vrd/models/qwen:ro')
+    expect(e.container.env.HF_HUB_OFFLINE).toBe('1')
+    expect(e.vllm.model).toBe('/var/lib/vrd/models/qwen')
+    expect(e.vllm.servedModelName).toBe(m.vllm.servedModelName ?? m.vllm.model)
+    expect(withModel(withModel(m))).toEqual(e)
+    const plain = parseManifest(example, 'm.yml').manifest!
+    expect(withModel(plain)).toBe(plain)
+  })
+  it('plans sends: relay crosses the runner link once; each sends every node from the runner', () => {
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const [head, worker] = [m.nodes.find((n) => n.role === 'head')!.name, m.nodes.find((n) => n.role === 'worker')!.name]
+    const empty = { files: new Map(), partials: new Map() }
+    const nodes = new Map([head, worker].map((n) => [n, compareNode(n, ref, empty)]))
+    const relay = planSends(m, 'runner', 'relay', nodes)
+    expect(relay.map((s) => [s.to, s.from])).toEqual([
+      [head, 'runner'],
+      [head, 'runner'],
+      [worker, 'head'],
+      [worker, 'head'],
+    ])
+    expect(sendBytes(relay)).toEqual({ runner: A.length + B.length, fabric: A.length + B.length })
+    expect(sendBytes(planSends(m, 'runner', 'each', nodes))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
+    expect(planSends(m, 'nodes', 'each', nodes)).toEqual([])
+    expect(planSends(m, 'hub', 'relay', nodes).every((s) => s.to === worker && s.from === 'head')).toBe(true)
+  })
+  it("the head's send to a worker goes through the fabric IP with the relay's SSH options", () => {
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const worker = m.nodes.find((n) => n.role === 'worker')!
+    const line = render(sendWeightsFileToWorker(m, '/m', worker, ref.files[0]!, 7))
+    expect(line).toContain(`tail -c +8 /m/config.json | ssh -o BatchMode=yes`)
+    expect(line).toContain(worker.fabricIp)
+  })
+})
+
+describe('the node-side scripts, run here for real', () => {
+  const local = new LocalTransport()
+  const receive = (dir: string, file: (typeof ref.files)[number], offset: number, bytes: Buffer) =>
+    local.run(receiveWeightsFile(dir, file, offset), { timeoutMs: 30_000, stdin: Readable.from([bytes]) })
+  const list = async (dir: string) => {
+    const r = await local.run(listWeights(dir), { timeoutMs: 30_000 })
+    const l = parseListing(r.stdout, 'here')
+    if (!l.ok) throw new Error(`${l.problem.message}: ${r.stderr}`)
+    return l.value
+  }
+
+  it('a missing directory lists as all missing, with the free bytes of its parent', async () => {
+    const l = await list(join(mkdtempSync(join(tmpdir(), 'vrd-w-')), 'not', 'there'))
+    expect(l.files.size).toBe(0)
+    expect(l.freeBytes).toBeGreaterThan(0)
+  })
+
+  it('a cut transfer keeps its .partial, the next one resumes from it, the listing then matches', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const big = ref.files.find((f) => f.path.startsWith('model'))!
+    const cut = await receive(dir, big, 0, A.subarray(0, 300))
+    expect(cut.code).toBe(4)
+    expect(cut.stdout).toContain('short\t300')
+    let l = await list(dir)
+    expect(compareNode('here', ref, l).checks.find((c) => c.file === big)).toMatchObject({ status: 'truncated', resumeFrom: 300 })
+    expect((await receive(dir, big, 300, A.subarray(300))).stdout).toBe('ok\n')
+    expect((await receive(dir, ref.files[0]!, 0, B)).code).toBe(0)
+    l = await list(dir)
+    expect(compareNode('here', ref, l).bad).toEqual([])
+    expect(existsSync(join(dir, `${big.path}.partial`))).toBe(false)
+    expect(existsSync(join(dir, WEIGHTS_VERIFIED_FILE))).toBe(true)
+  })
+
+  it('a wrong stream is refused and removed; a resend from a stale offset is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const wrong = await receive(dir, ref.files[0]!, 0, Buffer.from('x'.repeat(B.length)))
+    expect(wrong.code).toBe(5)
+    expect(existsSync(join(dir, 'config.json'))).toBe(false)
+    expect((await receive(dir, ref.files[0]!, 5, B.subarray(5))).code).toBe(3)
+  })
+
+  it('a file changed after its verification is hashed again (the record does not hide it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    mkdirSync(join(dir, '.cache', 'huggingface'), { recursive: true })
+    writeFileSync(join(dir, '.cache', 'huggingface', 'x.metadata'), 'hub client state')
+    writeFileSync(join(dir, 'config.json'), B)
+    const listed = await list(dir)
+    expect([...listed.files.keys()]).toEqual(['config.json'])
+    expect(compareNode('here', ref, listed).checks[0]!.status).toBe('ok')
+    const before = statSync(join(dir, 'config.json')).ctimeMs
+    writeFileSync(join(dir, 'config.json'), Buffer.from(B.toString().toUpperCase()))
+    expect(statSync(join(dir, 'config.json')).ctimeMs).toBeGreaterThanOrEqual(before)
+    expect(compareNode('here', ref, await list(dir)).checks[0]!.status).toBe('corrupted')
+  })
+})
+
+describe("the seed cluster's manifest", () => {
+  it('uses the weights stage for Qwen3.5-122B-A10B-FP8 from the hub, relayed, and plan shows its commands', async () => {
+    const { planRollout } = await import('../../src/deploy/rollout-plan.js')
+    const seed = parseManifest(readFileSync('.github/vllm-ray-deploy.yml', 'utf8'), '.github/vllm-ray-deploy.yml')
+    expect(seed.errors).toEqual([])
+    const m = seed.manifest!
+    expect(m.model?.source.hub?.repo).toBe('Qwen/Qwen3.5-122B-A10B-FP8')
+    expect(m.model?.distribution).toBe('relay')
+    const p = planRollout(m, { release: 'r1' })
+    const names = p.phases.map((x) => x.name)
+    expect(names.indexOf('weights')).toBe(names.indexOf('image-contents') + 1)
+    expect(names.indexOf('weights')).toBeLessThan(names.indexOf('stop-previous'))
+    const steps = p.phases.find((x) => x.name === 'weights')!.steps
+    expect(steps.map((s) => s.id)).toEqual(
+      expect.arrayContaining(['spark-a/weights-list', 'spark-b/weights-list', 'spark-a/weights-to-spark-b', 'spark-b/weights-verify']),
+    )
+    expect(steps.find((s) => s.id === 'spark-a/weights-to-spark-b')!.command).toContain('192.168.200.13')
+    const serve = p.phases.flatMap((x) => x.steps).find((s) => s.action === 'vllm-serve')!
+    expect(serve.runs!.command).toContain(m.model!.path)
+    expect(serve.runs!.command).toContain('--served-model-name qwen3.5-122b')
+    const start = p.phases.flatMap((x) => x.steps).find((s) => s.action === 'ray-start')!
+    expect(start.runs!.command).toContain(`${m.model!.path}:${m.model!.path}:ro`)
+    expect(start.runs!.command).toContain('HF_HUB_OFFLINE=1')
+  })
+})
+
+describe("the runner's directory", () => {
+  it('hashes every file once; unchanged files come from the cache, a changed one is read again', async () => {
+    const { hashRunnerDir } = await import('../../src/deploy/weights/transfer.js')
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const cache = join(mkdtempSync(join(tmpdir(), 'vrd-wc-')), 'sub', 'c.json')
+    mkdirSync(join(dir, 'sub'))
+    writeFileSync(join(dir, 'config.json'), B)
+    writeFileSync(join(dir, 'sub', 'w.safetensors'), A)
+    writeFileSync(join(dir, '.hidden'), 'x')
+    const first = await hashRunnerDir(dir, cache)
+    expect(first).toEqual({ ok: true, value: weightsManifest([ref.files[0]!, { ...ref.files[1]!, path: 'sub/w.safetensors' }]) })
+    expect(existsSync(cache)).toBe(true)
+    // A cache entry that lies about an unchanged file is used (that is what it is for) ...
+    const entries = JSON.parse(readFileSync(cache, 'utf8')) as Record<string, { key: string; sha256: string }>
+    writeFileSync(cache, JSON.stringify({ ...entries, 'config.json': { ...entries['config.json']!, sha256: sha('cached') } }))
+    const cached = await hashRunnerDir(dir, cache)
+    expect(cached.ok && cached.value.files[0]!.sha256).toBe(sha('cached'))
+    // ... and a file written since is read again.
+    writeFileSync(join(dir, 'config.json'), B)
+    const again = await hashRunnerDir(dir, cache)
+    expect(again.ok && again.value.files[0]!.sha256).toBe(sha(B))
+    const bad = await hashRunnerDir(join(dir, 'nope'))
+    expect(bad.ok).toBe(false)
+  })
+})
+
+describe('deliverWeights on two nodes that are directories of this machine', () => {
+  const MODEL = '/vrd-model-path-that-is-rewritten'
+  /** A node: every command runs here with model.path rewritten to its own directory; `free` optionally faked. */
+  const nodeAt = (dir: string, free?: number) => {
+    const local = new LocalTransport()
+    return {
+      label: dir,
+      async run(cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]) {
+        const r = await local.run(argv('sh', '-c', render(cmd).replaceAll(MODEL, dir)), opts)
+        return free === undefined ? r : { ...r, stdout: r.stdout.replace(/^free\t\d+$/m, `free\t${free}`) }
+      },
+      close: async () => {},
+    }
+  }
+  const setup = (source: string, distribution: 'each' | 'relay', free?: number) => {
+    const m0 = withModelSection(`  path: ${MODEL}\n  source: ${source}\n  distribution: ${distribution}\n`).manifest!
+    const dirs = m0.nodes.map(() => mkdtempSync(join(tmpdir(), 'vrd-node-')))
+    const transports = new Map(m0.nodes.map((n, i) => [n.name, nodeAt(dirs[i]!, free)]))
+    return { m: m0, dirs, transports }
+  }
+  const runner = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-runner-'))
+    writeFileSync(join(dir, 'config.json'), B)
+    writeFileSync(join(dir, 'model-00001.safetensors'), A)
+    return dir
+  }
+  const env = () => ({ XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'vrd-cache-')) })
+
+  it('runner + each: every node gets every file from the runner; the next run moves 0 bytes', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const src = runner()
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${src} } }`, 'each')
+    const first = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(first.ok, first.problem?.message).toBe(true)
+    expect(first.report.bytesMoved).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
+    expect(first.report.identity).toBe(weightsIdentity(ref))
+    for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
+    const again = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(again.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    expect(again.report.filesSkipped).toBe(4)
+  })
+
+  it('not enough free space for the bytes to move: DISK_SPACE_LOW on each node, nothing moved', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${runner()} } }`, 'each', 10)
+    const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(out.ok).toBe(false)
+    expect(out.problem?.code).toBe('DISK_SPACE_LOW')
+    expect(out.findings.map((f) => [f.code, f.node])).toEqual(m.nodes.map((n) => ['DISK_SPACE_LOW', n.name]))
+    expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    for (const d of dirs) expect(existsSync(join(d, 'config.json'))).toBe(false)
+  })
+
+  it("nodes + each: the head's copy is the reference; a worker that differs is WEIGHTS_MISMATCH naming the file", async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports } = setup('{ nodes: {} }', 'each')
+    for (const [i, d] of dirs.entries()) {
+      writeFileSync(join(d, 'config.json'), B)
+      writeFileSync(join(d, 'model-00001.safetensors'), i === 0 ? A : Buffer.from('b'.repeat(A.length)))
+    }
+    const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(out.ok).toBe(false)
+    const f = out.findings.find((x) => x.code === 'WEIGHTS_MISMATCH')!
+    expect(f.node).toBe(m.nodes[1]!.name)
+    expect(f.message).toContain('1 corrupted (model-00001.safetensors)')
+    expect(f.fix).toContain('relay')
+    expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+  })
+})
