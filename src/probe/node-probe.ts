@@ -92,7 +92,7 @@ for pid in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
         argv.pop()
     if is_vllm_serve(argv):
         # Values of secret-bearing flags (--api-key, --hf-token, ...) never leave the node.
-        secret = re.compile(r"^--?[\w-]*(key|token|secret|password)[\w-]*$", re.I)
+        secret = re.compile(r"^--?[\w-]*(key|token|secret|password)$", re.I)
         shown = []
         for i, a in enumerate(argv[:400]):
             name, eq, _ = a.partition("=")
