@@ -35,7 +35,7 @@ export const ENV_OF_INTEREST = [
  * Prints the container's facts in the facts document's own field names (src/preflight/facts.ts).
  */
 export const CONTAINER_PY = String.raw`
-import json, os, platform, socket, glob
+import json, os, platform, re, socket, glob
 versions = {"python": platform.python_version()}
 out = {"versions": versions}
 # The installed distribution's version, read from its metadata: importing ray costs about a second of
@@ -91,7 +91,17 @@ for pid in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
     if argv and argv[-1] == "":
         argv.pop()
     if is_vllm_serve(argv):
-        proc = {"pid": pid, "argv": argv[:400]}
+        # Values of secret-bearing flags (--api-key, --hf-token, ...) never leave the node.
+        secret = re.compile(r"^--?[\w-]*(key|token|secret|password)$", re.I)
+        shown = []
+        for i, a in enumerate(argv[:400]):
+            name, eq, _ = a.partition("=")
+            if eq and secret.match(name):
+                a = name + "=<redacted>"
+            elif i > 0 and secret.match(argv[i - 1]) and "=" not in argv[i - 1]:
+                a = "<redacted>"
+            shown.append(a)
+        proc = {"pid": pid, "argv": shown}
         try:
             with open("/proc/%d/environ" % pid, "rb") as f:
                 pairs = [kv.decode("utf-8", "replace").partition("=") for kv in f.read().split(b"\0") if kv]

@@ -76,6 +76,8 @@ export const OP = {
   AssignUnsetOrNull: 75, // ${a:=x}
   AlternateUnset: 68, // ${a+x}
   AlternateUnsetOrNull: 69, // ${a:+x}
+  RdrOut: 54, // > file
+  AppOut: 55, // >> file
   Hdoc: 61, // <<EOF
   DashHdoc: 62, // <<-EOF
 } as const

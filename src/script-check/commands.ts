@@ -8,7 +8,7 @@
 import type { Node } from './bash-ast.js'
 import { readContainerArgv, shellScriptArg, sshCommand } from './container-run.js'
 import { concatJoin } from './expand.js'
-import { WATCHED, sliceVal, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
+import { WATCHED, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
 import { serveArgsStart } from '../preflight/native-launch.js'
 import { rayStart } from './ray-start.js'
 import { vllmServe } from './vllm-serve.js'
@@ -147,6 +147,11 @@ export class Commands {
     if (verb !== 'run' && verb !== 'exec') return
     const argv = readContainerArgv(sub.slice(1))
     const env = new Map<Watched, Assignment>()
+    // `--env-file FILE` the script wrote from a here-document: each `NAME=value` line, where it was written.
+    for (const file of argv.envFiles) {
+      const body = file.val.known ? s.files.get(file.val.text) : undefined
+      if (body) for (const a of envFileSettings(body, s, file.span.line)) env.set(a.name as Watched, a)
+    }
     for (const e of argv.env) {
       if (!(WATCHED as readonly string[]).includes(e.name)) continue
       const name = e.name as Watched
@@ -193,6 +198,31 @@ export class Commands {
     if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at)
     else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
   }
+}
+
+/** The watched `NAME=value` lines of an env file (docker's format: no quotes, `#` comments), mapped to where the script wrote them. */
+function envFileSettings(body: Val, s: State, line: number): Assignment[] {
+  const out: Assignment[] = []
+  let at = 0
+  for (const text of body.text.split('\n')) {
+    const m = /^([A-Za-z_]\w*)=(.*?)\s*$/.exec(text)
+    if (m && (WATCHED as readonly string[]).includes(m[1]!)) {
+      const val = sliceVal(body, at + m[1]!.length + 1, at + m[1]!.length + 1 + m[2]!.length)
+      const valueAt = writtenAt(val)
+      const start = body.map?.[at] ?? -1
+      out.push({
+        name: m[1]!,
+        val,
+        span: { start, end: start >= 0 ? start + text.length : -1, line },
+        kind: 'env file',
+        inBranch: s.branch > 0,
+        // Emptied rather than dropped (an empty VLLM_HOST_IP is vLLM's "unset"; edits keep the line count).
+        ...(valueAt ? { valueAt, removable: valueAt } : {}),
+      })
+    }
+    at += text.length + 1
+  }
+  return out
 }
 
 /** Where `vllm serve`'s own arguments start in a command's words (-1: none). */

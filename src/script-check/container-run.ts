@@ -27,6 +27,8 @@ export interface EnvOption {
 
 export interface ContainerArgv {
   readonly env: EnvOption[]
+  /** `--env-file FILE` paths, in order (docker reads them before the `-e` options, which win). */
+  readonly envFiles: Arg[]
   readonly entrypoint?: Arg
   /** The image (run) or container (exec). */
   readonly target?: Arg
@@ -43,6 +45,7 @@ function envOption(arg: Arg, text: Arg): EnvOption | undefined {
 /** Options, then the image or container, then its command. */
 export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
   const env: EnvOption[] = []
+  const envFiles: Arg[] = []
   let entrypoint: Arg | undefined
   let i = 0
   for (; i < args.length; i++) {
@@ -69,9 +72,10 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
       if (e) env.push(e)
     }
     if (flag === '--entrypoint' && value) entrypoint = value
+    if (flag === '--env-file' && value) envFiles.push(value)
   }
   const target = args[i]
-  return { env, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(i + 1) }
+  return { env, envFiles, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(i + 1) }
 }
 
 const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '))

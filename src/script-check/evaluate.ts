@@ -117,8 +117,11 @@ class Evaluator implements Scope, Interp {
     const cmd = child(stmt, 'Cmd')
     if (!cmd) return [s]
     switch (nodeType(cmd)) {
-      case 'CallExpr':
-        return this.call(cmd, s, this.hereDoc(stmt, s))
+      case 'CallExpr': {
+        const stdin = this.hereDoc(stmt, s)
+        if (stdin) this.writesFile(stmt, cmd, s, stdin)
+        return this.call(cmd, s, stdin)
+      }
       case 'DeclClause':
         return this.decl(cmd, s)
       case 'IfClause':
@@ -272,6 +275,15 @@ class Evaluator implements Scope, Interp {
     const delim = this.ex.src(child(r, 'Word')!).replace(/^['"]|['"]$/g, '')
     const m = new RegExp(`(?:^|\\n)[ \\t]*${delim.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).exec(v.text)
     return m ? sliceVal(v, 0, m.index + (m[0].startsWith('\n') ? 1 : 0)) : v
+  }
+
+  /** `cat > FILE <<EOF`, `cat <<EOF >FILE`, `tee FILE <<EOF`: the file now holds the here-document. */
+  private writesFile(stmt: Node, cmd: Node, s: State, body: Val): void {
+    const words = children(cmd, 'Args')
+    const name = words[0] ? this.ex.wordVal(s, words[0]).text.replace(/^.*\//, '') : ''
+    const out = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.RdrOut || num(x, 'Op') === OP.AppOut)
+    const target = name === 'cat' && out ? this.ex.wordVal(s, child(out, 'Word')!) : name === 'tee' && words[1] ? this.ex.wordVal(s, words[1]) : undefined
+    if (target?.known) s.files.set(target.text, body)
   }
 
   private call(cmd: Node, s: State, stdin?: Val): State[] {

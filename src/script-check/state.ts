@@ -39,6 +39,8 @@ export interface State {
    * A later test of the same value is then decided the same way (run_cluster.sh tests its role twice).
    */
   facts: Map<string, { readonly eq?: string; readonly ne: readonly string[] }>
+  /** Files the script wrote from a here-document (`cat > FILE <<EOF`), by path: what `--env-file FILE` reads. */
+  files: Map<string, Val>
 }
 
 export const initialState = (): State => ({
@@ -51,6 +53,7 @@ export const initialState = (): State => ({
   starts: [],
   path: [],
   facts: new Map(),
+  files: new Map(),
 })
 
 export const fork = (s: State): State => ({
@@ -63,6 +66,7 @@ export const fork = (s: State): State => ({
   starts: [...s.starts],
   path: [...s.path],
   facts: new Map(s.facts),
+  files: new Map(s.files),
 })
 
 const varKey = (v: Var): unknown =>
@@ -82,6 +86,7 @@ export function stateKey(s: State): string {
     s.returning,
     s.starts.map(startKey),
     [...s.facts],
+    [...s.files].map(([k, v]) => [k, v.text]),
   ])
 }
 

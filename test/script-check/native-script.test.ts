@@ -160,3 +160,31 @@ describe('native-mode launches, read statically', () => {
     expect(codes(BY_ARG.replace('10.1.230.180', '127.0.0.1'), undefined)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:3', 'SCRIPT_MASTER_ADDR_NOT_FABRIC:3'])
   })
 })
+
+// An env file the script writes from a here-document and hands to docker run --env-file.
+const ENV_FILE = `#!/bin/bash
+cat > /tmp/vllm.env <<EOF
+VLLM_HOST_IP=192.168.200.12
+NCCL_SOCKET_IFNAME=enp1s0f1np1
+GLOO_SOCKET_IFNAME=enp1s0f1np1
+EOF
+if [ "$VRD_ROLE" = head ]; then
+  docker run -d --network host --env-file /tmp/vllm.env vllm/vllm-openai:v0.20.0 vllm serve m --nnodes 2 --node-rank 0 --master-addr 192.168.200.12
+else
+  docker run -d --network host --env-file /tmp/vllm.env vllm/vllm-openai:v0.20.0 vllm serve m --nnodes 2 --node-rank 1 --master-addr 192.168.200.12 --headless
+fi
+`
+
+describe('env files', () => {
+  it("a VLLM_HOST_IP in a shared env file is the head's on the worker: the line in the here-document is emptied (vLLM's unset)", () => {
+    expect(codes(ENV_FILE)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:3'])
+    clears(ENV_FILE, 'SCRIPT_VLLM_HOST_IP_OVERRIDE')
+    expect(gitApply(ENV_FILE, checkLaunchScript(ENV_FILE, { path: 'launch.sh', manifest: pair }).patch!)).toContain('\nVLLM_HOST_IP=\n')
+  })
+
+  it('a socket interface off the fabric in the env file is fixed there', () => {
+    const text = ENV_FILE.replace('VLLM_HOST_IP=192.168.200.12\n', '').replace('GLOO_SOCKET_IFNAME=enp1s0f1np1', 'GLOO_SOCKET_IFNAME=enP7s7')
+    expect(codes(text)).toEqual(['SCRIPT_IFNAME_NOT_FABRIC:4', 'SCRIPT_IFNAME_NOT_FABRIC:4'])
+    clears(text, 'SCRIPT_IFNAME_NOT_FABRIC')
+  })
+})

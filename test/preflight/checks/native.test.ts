@@ -110,6 +110,12 @@ describe.skipIf(!ownIp)('from the probe run against real processes', () => {
     expect(c).toMatchObject({ vllmIp: ownIp, vllmIpSource: 'VLLM_HOST_IP' })
   })
 
+  it('secret-bearing flags leave the node redacted', () => {
+    const p = head(['--api-key', 'sk-live-123', '--hf-token=hf_abc', '--tokenizer', 'Qwen/Qwen3']).vllmProcess!
+    expect(p.argv.join(' ')).not.toMatch(/sk-live-123|hf_abc/)
+    expect(p.argv.slice(-5)).toEqual(['--api-key', '<redacted>', '--hf-token=<redacted>', '--tokenizer', 'Qwen/Qwen3'])
+  })
+
   it('a healthy pair has no native finding', () => {
     expect(nativeCodes(pair(head(), worker()), e)).toEqual([])
   })
