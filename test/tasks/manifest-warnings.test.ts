@@ -7,7 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
@@ -113,5 +113,42 @@ describe('launch.mode script with container.env', () => {
     expect(outcome.exitCode).toBe(0)
     expect(outcome.annotations).toEqual([])
     expect(outcome.text).not.toMatch(/warning/)
+  })
+})
+
+describe('the Action', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+    vi.unstubAllEnvs()
+  })
+
+  it('validate prints a ::warning annotation at the manifest file, line 13, column 3, and the step succeeds', async () => {
+    const path = cluster()
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-warn-action-'))
+    const written: string[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    const env = { INPUT_COMMAND: 'validate', INPUT_MANIFEST: path, INPUT_FORCE: 'false', 'INPUT_WAIT-LOCK': 'false' }
+    for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v)
+    vi.stubEnv('GITHUB_OUTPUT', join(dir, 'out'))
+    vi.stubEnv('GITHUB_STATE', join(dir, 'state'))
+    vi.stubEnv('RUNNER_TEMP', dir)
+    writeFileSync(join(dir, 'out'), '')
+    writeFileSync(join(dir, 'state'), '')
+    process.exitCode = undefined
+    const { run } = await import('../../src/action/main.js')
+    await run()
+    const exitCode = process.exitCode
+    process.exitCode = undefined
+    const printed = written.join('')
+    expect(exitCode ?? 0).toBe(0)
+    const warnings = printed.split('\n').filter((l) => l.startsWith('::warning '))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^::warning title=manifest KEY_NOT_READ_IN_LAUNCH_MODE,file=[^,]*cluster\.yml,line=13,col=3::container\.env is not read with launch\.mode: script/,
+    )
+    expect(printed).not.toMatch(/^::error /m)
   })
 })
