@@ -80,7 +80,7 @@ function readText(path: string, flag: string): string | TaskOutcome {
   }
 }
 
-/** Flag values keyed by option; a text option's file read, $VRD_SSH_PRIVATE_KEY / $VRD_KNOWN_HOSTS as fallbacks. */
+/** Flag values keyed by option; a text option's file read, the option's environment variable (table: `env`) as fallback. */
 function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: NodeJS.ProcessEnv): OptionValues | TaskOutcome {
   const values: Record<string, unknown> = {}
   for (const k of spec.options) {
@@ -93,10 +93,10 @@ function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: Nod
       values[k] = text
     } else values[k] = v
   }
-  if (spec.options.includes('sshKey')) {
-    values.sshKey ??= env.VRD_SSH_PRIVATE_KEY
-    values.knownHosts ??= env.VRD_KNOWN_HOSTS
-    values.sshKeyPassphrase ??= env.VRD_SSH_KEY_PASSPHRASE
+  // Secrets and keys from the environment when their flag is absent (never a command-line value).
+  for (const k of spec.options) {
+    const name = option(k).env
+    if (name !== undefined && values[k] === undefined && env[name] !== undefined && env[name] !== '') values[k] = env[name]
   }
   return values as OptionValues
 }

@@ -11,6 +11,7 @@ export const OPTION_INPUTS = {
   manifest: 'manifest',
   'ssh-key': 'ssh-private-key',
   'ssh-key-passphrase': 'ssh-key-passphrase',
+  'hf-token-file': 'hf-token',
   'known-hosts': 'known-hosts',
   image: 'image',
   release: 'release',

@@ -151,7 +151,7 @@ describe('parseHubDownload', () => {
   })
 
   it.each([
-    ['unauthorized', 401, 'HUB_UNAUTHORIZED', /HF_TOKEN .*hf-token input/],
+    ['unauthorized', 401, 'HUB_UNAUTHORIZED', /HF_TOKEN or \u2060--hf-token-file F\u2060/],
     ['forbidden', 403, 'HUB_FORBIDDEN', /licence/],
     ['gated', 403, 'HUB_GATED', /accept its conditions/],
     ['not-found', 401, 'HUB_REPO_NOT_FOUND', /model\.source\.hub\.repo/],

@@ -29,6 +29,7 @@
  * (new inode or mtime after the download); or the error, classified. `parseHubDownload` validates
  * it into a listing the weights stage builds its manifest from, or a Problem.
  */
+import { option } from '../../command/option-words.js'
 import { type Cmd, and, argv, shScript } from '../../command/shell.js'
 import { type Problem, type Result, fail, ok } from '../../result/result.js'
 
@@ -224,7 +225,7 @@ export interface HubListing {
 
 const FIX: Record<string, string> = {
   unauthorized:
-    'the hub refused the token: set HF_TOKEN (CLI) or the hf-token input (Action) to a valid token with read access to the repo (a fine-grained token needs "read" on it)',
+    `the hub refused the token: give a valid token with read access to the repo (${HF_TOKEN_ENV} or ${option('hf-token-file', 'F')}; a fine-grained token needs "read" on it)`,
   forbidden: 'the token has no access to this repo: accept its licence on the hub page (gated models) or use a token of an account that has access',
   gated: "the repo is gated: accept its conditions on the hub with the token's account, then deploy again",
   'not-found':
