@@ -63,20 +63,22 @@ function parseOptionsOf(spec: CommandSpec): ParseOptions {
   return out
 }
 
-function readText(path: string, flag: string): string | TaskOutcome {
+/** A secret option's path is not echoed back: a token pasted where its file belongs must not be printed. */
+function readText(path: string, flag: string, secret = false): string | TaskOutcome {
+  const shown = secret ? 'F (the path given)' : path
   try {
     // Keys and known_hosts are a few KiB: read at most 1 MiB (a path to /dev/zero is an error, not a crash).
     const fd = openSync(path, 'r')
     try {
       const buf = Buffer.alloc(1024 * 1024 + 1)
       const n = readSync(fd, buf, 0, buf.length, null)
-      if (n > 1024 * 1024) return usageError(`--${flag} ${path} is larger than 1 MiB; give the file itself`)
+      if (n > 1024 * 1024) return usageError(`--${flag} ${shown} is larger than 1 MiB; give the file itself`)
       return buf.subarray(0, n).toString('utf8')
     } finally {
       closeSync(fd)
     }
   } catch (err) {
-    return usageError(`cannot read --${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    return usageError(`cannot read --${flag} ${shown}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
 }
 
@@ -88,7 +90,7 @@ function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: Nod
     const v = parsed[o.flag]
     if (v === undefined) continue
     if (o.text) {
-      const text = readText(v as string, o.flag)
+      const text = readText(v as string, o.flag, o.secret)
       if (typeof text !== 'string') return text
       values[k] = text
     } else values[k] = v
