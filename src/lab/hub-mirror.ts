@@ -97,7 +97,12 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
         }
     })
     child.on('exit', (code, signal) => {
-      exited = new LabError('command-failed', `the hub mirror exited (${signal ?? `exit ${code}`})`, `check ${hubMirrorScript()} runs with python3 here`, stderr)
+      exited = new LabError(
+        'command-failed',
+        `the hub mirror exited (${signal ?? `exit ${code}`})`,
+        `check ${hubMirrorScript()} runs with python3 here`,
+        stderr,
+      )
       reject(exited)
       for (const w of waiters.splice(0)) w.reject(exited)
     })

@@ -35,7 +35,15 @@ export const OPTIONS = {
   sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true, env: 'VRD_SSH_PRIVATE_KEY' },
   knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true, env: 'VRD_KNOWN_HOSTS' },
   /** The key's passphrase, from a file (never a command-line value, which `ps` shows); masked in the Action. */
-  sshKeyPassphrase: { flag: 'ssh-key-passphrase', input: 'ssh-key-passphrase', type: 'string', arg: 'F', text: true, env: 'VRD_SSH_KEY_PASSPHRASE', secret: true },
+  sshKeyPassphrase: {
+    flag: 'ssh-key-passphrase',
+    input: 'ssh-key-passphrase',
+    type: 'string',
+    arg: 'F',
+    text: true,
+    env: 'VRD_SSH_KEY_PASSPHRASE',
+    secret: true,
+  },
   /**
    * The Hugging Face token a hub download uses (model.source.hub): $HF_TOKEN or a file holding it,
    * never a command-line value; masked in the Action. It reaches the node on stdin only

@@ -29,7 +29,9 @@ describe('planHubDownload', () => {
     expect(step!.stdin).toBeUndefined()
     const line = render(step!.cmd)
     expect(line).toMatch(/^mkdir -p \/var\/lib\/vrd\/models\/qwen && sh -c /)
-    expect(line).toContain(`docker run --rm --name ${HUB_DOWNLOAD_CONTAINER} --network host --entrypoint python3 -v /var/lib/vrd/models/qwen:/var/lib/vrd/models/qwen`)
+    expect(line).toContain(
+      `docker run --rm --name ${HUB_DOWNLOAD_CONTAINER} --network host --entrypoint python3 -v /var/lib/vrd/models/qwen:/var/lib/vrd/models/qwen`,
+    )
     expect(line).toContain('-e HF_ENDPOINT=http://172.30.230.1:8080')
     expect(line).not.toContain('-e HF_TOKEN_PATH')
     expect(line).not.toContain('/run/vrd-hub/token')
@@ -160,7 +162,10 @@ describe('parseHubDownload', () => {
     ['no-client', undefined, 'HUB_CLIENT_MISSING', /huggingface_hub/],
     ['something-new', 500, 'HUB_DOWNLOAD_FAILED', /resumes/],
   ])('a %s error is a Problem with its code, evidence and fix', (kind, status, code, fix) => {
-    const line = JSON.stringify({ error: { kind, type: 'HfHubHTTPError', status: status ?? null, message: `Client error for url 'http://mirror/x' ${TOKEN}` }, 'vrd-hub': 1 })
+    const line = JSON.stringify({
+      error: { kind, type: 'HfHubHTTPError', status: status ?? null, message: `Client error for url 'http://mirror/x' ${TOKEN}` },
+      'vrd-hub': 1,
+    })
     const r = parseHubDownload({ ...base, endpoint: 'http://mirror' }, run(`${line}\n`, 1), [TOKEN])
     expect(r.ok).toBe(false)
     if (r.ok) return

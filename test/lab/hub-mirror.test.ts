@@ -26,7 +26,10 @@ beforeAll(async () => {
 })
 afterAll(async () => mirror?.stop())
 
-const gitBlob = (b: Buffer) => createHash('sha1').update(Buffer.concat([Buffer.from(`blob ${b.length}\0`), b])).digest('hex')
+const gitBlob = (b: Buffer) =>
+  createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`blob ${b.length}\0`), b]))
+    .digest('hex')
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 
 describe('hub mirror', () => {
@@ -70,7 +73,7 @@ describe('hub mirror', () => {
     expect(Buffer.from(await rest.arrayBuffer()).length).toBe(500)
   })
 
-  it('refuses a wrong or missing token with 401 and the hub\'s message; unknown revisions and repos as the hub does', async () => {
+  it("refuses a wrong or missing token with 401 and the hub's message; unknown revisions and repos as the hub does", async () => {
     const bad = await fetch(`${mirror.endpoint}/api/models/${REPO}/revision/main`, { headers: { Authorization: 'Bearer nope' } })
     expect(bad.status).toBe(401)
     expect(bad.headers.get('x-error-message')).toBe('Invalid credentials in Authorization header')

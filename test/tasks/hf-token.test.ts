@@ -63,7 +63,7 @@ describe('CLI', () => {
     expect(r.out + r.err).not.toContain(TOKEN)
   })
 
-  it('--hf-token-file F: the file\'s token (its line break dropped) reaches the rollout; the flag takes a path, not the token', async () => {
+  it("--hf-token-file F: the file's token (its line break dropped) reaches the rollout; the flag takes a path, not the token", async () => {
     const file = join(dir, 'token')
     writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 })
     const r = await cli({ VRD_SSH_PRIVATE_KEY: key }, 'deploy', '--manifest', manifest, '--hf-token-file', file)

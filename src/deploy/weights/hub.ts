@@ -224,8 +224,7 @@ export interface HubListing {
 }
 
 const FIX: Record<string, string> = {
-  unauthorized:
-    `the hub refused the token: give a valid token with read access to the repo (${HF_TOKEN_ENV} or ${option('hf-token-file', 'F')}; a fine-grained token needs "read" on it)`,
+  unauthorized: `the hub refused the token: give a valid token with read access to the repo (${HF_TOKEN_ENV} or ${option('hf-token-file', 'F')}; a fine-grained token needs "read" on it)`,
   forbidden: 'the token has no access to this repo: accept its licence on the hub page (gated models) or use a token of an account that has access',
   gated: "the repo is gated: accept its conditions on the hub with the token's account, then deploy again",
   'not-found':
@@ -260,7 +259,8 @@ const bounded = (s: string, secrets: readonly string[]): string => {
 
 export interface HubRun {
   readonly node: string
-  readonly code: number
+  /** null: it never finished (killed, timed out, connection lost). */
+  readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
@@ -282,12 +282,12 @@ export function parseHubDownload(input: HubDownloadInput, run: HubRun, secrets: 
   } catch {
     doc = undefined
   }
-  if (!doc || doc['vrd-hub'] !== 1) {
+  if (doc?.['vrd-hub'] !== 1) {
     const tail = (run.stderr.trim() || run.stdout.trim()).split('\n').slice(-3).join(' | ')
     return fail({
       code: 'HUB_DOWNLOAD_FAILED',
-      message: `the hub download on ${run.node} printed no result (exit ${run.code})`,
-      evidence: { ...where, exit: String(run.code), output: bounded(tail, secrets) },
+      message: `the hub download on ${run.node} printed no result (${run.code === null ? 'it did not finish' : `exit ${run.code}`})`,
+      evidence: { ...where, exit: run.code === null ? 'none' : String(run.code), output: bounded(tail, secrets) },
       fix: /no such image|unable to find image|pull access denied/i.test(tail)
         ? 'the release image is not on this node: the image stage runs before the weights stage; check it passed'
         : /executable file not found|python3.*not found/i.test(tail)
@@ -323,7 +323,8 @@ export function parseHubDownload(input: HubDownloadInput, run: HubRun, secrets: 
   const files: HubFile[] = []
   for (const f of doc.files as unknown[]) {
     const o = (typeof f === 'object' && f !== null ? f : {}) as Record<string, unknown>
-    if (!str(o.path) || o.path === '' || o.path.startsWith('/') || o.path.split('/').includes('..')) return bad(`a file path is not relative: ${JSON.stringify(o.path)}`)
+    if (!str(o.path) || o.path === '' || o.path.startsWith('/') || o.path.split('/').includes('..'))
+      return bad(`a file path is not relative: ${JSON.stringify(o.path)}`)
     if (!size(o.size)) return bad(`${o.path}: size is not a byte count`)
     if (!str(o.blobId) || !/^[0-9a-f]{40}$/.test(o.blobId)) return bad(`${o.path}: blob id is not 40 hex`)
     if (o.sha256 !== null && o.sha256 !== undefined && !(str(o.sha256) && /^[0-9a-f]{64}$/.test(o.sha256))) return bad(`${o.path}: sha256 is not 64 hex`)
