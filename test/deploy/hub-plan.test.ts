@@ -46,7 +46,7 @@ describe('planHubDownload', () => {
     expect(step!.stdin).toEqual({ kind: 'secret-value', name: HF_TOKEN_ENV })
     const line = render(step!.cmd)
     expect(line).toContain('-v /var/lib/vllm-ray-deploy/lab/hf-token:/run/vrd-hub/token:ro')
-    expect(line).toContain('-e HF_TOKEN_PATH=/run/vrd-hub/token')
+    expect(line).toContain('-e HF_TOKEN_PATH=/run/vrd-hub/token -e HF_HOME=/run/vrd-hub')
     expect(step!.description).toMatch(/token from HF_TOKEN in a 0600 file/)
   })
 

@@ -73,7 +73,8 @@ export const HF_TOKEN_ENV = 'HF_TOKEN'
 /** The container of a download in flight: one per node, removed before a new one starts. */
 export const HUB_DOWNLOAD_CONTAINER = 'vrd-hub-download'
 /** Where the token file is mounted inside the download container. */
-const TOKEN_IN_CONTAINER = '/run/vrd-hub/token'
+const TOKEN_DIR_IN_CONTAINER = '/run/vrd-hub'
+const TOKEN_IN_CONTAINER = `${TOKEN_DIR_IN_CONTAINER}/token`
 
 const REPO_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/
 const REVISION = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/
@@ -81,7 +82,7 @@ export const COMMIT = /^[0-9a-f]{40}$/
 
 /** The Python run in the container: argv repo, revision, dest. Prints one `{"vrd-hub": 1, ...}` line. */
 export const HUB_DOWNLOAD_PY = String.raw`
-import json, os, sys
+import inspect, json, os, sys
 repo, revision, dest = sys.argv[1:4]
 os.environ.pop("HF_TOKEN", None)  # the token comes from HF_TOKEN_PATH only
 def out(doc):
@@ -93,7 +94,10 @@ def failed(kind, err, status=None):
 try:
     import huggingface_hub
     from huggingface_hub import HfApi, snapshot_download
-    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+    try:
+        from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+    except ImportError:  # before 0.23 the errors lived in utils
+        from huggingface_hub.utils import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 except Exception as e:
     failed("no-client", e)
 def seen():
@@ -109,7 +113,10 @@ try:
     before = seen()
     api = HfApi()
     commit = revision if len(revision) == 40 and all(c in "0123456789abcdef" for c in revision) else api.repo_info(repo, revision=revision).sha
-    snapshot_download(repo, revision=commit, local_dir=dest)
+    kw = {}
+    if "local_dir_use_symlinks" in inspect.signature(snapshot_download).parameters:
+        kw["local_dir_use_symlinks"] = False  # before 0.23 "auto" left big files as links into the throw-away cache
+    snapshot_download(repo, revision=commit, local_dir=dest, **kw)
     tree = [f for f in api.list_repo_tree(repo, revision=commit, recursive=True) if hasattr(f, "blob_id")]
 except RevisionNotFoundError as e:
     failed("revision-not-found", e, 404)
@@ -159,7 +166,8 @@ export function hubDownloadDockerRun(i: HubDownloadInput): string[] {
     HF_HUB_DISABLE_PROGRESS_BARS: '1',
     HF_HUB_OFFLINE: '0',
     ...(i.endpoint && { HF_ENDPOINT: i.endpoint }),
-    ...(i.tokenFile && { HF_TOKEN_PATH: TOKEN_IN_CONTAINER }),
+    // HF_TOKEN_PATH (huggingface_hub ≥ 0.17) and HF_HOME/token (older clients) both name the mounted file.
+    ...(i.tokenFile && { HF_TOKEN_PATH: TOKEN_IN_CONTAINER, HF_HOME: TOKEN_DIR_IN_CONTAINER }),
   }
   return [
     'docker',
