@@ -8,7 +8,7 @@ import { isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
 import { inertText, logSink } from '../report/log-sink.js'
 import { loadManifestFile } from '../manifest/load.js'
-import { type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
+import { OPTIONS, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
 import { flatGroups } from '../tasks/deploy.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
@@ -111,8 +111,12 @@ export async function run(): Promise<void> {
   const get = (name: InputName): string => core.getInput(name)
   const key = get('ssh-private-key')
   if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
-  const passphrase = get('ssh-key-passphrase')
-  if (passphrase) core.setSecret(passphrase)
+  // Every secret input of the table (the key's passphrase, the hub token) is masked before anything runs.
+  for (const k of Object.keys(OPTIONS) as OptionKey[]) {
+    const o = option(k)
+    const value = o.secret && o.input ? get(o.input as InputName) : ''
+    if (value) for (const v of new Set([value, value.trim()])) if (v) core.setSecret(v)
+  }
   // The failure report (report.ts): this step's block says "did not finish" until it does.
   const step = stepId()
   const report = (problem: string | undefined) => problem && core.warning(inertText(`vllm-ray-deploy: failure report: ${problem}`))

@@ -63,24 +63,26 @@ function parseOptionsOf(spec: CommandSpec): ParseOptions {
   return out
 }
 
-function readText(path: string, flag: string): string | TaskOutcome {
+/** A secret option's path is not echoed back: a token pasted where its file belongs must not be printed. */
+function readText(path: string, flag: string, secret = false): string | TaskOutcome {
+  const shown = secret ? 'F (the path given)' : path
   try {
     // Keys and known_hosts are a few KiB: read at most 1 MiB (a path to /dev/zero is an error, not a crash).
     const fd = openSync(path, 'r')
     try {
       const buf = Buffer.alloc(1024 * 1024 + 1)
       const n = readSync(fd, buf, 0, buf.length, null)
-      if (n > 1024 * 1024) return usageError(`--${flag} ${path} is larger than 1 MiB; give the file itself`)
+      if (n > 1024 * 1024) return usageError(`--${flag} ${shown} is larger than 1 MiB; give the file itself`)
       return buf.subarray(0, n).toString('utf8')
     } finally {
       closeSync(fd)
     }
   } catch (err) {
-    return usageError(`cannot read --${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    return usageError(`cannot read --${flag} ${shown}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
 }
 
-/** Flag values keyed by option; a text option's file read, $VRD_SSH_PRIVATE_KEY / $VRD_KNOWN_HOSTS as fallbacks. */
+/** Flag values keyed by option; a text option's file read, the option's environment variable (table: `env`) as fallback. */
 function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: NodeJS.ProcessEnv): OptionValues | TaskOutcome {
   const values: Record<string, unknown> = {}
   for (const k of spec.options) {
@@ -88,15 +90,15 @@ function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: Nod
     const v = parsed[o.flag]
     if (v === undefined) continue
     if (o.text) {
-      const text = readText(v as string, o.flag)
+      const text = readText(v as string, o.flag, o.secret)
       if (typeof text !== 'string') return text
       values[k] = text
     } else values[k] = v
   }
-  if (spec.options.includes('sshKey')) {
-    values.sshKey ??= env.VRD_SSH_PRIVATE_KEY
-    values.knownHosts ??= env.VRD_KNOWN_HOSTS
-    values.sshKeyPassphrase ??= env.VRD_SSH_KEY_PASSPHRASE
+  // Secrets and keys from the environment when their flag is absent (never a command-line value).
+  for (const k of spec.options) {
+    const name = option(k).env
+    if (name !== undefined && values[k] === undefined && env[name] !== undefined && env[name] !== '') values[k] = env[name]
   }
   return values as OptionValues
 }

@@ -17,10 +17,24 @@ export const OPTIONS = {
   json: { flag: 'json', type: 'boolean' },
   image: { flag: 'image', input: 'image', type: 'string', arg: 'REF' },
   release: { flag: 'release', input: 'release', type: 'string', arg: 'ID' },
-  sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true },
-  knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true },
+  sshKey: { flag: 'ssh-key', input: 'ssh-private-key', type: 'string', arg: 'F', text: true, env: 'VRD_SSH_PRIVATE_KEY' },
+  knownHosts: { flag: 'known-hosts', input: 'known-hosts', type: 'string', arg: 'F', text: true, env: 'VRD_KNOWN_HOSTS' },
   /** The key's passphrase, from a file (never a command-line value, which `ps` shows); masked in the Action. */
-  sshKeyPassphrase: { flag: 'ssh-key-passphrase', input: 'ssh-key-passphrase', type: 'string', arg: 'F', text: true },
+  sshKeyPassphrase: {
+    flag: 'ssh-key-passphrase',
+    input: 'ssh-key-passphrase',
+    type: 'string',
+    arg: 'F',
+    text: true,
+    env: 'VRD_SSH_KEY_PASSPHRASE',
+    secret: true,
+  },
+  /**
+   * The Hugging Face token a hub download uses (model.source.hub): $HF_TOKEN or a file holding it,
+   * never a command-line value; masked in the Action. It reaches the node on stdin only
+   * (src/deploy/weights/hub.ts), as the rollout's HF_TOKEN.
+   */
+  hfToken: { flag: 'hf-token-file', input: 'hf-token', type: 'string', arg: 'F', text: true, env: 'HF_TOKEN', secret: true },
   factsOut: { flag: 'facts-out', type: 'string', arg: 'F', writes: 'facts-file' },
   facts: { flag: 'facts', input: 'facts', type: 'string', arg: 'F' },
   rayNodes: { flag: 'ray-nodes', input: 'ray-nodes', type: 'string', arg: 'F' },
@@ -46,4 +60,8 @@ export interface OptionEntry {
   readonly multiple?: boolean
   readonly text?: boolean
   readonly writes?: string
+  /** The CLI takes the value from this environment variable when the flag is not given. */
+  readonly env?: string
+  /** A secret: the Action masks it (core.setSecret) before anything can print it. */
+  readonly secret?: boolean
 }

@@ -40,6 +40,11 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
           throw new Error(`secret environment variable(s) ${multiline.join(', ')} contain a line break, which docker --env-file cannot carry`)
         return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n'
       }
+      case 'secret-value': {
+        const value = env[input.name]
+        if (value === undefined || value.trim() === '') throw new Error(`secret environment variable not set for this run: ${input.name}`)
+        return value.trim()
+      }
       case 'image-archive': {
         // The image comes from this machine's docker (the runner built or pulled it), streamed
         // as `docker save` straight into the node's `docker load`: no registry, no temp file.

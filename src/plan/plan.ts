@@ -16,6 +16,8 @@ import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-cont
 /** Where a step's stdin comes from. Secrets are named, never included. */
 export type StepInput =
   | { readonly kind: 'secret-env'; readonly names: readonly string[] }
+  /** One secret's raw value (a token file's content, e.g. HF_TOKEN for a hub download). */
+  | { readonly kind: 'secret-value'; readonly name: string }
   | { readonly kind: 'image-archive'; readonly image: string }
   | { readonly kind: 'file'; readonly path: string; readonly allowOutsideRepository?: boolean }
   /** The facts probe program (src/probe/node-probe.ts). */

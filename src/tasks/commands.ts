@@ -27,6 +27,10 @@ export { OPTIONS }
 /** An option's entry, with `writes` one of the outcome's output names. */
 export interface OptionSpec extends OptionEntry {
   readonly writes?: OutputName
+  /** The CLI takes the value from this environment variable when the flag is not given. */
+  readonly env?: string
+  /** A secret: the Action masks it (core.setSecret) before anything can print it. */
+  readonly secret?: boolean
 }
 
 export type OptionKey = keyof typeof OPTIONS
@@ -94,9 +98,16 @@ const ssh = ['sshKey', 'sshKeyPassphrase', 'knownHosts'] as const
 
 const manifestOf = (ctx: CommandContext): string => ctx.values.manifest ?? ''
 
+/**
+ * The rollout's environment: the runner's, with the hub token from either door (the Action's
+ * hf-token input, the CLI's file or $HF_TOKEN) as HF_TOKEN, where a step's stdin reads it.
+ */
+const rolloutEnv = (ctx: CommandContext): NodeJS.ProcessEnv =>
+  ctx.values.hfToken ? { ...ctx.env, [option('hfToken').env!]: ctx.values.hfToken.replace(/\r?\n$/, '') } : ctx.env
+
 const rolloutOptions = (ctx: CommandContext) => ({
   credentials: ctx.credentials!,
-  env: ctx.env,
+  env: rolloutEnv(ctx),
   onProgress: ctx.onProgress,
   ...(ctx.signal && { signal: ctx.signal }),
   ...(ctx.onStage && { onStage: ctx.onStage }),
@@ -162,7 +173,7 @@ export const COMMANDS = [
   {
     name: 'deploy',
     summary: 'roll a release out through every gate; unchanged content restarts nothing',
-    options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'factsOut', 'json'],
+    options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'hfToken', 'factsOut', 'json'],
     required: ['manifest'],
     ssh: true,
     cancellable: true,

@@ -5,7 +5,7 @@
 #   src/lab/workload/fetch-wheels.sh DEST
 #
 # Exactly the pinned, hash-checked files of requirements.txt for CPython 3.11
-# on manylinux x86_64 (Debian bookworm's python3): 18 wheels, about 74 MB.
+# on manylinux x86_64 (Debian bookworm's python3): 27 wheels, about 80 MB.
 # DEST must lie outside src/lab/workload (the lab hashes and copies that folder).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
