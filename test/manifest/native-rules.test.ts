@@ -54,7 +54,10 @@ describe('vllm.executorBackend: ray (default) or mp (native multi-node)', () => 
   test('the flags the native launcher sets are refused in vllm.args, in every spelling', () => {
     for (const flag of ['--nnodes=2', '-n', '--node-rank', '--master-addr=10.0.0.1', '--master-port', '--headless']) {
       const errors = errorsOf(`${MP}  args: ["${flag}"]\n`)
-      expect(errors.map((e) => e.code), flag).toEqual(['MANAGED_FLAG_IN_ARGS'])
+      expect(
+        errors.map((e) => e.code),
+        flag,
+      ).toEqual(['MANAGED_FLAG_IN_ARGS'])
     }
   })
 })

@@ -9,7 +9,7 @@ import { stdinProvider } from '../../execute/inputs.js'
 import type { Finding } from '../../preflight/finding.js'
 import { watchVllmStartup } from '../../preflight/watch-vllm.js'
 import { headOf } from '../../plan/node-commands.js'
-import { type PhaseName, type Plan, planRelease } from '../../plan/plan.js'
+import { type PhaseName, type Plan, launchPhases, planRelease } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
 import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
 
@@ -66,7 +66,7 @@ const phaseStage = (name: PhaseName, phases: (ctx: RolloutContext) => readonly P
 export const releaseFilesStage = phaseStage('release-files', () => ['release-files'])
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
 export const launchStage: Stage = {
-  ...phaseStage('ray-head', (ctx) => (ctx.m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers'])),
+  ...phaseStage('ray-head', (ctx) => launchPhases(ctx.m)),
 }
 export const clusterWaitStage = phaseStage('ray-cluster', () => ['ray-cluster'])
 
