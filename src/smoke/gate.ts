@@ -13,6 +13,7 @@ import { argv } from '../command/shell.js'
 import type { Transport } from '../transport/transport.js'
 import { outcome } from '../transport/transport.js'
 import { type ClusterProof, RAY_PLACEMENT_PY, parseRayPlacement, proveCluster } from './cluster-proof.js'
+import { nativeProofLine, proveNativeCluster } from './native-proof.js'
 import { smokeFinding } from './finding.js'
 import { type SmokeHttp, createHttpClient } from './http.js'
 import { type InferenceResult, runInference, servedName } from './inference.js'
@@ -103,6 +104,11 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
   const prove = async (t: Transport): Promise<void> => {
     if (!s.clusterProof) return
+    if (m.vllm.executorBackend === 'mp') {
+      proof = await proveNativeCluster(m, input.transports)
+      findings.push(...proof.findings)
+      return say(nativeProofLine(proof))
+    }
     const q = await t.run(rayPlacementQuery(m), { timeoutMs: 60_000 })
     const data = q.code === 0 ? parseRayPlacement(q.stdout) : `${outcome(q)}: ${(q.stderr.trim().split('\n').pop() ?? '').slice(0, 300)}`
     if (typeof data === 'string') {
