@@ -17,8 +17,17 @@ import type { Manifest } from '../manifest/schema.js'
 
 /** Reads /proc/net/tcp{,6}: `@@listen` when the port listens, `@@peer IP` per connection to it, `@@client IP` per connection from here to it. */
 export const SOCKETS_PY = [
-  'import sys',
+  'import os, sys',
   'port = int(sys.argv[1])',
+  'def owner(inode):',
+  '    want = "socket:[%s]" % inode',
+  '    for pid in filter(str.isdigit, os.listdir("/proc")):',
+  '        try:',
+  '            if any(os.readlink("/proc/%s/fd/%s" % (pid, fd)) == want for fd in os.listdir("/proc/%s/fd" % pid)):',
+  '                return open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\\0", b" ").decode("utf-8", "replace")',
+  '        except OSError:',
+  '            continue',
+  '    return ""',
   'def ip(h):',
   '    h = h[-8:]',
   '    return ".".join(str(int(h[i:i + 2], 16)) for i in (6, 4, 2, 0))',
@@ -31,7 +40,7 @@ export const SOCKETS_PY = [
   '        c = r.split()',
   '        (la, lp), (ra, rp), st = c[1].split(":"), c[2].split(":"), c[3]',
   '        if st == "0A" and int(lp, 16) == port:',
-  '            print("@@listen")',
+  '            print("@@listen", "vllm" if "vllm" in owner(c[9]).lower() else "other")',
   '        elif st == "01" and int(lp, 16) == port:',
   '            print("@@peer", ip(ra))',
   '        elif st == "01" and int(rp, 16) == port:',
@@ -59,8 +68,14 @@ export interface NodePoll {
   /** `vllm serve` runs in the node's container. */
   readonly serving: boolean
   readonly container: 'running' | 'stopped' | 'missing'
-  /** The master port listens here (the head's store). */
+  /**
+   * vLLM's store listens on the master port here: the listening socket belongs to a process whose
+   * command line names vLLM (`vllm serve`, or its workers' `VLLM::Worker` titles), read through
+   * /proc/<pid>/fd, so another program on that port (sshd, an old server) is not taken for the store.
+   */
   readonly listening: boolean
+  /** Something that is not vLLM listens on the master port here. */
+  readonly foreignListener: boolean
   /** Remote addresses of connections to this node's master port (on the head: the members). */
   readonly peers: readonly string[]
   /** Connections from here to a master port: the address connected to and the local address used. */
@@ -77,7 +92,8 @@ export function parseNodePoll(stdout: string): NodePoll {
   return {
     serving: head.includes('@@serving'),
     container: head.includes('@@no-container') ? 'missing' : head.includes('@@container-stopped') ? 'stopped' : 'running',
-    listening: head.includes('@@listen'),
+    listening: head.includes('@@listen vllm'),
+    foreignListener: head.includes('@@listen other'),
     peers: words.filter((w) => w[0] === '@@peer' && w[1]).map((w) => w[1]!),
     clients: words.filter((w) => w[0] === '@@client' && w[1] && w[2]).map((w) => ({ to: w[1]!, from: w[2]! })),
     log: at < 0 ? '' : stdout.slice(at + '@@log\n'.length),

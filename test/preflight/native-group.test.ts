@@ -1,5 +1,5 @@
 /** The native process group as the nodes show it: the socket reader on real sockets, the judgement on polls. */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { type AddressInfo, createConnection, createServer } from 'node:net'
 import { promisify } from 'node:util'
@@ -14,8 +14,9 @@ describe('the master-port socket reader (/proc/net/tcp), on real sockets of this
     server.listen(0, '127.0.0.1')
     await once(server, 'listening')
     const port = (server.address() as AddressInfo).port
+    // This listener is the test runner's, not vLLM's: seen, but not taken for the store.
     const before = parseNodePoll((await run('python3', ['-c', SOCKETS_PY, String(port)])).stdout)
-    expect(before).toMatchObject({ listening: true, peers: [], clients: [] })
+    expect(before).toMatchObject({ listening: false, foreignListener: true, peers: [], clients: [] })
     const accepted = once(server, 'connection')
     const client = createConnection(port, '127.0.0.1')
     await once(client, 'connect')
@@ -26,9 +27,31 @@ describe('the master-port socket reader (/proc/net/tcp), on real sockets of this
     client.destroy()
     server.close()
   })
+
+  it("takes a listener for vLLM's store when its process's command line names vLLM", async () => {
+    const py = 'import socket, sys, time\ns = socket.create_server(("127.0.0.1", 0))\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)'
+    const child = spawn('python3', ['-c', py, 'vllm', 'serve', '--nnodes', '2'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      const [line] = (await once(child.stdout!, 'data')) as [Buffer]
+      const port = line.toString().trim()
+      const seen = parseNodePoll((await run('python3', ['-c', SOCKETS_PY, port])).stdout)
+      expect(seen).toMatchObject({ listening: true, foreignListener: false })
+    } finally {
+      child.kill()
+    }
+  })
 })
 
-const poll = (p: Partial<NodePoll>): NodePoll => ({ serving: true, container: 'running', listening: false, peers: [], clients: [], log: '', ...p })
+const poll = (p: Partial<NodePoll>): NodePoll => ({
+  serving: true,
+  container: 'running',
+  listening: false,
+  foreignListener: false,
+  peers: [],
+  clients: [],
+  log: '',
+  ...p,
+})
 const HEAD = { name: 'spark-a', rank: 0, fabricIp: '192.168.200.12' }
 const W1 = { name: 'spark-b', rank: 1, fabricIp: '192.168.200.13' }
 const W2 = { name: 'spark-c', rank: 2, fabricIp: '192.168.200.14' }
@@ -66,7 +89,7 @@ describe('judging the group from every node', () => {
   })
 
   it('reads flags and the log apart, and a failed exec as nothing seen', () => {
-    const p = parseNodePoll('@@serving\n@@listen\n@@peer 192.168.200.13\n@@log\nINFO x\n@@peer 1.2.3.4\n')
+    const p = parseNodePoll('@@serving\n@@listen vllm\n@@peer 192.168.200.13\n@@log\nINFO x\n@@peer 1.2.3.4\n')
     expect(p).toMatchObject({ serving: true, listening: true, peers: ['192.168.200.13'], log: 'INFO x\n@@peer 1.2.3.4\n' })
     expect(parseNodePoll('')).toMatchObject({ serving: false, listening: false, peers: [], log: '' })
   })
