@@ -176,6 +176,30 @@ export interface ReleasePlanOptions {
   readonly files: 'write' | 'verify'
 }
 
+/** vllm serve from each serving node's serve.sh: the head alone under Ray, every node at once in the native mode. */
+function servePhase(m: Manifest, id: string): PlanPhase {
+  const step = stepOf(m)
+  const head = headOf(m)
+  const native = m.vllm.executorBackend === 'mp'
+  const serving = executorOf(m).serveNodes(m)
+  return {
+    name: 'vllm',
+    description: native
+      ? `start vllm serve on every node from ${RELEASE_FILE.serve} (${head.name} rank 0 with the API, the others --headless), watch every node until all ${m.nodes.length} joined the process group at ${head.fabricIp}:${m.vllm.masterPort} (a rendezvous that does not complete stops the deploy within seconds), then ${head.name} until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`
+      : `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,
+    parallel: native,
+    steps: serving.map((n) =>
+      step(
+        n,
+        'vllm-serve',
+        native ? `vllm serve ${m.vllm.model} --node-rank ${nodeRank(m, n)}${n.role === 'head' ? '' : ' --headless'}` : `vllm serve ${m.vllm.model}`,
+        runReleaseFile(m, id, RELEASE_FILE.serve),
+        2 * MINUTE,
+      ),
+    ),
+  }
+}
+
 /**
  * A rollout of one release whose image is already on every node: its files, the previous container
  * stopped, Ray up from the release's own start.sh (built-in or the user's script), every node in
@@ -238,7 +262,6 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
   const rayWait = 2 * MINUTE
   const [headPhase, workerPhase] = launchPhases(m)
   const native = m.vllm.executorBackend === 'mp'
-  const serving = ex.serveNodes(m)
   return {
     cluster: m.cluster,
     image: m.image.ref,
@@ -270,22 +293,7 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
         parallel: true,
         steps: factsSteps(m),
       },
-      {
-        name: 'vllm',
-        description: native
-          ? `start vllm serve on every node from ${RELEASE_FILE.serve} (${head.name} rank 0 with the API, the others --headless), watch every node until all ${m.nodes.length} joined the process group at ${head.fabricIp}:${m.vllm.masterPort} (a rendezvous that does not complete stops the deploy within seconds), then ${head.name} until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`
-          : `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,
-        parallel: native,
-        steps: serving.map((n) =>
-          step(
-            n,
-            'vllm-serve',
-            native ? `vllm serve ${m.vllm.model} --node-rank ${nodeRank(m, n)}${n.role === 'head' ? '' : ' --headless'}` : `vllm serve ${m.vllm.model}`,
-            runReleaseFile(m, id, RELEASE_FILE.serve),
-            2 * MINUTE,
-          ),
-        ),
-      },
+      servePhase(m, id),
       { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
     ],
   }
