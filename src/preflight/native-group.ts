@@ -42,7 +42,7 @@ export const SOCKETS_PY = [
   '        if st == "0A" and int(lp, 16) == port:',
   '            print("@@listen", "vllm" if "vllm" in owner(c[9]).lower() else "other")',
   '        elif st == "01" and int(lp, 16) == port:',
-  '            print("@@peer", ip(ra))',
+  '            print("@@peer", ip(ra), "vllm" if "vllm" in owner(c[9]).lower() else "other")',
   '        elif st == "01" and int(rp, 16) == port:',
   '            print("@@client", ip(ra), ip(la))',
 ].join('\n')
@@ -76,7 +76,7 @@ export interface NodePoll {
   readonly listening: boolean
   /** Something that is not vLLM listens on the master port here. */
   readonly foreignListener: boolean
-  /** Remote addresses of connections to this node's master port (on the head: the members). */
+  /** Remote addresses of connections to this node's master port held by vLLM's processes (on the head: the members). */
   readonly peers: readonly string[]
   /** Connections from here to a master port: the address connected to and the local address used. */
   readonly clients: readonly { readonly to: string; readonly from: string }[]
@@ -94,7 +94,7 @@ export function parseNodePoll(stdout: string): NodePoll {
     container: head.includes('@@no-container') ? 'missing' : head.includes('@@container-stopped') ? 'stopped' : 'running',
     listening: head.includes('@@listen vllm'),
     foreignListener: head.includes('@@listen other'),
-    peers: words.filter((w) => w[0] === '@@peer' && w[1]).map((w) => w[1]!),
+    peers: words.filter((w) => w[0] === '@@peer' && w[1] && w[2] !== 'other').map((w) => w[1]!),
     clients: words.filter((w) => w[0] === '@@client' && w[1] && w[2]).map((w) => ({ to: w[1]!, from: w[2]! })),
     log: at < 0 ? '' : stdout.slice(at + '@@log\n'.length),
   }
@@ -134,12 +134,14 @@ export function judgeGroup(nodes: readonly { name: string; rank: number; fabricI
       fabricIp: n.fabricIp,
       serving: n.poll.serving,
       container: n.poll.container,
-      joined: n.poll.serving && (n.rank === 0 ? n.poll.listening : peers.has(n.fabricIp)),
+      // The head's store: listening, or (a store that stopped accepting once every rank joined, as the
+      // lab's stand-in does) still holding its members' connections.
+      joined: n.poll.serving && (n.rank === 0 ? n.poll.listening || n.poll.peers.length > 0 : peers.has(n.fabricIp)),
       elsewhere: n.rank === 0 ? [] : n.poll.clients.filter((c) => c.from !== n.fabricIp || !peers.has(c.from)).map((c) => `${c.from} -> ${c.to}`),
     }),
   )
   return {
-    storeUp: head?.poll.listening ?? false,
+    storeUp: (head?.poll.listening || (head?.poll.peers.length ?? 0) > 0) ?? false,
     formed: members.every((x) => x.joined),
     members,
     strangers: [...peers].filter((ip) => !fabric.has(ip)),

@@ -2,6 +2,7 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { type AddressInfo, createConnection, createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { type NodePoll, SOCKETS_PY, judgeGroup, parseNodePoll } from '../../src/preflight/native-group.js'
@@ -9,7 +10,7 @@ import { type NodePoll, SOCKETS_PY, judgeGroup, parseNodePoll } from '../../src/
 const run = promisify(execFile)
 
 describe('the master-port socket reader (/proc/net/tcp), on real sockets of this machine', () => {
-  it('sees the listener, each accepted connection from its address, and the client side', async () => {
+  it("sees another program's listener and connections on the port, and does not take them for vLLM's store; the client side is seen", async () => {
     const server = createServer()
     server.listen(0, '127.0.0.1')
     await once(server, 'listening')
@@ -22,7 +23,9 @@ describe('the master-port socket reader (/proc/net/tcp), on real sockets of this
     await once(client, 'connect')
     await accepted
     const after = parseNodePoll((await run('python3', ['-c', SOCKETS_PY, String(port)])).stdout)
-    expect(after.peers).toEqual(['127.0.0.1'])
+    // The accepted connection is the test runner's too: not counted as a member of vLLM's store.
+    expect(after.peers).toEqual([])
+    expect(after.foreignListener).toBe(true)
     expect(after.clients).toEqual([{ to: '127.0.0.1', from: '127.0.0.1' }])
     client.destroy()
     server.close()
@@ -38,6 +41,82 @@ describe('the master-port socket reader (/proc/net/tcp), on real sockets of this
       expect(seen).toMatchObject({ listening: true, foreignListener: false })
     } finally {
       child.kill()
+    }
+  })
+})
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1')
+  await once(s, 'listening')
+  const port = (s.address() as AddressInfo).port
+  s.close()
+  await once(s, 'close')
+  return port
+}
+
+const STANDIN = fileURLToPath(new URL('../../src/lab/workload/vllm_standin', import.meta.url))
+
+describe("the lab's vLLM stand-in in native mode, read as the watcher and the smoke proof read a node", () => {
+  it('the head holds the headless node in its store; when that node dies, it is no longer in the group', async () => {
+    const [store, api] = [await freePort(), await freePort()]
+    const env = { ...process.env, PYTHONPATH: STANDIN, VLLM_STANDIN_LOAD_DELAY_S: '0' }
+    const serve = (...extra: string[]) =>
+      spawn(
+        'python3',
+        [
+          '-m',
+          'vllm.entrypoints.cli.main',
+          'serve',
+          '/models/toy',
+          '--tensor-parallel-size',
+          '2',
+          '--distributed-executor-backend',
+          'mp',
+          '--nnodes',
+          '2',
+          '--master-addr',
+          '127.0.0.1',
+          '--master-port',
+          String(store),
+          '--port',
+          String(api),
+          ...extra,
+        ],
+        { env, stdio: 'ignore' },
+      )
+    const worker = serve('--node-rank', '1', '--headless')
+    const head = serve('--node-rank', '0', '--host', '127.0.0.1')
+    const read = async () => parseNodePoll(`@@serving\n${(await run('python3', ['-c', SOCKETS_PY, String(store)])).stdout}`)
+    const group = async () => {
+      const p = await read()
+      return judgeGroup([
+        { name: 'head', rank: 0, fabricIp: '127.0.0.2', poll: p },
+        { name: 'worker', rank: 1, fabricIp: '127.0.0.1', poll: { ...p, listening: false } },
+      ])
+    }
+    try {
+      // Wait for the event: the head answers /health once every rank joined.
+      for (;;) {
+        const ok = await fetch(`http://127.0.0.1:${api}/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+        if (ok) break
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      const formed = await group()
+      expect(formed).toMatchObject({ storeUp: true, formed: true })
+      const exited = once(worker, 'exit')
+      worker.kill('SIGKILL')
+      await exited
+      // The kernel closes a dead process's sockets at its exit.
+      const after = await group()
+      expect(after.formed).toBe(false)
+      expect(after.members[1]).toMatchObject({ joined: false })
+    } finally {
+      worker.kill('SIGKILL')
+      head.kill('SIGKILL')
     }
   })
 })
