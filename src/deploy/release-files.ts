@@ -5,13 +5,14 @@
  * Everything a node needs to start the release again lives in its directory, so a rollback starts
  * the previous release from its own files: `start.sh` (the built-in launcher's rendered
  * `docker run ... ray start`, or the call of the user's `launch.sh`), `serve.sh` on the head
- * (`vllm serve`), the effective environment, the manifest snapshot and the image ID. Images are
+ * (`vllm serve`; on every node with the native executor), the effective environment, the manifest snapshot and the image ID. Images are
  * named by ID in those files, so a tag that moved later cannot change what a release starts.
  * Secret values are never here: `secret.env` (0600) is written separately from stdin.
  */
 import { createHash } from 'node:crypto'
 import { renderScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { executorOf } from '../plan/executor-commands.js'
 import { launchScriptEnv, nodeEnv } from '../plan/node-commands.js'
 import { RELEASE_FILE, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { snapshotText } from './snapshot.js'
@@ -70,8 +71,15 @@ function startingFiles(spec: ReleaseSpec, node: ManifestNode): Record<string, Re
     [RELEASE_FILE.imageId]: { content: `${spec.imageId}\n`, mode: '0644' },
   }
   if (m.launch.mode === 'script') files[RELEASE_FILE.launch] = { content: spec.launchScript ?? '', mode: '0700' }
-  if (node.role === 'head')
-    files[RELEASE_FILE.serve] = { content: script(`release ${spec.release}: vllm serve ${m.vllm.model}`, renderScript(releaseServeCmd(m))), mode: '0700' }
+  if (
+    executorOf(m)
+      .serveNodes(m)
+      .some((n) => n.name === node.name)
+  )
+    files[RELEASE_FILE.serve] = {
+      content: script(`release ${spec.release} on ${node.name}: vllm serve ${m.vllm.model}`, renderScript(releaseServeCmd(m, node))),
+      mode: '0700',
+    }
   return files
 }
 

@@ -20,6 +20,7 @@ import {
   planRelease,
   stepOf,
 } from '../plan/plan.js'
+import { START_ACTIONS } from '../plan/plan.js'
 import { activateRelease, appendAudit, pruneReleases, readNodeState, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { distributionOf } from './distribution/index.js'
 import { weightsPhase } from './weights/plan-phase.js'
@@ -50,7 +51,11 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   }
   const runs = (s: PlannedStep): PlannedStep => {
     const node = m.nodes.find((n) => n.name === s.node)!
-    const cmd = s.action === 'ray-start' ? releaseStartCmd(m, node, image, release.release) : s.action === 'vllm-serve' ? releaseServeCmd(m) : undefined
+    const cmd = START_ACTIONS.includes(s.action)
+      ? releaseStartCmd(m, node, image, release.release)
+      : s.action === 'vllm-serve'
+        ? releaseServeCmd(m, node)
+        : undefined
     return cmd ? { ...s, runs: { cmd, command: render(cmd) } } : s
   }
   return {

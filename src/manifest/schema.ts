@@ -189,7 +189,17 @@ export const VllmSchema = z
         'Further `vllm serve` arguments, one list item per argument, e.g. `["--max-model-len", "32768"]`. Flags the manifest already sets (parallel sizes, port, executor) do not belong here.',
       ),
     env: envMap().prefault({}).describe('Environment variables for the vLLM process only (on top of `container.env`).'),
-    executorBackend: z.literal('ray').default('ray').describe('vLLM distributed executor backend. Always `ray` in this tool.'),
+    executorBackend: z
+      .enum(['ray', 'mp'])
+      .default('ray')
+      .describe(
+        "vLLM's distributed executor (`--distributed-executor-backend`). `ray`: a Ray cluster across the nodes (`ray start` on every node), `vllm serve` on the head; the image needs Ray. `mp`: vLLM's native multi-node mode, no Ray: `vllm serve --nnodes N --node-rank 0 --master-addr <head fabric IP> --master-port <masterPort>` on the head and `--headless --node-rank i` on every other node; needs a vLLM with `--nnodes` (stock images without Ray, vLLM 0.19 and later). With `mp`, tensorParallelSize x pipelineParallelSize must equal the nodes x the GPUs of each node, and the `ray` keys must stay at their defaults.",
+      ),
+    masterPort: port()
+      .default(29501)
+      .describe(
+        "With `executorBackend: mp`: the port of torch's rendezvous store on the head's fabric IP (`--master-port`), which every node connects to. vLLM's default 29501. Leave it unset with `ray`.",
+      ),
   })
   .describe('The vLLM server.')
 
@@ -269,7 +279,11 @@ export const ModelSchema = z
 
 export const BuiltinLaunchSchema = z
   .strictObject({
-    mode: z.literal('builtin').describe('Use the built-in sequence: `docker run`, `ray start` on every node, `vllm serve` on the head.'),
+    mode: z
+      .literal('builtin')
+      .describe(
+        'Use the built-in sequence: `docker run` and `ray start` on every node, then `vllm serve` on the head (`executorBackend: ray`); or `docker run` on every node, then `vllm serve --headless` on the workers and `vllm serve` on the head (`executorBackend: mp`).',
+      ),
   })
   .describe('Built-in launch.')
 

@@ -147,10 +147,73 @@ const parallelismFitsGpus: Rule = ({ nodes, allNodes, vllm }) => {
   ]
 }
 
+/**
+ * vLLM's native mode (`mp`) puts world_size / nnodes ranks on every node (vllm/config/parallel.py:
+ * `local_world_size = world_size // nnodes_within_dp`), so the GPUs must be the same on every node
+ * and TP x PP must use all of them: a smaller product leaves ranks to nodes that do not exist.
+ */
+const nativeParallelismMatchesNodes: Rule = ({ nodes, allNodes, vllm }) => {
+  if (!vllm || !allNodes || vllm.executorBackend !== 'mp' || nodes.length === 0) return []
+  const world = vllm.tensorParallelSize * vllm.pipelineParallelSize
+  const perNode = nodes.map(({ node }) => `${node.name} ${node.gpus}`).join(', ')
+  const gpus = new Set(nodes.map(({ node }) => node.gpus))
+  if (gpus.size > 1)
+    return [
+      {
+        code: 'NATIVE_UNEVEN_GPUS',
+        message: `executorBackend mp runs the same number of ranks on every node, but the nodes have different GPU counts (${perNode})`,
+        path: ['vllm', 'executorBackend'],
+        fix: 'give every node the same nodes[].gpus (the GPUs vLLM uses there), or use executorBackend: ray',
+      },
+    ]
+  const each = nodes[0]!.node.gpus
+  if (world === nodes.length * each) return []
+  return [
+    {
+      code: 'NATIVE_PARALLELISM_MISMATCH',
+      message: `executorBackend mp needs tensorParallelSize ${vllm.tensorParallelSize} x pipelineParallelSize ${vllm.pipelineParallelSize} = ${world} to equal ${nodes.length} nodes x ${each} GPUs = ${nodes.length * each} (vLLM starts world_size / --nnodes ranks on every node)`,
+      path: ['vllm', 'tensorParallelSize'],
+      fix: `set tensorParallelSize x pipelineParallelSize to ${nodes.length * each}, or change the nodes or their gpus`,
+    },
+  ]
+}
+
+/**
+ * Keys of one executor set under the other are refused, not warned about: they would do nothing, and
+ * a manifest that says `ray.dashboard: true` under `mp` believes in a dashboard that never starts.
+ * The schema fills defaults, so a key "is set" when it differs from its default.
+ */
+const executorKeysMatchBackend: Rule = ({ ray, vllm }) => {
+  if (!vllm) return []
+  const issue = (path: ManifestPath, what: string, fix: string): PathIssue => ({
+    code: 'EXECUTOR_KEY_UNUSED',
+    message: `${pathLabel(path)} ${what}, but vllm.executorBackend is ${vllm.executorBackend}`,
+    path,
+    related: ['vllm', 'executorBackend'],
+    fix,
+  })
+  if (vllm.executorBackend === 'ray')
+    return vllm.masterPort === 29501
+      ? []
+      : [issue(['vllm', 'masterPort'], 'is only used by the native mode', 'remove vllm.masterPort, or set vllm.executorBackend: mp')]
+  if (!ray) return []
+  const rayOnly: [boolean, ManifestPath][] = [
+    [ray.port !== 6379, ['ray', 'port']],
+    [ray.dashboard, ['ray', 'dashboard']],
+    [ray.dashboardPort !== 8265, ['ray', 'dashboardPort']],
+    [ray.objectStoreMemoryBytes !== undefined, ['ray', 'objectStoreMemoryBytes']],
+    [ray.extraArgs.length > 0, ['ray', 'extraArgs']],
+  ]
+  return rayOnly
+    .filter(([set]) => set)
+    .map(([, path]) => issue(path, 'configures Ray, which the native mode does not start', `remove ${pathLabel(path)}, or set vllm.executorBackend: ray`))
+}
+
 /** Ports that all listen on the head node. */
 const distinctHeadPorts: Rule = ({ ray, vllm }) => {
   const ports: { readonly label: string; readonly path: ManifestPath; readonly port: number }[] = []
-  if (ray) {
+  if (vllm?.executorBackend === 'mp') ports.push({ label: 'vllm.masterPort', path: ['vllm', 'masterPort'], port: vllm.masterPort })
+  else if (ray) {
     ports.push({ label: 'ray.port', path: ['ray', 'port'], port: ray.port })
     if (ray.dashboard) ports.push({ label: 'ray.dashboardPort', path: ['ray', 'dashboardPort'], port: ray.dashboardPort })
   }
@@ -235,6 +298,11 @@ const VLLM_FLAGS: readonly ManagedFlag[] = [
   { flags: ['--distributed-executor-backend'], setBy: 'vllm.executorBackend' },
   { flags: ['--port'], setBy: 'vllm.port' },
   { flags: ['--served-model-name'], setBy: 'vllm.servedModelName' },
+  { flags: ['--nnodes', '-n'], setBy: 'the nodes (executorBackend: mp)' },
+  { flags: ['--node-rank'], setBy: 'the node order (executorBackend: mp)' },
+  { flags: ['--master-addr'], setBy: "the head's nodes[].fabricIp (executorBackend: mp)" },
+  { flags: ['--master-port'], setBy: 'vllm.masterPort' },
+  { flags: ['--headless'], setBy: 'the node roles (executorBackend: mp)' },
 ]
 
 const managedFlagsNotInArgs: Rule = ({ container, ray, vllm }) => {
@@ -348,6 +416,8 @@ export const MANIFEST_RULES: readonly Rule[] = [
   uniqueFabricIps,
   fabricIpsInSubnet,
   parallelismFitsGpus,
+  nativeParallelismMatchesNodes,
+  executorKeysMatchBackend,
   distinctHeadPorts,
   digestMatchesReference,
   secretsNotAlsoPlain,

@@ -4,6 +4,7 @@
  */
 import { type Argv, type Cmd, and, argv, or, shScript, toFile, withEnv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { executorOf } from './executor-commands.js'
 
 /** Where the tool keeps its files on a node. */
 export const NODE_STATE_DIR = '/var/lib/vllm-ray-deploy'
@@ -56,34 +57,13 @@ export function writeSecretEnv(m: Manifest): Cmd {
   return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), argv('install', '-m', '600', '/dev/null', file), toFile(argv('cat'), file))
 }
 
-function rayStartArgs(m: Manifest, node: ManifestNode): string[] {
-  const head = headOf(m)
-  const common = [
-    `--node-ip-address=${node.fabricIp}`,
-    `--num-gpus=${node.gpus}`,
-    '--disable-usage-stats',
-    ...(m.ray.objectStoreMemoryBytes ? [`--object-store-memory=${m.ray.objectStoreMemoryBytes}`] : []),
-    ...m.ray.extraArgs,
-  ]
-  if (node.role === 'head') {
-    return [
-      'start',
-      '--block',
-      '--head',
-      `--port=${m.ray.port}`,
-      `--include-dashboard=${m.ray.dashboard}`,
-      ...(m.ray.dashboard ? [`--dashboard-host=${node.fabricIp}`, `--dashboard-port=${m.ray.dashboardPort}`] : []),
-      ...common,
-    ]
-  }
-  return ['start', '--block', `--address=${head.fabricIp}:${m.ray.port}`, ...common]
-}
-
 /**
- * `docker run` of the node's container with Ray in the foreground (head or worker). `envFile` is the
- * secret env file (a release keeps its own, see src/plan/release-commands.ts).
+ * `docker run` of the node's container with its executor's process in the foreground: `ray start`
+ * (head or worker) or, in vLLM's native mode, a placeholder that holds the container for
+ * `vllm serve` (src/plan/executor-commands.ts). `envFile` is the secret env file (a release keeps
+ * its own, see src/plan/release-commands.ts).
  */
-export function runRayContainer(m: Manifest, node: ManifestNode, image: string, release: string, envFile = secretEnvFile(m)): Cmd {
+export function runNodeContainer(m: Manifest, node: ManifestNode, image: string, release: string, envFile = secretEnvFile(m)): Cmd {
   const c = m.container
   const args = ['run', '--detach', '--name', c.name, '--network', 'host', '--restart', 'no', '--gpus', String(c.gpus)]
   if (c.shmSize) args.push('--shm-size', c.shmSize)
@@ -101,9 +81,13 @@ export function runRayContainer(m: Manifest, node: ManifestNode, image: string, 
     '--label',
     `${LABEL_PREFIX}.release=${release}`,
   )
-  args.push(...c.extraArgs, '--entrypoint', 'ray', image, ...rayStartArgs(m, node))
+  const run = executorOf(m).container(m, node)
+  args.push(...c.extraArgs, '--entrypoint', run.entrypoint, image, ...run.args)
   return docker(...args)
 }
+
+/** The Ray executor's name for runNodeContainer (the lab's raw plan and older callers use it). */
+export const runRayContainer = runNodeContainer
 
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
 export const RAY_ALIVE_PY =
@@ -113,8 +97,8 @@ export const rayAliveNodes = (m: Manifest, n: number): Argv => docker('exec', m.
 /** Succeeds once Ray on the head answers. */
 export const rayHeadReady = (m: Manifest): Argv => docker('exec', m.container.name, 'ray', 'status')
 
-/** The exact `vllm serve` argv the head runs. */
-export function vllmServeArgv(m: Manifest): string[] {
+/** The exact `vllm serve` argv `node` runs (the head by default; every node in the native mode). */
+export function vllmServeArgv(m: Manifest, node: ManifestNode = headOf(m)): string[] {
   const v = m.vllm
   return [
     'vllm',
@@ -126,6 +110,7 @@ export function vllmServeArgv(m: Manifest): string[] {
     String(v.pipelineParallelSize),
     '--distributed-executor-backend',
     v.executorBackend,
+    ...executorOf(m).serveFlags(m, node),
     '--host',
     '0.0.0.0',
     '--port',
@@ -138,10 +123,10 @@ export function vllmServeArgv(m: Manifest): string[] {
 /** A fixed script: run its arguments with output appended to the log named first. */
 const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1'
 
-/** Start `vllm serve` in the head container, detached, logging to VLLM_LOG. */
-export function startVllm(m: Manifest): Cmd {
+/** Start `vllm serve` in `node`'s container (the head by default), detached, logging to VLLM_LOG. */
+export function startVllm(m: Manifest, node: ManifestNode = headOf(m)): Cmd {
   const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`])
-  return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m)).argv)
+  return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m, node)).argv)
 }
 
 /** vLLM's health endpoint as seen on the head itself. */

@@ -9,6 +9,7 @@ import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
+import { executorOf, nodeRank } from './executor-commands.js'
 import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
 import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
@@ -125,6 +126,14 @@ export const planNodes = (m: Manifest): Plan['nodes'] =>
 export const imageContentsStep = (m: Manifest, image: string): PlannedStep =>
   stepOf(m)(headOf(m), 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15)
 
+/** The action name of the step that runs a release's start.sh. */
+export const START_ACTIONS: readonly string[] = ['ray-start', 'node-start']
+const startAction = (m: Manifest): string => (m.launch.mode === 'builtin' && m.vllm.executorBackend === 'mp' ? 'node-start' : 'ray-start')
+
+/** The phases that start the nodes: Ray's with the built-in Ray launcher, else the generic launch phases. */
+export const launchPhases = (m: Manifest): readonly [PhaseName, PhaseName] =>
+  m.launch.mode === 'builtin' && m.vllm.executorBackend === 'ray' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
+
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {
   const head = headOf(m)
@@ -168,6 +177,30 @@ export interface ReleasePlanOptions {
    * the nodes and are checked against their SHA256SUMS (a rollback starts a release from its own files).
    */
   readonly files: 'write' | 'verify'
+}
+
+/** vllm serve from each serving node's serve.sh: the head alone under Ray, every node at once in the native mode. */
+function servePhase(m: Manifest, id: string): PlanPhase {
+  const step = stepOf(m)
+  const head = headOf(m)
+  const native = m.vllm.executorBackend === 'mp'
+  const serving = executorOf(m).serveNodes(m)
+  return {
+    name: 'vllm',
+    description: native
+      ? `start vllm serve on every node from ${RELEASE_FILE.serve} (${head.name} rank 0 with the API, the others --headless), watch every node until all ${m.nodes.length} joined the process group at ${head.fabricIp}:${m.vllm.masterPort} (a rendezvous that does not complete stops the deploy within seconds), then ${head.name} until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`
+      : `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,
+    parallel: native,
+    steps: serving.map((n) =>
+      step(
+        n,
+        'vllm-serve',
+        native ? `vllm serve ${m.vllm.model} --node-rank ${nodeRank(m, n)}${n.role === 'head' ? '' : ' --headless'}` : `vllm serve ${m.vllm.model}`,
+        runReleaseFile(m, id, RELEASE_FILE.serve),
+        2 * MINUTE,
+      ),
+    ),
+  }
 }
 
 /**
@@ -220,17 +253,18 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
     parallel: true,
     steps: m.nodes.map((n) => step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE)),
   }
+  const ex = executorOf(m)
   const start = (n: ManifestNode) =>
     step(
       n,
-      'ray-start',
-      `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? `ray start on ${n.fabricIp}` : 'the launch script'})`,
+      startAction(m),
+      `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? ex.startWords(m, n) : 'the launch script'})`,
       runReleaseFile(m, id, RELEASE_FILE.start),
       m.launch.mode === 'builtin' ? 5 * MINUTE : 30 * MINUTE,
     )
   const rayWait = 2 * MINUTE
-  const [headPhase, workerPhase]: [PhaseName, PhaseName] = m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
-  const cluster = clusterPhase(m)
+  const [headPhase, workerPhase] = launchPhases(m)
+  const native = m.vllm.executorBackend === 'mp'
   return {
     cluster: m.cluster,
     image: m.image.ref,
@@ -247,25 +281,22 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
         parallel: false,
         steps: [
           start(head),
-          ...(m.launch.mode === 'builtin'
+          ...(headPhase === 'ray-head'
             ? [step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)]
             : []),
         ],
       },
       { name: workerPhase, description: `start release ${id} on ${workers.length} worker(s)`, parallel: true, steps: workers.map(start) },
-      cluster,
+      ...(native ? [] : [clusterPhase(m)]),
       {
         name: 'preflight',
-        description: 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)',
+        description: native
+          ? 'gather facts from every node and check the native-mode identity wiring (master address, ranks, fabric variables)'
+          : 'gather facts from every node and Ray and check the Ray/vLLM identity wiring (the gate that catches the seed bug)',
         parallel: true,
         steps: factsSteps(m),
       },
-      {
-        name: 'vllm',
-        description: `start vllm serve on ${head.name} from ${RELEASE_FILE.serve} and watch it until /health answers (up to ${m.smoke.readyTimeoutSeconds} s)`,
-        parallel: false,
-        steps: [step(head, 'vllm-serve', `vllm serve ${m.vllm.model}`, runReleaseFile(m, id, RELEASE_FILE.serve), 2 * MINUTE)],
-      },
+      servePhase(m, id),
       { name: 'smoke', description: 'the smoke test against the new server', parallel: false, steps: [] },
     ],
   }

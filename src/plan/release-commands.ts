@@ -11,7 +11,7 @@
  */
 import { type Argv, type Cmd, and, argv, shScript, toFile } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { NODE_STATE_DIR, runLaunchScript, runRayContainer, startVllm } from './node-commands.js'
+import { NODE_STATE_DIR, headOf, runLaunchScript, runNodeContainer, startVllm } from './node-commands.js'
 
 export const clusterStateDir = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}`
 export const releaseDir = (m: Manifest, release: string): string => `${clusterStateDir(m)}/releases/${release}`
@@ -133,15 +133,16 @@ export const appendAudit = (m: Manifest): Cmd => and(argv('mkdir', '-p', cluster
 export const imageIdOf = (image: string): Argv => argv('docker', 'image', 'inspect', '--format', '{{.Id}}', image)
 
 /**
- * What a release's start.sh runs on `node`: the built-in launcher's `docker run ... ray start`, or
+ * What a release's start.sh runs on `node`: the built-in launcher's `docker run` (with `ray start`, or
+ * holding the container for vLLM's native mode), or
  * the user's launch script from the release directory. `image` is the image ID in the written file.
  */
 export function releaseStartCmd(m: Manifest, node: ManifestNode, image: string, release: string): Cmd {
   const dir = releaseDir(m, release)
   return m.launch.mode === 'builtin'
-    ? runRayContainer(m, node, image, release, `${dir}/${RELEASE_FILE.secretEnv}`)
+    ? runNodeContainer(m, node, image, release, `${dir}/${RELEASE_FILE.secretEnv}`)
     : runLaunchScript(m, node, image, `${dir}/${RELEASE_FILE.launch}`)
 }
 
-/** What a release's serve.sh (head only) runs. */
-export const releaseServeCmd = (m: Manifest): Cmd => startVllm(m)
+/** What a release's serve.sh runs on `node` (the head; with the native executor, every node). */
+export const releaseServeCmd = (m: Manifest, node: ManifestNode = headOf(m)): Cmd => startVllm(m, node)

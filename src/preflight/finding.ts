@@ -98,6 +98,9 @@ export const FINDING_CODES = [
   'IMAGE_PROBE_FAILED',
   'RELEASE_NOT_FOUND',
   'VLLM_NOT_READY',
+  // vLLM's native multi-node mode, watched as it starts (src/preflight/watch-rendezvous.ts)
+  'RENDEZVOUS_NODE_NOT_RUNNING',
+  'RENDEZVOUS_INCOMPLETE',
   'SMOKE_FAILED',
   // Smoke test (src/smoke/)
   'SMOKE_NOT_READY',
@@ -123,6 +126,8 @@ export const FINDING_CODES = [
   'SMOKE_BUNDLE_OFF_FABRIC',
   'SMOKE_BUNDLES_OVERPACKED',
   'SMOKE_SERVING_NODE_MISSING',
+  // The native mode's proof that the model spans the cluster (src/smoke/native-proof.ts)
+  'SMOKE_NATIVE_NODE_MISSING',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]

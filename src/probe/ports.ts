@@ -1,7 +1,8 @@
 /**
  * The TCP ports a node must reach on the other nodes' fabric IPs, as the probe tries them.
  *
- * - Ray's GCS (`ray.port`) on the head, from every worker: without it no worker joins.
+ * - Ray's GCS (`ray.port`) on the head, from every worker: without it no worker joins. With the native
+ *   executor (`vllm.executorBackend: mp`), vLLM's rendezvous store (`vllm.masterPort`) instead.
  * - The ports `ray.extraArgs` pins (`--node-manager-port`, `--object-manager-port`, the first
  *   `--min-worker-port`), on every node from every other: Ray picks them at random otherwise, and a
  *   random port cannot be checked ahead; pinning them is how a firewalled fabric is made to work.
@@ -44,14 +45,18 @@ export function pinnedRayPorts(extraArgs: readonly string[]): { port: number; pu
 }
 
 export function portsToProbe(m: Manifest, node: ManifestNode): PortToProbe[] {
-  const pinned = pinnedRayPorts(m.ray.extraArgs)
+  const native = m.vllm.executorBackend === 'mp'
+  const pinned = native ? [] : pinnedRayPorts(m.ray.extraArgs)
+  const headPort = native
+    ? { port: m.vllm.masterPort, purpose: "vLLM's rendezvous store (vllm.masterPort, --master-port)" }
+    : { port: m.ray.port, purpose: 'Ray GCS (ray.port)' }
   return m.nodes
     .filter((peer) => peer.name !== node.name)
     .flatMap((peer) =>
-      [
-        ...(peer.role === 'head' ? [{ port: m.ray.port, purpose: 'Ray GCS (ray.port)' }] : []),
-        ...pinned,
-        { port: EPHEMERAL_PROBE_PORT, purpose: 'ephemeral range (NCCL, Ray workers)' },
-      ].map((p) => ({ peer: peer.name, ip: peer.fabricIp, ...p })),
+      [...(peer.role === 'head' ? [headPort] : []), ...pinned, { port: EPHEMERAL_PROBE_PORT, purpose: 'ephemeral range (NCCL, Ray workers)' }].map((p) => ({
+        peer: peer.name,
+        ip: peer.fabricIp,
+        ...p,
+      })),
     )
 }

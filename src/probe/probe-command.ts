@@ -46,7 +46,8 @@ export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions
   const args = {
     container: m.container.name,
     peers: m.nodes.filter((n) => n.name !== node.name).map((n) => ({ name: n.name, ip: n.fabricIp, port: 22 })),
-    ray: full && node.role === 'head',
+    // Ray's view only where there is a Ray: the native executor (vllm.executorBackend mp) starts none.
+    ray: full && node.role === 'head' && m.vllm.executorBackend === 'ray',
     exec: full,
     ports: portsToProbe(m, node),
     ...(relay.length > 0 && { relay, sshOptions: opts.relay?.sshOptions }),

@@ -6,7 +6,8 @@
  */
 
 import { expectationFromManifest } from '../manifest/expectation.js'
-import type { Manifest } from '../manifest/schema.js'
+import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import { nodeRank, nodesByRank } from '../plan/executor-commands.js'
 import { buildContext } from '../preflight/checks/context.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
@@ -25,6 +26,13 @@ export interface NodeRowExtras {
 export const shortImageId = (id: string): string => {
   const m = /^(sha256:)?([0-9a-f]{12})[0-9a-f]*$/.exec(id)
   return m ? `sha256:${m[2]}` : id
+}
+
+/** The native-mode part of a node's row (vllm.executorBackend mp): its rank and the store it joins; `joined` when known. */
+export function nativeOf(m: Manifest, node: ManifestNode, joined?: boolean): Pick<SummaryNode, 'native'> {
+  if (m.vllm.executorBackend !== 'mp') return {}
+  const store = `${nodesByRank(m)[0]!.fabricIp}:${m.vllm.masterPort}`
+  return { native: { rank: nodeRank(m, node), store, ...(joined !== undefined && { joined }) } }
 }
 
 export function nodeRowsFrom(manifest: Manifest, facts: FactsBundle | undefined, findings: readonly Finding[], extras: NodeRowExtras = {}): SummaryNode[] {
@@ -64,6 +72,7 @@ export function nodeRowsFrom(manifest: Manifest, facts: FactsBundle | undefined,
       ...(vllmMatchesRay !== undefined && { vllmMatchesRay }),
       ...(image !== undefined && { imageId: image }),
       ...(release !== undefined && { release }),
+      ...nativeOf(manifest, node),
       state,
     }
   })

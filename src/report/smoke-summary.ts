@@ -6,6 +6,7 @@
 import type { Manifest } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import type { ClusterProof } from '../smoke/cluster-proof.js'
+import { nativeOf } from './node-rows.js'
 import type { InferenceResult } from '../smoke/inference.js'
 import type { SummaryLatency, SummaryNode } from './summary.js'
 
@@ -55,19 +56,24 @@ export function smokeNodeRows(manifest: Manifest, proof: ClusterProof | undefine
     const serving = proof?.serving.find((s) => s.node === node.name || s.ip === node.fabricIp)
     const port = node.ssh.port ?? manifest.ssh.port
     const codes = [...new Set(findings.filter((f) => f.node === node.name && f.severity !== 'info').map((f) => f.code))]
-    const base = !proof?.placementGroup
-      ? 'placement group not read'
-      : serving
-        ? `serving ${serving.bundles} bundle${serving.bundles === 1 ? '' : 's'}${serving.alive ? '' : ' (Ray node dead)'}`
-        : node.gpus > 0
-          ? 'serving no bundle'
-          : 'no GPUs'
+    const base = proof?.group
+      ? serving?.alive
+        ? `in the process group (${serving.bundles} rank${serving.bundles === 1 ? '' : 's'})`
+        : 'not in the process group'
+      : !proof?.placementGroup
+        ? 'placement group not read'
+        : serving
+          ? `serving ${serving.bundles} bundle${serving.bundles === 1 ? '' : 's'}${serving.alive ? '' : ' (Ray node dead)'}`
+          : node.gpus > 0
+            ? 'serving no bundle'
+            : 'no GPUs'
     return {
       name: node.name,
       role: node.role,
       sshAddress: port !== 22 ? `${node.ssh.host}:${port}` : node.ssh.host,
       fabricIp: node.fabricIp,
-      ...(serving && { rayIdentity: serving.ip, rayMatchesFabric: serving.ip === node.fabricIp }),
+      ...(serving && !proof?.group && { rayIdentity: serving.ip, rayMatchesFabric: serving.ip === node.fabricIp }),
+      ...(proof?.group && nativeOf(manifest, node, serving?.alive)),
       state: [base, ...codes].join(' · '),
     }
   })

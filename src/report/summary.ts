@@ -35,6 +35,8 @@ export interface SummaryNode {
   readonly rayMatchesFabric?: boolean
   /** vLLM's IP for this node is an address Ray knows this node by; unset when unknown. */
   readonly vllmMatchesRay?: boolean
+  /** vLLM's native mode (no Ray): the node's rank, the store every node joins, and whether it is in the group (unset: not read). */
+  readonly native?: { readonly rank: number; readonly store: string; readonly joined?: boolean }
 }
 
 export interface SummaryLatency {
@@ -93,11 +95,13 @@ function nodeTable(nodes: readonly SummaryNode[]): string[] {
           n.role,
           md(n.sshAddress),
           md(n.fabricIp),
-          n.rayIdentity === undefined
-            ? n.rayMatchesFabric === false
-              ? `${BAD} not in Ray`
-              : UNKNOWN
-            : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
+          n.native
+            ? `native rank ${n.native.rank}${n.native.joined === undefined ? '' : n.native.joined ? ` ${OK} in the group` : ` ${BAD} not in the group`}`
+            : n.rayIdentity === undefined
+              ? n.rayMatchesFabric === false
+                ? `${BAD} not in Ray`
+                : UNKNOWN
+              : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
           marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
           n.imageId === undefined ? UNKNOWN : md(n.imageId),
           n.release === undefined ? UNKNOWN : md(n.release),
@@ -134,6 +138,7 @@ const label = (...lines: string[]): string => `"${lines.join('<br/>')}"`
  * mismatch. Node ids are generated (`n0`, `n0_ray`), never taken from the input.
  */
 export function renderClusterDiagram(nodes: readonly SummaryNode[], fabricSubnet?: string): string {
+  if (nodes.some((n) => n.native)) return renderNativeDiagram(nodes, fabricSubnet)
   const lines = ['flowchart LR', '  runner(["runner"])']
   const bad: string[] = []
   const good: string[] = []
@@ -174,6 +179,46 @@ export function renderClusterDiagram(nodes: readonly SummaryNode[], fabricSubnet
     if (n.vllmMatchesRay === true) lines.push(`  ${id(i)}_vllm ---|"✓ same address"| ${id(i)}_ray`)
     else if (n.vllmMatchesRay === false) lines.push(`  ${id(i)}_vllm -.-|${label(`✗ ${mm(vllmMismatchWhy(n))}`)}| ${id(i)}_ray`)
   })
+  lines.push('  classDef bad fill:#ffe3e3,stroke:#c92a2a,color:#5c0000,stroke-width:2px')
+  lines.push('  classDef good fill:#e6fcf5,stroke:#2b8a3e,color:#0b3d1a')
+  if (bad.length > 0) lines.push(`  class ${bad.join(',')} bad`)
+  if (good.length > 0) lines.push(`  class ${good.join(',')} good`)
+  return lines.join('\n')
+}
+
+/**
+ * vLLM's native mode as a mermaid flowchart: no Ray; inside each node its `vllm serve` (rank 0 with
+ * the API server, the others headless), each other node joining the head's rendezvous store over the
+ * fabric, marked when the node is (or is not) in the process group.
+ */
+function renderNativeDiagram(nodes: readonly SummaryNode[], fabricSubnet?: string): string {
+  const lines = ['flowchart LR', '  runner(["runner"])']
+  const bad: string[] = []
+  const good: string[] = []
+  const id = (i: number) => `n${i}`
+  nodes.forEach((n, i) => {
+    const rank = n.native === undefined ? 'rank unknown' : `rank ${n.native.rank}`
+    const what = n.role === 'head' ? `vllm serve ${rank}<br/>API server + store ${mm(n.native?.store ?? '')}` : `vllm serve ${rank}<br/>--headless`
+    const state = n.native?.joined === undefined ? '' : n.native.joined ? '<br/>✓ in the group' : '<br/>✗ not in the group'
+    lines.push(`  subgraph ${id(i)} [${label(`${mm(n.name)}: ${n.role}`)}]`)
+    lines.push(`    ${id(i)}_vllm["${what}${state}"]`)
+    lines.push('  end')
+    if (n.native?.joined === false) bad.push(`${id(i)}_vllm`)
+    else if (n.native?.joined === true) good.push(`${id(i)}_vllm`)
+  })
+  nodes.forEach((n, i) => {
+    lines.push(`  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`)
+  })
+  const headIndex = nodes.findIndex((n) => n.role === 'head')
+  const head = nodes[headIndex]
+  if (head) {
+    nodes.forEach((n, i) => {
+      if (i === headIndex) return
+      const subnet = fabricSubnet === undefined ? '' : ` (${mm(fabricSubnet)})`
+      lines.push(`  ${id(headIndex)} ===|${label(`fabric ${mm(head.fabricIp)} - ${mm(n.fabricIp)}${subnet}`)}| ${id(i)}`)
+      lines.push(`  ${id(i)}_vllm -->|${label(`joins ${mm(n.native?.store ?? head.fabricIp)} from ${mm(n.fabricIp)}`)}| ${id(headIndex)}_vllm`)
+    })
+  }
   lines.push('  classDef bad fill:#ffe3e3,stroke:#c92a2a,color:#5c0000,stroke-width:2px')
   lines.push('  classDef good fill:#e6fcf5,stroke:#2b8a3e,color:#0b3d1a')
   if (bad.length > 0) lines.push(`  class ${bad.join(',')} bad`)

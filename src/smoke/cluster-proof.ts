@@ -38,6 +38,8 @@ export interface ServingNode {
 
 export interface ClusterProof {
   readonly placementGroup?: { readonly id: string; readonly state: string; readonly bundles: number }
+  /** vLLM's native mode (no Ray): the process group's store and the ranks each node holds (src/smoke/native-proof.ts). */
+  readonly group?: { readonly store: string; readonly ranksPerNode: number; readonly formed: boolean }
   readonly serving: readonly ServingNode[]
   readonly findings: readonly Finding[]
 }

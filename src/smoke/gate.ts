@@ -13,6 +13,7 @@ import { argv } from '../command/shell.js'
 import type { Transport } from '../transport/transport.js'
 import { outcome } from '../transport/transport.js'
 import { type ClusterProof, RAY_PLACEMENT_PY, parseRayPlacement, proveCluster } from './cluster-proof.js'
+import { nativeProofLine, proveNativeCluster } from './native-proof.js'
 import { smokeFinding } from './finding.js'
 import { type SmokeHttp, createHttpClient } from './http.js'
 import { type InferenceResult, runInference, servedName } from './inference.js'
@@ -87,6 +88,12 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   /** The cluster proof runs even when readiness or inference failed: it names the node that is missing. */
   const prove = async (t: Transport): Promise<void> => {
     if (!s.clusterProof) return
+    if (m.vllm.executorBackend === 'mp') {
+      const native = await proveNativeCluster(m, input.transports)
+      seen.proof = native
+      findings.push(...native.findings)
+      return say(nativeProofLine(native))
+    }
     const proved = await proveFromRay(m, t)
     if ('code' in proved) {
       findings.push(proved)

@@ -62,6 +62,10 @@ function rows(r: SmokeReport): [string, string][] {
         `+${i.metrics.seen.requests}, +${i.metrics.seen.generationTokens}, +${i.metrics.seen.promptTokens} (smoke made ${i.metrics.expected.requests}, ${i.metrics.expected.generationTokens}, ${i.metrics.expected.promptTokens})`,
       ])
   }
+  if (r.proof?.group) {
+    out.push(['process group (native)', `${r.proof.group.store}, ${r.proof.group.formed ? 'every node in it' : 'INCOMPLETE'}`])
+    out.push(['serving nodes', r.proof.serving.map((s) => `${s.node ?? '?'} ${s.ip} (${s.bundles} ranks)${s.alive ? '' : ' missing'}`).join(', ')])
+  }
   if (r.proof?.placementGroup) {
     const pg = r.proof.placementGroup
     out.push(['placement group', `${pg.id.slice(0, 16)} ${pg.state}, ${pg.bundles} GPU bundles`])

@@ -65,6 +65,7 @@ describe('defaults', () => {
         args: [],
         env: {},
         executorBackend: 'ray',
+        masterPort: 29501,
       },
       launch: { mode: 'builtin' },
       smoke: {

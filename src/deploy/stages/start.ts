@@ -7,9 +7,10 @@
 import { executePlan } from '../../execute/execute.js'
 import { stdinProvider } from '../../execute/inputs.js'
 import type { Finding } from '../../preflight/finding.js'
+import { watchRendezvous } from '../../preflight/watch-rendezvous.js'
 import { watchVllmStartup } from '../../preflight/watch-vllm.js'
 import { headOf } from '../../plan/node-commands.js'
-import { type PhaseName, type Plan, planRelease } from '../../plan/plan.js'
+import { type PhaseName, type Plan, launchPhases, planRelease } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
 import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
 
@@ -66,9 +67,29 @@ const phaseStage = (name: PhaseName, phases: (ctx: RolloutContext) => readonly P
 export const releaseFilesStage = phaseStage('release-files', () => ['release-files'])
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
 export const launchStage: Stage = {
-  ...phaseStage('ray-head', (ctx) => (ctx.m.launch.mode === 'builtin' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers'])),
+  ...phaseStage('ray-head', (ctx) => launchPhases(ctx.m)),
 }
 export const clusterWaitStage = phaseStage('ray-cluster', () => ['ray-cluster'])
+
+/**
+ * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that
+ * cannot complete stops here within seconds (src/preflight/watch-rendezvous.ts).
+ */
+async function rendezvousGate(ctx: RolloutContext): Promise<StageOutcome> {
+  const { m, o, io } = ctx
+  const w = await watchRendezvous(o.transports, m, {
+    deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
+    ...(o.signal && { signal: o.signal }),
+    onProgress: io.progress,
+  })
+  io.progress(`vllm: process group ${w.formed ? 'formed' : 'NOT formed'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
+  if (w.formed) return proceed
+  if (w.cancelled || io.cancelled)
+    return stop(problem('CANCELLED', 'cancelled while waiting for the process group', 'Run the deploy again when it may go on.'), { cancelled: true })
+  ctx.findings.push(...w.findings)
+  const first = w.findings[0]
+  return stop(problem(first?.code ?? 'RENDEZVOUS_INCOMPLETE', `vllm serve: ${w.reason}`, first?.fix ?? "Read every node's vllm serve log."))
+}
 
 /** vllm serve from the release's serve.sh, then the start-up watcher until /health answers or it cannot. */
 export const serveStage: Stage = {
@@ -81,6 +102,10 @@ export const serveStage: Stage = {
     if (started.next === 'stop') return started
     const { m, o, io } = ctx
     const head = headOf(m)
+    if (m.vllm.executorBackend === 'mp') {
+      const group = await rendezvousGate(ctx)
+      if (group.next === 'stop') return group
+    }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
       ...(ctx.facts?.ray && { ray: ctx.facts.ray }),

@@ -84,7 +84,7 @@ export function imageContentsFindings(input: ImageContentsInput): Finding[] {
       node: input.node,
       message: `Image ${input.imageRef} has no Ray (${missing} missing), but vllm.executorBackend is ray: \`ray start\` would fail in it (exit 127) after the running release was stopped. Since vLLM 0.19 the stock vllm/vllm-openai image ships without Ray.`,
       evidence,
-      fix: `Use an image with Ray: build one FROM ${input.imageRef} with \`RUN pip install "ray[default]"\` at the Ray version${matching} expects (vLLM's requirements/cuda.txt names it), or run vLLM's native multi-node mode (--nnodes/--node-rank) instead of Ray.`,
+      fix: `Use an image with Ray: build one FROM ${input.imageRef} with \`RUN pip install "ray[default]"\` at the Ray version${matching} expects (vLLM's requirements/cuda.txt names it), or set vllm.executorBackend: mp (vLLM's native multi-node mode, no Ray).`,
     })
   }
   if (!c.vllm.module || c.vllm.cli === null) {
