@@ -74,6 +74,8 @@ const EVERY_MODE_READS = [
   'vllm.args',
   'vllm.env',
   'vllm.executorBackend',
+  // The native rendezvous port: serve.sh's --master-port under mp, and the port probe.
+  'vllm.masterPort',
   'launch.mode',
   'smoke.readyTimeoutSeconds',
   'smoke.requestTimeoutSeconds',
