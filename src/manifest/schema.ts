@@ -221,6 +221,14 @@ export const HubSourceSchema = z
       .describe(
         'The revision to download: a commit (40 hex digits) pins the weights; a tag or a branch is accepted with a warning, because what it names can move (then the fingerprint still names the words, not the files).',
       ),
+    endpoint: z
+      .string()
+      .regex(/^https?:\/\/[^\s]+$/, { error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
+      .optional()
+      .meta({ examples: ['https://hf-mirror.example.com'] })
+      .describe(
+        "A hub mirror (the client's `HF_ENDPOINT`), reached from the node that downloads; absent: the client's default, https://huggingface.co.",
+      ),
   })
   .describe(
     'Download a Hugging Face repository at a revision with the real `huggingface_hub` client; the token comes from the `hf-token` input / `HF_TOKEN`, never argv or logs.',

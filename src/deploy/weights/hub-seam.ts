@@ -1,9 +1,28 @@
 /**
- * The seam to the hub source (src/deploy/weights/hub.ts, built alongside): the planner of a
- * download of model.source.hub into model.path on one node. Undefined in a build without it: a
- * hub source then stops the weights stage with WEIGHTS_HUB_UNAVAILABLE before anything changes.
- * At merge this line imports hub.ts's planner (adapted to HubPlanner if its signature differs).
+ * The seam to the hub source: the planner of a download of model.source.hub into model.path on one
+ * node, hub.ts's planHubDownload adapted to the weights stage's HubPlanner. The token (HF_TOKEN in
+ * the rollout's env: the Action's hf-token input, the CLI's $HF_TOKEN or --hf-token-file) goes to
+ * the node on stdin only, into a 0600 file under the cluster's state dir that the step removes.
  */
+import { clusterStateDir } from '../../plan/release-commands.js'
+import { imageRef } from '../../plan/node-commands.js'
+import { HF_TOKEN_ENV, planHubDownload } from './hub.js'
 import type { HubPlanner } from './transfer.js'
 
-export const hubPlanner: HubPlanner | undefined = undefined
+export const hubPlanner: HubPlanner | undefined = (m, _node, dir, env) => {
+  const hub = m.model?.source.hub
+  if (!hub) return []
+  const token = env[HF_TOKEN_ENV]
+  return planHubDownload({
+    repo: hub.repo,
+    revision: hub.revision,
+    dest: dir,
+    image: imageRef(m),
+    ...(token && { tokenFile: `${clusterStateDir(m)}/hf-token` }),
+    ...(hub.endpoint && { endpoint: hub.endpoint }),
+  }).map((step) => ({
+    cmd: step.cmd,
+    description: step.description,
+    ...(step.stdin && token && { stdin: token }),
+  }))
+}
