@@ -77,6 +77,14 @@ const EVERY_MODE_READS = [
   // The native rendezvous port: serve.sh's --master-port under mp, and the port probe.
   'vllm.masterPort',
   'launch.mode',
+  // The weights stage runs before either launch; a script gets model.path as VRD_MODEL_PATH.
+  'model.path',
+  'model.source.hub.repo',
+  'model.source.hub.revision',
+  'model.source.hub.endpoint',
+  'model.source.runner.dir',
+  'model.source.nodes',
+  'model.distribution',
   'smoke.readyTimeoutSeconds',
   'smoke.requestTimeoutSeconds',
   'smoke.url',

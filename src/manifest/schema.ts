@@ -226,9 +226,7 @@ export const HubSourceSchema = z
       .regex(/^https?:\/\/[^\s]+$/, { error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
       .optional()
       .meta({ examples: ['https://hf-mirror.example.com'] })
-      .describe(
-        "A hub mirror (the client's `HF_ENDPOINT`), reached from the node that downloads; absent: the client's default, https://huggingface.co.",
-      ),
+      .describe("A hub mirror (the client's `HF_ENDPOINT`), reached from the node that downloads; absent: the client's default, https://huggingface.co."),
   })
   .describe(
     'Download a Hugging Face repository at a revision with the real `huggingface_hub` client; the token comes from the `hf-token` input / `HF_TOKEN`, never argv or logs.',

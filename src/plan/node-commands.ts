@@ -160,6 +160,8 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string):
     // vLLM's native multi-node mode: the head rank 0, the workers 1 … in manifest order (the built-in launcher's order).
     VRD_NODE_RANK: String([head, ...m.nodes.filter((n) => n.role !== 'head')].findIndex((n) => n.name === node.name)),
     VRD_NNODES: String(m.nodes.length),
+    // The weights stage's model.path: the script mounts it (read-only) and serves it with HF_HUB_OFFLINE=1.
+    ...(m.model && { VRD_MODEL_PATH: m.model.path }),
   }
 }
 

@@ -27,13 +27,23 @@ beforeAll(async () => {
   const { manifest, errors } = await loadManifestFile('src/manifest/examples/dgx-spark-pair.yml')
   expect(errors).toEqual([])
   // The seed cluster, launched through a script, with one variable of the user's own.
-  m = { ...manifest!, launch: { mode: 'script', path: 'launch.sh', args: ['--x'], env: { MY_VAR: 'mine' } } } as Manifest
+  // With a model: section, so VRD_MODEL_PATH (set only then) is in the table too.
+  m = {
+    ...manifest!,
+    launch: { mode: 'script', path: 'launch.sh', args: ['--x'], env: { MY_VAR: 'mine' } },
+    model: { path: '/var/lib/vrd/models/qwen3.5-122b', source: { nodes: {} }, distribution: 'relay' },
+  } as Manifest
 })
 
 describe('the README lists exactly the variables a launch script gets', () => {
   it('the table is there and names every variable once', () => {
     expect(rows.length).toBeGreaterThan(5)
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length)
+  })
+
+  it('VRD_MODEL_PATH only with a model: section', () => {
+    const { model: _, ...without } = m
+    expect(launchScriptEnv(without as Manifest, headOf(m), 'sha256:0123')['VRD_MODEL_PATH']).toBeUndefined()
   })
 
   it('the same names as launchScriptEnv sets (besides launch.env), on every node', () => {
