@@ -8,7 +8,7 @@
  */
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { COLLECTIVE_PY, type CollectiveArgs } from '../probe/collective.js'
+import { COLLECTIVE_PY, type CollectiveArgs, collectiveWholeSeconds } from '../probe/collective.js'
 import { nodeEnv } from './node-commands.js'
 
 /** Bytes all-reduced (float32 lanes): large enough that NCCL's bandwidth nears the link's, small enough for a second. */
@@ -35,7 +35,7 @@ export function collectiveRank(m: Manifest, node: ManifestNode, image: string, a
   return argv(
     'timeout',
     '--kill-after=10',
-    String(args.timeout + COLLECTIVE_START_SLACK_SECONDS),
+    String(collectiveWholeSeconds(args.timeout) + COLLECTIVE_START_SLACK_SECONDS),
     'docker',
     'run',
     ...opts,

@@ -38,9 +38,12 @@ export interface CollectiveArgs {
   /** Bytes of the all-reduced buffer (float32 / uint32 lanes). */
   readonly bytes: number
   readonly iters: number
-  /** Seconds for the whole run before the watchdog reports a hang. */
+  /** Seconds each wait may take (rendezvous, a connection, an all-reduce); the whole run is bounded by `collectiveWholeSeconds`. */
   readonly timeout: number
 }
+
+/** The program's watchdog: the whole run, after which it reports a hang and exits. */
+export const collectiveWholeSeconds = (timeout: number): number => 2 * timeout + 5
 
 export const COLLECTIVE_PY = `import json, os, socket, struct, sys, threading, time
 A = json.loads(sys.argv[1])
@@ -61,9 +64,12 @@ def stage(s):
     state["stage"] = s
     sys.stderr.write("vrd-collective: rank %d: %s\\n" % (rank, s))
     sys.stderr.flush()
+# Each wait is bounded by tmo and reports what it waited for; the watchdog bounds the whole run
+# (a wait that never returns, as NCCL's on a dropped large message) after them.
+whole = 2 * tmo + 5
 def watchdog():
-    time.sleep(tmo)
-    out({"ok": False, "stage": state["stage"], "error": "no result within %d s (hung in %s)" % (tmo, state["stage"]), "hang": True})
+    time.sleep(whole)
+    out({"ok": False, "stage": state["stage"], "error": "no result within %d s (hung in %s)" % (whole, state["stage"]), "hang": True})
     os._exit(3)
 threading.Thread(target=watchdog, daemon=True).start()
 def fail(e, **kw):

@@ -7,7 +7,7 @@
 import type { Manifest } from '../../manifest/schema.js'
 import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank, freePort } from '../../plan/collective-commands.js'
 import { headOf } from '../../plan/node-commands.js'
-import { COLLECTIVE_MARK, readCollectiveLine } from '../../probe/collective.js'
+import { COLLECTIVE_MARK, collectiveWholeSeconds, readCollectiveLine } from '../../probe/collective.js'
 import { type Transport, outcome, succeeded } from '../../transport/transport.js'
 import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import { parseNcclInit } from '../nccl-init.js'
@@ -78,7 +78,7 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
         iters: COLLECTIVE_ITERS,
         timeout,
       })
-      const r = await t.run(cmd, { timeoutMs: (timeout + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000, ...(opts.signal && { signal: opts.signal }) })
+      const r = await t.run(cmd, { timeoutMs: (collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000, ...(opts.signal && { signal: opts.signal }) })
       const facts = rankFacts(node, rank, `${r.stdout}\n${r.stderr}`, succeeded(r) ? undefined : `docker run ${outcome(r)}`)
       const l = facts.line
       say(
