@@ -20,6 +20,7 @@ export type RolloutStage =
   | 'snapshot'
   | 'image'
   | 'fingerprint'
+  | 'fabric-test'
   | PhaseName
   | 'activate'
   | 'prune'

@@ -2,7 +2,7 @@
  * The rollout: one release brought onto every node through an ordered list of stages, each of which
  * may stop it with a Problem (src/deploy/stages/):
  *
- *   script check → lock → node state + host checks → image → image contents → fingerprint → release files →
+ *   script check → lock → node state + host checks → image → image contents → fingerprint → fabric test → release files →
  *   stop previous → launch (Ray head, workers) → cluster wait → preflight gate → vllm serve →
  *   smoke gate → activate `current` → prune; then audit and unlock, whatever happened.
  *
@@ -20,6 +20,7 @@ import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents.js'
+import { fabricTestStage } from './stages/fabric-test.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport } from './rollout-types.js'
@@ -38,6 +39,7 @@ export const DEPLOY_STAGES: readonly Stage[] = [
   imageStage,
   imageContentsStage,
   fingerprintStage,
+  fabricTestStage,
   ...START,
   activateStage,
   pruneStage,

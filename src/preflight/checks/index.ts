@@ -120,3 +120,8 @@ export function runChecks(facts: FactsBundle, expected?: Expectation, opts: RunC
   const ctx = buildContext(facts, expected, opts)
   return CHECKS.filter((c) => (!opts.stages || opts.stages.includes(c.stage)) && c.needs.every((n) => present(n, facts, expected))).flatMap((c) => c.run(ctx))
 }
+
+/** The fabric collective's entries only, over facts that hold it (and the hosts' facts for their RDMA devices). */
+export function runCollectiveChecks(facts: FactsBundle, expected?: Expectation): Finding[] {
+  return CHECKS.filter((c) => c.needs.includes('collective') && c.needs.every((n) => present(n, facts, expected))).flatMap((c) => c.run(buildContext(facts, expected)))
+}
