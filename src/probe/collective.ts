@@ -236,7 +236,10 @@ export const CollectiveLineSchema = z
     stage: text(100).optional(),
     error: text(1000).optional(),
     hang: z.boolean().optional(),
-    peer: z.object({ rank: z.number().int().min(0), addr: text(100) }).strict().optional(),
+    peer: z
+      .object({ rank: z.number().int().min(0), addr: text(100) })
+      .strict()
+      .optional(),
     backend: text(40).optional(),
     impl: text(100).optional(),
     bytes: num.optional(),

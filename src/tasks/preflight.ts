@@ -78,7 +78,11 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
     r.facts,
     gathered + notes,
     loaded.manifest,
-    ['Ray identity preflight', ...(r.facts.collective ? ['fabric collective'] : []), ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : [])],
+    [
+      'Ray identity preflight',
+      ...(r.facts.collective ? ['fabric collective'] : []),
+      ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
+    ],
   )
   if (!script.patch) return outcome
   return {

@@ -20,7 +20,11 @@ export const fabricTestStage: Stage = {
   untouched: () => 'nothing was changed on the nodes (the fabric test runs before the previous release is stopped)',
   async run(ctx) {
     const { m, o, io } = ctx
-    const collective = await runCollective(m, o.transports, { image: ctx.imageId ?? imageRef(m), onProgress: io.progress, ...(o.signal && { signal: o.signal }) })
+    const collective = await runCollective(m, o.transports, {
+      image: ctx.imageId ?? imageRef(m),
+      onProgress: io.progress,
+      ...(o.signal && { signal: o.signal }),
+    })
     // Host facts (RDMA devices) come from the host checks when they ran; the collective's entries read the rest.
     const facts = { schemaVersion: 1 as const, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes: ctx.hostFacts?.nodes ?? [], collective }
     const findings = sortFindings(runCollectiveChecks(facts, expectationFromManifest(m)))

@@ -41,7 +41,12 @@ function blame(c: CollectiveFacts): { nodes: string[]; why: string } {
   }
   const missing = c.ranks.flatMap((r) => {
     const m = /missing ranks \[([\d, ]+)\]/.exec(r.line?.error ?? '')
-    return m ? (m[1] ?? '').split(',').map((x) => byRank.get(Number(x.trim()))).filter((x): x is CollectiveRank => x !== undefined) : []
+    return m
+      ? (m[1] ?? '')
+          .split(',')
+          .map((x) => byRank.get(Number(x.trim())))
+          .filter((x): x is CollectiveRank => x !== undefined)
+      : []
   })
   if (missing.length > 0) {
     const nodes = [...new Set(missing.map((r) => r.node))]
@@ -49,14 +54,16 @@ function blame(c: CollectiveFacts): { nodes: string[]; why: string } {
   }
   // torch's TCPStore: a rank that cannot reach the rendezvous points at the head.
   const store = c.ranks.filter((r) => failed(r) && /trying to connect to \(|failed to connect to/.test(`${r.line?.error ?? ''}\n${r.tail}`))
-  if (store.length > 0) return { nodes: [c.ranks[0]?.node ?? ''], why: `${store.map((r) => r.node).join(', ')} could not reach the rendezvous on ${c.addr}:${c.port}` }
+  if (store.length > 0)
+    return { nodes: [c.ranks[0]?.node ?? ''], why: `${store.map((r) => r.node).join(', ')} could not reach the rendezvous on ${c.addr}:${c.port}` }
   const bad = c.ranks.filter(failed)
   return { nodes: [...new Set(bad.map((r) => r.node))], why: bad.map((r) => `${r.node}: ${status(r)}`).join('; ') }
 }
 
 export function fabricCollectiveFailed(ctx: CheckContext): Finding[] {
   const c = ctx.facts.collective
-  if (!c || !c.ranks.some(failed)) return []
+  if (!c) return []
+  if (!c.ranks.some(failed)) return []
   const { nodes, why } = blame(c)
   const hung = c.ranks.some((r) => r.line?.hang || /timed out|timeout/i.test(r.error ?? ''))
   return [

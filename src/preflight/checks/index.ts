@@ -123,5 +123,7 @@ export function runChecks(facts: FactsBundle, expected?: Expectation, opts: RunC
 
 /** The fabric collective's entries only, over facts that hold it (and the hosts' facts for their RDMA devices). */
 export function runCollectiveChecks(facts: FactsBundle, expected?: Expectation): Finding[] {
-  return CHECKS.filter((c) => c.needs.includes('collective') && c.needs.every((n) => present(n, facts, expected))).flatMap((c) => c.run(buildContext(facts, expected)))
+  return CHECKS.filter((c) => c.needs.includes('collective') && c.needs.every((n) => present(n, facts, expected))).flatMap((c) =>
+    c.run(buildContext(facts, expected)),
+  )
 }

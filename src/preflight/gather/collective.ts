@@ -78,7 +78,10 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
         iters: COLLECTIVE_ITERS,
         timeout,
       })
-      const r = await t.run(cmd, { timeoutMs: (collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000, ...(opts.signal && { signal: opts.signal }) })
+      const r = await t.run(cmd, {
+        timeoutMs: (collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000,
+        ...(opts.signal && { signal: opts.signal }),
+      })
       const facts = rankFacts(node, rank, `${r.stdout}\n${r.stderr}`, succeeded(r) ? undefined : `docker run ${outcome(r)}`)
       const l = facts.line
       say(

@@ -91,8 +91,24 @@ describe('the program, run here (its standard-library path)', () => {
 /** A real H200 capture, with the program's line after it as torch's NCCL path prints it. */
 const h200 = (name: string, line: Partial<CollectiveLine> | undefined, rank: number) => {
   const text = readFileSync(`test/fixtures/hardware/h200/nccl-one-rank-${name}.txt`, 'utf8')
-  const ok = { ok: true, rank, world: 2, backend: 'nccl', impl: 'torch 2.11.0+cu130', bytes: 64 * 2 ** 20, iters: 5, seconds: 0.004, algbwGBps: 16.7, busbwGBps: 16.7 }
-  return rankFacts(node(rank), rank, line === undefined ? text : `${text}\n${COLLECTIVE_MARK}${JSON.stringify({ ...ok, ...line })}\n`, line === undefined ? 'docker run exit 2' : undefined)
+  const ok = {
+    ok: true,
+    rank,
+    world: 2,
+    backend: 'nccl',
+    impl: 'torch 2.11.0+cu130',
+    bytes: 64 * 2 ** 20,
+    iters: 5,
+    seconds: 0.004,
+    algbwGBps: 16.7,
+    busbwGBps: 16.7,
+  }
+  return rankFacts(
+    node(rank),
+    rank,
+    line === undefined ? text : `${text}\n${COLLECTIVE_MARK}${JSON.stringify({ ...ok, ...line })}\n`,
+    line === undefined ? 'docker run exit 2' : undefined,
+  )
 }
 const withRdma = (b: FactsBundle, name: string, devices: string[]) => withNode(b, name, (n) => ({ ...n, host: { ...n.host, rdmaDevices: devices } as never }))
 
