@@ -20,7 +20,6 @@ export type RolloutStage =
   | 'snapshot'
   | 'image'
   | 'fingerprint'
-  | 'fabric-test'
   | PhaseName
   | 'activate'
   | 'prune'

@@ -11,6 +11,8 @@ import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../ma
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank } from './collective-commands.js'
+import { collectiveWholeSeconds } from '../probe/collective.js'
 import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
@@ -46,6 +48,7 @@ export const PHASE_NAMES = [
   'prepare',
   'image',
   'image-contents',
+  'fabric-test',
   'release-files',
   'stop-previous',
   'upload-launch-script',
@@ -121,6 +124,33 @@ export const planNodes = (m: Manifest): Plan['nodes'] =>
 /** The image-contents probe on the head: what the image-contents stage runs (`image` is the image ID at run time). */
 export const imageContentsStep = (m: Manifest, image: string): PlannedStep =>
   stepOf(m)(headOf(m), 'image-contents', 'image-contents probe (docker run --rm, no network)', imageContentsProbe(image), IMAGE_CONTENTS_TIMEOUT_SECONDS + 15)
+
+/**
+ * The fabric collective's ranks, one per node, at once: what the fabric-test stage runs (`image` is
+ * the image ID at run time; the rendezvous port is one the head picks free at run time, 0 here).
+ */
+export const fabricTestSteps = (m: Manifest, image: string): PlannedStep[] => {
+  const head = headOf(m)
+  const timeout = m.preflight.collectiveTimeoutSeconds
+  return m.nodes.map((n, rank) =>
+    stepOf(m)(
+      n,
+      'fabric-test',
+      `rank ${rank} of an all-reduce over the fabric (docker run --rm --network host, the release's env, NCCL_DEBUG=INFO), rendezvous on ${head.fabricIp} at a port picked free on ${head.name}`,
+      collectiveRank(m, n, image, {
+        rank,
+        world: m.nodes.length,
+        addr: head.fabricIp,
+        port: 0,
+        ip: n.fabricIp,
+        bytes: COLLECTIVE_BYTES,
+        iters: COLLECTIVE_ITERS,
+        timeout,
+      }),
+      collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15,
+    ),
+  )
+}
 
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {
