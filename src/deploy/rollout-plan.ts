@@ -16,6 +16,7 @@ import {
   type PlanOptions,
   type PlanPhase,
   type PlannedStep,
+  fabricTestSteps,
   imageContentsStep,
   planRelease,
   stepOf,
@@ -49,6 +50,12 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
     parallel: false,
     steps: [imageContentsStep(m, image)],
   }
+  const fabricPhase: PlanPhase = {
+    name: 'fabric-test',
+    description: `a real all-reduce over the fabric in ${image} on every node at once (preflight.collective); a failure, a hang or NCCL on sockets where RDMA was asked for stops the deploy before the previous release is stopped`,
+    parallel: true,
+    steps: fabricTestSteps(m, image),
+  }
   const runs = (s: PlannedStep): PlannedStep => {
     const node = m.nodes.find((n) => n.name === s.node)!
     const cmd = START_ACTIONS.includes(s.action)
@@ -61,7 +68,13 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
   return {
     ...release,
     image,
-    phases: [imagePhase, contentsPhase, ...(m.model ? [weightsPhase(m)] : []), ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) }))],
+    phases: [
+      imagePhase,
+      contentsPhase,
+      ...(m.model ? [weightsPhase(m)] : []),
+      ...(m.preflight.collective ? [fabricPhase] : []),
+      ...release.phases.map((p) => ({ ...p, steps: p.steps.map(runs) })),
+    ],
     around: aroundStages(m, release.head, release.release),
   }
 }

@@ -2,7 +2,7 @@
  * The rollout: one release brought onto every node through an ordered list of stages, each of which
  * may stop it with a Problem (src/deploy/stages/):
  *
- *   script check → lock → node state + host checks → image → image contents → weights → fingerprint → release files →
+ *   script check → lock → node state + host checks → image → image contents → weights → fingerprint → fabric test → release files →
  *   stop previous → launch (Ray head, workers) → cluster wait → preflight gate → vllm serve →
  *   smoke gate → activate `current` → prune; then audit and unlock, whatever happened.
  *
@@ -22,6 +22,7 @@ import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents.js'
 import { weightsStage } from './stages/weights.js'
 import { withModel } from './weights/plan.js'
+import { fabricTestStage } from './stages/fabric-test.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport } from './rollout-types.js'
@@ -41,6 +42,7 @@ export const DEPLOY_STAGES: readonly Stage[] = [
   imageContentsStage,
   weightsStage,
   fingerprintStage,
+  fabricTestStage,
   ...START,
   activateStage,
   pruneStage,

@@ -77,6 +77,9 @@ const EVERY_MODE_READS = [
   // The native rendezvous port: serve.sh's --master-port under mp, and the port probe.
   'vllm.masterPort',
   'launch.mode',
+  // The fabric-test stage runs before either launch, in throw-away containers of the release's image.
+  'preflight.collective',
+  'preflight.collectiveTimeoutSeconds',
   // The weights stage runs before either launch; a script gets model.path as VRD_MODEL_PATH.
   'model.path',
   'model.source.hub.repo',

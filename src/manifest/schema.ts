@@ -425,6 +425,20 @@ export const DeploySchema = z
   })
   .describe('How deploys behave.')
 
+export const PreflightSchema = z
+  .strictObject({
+    collective: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Run a real all-reduce over the fabric before a deploy changes anything (the `fabric-test` stage) and in `preflight`: one throw-away container of the release's image per node, all at once, with the release's env (torch.distributed: NCCL with `NCCL_DEBUG=INFO` on GPU nodes, reading the transport NCCL chose; Gloo without CUDA; a standard-library TCP ring where the image has no torch). It fails the deploy when the collective fails or hangs (FABRIC_COLLECTIVE_FAILED) or NCCL falls back to sockets where RDMA was asked for (FABRIC_SOCKET_FALLBACK), and warns when NCCL's bus bandwidth is below a quarter of `fabric.linkSpeedGbps` (FABRIC_COLLECTIVE_SLOW). It costs a container start and torch's import on every node (seconds) and, on GPU nodes, a CUDA context beside the running release. `false` skips it.",
+      ),
+    collectiveTimeoutSeconds: seconds()
+      .default(45)
+      .describe('Seconds each rank of the collective may take (rendezvous, connections, the all-reduces) before it counts as hung.'),
+  })
+  .describe('Gates that need more than facts: the fabric collective.')
+
 export const ManifestSchema = z
   .strictObject({
     version: z
@@ -442,6 +456,7 @@ export const ManifestSchema = z
     launch: LaunchSchema,
     smoke: SmokeSchema.prefault({}),
     deploy: DeploySchema.prefault({}),
+    preflight: PreflightSchema.prefault({}),
   })
   .describe(
     'Cluster manifest for vllm-ray-deploy: the machines, how to reach them, the fabric between them, and the vLLM server to run across them with Ray. Top-level keys starting with `x-` are ignored (use them for YAML anchors).',
@@ -464,6 +479,7 @@ export type LaunchSettings = Manifest['launch']
 export type SmokeSettings = Manifest['smoke']
 export type SmokePrompt = SmokeSettings['prompts'][number]
 export type DeploySettings = Manifest['deploy']
+export type PreflightSettings = Manifest['preflight']
 
 /** Top-level keys with this prefix are set aside before validation (YAML anchors, notes). */
 export const EXTENSION_KEY_PREFIX = 'x-'

@@ -12,6 +12,8 @@ import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
 import { executorOf, nodeRank } from './executor-commands.js'
 import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
+import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank } from './collective-commands.js'
+import { collectiveWholeSeconds } from '../probe/collective.js'
 import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */
@@ -50,6 +52,7 @@ export const PHASE_NAMES = [
   'image',
   'image-contents',
   'weights',
+  'fabric-test',
   'release-files',
   'stop-previous',
   'upload-launch-script',
@@ -133,6 +136,32 @@ const startAction = (m: Manifest): string => (m.launch.mode === 'builtin' && m.v
 /** The phases that start the nodes: Ray's with the built-in Ray launcher, else the generic launch phases. */
 export const launchPhases = (m: Manifest): readonly [PhaseName, PhaseName] =>
   m.launch.mode === 'builtin' && m.vllm.executorBackend === 'ray' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
+/**
+ * The fabric collective's ranks, one per node, at once: what the fabric-test stage runs (`image` is
+ * the image ID at run time; the rendezvous port is one the head picks free at run time, 0 here).
+ */
+export const fabricTestSteps = (m: Manifest, image: string): PlannedStep[] => {
+  const head = headOf(m)
+  const timeout = m.preflight.collectiveTimeoutSeconds
+  return m.nodes.map((n, rank) =>
+    stepOf(m)(
+      n,
+      'fabric-test',
+      `rank ${rank} of an all-reduce over the fabric (docker run --rm --network host, the release's env, NCCL_DEBUG=INFO), rendezvous on ${head.fabricIp} at a port picked free on ${head.name}`,
+      collectiveRank(m, n, image, {
+        rank,
+        world: m.nodes.length,
+        addr: head.fabricIp,
+        port: 0,
+        ip: n.fabricIp,
+        bytes: COLLECTIVE_BYTES,
+        iters: COLLECTIVE_ITERS,
+        timeout,
+      }),
+      collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15,
+    ),
+  )
+}
 
 /** Wait until Ray on the head lists every node alive. */
 export function clusterPhase(m: Manifest): PlanPhase {

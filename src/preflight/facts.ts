@@ -5,6 +5,7 @@
  * a file is checked against this schema first (the types are derived from it, as the manifest's are).
  */
 import { z } from 'zod'
+import { CollectiveLineSchema } from '../probe/collective.js'
 import { NodeFactsSchema } from '../probe/node-facts.js'
 
 export {
@@ -66,6 +67,50 @@ export const RayViewSchema = z
   })
   .readonly()
 
+/** What NCCL said at init on one rank (src/preflight/nccl-init.ts). */
+export const NcclInitSchema = z
+  .object({
+    version: z.string().optional(),
+    network: z.string().optional(),
+    ibHca: z.string().optional(),
+    socketIfname: z.string().optional(),
+    ibNoDevice: z.boolean(),
+    socketInterfaces: z.string().optional(),
+    warnings: z.array(z.string()).readonly(),
+  })
+  .readonly()
+
+/** One rank of the fabric collective: a node's throw-away container of the release's image. */
+export const CollectiveRankSchema = z
+  .object({
+    node: z.string(),
+    rank: z.number().int().min(0),
+    fabricIp: z.string(),
+    /** The program's own line, when it printed one. */
+    line: CollectiveLineSchema.optional(),
+    /** Why there is no line: the command's outcome (exit status, timeout). */
+    error: z.string().optional(),
+    /** The last lines of its output, for evidence. */
+    tail: z.string(),
+    nccl: NcclInitSchema.optional(),
+  })
+  .readonly()
+
+/** The fabric collective (src/preflight/gather/collective.ts): every node's rank, run at once. */
+export const CollectiveFactsSchema = z
+  .object({
+    image: z.string(),
+    addr: z.string(),
+    port: z.number().int(),
+    bytes: z.number().int(),
+    timeoutSeconds: z.number(),
+    /** NCCL_IB_HCA as the containers were given it (the manifest's container.env). */
+    ibHca: z.string().optional(),
+    ranks: z.array(CollectiveRankSchema).readonly(),
+    durationMs: z.number(),
+  })
+  .readonly()
+
 export const FactsBundleSchema = z
   .object({
     schemaVersion: z.literal(1, { error: (issue) => `this tool reads facts bundles of schemaVersion 1, got ${JSON.stringify(issue.input) ?? 'nothing'}` }),
@@ -75,9 +120,13 @@ export const FactsBundleSchema = z
     nodes: z.array(NodeFactsSchema).readonly(),
     /** Ray's own view of the cluster, taken inside the head's container. */
     ray: RayViewSchema.optional(),
+    /** The fabric collective, when it ran (a deploy's fabric-test stage, the preflight). */
+    collective: CollectiveFactsSchema.optional(),
   })
   .readonly()
 
 export type RayNode = z.output<typeof RayNodeSchema>
 export type RayView = z.output<typeof RayViewSchema>
 export type FactsBundle = z.output<typeof FactsBundleSchema>
+export type CollectiveFacts = z.output<typeof CollectiveFactsSchema>
+export type CollectiveRank = z.output<typeof CollectiveRankSchema>

@@ -33,6 +33,10 @@ export const FINDING_CODES = [
   'FABRIC_PORT_BLOCKED',
   'UNIFIED_MEMORY_SHORT',
   'GPU_MEMORY_EXHAUSTED',
+  // The fabric collective (src/preflight/checks/collective.ts)
+  'FABRIC_COLLECTIVE_FAILED',
+  'FABRIC_SOCKET_FALLBACK',
+  'FABRIC_COLLECTIVE_SLOW',
   // Image delivery (src/deploy/relay.ts)
   'IMAGE_TRANSFER_FAILED',
   // Model weights (src/deploy/weights/transfer.ts)

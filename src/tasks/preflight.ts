@@ -7,6 +7,8 @@ import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { runChecks } from '../preflight/checks/index.js'
 import { sortFindings } from '../preflight/diagnose.js'
 import { gatherFacts } from '../preflight/gather/gather.js'
+import { runCollective } from '../preflight/gather/collective.js'
+import { imageRef } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
 import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
@@ -20,6 +22,8 @@ export interface PreflightOptions {
   readonly onProgress?: (message: string) => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
   readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  /** Run the fabric collective (default: the manifest's preflight.collective). */
+  readonly collective?: boolean
 }
 
 /** Live preflight of a manifest's cluster: gather facts, run the checks, report. Callable from code. */
@@ -27,18 +31,36 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
   const started = Date.now()
   const opened: Transport[] = []
-  try {
-    const { facts, notes } = await gatherFacts(m, {
-      transportFor: async (node) => {
-        const t = await connect(m, node)
+  // Every node is connected once; the facts and the fabric collective run at once over the same connections.
+  const connecting = new Map(
+    m.nodes.map((node) => [
+      node.name,
+      connect(m, node).then((t) => {
         opened.push(t)
         return t
-      },
-      ...(opts.onProgress && { onProgress: opts.onProgress }),
-    })
+      }),
+    ]),
+  )
+  try {
+    const collectiveOn = opts.collective ?? m.preflight.collective
+    const collective = async () => {
+      if (!collectiveOn) return undefined
+      const settled = await Promise.all([...connecting].map(async ([name, p]) => [name, await p.catch(() => undefined)] as const))
+      const transports = new Map(settled.flatMap(([name, t]) => (t ? [[name, t] as const] : [])))
+      return runCollective(m, transports, { image: imageRef(m), ...(opts.onProgress && { onProgress: opts.onProgress }) })
+    }
+    const [{ facts: gathered, notes }, ran] = await Promise.all([
+      gatherFacts(m, {
+        transportFor: (node) => connecting.get(node.name)!,
+        ...(opts.onProgress && { onProgress: opts.onProgress }),
+      }),
+      collective(),
+    ])
+    const facts = ran ? { ...gathered, collective: ran } : gathered
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     return { facts, findings, notes, durationMs: Date.now() - started }
   } finally {
+    await Promise.allSettled([...connecting.values()])
     await Promise.all(opened.map((t) => t.close()))
   }
 }
@@ -56,7 +78,11 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
     r.facts,
     gathered + notes,
     loaded.manifest,
-    ['Ray identity preflight', ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : [])],
+    [
+      'Ray identity preflight',
+      ...(r.facts.collective ? ['fabric collective'] : []),
+      ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
+    ],
   )
   if (!script.patch) return outcome
   return {

@@ -14,7 +14,7 @@ import { log } from './measure.js'
 import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } from './rows/delivery.js'
 import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
-import { healthyCluster, preflightRow } from './rows/preflight.js'
+import { healthyCluster, preflightRows } from './rows/preflight.js'
 import { scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
     await row('7', 'weights: relay against each, a redeploy with the files present', () => weightsRows(lab))
     await row('5', 'preflight of a healthy live cluster', async () => {
       await healthyCluster(lab)
-      return preflightRow(lab)
+      return preflightRows(lab)
     })
     if (only && !only.includes('3')) {
       // not asked for

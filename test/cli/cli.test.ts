@@ -65,6 +65,7 @@ describe('vllm-ray-deploy plan', () => {
     expect(plan.phases.map((p) => p.name)).toEqual([
       'image',
       'image-contents',
+      'fabric-test',
       'release-files',
       'stop-previous',
       'ray-head',
@@ -79,6 +80,7 @@ describe('vllm-ray-deploy plan', () => {
     expect(a!.steps.map((s) => s.action)).toEqual([
       'image',
       'image-contents',
+      'fabric-test',
       'release-files',
       'secret-env',
       'remove-old',
@@ -88,7 +90,7 @@ describe('vllm-ray-deploy plan', () => {
       'facts',
       'vllm-serve',
     ])
-    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'release-files', 'secret-env', 'remove-old', 'ray-start', 'facts'])
+    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'fabric-test', 'release-files', 'secret-env', 'remove-old', 'ray-start', 'facts'])
     const headStart = a!.steps.find((s) => s.action === 'ray-start')!
     expect(headStart.command).toBe('sh /var/lib/vllm-ray-deploy/spark-pair/releases/manual/start.sh')
     expect(headStart.runs!.command).toContain('--head --port=6379')

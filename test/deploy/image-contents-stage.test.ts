@@ -70,7 +70,7 @@ describe('the image-contents stage', () => {
     expect(stages.slice(stages.indexOf('image'))).toEqual(['image', 'image-contents', 'audit', 'report'])
     expect(changes).toEqual([])
     // The probe ran once, on the head, against the new image by its ID.
-    const probes = sim.log.filter((l) => /docker run --rm/.test(l.command))
+    const probes = sim.log.filter((l) => /docker run --rm --network none/.test(l.command))
     expect(probes.map((p) => p.node)).toEqual(['spark-a', 'spark-a'])
     expect(probes[1]!.command).toContain(`--entrypoint python3 ${sim.imageId} -c`)
     expect(renderRolloutText('lab', r)).toContain('image contents: vLLM 0.17.0+standin, Ray (absent)')

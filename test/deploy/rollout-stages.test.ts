@@ -79,6 +79,7 @@ describe('a deploy through every stage', () => {
       'image',
       'image-contents',
       'fingerprint',
+      'fabric-test',
       'release-files',
       'stop-previous',
       'ray-head',

@@ -79,6 +79,7 @@ describe('defaults', () => {
         latency: {},
       },
       deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, scriptCheck: 'warn' },
+      preflight: { collective: true, collectiveTimeoutSeconds: 45 },
     }
     expect(manifest).toEqual(expected)
   })

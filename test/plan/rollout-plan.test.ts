@@ -15,7 +15,7 @@ import { imageContentsProbe } from '../../src/plan/image-contents-commands.js'
 import { loadImage, pullImage } from '../../src/plan/node-commands.js'
 import { activateRelease, appendAudit, pruneReleases } from '../../src/plan/release-commands.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
-import { planRelease } from '../../src/plan/plan.js'
+import { fabricTestSteps, planRelease } from '../../src/plan/plan.js'
 import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan.js'
 import { planTask } from '../../src/tasks/plan.js'
 
@@ -34,6 +34,7 @@ describe('plan shows what deploy runs', () => {
     expect(p.phases.map((x) => x.name)).toEqual([
       'image',
       'image-contents',
+      'fabric-test',
       'release-files',
       'stop-previous',
       'ray-head',
@@ -44,7 +45,11 @@ describe('plan shows what deploy runs', () => {
       'smoke',
     ])
     expect(p.phases[1]!.steps.map((s) => [s.id, s.command])).toEqual([['spark-a/image-contents', render(imageContentsProbe(base.image.ref))]])
-    expect(ids({ phases: p.phases.slice(2) })).toEqual(ids(planRelease(base, { release: 'abc', files: 'write' })))
+    expect(p.phases[2]!.steps.map((s) => [s.id, s.command])).toEqual(
+      base.nodes.map((n) => [`${n.name}/fabric-test`, render(fabricTestSteps(base, base.image.ref).find((s) => s.node === n.name)!.cmd)]),
+    )
+    expect(ids({ phases: p.phases.slice(3) })).toEqual(ids(planRelease(base, { release: 'abc', files: 'write' })))
+    expect(planRollout({ ...base, preflight: { ...base.preflight, collective: false } }).phases.map((x) => x.name)).not.toContain('fabric-test')
     expect(p.phases[0]!.steps.map((s) => [s.id, s.command])).toEqual([
       ['spark-a/image', render(pullImage(base.image.ref))],
       ['spark-b/image', render(pullImage(base.image.ref))],
@@ -125,7 +130,7 @@ describe('plan shows what deploy runs', () => {
     writeFileSync(path, example)
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
-    expect(o.headline).toBe('plan for spark-pair: 10 phases, 16 steps on 2 nodes')
+    expect(o.headline).toBe('plan for spark-pair: 11 phases, 18 steps on 2 nodes')
     const json = o.json as {
       around: { before: { name: string; steps: { command: string }[] }[] }
       nodes: { steps: { id: string; runs?: { command: string } }[] }[]

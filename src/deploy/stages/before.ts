@@ -12,7 +12,7 @@ import { problem } from '../../result/result.js'
 import { readLaunchScript as readScript } from '../../manifest/launch-path.js'
 import { checkLaunchScript } from '../../script-check/index.js'
 import { distributionOf } from '../distribution/index.js'
-import { hostChecks } from '../host-checks.js'
+import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../lock.js'
 import { commonCurrent, readNodeStates } from '../node-state.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
@@ -98,7 +98,9 @@ async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
   const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
   // The weights relay needs the same head → worker SSH over the fabric as the image relay.
   const relay = imageRelay || modelRelays(m)
-  const findings = await hostChecks(m, o.transports, { relay })
+  const facts = await gatherHostFacts(m, o.transports, { relay })
+  ctx.hostFacts = facts
+  const findings = evaluateHostChecks(m, facts, { relay })
   sayFindings(io, findings)
   if (findings.length === 0)
     io.say(

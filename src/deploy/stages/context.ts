@@ -6,7 +6,7 @@
 import type { Cmd } from '../../command/shell.js'
 import type { StepResult } from '../../execute/execute.js'
 import type { Manifest } from '../../manifest/schema.js'
-import type { FactsBundle } from '../../preflight/facts.js'
+import type { CollectiveFacts, FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
 import type { Plan } from '../../plan/plan.js'
 import type { ImageContents } from '../../probe/image-contents.js'
@@ -136,6 +136,10 @@ export interface RolloutContext {
   /** Every plan step the stages ran through the executor, in order. */
   readonly executed: StepResult[]
   facts?: FactsBundle
+  /** The host checks' facts (before anything changed). */
+  hostFacts?: FactsBundle
+  /** The fabric collective (the fabric-test stage). */
+  collective?: CollectiveFacts
   smoke?: SmokeGateResult
   lock?: LockHolder
   /** Renews the lock while it is held (lock.ts); stopped before the lock is released. */

@@ -5,6 +5,7 @@
  * - `before-change`: the hosts alone (kernel, driver, docker, fabric links, MTU, ports, memory, the
  *   manifest's container env). A deploy runs these before it changes anything
  *   (src/deploy/host-checks.ts), so a bad host stops it with the running release untouched.
+ *   The fabric collective's entries need its facts (a deploy's fabric-test stage, the preflight).
  * - `after-launch`: the running containers and Ray (identities, versions inside the image, Ray's
  *   membership and demands, the kernel log while vLLM starts).
  *
@@ -15,6 +16,7 @@
 import type { Expectation } from '../../manifest/expectation.js'
 import type { FactsBundle } from '../facts.js'
 import type { Finding, FindingCode } from '../finding.js'
+import { fabricCollectiveFailed, fabricCollectiveSlow, fabricSocketFallback } from './collective.js'
 import { imageMismatch, versionSkew } from './consistency.js'
 import { buildContext, type CheckContext, type CheckOptions } from './context.js'
 import { fabricUnreachable } from './fabric.js'
@@ -37,7 +39,7 @@ export const CHECK_STAGES = ['before-change', 'after-launch'] as const
 export type CheckStage = (typeof CHECK_STAGES)[number]
 
 /** The parts of the facts document a check reads; an entry runs only when all of its are present. */
-export const FACT_NEEDS = ['nodes', 'host', 'interfaces', 'ports', 'container', 'ray', 'expected'] as const
+export const FACT_NEEDS = ['nodes', 'host', 'interfaces', 'ports', 'container', 'ray', 'expected', 'collective'] as const
 export type FactNeed = (typeof FACT_NEEDS)[number]
 
 export interface CheckEntry {
@@ -66,6 +68,8 @@ export function present(need: FactNeed, facts: FactsBundle, expected: Expectatio
       return facts.ray !== undefined
     case 'expected':
       return expected !== undefined
+    case 'collective':
+      return facts.collective !== undefined
   }
 }
 
@@ -85,6 +89,9 @@ export const CHECKS: readonly CheckEntry[] = [
   entry('before-change', ['host'], ['NCCL_IB_HCA_MISSING'], ncclIbHcaMissing),
   entry('before-change', ['ports'], ['FABRIC_PORT_BLOCKED'], fabricPortBlocked),
   entry('before-change', ['host', 'expected'], ['UNIFIED_MEMORY_SHORT'], unifiedMemoryShort),
+  entry('before-change', ['collective'], ['FABRIC_COLLECTIVE_FAILED'], fabricCollectiveFailed),
+  entry('before-change', ['collective'], ['FABRIC_SOCKET_FALLBACK'], fabricSocketFallback),
+  entry('before-change', ['collective', 'expected'], ['FABRIC_COLLECTIVE_SLOW'], fabricCollectiveSlow),
   entry('after-launch', ['ray'], ['RAY_UNAVAILABLE'], rayUnavailable),
   entry('after-launch', ['ray'], ['RAY_NODE_MISSING'], rayNodeMissing),
   entry('after-launch', ['ray'], ['RAY_UNEXPECTED_NODE'], rayUnexpectedNode),
@@ -118,4 +125,11 @@ export interface RunChecksOptions extends CheckOptions {
 export function runChecks(facts: FactsBundle, expected?: Expectation, opts: RunChecksOptions = {}): Finding[] {
   const ctx = buildContext(facts, expected, opts)
   return CHECKS.filter((c) => (!opts.stages || opts.stages.includes(c.stage)) && c.needs.every((n) => present(n, facts, expected))).flatMap((c) => c.run(ctx))
+}
+
+/** The fabric collective's entries only, over facts that hold it (and the hosts' facts for their RDMA devices). */
+export function runCollectiveChecks(facts: FactsBundle, expected?: Expectation): Finding[] {
+  return CHECKS.filter((c) => c.needs.includes('collective') && c.needs.every((n) => present(n, facts, expected))).flatMap((c) =>
+    c.run(buildContext(facts, expected)),
+  )
 }

@@ -19,6 +19,8 @@ import { labManifest } from '../../../src/lab/manifest.js'
 import { type Manifest, ManifestSchema } from '../../../src/manifest/schema.js'
 import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
 import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents.js'
+import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs } from '../../../src/probe/collective.js'
+import { FREE_PORT_PY } from '../../../src/plan/collective-commands.js'
 import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
 import type { RunOptions, RunResult, Transport } from '../../../src/transport/transport.js'
@@ -101,6 +103,9 @@ export class SimCluster {
   probe: (node: string) => string = (node) => healthyProbe(node, this.imageId)
   /** What the image-contents probe prints (`docker run --rm … IMAGE -c PROGRAM`): the lab stand-in's contents by default. */
   imageContents: string = JSON.stringify(STANDIN_CONTENTS)
+  /** What a rank of the fabric collective prints: the stdlib path's line of a healthy run by default. */
+  collective: (node: string, args: CollectiveArgs) => string = (_node, a) =>
+    `${COLLECTIVE_MARK}${JSON.stringify({ ok: true, backend: 'tcp', impl: 'stdlib', bytes: a.bytes, iters: a.iters, seconds: 0.01, algbwGBps: 0.4, busbwGBps: 0.4, rank: a.rank, world: a.world })}\n`
   /** vllm serve answers /health once started. */
   vllmComesUp = true
 
@@ -180,6 +185,8 @@ export class SimCluster {
       return ok(args.exec ? this.probe(n.name) : JSON.stringify(this.hostProbe(n, args)))
     }
     if (/\bdocker run --rm\b/.test(command) && command.includes(IMAGE_CONTENTS_PY.split('\n')[0]!)) return ok(this.imageContents)
+    if (cmd.kind === 'argv' && cmd.argv.includes(FREE_PORT_PY)) return ok('40123\n')
+    if (cmd.kind === 'argv' && cmd.argv.includes(COLLECTIVE_PY)) return ok(this.collective(n.name, JSON.parse(cmd.argv.at(-1)!) as CollectiveArgs))
     if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
     if (command.startsWith('docker image inspect')) {
       const id = n.images.get(ref) ?? [...n.images.values()].find((v) => command.includes(v))
