@@ -126,7 +126,7 @@ export const COMMANDS = [
     summary: 'check a cluster manifest; every error with file:line:col',
     options: ['manifest', 'json'],
     required: ['manifest'],
-    action: { outputs: ['error-count', 'cluster'] },
+    action: { outputs: ['error-count', 'warning-count', 'cluster'] },
     run: (ctx) => validateTask(manifestOf(ctx)),
   },
   {

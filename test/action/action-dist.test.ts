@@ -3,6 +3,7 @@
  * GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files. Uses the committed dist/ (CI rebuilds it first and
  * fails on any difference).
  */
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { COMMANDS } from '../../src/action/inputs.js'
@@ -53,5 +54,18 @@ describe('node dist/index.js (the action as the runner starts it)', () => {
     const r = runAction({ command: 'preflight', manifest: 'test/fixtures/three-mistakes.yml', 'ssh-private-key': 'line-one\nline-two' })
     expect(r.stdout).toContain('::add-mask::line-one')
     expect(r.stdout).toContain('::add-mask::line-two')
+  })
+})
+
+describe('what dist/index.js carries', () => {
+  // @actions/http-client (undici, ~450 KB) is replaced by src/action/http-client-stub.ts
+  // through tsconfig.json's paths: @actions/core needs it only for getIDToken.
+  it('no undici (the HTTP client @actions/core needs only for OIDC), and no code of ours asks for an OIDC token', () => {
+    const bundle = readFileSync('dist/index.js', 'utf8')
+    expect(bundle).not.toContain('undici')
+    const tsconfig = JSON.parse(readFileSync('tsconfig.json', 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }
+    expect(Object.keys(tsconfig.compilerOptions.paths).sort()).toEqual(['@actions/http-client', '@actions/http-client/lib/auth'])
+    const grep = spawnSync('grep', ['-rln', '--include=*.ts', 'getIDToken(', 'src'], { encoding: 'utf8' })
+    expect(grep.status, grep.stdout).toBe(1)
   })
 })
