@@ -65,7 +65,8 @@ export function fabricCollectiveFailed(ctx: CheckContext): Finding[] {
   if (!c) return []
   if (!c.ranks.some(failed)) return []
   const { nodes, why } = blame(c)
-  const hung = c.ranks.some((r) => r.line?.hang || /timed out|timeout/i.test(r.error ?? ''))
+  // A rank's own error line counts too: torch's store says "Timed out after 9 seconds waiting for clients" (a real H200 run).
+  const hung = c.ranks.some((r) => r.line?.hang || /timed out|timeout/i.test(`${r.error ?? ''} ${r.line?.error ?? ''}`))
   return [
     {
       code: 'FABRIC_COLLECTIVE_FAILED',

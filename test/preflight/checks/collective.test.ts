@@ -150,3 +150,51 @@ describe("NCCL's transport, from what a real NCCL printed", () => {
     expect(tags(at(2.1))).toEqual([])
   })
 })
+
+/**
+ * The program itself on a real H200 (test/fixtures/hardware/h200/collective-*.txt, made by
+ * capture-collective.sh): one file per run; a two-rank run holds each rank's output after
+ * `--- rank N`.
+ */
+const capture = (name: string): string[] => {
+  const text = readFileSync(`test/fixtures/hardware/h200/collective-${name}.txt`, 'utf8')
+  const parts = text.split(/^--- rank \d+$/m).slice(1)
+  return parts.length > 0 ? parts : [text.split('\n').slice(1).join('\n')]
+}
+const realRanks = (name: string) => capture(name).map((out, r) => rankFacts(node(r), r, out, /^\[exit 0\]$/m.test(out) ? undefined : 'docker run exit 2'))
+
+describe('the program on a real H200 (torch 2.11, NCCL 2.28.9)', () => {
+  it('one NCCL rank: ok, the transport read from its own init lines (Socket: the VM has no RDMA device); no finding, and no bus bandwidth judged with one rank', () => {
+    const [r] = realRanks('nccl-world1')
+    expect(r!.line).toMatchObject({ ok: true, backend: 'nccl', world: 1, impl: 'torch 2.11.0+cu130' })
+    expect(r!.nccl?.network).toBe('Socket')
+    expect(tags(bundle([r!]), { ...expectation, fabricLinkSpeedGbps: 200 })).toEqual([])
+  })
+
+  it('two Gloo ranks over loopback: both ok, nothing found', () => {
+    const ranks = realRanks('gloo-world2-lo')
+    expect(ranks.map((r) => r.line?.ok && r.line.backend)).toEqual(['gloo', 'gloo'])
+    expect(tags(bundle(ranks), { ...expectation, fabricLinkSpeedGbps: 200 })).toEqual([])
+  })
+
+  it("two NCCL ranks on one GPU: NCCL's own refusal ('Duplicate GPU detected') is the evidence of FABRIC_COLLECTIVE_FAILED", () => {
+    const ranks = realRanks('nccl-world2-same-gpu')
+    const [f] = findings(bundle(ranks))
+    expect(f?.code).toBe('FABRIC_COLLECTIVE_FAILED')
+    expect(JSON.stringify(f!.evidence)).toContain('Duplicate GPU detected')
+  })
+
+  it("GLOO_SOCKET_IFNAME naming no interface: Gloo's 'Unable to find address for: nomatch' on both ranks", () => {
+    const [f] = findings(bundle(realRanks('gloo-ifname-nomatch')))
+    expect(f?.code).toBe('FABRIC_COLLECTIVE_FAILED')
+    expect(JSON.stringify(f!.evidence)).toContain('Unable to find address for: nomatch')
+  })
+
+  it("a rank that never starts: torch's store gives up ('1/2 clients joined') and the collective is reported hung", () => {
+    const [rank0] = realRanks('gloo-rank1-absent')
+    const [f] = findings(bundle([rank0!, rankFacts(node(1), 1, '', 'ssh: connect to host: No route to host')]))
+    expect(f?.code).toBe('FABRIC_COLLECTIVE_FAILED')
+    expect(JSON.stringify(f!.evidence)).toContain('1/2 clients joined')
+    expect(f!.message).toContain('hung')
+  })
+})
