@@ -63,7 +63,8 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
     const ranks = m.nodes.map((n, rank) => ({ node: n.name, rank, fabricIp: n.fabricIp, error: why, tail: '' }))
     return { ...base, port: 0, ranks, durationMs: Date.now() - started }
   }
-  say(`[${head.name}] fabric-test: all-reduce of ${(bytes / 2 ** 20).toFixed(0)} MiB on ${m.nodes.length} nodes at once, rendezvous ${head.fabricIp}:${port}`)
+  // Lines as the executor's steps print them: `[node] …` when a rank starts, `[node] ok in …` / `[node] FAILED: …` when it ends.
+  say(`fabric-test: all-reduce of ${(bytes / 2 ** 20).toFixed(0)} MiB on ${m.nodes.length} nodes at once, rendezvous ${head.fabricIp}:${port}`)
   const ranks = await Promise.all(
     m.nodes.map(async (node, rank): Promise<CollectiveRank> => {
       const t = transports.get(node.name)
@@ -78,6 +79,8 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
         iters: COLLECTIVE_ITERS,
         timeout,
       })
+      say(`[${node.name}] fabric-test: rank ${rank} of ${m.nodes.length} in a throw-away container of the release image`)
+      const t0 = Date.now()
       const r = await t.run(cmd, {
         timeoutMs: (collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000,
         ...(opts.signal && { signal: opts.signal }),
@@ -85,10 +88,10 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
       const facts = rankFacts(node, rank, `${r.stdout}\n${r.stderr}`, succeeded(r) ? undefined : `docker run ${outcome(r)}`)
       const l = facts.line
       say(
-        `[${node.name}] fabric-test: rank ${rank}: ${
+        `[${node.name}] fabric-test: ${
           l?.ok
-            ? `ok, ${l.impl ?? l.backend}, ${((l.seconds ?? 0) * 1000).toFixed(0)} ms per all-reduce${l.busbwGBps ? `, bus ${l.busbwGBps.toFixed(2)} GB/s` : ''}${facts.nccl?.network ? `, NCCL network ${facts.nccl.network}` : ''}`
-            : `FAILED: ${l?.error ?? facts.error}`
+            ? `ok in ${((Date.now() - t0) / 1000).toFixed(1)} s: rank ${rank}, ${l.impl ?? l.backend}, ${((l.seconds ?? 0) * 1000).toFixed(0)} ms per all-reduce${l.busbwGBps ? `, bus ${l.busbwGBps.toFixed(2)} GB/s` : ''}${facts.nccl?.network ? `, NCCL network ${facts.nccl.network}` : ''}`
+            : `FAILED: rank ${rank}: ${l?.error ?? facts.error}`
         }`,
       )
       return facts
