@@ -1,0 +1,172 @@
+/**
+ * What one delivery of the weights shares between its steps (src/deploy/weights/transfer.ts runs
+ * them): the run's inputs, the findings so far, what each node held before and was sent, the bytes
+ * moved; and the report and the stop built from them, and the listing of every node.
+ */
+import type { Cmd } from '../../command/shell.js'
+import type { Manifest, ManifestNode, ModelSettings } from '../../manifest/schema.js'
+import { headOf } from '../../plan/node-commands.js'
+import { listWeights } from '../../plan/weights-commands.js'
+import type { Finding } from '../../preflight/finding.js'
+import { type Problem, type Result, fail, ok } from '../../result/result.js'
+import { type RunResult, type Transport, outcome, succeeded } from '../../transport/transport.js'
+import { type NodeListing, type NodeWeights, describeNode, parseListing } from './compare.js'
+import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
+import { type WeightsSourceKind, sourceKind } from './plan.js'
+
+/** One step of a hub download on one node (src/deploy/weights/hub.ts plans them). */
+export interface HubStep {
+  readonly cmd: Cmd
+  /** Bytes for stdin (the token, never in argv). */
+  readonly stdin?: string
+  readonly timeoutSeconds?: number
+  readonly description?: string
+}
+/** Plans the download of model.source.hub into `dir` on `node`. */
+export type HubPlanner = (m: Manifest, node: ManifestNode, dir: string, env: NodeJS.ProcessEnv) => readonly HubStep[]
+
+export interface NodeWeightsReport {
+  readonly node: string
+  /** Before anything moved: `2 ok, 1 missing (...)`. */
+  readonly before: string
+  readonly bytesMoved: number
+  readonly filesSent: number
+  readonly filesSkipped: number
+}
+
+export interface WeightsReport {
+  readonly source: WeightsSourceKind
+  readonly distribution: ModelSettings['distribution']
+  readonly path: string
+  readonly identity?: string
+  readonly files: number
+  readonly totalBytes: number
+  /** Bytes sent from the runner (its link), and from the head to workers (the fabric). */
+  readonly bytesMoved: { readonly runner: number; readonly fabric: number }
+  readonly filesSent: number
+  readonly filesSkipped: number
+  readonly nodes: readonly NodeWeightsReport[]
+  readonly durationMs: number
+}
+
+export interface WeightsOutcome {
+  readonly ok: boolean
+  readonly manifest?: WeightsManifest
+  readonly report: WeightsReport
+  readonly findings: Finding[]
+  readonly problem?: Problem
+}
+
+export interface WeightsRun {
+  readonly m: Manifest
+  readonly transports: ReadonlyMap<string, Transport>
+  readonly env: NodeJS.ProcessEnv
+  readonly onProgress: (line: string) => void
+  readonly signal?: AbortSignal
+  /** Plans a hub download (absent: a hub source cannot be fetched by this build). */
+  readonly hub?: HubPlanner
+  /** The working directory a relative runner dir is read from. */
+  readonly cwd?: string
+}
+
+export const mb = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e5 ? `${(n / 1e6).toFixed(1)} MB` : `${n} bytes`)
+export const rate = (n: number, ms: number) => (ms > 0 ? `${((n * 8) / (ms / 1000) / 1e6).toFixed(0)} Mbit/s` : '')
+export const tail = (r: RunResult) => (r.stderr || r.stdout).trim().slice(-300) || '(no output)'
+
+/** One delivery in progress: its inputs, and what the steps have found and moved so far. */
+export interface Delivery {
+  readonly run: WeightsRun
+  readonly m: Manifest
+  readonly model: ModelSettings
+  readonly kind: WeightsSourceKind
+  readonly head: ManifestNode
+  readonly say: (line: string) => void
+  readonly started: number
+  readonly timeoutMs: number
+  readonly sig: { readonly signal?: AbortSignal }
+  readonly findings: Finding[]
+  /** Per node, what was sent to it. */
+  readonly sent: Map<string, { bytes: number; files: number }>
+  /** Per node, its comparison with the reference before anything moved. */
+  readonly befores: Map<string, NodeWeights>
+  /** Bytes sent from the runner (its link), and from the head to workers (the fabric). */
+  readonly moved: { runner: number; fabric: number }
+  /** The transfers that failed, for the fix of a mismatch found afterwards. */
+  readonly failures: string[]
+}
+
+export function startDelivery(run: WeightsRun): Delivery {
+  const { m } = run
+  const model = m.model!
+  return {
+    run,
+    m,
+    model,
+    kind: sourceKind(model),
+    head: headOf(m),
+    say: run.onProgress,
+    started: Date.now(),
+    timeoutMs: m.ssh.commandTimeoutSeconds * 1000,
+    sig: run.signal ? { signal: run.signal } : {},
+    findings: [],
+    sent: new Map(),
+    befores: new Map(),
+    moved: { runner: 0, fabric: 0 },
+    failures: [],
+  }
+}
+
+export function weightsReport(d: Delivery, manifest?: WeightsManifest): WeightsReport {
+  const files = manifest?.files.length ?? 0
+  const nodes = d.m.nodes.map((n) => {
+    const s = d.sent.get(n.name) ?? { bytes: 0, files: 0 }
+    const b = d.befores.get(n.name)
+    return { node: n.name, before: b ? describeNode(b) : '(not listed)', bytesMoved: s.bytes, filesSent: s.files, filesSkipped: b?.okFiles ?? 0 }
+  })
+  return {
+    source: d.kind,
+    distribution: d.model.distribution,
+    path: d.model.path,
+    ...(manifest && { identity: weightsIdentity(manifest) }),
+    files,
+    totalBytes: manifest ? totalBytes(manifest.files) : 0,
+    bytesMoved: { runner: d.moved.runner, fabric: d.moved.fabric },
+    filesSent: nodes.reduce((n, x) => n + x.filesSent, 0),
+    filesSkipped: nodes.reduce((n, x) => n + x.filesSkipped, 0),
+    nodes,
+    durationMs: Date.now() - d.started,
+  }
+}
+
+export const stopWith = (d: Delivery, problem: Problem, manifest?: WeightsManifest): WeightsOutcome => ({
+  ok: false,
+  report: weightsReport(d, manifest),
+  findings: d.findings,
+  problem,
+})
+
+async function listNode(d: Delivery, n: ManifestNode): Promise<Result<NodeListing>> {
+  const { model } = d
+  const t = d.run.transports.get(n.name)
+  if (!t) return fail({ code: 'NODE_UNREACHABLE', message: `no connection to ${n.name}`, evidence: {}, fix: `Make ${n.name} reachable over SSH.` })
+  const r = await t.run(listWeights(model.path), { timeoutMs: d.timeoutMs, ...d.sig })
+  if (!succeeded(r))
+    return fail({
+      code: 'WEIGHTS_LISTING_FAILED',
+      message: `listing ${model.path} on ${n.name} failed (${outcome(r)})`,
+      evidence: { Node: n.name, Output: tail(r) },
+      fix: `Check that ${n.name} has sh, find, stat, sha256sum and df, and that ${model.path} is readable by the SSH user.`,
+    })
+  return parseListing(r.stdout, n.name)
+}
+
+/** Every node's listing of model.path, all at once; the first that fails stops it. */
+export async function listAll(d: Delivery): Promise<Result<Map<string, NodeListing>>> {
+  const out = new Map<string, NodeListing>()
+  const rs = await Promise.all(d.m.nodes.map(async (n) => [n.name, await listNode(d, n)] as const))
+  for (const [name, r] of rs) {
+    if (!r.ok) return r
+    out.set(name, r.value)
+  }
+  return ok(out)
+}
