@@ -122,7 +122,7 @@ function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifes
   const ranked = serves.map((r) => ({ r, v: flagValue(r, '--node-rank') }))
   if (ranked.some(({ v }) => v && !v.known)) return []
   const rankOf = (v: Val | undefined): number => (v ? Number(v.text) : SERVE_DEFAULTS.nodeRank)
-  const nnodes = manifest?.nodes.length ?? Math.max(...serves.map((r) => Number(flagValue(r, '--nnodes')?.text ?? 1)))
+  const nnodes = manifest?.nodes.length ?? serves.reduce((most, r) => Math.max(most, Number(flagValue(r, '--nnodes')?.text ?? 1)), 0)
   const workers = manifest?.nodes.filter((n) => n.role === 'worker').length ?? nnodes - 1
   const perNode = manifest?.launch.mode === 'script' ? '${VRD_NODE_RANK}' : undefined
   const ranks = ranked.map(({ v }) => rankOf(v))

@@ -169,7 +169,7 @@ export function nativeRanks(ctx: CheckContext): Finding[] {
   const nodes = nativeNodes(ctx)
   if (nodes.length === 0) return []
   const head = headOf(ctx, nodes)
-  const nnodes = nodes.find((n) => n.node === head)?.launch.nnodes ?? Math.max(...nodes.map((n) => n.launch.nnodes))
+  const nnodes = nodes.find((n) => n.node === head)?.launch.nnodes ?? nodes.reduce((most, n) => Math.max(most, n.launch.nnodes), 0)
   const evidence: Record<string, string> = {}
   for (const n of nodes)
     evidence[`--node-rank on ${n.node.name}`] = `${flagText(n.launch, '--node-rank', n.launch.nodeRank)}${n.launch.headless ? ' --headless' : ''}`
