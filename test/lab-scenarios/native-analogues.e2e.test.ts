@@ -4,7 +4,8 @@
  * (launch.mode: script, vllm.executorBackend: mp) run on the lab's two nodes as the deploy runs one.
  * Live: the `preflight` task against the containers the script started names each while its
  * `vllm serve` processes are still running (the hang seconds old, not ended by torch's timeout).
- * Static: the script check gives the SCRIPT_* twin, whose patch (applied with `git apply`) clears it.
+ * Static: the script check gives the SCRIPT_* twin, whose patch (applied with `git apply`) clears it;
+ * the patched script, run on the lab, clears the live finding too.
  *
  * Why the preflight and not a deploy: under launch.mode: script with the native executor the deploy
  * runs the script for the container only, then its own serve.sh starts `vllm serve` on every node
@@ -70,8 +71,11 @@ function gitApply(text: string, diff: string): string {
   return readFileSync(join(dir, 'launch.sh'), 'utf8')
 }
 
-/** The static check finds `code`; each of its patches, applied, clears it, and the combined patch clears every finding. */
-function staticClears(kind: Analogue, code: string): void {
+/**
+ * The static check finds `code`; each of its patches, applied, clears it, and the combined patch
+ * clears every finding. Returns the script with the combined patch applied.
+ */
+function staticClears(kind: Analogue, code: string): string {
   const script = analogueScript(kind, manifest)
   const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh', manifest }).findings
   const found = check(script).filter((f) => f.code === code)
@@ -82,7 +86,9 @@ function staticClears(kind: Analogue, code: string): void {
   }
   const all = checkLaunchScript(script, { path: 'launch.sh', manifest }).patch
   expect(all).toBeDefined()
-  expect(check(gitApply(script, all!))).toEqual([])
+  const patched = gitApply(script, all!)
+  expect(check(patched)).toEqual([])
+  return patched
 }
 
 beforeAll(async () => {
@@ -121,7 +127,9 @@ describe.sequential('native-mode incident analogues on the lab', () => {
     const hits = findings.filter((f) => f.code === 'MASTER_ADDR_NOT_FABRIC')
     expect(hits.map((f) => f.node).sort(), JSON.stringify(findings, null, 1)).toEqual(manifest.nodes.map((n) => n.name).sort())
     for (const f of hits) expect(f.message).toContain(`--master-addr ${head.ssh.host}, not the head's fabric IP ${head.fabricIp}`)
-    staticClears('master-mgmt', 'SCRIPT_MASTER_ADDR_NOT_FABRIC')
+    // The patched script, run on the lab, clears the live finding too.
+    await runOnLab(staticClears('master-mgmt', 'SCRIPT_MASTER_ADDR_NOT_FABRIC'))
+    expect((await livePreflight()).map((f) => f.code)).not.toContain('MASTER_ADDR_NOT_FABRIC')
   }, 600_000)
 
   it("(b) both nodes with --node-rank 0: NATIVE_RANK_DUPLICATE naming both, live; SCRIPT_NATIVE_RANK_DUPLICATE's patch clears it", async () => {
@@ -133,6 +141,7 @@ describe.sequential('native-mode incident analogues on the lab', () => {
       expect(dup[0]!.message).toContain(n.name)
       expect(dup[0]!.evidence[`--node-rank on ${n.name}`]).toBe('0')
     }
-    staticClears('rank-duplicate', 'SCRIPT_NATIVE_RANK_DUPLICATE')
+    await runOnLab(staticClears('rank-duplicate', 'SCRIPT_NATIVE_RANK_DUPLICATE'))
+    expect((await livePreflight()).map((f) => f.code)).not.toContain('NATIVE_RANK_DUPLICATE')
   }, 600_000)
 })
