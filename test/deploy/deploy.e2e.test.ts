@@ -19,6 +19,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import { planTask } from '../../src/tasks/plan.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
+import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
 
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-value`
@@ -78,24 +79,7 @@ async function containers(): Promise<string[]> {
     ),
   )
 }
-/** A completion from the head, asked independently of the tool's own smoke gate. */
-async function completion(): Promise<string> {
-  const body = JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Say hello', max_tokens: 4 })
-  const out = await run(
-    head(),
-    'curl',
-    '--silent',
-    '--fail',
-    '--max-time',
-    '30',
-    '-H',
-    'Content-Type: application/json',
-    '--data',
-    body,
-    `http://127.0.0.1:${manifest.vllm.port}/v1/completions`,
-  )
-  return (JSON.parse(out) as { choices: { text: string }[] }).choices[0]!.text
-}
+const completion = () => headCompletion(head(), manifest)
 
 /** Greps the argv of every process on the nodes for the secret while a rollout runs. */
 function watchPs(): { stop: () => Promise<string[]> } {

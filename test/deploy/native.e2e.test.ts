@@ -18,6 +18,7 @@ import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
+import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
 
 let manifest: Manifest
@@ -47,23 +48,7 @@ async function serving(): Promise<string[]> {
     ),
   )
 }
-async function completion(): Promise<string> {
-  const body = JSON.stringify({ model: manifest.vllm.servedModelName, prompt: 'Say hello', max_tokens: 4 })
-  const out = await run(
-    head(),
-    'curl',
-    '--silent',
-    '--fail',
-    '--max-time',
-    '30',
-    '-H',
-    'Content-Type: application/json',
-    '--data',
-    body,
-    `http://127.0.0.1:${manifest.vllm.port}/v1/completions`,
-  )
-  return (JSON.parse(out) as { choices: { text: string }[] }).choices[0]!.text
-}
+const completion = () => headCompletion(head(), manifest)
 
 beforeAll(async () => {
   await labUp({ nodes: 2, onProgress: progress })
