@@ -165,6 +165,9 @@ describe('failures', () => {
     await mirror.stall([])
     expect((await sh(head(), 'docker', 'kill', HUB_DOWNLOAD_CONTAINER)).code).toBe(0)
     const killed = await first
+    // The mirror logs the cut-off GET only once it sees the client gone; wait for that line, so it
+    // is not counted as the rerun's.
+    await mirror.waitFor((e) => e.event === 'request' && e.method === 'GET' && e.path.endsWith(`/${cut}`), from)
     expect(killed.parsed).toMatchObject({ ok: false, problem: { code: 'HUB_DOWNLOAD_FAILED', evidence: { node: 'spark-a' } } })
     expect((await sh(head(), 'test', '-e', TOKEN_FILE)).code).toBe(1)
     expect((await sh(head(), 'test', '-e', `${dest}/${cut}`)).code).toBe(1)
