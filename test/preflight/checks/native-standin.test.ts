@@ -48,16 +48,29 @@ function startNode(args: readonly string[], line: RegExp): Promise<{ nsPid: numb
   running.push(p)
   return new Promise((res, rej) => {
     let log = ''
+    let settled = false
     const seen = (chunk: Buffer) => {
+      // Output keeps coming after the line was seen (and while afterEach kills the node): only the
+      // first match counts, read while the process is surely there.
+      if (settled) return
       log += chunk.toString()
       if (!line.test(log)) return
-      // The namespace's first process (its PID 1) is unshare's one child.
-      const child = Number(readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0])
-      res({ nsPid: child })
+      settled = true
+      try {
+        // The namespace's first process (its PID 1) is unshare's one child.
+        const child = Number(readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0])
+        res({ nsPid: child })
+      } catch (err) {
+        rej(new Error(`the stand-in's namespace is gone right after ${line}: ${String(err)}: ${log.slice(-800)}`))
+      }
     }
     p.stdout!.on('data', seen)
     p.stderr!.on('data', seen)
-    p.on('exit', (code) => rej(new Error(`the stand-in exited (${code}) before ${line}: ${log.slice(-800)}`)))
+    p.on('exit', (code) => {
+      if (settled) return
+      settled = true
+      rej(new Error(`the stand-in exited (${code}) before ${line}: ${log.slice(-800)}`))
+    })
   })
 }
 
