@@ -117,4 +117,7 @@ it('act runs release.yml check on a tag .ci/release cut: green; a tag that does 
 
   expect(bad.status).not.toBe(0)
   expect(bad.log).toContain(`the tag v99.0.0 does not name package.json's version ${tag.slice(1)}`)
+  // It failed before the install: the wrong tag costs seconds, not an npm ci.
+  expect(good.log).toMatch(/Run Main npm ci/)
+  expect(bad.log).not.toMatch(/Run Main npm ci/)
 }, 1_800_000)

@@ -128,9 +128,12 @@ describe('.ci/release in a scratch clone', () => {
     const again = release(clone, 'cut', 'patch')
     expect(again.status).toBe(1)
     expect(again.stderr).toMatch(/lists no change: nothing to release/)
-    const wrong = release(clone, 'verify', 'v9.9.9')
-    expect(wrong.status).toBe(1)
-    expect(wrong.stderr).toContain(`the tag v9.9.9 does not name package.json's version ${version}`)
+    for (const how of ['verify', 'verify-tag']) {
+      const wrong = release(clone, how, 'v9.9.9')
+      expect(wrong.status, how).toBe(1)
+      expect(wrong.stderr, how).toContain(`the tag v9.9.9 does not name package.json's version ${version}`)
+    }
+    expect(release(clone, 'verify-tag', tag)).toMatchObject({ status: 0, stdout: `release: ${tag}: package.json and CHANGELOG.md agree\n` })
   }, 600_000)
 })
 
@@ -153,7 +156,11 @@ describe('the release workflow', () => {
   it('runs on a version tag only: the checks (check-dist included) and the full suite gate publishing', () => {
     expect(w.on).toEqual({ push: { tags: ['v[0-9]+.[0-9]+.[0-9]+'] } })
     expect(w.permissions).toEqual({ contents: 'read' })
-    expect(w.jobs['check']!.steps.some((s) => s.run === 'bash .ci/release verify "$TAG"')).toBe(true)
+    const runs = w.jobs['check']!.steps.map((s) => s.run)
+    expect(runs).toContain('bash .ci/release verify "$TAG"')
+    // The tag is checked before the install: a wrong tag fails in seconds, not after npm ci.
+    expect(runs.indexOf('bash .ci/release verify-tag "$TAG"')).toBeGreaterThan(-1)
+    expect(runs.indexOf('bash .ci/release verify-tag "$TAG"')).toBeLessThan(runs.findIndex((r) => /^npm ci/.test(r ?? '')))
     expect(w.jobs['test']!.steps.some((s) => /\.ci\/run$/.test(s.run ?? ''))).toBe(true)
     expect(w.jobs['publish']!.needs).toEqual(['check', 'test'])
     // Only the job that publishes may write.
