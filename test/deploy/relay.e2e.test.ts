@@ -1,17 +1,24 @@
 /**
- * `image.distribution: relay` on the lab: the workload image, first removed from both nodes, goes
+ * `image.distribution: relay` on the lab: an image, first removed from both nodes, goes
  * runner → head once, and the head copies the same stream into the worker's docker load over the
  * fabric while it loads it itself. The runner must send exactly one
  * `docker save` archive's bytes (compared with `docker save IMG | wc -c` here), and both nodes
  * must end on the runner's image ID. Then `skip`: a node that already holds the image gets nothing.
+ *
+ * The relay's mechanics (save, stream, tee, load, IDs) do not depend on what the image holds, so
+ * those tests move a small image of two layers of random bytes built here; the last one (a deploy
+ * cancelled mid-transfer) and its clean-up relay move the whole stand-in image, as a deploy does.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { argv, pipe } from '../../src/command/shell.js'
 import { relayImage } from '../../src/deploy/relay.js'
 import { dockerBinary, labUp } from '../../src/lab/index.js'
+import { dockerCommands } from '../../src/lab/docker-commands.js'
+import { LABEL } from '../../src/lab/layout.js'
 import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
 import { deployTask } from '../../src/tasks/deploy.js'
@@ -19,7 +26,10 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
 
-const IMAGE = 'vrd-lab/vllm-standin:latest'
+/** The stand-in image, as a deploy with `image.distribution: load` moves it. */
+const STANDIN = 'vrd-lab/vllm-standin:latest'
+/** The relay tests' image: two layers of random bytes (a fresh ID every run), labelled as the lab's. */
+const IMAGE = 'vrd-lab/relay-test:latest'
 let manifest: Manifest
 let manifestPath: string
 let transports: Map<string, Transport>
@@ -28,11 +38,28 @@ let archiveBytes: number
 const local = new LocalTransport()
 const progress = (m: string) => process.stderr.write(`[relay] ${m}\n`)
 
-async function removeImage(t: Transport) {
-  await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-  await t.run(argv('docker', 'image', 'rm', '-f', IMAGE), { timeoutMs: 60_000 })
-  const gone = await t.run(argv('docker', 'image', 'inspect', IMAGE), { timeoutMs: 30_000 })
-  expect(gone.code, `${IMAGE} still on ${t.label}`).not.toBe(0)
+async function removeImage(t: Transport, image = IMAGE) {
+  if (image === STANDIN) await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+  await t.run(argv('docker', 'image', 'rm', '-f', image), { timeoutMs: 60_000 })
+  const gone = await t.run(argv('docker', 'image', 'inspect', image), { timeoutMs: 30_000 })
+  expect(gone.code, `${image} still on ${t.label}`).not.toBe(0)
+}
+
+/** Builds IMAGE on this machine: FROM scratch, two COPY layers of random bytes (8 and 4 MiB). */
+async function buildRelayImage() {
+  const ctx = mkdtempSync(join(tmpdir(), 'vrd-relay-image-'))
+  try {
+    writeFileSync(join(ctx, 'a.bin'), randomBytes(8 << 20))
+    writeFileSync(join(ctx, 'b.bin'), randomBytes(4 << 20))
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY a.bin /a.bin\nCOPY b.bin /b.bin\n')
+    const built = await local.run(
+      dockerCommands(dockerBinary()).build({ tag: IMAGE, context: ctx, dockerfile: join(ctx, 'Dockerfile'), labels: { [LABEL]: '1' } }),
+      { timeoutMs: 300_000 },
+    )
+    expect(built.code, built.stderr).toBe(0)
+  } finally {
+    rmSync(ctx, { recursive: true, force: true })
+  }
 }
 
 beforeAll(async () => {
@@ -41,6 +68,7 @@ beforeAll(async () => {
   manifest = { ...manifest, image: { ...manifest.image, ref: IMAGE, distribution: 'relay' } }
   transports = await labTransports(manifest)
   process.env.VRD_DOCKER = dockerBinary()
+  await buildRelayImage()
   const id = await local.run(argv(dockerBinary(), 'image', 'inspect', '--format', '{{.Id}}', IMAGE), { timeoutMs: 30_000 })
   expect(id.code, id.stderr).toBe(0)
   runnerId = id.stdout.trim()
@@ -50,7 +78,11 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) await t.close()
+  for (const t of transports?.values() ?? []) {
+    await t.run(argv('docker', 'image', 'rm', '-f', IMAGE), { timeoutMs: 60_000 })
+    await t.close()
+  }
+  await local.run(argv(dockerBinary(), 'image', 'rm', '-f', IMAGE), { timeoutMs: 60_000 })
 })
 
 it("the runner sends the image once; the head copies the stream on over the fabric as it loads it; both nodes end on the runner's image ID", async () => {
@@ -124,19 +156,19 @@ it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', asyn
   expect(r.ok).toBe(false)
   expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_MISMATCH@${worker.name}`])
   expect(r.findings[0]!.evidence).toMatchObject({ 'Runner image ID': runnerId, [`${worker.name} image ID`]: '(not present)' })
-  // Leave the lab with the image on every node, as other tests expect after a load.
+  // A relay that skips only the head heals it.
   const again = await relayImage(manifest, IMAGE, transports, { skip: new Set(manifest.nodes.filter((n) => n.role === 'head').map((n) => n.name)) })
   expect(again.ok).toBe(true)
 }, 900_000)
 
 it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: cancelled at the image stage, no node holds the image, no docker save left running', async () => {
-  for (const t of transports.values()) await removeImage(t)
+  for (const t of transports.values()) await removeImage(t, STANDIN)
   const dir = mkdtempSync(join(tmpdir(), 'vrd-cancel-'))
   const path = join(dir, 'load.yml')
   const text = readFileSync(manifestPath, 'utf8')
-    .replace(/^( {2}ref: ).*$/m, `$1${IMAGE}`)
+    .replace(/^( {2}ref: ).*$/m, `$1${STANDIN}`)
     .replace(/^( {2}distribution: ).*$/m, '$1load')
-  expect(text).toContain(`ref: ${IMAGE}\n  distribution: load`)
+  expect(text).toContain(`ref: ${STANDIN}\n  distribution: load`)
   writeFileSync(path, text)
   const paths = labPaths(resolveLabDir())
   const cancel = new AbortController()
@@ -164,10 +196,10 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
   expect(r).toMatchObject({ result: 'cancelled', changed: false, failure: { stage: 'image' } })
   expect(r.failure.reason).toMatch(/cancelled during the image transfer/)
   // The load was cut, not finished: the nodes have no such image.
-  for (const t of transports.values()) expect((await t.run(argv('docker', 'image', 'inspect', IMAGE), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
+  for (const t of transports.values()) expect((await t.run(argv('docker', 'image', 'inspect', STANDIN), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
   // The runner's docker save streams ended with the loads they fed.
-  const saves = await local.run(argv('sh', '-c', `pgrep -af "[d]ocker save ${IMAGE}" || true`), { timeoutMs: 10_000 })
+  const saves = await local.run(argv('sh', '-c', `pgrep -af "[d]ocker save ${STANDIN}" || true`), { timeoutMs: 10_000 })
   expect(saves.stdout.trim()).toBe('')
   // Leave the lab with the image on every node, as other tests expect after a load.
-  expect((await relayImage(manifest, IMAGE, transports, {})).ok).toBe(true)
+  expect((await relayImage(manifest, STANDIN, transports, {})).ok).toBe(true)
 }, 900_000)
