@@ -95,21 +95,34 @@ export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions =
       ...(opts.onProgress && { onProgress: opts.onProgress }),
     })
     if (!opts.serve || !execution.ok) return { scenario: name, manifestPath: path, launchScript, execution }
-    const head = transports.get(headOf(m).name)!
-    opts.onProgress?.(`== vllm: start vllm serve on ${headOf(m).name} and watch its log`)
-    const start = await head.run(startVllm(m), { timeoutMs: 60_000 })
-    if (start.code !== 0) {
-      return {
-        scenario: name,
-        manifestPath: path,
-        launchScript,
-        execution,
-        vllm: { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' },
-      }
-    }
-    const watch = await watchVllmStartup(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) })
-    return { scenario: name, manifestPath: path, launchScript, execution, vllm: { started: true, ...watch } }
+    return { scenario: name, manifestPath: path, launchScript, execution, vllm: await serveAndWatch(m, transports, opts) }
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()))
   }
+}
+
+/**
+ * `vllm serve` on the head of the cluster a scenario left running (runLabScenario without `serve`),
+ * watched as runLabScenario's `serve` watches it: for a test that first inspects the cluster before
+ * vLLM starts, then starts vLLM on that same cluster.
+ */
+export async function serveLabScenario(opts: Omit<ScenarioOptions, 'serve' | 'script'> = {}): Promise<NonNullable<ScenarioResult['vllm']>> {
+  const { manifest } = await loadLabManifest(opts.dir)
+  const transports = await labTransports(manifest, opts.dir)
+  try {
+    return await serveAndWatch(manifest, transports, opts)
+  } finally {
+    await Promise.all([...transports.values()].map((t) => t.close()))
+  }
+}
+
+async function serveAndWatch(m: Manifest, transports: Map<string, Transport>, opts: ScenarioOptions): Promise<NonNullable<ScenarioResult['vllm']>> {
+  const head = transports.get(headOf(m).name)!
+  opts.onProgress?.(`== vllm: start vllm serve on ${headOf(m).name} and watch its log`)
+  const start = await head.run(startVllm(m), { timeoutMs: 60_000 })
+  if (start.code !== 0) {
+    return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' }
+  }
+  const watch = await watchVllmStartup(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) })
+  return { started: true, ...watch }
 }
