@@ -112,7 +112,7 @@ describe('rollbacks on simulated nodes with a real model directory', () => {
   const lines: string[] = []
   /** A progress line (after its `[+1.2s] ` time) is exactly this. */
   const said = (text: string) => lines.some((l) => l.replace(/^\[\+\s*[\d.]+s\] /, '') === text)
-  const options = (extra: Partial<RolloutOptions>): RolloutOptions => ({
+  const options = (extra: Partial<RolloutOptions> & { readonly to?: string }): RolloutOptions & { readonly to?: string } => ({
     manifest: sim.manifest,
     manifestPath: '/nonexistent/manifest.yml',
     transports: sim.transports(),
@@ -204,8 +204,7 @@ describe('rollbacks on simulated nodes with a real model directory', () => {
     expect(back.weights).toBeUndefined()
 
     // a1 as a release written before the weights stage kept weights.json.
-    for (const n of ['spark-a', 'spark-b'])
-      await sim.sh(n, `cd ${sim.stateDir(n)}/releases/a1 && rm weights.json && sed -i '/ weights.json$/d' SHA256SUMS`)
+    for (const n of ['spark-a', 'spark-b']) await sim.sh(n, `cd ${sim.stateDir(n)}/releases/a1 && rm weights.json && sed -i '/ weights.json$/d' SHA256SUMS`)
     lines.length = 0
     const old = await rollbackRelease(options({ manifest: withRunner(a), to: 'a1' }))
     expect(old.result, JSON.stringify(old.failure)).toBe('rolled-back')

@@ -119,7 +119,8 @@ async function redeliver(d: Delivery, target: RestoreTarget): Promise<RestoreOut
   }
   const sends = planSends(d.m, d.kind, d.model.distribution, d.befores)
   await sendAll(d, sends)
-  if (d.run.signal?.aborted) return failed({ code: 'CANCELLED', message: 'cancelled during the weights transfer of a rollback', evidence: {}, fix: 'Roll back again.' })
+  if (d.run.signal?.aborted)
+    return failed({ code: 'CANCELLED', message: 'cancelled during the weights transfer of a rollback', evidence: {}, fix: 'Roll back again.' })
   const after = await listAll(d)
   if (!after.ok) return failed(after.problem)
   verifyAll(d, expected, after.value)
@@ -168,6 +169,9 @@ function refuse(d: Delivery, target: RestoreTarget, listings: ReadonlyMap<string
   d.findings.push(...findings)
   const message = `the model files at ${model.path} differ from release ${target.release}'s weights.json on ${findings.map((f) => f.node).join(', ')}, and ${why}`
   d.say(`refused: ${message}`)
-  return { ...stopWith(d, { code: 'ROLLBACK_WEIGHTS_CHANGED', message, evidence: findings[0]!.evidence, fix }, target.expected), action: 'refused', detail: message }
+  return {
+    ...stopWith(d, { code: 'ROLLBACK_WEIGHTS_CHANGED', message, evidence: findings[0]!.evidence, fix }, target.expected),
+    action: 'refused',
+    detail: message,
+  }
 }
-
