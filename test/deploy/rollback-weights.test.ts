@@ -17,7 +17,10 @@ import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { type NodeListing, compareNode } from '../../src/deploy/weights/compare.js'
 import { weightsManifest } from '../../src/deploy/weights/manifest.js'
 import type { WeightsSourceKind } from '../../src/deploy/weights/plan.js'
-import { type RestoreInput, decideRestore } from '../../src/deploy/weights/restore.js'
+import { type RestoreInput, decideRestore, restoreWeights } from '../../src/deploy/weights/restore.js'
+import type { HubPlanner } from '../../src/deploy/weights/transfer.js'
+import { argv, render } from '../../src/command/shell.js'
+import { LocalTransport } from '../../src/transport/local.js'
 import { NODE_STATE_DIR } from '../../src/plan/node-commands.js'
 import { SimCluster, simManifest } from './support/sim-cluster.js'
 
@@ -209,5 +212,68 @@ describe('rollbacks on simulated nodes with a real model directory', () => {
     const old = await rollbackRelease(options({ manifest: withRunner(a), to: 'a1' }))
     expect(old.result, JSON.stringify(old.failure)).toBe('rolled-back')
     expect(said(`weights: release a1 keeps no weights.json (written before the weights stage): the files at ${MODEL} are not checked`)).toBe(true)
+  })
+})
+
+describe('restoreWeights on two nodes that are directories of this machine', () => {
+  const MODEL = '/vrd-rollback-model-path-that-is-rewritten'
+  const made: string[] = []
+  afterEach(() => {
+    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
+  const tmp = () => {
+    const d = mkdtempSync(join(tmpdir(), 'vrd-restore-'))
+    made.push(d)
+    return d
+  }
+  /** A node: every command runs here with model.path rewritten to its own directory. */
+  const nodeAt = (dir: string) => {
+    const local = new LocalTransport()
+    return {
+      label: dir,
+      run: (cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]) =>
+        local.run(argv('sh', '-c', render(cmd).replaceAll(MODEL, dir)), opts),
+      close: async () => {},
+    }
+  }
+  const revision = (shard: string) => {
+    const d = tmp()
+    writeFileSync(join(d, 'config.json'), CONFIG)
+    writeFileSync(join(d, SHARD), shard)
+    return d
+  }
+  const expected = weightsManifest([
+    { path: 'config.json', size: CONFIG.length, sha256: sha(CONFIG) },
+    { path: SHARD, size: SHARD_A.length, sha256: sha(SHARD_A) },
+  ])
+  const setup = (source: Record<string, unknown>) => {
+    const m = simManifest((doc) => {
+      doc.model = { path: MODEL, source, distribution: 'each' }
+    })
+    const dirs = m.nodes.map(() => revision(SHARD_B))
+    return { m, dirs, transports: new Map(m.nodes.map((n, i) => [n.name, nodeAt(dirs[i]!)])) }
+  }
+  const onProgress = () => {}
+
+  it('hub: the revision is downloaded again on every node (each), then every node verified against weights.json', async () => {
+    const hubCopy = revision(SHARD_A)
+    const { m, dirs, transports } = setup({ hub: { repo: 'vrd-lab/standin', revision: 'a'.repeat(40) } })
+    // The stand-in download: the revision's files copied into the model directory, as snapshot_download leaves them.
+    const hub: HubPlanner = (_m, _n, dir) => [{ cmd: argv('sh', '-c', 'mkdir -p "$1" && cp "$2"/* "$1"/', 'sh', dir, hubCopy), description: 'download' }]
+    const out = await restoreWeights({ m, transports, env: {}, onProgress, hub }, { release: 'a1', expected })
+    expect(out).toMatchObject({ ok: true, action: 'redelivered' })
+    for (const d of dirs) expect(readFileSync(join(d, SHARD), 'utf8')).toBe(SHARD_A)
+    expect(out.detail).toContain('after a hub download')
+    const again = await restoreWeights({ m, transports, env: {}, onProgress, hub }, { release: 'a1', expected })
+    expect(again).toMatchObject({ ok: true, action: 'verified', detail: 'verified 2 files on every node against weights.json, 0 bytes moved' })
+  })
+
+  it('nodes (each): nothing can deliver the files: refused, nothing written', async () => {
+    const { m, dirs, transports } = setup({ nodes: {} })
+    const out = await restoreWeights({ m, transports, env: {}, onProgress }, { release: 'a1', expected })
+    expect(out).toMatchObject({ ok: false, action: 'refused', problem: { code: 'ROLLBACK_WEIGHTS_CHANGED' } })
+    expect(out.findings.map((f) => f.code)).toEqual(['ROLLBACK_WEIGHTS_CHANGED', 'ROLLBACK_WEIGHTS_CHANGED'])
+    expect(out.findings[0]!.fix).toContain(MODEL)
+    for (const d of dirs) expect(readFileSync(join(d, SHARD), 'utf8')).toBe(SHARD_B)
   })
 })
