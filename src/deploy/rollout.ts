@@ -50,9 +50,10 @@ export const DEPLOY_STAGES: readonly Stage[] = [
 
 /**
  * An existing release, from its own files on the nodes (a rollback, or on-failure rollback): its
- * weights checked against its weights.json before its image and before anything stops.
+ * image, then its weights checked against its weights.json (a hub download runs in its image),
+ * both before anything stops.
  */
-export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, rollbackWeightsStage, imageStage, ...START, activateStage]
+export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, rollbackWeightsStage, ...START, activateStage]
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const m: Manifest = withModel(o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest)

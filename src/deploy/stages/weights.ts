@@ -45,7 +45,7 @@ export const weightsStage: Stage = {
 }
 
 /**
- * A rollback's weights (an existing release with `model:`), before anything stops: every node's
+ * A rollback's weights (an existing release with `model:`), after its image and before anything stops: every node's
  * files at model.path checked against the target release's own weights.json; what differs is
  * delivered again when the release's source can (src/deploy/weights/restore.ts), else the rollback
  * stops here with ROLLBACK_WEIGHTS_CHANGED. A release that keeps no weights.json is not checked.
