@@ -22,6 +22,7 @@ import type { HubPlanner } from '../../src/deploy/weights/transfer.js'
 import { argv, render } from '../../src/command/shell.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { NODE_STATE_DIR } from '../../src/plan/node-commands.js'
+import { renderRolloutText } from '../../src/report/deploy.js'
 import { SimCluster, simManifest } from './support/sim-cluster.js'
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex')
@@ -146,6 +147,7 @@ describe('rollbacks on simulated nodes with a real model directory', () => {
     expect(back.weights?.bytesMoved).toEqual({ runner: 2 * SHARD_A.length, fabric: 0 })
     expect(back.weights?.filesSent).toBe(2)
     expect(lines.some((l) => l.includes('] weights: weights of release a1: delivered 2 files again'))).toBe(true)
+    expect(renderRolloutText('lab', back)).toContain(`weights of release a1 at ${MODEL} (2 files; source runner): redelivered: delivered 2 files again`)
 
     // B again, then A's directory changes on the runner: nothing can deliver A's shard.
     expect((await deployRelease(options({ manifest: withRunner(b), release: 'b2' }))).result).toBe('deployed')

@@ -124,6 +124,13 @@ async function redeliver(d: Delivery, target: RestoreTarget): Promise<RestoreOut
   const after = await listAll(d)
   if (!after.ok) return failed(after.problem)
   verifyAll(d, expected, after.value)
+  // verifyAll's fix is a deploy's; here the next step is the rollback again.
+  for (const [i, f] of d.findings.entries())
+    if (f.code === 'WEIGHTS_MISMATCH')
+      d.findings[i] = {
+        ...f,
+        fix: `Roll back again: only the files that still differ are sent${d.failures.length ? ` (the transfer said: ${d.failures.slice(0, 2).join('; ')})` : ''}.`,
+      }
   const error = d.findings.find((f) => f.severity === 'error')
   if (error) return failed({ code: error.code, message: error.message, evidence: error.evidence, fix: error.fix })
   const out = verified(d, expected)
