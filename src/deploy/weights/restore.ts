@@ -175,7 +175,6 @@ function refuse(d: Delivery, target: RestoreTarget, listings: ReadonlyMap<string
     }))
   d.findings.push(...findings)
   const message = `the model files at ${model.path} differ from release ${target.release}'s weights.json on ${findings.map((f) => f.node).join(', ')}, and ${why}`
-  d.say(`refused: ${message}`)
   return {
     ...stopWith(d, { code: 'ROLLBACK_WEIGHTS_CHANGED', message, evidence: findings[0]!.evidence, fix }, target.expected),
     action: 'refused',
