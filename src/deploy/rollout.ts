@@ -20,7 +20,7 @@ import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents.js'
-import { weightsStage } from './stages/weights.js'
+import { rollbackWeightsStage, weightsStage } from './stages/weights.js'
 import { withModel } from './weights/plan.js'
 import { fabricTestStage } from './stages/fabric-test.js'
 import { runList, runRollout } from './stages/runner.js'
@@ -48,8 +48,12 @@ export const DEPLOY_STAGES: readonly Stage[] = [
   pruneStage,
 ]
 
-/** An existing release, from its own files on the nodes (a rollback, or on-failure rollback). */
-export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, ...START, activateStage]
+/**
+ * An existing release, from its own files on the nodes (a rollback, or on-failure rollback): its
+ * image, then its weights checked against its weights.json (a hub download runs in its image),
+ * both before anything stops.
+ */
+export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, rollbackWeightsStage, ...START, activateStage]
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const m: Manifest = withModel(o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest)

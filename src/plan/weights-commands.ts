@@ -15,6 +15,7 @@
 import { type Argv, type Cmd, argv, pipe, render, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { RELAY_SSH_OPTIONS, fabricSshTarget } from './relay-commands.js'
+import { RELEASE_FILE, releaseDir } from './release-commands.js'
 
 /** The node's record of its last verification, inside the model directory (never part of the model). */
 export const WEIGHTS_VERIFIED_FILE = '.vrd-verified'
@@ -94,3 +95,13 @@ export function sendWeightsFileToWorker(m: Manifest, dir: string, worker: Manife
     argv('ssh', ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip, render(receiveWeightsFile(dir, file, offset))),
   )
 }
+
+/** Exit status of `readReleaseWeights` for a release that keeps no weights.json. */
+export const NO_RELEASE_WEIGHTS = 3
+
+/**
+ * A release's weights.json on a node; exit 3 (NO_RELEASE_WEIGHTS) when it has none (a release
+ * written before the weights stage existed, or without `model:`).
+ */
+export const readReleaseWeights = (m: Manifest, release: string): Argv =>
+  shScript(`[ -f "$1" ] || exit ${NO_RELEASE_WEIGHTS}\ncat "$1"`, `${releaseDir(m, release)}/${RELEASE_FILE.weights}`)

@@ -42,6 +42,8 @@ export const FINDING_CODES = [
   // Model weights (src/deploy/weights/transfer.ts)
   'WEIGHTS_MISMATCH',
   'WEIGHTS_REVISION_NOT_PINNED',
+  // A rollback's weights against its release's weights.json (src/deploy/weights/restore.ts)
+  'ROLLBACK_WEIGHTS_CHANGED',
   // Log signatures
   'PLACEMENT_GROUP_PENDING',
   'PLACEMENT_GROUP_TIMEOUT',

@@ -37,6 +37,7 @@ const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n
 export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`
   const perNode = w.nodes.map((n) => `${n.node} ${mb(n.bytesMoved)} in ${n.filesSent} files`).join(', ')
+  if (w.restore) return `weights of release ${w.restore.release} at ${w.path} (${w.files} files; source ${w.source}): ${w.restore.action}: ${w.restore.detail}`
   return `weights ${w.identity ? `${w.identity.slice(0, 19)}… ` : ''}at ${w.path} (${w.files} files, ${mb(w.totalBytes)}; source ${w.source}, ${w.distribution}): ${mb(w.bytesMoved.runner)} from this machine, ${mb(w.bytesMoved.fabric)} over the fabric, ${w.filesSkipped} files skipped (already verified), ${(w.durationMs / 1000).toFixed(1)} s; ${perNode}`
 }
 

@@ -45,7 +45,7 @@ async function rollBack(r: Rollout, release: string): Promise<Handled> {
     release,
     detail: stopped
       ? `rollback to ${release} failed: ${stopped.stage}: ${stopped.outcome.problem.message}`
-      : `rolled back: release ${release} started again from its files on the nodes and passed every gate`,
+      : `rolled back: release ${release} started again from its files on the nodes and passed every gate${back.weights?.restore ? `; its weights: ${back.weights.restore.detail}` : ''}`,
     findings: back.findings,
     ...(back.facts && { facts: back.facts }),
   }

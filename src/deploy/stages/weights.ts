@@ -5,9 +5,14 @@
  * manifest's identity goes into the fingerprint and the manifest into the release's weights.json.
  */
 import { dirname } from 'node:path'
+import { headOf } from '../../plan/node-commands.js'
+import { RELEASE_FILE, releaseDir } from '../../plan/release-commands.js'
+import { NO_RELEASE_WEIGHTS, readReleaseWeights } from '../../plan/weights-commands.js'
 import { problem } from '../../result/result.js'
+import { outcome, succeeded } from '../../transport/transport.js'
 import { hubPlanner } from '../weights/hub-seam.js'
-import { weightsManifestText, weightsIdentity } from '../weights/manifest.js'
+import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../weights/manifest.js'
+import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
 import { type Stage, proceed, sayFindings, stop } from './context.js'
 
@@ -34,6 +39,52 @@ export const weightsStage: Stage = {
       out.findings.filter((f) => f.severity !== 'error'),
     )
     if (out.manifest) ctx.weightsManifest = { identity: weightsIdentity(out.manifest), text: weightsManifestText(out.manifest) }
+    if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    return proceed
+  },
+}
+
+/**
+ * A rollback's weights (an existing release with `model:`), after its image and before anything stops: every node's
+ * files at model.path checked against the target release's own weights.json; what differs is
+ * delivered again when the release's source can (src/deploy/weights/restore.ts), else the rollback
+ * stops here with ROLLBACK_WEIGHTS_CHANGED. A release that keeps no weights.json is not checked.
+ */
+export const rollbackWeightsStage: Stage = {
+  name: 'weights',
+  when: (ctx) => ctx.source === 'existing',
+  untouched: (ctx) => `nothing was stopped: release ${ctx.release}'s weights were checked before anything else changed`,
+  async run(ctx) {
+    const { m, o, io, release } = ctx
+    if (!m.model) {
+      io.progress(`release ${release} has no model: section: its weights are not checked (vLLM fetches the model itself)`)
+      return proceed
+    }
+    const head = headOf(m).name
+    const r = await o.transports.get(head)!.run(readReleaseWeights(m, release), { timeoutMs: 30_000 })
+    if (r.code === NO_RELEASE_WEIGHTS) {
+      io.progress(`release ${release} keeps no weights.json (written before the weights stage): the files at ${m.model.path} are not checked`)
+      return proceed
+    }
+    if (!succeeded(r))
+      return stop(problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release}'s weights.json on ${head} cannot be read (${outcome(r)})`, 'Roll back again.'))
+    const expected = parseWeightsManifest(r.stdout, `${head}:${releaseDir(m, release)}/${RELEASE_FILE.weights}`)
+    if (!expected.ok) return stop(expected.problem)
+    const out = await restoreWeights(
+      {
+        m,
+        transports: o.transports,
+        env: o.env,
+        cwd: dirname(o.manifestPath),
+        onProgress: io.progress,
+        ...(o.signal && { signal: o.signal }),
+        ...(hubPlanner && { hub: hubPlanner }),
+      },
+      { release, expected: expected.value },
+    )
+    ctx.weights = { ...out.report, restore: { release, action: out.action, detail: out.detail } }
+    ctx.findings.push(...out.findings)
+    io.progress(`weights of release ${release}: ${out.detail}`)
     if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
     return proceed
   },

@@ -47,6 +47,8 @@ export interface WeightsReport {
   readonly filesSkipped: number
   readonly nodes: readonly NodeWeightsReport[]
   readonly durationMs: number
+  /** A rollback's check against the target release's weights.json (src/deploy/weights/restore.ts). */
+  readonly restore?: { readonly release: string; readonly action: 'verified' | 'redelivered' | 'refused'; readonly detail: string }
 }
 
 export interface WeightsOutcome {

@@ -77,7 +77,7 @@ function roomProblem(d: Delivery): Problem | undefined {
 }
 
 /** A WEIGHTS_MISMATCH finding for each node whose listing after the transfer differs from the reference. */
-function verifyAll(d: Delivery, ref: WeightsManifest, listings: ReadonlyMap<string, NodeListing>): void {
+export function verifyAll(d: Delivery, ref: WeightsManifest, listings: ReadonlyMap<string, NodeListing>): void {
   const { m, model, kind, failures } = d
   for (const n of m.nodes) {
     const v = compareNode(n.name, ref, listings.get(n.name)!)
@@ -104,7 +104,7 @@ function verifyAll(d: Delivery, ref: WeightsManifest, listings: ReadonlyMap<stri
 }
 
 /** The outcome once every node matches: the report, and its summary line. */
-function verified(d: Delivery, ref: WeightsManifest): WeightsOutcome {
+export function verified(d: Delivery, ref: WeightsManifest): WeightsOutcome {
   const rep = weightsReport(d, ref)
   d.say(
     `every node verified (${ref.files.length} files, ${mb(rep.totalBytes)}): ${mb(d.moved.runner)} from the runner, ${mb(d.moved.fabric)} over the fabric, ${rep.filesSkipped} files skipped, in ${(rep.durationMs / 1000).toFixed(1)} s`,
