@@ -65,6 +65,33 @@ export interface NodeRow {
   readonly state: string
 }
 
+/** One node's rank of the fabric test, as its own result line says (src/probe/collective.ts). */
+export interface FabricTestRank {
+  readonly node: string
+  readonly rank: number
+  readonly ok: boolean
+  /** `NCCL (torch …)`, `Gloo (torch …)`, `stdlib TCP ring`; unset when the rank reported no result. */
+  readonly path?: string
+  /** Bytes this rank all-reduced (what it moved, not what was asked). */
+  readonly bytes?: number
+  readonly msPerAllReduce?: number
+  readonly busGBps?: number
+  /** NCCL's network (`IB`, `Socket`) when NCCL said. */
+  readonly ncclNetwork?: string
+  /** Why the rank failed. */
+  readonly error?: string
+}
+
+/**
+ * The fabric-test stage: `ran` with every rank's result, or why it did not run (`disabled`:
+ * `preflight.collective: false`; `skipped`: the deploy started nothing, so there was nothing to
+ * test it for). Absent when the rollout never reached the stage, or for a rollback (it starts a
+ * release from its files and runs no fabric test).
+ */
+export type FabricTestReport =
+  | { readonly status: 'passed' | 'failed'; readonly ranks: readonly FabricTestRank[] }
+  | { readonly status: 'disabled' | 'skipped'; readonly reason: string }
+
 export interface OnFailureReport {
   readonly action: OnFailure | 'none'
   readonly ok: boolean
@@ -93,6 +120,8 @@ export interface RolloutReport {
   readonly weights?: WeightsReport
   /** What the release's image holds: Ray, vLLM, torch and its NCCL, Python (the image-contents stage). */
   readonly imageContents?: ImageContents
+  /** The fabric test: each node's path, time per all-reduce and bus bandwidth, or why it did not run. */
+  readonly fabricTest?: FabricTestReport
   readonly facts?: FactsBundle
   /**
    * After on-failure rolled back: the release that runs now, what its gates saw (its facts, its

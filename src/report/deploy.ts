@@ -2,6 +2,7 @@
 import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
 import type { Manifest } from '../manifest/schema.js'
 import { contentsSummary } from '../preflight/checks/image-contents.js'
+import { fabricTestLine, fabricTestMarkdown } from './fabric-test.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
 import { nodeRowsFrom } from './node-rows.js'
 import { renderSummary } from './summary.js'
@@ -67,6 +68,7 @@ function lines(cluster: string, r: RolloutReport): string[] {
 export function renderRolloutText(cluster: string, r: RolloutReport): string {
   return [
     ...lines(cluster, r),
+    ...(r.fabricTest ? [fabricTestLine(r.fabricTest)] : []),
     '',
     renderNodeTable(r.nodes),
     ...(r.smoke ? [r.smoke.text] : []),
@@ -96,6 +98,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const verdict = verdictOfRollout(r, ok)
   const [headline, ...rest] = lines(cluster, r)
+  const fabric = r.fabricTest ? [fabricTestMarkdown(r.fabricTest)] : []
   if (manifest) {
     const byNode = new Map(r.nodes.map((n) => [n.node, n]))
     const pick = (f: (n: NodeRow) => string) =>
@@ -112,6 +115,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
       const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
       return [
         renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings, checks: checksRan(r) }),
+        ...fabric,
         ...(r.smoke ? [r.smoke.summary] : []),
       ].join('\n')
     }
@@ -150,6 +154,8 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
         checks: back.facts ? ['Ray identity preflight of the rolled-back release'] : [],
       }),
       failedSummary,
+      // The fabric test ran for the failed release, before anything changed.
+      ...fabric.map((f) => f.replace(/^#### /, '##### ')),
       ...(r.smoke ? [r.smoke.summary] : []),
     ].join('\n')
   }
@@ -162,6 +168,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     `| ${HEADER.map(() => '---').join(' | ')} |`,
     ...r.nodes.map((n) => `| ${cells(n).map(e).join(' | ')} |`),
     '',
+    ...fabric,
     ...(r.smoke ? [r.smoke.summary] : []),
     renderFindingsMarkdown(r.findings, checksRan(r)),
   ].join('\n')

@@ -7,6 +7,7 @@ import type { Finding } from '../../preflight/finding.js'
 import { containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { RolloutContext, Stage, StageOutcome } from './context.js'
+import { fabricTestReport } from './fabric-test.js'
 
 export type Stopped = Extract<StageOutcome, { next: 'stop' }>
 
@@ -50,6 +51,11 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
   const facts = ctx.facts
   const marked = backFindings.map((f) => ({ ...f, message: `(rollback to ${handled?.release}) ${f.message}` }))
   const back = handled?.action === 'rollback' && handled.release ? handled.release : undefined
+  // The stage was reached when a stage after the fingerprint (which decides `unchanged`) ran.
+  const fabricTest = fabricTestReport(
+    ctx,
+    run.records.some((r) => r.stage.name === 'fingerprint' && r.outcome.next === 'continue'),
+  )
   return {
     command: ctx.command,
     result,
@@ -67,6 +73,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     ...(ctx.image && { image: ctx.image }),
     ...(ctx.imageContents && { imageContents: ctx.imageContents }),
     ...(ctx.weights && { weights: ctx.weights }),
+    ...(fabricTest && { fabricTest }),
     ...(facts && { facts }),
   }
 }
