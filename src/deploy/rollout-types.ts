@@ -23,6 +23,9 @@ export type RolloutStage =
   | 'weights'
   | 'fingerprint'
   | PhaseName
+  /** The stages that run the launch's phases and the cluster wait (their phases carry the names; src/plan/plan.ts launchLabels). */
+  | 'launch'
+  | 'cluster'
   | 'activate'
   | 'prune'
   | 'audit'
@@ -101,6 +104,8 @@ export interface OnFailureReport {
 
 export interface RolloutReport {
   readonly command: 'deploy' | 'rollback'
+  /** The vLLM executor the release runs with (vllm.executorBackend): which identity check its preflight gate ran (every rollout sets it; absent reads as ray). */
+  readonly executor?: Manifest['vllm']['executorBackend']
   readonly result: RolloutResult
   readonly release: string
   /** The release `current` named before this rollout. */

@@ -1,6 +1,7 @@
 /** A rollout's report: the headline, what on-failure did, and a table per node (text and Markdown). */
 import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
 import type { Manifest } from '../manifest/schema.js'
+import { EXECUTORS } from '../plan/executor-commands.js'
 import { contentsSummary } from '../preflight/checks/image-contents.js'
 import { fabricTestLine, fabricTestMarkdown } from './fabric-test.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
@@ -76,9 +77,13 @@ export function renderRolloutText(cluster: string, r: RolloutReport): string {
   ].join('\n')
 }
 
+/** The identity check and what it reads, as the release's executor names them (Ray's, or vLLM's native mode). */
+const identity = (r: RolloutReport) => EXECUTORS[r.executor ?? 'ray']
+
 /** The checks whose findings a report carries: only those that ran (their facts or figures are there). */
-function checksRan(r: { readonly facts?: unknown; readonly smoke?: unknown }): string[] {
-  return [...(r.facts ? ['Ray identity preflight'] : []), ...(r.smoke ? ['smoke test'] : [])]
+function checksRan(r: RolloutReport): string[] {
+  const fabric = r.fabricTest && 'ranks' in r.fabricTest
+  return [...(fabric ? ['fabric test'] : []), ...(r.facts ? [identity(r).identityCheck] : []), ...(r.smoke ? ['smoke test'] : [])]
 }
 
 const verdictOfRollout = (r: RolloutReport, ok: boolean): Verdict =>
@@ -112,7 +117,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const back = r.afterRollback
     if (!back) {
       const nodes = nodeRowsFrom(manifest, r.facts, r.findings, now)
-      const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
+      const notes = [...rest, ...(r.facts ? [`${identity(r).identities} as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
       return [
         renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings, checks: checksRan(r) }),
         ...fabric,
@@ -124,7 +129,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const notes = [
       ...rest,
       back.facts
-        ? `Now running: release ${back.release}; Ray and vLLM identities as its preflight gate saw them (${back.facts.gatheredAt}).`
+        ? `Now running: release ${back.release}; ${identity(r).identities} as its preflight gate saw them (${back.facts.gatheredAt}).`
         : `Now running: release ${back.release}; its identities were not read after the rollback.`,
     ]
     const nowNodes = nodeRowsFrom(manifest, back.facts, back.findings, now)
@@ -134,7 +139,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const failedSummary = renderSummary({
       verdict: 'failed',
       headline: `release ${r.release} as its gates saw it, before the rollback`,
-      ...(r.facts && { notes: [`Ray and vLLM identities as the failed release's preflight gate saw them (${r.facts.gatheredAt}).`] }),
+      ...(r.facts && { notes: [`${identity(r).identities} as the failed release's preflight gate saw them (${r.facts.gatheredAt}).`] }),
       fabricSubnet: manifest.fabric.subnet,
       nodes: failedNodes,
       findings: failedFindings,
@@ -151,7 +156,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
         fabricSubnet: manifest.fabric.subnet,
         nodes: nowNodes,
         findings: back.findings,
-        checks: back.facts ? ['Ray identity preflight of the rolled-back release'] : [],
+        checks: back.facts ? [`${identity(r).identityCheck} of the rolled-back release`] : [],
       }),
       failedSummary,
       // The fabric test ran for the failed release, before anything changed.

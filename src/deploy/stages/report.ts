@@ -58,6 +58,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
   )
   return {
     command: ctx.command,
+    executor: ctx.m.vllm.executorBackend,
     result,
     release: ctx.release,
     ...(ctx.previousRelease && { previousRelease: ctx.previousRelease }),
