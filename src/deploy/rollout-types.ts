@@ -64,7 +64,10 @@ export interface NodeRow {
   readonly role: string
   readonly release: string
   readonly imageId: string
+  /** Under Ray: the address Ray registered the node under; `-` when unknown (and under vLLM's native executor). */
   readonly rayIdentity: string
+  /** Under vLLM's native executor: the node's `--node-rank` (no Ray runs, so no Ray identity). */
+  readonly nativeRank?: number
   readonly state: string
 }
 

@@ -32,8 +32,10 @@ export function rolloutHeadline(cluster: string, r: RolloutReport): string {
   }
 }
 
-const HEADER = ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', 'RAY IDENTITY', 'STATE'] as const
-const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.rayIdentity, n.state]
+/** The identity column: Ray's address under Ray, the node's rank under vLLM's native executor. */
+const native = (rows: readonly NodeRow[]): boolean => rows.some((n) => n.nativeRank !== undefined)
+const header = (rows: readonly NodeRow[]): string[] => ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', native(rows) ? 'NATIVE RANK' : 'RAY IDENTITY', 'STATE']
+const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.nativeRank !== undefined ? `rank ${n.nativeRank}` : n.rayIdentity, n.state]
 
 /** The weights stage in one line: what moved over which link, what was skipped, how long. */
 export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
@@ -43,8 +45,9 @@ export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
 }
 
 export function renderNodeTable(rows: readonly NodeRow[]): string {
-  const all = [[...HEADER], ...rows.map(cells)]
-  const widths = HEADER.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
+  const head = header(rows)
+  const all = [head, ...rows.map(cells)]
+  const widths = head.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
   return all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n') + '\n'
 }
 
@@ -169,8 +172,10 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     '',
     ...rest.map((l) => `- ${e(l)}`),
     '',
-    `| ${HEADER.join(' | ')} |`,
-    `| ${HEADER.map(() => '---').join(' | ')} |`,
+    `| ${header(r.nodes).join(' | ')} |`,
+    `| ${header(r.nodes)
+      .map(() => '---')
+      .join(' | ')} |`,
     ...r.nodes.map((n) => `| ${cells(n).map(e).join(' | ')} |`),
     '',
     ...fabric,

@@ -118,6 +118,10 @@ describe('a rollout says what its launch did', () => {
     expect(out.summary).toContain('**fabric test, native-mode identity preflight, smoke test:** no findings.')
     expect(out.summary).toContain("vLLM's native-mode identities (ranks, master address, fabric variables) as the preflight gate saw them")
     expect(out.summary).not.toMatch(/Ray identity preflight|Ray and vLLM identities/)
+    // The text report's node table: each node's rank, not a Ray identity.
+    expect(out.text).toMatch(/^NODE +ROLE +RELEASE +IMAGE ID +NATIVE RANK +STATE$/m)
+    expect(out.text).toMatch(/^spark-b +worker +r1 +\w+ +rank 1 +running r1$/m)
+    expect(out.text).not.toMatch(/RAY IDENTITY/)
   })
 
   it("Ray executor: Ray's own labels, and a failure at the head's start is reported at ray-head", async () => {
@@ -125,6 +129,7 @@ describe('a rollout says what its launch did', () => {
     expect(ok.r.result).toBe('deployed')
     expect(ok.stages).toEqual(expect.arrayContaining(['ray-head', 'ray-workers', 'ray-cluster']))
     expect(ok.out.summary).toContain('**fabric test, Ray identity preflight, smoke test:** no findings.')
+    expect(ok.out.text).toMatch(/^NODE +ROLE +RELEASE +IMAGE ID +RAY IDENTITY +STATE$/m)
     const bad = await rollout(ray(), 'r1', (s) =>
       s.fail({ node: 'spark-a', when: /releases\/r1\/start\.sh$/, result: { code: 1, stdout: '', stderr: 'boom' } }),
     )

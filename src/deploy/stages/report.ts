@@ -4,6 +4,7 @@
  */
 import type { FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
+import { nodeRank } from '../../plan/executor-commands.js'
 import { containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { RolloutContext, Stage, StageOutcome } from './context.js'
@@ -95,7 +96,8 @@ export async function nodeTable(ctx: RolloutContext, facts: FactsBundle | undefi
       role: n.role,
       release: s.current ?? '-',
       imageId: short(s.container?.imageId ?? s.imageId),
-      rayIdentity,
+      rayIdentity: m.vllm.executorBackend === 'mp' ? '-' : rayIdentity,
+      ...(m.vllm.executorBackend === 'mp' && { nativeRank: nodeRank(m, n) }),
       state: s.error ? `unknown (${s.error})` : containerState(s),
     }
   })
