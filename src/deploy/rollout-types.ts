@@ -23,6 +23,9 @@ export type RolloutStage =
   | 'weights'
   | 'fingerprint'
   | PhaseName
+  /** The stages that run the launch's phases and the cluster wait (their phases carry the names; src/plan/plan.ts launchLabels). */
+  | 'launch'
+  | 'cluster'
   | 'activate'
   | 'prune'
   | 'audit'
@@ -61,9 +64,39 @@ export interface NodeRow {
   readonly role: string
   readonly release: string
   readonly imageId: string
+  /** Under Ray: the address Ray registered the node under; `-` when unknown (and under vLLM's native executor). */
   readonly rayIdentity: string
+  /** Under vLLM's native executor: the node's `--node-rank` (no Ray runs, so no Ray identity). */
+  readonly nativeRank?: number
   readonly state: string
 }
+
+/** One node's rank of the fabric test, as its own result line says (src/probe/collective.ts). */
+export interface FabricTestRank {
+  readonly node: string
+  readonly rank: number
+  readonly ok: boolean
+  /** `NCCL (torch …)`, `Gloo (torch …)`, `stdlib TCP ring`; unset when the rank reported no result. */
+  readonly path?: string
+  /** Bytes this rank all-reduced (what it moved, not what was asked). */
+  readonly bytes?: number
+  readonly msPerAllReduce?: number
+  readonly busGBps?: number
+  /** NCCL's network (`IB`, `Socket`) when NCCL said. */
+  readonly ncclNetwork?: string
+  /** Why the rank failed. */
+  readonly error?: string
+}
+
+/**
+ * The fabric-test stage: `ran` with every rank's result, or why it did not run (`disabled`:
+ * `preflight.collective: false`; `skipped`: the deploy started nothing, so there was nothing to
+ * test it for). Absent when the rollout never reached the stage, or for a rollback (it starts a
+ * release from its files and runs no fabric test).
+ */
+export type FabricTestReport =
+  | { readonly status: 'passed' | 'failed'; readonly ranks: readonly FabricTestRank[] }
+  | { readonly status: 'disabled' | 'skipped'; readonly reason: string }
 
 export interface OnFailureReport {
   readonly action: OnFailure | 'none'
@@ -74,6 +107,8 @@ export interface OnFailureReport {
 
 export interface RolloutReport {
   readonly command: 'deploy' | 'rollback'
+  /** The vLLM executor the release runs with (vllm.executorBackend): which identity check its preflight gate ran (every rollout sets it; absent reads as ray). */
+  readonly executor?: Manifest['vllm']['executorBackend']
   readonly result: RolloutResult
   readonly release: string
   /** The release `current` named before this rollout. */
@@ -93,6 +128,8 @@ export interface RolloutReport {
   readonly weights?: WeightsReport
   /** What the release's image holds: Ray, vLLM, torch and its NCCL, Python (the image-contents stage). */
   readonly imageContents?: ImageContents
+  /** The fabric test: each node's path, time per all-reduce and bus bandwidth, or why it did not run. */
+  readonly fabricTest?: FabricTestReport
   readonly facts?: FactsBundle
   /**
    * After on-failure rolled back: the release that runs now, what its gates saw (its facts, its

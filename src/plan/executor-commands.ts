@@ -24,6 +24,12 @@ export interface ExecutorCommands {
   readonly serveFlags: (m: Manifest, node: ManifestNode) => readonly string[]
   /** What starting the node's container does, in the plan's words. */
   readonly startWords: (m: Manifest, node: ManifestNode) => string
+  /** The container starts Ray (its phases, step actions and the cluster wait are Ray's; src/plan/plan.ts `launchLabels`). */
+  readonly startsRay: boolean
+  /** The identity check the preflight gate runs under this executor, as reports name it. */
+  readonly identityCheck: string
+  /** What that check reads, as reports say it (`Ray and vLLM identities`). */
+  readonly identities: string
 }
 
 const headNode = (m: Manifest): ManifestNode => {
@@ -70,6 +76,9 @@ export const EXECUTORS: Readonly<Record<ExecutorName, ExecutorCommands>> = {
     serveNodes: (m) => [headNode(m)],
     serveFlags: () => [],
     startWords: (_m, node) => `ray start on ${node.fabricIp}`,
+    startsRay: true,
+    identityCheck: 'Ray identity preflight',
+    identities: 'Ray and vLLM identities',
   },
   mp: {
     container: () => ({ entrypoint: 'sleep', args: ['infinity'] }),
@@ -89,6 +98,9 @@ export const EXECUTORS: Readonly<Record<ExecutorName, ExecutorCommands>> = {
       ]
     },
     startWords: (m, node) => `the container for vllm serve --node-rank ${nodeRank(m, node)}, no Ray`,
+    startsRay: false,
+    identityCheck: 'native-mode identity preflight',
+    identities: "vLLM's native-mode identities (ranks, master address, fabric variables)",
   },
 }
 

@@ -131,11 +131,35 @@ export const imageContentsStep = (m: Manifest, image: string): PlannedStep =>
 
 /** The action name of the step that runs a release's start.sh. */
 export const START_ACTIONS: readonly string[] = ['ray-start', 'node-start']
-const startAction = (m: Manifest): string => (m.launch.mode === 'builtin' && m.vllm.executorBackend === 'mp' ? 'node-start' : 'ray-start')
+
+/**
+ * The names the launch's phases and steps go by, in progress lines, log groups, the report's
+ * `failure.stage` and `plan`: the one place they come from. Ray's names only where this tool starts
+ * Ray itself (the built-in launcher with the Ray executor); a launch script starts whatever it
+ * starts (`launch-head`, `node-start`); the cluster wait (Ray's node list) only where Ray runs.
+ */
+export interface LaunchLabels {
+  readonly head: PhaseName
+  readonly workers: PhaseName
+  /** The wait until every node is in Ray; unset where no Ray runs (vLLM's native executor). */
+  readonly cluster?: PhaseName
+  /** The step that runs start.sh on a node. */
+  readonly start: (typeof START_ACTIONS)[number]
+  /** The head's wait for `ray status`, after its start (the built-in Ray launcher). */
+  readonly ready?: string
+}
+
+export function launchLabels(m: Manifest): LaunchLabels {
+  const ray = executorOf(m).startsRay
+  if (m.launch.mode === 'builtin' && ray) return { head: 'ray-head', workers: 'ray-workers', cluster: 'ray-cluster', start: 'ray-start', ready: 'ray-ready' }
+  return { head: 'launch-head', workers: 'launch-workers', ...(ray && { cluster: 'ray-cluster' as const }), start: 'node-start' }
+}
 
 /** The phases that start the nodes: Ray's with the built-in Ray launcher, else the generic launch phases. */
-export const launchPhases = (m: Manifest): readonly [PhaseName, PhaseName] =>
-  m.launch.mode === 'builtin' && m.vllm.executorBackend === 'ray' ? ['ray-head', 'ray-workers'] : ['launch-head', 'launch-workers']
+export const launchPhases = (m: Manifest): readonly [PhaseName, PhaseName] => {
+  const l = launchLabels(m)
+  return [l.head, l.workers]
+}
 /**
  * The fabric collective's ranks, one per node, at once: what the fabric-test stage runs (`image` is
  * the image ID at run time; the rendezvous port is one the head picks free at run time, 0 here).
@@ -182,7 +206,7 @@ export function factsSteps(m: Manifest): PlannedStep[] {
     step(
       n,
       'facts',
-      n.role === 'head'
+      n.role === 'head' && executorOf(m).startsRay
         ? "facts probe (interfaces, routes, GPUs, container env, vLLM's IP) plus Ray's node list"
         : "facts probe (interfaces, routes, GPUs, container env, vLLM's IP)",
       probeCommand(m, n).cmd,
@@ -286,13 +310,13 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
   const start = (n: ManifestNode) =>
     step(
       n,
-      startAction(m),
+      labels.start,
       `start release ${id} (${RELEASE_FILE.start}, ${m.launch.mode === 'builtin' ? ex.startWords(m, n) : 'the launch script'})`,
       runReleaseFile(m, id, RELEASE_FILE.start),
       m.launch.mode === 'builtin' ? 5 * MINUTE : 30 * MINUTE,
     )
   const rayWait = 2 * MINUTE
-  const [headPhase, workerPhase] = launchPhases(m)
+  const labels = launchLabels(m)
   const native = m.vllm.executorBackend === 'mp'
   return {
     cluster: m.cluster,
@@ -305,18 +329,16 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
       files,
       stop,
       {
-        name: headPhase,
+        name: labels.head,
         description: `start release ${id} on the head ${head.name}`,
         parallel: false,
         steps: [
           start(head),
-          ...(headPhase === 'ray-head'
-            ? [step(head, 'ray-ready', 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)]
-            : []),
+          ...(labels.ready ? [step(head, labels.ready, 'wait until the Ray head answers `ray status`', retry(rayHeadReady(m), rayWait), rayWait + 30)] : []),
         ],
       },
-      { name: workerPhase, description: `start release ${id} on ${workers.length} worker(s)`, parallel: true, steps: workers.map(start) },
-      ...(native ? [] : [clusterPhase(m)]),
+      { name: labels.workers, description: `start release ${id} on ${workers.length} worker(s)`, parallel: true, steps: workers.map(start) },
+      ...(labels.cluster ? [clusterPhase(m)] : []),
       {
         name: 'preflight',
         description: native

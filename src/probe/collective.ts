@@ -227,6 +227,21 @@ except Exception as e:
 const text = (max: number) => z.string().max(max)
 const num = z.number().finite()
 
+/** Which of the program's paths ran, in words, from its own line: `NCCL (torch 2.9.0)`, `Gloo (torch …)`, `stdlib TCP ring`. */
+export function collectivePath(line: { readonly backend?: string | undefined; readonly impl?: string | undefined }): string {
+  const torch = line.impl?.startsWith('torch ') ? ` (${line.impl})` : ''
+  if (line.backend === 'nccl') return `NCCL${torch}`
+  if (line.backend === 'gloo') return `Gloo${torch}`
+  if (line.impl === 'stdlib' || line.backend === 'tcp') return 'stdlib TCP ring'
+  return line.impl ?? line.backend ?? 'unknown path'
+}
+
+/** Bytes as the reports say them: `64 MiB`, `4 MiB`, `1.5 MiB`. */
+export const mib = (bytes: number): string => {
+  const v = bytes / 2 ** 20
+  return `${Number.isInteger(v) ? v : v.toFixed(v < 10 ? 2 : 1)} MiB`
+}
+
 /** The one line the program prints. */
 export const CollectiveLineSchema = z
   .object({

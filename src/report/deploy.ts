@@ -1,7 +1,9 @@
 /** A rollout's report: the headline, what on-failure did, and a table per node (text and Markdown). */
 import type { NodeRow, RolloutReport } from '../deploy/rollout.js'
 import type { Manifest } from '../manifest/schema.js'
+import { EXECUTORS } from '../plan/executor-commands.js'
 import { contentsSummary } from '../preflight/checks/image-contents.js'
+import { fabricTestLine, fabricTestMarkdown } from './fabric-test.js'
 import { escapeMarkdownCell, renderFindingsMarkdown, renderFindingsText } from './findings.js'
 import { nodeRowsFrom } from './node-rows.js'
 import { renderSummary } from './summary.js'
@@ -30,8 +32,10 @@ export function rolloutHeadline(cluster: string, r: RolloutReport): string {
   }
 }
 
-const HEADER = ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', 'RAY IDENTITY', 'STATE'] as const
-const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.rayIdentity, n.state]
+/** The identity column: Ray's address under Ray, the node's rank under vLLM's native executor. */
+const native = (rows: readonly NodeRow[]): boolean => rows.some((n) => n.nativeRank !== undefined)
+const header = (rows: readonly NodeRow[]): string[] => ['NODE', 'ROLE', 'RELEASE', 'IMAGE ID', native(rows) ? 'NATIVE RANK' : 'RAY IDENTITY', 'STATE']
+const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n.nativeRank !== undefined ? `rank ${n.nativeRank}` : n.rayIdentity, n.state]
 
 /** The weights stage in one line: what moved over which link, what was skipped, how long. */
 export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
@@ -42,8 +46,9 @@ export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
 }
 
 export function renderNodeTable(rows: readonly NodeRow[]): string {
-  const all = [[...HEADER], ...rows.map(cells)]
-  const widths = HEADER.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
+  const head = header(rows)
+  const all = [head, ...rows.map(cells)]
+  const widths = head.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0))
   return all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n') + '\n'
 }
 
@@ -68,6 +73,7 @@ function lines(cluster: string, r: RolloutReport): string[] {
 export function renderRolloutText(cluster: string, r: RolloutReport): string {
   return [
     ...lines(cluster, r),
+    ...(r.fabricTest ? [fabricTestLine(r.fabricTest)] : []),
     '',
     renderNodeTable(r.nodes),
     ...(r.smoke ? [r.smoke.text] : []),
@@ -75,9 +81,13 @@ export function renderRolloutText(cluster: string, r: RolloutReport): string {
   ].join('\n')
 }
 
+/** The identity check and what it reads, as the release's executor names them (Ray's, or vLLM's native mode). */
+const identity = (r: RolloutReport) => EXECUTORS[r.executor ?? 'ray']
+
 /** The checks whose findings a report carries: only those that ran (their facts or figures are there). */
-function checksRan(r: { readonly facts?: unknown; readonly smoke?: unknown }): string[] {
-  return [...(r.facts ? ['Ray identity preflight'] : []), ...(r.smoke ? ['smoke test'] : [])]
+function checksRan(r: RolloutReport): string[] {
+  const fabric = r.fabricTest && 'ranks' in r.fabricTest
+  return [...(fabric ? ['fabric test'] : []), ...(r.facts ? [identity(r).identityCheck] : []), ...(r.smoke ? ['smoke test'] : [])]
 }
 
 const verdictOfRollout = (r: RolloutReport, ok: boolean): Verdict =>
@@ -97,6 +107,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const verdict = verdictOfRollout(r, ok)
   const [headline, ...rest] = lines(cluster, r)
+  const fabric = r.fabricTest ? [fabricTestMarkdown(r.fabricTest)] : []
   if (manifest) {
     const byNode = new Map(r.nodes.map((n) => [n.node, n]))
     const pick = (f: (n: NodeRow) => string) =>
@@ -110,9 +121,10 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const back = r.afterRollback
     if (!back) {
       const nodes = nodeRowsFrom(manifest, r.facts, r.findings, now)
-      const notes = [...rest, ...(r.facts ? [`Ray and vLLM identities as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
+      const notes = [...rest, ...(r.facts ? [`${identity(r).identities} as the preflight gate saw them (${r.facts.gatheredAt}).`] : [])]
       return [
         renderSummary({ verdict, headline: headline!, notes, fabricSubnet: manifest.fabric.subnet, nodes, findings: r.findings, checks: checksRan(r) }),
+        ...fabric,
         ...(r.smoke ? [r.smoke.summary] : []),
       ].join('\n')
     }
@@ -121,7 +133,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const notes = [
       ...rest,
       back.facts
-        ? `Now running: release ${back.release}; Ray and vLLM identities as its preflight gate saw them (${back.facts.gatheredAt}).`
+        ? `Now running: release ${back.release}; ${identity(r).identities} as its preflight gate saw them (${back.facts.gatheredAt}).`
         : `Now running: release ${back.release}; its identities were not read after the rollback.`,
     ]
     const nowNodes = nodeRowsFrom(manifest, back.facts, back.findings, now)
@@ -131,7 +143,7 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     const failedSummary = renderSummary({
       verdict: 'failed',
       headline: `release ${r.release} as its gates saw it, before the rollback`,
-      ...(r.facts && { notes: [`Ray and vLLM identities as the failed release's preflight gate saw them (${r.facts.gatheredAt}).`] }),
+      ...(r.facts && { notes: [`${identity(r).identities} as the failed release's preflight gate saw them (${r.facts.gatheredAt}).`] }),
       fabricSubnet: manifest.fabric.subnet,
       nodes: failedNodes,
       findings: failedFindings,
@@ -148,9 +160,11 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
         fabricSubnet: manifest.fabric.subnet,
         nodes: nowNodes,
         findings: back.findings,
-        checks: back.facts ? ['Ray identity preflight of the rolled-back release'] : [],
+        checks: back.facts ? [`${identity(r).identityCheck} of the rolled-back release`] : [],
       }),
       failedSummary,
+      // The fabric test ran for the failed release, before anything changed.
+      ...fabric.map((f) => f.replace(/^#### /, '##### ')),
       ...(r.smoke ? [r.smoke.summary] : []),
     ].join('\n')
   }
@@ -159,10 +173,13 @@ export function renderRolloutMarkdown(cluster: string, r: RolloutReport, manifes
     '',
     ...rest.map((l) => `- ${e(l)}`),
     '',
-    `| ${HEADER.join(' | ')} |`,
-    `| ${HEADER.map(() => '---').join(' | ')} |`,
+    `| ${header(r.nodes).join(' | ')} |`,
+    `| ${header(r.nodes)
+      .map(() => '---')
+      .join(' | ')} |`,
     ...r.nodes.map((n) => `| ${cells(n).map(e).join(' | ')} |`),
     '',
+    ...fabric,
     ...(r.smoke ? [r.smoke.summary] : []),
     renderFindingsMarkdown(r.findings, checksRan(r)),
   ].join('\n')

@@ -177,7 +177,7 @@ export const COMMANDS = [
     required: ['manifest'],
     ssh: true,
     cancellable: true,
-    action: { outputs: ROLLOUT_OUTPUTS },
+    action: { outputs: [...ROLLOUT_OUTPUTS, 'fabric-test'] },
     run: (ctx) => deployTask(manifestOf(ctx), rolloutOptions(ctx)),
   },
   {

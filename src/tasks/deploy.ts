@@ -10,6 +10,7 @@ import type { LockHolder } from '../deploy/lock.js'
 import type { SmokeGate } from '../deploy/smoke-seam.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { hasErrors } from '../preflight/finding.js'
+import { fabricTestOutput } from '../report/fabric-test.js'
 import { findingsJson } from '../report/findings.js'
 import { renderRolloutMarkdown, renderRolloutText, rolloutHeadline } from '../report/deploy.js'
 import { SshTransport } from '../transport/ssh.js'
@@ -89,6 +90,7 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
       'weights-id': r.weights?.identity ?? '',
       'weights-bytes-moved': r.weights ? String(r.weights.bytesMoved.runner + r.weights.bytesMoved.fabric) : '',
       'weights-files-skipped': r.weights ? String(r.weights.filesSkipped) : '',
+      ...(r.command === 'deploy' && { 'fabric-test': fabricTestOutput(r.fabricTest) }),
       changed: String(r.changed),
       'rolled-back': String(r.rolledBack),
       findings: JSON.stringify(json.findings),

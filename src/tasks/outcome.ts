@@ -38,6 +38,7 @@ export const OUTPUT_NAMES = [
   'weights-id',
   'weights-bytes-moved',
   'weights-files-skipped',
+  'fabric-test',
   'changed',
   'rolled-back',
   'verdict',

@@ -16,6 +16,7 @@ import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { findingsOutcome } from './findings-outcome.js'
 import type { TaskOutcome } from './outcome.js'
 import { loadOrFail } from './validate.js'
+import { executorOf } from '../plan/executor-commands.js'
 
 export interface PreflightOptions {
   readonly credentials: SshCredentials
@@ -79,7 +80,7 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
     gathered + notes,
     loaded.manifest,
     [
-      'Ray identity preflight',
+      executorOf(loaded.manifest).identityCheck,
       ...(r.facts.collective ? ['fabric collective'] : []),
       ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
     ],

@@ -15,7 +15,7 @@ import { outcome, succeeded } from '../../transport/transport.js'
 import type { LockHeartbeat, LockHolder } from '../lock.js'
 import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
-import type { RolloutOptions, RolloutReport, RolloutStage } from '../rollout-types.js'
+import type { FabricTestReport, RolloutOptions, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { SmokeGateResult } from '../smoke-seam.js'
 import type { WeightsReport } from '../weights/transfer.js'
 
@@ -140,6 +140,8 @@ export interface RolloutContext {
   hostFacts?: FactsBundle
   /** The fabric collective (the fabric-test stage). */
   collective?: CollectiveFacts
+  /** The fabric test's result for the report (the fabric-test stage). */
+  fabricTest?: FabricTestReport
   smoke?: SmokeGateResult
   lock?: LockHolder
   /** Renews the lock while it is held (lock.ts); stopped before the lock is released. */

@@ -12,7 +12,40 @@ import { sortFindings } from '../../preflight/diagnose.js'
 import { runCollective } from '../../preflight/gather/collective.js'
 import { expectationFromManifest } from '../../manifest/expectation.js'
 import { imageRef } from '../../plan/node-commands.js'
-import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import type { CollectiveFacts } from '../../preflight/facts.js'
+import { collectivePath } from '../../probe/collective.js'
+import type { FabricTestRank, FabricTestReport } from '../rollout-types.js'
+import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+
+/** Each rank as its own result line says: the path that ran, the bytes it moved, its time and bus bandwidth. */
+export function fabricTestRanks(c: CollectiveFacts): FabricTestRank[] {
+  return c.ranks.map((r): FabricTestRank => {
+    const l = r.line
+    return {
+      node: r.node,
+      rank: r.rank,
+      ok: l?.ok === true,
+      ...(l?.ok && { path: collectivePath(l) }),
+      ...(l?.ok && typeof l.bytes === 'number' && { bytes: l.bytes }),
+      ...(l?.ok && typeof l.seconds === 'number' && { msPerAllReduce: l.seconds * 1000 }),
+      ...(l?.ok && typeof l.busbwGBps === 'number' && { busGBps: l.busbwGBps }),
+      ...(r.nccl?.network && { ncclNetwork: r.nccl.network }),
+      ...(!l?.ok && { error: l ? `in ${l.stage ?? '?'}: ${l.error ?? 'failed'}` : (r.error ?? 'no result') }),
+    }
+  })
+}
+
+/**
+ * The report's fabric test: what the stage found, or why it did not run when the deploy got past it
+ * without running it. Undefined when nothing can be said (a rollback, or a stop before the stage).
+ */
+export function fabricTestReport(ctx: RolloutContext, reached: boolean): FabricTestReport | undefined {
+  if (ctx.fabricTest) return ctx.fabricTest
+  if (ctx.command !== 'deploy') return undefined
+  if (!ctx.m.preflight.collective) return { status: 'disabled', reason: 'preflight.collective: false in the manifest' }
+  if (reached && ctx.unchanged) return { status: 'skipped', reason: 'the release is unchanged: nothing was started, so the fabric was not tested again' }
+  return undefined
+}
 
 export const fabricTestStage: Stage = {
   name: 'fabric-test',
@@ -29,6 +62,7 @@ export const fabricTestStage: Stage = {
     const facts = { schemaVersion: 1 as const, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes: ctx.hostFacts?.nodes ?? [], collective }
     const findings = sortFindings(runCollectiveChecks(facts, expectationFromManifest(m)))
     ctx.collective = collective
+    ctx.fabricTest = { status: hasError(findings) || collective.ranks.some((r) => !r.line?.ok) ? 'failed' : 'passed', ranks: fabricTestRanks(collective) }
     ctx.findings.push(...findings)
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed

@@ -4,9 +4,11 @@
  */
 import type { FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
+import { nodeRank } from '../../plan/executor-commands.js'
 import { containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { RolloutContext, Stage, StageOutcome } from './context.js'
+import { fabricTestReport } from './fabric-test.js'
 
 export type Stopped = Extract<StageOutcome, { next: 'stop' }>
 
@@ -50,8 +52,14 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
   const facts = ctx.facts
   const marked = backFindings.map((f) => ({ ...f, message: `(rollback to ${handled?.release}) ${f.message}` }))
   const back = handled?.action === 'rollback' && handled.release ? handled.release : undefined
+  // The stage was reached when a stage after the fingerprint (which decides `unchanged`) ran.
+  const fabricTest = fabricTestReport(
+    ctx,
+    run.records.some((r) => r.stage.name === 'fingerprint' && r.outcome.next === 'continue'),
+  )
   return {
     command: ctx.command,
+    executor: ctx.m.vllm.executorBackend,
     result,
     release: ctx.release,
     ...(ctx.previousRelease && { previousRelease: ctx.previousRelease }),
@@ -67,6 +75,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     ...(ctx.image && { image: ctx.image }),
     ...(ctx.imageContents && { imageContents: ctx.imageContents }),
     ...(ctx.weights && { weights: ctx.weights }),
+    ...(fabricTest && { fabricTest }),
     ...(facts && { facts }),
   }
 }
@@ -87,7 +96,8 @@ export async function nodeTable(ctx: RolloutContext, facts: FactsBundle | undefi
       role: n.role,
       release: s.current ?? '-',
       imageId: short(s.container?.imageId ?? s.imageId),
-      rayIdentity,
+      rayIdentity: m.vllm.executorBackend === 'mp' ? '-' : rayIdentity,
+      ...(m.vllm.executorBackend === 'mp' && { nativeRank: nodeRank(m, n) }),
       state: s.error ? `unknown (${s.error})` : containerState(s),
     }
   })

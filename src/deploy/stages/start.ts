@@ -10,8 +10,9 @@ import type { Finding } from '../../preflight/finding.js'
 import { watchRendezvous } from '../../preflight/watch-rendezvous.js'
 import { watchVllmStartup } from '../../preflight/watch-vllm.js'
 import { headOf } from '../../plan/node-commands.js'
-import { type PhaseName, type Plan, launchPhases, planRelease } from '../../plan/plan.js'
+import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
+import type { RolloutStage } from '../rollout-types.js'
 import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
 
 const notUnchanged = (ctx: RolloutContext): boolean => !ctx.unchanged
@@ -56,7 +57,7 @@ export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]
   return stop(problem('DEPLOY_STEP_FAILED', at.reason, failed[0]?.fix ?? 'Run the failed step by hand to see why.'), { at: at.phase })
 }
 
-const phaseStage = (name: PhaseName, phases: (ctx: RolloutContext) => readonly PhaseName[], changes = true): Stage => ({
+const phaseStage = (name: RolloutStage, phases: (ctx: RolloutContext) => readonly PhaseName[], changes = true): Stage => ({
   name,
   changes,
   labelsItself: true,
@@ -66,10 +67,17 @@ const phaseStage = (name: PhaseName, phases: (ctx: RolloutContext) => readonly P
 
 export const releaseFilesStage = phaseStage('release-files', () => ['release-files'])
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
-export const launchStage: Stage = {
-  ...phaseStage('ray-head', (ctx) => launchPhases(ctx.m)),
+/** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
+export const launchStage: Stage = phaseStage('launch', (ctx) => launchPhases(ctx.m))
+/** The wait until every node is in Ray, where Ray runs. */
+const clusterPhases = (ctx: RolloutContext): PhaseName[] => {
+  const cluster = launchLabels(ctx.m).cluster
+  return cluster ? [cluster] : []
 }
-export const clusterWaitStage = phaseStage('ray-cluster', () => ['ray-cluster'])
+export const clusterWaitStage: Stage = {
+  ...phaseStage('cluster', clusterPhases),
+  when: (ctx) => notUnchanged(ctx) && clusterPhases(ctx).length > 0,
+}
 
 /**
  * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that

@@ -12,6 +12,7 @@
 import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import type { Finding } from '../finding.js'
 import type { CheckContext } from './context.js'
+import { collectivePath, mib } from '../../probe/collective.js'
 
 /**
  * A healthy RDMA link carries 80–95% of its line rate as NCCL bus bandwidth on large all-reduces
@@ -23,7 +24,7 @@ export const SLOW_FRACTION = 0.25
 const where = (r: CollectiveRank) => `${r.node} (rank ${r.rank})`
 const status = (r: CollectiveRank): string =>
   r.line?.ok
-    ? `ok: ${r.line.impl ?? r.line.backend}, ${((r.line.seconds ?? 0) * 1000).toFixed(1)} ms per all-reduce`
+    ? `ok: ${collectivePath(r.line)}, ${typeof r.line.bytes === 'number' ? `${mib(r.line.bytes)}, ` : ''}${((r.line.seconds ?? 0) * 1000).toFixed(1)} ms per all-reduce`
     : r.line
       ? `failed in ${r.line.stage ?? '?'}: ${r.line.error ?? ''}`
       : `failed: ${r.error ?? 'no result'}`
@@ -72,7 +73,8 @@ export function fabricCollectiveFailed(ctx: CheckContext): Finding[] {
       code: 'FABRIC_COLLECTIVE_FAILED',
       severity: 'error',
       node: nodes.length === 1 ? (nodes[0] ?? null) : null,
-      message: `A ${c.bytes / 2 ** 20} MiB all-reduce over the fabric ${hung ? 'hung' : 'failed'} (${why}): vLLM's tensor-parallel workers need the same connections and would ${hung ? 'hang at their first collective' : 'fail to start'}.`,
+      // No size: a failed rank moved nothing it could report, and the size asked is not what the stdlib path moves.
+      message: `An all-reduce over the fabric ${hung ? 'hung' : 'failed'} (${why}): vLLM's tensor-parallel workers need the same connections and would ${hung ? 'hang at their first collective' : 'fail to start'}.`,
       evidence: {
         rendezvous: `${c.addr}:${c.port}`,
         ...Object.fromEntries(c.ranks.map((r) => [where(r), status(r)])),

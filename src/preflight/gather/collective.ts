@@ -7,7 +7,7 @@
 import type { Manifest } from '../../manifest/schema.js'
 import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank, freePort } from '../../plan/collective-commands.js'
 import { headOf } from '../../plan/node-commands.js'
-import { COLLECTIVE_MARK, collectiveWholeSeconds, readCollectiveLine } from '../../probe/collective.js'
+import { COLLECTIVE_MARK, collectivePath, collectiveWholeSeconds, mib, readCollectiveLine } from '../../probe/collective.js'
 import { type Transport, outcome, succeeded } from '../../transport/transport.js'
 import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import { parseNcclInit } from '../nccl-init.js'
@@ -47,6 +47,26 @@ export function rankFacts(node: { name: string; fabricIp: string }, rank: number
   }
 }
 
+/**
+ * What the collective did, in one line, from the ranks' own results only: the bytes each rank says it
+ * all-reduced and the path that ran (the stdlib ring moves at most STDLIB_MAX_BYTES of what was
+ * asked, src/probe/collective.ts), never the size the plan asked for.
+ */
+export function collectiveOutcomeLine(c: CollectiveFacts): string {
+  const ok = c.ranks.filter((r) => r.line?.ok)
+  const failed = c.ranks.length - ok.length
+  const paths = [...new Set(ok.map((r) => collectivePath(r.line!)))]
+  const sizes = [...new Set(ok.flatMap((r) => (typeof r.line?.bytes === 'number' ? [mib(r.line.bytes)] : [])))]
+  const moved =
+    ok.length > 0 ? `all-reduce of ${sizes.join(' / ') || 'an unreported size'} over ${paths.join(' / ')} on ${ok.length} of ${c.ranks.length} nodes` : ''
+  if (failed === 0) return `fabric-test: ${moved}`
+  const bad = `${failed} of ${c.ranks.length} ranks failed (${c.ranks
+    .filter((r) => !r.line?.ok)
+    .map((r) => r.node)
+    .join(', ')})`
+  return `fabric-test: ${ok.length > 0 ? `${moved}; ${bad}` : `no all-reduce completed: ${bad}`}`
+}
+
 export async function runCollective(m: Manifest, transports: ReadonlyMap<string, Transport>, opts: CollectiveOptions): Promise<CollectiveFacts> {
   const started = Date.now()
   const head = headOf(m)
@@ -64,7 +84,8 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
     return { ...base, port: 0, ranks, durationMs: Date.now() - started }
   }
   // Lines as the executor's steps print them: `[node] …` when a rank starts, `[node] ok in …` / `[node] FAILED: …` when it ends.
-  say(`fabric-test: all-reduce of ${(bytes / 2 ** 20).toFixed(0)} MiB on ${m.nodes.length} nodes at once, rendezvous ${head.fabricIp}:${port}`)
+  // The size is not said here: what a rank moves depends on the path its image allows (its result line says).
+  say(`fabric-test: an all-reduce on ${m.nodes.length} nodes at once, rendezvous ${head.fabricIp}:${port}`)
   const ranks = await Promise.all(
     m.nodes.map(async (node, rank): Promise<CollectiveRank> => {
       const t = transports.get(node.name)
@@ -90,12 +111,14 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
       say(
         `[${node.name}] fabric-test: ${
           l?.ok
-            ? `ok in ${((Date.now() - t0) / 1000).toFixed(1)} s: rank ${rank}, ${l.impl ?? l.backend}, ${((l.seconds ?? 0) * 1000).toFixed(0)} ms per all-reduce${l.busbwGBps ? `, bus ${l.busbwGBps.toFixed(2)} GB/s` : ''}${facts.nccl?.network ? `, NCCL network ${facts.nccl.network}` : ''}`
+            ? `ok in ${((Date.now() - t0) / 1000).toFixed(1)} s: rank ${rank}, ${collectivePath(l)}, ${typeof l.bytes === 'number' ? `${mib(l.bytes)} all-reduced, ` : ''}${((l.seconds ?? 0) * 1000).toFixed(0)} ms per all-reduce${l.busbwGBps ? `, bus ${l.busbwGBps.toFixed(2)} GB/s` : ''}${facts.nccl?.network ? `, NCCL network ${facts.nccl.network}` : ''}`
             : `FAILED: rank ${rank}: ${l?.error ?? facts.error}`
         }`,
       )
       return facts
     }),
   )
-  return { ...base, port, ranks, durationMs: Date.now() - started }
+  const facts = { ...base, port, ranks, durationMs: Date.now() - started }
+  say(collectiveOutcomeLine(facts))
+  return facts
 }

@@ -19,7 +19,7 @@ import { labManifest } from '../../../src/lab/manifest.js'
 import { type Manifest, ManifestSchema } from '../../../src/manifest/schema.js'
 import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
 import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents.js'
-import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs } from '../../../src/probe/collective.js'
+import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, STDLIB_MAX_BYTES } from '../../../src/probe/collective.js'
 import { FREE_PORT_PY } from '../../../src/plan/collective-commands.js'
 import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
@@ -103,9 +103,9 @@ export class SimCluster {
   probe: (node: string) => string = (node) => healthyProbe(node, this.imageId)
   /** What the image-contents probe prints (`docker run --rm … IMAGE -c PROGRAM`): the lab stand-in's contents by default. */
   imageContents: string = JSON.stringify(STANDIN_CONTENTS)
-  /** What a rank of the fabric collective prints: the stdlib path's line of a healthy run by default. */
+  /** What a rank of the fabric collective prints: the stdlib path's line of a healthy run by default (its bytes as the program caps them). */
   collective: (node: string, args: CollectiveArgs) => string = (_node, a) =>
-    `${COLLECTIVE_MARK}${JSON.stringify({ ok: true, backend: 'tcp', impl: 'stdlib', bytes: a.bytes, iters: a.iters, seconds: 0.01, algbwGBps: 0.4, busbwGBps: 0.4, rank: a.rank, world: a.world })}\n`
+    `${COLLECTIVE_MARK}${JSON.stringify({ ok: true, backend: 'tcp', impl: 'stdlib', bytes: Math.floor(Math.min(a.bytes, STDLIB_MAX_BYTES) / (4 * a.world)) * 4 * a.world, iters: a.iters, seconds: 0.01, algbwGBps: 0.4, busbwGBps: 0.4, rank: a.rank, world: a.world })}\n`
   /** vllm serve answers /health once started. */
   vllmComesUp = true
 
