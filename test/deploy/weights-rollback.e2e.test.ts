@@ -2,9 +2,9 @@
  * A rollback's weights on the lab, through the deploy and rollback tasks both front doors call:
  * revision A deployed from one runner directory, revision B (other bytes in a shard) from another,
  * then `rollback`: A's files are at model.path on every node and inside the serving container
- * again (by SHA-256), only the differing shard moved. Then B again, A's directory edited on the
- * runner, and a rollback refuses with ROLLBACK_WEIGHTS_CHANGED before anything stops: B still
- * serves, `current` still names it.
+ * again (by SHA-256), only the differing shard moved. Then B's directory edited on the runner, and
+ * a rollback to B refuses with ROLLBACK_WEIGHTS_CHANGED before anything stops: A still serves,
+ * `current` still names it.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -117,21 +117,21 @@ describe.sequential('a rollback after a deploy that changed the model', () => {
     expect(back.outputs['weights-bytes-moved']).toBe(String(2 * SHARD_A.length))
   }, 900_000)
 
-  it('with A gone from the runner, a rollback to A refuses before anything stops; B keeps serving', async () => {
-    const b = await deployTask(manifestOf('b'), opts({ release: 'rev-b2' }))
-    expect(b.exitCode, b.text).toBe(0)
+  it('with B gone from the runner, a rollback to B refuses before anything stops; A keeps serving', async () => {
+    // Where the first test left the lab: rev-a current and serving A's shard, rev-b the one before.
+    for (const t of transports.values()) expect(await run(t, 'readlink', `${clusterStateDir(manifest)}/current`)).toBe('releases/rev-a')
     const container = await run(transports.get('spark-a')!, 'docker', 'inspect', '--format', '{{.Id}}', manifest.container.name)
-    writeFileSync(join(dir, 'model-a', SHARD), bytes('edited since', 1000))
-    const refused = await rollbackTask(manifestOf('b'), opts({ to: 'rev-a' }))
+    writeFileSync(join(dir, 'model-b', SHARD), bytes('edited since', 1000))
+    const refused = await rollbackTask(manifestOf('a'), opts({ to: 'rev-b' }))
     expect(refused.exitCode).toBe(1)
     expect(refused.json).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'weights' } })
     const f = (refused.json as { findings: { code: string; node: string; evidence: Record<string, string> }[] }).findings.filter(
       (x) => x.code === 'ROLLBACK_WEIGHTS_CHANGED',
     )
     expect(f.map((x) => x.node)).toEqual(['spark-a', 'spark-b'])
-    expect(f[0]!.evidence[SHARD]).toContain(`expected ${SHARD_A.length} bytes ${sha(SHARD_A).slice(0, 12)}, found ${SHARD_B.length} bytes`)
-    expect(await shardSums()).toEqual(Array(4).fill(sha(SHARD_B)))
+    expect(f[0]!.evidence[SHARD]).toContain(`expected ${SHARD_B.length} bytes ${sha(SHARD_B).slice(0, 12)}, found ${SHARD_A.length} bytes`)
+    expect(await shardSums()).toEqual(Array(4).fill(sha(SHARD_A)))
     expect(await run(transports.get('spark-a')!, 'docker', 'inspect', '--format', '{{.Id}}', manifest.container.name)).toBe(container)
-    for (const t of transports.values()) expect(await run(t, 'readlink', `${clusterStateDir(manifest)}/current`)).toBe('releases/rev-b2')
+    for (const t of transports.values()) expect(await run(t, 'readlink', `${clusterStateDir(manifest)}/current`)).toBe('releases/rev-a')
   }, 900_000)
 })
