@@ -162,28 +162,46 @@ export function renderClusterDiagram(nodes: readonly SummaryNode[], fabricSubnet
     if (n.vllmMatchesRay === false) bad.push(`${id(i)}_vllm`)
     else if (n.vllmMatchesRay === true) good.push(`${id(i)}_vllm`)
   })
-  nodes.forEach((n, i) => {
-    lines.push(`  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`)
-  })
-  const headIndex = nodes.findIndex((n) => n.role === 'head')
-  const head = nodes[headIndex]
-  if (head) {
-    nodes.forEach((n, i) => {
-      if (i === headIndex) return
-      const subnet = fabricSubnet === undefined ? '' : ` (${mm(fabricSubnet)})`
-      lines.push(`  ${id(headIndex)} ===|${label(`fabric ${mm(head.fabricIp)} - ${mm(n.fabricIp)}${subnet}`)}| ${id(i)}`)
-      lines.push(`  ${id(i)}_ray -->|"joins"| ${id(headIndex)}_ray`)
-    })
-  }
+  lines.push(...linkLines(nodes, fabricSubnet, (_n, i, headIndex) => `  ${id(i)}_ray -->|"joins"| ${id(headIndex)}_ray`))
   nodes.forEach((n, i) => {
     if (n.vllmMatchesRay === true) lines.push(`  ${id(i)}_vllm ---|"✓ same address"| ${id(i)}_ray`)
     else if (n.vllmMatchesRay === false) lines.push(`  ${id(i)}_vllm -.-|${label(`✗ ${mm(vllmMismatchWhy(n))}`)}| ${id(i)}_ray`)
   })
-  lines.push('  classDef bad fill:#ffe3e3,stroke:#c92a2a,color:#5c0000,stroke-width:2px')
-  lines.push('  classDef good fill:#e6fcf5,stroke:#2b8a3e,color:#0b3d1a')
-  if (bad.length > 0) lines.push(`  class ${bad.join(',')} bad`)
-  if (good.length > 0) lines.push(`  class ${good.join(',')} good`)
+  lines.push(...classLines(bad, good))
   return lines.join('\n')
+}
+
+/**
+ * The links both diagrams draw: the runner's SSH to each node, and the fabric from the head to each
+ * worker followed by `joins(worker, its index, the head's index)`, what crosses it in that executor.
+ */
+function linkLines(
+  nodes: readonly SummaryNode[],
+  fabricSubnet: string | undefined,
+  joins: (n: SummaryNode, i: number, headIndex: number, head: SummaryNode) => string,
+): string[] {
+  const id = (i: number) => `n${i}`
+  const lines = nodes.map((n, i) => `  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`)
+  const headIndex = nodes.findIndex((n) => n.role === 'head')
+  const head = nodes[headIndex]
+  if (!head) return lines
+  const subnet = fabricSubnet === undefined ? '' : ` (${mm(fabricSubnet)})`
+  nodes.forEach((n, i) => {
+    if (i === headIndex) return
+    lines.push(`  ${id(headIndex)} ===|${label(`fabric ${mm(head.fabricIp)} - ${mm(n.fabricIp)}${subnet}`)}| ${id(i)}`)
+    lines.push(joins(n, i, headIndex, head))
+  })
+  return lines
+}
+
+/** The diagrams' colours: nodes found wrong in red, found right in green. */
+function classLines(bad: readonly string[], good: readonly string[]): string[] {
+  return [
+    '  classDef bad fill:#ffe3e3,stroke:#c92a2a,color:#5c0000,stroke-width:2px',
+    '  classDef good fill:#e6fcf5,stroke:#2b8a3e,color:#0b3d1a',
+    ...(bad.length > 0 ? [`  class ${bad.join(',')} bad`] : []),
+    ...(good.length > 0 ? [`  class ${good.join(',')} good`] : []),
+  ]
 }
 
 /**
@@ -206,23 +224,14 @@ function renderNativeDiagram(nodes: readonly SummaryNode[], fabricSubnet?: strin
     if (n.native?.joined === false) bad.push(`${id(i)}_vllm`)
     else if (n.native?.joined === true) good.push(`${id(i)}_vllm`)
   })
-  nodes.forEach((n, i) => {
-    lines.push(`  runner -->|${label(`SSH ${mm(n.sshAddress)} (management)`)}| ${id(i)}`)
-  })
-  const headIndex = nodes.findIndex((n) => n.role === 'head')
-  const head = nodes[headIndex]
-  if (head) {
-    nodes.forEach((n, i) => {
-      if (i === headIndex) return
-      const subnet = fabricSubnet === undefined ? '' : ` (${mm(fabricSubnet)})`
-      lines.push(`  ${id(headIndex)} ===|${label(`fabric ${mm(head.fabricIp)} - ${mm(n.fabricIp)}${subnet}`)}| ${id(i)}`)
-      lines.push(`  ${id(i)}_vllm -->|${label(`joins ${mm(n.native?.store ?? head.fabricIp)} from ${mm(n.fabricIp)}`)}| ${id(headIndex)}_vllm`)
-    })
-  }
-  lines.push('  classDef bad fill:#ffe3e3,stroke:#c92a2a,color:#5c0000,stroke-width:2px')
-  lines.push('  classDef good fill:#e6fcf5,stroke:#2b8a3e,color:#0b3d1a')
-  if (bad.length > 0) lines.push(`  class ${bad.join(',')} bad`)
-  if (good.length > 0) lines.push(`  class ${good.join(',')} good`)
+  lines.push(
+    ...linkLines(
+      nodes,
+      fabricSubnet,
+      (n, i, headIndex, head) => `  ${id(i)}_vllm -->|${label(`joins ${mm(n.native?.store ?? head.fabricIp)} from ${mm(n.fabricIp)}`)}| ${id(headIndex)}_vllm`,
+    ),
+  )
+  lines.push(...classLines(bad, good))
   return lines.join('\n')
 }
 
