@@ -29,6 +29,17 @@ async function freePort(): Promise<number> {
 
 export const SSHD = '/usr/sbin/sshd'
 
+/**
+ * Set in every session, so that a session is the tool's command and nothing of this machine's login
+ * set-up. Bash reads ~/.bashrc when sshd starts it, unless it is a nested shell (SHLVL ≥ 1 before it
+ * starts): the user's shell here is root's, and a developer machine's ~/.bashrc does anything. On the
+ * CI image it runs `pyenv init`, whose `pyenv rehash` costs about 0.1 s of CPU per command, and waits
+ * 60 s per command once a killed session leaves pyenv's lock file behind (a cancel test kills
+ * sessions on purpose): one such lock stalled the whole unit pass. A real node's ~/.bashrc still runs;
+ * the lab's nodes (src/lab) have a plain one.
+ */
+const SESSION_ENV: Readonly<Record<string, string>> = { SHLVL: '1' }
+
 /** `setEnv`: variables sshd sets in every session (sshd_config SetEnv), e.g. a PATH with test shims first. */
 export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Record<string, string>> } = {}): Promise<LoopbackSshd> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-sshd-'))
@@ -51,13 +62,9 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
       'UsePAM no',
       `PidFile ${join(dir, 'sshd.pid')}`,
       'LogLevel ERROR',
-      ...(opts.setEnv
-        ? [
-            `SetEnv ${Object.entries(opts.setEnv)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(' ')}`,
-          ]
-        : []),
+      `SetEnv ${Object.entries({ ...SESSION_ENV, ...opts.setEnv })
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
       '',
     ].join('\n'),
   )
