@@ -11,34 +11,115 @@
 // beside the bundle are refused: a native addon (.node) or a Windows helper (.exe) never runs on
 // the Linux runners this targets, and only weighs dist/ down. dist/ over 3 MB fails the build.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
 
 const MAX_BYTES = 3 * 1024 * 1024
 const ncc = join('node_modules', '.bin', 'ncc')
-rmSync('dist', { recursive: true, force: true })
-execFileSync(ncc, ['build', 'src/index.ts', '-o', 'dist', '--minify', '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
-
-// ncc copies the assets it finds by static analysis. Windows helpers known to be unused here are
-// dropped by name; any other binary fails the build below, so a new one is a decision, not an accident.
-const DROPPED = new Set([
-  'pagent.exe', // ssh2's Pageant agent helper: only for a Windows Pageant agent; keys come as text here
-])
 const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]))
-for (const f of walk('dist')) if (DROPPED.has(f.split('/').pop())) rmSync(f)
+const sha256 = (buf) => createHash('sha256').update(buf).digest('hex')
 
-mkdirSync('dist/cli', { recursive: true })
-writeFileSync(
-  'dist/cli/index.js',
-  [
-    '#!/usr/bin/env node',
-    '// The CLI: the Action bundle behind another front door (see src/index.ts).',
-    "globalThis[Symbol.for('vllm-ray-deploy.front-door')] = 'cli'",
-    "require('../index.js')",
-    '',
-  ].join('\n'),
-)
-chmodSync('dist/cli/index.js', 0o755)
+// A cache of finished builds, keyed by every input of the build: each file under src/, package.json,
+// the lockfile and the tree npm installed from it (node_modules/.package-lock.json: ncc, terser and
+// every bundled package at their exact versions), tsconfig.json and this script. The same inputs give
+// the same dist/ (check-dist holds that across machines and Node versions already), so a second
+// build of them, e.g. the release script's check-dist in the release tests, takes the first one's
+// output instead of a minute of CPU. Entries are verified file by file against their SHA-256 sums
+// when used; a damaged one is dropped and the build runs. VRD_BUILD_CACHE=0 always builds and
+// keeps nothing; VRD_BUILD_CACHE=refresh always builds and keeps the result (.ci/run's check-dist:
+// the gate itself never takes a cached build);
+// VRD_BUILD_CACHE_DIR moves the cache (default ~/.cache/vllm-ray-deploy/dist, not $XDG_CACHE_HOME:
+// act sets that per run, and its runs are the ones that repeat a build).
+const CACHE = process.env.VRD_BUILD_CACHE === '0' ? null : process.env.VRD_BUILD_CACHE_DIR || join(homedir(), '.cache', 'vllm-ray-deploy', 'dist')
+const CACHE_KEPT = 6
+
+function inputsKey() {
+  const extra = ['package.json', 'package-lock.json', 'node_modules/.package-lock.json', 'tsconfig.json', '.ci/build-dist.mjs']
+  const h = createHash('sha256')
+  // ncc's module ids come from the modules' paths: a node_modules reached through a symlink builds
+  // another bundle (README, "Development"), so where node_modules really is counts too.
+  h.update(`node_modules -> ${existsSync('node_modules') ? relative('.', realpathSync('node_modules')) : '(none)'}\n`)
+  for (const f of [...walk('src'), ...extra.filter((f) => existsSync(f))].sort()) h.update(`${f}\0${sha256(readFileSync(f))}\n`)
+  return h.digest('hex').slice(0, 40)
+}
+
+/** dist/ from the cache entry `key`, when it is there and every file matches its sum. */
+function fromCache(key) {
+  const entry = join(CACHE, key)
+  if (!existsSync(join(entry, 'SHA256SUMS'))) return false
+  const sums = readFileSync(join(entry, 'SHA256SUMS'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => [l.slice(0, 64), l.slice(66)])
+  const ok = sums.length > 0 && sums.every(([sum, f]) => existsSync(join(entry, 'files', f)) && sha256(readFileSync(join(entry, 'files', f))) === sum)
+  if (!ok) {
+    console.error(`build: cache entry ${key} is damaged; dropped, building`)
+    rmSync(entry, { recursive: true, force: true })
+    return false
+  }
+  rmSync('dist', { recursive: true, force: true })
+  for (const [, f] of sums) {
+    mkdirSync(dirname(join('dist', f)), { recursive: true })
+    writeFileSync(join('dist', f), readFileSync(join(entry, 'files', f)))
+  }
+  chmodSync('dist/cli/index.js', 0o755)
+  console.error(`build: dist/ from the cache (${CACHE}/${key}): a build of these exact inputs; VRD_BUILD_CACHE=0 builds anew`)
+  return true
+}
+
+/** Keeps the finished dist/ under `key` (written aside, then renamed: a concurrent build never sees half). */
+function toCache(key) {
+  const entry = join(CACHE, key)
+  mkdirSync(CACHE, { recursive: true })
+  const tmp = join(CACHE, `.tmp-${key}-${process.pid}`)
+  const files = walk('dist').map((f) => relative('dist', f))
+  for (const f of files) {
+    mkdirSync(dirname(join(tmp, 'files', f)), { recursive: true })
+    writeFileSync(join(tmp, 'files', f), readFileSync(join('dist', f)))
+  }
+  writeFileSync(join(tmp, 'SHA256SUMS'), files.map((f) => `${sha256(readFileSync(join('dist', f)))}  ${f}\n`).join(''))
+  rmSync(entry, { recursive: true, force: true })
+  try {
+    renameSync(tmp, entry)
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }) // another build of the same inputs kept it first
+  }
+  const entries = readdirSync(CACHE)
+    .filter((e) => !e.startsWith('.'))
+    .map((e) => [e, statSync(join(CACHE, e)).mtimeMs])
+  for (const [e] of entries.sort((a, b) => b[1] - a[1]).slice(CACHE_KEPT)) rmSync(join(CACHE, e), { recursive: true, force: true })
+}
+
+const key = CACHE ? inputsKey() : null
+const built = process.env.VRD_BUILD_CACHE === 'refresh' || !(key && fromCache(key))
+if (built) build()
+
+function build() {
+  rmSync('dist', { recursive: true, force: true })
+  execFileSync(ncc, ['build', 'src/index.ts', '-o', 'dist', '--minify', '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
+
+  // ncc copies the assets it finds by static analysis. Windows helpers known to be unused here are
+  // dropped by name; any other binary fails the build below, so a new one is a decision, not an accident.
+  const DROPPED = new Set([
+    'pagent.exe', // ssh2's Pageant agent helper: only for a Windows Pageant agent; keys come as text here
+  ])
+  for (const f of walk('dist')) if (DROPPED.has(f.split('/').pop())) rmSync(f)
+
+  mkdirSync('dist/cli', { recursive: true })
+  writeFileSync(
+    'dist/cli/index.js',
+    [
+      '#!/usr/bin/env node',
+      '// The CLI: the Action bundle behind another front door (see src/index.ts).',
+      "globalThis[Symbol.for('vllm-ray-deploy.front-door')] = 'cli'",
+      "require('../index.js')",
+      '',
+    ].join('\n'),
+  )
+  chmodSync('dist/cli/index.js', 0o755)
+}
 
 const files = walk('dist')
 const binaries = files.filter((f) => f.endsWith('.node') || f.endsWith('.exe'))
@@ -53,3 +134,4 @@ if (total > MAX_BYTES) {
   process.exit(1)
 }
 console.log([...files.map((f) => `${f} ${statSync(f).size}`), `total ${total}`].join('\n'))
+if (key && built) toCache(key)
