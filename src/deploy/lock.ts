@@ -8,7 +8,6 @@
  * the node returns is parsed and validated: a corrupt record is reported, never a crash.
  */
 import { option } from '../command/option-words.js'
-import { pause } from '../command/poll.js'
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { Manifest } from '../manifest/schema.js'
@@ -148,6 +147,8 @@ async function ask(head: Transport, cmd: Parameters<Transport['run']>[0], what: 
   return parsed.ok ? parsed : { ok: false, message: `cannot ${what} on ${head.label}: ${parsed.problem}` }
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
 function heldMessage(m: Manifest, head: Transport, v: LockView): string {
   const where = `the deploy lock of cluster ${m.cluster} on ${head.label}`
   if (v.holder) return `${where} is held by ${describeHolder(v.holder)}`
@@ -188,7 +189,7 @@ export async function acquireDeployLock(
         broke.push(what)
         req.onProgress?.(`broke the ${what} on ${head.label}`)
       } else if (b.response.state === 'busy') {
-        await pause(500)
+        await sleep(500)
       }
       continue
     }
@@ -207,7 +208,7 @@ export async function acquireDeployLock(
       lastNote = Date.now()
       req.onProgress?.(`waiting for the deploy lock: ${held} (waited ${Math.round((Date.now() - started) / 1000)} s)`)
     }
-    await pause(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())))
+    await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())))
   }
 }
 
@@ -319,7 +320,7 @@ export async function releaseDeployLock(head: Transport, m: Manifest, token?: st
     const r = await ask(head, removeLockIfCmd(dir, v.record!), 'release the deploy lock')
     if (!r.ok) return { released: false, message: r.message }
     if (r.response.state === 'removed') return { released: true, message: `${where} released (${describeHolder(v.holder)})` }
-    if (r.response.state === 'busy') await pause(500)
+    if (r.response.state === 'busy') await sleep(500)
     // `changed` or `free`: look again.
   }
   return { released: false, message: `${where} could not be released: another process kept changing it` }

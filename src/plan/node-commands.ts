@@ -3,7 +3,6 @@
  * quotes or concatenates shell text. Values come from the manifest as they are.
  */
 import { type Argv, type Cmd, and, argv, or, shScript, toFile, withEnv } from '../command/shell.js'
-import { backoffSeconds } from '../command/poll.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { executorOf } from './executor-commands.js'
 
@@ -174,10 +173,5 @@ export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, 
 
 /** A fixed script used as a bounded poll: run the command until it succeeds or the deadline passes. */
 export const RETRY_SCRIPT =
-  'deadline=$(( $(date +%s) + $1 )); pauses=$2; shift 2; until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || exit 1; sleep "${pauses%% *}"; pauses=${pauses#* }; done'
-/**
- * Runs `cmd` until it succeeds, for up to `seconds`, pausing between tries on the tool's one poll
- * schedule (src/command/poll.ts): 0.25 s, doubling, then every `pauseSeconds`.
- */
-export const retry = (cmd: Argv, seconds: number, pauseSeconds = 2): Cmd =>
-  shScript(RETRY_SCRIPT, String(seconds), backoffSeconds(pauseSeconds).join(' '), ...cmd.argv)
+  'deadline=$(( $(date +%s) + $1 )); pause=$2; shift 2; until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || exit 1; sleep "$pause"; done'
+export const retry = (cmd: Argv, seconds: number, pauseSeconds = 2): Cmd => shScript(RETRY_SCRIPT, String(seconds), String(pauseSeconds), ...cmd.argv)

@@ -13,7 +13,6 @@
  */
 import { executorOf, nodeRank } from '../plan/executor-commands.js'
 import { VLLM_LOG } from '../plan/node-commands.js'
-import { backoffMs, pause } from '../command/poll.js'
 import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
 import type { Manifest } from '../manifest/schema.js'
 import type { Transport } from '../transport/transport.js'
@@ -132,7 +131,6 @@ export async function watchRendezvous(transports: ReadonlyMap<string, Transport>
     waitedMs: Date.now() - started,
     ...(group && { group }),
   })
-  let attempt = 0
   for (;;) {
     if (opts.signal?.aborted) return { ...done(false, [], 'cancelled while waiting for the process group'), cancelled: true }
     const group = await pollAll(m, nodes, opts.signal)
@@ -162,8 +160,22 @@ export async function watchRendezvous(transports: ReadonlyMap<string, Transport>
       const joined = group.members.filter((x) => x.joined).map((x) => x.node)
       opts.onProgress(`process group: ${group.storeUp ? 'store up' : 'store not up yet'}; joined: ${joined.join(', ') || 'none'} (${secondsSince(started)} s)`)
     }
-    await pause(opts.pollMs ?? backoffMs(attempt++, 1000), opts.signal)
+    await pause(opts.pollMs ?? 1000, opts.signal)
   }
 }
 
 const secondsSince = (t: number): number => Math.round((Date.now() - t) / 1000)
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })
+}

@@ -9,7 +9,6 @@
  */
 import type { Manifest } from '../manifest/schema.js'
 import { shScript } from '../command/shell.js'
-import { backoffMs, pause } from '../command/poll.js'
 import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
 import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
@@ -98,7 +97,6 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     logTail: tail(),
   })
   const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
-  let attempt = 0
   for (;;) {
     if (opts.signal?.aborted) return cancelled()
     const poll = await head.run(shScript(POLL_SCRIPT, m.container.name, VLLM_LOG, String(offset + 1), vllmHealthUrl(m), String(LOG_BYTES_PER_POLL)), {
@@ -144,6 +142,20 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
         `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`,
       )
     }
-    await pause(opts.pollMs ?? backoffMs(attempt++, 2000), opts.signal)
+    await pause(opts.pollMs ?? 2000, opts.signal)
   }
+}
+
+/** Wait between polls; an abort ends the wait at once. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }

@@ -10,8 +10,7 @@ import { describe, expect, it } from 'vitest'
 /**
  * The stages in order; folders in one entry share a rank and may not import each other.
  * - result: the one Result/Problem type every stage and task returns; depends on nothing.
- * - command: commands as data, the one shell renderer, and the poll schedule of every wait; depends
- *   on nothing.
+ * - command: commands as data and the one shell renderer; depends on nothing.
  * - net: IPv4 and interface-list rules shared by the manifest and the preflight.
  * - manifest: schema, validation, the expectation the checks compare against.
  * - probe: the facts probe program and its command, and the shape of what it prints. Before plan,
