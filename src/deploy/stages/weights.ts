@@ -10,28 +10,21 @@ import { RELEASE_FILE, releaseDir } from '../../plan/release-commands.js'
 import { NO_RELEASE_WEIGHTS, readReleaseWeights } from '../../plan/weights-commands.js'
 import { problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
+import type { WeightsRun } from '../weights/delivery.js'
 import { hubPlanner } from '../weights/hub-seam.js'
 import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../weights/manifest.js'
 import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
-import { type Stage, proceed, sayFindings, stop } from './context.js'
+import { type RolloutContext, type Stage, proceed, sayFindings, stop } from './context.js'
 
 export const weightsStage: Stage = {
   name: 'weights',
   when: (ctx) => ctx.source === 'new' && ctx.m.model !== undefined,
   untouched: () => 'the running release was not touched (the weights stage runs before the previous release is stopped)',
   async run(ctx) {
-    const { m, o, io } = ctx
+    const { io } = ctx
     if (io.cancelled) return stop(problem('CANCELLED', 'cancelled before the weights stage', 'Deploy again.'), { cancelled: true })
-    const out = await deliverWeights({
-      m,
-      transports: o.transports,
-      env: o.env,
-      cwd: dirname(o.manifestPath),
-      onProgress: io.progress,
-      ...(o.signal && { signal: o.signal }),
-      ...(hubPlanner && { hub: hubPlanner }),
-    })
+    const out = await deliverWeights(weightsInput(ctx))
     ctx.weights = out.report
     ctx.findings.push(...out.findings)
     sayFindings(
@@ -70,22 +63,24 @@ export const rollbackWeightsStage: Stage = {
       return stop(problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release}'s weights.json on ${head} cannot be read (${outcome(r)})`, 'Roll back again.'))
     const expected = parseWeightsManifest(r.stdout, `${head}:${releaseDir(m, release)}/${RELEASE_FILE.weights}`)
     if (!expected.ok) return stop(expected.problem)
-    const out = await restoreWeights(
-      {
-        m,
-        transports: o.transports,
-        env: o.env,
-        cwd: dirname(o.manifestPath),
-        onProgress: io.progress,
-        ...(o.signal && { signal: o.signal }),
-        ...(hubPlanner && { hub: hubPlanner }),
-      },
-      { release, expected: expected.value },
-    )
+    const out = await restoreWeights(weightsInput(ctx), { release, expected: expected.value })
     ctx.weights = { ...out.report, restore: { release, action: out.action, detail: out.detail } }
     ctx.findings.push(...out.findings)
     io.progress(`weights of release ${release}: ${out.detail}`)
     if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
     return proceed
   },
+}
+
+/** What a weights delivery needs from the rollout, for a deploy's stage and a rollback's alike. */
+function weightsInput({ m, o, io }: RolloutContext): WeightsRun {
+  return {
+    m,
+    transports: o.transports,
+    env: o.env,
+    cwd: dirname(o.manifestPath),
+    onProgress: io.progress,
+    ...(o.signal && { signal: o.signal }),
+    ...(hubPlanner && { hub: hubPlanner }),
+  }
 }
