@@ -21,6 +21,7 @@ import { planTask } from '../../src/tasks/plan.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes } from './support/lab-nodes.js'
 
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-value`
 let manifest: Manifest
@@ -120,10 +121,7 @@ beforeAll(async () => {
   manifest = lab.manifest
   transports = await labTransports(manifest)
   // A known state: no container and no releases from earlier runs.
-  for (const t of transports.values()) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', clusterStateDir(manifest)), { timeoutMs: 60_000 })
-  }
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
 }, 900_000)
 
 afterAll(async () => {

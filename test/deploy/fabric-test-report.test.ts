@@ -13,7 +13,6 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { deployRelease, rollbackRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
-import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { fabricTestRanks } from '../../src/deploy/stages/fabric-test.js'
 import type { CollectiveFacts } from '../../src/preflight/facts.js'
 import { collectiveOutcomeLine, rankFacts, runCollective } from '../../src/preflight/gather/collective.js'
@@ -22,7 +21,7 @@ import { COLLECTIVE_MARK, COLLECTIVE_PY, STDLIB_MAX_BYTES } from '../../src/prob
 import { rolloutOutcome } from '../../src/tasks/deploy.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { SimCluster, simManifest } from './support/sim-cluster.js'
+import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
 /**
  * A node on this machine: the collective's `docker run … python3 -c PROGRAM ARGS` runs the same
@@ -85,18 +84,9 @@ describe('the progress lines of the fabric test', () => {
   })
 })
 
-const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 let sim: SimCluster
 afterEach(() => sim?.cleanup())
-const options = (s: SimCluster, release: string, manifest = s.manifest): RolloutOptions => ({
-  manifest,
-  manifestPath: '/nonexistent/manifest.yml',
-  transports: s.transports(),
-  env: {},
-  release,
-  who: 'test',
-  smoke: passing,
-})
+const options = (s: SimCluster, release: string, manifest = s.manifest): RolloutOptions => simRolloutOptions(s, release, { manifest })
 
 describe("the rollout's report of the fabric test", () => {
   it('a deploy: every rank with its path, bytes, time and bus bandwidth in the text, the JSON, the job summary and the fabric-test output', async () => {

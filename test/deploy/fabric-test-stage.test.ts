@@ -8,24 +8,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
-import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { COLLECTIVE_MARK } from '../../src/probe/collective.js'
-import { SimCluster, simManifest } from './support/sim-cluster.js'
+import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
-const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 let sim: SimCluster
 afterEach(() => sim?.cleanup())
 
-const options = (s: SimCluster, release: string, stages: string[] = []): RolloutOptions => ({
-  manifest: s.manifest,
-  manifestPath: '/nonexistent/manifest.yml',
-  transports: s.transports(),
-  env: {},
-  release,
-  who: 'test',
-  smoke: passing,
-  onStage: (stage, event) => event === 'start' && stages.push(stage),
-})
+const options = (s: SimCluster, release: string, stages: string[] = []): RolloutOptions =>
+  simRolloutOptions(s, release, { onStage: (stage, event) => event === 'start' && stages.push(stage) })
 
 describe('the fabric-test stage', () => {
   it('a rank that cannot reach its peer stops the deploy before stop-previous, the running release untouched', async () => {

@@ -25,6 +25,7 @@ import { labUp } from '../../src/lab/index.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { shardBytes } from './support/lab-nodes.js'
 
 const TOKEN = `hf_lab${createHash('sha256').update(String(process.pid)).digest('hex').slice(0, 30)}`
 const REPO = 'vrd-lab/toy-model'
@@ -39,16 +40,7 @@ let mirror: HubMirror
 const head = () => transports.get('spark-a')!
 const worker = () => transports.get('spark-b')!
 
-/** Deterministic bytes of `n` length (a stand-in shard). */
-const bytes = (seed: string, n: number): Buffer => {
-  const out = Buffer.alloc(n)
-  let block = createHash('sha256').update(seed).digest()
-  for (let i = 0; i < n; i += block.length) {
-    block.copy(out, i)
-    block = createHash('sha256').update(block).digest()
-  }
-  return out
-}
+const bytes = shardBytes
 
 const sh = async (t: Transport, ...args: string[]) => t.run(argv(...args), { timeoutMs: 120_000 })
 

@@ -8,29 +8,17 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions, RolloutReport } from '../../src/deploy/rollout-types.js'
-import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
 import { renderRolloutText } from '../../src/report/deploy.js'
-import { STANDIN_CONTENTS, SimCluster, simManifest } from './support/sim-cluster.js'
+import { STANDIN_CONTENTS, SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
-const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 const RAYLESS = JSON.stringify({ ...STANDIN_CONTENTS, ray: { module: false, version: null, cli: null } })
 
 let sim: SimCluster
 afterEach(() => sim?.cleanup())
 
-function options(s: SimCluster, release: string, stages: string[] = []): RolloutOptions {
-  return {
-    manifest: s.manifest,
-    manifestPath: '/nonexistent/manifest.yml',
-    transports: s.transports(),
-    env: {},
-    release,
-    who: 'test',
-    smoke: passing,
-    onStage: (stage, event) => event === 'start' && stages.push(stage),
-  }
-}
+const options = (s: SimCluster, release: string, stages: string[] = []): RolloutOptions =>
+  simRolloutOptions(s, release, { onStage: (stage, event) => event === 'start' && stages.push(stage) })
 
 const current = async (s: SimCluster, node: string) => (await s.sh(node, `readlink ${s.stateDir(node)}/current || true`)).stdout.trim()
 

@@ -16,6 +16,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -47,10 +48,7 @@ beforeAll(async () => {
   manifest = lab.manifest
   manifestPath = lab.path
   transports = await labTransports(manifest)
-  for (const t of transports.values()) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', clusterStateDir(manifest)), { timeoutMs: 60_000 })
-  }
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
 }, 900_000)
 
 afterAll(async () => {

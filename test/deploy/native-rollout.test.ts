@@ -8,10 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
-import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
-import { SimCluster, simManifest } from './support/sim-cluster.js'
+import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
-const passing: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
 const native = () =>
   simManifest((doc) => {
     delete doc.ray
@@ -21,16 +19,8 @@ const native = () =>
 let sim: SimCluster
 afterEach(() => sim?.cleanup())
 
-const options = (s: SimCluster, release: string, progress: string[], manifest = s.manifest): RolloutOptions => ({
-  manifest,
-  manifestPath: '/nonexistent/manifest.yml',
-  transports: s.transports(),
-  env: {},
-  release,
-  who: 'test',
-  smoke: passing,
-  onProgress: (m) => progress.push(m),
-})
+const options = (s: SimCluster, release: string, progress: string[], manifest = s.manifest): RolloutOptions =>
+  simRolloutOptions(s, release, { manifest, onProgress: (m) => progress.push(m) })
 
 /** The group poll's answer on each node (its command is the only one that prints `@@serving`). */
 function groupAnswers(s: SimCluster, head: string, worker: string, times?: number): void {

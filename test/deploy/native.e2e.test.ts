@@ -20,6 +20,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -66,10 +67,7 @@ beforeAll(async () => {
   expect(parsed.errors).toEqual([])
   manifest = parsed.manifest!
   transports = await labTransports(manifest)
-  for (const t of transports.values()) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', clusterStateDir(manifest)), { timeoutMs: 60_000 })
-  }
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
 }, 900_000)
 
 afterAll(async () => {

@@ -24,6 +24,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { shardBytes } from './support/lab-nodes.js'
 
 const TOKEN = `hf_lab${createHash('sha256').update(`weights-hub-${process.pid}`).digest('hex').slice(0, 30)}`
 const REPO = 'vrd-lab/standin-model'
@@ -48,15 +49,7 @@ const deploy = async (release: string) => {
   outcomes.push(o)
   return o
 }
-const bytes = (seed: string, n: number): Buffer => {
-  const out = Buffer.alloc(n)
-  let block = createHash('sha256').update(seed).digest()
-  for (let i = 0; i < n; i += block.length) {
-    block.copy(out, i)
-    block = createHash('sha256').update(block).digest()
-  }
-  return out
-}
+const bytes = shardBytes
 
 beforeAll(async () => {
   await labUp({ nodes: 2, onProgress: progress })

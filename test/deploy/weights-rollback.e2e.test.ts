@@ -20,20 +20,12 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes, shardBytes } from './support/lab-nodes.js'
 
 const MODEL_PATH = '/var/lib/vrd/models/lab-rollback'
 const SHARD = 'model-00001-of-00001.safetensors'
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
-/** Deterministic bytes that differ by seed (a revision's shard). */
-const bytes = (seed: string, n: number): Buffer => {
-  const out = Buffer.alloc(n)
-  let block = createHash('sha256').update(seed).digest()
-  for (let i = 0; i < n; i += block.length) {
-    block.copy(out, i)
-    block = createHash('sha256').update(block).digest()
-  }
-  return out
-}
+const bytes = shardBytes
 const SHARD_A = bytes('revision A', 6_000_000)
 const SHARD_B = bytes('revision B', 5_000_000)
 
@@ -84,10 +76,7 @@ beforeAll(async () => {
   }
   manifest = lab.manifest
   transports = await labTransports(manifest)
-  for (const t of transports.values()) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', clusterStateDir(manifest), MODEL_PATH), { timeoutMs: 60_000 })
-  }
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest), MODEL_PATH)
 }, 900_000)
 
 afterAll(async () => {

@@ -19,6 +19,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes } from './support/lab-nodes.js'
 
 const MODEL_PATH = '/var/lib/vrd/models/lab-tiny'
 const SMALL = 'model-00001-of-00002.safetensors'
@@ -76,10 +77,7 @@ beforeAll(async () => {
   )
   manifest = lab.manifest
   transports = await labTransports(manifest)
-  for (const t of transports.values()) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', clusterStateDir(manifest), MODEL_PATH), { timeoutMs: 60_000 })
-  }
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest), MODEL_PATH)
 }, 900_000)
 
 afterAll(async () => {

@@ -23,6 +23,8 @@ import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, STDLIB_MAX_BYTES }
 import { FREE_PORT_PY } from '../../../src/plan/collective-commands.js'
 import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
+import type { RolloutOptions } from '../../../src/deploy/rollout-types.js'
+import type { SmokeGate } from '../../../src/deploy/smoke-seam.js'
 import type { RunOptions, RunResult, Transport } from '../../../src/transport/transport.js'
 
 export const LAB_NODES = [
@@ -323,3 +325,18 @@ export const STANDIN_CONTENTS = {
   vllm: { module: true, version: '0.17.0+standin', cli: '/opt/venv/bin/vllm' },
   torch: { version: null, nccl: null },
 }
+
+/** A smoke gate that passes (the rollout tests that are about other stages). */
+export const PASSING_SMOKE: SmokeGate = async () => ({ ok: true, findings: [], text: 'smoke passed', outputs: { verdict: 'passed' }, summary: '' })
+
+/** A rollout of `release` over the sim's cluster with a passing smoke gate; `extra` overrides any option. */
+export const simRolloutOptions = (s: SimCluster, release: string, extra: Partial<RolloutOptions> = {}): RolloutOptions => ({
+  manifest: s.manifest,
+  manifestPath: '/nonexistent/manifest.yml',
+  transports: s.transports(),
+  env: {},
+  release,
+  who: 'test',
+  smoke: PASSING_SMOKE,
+  ...extra,
+})
