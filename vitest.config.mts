@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { relative } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
@@ -20,16 +22,29 @@ const WORKERS = Math.max(2, availableParallelism() - 1)
 /**
  * The lab's own test ends with "down leaves nothing behind": it runs last among the lab files, so no
  * other file pays for a lab built again from nothing after it (registry and image push, every node's
- * image pull: about 30 s of a 2-core machine, measured as the gap before the next file). Otherwise
- * vitest's own order.
+ * image pull: about 30 s of a 2-core machine, measured as the gap before the next file).
+ *
+ * Otherwise vitest's own order (failed first, then longest first, from its cache of earlier runs),
+ * and where that cache knows nothing (a fresh clone) larger files first: with two lab workers the
+ * long files start early and the short ones fill the gaps at the end.
  */
 const LAB_DOWN = '/test/lab/lab.e2e.test.ts'
 class LabDownLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files)
+    const cached = files.every((f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`))
+    const sorted = cached ? await super.sort(files) : [...files].sort((a, b) => statSync(b.moduleId).size - statSync(a.moduleId).size)
     const last = (f: TestSpecification) => f.moduleId.endsWith(LAB_DOWN)
     return [...sorted.filter((f) => !last(f)), ...sorted.filter(last)]
   }
+}
+
+/**
+ * Lab files run one at a time per lab instance. `VRD_LAB_WORKERS=N` (.ci/test sets 2) runs N at once,
+ * each worker on its own lab (test/support/lab-instance.ts: worker i uses instance i).
+ */
+const LAB_WORKERS = Number(process.env.VRD_LAB_WORKERS ?? 1)
+if (!Number.isInteger(LAB_WORKERS) || LAB_WORKERS < 1 || LAB_WORKERS > 8) {
+  throw new Error(`VRD_LAB_WORKERS must be a whole number from 1 to 8; got ${JSON.stringify(process.env.VRD_LAB_WORKERS)}`)
 }
 
 export default defineConfig({
@@ -51,7 +66,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'lab', include: [LAB], exclude: LOCAL, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'lab',
+          include: [LAB],
+          exclude: LOCAL,
+          setupFiles: ['test/support/lab-instance.ts'],
+          fileParallelism: LAB_WORKERS > 1,
+          maxWorkers: LAB_WORKERS,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

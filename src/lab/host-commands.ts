@@ -3,10 +3,11 @@
  * building (debootstrap, chroot, tar), keys (ssh-keygen) and wheels (pip). Pure data.
  */
 import { type Argv, type Cmd, argv, pipe } from '../command/shell.js'
-import type { LabNetwork } from './layout.js'
+import { INSTANCE, type LabNetwork } from './layout.js'
 
 export const GUARD_CHAIN = 'DOCKER-USER'
-export const GUARD_COMMENT = 'vrd-lab-egress-guard'
+/** The comment that marks this lab instance's rules (`vrd-lab-egress-guard` for instance 1). */
+export const GUARD_COMMENT = INSTANCE.guardComment
 
 /**
  * The egress guard: nothing that enters this machine from a lab bridge may be forwarded to any
@@ -14,8 +15,8 @@ export const GUARD_COMMENT = 'vrd-lab-egress-guard'
  * directly (INPUT/OUTPUT, not FORWARD), so the guard never gets in the way of the lab itself.
  * One rule per bridge, as the rule spec without the chain operation.
  */
-export function guardRules(networks: readonly LabNetwork[]): string[][] {
-  return networks.map((n) => ['-i', n.bridge, '!', '-o', n.bridge, '-m', 'comment', '--comment', GUARD_COMMENT, '-j', 'DROP'])
+export function guardRules(networks: readonly LabNetwork[], comment = GUARD_COMMENT): string[][] {
+  return networks.map((n) => ['-i', n.bridge, '!', '-o', n.bridge, '-m', 'comment', '--comment', comment, '-j', 'DROP'])
 }
 
 const iptables = (...args: string[]): Argv => argv('iptables', '-w', '5', ...args)
@@ -34,11 +35,11 @@ export const iptablesCommands = {
  * iptables prints our rules without quotes (the comment has no spaces), so splitting on
  * whitespace is exact for them.
  */
-export function labRulesIn(listing: string, chain = GUARD_CHAIN): string[][] {
+export function labRulesIn(listing: string, chain = GUARD_CHAIN, comment = GUARD_COMMENT): string[][] {
   return listing
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l.startsWith(`-A ${chain} `) && l.split(/\s+/).includes(GUARD_COMMENT))
+    .filter((l) => l.startsWith(`-A ${chain} `) && l.split(/\s+/).includes(comment))
     .map((l) => l.split(/\s+/).slice(2))
 }
 

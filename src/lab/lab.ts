@@ -16,7 +16,19 @@ import { ensureNodeImage, ensureRegistryImage, inspectImage, secs } from './imag
 import { ensureClientKey, ensureHostKey, type PinnedNode, writeSshFiles } from './keys.js'
 import { LabError, tail } from './lab-error.js'
 import type { LabDownOptions, LabInfo, LabNodeInfo, LabUpOptions } from './lab-types.js'
-import { DEFAULT_NODES, IMAGES, LABEL, type LabLayout, type LabNetwork, type LabNodeLayout, PREFIX, REGISTRY, labLayout, validateNodeCount } from './layout.js'
+import {
+  DEFAULT_NODES,
+  IMAGES,
+  INSTANCE,
+  LABEL,
+  type LabLayout,
+  type LabNetwork,
+  type LabNodeLayout,
+  PREFIX,
+  REGISTRY,
+  labLayout,
+  validateNodeCount,
+} from './layout.js'
 import { withLabLock } from './lock.js'
 import { renderLabManifest } from './manifest.js'
 import { CONFIG_LABEL, PRIVILEGED_LABEL, ROLE_LABEL, fabricAttachment, nodeContainerSpec, privilegeProbeSpec, registryContainerSpec } from './node-container.js'
@@ -35,7 +47,7 @@ const NODE_READY_TIMEOUT_MS = 120_000
 /** Every container the lab made (by label, and by name prefix in case a label was lost). */
 export async function labContainers(ctx: LabContext): Promise<ContainerView[]> {
   const names = new Set<string>()
-  for (const filter of [`label=${LABEL}`, `name=^${PREFIX}-`]) {
+  for (const filter of [INSTANCE.labelFilter, `name=^${PREFIX}-`]) {
     const r = await ctx.runner.step('list lab containers', ctx.docker.containersByFilter(filter))
     for (const n of lines(r.stdout)) names.add(n)
   }
@@ -46,18 +58,18 @@ export async function labContainers(ctx: LabContext): Promise<ContainerView[]> {
 
 async function labNetworkNames(ctx: LabContext): Promise<string[]> {
   const names = new Set<string>()
-  for (const filter of [`label=${LABEL}`, `name=${PREFIX}-`]) {
+  for (const filter of [INSTANCE.labelFilter, `name=${PREFIX}-`]) {
     const r = await ctx.runner.step('list lab networks', ctx.docker.networkNamesByFilter(filter))
-    for (const n of lines(r.stdout)) if (n.startsWith(`${PREFIX}-`) || filter.startsWith('label')) names.add(n)
+    for (const n of lines(r.stdout)) if (n.startsWith(`${PREFIX}-`) || filter === INSTANCE.labelFilter) names.add(n)
   }
   return [...names]
 }
 
 async function labVolumeNames(ctx: LabContext): Promise<string[]> {
   const names = new Set<string>()
-  for (const filter of [`label=${LABEL}`, `name=${PREFIX}-`]) {
+  for (const filter of [INSTANCE.labelFilter, `name=${PREFIX}-`]) {
     const r = await ctx.runner.step('list lab volumes', ctx.docker.volumesByFilter(filter))
-    for (const n of lines(r.stdout)) if (n.startsWith(`${PREFIX}-`) || filter.startsWith('label')) names.add(n)
+    for (const n of lines(r.stdout)) if (n.startsWith(`${PREFIX}-`) || filter === INSTANCE.labelFilter) names.add(n)
   }
   return [...names]
 }
@@ -91,8 +103,11 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
     for (const node of layout.nodes) pins.push({ node, hostKey: await ensureHostKey(ctx, node) })
     await writeSshFiles(ctx, clientKey, pins, SSH_USER)
 
-    const nodeImage = await ensureNodeImage(ctx, changed)
-    await ensureRegistryImage(ctx, changed)
+    const nodeImage = await withImagesLock(ctx, async () => {
+      const image = await ensureNodeImage(ctx, changed)
+      await ensureRegistryImage(ctx, changed)
+      return image
+    })
 
     // The guard goes in before any lab container can send a packet.
     await ensureEgressGuard(ctx, layout, changed)
@@ -116,7 +131,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
     }
     await waitForNodes(ctx, layout.nodes)
 
-    const workloadImage = await ensureWorkloadImage(ctx, changed)
+    const workloadImage = await withImagesLock(ctx, () => ensureWorkloadImage(ctx, changed))
 
     const nodes: LabNodeInfo[] = pins.map(({ node, hostKey }) => ({
       name: node.name,
@@ -165,6 +180,18 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   })
 }
 
+/**
+ * The images (and the build cache) are shared by every lab instance on this machine: one instance
+ * checks or builds them at a time, and another one waits for it (a first build takes minutes).
+ */
+const IMAGES_WAIT_MS = 30 * 60_000
+function withImagesLock<T>(ctx: LabContext, fn: () => Promise<T>): Promise<T> {
+  return withLabLock(ctx.paths.imagesLock, 'lab images', fn, {
+    waitMs: IMAGES_WAIT_MS,
+    onWait: (holder) => ctx.progress(`lab up: waiting for another lab's image build (${holder})`),
+  })
+}
+
 async function ensureEgressGuard(ctx: LabContext, layout: LabLayout, changed: string[]): Promise<void> {
   for (const rule of guardRules([layout.mgmt, layout.fabric])) {
     const present = await ctx.runner.probe(iptablesCommands.check(rule))
@@ -187,7 +214,7 @@ async function ensureNetwork(ctx: LabContext, net: LabNetwork, changed: string[]
       'vllm-ray-deploy lab down   (removes it), then lab up again',
     )
   }
-  await ctx.runner.step(`create network ${net.name}`, ctx.docker.networkCreate(net, { [LABEL]: '1' }), {
+  await ctx.runner.step(`create network ${net.name}`, ctx.docker.networkCreate(net, { [LABEL]: INSTANCE.labelValue }), {
     fix: `another docker network may already use ${net.subnet}: docker network ls, then remove it`,
   })
   changed.push(`network ${net.name}`)
@@ -204,7 +231,7 @@ async function ensureRegistry(ctx: LabContext, layout: LabLayout, existing: read
     }
   } else {
     if (current) await ctx.runner.step('remove the outdated lab registry', ctx.docker.removeContainers([spec.name]))
-    await ctx.runner.step('create the registry volume', ctx.docker.volumeCreate(layout.registry.volume, { [LABEL]: '1' }))
+    await ctx.runner.step('create the registry volume', ctx.docker.volumeCreate(layout.registry.volume, { [LABEL]: INSTANCE.labelValue }))
     await ctx.runner.step('create the lab registry', ctx.docker.create(spec), {
       fix: `port ${layout.registry.hostHost} may be taken on this machine: ss -ltnp | grep 5000`,
     })
@@ -277,7 +304,7 @@ async function ensureNode(
   } else {
     ctx.progress(`${node.name}: creating (${node.mgmtIp} mgmt, ${node.fabricIp} fabric)`)
   }
-  await ctx.runner.step(`create volume ${node.dockerVolume}`, ctx.docker.volumeCreate(node.dockerVolume, { [LABEL]: '1' }))
+  await ctx.runner.step(`create volume ${node.dockerVolume}`, ctx.docker.volumeCreate(node.dockerVolume, { [LABEL]: INSTANCE.labelValue }))
   await ctx.runner.step(`create ${node.container}`, ctx.docker.create(spec))
   await ctx.runner.step(`attach ${node.container} to the fabric`, ctx.docker.networkConnect(fabric.network, node.container, fabric.ip, fabric.aliases))
   await ctx.runner.step(`start ${node.container}`, ctx.docker.start(node.container))

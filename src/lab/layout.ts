@@ -4,11 +4,76 @@
  * Everything the lab creates on this machine carries the `vrd-lab-` prefix (containers, networks,
  * volumes, bridges, the iptables comment) or the `vrd-lab/` repository (images), so that nothing
  * collides with other work on the machine and `down` can find every object it made.
+ *
+ * One machine can hold several labs side by side: `$VRD_LAB_INSTANCE` (1, the default, to
+ * MAX_INSTANCES) picks one. Each has its own prefix (`vrd-lab-`, `vrd-lab2-`, ...), subnets, registry
+ * port and lab dir; the images (`vrd-lab/...`) and the build cache are shared. Instance 1 is exactly
+ * the lab of earlier releases, so an existing lab keeps working.
  */
 
-export const PREFIX = 'vrd-lab'
-/** Label put on every container, network, volume and image the lab creates. */
+export const MAX_INSTANCES = 8
+
+/** Label put on every container, network, volume and image the lab creates (value: the instance). */
 export const LABEL = 'vrd-lab'
+
+/** The names one lab instance gives its objects. */
+export interface LabInstanceNames {
+  readonly instance: number
+  /** `vrd-lab` for instance 1, `vrd-lab<N>` for the others. */
+  readonly prefix: string
+  /** The LABEL value of this instance's containers, networks and volumes. */
+  readonly labelValue: string
+  /** `docker ... --filter` for exactly this instance's objects. */
+  readonly labelFilter: string
+  /** The comment on this instance's egress guard rules. */
+  readonly guardComment: string
+  /** Folder name of the default lab dir under the repository: `.lab`, `.lab-<N>`. */
+  readonly dirName: string
+}
+
+/**
+ * The instance `$VRD_LAB_INSTANCE` names (1 when unset or empty). A bad value is an error, never a
+ * quiet fall-back to another lab's containers.
+ */
+export function labInstance(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.VRD_LAB_INSTANCE?.trim()
+  if (!raw) return 1
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isInteger(n) || n < 1 || n > MAX_INSTANCES) {
+    throw new RangeError(`VRD_LAB_INSTANCE must be a whole number from 1 to ${MAX_INSTANCES}; got ${JSON.stringify(env.VRD_LAB_INSTANCE)}`)
+  }
+  return n
+}
+
+export function instanceNames(instance: number): LabInstanceNames {
+  if (!Number.isInteger(instance) || instance < 1 || instance > MAX_INSTANCES) {
+    throw new RangeError(`the lab instance is 1 to ${MAX_INSTANCES}; got ${JSON.stringify(instance)}`)
+  }
+  const prefix = instance === 1 ? 'vrd-lab' : `vrd-lab${instance}`
+  return {
+    instance,
+    prefix,
+    labelValue: String(instance),
+    labelFilter: `label=${LABEL}=${instance}`,
+    guardComment: `${prefix}-egress-guard`,
+    dirName: instance === 1 ? '.lab' : `.lab-${instance}`,
+  }
+}
+
+/**
+ * This process's instance. A bad `$VRD_LAB_INSTANCE` leaves instance 1's names here and the error in
+ * INSTANCE_ERROR: every lab command checks it first (labContext), and nothing else reads the lab.
+ */
+const current = ((): { names: LabInstanceNames; error?: RangeError } => {
+  try {
+    return { names: instanceNames(labInstance()) }
+  } catch (e) {
+    return { names: instanceNames(1), error: e as RangeError }
+  }
+})()
+export const INSTANCE: LabInstanceNames = current.names
+export const INSTANCE_ERROR: RangeError | undefined = current.error
+export const PREFIX = INSTANCE.prefix
 export const MAX_NODES = 4
 export const DEFAULT_NODES = 2
 
@@ -61,30 +126,30 @@ export interface LabLayout {
   readonly fabricIfname: string
 }
 
-export const MGMT_NETWORK: LabNetwork = {
-  name: `${PREFIX}-mgmt`,
-  bridge: `${PREFIX}-mgmt0`,
-  subnet: '172.30.230.0/24',
-  gateway: '172.30.230.1',
-  internal: false,
+/** Instance N: mgmt 172.30.(229+N).0/24, fabric 172.30.(199+N).0/24, registry on 127.0.0.1:(4999+N). */
+export function instanceNetworks(names: LabInstanceNames): { mgmt: LabNetwork; fabric: LabNetwork; registry: LabRegistryLayout } {
+  const mgmtNet = `172.30.${229 + names.instance}`
+  const fabricNet = `172.30.${199 + names.instance}`
+  const port = 5000
+  const hostPort = 4999 + names.instance
+  return {
+    mgmt: { name: `${names.prefix}-mgmt`, bridge: `${names.prefix}-mgmt0`, subnet: `${mgmtNet}.0/24`, gateway: `${mgmtNet}.1`, internal: false },
+    fabric: { name: `${names.prefix}-fabric`, bridge: `${names.prefix}-fab0`, subnet: `${fabricNet}.0/24`, gateway: `${fabricNet}.1`, internal: true },
+    registry: {
+      container: `${names.prefix}-registry`,
+      volume: `${names.prefix}-registry-data`,
+      ip: `${mgmtNet}.5`,
+      port,
+      nodeHost: `${mgmtNet}.5:${port}`,
+      hostHost: `127.0.0.1:${hostPort}`,
+    },
+  }
 }
 
-export const FABRIC_NETWORK: LabNetwork = {
-  name: `${PREFIX}-fabric`,
-  bridge: `${PREFIX}-fab0`,
-  subnet: '172.30.200.0/24',
-  gateway: '172.30.200.1',
-  internal: true,
-}
-
-export const REGISTRY: LabRegistryLayout = {
-  container: `${PREFIX}-registry`,
-  volume: `${PREFIX}-registry-data`,
-  ip: '172.30.230.5',
-  port: 5000,
-  nodeHost: '172.30.230.5:5000',
-  hostHost: '127.0.0.1:5000',
-}
+const nets = instanceNetworks(INSTANCE)
+export const MGMT_NETWORK: LabNetwork = nets.mgmt
+export const FABRIC_NETWORK: LabNetwork = nets.fabric
+export const REGISTRY: LabRegistryLayout = nets.registry
 
 /** Images the lab builds. All live under the `vrd-lab/` repository prefix. */
 export const IMAGES = {
@@ -119,12 +184,13 @@ export function validateNodeCount(n: number): number {
   return n
 }
 
-export function labLayout(nodes: number): LabLayout {
+export function labLayout(nodes: number, names: LabInstanceNames = INSTANCE): LabLayout {
   validateNodeCount(nodes)
+  const { mgmt, fabric, registry } = instanceNetworks(names)
   return {
-    mgmt: MGMT_NETWORK,
-    fabric: FABRIC_NETWORK,
-    registry: REGISTRY,
+    mgmt,
+    fabric,
+    registry,
     mgmtIfname: MGMT_IFNAME,
     fabricIfname: FABRIC_IFNAME,
     nodes: Array.from({ length: nodes }, (_, i) => {
@@ -132,10 +198,10 @@ export function labLayout(nodes: number): LabLayout {
       return {
         name,
         role: i === 0 ? 'head' : 'worker',
-        container: `${PREFIX}-${name}`,
-        dockerVolume: `${PREFIX}-${name}-docker`,
-        mgmtIp: hostAddress(MGMT_NETWORK.subnet, i),
-        fabricIp: hostAddress(FABRIC_NETWORK.subnet, i),
+        container: `${names.prefix}-${name}`,
+        dockerVolume: `${names.prefix}-${name}-docker`,
+        mgmtIp: hostAddress(mgmt.subnet, i),
+        fabricIp: hostAddress(fabric.subnet, i),
         fabricAlias: `${name}-fabric`,
       } satisfies LabNodeLayout
     }),

@@ -15,18 +15,42 @@ const alive = (pid: number): boolean => {
   }
 }
 
-export async function withLabLock<T>(lockDir: string, what: string, fn: () => Promise<T>): Promise<T> {
+export interface LabLockWait {
+  /** Wait this long for a live holder to finish instead of failing at once. */
+  readonly waitMs: number
+  /** Told once, when the wait begins (who holds the lock). */
+  readonly onWait?: (holder: string) => void
+}
+
+/**
+ * Runs fn holding the lock. A held lock is an error at once, or, with `wait`, after waiting for its
+ * holder up to wait.waitMs (checked every 250 ms: the holder is another process).
+ */
+export async function withLabLock<T>(lockDir: string, what: string, fn: () => Promise<T>, wait?: LabLockWait): Promise<T> {
   await mkdir(dirname(lockDir), { recursive: true })
+  const deadline = Date.now() + (wait?.waitMs ?? 0)
+  let told = false
   for (let attempt = 0; ; attempt++) {
     try {
       await mkdir(lockDir)
       break
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e
-      const holder = await readFile(join(lockDir, 'owner'), 'utf8').catch(() => '')
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      const holder = (await readFile(join(lockDir, 'owner'), 'utf8').catch(() => '')).trim()
       const pid = Number(holder.split(/\s+/)[0])
       if (pid && alive(pid)) {
-        throw new LabError('locked', `another lab operation is running (${holder.trim()})`, `wait for it to finish, or remove ${lockDir} if it is gone`)
+        if (!wait || Date.now() >= deadline) {
+          throw new LabError('locked', `another lab operation is running (${holder})`, `wait for it to finish, or remove ${lockDir} if it is gone`)
+        }
+        if (!told) wait.onWait?.(holder)
+        told = true
+        await new Promise((r) => setTimeout(r, 250))
+        continue
+      }
+      // No owner yet: the holder is between its mkdir and its write. Look again shortly.
+      if (!holder && attempt < 20) {
+        await new Promise((r) => setTimeout(r, 50))
+        continue
       }
       await rm(lockDir, { recursive: true, force: true })
     }

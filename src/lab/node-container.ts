@@ -3,7 +3,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { ContainerSpec } from './docker-commands.js'
-import { LABEL, type LabLayout, type LabNodeLayout } from './layout.js'
+import { INSTANCE, LABEL, type LabLayout, type LabNodeLayout } from './layout.js'
 
 /** Label holding a hash of the container's spec: a node whose spec changed is recreated. */
 export const CONFIG_LABEL = 'vrd-lab.config'
@@ -78,7 +78,7 @@ export function nodeContainerSpec(layout: LabLayout, node: LabNodeLayout, o: Nod
       VRD_LAB_REGISTRY: layout.registry.nodeHost,
     },
     labels: {
-      [LABEL]: '1',
+      [LABEL]: INSTANCE.labelValue,
       [ROLE_LABEL]: 'node',
       [NODE_LABEL]: node.name,
       [PRIVILEGED_LABEL]: String(o.privileged),
@@ -106,7 +106,7 @@ export function registryContainerSpec(layout: LabLayout, image: string): Contain
     ...NODE_DNS,
     publish: [`${r.hostHost}:${r.port}`],
     mounts: [{ type: 'volume', source: r.volume, target: '/var/lib/registry' }],
-    labels: { [LABEL]: '1', [ROLE_LABEL]: 'registry' },
+    labels: { [LABEL]: INSTANCE.labelValue, [ROLE_LABEL]: 'registry' },
   })
 }
 
@@ -116,5 +116,5 @@ export const privilegeProbeSpec = (image: string): ContainerSpec => ({
   image,
   privileged: true,
   network: 'none',
-  labels: { [LABEL]: '1', [ROLE_LABEL]: 'probe' },
+  labels: { [LABEL]: INSTANCE.labelValue, [ROLE_LABEL]: 'probe' },
 })

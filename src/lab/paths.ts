@@ -2,11 +2,17 @@
  * Where the lab keeps its files on this machine, and where it finds its own assets.
  *
  * Lab state (keys, caches, rootfs trees, the generated manifest) lives in the lab dir:
- * `opts.dir`, else `$VRD_LAB_DIR`, else `<repo>/.lab` (gitignored).
+ * `opts.dir`, else `$VRD_LAB_DIR`, else `<repo>/.lab` (gitignored; `<repo>/.lab-<N>` for lab
+ * instance N, see layout.ts). The build cache (Debian packages, the minbase tree, wheels) is the
+ * lab dir's `cache/`, except that every instance with a default lab dir shares `<repo>/.lab/cache`:
+ * the images it feeds are shared too.
  */
 import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { LabError } from './lab-error.js'
+import { INSTANCE, INSTANCE_ERROR } from './layout.js'
 
 export interface LabPaths {
   readonly root: string
@@ -31,13 +37,17 @@ export interface LabPaths {
   /** Scratch: chroot trees and docker build contexts, removed after each build. */
   readonly build: string
   readonly lock: string
+  /**
+   * Held while the images are checked or built: they are this machine's docker images, shared by
+   * every lab instance, so the lock is one per machine (in the temp dir), not per lab dir.
+   */
+  readonly imagesLock: string
 }
 
 /** Directory of one node's own files (its host key) under nodeFiles. */
 export const nodeFilesDir = (paths: LabPaths, node: string): string => join(paths.nodeFiles, node)
 
-export function labPaths(root: string): LabPaths {
-  const cache = join(root, 'cache')
+export function labPaths(root: string, cache: string = join(root, 'cache')): LabPaths {
   const nodeFiles = join(root, 'nodes')
   return {
     root,
@@ -55,6 +65,7 @@ export function labPaths(root: string): LabPaths {
     wheels: join(cache, 'wheels'),
     build: join(root, 'build'),
     lock: join(root, 'lock'),
+    imagesLock: join(tmpdir(), 'vrd-lab-images.lock'),
   }
 }
 
@@ -78,7 +89,18 @@ export function resolveLabDir(dir?: string): string {
   if (dir) return resolve(dir)
   const fromEnv = process.env.VRD_LAB_DIR
   if (fromEnv) return resolve(fromEnv)
-  return join(repoRoot() ?? process.cwd(), '.lab')
+  if (INSTANCE_ERROR)
+    throw new LabError('bad-input', INSTANCE_ERROR.message, 'unset VRD_LAB_INSTANCE for the default lab, or set it to the number of the lab to use')
+  return join(repoRoot() ?? process.cwd(), INSTANCE.dirName)
+}
+
+/**
+ * The build cache for a lab dir: its own `cache/` when the dir was chosen (`opts.dir`, `$VRD_LAB_DIR`),
+ * else the one every default lab dir shares, `<repo>/.lab/cache`.
+ */
+export function labCacheDir(dir?: string): string {
+  if (dir || process.env.VRD_LAB_DIR) return join(resolveLabDir(dir), 'cache')
+  return join(repoRoot() ?? process.cwd(), '.lab', 'cache')
 }
 
 /** The lab's assets: scripts and Dockerfiles that run inside images and containers. */

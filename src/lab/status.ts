@@ -9,7 +9,7 @@ import type { ContainerView } from './docker-inspect.js'
 import { labContainers, labGuardRules } from './lab.js'
 import type { LabNodeStatus, LabOptions, LabStatus } from './lab-types.js'
 import type { LabPaths } from './paths.js'
-import { FABRIC_NETWORK, LABEL, MAX_NODES, MGMT_NETWORK, PREFIX, REGISTRY, labLayout } from './layout.js'
+import { FABRIC_NETWORK, INSTANCE, MAX_NODES, MGMT_NETWORK, PREFIX, REGISTRY, labLayout } from './layout.js'
 import { NODE_LABEL, ROLE_LABEL } from './node-container.js'
 import { findProgram } from './preconditions.js'
 import { httpStatus, sshBanner } from './probes.js'
@@ -62,7 +62,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   const registryView = containers.find((c) => c.name === REGISTRY.container)
   const registryOk = registryView?.running ? (await httpStatus(`http://${REGISTRY.hostHost}/v2/`))?.status === 200 : false
 
-  const networkNames = new Set(lines((await ctx.runner.probe(ctx.docker.networkNamesByFilter(`label=${LABEL}`))).stdout))
+  const networkNames = new Set(lines((await ctx.runner.probe(ctx.docker.networkNamesByFilter(INSTANCE.labelFilter))).stdout))
   const networks = [MGMT_NETWORK, FABRIC_NETWORK].map((n) => ({ name: n.name, present: networkNames.has(n.name), subnet: n.subnet }))
   const volumes = lines((await ctx.runner.probe(ctx.docker.volumesByFilter(`name=${PREFIX}-`))).stdout).filter((v) => v.startsWith(`${PREFIX}-`))
 

@@ -142,7 +142,9 @@ describe.sequential('deploy on the lab', () => {
     expect(o.outputs).toMatchObject({ result: 'deployed', release: 'r1', 'previous-release': '', changed: 'true', 'rolled-back': 'false' })
     expect(o.outputs['image-id']).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
-    expect(r.nodes.map((n) => n.rayIdentity)).toEqual(['172.30.200.12 (head)', '172.30.200.13'])
+    // Ray knows each node by its fabric address (this lab instance's: 172.30.200.12 and .13 on instance 1).
+    const [fa, fb] = manifest.nodes.map((n) => n.fabricIp)
+    expect(r.nodes.map((n) => n.rayIdentity)).toEqual([`${fa} (head)`, fb])
     expect((await completion()).length).toBeGreaterThan(0)
     expect(inArgv).toEqual([])
     // The secret did reach the container (so the leak checks here and at the end would see a leak if there were one).

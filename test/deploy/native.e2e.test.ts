@@ -84,10 +84,11 @@ describe.sequential('the native executor on the lab', () => {
     expect(json(o).result).toBe('deployed')
     expect(await currentOnEveryNode()).toEqual(['n1', 'n1'])
     const procs = await serving()
-    expect(procs[0]).toMatch(/--nnodes 2 --node-rank 0 --master-addr 172\.30\.200\.12 --master-port 29501/)
-    expect(procs[1]).toMatch(/--node-rank 1 --master-addr 172\.30\.200\.12 --master-port 29501 --headless/)
+    const headFabric = manifest.nodes[0]!.fabricIp
+    expect(procs[0]).toContain(`--nnodes 2 --node-rank 0 --master-addr ${headFabric} --master-port 29501`)
+    expect(procs[1]).toContain(`--node-rank 1 --master-addr ${headFabric} --master-port 29501 --headless`)
     expect(log.some((l) => /process group formed: all 2 nodes joined/.test(l))).toBe(true)
-    expect(log.some((l) => /smoke: process group at 172\.30\.200\.12:29501: spark-a in, spark-b in/.test(l))).toBe(true)
+    expect(log.some((l) => l.includes(`smoke: process group at ${headFabric}:29501: spark-a in, spark-b in`))).toBe(true)
     // No Ray was started: no raylet or GCS process in either container.
     for (const t of transports.values())
       expect(await run(t, 'sh', '-c', `docker top ${manifest.container.name} -eo pid,args | grep -c -E "raylet|gcs_server" || true`)).toBe('0')

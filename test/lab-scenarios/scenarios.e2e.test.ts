@@ -110,7 +110,11 @@ describe('lab scenario: seed-bug (the incident)', () => {
     // The Action fails the job with one annotation per finding.
     const action = runAction({ command: 'preflight', manifest: info.manifestPath, 'ssh-private-key': credentials.privateKey })
     expect(action.status).toBe(1)
-    expect(action.stdout).toMatch(/^::error title=VLLM_PIN_NOT_IN_RAY on spark-a::vLLM on spark-a pins placement-group bundle 0 to node:172\.30\.200\.12/m)
+    const pinLine = `::error title=VLLM_PIN_NOT_IN_RAY on spark-a::vLLM on spark-a pins placement-group bundle 0 to node:${ip('spark-a', 'fabricIp')}`
+    expect(
+      action.stdout.split('\n').filter((l) => l.startsWith(pinLine)),
+      action.stdout,
+    ).toHaveLength(1)
     expect(action.summary).toContain('VLLM_PIN_NOT_IN_RAY')
   }, 600_000)
 

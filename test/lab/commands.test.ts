@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { render } from '../../src/command/shell.js'
 import { containerArgs, dockerCommands, mountArg } from '../../src/lab/docker-commands.js'
 import { GUARD_COMMENT, chroot, debootstrap, guardRules, iptablesCommands, labRulesIn, pipDownload, sshKeygen, tarInto } from '../../src/lab/host-commands.js'
-import { FABRIC_NETWORK, MGMT_NETWORK } from '../../src/lab/layout.js'
+import { FABRIC_NETWORK, MGMT_NETWORK, instanceNames, labLayout } from '../../src/lab/layout.js'
 import { readFileSync } from 'node:fs'
 
 const docker = dockerCommands('/usr/bin/docker')
@@ -150,6 +150,18 @@ describe('host command builders', () => {
     expect(rules).toHaveLength(2)
     expect(rules).toEqual(expect.arrayContaining(guardRules([MGMT_NETWORK, FABRIC_NETWORK])))
     expect(labRulesIn('-N DOCKER-USER\n-A DOCKER-USER -j RETURN\n')).toEqual([])
+  })
+
+  it("each lab instance finds only its own rules, so one lab's down leaves another's guard in place", () => {
+    const two = instanceNames(2)
+    const twoNets = labLayout(2, two)
+    const twoRules = guardRules([twoNets.mgmt, twoNets.fabric], two.guardComment)
+    expect(twoRules[0]).toEqual(['-i', 'vrd-lab2-mgmt0', '!', '-o', 'vrd-lab2-mgmt0', '-m', 'comment', '--comment', 'vrd-lab2-egress-guard', '-j', 'DROP'])
+    const listing = fixture('iptables-docker-user-two-labs.txt')
+    expect(labRulesIn(listing)).toEqual(expect.arrayContaining(guardRules([MGMT_NETWORK, FABRIC_NETWORK])))
+    expect(labRulesIn(listing)).toHaveLength(2)
+    expect(labRulesIn(listing, 'DOCKER-USER', two.guardComment)).toEqual(expect.arrayContaining(twoRules))
+    expect(labRulesIn(listing, 'DOCKER-USER', two.guardComment)).toHaveLength(2)
   })
 
   it('bootstraps minbase with a deb cache', () => {

@@ -11,6 +11,8 @@ import { argv } from '../../src/command/shell.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { type LabInfo, dockerBinary, labDown, labStatus, labUp } from '../../src/lab/index.js'
 import { findProgram } from '../../src/lab/preconditions.js'
+import { GUARD_COMMENT } from '../../src/lab/host-commands.js'
+import { MGMT_NETWORK, PREFIX, labLayout } from '../../src/lab/layout.js'
 
 const DOCKER = dockerBinary()
 const local = new LocalTransport()
@@ -78,9 +80,12 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
   })
 
   it('brings up two nodes and writes the key, the pinned known_hosts and the manifest', () => {
+    // This lab instance's addresses (instance 1: 172.30.230.12/172.30.200.12, ...; layout.test.ts has them all).
+    const want = labLayout(2)
+    expect(want.nodes[0]!.mgmtIp).toMatch(/^172\.30\.23[0-7]\.12$/)
     expect(info.nodes.map((n) => [n.name, n.role, n.mgmtIp, n.fabricIp])).toEqual([
-      ['spark-a', 'head', '172.30.230.12', '172.30.200.12'],
-      ['spark-b', 'worker', '172.30.230.13', '172.30.200.13'],
+      ['spark-a', 'head', want.nodes[0]!.mgmtIp, want.nodes[0]!.fabricIp],
+      ['spark-b', 'worker', want.nodes[1]!.mgmtIp, want.nodes[1]!.fabricIp],
     ])
     expect(statSync(info.sshKeyPath).mode & 0o777).toBe(0o600)
     const known = readFileSync(info.knownHostsPath, 'utf8')
@@ -111,7 +116,7 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
   it('holds the default route on mgmt (enP7s7) and the fabric on enp1s0f0np0, docker names kept as altnames', async () => {
     for (const n of info.nodes) {
       const route = JSON.parse(await sshOk(info, n.mgmtIp, 'ip -j route show default')) as { dev: string; gateway: string }[]
-      expect(route).toEqual([expect.objectContaining({ dev: 'enP7s7', gateway: '172.30.230.1' })])
+      expect(route).toEqual([expect.objectContaining({ dev: 'enP7s7', gateway: MGMT_NETWORK.gateway })])
       const fabric = JSON.parse(await sshOk(info, n.mgmtIp, 'ip -j addr show dev enp1s0f0np0')) as {
         altnames?: string[]
         addr_info: { family: string; local: string }[]
@@ -175,7 +180,7 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
     const again = await labUp({ nodes: 2 })
     expect(again.changed).toEqual([`started ${b.container}`])
     const route = await sshOk(info, b.mgmtIp, 'ip route show default; docker image inspect --format ok ' + info.workloadImage.ref)
-    expect(route).toContain('default via 172.30.230.1 dev enP7s7')
+    expect(route).toContain(`default via ${MGMT_NETWORK.gateway} dev enP7s7`)
     expect(route).toContain('ok')
   }, 120_000)
 
@@ -188,7 +193,7 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
       const rules = (await local.run(argv('iptables', '-w', '5', '-L', 'DOCKER-USER', '-v', '-n', '-x'), { timeoutMs: 10_000 })).stdout
       return rules
         .split('\n')
-        .filter((l) => l.includes('vrd-lab-egress-guard'))
+        .filter((l) => l.split(/\s+/).includes(GUARD_COMMENT))
         .map((l) => Number(l.trim().split(/\s+/)[0]))
     }
     const before = await drops()
@@ -213,25 +218,29 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
 
   it('up --nodes 3 adds spark-c (known to the others at once); up --nodes 2 removes it', async () => {
     const three = await labUp({ nodes: 3 })
-    expect(three.changed).toEqual(['node vrd-lab-spark-c'])
+    expect(three.changed).toEqual([`node ${PREFIX}-spark-c`])
     expect((await sshOk(three, three.nodes[0]!.mgmtIp, 'ssh -o BatchMode=yes spark-c-fabric hostname')).trim()).toBe('spark-c')
     const two = await labUp({ nodes: 2 })
-    expect(two.changed).toEqual(['removed vrd-lab-spark-c'])
-    expect(await hostLines('volume', 'ls', '--quiet', '--filter', 'name=vrd-lab-spark-c')).toBe('')
+    expect(two.changed).toEqual([`removed ${PREFIX}-spark-c`])
+    expect(await hostLines('volume', 'ls', '--quiet', '--filter', `name=${PREFIX}-spark-c`)).toBe('')
   }, 120_000)
 
   it('down leaves nothing behind', async () => {
     const r = await labDown({ onProgress: progress })
     downDone = true
-    expect(r.containers).toEqual(expect.arrayContaining(['vrd-lab-spark-a', 'vrd-lab-spark-b', 'vrd-lab-registry']))
+    // Nothing of this lab instance is left (`<prefix>-`: `vrd-lab-` for instance 1); another instance
+    // running beside it on this machine (.ci/test runs two) keeps its own objects.
+    const mine = `${PREFIX}-`
+    expect(r.containers).toEqual(expect.arrayContaining([`${mine}spark-a`, `${mine}spark-b`, `${mine}registry`]))
     expect(r.guardRules).toBe(2)
-    expect(await hostLines('ps', '-a', '--format', '{{.Names}}')).not.toContain('vrd-lab')
-    expect(await hostLines('network', 'ls', '--format', '{{.Name}}')).not.toContain('vrd-lab')
-    expect(await hostLines('volume', 'ls', '--format', '{{.Name}}')).not.toContain('vrd-lab')
+    expect(await hostLines('ps', '-a', '--format', '{{.Names}}')).not.toContain(mine)
+    expect(await hostLines('network', 'ls', '--format', '{{.Name}}')).not.toContain(mine)
+    expect(await hostLines('volume', 'ls', '--format', '{{.Name}}')).not.toContain(mine)
     const chain = (await local.run(argv('iptables', '-w', '5', '-S', 'DOCKER-USER'), { timeoutMs: 10_000 })).stdout
-    expect(chain).not.toContain('vrd-lab')
+    expect(chain).not.toContain(mine)
+    expect(chain.split(/\s+/)).not.toContain(GUARD_COMMENT)
     const links = (await local.run(argv('ip', '-o', 'link'), { timeoutMs: 10_000 })).stdout
-    expect(links).not.toContain('vrd-lab')
+    expect(links).not.toContain(mine)
     expect((await labStatus({})).down).toBe(true)
   }, 120_000)
 })

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
-import { labLayout, validateNodeCount } from '../../src/lab/layout.js'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { MAX_INSTANCES, instanceNames, labInstance, labLayout, validateNodeCount } from '../../src/lab/layout.js'
 import { nodeContainerSpec, registryContainerSpec, CONFIG_LABEL } from '../../src/lab/node-container.js'
 import { containerArgs } from '../../src/lab/docker-commands.js'
 
@@ -43,6 +44,64 @@ describe('lab layout', () => {
     expect(() => validateNodeCount(5)).toThrow(/1 to 4/)
     expect(() => validateNodeCount(1.5)).toThrow()
     expect(validateNodeCount(3)).toBe(3)
+  })
+})
+
+describe('lab instances (several labs on one machine)', () => {
+  const all = Array.from({ length: MAX_INSTANCES }, (_, i) => instanceNames(i + 1))
+
+  it('instance 1 is the lab of earlier releases: same names, subnets, registry port and dir', () => {
+    expect(labLayout(2)).toEqual(labLayout(2, instanceNames(1)))
+    expect(instanceNames(1)).toMatchObject({ prefix: 'vrd-lab', labelFilter: 'label=vrd-lab=1', guardComment: 'vrd-lab-egress-guard', dirName: '.lab' })
+  })
+
+  it('instance 2 has its own prefix, subnets, registry port and dir', () => {
+    const two = instanceNames(2)
+    const l = labLayout(2, two)
+    expect(l.nodes.map((n) => [n.name, n.container, n.dockerVolume, n.mgmtIp, n.fabricIp])).toEqual([
+      ['spark-a', 'vrd-lab2-spark-a', 'vrd-lab2-spark-a-docker', '172.30.231.12', '172.30.201.12'],
+      ['spark-b', 'vrd-lab2-spark-b', 'vrd-lab2-spark-b-docker', '172.30.231.13', '172.30.201.13'],
+    ])
+    expect([l.mgmt.name, l.mgmt.bridge, l.fabric.name, l.fabric.bridge]).toEqual(['vrd-lab2-mgmt', 'vrd-lab2-mgmt0', 'vrd-lab2-fabric', 'vrd-lab2-fab0'])
+    expect(l.registry).toMatchObject({ container: 'vrd-lab2-registry', ip: '172.30.231.5', nodeHost: '172.30.231.5:5000', hostHost: '127.0.0.1:5001' })
+    expect(two).toMatchObject({ labelFilter: 'label=vrd-lab=2', guardComment: 'vrd-lab2-egress-guard', dirName: '.lab-2' })
+  })
+
+  it('no two instances share a name, a subnet, a bridge, a host port or a dir, and no name of one starts with another prefix', () => {
+    const layouts = all.map((n) => ({ n, l: labLayout(4, n) }))
+    const names = (x: (typeof layouts)[number]) => [
+      x.l.mgmt.name,
+      x.l.fabric.name,
+      x.l.mgmt.bridge,
+      x.l.fabric.bridge,
+      x.l.registry.container,
+      x.l.registry.volume,
+      ...x.l.nodes.flatMap((node) => [node.container, node.dockerVolume]),
+      x.n.guardComment,
+    ]
+    const unique = (xs: string[]) => expect(new Set(xs).size).toBe(xs.length)
+    unique(layouts.flatMap(names))
+    unique(layouts.flatMap((x) => [x.l.mgmt.subnet, x.l.fabric.subnet]))
+    unique(layouts.map((x) => x.l.registry.hostHost))
+    unique(all.map((n) => n.dirName))
+    for (const x of layouts) {
+      expect(x.l.mgmt.bridge.length).toBeLessThanOrEqual(15)
+      expect(x.l.fabric.bridge.length).toBeLessThanOrEqual(15)
+      for (const net of [x.l.mgmt, x.l.fabric]) expect(net.subnet.startsWith('172.17.')).toBe(false)
+      // down finds an instance's objects by `<prefix>-`: another instance's names never match it.
+      for (const y of layouts) if (y !== x) for (const name of names(y)) expect(name.startsWith(`${x.n.prefix}-`)).toBe(false)
+    }
+  })
+
+  it('reads VRD_LAB_INSTANCE: unset or empty is 1; anything but 1..8 is an error naming the variable', () => {
+    expect(labInstance({})).toBe(1)
+    expect(labInstance({ VRD_LAB_INSTANCE: '' })).toBe(1)
+    expect(labInstance({ VRD_LAB_INSTANCE: ' 2 ' })).toBe(2)
+    expect(labInstance({ VRD_LAB_INSTANCE: String(MAX_INSTANCES) })).toBe(MAX_INSTANCES)
+    for (const bad of ['0', '9', '1.5', '-1', 'two', '2x', '0x2', '1e0']) {
+      expect(() => labInstance({ VRD_LAB_INSTANCE: bad })).toThrow(/VRD_LAB_INSTANCE must be a whole number from 1 to 8/)
+    }
+    expect(() => instanceNames(0)).toThrow(RangeError)
   })
 })
 
@@ -116,5 +175,65 @@ describe('node container spec', () => {
       publish: ['127.0.0.1:5000:5000'],
       mounts: [{ type: 'volume', source: 'vrd-lab-registry-data', target: '/var/lib/registry' }],
     })
+  })
+})
+
+describe('VRD_LAB_INSTANCE in a process (the modules read it when loaded)', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+    vi.resetModules()
+  })
+
+  const load = async (instance: string | undefined, labDir?: string) => {
+    vi.resetModules()
+    vi.stubEnv('VRD_LAB_INSTANCE', instance)
+    vi.stubEnv('VRD_LAB_DIR', labDir)
+    return {
+      layout: await import('../../src/lab/layout.js'),
+      paths: await import('../../src/lab/paths.js'),
+      guard: (await import('../../src/lab/host-commands.js')).GUARD_COMMENT,
+    }
+  }
+
+  it('instance 2: its names everywhere, its own lab dir, and the build cache of the default lab', async () => {
+    const { layout, paths, guard } = await load('2')
+    const repo = paths.repoRoot()!
+    expect([layout.PREFIX, layout.MGMT_NETWORK.subnet, layout.REGISTRY.hostHost, guard]).toEqual([
+      'vrd-lab2',
+      '172.30.231.0/24',
+      '127.0.0.1:5001',
+      'vrd-lab2-egress-guard',
+    ])
+    expect(layout.labLayout(2).nodes[0]!.container).toBe('vrd-lab2-spark-a')
+    expect(paths.resolveLabDir()).toBe(join(repo, '.lab-2'))
+    expect(paths.labCacheDir()).toBe(join(repo, '.lab', 'cache'))
+    // A lab dir chosen by hand keeps its cache inside it, as before.
+    expect(paths.labCacheDir('/srv/lab')).toBe('/srv/lab/cache')
+  })
+
+  it('unset: instance 1, exactly the names and dir of earlier releases', async () => {
+    const { layout, paths, guard } = await load(undefined)
+    expect([layout.PREFIX, layout.MGMT_NETWORK.subnet, layout.REGISTRY.hostHost, guard]).toEqual([
+      'vrd-lab',
+      '172.30.230.0/24',
+      '127.0.0.1:5000',
+      'vrd-lab-egress-guard',
+    ])
+    expect(paths.resolveLabDir()).toBe(join(paths.repoRoot()!, '.lab'))
+  })
+
+  it('a bad value: every lab command fails with the variable named and a fix, before it touches anything', async () => {
+    const { paths } = await load('3x')
+    const err = (() => {
+      try {
+        paths.resolveLabDir()
+      } catch (e) {
+        return e as Error & { code?: string }
+      }
+    })()
+    expect(err?.code).toBe('bad-input')
+    expect(err?.message).toMatch(/VRD_LAB_INSTANCE must be a whole number from 1 to 8; got "3x"\nfix: unset VRD_LAB_INSTANCE/)
+    const { labContext } = await import('../../src/lab/context.js')
+    expect(() => labContext({ dir: '/srv/lab' })).toThrow(/VRD_LAB_INSTANCE must be a whole number/)
   })
 })
