@@ -8,7 +8,6 @@
  * the images it feeds are shared too.
  */
 import { existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LabError } from './lab-error.js'
@@ -39,7 +38,7 @@ export interface LabPaths {
   readonly lock: string
   /**
    * Held while the images are checked or built: they are this machine's docker images, shared by
-   * every lab instance, so the lock is one per machine (in the temp dir), not per lab dir.
+   * every lab instance, so the lock is one per machine (`/tmp`, whatever `$TMPDIR` says), not per lab dir.
    */
   readonly imagesLock: string
 }
@@ -65,7 +64,7 @@ export function labPaths(root: string, cache: string = join(root, 'cache')): Lab
     wheels: join(cache, 'wheels'),
     build: join(root, 'build'),
     lock: join(root, 'lock'),
-    imagesLock: join(tmpdir(), 'vrd-lab-images.lock'),
+    imagesLock: '/tmp/vrd-lab-images.lock',
   }
 }
 
