@@ -4,8 +4,10 @@
  * its input names and which commands each input and output serves (test/action/action-contract
  * holds action.yml's inputs, outputs and their descriptions against this table).
  *
- * Adding a command: one row in COMMANDS (and its options in OPTIONS if new), its task, and, for the
- * Action, its inputs/outputs in action.yml (the contract test names what is missing).
+ * Adding a command: one row in COMMANDS (and its options in OPTIONS if new), its task, then
+ * `npm run schema`: action.yml is generated from this table and src/action/action-yml.ts (the
+ * command list, each input and output with the commands that use it; a new input or output also
+ * needs its text there).
  */
 import { OPTIONS, type OptionEntry } from '../command/options.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
