@@ -233,7 +233,7 @@ async function ensureRegistry(ctx: LabContext, layout: LabLayout, existing: read
     if (current) await ctx.runner.step('remove the outdated lab registry', ctx.docker.removeContainers([spec.name]))
     await ctx.runner.step('create the registry volume', ctx.docker.volumeCreate(layout.registry.volume, { [LABEL]: INSTANCE.labelValue }))
     await ctx.runner.step('create the lab registry', ctx.docker.create(spec), {
-      fix: `port ${layout.registry.hostHost} may be taken on this machine: ss -ltnp | grep 5000`,
+      fix: `port ${layout.registry.hostHost} may be taken on this machine: ss -ltnp | grep ':${layout.registry.hostHost.split(':')[1]} '`,
     })
     await ctx.runner.step('start the lab registry', ctx.docker.start(spec.name))
     changed.push(`registry ${spec.name}`)
