@@ -30,7 +30,8 @@ export async function withLabLock<T>(lockDir: string, what: string, fn: () => Pr
   await mkdir(dirname(lockDir), { recursive: true })
   const deadline = Date.now() + (wait?.waitMs ?? 0)
   let told = false
-  for (let attempt = 0; ; attempt++) {
+  let ownerless = 0
+  for (;;) {
     try {
       await mkdir(lockDir)
       break
@@ -48,7 +49,7 @@ export async function withLabLock<T>(lockDir: string, what: string, fn: () => Pr
         continue
       }
       // No owner yet: the holder is between its mkdir and its write. Look again shortly.
-      if (!holder && attempt < 20) {
+      if (!holder && ownerless++ < 20) {
         await new Promise((r) => setTimeout(r, 50))
         continue
       }

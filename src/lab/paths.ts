@@ -88,9 +88,15 @@ export function resolveLabDir(dir?: string): string {
   if (dir) return resolve(dir)
   const fromEnv = process.env.VRD_LAB_DIR
   if (fromEnv) return resolve(fromEnv)
-  if (INSTANCE_ERROR)
-    throw new LabError('bad-input', INSTANCE_ERROR.message, 'unset VRD_LAB_INSTANCE for the default lab, or set it to the number of the lab to use')
+  requireLabInstance()
   return join(repoRoot() ?? process.cwd(), INSTANCE.dirName)
+}
+
+/** Throws the `bad-input` LabError for a bad `$VRD_LAB_INSTANCE` (layout.ts keeps it). */
+export function requireLabInstance(): void {
+  if (INSTANCE_ERROR) {
+    throw new LabError('bad-input', INSTANCE_ERROR.message, 'unset VRD_LAB_INSTANCE for the default lab, or set it to the number of the lab to use')
+  }
 }
 
 /**
