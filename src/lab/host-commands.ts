@@ -2,7 +2,7 @@
  * Commands the lab runs on this machine besides docker: the egress guard (iptables), rootfs
  * building (debootstrap, chroot, tar), keys (ssh-keygen) and wheels (pip). Pure data.
  */
-import { type Argv, type Cmd, argv, pipe } from '../command/shell.js'
+import { type Argv, type Cmd, argv, pipe, withEnv } from '../command/shell.js'
 import { INSTANCE, type LabNetwork } from './layout.js'
 
 export const GUARD_CHAIN = 'DOCKER-USER'
@@ -50,10 +50,19 @@ export interface DebootstrapSpec {
   readonly cacheDir: string
 }
 
-export const debootstrap = (s: DebootstrapSpec): Argv => argv('debootstrap', '--variant=minbase', `--cache-dir=${s.cacheDir}`, s.suite, s.target, s.mirror)
+/**
+ * What runs inside a chroot gets this machine's environment: a `$TMPDIR` of the host (a test run's
+ * own temp folder) names no directory in the new root, and dpkg's maintainer scripts then fail on
+ * mktemp. Every command that runs programs in a chroot (debootstrap's second stage, chroot) gets
+ * the root's own /tmp.
+ */
+const IN_ROOT_ENV = { TMPDIR: '/tmp' }
+
+export const debootstrap = (s: DebootstrapSpec): Argv =>
+  withEnv(IN_ROOT_ENV, 'debootstrap', '--variant=minbase', `--cache-dir=${s.cacheDir}`, s.suite, s.target, s.mirror)
 
 /** Run a program inside a rootfs tree. */
-export const chroot = (root: string, ...args: string[]): Argv => argv('chroot', root, ...args)
+export const chroot = (root: string, ...args: string[]): Argv => withEnv(IN_ROOT_ENV, 'chroot', root, ...args)
 
 export const copyTree = (source: string, target: string): Argv => argv('cp', '-a', '--', source, target)
 

@@ -174,6 +174,9 @@ describe('host command builders', () => {
       'http://m/debian',
     ])
     expect(chroot('/t', '/bin/sh', '/tmp/s.sh', 'node').argv).toEqual(['chroot', '/t', '/bin/sh', '/tmp/s.sh', 'node'])
+    // A host $TMPDIR (a test run's own folder) names nothing inside the new root: both run with its /tmp.
+    expect(chroot('/t', 'true').env).toEqual({ TMPDIR: '/tmp' })
+    expect(debootstrap({ suite: 'bookworm', target: '/t', mirror: 'http://m/debian', cacheDir: '/c' }).env).toEqual({ TMPDIR: '/tmp' })
   })
 
   it('downloads binary wheels for cp311 manylinux x86_64', () => {
