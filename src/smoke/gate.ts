@@ -24,6 +24,10 @@ export interface SmokeGateInput {
   readonly transports: ReadonlyMap<string, Transport>
   readonly env: NodeJS.ProcessEnv
   readonly onProgress?: (m: string) => void
+  /** Nodes with no transport, and why (their connection error): a check that needs them says it could not look. */
+  readonly unreachable?: ReadonlyMap<string, string>
+  /** A cancel: the waits and node commands in flight stop, and the smoke ends without a verdict on the release. */
+  readonly signal?: AbortSignal
 }
 
 export interface SmokeGateResult {
@@ -32,6 +36,8 @@ export interface SmokeGateResult {
   readonly text: string
   readonly outputs: Readonly<Record<string, string>>
   readonly summary: string
+  /** The smoke was cancelled (its signal aborted) before it reached a verdict. */
+  readonly cancelled?: boolean
 }
 
 /** Everything the gate saw, for the task's JSON. */
@@ -40,20 +46,9 @@ export interface SmokeGateDetail extends SmokeGateResult {
   readonly json: ReturnType<typeof smokeJson>
 }
 
-export async function runSmokeGate(input: {
-  readonly manifest: Manifest
-  readonly transports: ReadonlyMap<string, Transport>
-  readonly env: NodeJS.ProcessEnv
-  readonly onProgress?: (m: string) => void
-}): Promise<{
-  readonly ok: boolean
-  readonly findings: readonly Finding[]
-  readonly text: string
-  readonly outputs: Readonly<Record<string, string>>
-  readonly summary: string
-}> {
-  const { ok, findings, text, outputs, summary } = await runSmoke(input)
-  return { ok, findings, text, outputs, summary }
+export async function runSmokeGate(input: SmokeGateInput): Promise<SmokeGateResult> {
+  const { ok, findings, text, outputs, summary, cancelled } = await runSmoke(input)
+  return { ok, findings, text, outputs, summary, ...(cancelled && { cancelled }) }
 }
 
 /** The Ray query on the head: vLLM's placement group and the node list. */
@@ -73,6 +68,8 @@ interface SmokeSeen {
   readyAfterMs?: number
   inference?: InferenceResult
   proof?: ClusterProof
+  /** Cancelled before it could finish: no verdict on the release. */
+  cancelled?: boolean
   readonly findings: Finding[]
 }
 
@@ -89,7 +86,10 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   const prove = async (t: Transport): Promise<void> => {
     if (!s.clusterProof) return
     if (m.vllm.executorBackend === 'mp') {
-      const native = await proveNativeCluster(m, input.transports)
+      const native = await proveNativeCluster(m, input.transports, {
+        ...(input.unreachable && { unreachable: input.unreachable }),
+        ...(input.signal && { signal: input.signal }),
+      })
       seen.proof = native
       findings.push(...native.findings)
       return say(nativeProofLine(native))
@@ -120,7 +120,15 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
 
   // 1. Readiness: /health on the head, the process and its log on every poll.
   say(`smoke: waiting for vLLM on ${head.name} (up to ${s.readyTimeoutSeconds} s)`)
-  const w = await watchVllmStartup(headT, m, { deadlineMs: s.readyTimeoutSeconds * 1000, ...(input.onProgress && { onProgress: input.onProgress }) })
+  const w = await watchVllmStartup(headT, m, {
+    deadlineMs: s.readyTimeoutSeconds * 1000,
+    ...(input.onProgress && { onProgress: input.onProgress }),
+    ...(input.signal && { signal: input.signal }),
+  })
+  if (input.signal?.aborted) {
+    seen.cancelled = true
+    return finish()
+  }
   if (!w.ready) {
     findings.push(...notReadyFindings(m, w))
     await prove(headT)
@@ -154,6 +162,7 @@ export async function runSmoke(input: SmokeGateInput): Promise<SmokeGateDetail> 
   const [inferred] = await Promise.all([runInference(m, http, input.onProgress ? { onProgress: input.onProgress } : {}), prove(headT)])
   seen.inference = inferred
   findings.push(...inferred.findings)
+  if (input.signal?.aborted) seen.cancelled = true
   return finish()
 }
 
@@ -170,7 +179,8 @@ function smokeDetail(m: Manifest, seen: SmokeSeen): SmokeGateDetail {
     findings: sorted,
   }
   return {
-    ok: !sorted.some((f) => f.severity === 'error'),
+    ok: !seen.cancelled && !sorted.some((f) => f.severity === 'error'),
+    ...(seen.cancelled && { cancelled: true }),
     findings: sorted,
     text: renderSmokeText(report),
     outputs: smokeOutputs(report),

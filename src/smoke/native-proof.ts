@@ -12,7 +12,7 @@ import type { Manifest } from '../manifest/schema.js'
 import { executorOf, nodeRank } from '../plan/executor-commands.js'
 import type { Finding } from '../preflight/finding.js'
 import { type MemberView, judgeGroup, nativeGroupPoll, parseNodePoll } from '../preflight/native-group.js'
-import type { Transport } from '../transport/transport.js'
+import { type RunResult, type Transport, outcome } from '../transport/transport.js'
 import type { ClusterProof } from './cluster-proof.js'
 import { smokeFinding } from './finding.js'
 
@@ -41,22 +41,59 @@ function missing(m: Manifest, x: MemberView, store: string, strangers: readonly 
   )
 }
 
-export async function proveNativeCluster(m: Manifest, transports: ReadonlyMap<string, Transport>): Promise<ClusterProof> {
+/**
+ * Why the proof could not look at a node: no connection to it, or its poll did not finish (a poll
+ * that ran prints `@@log` whatever it finds). Undefined: the node was looked at.
+ */
+function unseen(r: RunResult | undefined, why: string | undefined): string | undefined {
+  if (!r) return why ?? 'no SSH connection to it'
+  if (r.code === 0 && r.stdout.includes('@@log')) return undefined
+  return `its poll did not finish (${outcome(r)}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').pop()!.slice(0, 200)}` : ''})`
+}
+
+/** A node the proof could not see: the check is incomplete; nothing is said about the node, and no restart is proposed. */
+function incomplete(node: string, why: string, store: string): Finding {
+  return smokeFinding(
+    'SMOKE_CHECK_INCOMPLETE',
+    `The smoke test could not see whether ${node} is in vLLM's process group: ${why}. This is a failure of the check, not a verdict on the release.`,
+    { store, [`${node}`]: why },
+    `Make ${node} reachable over SSH from where the smoke runs (key, host key pin, network; vllm-ray-deploy preflight says more), then run the smoke test again. Nothing on the cluster needs to change for this.`,
+    node,
+  )
+}
+
+export interface NativeProofOptions {
+  /** Why a node has no transport (its connection error), for the finding. */
+  readonly unreachable?: ReadonlyMap<string, string>
+  readonly signal?: AbortSignal
+}
+
+export async function proveNativeCluster(m: Manifest, transports: ReadonlyMap<string, Transport>, o: NativeProofOptions = {}): Promise<ClusterProof> {
   const nodes = executorOf(m).serveNodes(m)
   const polls = await Promise.all(
     nodes.map(async (n) => {
       const t = transports.get(n.name)
-      const r = t ? await t.run(nativeGroupPoll(m, NO_LOG), { timeoutMs: 60_000 }) : undefined
-      return { name: n.name, rank: nodeRank(m, n), fabricIp: n.fabricIp, poll: parseNodePoll(r?.stdout ?? '') }
+      const r = t ? await t.run(nativeGroupPoll(m, NO_LOG), { timeoutMs: 60_000, ...(o.signal && { signal: o.signal }) }) : undefined
+      return { name: n.name, rank: nodeRank(m, n), fabricIp: n.fabricIp, poll: parseNodePoll(r?.stdout ?? ''), unseen: unseen(r, o.unreachable?.get(n.name)) }
     }),
   )
   const group = judgeGroup(polls)
   const store = `${nodes[0]!.fabricIp}:${m.vllm.masterPort}`
   const ranksPerNode = (m.vllm.tensorParallelSize * m.vllm.pipelineParallelSize) / nodes.length
+  // A worker is judged from its own poll and the head's (the head holds the store's connections): without either, it is unseen.
+  const headUnseen = polls.find((p) => p.rank === 0)?.unseen
+  const whyUnseen = (p: (typeof polls)[number]): string | undefined =>
+    p.unseen ?? (p.rank !== 0 && headUnseen ? `the head's store could not be read (${headUnseen})` : undefined)
+  const findings = group.members
+    .filter((x) => !x.joined)
+    .map((x) => {
+      const why = whyUnseen(polls.find((p) => p.name === x.node)!)
+      return why ? incomplete(x.node, why, store) : missing(m, x, store, group.strangers)
+    })
   return {
     group: { store, ranksPerNode, formed: group.formed },
     serving: group.members.map((x) => ({ ip: x.fabricIp, node: x.node, bundles: ranksPerNode, alive: x.joined })),
-    findings: group.members.filter((x) => !x.joined).map((x) => missing(m, x, store, group.strangers)),
+    findings,
   }
 }
 

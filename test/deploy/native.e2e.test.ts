@@ -19,6 +19,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import { headCompletion } from './support/head-completion.js'
+import { smokeTask } from '../../src/tasks/smoke.js'
 import type { Transport } from '../../src/transport/transport.js'
 import { resetLabNodes } from './support/lab-nodes.js'
 
@@ -35,6 +36,7 @@ const progress = (m: string) => {
 const opts = (extra: Partial<DeployTaskOptions> = {}): DeployTaskOptions => ({ credentials: creds, env: process.env, onProgress: progress, ...extra })
 const run = async (t: Transport, ...args: string[]) => (await t.run(argv(...args), { timeoutMs: 60_000 })).stdout.trim()
 const head = () => transports.get('spark-a')!
+const worker = () => transports.get('spark-b')!
 type Report = { result: string; release: string; rolledBack: boolean; failure?: { stage: string }; findings: { code: string; node: string | null }[] }
 const json = (o: { json: unknown }) => o.json as Report
 
@@ -125,4 +127,16 @@ describe.sequential('the native executor on the lab', () => {
     expect(await currentOnEveryNode()).toEqual(['n1', 'n1'])
     expect((await completion()).length).toBeGreaterThan(0)
   }, 900_000)
+
+  it('`smoke` (the task the CLI, the Action and the scheduled workflow run) passes on the healthy cluster, and names the worker whose vllm serve stopped', async () => {
+    const healthy = await smokeTask(native, { credentials: creds, env: process.env, onProgress: progress })
+    expect(healthy.exitCode, healthy.text).toBe(0)
+    expect(healthy.outputs?.verdict).toBe('passed')
+    await worker().run(argv('docker', 'exec', manifest.container.name, 'pkill', '-f', 'vllm serve'), { timeoutMs: 30_000 })
+    const broken = await smokeTask(native, { credentials: creds, env: process.env, onProgress: progress })
+    expect(broken.exitCode, broken.text).toBe(1)
+    const findings = (broken.json as { findings: { code: string; node: string | null }[] }).findings
+    expect(findings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'SMOKE_NATIVE_NODE_MISSING', node: 'spark-b' })]))
+    expect(findings.map((f) => f.code)).not.toContain('SMOKE_CHECK_INCOMPLETE')
+  }, 600_000)
 })
