@@ -14,6 +14,7 @@ export const ON_FAILURE: readonly OnFailure[] = ['rollback', 'stop', 'keep']
 
 /** Every stage name, for progress lines, log groups and the report's `failure.stage`. */
 export type RolloutStage =
+  | 'inputs'
   | 'script-check'
   | 'lock'
   | 'state'

@@ -15,7 +15,7 @@ import type { ExecuteResult } from '../execute/execute.js'
 import type { Manifest } from '../manifest/schema.js'
 import { PHASE_NAMES, type PhaseName } from '../plan/plan.js'
 import { activateStage, pruneStage } from './stages/after.js'
-import { lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
+import { inputsStage, lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
 import { RolloutIo, type Stage, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
@@ -35,6 +35,7 @@ const START: readonly Stage[] = [releaseFilesStage, stopPreviousStage, launchSta
 
 /** A new release from this machine's manifest, in order. */
 export const DEPLOY_STAGES: readonly Stage[] = [
+  inputsStage,
   scriptCheckStage,
   lockStage,
   stateStage,

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import type { PlannedStep, StepInput } from '../plan/plan.js'
 import { argv } from '../command/shell.js'
 import { readLaunchScript } from '../manifest/launch-path.js'
+import { secretValueProblem } from './secret-value.js'
 import { PROBE_PROGRAM } from '../probe/probe-command.js'
 import { LocalTransport } from '../transport/local.js'
 
@@ -32,12 +33,12 @@ export function stdinProvider(manifestPath: string, env: NodeJS.ProcessEnv = pro
       case 'probe':
         return PROBE_PROGRAM
       case 'secret-env': {
-        const missing = input.names.filter((n) => env[n] === undefined)
-        if (missing.length > 0) throw new Error(`secret environment variable(s) not set for this run: ${missing.join(', ')}`)
-        // docker's --env-file takes one NAME=value per line: a line break would split the secret.
-        const multiline = input.names.filter((n) => /[\r\n]/.test(env[n]!))
-        if (multiline.length > 0)
-          throw new Error(`secret environment variable(s) ${multiline.join(', ')} contain a line break, which docker --env-file cannot carry`)
+        // The deploy checked these before its first node command (src/deploy/run-inputs.ts); a plan run on its own meets the same rule here.
+        const bad = input.names.flatMap((n) => {
+          const p = secretValueProblem(env[n])
+          return p ? [`${n} ${p}`] : []
+        })
+        if (bad.length > 0) throw new Error(`secret environment variable ${bad.join('; ')}`)
         return input.names.map((n) => `${n}=${env[n]}`).join('\n') + '\n'
       }
       case 'secret-value': {

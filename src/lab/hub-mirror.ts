@@ -23,7 +23,7 @@ export interface HubMirrorRequest {
   readonly bytes: number
 }
 export interface HubMirrorStalled {
-  readonly event: 'stalled'
+  readonly event: 'stalled' | 'corrupted'
   readonly path: string
   readonly bytes: number
 }
@@ -49,6 +49,8 @@ export interface HubMirror {
   waitFor(pred: (e: HubMirrorEvent) => boolean, from?: number): Promise<HubMirrorEvent>
   /** Files whose GET sends half and then holds the connection (none: back to normal). */
   stall(paths: readonly string[]): Promise<void>
+  /** Files whose GET sends the right number of wrong bytes, while the listing keeps the true digests (none: back to normal). */
+  corrupt(paths: readonly string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -109,6 +111,10 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
     child.on('error', reject)
   })
   const info = await listening
+  const control = async (name: string, paths: readonly string[]) => {
+    if (paths.length === 0) await rm(join(work, name), { force: true })
+    else await writeFile(join(work, name), `${paths.join('\n')}\n`)
+  }
   return {
     endpoint: `http://${bind}:${info.port}`,
     repo: o.repo,
@@ -121,10 +127,8 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
       if (exited) return Promise.reject(exited)
       return new Promise((resolve, reject) => waiters.push({ pred, from, resolve, reject }))
     },
-    async stall(paths) {
-      if (paths.length === 0) await rm(join(work, 'stall'), { force: true })
-      else await writeFile(join(work, 'stall'), `${paths.join('\n')}\n`)
-    },
+    stall: (paths) => control('stall', paths),
+    corrupt: (paths) => control('corrupt', paths),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const gone = new Promise((r) => child.once('exit', r))

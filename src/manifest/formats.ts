@@ -244,6 +244,8 @@ export const scalarText = () =>
       error: (issue) => `expected a string (or a number or boolean, which is turned into text), got ${describeValue(issue.input)}`,
     })
     .transform((value) => String(value))
+    // A NUL cannot be in an argument or an environment value: the node would never receive it.
+    .refine((value) => !value.includes('\0'), { error: 'contains a NUL character, which no argument or environment value can carry' })
 
 /** `NAME: value` pairs with checked names. */
 export const envMap = () => z.record(envName(), scalarText())

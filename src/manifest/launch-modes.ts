@@ -85,6 +85,7 @@ const EVERY_MODE_READS = [
   'model.source.hub.repo',
   'model.source.hub.revision',
   'model.source.hub.endpoint',
+  'model.source.hub.allowInsecure',
   'model.source.runner.dir',
   'model.source.nodes',
   'model.distribution',

@@ -223,10 +223,23 @@ export const HubSourceSchema = z
       ),
     endpoint: z
       .string()
-      .regex(/^https?:\/\/[^\s]+$/, { error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
+      .regex(/^https?:\/\/[^\s]+$/i, { error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
       .optional()
       .meta({ examples: ['https://hf-mirror.example.com'] })
-      .describe("A hub mirror (the client's `HF_ENDPOINT`), reached from the node that downloads; absent: the client's default, https://huggingface.co."),
+      .describe(
+        "A hub mirror (the client's `HF_ENDPOINT`), reached from the node that downloads; absent: the client's default, https://huggingface.co. A plain `http://` endpoint needs `allowInsecure: true`.",
+      ),
+    allowInsecure: z
+      .boolean()
+      .optional()
+      .describe(
+        'Allow a plain `http://` endpoint: the token and the files then cross the network unencrypted, and anyone on the path can change the bytes (the download is still checked against the digests the endpoint lists). Default false.',
+      ),
+  })
+  .refine((h) => h.endpoint === undefined || !/^http:/i.test(h.endpoint) || h.allowInsecure === true, {
+    path: ['endpoint'],
+    error: (issue) =>
+      `${describeValue((issue.input as { endpoint?: unknown }).endpoint)} is plain http: the token and the weights would cross the network unencrypted. Use an https:// endpoint, or set model.source.hub.allowInsecure: true for a mirror on a network you trust`,
   })
   .describe(
     'Download a Hugging Face repository at a revision with the real `huggingface_hub` client; the token comes from the `hf-token` input / `HF_TOKEN`, never argv or logs.',

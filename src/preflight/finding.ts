@@ -41,6 +41,7 @@ export const FINDING_CODES = [
   'IMAGE_TRANSFER_FAILED',
   // Model weights (src/deploy/weights/transfer.ts)
   'WEIGHTS_MISMATCH',
+  'WEIGHTS_DIGEST_MISMATCH',
   'WEIGHTS_REVISION_NOT_PINNED',
   // A rollback's weights against its release's weights.json (src/deploy/weights/restore.ts)
   'ROLLBACK_WEIGHTS_CHANGED',
@@ -95,6 +96,7 @@ export const FINDING_CODES = [
   'SCRIPT_NATIVE_RANK_GAP',
   'SCRIPT_NNODES_MISMATCH',
   // Deploy and rollback (src/deploy/)
+  'SECRET_INVALID',
   'DEPLOY_LOCKED',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
@@ -134,6 +136,8 @@ export const FINDING_CODES = [
   'SMOKE_SERVING_NODE_MISSING',
   // The native mode's proof that the model spans the cluster (src/smoke/native-proof.ts)
   'SMOKE_NATIVE_NODE_MISSING',
+  // A smoke check that could not look at a node (no connection, its command failed): never a verdict on the node
+  'SMOKE_CHECK_INCOMPLETE',
 ] as const
 
 export type FindingCode = (typeof FINDING_CODES)[number]

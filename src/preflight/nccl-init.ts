@@ -28,12 +28,6 @@ export interface NcclInit {
   readonly warnings: readonly string[]
 }
 
-export type NcclTransport =
-  | { readonly kind: 'ib'; readonly network: string }
-  | { readonly kind: 'socket'; readonly reason: 'ib-hca-unmatched' | 'no-ib-device' | 'ib-not-chosen'; readonly via?: string }
-  | { readonly kind: 'failed'; readonly reason: string }
-  | { readonly kind: 'unknown' }
-
 const first = (text: string, re: RegExp): string | undefined => re.exec(text)?.[1]?.trim()
 
 export function parseNcclInit(text: string): NcclInit {
@@ -52,16 +46,4 @@ export function parseNcclInit(text: string): NcclInit {
     ...(socketInterfaces && { socketInterfaces }),
     warnings,
   }
-}
-
-/** The transport NCCL chose, and why it is sockets when it is. */
-export function ncclTransport(init: NcclInit): NcclTransport {
-  if (init.network === undefined) {
-    const warning = init.warnings[0]
-    return warning ? { kind: 'failed', reason: warning } : { kind: 'unknown' }
-  }
-  if (init.network !== 'Socket') return { kind: 'ib', network: init.network }
-  const via = init.socketInterfaces
-  const reason = init.ibHca !== undefined && init.ibNoDevice ? 'ib-hca-unmatched' : init.ibNoDevice ? 'no-ib-device' : 'ib-not-chosen'
-  return { kind: 'socket', reason, ...(via && { via }) }
 }

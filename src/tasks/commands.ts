@@ -23,6 +23,7 @@ import { planTask } from './plan.js'
 import { preflightTask } from './preflight.js'
 import { smokeTask } from './smoke.js'
 import { validateTask } from './validate.js'
+import { redactOutcome, redactText, secretsOfRun } from './redact.js'
 
 export { OPTIONS }
 
@@ -154,8 +155,10 @@ export const COMMANDS = [
     options: ['manifest', 'json', ...ssh],
     required: ['manifest'],
     ssh: true,
+    cancellable: true,
     action: { outputs: [...FINDINGS_OUTPUTS, ...SMOKE_FIGURES] },
-    run: (ctx) => smokeTask(manifestOf(ctx), { credentials: ctx.credentials!, env: ctx.env, onProgress: ctx.onProgress }),
+    run: (ctx) =>
+      smokeTask(manifestOf(ctx), { credentials: ctx.credentials!, env: ctx.env, onProgress: ctx.onProgress, ...(ctx.signal && { signal: ctx.signal }) }),
   },
   {
     name: 'diagnose',
@@ -298,6 +301,18 @@ export function sshCredentials(
  * Action lets the cancel finish within the runner's grace and leaves the lock to its post step).
  */
 export async function runCommand(
+  spec: CommandSpec,
+  ctx: Omit<CommandContext, 'credentials' | 'signal'>,
+  door: { readonly howToGiveKey: string; readonly onSecondSignal?: () => void; readonly missing: (option: OptionKey) => string },
+): Promise<TaskOutcome> {
+  // One redaction pass over what leaves the tool (src/tasks/redact.ts): each progress line and the outcome.
+  const secrets = await secretsOfRun(ctx.values, ctx.env)
+  const onProgress = secrets.length > 0 ? (m: string) => ctx.onProgress(redactText(m, secrets)) : ctx.onProgress
+  const outcome = await runUnredacted(spec, { ...ctx, onProgress }, door)
+  return redactOutcome(outcome, secrets)
+}
+
+async function runUnredacted(
   spec: CommandSpec,
   ctx: Omit<CommandContext, 'credentials' | 'signal'>,
   door: { readonly howToGiveKey: string; readonly onSecondSignal?: () => void; readonly missing: (option: OptionKey) => string },

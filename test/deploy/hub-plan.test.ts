@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { render, renderScript } from '../../src/command/shell.js'
-import { HF_TOKEN_ENV, HUB_DOWNLOAD_CONTAINER, type HubDownloadInput, parseHubDownload, planHubDownload } from '../../src/deploy/weights/hub.js'
+import { HF_TOKEN_ENV, HUB_DOWNLOAD_CONTAINER, type HubDownloadInput, discardDownloaded, planHubDownload } from '../../src/deploy/weights/hub.js'
+import { hubDigestMismatches, parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
 import { stdinProvider } from '../../src/execute/inputs.js'
 
 const COMMIT = 'e92c2e196f8b7634f3585a96b83bbf0bf41c09ea'
@@ -129,8 +130,16 @@ describe('parseHubDownload', () => {
     `Fetching 2 files\n${JSON.stringify({ repo: base.repo, revision: base.revision, commit: COMMIT, client: '2.4.0', files, fetched, 'vrd-hub': 1 })}\n`
   const run = (stdout: string, code = 0, stderr = '') => ({ node: 'spark-a', code, stdout, stderr })
   const good = [
-    { path: 'config.json', size: 21, blobId: 'b44ca83de3f3f4c0311f57d048cd9db556ceaa8d', sha256: null, localSize: 21 },
-    { path: 'model-00001-of-00002.safetensors', size: 3000000, blobId: blob, sha256: sha, localSize: 3000000 },
+    {
+      path: 'config.json',
+      size: 21,
+      blobId: 'b44ca83de3f3f4c0311f57d048cd9db556ceaa8d',
+      lfs: false,
+      sha256: null,
+      localSize: 21,
+      localBlobId: 'b44ca83de3f3f4c0311f57d048cd9db556ceaa8d',
+    },
+    { path: 'model-00001-of-00002.safetensors', size: 3000000, blobId: blob, lfs: true, sha256: sha, localSize: 3000000, localBlobId: null },
   ]
 
   it("reads the hub's listing: paths, sizes, blob ids, the sha256 of LFS files, what this run fetched", () => {
@@ -201,6 +210,43 @@ describe('parseHubDownload', () => {
       expect(r.problem.code).toBe('HUB_LISTING_INVALID')
       expect(r.problem.message).toMatch(why)
     }
+  })
+
+  it('a file kept in git whose node copy has another git blob id is WEIGHTS_DIGEST_MISMATCH naming the file and both ids', () => {
+    const other = '0123456789abcdef0123456789abcdef01234567'
+    const r = parseHubDownload(base, run(listing([{ ...good[0], localBlobId: other }, good[1]])))
+    expect(r).toMatchObject({
+      ok: false,
+      problem: {
+        code: 'WEIGHTS_DIGEST_MISMATCH',
+        evidence: { file: 'config.json', hub: `git blob ${good[0]!.blobId}`, found: `git blob ${other}`, node: 'spark-a' },
+      },
+    })
+  })
+
+  it('an LFS file the hub lists without its SHA-256 is refused (HUB_DIGEST_MISSING): its bytes could not be checked', () => {
+    const r = parseHubDownload(base, run(listing([good[0], { ...good[1], sha256: null }])))
+    expect(r).toMatchObject({ ok: false, problem: { code: 'HUB_DIGEST_MISSING', evidence: { file: 'model-00001-of-00002.safetensors' } } })
+  })
+
+  it("a file kept in git without the node's git blob id is a listing this tool cannot read", () => {
+    const r = parseHubDownload(base, run(listing([{ ...good[0], localBlobId: null }, good[1]])))
+    expect(r).toMatchObject({ ok: false, problem: { code: 'HUB_LISTING_INVALID' } })
+  })
+
+  it('hubDigestMismatches: each LFS file whose node SHA-256 differs or is absent; files kept in git are not its business', () => {
+    const l = parseHubDownload(base, run(listing(good)))
+    if (!l.ok) throw new Error(l.problem.message)
+    expect(hubDigestMismatches(l.value, new Map([['model-00001-of-00002.safetensors', { sha256: sha }]]))).toEqual([])
+    expect(hubDigestMismatches(l.value, new Map([['model-00001-of-00002.safetensors', { sha256: 'f'.repeat(64) }]]))).toEqual([
+      { path: 'model-00001-of-00002.safetensors', hub: sha, found: 'f'.repeat(64) },
+    ])
+    expect(hubDigestMismatches(l.value, new Map())).toEqual([{ path: 'model-00001-of-00002.safetensors', hub: sha }])
+  })
+
+  it("discardDownloaded removes the files and huggingface_hub's record of them, and refuses a path out of dest", () => {
+    expect(render(discardDownloaded('/m', ['a/b.safetensors']))).toBe('rm -f -- /m/a/b.safetensors /m/.cache/huggingface/download/a/b.safetensors.metadata')
+    expect(() => discardDownloaded('/m', ['../etc/passwd'])).toThrow(/relative/)
   })
 
   it('a file shorter on disk than the hub lists is HUB_FILE_INCOMPLETE, naming the file and both sizes', () => {

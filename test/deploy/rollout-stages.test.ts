@@ -72,6 +72,7 @@ describe('a deploy through every stage', () => {
     expect(r).toMatchObject({ command: 'deploy', release: 'r1', changed: true, rolledBack: false, imageId: sim.imageId })
     expect(r.previousRelease).toBeUndefined()
     expect(o.stages).toEqual([
+      'inputs',
       'script-check',
       'lock',
       'state',
@@ -233,8 +234,9 @@ describe('each stage stops the rollout before anything changes', () => {
     const cancel = new AbortController()
     cancel.abort()
     const r = await deploy(sim, { signal: cancel.signal })
-    expect(r).toMatchObject({ result: 'cancelled', changed: false, failure: { stage: 'image' } })
-    expect(r.onFailure?.detail).toMatch(/^cancelled: stopped at image; current still names/)
+    // No stage starts once the rollout is cancelled: not even the lock is taken.
+    expect(r).toMatchObject({ result: 'cancelled', changed: false, failure: { stage: 'inputs' } })
+    expect(r.onFailure?.detail).toBe('cancelled at inputs: nothing was changed on the nodes; current was not read (the lock was not taken); it was not touched')
   })
 
   it('a release id that names other content on the nodes is refused at release-files', async () => {
@@ -312,7 +314,7 @@ describe('on-failure, once for every stage', () => {
     expect(await lockHeld(sim)).toBe('free')
   })
 
-  it('a cancel mid-launch ends cancelled at its phase, is not rolled back, and starts no later step', async () => {
+  it('a cancel mid-launch ends cancelled at its phase, is not rolled back, starts no later step and stops what it started', async () => {
     sim = new SimCluster(simManifest())
     await deployed(sim, 'r1')
     const cancel = new AbortController()
@@ -329,21 +331,38 @@ describe('on-failure, once for every stage', () => {
       },
     })
     const r = await deployRelease({ ...o, transports: wrapped })
-    expect(r).toMatchObject({ result: 'cancelled', changed: true, failure: { stage: 'ray-head' } })
-    expect(r.onFailure?.detail).toBe('cancelled: stopped at ray-head; current still names r1')
+    expect(r).toMatchObject({ result: 'cancelled', changed: true, rolledBack: false, failure: { stage: 'ray-head' } })
+    expect(r.onFailure).toEqual({
+      action: 'stop',
+      ok: true,
+      detail: 'cancelled at ray-head: stopped the containers of r2 it had started; current still names r1',
+    })
     expect(sim.ran('spark-b', /r2\/start\.sh/)).toEqual([])
   })
 
-  it('a failed step is DEPLOY_STEP_FAILED naming the step, its node and its command; on-failure runs after it', async () => {
+  it('a failed step is DEPLOY_STEP_FAILED naming the step, its node and its command; at release-files nothing ran yet, so on-failure stops nothing', async () => {
     sim = new SimCluster(simManifest())
     await deployed(sim, 'r1')
     sim.fail({ node: 'spark-b', when: /WRITE|hashlib/, result: { code: 1, stderr: 'No space left on device' } })
+    const before = sim.log.length
     const r = await deploy(sim, { release: 'r2', force: true, onFailure: 'stop' })
-    expect(r).toMatchObject({ result: 'failed', changed: true, failure: { stage: 'release-files' } })
+    // The release's files are its own directory: the running r1 was never touched, and on-failure
+    // 'stop' must not remove r1's containers (they share the container name with r2's).
+    expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'release-files' } })
+    expect(r.onFailure?.action).toBe('none')
+    expect(sim.log.slice(before).filter((l) => l.command.includes('docker rm -f'))).toEqual([])
     const f = r.findings.find((x) => x.code === 'DEPLOY_STEP_FAILED')!
     expect(f).toMatchObject({ node: 'spark-b', severity: 'error' })
     expect(f.message).toMatch(/^Step release-files of phase release-files failed on spark-b: exit 1: No space left on device\.$/)
     expect(f.evidence.command).toMatch(/^python3 -c /)
+  })
+
+  it('a step that fails once containers changed runs on-failure (stop removes the new containers)', async () => {
+    sim = new SimCluster(simManifest())
+    await deployed(sim, 'r1')
+    sim.fail({ node: 'spark-b', when: /releases\/r2\/start\.sh/, result: { code: 1, stderr: 'ray start failed' } })
+    const r = await deploy(sim, { release: 'r2', force: true, onFailure: 'stop' })
+    expect(r).toMatchObject({ result: 'failed', changed: true })
     expect(r.onFailure).toMatchObject({ action: 'stop', ok: true })
   })
 

@@ -12,13 +12,21 @@ import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { argv, render } from '../../src/command/shell.js'
 import { compareNode, describeNode, parseListing } from '../../src/deploy/weights/compare.js'
+import type { HubPlanner } from '../../src/deploy/weights/delivery.js'
+import { discardDownloaded } from '../../src/deploy/weights/hub.js'
+import { parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
 import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/manifest.js'
-import { planSends, sendBytes, withModel } from '../../src/deploy/weights/plan.js'
+import { type Send, planSends, withModel } from '../../src/deploy/weights/plan.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../src/plan/weights-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
 
+/** Bytes a plan moves over the runner's link and over the fabric. */
+const sendBytes = (sends: readonly Send[]) => ({
+  runner: sends.filter((s) => s.from === 'runner').reduce((n, s) => n + s.check.file.size - s.check.resumeFrom, 0),
+  fabric: sends.filter((s) => s.from !== 'runner').reduce((n, s) => n + s.check.file.size - s.check.resumeFrom, 0),
+})
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
 const A = Buffer.from('a'.repeat(1000))
 const B = Buffer.from('config {"x": 1}\n')
@@ -123,6 +131,18 @@ describe('the manifest section and the release it runs', () => {
         .join(),
     ).toMatch(/Hugging Face repository/)
     expect(withModelSection('  path: /m\n  source: { nodes: {} }\n  distribution: torrent\n').errors.length).toBeGreaterThan(0)
+  })
+  it('a plain http:// hub endpoint is refused at its place unless allowInsecure says so; https:// needs nothing', () => {
+    const hub = (extra: string) => withModelSection(`  path: /m\n  source:\n    hub: { repo: org/m, revision: main, ${extra} }\n`)
+    const plain = hub('endpoint: "http://10.0.0.5:8080"')
+    expect(plain.manifest).toBeUndefined()
+    expect(plain.errors).toHaveLength(1)
+    expect(plain.errors[0]).toMatchObject({ path: ['model', 'source', 'hub', 'endpoint'] })
+    expect(plain.errors[0]!.message).toMatch(/"http:\/\/10\.0\.0\.5:8080" is plain http.*allowInsecure: true/)
+    expect(hub('endpoint: "HTTP://10.0.0.5:8080"').errors).toHaveLength(1)
+    expect(hub('endpoint: "http://10.0.0.5:8080", allowInsecure: false').errors).toHaveLength(1)
+    expect(hub('endpoint: "http://10.0.0.5:8080", allowInsecure: true').errors).toEqual([])
+    expect(hub('endpoint: "https://hf-mirror.example.com"').errors).toEqual([])
   })
   it('mounts the path read-only, serves the path with the hub offline, keeps the served name', () => {
     const m = withModelSection('  path: /var/lib/vrd/models/qwen\n  source: { nodes: {} }\n').manifest!
@@ -336,5 +356,119 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     expect(f.message).toContain('1 corrupted (model-00001.safetensors)')
     expect(f.fix).toContain('relay')
     expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+  })
+})
+
+describe("a hub source: what a node downloaded is checked against the hub's own digests", () => {
+  const MODEL = '/vrd-hub-model-path-that-is-rewritten'
+  const COMMIT = 'e92c2e196f8b7634f3585a96b83bbf0bf41c09ea'
+  const gitBlob = (b: Buffer) =>
+    createHash('sha1')
+      .update(Buffer.concat([Buffer.from(`blob ${b.length}\0`), b]))
+      .digest('hex')
+  const nodeAt = (dir: string) => {
+    const local = new LocalTransport()
+    return {
+      label: dir,
+      run: (cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]) =>
+        local.run(argv('sh', '-c', render(cmd).replaceAll(MODEL, dir)), opts),
+      close: async () => {},
+    }
+  }
+  /**
+   * A stand-in for the download step: it writes what a mirror "served" and prints the listing the
+   * real step prints (the hub's digests, the node's git blob id of a file kept in git).
+   */
+  const hub =
+    (served: { shard: Buffer; config: Buffer }): HubPlanner =>
+    (_m, node, dir) => {
+      const input = { repo: 'org/model', revision: COMMIT, dest: dir, image: 'img' }
+      const line = JSON.stringify({
+        'vrd-hub': 1,
+        commit: COMMIT,
+        client: 'test',
+        fetched: ['config.json', 'model-00001.safetensors'],
+        files: [
+          {
+            path: 'config.json',
+            size: B.length,
+            blobId: gitBlob(B),
+            lfs: false,
+            sha256: null,
+            localSize: served.config.length,
+            localBlobId: gitBlob(served.config),
+          },
+          {
+            path: 'model-00001.safetensors',
+            size: A.length,
+            blobId: gitBlob(Buffer.from('pointer')),
+            lfs: true,
+            sha256: sha(A),
+            localSize: served.shard.length,
+            localBlobId: null,
+          },
+        ],
+      })
+      return [
+        {
+          cmd: argv(
+            'sh',
+            '-c',
+            'mkdir -p "$1" && printf %s "$2" > "$1/model-00001.safetensors" && printf %s "$3" > "$1/config.json" && printf "%s\\n" "$4"',
+            'sh',
+            dir,
+            served.shard.toString(),
+            served.config.toString(),
+            line,
+          ),
+          read: (r) => parseHubDownload(input, { node: node.name, code: r.code, stdout: r.stdout, stderr: r.stderr }),
+          discard: (paths) => discardDownloaded(dir, paths),
+        },
+      ]
+    }
+  const setup = (served: { shard: Buffer; config: Buffer }, distribution: 'each' | 'relay' = 'relay') => {
+    const m = withModelSection(`  path: ${MODEL}\n  source: { hub: { repo: org/model, revision: ${COMMIT} } }\n  distribution: ${distribution}\n`).manifest!
+    const dirs = m.nodes.map(() => mkdtempSync(join(tmpdir(), 'vrd-hub-node-')))
+    const transports = new Map(m.nodes.map((n, i) => [n.name, nodeAt(dirs[i]!)]))
+    return { m, dirs, transports, hub: hub(served) }
+  }
+  const flipped = Buffer.from(A.map((b) => b ^ 1))
+
+  it("the hub's bytes on every node (distribution: each): every node verified, each against the hub", async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports, hub: h } = setup({ shard: A, config: B }, 'each')
+    const said: string[] = []
+    const out = await deliverWeights({ m, transports, env: {}, onProgress: (l) => said.push(l), hub: h })
+    expect(out.ok, out.problem?.message).toBe(true)
+    for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
+    for (const n of m.nodes) expect(said).toContain(`[${n.name}] every file matches the hub's digests (2 files; 1 by SHA-256, the rest by git blob id)`)
+  })
+
+  it('an LFS file of the right size and the wrong bytes: WEIGHTS_DIGEST_MISMATCH with both digests, removed, nothing sent', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const { m, dirs, transports, hub: h } = setup({ shard: flipped, config: B })
+    const out = await deliverWeights({ m, transports, env: {}, onProgress: () => {}, hub: h })
+    expect(out.ok).toBe(false)
+    expect(out.problem?.code).toBe('WEIGHTS_DIGEST_MISMATCH')
+    const f = out.findings.find((x) => x.code === 'WEIGHTS_DIGEST_MISMATCH')!
+    expect(f.node).toBe(m.nodes[0]!.name)
+    expect(f.evidence['model-00001.safetensors']).toBe(`hub sha256 ${sha(A)}, ${m.nodes[0]!.name} has sha256 ${sha(flipped)}`)
+    expect(existsSync(join(dirs[0]!, 'model-00001.safetensors'))).toBe(false)
+    expect(existsSync(join(dirs[0]!, 'config.json'))).toBe(true)
+    expect(existsSync(join(dirs[1]!, 'model-00001.safetensors'))).toBe(false)
+    expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+  })
+
+  it('a file kept in git with the wrong bytes: WEIGHTS_DIGEST_MISMATCH by git blob id, removed', async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const bad = Buffer.from(B.map((b) => b ^ 1))
+    const { m, dirs, transports, hub: h } = setup({ shard: A, config: bad })
+    const out = await deliverWeights({ m, transports, env: {}, onProgress: () => {}, hub: h })
+    expect(out.problem?.code).toBe('WEIGHTS_DIGEST_MISMATCH')
+    expect(out.problem?.message).toContain(
+      `config.json on ${m.nodes[0]!.name} is not the file the hub lists: its git blob id is ${gitBlob(bad)}, the hub's is ${gitBlob(B)}`,
+    )
+    expect(out.findings.map((x) => [x.code, x.node])).toContainEqual(['WEIGHTS_DIGEST_MISMATCH', m.nodes[0]!.name])
+    expect(existsSync(join(dirs[0]!, 'config.json'))).toBe(false)
   })
 })

@@ -7,7 +7,8 @@
  * - each file crosses the hub link once, not once per node; the worker holds the same bytes;
  * - the model is served from model.path with the hub offline;
  * - a redeploy downloads 0 files and moves 0 bytes;
- * - the token is in no outcome, progress line, mirror log or file under the state dir and the model.
+ * - the token is in no outcome, progress line, mirror log or file under the state dir and the model;
+ * - a mirror that serves the wrong bytes at the right size is refused against the hub's own digests.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -40,6 +41,7 @@ let manifestPath: string
 let transports: Map<string, Transport>
 let mirror: HubMirror
 let creds: DeployTaskOptions['credentials']
+let modelDir: string
 const outcomes: TaskOutcome[] = []
 const head = () => transports.get('spark-a')!
 const worker = () => transports.get('spark-b')!
@@ -59,6 +61,7 @@ beforeAll(async () => {
   creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
   const dir = mkdtempSync(join(tmpdir(), 'vrd-weights-hub-e2e-'))
   const model = join(dir, 'model')
+  modelDir = model
   mkdirSync(model)
   writeFileSync(join(model, 'config.json'), '{"architectures": ["StandinForCausalLM"], "vocab_size": 256}\n')
   writeFileSync(join(model, 'tokenizer.json'), '{"model": {"type": "BPE"}}\n')
@@ -69,7 +72,7 @@ beforeAll(async () => {
   manifestPath = join(dir, 'weights-hub.yml')
   writeFileSync(
     manifestPath,
-    `${readFileSync(lab.path, 'utf8')}\nmodel:\n  path: ${MODEL_PATH}\n  source:\n    hub: { repo: ${REPO}, revision: ${mirror.commit}, endpoint: "${mirror.endpoint}" }\n  distribution: relay\n`,
+    `${readFileSync(lab.path, 'utf8')}\nmodel:\n  path: ${MODEL_PATH}\n  source:\n    hub: { repo: ${REPO}, revision: ${mirror.commit}, endpoint: "${mirror.endpoint}", allowInsecure: true }\n  distribution: relay\n`,
   )
   transports = await labTransports(manifest)
   for (const t of transports.values()) {
@@ -112,6 +115,58 @@ describe.sequential('a hub source through the lab mirror', () => {
     expect(o.exitCode, o.text).toBe(0)
     expect(fileDownloads(mirror.events.slice(from), REPO)).toEqual([])
     expect(o.outputs['weights-bytes-moved']).toBe('0')
+  }, 900_000)
+
+  it('a mirror serving wrong bytes of the right size is refused at the weights stage: the file, both digests, the running release untouched', async () => {
+    const shard = 'model-00002-of-00002.safetensors'
+    const hubSha = mirror.files.find((f) => f.path === shard)!.lfs!.oid
+    const served = readFileSync(join(modelDir, shard)).map((b) => b ^ 0xff)
+    const servedSha = createHash('sha256').update(served).digest('hex')
+    const running = async (t: Transport) =>
+      (
+        await sh(
+          t,
+          'docker',
+          'inspect',
+          '--format',
+          '{{.State.Running}} {{index .Config.Labels "io.vllm-ray-deploy.release"}} {{.State.StartedAt}}',
+          manifest.container.name,
+        )
+      ).stdout.trim()
+    const currentOf = async (t: Transport) => (await sh(t, 'readlink', `${clusterStateDir(manifest)}/current`)).stdout.trim()
+    const before = await Promise.all([running(head()), running(worker())])
+    const currentBefore = await Promise.all([currentOf(head()), currentOf(worker())])
+    expect(before.every((x) => x.startsWith('true '))).toBe(true)
+    // The head must download the shard again: its file and huggingface_hub's record of it gone.
+    await sh(head(), 'rm', '-f', `${MODEL_PATH}/${shard}`, `${MODEL_PATH}/.cache/huggingface/download/${shard}.metadata`)
+    await mirror.corrupt([shard])
+    const from = mirror.events.length
+    const o = await deploy('h3')
+    await mirror.corrupt([])
+    expect(o.exitCode, o.text).not.toBe(0)
+    expect(mirror.events.slice(from).some((e) => e.event === 'corrupted' && e.path.endsWith(shard))).toBe(true)
+    const report = o.json as {
+      result: string
+      failure?: { stage: string; reason: string }
+      changed: boolean
+      findings: { code: string; node: string; evidence: Record<string, string> }[]
+    }
+    expect(report.failure?.stage).toBe('weights')
+    expect(report.changed).toBe(false)
+    const finding = report.findings.find((f) => f.code === 'WEIGHTS_DIGEST_MISMATCH')
+    expect(finding?.node).toBe('spark-a')
+    expect(finding?.evidence[shard]).toContain(hubSha)
+    expect(finding?.evidence[shard]).toContain(servedSha)
+    expect(o.text).toContain(shard)
+    // Nothing changed: the same release current and its containers still the same running ones.
+    expect(await Promise.all([currentOf(head()), currentOf(worker())])).toEqual(currentBefore)
+    expect(await Promise.all([running(head()), running(worker())])).toEqual(before)
+    // The wrong bytes are not left behind as if finished: the next deploy downloads the shard again, and it is right.
+    expect((await sh(head(), 'test', '-e', `${MODEL_PATH}/${shard}`)).code).toBe(1)
+    const again = await deploy('h4')
+    expect(again.exitCode, again.text).toBe(0)
+    const sums = await sh(worker(), 'sha256sum', `${MODEL_PATH}/${shard}`)
+    expect(sums.stdout).toContain(hubSha)
   }, 900_000)
 
   it('the token is in no outcome, progress line, mirror log, or file on the nodes', async () => {

@@ -9,8 +9,8 @@ describe('step stdin', () => {
 
   it('a missing or multi-line secret is an error that names it', async () => {
     const get = stdinProvider('/tmp/m.yml', { A: 'one\ntwo' })
-    await expect(get({ kind: 'secret-env', names: ['HF_TOKEN'] })).rejects.toThrow(/not set for this run: HF_TOKEN/)
-    await expect(get({ kind: 'secret-env', names: ['A'] })).rejects.toThrow(/A contain a line break/)
+    await expect(get({ kind: 'secret-env', names: ['HF_TOKEN'] })).rejects.toThrow(/HF_TOKEN is not set for this run/)
+    await expect(get({ kind: 'secret-env', names: ['A'] })).rejects.toThrow(/A has a line break at character 4 of 7/)
   })
 
   it('a launch script path is read relative to the manifest', async () => {

@@ -167,4 +167,14 @@ describe('didYouMean', () => {
   test('stays quiet when nothing is close', () => {
     expect(didYouMean('quantization', ['model', 'port', 'args'])).toBeUndefined()
   })
+
+  test('a NUL in an argument or an environment value is refused where it is written', () => {
+    const text = `${BASE}container:\n  extraArgs: ["--ipc=host", "a\\0b"]\n  env: { NCCL_DEBUG: "INFO\\0" }\n`
+    const errors = errorsOf(text)
+    expect(errors.map((e) => e.path)).toEqual([
+      ['container', 'extraArgs', 1],
+      ['container', 'env', 'NCCL_DEBUG'],
+    ])
+    for (const e of errors) expect(e.message).toMatch(/contains a NUL character/)
+  })
 })

@@ -130,7 +130,8 @@ describe('a launch-script finding annotates its file and line, whichever command
 
   it("deploy (the script check is the deploy's first gate)", async () => {
     const { manifest, script } = scriptManifest('block')
-    const outcome = await deployTask(manifest, { credentials, env: {}, connect: refusing })
+    // The example names HF_TOKEN in container.secretEnv: set, so the deploy gets past its inputs.
+    const outcome = await deployTask(manifest, { credentials, env: { HF_TOKEN: 'hf_example_token' }, connect: refusing })
     expect(outcome.outputs.result).toBe('failed')
     const scripted = outcome.annotations.filter((a) => a.title.startsWith('SCRIPT_'))
     expect(scripted.length).toBeGreaterThan(0)

@@ -1,5 +1,6 @@
 /**
- * The stages before anything changes: the launch script read (script-check), the deploy lock, and
+ * The stages before anything changes: this run's secrets checked (inputs), the launch script read
+ * (script-check), the deploy lock, and
  * every node's release state read while the host checks run. Each stops with nothing changed.
  */
 import { modelRelays } from '../weights/plan.js'
@@ -14,6 +15,7 @@ import { checkLaunchScript } from '../../script-check/index.js'
 import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../lock.js'
+import { checkRunInputs } from '../run-inputs.js'
 import { commonCurrent, readNodeStates } from '../node-state.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
@@ -38,6 +40,18 @@ export async function staticScriptCheck(m: Manifest, manifestPath: string): Prom
   const warn = (f: Finding): Finding =>
     f.severity === 'error' ? { ...f, severity: 'warning', message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` } : f
   return { findings: findings.map(warn), blocking: [] }
+}
+
+/** This run's secrets, checked before the first node command: a bad one stops here, naming it. */
+export const inputsStage: Stage = {
+  name: 'inputs',
+  untouched: () => 'nothing was changed: a secret this run would hand the nodes cannot be used',
+  async run(ctx) {
+    const bad = checkRunInputs(ctx.m, ctx.o.env)
+    ctx.findings.push(...bad)
+    if (bad.length === 0) return proceed
+    return stop(problem('SECRET_INVALID', bad.map((f) => f.message).join(' '), bad[0]!.fix))
+  },
 }
 
 export const scriptCheckStage: Stage = {

@@ -39,8 +39,16 @@ export const smokeStage: Stage = {
   untouched: unchangedNote,
   async run(ctx) {
     const { m, o, io } = ctx
-    const smoke = await (o.smoke ?? runSmokeGate)({ manifest: m, transports: o.transports, env: o.env, onProgress: io.progress })
+    const smoke = await (o.smoke ?? runSmokeGate)({
+      manifest: m,
+      transports: o.transports,
+      env: o.env,
+      onProgress: io.progress,
+      ...(o.signal && { signal: o.signal }),
+    })
     ctx.smoke = smoke
+    if (smoke.cancelled || io.cancelled)
+      return stop(problem('CANCELLED', 'cancelled during the smoke test', 'Run the deploy again when it may go on.'), { cancelled: true })
     ctx.findings.push(...smoke.findings)
     if (smoke.ok) return proceed
     const reason = ctx.unchanged ? 'smoke test failed' : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`

@@ -7,20 +7,36 @@ import type { Manifest } from '../../manifest/schema.js'
 import { headOf, removeContainer } from '../../plan/node-commands.js'
 import { appendAudit } from '../../plan/release-commands.js'
 import { releaseDeployLock } from '../lock.js'
-import type { OnFailure, RolloutReport } from '../rollout-types.js'
+import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
+import { problem } from '../../result/result.js'
 import { type RolloutContext, type Stage, newContext } from './context.js'
-import { type Handled, type ListRun, type ReportCore, type StageRecord, changedBy, deriveReport, nodeTable } from './report.js'
+import { type Handled, type ListRun, type ReportCore, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
 
+/**
+ * The stages in order until one stops. A cancel is looked at before every stage (no stage starts
+ * once the rollout is cancelled, so a cancelled rollout never activates or prunes), and a stage that
+ * stopped while the cancel was on is a cancel, whatever it stopped on (a request cut by the cancel
+ * is not a failure of the release).
+ */
 export async function runList(stages: readonly Stage[], ctx: RolloutContext): Promise<ListRun> {
   const records: StageRecord[] = []
   for (const stage of stages) {
     if (stage.when && !stage.when(ctx)) continue
-    const outcome = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
+    if (ctx.io.cancelled) return { records, stopped: { stage: stage.name, by: stage, outcome: cancelledBefore(stage.name) } }
+    const ran = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
+    const outcome = ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled ? { ...ran, cancelled: true } : ran
     records.push({ stage, outcome })
     if (outcome.next === 'stop') return { records, stopped: { stage: outcome.at ?? stage.name, by: stage, outcome } }
   }
   return { records }
 }
+
+const cancelledBefore = (stage: RolloutStage): Stopped =>
+  ({
+    next: 'stop',
+    cancelled: true,
+    problem: problem('CANCELLED', `cancelled (SIGINT/SIGTERM) before ${stage}`, 'Run the deploy again when it may go on.'),
+  }) as const
 
 /** What a rollout does when a stage stops it: `none` for `rollback` itself (it reports, and changes nothing more). */
 export type FailurePolicy = OnFailure | 'none'
@@ -51,13 +67,38 @@ async function rollBack(r: Rollout, release: string): Promise<Handled> {
   }
 }
 
+/**
+ * A cancelled rollout: no on-failure action (no rollback, no activate). The containers of the
+ * release it was starting are stopped when a stage that starts them had run (the rollout started
+ * them and must not leave them behind); otherwise the running release was never touched.
+ */
+async function cleanUpCancel(ctx: RolloutContext, run: ListRun): Promise<Handled> {
+  const at = run.stopped!.stage
+  const prev = ctx.previousRelease
+    ? `current still names ${ctx.previousRelease}`
+    : ctx.current || ctx.states
+      ? 'current still names (none)'
+      : 'current was not read (the lock was not taken); it was not touched'
+  if (!changedBy(run)) return { action: 'none', ok: true, detail: `cancelled at ${at}: nothing was changed on the nodes; ${prev}` }
+  return ctx.io.inStage('on-failure', async (): Promise<Handled> => {
+    const removed = await ctx.io.onAll(ctx.m, 'stop', removeContainer(ctx.m.container.name))
+    return {
+      action: 'stop',
+      ok: removed.ok,
+      detail: `cancelled at ${at}: ${removed.ok ? `stopped the containers of ${ctx.release} it had started` : `could not stop every container of ${ctx.release} it had started (${removed.detail})`}; ${prev}`,
+    }
+  })
+}
+
 /** on-failure, for whichever stage stopped the list. */
 export async function handleFailure(r: Rollout, run: ListRun): Promise<Handled | undefined> {
   const { ctx } = r
   const stopped = run.stopped
-  if (!stopped || r.onFailure === 'none' || stopped.by.final) return undefined
+  if (!stopped) return undefined
+  // A cancel is handled for every command and stage: what it started is stopped; no on-failure action runs.
+  if (stopped.outcome.cancelled) return cleanUpCancel(ctx, run)
+  if (r.onFailure === 'none' || stopped.by.final) return undefined
   const prev = ctx.previousRelease ?? '(none)'
-  if (stopped.outcome.cancelled) return { action: 'none', ok: true, detail: `cancelled: stopped at ${stopped.stage}; current still names ${prev}` }
   if (!changedBy(run)) return { action: 'none', ok: true, detail: stopped.by.untouched?.(ctx) ?? 'nothing was changed on the nodes' }
   ctx.io.progress(`release ${ctx.release} failed at ${stopped.stage}: ${stopped.outcome.problem.message}; on-failure: ${r.onFailure}`)
   return ctx.io.inStage('on-failure', async (): Promise<Handled> => {

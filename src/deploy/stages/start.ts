@@ -65,7 +65,8 @@ const phaseStage = (name: RolloutStage, phases: (ctx: RolloutContext) => readonl
   run: (ctx) => runPhases(ctx, phases(ctx)),
 })
 
-export const releaseFilesStage = phaseStage('release-files', () => ['release-files'])
+/** Writes (or verifies) the release's own directory: no container is touched, so a stop here leaves the running release as it was. */
+export const releaseFilesStage = phaseStage('release-files', () => ['release-files'], false)
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
 /** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
 export const launchStage: Stage = phaseStage('launch', (ctx) => launchPhases(ctx.m))

@@ -12,6 +12,7 @@ import { type Problem, type Result, fail, ok } from '../../result/result.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../../transport/transport.js'
 import { type NodeListing, type NodeWeights, describeNode, parseListing } from './compare.js'
 import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
+import type { HubListing } from './hub-listing.js'
 import { type WeightsSourceKind, sourceKind } from './plan.js'
 
 /** One step of a hub download on one node (src/deploy/weights/hub.ts plans them). */
@@ -21,6 +22,15 @@ export interface HubStep {
   readonly stdin?: string
   readonly timeoutSeconds?: number
   readonly description?: string
+  /** Run (with no signal) when the step did not end by itself: a cancel, a timeout, a lost connection. */
+  readonly cleanup?: Cmd
+  /**
+   * Reads what the step printed: the hub's own listing of the revision (its digests, what this run
+   * fetched), or the problem it reported. Absent: the step prints nothing to read.
+   */
+  readonly read?: (r: RunResult) => Result<HubListing>
+  /** Removes downloaded files that are not the hub's, so the next deploy downloads them again. */
+  readonly discard?: (paths: readonly string[]) => Cmd
 }
 /** Plans the download of model.source.hub into `dir` on `node`. */
 export type HubPlanner = (m: Manifest, node: ManifestNode, dir: string, env: NodeJS.ProcessEnv) => readonly HubStep[]
@@ -95,6 +105,10 @@ export interface Delivery {
   readonly moved: { runner: number; fabric: number }
   /** The transfers that failed, for the fix of a mismatch found afterwards. */
   readonly failures: string[]
+  /** Per node that downloaded from the hub, the hub's listing (its digests) and what it fetched. */
+  readonly hubListings: Map<string, HubListing>
+  /** Per node that downloaded from the hub, the step that can remove files that are not the hub's. */
+  readonly hubDiscard: Map<string, (paths: readonly string[]) => Cmd>
 }
 
 export function startDelivery(run: WeightsRun): Delivery {
@@ -115,6 +129,8 @@ export function startDelivery(run: WeightsRun): Delivery {
     befores: new Map(),
     moved: { runner: 0, fabric: 0 },
     failures: [],
+    hubListings: new Map(),
+    hubDiscard: new Map(),
   }
 }
 

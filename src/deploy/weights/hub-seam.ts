@@ -6,23 +6,28 @@
  */
 import { clusterStateDir } from '../../plan/release-commands.js'
 import { imageRef } from '../../plan/node-commands.js'
-import { HF_TOKEN_ENV, planHubDownload } from './hub.js'
+import { HF_TOKEN_ENV, type HubDownloadInput, discardDownloaded, planHubDownload } from './hub.js'
+import { parseHubDownload } from './hub-listing.js'
 import type { HubPlanner } from './transfer.js'
 
-export const hubPlanner: HubPlanner | undefined = (m, _node, dir, env) => {
+export const hubPlanner: HubPlanner | undefined = (m, node, dir, env) => {
   const hub = m.model?.source.hub
   if (!hub) return []
   const token = env[HF_TOKEN_ENV]
-  return planHubDownload({
+  const input: HubDownloadInput = {
     repo: hub.repo,
     revision: hub.revision,
     dest: dir,
     image: imageRef(m),
     ...(token && { tokenFile: `${clusterStateDir(m)}/hf-token` }),
     ...(hub.endpoint && { endpoint: hub.endpoint }),
-  }).map((step) => ({
+  }
+  return planHubDownload(input).map((step) => ({
     cmd: step.cmd,
     description: step.description,
+    cleanup: step.cleanup,
+    read: (r) => parseHubDownload(input, { node: node.name, code: r.code, stdout: r.stdout, stderr: r.stderr }, token ? [token] : []),
+    discard: (paths) => discardDownloaded(dir, paths),
     ...(step.stdin && token && { stdin: token }),
   }))
 }

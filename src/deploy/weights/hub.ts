@@ -26,12 +26,9 @@
  * The step prints one JSON line (`{"vrd-hub": 1, ...}`): the hub's own listing of the revision
  * (`HfApi.list_repo_tree(recursive=True)`: path, size, git blob id, and for LFS files the sha256
  * and size the hub stores), the commit the revision resolved to, and which files this run fetched
- * (new inode or mtime after the download); or the error, classified. `parseHubDownload` validates
- * it into a listing the weights stage builds its manifest from, or a Problem.
+ * (new inode or mtime after the download); or the error, classified. hub-listing.ts reads it.
  */
-import { option } from '../../command/option-words.js'
 import { type Cmd, and, argv, shScript } from '../../command/shell.js'
-import { type Problem, type Result, fail, ok } from '../../result/result.js'
 
 /** A hub repository at a pinned revision (`model.source.hub` in the manifest). */
 export interface HubSource {
@@ -66,6 +63,12 @@ export interface HubStep {
   readonly description: string
   readonly cmd: Cmd
   readonly stdin?: HubStepInput
+  /**
+   * Run when the step was cancelled, timed out or lost its connection: the download container
+   * (which outlives a killed `docker run` client, with the token file mounted in it) and the token
+   * file are removed.
+   */
+  readonly cleanup: Cmd
 }
 
 /** The environment variable the CLI reads the token from, and the stdin source's name. */
@@ -82,7 +85,7 @@ export const COMMIT = /^[0-9a-f]{40}$/
 
 /** The Python run in the container: argv repo, revision, dest. Prints one `{"vrd-hub": 1, ...}` line. */
 export const HUB_DOWNLOAD_PY = String.raw`
-import inspect, json, os, sys
+import hashlib, inspect, json, os, sys
 repo, revision, dest = sys.argv[1:4]
 os.environ.pop("HF_TOKEN", None)  # the token comes from HF_TOKEN_PATH only
 def out(doc):
@@ -129,13 +132,23 @@ except HfHubHTTPError as e:
     failed("unauthorized" if status == 401 else "forbidden" if status == 403 else "http", e, status)
 except Exception as e:
     failed("unreachable" if "connect" in type(e).__name__.lower() or "timeout" in type(e).__name__.lower() else "failed", e)
+def blob_id(p):
+    # git's id of the file as a blob, what the hub lists for a file kept in git (not LFS)
+    h = hashlib.sha1(b"blob %d\0" % os.path.getsize(p))
+    with open(p, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 after = seen()
 files = []
 for f in tree:
     lfs = f.lfs
     local = os.path.join(dest, f.path)
-    files.append({"path": f.path, "size": f.size, "blobId": f.blob_id, "sha256": lfs.sha256 if lfs is not None else None,
-                  "localSize": os.path.getsize(local) if os.path.isfile(local) else None})
+    here = os.path.isfile(local)
+    files.append({"path": f.path, "size": f.size, "blobId": f.blob_id, "lfs": lfs is not None,
+                  "sha256": (lfs.sha256 if hasattr(lfs, "sha256") else lfs.get("sha256")) if lfs is not None else None,
+                  "localSize": os.path.getsize(local) if here else None,
+                  "localBlobId": blob_id(local) if here and lfs is None else None})
 fetched = sorted(p for p in after if before.get(p) != after[p])
 out({"repo": repo, "revision": revision, "commit": commit, "client": huggingface_hub.__version__, "files": files, "fetched": fetched})
 `
@@ -156,7 +169,7 @@ function checkInput(i: HubDownloadInput): void {
   ] as const)
     if (p !== undefined && (!p.startsWith('/') || p.includes(':') || p.split('/').includes('..')))
       throw new Error(`${what} must be an absolute path without ':' or '..': ${JSON.stringify(p)}`)
-  if (i.endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(i.endpoint)) throw new Error(`not an http(s) endpoint: ${JSON.stringify(i.endpoint)}`)
+  if (i.endpoint !== undefined && !/^https?:\/\/[^\s]+$/i.test(i.endpoint)) throw new Error(`not an http(s) endpoint: ${JSON.stringify(i.endpoint)}`)
 }
 
 /** The `docker run` of the download, in a throw-away container of the release image. */
@@ -192,6 +205,19 @@ export function hubDownloadDockerRun(i: HubDownloadInput): string[] {
   ]
 }
 
+/** Removes the download container and the token file, whatever state they are in. */
+export const hubDownloadCleanup = (tokenFile?: string): Cmd =>
+  shScript('docker rm -f "$1" >/dev/null 2>&1 || true; shift; [ $# -eq 0 ] || rm -f -- "$@"', HUB_DOWNLOAD_CONTAINER, ...(tokenFile ? [tokenFile] : []))
+
+/**
+ * Removes files a download wrote that are not the hub's (and huggingface_hub's record that they
+ * are finished, `.cache/huggingface/download/<file>.metadata`), so the next run downloads them again.
+ */
+export function discardDownloaded(dest: string, paths: readonly string[]): Cmd {
+  for (const p of paths) if (p === '' || p.startsWith('/') || p.split('/').includes('..')) throw new Error(`not a relative file path: ${JSON.stringify(p)}`)
+  return argv('rm', '-f', '--', ...paths.flatMap((p) => [`${dest}/${p}`, `${dest}/.cache/huggingface/download/${p}.metadata`]))
+}
+
 /** Plans the download of `repo@revision` into `dest` on one node. */
 export function planHubDownload(i: HubDownloadInput): HubStep[] {
   checkInput(i)
@@ -203,159 +229,7 @@ export function planHubDownload(i: HubDownloadInput): HubStep[] {
       description: `download ${i.repo}@${i.revision} from ${i.endpoint ?? 'the Hugging Face hub'} into ${i.dest} (huggingface_hub in ${i.image}${i.tokenFile ? `, token from ${HF_TOKEN_ENV} in a 0600 file` : ''})`,
       cmd: and(argv('mkdir', '-p', i.dest), download),
       ...(i.tokenFile && { stdin: { kind: 'secret-value', name: HF_TOKEN_ENV } as const }),
+      cleanup: hubDownloadCleanup(i.tokenFile),
     },
   ]
 }
-
-/** One file of the revision as the hub lists it. */
-export interface HubFile {
-  readonly path: string
-  /** Bytes (for an LFS file, the file's own size, not its pointer's). */
-  readonly size: number
-  /** The git blob id (sha1 of the blob, or of the LFS pointer). */
-  readonly blobId: string
-  /** The hub's SHA-256 of the content, for LFS files (the ones that hold the weights). */
-  readonly sha256?: string
-}
-
-export interface HubListing {
-  readonly repo: string
-  readonly revision: string
-  /** The commit the revision resolved to (the revision itself when it is one). */
-  readonly commit: string
-  /** huggingface_hub's version in the image. */
-  readonly client: string
-  readonly files: readonly HubFile[]
-  /** Files this run wrote (0 when everything was already there). */
-  readonly fetched: readonly string[]
-  readonly bytes: number
-}
-
-const FIX: Record<string, string> = {
-  unauthorized: `the hub refused the token: give a valid token with read access to the repo (${HF_TOKEN_ENV} or ${option('hf-token-file', 'F')}; a fine-grained token needs "read" on it)`,
-  forbidden: 'the token has no access to this repo: accept its licence on the hub page (gated models) or use a token of an account that has access',
-  gated: "the repo is gated: accept its conditions on the hub with the token's account, then deploy again",
-  'not-found':
-    'check model.source.hub.repo (org/name, as on the hub page); the hub answers the same for a private repo the token cannot read, so check the token too',
-  'revision-not-found': 'check model.source.hub.revision: a commit SHA (40 hex), tag or branch that exists in the repo',
-  unreachable: 'the node could not reach the hub: check its DNS, proxy and route to the endpoint, or use distribution: relay from a node that can',
-  'no-client': 'the release image has no huggingface_hub: use a vLLM image (it carries it) or install huggingface_hub in the image',
-  http: 'the hub answered with an error: see the evidence; try again later if it is a 5xx',
-  failed: 'see the evidence; the download resumes from the files already finished when you deploy again',
-}
-
-const CODE: Record<string, string> = {
-  unauthorized: 'HUB_UNAUTHORIZED',
-  forbidden: 'HUB_FORBIDDEN',
-  gated: 'HUB_GATED',
-  'not-found': 'HUB_REPO_NOT_FOUND',
-  'revision-not-found': 'HUB_REVISION_NOT_FOUND',
-  unreachable: 'HUB_UNREACHABLE',
-  'no-client': 'HUB_CLIENT_MISSING',
-  http: 'HUB_HTTP_ERROR',
-  failed: 'HUB_DOWNLOAD_FAILED',
-}
-
-const str = (v: unknown): v is string => typeof v === 'string'
-const size = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-/** Keeps at most 300 characters of the node's text, with every secret given blanked out. */
-const bounded = (s: string, secrets: readonly string[]): string => {
-  let t = s.slice(0, 300)
-  for (const x of secrets) if (x.length >= 4) t = t.split(x).join('***')
-  return t
-}
-
-export interface HubRun {
-  readonly node: string
-  /** null: it never finished (killed, timed out, connection lost). */
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/**
- * What the download step printed on `node`, validated: the hub's listing, or a Problem with code,
- * evidence and fix. `secrets` (the token) are blanked out of any evidence drawn from the node's
- * text, so a client that echoed it could not carry it into a report.
- */
-export function parseHubDownload(input: HubDownloadInput, run: HubRun, secrets: readonly string[] = []): Result<HubListing> {
-  const where = { node: run.node, repo: input.repo, revision: input.revision, dest: input.dest, ...(input.endpoint && { endpoint: input.endpoint }) }
-  const line = run.stdout
-    .split('\n')
-    .reverse()
-    .find((l) => l.startsWith('{') && l.includes('"vrd-hub"'))
-  let doc: Record<string, unknown> | undefined
-  try {
-    doc = line ? (JSON.parse(line) as Record<string, unknown>) : undefined
-  } catch {
-    doc = undefined
-  }
-  if (doc?.['vrd-hub'] !== 1) {
-    const tail = (run.stderr.trim() || run.stdout.trim()).split('\n').slice(-3).join(' | ')
-    return fail({
-      code: 'HUB_DOWNLOAD_FAILED',
-      message: `the hub download on ${run.node} printed no result (${run.code === null ? 'it did not finish' : `exit ${run.code}`})`,
-      evidence: { ...where, exit: run.code === null ? 'none' : String(run.code), output: bounded(tail, secrets) },
-      fix: /no such image|unable to find image|pull access denied/i.test(tail)
-        ? 'the release image is not on this node: the image stage runs before the weights stage; check it passed'
-        : /executable file not found|python3.*not found/i.test(tail)
-          ? FIX['no-client']!
-          : FIX.failed!,
-    })
-  }
-  const err = doc.error
-  if (err !== undefined) {
-    const e = (typeof err === 'object' && err !== null ? err : {}) as Record<string, unknown>
-    const kind = str(e.kind) && e.kind in CODE ? e.kind : 'failed'
-    return fail({
-      code: CODE[kind]!,
-      message: `the hub download of ${input.repo}@${input.revision} on ${run.node} failed: ${kind.replace(/-/g, ' ')}${size(e.status) ? ` (HTTP ${e.status})` : ''}`,
-      evidence: {
-        ...where,
-        ...(size(e.status) && { status: String(e.status) }),
-        ...(str(e.type) && { error: bounded(e.type, secrets) }),
-        ...(str(e.message) && { detail: bounded(e.message, secrets) }),
-      },
-      fix: FIX[kind]!,
-    })
-  }
-  const bad = (what: string): Result<never> =>
-    fail({
-      code: 'HUB_LISTING_INVALID',
-      message: `the hub download on ${run.node} printed a listing this tool cannot read: ${what}`,
-      evidence: { ...where, line: bounded(line ?? '', secrets) },
-      fix: 'report this with the evidence: the hub or its mirror answered in a shape huggingface_hub accepted but this tool does not know',
-    })
-  if (!str(doc.commit) || !COMMIT.test(doc.commit)) return bad('commit is not a 40-hex commit')
-  if (!Array.isArray(doc.files) || !Array.isArray(doc.fetched)) return bad('files or fetched is not a list')
-  const files: HubFile[] = []
-  for (const f of doc.files as unknown[]) {
-    const o = (typeof f === 'object' && f !== null ? f : {}) as Record<string, unknown>
-    if (!str(o.path) || o.path === '' || o.path.startsWith('/') || o.path.split('/').includes('..'))
-      return bad(`a file path is not relative: ${JSON.stringify(o.path)}`)
-    if (!size(o.size)) return bad(`${o.path}: size is not a byte count`)
-    if (!str(o.blobId) || !/^[0-9a-f]{40}$/.test(o.blobId)) return bad(`${o.path}: blob id is not 40 hex`)
-    if (o.sha256 !== null && o.sha256 !== undefined && !(str(o.sha256) && /^[0-9a-f]{64}$/.test(o.sha256))) return bad(`${o.path}: sha256 is not 64 hex`)
-    if (o.localSize !== o.size)
-      return fail({
-        code: 'HUB_FILE_INCOMPLETE',
-        message: `${o.path} on ${run.node} is ${size(o.localSize) ? `${o.localSize} bytes` : 'missing'} after the download; the hub lists ${o.size}`,
-        evidence: { ...where, file: o.path, expected: String(o.size), found: size(o.localSize) ? String(o.localSize) : 'missing' },
-        fix: 'deploy again: the download fetches the files that are not complete; if it persists, check the disk space under the destination',
-      })
-    files.push({ path: o.path, size: o.size, blobId: o.blobId, ...(str(o.sha256) && { sha256: o.sha256 }) })
-  }
-  const fetched = (doc.fetched as unknown[]).filter(str)
-  return ok({
-    repo: input.repo,
-    revision: input.revision,
-    commit: doc.commit,
-    client: str(doc.client) ? doc.client : 'unknown',
-    files,
-    fetched,
-    bytes: files.reduce((n, f) => n + f.size, 0),
-  })
-}
-
-/** The run's problem in one line (for progress), token-free by construction of the Problem. */
-export const describeHubProblem = (p: Problem): string => `${p.code}: ${p.message}. Fix: ${p.fix}`

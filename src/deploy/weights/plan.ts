@@ -70,18 +70,6 @@ export function planSends(
   return sends
 }
 
-/** Bytes a plan moves over the runner's link and over the fabric. */
-export function sendBytes(sends: readonly Send[]): { runner: number; fabric: number } {
-  let runner = 0
-  let fabric = 0
-  for (const s of sends) {
-    const n = s.check.file.size - s.check.resumeFrom
-    if (s.from === 'runner') runner += n
-    else fabric += n
-  }
-  return { runner, fabric }
-}
-
 /** The model is copied head → workers over the fabric: the host checks verify that SSH (RELAY_SSH_FAILED). */
 export const modelRelays = (m: Manifest): boolean => m.model?.distribution === 'relay' && m.nodes.length > 1
 

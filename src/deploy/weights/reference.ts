@@ -8,7 +8,9 @@ import type { ManifestNode } from '../../manifest/schema.js'
 import { type Problem, type Result, fail, ok } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import { type NodeListing, compareNode, describeNode, manifestOfListing } from './compare.js'
+import type { Cmd } from '../../command/shell.js'
 import { type Delivery, mb, tail } from './delivery.js'
+import { hubDigestMismatches, hubMismatchFix } from './hub-listing.js'
 import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
 import { pinnedRevision } from './plan.js'
 import { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
@@ -58,7 +60,10 @@ async function fetchFromHub(d: Delivery): Promise<Problem | undefined> {
     }
   const fetchers = model.distribution === 'relay' ? [d.head] : m.nodes
   const fetched = await Promise.all(fetchers.map((n) => fetchOnNode(d, n)))
-  const bad = fetched.filter((x): x is string => !!x)
+  // A problem the download itself named (the token, the revision, a file not the hub's) is the stop.
+  const named = fetched.find((x): x is Problem => typeof x === 'object')
+  if (named) return named
+  const bad = fetched.filter((x): x is string => typeof x === 'string')
   if (bad.length > 0)
     return {
       code: 'WEIGHTS_FETCH_FAILED',
@@ -69,20 +74,100 @@ async function fetchFromHub(d: Delivery): Promise<Problem | undefined> {
   return undefined
 }
 
-/** The hub download's steps on one node, in order; what failed, or undefined. */
-async function fetchOnNode(d: Delivery, n: ManifestNode): Promise<string | undefined> {
+/**
+ * The hub download's steps on one node, in order: undefined when they ran and the hub's listing
+ * was read (kept in d.hubListings), the problem the step reported, or what failed.
+ */
+async function fetchOnNode(d: Delivery, n: ManifestNode): Promise<Problem | string | undefined> {
   const { m, model, run } = d
   const hub = model.source.hub!
+  const t = run.transports.get(n.name)!
   for (const step of run.hub!(m, n, model.path, run.env)) {
     d.say(`[${n.name}] ${step.description ?? 'hub download'}: ${hub.repo}@${hub.revision}`)
-    const r = await run.transports.get(n.name)!.run(step.cmd, {
+    const r = await t.run(step.cmd, {
       timeoutMs: (step.timeoutSeconds ?? m.ssh.commandTimeoutSeconds) * 1000,
       ...(step.stdin !== undefined && { stdin: step.stdin }),
       ...d.sig,
     })
-    if (!succeeded(r)) return `${n.name}: ${outcome(r)}: ${tail(r)}`
+    const cutOff = r.cancelled || r.timedOut || r.code === null
+    if (cutOff) {
+      // A step cut off (cancel, timeout, lost connection) can leave its container running: remove it now.
+      if (step.cleanup) {
+        const c = await t.run(step.cleanup, { timeoutMs: 60_000 })
+        d.say(`[${n.name}] ${succeeded(c) ? 'removed the download container and the token file' : `could not remove the download container: ${outcome(c)}`}`)
+      }
+      return `${n.name}: ${outcome(r)}: ${tail(r)}`
+    }
+    if (step.read) {
+      const listing = step.read(r)
+      if (!listing.ok) {
+        const p = listing.problem
+        if (p.code === 'WEIGHTS_DIGEST_MISMATCH') {
+          d.findings.push({ code: 'WEIGHTS_DIGEST_MISMATCH', severity: 'error', node: n.name, message: `${p.message}.`, evidence: p.evidence, fix: p.fix })
+          if (step.discard && p.evidence.file) await discard(d, n, step.discard, [p.evidence.file])
+        }
+        return p
+      }
+      d.hubListings.set(n.name, listing.value)
+      if (step.discard) d.hubDiscard.set(n.name, step.discard)
+      d.say(
+        `[${n.name}] hub ${hub.repo}@${listing.value.commit.slice(0, 12)}: ${listing.value.files.length} files listed, ${listing.value.fetched.length} downloaded now`,
+      )
+    } else if (!succeeded(r)) return `${n.name}: ${outcome(r)}: ${tail(r)}`
   }
   return undefined
+}
+
+/** Removes files that are not the hub's from one node (the next deploy downloads them again). */
+export async function discard(d: Delivery, n: ManifestNode, cmd: (paths: readonly string[]) => Cmd, paths: readonly string[]): Promise<void> {
+  const r = await d.run.transports.get(n.name)!.run(cmd(paths), { timeoutMs: 60_000 })
+  d.say(`[${n.name}] ${succeeded(r) ? `removed ${paths.join(', ')} (not the hub's bytes)` : `could not remove ${paths.join(', ')}: ${outcome(r)}`}`)
+}
+
+/**
+ * Every node that downloaded from the hub checked against the hub's own SHA-256 of each LFS file,
+ * before its copy becomes the reference: a WEIGHTS_DIGEST_MISMATCH finding per node whose bytes
+ * are not the hub's (those files removed), and the problem that stops on them.
+ */
+export async function checkHubDigests(d: Delivery, listings: ReadonlyMap<string, NodeListing>): Promise<Problem | undefined> {
+  const { model } = d
+  const bad: string[] = []
+  for (const [node, hubListing] of d.hubListings) {
+    const mismatches = hubDigestMismatches(hubListing, listings.get(node)?.files ?? new Map())
+    if (mismatches.length === 0) {
+      d.say(
+        `[${node}] every file matches the hub's digests (${hubListing.files.length} files; ${hubListing.files.filter((f) => f.sha256).length} by SHA-256, the rest by git blob id)`,
+      )
+      continue
+    }
+    bad.push(node)
+    const discardCmd = d.hubDiscard.get(node)
+    if (discardCmd)
+      await discard(
+        d,
+        d.m.nodes.find((x) => x.name === node)!,
+        discardCmd,
+        mismatches.map((x) => x.path),
+      )
+    d.findings.push({
+      code: 'WEIGHTS_DIGEST_MISMATCH',
+      severity: 'error',
+      node,
+      message: `${node} downloaded ${mismatches.length === 1 ? `${mismatches[0]!.path}, which is` : `${mismatches.length} files that are`} not the bytes the hub lists for ${hubListing.repo}@${hubListing.commit.slice(0, 12)}.`,
+      evidence: Object.fromEntries(
+        mismatches.slice(0, 5).map((x) => [x.path, `hub sha256 ${x.hub}, ${node} has ${x.found ? `sha256 ${x.found}` : 'no such file'}`]),
+      ),
+      fix: hubMismatchFix,
+    })
+  }
+  if (bad.length === 0) return undefined
+  const first = d.findings.at(-1)!
+  return {
+    code: 'WEIGHTS_DIGEST_MISMATCH',
+    message: `the hub download on ${bad.join(', ')} is not the bytes the hub lists for ${model.source.hub!.repo}: ${first.message}`,
+    evidence: first.evidence,
+    fix: first.fix,
+  }
 }
 
 /** The head's listing as the reference, when the source gave none (hub, nodes). */

@@ -11,7 +11,7 @@ import { type NodeListing, compareNode, describeNode } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith, weightsReport } from './delivery.js'
 import { type WeightsManifest, weightsManifestText } from './manifest.js'
 import { planSends } from './plan.js'
-import { compareAll, referenceFromHead, referenceFromSource } from './reference.js'
+import { checkHubDigests, compareAll, referenceFromHead, referenceFromSource } from './reference.js'
 import { sendAll } from './send.js'
 
 export type { HubPlanner, HubStep, NodeWeightsReport, WeightsOutcome, WeightsReport, WeightsRun } from './delivery.js'
@@ -25,6 +25,9 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   if (!source.ok) return stopWith(d, source.problem)
   const first = await listAll(d)
   if (!first.ok) return stopWith(d, first.problem, source.value)
+  // A hub download is checked against the hub's own digests before the head's copy is the reference.
+  const digests = await checkHubDigests(d, first.value)
+  if (digests) return stopWith(d, digests)
   const reference = source.value ? ok(source.value) : referenceFromHead(d, first.value)
   if (!reference.ok) return stopWith(d, reference.problem)
   const ref = reference.value

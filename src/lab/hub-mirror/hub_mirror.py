@@ -22,7 +22,9 @@ Every request is logged to stdout as one JSON line: {"event": "request", "method
 "auth": "ok" | "bad" | "none", "bytes"} (never the token). The first line is {"event": "listening",
 "port"}. When `--control DIR/stall` exists, a GET of a file named in it (one per line) sends half its
 bytes, logs {"event": "stalled", "path"}, and keeps the connection open until the client goes away
-(for interruption tests: a download caught mid-file).
+(for interruption tests: a download caught mid-file). When `--control DIR/corrupt` names a file, its
+GET sends every byte flipped (the right size, the wrong content) and logs {"event": "corrupted",
+"path"}, while the listing keeps the true digests: a mirror serving a bad copy.
 """
 import argparse
 import hashlib
@@ -207,6 +209,10 @@ class Mirror(BaseHTTPRequestHandler):
         for k, v in headers.items():
             self.send_header(k, v)
         self.end_headers()
+        if rel in self.control_list("corrupt"):
+            # The right size, the wrong bytes: every byte flipped, as a mirror serving a bad copy would.
+            data = bytes(b ^ 0xFF for b in data)
+            log({"event": "corrupted", "path": rel, "bytes": len(data)})
         if rel in self.stalled_files():
             half = len(data) // 2
             self.wfile.write(data[:half])
@@ -230,11 +236,14 @@ class Mirror(BaseHTTPRequestHandler):
         self.logged(status, len(data))
 
     def stalled_files(self):
+        return self.control_list("stall")
+
+    def control_list(self, name):
         control = self.server.control
         if not control:
             return set()
         try:
-            with open(os.path.join(control, "stall")) as f:
+            with open(os.path.join(control, name)) as f:
                 return {l.strip() for l in f if l.strip()}
         except FileNotFoundError:
             return set()
