@@ -60,6 +60,10 @@ def create_server_socket(host: str | None, port: int) -> socket.socket:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # vLLM's server listens with uvicorn's backlog (uvicorn.Config(backlog=2048), passed to
+    # asyncio's create_server for the socket vLLM bound); socketserver's default of 5 dropped and
+    # reset connections of a 24-request burst, which read as failures of the smoke's tunnel.
+    request_queue_size = 2048
 
     def __init__(self, sock: socket.socket, app: "App") -> None:
         super().__init__(sock.getsockname()[:2], _Handler, bind_and_activate=False)
