@@ -226,6 +226,10 @@ function holderRequest(req: { who: string; run?: string; release: string }, toke
  * wrote. A renewal that finds the lock changed or gone reports it lost (`onLost`) and stops; one
  * that cannot reach the head tries again at the next beat (the lock is still valid until expiry).
  */
+/** Who has the lock instead, in words. */
+const lostTo = (v: LockView): string =>
+  v.holder ? `now held by ${describeHolder(v.holder)}` : v.held ? `its record was replaced by one this tool cannot read (${v.problem})` : 'no longer held'
+
 export class LockHeartbeat {
   private timer?: NodeJS.Timeout
   private record?: string
@@ -234,6 +238,8 @@ export class LockHeartbeat {
   /** Why the lock was lost, once it was. */
   lost?: string
   holder: LockHolder
+  /** When the lock was last known to be ours with a fresh expiry (taken or renewed), on this machine's clock. */
+  private renewedAt = Date.now()
 
   constructor(
     private readonly head: Transport,
@@ -269,28 +275,41 @@ export class LockHeartbeat {
     await this.inFlight
   }
 
+  /**
+   * A renewal that could not happen (the head unreachable, the guard busy): said once per miss, and
+   * after misses for two thirds of the TTL the lock counts as lost, before it can expire under a
+   * rollout that believes it holds it.
+   */
+  private missed(why: string): void {
+    const ttlMs = ttlSeconds(this.m) * 1000
+    const since = Date.now() - this.renewedAt
+    if (since >= (ttlMs * 2) / 3)
+      return this.lose(`not renewed for ${Math.round(since / 1000)} s of its ${ttlSeconds(this.m)} s (${why}); another deploy may break it`)
+    this.opts.onProgress?.(`deploy lock not renewed this time: ${why}`)
+  }
+
   /** One renewal now. */
   async renew(): Promise<void> {
     const dir = deployLockDir(this.m)
     if (this.record === undefined) {
       const s = await ask(this.head, lockStatusCmd(dir), 'read the deploy lock')
-      if (!s.ok) return this.opts.onProgress?.(`deploy lock not renewed this time: ${s.message}`)
+      if (!s.ok) return this.missed(s.message)
       const v = judgeLock(s.response, ttlSeconds(this.m) * 1000)
-      if (!v.holder || v.holder.token !== this.holder.token) return this.lose(v.holder ? `now held by ${describeHolder(v.holder)}` : 'no longer held')
+      if (!v.holder || v.holder.token !== this.holder.token) return this.lose(lostTo(v))
       this.record = v.record
     }
     const { since, token } = this.holder
     const r = await ask(this.head, renewLockCmd(dir, this.record!, holderRequest(this.holder, token), since, ttlSeconds(this.m)), 'renew the deploy lock')
-    if (!r.ok) return this.opts.onProgress?.(`deploy lock not renewed this time: ${r.message}`)
-    if (r.response.state === 'busy') return
+    if (!r.ok) return this.missed(r.message)
+    if (r.response.state === 'busy') return this.missed('another process held the lock guard')
     if (r.response.state !== 'renewed') {
-      const v = judgeLock(r.response, ttlSeconds(this.m) * 1000)
-      return this.lose(v.holder ? `now held by ${describeHolder(v.holder)}` : 'no longer held')
+      return this.lose(lostTo(judgeLock(r.response, ttlSeconds(this.m) * 1000)))
     }
     const got = parseHolder(r.response.record ?? '')
     if (!got.ok) return this.lose(got.problem)
     this.record = r.response.record
     this.holder = got.holder
+    this.renewedAt = Date.now()
     this.opts.onRenewed?.(got.holder)
   }
 
@@ -306,9 +325,15 @@ export async function releaseDeployLock(head: Transport, m: Manifest, token?: st
   const dir = deployLockDir(m)
   const where = `the deploy lock of cluster ${m.cluster} on ${head.label}`
   if (token === undefined) {
-    const f = await ask(head, forceRemoveLockCmd(dir), 'remove the deploy lock')
-    if (!f.ok) return { released: false, message: f.message }
-    return f.response.state === 'removed' ? { released: true, message: `${where} was removed (forced)` } : { released: false, message: `${where} was not held` }
+    for (let tries = 0; tries < 20; tries++) {
+      const f = await ask(head, forceRemoveLockCmd(dir), 'remove the deploy lock')
+      if (!f.ok) return { released: false, message: f.message }
+      if (f.response.state === 'removed') return { released: true, message: `${where} was removed (forced)` }
+      if (f.response.state !== 'busy') return { released: false, message: `${where} was not held` }
+      // A renewal or a release holds the guard for milliseconds; a dead one's guard expires (GUARD_EXPIRY_S).
+      await sleep(500)
+    }
+    return { released: false, message: `${where} could not be removed: its guard stayed taken (another process is changing it)` }
   }
   for (let tries = 0; tries < 10; tries++) {
     const s = await ask(head, lockStatusCmd(dir), 'read the deploy lock')

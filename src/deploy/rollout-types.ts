@@ -54,6 +54,8 @@ export interface RolloutOptions {
   readonly image?: string
   /** Wait for a held deploy lock instead of failing at once. */
   readonly waitLock?: boolean
+  /** How often the held lock is renewed; default a third of deploy.lockTtlMinutes. */
+  readonly lockRenewEveryMs?: number
   /** The lock was taken (holder) or released (undefined): the Action saves it for its post step. */
   readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
 }

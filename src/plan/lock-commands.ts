@@ -22,6 +22,10 @@ import { NODE_STATE_DIR } from './node-commands.js'
 /** The lock directory of a cluster on its head node. */
 export const deployLockDir = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/deploy.lock`
 export const LOCK_HOLDER_FILE = 'holder.json'
+/** The most of a holder record a script prints (a real one is a few hundred bytes). */
+export const MAX_RECORD_BYTES = 16 * 1024
+/** A guard older than this is a dead holder's. */
+export const GUARD_EXPIRY_S = 30
 
 /**
  * Prints what is there now. A lock just made by another deploy may not have its record yet
@@ -33,8 +37,26 @@ const DESCRIBE = `describe() {
   if [ -d "$dir" ]; then
     echo "mtime=$(stat -c %Y -- "$dir" 2>/dev/null || echo 0)"
     echo "---"
-    cat -- "$dir/holder.json" 2>/dev/null || true
+    # Bounded: a record past what any holder writes is read as unreadable (and --force removes it).
+    head -c ${MAX_RECORD_BYTES} -- "$dir/holder.json" 2>/dev/null || true
   fi
+}
+`
+
+/**
+ * \`take_guard\`: the guard directory a renewal and a removal hold while they compare and change the
+ * record. It cannot outlive its holder: the EXIT trap removes it, INT, TERM and HUP exit through
+ * that trap (dash runs no EXIT trap when a signal kills it), and a guard older than
+ * GUARD_EXPIRY_S (a holder killed by SIGKILL; the work under it takes milliseconds) is taken over.
+ */
+export const TAKE_GUARD = `take_guard() {
+  guard="$dir.guard"
+  if ! mkdir -- "$guard" 2>/dev/null; then
+    made=$(stat -c %Y -- "$guard" 2>/dev/null || echo 0)
+    [ $(( $(date +%s) - made )) -gt ${GUARD_EXPIRY_S} ] && rmdir -- "$guard" 2>/dev/null && mkdir -- "$guard" 2>/dev/null || return 1
+  fi
+  trap 'rmdir -- "$guard" 2>/dev/null' EXIT
+  trap 'exit 143' INT TERM HUP
 }
 `
 
@@ -74,11 +96,10 @@ export const RENEW_LOCK_SCRIPT = `set -u
 dir=$1; expected=$2; holder=$3; since=$4; ttl=$5
 ${DESCRIBE}
 ${STAMP}
+${TAKE_GUARD}
 echo "now=$(date +%s)"
 [ -d "$dir" ] || { echo "state=free"; exit 0; }
-guard="$dir.guard"
-if ! mkdir -- "$guard" 2>/dev/null; then echo "state=busy"; exit 0; fi
-trap 'rmdir -- "$guard" 2>/dev/null' EXIT
+take_guard || { echo "state=busy"; exit 0; }
 current=$(cat -- "$dir/holder.json" 2>/dev/null || true)
 if [ "$current" != "$expected" ]; then echo "state=changed"; describe; exit 0; fi
 stamp "$since" > "$dir/holder.json.tmp" && mv -f -- "$dir/holder.json.tmp" "$dir/holder.json" || exit 1
@@ -97,22 +118,16 @@ if [ -d "$dir" ]; then echo "state=held"; describe; else echo "state=free"; fi
 /**
  * $1 lock dir, $2 the record the caller saw. Removes the lock only when its record is still
  * exactly that one (a release by token, or breaking an expired lock nobody renewed meanwhile).
- * The check and the removal run under a guard directory, so two breakers cannot both act on
- * the same stale lock and then remove a fresh one; a guard older than a minute is from a
- * process that died and is taken over.
+ * The check and the removal run under the guard (take_guard), so two breakers cannot both act on
+ * the same stale lock and then remove a fresh one.
  */
 export const REMOVE_LOCK_IF_SCRIPT = `set -u
 dir=$1; expected=$2
 ${DESCRIBE}
+${TAKE_GUARD}
 echo "now=$(date +%s)"
 [ -d "$dir" ] || { echo "state=free"; exit 0; }
-guard="$dir.guard"
-if ! mkdir -- "$guard" 2>/dev/null; then
-  if [ -n "$(find "$guard" -maxdepth 0 -mmin +1 2>/dev/null)" ] && rmdir -- "$guard" 2>/dev/null && mkdir -- "$guard" 2>/dev/null; then :; else
-    echo "state=busy"; exit 0
-  fi
-fi
-trap 'rmdir -- "$guard" 2>/dev/null' EXIT
+take_guard || { echo "state=busy"; exit 0; }
 current=$(cat -- "$dir/holder.json" 2>/dev/null || true)
 if [ "$current" != "$expected" ]; then
   if [ -d "$dir" ]; then echo "state=changed"; describe; else echo "state=free"; fi
@@ -123,11 +138,16 @@ mv -- "$dir" "$gone" && rm -rf -- "$gone" || exit 1
 echo "state=removed"
 `
 
-/** $1 lock dir. Removes whatever lock is there. */
+/**
+ * $1 lock dir. Removes whatever lock is there, under the guard: a renewal in flight finishes first
+ * (\`busy\`: the caller tries again), so it cannot write its record into a lock taken after this.
+ */
 export const FORCE_REMOVE_LOCK_SCRIPT = `set -u
 dir=$1
+${TAKE_GUARD}
 echo "now=$(date +%s)"
 [ -d "$dir" ] || { echo "state=free"; exit 0; }
+take_guard || { echo "state=busy"; exit 0; }
 gone="$dir.removed.$$"
 mv -- "$dir" "$gone" && rm -rf -- "$gone" || exit 1
 echo "state=removed"

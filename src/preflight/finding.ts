@@ -98,6 +98,7 @@ export const FINDING_CODES = [
   // Deploy and rollback (src/deploy/)
   'SECRET_INVALID',
   'DEPLOY_LOCKED',
+  'DEPLOY_LOCK_LOST',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
   // The release's image, read before anything changes (src/preflight/checks/image-contents.ts)

@@ -3,12 +3,15 @@
  * clock), then the real thing on a real sshd on 127.0.0.1 (commands run as this machine's user,
  * so the lock lives under /var/lib/vllm-ray-deploy/<a cluster name of this test run>).
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { LockHeartbeat, acquireDeployLock, deployLockStatus, judgeLock, parseHolder, parseLockResponse, releaseDeployLock } from '../../src/deploy/lock.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { deployLockDir } from '../../src/plan/lock-commands.js'
+import { GUARD_EXPIRY_S, TAKE_GUARD, deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
@@ -208,6 +211,82 @@ describe('the deploy lock on a real sshd', () => {
     expect(lost).toMatch(/was lost: now held by intruder \(release x\)/)
     expect((await deployLockStatus(b, manifest)).holder?.who).toBe('intruder')
     await releaseDeployLock(b, manifest)
+  })
+
+  it('a leftover guard stops no renewal for long: an old one is taken over; a live one is a miss, and misses for 2/3 of the TTL lose the lock', async () => {
+    const [a, b] = [await connect(), await connect()]
+    const got = await acquireDeployLock(a, manifest, { who: 'guarded', release: 'r' })
+    expect(got.ok).toBe(true)
+    if (!got.ok) return
+    const guard = `${deployLockDir(manifest)}.guard`
+    // A guard left by a holder killed before its trap ran (SIGKILL), older than the expiry: taken over.
+    mkdirSync(guard)
+    const old = Date.now() / 1000 - GUARD_EXPIRY_S - 5
+    utimesSync(guard, old, old)
+    const renewed = await new Promise<string>((resolve) => {
+      const beat = new LockHeartbeat(a, manifest, got.holder, {
+        everyMs: 10,
+        onRenewed: (h) => {
+          void beat.stop()
+          resolve(h.expiresAt)
+        },
+      })
+      beat.start()
+    })
+    expect(Date.parse(renewed)).toBeGreaterThan(Date.parse(got.holder.expiresAt))
+    expect(existsSync(guard)).toBe(false)
+    // A live guard (another process inside it): the beat misses and says so ...
+    mkdirSync(guard)
+    const said: string[] = []
+    const missed = new Promise<void>((resolve) => {
+      const beat = new LockHeartbeat(a, manifest, got.holder, {
+        everyMs: 10,
+        onProgress: (m) => {
+          said.push(m)
+          void beat.stop()
+          resolve()
+        },
+      })
+      beat.start()
+    })
+    await missed
+    expect(said[0]).toMatch(/not renewed this time: another process held the lock guard/)
+    // ... and once misses have lasted 2/3 of the TTL, the lock counts as lost (before it can expire).
+    const beat = new LockHeartbeat(a, manifest, got.holder, {})
+    const ttlMs = manifest.deploy.lockTtlMinutes * 60_000
+    const now = Date.now()
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now + (ttlMs * 2) / 3 + 1000)
+    try {
+      await beat.renew()
+    } finally {
+      clock.mockRestore()
+    }
+    expect(beat.lost).toMatch(/was lost: not renewed for \d+ s of its \d+ s \(another process held the lock guard\); another deploy may break it/)
+    rmSync(guard, { recursive: true, force: true })
+    await releaseDeployLock(b, manifest)
+  })
+
+  it('the guard cannot outlive a holder that dash ends with TERM or HUP (dash runs no EXIT trap on a signal by itself)', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'vrd-guard-')), 'deploy.lock')
+    mkdirSync(dir)
+    for (const sig of ['TERM', 'HUP', 'INT']) {
+      const r = spawnSync('dash', ['-c', `dir=$1\n${TAKE_GUARD}\ntake_guard || exit 9\nkill -${sig} $$\nsleep 5`, 'sh', dir], { timeout: 10_000 })
+      expect(r.status === 143 || r.signal !== null, `${sig}: ${r.status} ${r.signal}`).toBe(true)
+      expect(existsSync(`${dir}.guard`), sig).toBe(false)
+    }
+  })
+
+  it('a holder record past the output bound: status reads it as unreadable, and --force removes it', async () => {
+    const a = await connect()
+    const dir = deployLockDir(manifest)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'holder.json'), `{"who":"${'x'.repeat(4 * 1024 * 1024)}"}`)
+    const s = await deployLockStatus(a, manifest)
+    expect(s.error).toBeUndefined()
+    expect(s).toMatchObject({ held: true })
+    expect(s.problem).toBeDefined()
+    expect(await releaseDeployLock(a, manifest)).toMatchObject({ released: true })
+    expect(existsSync(dir)).toBe(false)
   })
 
   it('waits for a held lock when asked, with progress, and takes it once released', async () => {

@@ -87,7 +87,10 @@ export const lockStage: Stage = {
     if (got.ok) {
       ctx.lock = got.holder
       // Renewed while held (by the head's clock), so a rollout longer than deploy.lockTtlMinutes keeps it.
-      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, { onProgress: io.progress }).start()
+      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, {
+        onProgress: io.progress,
+        ...(o.lockRenewEveryMs && { everyMs: o.lockRenewEveryMs }),
+      }).start()
       o.onLock?.({ holder: got.holder, cluster: m.cluster })
       return proceed
     }

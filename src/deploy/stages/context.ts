@@ -27,6 +27,8 @@ export type StageOutcome =
       /** The stage to name in the report, when not the stage's own name (a phase of the launch). */
       readonly at?: RolloutStage
       readonly cancelled?: boolean
+      /** The deploy lock was lost (broken, taken, or not renewable): nothing more may change the nodes. */
+      readonly lockLost?: boolean
     }
 
 export const proceed: StageOutcome = { next: 'continue' }

@@ -23,6 +23,8 @@ export async function runList(stages: readonly Stage[], ctx: RolloutContext): Pr
   for (const stage of stages) {
     if (stage.when && !stage.when(ctx)) continue
     if (ctx.io.cancelled) return { records, stopped: { stage: stage.name, by: stage, outcome: cancelledBefore(stage.name) } }
+    const lost = ctx.heartbeat?.lost
+    if (lost) return { records, stopped: { stage: stage.name, by: stage, outcome: lockLostBefore(ctx, stage.name, lost) } }
     const ran = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
     const outcome = ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled ? { ...ran, cancelled: true } : ran
     records.push({ stage, outcome })
@@ -37,6 +39,20 @@ const cancelledBefore = (stage: RolloutStage): Stopped =>
     cancelled: true,
     problem: problem('CANCELLED', `cancelled (SIGINT/SIGTERM) before ${stage}`, 'Run the deploy again when it may go on.'),
   }) as const
+
+/** The lock is gone: another rollout may be changing the nodes now, so this one stops before its next stage, with a finding. */
+function lockLostBefore(ctx: RolloutContext, stage: RolloutStage, why: string): Stopped {
+  const fix = `Look at what the other rollout did (lock status, the audit log on the nodes), then deploy again; raise deploy.lockTtlMinutes if the head could not be reached for that long.`
+  ctx.findings.push({
+    code: 'DEPLOY_LOCK_LOST',
+    severity: 'error',
+    node: headOf(ctx.m).name,
+    message: `${why}; the rollout stopped before ${stage} and changed nothing more.`,
+    evidence: { Stage: stage, Lock: `${ctx.m.cluster} on ${headOf(ctx.m).name}` },
+    fix,
+  })
+  return { next: 'stop', lockLost: true, problem: problem('DEPLOY_LOCK_LOST', `${why} (stopped before ${stage})`, fix) } as const
+}
 
 /** What a rollout does when a stage stops it: `none` for `rollback` itself (it reports, and changes nothing more). */
 export type FailurePolicy = OnFailure | 'none'
@@ -97,6 +113,15 @@ export async function handleFailure(r: Rollout, run: ListRun): Promise<Handled |
   if (!stopped) return undefined
   // A cancel is handled for every command and stage: what it started is stopped; no on-failure action runs.
   if (stopped.outcome.cancelled) return cleanUpCancel(ctx, run)
+  // Without the lock the nodes may be another rollout's now: no stop, no rollback, and the report says what was left.
+  if (stopped.outcome.lockLost) {
+    const left = changedBy(run) ? `the containers of ${ctx.release} it had started were left as they are` : 'nothing was changed on the nodes'
+    return {
+      action: 'none',
+      ok: false,
+      detail: `the deploy lock was lost before ${stopped.stage}: no on-failure action ran (another rollout may hold the cluster now); ${left}; current still names ${ctx.previousRelease ?? '(none)'}`,
+    }
+  }
   if (r.onFailure === 'none' || stopped.by.final) return undefined
   const prev = ctx.previousRelease ?? '(none)'
   if (!changedBy(run)) return { action: 'none', ok: true, detail: stopped.by.untouched?.(ctx) ?? 'nothing was changed on the nodes' }
