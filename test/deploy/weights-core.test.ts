@@ -5,7 +5,7 @@
  * cut and resumed, a receive of wrong bytes.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -470,5 +470,100 @@ describe("a hub source: what a node downloaded is checked against the hub's own 
     )
     expect(out.findings.map((x) => [x.code, x.node])).toContainEqual(['WEIGHTS_DIGEST_MISMATCH', m.nodes[0]!.name])
     expect(existsSync(join(dirs[0]!, 'config.json'))).toBe(false)
+  })
+})
+
+describe('runner paths stay inside their directory (issue 33)', () => {
+  const MODEL = '/vrd-runner-model-path-that-is-rewritten'
+  const nodeAt = (dir: string) => {
+    const local = new LocalTransport()
+    return {
+      label: dir,
+      run: (cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]) =>
+        local.run(argv('sh', '-c', render(cmd).replaceAll(MODEL, dir)), opts),
+      close: async () => {},
+    }
+  }
+  const runnerWith = (make: (dir: string) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-runner-links-'))
+    writeFileSync(join(dir, 'config.json'), B)
+    make(dir)
+    return dir
+  }
+  const deliver = async (src: string, onProgress: (l: string) => void = () => {}) => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const m = withModelSection(`  path: ${MODEL}\n  source: { runner: { dir: ${src} } }\n  distribution: each\n`).manifest!
+    const dirs = m.nodes.map(() => mkdtempSync(join(tmpdir(), 'vrd-node-')))
+    const transports = new Map(m.nodes.map((n, i) => [n.name, nodeAt(dirs[i]!)]))
+    const out = await deliverWeights({ m, transports, env: { XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'vrd-cache-')) }, onProgress })
+    return { out, dirs }
+  }
+
+  it.each([
+    [
+      'a file elsewhere on the runner',
+      () => {
+        const elsewhere = join(mkdtempSync(join(tmpdir(), 'vrd-elsewhere-')), 'secret.txt')
+        writeFileSync(elsewhere, 'not a model file')
+        return elsewhere
+      },
+    ],
+    ['/proc/self/environ', () => '/proc/self/environ'],
+  ])('a link to %s is refused before anything is sent, naming the link and where it leads', async (_what, target) => {
+    const t = target()
+    const src = runnerWith((dir) => symlinkSync(t, join(dir, 'model-00001.safetensors')))
+    const { out, dirs } = await deliver(src)
+    expect(out.ok).toBe(false)
+    expect(out.problem?.code).toBe('WEIGHTS_SOURCE_INVALID')
+    expect(out.problem?.message).toContain(`model-00001.safetensors links out of the directory (to ${t === '/proc/self/environ' ? '/proc/' : t}`)
+    expect(out.problem?.fix).toMatch(/cp -L/)
+    for (const d of dirs) expect(existsSync(join(d, 'model-00001.safetensors'))).toBe(false)
+    expect(out.report.bytesMoved.runner).toBe(0)
+  })
+
+  it('a link to a directory is never followed (it could loop)', async () => {
+    const src = runnerWith((dir) => symlinkSync(dir, join(dir, 'loop')))
+    const { out } = await deliver(src)
+    expect(out.problem?.message).toContain('loop is a link to a directory, which is never followed')
+  })
+
+  it("a Hugging Face cache snapshot (files linked to its repository's blobs) is read through its links", async () => {
+    const repo = join(mkdtempSync(join(tmpdir(), 'vrd-hf-cache-')), 'models--org--model')
+    const snapshot = join(repo, 'snapshots', 'e92c2e196f8b7634f3585a96b83bbf0bf41c09ea')
+    mkdirSync(join(repo, 'blobs'), { recursive: true })
+    mkdirSync(snapshot, { recursive: true })
+    writeFileSync(join(repo, 'blobs', sha(A)), A)
+    symlinkSync(`../../blobs/${sha(A)}`, join(snapshot, 'model-00001.safetensors'))
+    const { out, dirs } = await deliver(snapshot)
+    expect(out.ok, out.problem?.message).toBe(true)
+    for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
+  })
+
+  it.each([
+    ['removed', (f: string) => unlinkSync(f), /it is gone \(removed after it was hashed\)/],
+    ['grown', (f: string) => writeFileSync(f, Buffer.concat([A, A])), /it is 2000 bytes now; it was 1000 bytes when it was hashed/],
+    [
+      'swapped for a link out of the directory',
+      (f: string) => {
+        unlinkSync(f)
+        symlinkSync('/proc/self/environ', f)
+      },
+      /links out of the directory/,
+    ],
+  ])('a file %s between the hash and its send: a finding with the reason, no crash, nothing of it sent', async (_what, change, why) => {
+    const src = runnerWith((dir) => writeFileSync(join(dir, 'model-00001.safetensors'), A))
+    let changed = false
+    const { out, dirs } = await deliver(src, (line) => {
+      // The send's first line for the shard: the file is checked and opened right after it.
+      if (!changed && /runner → .* model-00001\.safetensors: missing/.test(line)) {
+        changed = true
+        change(join(src, 'model-00001.safetensors'))
+      }
+    })
+    expect(changed).toBe(true)
+    expect(out.ok).toBe(false)
+    const mismatch = out.findings.find((f) => f.code === 'WEIGHTS_MISMATCH')
+    expect(mismatch?.fix).toMatch(why)
+    for (const d of dirs) expect(existsSync(join(d, 'model-00001.safetensors'))).toBe(false)
   })
 })

@@ -2,11 +2,11 @@
  * The runner's side of a runner source: every file of model.source.runner.dir hashed here, with a
  * cache of what was hashed so an unchanged file is not read again.
  */
-import { createReadStream } from 'node:fs'
-import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises'
+import { constants, createReadStream } from 'node:fs'
+import { type FileHandle, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { createHash } from 'node:crypto'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { type Result, fail, ok } from '../../result/result.js'
 import { type WeightsFile, type WeightsManifest, badFilePath, weightsManifest } from './manifest.js'
 
@@ -39,18 +39,75 @@ async function readHashCache(file: string): Promise<HashCache> {
   }
 }
 
-/** Hash every file of a runner directory (streamed; symlinks followed as files; names starting with . left out). */
+/**
+ * Where the files of a runner directory may really be: the directory itself, or, for a Hugging Face
+ * cache snapshot (`<cache>/models--org--name/snapshots/<revision>`, whose files are links to
+ * `../../blobs/<hash>`), that repository's cache folder. A link that leads anywhere else (another
+ * folder of the runner, /proc/self/environ) is refused, never followed.
+ */
+export async function runnerBoundary(dir: string): Promise<string> {
+  const real = await realpath(resolve(dir))
+  const up = dirname(dirname(real))
+  return basename(dirname(real)) === 'snapshots' && /^(models|datasets|spaces)--/.test(basename(up)) ? up : real
+}
+
+const inside = (boundary: string, path: string): boolean => path === boundary || path.startsWith(boundary.endsWith(sep) ? boundary : `${boundary}${sep}`)
+
+/** The real path of a runner file, when it stays inside the boundary; else why not. */
+async function realInside(boundary: string, full: string): Promise<{ real: string } | { why: string }> {
+  const real = await realpath(full)
+  return inside(boundary, real) ? { real } : { why: `links out of the directory (to ${real}), which is never followed` }
+}
+
+/**
+ * The runner file `rel` of `dir`, opened once for the send: its real path inside the boundary,
+ * opened without following a link in its last part, and still the size that was hashed. The bytes
+ * sent are read from this handle, so a file swapped or removed after the check cannot be sent.
+ */
+export async function openRunnerFile(dir: string, rel: string, size: number): Promise<Result<FileHandle>> {
+  const problem = (message: string) =>
+    fail({
+      code: 'WEIGHTS_SOURCE_CHANGED',
+      message: `${rel} in model.source.runner.dir ${dir}: ${message}`,
+      evidence: { File: rel },
+      fix: 'Leave the runner directory as it is while a deploy runs, then deploy again.',
+    })
+  try {
+    const at = await realInside(await runnerBoundary(dir), join(resolve(dir), rel))
+    if ('why' in at) return problem(at.why)
+    const handle = await open(at.real, constants.O_RDONLY | constants.O_NOFOLLOW)
+    const st = await handle.stat()
+    if (!st.isFile() || st.size !== size) {
+      await handle.close()
+      return problem(`it is ${st.isFile() ? `${st.size} bytes` : 'no longer a file'} now; it was ${size} bytes when it was hashed`)
+    }
+    return ok(handle)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    return problem(e.code === 'ENOENT' ? 'it is gone (removed after it was hashed)' : `it cannot be opened (${e.code ?? e.message})`)
+  }
+}
+
+/** Hash every file of a runner directory (streamed; links followed only inside its boundary; names starting with . left out). */
 export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Result<WeightsManifest>> {
   const root = resolve(dir)
   const files: WeightsFile[] = []
   const cache = cacheFile ? await readHashCache(cacheFile) : {}
   const next: HashCache = {}
+  let boundary = root
   const walk = async (d: string): Promise<string | undefined> => {
     for (const e of await readdir(d, { withFileTypes: true })) {
       const full = join(d, e.name)
       const rel = relative(root, full).split(sep).join('/')
       if (e.name.startsWith('.')) continue
+      const link = (await lstat(full)).isSymbolicLink()
+      if (link) {
+        const at = await realInside(boundary, full)
+        if ('why' in at) return `${rel} ${at.why}`
+      }
       const st = await stat(full, { bigint: true })
+      // A linked directory could lead back up (a loop): only real directories are walked.
+      if (link && st.isDirectory()) return `${rel} is a link to a directory, which is never followed`
       if (st.isDirectory()) {
         const bad = await walk(full)
         if (bad) return bad
@@ -72,13 +129,16 @@ export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Re
     return undefined
   }
   try {
+    boundary = await runnerBoundary(root)
     const bad = await walk(root)
     if (bad)
       return fail({
         code: 'WEIGHTS_SOURCE_INVALID',
         message: `model.source.runner.dir ${dir}: ${bad}`,
         evidence: { Directory: root },
-        fix: 'Rename the file, or leave it out of the directory.',
+        fix: /links out of|link to a directory/.test(bad)
+          ? 'Copy the real file into the directory (cp -L), or point model.source.runner.dir at the directory that holds it.'
+          : 'Rename the file, or leave it out of the directory.',
       })
   } catch (err) {
     return fail({

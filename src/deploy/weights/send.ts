@@ -3,14 +3,13 @@
  * files one after another), each file from the runner over the node's SSH transport or from the
  * head over the fabric, received into a .partial that is renamed only once its SHA-256 matches.
  */
-import { createReadStream } from 'node:fs'
-import { join } from 'node:path'
 import { Transform } from 'node:stream'
 import { receiveWeightsFile, sendWeightsFileToWorker } from '../../plan/weights-commands.js'
 import { type RunResult, outcome, succeeded } from '../../transport/transport.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
 import type { Send } from './plan.js'
 import { runnerDirOf } from './reference.js'
+import { openRunnerFile } from './runner-hash.js'
 
 /** Every send, the head's first; stops early once the run is cancelled. */
 export async function sendAll(d: Delivery, sends: readonly Send[]): Promise<void> {
@@ -79,10 +78,24 @@ async function sendFromRunner(d: Delivery, s: Send, runnerDir: string, t0: numbe
       cb(null, chunk)
     },
   })
-  createReadStream(join(runnerDir, file.path), offset > 0 ? { start: offset } : {}).pipe(counter)
+  // Opened once, inside the directory, the size it had when hashed; the bytes come from this handle.
+  const opened = await openRunnerFile(runnerDir, file.path, file.size)
+  if (!opened.ok) return { r: notRun(opened.problem.message), moved: 0 }
+  let readError: Error | undefined
+  const source = opened.value.createReadStream({ start: offset, autoClose: true })
+  // A read that fails mid-file ends the stream: the node gets a short file (never renamed: its SHA-256 fails) and the failure is said.
+  source.on('error', (err) => {
+    readError = err
+    counter.end()
+  })
+  source.pipe(counter)
   const r = await d.run.transports.get(s.to)!.run(receiveWeightsFile(d.model.path, file, offset), { timeoutMs: d.timeoutMs, stdin: counter, ...d.sig })
+  if (readError) return { r: notRun(`reading ${file.path} on the runner failed mid-file: ${readError.message}`), moved }
   return { r, moved }
 }
+
+/** A send that did not happen (or whose source broke), as the result of a command that failed. */
+const notRun = (why: string): RunResult => ({ code: 1, signal: null, stdout: '', stderr: why, durationMs: 0, timedOut: false })
 
 /** The head sends the file (from its offset) to a worker over the fabric. */
 async function sendFromHead(d: Delivery, s: Send): Promise<Moved> {
