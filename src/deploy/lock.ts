@@ -284,8 +284,8 @@ export class LockHeartbeat {
     const ttlMs = ttlSeconds(this.m) * 1000
     const since = Date.now() - this.renewedAt
     if (since >= (ttlMs * 2) / 3)
-      return this.lose(`not renewed for ${Math.round(since / 1000)} s of its ${ttlSeconds(this.m)} s (${why}); another deploy may break it`)
-    this.opts.onProgress?.(`deploy lock not renewed this time: ${why}`)
+      this.lose(`not renewed for ${Math.round(since / 1000)} s of its ${ttlSeconds(this.m)} s (${why}); another deploy may break it`)
+    else this.opts.onProgress?.(`deploy lock not renewed this time: ${why}`)
   }
 
   /** One renewal now. */
