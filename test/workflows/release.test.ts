@@ -137,6 +137,72 @@ describe('.ci/release in a scratch clone', () => {
   }, 600_000)
 })
 
+describe('.ci/release publishes only from main, and moves the major tag only forward', () => {
+  /** A scratch repository with .ci/release: main with v0.1.0 then v0.2.0, an old line with v0.1.1, a side branch with v0.3.0. */
+  function history(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-release-history-'))
+    git(dir, 'init', '-q', '-b', 'main')
+    execFileSync('mkdir', ['-p', join(dir, '.ci')])
+    execFileSync('cp', [join(REPO, '.ci', 'release'), join(dir, '.ci', 'release')])
+    const commit = (msg: string) => git(dir, 'commit', '-q', '--allow-empty', '-m', msg)
+    git(dir, 'add', '.ci')
+    commit('one')
+    git(dir, 'tag', 'v0.1.0')
+    git(dir, 'tag', 'v0')
+    commit('two')
+    git(dir, 'tag', 'v0.2.0')
+    git(dir, 'checkout', '-q', '-b', 'old-line', 'v0.1.0')
+    commit('a patch of the old line')
+    git(dir, 'tag', 'v0.1.1')
+    git(dir, 'checkout', '-q', '-b', 'side', 'main')
+    commit('not on main')
+    git(dir, 'tag', 'v0.3.0')
+    git(dir, 'checkout', '-q', 'main')
+    // origin/main, as the workflow's checkout with fetch-depth: 0 has it.
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'main')
+    return dir
+  }
+
+  it('on-branch: a tag on main passes; a tag on any other commit is refused, naming the commit', () => {
+    const dir = history()
+    expect(release(dir, 'on-branch', 'v0.2.0')).toMatchObject({ status: 0 })
+    const side = release(dir, 'on-branch', 'v0.3.0')
+    expect(side.status).toBe(1)
+    expect(side.stderr).toContain(`the tag v0.3.0 names ${git(dir, 'rev-parse', 'v0.3.0^{commit}')}, which is not on origin/main`)
+    expect(release(dir, 'on-branch', 'v0.1.1').status).toBe(1)
+    expect(release(dir, 'on-branch', 'v9.9.9').stderr).toContain('no tag v9.9.9')
+  })
+
+  it('major-target: forward to a newer release on the same line; never back, never to an older line', () => {
+    const dir = history()
+    const target = (tag: string) => release(dir, 'major-target', tag).stdout.trim()
+    expect(target('v0.2.0')).toBe('v0')
+    git(dir, 'tag', '-f', 'v0', 'v0.2.0')
+    // v0 now at v0.2.0: the old line's patch and v0.1.0 itself do not move it back, v0.2.0 again does nothing.
+    expect(target('v0.1.1')).toBe('')
+    expect(release(dir, 'major-target', 'v0.1.1').stderr).toContain('v0 stays at v0.2.0')
+    expect(target('v0.1.0')).toBe('')
+    expect(target('v0.2.0')).toBe('')
+    // A first v1 release: its major tag does not exist yet.
+    git(dir, 'tag', 'v1.0.0', 'main')
+    expect(target('v1.0.0')).toBe('v1')
+  })
+
+  it('the workflow runs both: on-branch before anything is built and again before publishing, major-target before moving the tag', () => {
+    const w = parse(readFileSync('.github/workflows/release.yml', 'utf8')) as {
+      jobs: Record<string, { steps: { run?: string; with?: Record<string, unknown> }[] }>
+    }
+    const check = w.jobs['check']!.steps
+    expect(check.find((s) => s.with?.['fetch-depth'] !== undefined)?.with?.['fetch-depth']).toBe(0)
+    const checkRuns = check.map((s) => s.run ?? '')
+    expect(checkRuns.findIndex((r) => r.includes('.ci/release on-branch "$TAG" origin/main'))).toBeLessThan(checkRuns.findIndex((r) => /^npm ci/.test(r)))
+    const publish = w.jobs['publish']!.steps.map((s) => s.run ?? '').join('\n')
+    expect(publish).toMatch(
+      /on-branch "\$TAG" origin\/main\n\s*major=\$\(bash \.ci\/release major-target "\$TAG"\)\n\s*if \[ -z "\$major" \]; then .*exit 0; fi\n\s*git tag -f "\$major"/,
+    )
+  })
+})
+
 interface Step {
   readonly uses?: string
   readonly run?: string
@@ -172,7 +238,7 @@ describe('the release workflow', () => {
     expect(runs).toContain('bash .ci/release notes "${TAG#v}"')
     expect(runs).toMatch(/gh release create "\$TAG" --verify-tag [^\n]*--notes-file/)
     expect(runs).toContain('src/manifest/cluster-manifest.schema.json')
-    expect(runs).toContain('major="${TAG%%.*}"')
+    expect(runs).toContain('major=$(bash .ci/release major-target "$TAG")')
     expect(runs).toContain('git push -f origin "refs/tags/$major"')
   })
 })
