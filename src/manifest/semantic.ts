@@ -6,6 +6,7 @@
  */
 import { parseImageReference } from './image-reference.js'
 import { keysNotReadByLaunchMode } from './launch-modes.js'
+import { vllmFlagName } from '../command/vllm-flags.js'
 import { dockerEnvNames } from './values.js'
 import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
 import { SOCKET_IFNAME_VARIABLES, type SocketIfnameVariable, parseInterfaceList, selectInterfaces } from '../net/interface-list.js'
@@ -306,14 +307,22 @@ const VLLM_FLAGS: readonly ManagedFlag[] = [
 ]
 
 const managedFlagsNotInArgs: Rule = ({ container, ray, vllm }) => {
-  const lists: { readonly path: readonly [string, string]; readonly args?: readonly string[]; readonly flags: readonly ManagedFlag[] }[] = [
-    { path: ['container', 'extraArgs'], args: container?.extraArgs, flags: CONTAINER_FLAGS },
-    { path: ['ray', 'extraArgs'], args: ray?.extraArgs, flags: RAY_FLAGS },
-    { path: ['vllm', 'args'], args: vllm?.args, flags: VLLM_FLAGS },
+  const plain = (arg: string) => arg.split('=')[0] ?? arg
+  const lists: {
+    readonly path: readonly [string, string]
+    readonly args?: readonly string[]
+    readonly flags: readonly ManagedFlag[]
+    /** The flag an argument names, as its program's parser reads it. */
+    readonly name: (arg: string) => string
+  }[] = [
+    { path: ['container', 'extraArgs'], args: container?.extraArgs, flags: CONTAINER_FLAGS, name: plain },
+    { path: ['ray', 'extraArgs'], args: ray?.extraArgs, flags: RAY_FLAGS, name: plain },
+    // vLLM reads --tensor_parallel_size as --tensor-parallel-size.
+    { path: ['vllm', 'args'], args: vllm?.args, flags: VLLM_FLAGS, name: vllmFlagName },
   ]
-  return lists.flatMap(({ path, args, flags }) =>
+  return lists.flatMap(({ path, args, flags, name }) =>
     (args ?? []).flatMap((arg, index): PathIssue[] => {
-      const flag = arg.split('=')[0] ?? arg
+      const flag = name(arg)
       const managed = flags.find((entry) => entry.flags.includes(flag))
       if (!managed) return []
       return [

@@ -3,6 +3,7 @@
  * manifest, an Action input, a CLI flag, or the state a node reports. Each returns why the value
  * cannot be used (a sentence naming the value), or undefined. Pure.
  */
+import { type DockerOption, readDockerArgs } from '../command/docker-args.js'
 import { parseImageReference } from './image-reference.js'
 
 /** An image reference (`docker pull` grammar): never an option (`-v/:/host`), never shell text. */
@@ -35,31 +36,25 @@ export function envNameProblem(name: string): string | undefined {
 }
 
 /**
- * Environment variables a `docker run` argument list sets: `-e N=v`, `-e N`, `-eN=v`, `--env N=v`,
- * `--env=N=v`, bundles after value-less flags (`-dieN=v`), and `--env-file F` / `--env-file=F`
- * (whose names cannot be known here: `*`). Docker's parser (pflag) takes no abbreviations.
- * Returns [index of the argument, name] pairs.
+ * Environment variables a `docker run` argument list sets, read by the one docker argv reader
+ * (src/command/docker-args.ts: every pflag spelling of -e/--env, bundles such as `-te=N=v`), and
+ * `--env-file F` (whose names cannot be known here: `*`). Returns [index of the argument, name] pairs.
  */
 export function dockerEnvNames(args: readonly string[]): { readonly index: number; readonly name: string }[] {
-  const out: { index: number; name: string }[] = []
-  const nameOf = (assignment: string) => assignment.split('=')[0] ?? assignment
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (a === '-e' || a === '--env') {
-      if (i + 1 < args.length) out.push({ index: i, name: nameOf(args[i + 1]!) })
-      i++
-    } else if (a.startsWith('--env=')) out.push({ index: i, name: nameOf(a.slice('--env='.length)) })
-    else if (a === '--env-file') {
-      out.push({ index: i, name: '*' })
-      i++
-    } else if (a.startsWith('--env-file=')) out.push({ index: i, name: '*' })
-    else if (/^-[ditP]*e./.test(a)) {
-      // A short-option bundle (`-eX=v`, `-deX=v`): after the value-less flags, -e's value follows it directly.
-      out.push({ index: i, name: nameOf(a.slice(a.indexOf('e') + 1)) })
-    } else if (/^-[ditP]+e$/.test(a) && i + 1 < args.length) {
-      out.push({ index: i, name: nameOf(args[i + 1]!) })
-      i++
-    }
+  const indexed = args.map((text, index) => ({ text, index }))
+  // extraArgs come before the image: a word that is no option (the value of a flag this reader does
+  // not know) does not end them, so reading goes on after it.
+  const options: DockerOption<{ text: string; index: number }>[] = []
+  for (let from = 0; from < indexed.length; ) {
+    const read = readDockerArgs(indexed.slice(from), (a) => a.text)
+    options.push(...read.options)
+    from += read.target + 1
   }
-  return out
+  return options.flatMap((o) =>
+    o.name === '--env' && o.value !== undefined
+      ? [{ index: o.flag.index, name: o.value.split('=')[0] ?? o.value }]
+      : o.name === '--env-file'
+        ? [{ index: o.flag.index, name: '*' }]
+        : [],
+  )
 }

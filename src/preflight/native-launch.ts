@@ -7,6 +7,8 @@
  * (words that remember where they were written) read one way.
  */
 
+import { vllmFlagName } from '../command/vllm-flags.js'
+
 export const SERVE_FLAGS = ['--nnodes', '--node-rank', '--master-addr', '--master-port', '--headless'] as const
 export type ServeFlag = (typeof SERVE_FLAGS)[number]
 
@@ -35,7 +37,7 @@ export function serveFlags<T>(items: readonly T[], text: (t: T) => string): Part
     if (t === '--') break
     const eq = t.indexOf('=')
     const rawName = t.startsWith('--') && eq > 0 ? t.slice(0, eq) : t
-    const name = rawName.startsWith('--') ? rawName.replace(/_/g, '-') : rawName
+    const name = vllmFlagName(rawName)
     // `-n 2`, or joined `-n2` (digits only: other short options may begin with the same letter).
     const short = t === '-n' || t === '-r' || /^-[nr]\d+$/.test(t) ? SHORT[t.slice(0, 2)] : undefined
     if (name === '--headless') {

@@ -40,9 +40,11 @@ const cells = (n: NodeRow): string[] => [n.node, n.role, n.release, n.imageId, n
 /** The weights stage in one line: what moved over which link, what was skipped, how long. */
 export function weightsLine(w: NonNullable<RolloutReport['weights']>): string {
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`
-  const perNode = w.nodes.map((n) => `${n.node} ${mb(n.bytesMoved)} in ${n.filesSent} files`).join(', ')
+  const perNode = w.nodes
+    .map((n) => `${n.node} ${mb(n.bytesMoved)} in ${n.filesSent} files${n.filesDownloaded > 0 ? `, ${n.filesDownloaded} downloaded from the hub` : ''}`)
+    .join(', ')
   if (w.restore) return `weights of release ${w.restore.release} at ${w.path} (${w.files} files; source ${w.source}): ${w.restore.action}: ${w.restore.detail}`
-  return `weights ${w.identity ? `${w.identity.slice(0, 19)}… ` : ''}at ${w.path} (${w.files} files, ${mb(w.totalBytes)}; source ${w.source}, ${w.distribution}): ${mb(w.bytesMoved.runner)} from this machine, ${mb(w.bytesMoved.fabric)} over the fabric, ${w.filesSkipped} files skipped (already verified), ${(w.durationMs / 1000).toFixed(1)} s; ${perNode}`
+  return `weights ${w.identity ? `${w.identity.slice(0, 19)}… ` : ''}at ${w.path} (${w.files} files, ${mb(w.totalBytes)}; source ${w.source}, ${w.distribution}): ${mb(w.bytesMoved.runner)} from this machine, ${mb(w.bytesMoved.fabric)} over the fabric, ${w.filesDownloaded > 0 ? `${w.filesDownloaded} files downloaded from the hub, ` : ''}${w.filesSkipped} files skipped (already verified), ${(w.durationMs / 1000).toFixed(1)} s; ${perNode}`
 }
 
 export function renderNodeTable(rows: readonly NodeRow[]): string {

@@ -85,6 +85,8 @@ function vllmMismatchWhy(n: SummaryNode): string {
 }
 
 function nodeTable(nodes: readonly SummaryNode[]): string[] {
+  // vLLM's native executor: no Ray, no placement group to pin; the identity is the node's rank in the process group.
+  if (nodes.some((n) => n.native)) return nativeNodeTable(nodes)
   return [
     '| Node | Role | SSH | Fabric IP | Ray identity | vLLM pins | Image | Release | State |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -103,6 +105,28 @@ function nodeTable(nodes: readonly SummaryNode[]): string[] {
                 : UNKNOWN
               : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
           marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
+          n.imageId === undefined ? UNKNOWN : md(n.imageId),
+          n.release === undefined ? UNKNOWN : md(n.release),
+          md(n.state),
+        ].join(' | '),
+      )
+      .map((row) => `| ${row} |`),
+  ]
+}
+
+function nativeNodeTable(nodes: readonly SummaryNode[]): string[] {
+  return [
+    '| Node | Role | SSH | Fabric IP | Native rank | Rendezvous store | Image | Release | State |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...nodes
+      .map((n) =>
+        [
+          md(n.name),
+          n.role,
+          md(n.sshAddress),
+          md(n.fabricIp),
+          n.native ? `${n.native.rank}${n.native.joined === undefined ? '' : n.native.joined ? ` ${OK} in the group` : ` ${BAD} not in the group`}` : UNKNOWN,
+          n.native ? md(n.native.store) : UNKNOWN,
           n.imageId === undefined ? UNKNOWN : md(n.imageId),
           n.release === undefined ? UNKNOWN : md(n.release),
           md(n.state),

@@ -6,16 +6,8 @@
  * for the image.
  */
 
+import { readDockerArgs } from '../command/docker-args.js'
 import { sliceVal, type Arg } from './model.js'
-
-const WITH_VALUE = new Set(
-  (
-    '--name --network --net --gpus --shm-size -v --volume --device -w --workdir -u --user --ipc --ulimit --cap-add --cap-drop -p --publish ' +
-    '--runtime --restart --mount --label -l --memory -m --cpus --pid --hostname -h --add-host --security-opt --log-driver --log-opt --platform ' +
-    '--env-file --cpuset-cpus --group-add --tmpfs --dns --uts --userns --stop-signal --stop-timeout --health-cmd --pull --detach-keys --cgroupns ' +
-    '--memory-swap --storage-opt --sysctl --volumes-from --link --expose --label-file --cidfile --entrypoint -e --env --hooks-dir --pod'
-  ).split(' '),
-)
 
 /** One `-e` of the command line: the argument it stands in, and NAME=value or NAME alone (the value is mapped to where it was written). */
 export interface EnvOption {
@@ -42,40 +34,28 @@ function envOption(arg: Arg, text: Arg): EnvOption | undefined {
   return { arg, name: m[1]!, value: { ...text, val: sliceVal(text.val, m[0].length) } }
 }
 
-/** Options, then the image or container, then its command. */
+/** Options (read by the one docker argv reader, src/command/docker-args.ts), then the image or container, then its command. */
 export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
   const env: EnvOption[] = []
   const envFiles: Arg[] = []
   let entrypoint: Arg | undefined
-  let i = 0
-  for (; i < args.length; i++) {
-    const a = args[i]!
-    const t = a.val.text
-    if (a.rest) continue
-    if (t === '--') {
-      i++
-      break
-    }
-    if (!t.startsWith('-') || t === '-') break
-    const eq = t.indexOf('=')
-    let flag = t
-    let value: Arg | undefined
-    if (t.startsWith('--') && eq > 0) {
-      flag = t.slice(0, eq)
-      value = { ...a, val: sliceVal(a.val, eq + 1) }
-    } else if (/^-e./.test(t)) {
-      flag = '-e'
-      value = { ...a, val: sliceVal(a.val, 2) }
-    } else if (WITH_VALUE.has(flag)) value = args[++i]
-    if ((flag === '-e' || flag === '--env') && value) {
-      const e = envOption(a, value)
+  const read = readDockerArgs(
+    args,
+    (a) => a.val.text,
+    (a) => !!a.rest,
+  )
+  for (const o of read.options) {
+    if (!o.valueItem) continue
+    const value: Arg = o.valueOffset ? { ...o.valueItem, val: sliceVal(o.valueItem.val, o.valueOffset) } : o.valueItem
+    if (o.name === '--env') {
+      const e = envOption(o.flag, value)
       if (e) env.push(e)
     }
-    if (flag === '--entrypoint' && value) entrypoint = value
-    if (flag === '--env-file' && value) envFiles.push(value)
+    if (o.name === '--entrypoint') entrypoint = value
+    if (o.name === '--env-file') envFiles.push(value)
   }
-  const target = args[i]
-  return { env, envFiles, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(i + 1) }
+  const target = args[read.target]
+  return { env, envFiles, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(read.target + 1) }
 }
 
 const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '))

@@ -66,6 +66,12 @@ export function flatGroups(open: (name: string) => void, close: () => void): (st
   }
 }
 
+/** The errors the report shows: its error findings, and a failure that none of them is (a stop the summary names on its own). */
+const errorCount = (r: RolloutReport): number => {
+  const errors = r.findings.filter((f) => f.severity === 'error').length
+  return r.result === 'failed' && errors === 0 ? 1 : errors
+}
+
 export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Manifest): TaskOutcome {
   const headline = rolloutHeadline(cluster, r)
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
@@ -94,7 +100,7 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
       changed: String(r.changed),
       'rolled-back': String(r.rolledBack),
       findings: JSON.stringify(json.findings),
-      'error-count': String(r.findings.filter((f) => f.severity === 'error').length),
+      'error-count': String(errorCount(r)),
       'warning-count': String(r.findings.filter((f) => f.severity === 'warning').length),
       ...(r.smoke?.outputs ?? {}),
     },
@@ -170,6 +176,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
+  const warned = (o: TaskOutcome) => (loaded.ok ? withManifestWarnings(o, loaded.warnings) : o)
   if (!loaded.ok) return loaded.outcome
   const m = loaded.manifest
   if (opts.to !== undefined) {
@@ -193,5 +200,5 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem)
+  return warned(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem))
 }

@@ -47,12 +47,15 @@ export function withManifestWarnings(outcome: TaskOutcome, warnings: readonly Ma
     typeof outcome.json === 'object' && outcome.json !== null && !Array.isArray(outcome.json)
       ? { ...outcome.json, manifestWarnings: manifestIssuesJson(warnings) }
       : outcome.json
+  // The count a workflow reads says what the summary shows: the manifest's warnings too.
+  const counted = outcome.outputs['warning-count']
   return {
     ...outcome,
     text: `${renderManifestErrorsText(warnings, 'warning')}${outcome.text}`,
     summary,
     json,
     annotations: [...manifestAnnotations(warnings, 'warning'), ...outcome.annotations],
+    ...(counted !== undefined && { outputs: { ...outcome.outputs, 'warning-count': String(Number(counted || 0) + warnings.length) } }),
   }
 }
 
@@ -99,7 +102,8 @@ export async function validateTask(path: string): Promise<TaskOutcome> {
       json: { valid: true, errors: [], cluster: m.cluster, nodes: m.nodes.map((n) => n.name), manifest: m },
       summary: `${verdictLine('passed', headline)}\n`,
       annotations: [],
-      outputs: { result: 'valid', 'error-count': '0', 'warning-count': String(warnings.length), cluster: m.cluster },
+      // withManifestWarnings adds the manifest's warnings to this count.
+      outputs: { result: 'valid', 'error-count': '0', 'warning-count': '0', cluster: m.cluster },
       files: [],
     },
     warnings,

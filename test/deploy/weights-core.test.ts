@@ -442,6 +442,9 @@ describe("a hub source: what a node downloaded is checked against the hub's own 
     expect(out.ok, out.problem?.message).toBe(true)
     for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
     for (const n of m.nodes) expect(said).toContain(`[${n.name}] every file matches the hub's digests (2 files; 1 by SHA-256, the rest by git blob id)`)
+    // What each node just downloaded is counted as downloaded, not as files it already held.
+    expect(out.report).toMatchObject({ filesDownloaded: 4, filesSkipped: 0 })
+    for (const n of out.report.nodes) expect(n).toMatchObject({ filesDownloaded: 2, filesSkipped: 0, filesSent: 0 })
   })
 
   it('an LFS file of the right size and the wrong bytes: WEIGHTS_DIGEST_MISMATCH with both digests, removed, nothing sent', async () => {

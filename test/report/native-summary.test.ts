@@ -42,7 +42,10 @@ describe('native-mode summary', () => {
       ['not in the process group', false],
     ])
     const md = renderSummary({ verdict: 'failed', headline: 'smoke', nodes: rows, findings: [] })
-    expect(md).toContain('native rank 1 ❌ not in the group')
+    expect(md).toContain('| 1 ❌ not in the group | 192.168.200.12:29501 |')
+    // The table speaks of ranks and the store: no Ray column, no placement-group pin.
+    expect(md).toContain('| Node | Role | SSH | Fabric IP | Native rank | Rendezvous store | Image | Release | State |')
+    expect(md).not.toMatch(/Ray identity|vLLM pins|node:192/)
     expect(md).toContain('class n1_vllm bad')
   })
 })

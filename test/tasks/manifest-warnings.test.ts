@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
-import { validateTask } from '../../src/tasks/validate.js'
+import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { validateTask, withManifestWarnings } from '../../src/tasks/validate.js'
+import { loadManifestFile } from '../../src/manifest/load.js'
 
 const MANIFEST = `version: 1
 cluster: pair
@@ -104,6 +106,24 @@ describe('launch.mode script with container.env', () => {
     expect(outcome.headline).toMatch(/cannot reach every node/)
     expect(outcome.text).toContain(`${path}${WHERE} container.env is not read with launch.mode: script`)
     expect(outcome.annotations).toContainEqual(expect.objectContaining({ level: 'warning', file: path, line: 13, col: 3 }))
+  })
+
+  it("the counts a workflow reads say what the summary shows: the manifest's warnings, and a failure that is not a finding", async () => {
+    const { warnings } = await loadManifestFile(cluster())
+    expect(warnings).toHaveLength(1)
+    const base = { release: 'r1', changed: false, rolledBack: false, nodes: [], durationMs: 1 } as const
+    const deployed = withManifestWarnings(rolloutOutcome('pair', { ...base, command: 'deploy', result: 'deployed', changed: true, findings: [] }), warnings)
+    expect(deployed.outputs).toMatchObject({ 'warning-count': '1', 'error-count': '0' })
+    const failed = rolloutOutcome('pair', {
+      ...base,
+      command: 'rollback',
+      release: '-',
+      result: 'failed',
+      failure: { stage: 'state', reason: 'nothing to roll back to on spark-a' },
+      findings: [],
+    })
+    expect(failed.outputs['error-count']).toBe('1')
+    expect(failed.summary).toContain('nothing to roll back to on spark-a')
   })
 
   it('the same manifest with the built-in launcher has no warning', async () => {

@@ -163,12 +163,16 @@ export const rollbackTargetStage = (to: string | undefined): Stage => ({
       ctx.release = target
       return proceed
     }
-    const releases = head?.releases.join(', ') || 'none'
+    // Each release on the head, the one running marked: the ones a rollback can go to are the others.
+    const releases = head?.releases.map((r) => (r === head.current ? `${r} (current)` : r)).join(', ') || 'none'
+    const others = head?.releases.filter((r) => r !== head.current) ?? []
     return stop(
       problem(
         'NO_PREVIOUS_RELEASE',
-        `no previous release on ${headOf(ctx.m).name}${head?.problems ? ` (${head.problems.join('; ')})` : ''}; name one with ${option('to')} (releases: ${releases})`,
-        `Name the release to go back to: a rollback with ${option('to', 'RELEASE')}.`,
+        `nothing to roll back to on ${headOf(ctx.m).name}: its previous link names no release${head?.current ? ` (current is ${head.current})` : ''}${head?.problems ? ` (${head.problems.join('; ')})` : ''}; releases there: ${releases}${others.length > 0 ? `; name one with ${option('to')} (in the deploy workflow: its release field)` : ''}`,
+        others.length > 0
+          ? `Name the release to go back to: a rollback with ${option('to', 'RELEASE')} (in the deploy workflow, its release field), one of ${others.join(', ')}.`
+          : 'There is no other release on the nodes to go back to: deploy the one you want instead.',
         { releases },
       ),
     )

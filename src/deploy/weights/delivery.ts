@@ -41,6 +41,9 @@ export interface NodeWeightsReport {
   readonly before: string
   readonly bytesMoved: number
   readonly filesSent: number
+  /** Files this node downloaded from the hub in this run (hub source). */
+  readonly filesDownloaded: number
+  /** Files it already held, verified and not moved or downloaded. */
   readonly filesSkipped: number
 }
 
@@ -54,6 +57,8 @@ export interface WeightsReport {
   /** Bytes sent from the runner (its link), and from the head to workers (the fabric). */
   readonly bytesMoved: { readonly runner: number; readonly fabric: number }
   readonly filesSent: number
+  /** Files downloaded from the hub in this run, over every node. */
+  readonly filesDownloaded: number
   readonly filesSkipped: number
   readonly nodes: readonly NodeWeightsReport[]
   readonly durationMs: number
@@ -139,7 +144,18 @@ export function weightsReport(d: Delivery, manifest?: WeightsManifest): WeightsR
   const nodes = d.m.nodes.map((n) => {
     const s = d.sent.get(n.name) ?? { bytes: 0, files: 0 }
     const b = d.befores.get(n.name)
-    return { node: n.name, before: b ? describeNode(b) : '(not listed)', bytesMoved: s.bytes, filesSent: s.files, filesSkipped: b?.okFiles ?? 0 }
+    // A file the hub download just wrote counts as downloaded, not as one the node already held.
+    const fetched = new Set(d.hubListings.get(n.name)?.fetched ?? [])
+    const downloaded = manifest ? manifest.files.filter((f) => fetched.has(f.path)).length : fetched.size
+    const okFiles = b?.checks.filter((c) => c.status === 'ok' && !fetched.has(c.file.path)).length ?? 0
+    return {
+      node: n.name,
+      before: b ? describeNode(b) : '(not listed)',
+      bytesMoved: s.bytes,
+      filesSent: s.files,
+      filesDownloaded: downloaded,
+      filesSkipped: okFiles,
+    }
   })
   return {
     source: d.kind,
@@ -150,6 +166,7 @@ export function weightsReport(d: Delivery, manifest?: WeightsManifest): WeightsR
     totalBytes: manifest ? totalBytes(manifest.files) : 0,
     bytesMoved: { runner: d.moved.runner, fabric: d.moved.fabric },
     filesSent: nodes.reduce((n, x) => n + x.filesSent, 0),
+    filesDownloaded: nodes.reduce((n, x) => n + x.filesDownloaded, 0),
     filesSkipped: nodes.reduce((n, x) => n + x.filesSkipped, 0),
     nodes,
     durationMs: Date.now() - d.started,
