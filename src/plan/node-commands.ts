@@ -141,8 +141,8 @@ export function uploadLaunchScript(m: Manifest): Cmd {
   return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), toFile(argv('cat'), path), argv('chmod', '700', path))
 }
 
-/** The environment a launch script runs with: the node's identity and the cluster's. */
-export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string): Record<string, string> {
+/** The environment a launch script runs with: the node's identity and the cluster's, and the release it starts. */
+export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, release?: string): Record<string, string> {
   if (m.launch.mode !== 'script') throw new Error('launchScriptEnv needs launch.mode script')
   const head = headOf(m)
   return {
@@ -160,15 +160,20 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string):
     // vLLM's native multi-node mode: the head rank 0, the workers 1 … in manifest order (the built-in launcher's order).
     VRD_NODE_RANK: String([head, ...m.nodes.filter((n) => n.role !== 'head')].findIndex((n) => n.name === node.name)),
     VRD_NNODES: String(m.nodes.length),
+    // Which contract the script serves (README): under mp it starts only the container; the tool runs vllm serve in it.
+    VRD_EXECUTOR: m.vllm.executorBackend,
+    ...(m.vllm.executorBackend === 'mp' && { VRD_MASTER_ADDR: head.fabricIp, VRD_MASTER_PORT: String(m.vllm.masterPort) }),
+    // The label the tool reads a container's release from (the built-in launcher sets it too).
+    ...(release !== undefined && { VRD_RELEASE: release, VRD_RELEASE_LABEL: `${LABEL_PREFIX}.release=${release}` }),
     // The weights stage's model.path: the script mounts it (read-only) and serves it with HF_HUB_OFFLINE=1.
     ...(m.model && { VRD_MODEL_PATH: m.model.path }),
   }
 }
 
 /** Run the user's launch script (uploaded to `path` on the node) with the node's identity in its environment. */
-export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path = launchScriptPath(m)): Cmd {
+export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path = launchScriptPath(m), release?: string): Cmd {
   if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
-  return withEnv(launchScriptEnv(m, node, image), 'bash', path, ...m.launch.args)
+  return withEnv(launchScriptEnv(m, node, image, release), 'bash', path, ...m.launch.args)
 }
 
 /** A fixed script used as a bounded poll: run the command until it succeeds or the deadline passes. */

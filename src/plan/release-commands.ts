@@ -141,7 +141,7 @@ export function releaseStartCmd(m: Manifest, node: ManifestNode, image: string, 
   const dir = releaseDir(m, release)
   return m.launch.mode === 'builtin'
     ? runNodeContainer(m, node, image, release, `${dir}/${RELEASE_FILE.secretEnv}`)
-    : runLaunchScript(m, node, image, `${dir}/${RELEASE_FILE.launch}`)
+    : runLaunchScript(m, node, image, `${dir}/${RELEASE_FILE.launch}`, release)
 }
 
 /** What a release's serve.sh runs on `node` (the head; with the native executor, every node). */

@@ -95,6 +95,9 @@ export const FINDING_CODES = [
   'SCRIPT_NATIVE_RANK_DUPLICATE',
   'SCRIPT_NATIVE_RANK_GAP',
   'SCRIPT_NNODES_MISMATCH',
+  // The launch script against its executor's contract (src/script-check/executor-rules.ts)
+  'SCRIPT_RAY_UNDER_MP',
+  'SCRIPT_RAY_NUM_GPUS_MISSING',
   // Deploy and rollback (src/deploy/)
   'SECRET_INVALID',
   'DEPLOY_LOCKED',

@@ -343,11 +343,17 @@ class Evaluator implements Scope, Interp {
 const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [...v.map] : Array<number>(v.text.length).fill(-1))
 
 /** Every `ray start` on every path through a launch script. */
-export function evaluateScript(text: string, path: string): Evaluation {
+/**
+ * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
+ * a branch on them is decided as the node will decide it, not explored both ways.
+ */
+export function evaluateScript(text: string, path: string, known: Readonly<Record<string, string>> = {}): Evaluation {
   const parsed = parseBash(text, path)
   if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false }
   const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0)
-  const finals = ev.run(children(parsed.file, 'Stmts'), [initialState()])
+  const start = initialState()
+  for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
+  const finals = ev.run(children(parsed.file, 'Stmts'), [start])
   // The same start reached on several paths (forks that changed nothing) is kept once.
   const seen = new Set<string>()
   const starts: RayStart[] = []

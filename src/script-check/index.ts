@@ -32,7 +32,8 @@ export interface LaunchScriptOptions {
 }
 
 export function checkLaunchScript(text: string, opts: LaunchScriptOptions): LaunchScriptCheck {
-  const ev = evaluateScript(text, opts.path)
+  // With a manifest, what the tool will set is known: a branch on the executor goes the way the node's will.
+  const ev = evaluateScript(text, opts.path, opts.manifest ? { VRD_EXECUTOR: opts.manifest.vllm.executorBackend } : {})
   if (ev.error) {
     return {
       findings: [

@@ -11,6 +11,7 @@ import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.
 import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
 import type { Edit } from './patch.js'
 import { shellWord } from './patch.js'
+import { executorFindings } from './executor-rules.js'
 import { isNativeServe, nativeFindings, serveEvidence } from './native-rules.js'
 import { overrideEdits, pinEdit, replaceEdit } from './script-edits.js'
 
@@ -252,8 +253,9 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
     out.push(...loopbackFindings(c, seen), ...unpinnedFindings(c, seen), ...overrideFindings(c, seen), ...workerUsesHeadFindings(c, seen))
     if (manifest) out.push(...ifnameFindings(c, seen, manifest))
   }
-  out.push(...nativeFindings(starts, manifest, script))
-  if (!starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
+  out.push(...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
+  // Under mp a script starts only the container: no ray start is what the contract asks.
+  if (manifest?.vllm.executorBackend !== 'mp' && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
   return out.filter((f) => {
     const key = `${f.code}\u0000${f.line}\u0000${f.message}`

@@ -23,6 +23,7 @@ const rows = block
   .map((m) => ({ name: m[1]!, meaning: m[2]!, example: m[3]! }))
 
 let m: Manifest
+const RELEASE = '3f2a9c1-118'
 beforeAll(async () => {
   const { manifest, errors } = await loadManifestFile('src/manifest/examples/dgx-spark-pair.yml')
   expect(errors).toEqual([])
@@ -46,17 +47,29 @@ describe('the README lists exactly the variables a launch script gets', () => {
     expect(launchScriptEnv(without as Manifest, headOf(m), 'sha256:0123')['VRD_MODEL_PATH']).toBeUndefined()
   })
 
-  it('the same names as launchScriptEnv sets (besides launch.env), on every node', () => {
+  /** The seed under the native executor: the mp-only variables are set there. */
+  const mp = () => ({ ...m, vllm: { ...m.vllm, executorBackend: 'mp' as const } })
+
+  it('the same names as launchScriptEnv sets (besides launch.env), on every node, under either executor, in a deploy', () => {
     for (const node of m.nodes) {
-      const env = launchScriptEnv(m, node, 'sha256:0123')
-      const set = Object.keys(env).filter((k) => k !== 'MY_VAR')
-      expect(set.sort()).toEqual(rows.map((r) => r.name).sort())
-      expect(env['MY_VAR']).toBe('mine')
+      const names = new Set([
+        ...Object.keys(launchScriptEnv(m, node, 'sha256:0123', RELEASE)),
+        ...Object.keys(launchScriptEnv(mp(), node, 'sha256:0123', RELEASE)),
+      ])
+      names.delete('MY_VAR')
+      expect([...names].sort()).toEqual(rows.map((r) => r.name).sort())
+      expect(launchScriptEnv(m, node, 'sha256:0123')['MY_VAR']).toBe('mine')
     }
+    // Under ray no master: the mp-only rows are set only there; without a release (plan) no release.
+    expect(launchScriptEnv(m, headOf(m), 'sha256:0123', RELEASE)['VRD_MASTER_ADDR']).toBeUndefined()
+    expect(launchScriptEnv(m, headOf(m), 'sha256:0123')['VRD_RELEASE']).toBeUndefined()
   })
 
-  it("each example is the head's value (the image: the ID a deploy passes)", () => {
-    const env = launchScriptEnv(m, headOf(m), 'sha256:0123')
+  it("each example is the head's value (the image: the ID a deploy passes; the master: under mp)", () => {
+    const env: Record<string, string> = {
+      ...launchScriptEnv(mp(), headOf(m), 'sha256:0123', RELEASE),
+      VRD_EXECUTOR: launchScriptEnv(m, headOf(m), 'sha256:0123')['VRD_EXECUTOR']!,
+    }
     for (const r of rows) {
       if (r.name === 'VRD_IMAGE') expect(env[r.name]).toMatch(new RegExp(`^${r.example.replace('…', '')}`))
       else expect(env[r.name], r.name).toBe(r.example)
