@@ -1,0 +1,98 @@
+/**
+ * One launch script serves both executors (issue 34): src/manifest/examples/launch-both-executors.sh,
+ * unchanged, deployed on the lab with launch.mode: script under vllm.executorBackend: ray and then
+ * under mp, through the deploy task both front doors call. Under ray its containers run Ray (with
+ * the GPUs the manifest names); under mp they run no Ray and the tool's vllm serve runs on every
+ * node; either way each container carries the release label the tool reads.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse, stringify } from 'yaml'
+import { argv } from '../../src/command/shell.js'
+import { labUp } from '../../src/lab/index.js'
+import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
+import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import { parseManifest } from '../../src/manifest/load.js'
+import type { Manifest } from '../../src/manifest/schema.js'
+import { LABEL_PREFIX } from '../../src/plan/node-commands.js'
+import { clusterStateDir } from '../../src/plan/release-commands.js'
+import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
+import type { Transport } from '../../src/transport/transport.js'
+import { resetLabNodes } from './support/lab-nodes.js'
+
+const EXAMPLE = 'src/manifest/examples/launch-both-executors.sh'
+const progress = (m: string) => process.stderr.write(`[example-script-e2e] ${m}\n`)
+let dir: string
+let labText: string
+let manifest: Manifest
+let transports: Map<string, Transport>
+let creds: DeployTaskOptions['credentials']
+
+/**
+ * The lab's manifest with the example as its launch script: the built-in launcher's container and
+ * Ray settings left out (a script does not read them), the lab's small Ray sizes passed as the
+ * script's arguments (they go to ray start); under mp no ray section at all.
+ */
+function scriptManifest(executor: 'ray' | 'mp'): string {
+  const doc = parse(labText) as Record<string, Record<string, unknown>>
+  doc.container = { name: doc.container!.name }
+  doc.ray = { port: doc.ray!.port }
+  if (executor === 'mp') {
+    delete doc.ray
+    doc.vllm = { ...doc.vllm, executorBackend: 'mp' }
+  }
+  doc.launch = { mode: 'script', path: 'launch.sh', allowOutsideRepository: true, args: ['--num-cpus=1', '--object-store-memory=100000000'] }
+  const path = join(dir, `${executor}.yml`)
+  writeFileSync(path, stringify(doc))
+  const parsed = parseManifest(readFileSync(path, 'utf8'), path)
+  expect(parsed.errors).toEqual([])
+  expect(parsed.warnings).toEqual([])
+  return path
+}
+
+const sh = async (t: Transport, ...args: string[]) => (await t.run(argv(...args), { timeoutMs: 60_000 })).stdout.trim()
+const label = (t: Transport) => sh(t, 'docker', 'inspect', '--format', `{{index .Config.Labels "${LABEL_PREFIX}.release"}}`, manifest.container.name)
+const processes = (t: Transport) => sh(t, 'sh', '-c', `docker top ${manifest.container.name} -eo pid,args || true`)
+
+beforeAll(async () => {
+  await labUp({ nodes: 2, onProgress: progress })
+  const lab = await loadLabManifest()
+  labText = readFileSync(lab.path, 'utf8')
+  manifest = lab.manifest
+  const paths = labPaths(resolveLabDir())
+  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  dir = mkdtempSync(join(tmpdir(), 'vrd-example-script-'))
+  copyFileSync(EXAMPLE, join(dir, 'launch.sh'))
+  transports = await labTransports(manifest)
+  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+}, 900_000)
+
+afterAll(async () => {
+  for (const t of transports?.values() ?? []) {
+    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
+    await t.close()
+  }
+}, 120_000)
+
+describe.sequential('the example launch script, unchanged, under both executors', () => {
+  for (const [executor, release] of [
+    ['ray', 'ex-ray'],
+    ['mp', 'ex-mp'],
+  ] as const)
+    it(`deploys under ${executor}: the gates pass, each container labelled with its release, ${executor === 'ray' ? 'Ray in it' : 'no Ray, vllm serve on every node'}`, async () => {
+      const o = await deployTask(scriptManifest(executor), { credentials: creds, env: process.env, onProgress: progress, release, force: true })
+      expect(o.exitCode, o.text).toBe(0)
+      expect(o.outputs.result).toBe('deployed')
+      for (const t of transports.values()) {
+        expect(await label(t)).toBe(release)
+        const ps = await processes(t)
+        if (executor === 'ray') expect(ps).toMatch(/raylet/)
+        else {
+          expect(ps).not.toMatch(/raylet|ray start/)
+          expect(ps).toMatch(/vllm serve/)
+        }
+      }
+    }, 900_000)
+})
