@@ -174,6 +174,19 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
     expect(out.trim()).toBe('42')
   }, 90_000)
 
+  it('`docker exec`s into a container started with the flags real Spark scripts use (--ulimit memlock=-1, --ipc=host, --shm-size)', async () => {
+    // The Spark scripts' pattern (docker run -e ... then docker exec ... ray start): on a host without
+    // CAP_SYS_RESOURCE the exec carried memlock=-1 into runc and failed ("error setting rlimit type 8").
+    const ref = info.workloadImage.ref
+    const out = await sshOk(
+      info,
+      info.nodes[0]!.mgmtIp,
+      `docker run -d --name vrd-lab-ngc-exec --pull never --gpus all --ipc=host --shm-size 1g --ulimit memlock=-1 --ulimit stack=67108864 ${ref} sleep 300 >/dev/null && docker exec vrd-lab-ngc-exec python -c "print(42)"; rc=$?; docker rm -f vrd-lab-ngc-exec >/dev/null; exit $rc`,
+      60_000,
+    )
+    expect(out.trim()).toBe('42')
+  }, 90_000)
+
   it('survives a stop: the next up starts the node again, interfaces and images intact', async () => {
     const b = info.nodes[1]!
     expect((await local.run(argv(DOCKER, 'stop', b.container), { timeoutMs: 60_000 })).code).toBe(0)
