@@ -25,6 +25,8 @@ export interface NodeState {
   readonly container?: ContainerState
   /** Every release directory on the node, newest first. */
   readonly releases: readonly string[]
+  /** Those of them that did not pass their gates (a failed or cancelled deploy marked them). */
+  readonly failed?: readonly string[]
   /** The state could not be read. */
   readonly error?: string
   /** Values the node reported that are not what they claim (a `previous` link to `..`): left out of the state above. */
@@ -35,6 +37,7 @@ export interface NodeState {
 export function parseNodeState(node: string, stdout: string): NodeState {
   const state: { -readonly [K in keyof NodeState]: NodeState[K] } = { node, releases: [] }
   const releases: string[] = []
+  const failed: string[] = []
   const problems: string[] = []
   for (const line of stdout.split('\n')) {
     const eq = line.indexOf('=')
@@ -42,7 +45,7 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     const key = line.slice(0, eq)
     const value = line.slice(eq + 1).trim()
     // A link or label a node reports becomes a path and argv again: the same release-id check as --release.
-    if ((key === 'current' || key === 'previous' || key === 'release') && value && releaseIdProblem(value)) {
+    if ((key === 'current' || key === 'previous' || key === 'release' || key === 'failed-release') && value && releaseIdProblem(value)) {
       problems.push(`${key} ${releaseIdProblem(value)}`)
       continue
     }
@@ -52,6 +55,7 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     else if (key === 'image-id' && value) state.imageId = value
     else if (key === 'current-container' && value) state.currentContainer = value
     else if (key === 'release' && value) releases.push(value)
+    else if (key === 'failed-release' && value) failed.push(value)
     else if (key === 'container') {
       const [id = '', running = '', startedAt = '', imageId = '', release = ''] = value.split(' ')
       const label = release === '<no' || releaseIdProblem(release) ? '' : release
@@ -59,6 +63,7 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     }
   }
   state.releases = releases
+  if (failed.length > 0) state.failed = failed
   if (problems.length > 0) state.problems = problems
   return state
 }

@@ -84,16 +84,22 @@ export const readReleaseFile = (m: Manifest, release: string, file: string): Arg
  * fingerprint and image ID, the container (ID, running, start time, release label), every release.
  */
 const STATE_SCRIPT = [
-  'd=$1; c=$2',
+  'd=$1; c=$2; f=$3',
   'cur=$(readlink "$d/current" 2>/dev/null || true); prev=$(readlink "$d/previous" 2>/dev/null || true)',
   'echo "current=${cur##*/}"; echo "previous=${prev##*/}"',
   'if [ -n "$cur" ] && [ -f "$d/current/fingerprint" ]; then echo "fingerprint=$(cat "$d/current/fingerprint")"; fi',
   'if [ -n "$cur" ] && [ -f "$d/current/image-id" ]; then echo "image-id=$(cat "$d/current/image-id")"; fi',
   'if [ -f "$d/current.container" ]; then echo "current-container=$(cat "$d/current.container")"; fi',
   'if out=$(docker inspect --format "{{.Id}} {{.State.Running}} {{.State.StartedAt}} {{.Image}} {{index .Config.Labels \\"io.vllm-ray-deploy.release\\"}}" "$c" 2>/dev/null); then echo "container=$out"; fi',
-  'if [ -d "$d/releases" ]; then for r in $(ls -1t "$d/releases"); do echo "release=$r"; done; fi',
+  'if [ -d "$d/releases" ]; then for r in $(ls -1t "$d/releases"); do echo "release=$r"; if [ -e "$d/releases/$r/$f" ]; then echo "failed-release=$r"; fi; done; fi',
 ].join('\n')
-export const readNodeState = (m: Manifest): Argv => shScript(STATE_SCRIPT, clusterStateDir(m), m.container.name)
+export const readNodeState = (m: Manifest): Argv => shScript(STATE_SCRIPT, clusterStateDir(m), m.container.name, FAILED_MARK)
+
+/** In a release's directory: the release did not pass its gates (a deploy of it failed or was cancelled). */
+export const FAILED_MARK = '.failed'
+
+/** Marks a release that did not pass its gates, where its directory exists (prune and rollback read the mark). */
+export const markReleaseFailed = (m: Manifest, release: string): Argv => shScript('[ ! -d "$1" ] || : > "$1/$2"', releaseDir(m, release), FAILED_MARK)
 
 /**
  * Points `current` at a release (and `previous` at the one current named, when it differs), each by
@@ -102,8 +108,9 @@ export const readNodeState = (m: Manifest): Argv => shScript(STATE_SCRIPT, clust
  * containers carry no release label, and "unchanged" must mean these very containers still run.
  */
 const ACTIVATE_SCRIPT = [
-  'd=$1; new=$2; c=$3',
+  'd=$1; new=$2; c=$3; f=$4',
   '[ -d "$d/releases/$new" ] || { echo "release $new is not on this node" >&2; exit 1; }',
+  'rm -f "$d/releases/$new/$f"',
   'old=$(readlink "$d/current" 2>/dev/null || true); old=${old##*/}',
   'if [ -n "$old" ] && [ "$old" != "$new" ]; then ln -sfn "releases/$old" "$d/.previous.tmp"; mv -T "$d/.previous.tmp" "$d/previous"; fi',
   'ln -sfn "releases/$new" "$d/.current.tmp"; mv -T "$d/.current.tmp" "$d/current"',
@@ -111,20 +118,29 @@ const ACTIVATE_SCRIPT = [
   'docker inspect --format "{{.Id}}" "$c" > "$d/.current.container.tmp" 2>/dev/null || : > "$d/.current.container.tmp"; mv -f "$d/.current.container.tmp" "$d/current.container"',
   'echo "current=$new previous=$(basename "$(readlink "$d/previous" 2>/dev/null || echo -)")"',
 ].join('\n')
-export const activateRelease = (m: Manifest, release: string): Argv => shScript(ACTIVATE_SCRIPT, clusterStateDir(m), release, m.container.name)
+export const activateRelease = (m: Manifest, release: string): Argv => shScript(ACTIVATE_SCRIPT, clusterStateDir(m), release, m.container.name, FAILED_MARK)
 
-/** Keeps the newest `keep` releases, never one `current` or `previous` names. */
+/**
+ * Keeps the newest `keep` releases that passed their gates, never one `current` or `previous`
+ * names; of the releases that did not (FAILED_MARK), only the newest is kept (for a post-mortem).
+ */
 const PRUNE_SCRIPT = [
-  'd=$1; keep=$2',
+  'd=$1; keep=$2; f=$3',
   '[ -d "$d/releases" ] || exit 0',
   'cur=$(readlink "$d/current" 2>/dev/null || true); prev=$(readlink "$d/previous" 2>/dev/null || true)',
-  'n=0',
+  'n=0; failed=0',
   'for r in $(ls -1t "$d/releases"); do',
+  '  if [ "$r" = "${cur##*/}" ] || [ "$r" = "${prev##*/}" ]; then n=$((n + 1)); continue; fi',
+  '  if [ -e "$d/releases/$r/$f" ]; then',
+  '    failed=$((failed + 1))',
+  '    if [ "$failed" -gt 1 ]; then rm -rf "$d/releases/$r"; echo "pruned $r (failed)"; fi',
+  '    continue',
+  '  fi',
   '  n=$((n + 1))',
-  '  if [ "$n" -gt "$keep" ] && [ "$r" != "${cur##*/}" ] && [ "$r" != "${prev##*/}" ]; then rm -rf "$d/releases/$r"; echo "pruned $r"; fi',
+  '  if [ "$n" -gt "$keep" ]; then rm -rf "$d/releases/$r"; echo "pruned $r"; fi',
   'done',
 ].join('\n')
-export const pruneReleases = (m: Manifest): Argv => shScript(PRUNE_SCRIPT, clusterStateDir(m), String(m.deploy.releasesKept))
+export const pruneReleases = (m: Manifest): Argv => shScript(PRUNE_SCRIPT, clusterStateDir(m), String(m.deploy.releasesKept), FAILED_MARK)
 
 /** Appends stdin (one JSON line) to the node's audit log. */
 export const appendAudit = (m: Manifest): Cmd => and(argv('mkdir', '-p', clusterStateDir(m)), toFile(argv('cat'), auditLogPath(m), true))

@@ -8,12 +8,15 @@
  *   VRD_LAB_DIR=/work/main/.lab flock /tmp/vrd-lab.flock npx vitest run test/workflows/act.e2e.test.ts
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { labUp, type LabInfo } from '../../src/lab/index.js'
+import { nativeLabManifest } from '../../src/lab/native-manifest.js'
 import { labTransports, loadLabManifest, scenarioScript } from '../../src/lab/scenario.js'
+import { deployTask } from '../../src/tasks/deploy.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { auditLogPath, clusterStateDir } from '../../src/plan/release-commands.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
@@ -252,5 +255,38 @@ function expectSeedBugSummary(summary: string, findingHeading = '####'): void {
   expect(diagram).toMatch(/class [^\n]*\bn0_vllm\b[^\n]* bad/)
   expect(summary).toContain(`${findingHeading} \`VLLM_PIN_NOT_IN_RAY\` on spark-a`)
 }
+
+describe.sequential("the scheduled check under vLLM's native executor (issue 34)", () => {
+  it('schedule -> preflight + smoke of a healthy mp cluster: green on every node (the smoke looks at the worker too)', async () => {
+    const native = nativeLabManifest(labManifest)
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-act-mp-'))
+    const path = join(dir, 'native.yml')
+    writeFileSync(path, native)
+    // The cluster under mp, deployed from the CLI's task (the workflows' own deploy is tried above).
+    const deployed = await deployTask(path, {
+      credentials: { privateKey: credentials.sshKey, knownHosts: credentials.knownHosts },
+      env: process.env,
+      onProgress: progress,
+      release: 'act-mp',
+      force: true,
+    })
+    expect(deployed.exitCode, deployed.text).toBe(0)
+    const before = await containerIds()
+    const r = await runAct(makeDeployRepo({ manifest: native }), {
+      event: 'schedule',
+      workflow: 'scheduled-smoke.yml',
+      eventFile: 'schedule.json',
+      credentials,
+    })
+    timed('schedule under mp -> preflight + smoke', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(r.steps.filter((s) => s.step === ACTION_STEP).map((s) => s.ok)).toEqual([true, true])
+    expect(r.log).not.toMatch(/SMOKE_NATIVE_NODE_MISSING|SMOKE_CHECK_INCOMPLETE/)
+    const smoke = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy smoke</sub>'))
+    expect(smoke?.split('\n')[0]).toMatch(/^### ✅ /u)
+    expect(smoke).not.toMatch(/Ray identity|vLLM pins/)
+    expect(await containerIds()).toEqual(before)
+  }, 900_000)
+})
 
 afterAll(() => progress(`act run times:\n  ${timings.join('\n  ')}`))

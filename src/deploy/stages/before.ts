@@ -164,7 +164,8 @@ export const rollbackTargetStage = (to: string | undefined): Stage => ({
       return proceed
     }
     // Each release on the head, the one running marked: the ones a rollback can go to are the others.
-    const releases = head?.releases.map((r) => (r === head.current ? `${r} (current)` : r)).join(', ') || 'none'
+    const mark = (r: string) => (r === head?.current ? `${r} (current)` : head?.failed?.includes(r) ? `${r} (failed)` : r)
+    const releases = head?.releases.map(mark).join(', ') || 'none'
     const others = head?.releases.filter((r) => r !== head.current) ?? []
     return stop(
       problem(

@@ -5,7 +5,7 @@
  */
 import type { Manifest } from '../../manifest/schema.js'
 import { headOf, removeContainer } from '../../plan/node-commands.js'
-import { appendAudit } from '../../plan/release-commands.js'
+import { appendAudit, markReleaseFailed } from '../../plan/release-commands.js'
 import { releaseDeployLock } from '../lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
@@ -136,6 +136,18 @@ export async function handleFailure(r: Rollout, run: ListRun): Promise<Handled |
   })
 }
 
+/**
+ * A deploy that wrote its release's files and then stopped (failed or cancelled): the release is
+ * marked as one that did not pass its gates, so it does not count toward deploy.releasesKept and a
+ * rollback lists it as failed. Not after a lost lock (the nodes may be another rollout's).
+ */
+async function markFailedRelease(ctx: RolloutContext, run: ListRun): Promise<void> {
+  if (ctx.command !== 'deploy' || !run.stopped || run.stopped.outcome.lockLost) return
+  if (!run.records.some((x) => x.stage.name === 'release-files')) return
+  const r = await ctx.io.onAll(ctx.m, 'on-failure', markReleaseFailed(ctx.m, ctx.release))
+  if (!r.ok) ctx.io.progress(`release ${ctx.release} not marked as failed everywhere: ${r.detail}`)
+}
+
 async function audit(ctx: RolloutContext, m: Manifest, rep: ReportCore): Promise<void> {
   const { o, io } = ctx
   await io.inStage('audit', async () => {
@@ -171,6 +183,7 @@ export async function runRollout(r: Rollout): Promise<RolloutReport> {
   try {
     const run = await runList(r.stages, ctx)
     const handled = await handleFailure(r, run)
+    await markFailedRelease(ctx, run)
     const core = deriveReport(ctx, run, handled)
     if (ctx.lock) await audit(ctx, m, core)
     const nodes = await ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts))
