@@ -82,7 +82,7 @@ describe('a deploy with a bad secret', () => {
     expect(r.findings.map((f) => f.code)).toContain('SECRET_INVALID')
     expect(stages).toEqual(['inputs', 'report'])
     // The only commands after the refusal are the report's read of each node's state: no lock, no container, no file.
-    for (const l of sim.log) expect(l.command.startsWith(render(readNodeState(s.manifest)))).toBe(true)
+    for (const l of s.log) expect(l.command.startsWith(render(readNodeState(s.manifest)))).toBe(true)
     expect(s.log.some((l) => /deploy\.lock|docker (run|pull|rm)|release/.test(l.command.split('\n')[0]!))).toBe(false)
   })
 })
