@@ -95,7 +95,8 @@ async function text(stdin: RunOptions['stdin']): Promise<string | undefined> {
 export class SimCluster {
   readonly root = mkdtempSync(join(tmpdir(), 'vrd-sim-'))
   /** Every command each node was asked to run, in order. */
-  readonly log: { node: string; command: string }[] = []
+  /** Every command run, in order; `faulted`: a fault answered it (it failed without running). */
+  readonly log: { node: string; command: string; faulted?: boolean }[] = []
   readonly faults: Fault[] = []
   private readonly nodes = new Map<string, SimNode>()
   private containers = 0
@@ -159,10 +160,12 @@ export class SimCluster {
       label: `${name} (sim)`,
       run: async (cmd: Cmd, opts: RunOptions) => {
         const command = render(cmd)
-        this.log.push({ node: name, command })
+        const entry: { node: string; command: string; faulted?: boolean } = { node: name, command }
+        this.log.push(entry)
         const stdin = await text(opts.stdin)
         const fault = this.faults.find((f) => (f.node === undefined || f.node === name) && f.when.test(command) && (f.times ?? 1) > 0)
         if (fault) {
+          entry.faulted = true
           if (fault.times !== undefined) fault.times--
           return { ...ok('', 1, 'simulated failure'), ...fault.result }
         }
