@@ -84,56 +84,47 @@ function vllmMismatchWhy(n: SummaryNode): string {
   return n.rayIdentity === undefined ? 'no Ray node has this address' : `Ray knows ${n.name} as ${n.rayIdentity}`
 }
 
+/** A Markdown table: the header cells, then one row of cells per entry. */
+const markdownTable = (header: readonly string[], rows: readonly (readonly string[])[]): string[] => [
+  `| ${header.join(' | ')} |`,
+  `| ${header.map(() => '---').join(' | ')} |`,
+  ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+]
+
+/** The columns every node table starts and ends with, around the executor's identity columns. */
+const nodeCells = (n: SummaryNode, identity: readonly string[]): string[] => [
+  md(n.name),
+  n.role,
+  md(n.sshAddress),
+  md(n.fabricIp),
+  ...identity,
+  n.imageId === undefined ? UNKNOWN : md(n.imageId),
+  n.release === undefined ? UNKNOWN : md(n.release),
+  md(n.state),
+]
+
+const joinedMark = (n: SummaryNode): string => (n.native?.joined === undefined ? '' : n.native.joined ? ` ${OK} in the group` : ` ${BAD} not in the group`)
+
 function nodeTable(nodes: readonly SummaryNode[]): string[] {
   // vLLM's native executor: no Ray, no placement group to pin; the identity is the node's rank in the process group.
-  if (nodes.some((n) => n.native)) return nativeNodeTable(nodes)
-  return [
-    '| Node | Role | SSH | Fabric IP | Ray identity | vLLM pins | Image | Release | State |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...nodes
-      .map((n) =>
-        [
-          md(n.name),
-          n.role,
-          md(n.sshAddress),
-          md(n.fabricIp),
-          n.native
-            ? `native rank ${n.native.rank}${n.native.joined === undefined ? '' : n.native.joined ? ` ${OK} in the group` : ` ${BAD} not in the group`}`
-            : n.rayIdentity === undefined
-              ? n.rayMatchesFabric === false
-                ? `${BAD} not in Ray`
-                : UNKNOWN
-              : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
-          marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
-          n.imageId === undefined ? UNKNOWN : md(n.imageId),
-          n.release === undefined ? UNKNOWN : md(n.release),
-          md(n.state),
-        ].join(' | '),
-      )
-      .map((row) => `| ${row} |`),
-  ]
-}
-
-function nativeNodeTable(nodes: readonly SummaryNode[]): string[] {
-  return [
-    '| Node | Role | SSH | Fabric IP | Native rank | Rendezvous store | Image | Release | State |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...nodes
-      .map((n) =>
-        [
-          md(n.name),
-          n.role,
-          md(n.sshAddress),
-          md(n.fabricIp),
-          n.native ? `${n.native.rank}${n.native.joined === undefined ? '' : n.native.joined ? ` ${OK} in the group` : ` ${BAD} not in the group`}` : UNKNOWN,
-          n.native ? md(n.native.store) : UNKNOWN,
-          n.imageId === undefined ? UNKNOWN : md(n.imageId),
-          n.release === undefined ? UNKNOWN : md(n.release),
-          md(n.state),
-        ].join(' | '),
-      )
-      .map((row) => `| ${row} |`),
-  ]
+  if (nodes.some((n) => n.native))
+    return markdownTable(
+      ['Node', 'Role', 'SSH', 'Fabric IP', 'Native rank', 'Rendezvous store', 'Image', 'Release', 'State'],
+      nodes.map((n) => nodeCells(n, [n.native ? `${n.native.rank}${joinedMark(n)}` : UNKNOWN, n.native ? md(n.native.store) : UNKNOWN])),
+    )
+  return markdownTable(
+    ['Node', 'Role', 'SSH', 'Fabric IP', 'Ray identity', 'vLLM pins', 'Image', 'Release', 'State'],
+    nodes.map((n) =>
+      nodeCells(n, [
+        n.rayIdentity === undefined
+          ? n.rayMatchesFabric === false
+            ? `${BAD} not in Ray`
+            : UNKNOWN
+          : marked(n.rayIdentity, n.rayMatchesFabric, 'not the fabric IP'),
+        marked(pinText(n), n.vllmMatchesRay, vllmMismatchWhy(n)),
+      ]),
+    ),
+  )
 }
 
 /** One sentence per mismatch, so the table's ❌ marks are spelled out. */
