@@ -11,7 +11,7 @@
  * ends, so a step killed halfway still leaves a true outcome. (The post step cannot do this: post
  * steps run after every main step of the job, the upload included.)
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -78,8 +78,28 @@ export function mergedFindings(existing: string | undefined, findingsJson: strin
 /** The step id the runner gives this step (GITHUB_ACTION: the step's `id:`, or `__owner_repo` when it has none). */
 export const stepId = (env: NodeJS.ProcessEnv = process.env): string => env.GITHUB_ACTION || 'vllm-ray-deploy'
 
+/** The most of a report file this step reads back (the steps of one job write a few KiB). */
+export const MAX_REPORT_FILE_BYTES = 4 * 1024 * 1024
+
+/**
+ * A report file earlier steps wrote, bounded: one past the bound (written by something else in the
+ * job) is not read into memory; this step's record starts a new file, and the caller says so.
+ */
 function readIfExists(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
+  if (!existsSync(path)) return undefined
+  if (statSync(path).size > MAX_REPORT_FILE_BYTES)
+    throw new Error(`${path} is larger than ${MAX_REPORT_FILE_BYTES} bytes; it was replaced by this step's record`)
+  return readFileSync(path, 'utf8')
+}
+
+/** readIfExists, with a file past the bound replaced (the error is kept for the caller to say). */
+function readBounded(path: string, said: string[]): string | undefined {
+  try {
+    return readIfExists(path)
+  } catch (err) {
+    said.push((err as Error).message)
+    return undefined
+  }
 }
 
 /** Record this step in outcome.txt; `result` undefined marks it as started. Never throws. */
@@ -88,8 +108,9 @@ export function recordStepOutcome(o: StepOutcome, env: NodeJS.ProcessEnv = proce
     const dir = reportDir(env)
     mkdirSync(dir, { recursive: true })
     const path = join(dir, OUTCOME_FILE)
-    writeFileSync(path, withOutcome(readIfExists(path) ?? '', o, env))
-    return undefined
+    const said: string[] = []
+    writeFileSync(path, withOutcome(readBounded(path, said) ?? '', o, env))
+    return said[0]
   } catch (err) {
     return `could not write ${OUTCOME_FILE}: ${(err as Error).message}`
   }
@@ -101,8 +122,9 @@ export function recordFindings(findingsJson: string, env: NodeJS.ProcessEnv = pr
     const dir = reportDir(env)
     mkdirSync(dir, { recursive: true })
     const path = join(dir, FINDINGS_FILE)
-    writeFileSync(path, mergedFindings(readIfExists(path), findingsJson))
-    return undefined
+    const said: string[] = []
+    writeFileSync(path, mergedFindings(readBounded(path, said), findingsJson))
+    return said[0]
   } catch (err) {
     return `could not write ${FINDINGS_FILE}: ${(err as Error).message}`
   }

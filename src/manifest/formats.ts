@@ -236,6 +236,14 @@ const SLACK_MS = 60_000
 export const seconds = () => wholeNumber({ min: 1, max: Math.floor((MAX_TIMER_MS - SLACK_MS) / 1000) })
 export const minutes = () => wholeNumber({ min: 1, max: Math.floor((MAX_TIMER_MS - SLACK_MS) / 60_000) })
 export const milliseconds = () => wholeNumber({ min: 1, max: MAX_TIMER_MS - SLACK_MS })
+/**
+ * The fabric collective's per-rank timeout: its SSH deadline is twice it plus 50 s (two phases of
+ * the rank program, its start and the transport's slack: src/preflight/gather/collective.ts), so
+ * the largest value is about half of seconds()' (a test holds the two together).
+ */
+export const COLLECTIVE_DEADLINE_EXTRA_S = 50
+export const collectiveSeconds = () =>
+  wholeNumber({ min: 1, max: Math.floor((Math.floor((MAX_TIMER_MS - SLACK_MS) / 1000) - COLLECTIVE_DEADLINE_EXTRA_S) / 2) })
 
 /** A string value in an env map or argument list; YAML numbers and booleans are taken as their text. */
 export const scalarText = () =>

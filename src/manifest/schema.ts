@@ -29,6 +29,7 @@ import {
   seconds,
   minutes,
   milliseconds,
+  collectiveSeconds,
 } from './formats.js'
 
 function regexError(text: string): string {
@@ -446,7 +447,7 @@ export const PreflightSchema = z
       .describe(
         "Run a real all-reduce over the fabric before a deploy changes anything (the `fabric-test` stage) and in `preflight`: one throw-away container of the release's image per node, all at once, with the release's env (torch.distributed: NCCL with `NCCL_DEBUG=INFO` on GPU nodes, reading the transport NCCL chose; Gloo without CUDA; a standard-library TCP ring where the image has no torch). It fails the deploy when the collective fails or hangs (FABRIC_COLLECTIVE_FAILED) or NCCL falls back to sockets where RDMA was asked for (FABRIC_SOCKET_FALLBACK), and warns when NCCL's bus bandwidth is below a quarter of `fabric.linkSpeedGbps` (FABRIC_COLLECTIVE_SLOW). It costs a container start and torch's import on every node (seconds) and, on GPU nodes, a CUDA context beside the running release. `false` skips it.",
       ),
-    collectiveTimeoutSeconds: seconds()
+    collectiveTimeoutSeconds: collectiveSeconds()
       .default(45)
       .describe('Seconds each rank of the collective may take (rendezvous, connections, the all-reduces) before it counts as hung.'),
   })

@@ -4,11 +4,11 @@
  * the findings of every step of the job. Then the bundled action, run as the runner runs it, leaves
  * the four files of a failed run in report-dir.
  */
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { mergedFindings, recordFindings, recordStepOutcome, reportDir, withOutcome } from '../../src/action/report.js'
+import { MAX_REPORT_FILE_BYTES, mergedFindings, recordFindings, recordStepOutcome, reportDir, withOutcome } from '../../src/action/report.js'
 import { runAction } from '../support/action.js'
 
 const ENV = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '7', GITHUB_RUN_ATTEMPT: '2' }
@@ -50,6 +50,18 @@ describe('findings.json', () => {
     const blocked = mkdtempSync(join(tmpdir(), 'vrd-report-'))
     writeFileSync(join(blocked, 'vllm-ray-deploy'), 'a file where the directory should be')
     expect(recordStepOutcome({ step: 'p', command: 'preflight' }, { RUNNER_TEMP: blocked })).toMatch(/could not write outcome\.txt/)
+  })
+
+  it('a report file past the bound (written by something else in the job) is not read into memory: replaced, and said', () => {
+    const env = { ...ENV, RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'vrd-report-')) }
+    mkdirSync(reportDir(env), { recursive: true })
+    for (const f of ['outcome.txt', 'findings.json']) writeFileSync(join(reportDir(env), f), Buffer.alloc(MAX_REPORT_FILE_BYTES + 1, 'x'))
+    expect(recordStepOutcome({ step: 'p', command: 'preflight', result: 'passed', headline: 'ok' }, env)).toMatch(
+      /outcome\.txt is larger than \d+ bytes; it was replaced/,
+    )
+    expect(recordFindings('[{"code":"X"}]', env)).toMatch(/findings\.json is larger than/)
+    expect(readFileSync(join(reportDir(env), 'outcome.txt'), 'utf8')).toMatch(/^== step p: preflight\nresult: passed/)
+    expect(JSON.parse(readFileSync(join(reportDir(env), 'findings.json'), 'utf8'))).toEqual([{ code: 'X' }])
   })
 })
 

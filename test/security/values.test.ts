@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { parseNodeState } from '../../src/deploy/node-state.js'
-import { MAX_TIMER_MS } from '../../src/manifest/formats.js'
+import { COLLECTIVE_DEADLINE_EXTRA_S, MAX_TIMER_MS } from '../../src/manifest/formats.js'
+import { collectiveDeadlineMs } from '../../src/preflight/gather/collective.js'
 import { readLaunchScript } from '../../src/manifest/launch-path.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import { dockerEnvNames, imageRefProblem, releaseIdProblem } from '../../src/manifest/values.js'
@@ -177,4 +178,14 @@ describe('numbers (item 14): every duration has a bound the runtime can honour',
       expect(max * unitMs + 60_000).toBeLessThanOrEqual(MAX_TIMER_MS)
     })
   }
+  it("preflight.collectiveTimeoutSeconds: the largest accepted value's SSH deadline (twice it, plus the start and the slack) fits a Node timer", () => {
+    const yaml = (n: number) => BASE.replace('vllm:\n', `preflight:\n  collectiveTimeoutSeconds: ${n}\nvllm:\n`)
+    const refused = errorsOf(yaml(1_100_000))
+    expect(refused.length).toBeGreaterThan(0)
+    const max = Number(/from 1 to (\d+)/.exec(refused[0]!.message)![1])
+    expect(errorsOf(yaml(max))).toEqual([])
+    // The deadline the collective's runner sets (src/preflight/gather/collective.ts), for that value.
+    expect(collectiveDeadlineMs(max) + 60_000).toBeLessThanOrEqual(MAX_TIMER_MS)
+    expect(collectiveDeadlineMs(1) / 1000 - 2).toBeLessThanOrEqual(COLLECTIVE_DEADLINE_EXTRA_S)
+  })
 })

@@ -67,6 +67,9 @@ export function collectiveOutcomeLine(c: CollectiveFacts): string {
   return `fabric-test: ${ok.length > 0 ? `${moved}; ${bad}` : `no all-reduce completed: ${bad}`}`
 }
 
+/** The SSH deadline of one rank: its two phases, its container's start, and the transport's slack. */
+export const collectiveDeadlineMs = (timeoutSeconds: number): number => (collectiveWholeSeconds(timeoutSeconds) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000
+
 export async function runCollective(m: Manifest, transports: ReadonlyMap<string, Transport>, opts: CollectiveOptions): Promise<CollectiveFacts> {
   const started = Date.now()
   const head = headOf(m)
@@ -103,7 +106,7 @@ export async function runCollective(m: Manifest, transports: ReadonlyMap<string,
       say(`[${node.name}] fabric-test: rank ${rank} of ${m.nodes.length} in a throw-away container of the release image`)
       const t0 = Date.now()
       const r = await t.run(cmd, {
-        timeoutMs: (collectiveWholeSeconds(timeout) + COLLECTIVE_START_SLACK_SECONDS + 15) * 1000,
+        timeoutMs: collectiveDeadlineMs(timeout),
         ...(opts.signal && { signal: opts.signal }),
       })
       const facts = rankFacts(node, rank, `${r.stdout}\n${r.stderr}`, succeeded(r) ? undefined : `docker run ${outcome(r)}`)
