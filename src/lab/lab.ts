@@ -155,6 +155,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
         fabricInterface: layout.fabricIfname,
         fabricSubnet: layout.fabric.subnet,
         imageRef: workloadImage.ref,
+        sshConfigPath: ctx.paths.sshConfig,
       }),
     )
     const info: LabInfo = {

@@ -4,6 +4,7 @@
  * Follows src/manifest (examples/dgx-spark-pair.yml and the schema): pinned host keys sit in
  * each node's `ssh.hostKeys`.
  */
+import { isAbsolute, relative } from 'node:path'
 import { Document } from 'yaml'
 import type { LabNodeInfo } from './lab-types.js'
 
@@ -14,6 +15,8 @@ export interface LabManifestInput {
   readonly fabricInterface: string
   readonly fabricSubnet: string
   readonly imageRef: string
+  /** This lab's ssh_config (each lab instance has its own directory); default: the first lab's, .lab/ssh_config. */
+  readonly sshConfigPath?: string
 }
 
 export const LAB_MODEL = 'vrd-lab/tiny-random'
@@ -61,6 +64,12 @@ export function labManifest(input: LabManifestInput): Record<string, unknown> {
   }
 }
 
+/** A path as a person types it here: relative to the working directory when it is under it. */
+const shownPath = (path: string): string => {
+  const rel = relative(process.cwd(), path)
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path
+}
+
 export function labManifestHeader(input: LabManifestInput): string {
   const names = input.nodes.map((n) => `${n.name} ${n.sshHost}`).join(', ')
   return [
@@ -68,7 +77,7 @@ export function labManifestHeader(input: LabManifestInput): string {
     ` The lab: ${input.nodes.length} simulated DGX Spark node(s) in Docker on this machine (${names}),`,
     ` one fake NVIDIA GB10 each, fabric ${input.fabricSubnet} on ${input.fabricInterface}, the vLLM stand-in`,
     ' served from the lab registry. SSH with the lab key and its pinned host keys:',
-    '   ssh -F .lab/ssh_config spark-a',
+    `   ssh -F ${input.sshConfigPath ? shownPath(input.sshConfigPath) : '.lab/ssh_config'} ${input.nodes[0]?.name ?? 'spark-a'}`,
   ].join('\n')
 }
 

@@ -3,7 +3,9 @@
  * unchanged, deployed on the lab with launch.mode: script under vllm.executorBackend: ray and then
  * under mp, through the deploy task both front doors call. Under ray its containers run Ray (with
  * the GPUs the manifest names); under mp they run no Ray and the tool's vllm serve runs on every
- * node; either way each container carries the release label the tool reads.
+ * node; either way each container carries the release label the tool reads. The script starts its
+ * containers with `--ulimit memlock=-1` as NVIDIA's and the Spark scripts do, and the tool's
+ * `docker exec` (vllm serve) into them works on the lab too.
  */
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -8,9 +8,11 @@
 #        --node-rank "$VRD_NODE_RANK" in it on every node.
 set -euo pipefail
 
-# What every node's container gets: its fabric identity for vLLM, NCCL and Gloo on the fabric, the
-# release label the tool reads, the model read-only with the hub offline, the release's secrets.
+# What every node's container gets: NVIDIA's recommended limits (memlock for RDMA), its fabric
+# identity for vLLM, NCCL and Gloo on the fabric, the release label the tool reads, the model
+# read-only with the hub offline, the release's secrets.
 opts=(--detach --name "$VRD_CONTAINER" --network host --gpus all --shm-size 16g
+  --ulimit memlock=-1 --ulimit stack=67108864
   --label "$VRD_RELEASE_LABEL"
   -e "VLLM_HOST_IP=$VRD_NODE_IP" -e "NCCL_SOCKET_IFNAME=$VRD_FABRIC_IFNAME" -e "GLOO_SOCKET_IFNAME=$VRD_FABRIC_IFNAME")
 if [ -n "${VRD_MODEL_PATH:-}" ]; then
