@@ -16,7 +16,7 @@ import type { RolloutStage } from '../deploy/rollout.js'
 import type { SshCredentials } from '../transport/targets.js'
 import { deployTask, rollbackTask } from './deploy.js'
 import { diagnoseTask } from './diagnose.js'
-import { labDownTask, labScenarioTask, labStatusTask, labUpTask } from './lab.js'
+import { labDownTask, labHubTask, labScenarioTask, labStatusTask, labUpTask } from './lab.js'
 import { lockTask } from './lock.js'
 import { type OutputName, type TaskOutcome, usageError } from './outcome.js'
 import { planTask } from './plan.js'
@@ -206,9 +206,9 @@ export const COMMANDS = [
   },
   {
     name: 'lab',
-    synopsis: 'up|down|status|scenario healthy|seed-bug|worker-override',
+    synopsis: 'up|down|status|scenario healthy|seed-bug|worker-override|hub up MODEL_DIR [org/name]|hub down|hub status',
     summary:
-      'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM)',
+      'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM); hub serves a model directory as a Hugging Face mirror the nodes reach',
     options: ['nodes', 'purge', 'serve', 'json'],
     run: runLab,
   },
@@ -274,7 +274,8 @@ function runLab(ctx: CommandContext): Promise<TaskOutcome> | TaskOutcome {
   if (sub === 'down') return labDownTask(v.purge ?? false, ctx.onProgress)
   if (sub === 'status') return labStatusTask()
   if (sub === 'scenario') return labScenarioTask(scenario, v.serve ?? false, ctx.onProgress)
-  return usageError(`lab needs up, down, status or scenario${sub ? `, not "${sub}"` : ''}`)
+  if (sub === 'hub') return labHubTask(ctx.args[1], ctx.args[2], ctx.args[3])
+  return usageError(`lab needs up, down, status, scenario or hub${sub ? `, not "${sub}"` : ''}`)
 }
 
 /**

@@ -2,6 +2,7 @@ import { LabError, labDown, labStatus, labUp, renderLabStatus } from '../lab/ind
 import { escapeMarkdown } from '../report/escape.js'
 import { verdictLine } from '../report/verdict.js'
 import { SCENARIOS, runLabScenario } from '../lab/scenario.js'
+import { hubDown, hubStatus, hubUp, hubUsage } from '../lab/hub-service.js'
 import { type TaskOutcome, usageError } from './outcome.js'
 
 const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
@@ -90,6 +91,31 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
       outputs: { result: ok ? 'ok' : 'failed' },
       files: [],
     }
+  } catch (err) {
+    return labFailure(err)
+  }
+}
+
+/** `lab hub up MODEL_DIR [org/name] | down | status`: the lab's hub mirror as a service (src/lab/hub-service.ts). */
+export async function labHubTask(sub: string | undefined, dir: string | undefined, repo: string | undefined): Promise<TaskOutcome> {
+  try {
+    if (sub === 'up') {
+      if (!dir) return usageError('lab hub up needs the model directory to serve: lab hub up MODEL_DIR [org/name]')
+      const s = await hubUp({ dir, ...(repo && { repo }) })
+      const lines = hubUsage(s)
+      return ok(lines[0]!, `${lines.join('\n')}\n`, s)
+    }
+    if (sub === 'down') {
+      const stopped = await hubDown()
+      const line = stopped ? 'lab hub down: the mirror was stopped' : 'lab hub down: no mirror was running'
+      return ok(line, `${line}\n`, { stopped })
+    }
+    if (sub === 'status') {
+      const s = hubStatus()
+      const lines = s ? hubUsage(s) : ['lab hub: no mirror running (lab hub up MODEL_DIR [org/name] starts one)']
+      return ok(lines[0]!, `${lines.join('\n')}\n`, s ?? { running: false })
+    }
+    return usageError(`lab hub needs up, down or status${sub ? `, not "${sub}"` : ''}`)
   } catch (err) {
     return labFailure(err)
   }
