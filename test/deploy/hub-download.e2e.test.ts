@@ -145,6 +145,22 @@ describe('failures', () => {
     expect((await sh(head(), 'test', '-e', TOKEN_FILE)).code).toBe(1)
   })
 
+  it('no room for the files: DISK_SPACE_LOW before anything is downloaded, naming the bytes needed and free', async () => {
+    // A 1 MiB file system at the destination (the shards are 5 MiB).
+    const small = `${ROOT}/models/small`
+    expect((await sh(head(), 'sh', '-c', 'mkdir -p "$1" && mount -t tmpfs -o size=1m tmpfs "$1"', 'sh', small)).code).toBe(0)
+    try {
+      const d = await download(small, TOKEN)
+      expect(d.parsed.ok).toBe(false)
+      if (d.parsed.ok) return
+      expect(d.parsed.problem.code).toBe('DISK_SPACE_LOW')
+      expect(d.parsed.problem.evidence.detail).toMatch(/^\d+ bytes to download, \d+ bytes free under /)
+      expect(fileDownloads(d.events(), REPO)).toEqual([])
+    } finally {
+      await sh(head(), 'umount', small)
+    }
+  })
+
   it('a download cut off mid-file resumes: the rerun fetches only the file that was cut off', async () => {
     const dest = `${ROOT}/models/cut`
     const cut = 'model-00002-of-00002.safetensors'

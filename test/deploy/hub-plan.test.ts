@@ -169,6 +169,7 @@ describe('parseHubDownload', () => {
     ['revision-not-found', 404, 'HUB_REVISION_NOT_FOUND', /model\.source\.hub\.revision/],
     ['unreachable', undefined, 'HUB_UNREACHABLE', /DNS, proxy/],
     ['no-client', undefined, 'HUB_CLIENT_MISSING', /huggingface_hub/],
+    ['no-space', undefined, 'DISK_SPACE_LOW', /free space .*nothing was downloaded/],
     ['something-new', 500, 'HUB_DOWNLOAD_FAILED', /resumes/],
   ])('a %s error is a Problem with its code, evidence and fix', (kind, status, code, fix) => {
     const line = JSON.stringify({

@@ -42,6 +42,8 @@ const FIX: Record<string, string> = {
   unreachable: 'the node could not reach the hub: check its DNS, proxy and route to the endpoint, or use distribution: relay from a node that can',
   'no-client': 'the release image has no huggingface_hub: use a vLLM image (it carries it) or install huggingface_hub in the image',
   http: 'the hub answered with an error: see the evidence; try again later if it is a 5xx',
+  'no-space':
+    'free space on the file system that holds model.path on this node (the evidence says how much is needed), or point model.path at a larger one; nothing was downloaded',
   failed: 'see the evidence; the download resumes from the files already finished when you deploy again',
 }
 
@@ -54,6 +56,7 @@ const CODE: Record<string, string> = {
   unreachable: 'HUB_UNREACHABLE',
   'no-client': 'HUB_CLIENT_MISSING',
   http: 'HUB_HTTP_ERROR',
+  'no-space': 'DISK_SPACE_LOW',
   failed: 'HUB_DOWNLOAD_FAILED',
 }
 

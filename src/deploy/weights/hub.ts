@@ -85,7 +85,7 @@ export const COMMIT = /^[0-9a-f]{40}$/
 
 /** The Python run in the container: argv repo, revision, dest. Prints one `{"vrd-hub": 1, ...}` line. */
 export const HUB_DOWNLOAD_PY = String.raw`
-import hashlib, inspect, json, os, sys
+import hashlib, inspect, json, os, shutil, sys
 repo, revision, dest = sys.argv[1:4]
 os.environ.pop("HF_TOKEN", None)  # the token comes from HF_TOKEN_PATH only
 def out(doc):
@@ -119,8 +119,13 @@ try:
     kw = {}
     if "local_dir_use_symlinks" in inspect.signature(snapshot_download).parameters:
         kw["local_dir_use_symlinks"] = False  # before 0.23 "auto" left big files as links into the throw-away cache
-    snapshot_download(repo, revision=commit, local_dir=dest, **kw)
     tree = [f for f in api.list_repo_tree(repo, revision=commit, recursive=True) if hasattr(f, "blob_id")]
+    # Room first: the files not yet here in full, against the free space where they go.
+    need = sum(f.size for f in tree if not (os.path.isfile(os.path.join(dest, f.path)) and os.path.getsize(os.path.join(dest, f.path)) == f.size))
+    free = shutil.disk_usage(dest).free
+    if need > free:
+        failed("no-space", Exception(f"{need} bytes to download, {free} bytes free under {dest}"))
+    snapshot_download(repo, revision=commit, local_dir=dest, **kw)
 except RevisionNotFoundError as e:
     failed("revision-not-found", e, 404)
 except GatedRepoError as e:
