@@ -256,28 +256,34 @@ function expectSeedBugSummary(summary: string, findingHeading = '####'): void {
   expect(summary).toContain(`${findingHeading} \`VLLM_PIN_NOT_IN_RAY\` on spark-a`)
 }
 
-describe.sequential("the scheduled check under vLLM's native executor (issue 34)", () => {
-  it('schedule -> preflight + smoke of a healthy mp cluster: green on every node (the smoke looks at the worker too)', async () => {
-    const native = nativeLabManifest(labManifest)
+describe.sequential("the consumer's workflows under vLLM's native executor (issue 34)", () => {
+  let mpRepo: string
+
+  it('push -> deploy under mp: green, its summary speaks of ranks, not Ray', async () => {
+    // A release under Ray first (from the CLI's task), so the dispatched rollback below has one to go to.
     const dir = mkdtempSync(join(tmpdir(), 'vrd-act-mp-'))
-    const path = join(dir, 'native.yml')
-    writeFileSync(path, native)
-    // The cluster under mp, deployed from the CLI's task (the workflows' own deploy is tried above).
-    const deployed = await deployTask(path, {
+    writeFileSync(join(dir, 'ray.yml'), labManifest)
+    const first = await deployTask(join(dir, 'ray.yml'), {
       credentials: { privateKey: credentials.sshKey, knownHosts: credentials.knownHosts },
       env: process.env,
       onProgress: progress,
-      release: 'act-mp',
+      release: 'act-ray-before-mp',
       force: true,
     })
-    expect(deployed.exitCode, deployed.text).toBe(0)
+    expect(first.exitCode, first.text).toBe(0)
+    mpRepo = makeDeployRepo({ manifest: nativeLabManifest(labManifest) })
+    const r = await runAct(mpRepo, { event: 'push', workflow: 'deploy.yml', eventFile: 'push.json', credentials })
+    timed('push -> deploy under mp', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(r.log).toMatch(/::set-output:: result=deployed/)
+    const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
+    expect(summary?.split('\n')[0]).toMatch(/^### ✅ /u)
+    expect(summary).not.toMatch(/Ray identity|vLLM pins/)
+  }, 900_000)
+
+  it('schedule -> preflight + smoke of a healthy mp cluster: green on every node (the smoke looks at the worker too)', async () => {
     const before = await containerIds()
-    const r = await runAct(makeDeployRepo({ manifest: native }), {
-      event: 'schedule',
-      workflow: 'scheduled-smoke.yml',
-      eventFile: 'schedule.json',
-      credentials,
-    })
+    const r = await runAct(mpRepo, { event: 'schedule', workflow: 'scheduled-smoke.yml', eventFile: 'schedule.json', credentials })
     timed('schedule under mp -> preflight + smoke', r)
     expect(r.exitCode, show(r)).toBe(0)
     expect(r.steps.filter((s) => s.step === ACTION_STEP).map((s) => s.ok)).toEqual([true, true])
@@ -286,6 +292,14 @@ describe.sequential("the scheduled check under vLLM's native executor (issue 34)
     expect(smoke?.split('\n')[0]).toMatch(/^### ✅ /u)
     expect(smoke).not.toMatch(/Ray identity|vLLM pins/)
     expect(await containerIds()).toEqual(before)
+  }, 900_000)
+
+  it('workflow_dispatch rollback from the mp release: back to the release before it, green', async () => {
+    const r = await runAct(mpRepo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-rollback.json', credentials })
+    timed('dispatch rollback from mp', r)
+    expect(r.exitCode, show(r)).toBe(0)
+    expect(r.log).toMatch(/::set-output:: result=rolled-back/)
+    expect(r.log).toContain('::set-output:: release=act-ray-before-mp')
   }, 900_000)
 })
 
