@@ -179,7 +179,8 @@ export function parseHubDownload(input: HubDownloadInput, run: HubRun, secrets: 
   })
 }
 
-const HUB_MISMATCH_FIX =
+/** What to say and do about a node whose download differs from the hub's digests. */
+export const HUB_MISMATCH_FIX =
   'the hub (or the mirror in model.source.hub.endpoint) served bytes that are not the revision it lists: check the mirror and the route to it, then deploy again (the file was removed so the next deploy downloads it again)'
 
 /** One file that differs from the hub's own digest on one node. */
@@ -205,6 +206,3 @@ export function hubDigestMismatches(listing: HubListing, nodeFiles: ReadonlyMap<
   }
   return out
 }
-
-/** What to say and do about a node whose download differs from the hub's digests. */
-export const hubMismatchFix = HUB_MISMATCH_FIX

@@ -10,7 +10,7 @@ import { outcome, succeeded } from '../../transport/transport.js'
 import { type NodeListing, compareNode, describeNode, manifestOfListing } from './compare.js'
 import type { Cmd } from '../../command/shell.js'
 import { type Delivery, mb, tail } from './delivery.js'
-import { hubDigestMismatches, hubMismatchFix } from './hub-listing.js'
+import { HUB_MISMATCH_FIX, hubDigestMismatches } from './hub-listing.js'
 import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
 import { pinnedRevision } from './plan.js'
 import { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
@@ -119,7 +119,7 @@ async function fetchOnNode(d: Delivery, n: ManifestNode): Promise<Problem | stri
 }
 
 /** Removes files that are not the hub's from one node (the next deploy downloads them again). */
-export async function discard(d: Delivery, n: ManifestNode, cmd: (paths: readonly string[]) => Cmd, paths: readonly string[]): Promise<void> {
+async function discard(d: Delivery, n: ManifestNode, cmd: (paths: readonly string[]) => Cmd, paths: readonly string[]): Promise<void> {
   const r = await d.run.transports.get(n.name)!.run(cmd(paths), { timeoutMs: 60_000 })
   d.say(`[${n.name}] ${succeeded(r) ? `removed ${paths.join(', ')} (not the hub's bytes)` : `could not remove ${paths.join(', ')}: ${outcome(r)}`}`)
 }
@@ -157,7 +157,7 @@ export async function checkHubDigests(d: Delivery, listings: ReadonlyMap<string,
       evidence: Object.fromEntries(
         mismatches.slice(0, 5).map((x) => [x.path, `hub sha256 ${x.hub}, ${node} has ${x.found ? `sha256 ${x.found}` : 'no such file'}`]),
       ),
-      fix: hubMismatchFix,
+      fix: HUB_MISMATCH_FIX,
     })
   }
   if (bad.length === 0) return undefined
