@@ -58,7 +58,7 @@ export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, rol
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const m: Manifest = withModel(o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest)
-  const ctx = newContext(o, new RolloutIo(o), 'deploy', 'new', m, o.release)
+  const ctx = newContext(new RolloutIo(o), 'deploy', 'new', m, o.release)
   return runRollout({ ctx, stages: DEPLOY_STAGES, onFailure: o.onFailure ?? m.deploy.onFailure, existing: EXISTING_STAGES })
 }
 
@@ -70,7 +70,7 @@ export const UNTIL_RAY_STAGES: readonly Stage[] = [imageStage, fingerprintStage,
 
 export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
   const started = Date.now()
-  const ctx = newContext({ ...o, force: true }, new RolloutIo(o), 'deploy', 'new', o.manifest, o.release)
+  const ctx = newContext(new RolloutIo({ ...o, force: true }), 'deploy', 'new', o.manifest, o.release)
   const run = await runList(UNTIL_RAY_STAGES, ctx)
   const stopped = run.stopped
   const phase = (PHASE_NAMES as readonly string[]).includes(stopped?.stage ?? '') ? (stopped!.stage as PhaseName) : 'image'
@@ -86,7 +86,7 @@ export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
 /** `rollback [--to RELEASE]`: start an earlier release from its own files on the nodes and make it current. */
 export async function rollbackRelease(o: Omit<RolloutOptions, 'release' | 'force'> & { readonly to?: string }): Promise<RolloutReport> {
   const opts: RolloutOptions = { ...o, release: o.to ?? 'previous' }
-  const ctx = newContext(opts, new RolloutIo(opts), 'rollback', 'existing', o.manifest, o.to ?? '-')
+  const ctx = newContext(new RolloutIo(opts), 'rollback', 'existing', o.manifest, o.to ?? '-')
   const stages = [lockStage, stateStage, rollbackTargetStage(o.to), ...EXISTING_STAGES]
   return runRollout({ ctx, stages, onFailure: 'none', existing: EXISTING_STAGES })
 }

@@ -69,9 +69,14 @@ function endpointLabel(e: SshEndpoint): string {
  */
 export class SshTransport implements Transport {
   readonly label: string
-  private readonly ssh = new NodeSSH()
+  private ssh = new NodeSSH()
   private jumpSsh?: NodeSSH
   private lastError?: Error
+  /** A new connection being opened after the old one went away (shared by the commands waiting on it). */
+  private reopening?: Promise<void>
+  private closed = false
+  /** A channel could not be opened on the connection: it is dead even if its close has not arrived yet. */
+  private stale = false
 
   private constructor(readonly target: SshTarget) {
     this.label = `${target.name} (${endpointLabel(target)})`
@@ -172,6 +177,31 @@ export class SshTransport implements Transport {
     await this.connectOne(this.ssh, this.target, sock)
   }
 
+  /**
+   * The connection went away (the node rebooted, a link dropped, sshd restarted): one new connection,
+   * with the same pins, before the next command. Only a command that has not started goes on it, so
+   * nothing runs twice; a command that was running when the connection went away ended without an
+   * exit status and says so. A node that does not answer throws the connect error, which the
+   * command's result carries.
+   */
+  private async ensureConnected(): Promise<void> {
+    // node-ssh counts a connection still in its handshake as connected: a command waits for the new one.
+    if (this.reopening) return this.reopening
+    if (this.closed || (this.ssh.isConnected() && !this.stale)) return
+    this.stale = false
+    this.reopening = (async () => {
+      this.ssh.dispose()
+      this.jumpSsh?.dispose()
+      this.ssh = new NodeSSH()
+      this.jumpSsh = undefined
+      this.lastError = undefined
+      await this.open()
+    })().finally(() => {
+      this.reopening = undefined
+    })
+    await this.reopening
+  }
+
   async run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
     const started = Date.now()
     const seconds = Math.max(1, Math.ceil(opts.timeoutMs / 1000))
@@ -208,12 +238,24 @@ export class SshTransport implements Transport {
     opts.signal?.addEventListener('abort', cancel, { once: true })
     try {
       if (cancelled) return { code: null, signal: null, stdout: '', stderr: 'cancelled before it started\n', durationMs: 0, timedOut: false, cancelled }
-      const r = await this.exec(line, {
+      await this.ensureConnected().catch((err: Error) => {
+        throw new Error(`the connection to ${this.target.name} went away and a new one failed: ${err.message}`)
+      })
+      const execOpts = {
         ...opts,
-        onChannel: (c) => {
+        onChannel: (c: Channel) => {
           channel = c
         },
         onOverLimit: stop,
+      }
+      const r = await this.exec(line, execOpts).catch(async (err: Error) => {
+        // No channel opened, so the command never started: once more, on a new connection.
+        if (cancelled || this.closed) throw err
+        this.stale = true
+        await this.ensureConnected().catch((e: Error) => {
+          throw new Error(`the connection to ${this.target.name} went away (${err.message}) and a new one failed: ${e.message}`)
+        })
+        return this.exec(line, execOpts)
       })
       // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
       const timedOut = !cancelled && !r.outputCut && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
@@ -300,6 +342,7 @@ export class SshTransport implements Transport {
 
   async forwardTcp(host: string, port: number): Promise<Duplex> {
     try {
+      await this.ensureConnected()
       return await this.ssh.forwardOut('127.0.0.1', 0, host, port)
     } catch (err) {
       throw new Error(
@@ -309,6 +352,7 @@ export class SshTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.closed = true
     this.ssh.dispose()
     this.jumpSsh?.dispose()
   }

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease, rollbackRelease } from '../../src/deploy/rollout.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
-import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
+import { PASSING_SMOKE, SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
 let sim: SimCluster | undefined
 afterEach(() => sim?.cleanup())
@@ -45,10 +45,24 @@ describe('failed releases and deploy.releasesKept', () => {
     const s = new SimCluster(simManifest())
     sim = s
     expect((await deployRelease(simRolloutOptions(s, 'r1', { force: true }))).result).toBe('deployed')
-    // No earlier release to roll back to: on-failure stops the new containers; r2 is marked failed.
-    expect((await deployRelease(simRolloutOptions(s, 'r2', { force: true, smoke: failing, onFailure: 'stop' }))).result).toBe('failed')
+    // r2 fails and on-failure starts r1 again: r1 runs, r2 is marked failed, and r1 has no release before it.
+    let smokes = 0
+    const failingOnce: SmokeGate = async (i) => (smokes++ === 0 ? failing(i) : PASSING_SMOKE(i))
+    const d = await deployRelease(simRolloutOptions(s, 'r2', { force: true, smoke: failingOnce, onFailure: 'rollback' }))
+    expect(d).toMatchObject({ result: 'failed', rolledBack: true })
     const r = await rollbackRelease({ ...simRolloutOptions(s, 'x') })
     expect(r.result).toBe('failed')
     expect(r.failure?.reason).toMatch(/releases there: (r2 \(failed\), r1 \(current\)|r1 \(current\), r2 \(failed\))/)
+  })
+
+  it('after a failed deploy stopped its containers with nothing to roll back to, a plain rollback starts current again', async () => {
+    const s = new SimCluster(simManifest())
+    sim = s
+    expect((await deployRelease(simRolloutOptions(s, 'r1', { force: true }))).result).toBe('deployed')
+    // No earlier release to roll back to: on-failure stops the new containers, and nothing runs.
+    expect((await deployRelease(simRolloutOptions(s, 'r2', { force: true, smoke: failing, onFailure: 'stop' }))).result).toBe('failed')
+    expect(s.node('spark-a').container).toBeUndefined()
+    expect(await rollbackRelease({ ...simRolloutOptions(s, 'x') })).toMatchObject({ result: 'rolled-back', release: 'r1' })
+    expect(s.node('spark-a').container).toMatchObject({ running: true, release: 'r1' })
   })
 })

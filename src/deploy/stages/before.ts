@@ -16,7 +16,7 @@ import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../lock.js'
 import { checkRunInputs } from '../run-inputs.js'
-import { commonCurrent, readNodeStates } from '../node-state.js'
+import { type NodeState, commonCurrent, containerState, readNodeStates } from '../node-state.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
 export async function readLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
@@ -153,13 +153,35 @@ export const stateStage: Stage = {
 }
 
 /** `rollback`: the release to go back to, `--to` or the one `previous` names on the head. */
+/**
+ * Where the release `current` names is not what runs (a deploy that stopped it and could not bring
+ * it back, a node lost mid-rollout): the nodes it is missing from, in words; undefined when it runs
+ * on every node. A plain rollback then goes back to that release, not to the one before it.
+ */
+export function currentNotRunning(states: ReadonlyMap<string, NodeState> | undefined, current: string | undefined): string | undefined {
+  if (!states || !current) return undefined
+  const missing = [...states.values()].flatMap((s) => {
+    if (s.error) return []
+    const c = s.container
+    // No container under the manifest's name, and none was recorded at activation: a launch script
+    // that names its own; what runs is not known here, so it is taken to run.
+    if (!c) return s.currentContainer ? [`${s.node} (no container)`] : []
+    const release = c.release || (s.currentContainer === c.id ? s.current : undefined)
+    return c.running && (release === undefined || release === current) ? [] : [`${s.node} (${containerState(s)})`]
+  })
+  return missing.length > 0 ? missing.join(', ') : undefined
+}
+
 export const rollbackTargetStage = (to: string | undefined): Stage => ({
   name: 'state',
   untouched: () => 'nothing was changed on the nodes',
   async run(ctx) {
     const head = ctx.states?.get(headOf(ctx.m).name)
-    const target = to ?? head?.previous
+    const down = to ? undefined : currentNotRunning(ctx.states, head?.current)
+    const target = to ?? (down ? head?.current : head?.previous)
     if (target) {
+      if (down)
+        ctx.io.progress(`current names ${target}, which is not running on ${down}: the rollback starts ${target} again (name a release to go elsewhere)`)
       ctx.release = target
       return proceed
     }

@@ -12,6 +12,7 @@ import type { Plan } from '../../plan/plan.js'
 import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
+import { ConnectionWatch } from '../connection-watch.js'
 import type { LockHeartbeat, LockHolder } from '../lock.js'
 import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
@@ -54,7 +55,12 @@ export class RolloutIo {
   /** Progress lines, each labelled once with the stage of the call chain it comes from (progress.ts). */
   private readonly labels: StageProgress<RolloutStage>
   readonly started: number
-  constructor(readonly o: RolloutOptions) {
+  /** The rollout's options, its transports watched for lost connections (connection-watch.ts). */
+  readonly o: RolloutOptions
+  readonly connections: ConnectionWatch
+  constructor(o: RolloutOptions) {
+    this.connections = new ConnectionWatch(o.transports)
+    this.o = { ...o, transports: this.connections.transports }
     this.labels = new StageProgress<RolloutStage>(o.onProgress, 'lock')
     this.started = this.labels.started
   }
@@ -150,15 +156,8 @@ export interface RolloutContext {
   heartbeat?: LockHeartbeat
 }
 
-export function newContext(
-  o: RolloutOptions,
-  io: RolloutIo,
-  command: RolloutContext['command'],
-  source: RolloutContext['source'],
-  m: Manifest,
-  release: string,
-): RolloutContext {
-  return { o, io, command, source, m, release, unchanged: false, findings: [], executed: [] }
+export function newContext(io: RolloutIo, command: RolloutContext['command'], source: RolloutContext['source'], m: Manifest, release: string): RolloutContext {
+  return { o: io.o, io, command, source, m, release, unchanged: false, findings: [], executed: [] }
 }
 
 /** `CODE, CODE` of the error findings, for a stop's one-line reason. */

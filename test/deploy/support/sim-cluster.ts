@@ -98,6 +98,8 @@ export class SimCluster {
   /** Every command run, in order; `faulted`: a fault answered it (it failed without running). */
   readonly log: { node: string; command: string; faulted?: boolean }[] = []
   readonly faults: Fault[] = []
+  /** Nodes whose connection is gone: every command ends without an exit status, as SSH's does. */
+  readonly unreachable = new Set<string>()
   private readonly nodes = new Map<string, SimNode>()
   private containers = 0
   /** The image ID a pull gives. */
@@ -163,6 +165,10 @@ export class SimCluster {
         const entry: { node: string; command: string; faulted?: boolean } = { node: name, command }
         this.log.push(entry)
         const stdin = await text(opts.stdin)
+        if (this.unreachable.has(name)) {
+          entry.faulted = true
+          return { ...ok('', 0, 'Not connected to server\n'), code: null }
+        }
         const fault = this.faults.find((f) => (f.node === undefined || f.node === name) && f.when.test(command) && (f.times ?? 1) > 0)
         if (fault) {
           entry.faulted = true

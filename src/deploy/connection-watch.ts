@@ -1,0 +1,62 @@
+/**
+ * Which nodes a rollout lost its connection to, and when. Every transport of the rollout goes
+ * through one watcher: a command that ended with no exit status, no signal, no timeout, no cut and
+ * no cancel ended because its connection went away (a node rebooted, a link dropped, sshd died).
+ * A stage that stops after that is stopped by the lost node, whatever it concluded from the missing
+ * answer (an image "missing", a file "absent"): the runner says so in one place (stages/runner.ts).
+ */
+import type { Duplex } from 'node:stream'
+import type { RunResult, Transport } from '../transport/transport.js'
+
+/** The command's connection went away before it ended (SSH: "Not connected", a reset, a closed channel). */
+export const connectionLost = (r: RunResult): boolean => r.code === null && r.signal === null && !r.timedOut && !r.cancelled && !r.outputCut
+
+export interface LostConnection {
+  readonly node: string
+  /** The transport's own words (its last stderr line). */
+  readonly message: string
+  /** Order among the watcher's events (see `mark`). */
+  readonly seq: number
+}
+
+export class ConnectionWatch {
+  readonly transports: ReadonlyMap<string, Transport>
+  private readonly events: LostConnection[] = []
+  private seq = 0
+
+  constructor(transports: ReadonlyMap<string, Transport>) {
+    this.transports = new Map([...transports].map(([node, t]) => [node, this.watch(node, t)]))
+  }
+
+  /** A point in the rollout; `lostSince(mark)` gives what was lost after it. */
+  mark(): number {
+    return this.seq
+  }
+
+  /** The nodes whose connection went away after `mark` (first loss per node, in order). */
+  lostSince(mark: number): LostConnection[] {
+    const seen = new Set<string>()
+    return this.events.filter((e) => e.seq > mark && !seen.has(e.node) && seen.add(e.node))
+  }
+
+  private watch(node: string, t: Transport): Transport {
+    const run: Transport['run'] = async (cmd, opts) => {
+      const r = await t.run(cmd, opts)
+      this.seq++
+      if (connectionLost(r)) this.events.push({ node, message: lastLine(r.stderr) || 'the connection went away', seq: this.seq })
+      return r
+    }
+    const forwardTcp = t.forwardTcp?.bind(t)
+    return {
+      label: t.label,
+      run,
+      close: () => t.close(),
+      ...(forwardTcp && { forwardTcp: (host: string, port: number): Promise<Duplex> => forwardTcp(host, port) }),
+    }
+  }
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n')
+  return (lines.at(-1) ?? '').trim().slice(0, 300)
+}
