@@ -162,3 +162,10 @@ export function releaseStartCmd(m: Manifest, node: ManifestNode, image: string, 
 
 /** What a release's serve.sh runs on `node` (the head; with the native executor, every node). */
 export const releaseServeCmd = (m: Manifest, node: ManifestNode = headOf(m)): Cmd => startVllm(m, node)
+
+/**
+ * Free and total bytes of the filesystem holding `dir` (or its nearest existing ancestor), and that
+ * directory: one line `FREE TOTAL PATH`. For a write that failed: what the node has left there.
+ */
+export const freeSpaceUnder = (dir: string): Argv =>
+  shScript('p=$1; while [ ! -e "$p" ] && [ "$p" != / ]; do p=$(dirname -- "$p"); done; df -PB1 -- "$p" | awk -v p="$p" \'NR==2 { print $4, $2, p }\'', dir)

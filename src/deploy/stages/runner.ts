@@ -9,6 +9,7 @@ import { appendAudit, markReleaseFailed } from '../../plan/release-commands.js'
 import { releaseDeployLock } from '../lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
+import { causeOfStop } from './stop-causes.js'
 import { type RolloutContext, type Stage, newContext } from './context.js'
 import { type Handled, type ListRun, type ReportCore, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
 
@@ -32,7 +33,7 @@ export async function runList(stages: readonly Stage[], ctx: RolloutContext): Pr
       ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled
         ? { ...ran, cancelled: true }
         : ran.next === 'stop' && !ran.cancelled && !ran.lockLost
-          ? stoppedByLostNode(ctx, ran, stage, mark, findingsBefore)
+          ? await causeOfStop(ctx, ran, stage, mark, findingsBefore)
           : ran
     records.push({ stage, outcome })
     if (outcome.next === 'stop') return { records, stopped: { stage: outcome.at ?? stage.name, by: stage, outcome } }
@@ -46,37 +47,6 @@ const cancelledBefore = (stage: RolloutStage): Stopped =>
     cancelled: true,
     problem: problem('CANCELLED', `cancelled (SIGINT/SIGTERM) before ${stage}`, 'Run the deploy again when it may go on.'),
   }) as const
-
-/**
- * A stage that stopped after a node's connection went away stopped because of it: whatever the
- * stage concluded about that node from the missing answer (an image "missing", a step "failed") is
- * not a fact about the node, so those findings give way to one NODE_UNREACHABLE per lost node, and
- * the stop names the lost node and the stage.
- */
-function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number, findingsBefore: number): Stopped {
-  const lost = ctx.io.connections.lostSince(mark)
-  if (lost.length === 0) return ran
-  const names = new Set(lost.map((l) => l.node))
-  const ours = ctx.findings.splice(findingsBefore)
-  ctx.findings.push(...ours.filter((f) => !f.node || !names.has(f.node)))
-  const at = ran.at ?? stage.name
-  const where = ctx.source === 'existing' ? `the rollback to ${ctx.release}` : `the deploy of ${ctx.release}`
-  const back = `Bring ${[...names].join(' and ')} back (is it powered, is sshd up, is the management link up?)`
-  const fix = stage.final
-    ? `${back}: ${ctx.release} passed its gates and runs, but current did not move on every node. Then deploy ${ctx.release} again to make it current everywhere, or roll back to ${ctx.previousRelease ?? 'the release before it'}.`
-    : `${back}, then ${ctx.command === 'rollback' ? 'run the rollback again' : 'run the deploy again'}; \`rollback\` with no release restarts the release current names when it is not running everywhere.`
-  for (const l of lost)
-    ctx.findings.push({
-      code: 'NODE_UNREACHABLE',
-      severity: 'error',
-      node: l.node,
-      message: `the connection to ${l.node} went away during ${at} (${l.message}); ${where} stopped there.`,
-      evidence: { Stage: at, Transport: l.message },
-      fix,
-    })
-  const problemText = `${lost.map((l) => l.node).join(', ')} could not be reached during ${at}: ${lost.map((l) => `${l.node}: ${l.message}`).join('; ')}`
-  return { ...ran, problem: problem('NODE_UNREACHABLE', problemText, fix) }
-}
 
 /** The lock is gone: another rollout may be changing the nodes now, so this one stops before its next stage, with a finding. */
 function lockLostBefore(ctx: RolloutContext, stage: RolloutStage, why: string): Stopped {
