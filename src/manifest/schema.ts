@@ -453,6 +453,15 @@ export const PreflightSchema = z
   })
   .describe('Gates that need more than facts: the fabric collective.')
 
+/**
+ * The most nodes a manifest or a facts bundle may name: far past any cluster rolled out over SSH
+ * (vLLM's largest published multi-node set-ups are tens of nodes), and what keeps the checks over
+ * the largest accepted input bounded in memory and time (their pairwise comparisons grow with it).
+ */
+export const MAX_CLUSTER_NODES = 512
+/** Ray keeps dead nodes in ray.nodes() while the head lives: room for many restarts of each node. */
+export const MAX_RAY_NODES = 8 * MAX_CLUSTER_NODES
+
 export const ManifestSchema = z
   .strictObject({
     version: z
@@ -461,7 +470,11 @@ export const ManifestSchema = z
     cluster: resourceName('spark-pair').describe('Name of the cluster, used in locks, labels and reports.'),
     ssh: SshSchema.prefault({}),
     fabric: FabricSchema,
-    nodes: z.array(NodeSchema).min(1).describe('The machines of the cluster: exactly one head, any number of workers.'),
+    nodes: z
+      .array(NodeSchema)
+      .min(1)
+      .max(MAX_CLUSTER_NODES, { error: `at most ${MAX_CLUSTER_NODES} nodes: more than any cluster this tool rolls out over SSH` })
+      .describe(`The machines of the cluster: exactly one head, and workers (${MAX_CLUSTER_NODES} nodes at most).`),
     image: ImageSchema,
     container: ContainerSchema.prefault({}),
     ray: RaySchema.prefault({}),

@@ -5,6 +5,7 @@
  * a file is checked against this schema first (the types are derived from it, as the manifest's are).
  */
 import { z } from 'zod'
+import { MAX_CLUSTER_NODES, MAX_RAY_NODES } from '../manifest/schema.js'
 import { CollectiveLineSchema } from '../probe/collective.js'
 import { NodeFactsSchema } from '../probe/node-facts.js'
 
@@ -57,11 +58,18 @@ export const RayViewSchema = z
   .object({
     /** Where this view came from: `ray.nodes()` live, a pasted file, or `ray status` text. */
     source: z.string(),
-    nodes: z.array(RayNodeSchema).readonly(),
+    nodes: z
+      .array(RayNodeSchema)
+      .max(MAX_RAY_NODES, { error: `at most ${MAX_RAY_NODES} Ray nodes` })
+      .readonly(),
     /** Totals from `ray status` (`GPU` → 2). */
     totals: numberMap().optional(),
     /** Pending resource demands from `ray status` (each a resource map). */
-    pendingDemands: z.array(numberMap()).readonly().optional(),
+    pendingDemands: z
+      .array(numberMap())
+      .max(MAX_RAY_NODES, { error: `at most ${MAX_RAY_NODES} pending demands` })
+      .readonly()
+      .optional(),
     /** Set when Ray could not be queried; checks then skip Ray-based comparisons. */
     error: z.string().optional(),
   })
@@ -106,7 +114,10 @@ export const CollectiveFactsSchema = z
     timeoutSeconds: z.number(),
     /** NCCL_IB_HCA as the containers were given it (the manifest's container.env). */
     ibHca: z.string().optional(),
-    ranks: z.array(CollectiveRankSchema).readonly(),
+    ranks: z
+      .array(CollectiveRankSchema)
+      .max(MAX_CLUSTER_NODES, { error: `at most ${MAX_CLUSTER_NODES} ranks, one per node` })
+      .readonly(),
     durationMs: z.number(),
   })
   .readonly()
@@ -117,7 +128,10 @@ export const FactsBundleSchema = z
     /** ISO time the facts were gathered (or assembled). */
     gatheredAt: z.string(),
     cluster: z.string().optional(),
-    nodes: z.array(NodeFactsSchema).readonly(),
+    nodes: z
+      .array(NodeFactsSchema)
+      .max(MAX_CLUSTER_NODES, { error: `at most ${MAX_CLUSTER_NODES} nodes, as in a manifest` })
+      .readonly(),
     /** Ray's own view of the cluster, taken inside the head's container. */
     ray: RayViewSchema.optional(),
     /** The fabric collective, when it ran (a deploy's fabric-test stage, the preflight). */
