@@ -1,5 +1,7 @@
 // Bundle both front doors into one minified CommonJS file with ncc: dist/index.js is the Action
-// (main and post step) and, behind the bin shim dist/cli/index.js, the CLI.
+// (main and post step) and, behind the bin shim dist/cli/index.js, the CLI. The lab (the CLI's `lab`
+// command only) is a dynamic import, which ncc splits into a chunk beside it (dist/NNN.index.js):
+// the Action never loads it (test/build/action-bundle.test.ts).
 //
 // Why one shared bundle rather than a CLI built at install: the Action must ship a bundle anyway
 // (a runner does not run `npm install` for a JavaScript action), and the CLI is the same code

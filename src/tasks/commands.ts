@@ -16,7 +16,6 @@ import type { RolloutStage } from '../deploy/rollout.js'
 import type { SshCredentials } from '../transport/targets.js'
 import { deployTask, rollbackTask } from './deploy.js'
 import { diagnoseTask } from './diagnose.js'
-import { labDownTask, labHubTask, labScenarioTask, labStatusTask, labUpTask } from './lab.js'
 import { lockTask } from './lock.js'
 import { type OutputName, type TaskOutcome, usageError } from './outcome.js'
 import { planTask } from './plan.js'
@@ -263,18 +262,23 @@ export function actionOutputsOf(spec: CommandSpec): readonly OutputName[] {
   return spec.action ? [...COMMON_OUTPUTS, ...spec.action.outputs] : []
 }
 
-function runLab(ctx: CommandContext): Promise<TaskOutcome> | TaskOutcome {
+/**
+ * `lab …`: the lab's code is loaded only here, from its own chunk of the bundle (the build splits a
+ * dynamic import into a file of its own), so the Action's dist/index.js carries none of it.
+ */
+async function runLab(ctx: CommandContext): Promise<TaskOutcome> {
   const [sub, scenario] = ctx.args
   const v = ctx.values
+  const lab = () => import('./lab.js')
   if (sub === 'up') {
     const n = v.nodes === undefined ? undefined : Number(v.nodes)
     if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 4)) return usageError(`--nodes must be a whole number from 1 to 4, got ${v.nodes}`)
-    return labUpTask(n, ctx.onProgress)
+    return (await lab()).labUpTask(n, ctx.onProgress)
   }
-  if (sub === 'down') return labDownTask(v.purge ?? false, ctx.onProgress)
-  if (sub === 'status') return labStatusTask()
-  if (sub === 'scenario') return labScenarioTask(scenario, v.serve ?? false, ctx.onProgress)
-  if (sub === 'hub') return labHubTask(ctx.args[1], ctx.args[2], ctx.args[3])
+  if (sub === 'down') return (await lab()).labDownTask(v.purge ?? false, ctx.onProgress)
+  if (sub === 'status') return (await lab()).labStatusTask()
+  if (sub === 'scenario') return (await lab()).labScenarioTask(scenario, v.serve ?? false, ctx.onProgress)
+  if (sub === 'hub') return (await lab()).labHubTask(ctx.args[1], ctx.args[2], ctx.args[3])
   return usageError(`lab needs up, down, status, scenario or hub${sub ? `, not "${sub}"` : ''}`)
 }
 
