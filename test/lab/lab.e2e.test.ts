@@ -174,7 +174,7 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
     expect(out.trim()).toBe('42')
   }, 90_000)
 
-  it('`docker exec`s into a container started with the flags real Spark scripts use (--ulimit memlock=-1, --ipc=host, --shm-size)', async () => {
+  it('`docker exec`s into a container started with the flags real Spark scripts use (--ulimit memlock=-1, --ipc=host, --shm-size, --privileged, --device=/dev/infiniband)', async () => {
     // The Spark scripts' pattern (docker run -e ... then docker exec ... ray start): on a host without
     // CAP_SYS_RESOURCE the exec carried memlock=-1 into runc and failed ("error setting rlimit type 8").
     const ref = info.workloadImage.ref
@@ -185,6 +185,15 @@ describe.skipIf(!dockerAnswers)('lab on real docker', () => {
       60_000,
     )
     expect(out.trim()).toBe('42')
+    // eugr's and NVIDIA's scripts also run privileged and map the RDMA devices (a missing
+    // /dev/infiniband made docker refuse the run: the lab's nodes carry stand-in device nodes).
+    const rdma = await sshOk(
+      info,
+      info.nodes[1]!.mgmtIp,
+      `docker run -d --name vrd-lab-rdma-exec --pull never --privileged --network host --device=/dev/infiniband ${ref} sleep 300 >/dev/null && docker exec vrd-lab-rdma-exec sh -c 'ls /dev/infiniband'; rc=$?; docker rm -f vrd-lab-rdma-exec >/dev/null; exit $rc`,
+      60_000,
+    )
+    expect(rdma.split('\n')).toEqual(expect.arrayContaining(['rdma_cm', 'uverbs0']))
   }, 90_000)
 
   it('survives a stop: the next up starts the node again, interfaces and images intact', async () => {

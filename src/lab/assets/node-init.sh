@@ -3,7 +3,8 @@
 #
 # 1. name the interfaces like a Spark (mgmt enP7s7 with the default route, fabric
 #    enp1s0f0np0), keeping docker's names as altnames so `docker stats` still works
-# 2. make /sys and the cgroup hierarchies writable (needed without --privileged)
+# 2. make /sys and the cgroup hierarchies writable (needed without --privileged); stand-in
+#    /dev/infiniband device nodes for --device=/dev/infiniband
 # 3. install the SSH host key and the cluster's keys
 # 4. write the nested dockerd's daemon.json and start dockerd (overlay2, else vfs)
 # 5. start sshd: it comes last, so "sshd answers" implies "nested docker is ready"
@@ -74,6 +75,15 @@ else
   while read -r mp; do
     mount -o remount,bind,rw "$mp" 2>/dev/null || log "warning: cannot remount $mp read-write"
   done
+fi
+
+# RDMA device nodes. A Spark's ConnectX-7 gives /dev/infiniband (rdma_cm, uverbs*), and the Spark
+# launch scripts map it into their containers (--device=/dev/infiniband), which docker refuses when
+# the path is missing. Nothing in the lab does RDMA: the nodes carry the null device's numbers, so
+# the option is honoured and a container sees the names, as on a Spark.
+if [ ! -e /dev/infiniband ]; then
+  mkdir -p /dev/infiniband
+  for d in rdma_cm uverbs0 uverbs1; do mknod -m 666 "/dev/infiniband/$d" c 1 3 || log "warning: could not make /dev/infiniband/$d"; done
 fi
 
 # ---- 3. keys ----------------------------------------------------------------------------------
