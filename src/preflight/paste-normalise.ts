@@ -204,12 +204,3 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     },
   }
 }
-
-/** A whole pasted text as the logical lines it holds (the wrap width detected unless given). */
-export function normalisePaste(text: string, wrapWidth?: number): LogicalLine[] {
-  const physical = text.split('\n')
-  if (physical[physical.length - 1] === '') physical.pop()
-  const width = wrapWidth ?? detectWrapWidth(physical.map(cleanPhysical))
-  const joiner = createLineJoiner(width !== undefined ? { wrapWidth: width } : {})
-  return [...physical.flatMap((l) => joiner.push(l)), ...joiner.end()]
-}

@@ -155,4 +155,16 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len.',
     }),
   },
+  {
+    // vLLM V1 (gpu_worker.py): "Available KV cache memory: -2.77 GiB" — the weights and activations took more than the gpu_memory_utilization budget.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /Available KV cache memory: (-[\d.]+ ?[KMGT]i?B)/,
+    hit: (m) => ({
+      key: 'no-kv-cache',
+      severity: 'error',
+      message: `vLLM had ${m[1]} left for the KV cache after loading the model: the weights and activations already exceed the gpu_memory_utilization budget.`,
+      evidence: { 'KV cache memory left': m[1]! },
+      fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len / --max-num-seqs.',
+    }),
+  },
 ]
