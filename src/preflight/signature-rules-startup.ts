@@ -34,8 +34,10 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
   {
     // argparse (vLLM's FlexibleArgumentParser): "vllm: error: unrecognized arguments: --omni", "api_server.py: error: unrecognized arguments: <path>".
     code: 'VLLM_FLAG_UNKNOWN',
-    pattern: /(?:^|\s)(?:([\w.-]+): )?error: unrecognized arguments: (.+?)\s*$/,
-    hit: (m, _line, _ray, context) => {
+    // (The program's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
+    pattern: /error: unrecognized arguments: (.+?)\s*$/,
+    hit: (found, line, _ray, context) => {
+      const m = [found[0], /(?:^|\s)([\w.-]+): error: unrecognized arguments:/.exec(line)?.[1], found[1]]
       const args = (m[2] ?? '').split(/\s+/).filter((a) => a !== '')
       const flags = args.filter((a) => a.startsWith('-'))
       const shown = (flags.length > 0 ? flags : args).slice(0, 8).join(' ')
@@ -156,13 +158,17 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // A master address that is a netmask or the wildcard ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "trying to connect to (255.255.0.0, 29500)"):
     // a subnet mask copied from `ip addr`/ifconfig, or a bind-any address, where the head's fabric IP belongs.
     code: 'MASTER_ADDR_NOT_FABRIC',
-    pattern: /(?:--master[-_]addr[= ]|MASTER_ADDR=|head node address |trying to connect to \()(255\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0)\b/i,
-    hit: (m, _line, _ray, context) => ({
-      key: `mask:${m[1]}`,
-      severity: 'error',
-      message: `The master address is ${m[1]}, ${m[1]!.startsWith('255.') ? 'a netmask' : 'the wildcard (any) address'}, not a host: no rank can reach a rendezvous there.`,
-      evidence: { 'Master address': m[1]!, ...node(context) },
-      fix: "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface, ip -4 -br addr), not its netmask or 0.0.0.0.",
-    }),
+    // (Matched from the address, the keyword before it checked in hit: an alternation of keywords first is scanned at every position.)
+    pattern: /\b(255\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0)\b/,
+    hit: (m, line, _ray, context) =>
+      !/(?:--master[-_]addr[= ]|MASTER_ADDR=|head node address |trying to connect to \()$/i.test(line.slice(Math.max(0, m.index - 40), m.index))
+        ? null
+        : {
+            key: `mask:${m[1]}`,
+            severity: 'error',
+            message: `The master address is ${m[1]}, ${m[1]!.startsWith('255.') ? 'a netmask' : 'the wildcard (any) address'}, not a host: no rank can reach a rendezvous there.`,
+            evidence: { 'Master address': m[1]!, ...node(context) },
+            fix: "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface, ip -4 -br addr), not its netmask or 0.0.0.0.",
+          },
   },
 ]
