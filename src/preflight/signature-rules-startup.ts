@@ -100,9 +100,8 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
         m[1] ??
         /\bport:? (\d{2,5})\b/.exec(line)?.[1] ??
         /bind on address \('([^']*)', (\d+)\)/.exec(line)?.[2] ??
-        /(?:tcp:\/\/)?(?:\[[^\]]*\]|[\w.-]+):(\d{2,5})\b/.exec(
-          line.slice(line.search(/addr|bind|listen/i) >= 0 ? line.search(/addr|bind|listen/i) : line.length),
-        )?.[1]
+        // an address with its port (zmq's addr='tcp://…:5555', an IPv4 or [IPv6] address), not a logger's "file.py:108" tag or a time
+        /(?:addr=['"]?(?:tcp:\/\/)?[^'"\s:]*|\b\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]|\blocalhost):(\d{2,5})\b/.exec(line)?.[1]
       const address = /bind on address \('([^']*)'/.exec(line)?.[1]
       const store = /server socket has failed to listen/.test(line)
       return {

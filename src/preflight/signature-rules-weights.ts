@@ -29,7 +29,8 @@ function hubUrlParts(url: string): { repo?: string; revision?: string; file?: st
 
 /** The hub URL a hub error names (huggingface.co, a mirror, or any /resolve/ or /api/models/ URL), without the sentence's closing full stop. */
 const urlIn = (line: string): string | undefined =>
-  [...line.matchAll(/https?:\/\/[^\s'"]+/g)]
+  // (a URL ends at a bracket too: pastes glue the next line's "(APIServer pid=…)" prefix on)
+  [...line.matchAll(/https?:\/\/[^\s'"()<>]+/g)]
     .map((m) => m[0].replace(/[.,):]+$/, ''))
     .find((u) => /huggingface|hf-mirror|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
 
@@ -74,7 +75,8 @@ function denied(m: RegExpExecArray, line: string, context: LineContext): RuleHit
   const named = m[2] ?? m[3]
   const ev = hubEvidence(url, named ?? undefined)
   const repo = ev['Repo id']
-  const gated = /gated|restricted/i.test(line) || /GatedRepoError/.test(line)
+  // RepositoryNotFoundError's own hint ("If you are trying to access a private or gated repo, …") is not a gated repo.
+  const gated = /GatedRepoError|Cannot access gated repo|access a gated repo\.|is gated\.|is restricted\./.test(line)
   const status = /\b(401|403|404)\b/.exec(line)?.[1]
   return {
     key: 'access',

@@ -52,6 +52,13 @@ describe('weights', () => {
     expect(only('weights-repo-not-found-unsloth-1892.txt', 'WEIGHTS_ACCESS_DENIED').evidence['Repo id']).toBe(
       'unsloth/meta-llama-3.1-8b-instruct-unsloth-bnb-4bit',
     )
+    // The not-found error's own hint names gated repos; that does not make the repo gated (lines run together in a paste,
+    // the next line's prefix glued to the URL).
+    const [together] = one(
+      'huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: x)(APIServer pid=1) Repository Not Found for url: https://huggingface.co/org/model/resolve/main/config.json.(APIServer pid=1) If you are trying to access a private or gated repo, make sure you are authenticated.\n',
+    )
+    expect(together!.message).toContain('does not exist')
+    expect(together!.evidence).toMatchObject({ 'Repo id': 'org/model', File: 'config.json' })
   })
 
   it('WEIGHTS_NOT_FOUND: a file or revision the hub lacks, and a shard missing on disk, with the path', () => {
@@ -136,6 +143,13 @@ describe('rendezvous', () => {
     expect(only('rdzv-port-in-use-vllm-39015.txt', 'PORT_IN_USE').evidence.Port).toBe('29500')
     expect(only('rdzv-port-in-use-vllm-11617.txt', 'PORT_IN_USE').evidence.Port).toBeUndefined()
     only('net-bind-port-in-use-ray-5399.txt', 'PORT_IN_USE')
+    // A logger's source tag after the message ("local_server.py:108") or a time is not the port; zmq's addr= is.
+    const [tagged] = one(
+      '                    INFO     OSError: [Errno 48] Address already in use                    local_server.py:108[05/05/25 16:31:14] DEBUG\n',
+    )
+    expect(tagged!.evidence.Port).toBeUndefined()
+    const [zmq] = one("zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.2:5570')\n")
+    expect(zmq!.evidence.Port).toBe('5570')
     const [uvicorn] = one("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use\n")
     expect(uvicorn!.evidence).toMatchObject({ Port: '8000', Address: '0.0.0.0' })
   })
