@@ -73,19 +73,46 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // NCCL bootstrap: "bootstrap.cc:77 NCCL WARN Message truncated : received 172 bytes instead of 64" — the ranks exchanged structures of different
-    // sizes: different NCCL builds (or torch/vLLM images) on the nodes.
+    // NCCL bootstrap: "bootstrap.cc:77 NCCL WARN Message truncated : received 172 bytes instead of 64" — the ranks exchanged structures of
+    // different sizes: different NCCL builds on the nodes. NCCL's socket transport: "NET/Socket : [peer <ip><port>] message truncated : receiving
+    // <a> bytes instead of <b>" — the ranks disagree on what they send: NCCL settings (NCCL_PROTO, buffer sizes) or versions that differ between
+    // nodes, or ranks calling different collectives (NVIDIA/nccl PR #605 made this an invalid-usage error for that reason).
     code: 'VERSION_SKEW',
-    pattern: /NCCL WARN Message truncated : received (\d+) bytes instead of (\d+)/,
+    pattern: /Message truncated : received (\d+) bytes instead of (\d+)|(?:message truncated :?\s*)?receiving (\d+) bytes instead of (\d+)/i,
     hit: (m, line, _ray, context) => {
-      const host = /^\s*(\S+?):\d+:\d+ \[\d+\]/.exec(line)?.[1]
+      // NCCL's "host:pid:tid [dev]" record prefix, on this line or the NCCL record before it (a paste cut inside a record)
+      const host = /(?:^|\s)([\w.-]+):\d+:\d+ \[\d+\]/.exec(line)?.[1] ?? context.memory?.get('ncclHost')
+      const peer = /peer (\d{1,3}(?:\.\d{1,3}){3})/.exec(line)?.[1] ?? context.memory?.get('ncclTruncatedPeer')
+      const bootstrap = m[1] !== undefined
+      const got = m[1] ?? m[3]!
+      const want = m[2] ?? m[4]!
       return {
-        key: `${m[1]}/${m[2]}`,
+        key: `${got}/${want}`,
         severity: 'error',
-        message: `NCCL's bootstrap${host ? ` on ${host}` : ''} received ${m[1]} bytes where it expected ${m[2]}: the ranks run different NCCL versions (different images, or a pip nvidia-nccl beside the image's), so they cannot form a communicator.`,
-        evidence: { 'Bytes received': m[1]!, 'Bytes expected': m[2]!, ...(host ? { 'NCCL host': host } : {}), ...node(context) },
-        fix: 'Run the same image (by digest) on every node and compare NCCL and torch there: python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())" in each container; remove a second NCCL (pip list | grep nccl) so every rank loads the same libnccl.',
+        message: bootstrap
+          ? `NCCL's bootstrap${host ? ` on ${host}` : ''} received ${got} bytes where it expected ${want}: the ranks run different NCCL versions (different images, or a pip nvidia-nccl beside the image's), so they cannot form a communicator.`
+          : `NCCL${host ? ` on ${host}` : ''} received ${got} bytes where it expected ${want}${peer ? ` from ${peer}` : ''}: the ranks disagree on what they exchange — NCCL versions or NCCL_* settings that differ between the nodes, or ranks running different collectives.`,
+        evidence: {
+          'Bytes received': got,
+          'Bytes expected': want,
+          ...(host ? { 'NCCL host': host } : {}),
+          ...(peer ? { Peer: peer } : {}),
+          ...node(context),
+        },
+        fix: 'Run the same image (by digest) with the same NCCL_* environment on every node, and compare NCCL and torch there: python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())" in each container; remove a second NCCL (pip list | grep nccl) so every rank loads the same libnccl.',
       }
+    },
+  },
+  {
+    // NCCL's record prefix "hvd1:2918:3333 [0] …" and its socket transport's "NET/Socket : peer 192.168.161.30<59210> message truncated :" (the byte
+    // counts may follow on the next line): kept for VERSION_SKEW's evidence.
+    code: 'VERSION_SKEW',
+    pattern: /:\d+:\d+ \[\d+\] |NET\/Socket : peer (\S+?)<\d+> message truncated/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] !== undefined) context.memory?.set('ncclTruncatedPeer', m[1])
+      const host = /(?:^|\s)([\w.-]+):\d+:\d+ \[\d+\] /.exec(line)?.[1]
+      if (host !== undefined) context.memory?.set('ncclHost', host)
+      return null
     },
   },
   {

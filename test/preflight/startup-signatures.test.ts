@@ -134,6 +134,16 @@ describe('image and executor', () => {
       'Bytes expected': '64',
       'NCCL host': 'ada6000-02',
     })
+    expect(only('image-nccl-skew-bootstrap-nccl-1176.txt', 'VERSION_SKEW').message).toContain('different NCCL versions')
+  })
+
+  it("VERSION_SKEW: NCCL's socket transport receiving more than it posted (ranks that disagree), with the peer when named", () => {
+    expect(only('image-nccl-skew-socket-nccl-268.txt', 'VERSION_SKEW').evidence).toMatchObject({
+      'Bytes received': '696320',
+      'Bytes expected': '32768',
+      'NCCL host': 'hvd1',
+    })
+    expect(only('image-nccl-skew-socket-peer-nccl-626.txt', 'VERSION_SKEW').evidence).toMatchObject({ 'Bytes received': '1048576', Peer: '192.168.161.30' })
   })
 })
 
