@@ -169,6 +169,20 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // vLLM's weight loaders: "AssertionError: Attempted to load weight (torch.Size([3600])) into parameter (torch.Size([3584]))"
+    // (default_weight_loader and layers), or the bare "assert param_data.shape == loaded_weight.shape" a traceback prints (linear.py).
+    code: 'WEIGHTS_MISMATCH',
+    pattern:
+      /Attempted to load weight \((?:torch\.Size\()?(\[[^\]]*\])\)?\)\s*into parameter \((?:torch\.Size\()?(\[[^\]]*\])|assert param(?:_data|_slice)?\.(?:shape|size\(\)) == loaded_weight\.(?:shape|size\(\))/,
+    hit: (m, _line, _ray, context) => ({
+      key: m[1] ? `${m[1]}>${m[2]}` : 'shape?',
+      severity: 'error',
+      message: `A tensor in the checkpoint does not have the shape vLLM's model expects${m[1] ? ` (file ${m[1]}, model ${m[2]})` : ''}: the files are not the model the config describes (another revision, another quantisation, a half-written file), or this node holds other files than the others.`,
+      evidence: { ...(m[1] ? { 'Shape in the file': m[1], 'Shape the model expects': m[2]! } : {}), ...node(context) },
+      fix: "Compare the weights on every node (the same revision and files: the deploy's weights digests, or sha256sum of the shards and config.json) and download the snapshot again where they differ; if every node fails alike, the checkpoint does not fit this vLLM's model (pass the right --quantization / --revision, or a vLLM that supports the checkpoint).",
+    }),
+  },
+  {
     // CPython: "OSError: [Errno 28] No space left on device: '<path>'"; safetensors: "Error while serializing: IoError(Os { code: 28, kind: StorageFull,
     // message: "No space left on device" })"; pip: "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device".
     code: 'DISK_SPACE_LOW',

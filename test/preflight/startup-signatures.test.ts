@@ -94,6 +94,15 @@ describe('weights', () => {
     expect(f!.evidence.Path).toBe('/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/blobs/abc.incomplete')
   })
 
+  it('WEIGHTS_MISMATCH: a tensor of another shape than the model expects, with both shapes (three captures)', () => {
+    expect(only('weights-shape-verl-834.txt', 'WEIGHTS_MISMATCH').evidence).toMatchObject({
+      'Shape in the file': '[3600]',
+      'Shape the model expects': '[3584]',
+    })
+    expect(only('weights-shape-empty-r1-v-191.txt', 'WEIGHTS_MISMATCH').evidence['Shape in the file']).toBe('[0]')
+    expect(only('weights-shape-assert-vllm-12682.txt', 'WEIGHTS_MISMATCH').fix).toContain('every node')
+  })
+
   it('near miss: vLLM args naming revision=None and a download_dir, and "Loading safetensors checkpoint shards" progress, are no finding', () => {
     expect(
       one(
