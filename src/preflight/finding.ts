@@ -79,6 +79,14 @@ export const FINDING_CODES = [
   'NATIVE_RANK_DUPLICATE',
   'NATIVE_RANK_GAP',
   'NATIVE_NNODES_MISMATCH',
+  // Log signatures: weights, the image and the start-up network (src/preflight/signature-rules-weights.ts, signature-rules-startup.ts;
+  // they also use DISK_SPACE_LOW, IMAGE_LACKS_RAY, GPU_SHORTFALL, VERSION_SKEW, SOCKET_IFNAME_MISSING, MASTER_ADDR_NOT_FABRIC)
+  'WEIGHTS_OFFLINE_MISSING',
+  'WEIGHTS_ACCESS_DENIED',
+  'WEIGHTS_NOT_FOUND',
+  'WEIGHTS_CORRUPT',
+  'VLLM_FLAG_UNKNOWN',
+  'PORT_IN_USE',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
   'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)

@@ -72,9 +72,11 @@ export const cleanPhysical = (raw: string): string => raw.replace(/\r$/, '').rep
 /** `{`/`[` opened and not closed in a text (quotes ignored: prose apostrophes would mislead). */
 function openBrackets(text: string): number {
   let depth = 0
-  for (const ch of text) {
-    if (ch === '{' || ch === '[') depth++
-    else if ((ch === '}' || ch === ']') && depth > 0) depth--
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 123 || c === 91)
+      depth++ // { [
+    else if ((c === 125 || c === 93) && depth > 0) depth-- // } ]
   }
   return depth
 }
@@ -143,7 +145,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   let cur: Pending | null = null
 
   const emit = (p: Pending): LogicalLine => {
-    const rep = REPEATED.exec(p.text)
+    const rep = p.text.includes('[repeated ') ? REPEATED.exec(p.text) : null
     const text = rep ? p.text.slice(0, rep.index) : p.text
     return {
       text,
@@ -203,13 +205,4 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       return cur ? emit(cur) : null
     },
   }
-}
-
-/** A whole pasted text as the logical lines it holds (the wrap width detected unless given). */
-export function normalisePaste(text: string, wrapWidth?: number): LogicalLine[] {
-  const physical = text.split('\n')
-  if (physical[physical.length - 1] === '') physical.pop()
-  const width = wrapWidth ?? detectWrapWidth(physical.map(cleanPhysical))
-  const joiner = createLineJoiner(width !== undefined ? { wrapWidth: width } : {})
-  return [...physical.flatMap((l) => joiner.push(l)), ...joiner.end()]
 }

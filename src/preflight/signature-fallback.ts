@@ -2,7 +2,8 @@
  * Never silent on a failure: when a pasted log holds failure lines — a Python traceback or exception,
  * an ERROR/FATAL/CRITICAL record of Ray, vLLM, torch or Python logging, a glog `E`/`F` line, an
  * `NCCL WARN`, a non-zero exit, a kill or a crash — and no signature explained them, one
- * UNRECOGNISED_FAILURE (warning) quotes the first of them with their line numbers, instead of the
+ * UNRECOGNISED_FAILURE (an error) quotes the first of them with their line numbers, the exception type
+ * and the addresses, ports and paths they name, instead of the
  * "No findings" a healthy log gets. Ray's routine WARNING lines, deprecation warnings and NCCL INFO
  * lines are not failure lines.
  */
@@ -58,50 +59,99 @@ const MARKER_SCAN = 2000
 const QUOTED = 4
 /** How much of one quoted line. */
 const LINE_CHARS = 240
+/** How many addresses, ports and paths the evidence lists. */
+const SEEN_MAX = 6
 
 const clip = (text: string): string => {
   const t = text.trim()
   return t.length <= LINE_CHARS ? t : `${t.slice(0, LINE_CHARS)}…`
 }
 
+/** The failure-line kind of a line's head, or undefined for an ordinary line. */
+export function failureKind(text: string): string | undefined {
+  const head = text.slice(0, MARKER_SCAN)
+  return MARKERS.find((m) => m.test.test(head))?.kind
+}
+
+/** "torch.distributed.DistNetworkError: …" → "torch.distributed.DistNetworkError" (behind a collector's tag too). */
+const EXCEPTION_TYPE = /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit))(?::|$)/
+export const exceptionType = (text: string): string | undefined => EXCEPTION_TYPE.exec(text.slice(0, MARKER_SCAN))?.[1]
+
+/** Addresses with ports, `port: N`, IPv4 addresses and absolute paths a failure line names: the values a person acts on. */
+const VALUES =
+  /\b(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|(?<![\w:.-])[A-Za-z][\w.-]*:\d{2,5}(?=[\s,)'"\]]|$))|\bport:? \d{2,5}\b|(?<![\w.])\/(?:[\w.@+-]+\/)+[\w.@+-]+/g
+/** Source paths of a traceback ("File \"/usr/lib/…py\"") are not what failed. */
+const TRACE_PATH = /\.(?:py|pyx|so|cc|cpp|cu|h)\b/
+
+function valuesIn(text: string): string[] {
+  return [...text.slice(0, MARKER_SCAN).matchAll(VALUES)].map((m) => m[0]).filter((v) => !TRACE_PATH.test(v))
+}
+
+interface Failing {
+  readonly line: LogicalLine
+  readonly kind: string
+}
+
 /**
- * One UNRECOGNISED_FAILURE for a whole log whose signature findings hold no error, when it has
- * failure lines no signature matched; null otherwise.
+ * The failure lines of a log, read once as they arrive (the live watcher and a whole paste alike):
+ * the first few, the first exception, their count and the addresses/ports/paths they name, in
+ * memory bounded by the quote, not by the log.
  */
-export function unrecognisedFailure(
-  lines: readonly LogicalLine[],
-  source: string,
-  findings: readonly Finding[],
-  /** Logical lines (by first physical line) a signature matched: those are explained. */
-  covered: ReadonlySet<number>,
-): Finding | null {
-  if (findings.some((f) => f.severity === 'error')) return null
-  const failing: { line: LogicalLine; kind: string }[] = []
-  for (const line of lines) {
-    if (covered.has(line.line)) continue
-    const head = line.text.slice(0, MARKER_SCAN)
-    const marker = MARKERS.find((m) => m.test.test(head))
-    if (marker) failing.push({ line, kind: marker.kind })
-  }
-  if (failing.length === 0) return null
-  // The first failure lines, and the first exception line (what a traceback ends in) when it comes later.
-  const quoted = failing.slice(0, QUOTED)
-  const exception = failing.find((f) => f.kind === 'exception')
-  if (exception && !quoted.includes(exception)) quoted[quoted.length - 1] = exception
-  const first = failing[0]!.line
-  const kinds = [...new Set(failing.map((f) => f.kind))]
-  const at = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
+export interface FailureCollector {
+  /** A judged line: `covered` when a signature matched it. A line judged again (a continuation joined) replaces its first reading. */
+  observe(line: LogicalLine, covered: boolean): void
+  /** One UNRECOGNISED_FAILURE when no error finding explains the log and it holds failure lines; null otherwise. */
+  finding(source: string, findings: readonly Finding[]): Finding | null
+}
+
+export function createFailureCollector(): FailureCollector {
+  const quoted: Failing[] = []
+  let exception: Failing | undefined
+  const lines = new Set<number>()
+  const kinds = new Set<string>()
+  const seen = new Set<string>()
   return {
-    code: 'UNRECOGNISED_FAILURE',
-    severity: 'warning',
-    node: first.prefixIp ?? null,
-    message: 'The log holds failure lines that no known signature explains (quoted in the evidence with their line numbers): this is not a clean log.',
-    evidence: {
-      [EVIDENCE.logLine]: `${source}:${at(first)}`,
-      'Failure lines': quoted.map((f) => `${at(f.line)}: ${clip(f.line.text)}`).join('\n'),
-      'Kinds of failure line': kinds.join(', '),
-      'Failure lines in all': String(failing.length),
+    observe(line, covered) {
+      const at = quoted.findIndex((f) => f.line.line === line.line)
+      if (covered) {
+        if (at >= 0) quoted.splice(at, 1)
+        if (exception?.line.line === line.line) exception = undefined
+        lines.delete(line.line)
+        return
+      }
+      const kind = failureKind(line.text)
+      if (kind === undefined) return
+      const entry = { line, kind }
+      lines.add(line.line)
+      kinds.add(kind)
+      if (at >= 0) quoted[at] = entry
+      else if (quoted.length < QUOTED) quoted.push(entry)
+      if (kind === 'exception' && (exception === undefined || exception.line.line === line.line)) exception = entry
+      for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
-    fix: 'Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.',
+    finding(source, findings) {
+      if (findings.some((f) => f.severity === 'error') || quoted.length === 0) return null
+      const shown = [...quoted]
+      if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
+      const first = quoted[0]!.line
+      const type = exception ? exceptionType(exception.line.text) : undefined
+      const where = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
+      return {
+        code: 'UNRECOGNISED_FAILURE',
+        severity: 'error',
+        node: first.prefixIp ?? null,
+        message: `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
+        evidence: {
+          [EVIDENCE.logLine]: `${source}:${where(first)}`,
+          'First failing line': clip(first.text),
+          ...(type ? { 'Exception type': type, 'Exception line': `${where(exception!.line)}: ${clip(exception!.line.text)}` } : {}),
+          ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
+          'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
+          'Kinds of failure line': [...kinds].join(', '),
+          'Failure lines in all': String(lines.size),
+        },
+        fix: 'Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.',
+      }
+    },
   }
 }

@@ -60,16 +60,22 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
   {
     // Linux: "<comm> invoked oom-killer: gfp_mask=…" and "oom-kill:constraint=CONSTRAINT_NONE,…,task=lmcache,pid=3742074,uid=0" (the lines before the kill).
     code: 'OOM_KILLED',
-    pattern: /oom-kill:constraint=(\w+).*?\btask=([^,\s]+),pid=(\d+)|(?:^|\s)([\w.:/-]{1,64}) invoked oom-killer/i,
-    hit: (m) => ({
-      key: m[3] ? `kernel:${m[3]}` : `invoked:${m[4]}`,
-      severity: 'error',
-      message: m[3]
-        ? `The kernel's OOM killer chose ${m[2]} (pid ${m[3]}) to kill (${m[1]}).`
-        : `The kernel's OOM killer ran (triggered by ${m[4]}): the machine ran out of memory.`,
-      evidence: (m[3] ? { 'Killed process': `${m[2]} (pid ${m[3]})`, Constraint: m[1] ?? '' } : { 'Triggered by': m[4] ?? '' }) as Record<string, string>,
-      fix: UNIFIED_FIX,
-    }),
+    // (The trigger's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
+    pattern: /oom-kill:constraint=(\w+).*?\btask=([^,\s]+),pid=(\d+)| invoked oom-killer/i,
+    hit: (found) => {
+      const m = [...found, /(?:^|\s)([\w.:/-]{1,64}) invoked oom-killer/i.exec(found.input)?.[1]]
+      return m[3] === undefined && m[4] === undefined
+        ? null
+        : {
+            key: m[3] ? `kernel:${m[3]}` : `invoked:${m[4]}`,
+            severity: 'error',
+            message: m[3]
+              ? `The kernel's OOM killer chose ${m[2]} (pid ${m[3]}) to kill (${m[1]}).`
+              : `The kernel's OOM killer ran (triggered by ${m[4]}): the machine ran out of memory.`,
+            evidence: (m[3] ? { 'Killed process': `${m[2]} (pid ${m[3]})`, Constraint: m[1] ?? '' } : { 'Triggered by': m[4] ?? '' }) as Record<string, string>,
+            fix: UNIFIED_FIX,
+          }
+    },
   },
   {
     // Ray memory monitor (2.1+): "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.";
@@ -153,6 +159,18 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       message: 'vLLM had no memory left for the KV cache after loading the model (weights and activations took the whole gpu_memory_utilization budget).',
       evidence: {},
       fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len.',
+    }),
+  },
+  {
+    // vLLM V1 (gpu_worker.py): "Available KV cache memory: -2.77 GiB" — the weights and activations took more than the gpu_memory_utilization budget.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /Available KV cache memory: (-[\d.]+ ?[KMGT]i?B)/,
+    hit: (m) => ({
+      key: 'no-kv-cache',
+      severity: 'error',
+      message: `vLLM had ${m[1]} left for the KV cache after loading the model: the weights and activations already exceed the gpu_memory_utilization budget.`,
+      evidence: { 'KV cache memory left': m[1]! },
+      fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len / --max-num-seqs.',
     }),
   },
 ]

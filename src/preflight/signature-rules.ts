@@ -12,6 +12,8 @@ import { NCCL_RULES } from './signature-rules-nccl.js'
 import { NETWORK_RULES } from './signature-rules-network.js'
 import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
+import { STARTUP_RULES } from './signature-rules-startup.js'
+import { WEIGHTS_RULES } from './signature-rules-weights.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
 
 export interface RuleHit {
@@ -265,15 +267,19 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // vLLM V1: "EngineDeadError", "RuntimeError: Engine core initialization failed. See root cause above.", "EngineCore failed to start."
+    // vLLM V1: "EngineDeadError", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+    // "EngineCore failed to start.", "EngineCore encountered a fatal error." (core.py run_engine_core), "EngineDeadError: EngineCore
+    // encountered an issue. See stack trace (above) for the root cause.", "EngineCore hit an exception" (early V1). signatures.ts adds
+    // the cause line: the exception before "See root cause above", or the first one after a death whose traceback follows.
     code: 'ENGINE_DEAD',
-    pattern: /EngineDeadError|EngineCore failed to start|Engine core initialization failed/,
+    pattern:
+      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception/,
     hit: (m) => ({
       key: m[0],
       severity: 'error',
-      message: "vLLM's engine core died, so the server will not come up; the cause is logged above this line.",
+      message: "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
       evidence: {},
-      fix: 'Look at the first error above this line (the other findings name the usual causes: placement group, unique IP, Gloo, GPUs) and fix that; this line only reports the engine died.',
+      fix: "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
     }),
   },
   // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
@@ -286,4 +292,8 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...MEMORY_RULES,
   // vLLM's native multi-node mode (--nnodes/--master-addr): torch's TCPStore rendezvous that never completes.
   ...NATIVE_RULES,
+  // Model weights: the hub (offline, gated, missing repo/revision/file), corrupt or missing shards, a full disk.
+  ...WEIGHTS_RULES,
+  // The image and the executor (Ray missing, flags the image's vLLM lacks, TP over the GPUs, NCCL skew) and rendezvous ports and interfaces.
+  ...STARTUP_RULES,
 ]

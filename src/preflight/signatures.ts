@@ -10,8 +10,9 @@
 
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
-import { createLineJoiner, detectWrapWidth, cleanPhysical, normalisePaste, type LogicalLine } from './paste-normalise.js'
-import { unrecognisedFailure } from './signature-fallback.js'
+import { createLineJoiner, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
+import { createFailureCollector } from './signature-fallback.js'
+import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
 export interface LogWatcherOptions {
@@ -36,24 +37,37 @@ export interface LogWatcher {
   readonly lines: number
   /** First physical line of every logical line a signature matched, reported or deduplicated. */
   readonly matchedLines: ReadonlySet<number>
+  /**
+   * The failure lines no signature explained, as one UNRECOGNISED_FAILURE (error), when no error
+   * finding was made: what a caller reports once the log has ended (vLLM exited, the watch gave up).
+   */
+  unexplained(): Finding | null
 }
 
 /** A line longer than this is judged in pieces, so a stream without newlines cannot grow memory. */
 const MAX_LINE = 64 * 1024
-/** How much of a matched line goes into evidence. */
-const SHOWN = 300
 
-/** The part of a long line around the match, trimmed. */
-function shown(line: string, at: number): string {
-  const text = line.trim()
-  if (text.length <= SHOWN) return text
-  const start = Math.max(0, Math.min(at - 60, text.length - SHOWN))
-  return `${start > 0 ? '…' : ''}${text.slice(start, start + SHOWN)}${start + SHOWN < text.length ? '…' : ''}`
+/** Each complete line of a text (an endless one in MAX_LINE pieces) to `line`; returns the unfinished rest. */
+function eachLine(text: string, line: (l: string) => void): string {
+  let start = 0
+  for (;;) {
+    const nl = text.indexOf('\n', start)
+    if (nl >= 0 && nl - start <= MAX_LINE) {
+      line(text.slice(start, nl))
+      start = nl + 1
+    } else if (text.length - start > MAX_LINE) {
+      line(text.slice(start, start + MAX_LINE))
+      start += MAX_LINE
+    } else {
+      return text.slice(start)
+    }
+  }
 }
 
 export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
-  const findings: Finding[] = []
-  const seen = new Set<string>()
+  const book = createFindingBook()
+  const failures = createFailureCollector()
+  const causes = createCauseTracker(book)
   const matchedLines = new Set<number>()
   let pending = ''
   let lineNo = 0
@@ -67,16 +81,15 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     if (judgedEarly && judgedEarly.line === logical.line && judgedEarly.text === logical.text) return []
     const line = logical.text
     const found: Finding[] = []
+    let matched = false
     for (const rule of SIGNATURE_RULES) {
       const m = rule.pattern.exec(line)
       if (!m) continue
       const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp, memory } : { memory })
       if (hit === null) continue
+      matched = true
       matchedLines.add(logical.line)
-      const dedupe = `${rule.code}\u0000${hit.key}`
-      if (seen.has(dedupe)) continue
-      seen.add(dedupe)
-      const finding: Finding = {
+      const finding = book.record(rule.code, hit, () => ({
         code: rule.code,
         severity: hit.severity,
         node: logical.prefixIp ?? null,
@@ -88,11 +101,13 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
           ...hit.evidence,
         },
         fix: hit.fix,
-      }
+      }))
+      if (finding === null) continue
       found.push(finding)
-      findings.push(finding)
       opts.onFinding?.(finding)
     }
+    failures.observe(logical, matched)
+    causes.note(logical)
     return found
   }
 
@@ -111,22 +126,8 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
 
   return {
     push(chunk: string): Finding[] {
-      const text = pending + chunk
       const out: Finding[] = []
-      let start = 0
-      for (;;) {
-        const nl = text.indexOf('\n', start)
-        if (nl >= 0 && nl - start <= MAX_LINE) {
-          out.push(...physical(text.slice(start, nl)))
-          start = nl + 1
-        } else if (text.length - start > MAX_LINE) {
-          out.push(...physical(text.slice(start, start + MAX_LINE)))
-          start += MAX_LINE
-        } else {
-          break
-        }
-      }
-      pending = text.slice(start)
+      pending = eachLine(pending + chunk, (line) => out.push(...physical(line)))
       out.push(...early())
       return out
     },
@@ -141,7 +142,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
       return out
     },
     get findings() {
-      return findings
+      return book.findings
     },
     get lines() {
       return lineNo
@@ -149,13 +150,14 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     get matchedLines() {
       return matchedLines
     },
+    unexplained: () => failures.finding(opts.source, book.findings),
   }
 }
 
 /**
  * Every signature in a whole log text; when none of them is an error and the text holds failure
- * lines nothing explained, one UNRECOGNISED_FAILURE quoting them (signature-fallback.ts): a pasted
- * crash never reads as "No findings".
+ * lines nothing explained, one UNRECOGNISED_FAILURE (error) quoting them (signature-fallback.ts): a
+ * pasted crash never reads as "No findings".
  */
 export function scanLog(text: string, source: string, ray?: RayView): Finding[] {
   const lines = text.split('\n')
@@ -163,7 +165,10 @@ export function scanLog(text: string, source: string, ray?: RayView): Finding[] 
   const wrapWidth = detectWrapWidth(lines.map(cleanPhysical))
   const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}), ...(wrapWidth !== undefined ? { wrapWidth } : {}) })
   // The whole text is here: its last line is complete (no early judgement of a line the next one may carry on).
-  const found = [...watcher.push(text.endsWith('\n') ? text : `${text}\n`), ...watcher.end()]
-  const unexplained = unrecognisedFailure(normalisePaste(text, wrapWidth), source, found, watcher.matchedLines)
+  watcher.push(text.endsWith('\n') ? text : `${text}\n`)
+  watcher.end()
+  // The watcher's list: findings completed by later lines (a repo id, a root cause) in their final form.
+  const found = [...watcher.findings]
+  const unexplained = watcher.unexplained()
   return unexplained ? [...found, unexplained] : found
 }

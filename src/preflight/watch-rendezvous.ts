@@ -19,6 +19,7 @@ import type { Transport } from '../transport/transport.js'
 import type { Finding } from './finding.js'
 import { type GroupView, type MemberView, judgeGroup, nativeGroupPoll, parseNodePoll } from './native-group.js'
 import { type LogWatcher, createLogWatcher } from './signatures.js'
+import { withUnexplained } from './watch-vllm.js'
 
 export interface RendezvousResult {
   readonly formed: boolean
@@ -147,7 +148,8 @@ export async function watchRendezvous(transports: ReadonlyMap<string, Transport>
     const gone = group.members.find((x) => !x.serving)
     if (gone) {
       const w = nodes.find((n) => n.name === gone.node)!
-      const found = [...w.watcher.end().filter((f) => f.severity === 'error'), notRunning(m, gone, w)]
+      w.watcher.end()
+      const found = [...withUnexplained(w.watcher).filter((f) => f.severity === 'error'), notRunning(m, gone, w)]
       return done(false, found, `vllm serve is not running on ${gone.node}`, group)
     }
     if (group.storeUp) storeUpAt ??= Date.now()

@@ -14,7 +14,7 @@ import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
 import type { RayView } from './facts.js'
 import type { Finding } from './finding.js'
-import { createLogWatcher } from './signatures.js'
+import { createLogWatcher, type LogWatcher } from './signatures.js'
 
 export interface WatchResult {
   readonly ready: boolean
@@ -118,7 +118,9 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     }
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
     if (flags.includes('@@exited')) {
-      const last = [...watcher.findings, ...watcher.end()]
+      watcher.end()
+      // Never silent: a log that names no known failure still brings its failure lines (UNRECOGNISED_FAILURE).
+      const last = withUnexplained(watcher)
       const c = m.container.name
       const why: NotRunning = flags.includes('@@no-container')
         ? 'no-container'
@@ -135,7 +137,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       }
       return { ...result(false, last, reason[why]), notRunning: why }
     }
-    if (Date.now() - started > opts.deadlineMs) return result(false, watcher.findings, `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
+    if (Date.now() - started > opts.deadlineMs) return result(false, withUnexplained(watcher), `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
       opts.onProgress(
@@ -144,6 +146,12 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     }
     await pause(opts.pollMs ?? 2000, opts.signal)
   }
+}
+
+/** The watcher's findings, and the failure lines no signature explained when none of them is an error. */
+export function withUnexplained(watcher: LogWatcher): Finding[] {
+  const unexplained = watcher.unexplained()
+  return unexplained ? [...watcher.findings, unexplained] : [...watcher.findings]
 }
 
 /** Wait between polls; an abort ends the wait at once. */

@@ -14,6 +14,7 @@ import { log } from './measure.js'
 import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } from './rows/delivery.js'
 import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
+import { logScanRows } from './rows/log-scan.js'
 import { healthyCluster, preflightRows } from './rows/preflight.js'
 import { scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
@@ -51,6 +52,14 @@ async function main(): Promise<number> {
 
   await row('6', 'Action start-up', () => startupRows(actionEntry))
   await row('1c', 'time to verdict on the seed bug, no cluster: the static launch-script check', () => scriptCheckRow(actionEntry))
+  await row('8', 'log signatures on a capture', async () => logScanRows())
+  // Rows without the lab asked for alone: no lab.
+  if (only?.every((id) => ['6', '1c', '8'].includes(id))) {
+    const text = renderResults(rows, missing, machine)
+    writeFileSync(resultsPath, text)
+    process.stdout.write(text)
+    return failures > 0 ? 1 : 0
+  }
 
   const before = await labStatus({ dir })
   const nodesBefore = before.nodes.filter((n) => n.state !== 'missing').length

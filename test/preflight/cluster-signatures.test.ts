@@ -115,7 +115,7 @@ describe('RAY_NODE_DEAD seen from actors, owners and tasks', () => {
     expect(f!.evidence).toMatchObject({ 'Node address': '127.0.0.1', 'Node id': 'e55b8ca03ebf3f7418f51533d8d55abeaab75fa9b29e2e6282b47646' })
   })
   it('near miss: a worker process that died (its node did not) is not a node death, but is not silent either', () => {
-    expect(tags('ray-worker-died-near-miss-logic-rl-18.txt')).toEqual(['UNRECOGNISED_FAILURE:warning'])
+    expect(tags('ray-worker-died-near-miss-logic-rl-18.txt')).toEqual(['UNRECOGNISED_FAILURE:error'])
   })
 })
 

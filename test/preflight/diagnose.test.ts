@@ -124,7 +124,7 @@ describe('diagnose', () => {
   it('never answers "No findings" for a crash no signature knows: one UNRECOGNISED_FAILURE per log, quoting it', () => {
     const crash = 'INFO starting\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nKeyError: \'model_type\'\n'
     const findings = diagnose({ facts: healthyFacts, expected: expectation, logs: [{ source: 'spark-a:vllm', text: crash }] })
-    expect(findings.map(tag)).toEqual(['warning UNRECOGNISED_FAILURE'])
+    expect(findings.map(tag)).toEqual(['error UNRECOGNISED_FAILURE'])
     expect(findings[0]?.evidence['Failure lines']).toContain("4: KeyError: 'model_type'")
   })
 

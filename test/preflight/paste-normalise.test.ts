@@ -2,7 +2,16 @@ import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { normalisePaste } from '../../src/preflight/paste-normalise.js'
+import { type LogicalLine, cleanPhysical, createLineJoiner, detectWrapWidth } from '../../src/preflight/paste-normalise.js'
+
+/** A whole paste as logical lines, as the log watcher reads it. */
+function normalisePaste(text: string): LogicalLine[] {
+  const physical = text.split('\n')
+  if (physical[physical.length - 1] === '') physical.pop()
+  const width = detectWrapWidth(physical.map(cleanPhysical))
+  const joiner = createLineJoiner(width !== undefined ? { wrapWidth: width } : {})
+  return [...physical.flatMap((l) => joiner.push(l)), ...joiner.end()]
+}
 import { parseRayNodes } from '../../src/preflight/parse-ray.js'
 import { scanLog } from '../../src/preflight/signatures.js'
 import { readFixture } from './fixtures/read.js'

@@ -24,10 +24,40 @@ describe('UNRECOGNISED_FAILURE', () => {
     ].join('\n')
     const [f, ...rest] = one(text)
     expect(rest).toEqual([])
-    expect(f).toMatchObject({ code: 'UNRECOGNISED_FAILURE', severity: 'warning', node: null })
+    expect(f).toMatchObject({ code: 'UNRECOGNISED_FAILURE', severity: 'error', node: null })
     expect(f!.evidence['Log line']).toBe('paste:2')
     expect(f!.evidence['Failure lines']).toBe("2: Traceback (most recent call last):\n5: KeyError: 'model_type'")
     expect(f!.evidence['Kinds of failure line']).toBe('Python traceback, exception')
+  })
+
+  it("is an error that names the exception type and the addresses, ports and paths the failing lines name (not the traceback's source files)", () => {
+    const [f] = unrecognised(
+      [
+        'INFO 05-13 11:32:50 [core.py:58] Initializing a V1 LLM engine',
+        'ERROR 05-13 11:32:51 [core.py:390] EngineCore hit a snag talking to 10.0.0.2:29501',
+        'Traceback (most recent call last):',
+        '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 54, in main',
+        "zmq.error.ZMQError: Operation cannot be accomplished in current state (addr='tcp://10.0.0.2:5570') on /dev/shm/vllm-ipc",
+      ].join('\n'),
+    )
+    expect(f).toMatchObject({ severity: 'error' })
+    expect(f!.evidence['Exception type']).toBe('zmq.error.ZMQError')
+    expect(f!.evidence['First failing line']).toContain('EngineCore hit a snag')
+    expect(f!.evidence['Addresses, ports and paths named']).toBe('10.0.0.2:29501, 10.0.0.2:5570, /dev/shm/vllm-ipc')
+  })
+
+  it('the live watcher gives the same UNRECOGNISED_FAILURE once its log ends, and none while an error finding explains the log', () => {
+    const text = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nKeyError: \'model_type\'\n'
+    const watcher = createLogWatcher({ source: 'node-a:/tmp/vllm.log' })
+    for (const chunk of [text.slice(0, 20), text.slice(20)]) watcher.push(chunk)
+    watcher.end()
+    expect(watcher.unexplained()).toMatchObject({ code: 'UNRECOGNISED_FAILURE', severity: 'error', evidence: { 'Exception type': 'KeyError' } })
+    const explained = createLogWatcher({ source: 'x' })
+    explained.push(
+      `${text}RuntimeError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n`,
+    )
+    expect(explained.findings.map((f) => f.code)).toEqual(['PORT_IN_USE'])
+    expect(explained.unexplained()).toBeNull()
   })
 
   it("a launcher's own readiness timeout is a failure line; waiting for it, or being ready after a while, is not", () => {

@@ -63,3 +63,36 @@ describe('a cancel during the /health wait', () => {
 function n(hours: number): number {
   return hours * 3_600_000
 }
+
+/** A head whose vLLM printed `log` and exited (the first poll says so). */
+function exitedHead(log: string): Transport {
+  return {
+    label: 'head',
+    async run(): Promise<RunResult> {
+      return { code: 0, signal: null, stdout: `@@exited\n@@log\n${log}`, stderr: '', durationMs: 1, timedOut: false }
+    },
+    async close() {},
+  }
+}
+
+describe('never silent when vLLM exits (issue 36)', () => {
+  it('a log no signature names: the watch ends with UNRECOGNISED_FAILURE (error) quoting its exception', async () => {
+    const w = await watchVllmStartup(
+      exitedHead('INFO starting\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nKeyError: \'model_type\'\n'),
+      manifest,
+      {
+        deadlineMs: 60_000,
+        pollMs: 1,
+      },
+    )
+    expect(w).toMatchObject({ ready: false, notRunning: 'exited' })
+    expect(w.findings).toEqual([
+      expect.objectContaining({ code: 'UNRECOGNISED_FAILURE', severity: 'error', evidence: expect.objectContaining({ 'Exception type': 'KeyError' }) }),
+    ])
+  })
+
+  it('a log a signature names: that finding, with its value, and no UNRECOGNISED_FAILURE beside it', async () => {
+    const w = await watchVllmStartup(exitedHead('vllm: error: unrecognized arguments: --omni\n'), manifest, { deadlineMs: 60_000, pollMs: 1 })
+    expect(w.findings.map((f) => [f.code, f.evidence['Unrecognised arguments']])).toEqual([['VLLM_FLAG_UNKNOWN', '--omni']])
+  })
+})

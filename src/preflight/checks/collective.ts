@@ -13,6 +13,18 @@ import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import type { Finding } from '../finding.js'
 import type { CheckContext } from './context.js'
 import { collectivePath, mib } from '../../probe/collective.js'
+import { scanLog } from '../signatures.js'
+
+/**
+ * What the log signatures name in a failed rank's output (a port in use, a Gloo interface missing,
+ * an NCCL transport error…), or the failure lines they cannot name: one line per finding.
+ */
+function namedInTail(r: CollectiveRank): string {
+  return scanLog([r.line?.error, r.error, r.tail].filter((t) => t).join('\n'), `${r.node} rank ${r.rank}`)
+    .filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')
+    .map((f) => `${f.code}: ${f.message}`)
+    .join('\n')
+}
 
 /**
  * A healthy RDMA link carries 80–95% of its line rate as NCCL bus bandwidth on large all-reduces
@@ -79,6 +91,12 @@ export function fabricCollectiveFailed(ctx: CheckContext): Finding[] {
         rendezvous: `${c.addr}:${c.port}`,
         ...Object.fromEntries(c.ranks.map((r) => [where(r), status(r)])),
         ...Object.fromEntries(c.ranks.filter((r) => failed(r) && r.tail).map((r) => [`${r.node} last lines`, r.tail])),
+        ...Object.fromEntries(
+          c.ranks
+            .filter(failed)
+            .map((r) => [`${r.node} output names`, namedInTail(r)] as const)
+            .filter(([, named]) => named !== ''),
+        ),
         ...Object.fromEntries(c.ranks.filter((r) => failed(r) && r.nccl?.warnings.length).map((r) => [`${r.node} NCCL WARN`, r.nccl!.warnings.join('\n')])),
       },
       fix: `Open TCP between the nodes' fabric IPs (${c.ranks.map((r) => r.fabricIp).join(', ')}): the rendezvous port on the head and the ephemeral range Gloo and NCCL listen on (cat /proc/sys/net/ipv4/ip_local_port_range; iptables -S and nft list ruleset on ${nodes.join(', ') || 'each node'}); give every fabric interface the same MTU; then run vllm-ray-deploy preflight again. preflight.collective: false skips this test.`,

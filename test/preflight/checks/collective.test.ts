@@ -188,6 +188,10 @@ describe('the program on a real H200 (torch 2.11, NCCL 2.28.9)', () => {
     const [f] = findings(bundle(realRanks('gloo-ifname-nomatch')))
     expect(f?.code).toBe('FABRIC_COLLECTIVE_FAILED')
     expect(JSON.stringify(f!.evidence)).toContain('Unable to find address for: nomatch')
+    // The log signatures name it in each failed rank's output: the interface Gloo was told.
+    const named = Object.entries(f!.evidence).filter(([k]) => k.endsWith('output names'))
+    expect(named.length).toBeGreaterThan(0)
+    for (const [, v] of named) expect(v).toContain('SOCKET_IFNAME_MISSING: Gloo was told to use the interface "nomatch"')
   })
 
   it("a rank that never starts: torch's store gives up ('1/2 clients joined') and the collective is reported hung", () => {

@@ -1,0 +1,200 @@
+/**
+ * Log signatures of a start that cannot work with the image or the network it was given: Ray missing
+ * from the image, flags the image's vLLM does not know, a tensor-parallel size over the GPUs a node
+ * shows, NCCL builds that differ between ranks, a port another process holds, and Gloo told an
+ * interface or address the machine lacks. Each names the value to change (the flag, the port, the
+ * interface, the GPU counts). Wordings with their versions in src/preflight/WORDINGS.md.
+ */
+
+import type { LineContext, SignatureRule } from './signature-rules.js'
+
+const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+
+export const STARTUP_RULES: readonly SignatureRule[] = [
+  {
+    // Python: "ModuleNotFoundError: No module named 'ray'" (also `ray.<sub>`); vLLM 0.1–0.2: "ImportError: Ray is not installed. Please install Ray to use
+    // distributed serving."; a shell: "bash: line 1: ray: command not found"; docker/k8s: 'exec: "ray": executable file not found in $PATH'.
+    code: 'IMAGE_LACKS_RAY',
+    pattern: /No module named '(ray(?:\.[\w.]+)?)'|Ray is not installed|\bray: command not found|"ray": executable file not found/,
+    hit: (m, _line, _ray, context) => {
+      const what = m[1]
+        ? `Python cannot import ${m[1]}`
+        : m[0].includes('command') || m[0].includes('executable')
+          ? 'the ray command is not on PATH'
+          : 'vLLM found no Ray'
+      return {
+        key: m[1] ?? 'ray',
+        severity: 'error',
+        message: `The container has no usable Ray (${what}), so the Ray executor cannot start${context.prefixIp ? ` on ${context.prefixIp}` : ''}.`,
+        evidence: { Missing: m[1] ?? (m[0].includes('command') || m[0].includes('executable') ? 'ray (the CLI)' : 'ray (the package)'), ...node(context) },
+        fix: "Use an image with Ray installed, the same version on every node (pip install 'ray[default]==<the cluster's version>' in the image; vllm/vllm-openai ships it), run ray from that image's Python environment (not another venv), or deploy with the mp executor, which needs no Ray.",
+      }
+    },
+  },
+  {
+    // argparse (vLLM's FlexibleArgumentParser): "vllm: error: unrecognized arguments: --omni", "api_server.py: error: unrecognized arguments: <path>".
+    code: 'VLLM_FLAG_UNKNOWN',
+    // (The program's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
+    pattern: /error: unrecognized arguments: (.+?)\s*$/,
+    hit: (found, line, _ray, context) => {
+      const m = [found[0], /(?:^|\s)([\w.-]+): error: unrecognized arguments:/.exec(line)?.[1], found[1]]
+      const args = (m[2] ?? '').split(/\s+/).filter((a) => a !== '')
+      const flags = args.filter((a) => a.startsWith('-'))
+      const shown = (flags.length > 0 ? flags : args).slice(0, 8).join(' ')
+      return {
+        key: shown,
+        severity: 'error',
+        message: `${m[1] ?? 'The program'} refused ${flags.length > 0 ? `flag(s) its version does not know: ${shown}` : `argument(s) it takes no place for: ${shown}`}, so vLLM never started.`,
+        evidence: { 'Unrecognised arguments': shown, ...(m[1] ? { Program: m[1] } : {}), ...node(context) },
+        fix:
+          flags.length > 0
+            ? `The image's vLLM lacks ${flags.slice(0, 3).join(', ')}: check it with docker run --rm <image> vllm serve --help | grep -e ${flags[0]}, then pin an image whose vLLM has it or drop it from the serve arguments; a flag and its value given as one list item ("--port 8000") is also read as an unknown argument.`
+            : "The entrypoint takes no positional argument here: with api_server.py (python -m vllm.entrypoints.openai.api_server) give the model as --model <path>; with vllm serve the model comes first; check the image's ENTRYPOINT (docker inspect) so the arguments are not handed to a different program.",
+      }
+    },
+  },
+  {
+    // vLLM ≥ 0.11 (ParallelConfig): "Value error, Tensor parallel size (16) cannot be larger than the number of available GPUs (8)";
+    // vLLM 0.7 (platforms/cuda.py): "please set tensor_parallel_size (4) to less than max local gpu count (1)";
+    // vLLM ≥ 0.11 (gpu_worker.py): "local_world_size (16) must be less than or equal to the number of visible devices (8)."
+    code: 'GPU_SHORTFALL',
+    pattern:
+      /Tensor parallel size \((\d+)\) cannot be larger than the number of available GPUs \((\d+)\)|tensor_parallel_size \((\d+)\) to less than max local gpu count \((\d+)\)|local_world_size \((\d+)\) must be less than or equal to the number of visible devices \((\d+)\)/,
+    hit: (m, _line, _ray, context) => {
+      const tp = m[1] ?? m[3] ?? m[5] ?? '?'
+      const gpus = m[2] ?? m[4] ?? m[6] ?? '?'
+      return {
+        key: `${tp}/${gpus}`,
+        severity: 'error',
+        message: `vLLM was asked for ${tp} GPU workers but sees ${gpus} GPU(s)${m[1] ? ' in the cluster it joined' : ' on this node'}: the other nodes' GPUs are not part of it.`,
+        evidence: { 'Workers asked for (TP, or TP×PP per node)': tp, 'GPUs vLLM sees': gpus, ...node(context) },
+        fix: `With Ray: start vllm serve only after every node joined with its GPUs (ray status shows ${tp} GPU) and pass --distributed-executor-backend ray; in the native mode (--nnodes), keep TP × PP = nodes × GPUs per node and TP ≤ GPUs per node (use PP across nodes); give each container its GPUs (--gpus all, no CUDA_VISIBLE_DEVICES narrowing).`,
+      }
+    },
+  },
+  {
+    // NCCL bootstrap: "bootstrap.cc:77 NCCL WARN Message truncated : received 172 bytes instead of 64" — the ranks exchanged structures of
+    // different sizes: different NCCL builds on the nodes. NCCL's socket transport: "NET/Socket : [peer <ip><port>] message truncated : receiving
+    // <a> bytes instead of <b>" — the ranks disagree on what they send: NCCL settings (NCCL_PROTO, buffer sizes) or versions that differ between
+    // nodes, or ranks calling different collectives (NVIDIA/nccl PR #605 made this an invalid-usage error for that reason).
+    code: 'VERSION_SKEW',
+    pattern: /Message truncated : received (\d+) bytes instead of (\d+)|(?:message truncated :?\s*)?receiving (\d+) bytes instead of (\d+)/i,
+    hit: (m, line, _ray, context) => {
+      // NCCL's "host:pid:tid [dev]" record prefix, on this line or the NCCL record before it (a paste cut inside a record)
+      const host = /(?:^|\s)([\w.-]+):\d+:\d+ \[\d+\]/.exec(line)?.[1] ?? context.memory?.get('ncclHost')
+      const peer = /peer (\d{1,3}(?:\.\d{1,3}){3})/.exec(line)?.[1] ?? context.memory?.get('ncclTruncatedPeer')
+      const bootstrap = m[1] !== undefined
+      const got = m[1] ?? m[3]!
+      const want = m[2] ?? m[4]!
+      return {
+        key: `${got}/${want}`,
+        severity: 'error',
+        message: bootstrap
+          ? `NCCL's bootstrap${host ? ` on ${host}` : ''} received ${got} bytes where it expected ${want}: the ranks run different NCCL versions (different images, or a pip nvidia-nccl beside the image's), so they cannot form a communicator.`
+          : `NCCL${host ? ` on ${host}` : ''} received ${got} bytes where it expected ${want}${peer ? ` from ${peer}` : ''}: the ranks disagree on what they exchange — NCCL versions or NCCL_* settings that differ between the nodes, or ranks running different collectives.`,
+        evidence: {
+          'Bytes received': got,
+          'Bytes expected': want,
+          ...(host ? { 'NCCL host': host } : {}),
+          ...(peer ? { Peer: peer } : {}),
+          ...node(context),
+        },
+        fix: 'Run the same image (by digest) with the same NCCL_* environment on every node, and compare NCCL and torch there: python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())" in each container; remove a second NCCL (pip list | grep nccl) so every rank loads the same libnccl.',
+      }
+    },
+  },
+  {
+    // NCCL's record prefix "hvd1:2918:3333 [0] …" and its socket transport's "NET/Socket : peer 192.168.161.30<59210> message truncated :" (the byte
+    // counts may follow on the next line): kept for VERSION_SKEW's evidence.
+    code: 'VERSION_SKEW',
+    pattern: /:\d+:\d+ \[\d+\] |NET\/Socket : peer (\S+?)<\d+> message truncated/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] !== undefined) context.memory?.set('ncclTruncatedPeer', m[1])
+      const host = /(?:^|\s)([\w.-]+):\d+:\d+ \[\d+\] /.exec(line)?.[1]
+      if (host !== undefined) context.memory?.set('ncclHost', host)
+      return null
+    },
+  },
+  {
+    // torch c10d (2.x): "The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE,
+    // message: address already in use" (older: without the port); CPython: "OSError: [Errno 98] Address already in use" (macOS errno 48); uvicorn:
+    // "[Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"; C++: "bind: Address already in use";
+    // zmq: "Address already in use (addr='tcp://…:5555')".
+    code: 'PORT_IN_USE',
+    pattern: /\bEADDRINUSE\b|address already in use|server socket has failed to listen on any local network address\. port: (\d+)/i,
+    hit: (m, line, _ray, context) => {
+      const port =
+        m[1] ??
+        /\bport:? (\d{2,5})\b/.exec(line)?.[1] ??
+        /bind on address \('([^']*)', (\d+)\)/.exec(line)?.[2] ??
+        // an address with its port (zmq's addr='tcp://…:5555', an IPv4 or [IPv6] address), not a logger's "file.py:108" tag or a time
+        /(?:addr=['"]?(?:tcp:\/\/)?[^'"\s:]*|\b\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]|\blocalhost):(\d{2,5})\b/.exec(line)?.[1]
+      const address = /bind on address \('([^']*)'/.exec(line)?.[1]
+      const store = /server socket has failed to listen/.test(line)
+      return {
+        key: `port:${port ?? '?'}`,
+        severity: 'error',
+        message: `${store ? "torch's rendezvous store" : 'A server'} could not listen${port ? ` on port ${port}` : ''}${address ? ` (${address})` : ''}: another process on this node already holds it (an earlier vLLM/torch run still alive, a second job, or two ranks given the same port).`,
+        evidence: { ...(port ? { Port: port } : {}), ...(address ? { Address: address } : {}), ...node(context) },
+        fix: `Find the holder on that node: ss -ltnp 'sport = :${port ?? '<port>'}' (or lsof -i :${port ?? '<port>'}); stop the leftover (an old container: docker rm -f; an old vllm serve or VLLM::Worker process), or give this one a free port (--port, --master-port, VLLM_PORT${store ? ', MASTER_PORT' : ''}); ports freed by a crash can stay in TIME_WAIT for a minute.`,
+      }
+    },
+  },
+  {
+    // gloo (transport/tcp/device.cc): "ifa != nullptr. Unable to find address for: <iface>" (GLOO_SOCKET_IFNAME names an interface that is not
+    // there or has no IPv4 address, or is given NCCL's "^lo,docker" syntax); "Unable to find interface for: [<addr>]" (the hostname resolves to
+    // an address no interface holds).
+    code: 'SOCKET_IFNAME_MISSING',
+    pattern: /Unable to find address for: (\S+)|Unable to find interface for: \[([^\]]+)\]/,
+    hit: (m, _line, _ray, context) => {
+      const iface = m[1]
+      const address = m[2]
+      const excluded = iface?.startsWith('^')
+      return {
+        key: iface ?? address ?? '?',
+        severity: 'error',
+        message: iface
+          ? `Gloo was told to use the interface "${iface}", which ${excluded ? "is NCCL's exclusion syntax, not an interface name (Gloo takes one concrete name)" : 'does not exist in this container or has no IPv4 address'}, so vLLM's CPU process group cannot start.`
+          : `Gloo resolved this host's name to ${address}, an address no interface of this container holds, so vLLM's CPU process group cannot start.`,
+        evidence: {
+          ...(iface ? { 'Interface Gloo was told': iface } : {}),
+          ...(address ? { 'Address the hostname resolved to': address } : {}),
+          ...node(context),
+        },
+        fix: iface
+          ? `Set GLOO_SOCKET_IFNAME to one concrete interface that exists in the container and holds the fabric IPv4 address (ip -4 -br addr inside it; on a bond use the bond, not a slave)${excluded ? '; keep "^lo,docker" lists for NCCL_SOCKET_IFNAME only' : ''}, the same name on every node or each node's own.`
+          : `Make the hostname resolve to this node's fabric IP (/etc/hosts in the container, or --add-host), or set GLOO_SOCKET_IFNAME (and VLLM_HOST_IP) to the fabric interface and address so Gloo does not resolve the hostname.`,
+      }
+    },
+  },
+  {
+    // torch TCPStore: "torch.distributed.DistStoreError: wait timeout after 600000ms" (a rank waited for keys other ranks never wrote) and the head's
+    // "Timed out after <n> seconds waiting for clients. <k>/" when the count is cut off (the full line is read by signature-rules-native.ts).
+    code: 'RENDEZVOUS_RANKS_MISSING',
+    pattern: /DistStoreError: (?:wait timeout(?: after (\d+) ?ms)?|Timed out after (\d+) seconds waiting for clients\.(?! \d+\/\d+ clients joined))/,
+    hit: (m, _line, _ray, context) => ({
+      key: `store:${m[1] ?? m[2] ?? ''}`,
+      severity: 'error',
+      message: `torch's rendezvous store timed out${m[1] ? ` after ${Number(m[1]) / 1000} s` : m[2] ? ` after ${m[2]} s` : ''} waiting for ranks that never arrived: a node not started, not reaching the master address, or a rank count (--nnodes, TP×PP) larger than the ranks started.`,
+      evidence: { ...(m[1] || m[2] ? { Waited: m[1] ? `${Number(m[1]) / 1000} s` : `${m[2]} s` } : {}), ...node(context) },
+      fix: "On every node compare the serve arguments (the same --nnodes, --master-addr and --master-port, node ranks 0…N-1 once each, TP×PP = the GPUs started) and read the other nodes' logs for their own failure; set --distributed-timeout-seconds low while debugging.",
+    }),
+  },
+  {
+    // A master address that is a netmask or the wildcard ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "trying to connect to (255.255.0.0, 29500)"):
+    // a subnet mask copied from `ip addr`/ifconfig, or a bind-any address, where the head's fabric IP belongs.
+    code: 'MASTER_ADDR_NOT_FABRIC',
+    // (Matched from the address, the keyword before it checked in hit: an alternation of keywords first is scanned at every position.)
+    pattern: /\b(255\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0)\b/,
+    hit: (m, line, _ray, context) =>
+      !/(?:--master[-_]addr[= ]|MASTER_ADDR=|head node address |trying to connect to \()$/i.test(line.slice(Math.max(0, m.index - 40), m.index))
+        ? null
+        : {
+            key: `mask:${m[1]}`,
+            severity: 'error',
+            message: `The master address is ${m[1]}, ${m[1]!.startsWith('255.') ? 'a netmask' : 'the wildcard (any) address'}, not a host: no rank can reach a rendezvous there.`,
+            evidence: { 'Master address': m[1]!, ...node(context) },
+            fix: "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface, ip -4 -br addr), not its netmask or 0.0.0.0.",
+          },
+  },
+]

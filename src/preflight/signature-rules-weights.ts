@@ -1,0 +1,201 @@
+/**
+ * Log signatures of model weights that cannot be had or read: huggingface_hub's errors (offline with
+ * nothing cached, a gated or missing repository, a revision or file that is not there), safetensors'
+ * header errors (a shard cut short or not a safetensors file), a shard the index names missing on
+ * disk, and a disk that filled during a download. Each finding names the value a person acts on: the
+ * repo id, the URL, the path. Wordings (huggingface_hub `errors.py`/`_http.py`/`file_download.py`,
+ * safetensors, CPython's errno 28) with their versions in src/preflight/WORDINGS.md.
+ */
+
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+
+/** `https://huggingface.co/api/models/org/name/revision/main` or `…/org/name/resolve/<rev>/file` → org/name, rev, file. */
+function hubUrlParts(url: string): { repo?: string; revision?: string; file?: string } {
+  const path = url
+    .replace(/^https?:\/\/[^/]+\/?/, '')
+    .replace(/[?#].*$/, '')
+    .replace(/^api\/(?:models|datasets|spaces)\//, '')
+  const parts = path.split('/').filter((p) => p !== '')
+  const at = parts.findIndex((p) => ['resolve', 'revision', 'tree', 'blob', 'auth-check'].includes(p))
+  const repoParts = (at < 0 ? parts : parts.slice(0, at)).slice(0, 2)
+  const rev = at >= 0 && parts[at] !== 'auth-check' ? parts[at + 1] : undefined
+  const file = at >= 0 ? parts.slice(at + 2).join('/') : ''
+  return {
+    ...(repoParts.length > 0 ? { repo: repoParts.join('/') } : {}),
+    ...(rev ? { revision: rev } : {}),
+    ...(file ? { file } : {}),
+  }
+}
+
+/** The hub URL a hub error names (huggingface.co, a mirror, or any /resolve/ or /api/models/ URL), without the sentence's closing full stop. */
+const urlIn = (line: string): string | undefined =>
+  // (a URL ends at a bracket too: pastes glue the next line's "(APIServer pid=…)" prefix on)
+  [...line.matchAll(/https?:\/\/[^\s'"()<>]+/g)]
+    .map((m) => m[0].replace(/[.,):]+$/, ''))
+    .find((u) => /huggingface|hf-mirror|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
+
+/** Evidence for a hub URL: the URL, the repo id, the revision and the file. */
+function hubEvidence(url: string | undefined, repo?: string): Record<string, string> {
+  const parts = url ? hubUrlParts(url) : {}
+  const id = repo ?? parts.repo
+  return {
+    ...(id ? { 'Repo id': id } : {}),
+    ...(parts.revision ? { Revision: parts.revision } : {}),
+    ...(parts.file ? { File: parts.file } : {}),
+    ...(url ? { URL: url } : {}),
+  }
+}
+
+const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+
+const SHARD_FIX = (path: string) =>
+  `Download the weights again on that node (huggingface-cli download <repo> --revision <commit> --local-dir <dir>; delete the partial files first: *.incomplete under the hub cache's blobs/), compare the shard's size and sha256 with the hub's (huggingface-cli scan-cache, or the release's weights.json digests) on every node, and keep the same files on every node${path ? ` (${path})` : ''}.`
+
+function offline(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
+  const type = m[1] ?? 'LocalEntryNotFoundError'
+  const url = urlIn(line)
+  const parts = url ? hubUrlParts(url) : {}
+  const disabled = type === 'OfflineModeIsEnabled' || /outgoing traffic has been disabled/.test(line)
+  return {
+    key: 'offline',
+    severity: 'error',
+    message: `The weights are not in this node's hub cache${parts.repo ? ` (${parts.repo})` : ''} and ${disabled ? 'the hub may not be asked (HF_HUB_OFFLINE=1 or local_files_only)' : 'the hub could not be reached'}, so vLLM cannot load the model.`,
+    evidence: {
+      Exception: type,
+      'Hub look-ups': disabled ? 'disabled (HF_HUB_OFFLINE / local_files_only)' : 'failed (no connection to the hub)',
+      ...hubEvidence(url),
+      ...node(context),
+    },
+    fix: `Put the model on every node before vLLM starts (huggingface-cli download ${parts.repo ?? '<repo id>'} --revision <commit> into the HF_HOME/--download-dir the container mounts, or model.source in the manifest) and give vllm serve that local directory; with a repo id and HF_HUB_OFFLINE=1, the snapshot must already be in that cache, the same revision on every node.`,
+  }
+}
+
+function denied(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
+  const url = urlIn(line)
+  const named = m[2] ?? m[3]
+  const ev = hubEvidence(url, named ?? undefined)
+  const repo = ev['Repo id']
+  // RepositoryNotFoundError's own hint ("If you are trying to access a private or gated repo, …") is not a gated repo.
+  const gated = /GatedRepoError|Cannot access gated repo|access a gated repo\.|is gated\.|is restricted\./.test(line)
+  const status = /\b(401|403|404)\b/.exec(line)?.[1]
+  return {
+    key: 'access',
+    severity: 'error',
+    message: gated
+      ? `The hub refused the weights${repo ? ` of ${repo}` : ''}: the repository is gated and the request was not authorised for it${status ? ` (HTTP ${status})` : ''}.`
+      : `The hub answered that the repository${repo ? ` ${repo}` : ''} does not exist for this request${status ? ` (HTTP ${status})` : ''}: a misspelt repo id, a private repo, or no/invalid token (the hub says "not found" to anonymous requests for private repos).`,
+    evidence: { ...(m[1] ? { Exception: m[1] } : {}), ...(status ? { 'HTTP status': status } : {}), ...ev, ...node(context) },
+    fix: gated
+      ? `Accept the model's licence on its hub page with the account whose token the nodes use${repo ? ` (https://huggingface.co/${repo})` : ''}, then give every node's container that token (HF_TOKEN, a read token; fine-grained tokens need "access to public gated repos"); or download once and serve the local copy.`
+      : `Check the repo id${repo ? ` "${repo}"` : ''} letter by letter (org/name, as on its hub page) and that HF_TOKEN in every node's container is valid and can read it (huggingface-cli whoami); a local path must exist inside the container, or vLLM takes it for a repo id.`,
+  }
+}
+
+export const WEIGHTS_RULES: readonly SignatureRule[] = [
+  {
+    // huggingface_hub: "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing traffic has been
+    // disabled. …" (HF_HUB_OFFLINE / local_files_only), "… An error happened while trying to locate the file on the Hub and we cannot find the requested
+    // files in the local cache. …" (no connection); older `huggingface_hub.utils._errors.`; "OfflineModeIsEnabled: Cannot reach <url>: offline mode is enabled."
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern:
+      /\b(LocalEntryNotFoundError|OfflineModeIsEnabled)\b(?!\()|Cannot find the requested files in the disk cache and outgoing traffic has been disabled|trying to locate the file on the Hub and we cannot find the requested files in the local cache/,
+    hit: (m, line, _ray, context) => offline(m, line, context),
+  },
+  {
+    // huggingface_hub: "GatedRepoError: 401 Client Error. (Request ID: …)" / "Cannot access gated repo for url <url>." / "Access to model <id> is
+    // restricted. …" (≥ 0.2x: "Repo model <id> is gated. …"); "RepositoryNotFoundError: 401 Client Error. …" / "Repository Not Found for url: <url>.";
+    // transformers: "OSError: You are trying to access a gated repo."; requests: "401 Client Error: Unauthorized for url: https://huggingface.co/api/models/<id>".
+    code: 'WEIGHTS_ACCESS_DENIED',
+    pattern:
+      /\b(GatedRepoError|RepositoryNotFoundError)\b(?!\()|Cannot access gated repo for url|Repository Not Found for url:|You are trying to access a gated repo|Access to model (\S+?) is restricted|Repo model (\S+?) is gated|\b40[13] Client Error: \w+ for url: https?:\/\/[^\s/]*(?:huggingface|hf-mirror)/,
+    hit: (m, line, _ray, context) => denied(m, line, context),
+  },
+  {
+    // huggingface_hub: "RevisionNotFoundError: 404 Client Error. … Revision Not Found for url: <url>."; "EntryNotFoundError: 404 Client Error. … Entry Not
+    // Found for url: <url>." (1.x: RemoteEntryNotFoundError); a shard the index names missing on disk: safetensors' "FileNotFoundError: No such file or
+    // directory: "<dir>/model-00001-of-00004.safetensors""; vLLM: "Cannot find any model weights with `<path>`".
+    code: 'WEIGHTS_NOT_FOUND',
+    pattern:
+      /\b((?:Remote)?EntryNotFoundError|RevisionNotFoundError)\b(?!\()|(Revision|Entry) Not Found for url: (\S+)|No such file or directory: ['"]?([^'"\s]+\.(?:safetensors|bin|pt|gguf))|Cannot find any model weights with [`'"]?([^`'"\s]+)/,
+    hit: (m, line, _ray, context) => {
+      const url = urlIn(line)
+      const path = m[4] ?? m[5]
+      const revision = m[1] === 'RevisionNotFoundError' || m[2] === 'Revision'
+      const ev = hubEvidence(url)
+      return {
+        key: path ? `path:${path}` : 'hub',
+        severity: 'error',
+        message: path
+          ? `A weights file vLLM expects is not on this node: ${path}${m[4] ? ' (a shard the index names, or the model directory itself)' : ''}.`
+          : revision
+            ? `The hub has no such revision${ev['Revision'] ? ` "${ev['Revision']}"` : ''}${ev['Repo id'] ? ` of ${ev['Repo id']}` : ''}: a branch, tag or commit that does not exist.`
+            : `The hub has no such file${ev['File'] ? ` "${ev['File']}"` : ''}${ev['Repo id'] ? ` in ${ev['Repo id']}` : ''}${ev['Revision'] ? ` at ${ev['Revision']}` : ''}.`,
+        evidence: { ...(m[1] ? { Exception: m[1] } : {}), ...(path ? { Path: path } : {}), ...ev, ...node(context) },
+        fix: path
+          ? `Compare the files on every node with the model's index (model.safetensors.index.json names each shard): copy or download the missing ${path.split('/').pop()} to every node (the same revision everywhere), and check the path inside the container is the mounted one.`
+          : revision
+            ? 'Pin a revision that exists (a full commit sha from the hub page, or main), the same on every node (vllm serve --revision, model.source.revision).'
+            : 'Check the file is in that repo at that revision (the hub page\'s "Files" tab); pin the revision that has it, or give vLLM a local copy of the whole snapshot.',
+      }
+    },
+  },
+  {
+    // safetensors (Rust): "safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer" (a file cut short),
+    // "… HeaderTooLarge" (not a safetensors file: a Git LFS pointer or an HTML page), "… InvalidHeaderDeserialization", "incomplete metadata, file not fully covered".
+    code: 'WEIGHTS_CORRUPT',
+    pattern: /Error while deserializing header: (\w+)|incomplete metadata, file not fully covered|\bSafetensorError: (?!Error while serializing)(.*)$/,
+    hit: (m, _line, _ray, context) => {
+      const what = m[1] ?? (m[0].startsWith('incomplete') ? 'incomplete metadata' : (m[2] ?? '').slice(0, 120))
+      const reason = /HeaderTooLarge|InvalidHeader/.test(what)
+        ? 'the file is not a safetensors file (a Git LFS pointer or an HTML error page saved under a shard name)'
+        : 'the file is shorter than its header says: a download cut short, a disk that filled, or a copy interrupted'
+      const shards = context.memory?.get('shards')
+      return {
+        key: 'corrupt',
+        severity: 'error',
+        message: `A weights shard could not be read (safetensors: ${what}): ${reason}.`,
+        evidence: { 'safetensors said': what, ...(shards ? { 'Shards read before it': shards } : {}), ...node(context) },
+        fix: SHARD_FIX(''),
+      }
+    },
+  },
+  {
+    // vLLM's shard progress: "Loading safetensors checkpoint shards:  58% Completed | 95/163 [03:06<02:14, …]" — kept for WEIGHTS_CORRUPT's evidence.
+    code: 'WEIGHTS_CORRUPT',
+    pattern: /Loading safetensors checkpoint shards:.*?(\d+)\/(\d+) \[/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set('shards', `${m[1]} of ${m[2]}`)
+      return null
+    },
+  },
+  {
+    // vLLM's weight loaders: "AssertionError: Attempted to load weight (torch.Size([3600])) into parameter (torch.Size([3584]))"
+    // (default_weight_loader and layers), or the bare "assert param_data.shape == loaded_weight.shape" a traceback prints (linear.py).
+    code: 'WEIGHTS_MISMATCH',
+    pattern:
+      /Attempted to load weight \((?:torch\.Size\()?(\[[^\]]*\])\)?\)\s*into parameter \((?:torch\.Size\()?(\[[^\]]*\])|assert param(?:_data|_slice)?\.(?:shape|size\(\)) == loaded_weight\.(?:shape|size\(\))/,
+    hit: (m, _line, _ray, context) => ({
+      key: m[1] ? `${m[1]}>${m[2]}` : 'shape?',
+      severity: 'error',
+      message: `A tensor in the checkpoint does not have the shape vLLM's model expects${m[1] ? ` (file ${m[1]}, model ${m[2]})` : ''}: the files are not the model the config describes (another revision, another quantisation, a half-written file), or this node holds other files than the others.`,
+      evidence: { ...(m[1] ? { 'Shape in the file': m[1], 'Shape the model expects': m[2]! } : {}), ...node(context) },
+      fix: "Compare the weights on every node (the same revision and files: the deploy's weights digests, or sha256sum of the shards and config.json) and download the snapshot again where they differ; if every node fails alike, the checkpoint does not fit this vLLM's model (pass the right --quantization / --revision, or a vLLM that supports the checkpoint).",
+    }),
+  },
+  {
+    // CPython: "OSError: [Errno 28] No space left on device: '<path>'"; safetensors: "Error while serializing: IoError(Os { code: 28, kind: StorageFull,
+    // message: "No space left on device" })"; pip: "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device".
+    code: 'DISK_SPACE_LOW',
+    pattern: /No space left on device(?::\s*['"]([^'"]+)['"])?|\bkind: StorageFull\b|\bENOSPC\b/,
+    hit: (m, line, _ray, context) => {
+      const path = m[1] ?? /\[Errno 28\][^'"]*['"]([^'"]+)['"]/.exec(line)?.[1]
+      return {
+        key: path ?? 'disk',
+        severity: 'error',
+        message: `A disk on this node filled${path ? ` while writing ${path}` : ''} (errno 28, ENOSPC): a download or copy of the weights, the image or a cache stopped half-way, and what it left may be truncated.`,
+        evidence: { ...(path ? { Path: path } : {}), Errno: '28 (ENOSPC)', ...node(context) },
+        fix: `Free space on the filesystem that holds ${path ?? 'the hub cache (HF_HOME), /tmp and the container storage'} (df -h ${path ?? '$HF_HOME /tmp /var/lib/docker'}): delete old snapshots (huggingface-cli delete-cache) and partial downloads (*.incomplete), or point HF_HOME/--download-dir at a larger disk; then download again, since files written while the disk was full are cut short.`,
+      }
+    },
+  },
+]

@@ -1,0 +1,231 @@
+/**
+ * The start-up families of 2026 (issue 36): weights, the image and executor, rendezvous ports and
+ * interfaces, memory and engine deaths, each from at least three real public captures (sources in
+ * fixtures/README.md), with the value that matters in the evidence, and near misses.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Finding } from '../../src/preflight/finding.js'
+import { scanLog } from '../../src/preflight/signatures.js'
+import { readFixture } from './fixtures/read.js'
+
+const scan = (file: string) => scanLog(readFixture(`logs/${file}`), file)
+const one = (text: string) => scanLog(text, 'paste')
+const only = (file: string, code: string): Finding => {
+  const found = scan(file).filter((f) => f.code === code)
+  expect(found, `${file}: ${scan(file).map((f) => f.code)}`).toHaveLength(1)
+  expect(found[0]!.severity).toBe('error')
+  return found[0]!
+}
+
+describe('weights', () => {
+  it('WEIGHTS_OFFLINE_MISSING: the hub cache lacks the model and the hub cannot be asked (three captures, two hub versions)', () => {
+    for (const file of ['weights-offline-vllm-plugin-fl-185.txt', 'weights-offline-comfyui-3840.txt', 'weights-offline-old-generative-models-222.txt'])
+      expect(only(file, 'WEIGHTS_OFFLINE_MISSING').evidence).toMatchObject({
+        Exception: 'LocalEntryNotFoundError',
+        'Hub look-ups': 'failed (no connection to the hub)',
+      })
+    // huggingface_hub's own wordings: local_files_only / HF_HUB_OFFLINE, and OfflineModeIsEnabled with the repo in its URL.
+    const [disabled] = one(
+      "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing traffic has been disabled. To enable hf.co look-ups and downloads online, set 'local_files_only' to False.\n",
+    )
+    expect(disabled!.evidence['Hub look-ups']).toContain('HF_HUB_OFFLINE')
+    const [mode] = one(
+      'huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/Qwen/Qwen3-8B/revision/main: offline mode is enabled.\n',
+    )
+    expect(mode!.evidence).toMatchObject({ 'Repo id': 'Qwen/Qwen3-8B', Revision: 'main' })
+    expect(mode!.fix).toContain('huggingface-cli download Qwen/Qwen3-8B')
+  })
+
+  it('WEIGHTS_ACCESS_DENIED: gated and missing repositories, with the repo id from the line that names it (four captures)', () => {
+    expect(only('weights-gated-pulid-97.txt', 'WEIGHTS_ACCESS_DENIED').evidence).toMatchObject({
+      Exception: 'GatedRepoError',
+      'HTTP status': '401',
+      'Repo id': 'black-forest-labs/FLUX.1-dev',
+      File: 'ae.safetensors',
+    })
+    const old = only('weights-gated-old-neosapiens-3.txt', 'WEIGHTS_ACCESS_DENIED')
+    expect(old.evidence['Repo id']).toBe('meta-llama/Llama-2-7b')
+    expect(old.message).toContain('gated')
+    const missing = only('weights-repo-not-found-vllm-higgs-audio-123.txt', 'WEIGHTS_ACCESS_DENIED')
+    expect(missing.evidence).toMatchObject({ Exception: 'RepositoryNotFoundError', 'Repo id': 'xcodec_tps25_0215', Revision: 'main' })
+    expect(missing.message).toContain('xcodec_tps25_0215')
+    expect(only('weights-repo-not-found-unsloth-1892.txt', 'WEIGHTS_ACCESS_DENIED').evidence['Repo id']).toBe(
+      'unsloth/meta-llama-3.1-8b-instruct-unsloth-bnb-4bit',
+    )
+    // The not-found error's own hint names gated repos; that does not make the repo gated (lines run together in a paste,
+    // the next line's prefix glued to the URL).
+    const [together] = one(
+      'huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: x)(APIServer pid=1) Repository Not Found for url: https://huggingface.co/org/model/resolve/main/config.json.(APIServer pid=1) If you are trying to access a private or gated repo, make sure you are authenticated.\n',
+    )
+    expect(together!.message).toContain('does not exist')
+    expect(together!.evidence).toMatchObject({ 'Repo id': 'org/model', File: 'config.json' })
+  })
+
+  it('WEIGHTS_NOT_FOUND: a file or revision the hub lacks, and a shard missing on disk, with the path', () => {
+    expect(only('weights-entry-not-found-maggie-5.txt', 'WEIGHTS_NOT_FOUND').evidence).toMatchObject({
+      'Repo id': 'chuonghm/maggie-image-him50k-cvpr24',
+      File: 'pytorch_model.bin',
+    })
+    expect(only('weights-entry-not-found-remote-mokuro-149.txt', 'WEIGHTS_NOT_FOUND').evidence).toMatchObject({
+      Exception: 'RemoteEntryNotFoundError',
+      'Repo id': 'kha-white/manga-ocr-base',
+    })
+    expect(only('weights-missing-shard-llamafactory-3340.txt', 'WEIGHTS_NOT_FOUND').evidence.Path).toBe('/root/Qwen1.5-7B/model-00001-of-00004.safetensors')
+    const [rev] = one(
+      'huggingface_hub.errors.RevisionNotFoundError: 404 Client Error. (Request ID: x)\n\nRevision Not Found for url: https://huggingface.co/api/models/Qwen/Qwen3-8B/revision/v9.\n',
+    )
+    expect(rev!.message).toContain('no such revision "v9" of Qwen/Qwen3-8B')
+  })
+
+  it('WEIGHTS_CORRUPT: safetensors header errors (three captures), with the shards read before when vLLM printed them', () => {
+    for (const file of ['weights-corrupt-qwen3-vl-264.txt', 'weights-corrupt-gpustack-815.txt', 'weights-corrupt-airllm-137.txt'])
+      expect(only(file, 'WEIGHTS_CORRUPT').evidence['safetensors said']).toMatch(/^Error while deserializing header: MetadataIncompleteBuff/)
+    const [f] = one(
+      'Loading safetensors checkpoint shards:  58% Completed | 95/163 [03:06<02:14,  1.98s/it]\nsafetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge\n',
+    )
+    expect(f!.evidence['Shards read before it']).toBe('95 of 163')
+    expect(f!.message).toContain('not a safetensors file')
+  })
+
+  it('DISK_SPACE_LOW: a disk that filled (three captures), with the path when the error names one', () => {
+    for (const file of ['disk-full-safetensors-llamafactory-5155.txt', 'disk-full-openllm-754.txt', 'disk-full-diffusers-4957.txt'])
+      expect(only(file, 'DISK_SPACE_LOW').evidence.Errno).toBe('28 (ENOSPC)')
+    const [f] = one("OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/blobs/abc.incomplete'\n")
+    expect(f!.evidence.Path).toBe('/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/blobs/abc.incomplete')
+  })
+
+  it('WEIGHTS_MISMATCH: a tensor of another shape than the model expects, with both shapes (three captures)', () => {
+    expect(only('weights-shape-verl-834.txt', 'WEIGHTS_MISMATCH').evidence).toMatchObject({
+      'Shape in the file': '[3600]',
+      'Shape the model expects': '[3584]',
+    })
+    expect(only('weights-shape-empty-r1-v-191.txt', 'WEIGHTS_MISMATCH').evidence['Shape in the file']).toBe('[0]')
+    expect(only('weights-shape-assert-vllm-12682.txt', 'WEIGHTS_MISMATCH').fix).toContain('every node')
+  })
+
+  it('near miss: vLLM args naming revision=None and a download_dir, and "Loading safetensors checkpoint shards" progress, are no finding', () => {
+    expect(
+      one(
+        "INFO 02-27 19:28:10 api_server.py:913] args: Namespace(model='mistralai/Pixtral-12B-2409', revision=None, download_dir='/home/u/.cache/huggingface/hub', load_format='auto')\nLoading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.2it/s]\n",
+      ),
+    ).toEqual([])
+  })
+})
+
+describe('image and executor', () => {
+  it('IMAGE_LACKS_RAY: the package, the import inside vLLM and the CLI (three captures)', () => {
+    expect(only('image-ray-module-aphrodite-854.txt', 'IMAGE_LACKS_RAY').evidence.Missing).toBe('ray')
+    expect(only('image-ray-import-vllm-754.txt', 'IMAGE_LACKS_RAY').evidence.Missing).toBe('ray (the package)')
+    expect(only('image-ray-command-production-stack-995.txt', 'IMAGE_LACKS_RAY').evidence.Missing).toBe('ray (the CLI)')
+  })
+
+  it('VLLM_FLAG_UNKNOWN: the flag the image does not know (three captures), and a positional argument', () => {
+    expect(only('image-flag-config-vllm-8273.txt', 'VLLM_FLAG_UNKNOWN').evidence['Unrecognised arguments']).toBe('--config')
+    expect(only('image-flag-stage-configs-vllm-omni-1081.txt', 'VLLM_FLAG_UNKNOWN').evidence['Unrecognised arguments']).toBe('--stage-configs-path')
+    const lora = only('image-flag-lora-path-vllm-13669.txt', 'VLLM_FLAG_UNKNOWN')
+    expect(lora.fix).toContain('grep -e --lora-path')
+    const [positional] = one('api_server.py: error: unrecognized arguments: /models/x\n')
+    expect(positional!.fix).toContain('--model')
+  })
+
+  it('GPU_SHORTFALL: TP over the GPUs a node or cluster shows, in three vLLM wordings, with both numbers', () => {
+    expect(only('image-tp-gpus-nemo-skills-1059.txt', 'GPU_SHORTFALL').evidence).toMatchObject({
+      'Workers asked for (TP, or TP×PP per node)': '16',
+      'GPUs vLLM sees': '8',
+    })
+    expect(only('image-tp-gpus-assert-vllm-12132.txt', 'GPU_SHORTFALL').evidence).toMatchObject({ 'GPUs vLLM sees': '1' })
+    expect(only('image-tp-gpus-local-world-vllm-28873.txt', 'GPU_SHORTFALL').evidence).toMatchObject({ 'Workers asked for (TP, or TP×PP per node)': '16' })
+  })
+
+  it("VERSION_SKEW: NCCL's bootstrap receiving a message of another size", () => {
+    expect(only('image-nccl-skew-truncated-vllm-16714.txt', 'VERSION_SKEW').evidence).toMatchObject({
+      'Bytes received': '172',
+      'Bytes expected': '64',
+      'NCCL host': 'ada6000-02',
+    })
+    expect(only('image-nccl-skew-bootstrap-nccl-1176.txt', 'VERSION_SKEW').message).toContain('different NCCL versions')
+  })
+
+  it("VERSION_SKEW: NCCL's socket transport receiving more than it posted (ranks that disagree), with the peer when named", () => {
+    expect(only('image-nccl-skew-socket-nccl-268.txt', 'VERSION_SKEW').evidence).toMatchObject({
+      'Bytes received': '696320',
+      'Bytes expected': '32768',
+      'NCCL host': 'hvd1',
+    })
+    expect(only('image-nccl-skew-socket-peer-nccl-626.txt', 'VERSION_SKEW').evidence).toMatchObject({ 'Bytes received': '1048576', Peer: '192.168.161.30' })
+  })
+})
+
+describe('rendezvous', () => {
+  it('PORT_IN_USE: torch, CPython and the raylet wordings (four captures), with the port when the line has one', () => {
+    expect(only('rdzv-port-in-use-vlm-r1-289.txt', 'PORT_IN_USE').evidence.Port).toBe('29500')
+    expect(only('rdzv-port-in-use-vllm-39015.txt', 'PORT_IN_USE').evidence.Port).toBe('29500')
+    expect(only('rdzv-port-in-use-vllm-11617.txt', 'PORT_IN_USE').evidence.Port).toBeUndefined()
+    only('net-bind-port-in-use-ray-5399.txt', 'PORT_IN_USE')
+    // A logger's source tag after the message ("local_server.py:108") or a time is not the port; zmq's addr= is.
+    const [tagged] = one(
+      '                    INFO     OSError: [Errno 48] Address already in use                    local_server.py:108[05/05/25 16:31:14] DEBUG\n',
+    )
+    expect(tagged!.evidence.Port).toBeUndefined()
+    const [zmq] = one("zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.2:5570')\n")
+    expect(zmq!.evidence.Port).toBe('5570')
+    const [uvicorn] = one("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use\n")
+    expect(uvicorn!.evidence).toMatchObject({ Port: '8000', Address: '0.0.0.0' })
+  })
+
+  it('RENDEZVOUS_RANKS_MISSING: the store timeouts, with the ranks joined or the wait (three captures)', () => {
+    expect(only('rdzv-store-timeout-openrlhf-1040.txt', 'RENDEZVOUS_RANKS_MISSING').evidence).toMatchObject({
+      'Ranks joined': '1',
+      'World size the store waited for': '3',
+    })
+    expect(only('rdzv-store-wait-timeout-vllm-12526.txt', 'RENDEZVOUS_RANKS_MISSING').evidence.Waited).toBe('600 s')
+    only('rdzv-store-wait-timeout-trl-3221.txt', 'RENDEZVOUS_RANKS_MISSING')
+  })
+
+  it('SOCKET_IFNAME_MISSING: Gloo told an interface or address this machine lacks (two captures, and the bond-slave case)', () => {
+    const excluded = only('rdzv-gloo-ifname-aws-do-eks-51.txt', 'SOCKET_IFNAME_MISSING')
+    expect(excluded.evidence['Interface Gloo was told']).toBe('^lo')
+    expect(excluded.message).toContain("NCCL's exclusion syntax")
+    expect(only('rdzv-gloo-numeric-host-gpustack-4128.txt', 'SOCKET_IFNAME_MISSING').evidence['Address the hostname resolved to']).toBe('0.0.0.189')
+    const [eth0] = one('RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable to find address for: eth0\n')
+    expect(eth0!.evidence['Interface Gloo was told']).toBe('eth0')
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC: a netmask or the wildcard as the master address', () => {
+    const [f] = one('vllm serve m --nnodes 2 --node-rank 1 --master-addr 255.255.255.0 --master-port 29501 --headless\n')
+    expect(f).toMatchObject({ code: 'MASTER_ADDR_NOT_FABRIC', severity: 'error', evidence: { 'Master address': '255.255.255.0' } })
+    expect(one('vllm serve m --nnodes 2 --master-addr 10.0.0.255 --master-port 29501\n').filter((x) => x.code === 'MASTER_ADDR_NOT_FABRIC')).toEqual([])
+  })
+})
+
+describe('memory', () => {
+  it('GPU_OUT_OF_MEMORY: no memory for the cache blocks (three captures) and a negative KV cache budget', () => {
+    for (const file of ['mem-cache-blocks-qanything-302.txt', 'mem-cache-blocks-v1-vllm-27508.txt', 'mem-cache-blocks-ci-vllm-14574.txt'])
+      only(file, 'GPU_OUT_OF_MEMORY')
+    expect(only('engine-init-failed-cause-vllm-omni-469.txt', 'GPU_OUT_OF_MEMORY').evidence['KV cache memory left']).toBe('-2.77 GiB')
+  })
+
+  it('a CUDA OOM whose first line lacks the allocation is completed by the line that has it (the value, not the first line)', () => {
+    const found = one(
+      [
+        'ERROR 01-01 00:00:00 [core.py:1] torch.OutOfMemoryError: CUDA out of memory.',
+        'ERROR 01-01 00:00:00 [core.py:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.38 GiB is free.',
+      ].join('\n'),
+    ).filter((f) => f.code === 'GPU_OUT_OF_MEMORY')
+    expect(found.map((f) => f.evidence['Tried to allocate'])).toEqual(['2.50 GiB'])
+    expect(found[0]!.message).toContain('allocating 2.50 GiB')
+  })
+})
+
+describe('ENGINE_DEAD with its cause', () => {
+  it('the first exception after "EngineCore encountered a fatal error" (two captures), the exception before "See root cause above"', () => {
+    expect(only('engine-fatal-timeout-vllm-19668.txt', 'ENGINE_DEAD').evidence['Root cause']).toBe('7: TimeoutError: RPC call to execute_model timed out.')
+    expect(only('engine-fatal-spark-vllm-docker-348.txt', 'ENGINE_DEAD').evidence['Root cause']).toBe('6: TimeoutError')
+    only('engine-fatal-lmcache-vllm-48801.txt', 'ENGINE_DEAD')
+    const cause = one(
+      'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\nRuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n',
+    ).find((f) => f.code === 'ENGINE_DEAD')!
+    expect(cause.evidence['Root cause']).toMatch(/^1: ValueError: No available memory/)
+    expect(cause.message).toContain('ValueError: No available memory')
+  })
+})
