@@ -2067,7 +2067,7 @@ async function serveAndWatch(m, transports, opts) {
     if (start.code !== 0) {
         return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' };
     }
-    const watch = await (0,watch_vllm/* watchVllmStartup */.a)(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) });
+    const watch = await (0,watch_vllm/* watchVllmStartup */.af)(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) });
     return { started: true, ...watch };
 }
 

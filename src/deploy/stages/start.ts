@@ -128,19 +128,20 @@ export const serveStage: Stage = {
       return stop(problem('CANCELLED', 'cancelled while waiting for /health', 'Run the deploy again when it may go on.'), { cancelled: true })
     const errors = w.findings.filter((f) => f.severity === 'error')
     const fix = `Read the full log on ${head.name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log`
-    const add =
-      errors.length > 0
-        ? errors
-        : [
-            {
-              code: 'VLLM_NOT_READY' as const,
-              severity: 'error' as const,
-              node: head.name,
-              message: `vllm serve did not become ready: ${w.reason}.`,
-              evidence: { 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
-              fix,
-            },
-          ]
+    // A failure no signature names keeps the log's tail beside UNRECOGNISED_FAILURE.
+    const add = errors.some((f) => f.code !== 'UNRECOGNISED_FAILURE')
+      ? errors
+      : [
+          ...errors,
+          {
+            code: 'VLLM_NOT_READY' as const,
+            severity: 'error' as const,
+            node: head.name,
+            message: `vllm serve did not become ready: ${w.reason}.`,
+            evidence: { 'log tail': w.logTail.split('\n').slice(-10).join('\n') },
+            fix,
+          },
+        ]
     for (const f of add) ctx.findings.push(f)
     return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix))
   },
