@@ -5,6 +5,7 @@
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
+import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
@@ -30,7 +31,16 @@ export const imageContentsStage: Stage = {
     const probe = !succeeded(r)
       ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
       : parseImageContents(r.stdout)
-    const input = { executor: m.vllm.executorBackend, imageRef: imageRef(m), imageId, node: step.node, probe }
+    const stated = manifestVllmVersion(m)
+    const input = {
+      executor: m.vllm.executorBackend,
+      imageRef: imageRef(m),
+      imageId,
+      node: step.node,
+      probe,
+      vllmArgs: m.vllm.args,
+      ...(stated && { statedVersion: stated }),
+    }
     const findings = imageContentsFindings(input)
     if (probe.ok) {
       ctx.imageContents = probe.contents
