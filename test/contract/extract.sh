@@ -10,6 +10,8 @@
 #
 # Wheels come from PyPI with `pip download --no-deps vllm==V` into $VRD_WHEELS
 # (default /root/.cache/vrd-wheels, outside the repository); a wheel already there is not fetched again.
+# `fetch` keeps only what the extraction reads (vllm/**/*.py and METADATA) as vllm-V-sources.zip
+# (5-10 MB instead of about 300 MB), which extract.py reads like the wheel: small enough to cache in CI.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -20,10 +22,10 @@ mkdir -p "$wheels"
 
 contract_versions() { ls "$data" | sed -n 's/^vllm-\(.*\)\.json$/\1/p' | sort -V; }
 
-# wheel V: the path of vLLM V's wheel in the cache, downloaded if missing.
+# wheel V: the path of vLLM V's wheel (or its sources zip) in the cache, downloaded if missing.
 wheel() {
   local v=$1 w
-  w=$(ls "$wheels"/vllm-"$v"-*.whl 2>/dev/null | head -1 || true)
+  w=$(ls "$wheels"/vllm-"$v"-*.whl "$wheels"/vllm-"$v"-sources.zip 2>/dev/null | head -1 || true)
   if [ -z "$w" ]; then
     pip download --no-deps --quiet --disable-pip-version-check "vllm==$v" -d "$wheels" >&2 \
       || pip download --no-deps --quiet --disable-pip-version-check --only-binary :all: --python-version 3.12 \
@@ -57,7 +59,21 @@ case "$cmd" in
   fetch)
     versions=("$@")
     [ ${#versions[@]} -gt 0 ] || mapfile -t versions < <(contract_versions)
-    for v in "${versions[@]}"; do wheel "$v" >/dev/null; done
+    for v in "${versions[@]}"; do
+      w=$(wheel "$v")
+      case "$w" in *-sources.zip) continue ;; esac
+      "$python" - "$w" "$wheels/vllm-$v-sources.zip" <<'PY'
+import sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst + ".tmp", "w", zipfile.ZIP_DEFLATED) as out:
+    for n in z.namelist():
+        if (n.startswith("vllm/") and n.endswith(".py")) or n.endswith(".dist-info/METADATA"):
+            out.writestr(n, z.read(n))
+PY
+      mv "$wheels/vllm-$v-sources.zip.tmp" "$wheels/vllm-$v-sources.zip"
+      rm -f "$w"
+      echo "extract: $wheels/vllm-$v-sources.zip" >&2
+    done
     ;;
   *)
     sed -n '2,12p' "$0" >&2

@@ -3,7 +3,8 @@
  * src/command/vllm-contract/vllm-<V>.json, test/contract/extract.py is run again on that release's
  * wheel and must print the same document. The wheels (about 300 MB each) are not in the repository:
  * they are read from $VRD_WHEELS (default /root/.cache/vrd-wheels), where `test/contract/extract.sh
- * fetch` puts them; a release whose wheel is not there is skipped, saying so.
+ * fetch` puts their Python sources (vllm-V-sources.zip, 5-10 MB each); a release with neither there is
+ * skipped, saying so.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -20,7 +21,7 @@ const versions = readdirSync(DATA)
   .filter((v): v is string => v !== undefined)
 const wheelOf = (v: string): string | undefined => {
   if (!existsSync(WHEELS)) return undefined
-  const w = readdirSync(WHEELS).find((f) => f.startsWith(`vllm-${v}-`) && f.endsWith('.whl'))
+  const w = readdirSync(WHEELS).find((f) => f === `vllm-${v}-sources.zip` || (f.startsWith(`vllm-${v}-`) && f.endsWith('.whl')))
   return w && join(WHEELS, w)
 }
 
@@ -47,7 +48,7 @@ describe.concurrent('the committed vLLM contract is what extract.py makes of the
   for (const v of versions) {
     const wheel = wheelOf(v)
     it.skipIf(wheel === undefined)(
-      `vLLM ${v}${wheel ? '' : ` (skipped: no vllm-${v}-*.whl in ${WHEELS}; run test/contract/extract.sh fetch)`}`,
+      `vLLM ${v}${wheel ? '' : ` (skipped: no vllm-${v}-*.whl or vllm-${v}-sources.zip in ${WHEELS}; run test/contract/extract.sh fetch)`}`,
       async () => {
         const fresh = JSON.parse(await extract(wheel!))
         const committed = JSON.parse(readFileSync(join(DATA, `vllm-${v}.json`), 'utf8'))
