@@ -113,6 +113,18 @@ describe('the deploy checks again with the version the image reports', () => {
     expect(imageContentsFindings(input(newest.vllm, [added]))).toEqual([])
   })
 
+  it('the flags the tool passes itself are checked too, and said to be the tool’s', () => {
+    const f = imageContentsFindings({
+      ...input(oldest.vllm, ['--max-model-len', '8']),
+      serveWords: ['--tensor-parallel-size', '2', added, '--max-model-len', '8'],
+    })
+    expect(f.map((x) => x.code)).toEqual(['VLLM_FLAG_NOT_IN_VERSION'])
+    expect(f[0]!.message).toContain(`The tool passes ${added} (for vllm.executorBackend ray)`)
+    // A flag in both vllm.args and the serve words is reported once, as the user's.
+    const both = imageContentsFindings({ ...input(oldest.vllm, [added]), serveWords: [added] })
+    expect(both.map((x) => x.message)).toEqual([expect.stringContaining(`vllm.args passes ${added}`)])
+  })
+
   it('VLLM_VERSION_NOT_STATED when the manifest named another release than the image holds', () => {
     const f = imageContentsFindings(input(`${newest.vllm}+cu130`, [], { version: oldest.vllm, from: 'vllm.version' }))
     expect(f.map((x) => x.code)).toEqual(['VLLM_VERSION_NOT_STATED'])

@@ -6,7 +6,7 @@
  */
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
-import { imageRef } from '../../plan/node-commands.js'
+import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
 import { problem } from '../../result/result.js'
@@ -32,6 +32,8 @@ export const imageContentsStage: Stage = {
       ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
       : parseImageContents(r.stdout)
     const stated = manifestVllmVersion(m)
+    // What vllm serve will be given on every node: the tool's own flags and vllm.args.
+    const serveWords = m.nodes.flatMap((n) => vllmServeArgv(m, n).slice(2))
     const input = {
       executor: m.vllm.executorBackend,
       imageRef: imageRef(m),
@@ -39,6 +41,7 @@ export const imageContentsStage: Stage = {
       node: step.node,
       probe,
       vllmArgs: m.vllm.args,
+      serveWords,
       ...(stated && { statedVersion: stated }),
     }
     const findings = imageContentsFindings(input)

@@ -28,6 +28,8 @@ export interface ImageContentsInput {
   readonly probe: { readonly ok: true; readonly contents: ImageContents } | { readonly ok: false; readonly error: string; readonly detail?: string }
   /** `vllm.args`, checked against the flags of the vLLM release the image reports. */
   readonly vllmArgs?: readonly string[]
+  /** Every word the tool gives `vllm serve` on any node (its own flags and `vllm.args`), checked the same way. */
+  readonly serveWords?: readonly string[]
   /** The vLLM version the manifest names (`vllm.version`, else the image tag) and where, when it names one. */
   readonly statedVersion?: { readonly version: string; readonly from: string }
 }
@@ -131,14 +133,20 @@ function versionFindings(input: ImageContentsInput, c: ImageContents, evidence: 
   const contract = contractFor(version)
   if (!contract) return out
   const as = contract.vllm === version.replace(/\+.*$/, '') ? '' : ` (flags as of ${contract.vllm}, the nearest release read)`
-  for (const { flag } of unknownVllmFlags(input.vllmArgs ?? [], contract)) {
+  const user = new Set(unknownVllmFlags(input.vllmArgs ?? [], contract).map((u) => u.flag))
+  const tools = unknownVllmFlags(input.serveWords ?? [], contract).filter((u) => !user.has(u.flag))
+  const flags = [...user, ...new Set(tools.map((u) => u.flag))]
+  for (const flag of flags) {
+    const own = !user.has(flag)
     out.push({
       code: 'VLLM_FLAG_NOT_IN_VERSION',
       severity: 'warning',
       node: input.node,
-      message: `vllm.args passes ${flag}, which \`vllm serve\` of vLLM ${version}${as} in image ${input.imageRef} does not have: it would stop with "unrecognized arguments".`,
+      message: `${own ? `The tool passes ${flag} (for vllm.executorBackend ${input.executor})` : `vllm.args passes ${flag}`}, which \`vllm serve\` of vLLM ${version}${as} in image ${input.imageRef} does not have: it would stop with "unrecognized arguments".`,
       evidence: { ...evidence, flag, 'flags read from': `vllm ${contract.vllm} wheel (${contract.flags.files.join(', ')})` },
-      fix: `Remove ${flag} from vllm.args or spell it as vLLM ${version} does (\`vllm serve --help\` in the image).`,
+      fix: own
+        ? `Use an image with a vLLM that has ${flag} (the contract releases 0.19.1 to 0.34.0 all do), or another vllm.executorBackend.`
+        : `Remove ${flag} from vllm.args or spell it as vLLM ${version} does (\`vllm serve --help\` in the image).`,
     })
   }
   return out
