@@ -25,6 +25,8 @@ export interface LogFormat {
 export interface VllmContract {
   readonly vllm: string
   readonly protocol: Readonly<Record<string, { readonly file: string | null; readonly fields: Readonly<Record<string, string>> }>>
+  /** HTTP path → methods, files, and (for /version) the keys of the JSON it returns. */
+  readonly routes: Readonly<Record<string, { readonly methods: readonly string[]; readonly files: readonly string[]; readonly json_keys: readonly string[] }>>
   readonly metrics: {
     readonly file: string | null
     /** Exposed names (counters with `_total`) → kind, label names, and whether only --show-hidden-metrics-for-version shows it. */

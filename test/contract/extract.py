@@ -22,6 +22,7 @@ test/contract/README.md for who reads what):
 - envs: the vLLM environment variables the tool sets or reads, with the default `envs.py` gives.
 - logs: every format string (log call or exception text) that contains one of the wordings the
   start-up watcher and `diagnose` match, with its file, function and call.
+- routes: the HTTP routes the smoke requests, with their methods (and /version's JSON keys).
 - executor: the facts vllm-pin.ts decides on: whether VLLM_USE_RAY_V2_EXECUTOR_BACKEND exists and
   its default, whether the classic RayDistributedExecutor exists, and every `f"node:{...}"`
   placement-group pin with the function that adds it.
@@ -93,6 +94,11 @@ LOGS = {
     "api-server-start": "Starting vLLM ",
     "default-backend": "Defaulting to use ",
 }
+
+# The HTTP routes the smoke requests (src/smoke/) and the stand-in serves.
+ROUTES = ("/health", "/ping", "/load", "/version", "/metrics", "/v1/models", "/v1/completions", "/v1/chat/completions")
+# Servers `vllm serve` does not run: the old demo server and the DP supervisor's own app.
+NOT_SERVE = ("vllm/entrypoints/api_server.py", "vllm/entrypoints/openai/dp_supervisor.py")
 
 FLAG_FILES = (
     "vllm/engine/arg_utils.py",
@@ -281,6 +287,50 @@ def flags(w: Wheel) -> dict:
     return {"files": files, "flags": sorted(found), "executor_backends": backends}
 
 
+def routes(w: Wheel) -> dict:
+    """path -> methods and file, for the ROUTES `vllm serve`'s app registers (decorators, or a Mount);
+    for /version also the keys of the JSON it returns."""
+    out: dict[str, dict] = {}
+    for name in sorted(w.names):
+        if not name.startswith("vllm/entrypoints/") or name in NOT_SERVE:
+            continue
+        text = w.text(name)
+        if not any(f'"{r}"' in text for r in ROUTES):
+            continue
+        tree = w.tree(name)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for d in node.decorator_list:
+                    if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.args):
+                        continue
+                    path = d.args[0]
+                    if not (isinstance(path, ast.Constant) and path.value in ROUTES):
+                        continue
+                    attr = d.func.attr
+                    if attr in ("get", "post", "put", "delete"):
+                        methods = [attr.upper()]
+                    elif attr == "api_route":
+                        kw = {k.arg: k.value for k in d.keywords}
+                        methods = _list_value(kw["methods"], {}) or [] if "methods" in kw else ["GET"]
+                    else:
+                        continue
+                    entry = out.setdefault(path.value, {"methods": [], "files": [], "json_keys": []})
+                    entry["methods"] = sorted(set(entry["methods"]) | set(methods))
+                    entry["files"] = sorted(set(entry["files"]) | {name})
+                    if path.value == "/version":
+                        keys = {k.value for n in ast.walk(node) if isinstance(n, ast.Dict) for k in n.keys if isinstance(k, ast.Constant)}
+                        entry["json_keys"] = sorted(set(entry["json_keys"]) | keys)
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Mount") and node.args:
+                path = node.args[0]
+                if isinstance(path, ast.Constant) and path.value in ROUTES:
+                    entry = out.setdefault(path.value, {"methods": [], "files": [], "json_keys": []})
+                    entry["methods"] = sorted(set(entry["methods"]) | {"GET"})
+                    entry["files"] = sorted(set(entry["files"]) | {name})
+    return dict(sorted(out.items()))
+
+
 def _getenv_default(fn: ast.AST, name: str) -> str | None:
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and len(node.args) >= 2:
@@ -385,6 +435,7 @@ def contract(w: Wheel) -> dict:
     c = {
         "vllm": w.version(),
         "protocol": protocol(w),
+        "routes": routes(w),
         "metrics": metrics(w),
         "flags": flags(w),
         "envs": envs(w),

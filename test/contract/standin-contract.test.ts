@@ -22,6 +22,7 @@ interface Surface {
   readonly logs: Readonly<Record<string, readonly { file: string; call: string | null; format: string }[]>>
   readonly executor: Readonly<Record<'unset' | '0' | '1', 'classic' | 'v2'>>
   readonly finish_reasons: readonly string[]
+  readonly routes: Readonly<Record<string, readonly string[]>>
 }
 
 const SCRIPT = fileURLToPath(new URL('./standin_surface.py', import.meta.url))
@@ -56,6 +57,11 @@ function differences(s: Surface, c: VllmContract, opts: { executor: boolean }): 
   }
   if ([...s.finish_reasons].sort().join(',') !== [...c.metrics.finish_reasons].sort().join(','))
     out.push(`${v}: finished_reason values ${s.finish_reasons.join(',')} (stand-in) vs ${c.metrics.finish_reasons.join(',')}`)
+  for (const [path, methods] of Object.entries(s.routes)) {
+    const real = c.routes[path]
+    if (!real) out.push(`${v}: the stand-in serves ${path}, which ${v}'s vllm serve does not`)
+    else for (const m of methods) if (!real.methods.includes(m)) out.push(`${v}: the stand-in answers ${m} ${path}, ${v} only ${real.methods.join('/')}`)
+  }
   for (const f of s.flags) if (!c.flags.flags.includes(f)) out.push(`${v}: the stand-in accepts ${f}, which ${v}'s vllm serve does not have`)
   for (const [name, e] of Object.entries(s.envs)) {
     const real = c.envs.envs[name]

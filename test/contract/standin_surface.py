@@ -37,7 +37,7 @@ import extract  # noqa: E402  (this folder)
 from vllm import envs  # noqa: E402
 from vllm.config import ModelConfig, ParallelConfig, SchedulerConfig, ServerConfig, VllmConfig  # noqa: E402
 from vllm.engine import arg_utils  # noqa: E402
-from vllm.entrypoints.openai import serving  # noqa: E402
+from vllm.entrypoints.openai import api_server, serving  # noqa: E402
 from vllm.standin import act_as  # noqa: E402
 from vllm.v1.engine.core import SamplingParams  # noqa: E402
 from vllm.v1.metrics.loggers import PrometheusStatLogger  # noqa: E402
@@ -191,6 +191,7 @@ def main() -> int:
         "envs": env_defaults(),
         "logs": {k: [{"file": e["file"], "call": e["call"], "format": e["format"]} for e in v] for k, v in logs.items()},
         "executor": executor(),
+        "routes": {path: sorted(methods) for path, methods in api_server.ROUTES},
         "finish_reasons": sorted(PrometheusStatLogger("toy", 16, lambda: {}).request_success),
     }
     json.dump(doc, sys.stdout, indent=1)

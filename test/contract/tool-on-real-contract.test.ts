@@ -13,7 +13,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { nodeEnv, vllmServeArgv } from '../../src/plan/node-commands.js'
 import { scanLog } from '../../src/preflight/signatures.js'
 import { GENERATION_TOKENS, PROMPT_TOKENS, REQUEST_SUCCESS, parseMetrics, vllmCounters } from '../../src/smoke/metrics.js'
-import { parseAnswer, parseErrorBody, parseModels, parseStreamChunk } from '../../src/smoke/openai.js'
+import { parseAnswer, parseErrorBody, parseModels, parseStreamChunk, parseVersion } from '../../src/smoke/openai.js'
 import { KNOWN_GAPS, NEEDED_WORDINGS, VLLM_CONTRACTS, type VllmContract, render } from './support.js'
 
 /** A body of protocol model `cls` with exactly the fields release `c` defines: `values` where given, null otherwise. */
@@ -35,6 +35,20 @@ describe.each(VLLM_CONTRACTS.map((c) => [c.vllm, c] as const))('vLLM %s', (versi
       .map(([name]) => name)
     expect(missing, `vLLM ${version} lacks these protocol models`).toEqual([])
     expect(c.unparsed_files, `vLLM ${version}: files the extractor could not parse`).toEqual([])
+  })
+
+  it('serves every route the tool requests, with its method; /version answers {"version": ...}', () => {
+    const wanted: [string, string][] = [
+      ['/health', 'GET'],
+      ['/version', 'GET'],
+      ['/metrics', 'GET'],
+      ['/v1/models', 'GET'],
+      ['/v1/completions', 'POST'],
+      ['/v1/chat/completions', 'POST'],
+    ]
+    for (const [path, method] of wanted) expect(c.routes[path]?.methods, `vLLM ${version} has no ${method} ${path}`).toContain(method)
+    expect(c.routes['/version']?.json_keys).toEqual(['version'])
+    expect(parseVersion(JSON.stringify({ version }))).toEqual({ ok: true, value: version })
   })
 
   it('the smoke reads GET /v1/models, completions and chat completions in its field names', () => {
