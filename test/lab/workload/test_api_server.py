@@ -155,3 +155,24 @@ class ApiServerTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ActAsTests(unittest.TestCase):
+    """VLLM_STANDIN_ACT_AS: the running server says the release it acts as, and logs vLLM's start line."""
+
+    def test_version_and_start_line_of_the_release(self) -> None:
+        port = harness.free_port()
+        argv = [
+            str(harness.BIN / "python"), "-m", "vllm.entrypoints.openai.api_server",
+            "--model", "/models/Qwen3.5-toy", "--port", str(port), "--host", "127.0.0.1",
+        ]  # fmt: skip
+        env = harness.base_env(VLLM_STANDIN_ACT_AS="0.34.0", VLLM_STANDIN_LOAD_DELAY_S="0.1", VLLM_STANDIN_TOKEN_DELAY_S="0")
+        server = harness.Proc("act-as", argv, env, harness.RUNS / "standin-logs")
+        try:
+            server.wait_for(r"Uvicorn running on http://127\.0\.0\.1:%d" % port, timeout=60)
+            self.assertRegex(server.output, r"\[api_server\.py:\d+\] Starting vLLM server on http://127\.0\.0\.1:%d" % port)
+            self.assertRegex(server.output, r"vLLM API server version 0\.34\.0\+standin")
+            status, _headers, body = harness.Client(port).request("GET", "/version")
+            self.assertEqual((status, json.loads(body)), (200, {"version": "0.34.0+standin"}))
+        finally:
+            server.stop()
