@@ -47,6 +47,7 @@ case "$cmd" in
       mv "$data/vllm-$v.json.tmp" "$data/vllm-$v.json"
       echo "extract: $data/vllm-$v.json from $(basename "$w")" >&2
     done
+    "$python" "$here/extract.py" standin-flags "$data" "$repo/src/lab/workload/vllm_standin/vllm/standin/release_flags.py"
     ;;
   facts)
     keep=" $(contract_versions | tr '\n' ' ') "

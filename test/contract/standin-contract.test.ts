@@ -23,6 +23,8 @@ interface Surface {
   readonly executor: Readonly<Record<'unset' | '0' | '1', 'classic' | 'v2'>>
   readonly finish_reasons: readonly string[]
   readonly routes: Readonly<Record<string, readonly string[]>>
+  readonly release_flags: readonly string[]
+  readonly refused: readonly string[]
 }
 
 const SCRIPT = fileURLToPath(new URL('./standin_surface.py', import.meta.url))
@@ -106,12 +108,16 @@ describe('the stand-in acting as each contract release', () => {
       const s = surface(version)
       expect(s.acts_as).toBe(version)
       expect(differences(s, c, { executor: true })).toEqual([])
+      // It refuses what the release's parser refuses: its copy of the flags is the release's (extract.sh writes it).
+      expect(s.release_flags, `vllm/standin/release_flags.py for ${version}: run test/contract/extract.sh contract`).toEqual([...c.flags.flags].sort())
+      expect(s.refused).toEqual(['--no-such-flag-anywhere'])
     },
   )
 
   it('unset, it is the oldest contract release in all but the executor (its V2 flag defaults to 0, as in 0.20.x)', () => {
     const s = surface()
     expect(s.version_endpoint).toBe('0.17.0+standin')
+    expect(s.refused).toEqual([]) // unset, it accepts and ignores any flag, as always
     expect(differences(s, VLLM_CONTRACTS[0]!, { executor: false })).toEqual([])
     expect(s.executor).toEqual({ unset: 'classic', '0': 'classic', '1': 'v2' })
   })

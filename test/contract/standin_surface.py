@@ -38,7 +38,7 @@ from vllm import envs  # noqa: E402
 from vllm.config import ModelConfig, ParallelConfig, SchedulerConfig, ServerConfig, VllmConfig  # noqa: E402
 from vllm.engine import arg_utils  # noqa: E402
 from vllm.entrypoints.openai import api_server, serving  # noqa: E402
-from vllm.standin import act_as  # noqa: E402
+from vllm.standin import act_as, release_flags  # noqa: E402
 from vllm.v1.engine.core import SamplingParams  # noqa: E402
 from vllm.v1.metrics.loggers import PrometheusStatLogger  # noqa: E402
 from vllm.version import __version__  # noqa: E402
@@ -191,6 +191,9 @@ def main() -> int:
         "envs": env_defaults(),
         "logs": {k: [{"file": e["file"], "call": e["call"], "format": e["format"]} for e in v] for k, v in logs.items()},
         "executor": executor(),
+        # Acting as a release, the flags it accepts beyond its own parser's (and what it refuses).
+        "release_flags": sorted(release_flags.FLAGS.get(release.version, ())),
+        "refused": act_as.unknown_flags(["--max_model_len=8", "--no-enforce-eager", "-1", "--no-such-flag-anywhere"]),
         "routes": {path: sorted(methods) for path, methods in api_server.ROUTES},
         "finish_reasons": sorted(PrometheusStatLogger("toy", 16, lambda: {}).request_success),
     }

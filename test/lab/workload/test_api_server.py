@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 import unittest
 
@@ -176,3 +177,10 @@ class ActAsTests(unittest.TestCase):
             self.assertEqual((status, json.loads(body)), (200, {"version": "0.34.0+standin"}))
         finally:
             server.stop()
+
+    def test_a_flag_the_release_lacks_stops_it_like_vllm(self) -> None:
+        argv = [str(harness.BIN / "python"), "-m", "vllm.entrypoints.openai.api_server", "--model", "/models/toy", "--no-such-flag", "1"]
+        env = harness.base_env(VLLM_STANDIN_ACT_AS="0.19.1")
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("error: unrecognized arguments: --no-such-flag", done.stderr)

@@ -71,6 +71,30 @@ def reads_env(name: str) -> bool:
     return name != "VLLM_USE_RAY_V2_EXECUTOR_BACKEND" or release().v2_flag_default is not None
 
 
+def unknown_flags(words: list[str]) -> list[str]:
+    """The option words the release acted as does not have (none when not acting as one).
+
+    As vLLM reads them: ``--flag_name`` is ``--flag-name``, ``--flag=value`` is ``--flag``, ``--no-flag``
+    exists where ``--flag`` does (BooleanOptionalAction); values and negative numbers are not flags.
+    """
+    if release() is DEFAULT:
+        return []
+    from vllm.standin.release_flags import FLAGS
+
+    known = FLAGS[release().version]
+    out = []
+    for word in words:
+        if not word.startswith("-") or word[1:2].isdigit() or word in ("-", "--"):
+            continue
+        name = word.split("=", 1)[0]
+        if name.startswith("--"):
+            name = name.replace("_", "-")
+        if name in known or (name.startswith("--no-") and "--" + name[len("--no-"):] in known):
+            continue
+        out.append(word)
+    return out
+
+
 def use_ray_v2() -> bool:
     """Does ``--distributed-executor-backend ray`` run RayExecutorV2 (else the classic executor)?"""
     r = release()
