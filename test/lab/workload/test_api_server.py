@@ -72,7 +72,7 @@ class ApiServerTests(unittest.TestCase):
     def test_logs_args_and_ignored_ones(self) -> None:
         out = self.server.output
         self.assertIn("ignores these arguments: ['--dtype', 'bfloat16']", out)
-        self.assertRegex(out, r"\(APIServer pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version 0\.17\.0\+standin")
+        self.assertRegex(out, r"\(APIServer pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM server version 0\.17\.0\+standin, serving model /models/Qwen3\.5-toy")
         self.assertIn("INFO:     Application startup complete.", out)
 
     def test_models_lists_every_served_name(self) -> None:
@@ -172,7 +172,7 @@ class ActAsTests(unittest.TestCase):
         try:
             server.wait_for(r"Uvicorn running on http://127\.0\.0\.1:%d" % port, timeout=60)
             self.assertRegex(server.output, r"\[api_server\.py:\d+\] Starting vLLM server on http://127\.0\.0\.1:%d" % port)
-            self.assertRegex(server.output, r"vLLM API server version 0\.34\.0\+standin")
+            self.assertRegex(server.output, r"vLLM server version 0\.34\.0\+standin, serving model /models/Qwen3\.5-toy")
             status, _headers, body = harness.Client(port).request("GET", "/version")
             self.assertEqual((status, json.loads(body)), (200, {"version": "0.34.0+standin"}))
         finally:

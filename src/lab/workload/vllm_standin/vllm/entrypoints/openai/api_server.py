@@ -254,7 +254,8 @@ def _shutdown_ray() -> None:
 def run_server(vllm_config: VllmConfig) -> int:
     set_process_role("api_server")
     server_config = vllm_config.server_config
-    logger.info("vLLM API server version %s", act_as.reported_version())
+    # vLLM's plain form (log_version_and_model without the logo: VLLM_DISABLE_LOG_LOGO or no formatter).
+    logger.info("vLLM server version %s, serving model %s", act_as.reported_version(), vllm_config.model_config.model)
     logger.info("non-default args: %s", vllm_config.non_default_args)
     if vllm_config.ignored_args:
         logger.warning("The vLLM stand-in accepts and ignores these arguments: %s", vllm_config.ignored_args)
