@@ -94,6 +94,23 @@ LOGS = {
     "api-server-start": "Starting vLLM ",
     "default-backend": "Defaulting to use ",
     "server-version": "server version %s",
+    # Lines the stand-in prints as vLLM does (start-up phases, engine stats), held to vLLM's wording.
+    "non-default-args": "non-default args: %s",
+    "routes": "Available routes are",
+    "route": "Route: %s, Methods",
+    "engine-init": "Initializing a V1 LLM engine",
+    "kv-cache-size": "KV cache size: %s tokens",
+    "max-concurrency": "Maximum concurrency for",
+    "load-start": "Starting to load model",
+    "load-took": "Model loading took",
+    "copy-env": "Copying the following environment variables",
+    "existing-pg": "Using the existing placement group",
+    "ray-initialized": "Ray is already initialized",
+    "required-devices": "The number of required",
+    "bundles-spread": "is bigger than a reserved number",
+    "ray-shutdown": "Shutting down Ray distributed executor",
+    "host-ip-deprecated": "HOST_IP is deprecated",
+    "engine-fatal": "EngineCore encountered a fatal error",
 }
 
 # The HTTP routes the smoke requests (src/smoke/) and the stand-in serves.

@@ -173,12 +173,20 @@ def executor() -> dict[str, str]:
 
 # Messages only the classic executor's path prints (RayDistributedExecutor and initialize_ray_cluster
 # with require_gpu_on_driver): not printed when the release acted as has no classic executor.
-CLASSIC_ONLY = {"unique-ip", "driver-no-device", "driver-not-in-pg"}
+CLASSIC_ONLY = {"unique-ip", "driver-no-device", "driver-not-in-pg", "ray-shutdown"}
 
 
 def main() -> int:
     release = act_as.release()
     logs = extract.logs(_Dir(STANDIN))
+    # Wordings that vary by release live in act_as.py: only the acted release's count.
+    logs = {k: [e for e in v if not e["file"].endswith("standin/act_as.py")] for k, v in logs.items()}
+    for fmt in release.kv_cache_formats:
+        for k, needle in extract.LOGS.items():
+            if needle in fmt:
+                logs[k].append({"file": "vllm/standin/act_as.py", "function": "kv_cache_lines", "call": "logger.info", "format": fmt})
+    if not release.logs_load_start:
+        logs["load-start"] = []
     if not release.classic_executor:
         logs = {k: ([] if k in CLASSIC_ONLY else v) for k, v in logs.items()}
     doc = {

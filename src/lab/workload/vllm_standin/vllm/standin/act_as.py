@@ -29,6 +29,14 @@ class Release:
     chat_reasoning_field: str
     #: FINISH_REASON_STRINGS: the finished_reason label values of vllm:request_success.
     finish_reasons: tuple[str, ...]
+    #: The KV-cache lines after profiling (vllm/v1/core/kv_cache_utils.py), each with the same three
+    #: arguments: device, tokens, max model length (a format uses the ones it names, in order).
+    kv_cache_formats: tuple[str, ...] = (
+        "GPU KV cache size: %s tokens",
+        "Maximum concurrency for %s tokens per request: %.2fx",
+    )
+    #: "Starting to load model %s..." (gone from 0.34.0's model runner).
+    logs_load_start: bool = True
 
 
 _FINISH = ("stop", "length", "abort", "error", "repetition")
@@ -36,12 +44,37 @@ _FINISH = ("stop", "length", "abort", "error", "repetition")
 #: The stand-in's own behaviour (no VLLM_STANDIN_ACT_AS).
 DEFAULT = Release("0.17.0", "0", True, "reasoning", _FINISH)
 
+_KV_ONE_LINE = ("GPU KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",)
+
 RELEASES: dict[str, Release] = {
     "0.19.1": Release("0.19.1", None, True, "reasoning", _FINISH),
     "0.24.0": Release("0.24.0", "1", True, "reasoning", _FINISH),
-    "0.28.0": Release("0.28.0", "1", True, "reasoning", _FINISH),
-    "0.34.0": Release("0.34.0", None, False, "reasoning", _FINISH),
+    "0.28.0": Release("0.28.0", "1", True, "reasoning", _FINISH, _KV_ONE_LINE),
+    "0.34.0": Release(
+        "0.34.0",
+        None,
+        False,
+        "reasoning",
+        _FINISH,
+        ("%s KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",),
+        logs_load_start=False,
+    ),
 }
+
+
+def kv_cache_lines(tokens: int, max_len: int) -> list[tuple[str, tuple]]:
+    """The release's KV-cache log lines as (format, args)."""
+    out = []
+    for fmt in release().kv_cache_formats:
+        args: list = []
+        if fmt.startswith("%s KV"):
+            args.append("GPU")
+        if "KV cache size" in fmt:
+            args.append(f"{tokens:,}")
+        if "Maximum concurrency" in fmt:
+            args += [f"{max_len:,}", tokens / max_len]
+        out.append((fmt, tuple(args)))
+    return out
 
 
 def release() -> Release:
