@@ -72,6 +72,8 @@ const EVERY_MODE_READS = [
   'vllm.pipelineParallelSize',
   'vllm.port',
   'vllm.args',
+  // The release vllm.args is checked against (validate, plan, and the image-contents stage).
+  'vllm.version',
   'vllm.env',
   'vllm.executorBackend',
   // The native rendezvous port: serve.sh's --master-port under mp, and the port probe.

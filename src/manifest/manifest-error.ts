@@ -58,6 +58,7 @@ export const MANIFEST_ERROR_CODES = [
   'SMOKE_EXPECT_UNREACHABLE',
   // Warnings (ManifestResult.warnings): valid, but not what the person may think
   'KEY_NOT_READ_IN_LAUNCH_MODE',
+  'VLLM_FLAG_NOT_IN_VERSION',
 ] as const
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number] | `YAML_${YamlErrorCode}`

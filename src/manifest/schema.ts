@@ -196,6 +196,13 @@ export const VllmSchema = z
       .describe(
         "vLLM's distributed executor (`--distributed-executor-backend`). `ray`: a Ray cluster across the nodes (`ray start` on every node), `vllm serve` on the head; the image needs Ray. `mp`: vLLM's native multi-node mode, no Ray: `vllm serve --nnodes N --node-rank 0 --master-addr <head fabric IP> --master-port <masterPort>` on the head and `--headless --node-rank i` on every other node; needs a vLLM with `--nnodes` (stock images without Ray, vLLM 0.19 and later). With `mp`, tensorParallelSize x pipelineParallelSize must equal the nodes x the GPUs of each node, and the `ray` keys must stay at their defaults.",
       ),
+    version: z
+      .string()
+      .regex(/^v?\d+\.\d+(?:\.\d+)?\S*$/, 'a vLLM version such as 0.24.0')
+      .optional()
+      .describe(
+        "The vLLM version the image holds, e.g. `0.24.0`, when `image.ref`'s tag does not name it. `validate` and `plan` warn when `args` uses a flag that release's `vllm serve` does not have (`VLLM_FLAG_NOT_IN_VERSION`); the deploy reads the image's own version and checks again. Unset: the tag's version (`vllm/vllm-openai:v0.24.0`), else no check before the deploy.",
+      ),
     masterPort: port()
       .default(29501)
       .describe(

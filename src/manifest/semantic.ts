@@ -6,6 +6,7 @@
  */
 import { parseImageReference } from './image-reference.js'
 import { keysNotReadByLaunchMode } from './launch-modes.js'
+import { vllmArgsUnknownToRelease } from './vllm-release.js'
 import { vllmFlagName } from '../command/vllm-flags.js'
 import { dockerEnvNames } from './values.js'
 import { cidrContains, cidrRange, type Cidr, isNetworkOrBroadcast, parseCidr, parseIpv4 } from '../net/ipv4.js'
@@ -447,7 +448,7 @@ export function checkManifestRules(parts: ManifestParts): PathIssue[] {
  */
 type WarningRule = (data: unknown) => PathIssue[]
 
-export const MANIFEST_WARNING_RULES: readonly WarningRule[] = [keysNotReadByLaunchMode]
+export const MANIFEST_WARNING_RULES: readonly WarningRule[] = [keysNotReadByLaunchMode, vllmArgsUnknownToRelease]
 
 /** Every warning for the written data. */
 export function checkManifestWarnings(data: unknown): PathIssue[] {

@@ -116,6 +116,8 @@ export const FINDING_CODES = [
   'IMAGE_LACKS_RAY',
   'IMAGE_LACKS_VLLM',
   'IMAGE_PROBE_FAILED',
+  'VLLM_FLAG_NOT_IN_VERSION',
+  'VLLM_VERSION_NOT_STATED',
   'RELEASE_NOT_FOUND',
   'VLLM_NOT_READY',
   // vLLM's native multi-node mode, watched as it starts (src/preflight/watch-rendezvous.ts)

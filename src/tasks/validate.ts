@@ -40,7 +40,7 @@ export function invalidManifest(errors: readonly ManifestError[]): TaskOutcome {
  */
 export function withManifestWarnings(outcome: TaskOutcome, warnings: readonly ManifestError[]): TaskOutcome {
   if (warnings.length === 0) return outcome
-  const markdown = `**Manifest warnings** (valid, but these settings change nothing):\n\n${renderManifestErrorsMarkdown(warnings, 'warning')}`
+  const markdown = `**Manifest warnings** (valid, but not what they seem):\n\n${renderManifestErrorsMarkdown(warnings, 'warning')}`
   const cut = outcome.summary.indexOf('\n')
   const summary = cut < 0 ? `${outcome.summary}\n\n${markdown}` : `${outcome.summary.slice(0, cut)}\n\n${markdown}${outcome.summary.slice(cut)}`
   const json =

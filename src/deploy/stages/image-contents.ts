@@ -5,7 +5,8 @@
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
-import { imageRef } from '../../plan/node-commands.js'
+import { manifestVllmVersion } from '../../manifest/vllm-release.js'
+import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
 import { problem } from '../../result/result.js'
@@ -30,7 +31,19 @@ export const imageContentsStage: Stage = {
     const probe = !succeeded(r)
       ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
       : parseImageContents(r.stdout)
-    const input = { executor: m.vllm.executorBackend, imageRef: imageRef(m), imageId, node: step.node, probe }
+    const stated = manifestVllmVersion(m)
+    // What vllm serve will be given on every node: the tool's own flags and vllm.args.
+    const serveWords = m.nodes.flatMap((n) => vllmServeArgv(m, n).slice(2))
+    const input = {
+      executor: m.vllm.executorBackend,
+      imageRef: imageRef(m),
+      imageId,
+      node: step.node,
+      probe,
+      vllmArgs: m.vllm.args,
+      serveWords,
+      ...(stated && { statedVersion: stated }),
+    }
     const findings = imageContentsFindings(input)
     if (probe.ok) {
       ctx.imageContents = probe.contents

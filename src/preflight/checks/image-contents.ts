@@ -8,7 +8,13 @@
  *   (vllm-project/vllm#33445; NVIDIA/dgx-spark-playbooks#109).
  * - IMAGE_LACKS_VLLM: `vllm serve` needs the `vllm` command and module.
  * - IMAGE_PROBE_FAILED: the probe did not run or its answer was not the document it prints.
+ * - VLLM_FLAG_NOT_IN_VERSION (warning): `vllm.args` names a flag the image's vLLM release does not
+ *   have (src/command/vllm-contract.ts, read from the wheels); vLLM would stop with "unrecognized
+ *   arguments" once started. A warning: the flag lists are read, not run, and a patched image may differ.
+ * - VLLM_VERSION_NOT_STATED (warning): `vllm.version` (or the image tag) names another vLLM than the
+ *   image reports, so `validate`/`plan` checked the flags against the wrong release.
  */
+import { contractFor, unknownVllmFlags } from '../../command/vllm-contract.js'
 import type { ImageContents } from '../../probe/image-contents.js'
 import type { Finding } from '../finding.js'
 
@@ -20,6 +26,12 @@ export interface ImageContentsInput {
   /** The node the probe ran on. */
   readonly node: string
   readonly probe: { readonly ok: true; readonly contents: ImageContents } | { readonly ok: false; readonly error: string; readonly detail?: string }
+  /** `vllm.args`, checked against the flags of the vLLM release the image reports. */
+  readonly vllmArgs?: readonly string[]
+  /** Every word the tool gives `vllm serve` on any node (its own flags and `vllm.args`), checked the same way. */
+  readonly serveWords?: readonly string[]
+  /** The vLLM version the manifest names (`vllm.version`, else the image tag) and where, when it names one. */
+  readonly statedVersion?: { readonly version: string; readonly from: string }
 }
 
 const yesNo = (b: boolean): string => (b ? 'yes' : 'no')
@@ -96,6 +108,45 @@ export function imageContentsFindings(input: ImageContentsInput): Finding[] {
       message: `Image ${input.imageRef} has no vLLM (${missing} missing): \`vllm serve\` cannot start in it.`,
       evidence,
       fix: 'Point image.ref at a vLLM image (e.g. vllm/vllm-openai, with Ray added when the executor is Ray).',
+    })
+  }
+  out.push(...versionFindings(input, c, evidence))
+  return out
+}
+
+/** The image's vLLM release against the manifest: its flags, and the version the manifest named. */
+function versionFindings(input: ImageContentsInput, c: ImageContents, evidence: Record<string, string>): Finding[] {
+  const version = c.vllm.version
+  if (!version) return []
+  const out: Finding[] = []
+  const stated = input.statedVersion
+  if (stated && stated.version.replace(/^v/, '') !== version.replace(/^v/, '').replace(/\+.*$/, '')) {
+    out.push({
+      code: 'VLLM_VERSION_NOT_STATED',
+      severity: 'warning',
+      node: input.node,
+      message: `Image ${input.imageRef} holds vLLM ${version}, but the manifest names ${stated.version} (${stated.from}): validate and plan checked vllm.args against the wrong release.`,
+      evidence: { ...evidence, 'manifest names': `${stated.version} (${stated.from})` },
+      fix: `Set vllm.version: ${version.replace(/\+.*$/, '')} (or use an image whose tag names the vLLM it holds).`,
+    })
+  }
+  const contract = contractFor(version)
+  if (!contract) return out
+  const as = contract.vllm === version.replace(/\+.*$/, '') ? '' : ` (flags as of ${contract.vllm}, the nearest release read)`
+  const user = new Set(unknownVllmFlags(input.vllmArgs ?? [], contract).map((u) => u.flag))
+  const tools = unknownVllmFlags(input.serveWords ?? [], contract).filter((u) => !user.has(u.flag))
+  const flags = [...user, ...new Set(tools.map((u) => u.flag))]
+  for (const flag of flags) {
+    const own = !user.has(flag)
+    out.push({
+      code: 'VLLM_FLAG_NOT_IN_VERSION',
+      severity: 'warning',
+      node: input.node,
+      message: `${own ? `The tool passes ${flag} (for vllm.executorBackend ${input.executor})` : `vllm.args passes ${flag}`}, which \`vllm serve\` of vLLM ${version}${as} in image ${input.imageRef} does not have: it would stop with "unrecognized arguments".`,
+      evidence: { ...evidence, flag, 'flags read from': `vllm ${contract.vllm} wheel (${contract.flags.files.join(', ')})` },
+      fix: own
+        ? `Use an image with a vLLM that has ${flag} (the contract releases 0.19.1 to 0.34.0 all do), or another vllm.executorBackend.`
+        : `Remove ${flag} from vllm.args or spell it as vLLM ${version} does (\`vllm serve --help\` in the image).`,
     })
   }
   return out

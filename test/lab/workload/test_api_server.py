@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 import unittest
 
@@ -71,7 +72,7 @@ class ApiServerTests(unittest.TestCase):
     def test_logs_args_and_ignored_ones(self) -> None:
         out = self.server.output
         self.assertIn("ignores these arguments: ['--dtype', 'bfloat16']", out)
-        self.assertRegex(out, r"\(APIServer pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version 0\.17\.0\+standin")
+        self.assertRegex(out, r"\(APIServer pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM server version 0\.17\.0\+standin, serving model /models/Qwen3\.5-toy")
         self.assertIn("INFO:     Application startup complete.", out)
 
     def test_models_lists_every_served_name(self) -> None:
@@ -155,3 +156,31 @@ class ApiServerTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ActAsTests(unittest.TestCase):
+    """VLLM_STANDIN_ACT_AS: the running server says the release it acts as, and logs vLLM's start line."""
+
+    def test_version_and_start_line_of_the_release(self) -> None:
+        port = harness.free_port()
+        argv = [
+            str(harness.BIN / "python"), "-m", "vllm.entrypoints.openai.api_server",
+            "--model", "/models/Qwen3.5-toy", "--port", str(port), "--host", "127.0.0.1",
+        ]  # fmt: skip
+        env = harness.base_env(VLLM_STANDIN_ACT_AS="0.34.0", VLLM_STANDIN_LOAD_DELAY_S="0.1", VLLM_STANDIN_TOKEN_DELAY_S="0")
+        server = harness.Proc("act-as", argv, env, harness.RUNS / "standin-logs")
+        try:
+            server.wait_for(r"Uvicorn running on http://127\.0\.0\.1:%d" % port, timeout=60)
+            self.assertRegex(server.output, r"\[api_server\.py:\d+\] Starting vLLM server on http://127\.0\.0\.1:%d" % port)
+            self.assertRegex(server.output, r"vLLM server version 0\.34\.0\+standin, serving model /models/Qwen3\.5-toy")
+            status, _headers, body = harness.Client(port).request("GET", "/version")
+            self.assertEqual((status, json.loads(body)), (200, {"version": "0.34.0+standin"}))
+        finally:
+            server.stop()
+
+    def test_a_flag_the_release_lacks_stops_it_like_vllm(self) -> None:
+        argv = [str(harness.BIN / "python"), "-m", "vllm.entrypoints.openai.api_server", "--model", "/models/toy", "--no-such-flag", "1"]
+        env = harness.base_env(VLLM_STANDIN_ACT_AS="0.19.1")
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("error: unrecognized arguments: --no-such-flag", done.stderr)

@@ -64,7 +64,7 @@ describe('HEAD_WITHOUT_GPU', () => {
   it('is only a warning with RayExecutorV2, which does not need a GPU on the driver', () => {
     const v2 = withContainer(headless, 'spark-a', (c) => ({
       ...c,
-      versions: { ...c.versions, vllm: '0.19.1' },
+      versions: { ...c.versions, vllm: '0.20.0' },
       env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' },
     }))
     expect(only(v2, 'HEAD_WITHOUT_GPU')[0]?.severity).toBe('warning')

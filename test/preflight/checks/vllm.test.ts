@@ -34,7 +34,7 @@ describe('VLLM_PIN_NOT_IN_RAY', () => {
   it('downgrades to info, and says why, when RayExecutorV2 is in use (no node: pin)', () => {
     const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({
       ...c,
-      versions: { ...c.versions, vllm: '0.19.1' },
+      versions: { ...c.versions, vllm: '0.20.0' },
       env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' },
     }))
     const [f] = only(v2, 'VLLM_PIN_NOT_IN_RAY')
@@ -80,7 +80,7 @@ describe('VLLM_HOST_IP_OVERRIDE', () => {
   it('is a warning when the executor is RayExecutorV2', () => {
     const v2 = withContainer(seedBugFacts, 'spark-a', (c) => ({
       ...c,
-      versions: { ...c.versions, vllm: '0.19.1' },
+      versions: { ...c.versions, vllm: '0.20.0' },
       env: { ...c.env, VLLM_USE_RAY_V2_EXECUTOR_BACKEND: '1' },
     }))
     expect(only(v2, 'VLLM_HOST_IP_OVERRIDE').map((f) => [f.node, f.severity])).toEqual([

@@ -23,6 +23,12 @@ def _float(name: str, default: float) -> Callable[[], float]:
     return read
 
 
+def _act_as():
+    from vllm.standin import act_as
+
+    return act_as
+
+
 def _local_gpus() -> int:
     raw = os.getenv("VLLM_STANDIN_LOCAL_GPUS", "").strip()
     if raw:
@@ -41,7 +47,8 @@ environment_variables: dict[str, Callable[[], Any]] = {
     "VLLM_HOST_IP": lambda: os.getenv("VLLM_HOST_IP", ""),
     # Use RayExecutorV2 (no node pin, Ray's own node IP) instead of the
     # classic RayDistributedExecutor. Default 0 = the classic executor.
-    "VLLM_USE_RAY_V2_EXECUTOR_BACKEND": _bool("VLLM_USE_RAY_V2_EXECUTOR_BACKEND", "0"),
+    # Its default (or absence) is the acted release's: vllm/standin/act_as.py.
+    "VLLM_USE_RAY_V2_EXECUTOR_BACKEND": lambda: _act_as().use_ray_v2(),
     "VLLM_RAY_PER_WORKER_GPUS": _float("VLLM_RAY_PER_WORKER_GPUS", 1.0),
     "VLLM_RAY_BUNDLE_INDICES": lambda: os.getenv("VLLM_RAY_BUNDLE_INDICES", ""),
     "VLLM_LOGGING_LEVEL": lambda: os.getenv("VLLM_LOGGING_LEVEL", "INFO").upper(),

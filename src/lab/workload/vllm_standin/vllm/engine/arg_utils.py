@@ -11,6 +11,7 @@ import argparse
 import os
 
 from vllm.config import ModelConfig, ParallelConfig, SchedulerConfig, ServerConfig, VllmConfig
+from vllm.standin import act_as
 
 _DEFAULTS = {
     "host": None,
@@ -64,6 +65,10 @@ def make_arg_parser(prog: str, model_positional: bool) -> argparse.ArgumentParse
 def parse_serve_args(argv: list[str], prog: str = "vllm serve", model_positional: bool = True) -> VllmConfig:
     parser = make_arg_parser(prog, model_positional)
     args, unknown = parser.parse_known_args(argv)
+    # Acting as a release, a flag that release's `vllm serve` lacks stops it as vLLM's parser does.
+    foreign = act_as.unknown_flags(unknown)
+    if foreign:
+        parser.error(f"unrecognized arguments: {' '.join(foreign)}")
     model = getattr(args, "model_tag", None) or args.model
     if not model:
         parser.error("the model is required: vllm serve MODEL [options]")

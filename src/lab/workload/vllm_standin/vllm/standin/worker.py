@@ -17,6 +17,7 @@ import time
 
 import vllm.envs as envs
 from vllm.logger import init_logger
+from vllm.standin import act_as
 from vllm.standin import toy_model
 from vllm.distributed.parallel_state import init_distributed_environment
 from vllm.utils.network_utils import get_ip, get_tcp_uri
@@ -72,13 +73,14 @@ class StandinWorker:
         listener, self._listener = self._listener, None
         init_distributed_environment(world_size, rank, distributed_init_method, local_rank, "nccl", listener)
         self.shard = toy_model.shard_ids(rank, world_size)
-        logger.info("Starting to load model %s...", model)
+        if act_as.release().logs_load_start:
+            logger.info("Starting to load model %s...", model)
         delay = envs.VLLM_STANDIN_LOAD_DELAY_S
         if delay > 0:
             time.sleep(delay)
+        logger.info("Model loading took %s GiB memory and %.6f seconds", "0.0", max(delay, 0.0))
         logger.info(
-            "Model loading took 0.00 GiB and %.2f seconds (stand-in: vocabulary shard %d of %d, %d tokens)",
-            max(delay, 0.0),
+            "Stand-in model: vocabulary shard %d of %d, %d tokens",
             rank,
             world_size,
             len(self.shard),

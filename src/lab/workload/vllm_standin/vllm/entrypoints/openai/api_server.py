@@ -27,7 +27,7 @@ from vllm.engine.arg_utils import parse_serve_args
 from vllm.entrypoints.openai import serving
 from vllm.logger import init_logger, process_prefix, set_process_role, uvicorn_logger
 from vllm.v1.engine.core import EngineCore, EngineDeadError, EngineInitError, build_engine
-from vllm.version import __version__ as VLLM_VERSION
+from vllm.standin import act_as
 
 logger = init_logger("vllm.entrypoints.openai.api_server")  # also when run as __main__
 uvicorn_error = uvicorn_logger("uvicorn.error")
@@ -166,7 +166,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif path == "/load":
                 self._send_json(200, {"server_load": app.server_load})
             elif path == "/version":
-                self._send_json(200, {"version": VLLM_VERSION})
+                self._send_json(200, {"version": act_as.reported_version()})
             elif path == "/metrics":
                 self._send(200, app.engine.metrics.render().encode(), "text/plain; version=0.0.4; charset=utf-8")
             elif path == "/v1/models":
@@ -254,7 +254,8 @@ def _shutdown_ray() -> None:
 def run_server(vllm_config: VllmConfig) -> int:
     set_process_role("api_server")
     server_config = vllm_config.server_config
-    logger.info("vLLM API server version %s", VLLM_VERSION)
+    # vLLM's plain form (log_version_and_model without the logo: VLLM_DISABLE_LOG_LOGO or no formatter).
+    logger.info("vLLM server version %s, serving model %s", act_as.reported_version(), vllm_config.model_config.model)
     logger.info("non-default args: %s", vllm_config.non_default_args)
     if vllm_config.ignored_args:
         logger.warning("The vLLM stand-in accepts and ignores these arguments: %s", vllm_config.ignored_args)
@@ -272,7 +273,7 @@ def run_server(vllm_config: VllmConfig) -> int:
     app = App(vllm_config, engine)
     server = _Server(sock, app)
     shown_host = server_config.host or "0.0.0.0"
-    logger.info("Starting vLLM API server 0 on http://%s:%d", shown_host, server_config.port)
+    logger.info("Starting vLLM server on http://%s:%d", shown_host, server_config.port)
     logger.info("Available routes are:")
     for path, methods in ROUTES:
         logger.info("Route: %s, Methods: %s", path, ", ".join(methods))

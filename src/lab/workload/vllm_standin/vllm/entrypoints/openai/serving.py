@@ -17,7 +17,7 @@ from http import HTTPStatus
 from typing import Any, Iterator
 
 from vllm.config import VllmConfig
-from vllm.standin import toy_model
+from vllm.standin import act_as, toy_model
 from vllm.v1.engine.core import EngineCore, EngineDeadError, Request, SamplingParams
 
 MAX_N = 16
@@ -342,7 +342,7 @@ def full_response(parsed: ParsedRequest, request_id: str, created: int, choices:
                 "message": {
                     "role": "assistant",
                     "content": _chat_text(c.text),
-                    "reasoning_content": None,
+                    act_as.release().chat_reasoning_field: None,
                     "tool_calls": [],
                 },
                 "logprobs": None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import vllm.envs as envs
 from vllm.config import VllmConfig
 from vllm.logger import init_logger
+from vllm.standin import act_as
 
 logger = init_logger(__name__)
 
@@ -29,7 +30,8 @@ class Executor:
         )
         parallel_config.distributed_executor_backend = backend
         if backend == "ray":
-            if envs.VLLM_USE_RAY_V2_EXECUTOR_BACKEND:
+            # The release acted as decides (vllm/standin/act_as.py): the flag, its default, or V2 only.
+            if act_as.use_ray_v2():
                 from vllm.v1.executor.ray_executor_v2 import RayExecutorV2
 
                 return RayExecutorV2
@@ -75,5 +77,5 @@ def resolve_backend(world_size: int, backend: str | None, nnodes: int = 1) -> st
         chosen = "ray"
     else:
         chosen = "mp"
-    logger.info("Defaulting to use %s for distributed inference", chosen)
+    logger.debug("Defaulting to use %s for distributed inference", chosen)
     return chosen

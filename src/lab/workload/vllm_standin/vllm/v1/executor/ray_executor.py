@@ -19,6 +19,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 import vllm.envs as envs
 from vllm.logger import init_logger
+from vllm.standin import act_as
 from vllm.standin import toy_model
 from vllm.utils.network_utils import get_distributed_init_method, get_ip, get_open_port
 from vllm.v1.executor.abstract import Executor, StepOutput
@@ -54,8 +55,8 @@ class RayExecutorCommon(Executor):
     def _log_kv_cache(self) -> None:
         kv_tokens = envs.VLLM_STANDIN_KV_CACHE_TOKENS
         max_len = self.model_config.max_model_len
-        logger.info("GPU KV cache size: %s tokens", f"{kv_tokens:,}")
-        logger.info("Maximum concurrency for %s tokens per request: %.2fx", f"{max_len:,}", kv_tokens / max_len)
+        for fmt, args in act_as.kv_cache_lines(kv_tokens, max_len):
+            logger.info(fmt, *args)
 
     def shutdown(self) -> None:
         logger.info(

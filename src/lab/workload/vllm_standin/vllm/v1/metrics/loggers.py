@@ -14,6 +14,7 @@ import time
 from typing import Callable
 
 from vllm.logger import init_logger
+from vllm.standin import act_as
 
 logger = init_logger(__name__)
 
@@ -87,7 +88,8 @@ class PrometheusStatLogger:
         self._gauges = gauges
         self.prompt_tokens = 0
         self.generation_tokens = 0
-        self.request_success: dict[str, int] = {"stop": 0, "length": 0, "abort": 0, "error": 0}
+        # One series per FINISH_REASON_STRINGS entry of the release acted as.
+        self.request_success: dict[str, int] = {r: 0 for r in act_as.release().finish_reasons}
         token_buckets = build_1_2_5_buckets(max_model_len)
         self._histograms = {
             "ttft": _Histogram(
