@@ -294,6 +294,35 @@ describe.sequential("the consumer's workflows under vLLM's native executor (issu
     expect(await containerIds()).toEqual(before)
   }, 900_000)
 
+  it('push of a broken mp release (its rendezvous cannot complete): red, rolled back to the running mp release, the artifact holds the report', async () => {
+    const before = await containerIds()
+    commitChange(mpRepo, '.github/vllm-ray-deploy.yml', nativeLabManifest(labManifest, ['masterPort: 22']), 'native: master port 22')
+    const r = await runAct(mpRepo, { event: 'push', workflow: 'deploy.yml', eventFile: 'push.json', credentials, onLine: (l) => progress(`act: ${l}`) })
+    timed('push -> broken deploy under mp (rolled back)', r)
+    expect(r.exitCode, show(r)).not.toBe(0)
+    expect(r.log).toMatch(/::set-output:: rolled-back=true/)
+    expect(r.log).toMatch(/::error title=(ENGINE_DEAD|RENDEZVOUS_NODE_NOT_RUNNING) on spark-a::/)
+    const summary = r.summaries.find((s) => s.includes('<sub>vllm-ray-deploy deploy</sub>'))
+    expect(summary?.split('\n')[0]).toMatch(/^### ❌ failed: /u)
+    expect(summary).toMatch(/failed at vllm/)
+    expect(summary).not.toMatch(/Ray identity|vLLM pins/)
+    // The failure step uploaded the action's report.
+    expect(
+      r.steps.filter((s) => s.step.startsWith('Main Upload')).map((s) => s.ok),
+      show(r),
+    ).toEqual([true])
+    const [name, files] = [...r.artifacts][0] ?? expect.unreachable('no artifact')
+    expect(name).toMatch(/^vllm-ray-deploy-\d+-\d+$/)
+    expect([...files.keys()]).toEqual(expect.arrayContaining(['findings.json', 'outcome.txt', 'vllm-ray-deploy-deploy-summary.md']))
+    expect(files.get('vllm-ray-deploy-deploy-summary.md')!.trimEnd()).toBe(summary!.trimEnd())
+    expect((JSON.parse(files.get('findings.json')!) as { code: string }[]).map((f) => f.code)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(ENGINE_DEAD|RENDEZVOUS_NODE_NOT_RUNNING)$/)]),
+    )
+    expect(files.get('outcome.txt')).toMatch(/^== step vrd: deploy\nresult: failed\nsummary: .+/m)
+    // The rollback started the mp release again: new containers, and current never moved.
+    expect(await containerIds()).not.toEqual(before)
+  }, 900_000)
+
   it('workflow_dispatch rollback from the mp release: back to the release before it, green', async () => {
     const r = await runAct(mpRepo, { event: 'workflow_dispatch', workflow: 'deploy.yml', eventFile: 'dispatch-rollback.json', credentials })
     timed('dispatch rollback from mp', r)
