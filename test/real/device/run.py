@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing to clean up in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rawhttp  # noqa: E402
 
