@@ -41,7 +41,7 @@ function inputsKey() {
   const extra = ['package.json', 'package-lock.json', 'node_modules/.package-lock.json', 'tsconfig.json', '.ci/build-dist.mjs']
   const h = createHash('sha256')
   // ncc's module ids come from the modules' paths: a node_modules reached through a symlink builds
-  // another bundle (README, "Development"), so where node_modules really is counts too.
+  // another bundle (docs/development.md), so where node_modules really is counts too.
   h.update(`node_modules -> ${existsSync('node_modules') ? relative('.', realpathSync('node_modules')) : '(none)'}\n`)
   for (const f of [...walk('src'), ...extra.filter((f) => existsSync(f))].sort()) h.update(`${f}\0${sha256(readFileSync(f))}\n`)
   return h.digest('hex').slice(0, 40)

@@ -160,7 +160,7 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, 
     // vLLM's native multi-node mode: the head rank 0, the workers 1 … in manifest order (the built-in launcher's order).
     VRD_NODE_RANK: String([head, ...m.nodes.filter((n) => n.role !== 'head')].findIndex((n) => n.name === node.name)),
     VRD_NNODES: String(m.nodes.length),
-    // Which contract the script serves (README): under mp it starts only the container; the tool runs vllm serve in it.
+    // Which contract the script serves (docs/executors.md): under mp it starts only the container; the tool runs vllm serve in it.
     VRD_EXECUTOR: m.vllm.executorBackend,
     ...(m.vllm.executorBackend === 'mp' && { VRD_MASTER_ADDR: head.fabricIp, VRD_MASTER_PORT: String(m.vllm.masterPort) }),
     // The label the tool reads a container's release from (the built-in launcher sets it too).

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { INPUT_TEXT, OUTPUT_TEXT, renderActionYml } from '../../src/action/action-yml.js'
@@ -8,10 +8,6 @@ import { OUTPUT_NAMES } from '../../src/tasks/outcome.js'
 const REGENERATE = 'npm run schema'
 
 describe('action.yml, generated from src/action/action-yml.ts and the command table', () => {
-  if (process.env.WRITE_GENERATED === '1') {
-    it('is rewritten', () => writeFileSync('action.yml', renderActionYml()))
-  }
-
   it('is up to date', () => {
     expect(readFileSync('action.yml', 'utf8') === renderActionYml(), `action.yml is out of date; regenerate it with: ${REGENERATE}`).toBe(true)
   })

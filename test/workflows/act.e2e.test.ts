@@ -1,6 +1,6 @@
 /**
  * The deploy workflows run by act (host mode, the self-hosted runner's way) against the lab, in a
- * consumer's repository built from the README's adoption list alone (run-act.ts): the secrets,
+ * consumer's repository built from the adoption list of docs/workflows.md alone (run-act.ts): the secrets,
  * variables, manifest and event payloads as GitHub would hand them over, the action as a released
  * ref (`uses: example-org/vllm-ray-deploy@v0`: action.yml and dist/index.js), a dry run dispatched
  * with its input as a JSON boolean and as a string (nothing changes), a rollback, and the failure

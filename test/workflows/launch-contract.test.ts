@@ -1,5 +1,5 @@
 /**
- * The launch-script contract in the README (launch-contract block) is what the code sets: the same
+ * The launch-script contract in docs/executors.md (launch-contract block) is what the code sets: the same
  * VRD_* variables, no more, no fewer, and each example is the value the code gives the seed
  * cluster's head. Then the variables really reach a script: the plan's command for each node is
  * rendered and run by bash locally, with a script that prints its environment.
@@ -14,8 +14,8 @@ import { loadManifestFile } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { headOf, launchScriptEnv, runLaunchScript } from '../../src/plan/node-commands.js'
 
-const README = readFileSync('README.md', 'utf8')
-const block = /<!-- launch-contract:start[^>]*-->\n([\s\S]*?)<!-- launch-contract:end -->/.exec(README)?.[1] ?? ''
+const DOC = readFileSync('docs/executors.md', 'utf8')
+const block = /<!-- launch-contract:start[^>]*-->\n([\s\S]*?)<!-- launch-contract:end -->/.exec(DOC)?.[1] ?? ''
 const rows = block
   .split('\n')
   .map((l) => /^\| `(VRD_[A-Z_]+)` \| (.+?) \| `([^`]+)` \|$/.exec(l))
@@ -36,7 +36,7 @@ beforeAll(async () => {
   } as Manifest
 })
 
-describe('the README lists exactly the variables a launch script gets', () => {
+describe('docs/executors.md lists exactly the variables a launch script gets', () => {
   it('the table is there and names every variable once', () => {
     expect(rows.length).toBeGreaterThan(5)
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length)

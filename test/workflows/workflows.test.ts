@@ -55,7 +55,7 @@ const steps = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps ?? [
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const RUN_ID = '4242'
-/** The environments (README, "Deploy workflows"): reviewers on the first; both admit main only. */
+/** The environments (docs/workflows.md): reviewers on the first; both admit main only. */
 const ROLLOUT_ENV = 'spark-pair'
 const READ_ENV = 'spark-pair-check'
 const envName = (j: Job) => (typeof j.environment === 'object' ? j.environment.name : j.environment)

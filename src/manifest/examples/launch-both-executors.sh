@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One launch script for both executors of vllm-ray-deploy (README, "The launch-script contract").
+# One launch script for both executors of vllm-ray-deploy (docs/executors.md, "The launch-script contract").
 # With launch.mode: script the tool runs it on every node, head first, with VRD_* in its environment;
 # its arguments (launch.args) go to every ray start (e.g. --object-store-memory=...).
 #   ray: the container with Ray in it (the head starts Ray, a worker joins it); the tool then runs

@@ -3,7 +3,7 @@
  * driver supports, the docker engine and its NVIDIA hook, compared across nodes, as one finding
  * with one row per node naming only what differs.
  *
- * Severity (README, "Node match"): a different NVIDIA driver or driver CUDA version is an
+ * Severity (docs/deploy.md, "Node match"): a different NVIDIA driver or driver CUDA version is an
  * error: NCCL refuses to mix some driver pairs, and on GB10 drivers differ in the memory they leave
  * usable, so the same `gpu_memory_utilization` fits one node and not the other. A missing NVIDIA
  * hook on one node is an error: that node's container starts without GPUs. Kernel and docker

@@ -2,7 +2,7 @@
  * Runs this repository's workflows with act (nektos/act, built by `.ci/tools act`) in host mode
  * against the lab, the way GitHub would run them on the self-hosted runner:
  *
- * - a deployment repository is laid out in a temporary git repo from the README's adoption list
+ * - a deployment repository is laid out in a temporary git repo from the adoption list (docs/workflows.md)
  *   alone (the files it says to copy, with the changes it says to make: `uses: ./` becomes
  *   `uses: example-org/vllm-ray-deploy@v0`), the lab's manifest as .github/vllm-ray-deploy.yml (and
  *   any launch scripts under .github/launch/). It holds no action.yml, no dist/, no script of ours;
@@ -79,14 +79,14 @@ export const actBinary = (): string =>
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=act test', '-c', 'user.email=act@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'ignore' })
 
-/** How the consumer's workflows name the action (README: `uses: your-org/vllm-ray-deploy@v0`). */
+/** How the consumer's workflows name the action (docs/workflows.md: `uses: your-org/vllm-ray-deploy@v0`). */
 export const ACTION_REF = 'example-org/vllm-ray-deploy@v0'
 const MANIFEST_PATH = '.github/vllm-ray-deploy.yml'
 
-/** The README's adoption list: each file to copy and where it goes. */
-export function adoptionList(readme = readFileSync(join(REPO, 'README.md'), 'utf8')): { from: string; to: string }[] {
-  const block = /<!-- adoption-files:start[^>]*-->\n([\s\S]*?)<!-- adoption-files:end -->/.exec(readme)?.[1]
-  if (!block) throw new Error('README.md has no adoption-files block')
+/** The adoption list of docs/workflows.md: each file to copy and where it goes. */
+export function adoptionList(doc = readFileSync(join(REPO, 'docs', 'workflows.md'), 'utf8')): { from: string; to: string }[] {
+  const block = /<!-- adoption-files:start[^>]*-->\n([\s\S]*?)<!-- adoption-files:end -->/.exec(doc)?.[1]
+  if (!block) throw new Error('docs/workflows.md has no adoption-files block')
   return block
     .split('\n')
     .map((l) => /^\| `([^`]+)` \| `([^`]+)` \|/.exec(l))
@@ -110,7 +110,7 @@ export function withoutQueue(text: string): string {
   return out
 }
 
-/** A deployment repository for the lab, built from the README's adoption list alone. */
+/** A deployment repository for the lab, built from the adoption list (docs/workflows.md) alone. */
 export function makeDeployRepo(opts: DeployRepoOptions): string {
   const root = mkdtempSync(join(tmpdir(), 'vrd-act-repo-'))
   for (const { from, to } of adoptionList()) {
