@@ -317,6 +317,33 @@ describe.sequential('deploy on the lab', () => {
     expect(log.some((l) => /vllm-serve/.test(l) && /r3/.test(l))).toBe(false)
   }, 600_000)
 
+  it('a cancel during the smoke gate (issue 33): exit 130, no activate, prune or on-failure, the lock released, no container of r4 left running', async () => {
+    const cancel = new AbortController()
+    const at = log.length
+    const o = await deploy(
+      healthy,
+      opts({
+        release: 'r4',
+        force: true,
+        signal: cancel.signal,
+        onProgress: (m) => {
+          progress(m)
+          if (!cancel.signal.aborted && /(^|\] )smoke: /.test(m)) cancel.abort()
+        },
+      }),
+    )
+    expect(o.exitCode, o.text).toBe(130)
+    expect(json(o)).toMatchObject({ result: 'cancelled', rolledBack: false, failure: { stage: 'smoke' } })
+    expect(json(o).onFailure?.action).toBe('stop')
+    const after = log.slice(at)
+    expect(after.some((l) => /(^|\] )(activate|prune): /.test(l))).toBe(false)
+    expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
+    expect((await deployLockStatus(head(), manifest)).held).toBe(false)
+    // What it started is stopped: no container of the rollout's name runs on any node.
+    for (const t of transports.values())
+      expect((await run(t, 'docker', 'ps', '-q', '--filter', `name=^${manifest.container.name}$`)).trim(), t.label).toBe('')
+  }, 600_000)
+
   it('no secret value in logs, reports, facts, audit lines or the plan', async () => {
     const plan = await planTask(healthy, { release: 'x' })
     const audit = await Promise.all([...transports.values()].map((t) => run(t, 'cat', `${clusterStateDir(manifest)}/audit.jsonl`)))
