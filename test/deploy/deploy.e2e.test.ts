@@ -340,8 +340,7 @@ describe.sequential('deploy on the lab', () => {
     expect(await currentOnEveryNode()).toEqual(['r1', 'r1'])
     expect((await deployLockStatus(head(), manifest)).held).toBe(false)
     // What it started is stopped: no container of the rollout's name runs on any node.
-    for (const t of transports.values())
-      expect((await run(t, 'docker', 'ps', '-q', '--filter', `name=^${manifest.container.name}$`)).trim(), t.label).toBe('')
+    for (const t of transports.values()) expect((await run(t, 'docker', 'ps', '-q', '--filter', `name=^${manifest.container.name}$`)).trim(), t.label).toBe('')
   }, 600_000)
 
   it('no secret value in logs, reports, facts, audit lines or the plan', async () => {

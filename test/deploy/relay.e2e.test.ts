@@ -22,6 +22,7 @@ import { LABEL } from '../../src/lab/layout.js'
 import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
 import { deployTask } from '../../src/tasks/deploy.js'
+import { deployLockDir } from '../../src/plan/lock-commands.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
@@ -195,6 +196,11 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
   const r = o.json as { result: string; changed: boolean; failure: { stage: string; reason: string } }
   expect(r).toMatchObject({ result: 'cancelled', changed: false, failure: { stage: 'image' } })
   expect(r.failure.reason).toMatch(/cancelled during the image transfer/)
+  // A cancel is a cancel: no activate, prune or on-failure rollback ran, and the lock is released.
+  expect(lines.some((l) => /(^|\] )(activate|prune|rollback): /.test(l))).toBe(false)
+  expect((o.json as { rolledBack: boolean }).rolledBack).toBe(false)
+  const head = transports.get(manifest.nodes.find((n) => n.role === 'head')!.name)!
+  expect((await head.run(argv('test', '-e', deployLockDir(manifest)), { timeoutMs: 30_000 })).code).not.toBe(0)
   // The load was cut, not finished: the nodes have no such image.
   for (const t of transports.values()) expect((await t.run(argv('docker', 'image', 'inspect', STANDIN), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
   // The runner's docker save streams ended with the loads they fed.

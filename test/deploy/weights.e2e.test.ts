@@ -16,6 +16,7 @@ import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
+import { deployLockDir } from '../../src/plan/lock-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
@@ -148,6 +149,11 @@ describe.sequential('weights on the lab', () => {
       }),
     )
     expect(resultOf(cut)).toBe('cancelled')
+    // A cancel inside the weights stage: exit 130, no rollback, the lock released, nothing started.
+    expect(cut.exitCode).toBe(130)
+    expect(cut.json).toMatchObject({ rolledBack: false, failure: { stage: 'weights' } })
+    expect((await head().run(argv('test', '-e', deployLockDir(manifest)), { timeoutMs: 30_000 })).code).not.toBe(0)
+    expect((await head().run(argv('readlink', `${clusterStateDir(manifest)}/current`), { timeoutMs: 30_000 })).stdout.trim()).not.toMatch(/w4$/)
     const partial = Number(await run(head(), 'stat', '-c', '%s', `${MODEL_PATH}/${BIG}.partial`))
     expect(partial).toBeGreaterThan(0)
     expect(partial).toBeLessThan(48_000_000)

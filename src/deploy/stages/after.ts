@@ -5,10 +5,12 @@
  */
 import { activateRelease, pruneReleases } from '../../plan/release-commands.js'
 import { problem } from '../../result/result.js'
+import { activatePart, prunePart } from './plan-parts.js'
 import { type Stage, proceed, stop } from './context.js'
 
 export const activateStage: Stage = {
   name: 'activate',
+  plan: activatePart,
   changes: true,
   final: true,
   when: (ctx) => !ctx.unchanged,
@@ -22,6 +24,7 @@ export const activateStage: Stage = {
 /** A prune that fails leaves old releases behind: reported as progress, the rollout stands. */
 export const pruneStage: Stage = {
   name: 'prune',
+  plan: prunePart,
   final: true,
   when: (ctx) => !ctx.unchanged && ctx.command === 'deploy',
   async run(ctx) {

@@ -16,6 +16,7 @@ import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../lock.js'
 import { checkRunInputs } from '../run-inputs.js'
+import { lockPart, scriptCheckPart, statePart } from './plan-parts.js'
 import { type NodeState, commonCurrent, containerState, readNodeStates } from '../node-state.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
@@ -56,6 +57,7 @@ export const inputsStage: Stage = {
 
 export const scriptCheckStage: Stage = {
   name: 'script-check',
+  plan: scriptCheckPart,
   untouched: () => 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)',
   async run(ctx) {
     const script = await staticScriptCheck(ctx.m, ctx.o.manifestPath)
@@ -73,6 +75,7 @@ export const scriptCheckStage: Stage = {
 
 export const lockStage: Stage = {
   name: 'lock',
+  plan: lockPart,
   untouched: () => 'nothing was changed: another rollout holds the lock',
   async run(ctx) {
     const { m, o, io } = ctx
@@ -130,6 +133,7 @@ async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
 /** Both only read the nodes: the release state and the host checks run at once. */
 export const stateStage: Stage = {
   name: 'state',
+  plan: statePart,
   labelsItself: true,
   untouched: () => 'nothing was changed on the nodes (host checks come before anything changes)',
   async run(ctx) {

@@ -13,6 +13,7 @@ import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import { ConnectionWatch } from '../connection-watch.js'
+import type { PlannedPart, StagePlanInput } from './plan-parts.js'
 import type { LockHeartbeat, LockHolder } from '../lock.js'
 import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
@@ -45,6 +46,11 @@ export interface Stage {
   readonly labelsItself?: boolean
   /** It runs only when this holds (default: always). */
   readonly when?: (ctx: RolloutContext) => boolean
+  /**
+   * What it will run, for `plan`: its parts with their exact commands, from the same manifest its
+   * run reads (none: it runs nothing on the nodes). `plan` renders the stage list with these.
+   */
+  readonly plan?: (p: StagePlanInput) => readonly PlannedPart[]
   /** What the report says when it stops before anything changed. */
   readonly untouched?: (ctx: RolloutContext) => string
   run(ctx: RolloutContext): Promise<StageOutcome>

@@ -47,8 +47,11 @@ export function fabricTestReport(ctx: RolloutContext, reached: boolean): FabricT
   return undefined
 }
 
+import { fabricTestPart } from './plan-parts.js'
+
 export const fabricTestStage: Stage = {
   name: 'fabric-test',
+  plan: fabricTestPart,
   when: (ctx) => !ctx.unchanged && ctx.m.preflight.collective,
   untouched: () => 'nothing was changed on the nodes (the fabric test runs before the previous release is stopped)',
   async run(ctx) {

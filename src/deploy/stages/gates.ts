@@ -16,8 +16,11 @@ import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFind
 const unchangedNote = (ctx: RolloutContext): string =>
   ctx.unchanged ? `nothing was changed: the running release itself fails its gates (redeploy with ${option('force')})` : 'nothing was changed on the nodes'
 
+import { releasePhasesPart } from './plan-parts.js'
+
 export const preflightStage: Stage = {
   name: 'preflight',
+  plan: releasePhasesPart(() => ['preflight']),
   untouched: unchangedNote,
   async run(ctx) {
     const { m, o, io } = ctx
@@ -36,6 +39,7 @@ export const preflightStage: Stage = {
 
 export const smokeStage: Stage = {
   name: 'smoke',
+  plan: releasePhasesPart(() => ['smoke']),
   untouched: unchangedNote,
   async run(ctx) {
     const { m, o, io } = ctx

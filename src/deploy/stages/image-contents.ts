@@ -16,8 +16,11 @@ import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './
 /** The tail of a failed probe's output, for evidence. */
 const tail = (s: string): string => s.trim().slice(-300)
 
+import { imageContentsPart } from './plan-parts.js'
+
 export const imageContentsStage: Stage = {
   name: 'image-contents',
+  plan: imageContentsPart,
   untouched: () => "nothing was changed on the nodes (the image's contents are read before the previous release is stopped)",
   async run(ctx) {
     const { m, o, io } = ctx

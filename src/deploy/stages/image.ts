@@ -14,11 +14,13 @@ import { releaseFiles, releaseFingerprint } from '../release-files.js'
 import { readSnapshot } from '../snapshot.js'
 import { type RolloutContext, type Stage, proceed, stop } from './context.js'
 import { readLaunchScript } from './before.js'
+import { imagePart } from './plan-parts.js'
 
 const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
 
 export const imageStage: Stage = {
   name: 'image',
+  plan: imagePart,
   untouched: (ctx) => (ctx.source === 'new' ? 'nothing was changed on the nodes (the image gate comes first)' : 'nothing was changed on the nodes'),
   async run(ctx) {
     const { m, o, io } = ctx

@@ -14,6 +14,8 @@ import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } fr
 import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
 import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
+import { releasePhasesPart } from './plan-parts.js'
+import type { Manifest } from '../../manifest/schema.js'
 
 const notUnchanged = (ctx: RolloutContext): boolean => !ctx.unchanged
 
@@ -57,27 +59,29 @@ export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]
   return stop(problem('DEPLOY_STEP_FAILED', at.reason, failed[0]?.fix ?? 'Run the failed step by hand to see why.'), { at: at.phase })
 }
 
-const phaseStage = (name: RolloutStage, phases: (ctx: RolloutContext) => readonly PhaseName[], changes = true): Stage => ({
+/** A stage that runs phases of the release's plan: the same function names them for its run and for `plan`. */
+const phaseStage = (name: RolloutStage, phases: (m: Manifest) => readonly PhaseName[], changes = true): Stage => ({
   name,
   changes,
   labelsItself: true,
   when: notUnchanged,
-  run: (ctx) => runPhases(ctx, phases(ctx)),
+  plan: releasePhasesPart(phases),
+  run: (ctx) => runPhases(ctx, phases(ctx.m)),
 })
 
 /** Writes (or verifies) the release's own directory: no container is touched, so a stop here leaves the running release as it was. */
 export const releaseFilesStage = phaseStage('release-files', () => ['release-files'], false)
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
 /** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
-export const launchStage: Stage = phaseStage('launch', (ctx) => launchPhases(ctx.m))
+export const launchStage: Stage = phaseStage('launch', launchPhases)
 /** The wait until every node is in Ray, where Ray runs. */
-const clusterPhases = (ctx: RolloutContext): PhaseName[] => {
-  const cluster = launchLabels(ctx.m).cluster
+const clusterPhases = (m: Manifest): PhaseName[] => {
+  const cluster = launchLabels(m).cluster
   return cluster ? [cluster] : []
 }
 export const clusterWaitStage: Stage = {
   ...phaseStage('cluster', clusterPhases),
-  when: (ctx) => notUnchanged(ctx) && clusterPhases(ctx).length > 0,
+  when: (ctx) => notUnchanged(ctx) && clusterPhases(ctx.m).length > 0,
 }
 
 /**
@@ -103,6 +107,7 @@ async function rendezvousGate(ctx: RolloutContext): Promise<StageOutcome> {
 /** vllm serve from the release's serve.sh, then the start-up watcher until /health answers or it cannot. */
 export const serveStage: Stage = {
   name: 'vllm',
+  plan: releasePhasesPart(() => ['vllm']),
   changes: true,
   labelsItself: true,
   when: notUnchanged,

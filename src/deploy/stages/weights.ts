@@ -16,9 +16,11 @@ import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../w
 import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
 import { type RolloutContext, type Stage, proceed, sayFindings, stop } from './context.js'
+import { weightsPart } from './plan-parts.js'
 
 export const weightsStage: Stage = {
   name: 'weights',
+  plan: weightsPart,
   when: (ctx) => ctx.source === 'new' && ctx.m.model !== undefined,
   untouched: () => 'the running release was not touched (the weights stage runs before the previous release is stopped)',
   async run(ctx) {
