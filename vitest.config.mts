@@ -57,6 +57,9 @@ if (!Number.isInteger(LAB_WORKERS) || LAB_WORKERS < 1 || LAB_WORKERS > 8) {
   throw new Error(`VRD_LAB_WORKERS must be a whole number from 1 to 8; got ${JSON.stringify(process.env.VRD_LAB_WORKERS)}`)
 }
 
+/** The unit coverage floor (percent), set from the figures of 2026-12-05 (docs: development). */
+const COVERAGE_FLOOR = { lines: 88, branches: 78 }
+
 export default defineConfig({
   test: {
     // A guard against a hung test, not a speed bound: on a loaded 2-core machine (load 20 while other
@@ -65,6 +68,18 @@ export default defineConfig({
     hookTimeout: 600_000,
     sequence: { sequencer: LabDownLast },
     globalSetup: ['test/support/run-tmpdir.ts'],
+    // Unit coverage (.ci/test turns it on for the full unit pass that .ci/run runs): the product's
+    // code under src/, not the lab (Docker nodes, images, scenarios: the lab pass exercises it, and
+    // the Python stand-in is not TypeScript). Below the floor the unit pass fails.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      exclude: ['src/lab/**'],
+      reporter: ['text-summary', 'json-summary', ['text', { skipFull: true, maxCols: 120 }]],
+      reportsDirectory: 'coverage',
+      reportOnFailure: true,
+      thresholds: { lines: COVERAGE_FLOOR.lines, branches: COVERAGE_FLOOR.branches },
+    },
     reporters: ['default'],
     projects: [
       {

@@ -11,14 +11,17 @@
 //
 // Run after `npm ci --ignore-scripts`, so no native addon (.node) is built and bundled. Binaries
 // beside the bundle are refused: a native addon (.node) or a Windows helper (.exe) never runs on
-// the Linux runners this targets, and only weighs dist/ down. dist/ over 3 MB fails the build.
+// the Linux runners this targets, and only weighs dist/ down. dist/ over 3.5 MiB, or dist/index.js
+// (what the Action loads) over 2 MiB, fails the build.
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 
-const MAX_BYTES = 3 * 1024 * 1024
+const MAX_BYTES = 3.5 * 1024 * 1024
+// What the Action loads at every start (the chunks beside it load only for the CLI's lab and a launch script).
+const MAX_ACTION_BYTES = 2 * 1024 * 1024
 const ncc = join('node_modules', '.bin', 'ncc')
 const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]))
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex')
@@ -98,9 +101,44 @@ const key = CACHE ? inputsKey() : null
 const built = process.env.VRD_BUILD_CACHE === 'refresh' || !(key && fromCache(key))
 if (built) build()
 
+/**
+ * dist/licenses.txt: every package the bundle and its chunks hold, with its licence and the text of
+ * its licence file. Written here from ncc's module stats: ncc's own --license writes one file per
+ * chunk under the same name, so with the chunks (the lab, the launch-script check) the last one
+ * written won and the main bundle's packages went missing.
+ */
+function writeLicenses(statsFile) {
+  const modules = JSON.parse(readFileSync(statsFile, 'utf8')).modules ?? []
+  // ncc's own runtime helpers are in every bundle it writes.
+  const names = new Set(existsSync('node_modules/@vercel/ncc') ? ['@vercel/ncc'] : [])
+  const walkModules = (ms) => {
+    for (const m of ms) {
+      const name = m.name ?? ''
+      const at = name.lastIndexOf('node_modules/')
+      if (at >= 0) {
+        const parts = name.slice(at + 'node_modules/'.length).split('/')
+        names.add(parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0])
+      }
+      if (m.modules) walkModules(m.modules)
+    }
+  }
+  walkModules(modules)
+  const entries = [...names].sort().map((name) => {
+    const dir = join('node_modules', name)
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f))
+    const text = file ? readFileSync(join(dir, file), 'utf8').trim() : ''
+    return `${name}\n${pkg.license ?? '(no licence field)'}\n${text}`
+  })
+  writeFileSync('dist/licenses.txt', `${entries.join('\n\n')}\n`)
+}
+
 function build() {
   rmSync('dist', { recursive: true, force: true })
-  execFileSync(ncc, ['build', 'src/index.ts', '-o', 'dist', '--minify', '--license', 'licenses.txt', '--quiet'], { stdio: 'inherit' })
+  const stats = join(mkdtempSync(join(tmpdir(), 'vrd-ncc-')), 'stats.json')
+  execFileSync(ncc, ['build', 'src/index.ts', '-o', 'dist', '--minify', '--stats-out', stats, '--quiet'], { stdio: 'inherit' })
+  writeLicenses(stats)
+  rmSync(dirname(stats), { recursive: true, force: true })
 
   // ncc copies the assets it finds by static analysis. Windows helpers known to be unused here are
   // dropped by name; any other binary fails the build below, so a new one is a decision, not an accident.
@@ -131,6 +169,11 @@ if (binaries.length > 0) {
 }
 if (!existsSync('dist/index.js')) process.exit(1)
 const total = files.reduce((n, f) => n + statSync(f).size, 0)
+const action = statSync('dist/index.js').size
+if (action > MAX_ACTION_BYTES) {
+  console.error(`dist/index.js is ${action} bytes, over the ${MAX_ACTION_BYTES} budget of what the Action loads at start: a dependency that grew, or code of the lab or the launch-script check imported statically`)
+  process.exit(1)
+}
 if (total > MAX_BYTES) {
   console.error(`dist/ is ${total} bytes, over the ${MAX_BYTES} budget: look for a dependency that grew or an asset ncc copied`)
   process.exit(1)

@@ -7,7 +7,8 @@ import { type Expectation, expectationFromManifest } from '../manifest/expectati
 import type { Manifest } from '../manifest/schema.js'
 import { diagnose, sortFindings } from '../preflight/diagnose.js'
 import { type FactsBundle, FactsBundleSchema } from '../preflight/facts.js'
-import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
+import type { LaunchScriptCheck } from '../script-check/index.js'
+import { checkLaunchScriptWhenNeeded } from '../script-check/load.js'
 import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { findingsOutcome } from './findings-outcome.js'
 import { type TaskOutcome, usageError } from './outcome.js'
@@ -84,7 +85,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
     // The diff names the script relative to its repository root (or its own directory): it applies from there wherever this ran.
     const file = resolve(files.launchScript)
     const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
-    script = checkLaunchScript(text, { path: relative(process.cwd(), file), target, ...(manifest && { manifest }) })
+    script = await checkLaunchScriptWhenNeeded(text, { path: relative(process.cwd(), file), target, ...(manifest && { manifest }) })
   }
   const onlyScript = !files.facts && !files.rayNodes && !files.rayStatus && !files.logs?.length
   const fromCluster = onlyScript

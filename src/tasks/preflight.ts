@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
 import { readLaunchScript } from '../manifest/launch-path.js'
-import { checkLaunchScript, type LaunchScriptCheck } from '../script-check/index.js'
+import type { LaunchScriptCheck } from '../script-check/index.js'
+import { checkLaunchScriptWhenNeeded } from '../script-check/load.js'
 import { applyHint, patchTarget } from '../script-check/patch-target.js'
 import { runChecks } from '../preflight/checks/index.js'
 import { sortFindings } from '../preflight/diagnose.js'
@@ -114,5 +115,5 @@ async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<Lau
     }
   }
   const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
-  return checkLaunchScript(read.text, { manifest: m, path: relative(process.cwd(), file), target })
+  return checkLaunchScriptWhenNeeded(read.text, { manifest: m, path: relative(process.cwd(), file), target })
 }

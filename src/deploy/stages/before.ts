@@ -11,7 +11,7 @@ import type { Finding } from '../../preflight/finding.js'
 import { headOf } from '../../plan/node-commands.js'
 import { problem } from '../../result/result.js'
 import { readLaunchScript as readScript } from '../../manifest/launch-path.js'
-import { checkLaunchScript } from '../../script-check/index.js'
+import { checkLaunchScriptWhenNeeded } from '../../script-check/load.js'
 import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../lock.js'
@@ -36,7 +36,7 @@ export async function staticScriptCheck(m: Manifest, manifestPath: string): Prom
   const text = await readLaunchScript(m, manifestPath).catch(() => undefined)
   if (m.launch.mode !== 'script' || text === undefined) return { findings: [], blocking: [] }
   // The path as seen from here (the repository root in a workflow), so a finding's `Script line` annotates the file.
-  const { findings } = checkLaunchScript(text, { manifest: m, path: relative(process.cwd(), resolve(dirname(manifestPath), m.launch.path)) })
+  const { findings } = await checkLaunchScriptWhenNeeded(text, { manifest: m, path: relative(process.cwd(), resolve(dirname(manifestPath), m.launch.path)) })
   if (m.deploy.scriptCheck === 'block') return { findings, blocking: findings.filter((f) => f.severity === 'error') }
   const warn = (f: Finding): Finding =>
     f.severity === 'error' ? { ...f, severity: 'warning', message: `${f.message} (launch script, read before it ran; deploy.scriptCheck: warn)` } : f
