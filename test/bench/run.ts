@@ -15,7 +15,7 @@ import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } 
 import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
 import { healthyCluster, preflightRows } from './rows/preflight.js'
-import { scriptCheckRow } from './rows/script-check.js'
+import { longScriptRow, scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
 import { weightsRows } from './rows/weights.js'
@@ -51,6 +51,7 @@ async function main(): Promise<number> {
 
   await row('6', 'Action start-up', () => startupRows(actionEntry))
   await row('1c', 'time to verdict on the seed bug, no cluster: the static launch-script check', () => scriptCheckRow(actionEntry))
+  await row('1d', 'the static launch-script check on a 1,000-line script', async () => longScriptRow())
 
   const before = await labStatus({ dir })
   const nodesBefore = before.nodes.filter((n) => n.state !== 'missing').length
