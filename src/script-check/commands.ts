@@ -6,13 +6,13 @@
  */
 
 import type { Node } from './bash-ast.js'
-import { readContainerArgv, shellScriptArg, sshCommand } from './container-run.js'
+import { readContainerArgv, shellScriptArg, sshCommand, sshHost } from './container-run.js'
 import { concatJoin } from './expand.js'
 import { WATCHED, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
 import { serveArgsStart } from '../preflight/native-launch.js'
 import { rayStart } from './ray-start.js'
 import { vllmServe } from './vllm-serve.js'
-import type { State, Var } from './state.js'
+import { type Container, containerKey, type State, type Var } from './state.js'
 
 /** A variable set for one command (`NAME=value cmd`, `env NAME=value cmd`), with the word that set it. */
 export interface Prefix {
@@ -26,8 +26,11 @@ export interface Prefix {
 export interface Interp {
   lookup(s: State, name: string): Var | undefined
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[]
-  /** Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's. */
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span): void
+  /**
+   * Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's, and
+   * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
+   */
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void
 }
 
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
@@ -140,13 +143,19 @@ export class Commands {
     return vars
   }
 
-  /** `docker run …` / `docker exec …`: the container's environment is its `-e` options only. */
+  /**
+   * `docker run …` / `docker exec …`: a container's environment is its `-e` options only. A container
+   * started with `--name` is remembered on the path (State.containers), and a later `docker exec` into
+   * it (by name, by a variable holding the name, or by `$(docker ps …)`) runs with the environment it
+   * was started with, under the exec's own `-e` options.
+   */
   private container(s: State, rest: Arg[], at: Span, stdin?: Val): void {
     const sub = rest[0]?.val.text === 'container' ? rest.slice(1) : rest
     const verb = sub[0]?.val.text
     if (verb !== 'run' && verb !== 'exec') return
     const argv = readContainerArgv(sub.slice(1))
-    const env = new Map<Watched, Assignment>()
+    const into = verb === 'exec' && argv.target ? execTarget(s, argv.target.val) : undefined
+    const env = new Map<Watched, Assignment>(into?.env ?? [])
     // `--env-file FILE` the script wrote from a here-document: each `NAME=value` line, where it was written.
     for (const file of argv.envFiles) {
       const body = file.val.known ? s.files.get(file.val.text) : undefined
@@ -177,6 +186,11 @@ export class Commands {
         ...(removable ? { removable } : {}),
       })
     }
+    if (verb === 'run' && argv.name && argv.name.val.text !== '') {
+      const name = argv.name.val.text
+      s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) })
+    }
+    const before = s.starts.length
     const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
     const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
@@ -188,6 +202,7 @@ export class Commands {
       const script = shellScriptArg(command.slice(1))?.val ?? stdin
       if (script) this.it.runNested(script, asVars(env), s, true, at)
     }
+    if (into) for (let i = before; i < s.starts.length; i++) s.starts[i] = { ...s.starts[i]!, container: { name: into.name, line: into.line } }
   }
 
   /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
@@ -195,9 +210,24 @@ export class Commands {
     const words = sshCommand(rest)
     // `ssh host <<EOF` and `ssh host bash -s <<EOF`: the remote shell reads the here-document.
     const shell = words.length === 0 || (SHELLS.has(words[0]!.val.text.replace(/^.*\//, '')) && !shellScriptArg(words.slice(1)))
-    if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at)
-    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
+    const host = sshHost(rest)
+    if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at, host)
+    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at, host)
   }
+}
+
+/**
+ * The container a `docker exec` names, among those this path started on its host: by the name as
+ * expanded (a literal, or a variable's value, symbolic or not), or, for `$(docker ps -q …)`, the one
+ * whose name the command substitution mentions, else the only one.
+ */
+function execTarget(s: State, target: Val): Container | undefined {
+  const byName = s.containers.get(containerKey(s.host, target.text))
+  if (byName) return byName
+  if (!/^\$\((?:sudo\s+)?(?:docker|podman)\s+(?:container\s+)?(?:ps|ls)\b/.test(target.text)) return undefined
+  const here = [...s.containers.values()].filter((c) => c.host === s.host)
+  const named = here.filter((c) => target.text.includes(c.name))
+  return named.length === 1 ? named[0] : here.length === 1 ? here[0] : undefined
 }
 
 /** The watched `NAME=value` lines of an env file (docker's format: no quotes, `#` comments), mapped to where the script wrote them. */

@@ -340,7 +340,7 @@ class Evaluator implements Scope, Interp {
     })
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span): void {
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void {
     if (this.nesting >= MAX_NESTING) return
     if (!this.parses.has(script.text)) {
       const p = parseBash(script.text, 'nested')
@@ -353,9 +353,11 @@ class Evaluator implements Scope, Interp {
     const pos = new Positions(this.pos.lines, map, after, at.line)
     const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.parses)
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
-    const init = { ...initialState(), branch: s.branch }
+    // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
+    const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
     const done = sub.run(children(parsed.file, 'Stmts'), [init])
     if (sub.truncated) this.truncated = true
+    for (const st of done) for (const [k, c] of st.containers) if (!s.containers.has(k)) s.containers.set(k, c)
     const seen = new Set<string>()
     for (const st of done)
       for (const start of st.starts) {

@@ -88,6 +88,8 @@ export interface RayStart {
   readonly insertAt?: { readonly offset: number; readonly line: number; readonly nested: boolean }
   /** Started inside a container (`docker run`): only its `-e` variables reach Ray. */
   readonly inContainer: boolean
+  /** Run by `docker exec` in a container the script started earlier: its name and the line of its `docker run`. */
+  readonly container?: { readonly name: string; readonly line: number }
   /** The path's branch decisions, e.g. `line 4: then`. */
   readonly path: readonly string[]
 }

@@ -45,6 +45,9 @@ export function serveEvidence(r: RayStart): Record<string, string> {
     [EVIDENCE.scriptLine]: String(r.line),
     ...(r.rayLine !== r.line ? { 'vllm serve written at': `line ${r.rayLine}` } : {}),
     'Role (by the vllm serve flags)': r.head ? 'head (node rank 0, not --headless)' : 'worker (--headless or a node rank above 0)',
+    ...(r.container
+      ? { Container: `${r.container.name} (started at line ${r.container.line}; docker exec runs with the environment it was started with)` }
+      : {}),
     ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
   }
 }

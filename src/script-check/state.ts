@@ -10,7 +10,7 @@
  */
 
 import type { Node } from './bash-ast.js'
-import { type Arg, type Assignment, type RayStart, type Span, type Val, WATCHED } from './model.js'
+import { type Arg, type Assignment, type RayStart, type Span, type Val, WATCHED, type Watched } from './model.js'
 
 export type Var =
   | { readonly kind: 'scalar'; readonly val: Val; readonly exported: boolean; readonly assignment: Assignment }
@@ -85,7 +85,27 @@ export interface Frame {
   callAt?: Span
 }
 
+/**
+ * A container the script started (`docker run`/`podman run --name …`), as later `docker exec`s into
+ * it find it: the environment its `-e`/`--env-file` gave it (every process exec'd in it inherits
+ * that), its network mode, and the host it runs on ('' here, else the ssh destination).
+ */
+export interface Container {
+  readonly name: string
+  readonly host: string
+  readonly env: ReadonlyMap<Watched, Assignment>
+  readonly network?: string
+  /** The line of its `docker run`. */
+  readonly line: number
+}
+
+export const containerKey = (host: string, name: string): string => `${host}\u0001${name}`
+
 export interface State {
+  /** The host this path's commands run on: '' for the script's own, the ssh destination inside `ssh host …`. */
+  host: string
+  /** Containers started on this path, by containerKey. */
+  containers: HashedMap<Container>
   globals: HashedMap<Var>
   funcs: HashedMap<Node>
   /** frames[0] is the script's top level, whose arguments are unknown. */
@@ -112,7 +132,13 @@ export interface Fact {
 
 export const newVars = (): HashedMap<Var> => new HashedMap(hashVar)
 
+const containerText = (c: Container): string => JSON.stringify([c.name, c.host, c.network ?? '', [...c.env].map(([k, a]) => [k, a.val.text, a.span.start])])
+
+export const newContainers = (): HashedMap<Container> => new HashedMap((c: Container) => hashText(containerText(c)))
+
 export const initialState = (): State => ({
+  host: '',
+  containers: newContainers(),
   globals: newVars(),
   funcs: new HashedMap(() => 0),
   frames: [{ args: [], rest: true, shifted: 0, locals: newVars() }],
@@ -126,6 +152,8 @@ export const initialState = (): State => ({
 })
 
 export const fork = (s: State): State => ({
+  host: s.host,
+  containers: s.containers.copy(),
   globals: s.globals.copy(),
   funcs: s.funcs.copy(),
   frames: s.frames.map((f) => ({ ...f, args: [...f.args], locals: f.locals.copy() })),
@@ -192,6 +220,8 @@ export function stateKey(s: State): string {
     s.starts.map(startKey),
     [...s.facts],
     files,
+    s.host,
+    [...s.containers.values()].map(containerText),
   ])
 }
 
@@ -209,6 +239,8 @@ function stateHash(s: State): number {
   mix(s.funcs.hash)
   mix(s.facts.hash)
   mix(s.files.hash)
+  mix(s.containers.hash)
+  mix(hashName(s.host))
   for (const f of s.frames) {
     mix(f.locals.hash)
     mix(f.shifted)
@@ -307,6 +339,8 @@ function coarseKey(s: State, inputs: ReadonlySet<string>): string {
     s.starts.map(startKey),
     watched(s.globals),
     s.frames.map((f) => watched(f.locals)),
+    s.host,
+    [...s.containers.values()].map(containerText),
   ])
 }
 
