@@ -37,8 +37,29 @@ const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh'])
 const sameVal = (a: Val, b: Val) => a.text === b.text && JSON.stringify(a.map ?? null) === JSON.stringify(b.map ?? null)
 
+/** apptainer/singularity options that take a value as the next word. */
+const APPTAINER_WITH_VALUE = new Set(
+  '-B --bind --mount -H --home -W --workdir --pwd -o --overlay --network --network-args --security --env-file --hostname --app --scratch -S --dns --cpus --memory --apply-cgroups'.split(
+    ' ',
+  ),
+)
+
 export class Commands {
+  /** Inside `env -i …` or `apptainer … --cleanenv`: the command gets none of this shell's exported variables. */
+  private clean = false
+
   constructor(private readonly it: Interp) {}
+
+  /** Run with an empty inherited environment (only the command's own settings). */
+  private cleanly(fn: () => State[]): State[] {
+    const was = this.clean
+    this.clean = true
+    try {
+      return fn()
+    } finally {
+      this.clean = was
+    }
+  }
 
   /** `stdin`: a here-document the command reads (`bash <<EOF`, `ssh host bash -s <<'EOF'`). */
   run(argv: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
@@ -62,6 +83,10 @@ export class Commands {
       }
       case 'env':
         return this.env(rest, prefix, s, at, stdin)
+      case 'apptainer':
+      case 'singularity':
+        if (rest[0]?.val.text === 'exec') return this.apptainer(rest, prefix, s, at, stdin)
+        break
       case 'ray':
         if (rest[0]?.val.text === 'start') s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false))
         return [s]
@@ -99,13 +124,65 @@ export class Commands {
 
   private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
     let i = 0
-    while (i < rest.length && /^-/.test(rest[i]!.val.text)) i += rest[i]!.val.text === '-u' ? 2 : 1
+    let clean = false
+    while (i < rest.length && /^-/.test(rest[i]!.val.text)) {
+      const t = rest[i]!.val.text
+      if (t === '-i' || t === '-' || t === '--ignore-environment') clean = true
+      i += t === '-u' ? 2 : 1
+    }
+    if (clean) {
+      const own = new Map<string, Prefix>()
+      for (; i < rest.length; i++) {
+        const m = /^([A-Za-z_]\w*)=/.exec(rest[i]!.val.text)
+        if (!m) break
+        own.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
+      }
+      const after = rest.slice(i)
+      return this.cleanly(() => this.run(after, own, s, at, stdin))
+    }
     for (; i < rest.length; i++) {
       const m = /^([A-Za-z_]\w*)=/.exec(rest[i]!.val.text)
       if (!m) break
       prefix.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
     }
     return this.run(rest.slice(i), prefix, s, at, stdin)
+  }
+
+  /**
+   * `apptainer exec [options] IMAGE command…` (and singularity): the command runs with this shell's
+   * environment (none under `--cleanenv`/`-e`/`--containall`/`-C`) and the `--env NAME=value[,…]`
+   * settings on top, which win.
+   */
+  private apptainer(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
+    const env = new Map(prefix)
+    let clean = false
+    let i = 1
+    for (; i < rest.length; i++) {
+      const a = rest[i]!
+      const t = a.val.text
+      if (a.rest || !t.startsWith('-')) break
+      if (t === '-e' || t === '--cleanenv' || t === '-C' || t === '--containall') clean = true
+      const m = /^--env(=)?/.exec(t)
+      const value = m ? (m[1] ? sliceVal(a.val, 6) : rest[i + 1]?.val) : undefined
+      if (m && value) {
+        // `--env A=1,B=2`: each setting, its value mapped to where it was written (a patch may rewrite it).
+        let from = 0
+        for (const part of value.text.split(',')) {
+          const kv = /^([A-Za-z_]\w*)=/.exec(part)
+          if (kv) {
+            const val = sliceVal(value, from + kv[0].length, from + part.length)
+            const w = writtenAt(val)
+            env.set(kv[1]!, { val, span: { start: -1, end: -1, line: (m[1] ? a : rest[i + 1]!).span.line }, ...(w ? { valueAt: w } : {}) })
+          }
+          from += part.length + 1
+        }
+        if (!m[1]) i++
+        continue
+      }
+      if (APPTAINER_WITH_VALUE.has(t)) i++
+    }
+    const command = rest.slice(i + 1)
+    return clean ? this.cleanly(() => this.run(command, env, s, at, stdin)) : this.run(command, env, s, at, stdin)
   }
 
   /** The watched variables a process started from this shell gets: exported ones and command prefixes. */
@@ -126,7 +203,7 @@ export class Commands {
           ...(p.span.start >= 0 ? { removable: { start: p.span.start, end: p.span.end } } : {}),
           ...(p.valueAt ? { valueAt: p.valueAt } : {}),
         })
-      } else if (v?.kind === 'scalar' && v.exported) env.set(name, v.assignment)
+      } else if (v?.kind === 'scalar' && v.exported && !this.clean) env.set(name, v.assignment)
     }
     return env
   }
@@ -134,7 +211,7 @@ export class Commands {
   /** Everything a nested shell on this host inherits: exported variables and the command's prefixes. */
   private shellEnv(s: State, prefix: Map<string, Prefix>, at: Span): Map<string, Var> {
     const vars = new Map<string, Var>()
-    const scopes = [s.globals, ...s.frames.map((f) => f.locals)]
+    const scopes = this.clean ? [] : [s.globals, ...s.frames.map((f) => f.locals)]
     for (const scope of scopes) for (const [k, v] of scope) if (v.kind === 'scalar' && v.exported) vars.set(k, v)
     for (const [k, a] of this.hostEnv(s, prefix, at)) vars.set(k, { kind: 'scalar', val: a.val, exported: true, assignment: a })
     for (const [k, p] of prefix)
