@@ -30,10 +30,32 @@ var mvdan_sh_default = /*#__PURE__*/__webpack_require__.n(mvdan_sh);
  */
 
 const parser = () => mvdan_sh_default().syntax.NewParser(mvdan_sh_default().syntax.KeepComments(false), mvdan_sh_default().syntax.Variant((mvdan_sh_default()).syntax.LangBash));
+/** Each byte offset of the text's UTF-8 form as a string index, computed once (undefined: ASCII, the identity). */
+function byteIndex(text) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes === text.length)
+        return undefined;
+    const out = new Int32Array(bytes + 1);
+    let b = 0;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.codePointAt(i);
+        const n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        for (let k = 0; k < n; k++)
+            out[b + k] = i;
+        b += n;
+        if (c >= 0x10000)
+            i++;
+    }
+    out[b] = text.length;
+    return out;
+}
+const wrap = (raw) => ({ raw, fields: new Map() });
 /** Parse bash text; a syntax error comes back as a value with its line and column. */
 function parseBash(text, name) {
     try {
-        return { file: parser().Parse(text, name), bytes: Buffer.from(text, 'utf8') };
+        const file = wrap(parser().Parse(text, name));
+        const byteToIndex = byteIndex(text);
+        return byteToIndex ? { file, byteToIndex } : { file };
     }
     catch (e) {
         const msg = typeof e.Error === 'function' ? String(e.Error()) : String(e);
@@ -41,17 +63,33 @@ function parseBash(text, name) {
         return { error: m ? { line: Number(m[1]), col: Number(m[2]), message: m[3] } : { line: 1, col: 1, message: msg } };
     }
 }
-const nodeType = (n) => mvdan_sh_default().syntax.NodeType(n);
+const nodeType = (n) => (n.type ??= mvdan_sh_default().syntax.NodeType(n.raw));
+/** A struct of the tree (a node, or a part such as a parameter expansion's `Exp`): read through a record too. */
+const isNode = (x) => typeof x === 'object' && x !== null;
+/** A field as read once: structs wrapped (the same record on every read), lists of nodes as arrays of them. */
+function field(n, name) {
+    if (n.fields.has(name))
+        return n.fields.get(name);
+    const v = n.raw[name];
+    const out = Array.isArray(v) ? v.map((x) => (isNode(x) ? wrap(x) : x)) : isNode(v) ? wrap(v) : v;
+    n.fields.set(name, out);
+    return out;
+}
 /** A field of a node, as the node type (or list of nodes) it holds. */
-const child = (n, field) => n[field] ?? null;
-const children = (n, field) => n[field] ?? [];
-const str = (n, field) => String(n[field] ?? '');
-const num = (n, field) => Number(n[field] ?? 0);
-const bool = (n, field) => Boolean(n[field]);
+const child = (n, name) => field(n, name) ?? null;
+const children = (n, name) => field(n, name) ?? [];
+const str = (n, name) => String(field(n, name) ?? '');
+const num = (n, name) => Number(field(n, name) ?? 0);
+const bool = (n, name) => Boolean(field(n, name));
 /** The node's range in the script text (byte offsets turned into string indices). */
 function spanOf(script, n) {
-    const toIndex = (byte) => script.bytes.subarray(0, byte).toString('utf8').length;
-    return { start: toIndex(n.Pos().Offset()), end: toIndex(n.End().Offset()), line: n.Pos().Line() };
+    if (n.range)
+        return n.range;
+    const map = script.byteToIndex;
+    const toIndex = (byte) => (map ? map[Math.min(byte, map.length - 1)] : byte);
+    const pos = n.raw.Pos();
+    n.range = { start: toIndex(pos.Offset()), end: toIndex(n.raw.End().Offset()), line: pos.Line() };
+    return n.range;
 }
 /** Operator codes of mvdan.cc/sh/v3/syntax as the GopherJS build exposes them (checked by tests). */
 const OP = {
@@ -94,13 +132,32 @@ function writtenAt(v) {
             return undefined;
     return { start: m[0], end: m[m.length - 1] + 1 };
 }
-const full = (v, m) => (m && m.length === v.text.length ? [...m] : Array(v.text.length).fill(-1));
-const concatVals = (vals) => ({
-    text: vals.map((v) => v.text).join(''),
-    known: vals.every((v) => v.known),
-    map: vals.flatMap((v) => full(v, v.map)),
-    after: vals.flatMap((v) => full(v, v.after ?? v.map?.map((i) => (i < 0 ? -1 : i + 1)))),
-});
+/** The values one after another; each character keeps where it was written (-1 where a part has no map). */
+const concatVals = (vals) => {
+    if (vals.length === 1 && vals[0].map && vals[0].map.length === vals[0].text.length && vals[0].after)
+        return vals[0];
+    let text = '';
+    let known = true;
+    for (const v of vals) {
+        text += v.text;
+        known &&= v.known;
+    }
+    const map = new Array(text.length);
+    const after = new Array(text.length);
+    let at = 0;
+    for (const v of vals) {
+        const n = v.text.length;
+        const m = v.map && v.map.length === n ? v.map : undefined;
+        // A part's own `after` where it has one (of the right length, else none); else just after where it was written.
+        const a = v.after ? (v.after.length === n ? v.after : undefined) : m?.map((i) => (i < 0 ? -1 : i + 1));
+        for (let i = 0; i < n; i++) {
+            map[at + i] = m ? m[i] : -1;
+            after[at + i] = a ? a[i] : -1;
+        }
+        at += n;
+    }
+    return { text, known, map, after };
+};
 const sliceVal = (v, from, to) => ({
     text: v.text.slice(from, to),
     known: v.known,
@@ -134,6 +191,8 @@ function readContainerArgv(args) {
     const env = [];
     const envFiles = [];
     let entrypoint;
+    let name;
+    let network;
     const read = (0,docker_args/* readDockerArgs */.u)(args, (a) => a.val.text, (a) => !!a.rest);
     for (const o of read.options) {
         if (!o.valueItem)
@@ -148,9 +207,21 @@ function readContainerArgv(args) {
             entrypoint = value;
         if (o.name === '--env-file')
             envFiles.push(value);
+        if (o.name === '--name')
+            name = value;
+        if (o.name === '--network' || o.name === '--net')
+            network = value.val.text;
     }
     const target = args[read.target];
-    return { env, envFiles, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(read.target + 1) };
+    return {
+        env,
+        envFiles,
+        ...(entrypoint ? { entrypoint } : {}),
+        ...(name ? { name } : {}),
+        ...(network ? { network } : {}),
+        ...(target ? { target } : {}),
+        command: args.slice(read.target + 1),
+    };
 }
 const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '));
 /** `ssh [options] host command…`: the command words, which the remote shell runs as one string. */
@@ -164,6 +235,18 @@ function sshCommand(args) {
             i++;
     }
     return args.slice(i + 1);
+}
+/** `ssh [options] host …`: the destination as written (`user@` dropped), '' when there is none. */
+function sshHost(args) {
+    let i = 0;
+    for (; i < args.length; i++) {
+        const t = args[i].val.text;
+        if (!t.startsWith('-'))
+            break;
+        if (SSH_WITH_VALUE.has(t))
+            i++;
+    }
+    return (args[i]?.val.text ?? '').replace(/^[^@]*@/, '');
 }
 /** `bash [options] -c SCRIPT …`: the script argument. */
 function shellScriptArg(args) {
@@ -404,7 +487,11 @@ class Expander {
             const t = nodeType(p);
             const r = this.range(p);
             if (t === 'Lit') {
-                const u = unescapeLiteral(this.sc.text.slice(r.start, r.end), r.start, quoted);
+                // mvdan-sh ends a literal at a line continuation with the backslash inside its range: the shell drops both.
+                let raw = this.sc.text.slice(r.start, r.end);
+                if (this.sc.text[r.end] === '\n' && /(?:^|[^\\])(?:\\\\)*\\$/.test(raw))
+                    raw = raw.slice(0, -1);
+                const u = unescapeLiteral(raw, r.start, quoted);
                 cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) });
             }
             else if (t === 'SglQuoted') {
@@ -581,6 +668,340 @@ function vllmServe(s, args, env, at, inContainer) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/script-check/state.ts
+/**
+ * One path through a script, as the evaluator carries it: variables (global and per call frame),
+ * functions, the branch depth (inside an `if`/`case`: one role's section), the `ray start`s met so
+ * far, and the branch decisions taken. Paths that reach the same state by different branches are
+ * merged (stateKey), so scripts with many independent `if`s do not multiply paths.
+ *
+ * Each map of a state keeps a running hash of its entries (HashedMap), so comparing paths costs
+ * what changed, not the size of the state: a long script's hundreds of variables are not re-read
+ * after every statement.
+ */
+
+/** FNV-1a of a string, 32 bits. */
+function hashText(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++)
+        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return h | 0;
+}
+const nameHashes = new Map();
+const hashName = (name) => {
+    let h = nameHashes.get(name);
+    if (h === undefined) {
+        h = hashText(name);
+        nameHashes.set(name, h);
+    }
+    return h;
+};
+/**
+ * A map that keeps the sum of its entries' hashes as it changes (`hash`): two maps with the same
+ * entries have the same hash whatever the order they were set in.
+ */
+class HashedMap extends Map {
+    valueHash;
+    hash = 0;
+    constructor(valueHash, from) {
+        super();
+        this.valueHash = valueHash;
+        if (from) {
+            for (const [k, v] of Map.prototype.entries.call(from))
+                super.set(k, v);
+            this.hash = from.hash;
+        }
+    }
+    entryHash(k, v) {
+        return Math.imul(hashName(k) ^ Math.imul(this.valueHash(v), 0x9e3779b1), 0x85ebca6b) | 0;
+    }
+    set(k, v) {
+        // Map's constructor calls set before the fields are initialised; only this class's own copies pass entries.
+        if (!this.valueHash)
+            return super.set(k, v);
+        const old = super.get(k);
+        if (old !== undefined || super.has(k))
+            this.hash = (this.hash - this.entryHash(k, old)) | 0;
+        this.hash = (this.hash + this.entryHash(k, v)) | 0;
+        return super.set(k, v);
+    }
+    delete(k) {
+        if (!super.has(k))
+            return false;
+        this.hash = (this.hash - this.entryHash(k, super.get(k))) | 0;
+        return super.delete(k);
+    }
+    clear() {
+        this.hash = 0;
+        super.clear();
+    }
+    copy() {
+        return new HashedMap(this.valueHash, this);
+    }
+}
+const containerKey = (host, name) => `${host}\u0001${name}`;
+const newVars = () => new HashedMap(hashVar);
+const containerText = (c) => JSON.stringify([c.name, c.host, c.network ?? '', [...c.env].map(([k, a]) => [k, a.val.text, a.span.start])]);
+const newContainers = () => new HashedMap((c) => hashText(containerText(c)));
+const initialState = () => ({
+    host: '',
+    containers: newContainers(),
+    globals: newVars(),
+    funcs: new HashedMap(() => 0),
+    frames: [{ args: [], rest: true, shifted: 0, locals: newVars() }],
+    branch: 0,
+    done: false,
+    returning: false,
+    starts: [],
+    path: [],
+    facts: new HashedMap((f) => hashText(JSON.stringify(f))),
+    files: new HashedMap((v) => hashText(v.text)),
+});
+const fork = (s) => ({
+    host: s.host,
+    containers: s.containers.copy(),
+    globals: s.globals.copy(),
+    funcs: s.funcs.copy(),
+    frames: s.frames.map((f) => ({ ...f, args: [...f.args], locals: f.locals.copy() })),
+    branch: s.branch,
+    done: s.done,
+    returning: s.returning,
+    starts: [...s.starts],
+    path: [...s.path],
+    facts: s.facts.copy(),
+    files: s.files.copy(),
+});
+/** A key per value, computed once per object: paths share the objects they did not change since they forked. */
+function memo(f) {
+    const keys = new WeakMap();
+    return (x) => {
+        let k = keys.get(x);
+        if (k === undefined) {
+            k = f(x);
+            keys.set(x, k);
+        }
+        return k;
+    };
+}
+const varKey = memo((v) => JSON.stringify(v.kind === 'scalar' ? [v.val.text, v.exported, v.assignment.span.start, v.assignment.span.line] : v.items.map((a) => [a.val.text, a.span.start])));
+const varHashes = new WeakMap();
+function hashVar(v) {
+    let h = varHashes.get(v);
+    if (h === undefined) {
+        h = hashText(varKey(v));
+        varHashes.set(v, h);
+    }
+    return h;
+}
+const startKey = memo((r) => JSON.stringify([r.line, r.rayLine, r.args.map((a) => a.val.text), [...r.env].map(([k, v]) => [k, v.val.text, v.span.start])]));
+const fileKey = memo((v) => v.text);
+/** What makes two paths different for the rest of the script (the branch decisions taken do not). */
+function stateKey(s) {
+    const vars = (m) => {
+        let out = '';
+        for (const [k, v] of m)
+            out += `${k}\u0000${varKey(v)}\u0001`;
+        return out;
+    };
+    let files = '';
+    for (const [k, v] of s.files)
+        files += `${k}\u0000${fileKey(v)}\u0001`;
+    return JSON.stringify([
+        vars(s.globals),
+        [...s.funcs.keys()],
+        s.frames.map((f) => [f.args.map((a) => a.val.text), f.rest, f.shifted, vars(f.locals)]),
+        s.branch,
+        s.done,
+        s.returning,
+        s.starts.map(startKey),
+        [...s.facts],
+        files,
+        s.host,
+        [...s.containers.values()].map(containerText),
+    ]);
+}
+function startKeyOf(r) {
+    return startKey(r);
+}
+/** A hash of what stateKey holds, from the maps' running hashes: equal states hash alike. */
+function stateHash(s) {
+    let h = hashText(JSON.stringify([s.branch, s.done, s.returning, s.frames.length, s.starts.length]));
+    const mix = (x) => {
+        h = Math.imul(h ^ x, 0x01000193) | 0;
+    };
+    mix(s.globals.hash);
+    mix(s.funcs.hash);
+    mix(s.facts.hash);
+    mix(s.files.hash);
+    mix(s.containers.hash);
+    mix(hashName(s.host));
+    for (const f of s.frames) {
+        mix(f.locals.hash);
+        mix(f.shifted);
+        for (const a of f.args)
+            mix(hashName(a.val.text));
+    }
+    for (const r of s.starts)
+        mix(hashName(startKey(r)));
+    return h;
+}
+/** Each distinct state once (the first path's decisions kept). The full key is built only for states whose hashes meet. */
+function mergePaths(states) {
+    if (states.length < 2)
+        return [...states];
+    const buckets = new Map();
+    const keys = new Map();
+    const keyOf = (x) => {
+        let k = keys.get(x);
+        if (k === undefined) {
+            k = stateKey(x);
+            keys.set(x, k);
+        }
+        return k;
+    };
+    return states.filter((s) => {
+        const h = stateHash(s);
+        const same = buckets.get(h);
+        if (!same) {
+            buckets.set(h, [s]);
+            return true;
+        }
+        const k = keyOf(s);
+        if (same.some((o) => keyOf(o) === k))
+            return false;
+        same.push(s);
+        return true;
+    });
+}
+const LAUNCHES = /\b(?:ray|vllm|docker|podman|nvidia-docker|apptainer|singularity|ssh|srun|mpirun|torchrun|python3?|bash|sh|exec|env|export|source)\b|^\s*\.\s/;
+const REFERENCE = /\$\{?([A-Za-z_]\w*)/g;
+const ASSIGNED = /(?:^|[\s;&|(])(?:printf\s+-v\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=)/g;
+/**
+ * The variables a start can depend on, read from the text (an over-approximation): the watched
+ * ones, every variable a line that starts something (`ray`, `vllm`, `docker`, `ssh`, a shell,
+ * `export`, …) reads, and, again and again, every variable an assignment to one of those reads.
+ * Paths that differ only in other variables (an option's value, a loop counter, a message) lead
+ * to the same starts and may be joined.
+ */
+function startInputs(text) {
+    const lines = text.replace(/\\\n/g, ' ').split('\n');
+    const relevant = new Set(WATCHED);
+    const feeds = new Map();
+    for (const line of lines) {
+        const refs = [...line.matchAll(REFERENCE)].map((m) => m[1]);
+        if (LAUNCHES.test(line))
+            for (const r of refs)
+                relevant.add(r);
+        for (const m of line.matchAll(ASSIGNED)) {
+            const name = m[1] ?? m[2];
+            const into = feeds.get(name) ?? new Set();
+            for (const r of refs)
+                if (r !== name)
+                    into.add(r);
+            feeds.set(name, into);
+        }
+        // `read … NAME <<< "$X"`: NAME is read from X.
+        const read = /\bread\b.*?\b([A-Za-z_]\w*)\s*<<</.exec(line);
+        if (read)
+            feeds.set(read[1], new Set([...(feeds.get(read[1]) ?? []), ...refs]));
+    }
+    const todo = [...relevant];
+    while (todo.length > 0) {
+        for (const r of feeds.get(todo.pop()) ?? [])
+            if (!relevant.has(r)) {
+                relevant.add(r);
+                todo.push(r);
+            }
+    }
+    return relevant;
+}
+/**
+ * What keeps two paths apart even when there are too many: where they are (call depth, branch depth,
+ * stopped or returning), the functions known, the starts met, and the variables a start can depend
+ * on (startInputs) in every scope. Paths alike in all of that can be joined (joinPaths).
+ */
+function coarseKey(s, inputs) {
+    const watched = (m) => {
+        let out = '';
+        for (const name of inputs) {
+            const v = m.get(name);
+            if (v)
+                out += `${name}\u0000${varKey(v)}\u0001`;
+        }
+        return out;
+    };
+    return JSON.stringify([
+        s.frames.length,
+        s.branch,
+        s.done,
+        s.returning,
+        [...s.funcs.keys()],
+        s.starts.map(startKey),
+        watched(s.globals),
+        s.frames.map((f) => watched(f.locals)),
+        s.host,
+        [...s.containers.values()].map(containerText),
+    ]);
+}
+const unknownVar = (name, like, exported) => {
+    const val = { text: `\${${name}}`, known: false, map: Array(name.length + 3).fill(-1) };
+    const span = like?.kind === 'scalar' ? like.assignment.span : { start: -1, end: -1, line: 0 };
+    return { kind: 'scalar', val, exported, assignment: { name, val, span, kind: 'assign', inBranch: true } };
+};
+/** Variables every path agrees on stay; one they disagree on (or some lack) is unknown from here on. */
+function joinVars(maps) {
+    const out = newVars();
+    const names = new Set(maps.flatMap((m) => [...m.keys()]));
+    for (const name of names) {
+        const vs = maps.map((m) => m.get(name));
+        const first = vs[0];
+        if (first && vs.every((v) => v !== undefined && varKey(v) === varKey(first)))
+            out.set(name, first);
+        else
+            out.set(name, unknownVar(name, vs.find((v) => v !== undefined), vs.some((v) => v?.kind === 'scalar' && v.exported)));
+    }
+    return out;
+}
+/**
+ * Paths alike in what their starts can depend on (coarseKey) joined into one: a variable they set differently
+ * becomes unknown (a symbolic `${NAME}`, as an input would be), the files and assumptions they
+ * share stay, and every start met on any of them is kept. This bounds the paths a long script
+ * carries (an option loop, helpers called per node) without dropping any of them.
+ */
+function joinPaths(states, inputs) {
+    const groups = new Map();
+    for (const s of states) {
+        const k = coarseKey(s, inputs);
+        const g = groups.get(k);
+        if (g)
+            g.push(s);
+        else
+            groups.set(k, [s]);
+    }
+    return [...groups.values()].map((g) => (g.length === 1 ? g[0] : join(g)));
+}
+function join(g) {
+    const base = fork(g[0]);
+    base.globals = joinVars(g.map((s) => s.globals));
+    base.frames = base.frames.map((f, i) => ({ ...f, locals: joinVars(g.map((s) => s.frames[i].locals)) }));
+    for (const [k, v] of base.files)
+        if (!g.every((s) => s.files.get(k)?.text === v.text))
+            base.files.delete(k);
+    for (const [k, v] of base.facts)
+        if (!g.every((s) => JSON.stringify(s.facts.get(k)) === JSON.stringify(v)))
+            base.facts.delete(k);
+    const seen = new Set(base.starts.map(startKey));
+    for (const s of g.slice(1))
+        for (const r of s.starts) {
+            const k = startKey(r);
+            if (!seen.has(k)) {
+                seen.add(k);
+                base.starts.push(r);
+            }
+        }
+    return base;
+}
+
 ;// CONCATENATED MODULE: ./src/script-check/commands.ts
 /**
  * Simple commands, on paper: functions called with their arguments, `exit`/`return`/`shift`,
@@ -594,13 +1015,29 @@ function vllmServe(s, args, env, at, inContainer) {
 
 
 
+
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
 const sameVal = (a, b) => a.text === b.text && JSON.stringify(a.map ?? null) === JSON.stringify(b.map ?? null);
+/** apptainer/singularity options that take a value as the next word. */
+const APPTAINER_WITH_VALUE = new Set('-B --bind --mount -H --home -W --workdir --pwd -o --overlay --network --network-args --security --env-file --hostname --app --scratch -S --dns --cpus --memory --apply-cgroups'.split(' '));
 class Commands {
     it;
+    /** Inside `env -i …` or `apptainer … --cleanenv`: the command gets none of this shell's exported variables. */
+    clean = false;
     constructor(it) {
         this.it = it;
+    }
+    /** Run with an empty inherited environment (only the command's own settings). */
+    cleanly(fn) {
+        const was = this.clean;
+        this.clean = true;
+        try {
+            return fn();
+        }
+        finally {
+            this.clean = was;
+        }
     }
     /** `stdin`: a here-document the command reads (`bash <<EOF`, `ssh host bash -s <<'EOF'`). */
     run(argv, prefix, s, at, stdin) {
@@ -626,6 +1063,11 @@ class Commands {
             }
             case 'env':
                 return this.env(rest, prefix, s, at, stdin);
+            case 'apptainer':
+            case 'singularity':
+                if (rest[0]?.val.text === 'exec')
+                    return this.apptainer(rest, prefix, s, at, stdin);
+                break;
             case 'ray':
                 if (rest[0]?.val.text === 'start')
                     s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false));
@@ -666,8 +1108,24 @@ class Commands {
     }
     env(rest, prefix, s, at, stdin) {
         let i = 0;
-        while (i < rest.length && /^-/.test(rest[i].val.text))
-            i += rest[i].val.text === '-u' ? 2 : 1;
+        let clean = false;
+        while (i < rest.length && /^-/.test(rest[i].val.text)) {
+            const t = rest[i].val.text;
+            if (t === '-i' || t === '-' || t === '--ignore-environment')
+                clean = true;
+            i += t === '-u' ? 2 : 1;
+        }
+        if (clean) {
+            const own = new Map();
+            for (; i < rest.length; i++) {
+                const m = /^([A-Za-z_]\w*)=/.exec(rest[i].val.text);
+                if (!m)
+                    break;
+                own.set(m[1], { val: sliceVal(rest[i].val, m[0].length), span: rest[i].span });
+            }
+            const after = rest.slice(i);
+            return this.cleanly(() => this.run(after, own, s, at, stdin));
+        }
         for (; i < rest.length; i++) {
             const m = /^([A-Za-z_]\w*)=/.exec(rest[i].val.text);
             if (!m)
@@ -675,6 +1133,46 @@ class Commands {
             prefix.set(m[1], { val: sliceVal(rest[i].val, m[0].length), span: rest[i].span });
         }
         return this.run(rest.slice(i), prefix, s, at, stdin);
+    }
+    /**
+     * `apptainer exec [options] IMAGE command…` (and singularity): the command runs with this shell's
+     * environment (none under `--cleanenv`/`-e`/`--containall`/`-C`) and the `--env NAME=value[,…]`
+     * settings on top, which win.
+     */
+    apptainer(rest, prefix, s, at, stdin) {
+        const env = new Map(prefix);
+        let clean = false;
+        let i = 1;
+        for (; i < rest.length; i++) {
+            const a = rest[i];
+            const t = a.val.text;
+            if (a.rest || !t.startsWith('-'))
+                break;
+            if (t === '-e' || t === '--cleanenv' || t === '-C' || t === '--containall')
+                clean = true;
+            const m = /^--env(=)?/.exec(t);
+            const value = m ? (m[1] ? sliceVal(a.val, 6) : rest[i + 1]?.val) : undefined;
+            if (m && value) {
+                // `--env A=1,B=2`: each setting, its value mapped to where it was written (a patch may rewrite it).
+                let from = 0;
+                for (const part of value.text.split(',')) {
+                    const kv = /^([A-Za-z_]\w*)=/.exec(part);
+                    if (kv) {
+                        const val = sliceVal(value, from + kv[0].length, from + part.length);
+                        const w = writtenAt(val);
+                        env.set(kv[1], { val, span: { start: -1, end: -1, line: (m[1] ? a : rest[i + 1]).span.line }, ...(w ? { valueAt: w } : {}) });
+                    }
+                    from += part.length + 1;
+                }
+                if (!m[1])
+                    i++;
+                continue;
+            }
+            if (APPTAINER_WITH_VALUE.has(t))
+                i++;
+        }
+        const command = rest.slice(i + 1);
+        return clean ? this.cleanly(() => this.run(command, env, s, at, stdin)) : this.run(command, env, s, at, stdin);
     }
     /** The watched variables a process started from this shell gets: exported ones and command prefixes. */
     hostEnv(s, prefix, at) {
@@ -695,7 +1193,7 @@ class Commands {
                     ...(p.valueAt ? { valueAt: p.valueAt } : {}),
                 });
             }
-            else if (v?.kind === 'scalar' && v.exported)
+            else if (v?.kind === 'scalar' && v.exported && !this.clean)
                 env.set(name, v.assignment);
         }
         return env;
@@ -703,7 +1201,7 @@ class Commands {
     /** Everything a nested shell on this host inherits: exported variables and the command's prefixes. */
     shellEnv(s, prefix, at) {
         const vars = new Map();
-        const scopes = [s.globals, ...s.frames.map((f) => f.locals)];
+        const scopes = this.clean ? [] : [s.globals, ...s.frames.map((f) => f.locals)];
         for (const scope of scopes)
             for (const [k, v] of scope)
                 if (v.kind === 'scalar' && v.exported)
@@ -715,14 +1213,20 @@ class Commands {
                 vars.set(k, { kind: 'scalar', val: p.val, exported: true, assignment: { name: k, val: p.val, span: p.span, kind: 'prefix', inBranch: s.branch > 0 } });
         return vars;
     }
-    /** `docker run …` / `docker exec …`: the container's environment is its `-e` options only. */
+    /**
+     * `docker run …` / `docker exec …`: a container's environment is its `-e` options only. A container
+     * started with `--name` is remembered on the path (State.containers), and a later `docker exec` into
+     * it (by name, by a variable holding the name, or by `$(docker ps …)`) runs with the environment it
+     * was started with, under the exec's own `-e` options.
+     */
     container(s, rest, at, stdin) {
         const sub = rest[0]?.val.text === 'container' ? rest.slice(1) : rest;
         const verb = sub[0]?.val.text;
         if (verb !== 'run' && verb !== 'exec')
             return;
         const argv = readContainerArgv(sub.slice(1));
-        const env = new Map();
+        const into = verb === 'exec' && argv.target ? execTarget(s, argv.target.val) : undefined;
+        const env = new Map(into?.env ?? []);
         // `--env-file FILE` the script wrote from a here-document: each `NAME=value` line, where it was written.
         for (const file of argv.envFiles) {
             const body = file.val.known ? s.files.get(file.val.text) : undefined;
@@ -757,6 +1261,11 @@ class Commands {
                 ...(removable ? { removable } : {}),
             });
         }
+        if (verb === 'run' && argv.name && argv.name.val.text !== '') {
+            const name = argv.name.val.text;
+            s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) });
+        }
+        const before = s.starts.length;
         const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command];
         const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '');
         const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start');
@@ -771,17 +1280,36 @@ class Commands {
             if (script)
                 this.it.runNested(script, asVars(env), s, true, at);
         }
+        if (into)
+            for (let i = before; i < s.starts.length; i++)
+                s.starts[i] = { ...s.starts[i], container: { name: into.name, line: into.line } };
     }
     /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
     ssh(s, rest, at, stdin) {
         const words = sshCommand(rest);
         // `ssh host <<EOF` and `ssh host bash -s <<EOF`: the remote shell reads the here-document.
         const shell = words.length === 0 || (SHELLS.has(words[0].val.text.replace(/^.*\//, '')) && !shellScriptArg(words.slice(1)));
+        const host = sshHost(rest);
         if (shell && stdin)
-            this.it.runNested(stdin, new Map(), s, false, at);
+            this.it.runNested(stdin, new Map(), s, false, at, host);
         else if (words.length > 0)
-            this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at);
+            this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at, host);
     }
+}
+/**
+ * The container a `docker exec` names, among those this path started on its host: by the name as
+ * expanded (a literal, or a variable's value, symbolic or not), or, for `$(docker ps -q …)`, the one
+ * whose name the command substitution mentions, else the only one.
+ */
+function execTarget(s, target) {
+    const byName = s.containers.get(containerKey(s.host, target.text));
+    if (byName)
+        return byName;
+    if (!/^\$\((?:sudo\s+)?(?:docker|podman)\s+(?:container\s+)?(?:ps|ls)\b/.test(target.text))
+        return undefined;
+    const here = [...s.containers.values()].filter((c) => c.host === s.host);
+    const named = here.filter((c) => target.text.includes(c.name));
+    return named.length === 1 ? named[0] : here.length === 1 ? here[0] : undefined;
 }
 /** The watched `NAME=value` lines of an env file (docker's format: no quotes, `#` comments), mapped to where the script wrote them. */
 function envFileSettings(body, s, line) {
@@ -1072,69 +1600,6 @@ class Conditions {
     }
 }
 
-;// CONCATENATED MODULE: ./src/script-check/state.ts
-/**
- * One path through a script, as the evaluator carries it: variables (global and per call frame),
- * functions, the branch depth (inside an `if`/`case`: one role's section), the `ray start`s met so
- * far, and the branch decisions taken. Paths that reach the same state by different branches are
- * merged (stateKey), so scripts with many independent `if`s do not multiply paths.
- */
-const initialState = () => ({
-    globals: new Map(),
-    funcs: new Map(),
-    frames: [{ args: [], rest: true, shifted: 0, locals: new Map() }],
-    branch: 0,
-    done: false,
-    returning: false,
-    starts: [],
-    path: [],
-    facts: new Map(),
-    files: new Map(),
-});
-const fork = (s) => ({
-    globals: new Map(s.globals),
-    funcs: new Map(s.funcs),
-    frames: s.frames.map((f) => ({ ...f, args: [...f.args], locals: new Map(f.locals) })),
-    branch: s.branch,
-    done: s.done,
-    returning: s.returning,
-    starts: [...s.starts],
-    path: [...s.path],
-    facts: new Map(s.facts),
-    files: new Map(s.files),
-});
-const varKey = (v) => v.kind === 'scalar' ? [v.val.text, v.exported, v.assignment.span.start, v.assignment.span.line] : v.items.map((a) => [a.val.text, a.span.start]);
-const startKey = (r) => [r.line, r.rayLine, r.args.map((a) => a.val.text), [...r.env].map(([k, v]) => [k, v.val.text, v.span.start])];
-/** What makes two paths different for the rest of the script (the branch decisions taken do not). */
-function stateKey(s) {
-    const vars = (m) => [...m].map(([k, v]) => [k, varKey(v)]);
-    return JSON.stringify([
-        vars(s.globals),
-        [...s.funcs.keys()],
-        s.frames.map((f) => [f.args.map((a) => a.val.text), f.rest, f.shifted, vars(f.locals)]),
-        s.branch,
-        s.done,
-        s.returning,
-        s.starts.map(startKey),
-        [...s.facts],
-        [...s.files].map(([k, v]) => [k, v.text]),
-    ]);
-}
-function startKeyOf(r) {
-    return JSON.stringify(startKey(r));
-}
-/** Each distinct state once (the first path's decisions kept). */
-function mergePaths(states) {
-    const seen = new Set();
-    return states.filter((s) => {
-        const k = stateKey(s);
-        if (seen.has(k))
-            return false;
-        seen.add(k);
-        return true;
-    });
-}
-
 ;// CONCATENATED MODULE: ./src/script-check/evaluate.ts
 /**
  * A launch script run on paper: every path through it (each `if`/`case`/`&&` whose condition is
@@ -1157,7 +1622,12 @@ function mergePaths(states) {
 
 
 
+
 const MAX_PATHS = 64;
+/** Beyond this many live paths, those alike in what the rules read are joined (state.ts joinPaths). */
+const JOIN_AT = 8;
+const JOIN_HARD = 16;
+const WATCHED_SET = new Set(WATCHED);
 const MAX_DEPTH = 12;
 const MAX_NESTING = 4;
 class Evaluator {
@@ -1166,16 +1636,27 @@ class Evaluator {
     pos;
     env;
     nesting;
+    parses;
     ex;
     conds;
     cmds;
     truncated = false;
-    constructor(script, text, pos, env, nesting) {
+    inputs;
+    /** The variables a start can depend on (state.ts startInputs), read once per text. */
+    startInputs() {
+        if (!this.inputs)
+            this.inputs = startInputs(this.text);
+        return this.inputs;
+    }
+    constructor(script, text, pos, env, nesting, 
+    /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
+    parses) {
         this.script = script;
         this.text = text;
         this.pos = pos;
         this.env = env;
         this.nesting = nesting;
+        this.parses = parses;
         this.ex = new Expander(this);
         this.conds = new Conditions(this.ex);
         this.cmds = new Commands(this);
@@ -1207,8 +1688,18 @@ class Evaluator {
     run(stmts, states) {
         let cur = states;
         for (const stmt of stmts) {
-            cur = mergePaths(cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s))));
-            const live = cur.filter((s) => !s.done);
+            const next = cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s)));
+            // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
+            // comparing every path after every statement made the walk quadratic in the script's length.
+            cur = next.length > cur.length ? mergePaths(next) : next;
+            let live = cur.filter((s) => !s.done);
+            if (live.length > JOIN_AT) {
+                live = joinPaths(live, this.startInputs());
+                // Still too many: alike in the watched variables is enough (an option loop that sets many inputs).
+                if (live.length > JOIN_HARD)
+                    live = joinPaths(live, WATCHED_SET);
+                cur = [...cur.filter((s) => s.done), ...live];
+            }
             if (live.length > MAX_PATHS) {
                 this.truncated = true;
                 cur = [...cur.filter((s) => s.done), ...live.slice(0, MAX_PATHS)];
@@ -1434,28 +1925,37 @@ class Evaluator {
         if (s.frames.length >= MAX_DEPTH)
             return [s];
         const rest = args.some((a) => a.rest);
-        s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: new Map(), callAt: at });
+        s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: newVars(), callAt: at });
         return this.run([fn], [s]).map((x) => {
             x.frames.pop();
             x.returning = false;
             return x;
         });
     }
-    runNested(script, env, s, inContainer, at) {
+    runNested(script, env, s, inContainer, at, host) {
         if (this.nesting >= MAX_NESTING)
             return;
-        const parsed = parseBash(script.text, 'nested');
-        if ('error' in parsed)
+        if (!this.parses.has(script.text)) {
+            const p = parseBash(script.text, 'nested');
+            this.parses.set(script.text, 'error' in p ? undefined : p);
+        }
+        const parsed = this.parses.get(script.text);
+        if (!parsed)
             return;
         const map = script.map && script.map.length === script.text.length ? script.map : Array(script.text.length).fill(-1);
         const after = script.after && script.after.length === script.text.length ? script.after : undefined;
         const pos = new Positions(this.pos.lines, map, after, at.line);
-        const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1);
+        const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.parses);
         // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
-        const init = { ...initialState(), branch: s.branch };
+        // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
+        const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() };
         const done = sub.run(children(parsed.file, 'Stmts'), [init]);
         if (sub.truncated)
             this.truncated = true;
+        for (const st of done)
+            for (const [k, c] of st.containers)
+                if (!s.containers.has(k))
+                    s.containers.set(k, c);
         const seen = new Set();
         for (const st of done)
             for (const start of st.starts) {
@@ -1477,7 +1977,7 @@ function evaluateScript(text, path, known = {}) {
     const parsed = parseBash(text, path);
     if ('error' in parsed)
         return { starts: [], error: parsed.error, truncated: false };
-    const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0);
+    const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0, new Map());
     const start = initialState();
     for (const [name, value] of Object.entries(known))
         start.facts.set(`\${${name}}`, { eq: value, ne: [] });
@@ -1599,7 +2099,7 @@ function inlineWord(text) {
 
 ;// CONCATENATED MODULE: ./src/script-check/executor-rules.ts
 /**
- * A launch script against the launch-script contract of the manifest's executor (README, "The
+ * A launch script against the launch-script contract of the manifest's executor (docs/executors.md, "The
  * launch-script contract"): under `vllm.executorBackend: mp` the script starts only the container
  * (the tool runs `vllm serve --nnodes … --node-rank …` in it on every node), so a `ray start` there
  * is a Ray cluster nobody uses; under `ray` every `ray start` of a script written for this tool
@@ -1700,10 +2200,37 @@ const definedBefore = (text, name, at) => new RegExp(`(?:^|[;&|(]|\\b(?:then|do|
  */
 function replaceSetting(a, replacement, text = '') {
     const word = inlineWord(replacement);
-    const at = a.valueAt ?? dockerEnvValue(a, text) ?? writtenAt(a.val);
-    if (!at || word === undefined)
+    if (word === undefined)
+        return [];
+    const own = (r) => (r && !otherVariablesValue(text, a.name, r.start) ? r : undefined);
+    const at = own(a.valueAt) ?? dockerEnvValue(a, text) ?? own(writtenAt(a.val)) ?? referenceRange(a.val, text);
+    if (!at)
         return [];
     return [{ start: at.start, end: at.end, text: word }];
+}
+/**
+ * Whether the range at `start` is the value of another variable's assignment that the script reads
+ * more than once (`MASTER=10.0.0.1` read by `--master-addr $MASTER` too): rewriting it there would
+ * change every reader, so the setting's own reference is edited instead.
+ */
+function otherVariablesValue(text, name, start) {
+    if (text === '')
+        return false;
+    const m = /([A-Za-z_]\w*)=["']?$/.exec(text.slice(Math.max(0, start - 80), start));
+    if (!m || m[1] === name)
+        return false;
+    return (text.match(new RegExp(`\\$\\{?${m[1]}\\b`, 'g'))?.length ?? 0) >= 2;
+}
+/** The `$NAME` reference a whole value was expanded from, where the setting wrote it (inside a here-document or an `--env` list too). */
+function referenceRange(v, text) {
+    const ends = new Set(v.after ?? []);
+    if (ends.size !== 1 || text === '')
+        return undefined;
+    const end = [...ends][0];
+    if (end <= 0)
+        return undefined;
+    const m = /\$\{?[A-Za-z_]\w*\}?$/.exec(text.slice(Math.max(0, end - 80), end));
+    return m ? { start: end - m[0].length, end } : undefined;
 }
 /** The value part of a `-e NAME=value` argument as written (inside its quotes), so the fix lands on the -e line. */
 function dockerEnvValue(a, text) {
@@ -1776,6 +2303,9 @@ function serveEvidence(r) {
         [finding/* EVIDENCE */.S4.scriptLine]: String(r.line),
         ...(r.rayLine !== r.line ? { 'vllm serve written at': `line ${r.rayLine}` } : {}),
         'Role (by the vllm serve flags)': r.head ? 'head (node rank 0, not --headless)' : 'worker (--headless or a node rank above 0)',
+        ...(r.container
+            ? { Container: `${r.container.name} (started at line ${r.container.line}; docker exec runs with the environment it was started with)` }
+            : {}),
         ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
     };
 }
@@ -1930,7 +2460,8 @@ function hostIpFindings(c, r, serves, manifest) {
             code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
             severity: 'error',
             role: roleOf(r),
-            line: w ? c.lineOf(w.start) : a.span.line,
+            // Where the fix goes (the setting's own reference when the value came through a shared variable), else where it was written.
+            line: edits[0] ? c.lineOf(edits[0].start) : w ? c.lineOf(w.start) : a.span.line,
             message: `The ${roleOf(r)}'s vllm serve gets VLLM_HOST_IP=${a.val.text}, ${own ? `not its fabric IP ${own}` : "the head's fabric IP"}: in the native mode vLLM advertises that address to its peers.`,
             evidence: {
                 ...serveEvidence(r),
@@ -2160,6 +2691,9 @@ function scriptFindings(starts, manifest, script) {
                 [finding/* EVIDENCE */.S4.scriptLine]: String(r.line),
                 ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
                 'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
+                ...(r.container
+                    ? { Container: `${r.container.name} (started at line ${r.container.line}; docker exec runs with the environment it was started with)` }
+                    : {}),
                 ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
             },
         };

@@ -11,7 +11,18 @@
 
 import sh, { type ShNode } from 'mvdan-sh'
 
-export type Node = ShNode
+/**
+ * A node of the syntax tree. mvdan-sh hands out a fresh GopherJS wrapper on every field read, and
+ * each read converts Go slices and strings to JavaScript again; a walk that reads a field per path
+ * and per call would pay that every time. So each node is read through this record, which keeps
+ * what was read (its type, its range, each field) and is the same object on every read.
+ */
+export interface Node {
+  readonly raw: ShNode
+  type?: string
+  range?: Span
+  readonly fields: Map<string, unknown>
+}
 
 const parser = () => sh.syntax.NewParser(sh.syntax.KeepComments(false), sh.syntax.Variant(sh.syntax.LangBash))
 
@@ -23,14 +34,35 @@ export interface ParseError {
 
 export interface ParsedScript {
   readonly file: Node
-  /** The script's bytes: node offsets count bytes, not UTF-16 units. */
-  readonly bytes: Buffer
+  /** UTF-8 byte offset → string index (node offsets count bytes); undefined where they are the same (ASCII text). */
+  readonly byteToIndex?: Int32Array
 }
+
+/** Each byte offset of the text's UTF-8 form as a string index, computed once (undefined: ASCII, the identity). */
+function byteIndex(text: string): Int32Array | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes === text.length) return undefined
+  const out = new Int32Array(bytes + 1)
+  let b = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.codePointAt(i)!
+    const n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4
+    for (let k = 0; k < n; k++) out[b + k] = i
+    b += n
+    if (c >= 0x10000) i++
+  }
+  out[b] = text.length
+  return out
+}
+
+const wrap = (raw: ShNode): Node => ({ raw, fields: new Map() })
 
 /** Parse bash text; a syntax error comes back as a value with its line and column. */
 export function parseBash(text: string, name: string): ParsedScript | { error: ParseError } {
   try {
-    return { file: parser().Parse(text, name), bytes: Buffer.from(text, 'utf8') }
+    const file = wrap(parser().Parse(text, name))
+    const byteToIndex = byteIndex(text)
+    return byteToIndex ? { file, byteToIndex } : { file }
   } catch (e) {
     const msg = typeof (e as { Error?: unknown }).Error === 'function' ? String((e as { Error: () => string }).Error()) : String(e)
     const m = /^.*?:(\d+):(\d+): (.*)$/s.exec(msg)
@@ -38,14 +70,26 @@ export function parseBash(text: string, name: string): ParsedScript | { error: P
   }
 }
 
-export const nodeType = (n: Node): string => sh.syntax.NodeType(n)
+export const nodeType = (n: Node): string => (n.type ??= sh.syntax.NodeType(n.raw))
+
+/** A struct of the tree (a node, or a part such as a parameter expansion's `Exp`): read through a record too. */
+const isNode = (x: unknown): x is ShNode => typeof x === 'object' && x !== null
+
+/** A field as read once: structs wrapped (the same record on every read), lists of nodes as arrays of them. */
+function field(n: Node, name: string): unknown {
+  if (n.fields.has(name)) return n.fields.get(name)
+  const v = n.raw[name]
+  const out = Array.isArray(v) ? v.map((x) => (isNode(x) ? wrap(x) : x)) : isNode(v) ? wrap(v) : v
+  n.fields.set(name, out)
+  return out
+}
 
 /** A field of a node, as the node type (or list of nodes) it holds. */
-export const child = (n: Node, field: string): Node | null => (n[field] as Node | null | undefined) ?? null
-export const children = (n: Node, field: string): Node[] => (n[field] as Node[] | null | undefined) ?? []
-export const str = (n: Node, field: string): string => String(n[field] ?? '')
-export const num = (n: Node, field: string): number => Number(n[field] ?? 0)
-export const bool = (n: Node, field: string): boolean => Boolean(n[field])
+export const child = (n: Node, name: string): Node | null => (field(n, name) as Node | null | undefined) ?? null
+export const children = (n: Node, name: string): Node[] => (field(n, name) as Node[] | null | undefined) ?? []
+export const str = (n: Node, name: string): string => String(field(n, name) ?? '')
+export const num = (n: Node, name: string): number => Number(field(n, name) ?? 0)
+export const bool = (n: Node, name: string): boolean => Boolean(field(n, name))
 
 /** A source range in UTF-16 units (JavaScript string indices) with the line it starts on. */
 export interface Span {
@@ -56,8 +100,12 @@ export interface Span {
 
 /** The node's range in the script text (byte offsets turned into string indices). */
 export function spanOf(script: ParsedScript, n: Node): Span {
-  const toIndex = (byte: number) => script.bytes.subarray(0, byte).toString('utf8').length
-  return { start: toIndex(n.Pos().Offset()), end: toIndex(n.End().Offset()), line: n.Pos().Line() }
+  if (n.range) return n.range
+  const map = script.byteToIndex
+  const toIndex = (byte: number) => (map ? map[Math.min(byte, map.length - 1)]! : byte)
+  const pos = n.raw.Pos()
+  n.range = { start: toIndex(pos.Offset()), end: toIndex(n.raw.End().Offset()), line: pos.Line() }
+  return n.range
 }
 
 /** Operator codes of mvdan.cc/sh/v3/syntax as the GopherJS build exposes them (checked by tests). */

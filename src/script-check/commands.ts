@@ -6,13 +6,13 @@
  */
 
 import type { Node } from './bash-ast.js'
-import { readContainerArgv, shellScriptArg, sshCommand } from './container-run.js'
+import { readContainerArgv, shellScriptArg, sshCommand, sshHost } from './container-run.js'
 import { concatJoin } from './expand.js'
 import { WATCHED, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
 import { serveArgsStart } from '../preflight/native-launch.js'
 import { rayStart } from './ray-start.js'
 import { vllmServe } from './vllm-serve.js'
-import type { State, Var } from './state.js'
+import { type Container, containerKey, type State, type Var } from './state.js'
 
 /** A variable set for one command (`NAME=value cmd`, `env NAME=value cmd`), with the word that set it. */
 export interface Prefix {
@@ -26,16 +26,40 @@ export interface Prefix {
 export interface Interp {
   lookup(s: State, name: string): Var | undefined
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[]
-  /** Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's. */
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span): void
+  /**
+   * Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's, and
+   * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
+   */
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void
 }
 
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh'])
 const sameVal = (a: Val, b: Val) => a.text === b.text && JSON.stringify(a.map ?? null) === JSON.stringify(b.map ?? null)
 
+/** apptainer/singularity options that take a value as the next word. */
+const APPTAINER_WITH_VALUE = new Set(
+  '-B --bind --mount -H --home -W --workdir --pwd -o --overlay --network --network-args --security --env-file --hostname --app --scratch -S --dns --cpus --memory --apply-cgroups'.split(
+    ' ',
+  ),
+)
+
 export class Commands {
+  /** Inside `env -i …` or `apptainer … --cleanenv`: the command gets none of this shell's exported variables. */
+  private clean = false
+
   constructor(private readonly it: Interp) {}
+
+  /** Run with an empty inherited environment (only the command's own settings). */
+  private cleanly(fn: () => State[]): State[] {
+    const was = this.clean
+    this.clean = true
+    try {
+      return fn()
+    } finally {
+      this.clean = was
+    }
+  }
 
   /** `stdin`: a here-document the command reads (`bash <<EOF`, `ssh host bash -s <<'EOF'`). */
   run(argv: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
@@ -59,6 +83,10 @@ export class Commands {
       }
       case 'env':
         return this.env(rest, prefix, s, at, stdin)
+      case 'apptainer':
+      case 'singularity':
+        if (rest[0]?.val.text === 'exec') return this.apptainer(rest, prefix, s, at, stdin)
+        break
       case 'ray':
         if (rest[0]?.val.text === 'start') s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false))
         return [s]
@@ -96,13 +124,65 @@ export class Commands {
 
   private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
     let i = 0
-    while (i < rest.length && /^-/.test(rest[i]!.val.text)) i += rest[i]!.val.text === '-u' ? 2 : 1
+    let clean = false
+    while (i < rest.length && /^-/.test(rest[i]!.val.text)) {
+      const t = rest[i]!.val.text
+      if (t === '-i' || t === '-' || t === '--ignore-environment') clean = true
+      i += t === '-u' ? 2 : 1
+    }
+    if (clean) {
+      const own = new Map<string, Prefix>()
+      for (; i < rest.length; i++) {
+        const m = /^([A-Za-z_]\w*)=/.exec(rest[i]!.val.text)
+        if (!m) break
+        own.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
+      }
+      const after = rest.slice(i)
+      return this.cleanly(() => this.run(after, own, s, at, stdin))
+    }
     for (; i < rest.length; i++) {
       const m = /^([A-Za-z_]\w*)=/.exec(rest[i]!.val.text)
       if (!m) break
       prefix.set(m[1]!, { val: sliceVal(rest[i]!.val, m[0].length), span: rest[i]!.span })
     }
     return this.run(rest.slice(i), prefix, s, at, stdin)
+  }
+
+  /**
+   * `apptainer exec [options] IMAGE command…` (and singularity): the command runs with this shell's
+   * environment (none under `--cleanenv`/`-e`/`--containall`/`-C`) and the `--env NAME=value[,…]`
+   * settings on top, which win.
+   */
+  private apptainer(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
+    const env = new Map(prefix)
+    let clean = false
+    let i = 1
+    for (; i < rest.length; i++) {
+      const a = rest[i]!
+      const t = a.val.text
+      if (a.rest || !t.startsWith('-')) break
+      if (t === '-e' || t === '--cleanenv' || t === '-C' || t === '--containall') clean = true
+      const m = /^--env(=)?/.exec(t)
+      const value = m ? (m[1] ? sliceVal(a.val, 6) : rest[i + 1]?.val) : undefined
+      if (m && value) {
+        // `--env A=1,B=2`: each setting, its value mapped to where it was written (a patch may rewrite it).
+        let from = 0
+        for (const part of value.text.split(',')) {
+          const kv = /^([A-Za-z_]\w*)=/.exec(part)
+          if (kv) {
+            const val = sliceVal(value, from + kv[0].length, from + part.length)
+            const w = writtenAt(val)
+            env.set(kv[1]!, { val, span: { start: -1, end: -1, line: (m[1] ? a : rest[i + 1]!).span.line }, ...(w ? { valueAt: w } : {}) })
+          }
+          from += part.length + 1
+        }
+        if (!m[1]) i++
+        continue
+      }
+      if (APPTAINER_WITH_VALUE.has(t)) i++
+    }
+    const command = rest.slice(i + 1)
+    return clean ? this.cleanly(() => this.run(command, env, s, at, stdin)) : this.run(command, env, s, at, stdin)
   }
 
   /** The watched variables a process started from this shell gets: exported ones and command prefixes. */
@@ -123,7 +203,7 @@ export class Commands {
           ...(p.span.start >= 0 ? { removable: { start: p.span.start, end: p.span.end } } : {}),
           ...(p.valueAt ? { valueAt: p.valueAt } : {}),
         })
-      } else if (v?.kind === 'scalar' && v.exported) env.set(name, v.assignment)
+      } else if (v?.kind === 'scalar' && v.exported && !this.clean) env.set(name, v.assignment)
     }
     return env
   }
@@ -131,7 +211,7 @@ export class Commands {
   /** Everything a nested shell on this host inherits: exported variables and the command's prefixes. */
   private shellEnv(s: State, prefix: Map<string, Prefix>, at: Span): Map<string, Var> {
     const vars = new Map<string, Var>()
-    const scopes = [s.globals, ...s.frames.map((f) => f.locals)]
+    const scopes = this.clean ? [] : [s.globals, ...s.frames.map((f) => f.locals)]
     for (const scope of scopes) for (const [k, v] of scope) if (v.kind === 'scalar' && v.exported) vars.set(k, v)
     for (const [k, a] of this.hostEnv(s, prefix, at)) vars.set(k, { kind: 'scalar', val: a.val, exported: true, assignment: a })
     for (const [k, p] of prefix)
@@ -140,13 +220,19 @@ export class Commands {
     return vars
   }
 
-  /** `docker run …` / `docker exec …`: the container's environment is its `-e` options only. */
+  /**
+   * `docker run …` / `docker exec …`: a container's environment is its `-e` options only. A container
+   * started with `--name` is remembered on the path (State.containers), and a later `docker exec` into
+   * it (by name, by a variable holding the name, or by `$(docker ps …)`) runs with the environment it
+   * was started with, under the exec's own `-e` options.
+   */
   private container(s: State, rest: Arg[], at: Span, stdin?: Val): void {
     const sub = rest[0]?.val.text === 'container' ? rest.slice(1) : rest
     const verb = sub[0]?.val.text
     if (verb !== 'run' && verb !== 'exec') return
     const argv = readContainerArgv(sub.slice(1))
-    const env = new Map<Watched, Assignment>()
+    const into = verb === 'exec' && argv.target ? execTarget(s, argv.target.val) : undefined
+    const env = new Map<Watched, Assignment>(into?.env ?? [])
     // `--env-file FILE` the script wrote from a here-document: each `NAME=value` line, where it was written.
     for (const file of argv.envFiles) {
       const body = file.val.known ? s.files.get(file.val.text) : undefined
@@ -177,6 +263,11 @@ export class Commands {
         ...(removable ? { removable } : {}),
       })
     }
+    if (verb === 'run' && argv.name && argv.name.val.text !== '') {
+      const name = argv.name.val.text
+      s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) })
+    }
+    const before = s.starts.length
     const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
     const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
@@ -188,6 +279,7 @@ export class Commands {
       const script = shellScriptArg(command.slice(1))?.val ?? stdin
       if (script) this.it.runNested(script, asVars(env), s, true, at)
     }
+    if (into) for (let i = before; i < s.starts.length; i++) s.starts[i] = { ...s.starts[i]!, container: { name: into.name, line: into.line } }
   }
 
   /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
@@ -195,9 +287,24 @@ export class Commands {
     const words = sshCommand(rest)
     // `ssh host <<EOF` and `ssh host bash -s <<EOF`: the remote shell reads the here-document.
     const shell = words.length === 0 || (SHELLS.has(words[0]!.val.text.replace(/^.*\//, '')) && !shellScriptArg(words.slice(1)))
-    if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at)
-    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at)
+    const host = sshHost(rest)
+    if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at, host)
+    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at, host)
   }
+}
+
+/**
+ * The container a `docker exec` names, among those this path started on its host: by the name as
+ * expanded (a literal, or a variable's value, symbolic or not), or, for `$(docker ps -q …)`, the one
+ * whose name the command substitution mentions, else the only one.
+ */
+function execTarget(s: State, target: Val): Container | undefined {
+  const byName = s.containers.get(containerKey(s.host, target.text))
+  if (byName) return byName
+  if (!/^\$\((?:sudo\s+)?(?:docker|podman)\s+(?:container\s+)?(?:ps|ls)\b/.test(target.text)) return undefined
+  const here = [...s.containers.values()].filter((c) => c.host === s.host)
+  const named = here.filter((c) => target.text.includes(c.name))
+  return named.length === 1 ? named[0] : here.length === 1 ? here[0] : undefined
 }
 
 /** The watched `NAME=value` lines of an env file (docker's format: no quotes, `#` comments), mapped to where the script wrote them. */

@@ -22,6 +22,10 @@ export interface ContainerArgv {
   /** `--env-file FILE` paths, in order (docker reads them before the `-e` options, which win). */
   readonly envFiles: Arg[]
   readonly entrypoint?: Arg
+  /** `--name` (run): what later `docker exec`s call the container. */
+  readonly name?: Arg
+  /** `--network` / `--net` (run). */
+  readonly network?: string
   /** The image (run) or container (exec). */
   readonly target?: Arg
   readonly command: Arg[]
@@ -39,6 +43,8 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
   const env: EnvOption[] = []
   const envFiles: Arg[] = []
   let entrypoint: Arg | undefined
+  let name: Arg | undefined
+  let network: string | undefined
   const read = readDockerArgs(
     args,
     (a) => a.val.text,
@@ -53,9 +59,19 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
     }
     if (o.name === '--entrypoint') entrypoint = value
     if (o.name === '--env-file') envFiles.push(value)
+    if (o.name === '--name') name = value
+    if (o.name === '--network' || o.name === '--net') network = value.val.text
   }
   const target = args[read.target]
-  return { env, envFiles, ...(entrypoint ? { entrypoint } : {}), ...(target ? { target } : {}), command: args.slice(read.target + 1) }
+  return {
+    env,
+    envFiles,
+    ...(entrypoint ? { entrypoint } : {}),
+    ...(name ? { name } : {}),
+    ...(network ? { network } : {}),
+    ...(target ? { target } : {}),
+    command: args.slice(read.target + 1),
+  }
 }
 
 const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '))
@@ -69,6 +85,17 @@ export function sshCommand(args: readonly Arg[]): Arg[] {
     if (SSH_WITH_VALUE.has(t)) i++
   }
   return args.slice(i + 1)
+}
+
+/** `ssh [options] host …`: the destination as written (`user@` dropped), '' when there is none. */
+export function sshHost(args: readonly Arg[]): string {
+  let i = 0
+  for (; i < args.length; i++) {
+    const t = args[i]!.val.text
+    if (!t.startsWith('-')) break
+    if (SSH_WITH_VALUE.has(t)) i++
+  }
+  return (args[i]?.val.text ?? '').replace(/^[^@]*@/, '')
 }
 
 /** `bash [options] -c SCRIPT …`: the script argument. */

@@ -17,10 +17,11 @@ import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
 import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val } from './model.js'
 import { Positions, ScriptLines } from './source-map.js'
-import { fork, initialState, mergePaths, startKeyOf, type State, type Var } from './state.js'
+import { fork, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
 export type { Arg, Assignment, RayStart, Val, Watched } from './model.js'
 export { WATCHED } from './model.js'
+import { WATCHED } from './model.js'
 export { globMatch } from './conditions.js'
 
 export interface Evaluation {
@@ -31,6 +32,10 @@ export interface Evaluation {
 }
 
 const MAX_PATHS = 64
+/** Beyond this many live paths, those alike in what the rules read are joined (state.ts joinPaths). */
+const JOIN_AT = 8
+const JOIN_HARD = 16
+const WATCHED_SET: ReadonlySet<string> = new Set(WATCHED)
 const MAX_DEPTH = 12
 const MAX_NESTING = 4
 
@@ -39,6 +44,13 @@ class Evaluator implements Scope, Interp {
   private readonly conds: Conditions
   private readonly cmds: Commands
   truncated = false
+  private inputs?: ReadonlySet<string>
+
+  /** The variables a start can depend on (state.ts startInputs), read once per text. */
+  private startInputs(): ReadonlySet<string> {
+    if (!this.inputs) this.inputs = startInputs(this.text)
+    return this.inputs
+  }
 
   constructor(
     readonly script: ParsedScript,
@@ -46,6 +58,8 @@ class Evaluator implements Scope, Interp {
     readonly pos: Positions,
     private readonly env: ReadonlyMap<string, Var> | undefined,
     private readonly nesting: number,
+    /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
+    private readonly parses: Map<string, ParsedScript | undefined>,
   ) {
     this.ex = new Expander(this)
     this.conds = new Conditions(this.ex)
@@ -81,8 +95,17 @@ class Evaluator implements Scope, Interp {
   run(stmts: Node[], states: State[]): State[] {
     let cur = states
     for (const stmt of stmts) {
-      cur = mergePaths(cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s))))
-      const live = cur.filter((s) => !s.done)
+      const next = cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s)))
+      // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
+      // comparing every path after every statement made the walk quadratic in the script's length.
+      cur = next.length > cur.length ? mergePaths(next) : next
+      let live = cur.filter((s) => !s.done)
+      if (live.length > JOIN_AT) {
+        live = joinPaths(live, this.startInputs())
+        // Still too many: alike in the watched variables is enough (an option loop that sets many inputs).
+        if (live.length > JOIN_HARD) live = joinPaths(live, WATCHED_SET)
+        cur = [...cur.filter((s) => s.done), ...live]
+      }
       if (live.length > MAX_PATHS) {
         this.truncated = true
         cur = [...cur.filter((s) => s.done), ...live.slice(0, MAX_PATHS)]
@@ -309,7 +332,7 @@ class Evaluator implements Scope, Interp {
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {
     if (s.frames.length >= MAX_DEPTH) return [s]
     const rest = args.some((a) => a.rest)
-    s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: new Map(), callAt: at })
+    s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: newVars(), callAt: at })
     return this.run([fn], [s]).map((x) => {
       x.frames.pop()
       x.returning = false
@@ -317,18 +340,24 @@ class Evaluator implements Scope, Interp {
     })
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span): void {
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void {
     if (this.nesting >= MAX_NESTING) return
-    const parsed = parseBash(script.text, 'nested')
-    if ('error' in parsed) return
+    if (!this.parses.has(script.text)) {
+      const p = parseBash(script.text, 'nested')
+      this.parses.set(script.text, 'error' in p ? undefined : p)
+    }
+    const parsed = this.parses.get(script.text)
+    if (!parsed) return
     const map = script.map && script.map.length === script.text.length ? script.map : Array<number>(script.text.length).fill(-1)
     const after = script.after && script.after.length === script.text.length ? script.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
-    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1)
+    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.parses)
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
-    const init = { ...initialState(), branch: s.branch }
+    // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
+    const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
     const done = sub.run(children(parsed.file, 'Stmts'), [init])
     if (sub.truncated) this.truncated = true
+    for (const st of done) for (const [k, c] of st.containers) if (!s.containers.has(k)) s.containers.set(k, c)
     const seen = new Set<string>()
     for (const st of done)
       for (const start of st.starts) {
@@ -350,7 +379,7 @@ const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [.
 export function evaluateScript(text: string, path: string, known: Readonly<Record<string, string>> = {}): Evaluation {
   const parsed = parseBash(text, path)
   if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false }
-  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0)
+  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0, new Map())
   const start = initialState()
   for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
   const finals = ev.run(children(parsed.file, 'Stmts'), [start])

@@ -1,5 +1,5 @@
 /**
- * A launch script against the launch-script contract of the manifest's executor (README, "The
+ * A launch script against the launch-script contract of the manifest's executor (docs/executors.md, "The
  * launch-script contract"): under `vllm.executorBackend: mp` the script starts only the container
  * (the tool runs `vllm serve --nnodes … --node-rank …` in it on every node), so a `ray start` there
  * is a Ray cluster nobody uses; under `ray` every `ray start` of a script written for this tool

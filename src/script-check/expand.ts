@@ -119,7 +119,10 @@ export class Expander {
       const t = nodeType(p)
       const r = this.range(p)
       if (t === 'Lit') {
-        const u = unescapeLiteral(this.sc.text.slice(r.start, r.end), r.start, quoted)
+        // mvdan-sh ends a literal at a line continuation with the backslash inside its range: the shell drops both.
+        let raw = this.sc.text.slice(r.start, r.end)
+        if (this.sc.text[r.end] === '\n' && /(?:^|[^\\])(?:\\\\)*\\$/.test(raw)) raw = raw.slice(0, -1)
+        const u = unescapeLiteral(raw, r.start, quoted)
         cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) })
       } else if (t === 'SglQuoted') {
         flags.splittable = false

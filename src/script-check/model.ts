@@ -88,6 +88,8 @@ export interface RayStart {
   readonly insertAt?: { readonly offset: number; readonly line: number; readonly nested: boolean }
   /** Started inside a container (`docker run`): only its `-e` variables reach Ray. */
   readonly inContainer: boolean
+  /** Run by `docker exec` in a container the script started earlier: its name and the line of its `docker run`. */
+  readonly container?: { readonly name: string; readonly line: number }
   /** The path's branch decisions, e.g. `line 4: then`. */
   readonly path: readonly string[]
 }
@@ -100,14 +102,31 @@ export function writtenAt(v: Val): { start: number; end: number } | undefined {
   return { start: m[0]!, end: m[m.length - 1]! + 1 }
 }
 
-const full = (v: Val, m: readonly number[] | undefined): number[] => (m && m.length === v.text.length ? [...m] : Array<number>(v.text.length).fill(-1))
-
-export const concatVals = (vals: readonly Val[]): Val => ({
-  text: vals.map((v) => v.text).join(''),
-  known: vals.every((v) => v.known),
-  map: vals.flatMap((v) => full(v, v.map)),
-  after: vals.flatMap((v) => full(v, v.after ?? v.map?.map((i) => (i < 0 ? -1 : i + 1)))),
-})
+/** The values one after another; each character keeps where it was written (-1 where a part has no map). */
+export const concatVals = (vals: readonly Val[]): Val => {
+  if (vals.length === 1 && vals[0]!.map && vals[0]!.map.length === vals[0]!.text.length && vals[0]!.after) return vals[0]!
+  let text = ''
+  let known = true
+  for (const v of vals) {
+    text += v.text
+    known &&= v.known
+  }
+  const map = new Array<number>(text.length)
+  const after = new Array<number>(text.length)
+  let at = 0
+  for (const v of vals) {
+    const n = v.text.length
+    const m = v.map && v.map.length === n ? v.map : undefined
+    // A part's own `after` where it has one (of the right length, else none); else just after where it was written.
+    const a = v.after ? (v.after.length === n ? v.after : undefined) : m?.map((i) => (i < 0 ? -1 : i + 1))
+    for (let i = 0; i < n; i++) {
+      map[at + i] = m ? m[i]! : -1
+      after[at + i] = a ? a[i]! : -1
+    }
+    at += n
+  }
+  return { text, known, map, after }
+}
 
 export const sliceVal = (v: Val, from: number, to?: number): Val => ({
   text: v.text.slice(from, to),

@@ -45,6 +45,9 @@ export function serveEvidence(r: RayStart): Record<string, string> {
     [EVIDENCE.scriptLine]: String(r.line),
     ...(r.rayLine !== r.line ? { 'vllm serve written at': `line ${r.rayLine}` } : {}),
     'Role (by the vllm serve flags)': r.head ? 'head (node rank 0, not --headless)' : 'worker (--headless or a node rank above 0)',
+    ...(r.container
+      ? { Container: `${r.container.name} (started at line ${r.container.line}; docker exec runs with the environment it was started with)` }
+      : {}),
     ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
   }
 }
@@ -196,7 +199,8 @@ function hostIpFindings(c: ScriptText, r: Serve, serves: readonly Serve[], manif
       code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
       severity: 'error',
       role: roleOf(r),
-      line: w ? c.lineOf(w.start) : a.span.line,
+      // Where the fix goes (the setting's own reference when the value came through a shared variable), else where it was written.
+      line: edits[0] ? c.lineOf(edits[0].start) : w ? c.lineOf(w.start) : a.span.line,
       message: `The ${roleOf(r)}'s vllm serve gets VLLM_HOST_IP=${a.val.text}, ${own ? `not its fabric IP ${own}` : "the head's fabric IP"}: in the native mode vLLM advertises that address to its peers.`,
       evidence: {
         ...serveEvidence(r),

@@ -247,6 +247,9 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
         [EVIDENCE.scriptLine]: String(r.line),
         ...(r.rayLine !== r.line ? { 'ray start written at': `line ${r.rayLine}` } : {}),
         'Role (by the ray start flags)': r.head ? 'head (--head)' : 'worker (--address)',
+        ...(r.container
+          ? { Container: `${r.container.name} (started at line ${r.container.line}; docker exec runs with the environment it was started with)` }
+          : {}),
         ...(r.path.length ? { 'Path through the script': r.path.join(', ') } : {}),
       },
     }

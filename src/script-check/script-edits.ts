@@ -57,9 +57,33 @@ export const definedBefore = (text: string, name: string, at: number): boolean =
  */
 export function replaceSetting(a: Assignment, replacement: string, text = ''): Edit[] {
   const word = inlineWord(replacement)
-  const at = a.valueAt ?? dockerEnvValue(a, text) ?? writtenAt(a.val)
-  if (!at || word === undefined) return []
+  if (word === undefined) return []
+  const own = (r: { start: number; end: number } | undefined) => (r && !otherVariablesValue(text, a.name, r.start) ? r : undefined)
+  const at = own(a.valueAt) ?? dockerEnvValue(a, text) ?? own(writtenAt(a.val)) ?? referenceRange(a.val, text)
+  if (!at) return []
   return [{ start: at.start, end: at.end, text: word }]
+}
+
+/**
+ * Whether the range at `start` is the value of another variable's assignment that the script reads
+ * more than once (`MASTER=10.0.0.1` read by `--master-addr $MASTER` too): rewriting it there would
+ * change every reader, so the setting's own reference is edited instead.
+ */
+function otherVariablesValue(text: string, name: string, start: number): boolean {
+  if (text === '') return false
+  const m = /([A-Za-z_]\w*)=["']?$/.exec(text.slice(Math.max(0, start - 80), start))
+  if (!m || m[1] === name) return false
+  return (text.match(new RegExp(`\\$\\{?${m[1]}\\b`, 'g'))?.length ?? 0) >= 2
+}
+
+/** The `$NAME` reference a whole value was expanded from, where the setting wrote it (inside a here-document or an `--env` list too). */
+function referenceRange(v: Val, text: string): { start: number; end: number } | undefined {
+  const ends = new Set(v.after ?? [])
+  if (ends.size !== 1 || text === '') return undefined
+  const end = [...ends][0]!
+  if (end <= 0) return undefined
+  const m = /\$\{?[A-Za-z_]\w*\}?$/.exec(text.slice(Math.max(0, end - 80), end))
+  return m ? { start: end - m[0].length, end } : undefined
 }
 
 /** The value part of a `-e NAME=value` argument as written (inside its quotes), so the fix lands on the -e line. */

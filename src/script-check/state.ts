@@ -3,14 +3,76 @@
  * functions, the branch depth (inside an `if`/`case`: one role's section), the `ray start`s met so
  * far, and the branch decisions taken. Paths that reach the same state by different branches are
  * merged (stateKey), so scripts with many independent `if`s do not multiply paths.
+ *
+ * Each map of a state keeps a running hash of its entries (HashedMap), so comparing paths costs
+ * what changed, not the size of the state: a long script's hundreds of variables are not re-read
+ * after every statement.
  */
 
 import type { Node } from './bash-ast.js'
-import type { Arg, Assignment, RayStart, Span, Val } from './model.js'
+import { type Arg, type Assignment, type RayStart, type Span, type Val, WATCHED, type Watched } from './model.js'
 
 export type Var =
   | { readonly kind: 'scalar'; readonly val: Val; readonly exported: boolean; readonly assignment: Assignment }
   | { readonly kind: 'array'; readonly items: readonly Arg[] }
+
+/** FNV-1a of a string, 32 bits. */
+function hashText(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h | 0
+}
+
+const nameHashes = new Map<string, number>()
+const hashName = (name: string): number => {
+  let h = nameHashes.get(name)
+  if (h === undefined) {
+    h = hashText(name)
+    nameHashes.set(name, h)
+  }
+  return h
+}
+
+/**
+ * A map that keeps the sum of its entries' hashes as it changes (`hash`): two maps with the same
+ * entries have the same hash whatever the order they were set in.
+ */
+export class HashedMap<V> extends Map<string, V> {
+  hash = 0
+  constructor(
+    private readonly valueHash: (v: V) => number,
+    from?: HashedMap<V>,
+  ) {
+    super()
+    if (from) {
+      for (const [k, v] of Map.prototype.entries.call(from) as IterableIterator<[string, V]>) super.set(k, v)
+      this.hash = from.hash
+    }
+  }
+  private entryHash(k: string, v: V): number {
+    return Math.imul(hashName(k) ^ Math.imul(this.valueHash(v), 0x9e3779b1), 0x85ebca6b) | 0
+  }
+  override set(k: string, v: V): this {
+    // Map's constructor calls set before the fields are initialised; only this class's own copies pass entries.
+    if (!this.valueHash) return super.set(k, v)
+    const old = super.get(k)
+    if (old !== undefined || super.has(k)) this.hash = (this.hash - this.entryHash(k, old as V)) | 0
+    this.hash = (this.hash + this.entryHash(k, v)) | 0
+    return super.set(k, v)
+  }
+  override delete(k: string): boolean {
+    if (!super.has(k)) return false
+    this.hash = (this.hash - this.entryHash(k, super.get(k) as V)) | 0
+    return super.delete(k)
+  }
+  override clear(): void {
+    this.hash = 0
+    super.clear()
+  }
+  copy(): HashedMap<V> {
+    return new HashedMap(this.valueHash, this)
+  }
+}
 
 export interface Frame {
   args: Arg[]
@@ -18,14 +80,34 @@ export interface Frame {
   rest: boolean
   /** How many of those unknown arguments `shift` dropped: `$1` after `shift` is the unknown `${2}`. */
   shifted: number
-  locals: Map<string, Var>
+  locals: HashedMap<Var>
   /** The call that opened this frame (undefined: the script's top level). */
   callAt?: Span
 }
 
+/**
+ * A container the script started (`docker run`/`podman run --name …`), as later `docker exec`s into
+ * it find it: the environment its `-e`/`--env-file` gave it (every process exec'd in it inherits
+ * that), its network mode, and the host it runs on ('' here, else the ssh destination).
+ */
+export interface Container {
+  readonly name: string
+  readonly host: string
+  readonly env: ReadonlyMap<Watched, Assignment>
+  readonly network?: string
+  /** The line of its `docker run`. */
+  readonly line: number
+}
+
+export const containerKey = (host: string, name: string): string => `${host}\u0001${name}`
+
 export interface State {
-  globals: Map<string, Var>
-  funcs: Map<string, Node>
+  /** The host this path's commands run on: '' for the script's own, the ssh destination inside `ssh host …`. */
+  host: string
+  /** Containers started on this path, by containerKey. */
+  containers: HashedMap<Container>
+  globals: HashedMap<Var>
+  funcs: HashedMap<Node>
   /** frames[0] is the script's top level, whose arguments are unknown. */
   frames: Frame[]
   branch: number
@@ -38,45 +120,96 @@ export interface State {
    * `--head` (then-branch of `[ "$3" == --head ]`), or is none of some literals (else-branches).
    * A later test of the same value is then decided the same way (run_cluster.sh tests its role twice).
    */
-  facts: Map<string, { readonly eq?: string; readonly ne: readonly string[] }>
+  facts: HashedMap<Fact>
   /** Files the script wrote from a here-document (`cat > FILE <<EOF`), by path: what `--env-file FILE` reads. */
-  files: Map<string, Val>
+  files: HashedMap<Val>
 }
 
+export interface Fact {
+  readonly eq?: string
+  readonly ne: readonly string[]
+}
+
+export const newVars = (): HashedMap<Var> => new HashedMap(hashVar)
+
+const containerText = (c: Container): string => JSON.stringify([c.name, c.host, c.network ?? '', [...c.env].map(([k, a]) => [k, a.val.text, a.span.start])])
+
+export const newContainers = (): HashedMap<Container> => new HashedMap((c: Container) => hashText(containerText(c)))
+
 export const initialState = (): State => ({
-  globals: new Map(),
-  funcs: new Map(),
-  frames: [{ args: [], rest: true, shifted: 0, locals: new Map() }],
+  host: '',
+  containers: newContainers(),
+  globals: newVars(),
+  funcs: new HashedMap(() => 0),
+  frames: [{ args: [], rest: true, shifted: 0, locals: newVars() }],
   branch: 0,
   done: false,
   returning: false,
   starts: [],
   path: [],
-  facts: new Map(),
-  files: new Map(),
+  facts: new HashedMap((f: Fact) => hashText(JSON.stringify(f))),
+  files: new HashedMap((v: Val) => hashText(v.text)),
 })
 
 export const fork = (s: State): State => ({
-  globals: new Map(s.globals),
-  funcs: new Map(s.funcs),
-  frames: s.frames.map((f) => ({ ...f, args: [...f.args], locals: new Map(f.locals) })),
+  host: s.host,
+  containers: s.containers.copy(),
+  globals: s.globals.copy(),
+  funcs: s.funcs.copy(),
+  frames: s.frames.map((f) => ({ ...f, args: [...f.args], locals: f.locals.copy() })),
   branch: s.branch,
   done: s.done,
   returning: s.returning,
   starts: [...s.starts],
   path: [...s.path],
-  facts: new Map(s.facts),
-  files: new Map(s.files),
+  facts: s.facts.copy(),
+  files: s.files.copy(),
 })
 
-const varKey = (v: Var): unknown =>
-  v.kind === 'scalar' ? [v.val.text, v.exported, v.assignment.span.start, v.assignment.span.line] : v.items.map((a) => [a.val.text, a.span.start])
+/** A key per value, computed once per object: paths share the objects they did not change since they forked. */
+function memo<T extends object>(f: (x: T) => string): (x: T) => string {
+  const keys = new WeakMap<T, string>()
+  return (x) => {
+    let k = keys.get(x)
+    if (k === undefined) {
+      k = f(x)
+      keys.set(x, k)
+    }
+    return k
+  }
+}
 
-const startKey = (r: RayStart): unknown => [r.line, r.rayLine, r.args.map((a) => a.val.text), [...r.env].map(([k, v]) => [k, v.val.text, v.span.start])]
+const varKey = memo((v: Var): string =>
+  JSON.stringify(
+    v.kind === 'scalar' ? [v.val.text, v.exported, v.assignment.span.start, v.assignment.span.line] : v.items.map((a) => [a.val.text, a.span.start]),
+  ),
+)
+
+const varHashes = new WeakMap<Var, number>()
+function hashVar(v: Var): number {
+  let h = varHashes.get(v)
+  if (h === undefined) {
+    h = hashText(varKey(v))
+    varHashes.set(v, h)
+  }
+  return h
+}
+
+const startKey = memo((r: RayStart): string =>
+  JSON.stringify([r.line, r.rayLine, r.args.map((a) => a.val.text), [...r.env].map(([k, v]) => [k, v.val.text, v.span.start])]),
+)
+
+const fileKey = memo((v: Val): string => v.text)
 
 /** What makes two paths different for the rest of the script (the branch decisions taken do not). */
 export function stateKey(s: State): string {
-  const vars = (m: Map<string, Var>) => [...m].map(([k, v]) => [k, varKey(v)])
+  const vars = (m: Map<string, Var>) => {
+    let out = ''
+    for (const [k, v] of m) out += `${k}\u0000${varKey(v)}\u0001`
+    return out
+  }
+  let files = ''
+  for (const [k, v] of s.files) files += `${k}\u0000${fileKey(v)}\u0001`
   return JSON.stringify([
     vars(s.globals),
     [...s.funcs.keys()],
@@ -86,21 +219,189 @@ export function stateKey(s: State): string {
     s.returning,
     s.starts.map(startKey),
     [...s.facts],
-    [...s.files].map(([k, v]) => [k, v.text]),
+    files,
+    s.host,
+    [...s.containers.values()].map(containerText),
   ])
 }
 
 export function startKeyOf(r: RayStart): string {
-  return JSON.stringify(startKey(r))
+  return startKey(r)
 }
 
-/** Each distinct state once (the first path's decisions kept). */
+/** A hash of what stateKey holds, from the maps' running hashes: equal states hash alike. */
+function stateHash(s: State): number {
+  let h = hashText(JSON.stringify([s.branch, s.done, s.returning, s.frames.length, s.starts.length]))
+  const mix = (x: number) => {
+    h = Math.imul(h ^ x, 0x01000193) | 0
+  }
+  mix(s.globals.hash)
+  mix(s.funcs.hash)
+  mix(s.facts.hash)
+  mix(s.files.hash)
+  mix(s.containers.hash)
+  mix(hashName(s.host))
+  for (const f of s.frames) {
+    mix(f.locals.hash)
+    mix(f.shifted)
+    for (const a of f.args) mix(hashName(a.val.text))
+  }
+  for (const r of s.starts) mix(hashName(startKey(r)))
+  return h
+}
+
+/** Each distinct state once (the first path's decisions kept). The full key is built only for states whose hashes meet. */
 export function mergePaths(states: readonly State[]): State[] {
-  const seen = new Set<string>()
+  if (states.length < 2) return [...states]
+  const buckets = new Map<number, State[]>()
+  const keys = new Map<State, string>()
+  const keyOf = (x: State): string => {
+    let k = keys.get(x)
+    if (k === undefined) {
+      k = stateKey(x)
+      keys.set(x, k)
+    }
+    return k
+  }
   return states.filter((s) => {
-    const k = stateKey(s)
-    if (seen.has(k)) return false
-    seen.add(k)
+    const h = stateHash(s)
+    const same = buckets.get(h)
+    if (!same) {
+      buckets.set(h, [s])
+      return true
+    }
+    const k = keyOf(s)
+    if (same.some((o) => keyOf(o) === k)) return false
+    same.push(s)
     return true
   })
+}
+
+const LAUNCHES = /\b(?:ray|vllm|docker|podman|nvidia-docker|apptainer|singularity|ssh|srun|mpirun|torchrun|python3?|bash|sh|exec|env|export|source)\b|^\s*\.\s/
+const REFERENCE = /\$\{?([A-Za-z_]\w*)/g
+const ASSIGNED = /(?:^|[\s;&|(])(?:printf\s+-v\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=)/g
+
+/**
+ * The variables a start can depend on, read from the text (an over-approximation): the watched
+ * ones, every variable a line that starts something (`ray`, `vllm`, `docker`, `ssh`, a shell,
+ * `export`, …) reads, and, again and again, every variable an assignment to one of those reads.
+ * Paths that differ only in other variables (an option's value, a loop counter, a message) lead
+ * to the same starts and may be joined.
+ */
+export function startInputs(text: string): ReadonlySet<string> {
+  const lines = text.replace(/\\\n/g, ' ').split('\n')
+  const relevant = new Set<string>(WATCHED)
+  const feeds = new Map<string, Set<string>>()
+  for (const line of lines) {
+    const refs = [...line.matchAll(REFERENCE)].map((m) => m[1]!)
+    if (LAUNCHES.test(line)) for (const r of refs) relevant.add(r)
+    for (const m of line.matchAll(ASSIGNED)) {
+      const name = m[1] ?? m[2]!
+      const into = feeds.get(name) ?? new Set<string>()
+      for (const r of refs) if (r !== name) into.add(r)
+      feeds.set(name, into)
+    }
+    // `read … NAME <<< "$X"`: NAME is read from X.
+    const read = /\bread\b.*?\b([A-Za-z_]\w*)\s*<<</.exec(line)
+    if (read) feeds.set(read[1]!, new Set([...(feeds.get(read[1]!) ?? []), ...refs]))
+  }
+  const todo = [...relevant]
+  while (todo.length > 0) {
+    for (const r of feeds.get(todo.pop()!) ?? [])
+      if (!relevant.has(r)) {
+        relevant.add(r)
+        todo.push(r)
+      }
+  }
+  return relevant
+}
+
+/**
+ * What keeps two paths apart even when there are too many: where they are (call depth, branch depth,
+ * stopped or returning), the functions known, the starts met, and the variables a start can depend
+ * on (startInputs) in every scope. Paths alike in all of that can be joined (joinPaths).
+ */
+function coarseKey(s: State, inputs: ReadonlySet<string>): string {
+  const watched = (m: Map<string, Var>) => {
+    let out = ''
+    for (const name of inputs) {
+      const v = m.get(name)
+      if (v) out += `${name}\u0000${varKey(v)}\u0001`
+    }
+    return out
+  }
+  return JSON.stringify([
+    s.frames.length,
+    s.branch,
+    s.done,
+    s.returning,
+    [...s.funcs.keys()],
+    s.starts.map(startKey),
+    watched(s.globals),
+    s.frames.map((f) => watched(f.locals)),
+    s.host,
+    [...s.containers.values()].map(containerText),
+  ])
+}
+
+const unknownVar = (name: string, like: Var | undefined, exported: boolean): Var => {
+  const val: Val = { text: `\${${name}}`, known: false, map: Array<number>(name.length + 3).fill(-1) }
+  const span = like?.kind === 'scalar' ? like.assignment.span : { start: -1, end: -1, line: 0 }
+  return { kind: 'scalar', val, exported, assignment: { name, val, span, kind: 'assign', inBranch: true } }
+}
+
+/** Variables every path agrees on stay; one they disagree on (or some lack) is unknown from here on. */
+function joinVars(maps: readonly Map<string, Var>[]): HashedMap<Var> {
+  const out = newVars()
+  const names = new Set(maps.flatMap((m) => [...m.keys()]))
+  for (const name of names) {
+    const vs = maps.map((m) => m.get(name))
+    const first = vs[0]
+    if (first && vs.every((v) => v !== undefined && varKey(v) === varKey(first))) out.set(name, first)
+    else
+      out.set(
+        name,
+        unknownVar(
+          name,
+          vs.find((v) => v !== undefined),
+          vs.some((v) => v?.kind === 'scalar' && v.exported),
+        ),
+      )
+  }
+  return out
+}
+
+/**
+ * Paths alike in what their starts can depend on (coarseKey) joined into one: a variable they set differently
+ * becomes unknown (a symbolic `${NAME}`, as an input would be), the files and assumptions they
+ * share stay, and every start met on any of them is kept. This bounds the paths a long script
+ * carries (an option loop, helpers called per node) without dropping any of them.
+ */
+export function joinPaths(states: readonly State[], inputs: ReadonlySet<string>): State[] {
+  const groups = new Map<string, State[]>()
+  for (const s of states) {
+    const k = coarseKey(s, inputs)
+    const g = groups.get(k)
+    if (g) g.push(s)
+    else groups.set(k, [s])
+  }
+  return [...groups.values()].map((g) => (g.length === 1 ? g[0]! : join(g)))
+}
+
+function join(g: readonly State[]): State {
+  const base = fork(g[0]!)
+  base.globals = joinVars(g.map((s) => s.globals))
+  base.frames = base.frames.map((f, i) => ({ ...f, locals: joinVars(g.map((s) => s.frames[i]!.locals)) }))
+  for (const [k, v] of base.files) if (!g.every((s) => s.files.get(k)?.text === v.text)) base.files.delete(k)
+  for (const [k, v] of base.facts) if (!g.every((s) => JSON.stringify(s.facts.get(k)) === JSON.stringify(v))) base.facts.delete(k)
+  const seen = new Set(base.starts.map(startKey))
+  for (const s of g.slice(1))
+    for (const r of s.starts) {
+      const k = startKey(r)
+      if (!seen.has(k)) {
+        seen.add(k)
+        base.starts.push(r)
+      }
+    }
+  return base
 }

@@ -16,7 +16,7 @@ import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
 import { logScanRows } from './rows/log-scan.js'
 import { healthyCluster, preflightRows } from './rows/preflight.js'
-import { scriptCheckRow } from './rows/script-check.js'
+import { longScriptRow, scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
 import { weightsRows } from './rows/weights.js'
@@ -53,8 +53,9 @@ async function main(): Promise<number> {
   await row('6', 'Action start-up', () => startupRows(actionEntry))
   await row('1c', 'time to verdict on the seed bug, no cluster: the static launch-script check', () => scriptCheckRow(actionEntry))
   await row('8', 'log signatures on a capture', async () => logScanRows())
+  await row('1d', 'the static launch-script check on a 1,000-line script', async () => longScriptRow())
   // Rows without the lab asked for alone: no lab.
-  if (only?.every((id) => ['6', '1c', '8'].includes(id))) {
+  if (only?.every((id) => ['6', '1c', '8', '1d'].includes(id))) {
     const text = renderResults(rows, missing, machine)
     writeFileSync(resultsPath, text)
     process.stdout.write(text)

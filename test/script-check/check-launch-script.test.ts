@@ -353,3 +353,52 @@ describe('roles however a script tells them apart', () => {
     expect(check('export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address="$1"').findings).toEqual([])
   })
 })
+
+describe('containers as state: docker run -e … sleep infinity, then docker exec … ray start (spark-docker-exec.sh)', () => {
+  const NAME = 'spark-docker-exec.sh'
+  const text = fixture(NAME)
+  const r = checkLaunchScript(text, { path: NAME })
+
+  it("finds the seed incident in the head's docker exec: the container's VLLM_HOST_IP, no --node-ip-address", () => {
+    expect(lines(r)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${NAME}:32`])
+    const f = r.findings[0]!
+    expect(f.evidence['VLLM_HOST_IP']).toBe('192.168.200.12 (set at line 17 (docker -e))')
+    expect(f.evidence['Container']).toMatch(/^vllm \(started at line 16;/)
+  })
+
+  it('carries a patch that git apply and patch -p1 take, after which nothing is reported', () => {
+    for (const tool of ['git', 'patch'] as const) {
+      const patched = applyWith(tool, NAME, text, r.patch!)
+      expect(patched).toBe(r.patched)
+      expect(patched).toContain('docker exec "$NAME" ray start --head --port "$PORT" --node-ip-address=192.168.200.12')
+      expect(lines(checkLaunchScript(patched, { path: NAME }))).toEqual([])
+    }
+  })
+
+  const head = (exec: string, run = 'docker run -d --name vllm --network host -e VLLM_HOST_IP=192.168.200.12 img sleep infinity') =>
+    lines(checkLaunchScript(`#!/bin/bash\nC=vllm\n${run}\n${exec}\n`, { path: 't.sh' }))
+
+  it('by name, by a variable that holds the name, and by $(docker ps -q …); podman alike', () => {
+    expect(head('docker exec vllm ray start --head')).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@t.sh:4'])
+    expect(head('docker exec -d "$C" ray start --head')).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@t.sh:4'])
+    expect(head('docker exec "$(docker ps -q --filter name=vllm)" bash -c "ray start --head --port 6379"')).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@t.sh:4'])
+    expect(head('podman exec vllm ray start --head', 'podman run -d --name vllm -e VLLM_HOST_IP=192.168.200.12 img sleep infinity')).toEqual([
+      'SCRIPT_HEAD_IDENTITY_UNPINNED@t.sh:4',
+    ])
+  })
+
+  it("the exec's own -e wins; another container's environment, or one started on another host, does not reach it", () => {
+    expect(head('docker exec -e VLLM_HOST_IP= vllm ray start --head')).toEqual([])
+    expect(head('docker exec other ray start --head')).toEqual([])
+    expect(head('docker exec vllm ray start --head', 'ssh spark-2 "docker run -d --name vllm -e VLLM_HOST_IP=192.168.200.13 img sleep infinity"')).toEqual([])
+    expect(head('docker exec vllm ray start --head', 'docker run -d --name vllm img sleep infinity')).toEqual([])
+  })
+
+  it('a line continuation inside a string ssh runs keeps the words apart (the worker container gets its -e)', () => {
+    const out = checkLaunchScript(
+      '#!/bin/bash\nssh w2 "docker run -d --name vllm \\\n  -e VLLM_HOST_IP=10.0.0.2 img sleep infinity"\nssh w2 "docker exec vllm ray start --address=10.0.0.1:6379 --node-ip-address=10.0.0.3"\n',
+      { path: 't.sh' },
+    )
+    expect(out.findings.map((f) => f.code)).toContain('SCRIPT_VLLM_HOST_IP_OVERRIDE')
+  })
+})

@@ -43,6 +43,16 @@ describe('vllm-ray-deploy diagnose --launch-script', () => {
     expect(r.out).toContain(`--- a/${SCRIPT}`)
   })
 
+  it('the DGX Spark style (docker run -e VLLM_HOST_IP … sleep infinity, then docker exec NAME ray start --head): the seed incident, with the container named', async () => {
+    const DOCKER_EXEC = 'test/script-check/fixtures/spark-docker-exec.sh'
+    const r = await cli('diagnose', '--launch-script', DOCKER_EXEC, '--manifest', EXAMPLE)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/^SCRIPT_HEAD_IDENTITY_UNPINNED +error +spark-a /m)
+    expect(r.out).toMatch(new RegExp(`Script line: +${DOCKER_EXEC}:32$`, 'm'))
+    expect(r.out).toMatch(/Container: +vllm \(started at line 16;/)
+    expect(r.out).toContain('+    docker exec "$NAME" ray start --head --port "$PORT" --node-ip-address=192.168.200.12')
+  })
+
   it('--json carries each patch and the combined one', async () => {
     const r = await cli('diagnose', '--launch-script', SCRIPT, '--json')
     const j = JSON.parse(r.out) as { findings: { code: string; patch?: string }[]; patch: string }

@@ -188,3 +188,73 @@ describe('env files', () => {
     clears(text, 'SCRIPT_IFNAME_NOT_FABRIC')
   })
 })
+
+describe("every rank given the master's address as VLLM_HOST_IP, wherever the environment is set (issue 36)", () => {
+  const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh', manifest: pair })
+  const fixedBy = (text: string): string => {
+    const r = check(text)
+    expect(r.patch).toBeDefined()
+    const patched = gitApply(text, r.patch!)
+    expect(check(patched).findings.filter((f) => f.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE')).toEqual([])
+    return patched
+  }
+
+  it("apptainer exec --env VLLM_HOST_IP=$MASTER,…: the worker's own --env is rewritten, the shared MASTER is not", () => {
+    const text = [
+      '#!/bin/bash',
+      'MASTER=192.168.200.12',
+      'if [ "$ROLE" = head ]; then',
+      '  apptainer exec --nv --env VLLM_HOST_IP=$MASTER,NCCL_SOCKET_IFNAME=enp1s0f1np1 vllm.sif vllm serve m --nnodes 2 --node-rank 0 --master-addr $MASTER',
+      'else',
+      '  apptainer exec --nv --env VLLM_HOST_IP=$MASTER,NCCL_SOCKET_IFNAME=enp1s0f1np1 vllm.sif vllm serve m --nnodes 2 --node-rank 1 --master-addr $MASTER --headless',
+      'fi',
+      '',
+    ].join('\n')
+    expect(codes(text)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:6'])
+    const patched = fixedBy(text)
+    expect(patched).toContain('MASTER=192.168.200.12\n')
+    expect(patched).toContain('--env VLLM_HOST_IP=192.168.200.13,NCCL_SOCKET_IFNAME')
+  })
+
+  it('apptainer --cleanenv and env -i drop the exported value; --env sets it under them', () => {
+    const base = (cmd: string) =>
+      `#!/bin/bash\nexport VLLM_HOST_IP=192.168.200.12\nvllm serve m --nnodes 2 --node-rank 0 --master-addr 192.168.200.12 &\n${cmd} vllm serve m --nnodes 2 --node-rank 1 --master-addr 192.168.200.12 --headless\n`
+    expect(codes(base('apptainer exec vllm.sif'))).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:2'])
+    expect(codes(base('apptainer exec --cleanenv vllm.sif'))).toEqual([])
+    expect(codes(base('env -i PATH=/usr/bin'))).toEqual([])
+    expect(codes(base('apptainer exec -e --env=VLLM_HOST_IP=192.168.200.12 vllm.sif'))).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:4'])
+  })
+
+  it("a here-document fed to ssh that exports the master's address: the reference in it is rewritten, quoted delimiters read as the remote shell does", () => {
+    const text = [
+      '#!/bin/bash',
+      'MASTER=192.168.200.12',
+      'vllm serve m --nnodes 2 --node-rank 0 --master-addr $MASTER &',
+      'ssh spark-b bash <<EOF',
+      'export VLLM_HOST_IP=$MASTER',
+      'vllm serve m --nnodes 2 --node-rank 1 --master-addr $MASTER --headless',
+      'EOF',
+      '',
+    ].join('\n')
+    expect(codes(text)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:5'])
+    expect(fixedBy(text)).toContain('export VLLM_HOST_IP=192.168.200.13\n')
+    const quoted = text
+      .replace('bash <<EOF', "bash -s <<'EOF'")
+      .replace('$MASTER\nvllm', '192.168.200.12\nvllm')
+      .replace('--master-addr $MASTER --headless', '--master-addr 192.168.200.12 --headless')
+    expect(codes(quoted)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:5'])
+  })
+
+  it("docker run -e VLLM_HOST_IP of the master in the worker's container, the serve exec'd into it over ssh", () => {
+    const text = [
+      '#!/bin/bash',
+      'docker run -d --name vllm --network host -e VLLM_HOST_IP=192.168.200.12 img sleep infinity',
+      'docker exec -d vllm vllm serve m --nnodes 2 --node-rank 0 --master-addr 192.168.200.12',
+      'ssh spark-b "docker run -d --name vllm --network host -e VLLM_HOST_IP=192.168.200.12 img sleep infinity"',
+      'ssh spark-b "docker exec -d vllm vllm serve m --nnodes 2 --node-rank 1 --master-addr 192.168.200.12 --headless"',
+      '',
+    ].join('\n')
+    expect(codes(text)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE:4'])
+    expect(fixedBy(text)).toContain('ssh spark-b "docker run -d --name vllm --network host -e VLLM_HOST_IP=192.168.200.13 img')
+  })
+})

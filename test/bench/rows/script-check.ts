@@ -5,13 +5,14 @@
  * to its exit with both findings (the head's unpinned identity and the worker's
  * VLLM_HOST_IP override, each with its script line). Also the check alone, in-process, and `node -e ''`.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { loadManifestFile } from '../../../src/manifest/load.js'
 import { checkLaunchScript } from '../../../src/script-check/index.js'
+import { longLaunchScript } from '../../script-check/long-script.js'
 import { inputEnv } from '../../support/action.js'
 import { log, timed } from '../measure.js'
 import { type Row, median, samples } from '../table.js'
@@ -95,4 +96,58 @@ function timedSync<T>(fn: () => T): { ms: number; value: T } {
   const started = performance.now()
   const value = fn()
   return { ms: performance.now() - started, value }
+}
+
+/**
+ * Row 1d, the static check's speed on a long script: a 1,000-line launch script of the DGX Spark
+ * style (test/script-check/long-script.ts, modelled on eugr/spark-vllm-docker's launch-cluster.sh)
+ * checked in-process, beside `bash -n` on the same file in the same run (the shell's own parse, a
+ * floor no check goes under), interleaved; also the check's heap growth. The same check at half
+ * the length is in the note: the check is linear when doubling the script about doubles the time.
+ */
+export function longScriptRow(runs = 5): Row {
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-long-'))
+  try {
+    const full = longLaunchScript(16)
+    const half = longLaunchScript(6)
+    const path = join(dir, 'launch-cluster.sh')
+    writeFileSync(path, full)
+    const lines = full.split('\n').length - 1
+    const check = (text: string) => {
+      const { ms, value } = timedSync(() => checkLaunchScript(text, { path: 'launch-cluster.sh' }))
+      const errors = value.findings.filter((f) => f.severity === 'error')
+      if (errors.length > 0) throw new Error(`the long script gave errors: ${errors.map((f) => f.code).join(', ')}`)
+      return ms
+    }
+    const bashN = () => {
+      const started = performance.now()
+      execFileSync('bash', ['-n', path], { stdio: 'pipe' })
+      return performance.now() - started
+    }
+    const before = process.memoryUsage().heapUsed
+    check(full)
+    const heapMB = (process.memoryUsage().heapUsed - before) / 1e6
+    const figure: number[] = []
+    const baseline: number[] = []
+    const halves: number[] = []
+    for (let i = 0; i < runs; i++) {
+      baseline.push(bashN())
+      figure.push(check(full))
+      halves.push(check(half))
+    }
+    const ratio = median(figure) / median(baseline)
+    const halfLines = half.split('\n').length - 1
+    log(`row 1d: ${lines} lines: check ${figure.map((v) => Math.round(v)).join(', ')} ms; bash -n ${baseline.map((v) => v.toFixed(1)).join(', ')} ms`)
+    return {
+      id: '1d',
+      figure: `the static launch-script check on a ${lines}-line launch script (in-process)`,
+      value: samples('ms', figure),
+      baselineLabel: '`bash -n` on the same script',
+      baseline: samples('ms', baseline),
+      goal: { kind: 'max', limit: 2000 },
+      note: `${(ratio).toFixed(0)}× bash -n; ${halfLines} lines: ${Math.round(median(halves))} ms (${lines}/${halfLines} = ${(lines / halfLines).toFixed(2)}× the lines took ${(median(figure) / median(halves)).toFixed(2)}× the time); heap growth of one check ${heapMB.toFixed(0)} MB`,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }

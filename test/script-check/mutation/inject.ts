@@ -12,8 +12,8 @@
 export const FABRIC_IP = '10.99.0.1'
 export const OTHER_IP = '10.99.0.2'
 
-export type Style = 'prefix' | 'env' | 'exec env' | 'export' | 'docker -e' | 'bash -c' | 'ssh'
-export const STYLES: readonly Style[] = ['prefix', 'env', 'exec env', 'export', 'docker -e', 'bash -c', 'ssh']
+export type Style = 'prefix' | 'env' | 'exec env' | 'export' | 'docker -e' | 'bash -c' | 'ssh' | 'docker exec' | 'docker exec ps'
+export const STYLES: readonly Style[] = ['prefix', 'env', 'exec env', 'export', 'docker -e', 'bash -c', 'ssh', 'docker exec', 'docker exec ps']
 
 export interface Mutant {
   readonly bug: 'head' | 'worker'
@@ -170,6 +170,18 @@ export function mutants(original: string): Mutant[] {
         text = insert(text, at, word)
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
+      } else if (style === 'docker exec' || style === 'docker exec ps') {
+        // The DGX Spark style: an idle container started with the value, the role's ray start exec'd into it afterwards.
+        const start = commandStart(text, o.at)
+        if (inContainer || !o.direct || !own || start !== o.at) continue
+        const lineStart = text.lastIndexOf('\n', start - 1) + 1
+        const indent = text.slice(lineStart, start)
+        if (indent.trim() !== '') continue
+        const run = `${indent}docker run -d --name vrd-mut --network host -e VLLM_HOST_IP=${ip} img sleep infinity\n`
+        const exec = style === 'docker exec' ? 'docker exec vrd-mut ' : 'docker exec "$(docker ps -q --filter name=vrd-mut)" '
+        text = insert(insert(text, start, exec), lineStart, run)
+        injected = [lineOf(text, lineStart)]
+        roleLines = lineRange(text, roleRange.start + run.length, roleRange.end + run.length + exec.length)
       } else {
         if (!o.direct || !own || !wrappable(text.slice(o.at, o.end))) continue
         const open = style === 'bash -c' ? `bash -c "${assign}` : `ssh node-x "${assign}`
