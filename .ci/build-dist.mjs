@@ -171,7 +171,9 @@ if (!existsSync('dist/index.js')) process.exit(1)
 const total = files.reduce((n, f) => n + statSync(f).size, 0)
 const action = statSync('dist/index.js').size
 if (action > MAX_ACTION_BYTES) {
-  console.error(`dist/index.js is ${action} bytes, over the ${MAX_ACTION_BYTES} budget of what the Action loads at start: a dependency that grew, or code of the lab or the launch-script check imported statically`)
+  console.error(
+    `dist/index.js is ${action} bytes, over the ${MAX_ACTION_BYTES} budget of what the Action loads at start: a dependency that grew, or code of the lab or the launch-script check imported statically`,
+  )
   process.exit(1)
 }
 if (total > MAX_BYTES) {
