@@ -2155,6 +2155,7 @@ async function startHubMirror(o) {
         },
         stall: (paths) => control('stall', paths),
         corrupt: (paths) => control('corrupt', paths),
+        endless: (paths) => control('endless', paths),
         async stop() {
             if (child.exitCode === null && child.signalCode === null) {
                 const gone = new Promise((r) => child.once('exit', r));

@@ -23,7 +23,7 @@ export interface HubMirrorRequest {
   readonly bytes: number
 }
 export interface HubMirrorStalled {
-  readonly event: 'stalled' | 'corrupted'
+  readonly event: 'stalled' | 'corrupted' | 'endless'
   readonly path: string
   readonly bytes: number
 }
@@ -51,6 +51,8 @@ export interface HubMirror {
   stall(paths: readonly string[]): Promise<void>
   /** Files whose GET sends the right number of wrong bytes, while the listing keeps the true digests (none: back to normal). */
   corrupt(paths: readonly string[]): Promise<void>
+  /** Files whose GET has no length and never ends (none: back to normal). */
+  endless(paths: readonly string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -129,6 +131,7 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
     },
     stall: (paths) => control('stall', paths),
     corrupt: (paths) => control('corrupt', paths),
+    endless: (paths) => control('endless', paths),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const gone = new Promise((r) => child.once('exit', r))

@@ -161,6 +161,38 @@ describe('failures', () => {
     }
   })
 
+  it('a mirror whose body never ends (no length, the bytes again and again): the download ends, the space comes back, no partial file is left', async () => {
+    // The files fit the 64 MiB destination (the room check passes); the endless shard would fill it.
+    const small = `${ROOT}/models/endless`
+    const endless = 'model-00001-of-00002.safetensors'
+    expect((await sh(head(), 'sh', '-c', 'mkdir -p "$1" && mount -t tmpfs -o size=64m tmpfs "$1"', 'sh', small)).code).toBe(0)
+    await mirror.endless([endless])
+    try {
+      const from = mirror.events.length
+      const d = await download(small, TOKEN)
+      expect(mirror.events.slice(from).some((e) => e.event === 'endless')).toBe(true)
+      expect(d.parsed.ok).toBe(false)
+      if (d.parsed.ok) return
+      // Stopped by the guard (more bytes than the listing's largest file), or by the full disk first on a fast link.
+      const named = d.parsed.problem
+      if (named.code === 'HUB_RESPONSE_TOO_LONG')
+        expect(named.evidence.detail).toMatch(/\.incomplete: \d+ bytes received, more than the largest file the hub lists \(\d+ bytes\)$/)
+      else
+        expect(named).toMatchObject({
+          code: 'DISK_SPACE_LOW',
+          evidence: { detail: expect.stringMatching(/filled during the download, though \d+ bytes were to come/) },
+        })
+      progress(`endless body: ${named.code}: ${named.evidence.detail}`)
+      // The space is back: nothing of the endless file is left under the destination.
+      const left = (await sh(head(), 'sh', '-c', `find "$1" -name "*.incomplete" -o -name "${endless}"`, 'sh', small)).stdout.trim()
+      expect(left).toBe('')
+      expect((await sh(head(), 'test', '-e', TOKEN_FILE)).code).toBe(1)
+    } finally {
+      await mirror.endless([])
+      await sh(head(), 'umount', small)
+    }
+  })
+
   it('a download cut off mid-file resumes: the rerun fetches only the file that was cut off', async () => {
     const dest = `${ROOT}/models/cut`
     const cut = 'model-00002-of-00002.safetensors'

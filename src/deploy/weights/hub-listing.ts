@@ -45,6 +45,8 @@ const FIX: Record<string, string> = {
   'no-space':
     'free space on the file system that holds model.path on this node (the evidence says how much is needed), or point model.path at a larger one; nothing was downloaded',
   failed: 'see the evidence; the download resumes from the files already finished when you deploy again',
+  oversized:
+    'the hub (or the mirror at model.source.hub.endpoint) sent more bytes for a file than its own listing says the file has; the partial file was removed: check the endpoint, then deploy again',
 }
 
 const CODE: Record<string, string> = {
@@ -58,6 +60,7 @@ const CODE: Record<string, string> = {
   http: 'HUB_HTTP_ERROR',
   'no-space': 'DISK_SPACE_LOW',
   failed: 'HUB_DOWNLOAD_FAILED',
+  oversized: 'HUB_RESPONSE_TOO_LONG',
 }
 
 const str = (v: unknown): v is string => typeof v === 'string'
@@ -113,7 +116,7 @@ export function parseHubDownload(input: HubDownloadInput, run: HubRun, secrets: 
     const kind = str(e.kind) && e.kind in CODE ? e.kind : 'failed'
     return fail({
       code: CODE[kind]!,
-      message: `the hub download of ${input.repo}@${input.revision} on ${run.node} failed: ${kind.replace(/-/g, ' ')}${size(e.status) ? ` (HTTP ${e.status})` : ''}`,
+      message: `the hub download of ${input.repo}@${input.revision} on ${run.node} failed: ${kind.replace(/-/g, ' ')}${size(e.status) ? ` (HTTP ${e.status})` : ''}${kind === 'failed' && str(e.type) ? ` (${bounded(e.type, secrets)}${str(e.message) && e.message ? `: ${bounded(e.message, secrets)}` : ''})` : ''}`,
       evidence: {
         ...where,
         ...(size(e.status) && { status: String(e.status) }),

@@ -85,7 +85,7 @@ export const COMMIT = /^[0-9a-f]{40}$/
 
 /** The Python run in the container: argv repo, revision, dest. Prints one `{"vrd-hub": 1, ...}` line. */
 export const HUB_DOWNLOAD_PY = String.raw`
-import hashlib, inspect, json, os, shutil, sys
+import hashlib, inspect, json, os, shutil, sys, threading, time
 repo, revision, dest = sys.argv[1:4]
 os.environ.pop("HF_TOKEN", None)  # the token comes from HF_TOKEN_PATH only
 def out(doc):
@@ -125,6 +125,25 @@ try:
     free = shutil.disk_usage(dest).free
     if need > free:
         failed("no-space", Exception(f"{need} bytes to download, {free} bytes free under {dest}"))
+    # A body longer than any file the hub lists (a broken or hostile mirror sending without end) is
+    # stopped before it fills the disk: the file in flight is removed and the step ends.
+    limit = max((f.size for f in tree), default=0)
+    def guard():
+        partial = os.path.join(dest, ".cache", "huggingface", "download")
+        while True:
+            time.sleep(0.2)
+            for root, _, names in os.walk(partial):
+                for n in names:
+                    p = os.path.join(root, n)
+                    try:
+                        got = os.path.getsize(p) if n.endswith(".incomplete") else 0
+                        if got > limit:
+                            os.remove(p)
+                            out({"error": {"kind": "oversized", "type": "OversizedBody", "status": None, "message": f"{os.path.relpath(p, dest)}: {got} bytes received, more than the largest file the hub lists ({limit} bytes)"}})
+                            os._exit(1)
+                    except OSError:
+                        pass
+    threading.Thread(target=guard, daemon=True).start()
     snapshot_download(repo, revision=commit, local_dir=dest, **kw)
 except RevisionNotFoundError as e:
     failed("revision-not-found", e, 404)
@@ -135,6 +154,10 @@ except RepositoryNotFoundError as e:
 except HfHubHTTPError as e:
     status = e.response.status_code if e.response is not None else None
     failed("unauthorized" if status == 401 else "forbidden" if status == 403 else "http", e, status)
+except OSError as e:
+    if e.errno == 28 and "need" in globals():
+        failed("no-space", Exception(f"[Errno 28] the disk under {dest} filled during the download, though {need} bytes were to come and {free} were free before it: a file longer than the hub lists, or another writer"))
+    failed("unreachable" if "connect" in type(e).__name__.lower() or "timeout" in type(e).__name__.lower() else "failed", e)
 except Exception as e:
     failed("unreachable" if "connect" in type(e).__name__.lower() or "timeout" in type(e).__name__.lower() else "failed", e)
 def blob_id(p):

@@ -24,7 +24,9 @@ Every request is logged to stdout as one JSON line: {"event": "request", "method
 bytes, logs {"event": "stalled", "path"}, and keeps the connection open until the client goes away
 (for interruption tests: a download caught mid-file). When `--control DIR/corrupt` names a file, its
 GET sends every byte flipped (the right size, the wrong content) and logs {"event": "corrupted",
-"path"}, while the listing keeps the true digests: a mirror serving a bad copy.
+"path"}, while the listing keeps the true digests: a mirror serving a bad copy. When `--control
+DIR/endless` names a file, its GET has no Content-Length and sends the file's bytes over and over
+until the client goes away, logging {"event": "endless", "path"}: a hostile or broken mirror.
 """
 import argparse
 import hashlib
@@ -202,6 +204,8 @@ class Mirror(BaseHTTPRequestHandler):
         headers["Content-Length"] = str(size - start)
         if self.command == "HEAD":
             return self.reply(200, b"", headers, sent=0)
+        if rel in self.control_list("endless"):
+            return self.endless(e["full"], headers)
         with open(e["full"], "rb") as f:
             f.seek(start)
             data = f.read()
@@ -234,6 +238,27 @@ class Mirror(BaseHTTPRequestHandler):
             return
         self.wfile.write(data)
         self.logged(status, len(data))
+
+    def endless(self, path, headers):
+        """A body without end: no Content-Length, the file's bytes again and again until the client goes."""
+        with open(path, "rb") as f:
+            data = f.read() or b"\0"
+        self.send_response(200)
+        for k, v in headers.items():
+            if k != "Content-Length":
+                self.send_header(k, v)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        log({"event": "endless", "path": path})
+        sent = 0
+        try:
+            while True:
+                self.wfile.write(data)
+                sent += len(data)
+        except OSError:
+            pass
+        self.logged(200, sent)
 
     def stalled_files(self):
         return self.control_list("stall")
