@@ -57,8 +57,8 @@ if (!Number.isInteger(LAB_WORKERS) || LAB_WORKERS < 1 || LAB_WORKERS > 8) {
   throw new Error(`VRD_LAB_WORKERS must be a whole number from 1 to 8; got ${JSON.stringify(process.env.VRD_LAB_WORKERS)}`)
 }
 
-/** The unit coverage floor (percent): 2026-12-05 measured 94.8 % of lines and 82.4 % of branches (src/ without the lab). */
-const COVERAGE_FLOOR = { lines: 90, branches: 80 }
+/** The unit coverage floor (percent): 2026-12-05 measured 95.1 % of lines and 82.7 % of branches (src/ without the lab). */
+const COVERAGE_FLOOR = { lines: 93, branches: 81 }
 
 export default defineConfig({
   test: {
