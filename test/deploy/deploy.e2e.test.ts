@@ -21,7 +21,7 @@ import { planTask } from '../../src/tasks/plan.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes } from './support/lab-nodes.js'
+import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-value`
 let manifest: Manifest
@@ -125,10 +125,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 describe.sequential('deploy on the lab', () => {

@@ -22,7 +22,7 @@ import { LABEL_PREFIX } from '../../src/plan/node-commands.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes } from './support/lab-nodes.js'
+import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 
 const EXAMPLE = 'src/manifest/examples/launch-both-executors.sh'
 const progress = (m: string) => process.stderr.write(`[example-script-e2e] ${m}\n`)
@@ -72,10 +72,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 describe.sequential('the example launch script, unchanged, under both executors', () => {

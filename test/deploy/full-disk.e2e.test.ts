@@ -22,7 +22,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes } from './support/lab-nodes.js'
+import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -95,10 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (containerOf) expect((await inNode(FULL, RESTORE)).code, 'the full-disk fault is removed').toBe(0)
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 describe.sequential('a full disk on the lab', () => {

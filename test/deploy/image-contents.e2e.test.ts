@@ -16,7 +16,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes } from './support/lab-nodes.js'
+import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -52,10 +52,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 describe.sequential('a Ray-less image on the lab', () => {

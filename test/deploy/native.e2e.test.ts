@@ -21,7 +21,7 @@ import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/task
 import { headCompletion } from './support/head-completion.js'
 import { smokeTask } from '../../src/tasks/smoke.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes } from './support/lab-nodes.js'
+import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -73,10 +73,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 describe.sequential('the native executor on the lab', () => {

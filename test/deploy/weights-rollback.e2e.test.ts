@@ -20,7 +20,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, shardBytes } from './support/lab-nodes.js'
+import { resetLabNodes, shardBytes, leaveLabNodes } from './support/lab-nodes.js'
 
 const MODEL_PATH = '/var/lib/vrd/models/lab-rollback'
 const SHARD = 'model-00001-of-00001.safetensors'
@@ -80,11 +80,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.run(argv('rm', '-rf', MODEL_PATH), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest, MODEL_PATH)
 }, 120_000)
 
 describe.sequential('a rollback after a deploy that changed the model', () => {

@@ -16,6 +16,7 @@ import { runChecks } from '../../src/preflight/checks/index.js'
 import type { Finding } from '../../src/preflight/finding.js'
 import { gatherFacts } from '../../src/preflight/gather/gather.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { leaveLabNodes } from '../deploy/support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -29,10 +30,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate and serves', async () => {

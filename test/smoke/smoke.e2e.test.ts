@@ -11,6 +11,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { rayAliveNodes } from '../../src/plan/node-commands.js'
 import { runSmoke } from '../../src/smoke/gate.js'
 import type { Transport } from '../../src/transport/transport.js'
+import { leaveLabNodes } from '../deploy/support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -25,10 +26,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  for (const t of transports?.values() ?? []) {
-    await t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })
-    await t.close()
-  }
+  await leaveLabNodes(transports, manifest)
 }, 120_000)
 
 it('passes on the healthy cluster: TTFT, ITL, tokens/s and p95, a metrics delta equal to the requests made, both nodes in the placement group', async () => {

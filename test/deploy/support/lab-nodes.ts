@@ -12,6 +12,13 @@ export async function resetLabNodes(transports: ReadonlyMap<string, Transport>, 
   }
 }
 
+/** After a file's lab tests: the release container removed from every node, then `paths`, and the connections closed. */
+export async function leaveLabNodes(transports: ReadonlyMap<string, Transport> | undefined, manifest: Manifest, ...paths: string[]): Promise<void> {
+  if (!transports) return
+  await resetLabNodes(transports, manifest, ...paths)
+  for (const t of transports.values()) await t.close()
+}
+
 /** Deterministic bytes of length `n` that differ by seed (a stand-in model shard). */
 export function shardBytes(seed: string, n: number): Buffer {
   const out = Buffer.alloc(n)
