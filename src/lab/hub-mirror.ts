@@ -53,6 +53,8 @@ export interface HubMirror {
   corrupt(paths: readonly string[]): Promise<void>
   /** Files whose GET has no length and never ends (none: back to normal). */
   endless(paths: readonly string[]): Promise<void>
+  /** LFS files answered 302 to the same path under `base` (another mirror: the hub's CDN); undefined: served here again. */
+  redirect(base: string | undefined): Promise<void>
   stop(): Promise<void>
 }
 
@@ -61,6 +63,8 @@ export interface HubMirrorOptions {
   /** The model directory to serve. */
   readonly dir: string
   readonly token: string
+  /** Serve without asking for the token (a CDN the hub redirects to); requests still log whether one came. */
+  readonly open?: boolean
   /** Default: the lab's management gateway, so the nodes reach it. */
   readonly bind?: string
   readonly python?: string
@@ -75,7 +79,22 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
   const bind = o.bind ?? MGMT_NETWORK.gateway
   const child: ChildProcess = spawn(
     o.python ?? 'python3',
-    [hubMirrorScript(), '--bind', bind, '--port', '0', '--repo', o.repo, '--dir', o.dir, '--token-file', tokenFile, '--control', work],
+    [
+      hubMirrorScript(),
+      '--bind',
+      bind,
+      '--port',
+      '0',
+      '--repo',
+      o.repo,
+      '--dir',
+      o.dir,
+      '--token-file',
+      tokenFile,
+      '--control',
+      work,
+      ...(o.open ? ['--open'] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let stderr = ''
@@ -132,6 +151,7 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
     stall: (paths) => control('stall', paths),
     corrupt: (paths) => control('corrupt', paths),
     endless: (paths) => control('endless', paths),
+    redirect: (base) => control('redirect', base ? [base] : []),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const gone = new Promise((r) => child.once('exit', r))

@@ -13,7 +13,7 @@
  * - the token is in no argv, output, mirror log or file on the node, and its 0600 file is gone after.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -38,6 +38,8 @@ let manifest: Manifest
 let manifestPath: string
 let transports: Map<string, Transport>
 let mirror: HubMirror
+/** The model directory the mirror serves. */
+let modelDir: string
 const head = () => transports.get('spark-a')!
 const worker = () => transports.get('spark-b')!
 
@@ -66,6 +68,7 @@ beforeAll(async () => {
   const pulled = await head().run(argv('docker', 'pull', manifest.image.ref), { timeoutMs: 300_000 })
   expect(pulled.code, pulled.stderr).toBe(0)
   const model = mkdtempSync(join(tmpdir(), 'hub-model-'))
+  modelDir = model
   writeFileSync(join(model, 'config.json'), '{"architectures": ["ToyForCausalLM"], "model_type": "toy"}\n')
   writeFileSync(join(model, 'tokenizer.json'), '{"version": "1.0", "model": {"type": "WordLevel"}}\n')
   writeFileSync(join(model, 'model-00001-of-00002.safetensors'), bytes('shard-1', 3 << 20))
@@ -190,6 +193,30 @@ describe('failures', () => {
     } finally {
       await mirror.endless([])
       await sh(head(), 'umount', small)
+    }
+  })
+
+  it("the hub sends its LFS files to a CDN on another host: followed, the token never goes there, the bytes match the hub's digests", async () => {
+    const model = mkdtempSync(join(tmpdir(), 'hub-cdn-'))
+    for (const f of mirror.files) writeFileSync(join(model, f.path), readFileSync(join(modelDir, f.path)))
+    const cdn = await startHubMirror({ repo: REPO, dir: model, token: 'not-the-token', open: true })
+    await mirror.redirect(cdn.endpoint)
+    try {
+      const dest = `${ROOT}/models/cdn`
+      const from = mirror.events.length
+      const d = await download(dest, TOKEN)
+      expect(d.parsed.ok, JSON.stringify(d.parsed)).toBe(true)
+      const lfs = mirror.files.filter((f) => f.lfs)
+      // The hub answered 302 for each LFS file; the CDN served them, and no request carried the token there.
+      expect(mirror.events.slice(from).filter((e) => e.event === 'request' && e.status === 302).length).toBeGreaterThanOrEqual(lfs.length)
+      const served = cdn.events.filter((e) => e.event === 'request' && e.method === 'GET')
+      expect(served.map((e) => e.path.split('/').pop()).sort()).toEqual(lfs.map((f) => f.path).sort())
+      expect(cdn.events.filter((e) => e.event === 'request').map((e) => e.auth)).not.toContain('ok')
+      progress(`cdn redirect: the CDN saw auth ${[...new Set(cdn.events.filter((e) => e.event === 'request').map((e) => e.auth))].join(', ')}`)
+      for (const f of lfs) expect((await sh(head(), 'sha256sum', `${dest}/${f.path}`)).stdout).toContain(f.lfs!.oid)
+    } finally {
+      await mirror.redirect(undefined)
+      await cdn.stop()
     }
   })
 

@@ -27,6 +27,10 @@ GET sends every byte flipped (the right size, the wrong content) and logs {"even
 "path"}, while the listing keeps the true digests: a mirror serving a bad copy. When `--control
 DIR/endless` names a file, its GET has no Content-Length and sends the file's bytes over and over
 until the client goes away, logging {"event": "endless", "path"}: a hostile or broken mirror.
+When `--control DIR/redirect` holds a base URL, a HEAD or GET of an LFS file is answered 302 with
+`Location: <base><the same path>` and the hub's headers, as the real hub sends LFS files to its CDN
+on another host. `--open` serves without asking for the token (such a CDN), still logging whether
+one came.
 """
 import argparse
 import hashlib
@@ -120,7 +124,7 @@ class Mirror(BaseHTTPRequestHandler):
             self.auth = "none"
         else:
             self.auth = "ok" if given == "Bearer " + self.server.token else "bad"
-        return self.auth == "ok"
+        return self.auth == "ok" or self.server.open
 
     def do_HEAD(self):
         self.handle_any()
@@ -202,6 +206,11 @@ class Mirror(BaseHTTPRequestHandler):
         if start:
             headers["Content-Range"] = "bytes %d-%d/%d" % (start, size - 1, size)
         headers["Content-Length"] = str(size - start)
+        redirect = self.control_list("redirect")
+        if "lfs" in e and redirect:
+            headers["Location"] = sorted(redirect)[0].rstrip("/") + self.path
+            headers["Content-Length"] = "0"
+            return self.reply(302, b"", headers, sent=0)
         if self.command == "HEAD":
             return self.reply(200, b"", headers, sent=0)
         if rel in self.control_list("endless"):
@@ -281,6 +290,7 @@ def main():
     ap.add_argument("--repo", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--token-file", required=True)
+    ap.add_argument("--open", action="store_true")
     ap.add_argument("--control")
     a = ap.parse_args()
     server = ThreadingHTTPServer((a.bind, a.port), Mirror)
@@ -290,6 +300,7 @@ def main():
     with open(a.token_file) as f:
         server.token = f.read().strip()
     server.control = a.control
+    server.open = a.open
     log({"event": "listening", "port": server.server_address[1], "repo": a.repo, "commit": server.commit,
          "files": [public(e) for _, e in sorted(server.files.items())]})
     server.serve_forever()
