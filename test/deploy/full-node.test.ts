@@ -62,6 +62,27 @@ describe('a full node', () => {
     expect(f?.evidence?.['Filesystem size']).toBe('1.0 MiB (1048576 bytes)')
   })
 
+  it("a full disk the command names (docker's data root on its own filesystem): measured there, not under the release state", async () => {
+    sim = new SimCluster(simManifest())
+    const s = sim
+    // Docker's data root as its own small filesystem on spark-b, full; the release state has room.
+    const dataRoot = join(s.node('spark-b').dir, 'docker')
+    mkdirSync(dataRoot)
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dataRoot])
+    mounted.push(dataRoot)
+    fill(dataRoot)
+    s.fail({
+      node: 'spark-b',
+      when: /^docker pull/,
+      result: { code: 1, stderr: `failed to register layer: write ${dataRoot}/overlay2/3f/diff/usr/lib/libnccl.so.2: no space left on device\n` },
+    })
+    const r = await deployRelease(simRolloutOptions(s, 'r1', { force: true }))
+    expect(r).toMatchObject({ result: 'failed', failure: { stage: 'image' } })
+    const f = r.findings.find((x) => x.code === 'DISK_SPACE_LOW')
+    expect(f).toMatchObject({ node: 'spark-b', evidence: { Directory: dataRoot, 'Filesystem size': '1.0 MiB (1048576 bytes)' } })
+    expect(r.failure?.reason).toMatch(/^spark-b: a write failed during image and the disk is full/)
+  })
+
   it.each(['release-files'] as RolloutStage[])('a worker that fills up once the host checks passed, at %s: DISK_SPACE_LOW on spark-b', async (at) => {
     sim = new SimCluster(simManifest())
     const s = sim

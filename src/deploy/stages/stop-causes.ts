@@ -49,6 +49,12 @@ function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: Stage, mark
   return { ...ran, problem: problem('NODE_UNREACHABLE', problemText, fix) }
 }
 
+/** The first absolute path a failed write's line names (`write /var/lib/docker/tmp/x: no space…`, `cannot create /x/y: …`). */
+export function pathNamedIn(line: string): string | undefined {
+  const m = /(?:^|[\s'"(])(\/(?:[\w.@+-]+\/?)+)/.exec(line)
+  return m?.[1]?.replace(/[:,]$/, '')
+}
+
 /** Below this, a failed write is taken to be the disk's fault (what a release writes is a few KiB). */
 const FULL_BELOW_BYTES = DATA_DIR_MIN_FREE_BYTES['release state'] ?? 64 * 1024 * 1024
 
@@ -59,7 +65,9 @@ async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: St
   const at = ran.at ?? stage.name
   const measured = await Promise.all(
     failed.map(async (w) => {
-      const r = await ctx.o.transports.get(w.node)?.run(freeSpaceUnder(dir), { timeoutMs: 30_000 })
+      // Where the write went when the command named it (docker's `write /var/lib/docker/…: no space
+      // left on device`), else the release state.
+      const r = await ctx.o.transports.get(w.node)?.run(freeSpaceUnder(pathNamedIn(w.message) ?? dir), { timeoutMs: 30_000 })
       const [free, total, path] = (r?.code === 0 ? r.stdout.trim() : '').split(' ')
       return { ...w, free: Number(free), total: Number(total), path: path ?? dir }
     }),
