@@ -62,7 +62,7 @@ describe('watchRendezvous', () => {
   })
 
   it('the store is up and the worker serves but connected to the head’s management address: RENDEZVOUS_INCOMPLETE after the grace, naming where it went', async () => {
-    const elsewhere = `@@serving\n@@client ${head.mgmtIp}:${port} ${worker.mgmtIp}\n@@log\n`
+    const elsewhere = `@@serving\n@@client ${head.ssh.host}:${port} ${worker.ssh.host}\n@@log\n`
     const r = await watchRendezvous(cluster({ [head.name]: () => headListening(), [worker.name]: () => elsewhere }), m, { ...fast, joinGraceMs: 20 })
     expect(r.formed).toBe(false)
     expect(r.reason).toBe(`${worker.name} did not join`)
@@ -71,7 +71,7 @@ describe('watchRendezvous', () => {
     expect(f.evidence).toMatchObject({
       store: `${head.fabricIp}:${port}`,
       'joined from (seen on the head)': '(none)',
-      [`${worker.name} connected to a master port`]: `${worker.mgmtIp} -> ${head.mgmtIp}:${port}`,
+      [`${worker.name} connected to a master port`]: `${worker.ssh.host} -> ${head.ssh.host}:${port}`,
     })
   })
 
