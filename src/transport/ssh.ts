@@ -249,8 +249,10 @@ export class SshTransport implements Transport {
         onOverLimit: stop,
       }
       const r = await this.exec(line, execOpts).catch(async (err: Error) => {
-        // No channel opened, so the command never started: once more, on a new connection.
-        if (cancelled || this.closed) throw err
+        // No channel opened, so the command never started: once more, on a new connection, when the
+        // connection is what failed. A channel the server refused on a live connection (sshd's
+        // MaxSessions) is this command's failure only: the commands running on it go on.
+        if (cancelled || this.closed || /channel open failure/i.test(err.message)) throw err
         this.stale = true
         await this.ensureConnected().catch((e: Error) => {
           throw new Error(`the connection to ${this.target.name} went away (${err.message}) and a new one failed: ${e.message}`)

@@ -41,7 +41,9 @@ export const SSHD = '/usr/sbin/sshd'
 const SESSION_ENV: Readonly<Record<string, string>> = { SHLVL: '1' }
 
 /** `setEnv`: variables sshd sets in every session (sshd_config SetEnv), e.g. a PATH with test shims first. */
-export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Record<string, string>> } = {}): Promise<LoopbackSshd> {
+export async function startLoopbackSshd(
+  opts: { readonly setEnv?: Readonly<Record<string, string>>; readonly extraConfig?: readonly string[] } = {},
+): Promise<LoopbackSshd> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-sshd-'))
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')])
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')])
@@ -65,6 +67,7 @@ export async function startLoopbackSshd(opts: { readonly setEnv?: Readonly<Recor
       `SetEnv ${Object.entries({ ...SESSION_ENV, ...opts.setEnv })
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')}`,
+      ...(opts.extraConfig ?? []),
       '',
     ].join('\n'),
   )

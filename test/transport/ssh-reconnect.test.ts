@@ -5,7 +5,7 @@
  * answer any more gives the connect error as the command's result, not a crash. Real sshd; the
  * connection is cut from the server side (the command kills its own sshd session process).
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -25,8 +25,8 @@ afterEach(async () => {
   sshd = undefined
 })
 
-async function connect(): Promise<SshTransport> {
-  sshd = await startLoopbackSshd()
+async function connect(extraConfig: readonly string[] = []): Promise<SshTransport> {
+  sshd = await startLoopbackSshd({ extraConfig })
   const s = sshd
   t = await SshTransport.connect({
     name: 'loop',
@@ -72,5 +72,24 @@ describe('a lost SSH connection', () => {
     expect(r.code).toBeNull()
     expect(connectionLost(r)).toBe(true)
     expect(r.stderr).toMatch(/the connection to loop went away and a new one failed: cannot connect to root@127\.0\.0\.1:\d+: ECONNREFUSED/)
+  })
+
+  it('a channel the server refuses on a live connection (MaxSessions) fails that command only: the running one goes on, no new connection', async () => {
+    const tr = await connect(['MaxSessions 1'])
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-sessions-'))
+    const go = join(dir, 'go')
+    let started!: () => void
+    const running = new Promise<void>((r) => (started = r))
+    const first = tr.run(argv('sh', '-c', 'echo started; while [ ! -e "$1" ]; do sleep 0.05; done; echo done', 'wait', go), {
+      timeoutMs: 60_000,
+      onStdout: (c) => c.includes('started') && started(),
+    })
+    await running
+    const refused = await tr.run(argv('echo', 'second'), { timeoutMs: 30_000 })
+    expect(refused.code).toBeNull()
+    expect(refused.stderr).toMatch(/channel open failure/i)
+    expect(refused.stderr).not.toMatch(/went away/)
+    writeFileSync(go, '')
+    expect(await first).toMatchObject({ code: 0, stdout: 'started\ndone\n' })
   })
 })
