@@ -12,7 +12,7 @@ import type { Plan } from '../../plan/plan.js'
 import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
-import { ConnectionWatch } from '../connection-watch.js'
+import { NodeEvents } from '../node-events.js'
 import type { PlannedPart, StagePlanInput } from './plan-parts.js'
 import type { LockHeartbeat, LockHolder } from '../lock.js'
 import { StageProgress } from '../progress.js'
@@ -61,12 +61,12 @@ export class RolloutIo {
   /** Progress lines, each labelled once with the stage of the call chain it comes from (progress.ts). */
   private readonly labels: StageProgress<RolloutStage>
   readonly started: number
-  /** The rollout's options, its transports watched for lost connections (connection-watch.ts). */
+  /** The rollout's options, its transports watched for lost connections and failed writes (node-events.ts). */
   readonly o: RolloutOptions
-  readonly connections: ConnectionWatch
+  readonly nodeEvents: NodeEvents
   constructor(o: RolloutOptions) {
-    this.connections = new ConnectionWatch(o.transports)
-    this.o = { ...o, transports: this.connections.transports }
+    this.nodeEvents = new NodeEvents(o.transports)
+    this.o = { ...o, transports: this.nodeEvents.transports }
     this.labels = new StageProgress<RolloutStage>(o.onProgress, 'lock')
     this.started = this.labels.started
   }

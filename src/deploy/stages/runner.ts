@@ -26,7 +26,7 @@ export async function runList(stages: readonly Stage[], ctx: RolloutContext): Pr
     if (ctx.io.cancelled) return { records, stopped: { stage: stage.name, by: stage, outcome: cancelledBefore(stage.name) } }
     const lost = ctx.heartbeat?.lost
     if (lost) return { records, stopped: { stage: stage.name, by: stage, outcome: lockLostBefore(ctx, stage.name, lost) } }
-    const mark = ctx.io.connections.mark()
+    const mark = ctx.io.nodeEvents.mark()
     const findingsBefore = ctx.findings.length
     const ran = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
     const outcome =

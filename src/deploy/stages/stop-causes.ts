@@ -1,7 +1,7 @@
 /**
  * Why a stage stopped, when the cause is the node and not the release: the runner asks here after
  * every stop (not a cancel, not a lost lock).
- * - A node whose connection went away during the stage (connection-watch.ts): NODE_UNREACHABLE.
+ * - A node whose connection went away during the stage (node-events.ts): NODE_UNREACHABLE.
  * - A write that failed on a node during the stage ("No space left on device", dash's "printf: I/O
  *   error"): the node's free space under the release state, measured now, as DISK_SPACE_LOW when
  *   it is (nearly) full, else the measured figure beside the stage's own problem.
@@ -25,7 +25,7 @@ export async function causeOfStop(ctx: RolloutContext, ran: Stopped, stage: Stag
  * the stop names the lost node and the stage.
  */
 function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number, findingsBefore: number): Stopped {
-  const lost = ctx.io.connections.lostSince(mark)
+  const lost = ctx.io.nodeEvents.lostSince(mark)
   if (lost.length === 0) return ran
   const names = new Set(lost.map((l) => l.node))
   const ours = ctx.findings.splice(findingsBefore)
@@ -50,7 +50,7 @@ function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: Stage, mark
 }
 
 /** The first absolute path a failed write's line names (`write /var/lib/docker/tmp/x: no space…`, `cannot create /x/y: …`). */
-export function pathNamedIn(line: string): string | undefined {
+function pathNamedIn(line: string): string | undefined {
   const m = /(?:^|[\s'"(])(\/(?:[\w.@+-]+\/?)+)/.exec(line)
   return m?.[1]?.replace(/[:,]$/, '')
 }
@@ -59,7 +59,7 @@ export function pathNamedIn(line: string): string | undefined {
 const FULL_BELOW_BYTES = DATA_DIR_MIN_FREE_BYTES['release state'] ?? 64 * 1024 * 1024
 
 async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number): Promise<Stopped> {
-  const failed = ctx.io.connections.writeFailuresSince(mark)
+  const failed = ctx.io.nodeEvents.writeFailuresSince(mark)
   if (failed.length === 0) return ran
   const dir = clusterStateDir(ctx.m)
   const at = ran.at ?? stage.name

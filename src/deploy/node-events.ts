@@ -7,7 +7,7 @@
  *   "missing", a file "absent");
  * - a command that failed saying a write failed (`No space left on device`, dash's `printf: I/O
  *   error`, `write error`, a quota): the runner measures that node's free space and says what it is.
- * The runner reads both in one place (stages/runner.ts).
+ * The runner reads both in one place (stages/stop-causes.ts).
  */
 import type { Duplex } from 'node:stream'
 import type { RunResult, Transport } from '../transport/transport.js'
@@ -28,7 +28,7 @@ export function writeFailure(r: RunResult): string | undefined {
     .slice(0, 300)
 }
 
-export interface LostConnection {
+export interface NodeEvent {
   readonly node: string
   /** The transport's own words (its last stderr line). */
   readonly message: string
@@ -36,10 +36,10 @@ export interface LostConnection {
   readonly seq: number
 }
 
-export class ConnectionWatch {
+export class NodeEvents {
   readonly transports: ReadonlyMap<string, Transport>
-  private readonly events: LostConnection[] = []
-  private readonly writes: LostConnection[] = []
+  private readonly events: NodeEvent[] = []
+  private readonly writes: NodeEvent[] = []
   private seq = 0
 
   constructor(transports: ReadonlyMap<string, Transport>) {
@@ -52,13 +52,13 @@ export class ConnectionWatch {
   }
 
   /** The nodes whose connection went away after `mark` (first loss per node, in order). */
-  lostSince(mark: number): LostConnection[] {
+  lostSince(mark: number): NodeEvent[] {
     const seen = new Set<string>()
     return this.events.filter((e) => e.seq > mark && !seen.has(e.node) && seen.add(e.node))
   }
 
   /** The nodes where a command failed saying a write failed, after `mark` (first per node). */
-  writeFailuresSince(mark: number): LostConnection[] {
+  writeFailuresSince(mark: number): NodeEvent[] {
     const seen = new Set<string>()
     return this.writes.filter((e) => e.seq > mark && !seen.has(e.node) && seen.add(e.node))
   }
