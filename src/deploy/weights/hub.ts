@@ -138,7 +138,14 @@ try:
                     try:
                         got = os.path.getsize(p) if n.endswith(".incomplete") else 0
                         if got > limit:
-                            os.remove(p)
+                            # The process ends here: every file still in flight (other threads' too) is removed with it.
+                            for r2, _, ns in os.walk(partial):
+                                for n2 in ns:
+                                    if n2.endswith(".incomplete"):
+                                        try:
+                                            os.remove(os.path.join(r2, n2))
+                                        except OSError:
+                                            pass
                             out({"error": {"kind": "oversized", "type": "OversizedBody", "status": None, "message": f"{os.path.relpath(p, dest)}: {got} bytes received, more than the largest file the hub lists ({limit} bytes)"}})
                             os._exit(1)
                     except OSError:
