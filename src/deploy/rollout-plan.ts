@@ -10,7 +10,7 @@ import { imageRef } from '../plan/node-commands.js'
 import { PHASE_NAMES, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, START_ACTIONS, planRelease } from '../plan/plan.js'
 import { releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { DEPLOY_STAGES } from './rollout.js'
-import type { Stage } from './stages/context.js'
+import type { ListedStage } from './stages/context.js'
 import { type PlannedPart, type StagePlanInput, runnerAfterParts } from './stages/plan-parts.js'
 import { withModel } from './weights/plan.js'
 
@@ -37,7 +37,7 @@ export function planRollout(m0: Manifest, opts: PlanOptions = {}): Plan {
 }
 
 /** Each stage's part of the plan, in the order the stages run. */
-export const planStages = (stages: readonly Stage[], input: StagePlanInput): PlannedPart[] => stages.flatMap((s) => s.plan?.(input) ?? [])
+export const planStages = (stages: readonly ListedStage[], input: StagePlanInput): PlannedPart[] => stages.flatMap((s) => s.plan?.(input) ?? [])
 
 const isPhase = (p: PlannedPart): p is PlanPhase => (PHASE_NAMES as readonly string[]).includes(p.name)
 

@@ -16,7 +16,7 @@ import type { Manifest } from '../manifest/schema.js'
 import { PHASE_NAMES, type PhaseName } from '../plan/plan.js'
 import { activateStage, pruneStage } from './stages/after.js'
 import { inputsStage, lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
-import { RolloutIo, type Stage, newContext } from './stages/context.js'
+import { type ListedStage, RolloutIo, StageList, type StartKey, newContext } from './stages/context.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
 import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents.js'
@@ -30,48 +30,83 @@ import type { RolloutOptions, RolloutReport } from './rollout-types.js'
 export type { NodeRow, OnFailure, RolloutOptions, RolloutReport, RolloutResult, RolloutStage } from './rollout-types.js'
 export { ON_FAILURE } from './rollout-types.js'
 
-/** From the release's files to a release that serves and passed its gates. */
-const START: readonly Stage[] = [releaseFilesStage, stopPreviousStage, launchStage, clusterWaitStage, preflightStage, serveStage, smokeStage]
+/**
+ * From the release's files to a release that serves and passed its gates: after a new release's
+ * fingerprint (which makes its files) or an existing release's snapshot (whose files are verified).
+ */
+const START = StageList.startingWith<StartKey | 'releaseFilesFor'>()
+  .add(releaseFilesStage)
+  .add(stopPreviousStage)
+  .add(launchStage)
+  .add(clusterWaitStage)
+  .add(preflightStage)
+  .add(serveStage)
+  .add(smokeStage)
 
 /** A new release from this machine's manifest, in order. */
-export const DEPLOY_STAGES: readonly Stage[] = [
-  inputsStage,
-  scriptCheckStage,
-  lockStage,
-  stateStage,
-  imageStage,
-  imageContentsStage,
-  weightsStage,
-  fingerprintStage,
-  fabricTestStage,
-  ...START,
-  activateStage,
-  pruneStage,
-]
+const DEPLOY_LIST = StageList.startingWith<StartKey | 'expectImageId'>()
+  .add(inputsStage)
+  .add(scriptCheckStage)
+  .add(lockStage)
+  .add(stateStage)
+  .add(imageStage)
+  .add(imageContentsStage)
+  .add(weightsStage)
+  .add(fingerprintStage)
+  .add(fabricTestStage)
+  .concat(START)
+  .add(activateStage)
+  .add(pruneStage)
+
+export const DEPLOY_STAGES: readonly ListedStage[] = DEPLOY_LIST.stages
 
 /**
  * An existing release, from its own files on the nodes (a rollback, or on-failure rollback): its
  * image, then its weights checked against its weights.json (a hub download runs in its image),
- * both before anything stops.
+ * both before anything stops. It starts from the node states the rollout read.
  */
-export const EXISTING_STAGES: readonly Stage[] = [snapshotStage, imageStage, rollbackWeightsStage, ...START, activateStage]
+const EXISTING_LIST = StageList.startingWith<StartKey | 'states'>()
+  .add(snapshotStage)
+  .add(imageStage)
+  .add(rollbackWeightsStage)
+  .concat(START)
+  .add(activateStage)
+
+export const EXISTING_STAGES: readonly ListedStage[] = EXISTING_LIST.stages
 
 export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
   const m: Manifest = withModel(o.image ? { ...o.manifest, image: { ...o.manifest.image, ref: o.image } } : o.manifest)
-  const ctx = newContext(new RolloutIo(o), 'deploy', 'new', m, o.release)
+  const ctx = newContext(new RolloutIo(o), 'deploy', 'new', { m, release: o.release, unchanged: false, expectImageId: undefined })
   return runRollout({ ctx, stages: DEPLOY_STAGES, onFailure: o.onFailure ?? m.deploy.onFailure, existing: EXISTING_STAGES })
 }
 
 /**
  * A release started through the deploy's own stages until every node is in Ray, with no lock, no
  * gates and `current` untouched: the lab's scenarios, which then look at what the launch did.
+ * Nothing runs before it, so the fingerprint reads no node state and no weights.
  */
-export const UNTIL_RAY_STAGES: readonly Stage[] = [imageStage, fingerprintStage, releaseFilesStage, stopPreviousStage, launchStage, clusterWaitStage]
+const UNTIL_RAY_LIST = StageList.startingWith<StartKey | 'expectImageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest'>()
+  .add(imageStage)
+  .add(fingerprintStage)
+  .add(releaseFilesStage)
+  .add(stopPreviousStage)
+  .add(launchStage)
+  .add(clusterWaitStage)
 
 export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
   const started = Date.now()
-  const ctx = newContext(new RolloutIo({ ...o, force: true }), 'deploy', 'new', o.manifest, o.release)
-  const run = await runList(UNTIL_RAY_STAGES, ctx)
+  const ctx = newContext(new RolloutIo({ ...o, force: true }), 'deploy', 'new', {
+    m: o.manifest,
+    release: o.release,
+    unchanged: false,
+    expectImageId: undefined,
+    states: new Map(),
+    current: undefined,
+    previousRelease: undefined,
+    weights: undefined,
+    weightsManifest: undefined,
+  })
+  const run = await runList(UNTIL_RAY_LIST.stages, ctx)
   const stopped = run.stopped
   const phase = (PHASE_NAMES as readonly string[]).includes(stopped?.stage ?? '') ? (stopped!.stage as PhaseName) : 'image'
   return {
@@ -86,7 +121,7 @@ export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
 /** `rollback [--to RELEASE]`: start an earlier release from its own files on the nodes and make it current. */
 export async function rollbackRelease(o: Omit<RolloutOptions, 'release' | 'force'> & { readonly to?: string }): Promise<RolloutReport> {
   const opts: RolloutOptions = { ...o, release: o.to ?? 'previous' }
-  const ctx = newContext(new RolloutIo(opts), 'rollback', 'existing', o.manifest, o.to ?? '-')
-  const stages = [lockStage, stateStage, rollbackTargetStage(o.to), ...EXISTING_STAGES]
-  return runRollout({ ctx, stages, onFailure: 'none', existing: EXISTING_STAGES })
+  const ctx = newContext(new RolloutIo(opts), 'rollback', 'existing', { m: o.manifest, release: o.to ?? '-', unchanged: false })
+  const stages = StageList.startingWith<StartKey>().add(lockStage).add(stateStage).add(rollbackTargetStage(o.to)).concat(EXISTING_LIST)
+  return runRollout({ ctx, stages: stages.stages, onFailure: 'none', existing: EXISTING_STAGES })
 }

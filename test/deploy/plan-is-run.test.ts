@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease, DEPLOY_STAGES } from '../../src/deploy/rollout.js'
 import { planRollout, planStages } from '../../src/deploy/rollout-plan.js'
 import type { RolloutStage } from '../../src/deploy/rollout-types.js'
-import type { Stage } from '../../src/deploy/stages/context.js'
+import type { ListedStage } from '../../src/deploy/stages/context.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { planRelease } from '../../src/plan/plan.js'
 import { imageRef } from '../../src/plan/node-commands.js'
@@ -65,7 +65,7 @@ describe('plan = run', () => {
     const input = { m, image: imageRef(m), release }
     const before = planStages(DEPLOY_STAGES, input).map((p) => p.name)
     const prune = DEPLOY_STAGES.find((s) => s.name === 'prune')!
-    const changed: Stage[] = DEPLOY_STAGES.map((s) =>
+    const changed: ListedStage[] = DEPLOY_STAGES.map((s) =>
       s === prune ? { ...s, plan: () => [{ name: 'prune-twice', description: 'x', parallel: false, steps: [] }] } : s,
     )
     const after = planStages(changed, input).map((p) => p.name)

@@ -8,27 +8,31 @@ import { problem } from '../../result/result.js'
 import { activatePart, prunePart } from './plan-parts.js'
 import { type Stage, proceed, stop } from './context.js'
 
-export const activateStage: Stage = {
+export const activateStage: Stage<'m' | 'release' | 'unchanged'> = {
   name: 'activate',
+  needs: ['m', 'release', 'unchanged'],
+  adds: [],
   plan: activatePart,
   changes: true,
   final: true,
   when: (ctx) => !ctx.unchanged,
   async run(ctx) {
     const act = await ctx.io.onAll(ctx.m, 'activate', activateRelease(ctx.m, ctx.release))
-    if (act.ok) return proceed
+    if (act.ok) return proceed()
     return stop(problem('ACTIVATE_FAILED', act.detail, `Point current at ${ctx.release} by hand, or deploy again.`))
   },
 }
 
 /** A prune that fails leaves old releases behind: reported as progress, the rollout stands. */
-export const pruneStage: Stage = {
+export const pruneStage: Stage<'m' | 'unchanged'> = {
   name: 'prune',
+  needs: ['m', 'unchanged'],
+  adds: [],
   plan: prunePart,
   final: true,
   when: (ctx) => !ctx.unchanged && ctx.command === 'deploy',
   async run(ctx) {
     await ctx.io.onAll(ctx.m, 'prune', pruneReleases(ctx.m))
-    return proceed
+    return proceed()
   },
 }

@@ -18,7 +18,8 @@ import { LockHeartbeat, acquireDeployLock } from '../lock.js'
 import { checkRunInputs } from '../run-inputs.js'
 import { lockPart, scriptCheckPart, statePart } from './plan-parts.js'
 import { type NodeState, commonCurrent, containerState, readNodeStates } from '../node-state.js'
-import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import type { FactsBundle } from '../../preflight/facts.js'
+import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
 export async function readLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
   if (m.launch.mode !== 'script') return undefined
@@ -44,37 +45,43 @@ export async function staticScriptCheck(m: Manifest, manifestPath: string): Prom
 }
 
 /** This run's secrets, checked before the first node command: a bad one stops here, naming it. */
-export const inputsStage: Stage = {
+export const inputsStage: Stage<'m'> = {
   name: 'inputs',
+  needs: ['m'],
+  adds: [],
   untouched: () => 'nothing was changed: a secret this run would hand the nodes cannot be used',
   async run(ctx) {
     const bad = checkRunInputs(ctx.m, ctx.o.env)
-    ctx.findings.push(...bad)
-    if (bad.length === 0) return proceed
-    return stop(problem('SECRET_INVALID', bad.map((f) => f.message).join(' '), bad[0]!.fix))
+    if (bad.length === 0) return proceed()
+    return stop(problem('SECRET_INVALID', bad.map((f) => f.message).join(' '), bad[0]!.fix), { findings: bad })
   },
 }
 
-export const scriptCheckStage: Stage = {
+export const scriptCheckStage: Stage<'m'> = {
   name: 'script-check',
+  needs: ['m'],
+  adds: [],
   plan: scriptCheckPart,
   untouched: () => 'nothing was changed: the launch script was stopped before it ran (deploy.scriptCheck: block)',
   async run(ctx) {
     const script = await staticScriptCheck(ctx.m, ctx.o.manifestPath)
-    ctx.findings.push(...script.findings)
-    if (script.blocking.length === 0) return proceed
+    const findings = script.findings
+    if (script.blocking.length === 0) return proceed({}, { findings })
     return stop(
       problem(
         'SCRIPT_CHECK_BLOCKED',
         errorCodes(script.blocking),
         `Fix ${ctx.m.launch.mode === 'script' ? ctx.m.launch.path : 'the launch script'} as its findings say.`,
       ),
+      { findings },
     )
   },
 }
 
-export const lockStage: Stage = {
+export const lockStage: Stage<'m' | 'release', 'lock' | 'heartbeat'> = {
   name: 'lock',
+  needs: ['m', 'release'],
+  adds: ['lock', 'heartbeat'],
   plan: lockPart,
   untouched: () => 'nothing was changed: another rollout holds the lock',
   async run(ctx) {
@@ -88,38 +95,35 @@ export const lockStage: Stage = {
       onProgress: io.progress,
     })
     if (got.ok) {
-      ctx.lock = got.holder
       // Renewed while held (by the head's clock), so a rollout longer than deploy.lockTtlMinutes keeps it.
-      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, {
+      const heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, {
         onProgress: io.progress,
         ...(o.lockRenewEveryMs && { everyMs: o.lockRenewEveryMs }),
       }).start()
       o.onLock?.({ holder: got.holder, cluster: m.cluster })
-      return proceed
+      return proceed({ lock: got.holder, heartbeat })
     }
     const evidence: Record<string, string> = got.holder
       ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
       : {}
     const fix = `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`
-    ctx.findings.push({
+    const locked: Finding = {
       code: 'DEPLOY_LOCKED',
       severity: 'error',
       node: head.name,
       message: `Another rollout holds the deploy lock: ${got.message}.`,
       evidence,
       fix,
-    })
-    return stop({ code: 'DEPLOY_LOCKED', message: got.message, evidence, fix })
+    }
+    return stop({ code: 'DEPLOY_LOCKED', message: got.message, evidence, fix }, { findings: [locked] })
   },
 }
 
-async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
-  const { m, o, io } = ctx
+async function runHostChecks({ m, o, io }: StageInput<'m'>): Promise<{ facts: FactsBundle; findings: Finding[] }> {
   const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
   // The weights relay needs the same head → worker SSH over the fabric as the image relay.
   const relay = imageRelay || modelRelays(m)
   const facts = await gatherHostFacts(m, o.transports, { relay })
-  ctx.hostFacts = facts
   const findings = evaluateHostChecks(m, facts, { relay })
   sayFindings(io, findings)
   if (findings.length === 0)
@@ -127,32 +131,37 @@ async function runHostChecks(ctx: RolloutContext): Promise<Finding[]> {
       'host-checks',
       `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
     )
-  return findings
+  return { facts, findings }
 }
 
 /** Both only read the nodes: the release state and the host checks run at once. */
-export const stateStage: Stage = {
+export const stateStage: Stage<'m' | 'release', 'states' | 'current' | 'previousRelease' | 'hostFacts'> = {
   name: 'state',
+  needs: ['m', 'release'],
+  adds: ['states', 'current', 'previousRelease', 'hostFacts'],
   plan: statePart,
   labelsItself: true,
   untouched: () => 'nothing was changed on the nodes (host checks come before anything changes)',
   async run(ctx) {
     const { m, o, io } = ctx
     const [states, host] = await Promise.all([io.inStage('state', () => readNodeStates(m, o.transports)), io.inStage('host-checks', () => runHostChecks(ctx))])
-    ctx.states = states
     const unreadable = [...states.values()].filter((s) => s.error)
     if (unreadable.length > 0) {
       const message = unreadable.map((s) => `${s.node}: ${s.error}`).join('; ')
-      return stop(problem('NODE_STATE_UNREADABLE', message, 'Make sure every node is reachable and its state directory readable, then run again.'))
+      return stop(problem('NODE_STATE_UNREADABLE', message, 'Make sure every node is reachable and its state directory readable, then run again.'), {
+        adds: { states, hostFacts: host.facts },
+      })
     }
     const headState = states.get(headOf(m).name)!
-    ctx.current = commonCurrent(states)
-    const previous = ctx.current?.current ?? headState.current
-    if (previous) ctx.previousRelease = previous
-    if (ctx.command === 'deploy') io.say('state', `current release: ${previous ?? '(none)'}; deploying ${ctx.release}${o.force ? ` (${option('force')})` : ''}`)
-    ctx.findings.push(...host)
-    if (hasError(host)) return stop(problem('HOST_CHECKS_FAILED', errorCodes(host), 'Fix what the host checks found.'), { at: 'host-checks' })
-    return proceed
+    const current = commonCurrent(states)
+    const previousRelease = current?.current ?? headState.current
+    if (ctx.command === 'deploy')
+      io.say('state', `current release: ${previousRelease ?? '(none)'}; deploying ${ctx.release}${o.force ? ` (${option('force')})` : ''}`)
+    const adds = { states, current, previousRelease, hostFacts: host.facts }
+    const findings = host.findings
+    if (hasError(findings))
+      return stop(problem('HOST_CHECKS_FAILED', errorCodes(findings), 'Fix what the host checks found.'), { at: 'host-checks', adds, findings })
+    return proceed(adds, { findings })
   },
 }
 
@@ -176,18 +185,19 @@ export function currentNotRunning(states: ReadonlyMap<string, NodeState> | undef
   return missing.length > 0 ? missing.join(', ') : undefined
 }
 
-export const rollbackTargetStage = (to: string | undefined): Stage => ({
+export const rollbackTargetStage = (to: string | undefined): Stage<'m' | 'states', 'release'> => ({
   name: 'state',
+  needs: ['m', 'states'],
+  adds: ['release'],
   untouched: () => 'nothing was changed on the nodes',
   async run(ctx) {
-    const head = ctx.states?.get(headOf(ctx.m).name)
+    const head = ctx.states.get(headOf(ctx.m).name)
     const down = to ? undefined : currentNotRunning(ctx.states, head?.current)
     const target = to ?? (down ? head?.current : head?.previous)
     if (target) {
       if (down)
         ctx.io.progress(`current names ${target}, which is not running on ${down}: the rollback starts ${target} again (name a release to go elsewhere)`)
-      ctx.release = target
-      return proceed
+      return proceed({ release: target })
     }
     // Each release on the head, the one running marked: the ones a rollback can go to are the others.
     const mark = (r: string) => (r === head?.current ? `${r} (current)` : head?.failed?.includes(r) ? `${r} (failed)` : r)

@@ -1,14 +1,14 @@
 /**
- * A stage of the rollout and what the stages share. A stage reads and adds to the context, and says
- * `continue` or `stop(problem)`; the list runner (runner.ts) runs them in order, handles on-failure
- * once, and the report is derived from what they left (report.ts).
+ * A stage of the rollout and what the stages share. A stage reads the outputs it needs, and returns
+ * `continue` with the outputs it adds or `stop(problem)`, with its findings; the list runner
+ * (runner.ts) runs them in order, is the one writer of the rollout's record, handles on-failure once,
+ * and the report is derived from what they left (report.ts).
  */
 import type { Cmd } from '../../command/shell.js'
 import type { StepResult } from '../../execute/execute.js'
 import type { Manifest } from '../../manifest/schema.js'
 import type { CollectiveFacts, FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
-import type { Plan } from '../../plan/plan.js'
 import type { ImageContents } from '../../probe/image-contents.js'
 import type { Problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
@@ -21,39 +21,181 @@ import type { FabricTestReport, RolloutOptions, RolloutReport, RolloutStage } fr
 import type { SmokeGateResult } from '../smoke-seam.js'
 import type { WeightsReport } from '../weights/transfer.js'
 
-export type StageOutcome =
-  | { readonly next: 'continue' }
-  | {
-      readonly next: 'stop'
-      readonly problem: Problem
-      /** The stage to name in the report, when not the stage's own name (a phase of the launch). */
-      readonly at?: RolloutStage
-      readonly cancelled?: boolean
-      /** The deploy lock was lost (broken, taken, or not renewable): nothing more may change the nodes. */
-      readonly lockLost?: boolean
-    }
+/**
+ * What the stages of a rollout add to it, by name. Each stage declares the outputs it reads
+ * (`needs`) and the ones it adds (`adds`); it sees only what it needs, returns what it adds, and
+ * the runner alone writes the record (runner.ts). A stage list is built with `StageList`, whose type
+ * grows with each stage's outputs: a stage placed before the stage that adds what it needs does not
+ * compile (test/deploy/stage-order.typecheck.ts).
+ */
+export interface StageOutputs {
+  /** The manifest the release runs with: the effective one, or an existing release's own snapshot. */
+  readonly m: Manifest
+  readonly release: string
+  /** The running release already is this content: nothing is restarted, only the gates run. */
+  readonly unchanged: boolean
+  readonly lock: LockHolder
+  /** Renews the lock while it is held (lock.ts); stopped before the lock is released. */
+  readonly heartbeat: LockHeartbeat
+  readonly states: ReadonlyMap<string, NodeState>
+  /** The state every node's `current` agrees on. */
+  readonly current: NodeState | undefined
+  /** The release `current` named before this rollout. */
+  readonly previousRelease: string | undefined
+  /** The host checks' facts (before anything changed). */
+  readonly hostFacts: FactsBundle
+  /** An existing release: the image ID its files name (a new release expects none). */
+  readonly expectImageId: string | undefined
+  readonly imageId: string
+  readonly image: NonNullable<RolloutReport['image']>
+  /** What the release's image holds (the image-contents stage), when the probe could read it. */
+  readonly imageContents: ImageContents | undefined
+  /** What the weights stage moved and verified (with `model:`). */
+  readonly weights: WeightsReport | undefined
+  /** The weights manifest every node was verified against, for the fingerprint and weights.json. */
+  readonly weightsManifest: { readonly identity: string; readonly text: string } | undefined
+  readonly fingerprint: string
+  /** The release's files for one node, as the writer reads them (a new release; an existing one's are verified, not written). */
+  readonly releaseFilesFor: ((release: string, node: string) => string) | undefined
+  /** The fabric collective (the fabric-test stage). */
+  readonly collective: CollectiveFacts | undefined
+  /** The fabric test's result for the report (the fabric-test stage). */
+  readonly fabricTest: FabricTestReport | undefined
+  readonly facts: FactsBundle
+  readonly smoke: SmokeGateResult
+}
 
-export const proceed: StageOutcome = { next: 'continue' }
-export const stop = (problem: Problem, opts: { at?: RolloutStage; cancelled?: boolean } = {}): StageOutcome => ({ next: 'stop', problem, ...opts })
+export type OutputKey = keyof StageOutputs
 
-export interface Stage {
+/** The outputs every rollout starts with. */
+export type StartKey = 'm' | 'release' | 'unchanged'
+
+/** What every stage sees besides its outputs: the options, the io, what kind of rollout this is. */
+export interface RolloutBase {
+  readonly o: RolloutOptions
+  readonly io: RolloutIo
+  readonly command: 'deploy' | 'rollback'
+  /** `new`: the release comes from this machine's manifest; `existing`: from its own files on the nodes. */
+  readonly source: 'new' | 'existing'
+}
+
+/** What a stage sees: the rollout and exactly the outputs it declared it needs. */
+export type StageInput<N extends OutputKey> = RolloutBase & Pick<StageOutputs, N>
+
+/**
+ * The whole record, for the runner and the report: any output may be missing (the list may have
+ * stopped early). Written by the runner only; the findings and the executed steps are append-only.
+ */
+export type RolloutContext = RolloutBase &
+  Pick<StageOutputs, StartKey> &
+  Partial<StageOutputs> & {
+    /** Every finding the stages returned, in order. */
+    readonly findings: readonly Finding[]
+    /** Every plan step the stages ran through the executor, in order. */
+    readonly executed: readonly StepResult[]
+  }
+
+/** What every outcome may carry besides its outputs: findings and the plan steps it ran. */
+interface Reported {
+  readonly findings?: readonly Finding[]
+  readonly executed?: readonly StepResult[]
+}
+
+/** A stop, with what the stage did add before it stopped. */
+export type StageStop<A extends OutputKey = never> = {
+  readonly next: 'stop'
+  readonly problem: Problem
+  /** What it did add before it stopped, for the report (the image's bytes, the lock, the weights). */
+  readonly adds?: Partial<Pick<StageOutputs, A>>
+  /** The stage to name in the report, when not the stage's own name (a phase of the launch). */
+  readonly at?: RolloutStage
+  readonly cancelled?: boolean
+  /** The deploy lock was lost (broken, taken, or not renewable): nothing more may change the nodes. */
+  readonly lockLost?: boolean
+} & Reported
+
+export type StageOutcome<A extends OutputKey = never> = ({ readonly next: 'continue'; readonly adds: Pick<StageOutputs, A> } & Reported) | StageStop<A>
+
+/** A stage's outcome as the runner holds it (its outputs by name, whatever they are). */
+export type AnyOutcome = ({ readonly next: 'continue'; readonly adds: Partial<StageOutputs> } & Reported) | StageStop<OutputKey>
+
+/** Go on, adding these outputs (none: `proceed()`), with these findings. */
+export function proceed(): StageOutcome<never>
+export function proceed<A extends OutputKey>(adds: Pick<StageOutputs, A>, more?: Reported): StageOutcome<A>
+export function proceed<A extends OutputKey>(adds?: Pick<StageOutputs, A>, more: Reported = {}): StageOutcome<A> {
+  return { next: 'continue', adds: adds ?? ({} as Pick<StageOutputs, A>), ...more }
+}
+
+export const stop = <A extends OutputKey = never>(
+  problem: Problem,
+  opts: { at?: RolloutStage; cancelled?: boolean; adds?: Partial<Pick<StageOutputs, A>> } & Reported = {},
+): StageStop<A> => ({ next: 'stop', problem, ...opts })
+
+/** A `when` only for stages whose outputs may be undefined: a skipped stage adds each as undefined. */
+type WhenAllowed<A extends OutputKey, F> = [A] extends [never] ? F : undefined extends StageOutputs[A] ? F : never
+
+export interface Stage<N extends OutputKey = never, A extends OutputKey = never> {
   readonly name: RolloutStage
+  /** The outputs of earlier stages it reads. */
+  readonly needs: readonly N[]
+  /** The outputs it adds when it goes on. */
+  readonly adds: readonly A[]
   /** It changes the nodes' containers: once it has started, a stop is on-failure's to handle. */
   readonly changes?: boolean
   /** Every gate has passed when it runs: a stop here leaves the release as it is (no on-failure). */
   readonly final?: boolean
   /** It reports its own parts' start and end (the executor's phases, two reads at once). */
   readonly labelsItself?: boolean
-  /** It runs only when this holds (default: always). */
-  readonly when?: (ctx: RolloutContext) => boolean
+  /** It runs only when this holds (default: always); skipped, it adds each of its outputs as undefined. */
+  readonly when?: WhenAllowed<A, (ctx: StageInput<N>) => boolean>
   /**
    * What it will run, for `plan`: its parts with their exact commands, from the same manifest its
    * run reads (none: it runs nothing on the nodes). `plan` renders the stage list with these.
    */
   readonly plan?: (p: StagePlanInput) => readonly PlannedPart[]
   /** What the report says when it stops before anything changed. */
-  readonly untouched?: (ctx: RolloutContext) => string
-  run(ctx: RolloutContext): Promise<StageOutcome>
+  readonly untouched?: (ctx: StageInput<N>) => string
+  readonly run: (ctx: StageInput<N>) => Promise<StageOutcome<A>>
+}
+
+/** A stage as a list holds it at run time, its types erased (the StageList checked the order). */
+export interface ListedStage {
+  readonly name: RolloutStage
+  readonly needs: readonly OutputKey[]
+  readonly adds: readonly OutputKey[]
+  readonly changes?: boolean
+  readonly final?: boolean
+  readonly labelsItself?: boolean
+  when?(ctx: RolloutContext): boolean
+  readonly plan?: (p: StagePlanInput) => readonly PlannedPart[]
+  untouched?(ctx: RolloutContext): string
+  run(ctx: RolloutContext): Promise<AnyOutcome>
+}
+
+/**
+ * Stages in order, typed by the outputs the rollout has after them (`Have`) and the ones its first
+ * stage may read (`Start`): `add` takes only a stage whose needs are in `Have`, so a stage placed
+ * before the one that adds what it reads is a compile error.
+ */
+export class StageList<Start extends OutputKey, Have extends OutputKey> {
+  /** Type only: the outputs the list's context must hold before its first stage. */
+  declare readonly startsWith: Start
+  private constructor(readonly stages: readonly ListedStage[]) {}
+
+  /** An empty list whose context starts with these outputs. */
+  static startingWith<S extends OutputKey>(): StageList<S, S> {
+    return new StageList<S, S>([])
+  }
+
+  add<N extends Have, A extends OutputKey>(stage: Stage<N, A>): StageList<Start, Have | A> {
+    // Erased for the runner, which looks that every need is there before the stage runs (runner.ts).
+    return new StageList<Start, Have | A>([...this.stages, stage as unknown as ListedStage])
+  }
+
+  /** This list, then another whose start this one's outputs cover. */
+  concat<S extends Have, H extends OutputKey>(rest: StageList<S, H>): StageList<Start, Have | H> {
+    return new StageList<Start, Have | H>([...this.stages, ...rest.stages])
+  }
 }
 
 /** Progress lines, stage labels and commands on every node, for the stages of one rollout. */
@@ -115,55 +257,14 @@ export class RolloutIo {
   }
 }
 
-/** What the stages of one rollout share. */
-export interface RolloutContext {
-  readonly o: RolloutOptions
-  readonly io: RolloutIo
-  readonly command: 'deploy' | 'rollback'
-  /** `new`: the release comes from this machine's manifest; `existing`: from its own files on the nodes. */
-  readonly source: 'new' | 'existing'
-  /** The manifest the release runs with: the effective one, or an existing release's own snapshot. */
-  m: Manifest
-  release: string
-  states?: ReadonlyMap<string, NodeState>
-  /** The state every node's `current` agrees on. */
-  current?: NodeState
-  /** The release `current` named before this rollout. */
-  previousRelease?: string
-  /** An existing release: the image ID its files name. */
-  expectImageId?: string
-  imageId?: string
-  image?: RolloutReport['image']
-  /** What the release's image holds (the image-contents stage). */
-  imageContents?: ImageContents
-  /** What the weights stage moved and verified (with `model:`). */
-  weights?: WeightsReport
-  /** The weights manifest every node was verified against, for the fingerprint and weights.json. */
-  weightsManifest?: { readonly identity: string; readonly text: string }
-  fingerprint?: string
-  /** The release's files for one node, as the writer reads them (a new release). */
-  releaseFilesFor?: (release: string, node: string) => string
-  /** The running release already is this content: nothing is restarted, only the gates run. */
-  unchanged: boolean
-  plan?: Plan
-  readonly findings: Finding[]
-  /** Every plan step the stages ran through the executor, in order. */
-  readonly executed: StepResult[]
-  facts?: FactsBundle
-  /** The host checks' facts (before anything changed). */
-  hostFacts?: FactsBundle
-  /** The fabric collective (the fabric-test stage). */
-  collective?: CollectiveFacts
-  /** The fabric test's result for the report (the fabric-test stage). */
-  fabricTest?: FabricTestReport
-  smoke?: SmokeGateResult
-  lock?: LockHolder
-  /** Renews the lock while it is held (lock.ts); stopped before the lock is released. */
-  heartbeat?: LockHeartbeat
-}
-
-export function newContext(io: RolloutIo, command: RolloutContext['command'], source: RolloutContext['source'], m: Manifest, release: string): RolloutContext {
-  return { o: io.o, io, command, source, m, release, unchanged: false, findings: [], executed: [] }
+/** A rollout's record before its first stage: the base, and the outputs its list starts with. */
+export function newContext<S extends OutputKey>(
+  io: RolloutIo,
+  command: RolloutBase['command'],
+  source: RolloutBase['source'],
+  start: Pick<StageOutputs, S | StartKey>,
+): RolloutContext {
+  return { o: io.o, io, command, source, ...start, findings: [], executed: [] }
 }
 
 /** `CODE, CODE` of the error findings, for a stop's one-line reason. */

@@ -11,7 +11,6 @@ import { runCollectiveChecks } from '../../preflight/checks/index.js'
 import { sortFindings } from '../../preflight/diagnose.js'
 import { runCollective } from '../../preflight/gather/collective.js'
 import { expectationFromManifest } from '../../manifest/expectation.js'
-import { imageRef } from '../../plan/node-commands.js'
 import type { CollectiveFacts } from '../../preflight/facts.js'
 import { collectivePath } from '../../probe/collective.js'
 import type { FabricTestRank, FabricTestReport } from '../rollout-types.js'
@@ -49,27 +48,34 @@ export function fabricTestReport(ctx: RolloutContext, reached: boolean): FabricT
 
 import { fabricTestPart } from './plan-parts.js'
 
-export const fabricTestStage: Stage = {
+export const fabricTestStage: Stage<'m' | 'unchanged' | 'imageId' | 'hostFacts', 'collective' | 'fabricTest'> = {
   name: 'fabric-test',
+  needs: ['m', 'unchanged', 'imageId', 'hostFacts'],
+  adds: ['collective', 'fabricTest'],
   plan: fabricTestPart,
   when: (ctx) => !ctx.unchanged && ctx.m.preflight.collective,
   untouched: () => 'nothing was changed on the nodes (the fabric test runs before the previous release is stopped)',
   async run(ctx) {
     const { m, o, io } = ctx
     const collective = await runCollective(m, o.transports, {
-      image: ctx.imageId ?? imageRef(m),
+      image: ctx.imageId,
       onProgress: io.progress,
       ...(o.signal && { signal: o.signal }),
     })
     // Host facts (RDMA devices) come from the host checks when they ran; the collective's entries read the rest.
-    const facts = { schemaVersion: 1 as const, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes: ctx.hostFacts?.nodes ?? [], collective }
+    const facts = { schemaVersion: 1 as const, gatheredAt: new Date().toISOString(), cluster: m.cluster, nodes: ctx.hostFacts.nodes, collective }
     const findings = sortFindings(runCollectiveChecks(facts, expectationFromManifest(m)))
-    ctx.collective = collective
-    ctx.fabricTest = { status: hasError(findings) || collective.ranks.some((r) => !r.line?.ok) ? 'failed' : 'passed', ranks: fabricTestRanks(collective) }
-    ctx.findings.push(...findings)
+    const fabricTest: FabricTestReport = {
+      status: hasError(findings) || collective.ranks.some((r) => !r.line?.ok) ? 'failed' : 'passed',
+      ranks: fabricTestRanks(collective),
+    }
+    const adds = { collective, fabricTest }
     sayFindings(io, findings)
-    if (!hasError(findings)) return proceed
+    if (!hasError(findings)) return proceed(adds, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop({ code: first.code, message: `fabric test: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix })
+    return stop(
+      { code: first.code, message: `fabric test: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix },
+      { adds, findings },
+    )
   },
 }

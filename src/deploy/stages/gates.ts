@@ -11,15 +11,17 @@ import { gatherFacts } from '../../preflight/gather/gather.js'
 import { factsSteps } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
 import { runSmokeGate } from '../../smoke/gate.js'
-import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
-const unchangedNote = (ctx: RolloutContext): string =>
+const unchangedNote = (ctx: StageInput<'unchanged'>): string =>
   ctx.unchanged ? `nothing was changed: the running release itself fails its gates (redeploy with ${option('force')})` : 'nothing was changed on the nodes'
 
 import { releasePhasesPart } from './plan-parts.js'
 
-export const preflightStage: Stage = {
+export const preflightStage: Stage<'m' | 'unchanged', 'facts'> = {
   name: 'preflight',
+  needs: ['m', 'unchanged'],
+  adds: ['facts'],
   plan: releasePhasesPart(() => ['preflight']),
   untouched: unchangedNote,
   async run(ctx) {
@@ -28,17 +30,20 @@ export const preflightStage: Stage = {
     for (const s of factsSteps(m)) io.progress(`[${s.node}] ${s.action}: ${s.description}`)
     const { facts } = await gatherFacts(m, { transportFor: async (n) => o.transports.get(n.name)!, onProgress: io.progress })
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
-    ctx.facts = facts
-    ctx.findings.push(...findings)
     sayFindings(io, findings)
-    if (!hasError(findings)) return proceed
+    if (!hasError(findings)) return proceed({ facts }, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop({ code: first.code, message: `identity preflight: ${errorCodes(findings)}`, evidence: first.evidence, fix: first.fix })
+    return stop(
+      { code: first.code, message: `identity preflight: ${errorCodes(findings)}`, evidence: first.evidence, fix: first.fix },
+      { adds: { facts }, findings },
+    )
   },
 }
 
-export const smokeStage: Stage = {
+export const smokeStage: Stage<'m' | 'unchanged', 'smoke'> = {
   name: 'smoke',
+  needs: ['m', 'unchanged'],
+  adds: ['smoke'],
   plan: releasePhasesPart(() => ['smoke']),
   untouched: unchangedNote,
   async run(ctx) {
@@ -50,12 +55,14 @@ export const smokeStage: Stage = {
       onProgress: io.progress,
       ...(o.signal && { signal: o.signal }),
     })
-    ctx.smoke = smoke
     if (smoke.cancelled || io.cancelled)
-      return stop(problem('CANCELLED', 'cancelled during the smoke test', 'Run the deploy again when it may go on.'), { cancelled: true })
-    ctx.findings.push(...smoke.findings)
-    if (smoke.ok) return proceed
+      return stop(problem('CANCELLED', 'cancelled during the smoke test', 'Run the deploy again when it may go on.'), { cancelled: true, adds: { smoke } })
+    const findings = smoke.findings
+    if (smoke.ok) return proceed({ smoke }, { findings })
     const reason = ctx.unchanged ? 'smoke test failed' : `smoke test: ${smoke.findings.map((f) => f.code).join(', ') || 'failed'}`
-    return stop(problem(smoke.findings[0]?.code ?? 'SMOKE_FAILED', reason, smoke.findings[0]?.fix ?? 'Read the smoke findings.'))
+    return stop(problem(smoke.findings[0]?.code ?? 'SMOKE_FAILED', reason, smoke.findings[0]?.fix ?? 'Read the smoke findings.'), {
+      adds: { smoke },
+      findings,
+    })
   },
 }

@@ -18,13 +18,15 @@ const tail = (s: string): string => s.trim().slice(-300)
 
 import { imageContentsPart } from './plan-parts.js'
 
-export const imageContentsStage: Stage = {
+export const imageContentsStage: Stage<'m' | 'imageId', 'imageContents'> = {
   name: 'image-contents',
+  needs: ['m', 'imageId'],
+  adds: ['imageContents'],
   plan: imageContentsPart,
   untouched: () => "nothing was changed on the nodes (the image's contents are read before the previous release is stopped)",
   async run(ctx) {
     const { m, o, io } = ctx
-    const imageId = ctx.imageId ?? imageRef(m)
+    const { imageId } = ctx
     // The plan's step, as `plan` shows it, with the image named by its ID.
     const step = imageContentsStep(m, imageId)
     const t = o.transports.get(step.node)
@@ -48,14 +50,14 @@ export const imageContentsStage: Stage = {
       ...(stated && { statedVersion: stated }),
     }
     const findings = imageContentsFindings(input)
-    if (probe.ok) {
-      ctx.imageContents = probe.contents
-      io.progress(`image holds ${contentsSummary(probe.contents)}`)
-    }
-    ctx.findings.push(...findings)
+    if (probe.ok) io.progress(`image holds ${contentsSummary(probe.contents)}`)
+    const adds = { imageContents: probe.ok ? probe.contents : undefined }
     sayFindings(io, findings)
-    if (!hasError(findings)) return proceed
+    if (!hasError(findings)) return proceed(adds, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop({ code: first.code, message: `image contents: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix })
+    return stop(
+      { code: first.code, message: `image contents: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix },
+      { adds, findings },
+    )
   },
 }

@@ -12,14 +12,16 @@ import { outcome, succeeded } from '../../transport/transport.js'
 import { imageGate } from '../image-gate.js'
 import { releaseFiles, releaseFingerprint } from '../release-files.js'
 import { readSnapshot } from '../snapshot.js'
-import { type RolloutContext, type Stage, proceed, stop } from './context.js'
+import { type Stage, type StageInput, proceed, stop } from './context.js'
 import { readLaunchScript } from './before.js'
 import { imagePart } from './plan-parts.js'
 
 const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
 
-export const imageStage: Stage = {
+export const imageStage: Stage<'m' | 'expectImageId', 'imageId' | 'image'> = {
   name: 'image',
+  needs: ['m', 'expectImageId'],
+  adds: ['imageId', 'image'],
   plan: imagePart,
   untouched: (ctx) => (ctx.source === 'new' ? 'nothing was changed on the nodes (the image gate comes first)' : 'nothing was changed on the nodes'),
   async run(ctx) {
@@ -31,36 +33,38 @@ export const imageStage: Stage = {
       ...(ctx.expectImageId !== undefined && { expectId: ctx.expectImageId }),
       ...(o.signal && { signal: o.signal }),
     })
-    ctx.image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
-    if (io.cancelled) return cancelled('cancelled during the image transfer; no container was touched')
+    const image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
+    if (io.cancelled) return { ...cancelled('cancelled during the image transfer; no container was touched'), adds: { image } }
     if (!img.ok || !img.imageId) {
-      ctx.findings.push(...img.findings)
       const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
-      return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'))
+      return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'), {
+        adds: { image },
+        findings: img.findings,
+      })
     }
-    ctx.imageId = img.imageId
-    return proceed
+    return proceed({ imageId: img.imageId, image })
   },
 }
 
 /** An existing release: on every node, with its own manifest snapshot and image ID. */
-export const snapshotStage: Stage = {
+export const snapshotStage: Stage<'m' | 'release' | 'states', 'm' | 'expectImageId' | 'releaseFilesFor'> = {
   name: 'snapshot',
+  needs: ['m', 'release', 'states'],
+  adds: ['m', 'expectImageId', 'releaseFilesFor'],
   untouched: () => 'nothing was changed on the nodes',
   async run(ctx) {
     const { m, o, io, release } = ctx
-    const missing = m.nodes.filter((n) => !ctx.states?.get(n.name)?.releases.includes(release)).map((n) => n.name)
+    const missing = m.nodes.filter((n) => !ctx.states.get(n.name)?.releases.includes(release)).map((n) => n.name)
     if (missing.length > 0) {
       const f: Finding = {
         code: 'RELEASE_NOT_FOUND',
         severity: 'error',
         node: missing.length === 1 ? missing[0]! : null,
         message: `Release ${release} is not on ${missing.join(', ')}.`,
-        evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, ctx.states?.get(n.name)?.releases.join(', ') || '(none)'])),
+        evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, ctx.states.get(n.name)?.releases.join(', ') || '(none)'])),
         fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
       }
-      ctx.findings.push(f)
-      return stop({ code: f.code, message: f.message, evidence: f.evidence, fix: f.fix })
+      return stop({ code: f.code, message: f.message, evidence: f.evidence, fix: f.fix }, { findings: [f] })
     }
     const head = o.transports.get(headOf(m).name)!
     const r = await head.run(readReleaseFile(m, release, RELEASE_FILE.manifest), { timeoutMs: 30_000 })
@@ -72,16 +76,15 @@ export const snapshotStage: Stage = {
     const snap = readSnapshot(release, r.stdout)
     if (!snap.ok) return stop(snap.problem)
     for (const note of snap.value.notes) io.progress(`release ${release}'s manifest snapshot: ${note}`)
-    ctx.m = snap.value.manifest
     const idFile = await head.run(readReleaseFile(m, release, RELEASE_FILE.imageId), { timeoutMs: 30_000 })
-    ctx.expectImageId = idFile.stdout.trim()
-    return proceed
+    // An existing release's files are verified on the nodes, never written: there is nothing to write them from.
+    return proceed({ m: snap.value.manifest, expectImageId: idFile.stdout.trim(), releaseFilesFor: undefined })
   },
 }
 
 /** Running healthy: the containers `current` recorded run, and vLLM answers /health. */
-async function runningHealthy(ctx: RolloutContext): Promise<boolean> {
-  const running = [...(ctx.states?.values() ?? [])].every((s) => s.container?.running && s.container.id === s.currentContainer)
+async function runningHealthy(ctx: StageInput<'m' | 'states'>): Promise<boolean> {
+  const running = [...ctx.states.values()].every((s) => s.container?.running && s.container.id === s.currentContainer)
   if (!running) return false
   return succeeded(await ctx.o.transports.get(headOf(ctx.m).name)!.run(vllmHealth(ctx.m), { timeoutMs: 30_000 }))
 }
@@ -91,39 +94,44 @@ async function runningHealthy(ctx: RolloutContext): Promise<boolean> {
  * nothing is restarted, only the gates run. A release id names one content: the release the cluster
  * falls back on is never rewritten with other content.
  */
-export const fingerprintStage: Stage = {
+type FingerprintNeeds = 'm' | 'release' | 'imageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest'
+
+export const fingerprintStage: Stage<FingerprintNeeds, 'fingerprint' | 'release' | 'unchanged' | 'releaseFilesFor'> = {
   name: 'fingerprint',
+  needs: ['m', 'release', 'imageId', 'states', 'current', 'previousRelease', 'weights', 'weightsManifest'],
+  adds: ['fingerprint', 'release', 'unchanged', 'releaseFilesFor'],
   untouched: () => 'nothing was changed on the nodes',
   async run(ctx) {
     const { m, o, io, current } = ctx
     const launchScript = await readLaunchScript(m, o.manifestPath)
     const spec = {
       manifest: m,
-      imageId: ctx.imageId!,
+      imageId: ctx.imageId,
       ...(launchScript !== undefined && { launchScript }),
       ...(ctx.weightsManifest && { weights: ctx.weightsManifest }),
     }
     const fingerprint = releaseFingerprint(spec)
-    ctx.fingerprint = fingerprint
     io.progress(`fingerprint ${fingerprint.slice(0, 19)}…, current ${current?.fingerprint?.slice(0, 19) ?? '(none)'}…`)
     if (!o.force && current?.current && current.fingerprint === fingerprint) {
       if (await runningHealthy(ctx)) {
-        ctx.release = current.current
-        ctx.unchanged = true
         io.progress(
-          `unchanged: release ${ctx.release} already runs this exact content; no image bytes moved, no container restarted${ctx.weights ? `, ${ctx.weights.bytesMoved.runner + ctx.weights.bytesMoved.fabric} weight bytes moved` : ''}`,
+          `unchanged: release ${current.current} already runs this exact content; no image bytes moved, no container restarted${ctx.weights ? `, ${ctx.weights.bytesMoved.runner + ctx.weights.bytesMoved.fabric} weight bytes moved` : ''}`,
         )
-        return proceed
+        return proceed({ fingerprint, release: current.current, unchanged: true, releaseFilesFor: undefined })
       }
       io.progress('same content as current, but it is not running healthy: redeploying it')
     }
-    const headState = ctx.states?.get(headOf(m).name)
+    const headState = ctx.states.get(headOf(m).name)
     if ((ctx.release === ctx.previousRelease || ctx.release === headState?.previous) && current?.fingerprint !== fingerprint) {
       const message = `release ${ctx.release} already exists on the nodes with other content; give this deploy a new release id (${option('release')})`
-      return stop(problem('RELEASE_ID_TAKEN', message, `Give this deploy a new release id (${option('release')}).`), { at: 'release-files' })
+      return stop(problem('RELEASE_ID_TAKEN', message, `Give this deploy a new release id (${option('release')}).`), {
+        at: 'release-files',
+        adds: { fingerprint },
+      })
     }
     const meta = { who: o.who, createdAt: new Date().toISOString(), ...(o.run && { run: o.run }) }
-    ctx.releaseFilesFor = (rel, node) => JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
-    return proceed
+    const releaseFilesFor = (rel: string, node: string) =>
+      JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
+    return proceed({ fingerprint, release: ctx.release, unchanged: false, releaseFilesFor })
   },
 }

@@ -7,20 +7,20 @@ import type { Finding } from '../../preflight/finding.js'
 import { nodeRank } from '../../plan/executor-commands.js'
 import { containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
-import type { RolloutContext, Stage, StageOutcome } from './context.js'
+import type { AnyOutcome, ListedStage, RolloutContext } from './context.js'
 import { fabricTestReport } from './fabric-test.js'
 
-export type Stopped = Extract<StageOutcome, { next: 'stop' }>
+export type Stopped = Extract<AnyOutcome, { next: 'stop' }>
 
 export interface StageRecord {
-  readonly stage: Stage
-  readonly outcome: StageOutcome
+  readonly stage: ListedStage
+  readonly outcome: AnyOutcome
 }
 
 /** The stages that ran, in order, and the stop that ended the list, if one did. */
 export interface ListRun {
   readonly records: readonly StageRecord[]
-  readonly stopped?: { readonly stage: RolloutStage; readonly by: Stage; readonly outcome: Stopped }
+  readonly stopped?: { readonly stage: RolloutStage; readonly by: ListedStage; readonly outcome: Stopped }
 }
 
 /** What on-failure did, with the findings and facts of a rollback it ran. */

@@ -10,7 +10,9 @@ import { releaseDeployLock } from '../lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
 import { causeOfStop } from './stop-causes.js'
-import { type RolloutContext, type Stage, newContext } from './context.js'
+import { type AnyOutcome, type ListedStage, type RolloutContext, newContext } from './context.js'
+import type { Finding } from '../../preflight/finding.js'
+import type { StepResult } from '../../execute/execute.js'
 import { type Handled, type ListRun, type ReportCore, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
 
 /**
@@ -19,26 +21,53 @@ import { type Handled, type ListRun, type ReportCore, type StageRecord, type Sto
  * stopped while the cancel was on is a cancel, whatever it stopped on (a request cut by the cancel
  * is not a failure of the release).
  */
-export async function runList(stages: readonly Stage[], ctx: RolloutContext): Promise<ListRun> {
+export async function runList(stages: readonly ListedStage[], ctx: RolloutContext): Promise<ListRun> {
   const records: StageRecord[] = []
   for (const stage of stages) {
-    if (stage.when && !stage.when(ctx)) continue
+    if (stage.when && !stage.when(ctx)) {
+      addSkipped(ctx, stage)
+      continue
+    }
+    needsPresent(ctx, stage)
     if (ctx.io.cancelled) return { records, stopped: { stage: stage.name, by: stage, outcome: cancelledBefore(stage.name) } }
     const lost = ctx.heartbeat?.lost
-    if (lost) return { records, stopped: { stage: stage.name, by: stage, outcome: lockLostBefore(ctx, stage.name, lost) } }
+    if (lost) {
+      const outcome = lockLostBefore(ctx, stage.name, lost)
+      record(ctx, outcome)
+      return { records, stopped: { stage: stage.name, by: stage, outcome } }
+    }
     const mark = ctx.io.nodeEvents.mark()
-    const findingsBefore = ctx.findings.length
     const ran = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
     const outcome =
       ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled
         ? { ...ran, cancelled: true }
         : ran.next === 'stop' && !ran.cancelled && !ran.lockLost
-          ? await causeOfStop(ctx, ran, stage, mark, findingsBefore)
+          ? await causeOfStop(ctx, ran, stage, mark)
           : ran
+    record(ctx, outcome)
     records.push({ stage, outcome })
     if (outcome.next === 'stop') return { records, stopped: { stage: outcome.at ?? stage.name, by: stage, outcome } }
   }
   return { records }
+}
+
+/** The runner is the one writer of a rollout's record: a stage's outputs, findings and executed steps, as it returned them. */
+function record(ctx: RolloutContext, outcome: AnyOutcome): void {
+  Object.assign(ctx, outcome.adds ?? {})
+  if (outcome.findings) (ctx.findings as Finding[]).push(...outcome.findings)
+  if (outcome.executed) (ctx.executed as StepResult[]).push(...outcome.executed)
+}
+
+/** A skipped stage adds each of its outputs as undefined (its `when` is allowed only where they may be). */
+function addSkipped(ctx: RolloutContext, stage: ListedStage): void {
+  const none = Object.fromEntries(stage.adds.filter((k) => !(k in ctx)).map((k) => [k, undefined]))
+  Object.assign(ctx, none)
+}
+
+/** A bug, not a user's error: the StageList type keeps a stage after what it needs; a list built around it is caught here. */
+function needsPresent(ctx: RolloutContext, stage: ListedStage): void {
+  const missing = stage.needs.filter((k) => !(k in ctx))
+  if (missing.length > 0) throw new Error(`bug: stage ${stage.name} needs ${missing.join(', ')}, which no earlier stage added`)
 }
 
 const cancelledBefore = (stage: RolloutStage): Stopped =>
@@ -51,15 +80,15 @@ const cancelledBefore = (stage: RolloutStage): Stopped =>
 /** The lock is gone: another rollout may be changing the nodes now, so this one stops before its next stage, with a finding. */
 function lockLostBefore(ctx: RolloutContext, stage: RolloutStage, why: string): Stopped {
   const fix = `Look at what the other rollout did (lock status, the audit log on the nodes), then deploy again; raise deploy.lockTtlMinutes if the head could not be reached for that long.`
-  ctx.findings.push({
+  const finding: Finding = {
     code: 'DEPLOY_LOCK_LOST',
     severity: 'error',
     node: headOf(ctx.m).name,
     message: `${why}; the rollout stopped before ${stage} and changed nothing more.`,
     evidence: { Stage: stage, Lock: `${ctx.m.cluster} on ${headOf(ctx.m).name}` },
     fix,
-  })
-  return { next: 'stop', lockLost: true, problem: problem('DEPLOY_LOCK_LOST', `${why} (stopped before ${stage})`, fix) } as const
+  }
+  return { next: 'stop', lockLost: true, findings: [finding], problem: problem('DEPLOY_LOCK_LOST', `${why} (stopped before ${stage})`, fix) } as const
 }
 
 /** What a rollout does when a stage stops it: `none` for `rollback` itself (it reports, and changes nothing more). */
@@ -67,16 +96,15 @@ export type FailurePolicy = OnFailure | 'none'
 
 export interface Rollout {
   readonly ctx: RolloutContext
-  readonly stages: readonly Stage[]
+  readonly stages: readonly ListedStage[]
   readonly onFailure: FailurePolicy
-  /** The stages that start an existing release (on-failure rollback). */
-  readonly existing: readonly Stage[]
+  /** The stages that start an existing release (on-failure rollback), from the states the deploy read. */
+  readonly existing: readonly ListedStage[]
 }
 
 async function rollBack(r: Rollout, release: string): Promise<Handled> {
   const { ctx } = r
-  const back = newContext(ctx.io, ctx.command, 'existing', ctx.m, release)
-  back.states = ctx.states
+  const back = newContext(ctx.io, ctx.command, 'existing', { m: ctx.m, release, unchanged: false, states: ctx.states ?? new Map() })
   const run = await ctx.io.inStage('rollback', () => runList(r.existing, back))
   const stopped = run.stopped
   return {

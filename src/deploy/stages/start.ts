@@ -13,16 +13,18 @@ import { headOf } from '../../plan/node-commands.js'
 import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
-import { type RolloutContext, type Stage, type StageOutcome, proceed, stop } from './context.js'
+import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './context.js'
 import { releasePhasesPart } from './plan-parts.js'
 import type { Manifest } from '../../manifest/schema.js'
 
-const notUnchanged = (ctx: RolloutContext): boolean => !ctx.unchanged
+const notUnchanged = (ctx: StageInput<'unchanged'>): boolean => !ctx.unchanged
 
-export function releasePlan(ctx: RolloutContext): Plan {
-  ctx.plan ??= planRelease(ctx.m, { release: ctx.release, files: ctx.source === 'new' ? 'write' : 'verify' })
-  return ctx.plan
-}
+/** What a stage that runs phases of the release's plan reads. */
+type PhaseNeeds = 'm' | 'release' | 'unchanged'
+
+/** The release's plan (planRelease is pure: each stage that runs phases of it asks again and gets the same plan). */
+export const releasePlan = (ctx: StageInput<'m' | 'release'>): Plan =>
+  planRelease(ctx.m, { release: ctx.release, files: ctx.source === 'new' ? 'write' : 'verify' })
 
 const stepFailed = (r: { step: { node: string; action: string; command: string }; phase: string; detail?: string }): Finding => ({
   code: 'DEPLOY_STEP_FAILED',
@@ -34,14 +36,18 @@ const stepFailed = (r: { step: { node: string; action: string; command: string }
 })
 
 /** Run these phases of the release's plan; a failed step or a cancel stops the rollout at its phase. */
-export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]): Promise<StageOutcome> {
+export async function runPhases(
+  ctx: StageInput<'m' | 'release'>,
+  names: readonly PhaseName[],
+  releaseFilesFor?: (release: string, node: string) => string,
+): Promise<StageOutcome> {
   const { o, io } = ctx
   const plan = releasePlan(ctx)
   const exec = await executePlan(
     { ...plan, phases: plan.phases.filter((p) => names.includes(p.name)) },
     {
       transports: o.transports,
-      stdinFor: stdinProvider(o.manifestPath, o.env, { ...(ctx.releaseFilesFor && { releaseFiles: ctx.releaseFilesFor }) }),
+      stdinFor: stdinProvider(o.manifestPath, o.env, { ...(releaseFilesFor && { releaseFiles: releaseFilesFor }) }),
       ...(o.signal && { signal: o.signal }),
       onProgress: (x) => io.progress(x.replace(/^== /, '')),
       onPhase: (phase, event) => {
@@ -50,36 +56,52 @@ export async function runPhases(ctx: RolloutContext, names: readonly PhaseName[]
       },
     },
   )
-  ctx.executed.push(...exec.results)
-  if (exec.ok) return proceed
+  const executed = exec.results
+  if (exec.ok) return proceed({}, { executed })
   const at = exec.stoppedAt!
-  if (exec.cancelled) return stop(problem('CANCELLED', at.reason, 'Run the deploy again when it may go on.'), { at: at.phase, cancelled: true })
+  if (exec.cancelled) return stop(problem('CANCELLED', at.reason, 'Run the deploy again when it may go on.'), { at: at.phase, cancelled: true, executed })
   const failed = exec.results.filter((x) => x.status === 'failed').map(stepFailed)
-  ctx.findings.push(...failed)
-  return stop(problem('DEPLOY_STEP_FAILED', at.reason, failed[0]?.fix ?? 'Run the failed step by hand to see why.'), { at: at.phase })
+  return stop(problem('DEPLOY_STEP_FAILED', at.reason, failed[0]?.fix ?? 'Run the failed step by hand to see why.'), {
+    at: at.phase,
+    executed,
+    findings: failed,
+  })
 }
 
 /** A stage that runs phases of the release's plan: the same function names them for its run and for `plan`. */
-const phaseStage = (name: RolloutStage, phases: (m: Manifest) => readonly PhaseName[], changes = true): Stage => ({
+const phaseStage = (name: RolloutStage, phases: (m: Manifest) => readonly PhaseName[]): Stage<PhaseNeeds> => ({
   name,
-  changes,
+  needs: ['m', 'release', 'unchanged'],
+  adds: [],
+  changes: true,
   labelsItself: true,
   when: notUnchanged,
   plan: releasePhasesPart(phases),
   run: (ctx) => runPhases(ctx, phases(ctx.m)),
 })
 
-/** Writes (or verifies) the release's own directory: no container is touched, so a stop here leaves the running release as it was. */
-export const releaseFilesStage = phaseStage('release-files', () => ['release-files'], false)
+/**
+ * Writes (or verifies) the release's own directory from what the fingerprint made of it: no
+ * container is touched, so a stop here leaves the running release as it was.
+ */
+export const releaseFilesStage: Stage<PhaseNeeds | 'releaseFilesFor'> = {
+  name: 'release-files',
+  needs: ['m', 'release', 'unchanged', 'releaseFilesFor'],
+  adds: [],
+  labelsItself: true,
+  when: notUnchanged,
+  plan: releasePhasesPart(() => ['release-files']),
+  run: (ctx) => runPhases(ctx, ['release-files'], ctx.releaseFilesFor),
+}
 export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
 /** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
-export const launchStage: Stage = phaseStage('launch', launchPhases)
+export const launchStage = phaseStage('launch', launchPhases)
 /** The wait until every node is in Ray, where Ray runs. */
 const clusterPhases = (m: Manifest): PhaseName[] => {
   const cluster = launchLabels(m).cluster
   return cluster ? [cluster] : []
 }
-export const clusterWaitStage: Stage = {
+export const clusterWaitStage: Stage<PhaseNeeds> = {
   ...phaseStage('cluster', clusterPhases),
   when: (ctx) => notUnchanged(ctx) && clusterPhases(ctx.m).length > 0,
 }
@@ -88,7 +110,7 @@ export const clusterWaitStage: Stage = {
  * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that
  * cannot complete stops here within seconds (src/preflight/watch-rendezvous.ts).
  */
-async function rendezvousGate(ctx: RolloutContext): Promise<StageOutcome> {
+async function rendezvousGate(ctx: StageInput<'m'>): Promise<StageOutcome> {
   const { m, o, io } = ctx
   const w = await watchRendezvous(o.transports, m, {
     deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
@@ -96,17 +118,20 @@ async function rendezvousGate(ctx: RolloutContext): Promise<StageOutcome> {
     onProgress: io.progress,
   })
   io.progress(`vllm: process group ${w.formed ? 'formed' : 'NOT formed'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
-  if (w.formed) return proceed
+  if (w.formed) return proceed()
   if (w.cancelled || io.cancelled)
     return stop(problem('CANCELLED', 'cancelled while waiting for the process group', 'Run the deploy again when it may go on.'), { cancelled: true })
-  ctx.findings.push(...w.findings)
   const first = w.findings[0]
-  return stop(problem(first?.code ?? 'RENDEZVOUS_INCOMPLETE', `vllm serve: ${w.reason}`, first?.fix ?? "Read every node's vllm serve log."))
+  return stop(problem(first?.code ?? 'RENDEZVOUS_INCOMPLETE', `vllm serve: ${w.reason}`, first?.fix ?? "Read every node's vllm serve log."), {
+    findings: w.findings,
+  })
 }
 
 /** vllm serve from the release's serve.sh, then the start-up watcher until /health answers or it cannot. */
-export const serveStage: Stage = {
+export const serveStage: Stage<PhaseNeeds | 'facts'> = {
   name: 'vllm',
+  needs: ['m', 'release', 'unchanged', 'facts'],
+  adds: [],
   plan: releasePhasesPart(() => ['vllm']),
   changes: true,
   labelsItself: true,
@@ -114,23 +139,24 @@ export const serveStage: Stage = {
   async run(ctx) {
     const started = await runPhases(ctx, ['vllm'])
     if (started.next === 'stop') return started
+    const { executed } = started
     const { m, o, io } = ctx
     const head = headOf(m)
     if (m.vllm.executorBackend === 'mp') {
       const group = await rendezvousGate(ctx)
-      if (group.next === 'stop') return group
+      if (group.next === 'stop') return { ...group, executed }
     }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
-      ...(ctx.facts?.ray && { ray: ctx.facts.ray }),
+      ...(ctx.facts.ray && { ray: ctx.facts.ray }),
       ...(o.signal && { signal: o.signal }),
       onProgress: io.progress,
     })
     io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
-    if (w.ready) return proceed
+    if (w.ready) return proceed({}, { executed })
     // A cancel while waiting for /health is a cancel, not a failure of vLLM: no on-failure action.
     if (w.cancelled || io.cancelled)
-      return stop(problem('CANCELLED', 'cancelled while waiting for /health', 'Run the deploy again when it may go on.'), { cancelled: true })
+      return stop(problem('CANCELLED', 'cancelled while waiting for /health', 'Run the deploy again when it may go on.'), { cancelled: true, executed })
     const errors = w.findings.filter((f) => f.severity === 'error')
     const fix = `Read the full log on ${head.name}: docker exec ${m.container.name} cat /tmp/vllm-ray-deploy-serve.log`
     // A failure no signature names keeps the log's tail beside UNRECOGNISED_FAILURE.
@@ -147,7 +173,6 @@ export const serveStage: Stage = {
             fix,
           },
         ]
-    for (const f of add) ctx.findings.push(f)
-    return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix))
+    return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix), { executed, findings: add })
   },
 }

@@ -9,11 +9,12 @@
 import { clusterStateDir, freeSpaceUnder } from '../../plan/release-commands.js'
 import { DATA_DIR_MIN_FREE_BYTES, formatBytes } from '../../preflight/checks/host.js'
 import { problem } from '../../result/result.js'
-import type { RolloutContext, Stage } from './context.js'
+import type { Finding } from '../../preflight/finding.js'
+import type { ListedStage, RolloutContext } from './context.js'
 import type { Stopped } from './report.js'
 
-export async function causeOfStop(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number, findingsBefore: number): Promise<Stopped> {
-  const lost = stoppedByLostNode(ctx, ran, stage, mark, findingsBefore)
+export async function causeOfStop(ctx: RolloutContext, ran: Stopped, stage: ListedStage, mark: number): Promise<Stopped> {
+  const lost = stoppedByLostNode(ctx, ran, stage, mark)
   if (lost !== ran) return lost
   return stoppedByFailedWrite(ctx, ran, stage, mark)
 }
@@ -24,29 +25,29 @@ export async function causeOfStop(ctx: RolloutContext, ran: Stopped, stage: Stag
  * not a fact about the node, so those findings give way to one NODE_UNREACHABLE per lost node, and
  * the stop names the lost node and the stage.
  */
-function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number, findingsBefore: number): Stopped {
+function stoppedByLostNode(ctx: RolloutContext, ran: Stopped, stage: ListedStage, mark: number): Stopped {
   const lost = ctx.io.nodeEvents.lostSince(mark)
   if (lost.length === 0) return ran
   const names = new Set(lost.map((l) => l.node))
-  const ours = ctx.findings.splice(findingsBefore)
-  ctx.findings.push(...ours.filter((f) => !f.node || !names.has(f.node)))
+  const kept = (ran.findings ?? []).filter((f) => !f.node || !names.has(f.node))
   const at = ran.at ?? stage.name
   const where = ctx.source === 'existing' ? `the rollback to ${ctx.release}` : `the deploy of ${ctx.release}`
   const back = `Bring ${[...names].join(' and ')} back (is it powered, is sshd up, is the management link up?)`
   const fix = stage.final
     ? `${back}: ${ctx.release} passed its gates and runs, but current did not move on every node. Then deploy ${ctx.release} again to make it current everywhere, or roll back to ${ctx.previousRelease ?? 'the release before it'}.`
     : `${back}, then ${ctx.command === 'rollback' ? 'run the rollback again' : 'run the deploy again'}; \`rollback\` with no release restarts the release current names when it is not running everywhere.`
-  for (const l of lost)
-    ctx.findings.push({
+  const unreachable = lost.map(
+    (l): Finding => ({
       code: 'NODE_UNREACHABLE',
       severity: 'error',
       node: l.node,
       message: `the connection to ${l.node} went away during ${at} (${l.message}); ${where} stopped there.`,
       evidence: { Stage: at, Transport: l.message },
       fix,
-    })
+    }),
+  )
   const problemText = `${lost.map((l) => l.node).join(', ')} could not be reached during ${at}: ${lost.map((l) => `${l.node}: ${l.message}`).join('; ')}`
-  return { ...ran, problem: problem('NODE_UNREACHABLE', problemText, fix) }
+  return { ...ran, findings: [...kept, ...unreachable], problem: problem('NODE_UNREACHABLE', problemText, fix) }
 }
 
 /** The first absolute path a failed write's line names (`write /var/lib/docker/tmp/x: no space…`, `cannot create /x/y: …`). */
@@ -58,7 +59,7 @@ function pathNamedIn(line: string): string | undefined {
 /** Below this, a failed write is taken to be the disk's fault (what a release writes is a few KiB). */
 const FULL_BELOW_BYTES = DATA_DIR_MIN_FREE_BYTES['release state'] ?? 64 * 1024 * 1024
 
-async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: Stage, mark: number): Promise<Stopped> {
+async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: ListedStage, mark: number): Promise<Stopped> {
   const failed = ctx.io.nodeEvents.writeFailuresSince(mark)
   if (failed.length === 0) return ran
   const dir = clusterStateDir(ctx.m)
@@ -75,15 +76,16 @@ async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: St
   const full = measured.filter((m) => Number.isFinite(m.free) && m.free < FULL_BELOW_BYTES)
   const fix = (n: string, path: string) =>
     `Free space on the filesystem holding ${path} on ${n} (df -h ${path} shows it; old releases are under ${dir}/releases, docker's images under its data root), then deploy again.`
-  for (const m of full)
-    ctx.findings.push({
+  const lowFindings = full.map(
+    (m): Finding => ({
       code: 'DISK_SPACE_LOW',
       severity: 'error',
       node: m.node,
       message: `a write on ${m.node} failed during ${at} (${m.message}): ${m.node} has ${formatBytes(m.free)} free under ${m.path}.`,
       evidence: { Stage: at, Command: m.message, Directory: m.path, Free: `${formatBytes(m.free)} (${m.free} bytes)`, 'Filesystem size': formatBytes(m.total) },
       fix: fix(m.node, m.path),
-    })
+    }),
+  )
   const words = measured.map((m) =>
     Number.isFinite(m.free) ? `${m.node} has ${formatBytes(m.free)} free under ${m.path}` : `${m.node}'s free space could not be read`,
   )
@@ -97,6 +99,7 @@ async function stoppedByFailedWrite(ctx: RolloutContext, ran: Stopped, stage: St
     }
   return {
     ...ran,
+    findings: [...(ran.findings ?? []), ...lowFindings],
     problem: problem(
       'DISK_SPACE_LOW',
       `${full.map((m) => m.node).join(', ')}: a write failed during ${at} and the disk is full (${words.join('; ')}); the command said: ${full.map((m) => m.message).join('; ')}`,

@@ -15,11 +15,13 @@ import { hubPlanner } from '../weights/hub-seam.js'
 import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../weights/manifest.js'
 import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
-import { type RolloutContext, type Stage, proceed, sayFindings, stop } from './context.js'
+import { type Stage, type StageInput, proceed, sayFindings, stop } from './context.js'
 import { weightsPart } from './plan-parts.js'
 
-export const weightsStage: Stage = {
+export const weightsStage: Stage<'m', 'weights' | 'weightsManifest'> = {
   name: 'weights',
+  needs: ['m'],
+  adds: ['weights', 'weightsManifest'],
   plan: weightsPart,
   when: (ctx) => ctx.source === 'new' && ctx.m.model !== undefined,
   untouched: () => 'the running release was not touched (the weights stage runs before the previous release is stopped)',
@@ -27,15 +29,17 @@ export const weightsStage: Stage = {
     const { io } = ctx
     if (io.cancelled) return stop(problem('CANCELLED', 'cancelled before the weights stage', 'Deploy again.'), { cancelled: true })
     const out = await deliverWeights(weightsInput(ctx))
-    ctx.weights = out.report
-    ctx.findings.push(...out.findings)
     sayFindings(
       io,
       out.findings.filter((f) => f.severity !== 'error'),
     )
-    if (out.manifest) ctx.weightsManifest = { identity: weightsIdentity(out.manifest), text: weightsManifestText(out.manifest) }
-    if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
-    return proceed
+    const adds = {
+      weights: out.report,
+      weightsManifest: out.manifest ? { identity: weightsIdentity(out.manifest), text: weightsManifestText(out.manifest) } : undefined,
+    }
+    const findings = out.findings
+    if (!out.ok) return stop(out.problem!, { adds, findings, ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    return proceed(adds, { findings })
   },
 }
 
@@ -45,37 +49,39 @@ export const weightsStage: Stage = {
  * delivered again when the release's source can (src/deploy/weights/restore.ts), else the rollback
  * stops here with ROLLBACK_WEIGHTS_CHANGED. A release that keeps no weights.json is not checked.
  */
-export const rollbackWeightsStage: Stage = {
+export const rollbackWeightsStage: Stage<'m' | 'release', 'weights'> = {
   name: 'weights',
+  needs: ['m', 'release'],
+  adds: ['weights'],
   when: (ctx) => ctx.source === 'existing',
   untouched: (ctx) => `nothing was stopped: release ${ctx.release}'s weights were checked before anything else changed`,
   async run(ctx) {
     const { m, o, io, release } = ctx
     if (!m.model) {
       io.progress(`release ${release} has no model: section: its weights are not checked (vLLM fetches the model itself)`)
-      return proceed
+      return proceed({ weights: undefined })
     }
     const head = headOf(m).name
     const r = await o.transports.get(head)!.run(readReleaseWeights(m, release), { timeoutMs: 30_000 })
     if (r.code === NO_RELEASE_WEIGHTS) {
       io.progress(`release ${release} keeps no weights.json (written before the weights stage): the files at ${m.model.path} are not checked`)
-      return proceed
+      return proceed({ weights: undefined })
     }
     if (!succeeded(r))
       return stop(problem('RELEASE_SNAPSHOT_UNREADABLE', `release ${release}'s weights.json on ${head} cannot be read (${outcome(r)})`, 'Roll back again.'))
     const expected = parseWeightsManifest(r.stdout, `${head}:${releaseDir(m, release)}/${RELEASE_FILE.weights}`)
     if (!expected.ok) return stop(expected.problem)
     const out = await restoreWeights(weightsInput(ctx), { release, expected: expected.value })
-    ctx.weights = { ...out.report, restore: { release, action: out.action, detail: out.detail } }
-    ctx.findings.push(...out.findings)
+    const adds = { weights: { ...out.report, restore: { release, action: out.action, detail: out.detail } } }
+    const findings = out.findings
     io.progress(`weights of release ${release}: ${out.detail}`)
-    if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
-    return proceed
+    if (!out.ok) return stop(out.problem!, { adds, findings, ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    return proceed(adds, { findings })
   },
 }
 
 /** What a weights delivery needs from the rollout, for a deploy's stage and a rollback's alike. */
-function weightsInput({ m, o, io }: RolloutContext): WeightsRun {
+function weightsInput({ m, o, io }: StageInput<'m'>): WeightsRun {
   return {
     m,
     transports: o.transports,
