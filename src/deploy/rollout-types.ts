@@ -1,4 +1,5 @@
 /** What a rollout (deploy or rollback) takes and what it reports. */
+import type { PerformanceComparison } from '../smoke/performance.js'
 import type { Manifest } from '../manifest/schema.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
@@ -126,6 +127,8 @@ export interface RolloutReport {
   readonly onFailure?: OnFailureReport
   readonly findings: readonly Finding[]
   readonly smoke?: SmokeGateResult
+  /** The performance gate: this release's smoke figures against the running release's, side by side. */
+  readonly performance?: PerformanceComparison
   readonly image?: { readonly bytesSent: number; readonly actions: Readonly<Record<string, string>> }
   /** The model's files on every node (with `model:`): bytes moved, files skipped, time. */
   readonly weights?: WeightsReport

@@ -34,7 +34,7 @@ export { ON_FAILURE } from './rollout-types.js'
  * From the release's files to a release that serves and passed its gates: after a new release's
  * fingerprint (which makes its files) or an existing release's snapshot (whose files are verified).
  */
-const START = StageList.startingWith<StartKey | 'releaseFilesFor'>()
+const START = StageList.startingWith<StartKey | 'releaseFilesFor' | 'previousRelease'>()
   .add(releaseFilesStage)
   .add(stopPreviousStage)
   .add(launchStage)
@@ -65,7 +65,7 @@ export const DEPLOY_STAGES: readonly ListedStage[] = DEPLOY_LIST.stages
  * image, then its weights checked against its weights.json (a hub download runs in its image),
  * both before anything stops. It starts from the node states the rollout read.
  */
-const EXISTING_LIST = StageList.startingWith<StartKey | 'states'>()
+const EXISTING_LIST = StageList.startingWith<StartKey | 'states' | 'previousRelease'>()
   .add(snapshotStage)
   .add(imageStage)
   .add(rollbackWeightsStage)

@@ -112,6 +112,8 @@ const EVERY_MODE_READS = [
   'smoke.latency.maxInterTokenMs',
   'smoke.latency.maxP95Ms',
   'smoke.latency.minTokensPerSecond',
+  'smoke.regression.action',
+  'smoke.regression.maxSlowdown',
   'deploy.onFailure',
   'deploy.lockTtlMinutes',
   'deploy.releasesKept',

@@ -422,6 +422,24 @@ export const SmokeSchema = z
       })
       .prefault({})
       .describe('Latency limits for the smoke requests. Unset: not checked.'),
+    regression: z
+      .strictObject({
+        action: z
+          .enum(['fail', 'warn', 'off'])
+          .default('fail')
+          .describe(
+            "What a deploy does when a figure of the new release's smoke (TTFT, TPOT, ITL, decode tokens/s, the burst's p50/p95 and tokens/s) is worse than the running release's by more than `maxSlowdown`, under the same smoke load: `fail` the smoke gate (on-failure applies), `warn`, or `off`. The figures are kept per release on the head and compared only when the model, the first prompt and the burst are the same.",
+          ),
+        maxSlowdown: z
+          .number()
+          .min(1)
+          .default(1.5)
+          .describe(
+            "How many times worse a figure may be than the running release's before it counts as a regression (1.5: 50 % slower, or two thirds of the throughput).",
+          ),
+      })
+      .prefault({})
+      .describe("The performance gate: this release's smoke figures against the running release's."),
   })
   .describe('The smoke test run against the new server before a deploy counts as done.')
 

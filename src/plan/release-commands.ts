@@ -31,6 +31,8 @@ export const RELEASE_FILE = {
   /** The weights manifest the release was verified against (with `model:`). */
   weights: 'weights.json',
   sums: 'SHA256SUMS',
+  /** The smoke's figures of the release (written after its smoke, outside SHA256SUMS; src/smoke/performance.ts). */
+  performance: 'performance.json',
 } as const
 
 /**
@@ -78,6 +80,14 @@ export const verifyRelease = (m: Manifest, release: string): Argv => shScript(VE
 
 export const runReleaseFile = (m: Manifest, release: string, file: string): Argv => argv('sh', `${releaseDir(m, release)}/${file}`)
 export const readReleaseFile = (m: Manifest, release: string, file: string): Argv => argv('cat', `${releaseDir(m, release)}/${file}`)
+
+/** The release's performance record from stdin, written whole (a temporary file renamed over it); fails when the release directory is missing. */
+export const writeReleasePerformance = (m: Manifest, release: string): Argv =>
+  shScript(
+    'd=$1; [ -d "$d" ] || { echo "release directory $d is missing" >&2; exit 1; }; cat > "$d/.$2.tmp" && mv "$d/.$2.tmp" "$d/$2"',
+    releaseDir(m, release),
+    RELEASE_FILE.performance,
+  )
 
 /**
  * What a node holds, as `key=value` lines: the releases `current` and `previous` name, current's

@@ -17,6 +17,7 @@ import { nativeProofLine, proveNativeCluster } from './native-proof.js'
 import { smokeFinding } from './finding.js'
 import { type SmokeHttp, createHttpClient } from './http.js'
 import { type InferenceResult, runInference, servedName } from './inference.js'
+import { type PerformanceRecord, performanceRecord } from './performance.js'
 import { type SmokeReport, renderSmokeMarkdown, renderSmokeText, smokeJson, smokeOutputs } from './report.js'
 
 export interface SmokeGateInput {
@@ -28,6 +29,8 @@ export interface SmokeGateInput {
   readonly unreachable?: ReadonlyMap<string, string>
   /** A cancel: the waits and node commands in flight stop, and the smoke ends without a verdict on the release. */
   readonly signal?: AbortSignal
+  /** The release the smoke measures: its figures come back as a performance record (src/smoke/performance.ts). */
+  readonly release?: string
 }
 
 export interface SmokeGateResult {
@@ -38,6 +41,8 @@ export interface SmokeGateResult {
   readonly summary: string
   /** The smoke was cancelled (its signal aborted) before it reached a verdict. */
   readonly cancelled?: boolean
+  /** The figures it measured, for the performance gate (with a release, when it measured any). */
+  readonly performance?: PerformanceRecord
 }
 
 /** Everything the gate saw, for the task's JSON. */
@@ -47,8 +52,9 @@ export interface SmokeGateDetail extends SmokeGateResult {
 }
 
 export async function runSmokeGate(input: SmokeGateInput): Promise<SmokeGateResult> {
-  const { ok, findings, text, outputs, summary, cancelled } = await runSmoke(input)
-  return { ok, findings, text, outputs, summary, ...(cancelled && { cancelled }) }
+  const { ok, findings, text, outputs, summary, cancelled, report } = await runSmoke(input)
+  const performance = input.release && report.inference ? performanceRecord(input.manifest, input.release, report.inference) : undefined
+  return { ok, findings, text, outputs, summary, ...(cancelled && { cancelled }), ...(performance && { performance }) }
 }
 
 /** The Ray query on the head: vLLM's placement group and the node list. */

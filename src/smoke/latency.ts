@@ -19,8 +19,10 @@ export interface StreamTiming {
 export interface StreamFigures {
   /** Time to first token. */
   readonly ttftMs: number | undefined
-  /** Mean gap between consecutive text chunks after the first. */
+  /** Inter-token latency as vLLM's clients see it: the mean gap between output events (a chunk may carry several tokens). */
   readonly itlMs: number | undefined
+  /** Time per output token after the first: (last − first token time) / (tokens − 1); below ITL when an event carries several tokens. */
+  readonly tpotMs: number | undefined
   /** Decode speed: tokens after the first over the time after the first. */
   readonly tokensPerSecond: number | undefined
 }
@@ -33,7 +35,8 @@ export function streamFigures(t: StreamTiming): StreamFigures {
   const itlMs = gaps.length === 0 ? undefined : gaps.reduce((a, b) => a + b, 0) / gaps.length
   const span = first !== undefined && last !== undefined ? last - first : 0
   const tokensPerSecond = span > 0 && t.completionTokens > 1 ? ((t.completionTokens - 1) * 1000) / span : undefined
-  return { ttftMs, itlMs, tokensPerSecond }
+  const tpotMs = span > 0 && t.completionTokens > 1 ? span / (t.completionTokens - 1) : undefined
+  return { ttftMs, itlMs, tpotMs, tokensPerSecond }
 }
 
 export interface BurstFigures {

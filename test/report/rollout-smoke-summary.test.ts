@@ -69,7 +69,7 @@ describe('smoke summary', () => {
         { label: 'Write a haiku about a GPU', ms: 1630, completionTokens: 32, ok: true },
         { label: 'second', ms: 90_000, ok: false },
       ],
-      stream: { ttftMs: 412, itlMs: 38.2, tokensPerSecond: 26.2, completionTokens: 32, text: 'x' },
+      stream: { ttftMs: 412, itlMs: 38.2, tpotMs: 38.2, tokensPerSecond: 26.2, completionTokens: 32, text: 'x' },
       burst: { requests: 8, p50Ms: 2000, p95Ms: 3100, tokensPerSecond: 120.5 },
     } as Parameters<typeof latencyRowsFrom>[0])
     const md = renderSummary({ verdict: 'passed', headline: 'smoke', nodes: [], findings: [], latency: rows })
@@ -110,7 +110,7 @@ describe('the latency table carries every figure the outputs carry', () => {
       'stream and burst',
       {
         ...base,
-        stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' },
+        stream: { ttftMs: 41, itlMs: 7.5, tpotMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' },
         burst: { requests: 4, p50Ms: 150, p95Ms: 210, tokensPerSecond: 300 },
         p95Ms: 210,
         p50Ms: 150,
@@ -120,7 +120,13 @@ describe('the latency table carries every figure the outputs carry', () => {
     // The case seen from a consumer repository: no burst, p95-ms is over the prompts (161), the table said —.
     [
       'stream, no burst',
-      { ...base, stream: { ttftMs: 41, itlMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' }, p95Ms: 161, p50Ms: 140, tokensPerSecond: 130 },
+      {
+        ...base,
+        stream: { ttftMs: 41, itlMs: 7.5, tpotMs: 7.5, tokensPerSecond: 130, completionTokens: 8, text: 'x' },
+        p95Ms: 161,
+        p50Ms: 140,
+        tokensPerSecond: 130,
+      },
     ],
     ['no stream, no burst', { ...base, p95Ms: 161, p50Ms: 140 }],
   ]

@@ -46,11 +46,13 @@ describe('latency figures', () => {
     expect(streamFigures({ sentAt: 1000, tokenTimes: [1100, 1120, 1150, 1170], endedAt: 1180, completionTokens: 4 })).toEqual({
       ttftMs: 100,
       itlMs: (20 + 30 + 20) / 3,
+      tpotMs: 70 / 3,
       tokensPerSecond: 3000 / 70,
     })
     expect(streamFigures({ sentAt: 0, tokenTimes: [], endedAt: 5, completionTokens: 0 })).toEqual({
       ttftMs: undefined,
       itlMs: undefined,
+      tpotMs: undefined,
       tokensPerSecond: undefined,
     })
     expect(burstFigures([100, 200, 300, 400], 64, 500)).toEqual({ requests: 4, p50Ms: 200, p95Ms: 400, tokensPerSecond: 128 })

@@ -19,6 +19,7 @@ import { StageProgress } from '../progress.js'
 import type { NodeState } from '../node-state.js'
 import type { FabricTestReport, RolloutOptions, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { SmokeGateResult } from '../smoke-seam.js'
+import type { PerformanceComparison } from '../../smoke/performance.js'
 import type { WeightsReport } from '../weights/transfer.js'
 
 /**
@@ -63,6 +64,8 @@ export interface StageOutputs {
   readonly fabricTest: FabricTestReport | undefined
   readonly facts: FactsBundle
   readonly smoke: SmokeGateResult
+  /** This release's smoke figures against the running release's (a new release whose smoke passed, when both have figures). */
+  readonly performance: PerformanceComparison | undefined
 }
 
 export type OutputKey = keyof StageOutputs

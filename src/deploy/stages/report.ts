@@ -72,6 +72,7 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
     findings: [...ctx.findings, ...marked],
     ...(back && { afterRollback: { release: back, ...(backFacts && { facts: backFacts }), findings: marked } }),
     ...(ctx.smoke && { smoke: ctx.smoke }),
+    ...(ctx.performance && { performance: ctx.performance }),
     ...(ctx.image && { image: ctx.image }),
     ...(ctx.imageContents && { imageContents: ctx.imageContents }),
     ...(ctx.weights && { weights: ctx.weights }),

@@ -104,7 +104,13 @@ export interface Rollout {
 
 async function rollBack(r: Rollout, release: string): Promise<Handled> {
   const { ctx } = r
-  const back = newContext(ctx.io, ctx.command, 'existing', { m: ctx.m, release, unchanged: false, states: ctx.states ?? new Map() })
+  const back = newContext(ctx.io, ctx.command, 'existing', {
+    m: ctx.m,
+    release,
+    unchanged: false,
+    states: ctx.states ?? new Map(),
+    previousRelease: ctx.previousRelease,
+  })
   const run = await ctx.io.inStage('rollback', () => runList(r.existing, back))
   const stopped = run.stopped
   return {
