@@ -157,6 +157,8 @@ describe.sequential('deploy on the lab', () => {
       'fingerprint',
       'image-id',
       'manifest.json',
+      // The smoke's figures, kept on the head for the next deploy's performance gate.
+      'performance.json',
       'release.json',
       'secret.env',
       'serve.sh',
