@@ -2,7 +2,8 @@
  * plan → execute: run a plan's phases in order over one transport per node. Steps of different
  * nodes in a parallel phase run at the same time; one node's steps always run in order. The first
  * failing step stops the run after its phase (nothing half-started is left unreported: every
- * step's result is returned, run or not).
+ * step's result is returned, run or not). The rollout's stages (src/deploy/stages) each run their
+ * own phases through here; the gates between them (preflight, vLLM's start-up, the smoke) are stages.
  */
 import type { Readable } from 'node:stream'
 import type { PhaseName, Plan, PlanPhase, PlannedStep, StepInput } from '../plan/plan.js'
@@ -22,10 +23,6 @@ export interface ExecuteOptions {
   readonly transports: ReadonlyMap<string, Transport>
   /** Supplies a step's stdin (file contents, secrets, the probe program, an image archive stream). */
   readonly stdinFor: (input: StepInput, step: PlannedStep) => Promise<string | Readable>
-  /** Run phases up to and including this one; default all. */
-  readonly untilPhase?: PhaseName
-  /** Called between phases; return a reason to stop (a failed gate), or undefined to go on. */
-  readonly afterPhase?: (phase: PhaseName, results: readonly StepResult[]) => Promise<string | undefined>
   readonly onProgress?: (message: string) => void
   /** A phase starts or ends (log groups in the Action, phase prefixes in progress lines). */
   readonly onPhase?: (phase: PlanPhase, event: 'start' | 'end') => void
@@ -116,14 +113,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       stoppedAt = { phase: phase.name, reason: CANCELLED }
     } else if (failed.length > 0) {
       stoppedAt = { phase: phase.name, reason: failed.map((r) => `${r.step.id}: ${r.detail}`).join('; ') }
-    } else {
-      const gate = await opts.afterPhase?.(phase.name, phaseResults)
-      // A gate that ended while the run was being cancelled (the /health wait, the smoke) is a cancel, not a failure.
-      if (opts.signal?.aborted) stoppedAt = { phase: phase.name, reason: CANCELLED }
-      else if (gate) stoppedAt = { phase: phase.name, reason: gate }
     }
     opts.onPhase?.(phase, 'end')
-    if (!stoppedAt && opts.untilPhase === phase.name) break
   }
   const cancelled = stoppedAt?.reason === CANCELLED
   return { ok: !stoppedAt, results, ...(stoppedAt && { stoppedAt }), durationMs: Date.now() - started, ...(cancelled && { cancelled }) }

@@ -119,7 +119,7 @@ const EVERY_MODE_READS = [
   'deploy.releasesKept',
 ] as const
 
-/** The built-in launcher's `docker run` options (src/plan/node-commands.ts runRayContainer). */
+/** The built-in launcher's `docker run` options (src/plan/node-commands.ts runNodeContainer). */
 const CONTAINER_RUN_OPTIONS = ['container.gpus', 'container.shmSize', 'container.devices', 'container.volumes', 'container.extraArgs', 'container.env'] as const
 /** The built-in launcher's `ray start` options (src/plan/node-commands.ts rayStartArgs). */
 const RAY_START_OPTIONS = ['ray.dashboard', 'ray.dashboardPort', 'ray.objectStoreMemoryBytes', 'ray.extraArgs'] as const

@@ -2,7 +2,7 @@
  * Builders for the commands a deploy runs on a node. Each returns data (a `Cmd`); nothing here
  * quotes or concatenates shell text. Values come from the manifest as they are.
  */
-import { type Argv, type Cmd, and, argv, or, shScript, toFile, withEnv } from '../command/shell.js'
+import { type Argv, type Cmd, and, argv, or, shScript, withEnv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { executorOf } from './executor-commands.js'
 
@@ -12,9 +12,6 @@ export const NODE_STATE_DIR = '/var/lib/vllm-ray-deploy'
 export const VLLM_LOG = '/tmp/vllm-ray-deploy-serve.log'
 
 export const LABEL_PREFIX = 'io.vllm-ray-deploy'
-
-export const secretEnvFile = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/${m.container.name}.env`
-export const launchScriptPath = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/launch.sh`
 
 const docker = (...args: string[]): Argv => argv('docker', ...args)
 
@@ -51,19 +48,13 @@ export const inspectImage = (ref: string): Cmd => docker('image', 'inspect', '--
 export const removeContainer = (name: string): Cmd =>
   or(and(docker('container', 'inspect', '--format', '{{.Id}}', name), docker('rm', '-f', name)), argv('true'))
 
-/** Writes stdin (the `NAME=value` lines of secret env) to a root-only file. */
-export function writeSecretEnv(m: Manifest): Cmd {
-  const file = secretEnvFile(m)
-  return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), argv('install', '-m', '600', '/dev/null', file), toFile(argv('cat'), file))
-}
-
 /**
  * `docker run` of the node's container with its executor's process in the foreground: `ray start`
  * (head or worker) or, in vLLM's native mode, a placeholder that holds the container for
- * `vllm serve` (src/plan/executor-commands.ts). `envFile` is the secret env file (a release keeps
- * its own, see src/plan/release-commands.ts).
+ * `vllm serve` (src/plan/executor-commands.ts). `envFile` is the release's own secret env file
+ * (src/plan/release-commands.ts).
  */
-export function runNodeContainer(m: Manifest, node: ManifestNode, image: string, release: string, envFile = secretEnvFile(m)): Cmd {
+export function runNodeContainer(m: Manifest, node: ManifestNode, image: string, release: string, envFile: string): Cmd {
   const c = m.container
   const args = ['run', '--detach', '--name', c.name, '--network', 'host', '--restart', 'no', '--gpus', String(c.gpus)]
   if (c.shmSize) args.push('--shm-size', c.shmSize)
@@ -85,9 +76,6 @@ export function runNodeContainer(m: Manifest, node: ManifestNode, image: string,
   args.push(...c.extraArgs, '--entrypoint', run.entrypoint, image, ...run.args)
   return docker(...args)
 }
-
-/** The Ray executor's name for runNodeContainer (the lab's raw plan and older callers use it). */
-export const runRayContainer = runNodeContainer
 
 /** Exits 0 when Ray (queried inside the head container) has at least `n` alive nodes. */
 export const RAY_ALIVE_PY =
@@ -135,12 +123,6 @@ export const vllmHealthUrl = (m: Manifest): string => `http://127.0.0.1:${m.vllm
 /** Succeeds when vLLM answers /health on the head (from the head itself). */
 export const vllmHealth = (m: Manifest): Argv => argv('curl', '--silent', '--show-error', '--fail', '--max-time', '5', vllmHealthUrl(m))
 
-/** Upload a launch script (from stdin) to the node. */
-export function uploadLaunchScript(m: Manifest): Cmd {
-  const path = launchScriptPath(m)
-  return and(argv('mkdir', '-p', `${NODE_STATE_DIR}/${m.cluster}`), toFile(argv('cat'), path), argv('chmod', '700', path))
-}
-
 /** The environment a launch script runs with: the node's identity and the cluster's, and the release it starts. */
 export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, release?: string): Record<string, string> {
   if (m.launch.mode !== 'script') throw new Error('launchScriptEnv needs launch.mode script')
@@ -170,8 +152,8 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, 
   }
 }
 
-/** Run the user's launch script (uploaded to `path` on the node) with the node's identity in its environment. */
-export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path = launchScriptPath(m), release?: string): Cmd {
+/** Run the user's launch script (a release's copy at `path` on the node) with the node's identity in its environment. */
+export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path: string, release?: string): Cmd {
   if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
   return withEnv(launchScriptEnv(m, node, image, release), 'bash', path, ...m.launch.args)
 }

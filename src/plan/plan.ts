@@ -48,14 +48,12 @@ export interface PlannedStep {
 
 /** Every phase a plan can hold, in the order a rollout runs them. */
 export const PHASE_NAMES = [
-  'prepare',
   'image',
   'image-contents',
   'weights',
   'fabric-test',
   'release-files',
   'stop-previous',
-  'upload-launch-script',
   'ray-head',
   'ray-workers',
   'launch-head',
@@ -260,8 +258,8 @@ function servePhase(m: Manifest, id: string): PlanPhase {
  * A rollout of one release whose image is already on every node: its files, the previous container
  * stopped, Ray up from the release's own start.sh (built-in or the user's script), every node in
  * Ray, the identity preflight (a gate, no commands of its own), vllm serve from serve.sh (gated by
- * the start-up watcher) and the smoke test (a gate). The gates run between phases (executor's
- * afterPhase).
+ * the start-up watcher) and the smoke test (a gate). The rollout's stages run these phases and the
+ * gates between them (src/deploy/stages).
  */
 export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
   const step = stepOf(m)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { argv, render, shScript } from '../../src/command/shell.js'
-import { executePlan } from '../../src/execute/execute.js'
+import { CANCELLED, executePlan } from '../../src/execute/execute.js'
 import type { Plan, PlannedStep } from '../../src/plan/plan.js'
 import { LocalTransport } from '../../src/transport/local.js'
 
@@ -34,7 +34,7 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'prepare', description: '', parallel: true, steps: [step('a', 'x', j, { sleep: 0.5 }), step('b', 'x', j, { sleep: 0.5 })] },
+        { name: 'release-files', description: '', parallel: true, steps: [step('a', 'x', j, { sleep: 0.5 }), step('b', 'x', j, { sleep: 0.5 })] },
         { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
       ]),
       { transports, stdinFor: noStdin },
@@ -52,73 +52,67 @@ describe('executePlan', () => {
     const j = journal()
     const r = await executePlan(
       plan([
-        { name: 'prepare', description: '', parallel: true, steps: [step('a', 'x', j, { fail: true }), step('a', 'x2', j), step('b', 'x', j)] },
+        { name: 'release-files', description: '', parallel: true, steps: [step('a', 'x', j, { fail: true }), step('a', 'x2', j), step('b', 'x', j)] },
         { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
       ]),
       { transports, stdinFor: noStdin },
     )
     expect(r.ok).toBe(false)
-    expect(r.stoppedAt?.phase).toBe('prepare')
+    expect(r.stoppedAt?.phase).toBe('release-files')
     expect(r.stoppedAt?.reason).toMatch(/a\/x: exit 1/)
     expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(['a/x=failed', 'a/x2=skipped', 'b/x=ok', 'a/y=skipped'])
     expect(readFileSync(j, 'utf8')).not.toContain('a:y')
   })
 
-  it('a gate after a phase can stop the run (the preflight hook)', async () => {
-    const j = journal()
-    const r = await executePlan(
-      plan([
-        { name: 'preflight', description: '', parallel: false, steps: [step('a', 'x', j)] },
-        { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
-      ]),
-      { transports, stdinFor: noStdin, afterPhase: async (phase) => (phase === 'preflight' ? 'VLLM_PIN_NOT_IN_RAY on a' : undefined) },
-    )
-    expect(r.stoppedAt).toEqual({ phase: 'preflight', reason: 'VLLM_PIN_NOT_IN_RAY on a' })
-    expect(readFileSync(j, 'utf8')).not.toContain('serve')
-  })
-
-  it('a gate that ends while the run is cancelled (the /health wait, the smoke) stops it as cancelled, not failed', async () => {
+  it('a cancel during a phase stops the step in flight and starts nothing after it, as cancelled', async () => {
     const j = journal()
     const ac = new AbortController()
+    setTimeout(() => ac.abort(), 300)
     const r = await executePlan(
       plan([
-        { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j)] },
+        { name: 'vllm', description: '', parallel: false, steps: [step('a', 'serve', j, { sleep: 5 }), step('a', 'next', j)] },
         { name: 'smoke', description: '', parallel: false, steps: [step('a', 'after', j)] },
       ]),
-      {
-        transports,
-        stdinFor: noStdin,
-        signal: ac.signal,
-        afterPhase: async () => {
-          ac.abort() // SIGINT arrives during the gate, which then reports what it saw
-          return 'vllm serve: cancelled while waiting for /health'
-        },
-      },
+      { transports, stdinFor: noStdin, signal: ac.signal },
     )
     expect(r.cancelled).toBe(true)
-    expect(r.stoppedAt?.phase).toBe('vllm')
-    expect(readFileSync(j, 'utf8')).not.toContain('after')
+    expect(r.ok).toBe(false)
+    expect(r.stoppedAt).toEqual({ phase: 'vllm', reason: CANCELLED })
+    expect(r.durationMs).toBeLessThan(4000)
+    expect(r.results.map((s) => `${s.step.id}=${s.status}`)).toEqual(['a/serve=failed', 'a/next=skipped', 'a/after=skipped'])
+    expect(readFileSync(j, 'utf8').trim().split('\n')).toEqual(['a:serve:start'])
   })
 
-  it('untilPhase stops cleanly after that phase', async () => {
+  it('a run cancelled before it starts runs no step', async () => {
     const j = journal()
-    const r = await executePlan(
-      plan([
-        { name: 'prepare', description: '', parallel: false, steps: [step('a', 'x', j)] },
-        { name: 'ray-head', description: '', parallel: false, steps: [step('a', 'y', j)] },
-      ]),
-      { transports, stdinFor: noStdin, untilPhase: 'prepare' },
-    )
-    expect(r.ok).toBe(true)
-    expect(r.results.map((s) => s.step.id)).toEqual(['a/x'])
+    const ac = new AbortController()
+    ac.abort()
+    const r = await executePlan(plan([{ name: 'release-files', description: '', parallel: true, steps: [step('a', 'x', j), step('b', 'x', j)] }]), {
+      transports,
+      stdinFor: noStdin,
+      signal: ac.signal,
+    })
+    expect(r).toMatchObject({ ok: false, cancelled: true, stoppedAt: { phase: 'release-files', reason: CANCELLED } })
+    expect(r.results.map((s) => s.status)).toEqual(['skipped', 'skipped'])
+    expect(() => readFileSync(j, 'utf8')).toThrow()
+  })
+
+  it('a step on a node without a connection fails, naming the node', async () => {
+    const j = journal()
+    const r = await executePlan(plan([{ name: 'stop-previous', description: '', parallel: true, steps: [step('c', 'x', j)] }]), {
+      transports,
+      stdinFor: noStdin,
+    })
+    expect(r.results[0]).toMatchObject({ status: 'failed', detail: 'no connection to c' })
+    expect(r.stoppedAt?.reason).toBe('c/x: no connection to c')
   })
 
   it('feeds each step its stdin and reports a stdin that cannot be prepared', async () => {
     const cat = argv('cat')
     const s: PlannedStep = { id: 'a/cat', node: 'a', action: 'cat', description: 'cat', cmd: cat, command: 'cat', timeoutSeconds: 5, stdin: { kind: 'probe' } }
-    const ok = await executePlan(plan([{ name: 'prepare', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
+    const ok = await executePlan(plan([{ name: 'release-files', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
     expect(ok.results[0]!.result?.stdout).toBe('hello')
-    const bad = await executePlan(plan([{ name: 'prepare', description: '', parallel: false, steps: [s] }]), {
+    const bad = await executePlan(plan([{ name: 'release-files', description: '', parallel: false, steps: [s] }]), {
       transports,
       stdinFor: async () => {
         throw new Error('HF_TOKEN not set')

@@ -2,6 +2,8 @@
  * The native mode's incident analogues on the lab (issue #23): (a) `--master-addr` the head's
  * management IP, (b) both nodes with the same `--node-rank`, each as a launch script
  * (launch.mode: script, vllm.executorBackend: mp) run on the lab's two nodes as the deploy runs one.
+ * The script runs through the deploy's own stages up to the launch (image, release files, stop
+ * previous, each node's start.sh running the script: src/deploy/rollout.ts startUntilRay).
  * Live: the `preflight` task against the containers the script started names each while its
  * `vllm serve` processes are still running (the hang seconds old, not ended by torch's timeout).
  * Static: the script check gives the SCRIPT_* twin, whose patch (applied with `git apply`) clears it;
@@ -24,7 +26,8 @@ import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { imageRef, runLaunchScript, uploadLaunchScript } from '../../src/plan/node-commands.js'
+import { startUntilRay } from '../../src/deploy/rollout.js'
+import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { Finding } from '../../src/preflight/finding.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 import { preflightManifest } from '../../src/tasks/preflight.js'
@@ -33,24 +36,29 @@ import { type Analogue, analogueScript } from './support/native-analogues.js'
 
 const progress = (m: string) => process.stderr.write(`[native-analogues] ${m}\n`)
 let manifest: Manifest
+let manifestPath: string
+let dir: string
 let transports: Map<string, Transport>
 let credentials: { privateKey: string; knownHosts: string }
 
 const removeContainers = () =>
   Promise.all([...transports.values()].map((t) => t.run(argv('docker', 'rm', '-f', manifest.container.name), { timeoutMs: 60_000 })))
 
-/** Run the launch script on every node at once, as a release's start.sh does (uploaded, then run with the node's VRD_* environment). */
+let runs = 0
+/** Run the launch script on every node at once, as a deploy does: the release's files written, the previous container stopped, every node's start.sh run. */
 async function runOnLab(script: string): Promise<void> {
-  await removeContainers()
-  await Promise.all(
-    manifest.nodes.map(async (node) => {
-      const t = transports.get(node.name)!
-      const up = await t.run(uploadLaunchScript(manifest), { stdin: script, timeoutMs: 60_000 })
-      expect(up.code, up.stderr).toBe(0)
-      const r = await t.run(runLaunchScript(manifest, node, imageRef(manifest)), { timeoutMs: 120_000 })
-      expect(r.code, `${node.name}: ${r.stderr}`).toBe(0)
-    }),
-  )
+  writeFileSync(join(dir, 'launch.sh'), script)
+  const r = await startUntilRay({
+    manifest,
+    manifestPath,
+    transports,
+    env: process.env,
+    release: `analogue-${++runs}`,
+    who: 'native-analogues lab test',
+    onProgress: progress,
+  })
+  expect(r.ok, JSON.stringify(r.stoppedAt)).toBe(true)
+  expect(r.results.filter((x) => x.step.action === 'node-start').map((x) => `${x.step.node}=${x.status}`)).toEqual(manifest.nodes.map((n) => `${n.name}=ok`))
 }
 
 /** The live preflight; every node's `vllm serve` must still be running when it judged (the hang still live). */
@@ -96,26 +104,22 @@ beforeAll(async () => {
   const lab = await loadLabManifest()
   const paths = labPaths(resolveLabDir())
   credentials = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-native-analogues-'))
+  dir = mkdtempSync(join(tmpdir(), 'vrd-native-analogues-'))
   const text = nativeLabManifest(readFileSync(lab.path, 'utf8')).replace(/^launch:\n {2}mode: builtin$/m, 'launch:\n  mode: script\n  path: launch.sh')
-  const path = join(dir, 'native-script.yml')
-  writeFileSync(path, text)
-  const parsed = parseManifest(text, path)
+  manifestPath = join(dir, 'native-script.yml')
+  writeFileSync(manifestPath, text)
+  const parsed = parseManifest(text, manifestPath)
   expect(parsed.errors).toEqual([])
   manifest = parsed.manifest!
   expect(manifest.launch.mode).toBe('script')
   expect(manifest.vllm.executorBackend).toBe('mp')
   transports = await labTransports(manifest)
-  // The image the script runs (a deploy's image stage would have put it there).
-  for (const t of transports.values()) {
-    const r = await t.run(argv('docker', 'pull', imageRef(manifest)), { timeoutMs: 300_000 })
-    expect(r.code, r.stderr).toBe(0)
-  }
 }, 900_000)
 
 afterAll(async () => {
   if (!transports) return
   await removeContainers()
+  await Promise.all([...transports.values()].map((t) => t.run(argv('rm', '-rf', clusterStateDir(manifest)), { timeoutMs: 60_000 })))
   await Promise.all([...transports.values()].map((t) => t.close()))
 }, 120_000)
 
