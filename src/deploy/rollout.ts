@@ -11,9 +11,8 @@
  * nodes; `stop` removes the new containers; `keep` leaves them. `current` moves only after every
  * gate of the new release passed. `rollback` runs the same list from an existing release.
  */
-import type { ExecuteResult } from '../execute/execute.js'
+import type { StepResult } from '../execute/execute.js'
 import type { Manifest } from '../manifest/schema.js'
-import { PHASE_NAMES, type PhaseName } from '../plan/plan.js'
 import { activateStage, pruneStage } from './stages/after.js'
 import { inputsStage, lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
 import { type ListedStage, RolloutIo, StageList, type StartKey, newContext } from './stages/context.js'
@@ -25,7 +24,7 @@ import { withModel } from './weights/plan.js'
 import { fabricTestStage } from './stages/fabric-test.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
-import type { RolloutOptions, RolloutReport } from './rollout-types.js'
+import type { RolloutOptions, RolloutReport, RolloutStage } from './rollout-types.js'
 
 export type { NodeRow, OnFailure, RolloutOptions, RolloutReport, RolloutResult, RolloutStage } from './rollout-types.js'
 export { ON_FAILURE } from './rollout-types.js'
@@ -93,7 +92,16 @@ const UNTIL_RAY_LIST = StageList.startingWith<StartKey | 'expectImageId' | 'stat
   .add(launchStage)
   .add(clusterWaitStage)
 
-export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
+/** What startUntilRay did: the plan steps it ran, and the stage (or phase of the launch) it stopped at. */
+export interface StartedUntilRay {
+  readonly ok: boolean
+  readonly results: readonly StepResult[]
+  readonly stoppedAt?: { readonly stage: RolloutStage; readonly reason: string }
+  readonly durationMs: number
+  readonly cancelled?: boolean
+}
+
+export async function startUntilRay(o: RolloutOptions): Promise<StartedUntilRay> {
   const started = Date.now()
   const ctx = newContext(new RolloutIo({ ...o, force: true }), 'deploy', 'new', {
     m: o.manifest,
@@ -108,11 +116,10 @@ export async function startUntilRay(o: RolloutOptions): Promise<ExecuteResult> {
   })
   const run = await runList(UNTIL_RAY_LIST.stages, ctx)
   const stopped = run.stopped
-  const phase = (PHASE_NAMES as readonly string[]).includes(stopped?.stage ?? '') ? (stopped!.stage as PhaseName) : 'image'
   return {
     ok: !stopped,
     results: ctx.executed,
-    ...(stopped && { stoppedAt: { phase, reason: stopped.outcome.problem.message } }),
+    ...(stopped && { stoppedAt: { stage: stopped.stage, reason: stopped.outcome.problem.message } }),
     durationMs: Date.now() - started,
     ...(stopped?.outcome.cancelled && { cancelled: true }),
   }

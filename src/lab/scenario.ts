@@ -7,8 +7,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startUntilRay } from '../deploy/rollout.js'
-import type { ExecuteResult } from '../execute/execute.js'
+import { type StartedUntilRay, startUntilRay } from '../deploy/rollout.js'
 import { type WatchResult, watchVllmStartup } from '../preflight/watch-vllm.js'
 import { loadManifestFile } from '../manifest/load.js'
 import type { Manifest } from '../manifest/schema.js'
@@ -36,7 +35,7 @@ export interface ScenarioResult {
   readonly scenario: ScenarioName
   readonly manifestPath: string
   readonly launchScript: string
-  readonly execution: ExecuteResult
+  readonly execution: StartedUntilRay
   readonly vllm?: WatchResult & { readonly started: boolean }
 }
 

@@ -72,7 +72,7 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
   try {
     const r = await runLabScenario(name as (typeof SCENARIOS)[number], { serve, onProgress })
     const lines = [
-      `scenario ${name}: Ray ${r.execution.ok ? 'up on every node' : `did not come up (${r.execution.stoppedAt?.phase}: ${r.execution.stoppedAt?.reason})`} in ${(r.execution.durationMs / 1000).toFixed(1)} s`,
+      `scenario ${name}: Ray ${r.execution.ok ? 'up on every node' : `did not come up (${r.execution.stoppedAt?.stage}: ${r.execution.stoppedAt?.reason})`} in ${(r.execution.durationMs / 1000).toFixed(1)} s`,
     ]
     if (r.vllm) {
       lines.push(`vllm: ${r.vllm.ready ? 'ready' : 'NOT ready'}: ${r.vllm.reason}`, ...r.vllm.findings.map((f) => `  ${f.code}: ${f.message}`))

@@ -424,6 +424,6 @@ describe("the lab's scenarios run the deploy's own stages until Ray is up", () =
     sim.fail({ node: 'spark-b', when: /start\.sh/ })
     const r = await startUntilRay(options(sim, { release: 'lab-seed-bug' }))
     expect(r.ok).toBe(false)
-    expect(r.stoppedAt).toMatchObject({ phase: 'ray-workers' })
+    expect(r.stoppedAt).toMatchObject({ stage: 'ray-workers' })
   })
 })
