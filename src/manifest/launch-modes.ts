@@ -117,6 +117,7 @@ const EVERY_MODE_READS = [
   'deploy.onFailure',
   'deploy.lockTtlMinutes',
   'deploy.releasesKept',
+  'deploy.teardownTimeoutSeconds',
 ] as const
 
 /** The built-in launcher's `docker run` options (src/plan/node-commands.ts runNodeContainer). */

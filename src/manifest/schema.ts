@@ -455,6 +455,11 @@ export const DeploySchema = z
       .describe('What to do when a deploy fails: `rollback` to the previous release, `stop` the new containers, or `keep` them running for debugging.'),
     lockTtlMinutes: minutes().default(60).describe('A deploy lock older than this is considered stale and may be broken.'),
     releasesKept: wholeNumber({ min: 1 }).default(3).describe('How many past releases (for rollback) are kept on the nodes.'),
+    teardownTimeoutSeconds: seconds()
+      .default(60)
+      .describe(
+        'How long stop-previous waits, on each node, for every process of the release being replaced to be gone (its leftovers outside the container are killed: they carry `VRD_RELEASE`) and for the GPU to hold no process. Anything left then stops the deploy before the launch, naming its PID and command.',
+      ),
     scriptCheck: z
       .enum(['warn', 'block'])
       .default('warn')

@@ -5,6 +5,7 @@
  * The deploy's full plan, with its image phase and the stages around the phases, is
  * src/deploy/rollout-plan.ts.
  */
+import { verifyTeardown } from './teardown-commands.js'
 import { type Cmd, render } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
@@ -300,9 +301,18 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
   }
   const stop: PlanPhase = {
     name: 'stop-previous',
-    description: `stop and remove the running ${m.container.name} container on every node`,
+    description: `stop and remove the running ${m.container.name} container on every node, then wait until every process of the release current names is gone and the GPU holds none (up to ${m.deploy.teardownTimeoutSeconds} s)`,
     parallel: true,
-    steps: m.nodes.map((n) => step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE)),
+    steps: m.nodes.flatMap((n) => [
+      step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE),
+      step(
+        n,
+        'verify-stopped',
+        `every process and container of the release current names gone (its leftovers killed, never another's), no process on the GPU`,
+        verifyTeardown(m),
+        m.deploy.teardownTimeoutSeconds + MINUTE,
+      ),
+    ]),
   }
   const ex = executorOf(m)
   const start = (n: ManifestNode) =>

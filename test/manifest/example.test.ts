@@ -79,7 +79,7 @@ describe('defaults', () => {
         latency: {},
         regression: { action: 'fail', maxSlowdown: 1.5 },
       },
-      deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, scriptCheck: 'warn' },
+      deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, teardownTimeoutSeconds: 60, scriptCheck: 'warn' },
       preflight: { collective: true, collectiveTimeoutSeconds: 45 },
     }
     expect(manifest).toEqual(expected)

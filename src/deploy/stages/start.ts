@@ -15,6 +15,8 @@ import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
 import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './context.js'
 import { releasePhasesPart } from './plan-parts.js'
+import { parseTeardown, teardownFinding, teardownLine } from '../teardown.js'
+import { TEARDOWN_LEFT } from '../../plan/teardown-commands.js'
 import type { Manifest } from '../../manifest/schema.js'
 
 const notUnchanged = (ctx: StageInput<'unchanged'>): boolean => !ctx.unchanged
@@ -93,7 +95,28 @@ export const releaseFilesStage: Stage<PhaseNeeds | 'releaseFilesFor'> = {
   plan: releasePhasesPart(() => ['release-files']),
   run: (ctx) => runPhases(ctx, ['release-files'], ctx.releaseFilesFor),
 }
-export const stopPreviousStage = phaseStage('stop-previous', () => ['stop-previous'])
+/** Removes the previous containers, then holds the launch until the release current names is gone and the GPU holds nothing (verified teardown). */
+export const stopPreviousStage: Stage<PhaseNeeds> = {
+  ...phaseStage('stop-previous', () => ['stop-previous']),
+  run: async (ctx) => teardownOutcome(ctx, await runPhases(ctx, ['stop-previous'])),
+}
+
+/** The teardown's word on each node: progress lines, and what it left as PREVIOUS_RELEASE_NOT_GONE instead of a bare failed step. */
+function teardownOutcome(ctx: StageInput<'m'>, ran: StageOutcome): StageOutcome {
+  const left: Finding[] = []
+  for (const r of ran.executed ?? []) {
+    if (r.step.action !== 'verify-stopped' || !r.result) continue
+    const t = parseTeardown(r.result.stdout, r.step.node)
+    if (!t.ok) continue
+    ctx.io.progress(teardownLine(r.step.node, t.value))
+    if (r.result.code === TEARDOWN_LEFT && t.value.left.length > 0) left.push(teardownFinding(r.step.node, t.value, ctx.m.deploy.teardownTimeoutSeconds))
+  }
+  if (ran.next === 'continue' || left.length === 0) return ran
+  const nodes = new Set(left.map((f) => f.node))
+  const findings = [...(ran.findings ?? []).filter((f) => !(f.code === 'DEPLOY_STEP_FAILED' && nodes.has(f.node))), ...left]
+  const first = left[0]!
+  return { ...ran, findings, problem: problem(first.code, left.map((f) => f.message).join(' '), first.fix, first.evidence) }
+}
 /** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
 export const launchStage = phaseStage('launch', launchPhases)
 /** The wait until every node is in Ray, where Ray runs. */

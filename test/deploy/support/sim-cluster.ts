@@ -21,6 +21,7 @@ import { NODE_STATE_DIR } from '../../../src/plan/node-commands.js'
 import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents.js'
 import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, STDLIB_MAX_BYTES } from '../../../src/probe/collective.js'
 import { FREE_PORT_PY } from '../../../src/plan/collective-commands.js'
+import { TEARDOWN_LEFT, TEARDOWN_PY } from '../../../src/plan/teardown-commands.js'
 import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
 import type { RolloutOptions } from '../../../src/deploy/rollout-types.js'
@@ -181,6 +182,33 @@ export class SimCluster {
     }
   }
 
+  /**
+   * Processes the verified teardown finds on a node, per node: `ours` is the release current names
+   * (killed unless `stays`, as a supervisor would restart it); otherwise another process on the GPU.
+   */
+  readonly leftovers = new Map<string, { pid: number; command: string; ours: boolean; stays?: boolean; gpuMiB?: string }[]>()
+
+  private async teardown(n: SimNode): Promise<RunResult> {
+    const current = await this.realSh(n, `readlink ${NODE_STATE_DIR}/${this.manifest.cluster}/current || true`, undefined)
+    const release = current.stdout.trim().split('/').pop() ?? ''
+    const all = this.leftovers.get(n.name) ?? []
+    const left = all.filter((p) => !p.ours || p.stays).map(({ stays: _, ...p }) => p)
+    const killed = all.filter((p) => p.ours && !p.stays).map((p) => ({ pid: p.pid, command: p.command }))
+    this.leftovers.set(
+      n.name,
+      all.filter((p) => !p.ours || p.stays),
+    )
+    const doc = {
+      release,
+      containers: [],
+      killed,
+      left,
+      memAvailableBytes: 100 * 2 ** 30,
+      waitedSeconds: left.length > 0 ? this.manifest.deploy.teardownTimeoutSeconds : 0,
+    }
+    return ok(`${JSON.stringify(doc)}\n`, left.length > 0 ? TEARDOWN_LEFT : 0)
+  }
+
   private setContainer(n: SimNode, c: SimNode['container']): void {
     n.container = c
     const file = join(n.dir, 'container')
@@ -197,6 +225,8 @@ export class SimCluster {
     }
     if (/\bdocker run --rm\b/.test(command) && command.includes(IMAGE_CONTENTS_PY.split('\n')[0]!)) return ok(this.imageContents)
     if (cmd.kind === 'argv' && cmd.argv.includes(FREE_PORT_PY)) return ok('40123\n')
+    // The verified teardown scans the host's /proc: never on this machine. The sim answers with the node's leftovers.
+    if (cmd.kind === 'argv' && cmd.argv.includes(TEARDOWN_PY)) return this.teardown(n)
     if (cmd.kind === 'argv' && cmd.argv.includes(COLLECTIVE_PY)) return ok(this.collective(n.name, JSON.parse(cmd.argv.at(-1)!) as CollectiveArgs))
     if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
     if (command.startsWith('docker image inspect')) {
