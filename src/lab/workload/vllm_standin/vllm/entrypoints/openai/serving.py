@@ -343,7 +343,7 @@ def full_response(parsed: ParsedRequest, request_id: str, created: int, choices:
                     "role": "assistant",
                     "content": _chat_text(c.text),
                     act_as.release().chat_reasoning_field: None,
-                    "tool_calls": [],
+                    **({} if act_as.release().chat_drops_empty_tool_calls else {"tool_calls": []}),
                 },
                 "logprobs": None,
                 "finish_reason": c.finish_reason,
