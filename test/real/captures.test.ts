@@ -278,7 +278,8 @@ function realObjects(): Record<string, Record<string, unknown>[]> {
     ModelCard: (models.data as Record<string, unknown>[]) ?? [],
     CompletionResponse: [completion],
     CompletionResponseChoice: (completion.choices as Record<string, unknown>[]) ?? [],
-    UsageInfo: [obj(completion.usage), obj(chat.usage)],
+    // standin_surface.py reads UsageInfo off the streamed usage chunk: compare it with the real usage chunks.
+    UsageInfo: [...cs, ...hs].flatMap((c) => (c.usage ? [obj(c.usage)] : [])),
     ChatCompletionResponse: [chat],
     ChatCompletionResponseChoice: (chat.choices as Record<string, unknown>[]) ?? [],
     ChatMessage: ((chat.choices as Record<string, unknown>[]) ?? []).map((c) => obj(c.message)),
