@@ -53,6 +53,15 @@ const MARKERS: readonly Marker[] = [
   },
 ]
 
+/**
+ * Records of a client's bad request, not of a failing server: vLLM logs the error it answers a request
+ * naming an unknown model at ERROR (`logger.error("Error with model %s", error_check_ret)` in
+ * vllm/entrypoints/openai/<kind>/serving.py, 0.19.1 to 0.34.0; seen on a healthy 0.24.0 server in
+ * test/real/captures/healthy-default/server.log), with the ErrorResponse's repr: nested
+ * (`error=ErrorInfo(…, code=404)`) or flat (vLLM <= 0.9, `object='error' … code=404`). Only a 4xx code.
+ */
+const CLIENT_ERROR = /^\s*(?:\S+\s+){0,4}?(?:\[[^\]]*\]\s+)?Error with model\b[^\n]*\bcode=4\d\d\b/
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
@@ -70,6 +79,7 @@ const clip = (text: string): string => {
 /** The failure-line kind of a line's head, or undefined for an ordinary line. */
 export function failureKind(text: string): string | undefined {
   const head = text.slice(0, MARKER_SCAN)
+  if (CLIENT_ERROR.test(head)) return undefined
   return MARKERS.find((m) => m.test.test(head))?.kind
 }
 

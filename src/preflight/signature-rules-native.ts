@@ -128,6 +128,22 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     hit: (m, _line, _ray, context) => unreachable(m[1] ?? '', m[2] ?? '', false, { 'Socket error': `errno ${m[3]} (${m[4]})` }, context),
   },
   {
+    // torch 2.4+ TCPStore client (torch/csrc/distributed/c10d/TCPStore.cpp), each retry a C10D_WARNING, the last a C10D_ERROR:
+    // "[W1205 17:21:05.05 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate to host 127.0.0.3:29512 - retrying
+    //  (try=0, timeout=600000ms, delay=42508ms): Interrupted system call" (real torch 2.11 under vLLM 0.24.0, test/real/captures),
+    // "… - timed out (try=3, timeout=600000ms): <why>".
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /TCP client failed to connect\/validate to host (\[[^\]]*\]|[^\s[\]:]+):(\d+) - (retrying|timed out)\b(?: \((try=\d+)[^)]*\))?(?::\s*(.*))?/,
+    hit: (m, _line, _ray, context) =>
+      unreachable(
+        m[1] ?? '',
+        m[2] ?? '',
+        m[3] === 'timed out',
+        { ...(m[4] ? { Attempt: m[4] } : {}), ...(m[5] ? { 'Torch says': m[5].slice(0, 200) } : {}) },
+        context,
+      ),
+  },
+  {
     // torch TCPStore server (the head, rank 0): "torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients. 1/8 clients joined."
     code: 'RENDEZVOUS_RANKS_MISSING',
     pattern: /Timed out after (\d+) seconds waiting for clients\. (\d+)\/(\d+) clients joined/,

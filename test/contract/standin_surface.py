@@ -185,6 +185,8 @@ def main() -> int:
         for k, needle in extract.LOGS.items():
             if needle in fmt:
                 logs[k].append({"file": "vllm/standin/act_as.py", "function": "kv_cache_lines", "call": "logger.info", "format": fmt})
+    logs["load-took"] = [e for e in logs.get("load-took", []) if not e["file"].endswith("standin/worker.py")]
+    logs["load-took"].append({"file": "vllm/standin/worker.py", "function": "load_model", "call": "logger.info", "format": release.load_took_format})
     if not release.logs_load_start:
         logs["load-start"] = []
     if not release.classic_executor:

@@ -43,6 +43,27 @@ describe('RENDEZVOUS_UNREACHABLE', () => {
   })
 })
 
+describe('RENDEZVOUS_UNREACHABLE from torch\'s TCPStore client (torch 2.4+: "TCP client failed to connect/validate to host")', () => {
+  // Real torch 2.11 under vLLM 0.24.0, a headless rank whose --master-addr has nothing listening
+  // (test/real/captures/native-wrong-master/server.log, line 13).
+  const captured =
+    '[W1205 17:21:05.052846674 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate to host 127.0.0.3:29512 - retrying (try=0, timeout=600000ms, delay=42508ms): Interrupted system call'
+  const code = (line: string) => scanLog(`${line}\n`, 'rank1').filter((f) => f.code === 'RENDEZVOUS_UNREACHABLE')
+
+  it('each retry is a warning naming the master address and port (the rank hangs until the timeout)', () => {
+    const far = code(captured.replace('127.0.0.3', '10.1.2.3'))
+    expect(far).toHaveLength(1)
+    expect(far[0]).toMatchObject({ severity: 'warning', evidence: { 'Master address': '10.1.2.3', 'Master port': '29512' } })
+    expect(code(captured)[0]?.message).toContain('loopback')
+  })
+
+  it('the last try ("- timed out", C10D_ERROR in torch/csrc/distributed/c10d/TCPStore.cpp) is an error', () => {
+    const line =
+      '[E1205 17:31:05.0 TCPStore.cpp:390] [c10d] TCP client failed to connect/validate to host 10.1.2.3:29512 - timed out (try=3, timeout=600000ms): The client socket has timed out after 600000ms while trying to connect to (10.1.2.3, 29512).'
+    expect(code(line).map((f) => f.severity)).toContain('error')
+  })
+})
+
 describe('RENDEZVOUS_RANKS_MISSING', () => {
   it('the head\'s store: "601 seconds … 1/8 clients joined" names joined, world and wait', () => {
     const found = native('native-ranks-missing-vllm-24036.txt')

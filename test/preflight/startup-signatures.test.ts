@@ -128,6 +128,19 @@ describe('image and executor', () => {
     expect(positional!.fix).toContain('--model')
   })
 
+  it('GPU_SHORTFALL: ParallelConfig\'s "World size (N) is larger than the number of available GPUs (M) in this node" (vLLM 0.19.1 to 0.34.0)', () => {
+    // Real vLLM 0.24.0, `vllm serve -tp 2` on one H100 (test/real/captures/tp-larger-than-gpus-mp/server.log): raised inside pydantic's
+    // ValidationError for ParallelConfig, so the line carries pydantic's "Value error, " and the process prefix.
+    const log = [
+      '(APIServer pid=1397) pydantic_core._pydantic_core.ValidationError: 1 validation error for ParallelConfig',
+      '(APIServer pid=1397)   Value error, World size (2) is larger than the number of available GPUs (1) in this node. If this is intentional and you are using:',
+      "(APIServer pid=1397) - ray, set '--distributed-executor-backend ray'.",
+    ].join('\n')
+    const found = scanLog(log, 'serve').filter((f) => f.code === 'GPU_SHORTFALL')
+    expect(found).toHaveLength(1)
+    expect(found[0]!.evidence).toMatchObject({ 'Workers asked for (TP, or TP×PP per node)': '2', 'GPUs vLLM sees': '1' })
+  })
+
   it('GPU_SHORTFALL: TP over the GPUs a node or cluster shows, in three vLLM wordings, with both numbers', () => {
     expect(only('image-tp-gpus-nemo-skills-1059.txt', 'GPU_SHORTFALL').evidence).toMatchObject({
       'Workers asked for (TP, or TP×PP per node)': '16',

@@ -154,6 +154,18 @@ describe('UNRECOGNISED_FAILURE', () => {
       expect(one(`${line}\n`), line).toEqual([])
     }
   })
+  it('a client\'s bad request that vLLM logs at ERROR ("Error with model …", a 4xx answered) is not a failure of the server', () => {
+    // Real vLLM 0.24.0 on a healthy server, after a request naming an unknown model (test/real/captures/healthy-default/server.log):
+    // logger.error("Error with model %s", error_check_ret) in vllm/entrypoints/openai/*/serving.py, 0.19.1 to 0.34.0.
+    const current =
+      "(APIServer pid=1657) ERROR 12-05 17:09:05 [serving.py:224] Error with model error=ErrorInfo(message='The model `no-such-model` does not exist.', type='NotFoundError', param='model', code=404)"
+    // The flat ErrorResponse of vLLM <= 0.9 prints its fields at the top level.
+    const flat =
+      "ERROR 05-01 10:00:00 [serving_engine.py:180] Error with model object='error' message='The model `x` does not exist.' type='NotFoundError' param=None code=404"
+    expect(one(`${current}\n${flat}\n`)).toEqual([])
+    // A server-side failure logged the same way (5xx) still counts.
+    expect(unrecognised(current.replace('code=404', 'code=500')).length).toBe(1)
+  })
 })
 
 describe('healthy real captures and near misses: no error and no UNRECOGNISED_FAILURE', () => {

@@ -28,7 +28,7 @@ unzip -p "$t" vllm-$VLLM.dist-info/RECORD | grep -v '^vllm/vllm_flash_attn/_vllm
 # 2. its requirements for cp312 manylinux, less torch and the kernels a tiny Llama on the default backend never imports,
 #    plus Ray; then less what the lent machine's image already holds (device-preinstalled.txt, from KINDS.md)
 unzip -p "$w" '*/METADATA' | sed -n 's/^Requires-Dist: //p' | grep -v 'extra ==' |
-  grep -Ev '^(torch|torchaudio|torchvision|flashinfer|apache-tvm-ffi|tilelang|nvidia-|fastsafetensors|quack-kernels|tokenspeed-mla|humming-kernels|numba)' > reqs.txt
+  grep -Ev '^(torch|torchaudio|torchvision|flashinfer|tilelang|nvidia-|fastsafetensors|quack-kernels|tokenspeed-mla|humming-kernels|numba)' > reqs.txt
 echo "ray==$RAY" >> reqs.txt
 $pip install -q --dry-run --ignore-installed --report report.json "${plat[@]}" --target "$work/never" -r reqs.txt
 python3 - "$here/device-preinstalled.txt" > carry-reqs.txt <<'PY'
@@ -37,7 +37,7 @@ have = {l.strip() for l in open(sys.argv[1]) if l.strip()}
 norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
 for i in json.load(open("report.json"))["install"]:
     n, v = i["metadata"]["name"], i["metadata"]["version"]
-    if norm(n) in have or re.match(r"(torch|nvidia-|triton|cuda-|apache-tvm-ffi)", norm(n)):
+    if norm(n) in have or re.match(r"(torch|nvidia-|triton|cuda-)", norm(n)):
         continue
     print(f"{n}=={v}")
 PY

@@ -204,9 +204,12 @@ def batch_a1():
     shutil.move(os.path.join(OUT, "blocker.txt"), os.path.join(OUT, "port-in-use", "blocker.txt"))
 
 
-def batch_a2():
-    # 2. the healthy server, alone on the GPU
+def batch_h():
+    # 2. the healthy server, alone on the GPU (its own batch: it matters most, so it runs first)
     healthy("healthy-default", 8101, ["--gpu-memory-utilization", "0.15"])
+
+
+def batch_a2():
     # 3. failures at load and at the memory check
     for name, cut in (("corrupt-safetensors-truncated", "truncate"), ("corrupt-safetensors-header", "header")):
         d = f"/tmp/{name}"
@@ -290,7 +293,20 @@ def batch_d():
     ray("ray-head-d", ["stop", "--force"], "ray-stop")
 
 
-BATCHES = {"A1": batch_a1, "A2": batch_a2, "B": batch_b, "C": batch_c, "D": batch_d}
+def batch_m():
+    """Unmeetable memory fraction: another process holds 70 GiB of the GPU, then --gpu-memory-utilization 0.9."""
+    hog = subprocess.Popen([sys.executable, "-c", "import torch,time; x=torch.empty(70*2**30, dtype=torch.uint8, device='cuda'); print('holding 70 GiB', flush=True); time.sleep(300)"], start_new_session=True)
+    time.sleep(20)
+    os.makedirs(os.path.join(OUT, "gpu-memory-unmeetable"), exist_ok=True)
+    with open(os.path.join(OUT, "gpu-memory-unmeetable", "hog.txt"), "w") as f:
+        f.write("another process (torch.empty(70*2**30, uint8, cuda)) holds 70 GiB of the 80 GiB H100 before vllm serve\n")
+    p = serve("gpu-memory-unmeetable", 8112, ["--served-model-name", SERVED, "--gpu-memory-utilization", "0.9", "--enforce-eager"])
+    state = wait(p, 8112, 120)
+    p.outcome(state=state, stopped_by=None if state == "exited" else p.stop())
+    os.killpg(hog.pid, signal.SIGKILL)
+
+
+BATCHES = {"M": batch_m, "H": batch_h, "A1": batch_a1, "A2": batch_a2, "B": batch_b, "C": batch_c, "D": batch_d}
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)

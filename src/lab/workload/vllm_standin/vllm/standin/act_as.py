@@ -37,6 +37,13 @@ class Release:
     )
     #: "Starting to load model %s..." (gone from 0.34.0's model runner).
     logs_load_start: bool = True
+    #: ChatMessage's serializer drops an empty ``tool_calls`` (``ChatMessage._serialize``, in the 0.24.0,
+    #: 0.28.0 and 0.34.0 wheels, not in 0.19.1's; the live 0.24.0 capture sends no ``tool_calls``).
+    chat_drops_empty_tool_calls: bool = False
+    #: The model runner's load line: the V1 runner's (vllm/v1/worker/gpu_model_runner.py) by default;
+    #: 0.24.0 runs the V2 runner (vllm/v1/worker/gpu/model_runner.py: "Using V2 Model Runner" in the
+    #: live capture), whose line has no "memory".
+    load_took_format: str = "Model loading took %s GiB memory and %.6f seconds"
 
 
 _FINISH = ("stop", "length", "abort", "error", "repetition")
@@ -48,8 +55,16 @@ _KV_ONE_LINE = ("GPU KV cache size: %s tokens, Maximum concurrency for %s tokens
 
 RELEASES: dict[str, Release] = {
     "0.19.1": Release("0.19.1", None, True, "reasoning", _FINISH),
-    "0.24.0": Release("0.24.0", "1", True, "reasoning", _FINISH),
-    "0.28.0": Release("0.28.0", "1", True, "reasoning", _FINISH, _KV_ONE_LINE),
+    "0.24.0": Release(
+        "0.24.0",
+        "1",
+        True,
+        "reasoning",
+        _FINISH,
+        chat_drops_empty_tool_calls=True,
+        load_took_format="Model loading took %s GiB and %.6f seconds",
+    ),
+    "0.28.0": Release("0.28.0", "1", True, "reasoning", _FINISH, _KV_ONE_LINE, chat_drops_empty_tool_calls=True),
     "0.34.0": Release(
         "0.34.0",
         None,
@@ -58,6 +73,7 @@ RELEASES: dict[str, Release] = {
         _FINISH,
         ("%s KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",),
         logs_load_start=False,
+        chat_drops_empty_tool_calls=True,
     ),
 }
 

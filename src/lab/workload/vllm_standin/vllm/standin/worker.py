@@ -78,7 +78,7 @@ class StandinWorker:
         delay = envs.VLLM_STANDIN_LOAD_DELAY_S
         if delay > 0:
             time.sleep(delay)
-        logger.info("Model loading took %s GiB memory and %.6f seconds", "0.0", max(delay, 0.0))
+        logger.info(act_as.release().load_took_format, "0.0", max(delay, 0.0))
         logger.info(
             "Stand-in model: vocabulary shard %d of %d, %d tokens",
             rank,

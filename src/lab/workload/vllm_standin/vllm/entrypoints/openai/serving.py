@@ -343,7 +343,7 @@ def full_response(parsed: ParsedRequest, request_id: str, created: int, choices:
                     "role": "assistant",
                     "content": _chat_text(c.text),
                     act_as.release().chat_reasoning_field: None,
-                    "tool_calls": [],
+                    **({} if act_as.release().chat_drops_empty_tool_calls else {"tool_calls": []}),
                 },
                 "logprobs": None,
                 "finish_reason": c.finish_reason,
@@ -386,8 +386,10 @@ def stream_chunks(parsed: ParsedRequest, request_id: str, created: int, events, 
             else:
                 yield chunk([{"index": choice.index, "text": "", "logprobs": None, "finish_reason": choice.finish_reason, "stop_reason": choice.stop_reason}])
     if parsed.include_usage:
+        # vLLM dumps the usage chunk with exclude_none=True (chat and completion serving.py, 0.19.1 to 0.34.0):
+        # no "prompt_tokens_details": null there, unlike a whole response's usage.
         final = chunk([])
-        final["usage"] = usage_body(choices, parsed)
+        final["usage"] = {k: v for k, v in usage_body(choices, parsed).items() if v is not None}
         yield final
 
 
