@@ -426,9 +426,9 @@ export const SmokeSchema = z
       .strictObject({
         action: z
           .enum(['fail', 'warn', 'off'])
-          .default('fail')
+          .default('warn')
           .describe(
-            "What a deploy does when a figure of the new release's smoke (TTFT, TPOT, ITL, decode tokens/s, the burst's p50/p95 and tokens/s) is worse than the running release's by more than `maxSlowdown`, under the same smoke load: `fail` the smoke gate (on-failure applies), `warn`, or `off`. The figures are kept per release on the head and compared only when the model, the first prompt and the burst are the same.",
+            "What a deploy does when a figure of the new release's smoke (TTFT, TPOT, ITL, decode tokens/s, the burst's p50/p95 and tokens/s) is worse than the running release's by more than `maxSlowdown`, under the same smoke load: `warn` (the default: one smoke's figures are a small sample), `fail` the smoke gate (on-failure applies), or `off`. The figures are kept per release on the head and compared only when the model, the first prompt and the burst are the same.",
           ),
         maxSlowdown: z
           .number()

@@ -67,7 +67,10 @@ export const TEARDOWN_PY = [
   '    return apps',
   'removed = []',
   'if rel:',
-  '    ids = subprocess.run(["docker", "ps", "-aq", "--filter", "label=%s=%s" % (label, rel)], capture_output=True, text=True).stdout.split()',
+  // Its containers: the release label, and this cluster's label or none (a launch script's own containers carry only the release's).
+  '    fmt = "{{.ID}} {{index .Labels \\"%s.cluster\\"}}" % label.rsplit(".", 1)[0]',
+  '    rows = subprocess.run(["docker", "ps", "-a", "--filter", "label=%s=%s" % (label, rel), "--format", fmt], capture_output=True, text=True).stdout.splitlines()',
+  '    ids = [r.split()[0] for r in rows if r.split() and (len(r.split()) == 1 or r.split()[1] == cluster)]',
   '    for i in ids:',
   '        if subprocess.run(["docker", "rm", "-f", i], capture_output=True).returncode == 0:',
   '            removed.append(i[:12])',

@@ -32,6 +32,8 @@ const progress = (m: string) => process.stderr.write(`[performance-e2e] ${m}\n`)
 function withDelay(seconds: string): string {
   const doc = parseDocument(labText)
   doc.setIn(['container', 'env'], { VLLM_STANDIN_TOKEN_DELAY_S: seconds })
+  // The lab's manifest leaves the gate off (its fast stand-in is too noisy to compare); here it fails a deploy.
+  doc.setIn(['smoke', 'regression'], { action: 'fail', maxSlowdown: 1.5 })
   const path = join(dir, `delay-${seconds}.yml`)
   writeFileSync(path, doc.toString())
   return path

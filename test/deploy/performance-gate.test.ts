@@ -7,19 +7,20 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { SmokeGate, SmokeGateInput } from '../../src/deploy/smoke-seam.js'
-import type { Manifest } from '../../src/manifest/schema.js'
+import { type Manifest, SmokeSchema } from '../../src/manifest/schema.js'
 import type { InferenceResult } from '../../src/smoke/inference.js'
 import { streamFigures } from '../../src/smoke/latency.js'
 import { comparePerformance, parsePerformanceRecord, performanceRecord, type PerformanceRecord } from '../../src/smoke/performance.js'
 import { rolloutOutcome } from '../../src/tasks/deploy.js'
 import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
-/** The sim's manifest with these smoke keys set (the rest as the lab writes them). */
+/** The sim's manifest with these smoke keys set (the rest as the lab writes them; the gate failing a deploy unless `keys` say otherwise). */
 const withSmoke = (keys: Record<string, unknown>): Manifest =>
   simManifest((d) => {
     const doc = d as { smoke?: Record<string, unknown> }
-    doc.smoke = { ...doc.smoke, ...keys }
+    doc.smoke = { ...doc.smoke, regression: { action: 'fail' }, ...keys }
   })
+const failing = () => withSmoke({})
 
 /** What the smoke measured, as its inference result: `slow` multiplies every time (and divides every rate). */
 const inference = (slow: number, burst = true): InferenceResult => ({
@@ -44,7 +45,7 @@ describe('the figures', () => {
   })
 
   it('a record holds the figures, the load and the vLLM version; a smoke that measured nothing gives none', () => {
-    const m = simManifest()
+    const m = failing()
     const r = recordOf(m, 'r1', 1)
     expect(r).toMatchObject({ release: 'r1', vllmVersion: '0.24.0', load: { burstRequests: m.smoke.burst.requests } })
     expect(r.figures).toEqual({ ttftMs: 40, tpotMs: 6, itlMs: 8, decodeTokensPerSecond: 160, burstP50Ms: 120, burstP95Ms: 150, burstTokensPerSecond: 900 })
@@ -52,7 +53,7 @@ describe('the figures', () => {
   })
 
   it('a stored record is validated as a document from outside', () => {
-    const m = simManifest()
+    const m = failing()
     const good = JSON.stringify(recordOf(m, 'r1', 1))
     expect(parsePerformanceRecord(good, 'x')).toMatchObject({ ok: true, value: { release: 'r1' } })
     for (const [text, says] of [
@@ -71,7 +72,7 @@ describe('the figures', () => {
   })
 
   it('twice as slow regresses every figure, rates included; the same figures and small noise do not', () => {
-    const m = simManifest()
+    const m = failing()
     const slow = comparePerformance(m, recordOf(m, 'r1', 1), recordOf(m, 'r2', 2))
     expect(slow.rows.every((r) => r.regressed)).toBe(true)
     expect(slow.rows.find((r) => r.name === 'burstTokensPerSecond')?.worseBy).toBeCloseTo(2)
@@ -83,17 +84,18 @@ describe('the figures', () => {
     expect(comparePerformance(m, recordOf(m, 'r1', 1), recordOf(m, 'r2', 0.5)).findings).toEqual([])
   })
 
-  it('smoke.regression: warn gives a warning, off nothing; a lower maxSlowdown catches less', () => {
+  it('smoke.regression: warn (the default) gives a warning, off nothing; a lower maxSlowdown catches less', () => {
+    expect(SmokeSchema.parse({}).regression).toEqual({ action: 'warn', maxSlowdown: 1.5 })
     const warn = withSmoke({ regression: { action: 'warn' } })
     expect(comparePerformance(warn, recordOf(warn, 'r1', 1), recordOf(warn, 'r2', 2)).findings[0]?.severity).toBe('warning')
     const off = withSmoke({ regression: { action: 'off' } })
     expect(comparePerformance(off, recordOf(off, 'r1', 1), recordOf(off, 'r2', 2)).findings).toEqual([])
-    const tight = withSmoke({ regression: { maxSlowdown: 1.1 } })
+    const tight = withSmoke({ regression: { action: 'fail', maxSlowdown: 1.1 } })
     expect(comparePerformance(tight, recordOf(tight, 'r1', 1), recordOf(tight, 'r2', 1.2)).findings).toHaveLength(1)
   })
 
   it('only the same load is compared: another first prompt or burst is said, not judged', () => {
-    const m = simManifest()
+    const m = failing()
     const other = withSmoke({ prompts: [{ prompt: 'Something else.' }] })
     const c = comparePerformance(m, recordOf(m, 'r1', 1), recordOf(other, 'r2', 3))
     expect(c.notCompared).toMatch(/first smoke prompt/)
@@ -103,7 +105,7 @@ describe('the figures', () => {
   })
 
   it('times of a millisecond or two are not judged (jitter), rates are', () => {
-    const m = simManifest()
+    const m = failing()
     const tiny = (release: string, ms: number): PerformanceRecord => ({ ...recordOf(m, release, 1), figures: { tpotMs: ms } })
     expect(comparePerformance(m, tiny('r1', 0.4), tiny('r2', 1.5)).findings).toEqual([])
     expect(comparePerformance(m, tiny('r1', 3), tiny('r2', 9)).findings).toHaveLength(1)
@@ -127,7 +129,7 @@ const measuring =
 
 describe('the gate in a deploy (simulated cluster)', () => {
   it('a release twice as slow fails the smoke gate with both figures in the summary and is rolled back; an unchanged speed passes', async () => {
-    sim = new SimCluster(simManifest())
+    sim = new SimCluster(failing())
     const first = await deployRelease(simRolloutOptions(sim, 'r1', { smoke: measuring(1) }))
     expect(first.result).toBe('deployed')
     expect(first.performance).toBeUndefined()
@@ -153,7 +155,7 @@ describe('the gate in a deploy (simulated cluster)', () => {
   })
 
   it('a running release that keeps no figures is not compared, and the deploy says so', async () => {
-    sim = new SimCluster(simManifest())
+    sim = new SimCluster(failing())
     await deployRelease(simRolloutOptions(sim, 'r1'))
     const lines: string[] = []
     const r = await deployRelease(simRolloutOptions(sim, 'r2', { force: true, smoke: measuring(5), onProgress: (l) => lines.push(l) }))

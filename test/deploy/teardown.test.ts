@@ -117,6 +117,23 @@ describe('the teardown script on a real process tree', () => {
     }
   }, 60_000)
 
+  it("removes the release's containers of this cluster (or of none: a launch script's own), never another cluster's", () => {
+    const rel = unique()
+    const { state, env } = stateFor(rel)
+    const bin = (env.PATH ?? '').split(':')[0]!
+    const log = join(bin, '..', 'docker.log')
+    // docker ps answers three containers with the release label: this cluster's, another's, one with no cluster label.
+    spawnSync('sh', [
+      '-c',
+      `cat > ${bin}/docker <<'EOF2'\n#!/bin/sh\nif [ "$1" = ps ]; then printf 'aaa111 lab\\nbbb222 elsewhere\\nccc333 \\n'; else echo "$*" >> ${log}; fi\nEOF2\nchmod +x ${bin}/docker`,
+    ])
+    const r = spawnSync('python3', ['-c', TEARDOWN_PY, state, 'lab', 'io.vllm-ray-deploy.release', '5'], { env, encoding: 'utf8' })
+    expect(r.status, r.stderr).toBe(0)
+    const t = parseTeardown(r.stdout, 'here')
+    expect(t.ok && t.value.containers).toEqual(['aaa111', 'ccc333'])
+    expect(spawnSync('cat', [log], { encoding: 'utf8' }).stdout).toBe('rm -f aaa111\nrm -f ccc333\n')
+  })
+
   it('the teardown output is validated', () => {
     expect(parseTeardown('', 'n')).toMatchObject({ ok: false })
     expect(parseTeardown('{"release":"r1"}', 'n')).toMatchObject({ ok: false })

@@ -77,7 +77,7 @@ describe('defaults', () => {
         clusterProof: true,
         prompts: [{ prompt: 'Say hello.', maxTokens: 16, chat: false, expect: { minCompletionTokens: 1 } }],
         latency: {},
-        regression: { action: 'fail', maxSlowdown: 1.5 },
+        regression: { action: 'warn', maxSlowdown: 1.5 },
       },
       deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, teardownTimeoutSeconds: 60, scriptCheck: 'warn' },
       preflight: { collective: true, collectiveTimeoutSeconds: 45 },
