@@ -40,6 +40,15 @@ if torch["version"] is not None:
     except Exception as e:
         torch["ncclError"] = cut(type(e).__name__ + ": " + str(e))
 out["torch"] = torch
+import glob, os
+cuda = {"runtime": cut(os.environ.get("CUDA_VERSION")), "torch": None, "compat": bool(glob.glob("/usr/local/cuda/compat/libcuda.so*") or glob.glob("/usr/local/cuda/compat/lib*/libcuda.so*")), "ngcEntrypoint": os.path.exists("/opt/nvidia/nvidia_entrypoint.sh")}
+if torch["version"] is not None:
+    try:
+        import torch as t
+        cuda["torch"] = cut(t.version.cuda)
+    except Exception:
+        pass
+out["cuda"] = cuda
 print(json.dumps(out))
 `
 
@@ -55,6 +64,8 @@ export const ImageContentsSchema = z
     ray: PackageSchema,
     vllm: PackageSchema,
     torch: z.object({ version: text.nullable(), nccl: text.nullable(), ncclError: text.optional() }).strict().readonly(),
+    /** The CUDA the image was built for (its CUDA_VERSION, torch's CUDA) and its forward-compatibility parts (absent from probes before they were read). */
+    cuda: z.object({ runtime: text.nullable(), torch: text.nullable(), compat: z.boolean(), ngcEntrypoint: z.boolean() }).strict().readonly().optional(),
   })
   .strict()
   .readonly()

@@ -5,6 +5,7 @@
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
+import { cudaDriverFindings } from '../../preflight/checks/cuda-driver.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
@@ -18,9 +19,9 @@ const tail = (s: string): string => s.trim().slice(-300)
 
 import { imageContentsPart } from './plan-parts.js'
 
-export const imageContentsStage: Stage<'m' | 'imageId', 'imageContents'> = {
+export const imageContentsStage: Stage<'m' | 'imageId' | 'hostFacts', 'imageContents'> = {
   name: 'image-contents',
-  needs: ['m', 'imageId'],
+  needs: ['m', 'imageId', 'hostFacts'],
   adds: ['imageContents'],
   plan: imageContentsPart,
   untouched: () => "nothing was changed on the nodes (the image's contents are read before the previous release is stopped)",
@@ -49,7 +50,17 @@ export const imageContentsStage: Stage<'m' | 'imageId', 'imageContents'> = {
       serveWords,
       ...(stated && { statedVersion: stated }),
     }
-    const findings = imageContentsFindings(input)
+    // The image's CUDA against every node's driver (the host checks read each one's).
+    const drivers = ctx.hostFacts.nodes.map((f) => ({
+      node: f.node,
+      ...(f.host?.driverVersion && { driverVersion: f.host.driverVersion }),
+      ...(f.host?.cudaVersion && { cudaVersion: f.host.cudaVersion }),
+      ...(f.gpus[0]?.name && { gpuName: f.gpus[0].name }),
+    }))
+    const findings = [
+      ...imageContentsFindings(input),
+      ...(probe.ok ? cudaDriverFindings(imageRef(m), probe.contents, drivers, m.launch.mode === 'builtin') : []),
+    ]
     if (probe.ok) io.progress(`image holds ${contentsSummary(probe.contents)}`)
     const adds = { imageContents: probe.ok ? probe.contents : undefined }
     sayFindings(io, findings)
