@@ -3,6 +3,7 @@
  * checks) once every node is in Ray, and the smoke test once vLLM serves. On an unchanged release
  * they are all that runs, and a failure there changes nothing.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { option } from '../../command/option-words.js'
 import { expectationFromManifest } from '../../manifest/expectation.js'
 import { runChecks } from '../../preflight/checks/index.js'
@@ -33,7 +34,7 @@ export const preflightStage: Stage = {
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed
     const first = findings.find((f) => f.severity === 'error')!
-    return stop({ code: first.code, message: `identity preflight: ${errorCodes(findings)}`, evidence: first.evidence, fix: first.fix })
+    return stop(problemOf(first, `identity preflight: ${errorCodes(findings)}`))
   },
 }
 

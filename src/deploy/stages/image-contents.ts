@@ -4,6 +4,7 @@
  * holds; an image that lacks what the executor needs (a Ray-less image under the Ray executor)
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
@@ -56,6 +57,6 @@ export const imageContentsStage: Stage = {
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed
     const first = findings.find((f) => f.severity === 'error')!
-    return stop({ code: first.code, message: `image contents: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix })
+    return stop(problemOf(first, `image contents: ${errorCodes(findings)}: ${first.message}`))
   },
 }

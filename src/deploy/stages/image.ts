@@ -4,7 +4,7 @@
  * one its own manifest snapshot and image ID, read from its files on the nodes.
  */
 import { option } from '../../command/option-words.js'
-import type { Finding } from '../../preflight/finding.js'
+import { type Finding, problemOf } from '../../preflight/finding.js'
 import { headOf, imageRef, vllmHealth } from '../../plan/node-commands.js'
 import { RELEASE_FILE, readReleaseFile } from '../../plan/release-commands.js'
 import { problem } from '../../result/result.js'
@@ -60,7 +60,7 @@ export const snapshotStage: Stage = {
         fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
       }
       ctx.findings.push(f)
-      return stop({ code: f.code, message: f.message, evidence: f.evidence, fix: f.fix })
+      return stop(problemOf(f))
     }
     const head = o.transports.get(headOf(m).name)!
     const r = await head.run(readReleaseFile(m, release, RELEASE_FILE.manifest), { timeoutMs: 30_000 })
