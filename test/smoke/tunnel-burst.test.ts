@@ -72,7 +72,7 @@ describe('the built-in SSH tunnel under a burst', () => {
     const failures: string[] = []
     for (let run = 0; run < 5; run++) {
       const rs = await Promise.all(Array.from({ length: 100 }, (_, i) => client.request('POST', '/v1/completions', { prompt: `p${i}`, max_tokens: 8 })))
-      for (const r of rs) if (!r.ok || r.status !== 200) failures.push(r.ok ? `HTTP ${r.status}` : r.error)
+      for (const r of rs) if (!r.ok || r.value.status !== 200) failures.push(r.ok ? `HTTP ${r.value.status}` : r.problem.message)
     }
     expect(failures).toEqual([])
   }, 300_000)
