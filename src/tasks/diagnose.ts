@@ -51,7 +51,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
       return usageError(`facts bundle ${files.facts} is not JSON: ${(err as Error).message}`)
     }
     const checked = checkDocument(FactsBundleSchema, json)
-    if (!checked.ok) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle: ${checked.problems.join('; ')}`)
+    if (!checked.ok) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle: ${checked.problem.message}`)
     facts = checked.value
   }
   const texts: Record<string, string> = {}

@@ -10,7 +10,7 @@ import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
-import { problem } from '../../result/result.js'
+import { fail, problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
@@ -33,7 +33,7 @@ export const imageContentsStage: Stage = {
     io.progress(`[${step.node}] ${step.action}: ${step.description} of ${imageRef(m)} (${imageId.replace(/^sha256:/, '').slice(0, 19)})`)
     const r = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000 })
     const probe = !succeeded(r)
-      ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
+      ? fail(problem('IMAGE_PROBE_FAILED', `docker run ${outcome(r)}`, undefined, { output: tail(`${r.stderr}\n${r.stdout}`) }))
       : parseImageContents(r.stdout)
     const stated = manifestVllmVersion(m)
     // What vllm serve will be given on every node: the tool's own flags and vllm.args.
@@ -50,8 +50,8 @@ export const imageContentsStage: Stage = {
     }
     const findings = imageContentsFindings(input)
     if (probe.ok) {
-      ctx.imageContents = probe.contents
-      io.progress(`image holds ${contentsSummary(probe.contents)}`)
+      ctx.imageContents = probe.value
+      io.progress(`image holds ${contentsSummary(probe.value)}`)
     }
     ctx.findings.push(...findings)
     sayFindings(io, findings)

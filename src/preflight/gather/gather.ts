@@ -18,8 +18,8 @@ import { combineRayView, withRayView } from '../ray-view.js'
  */
 export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
-  if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
-  const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.output
+  if (!parsed.ok) return { facts: failed(node, parsed.problem.message), notes: [] }
+  const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.value
   const facts: NodeFacts = { node: node.name, sshHost: node.ssh.host, ok: true, ...probed, ...(container && { container }) }
   const source = `ray.nodes() in ${node.name}'s container`
   let ray: RayView | undefined
@@ -36,6 +36,7 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
 const failed = (node: ManifestNode, error: string): NodeFacts => ({
   node: node.name,
   sshHost: node.ssh.host,
+  // record: a node's facts say whether they were gathered (the facts bundle's schema, read back by diagnose --facts); not a failure value.
   ok: false,
   error,
   interfaces: [],
