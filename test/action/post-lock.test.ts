@@ -99,7 +99,7 @@ describe("the post step (node dist/index.js with the runner's post-step env)", (
   it('releases the lock the main step left behind, by its token', async () => {
     const got = await acquireDeployLock(head, manifest, { who: 'ci', run: '99', release: 'r1' })
     expect(got.ok).toBe(true)
-    const r = runStep(postEnv(savedFor(got.ok ? got.holder.token : '')))
+    const r = runStep(postEnv(savedFor(got.ok ? got.value.token : '')))
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/vllm-ray-deploy post: released the deploy lock this run left behind: .* released \(ci \(run 99, release r1\)/)
     expect(await deployLockStatus(head, manifest)).toEqual({ held: false })

@@ -88,28 +88,25 @@ export const lockStage: Stage = {
       onProgress: io.progress,
     })
     if (got.ok) {
-      ctx.lock = got.holder
+      ctx.lock = got.value
       // Renewed while held (by the head's clock), so a rollout longer than deploy.lockTtlMinutes keeps it.
-      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, {
+      ctx.heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.value, {
         onProgress: io.progress,
         ...(o.lockRenewEveryMs && { everyMs: o.lockRenewEveryMs }),
       }).start()
-      o.onLock?.({ holder: got.holder, cluster: m.cluster })
+      o.onLock?.({ holder: got.value, cluster: m.cluster })
       return proceed
     }
-    const evidence: Record<string, string> = got.holder
-      ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
-      : {}
-    const fix = `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`
+    const { evidence, fix } = got.problem
     ctx.findings.push({
       code: 'DEPLOY_LOCKED',
       severity: 'error',
       node: head.name,
-      message: `Another rollout holds the deploy lock: ${got.message}.`,
+      message: `Another rollout holds the deploy lock: ${got.problem.message}.`,
       evidence,
       fix,
     })
-    return stop({ code: 'DEPLOY_LOCKED', message: got.message, evidence, fix })
+    return stop({ code: 'DEPLOY_LOCKED', message: got.problem.message, evidence, fix })
   },
 }
 
