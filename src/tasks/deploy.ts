@@ -144,8 +144,8 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
   const bad = checkOverrides({ ...(opts.image !== undefined && { image: opts.image }), ...(opts.release !== undefined && { release: opts.release }) })
   if (bad) return bad
   const loaded = await loadWithLaunchScript(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const release = resolveReleaseId(opts.release, opts.env, new Date())
   if (!release.ok) return usageError(release.problem.message)
   const policy = onFailureOf(opts.onFailure)
@@ -171,14 +171,14 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.warnings)
+  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.value.warnings)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  const warned = (o: TaskOutcome) => (loaded.ok ? withManifestWarnings(o, loaded.warnings) : o)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  const warned = (o: TaskOutcome) => (loaded.ok ? withManifestWarnings(o, loaded.value.warnings) : o)
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   if (opts.to !== undefined) {
     const to = resolveReleaseId(opts.to, {}, new Date())
     if (!to.ok) return usageError(to.problem.message)

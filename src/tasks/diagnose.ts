@@ -74,9 +74,9 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   let manifest: Manifest | undefined
   if (files.manifest) {
     const loaded = await loadOrFail(files.manifest)
-    if (!loaded.ok) return loaded.outcome
-    manifest = loaded.manifest
-    expected = expectationFromManifest(loaded.manifest)
+    if (!loaded.ok) return loaded.problem
+    manifest = loaded.value.manifest
+    expected = expectationFromManifest(loaded.value.manifest)
   }
   let script: LaunchScriptCheck | undefined
   if (files.launchScript) {

@@ -41,8 +41,8 @@ export async function lockTask(sub: string | undefined, path: string, opts: Lock
   }
   if (opts.force && sub !== 'release') return usageError('--force only goes with lock release')
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const head = headOf(m)
   let t: Transport
   try {

@@ -69,21 +69,21 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
 
 export async function preflightTask(path: string, opts: PreflightOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const r = await preflightManifest(loaded.manifest, opts)
+  if (!loaded.ok) return loaded.problem
+  const r = await preflightManifest(loaded.value.manifest, opts)
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
-  const script = await launchScriptCheck(path, loaded.manifest)
+  const script = await launchScriptCheck(path, loaded.value.manifest)
   const outcome = findingsOutcome(
-    `preflight of ${loaded.manifest.cluster}`,
+    `preflight of ${loaded.value.manifest.cluster}`,
     sortFindings([...script.findings, ...r.findings]),
     r.facts,
     gathered + notes,
-    loaded.manifest,
+    loaded.value.manifest,
     [
-      executorOf(loaded.manifest).identityCheck,
+      executorOf(loaded.value.manifest).identityCheck,
       ...(r.facts.collective ? ['fabric collective'] : []),
-      ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
+      ...(loaded.value.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
     ],
   )
   if (!script.patch) return outcome
@@ -107,13 +107,13 @@ async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<Lau
           code: 'SCRIPT_UNREADABLE',
           severity: 'error',
           node: null,
-          message: `The launch script cannot be used: ${read.message}.`,
+          message: `The launch script cannot be used: ${read.problem.message}.`,
           evidence: { 'Script path': file },
-          fix: read.fix,
+          fix: read.problem.fix,
         },
       ],
     }
   }
   const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
-  return checkLaunchScriptWhenNeeded(read.text, { manifest: m, path: relative(process.cwd(), file), target })
+  return checkLaunchScriptWhenNeeded(read.value.text, { manifest: m, path: relative(process.cwd(), file), target })
 }

@@ -28,8 +28,8 @@ export interface SmokeOptions {
 /** `smoke`: the same gate the deploy ends with (src/smoke/gate.ts), on a serving cluster. */
 export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
   // The nodes the smoke's checks read: the head (readiness, the tunnel, Ray's tables), and under the
   // native executor every serving node (its own process and sockets prove it is in the group).

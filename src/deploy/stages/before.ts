@@ -24,7 +24,7 @@ export async function readLaunchScript(m: Manifest, manifestPath: string): Promi
   if (m.launch.mode !== 'script') return undefined
   // The one reader of a launch script (inside the repository unless the manifest allows otherwise, bounded).
   const read = await readScript(manifestPath, m.launch.path, { ...(m.launch.allowOutsideRepository && { allowOutsideRepository: true }) })
-  return read.ok ? read.text : undefined
+  return read.ok ? read.value.text : undefined
 }
 
 /**
