@@ -33,12 +33,12 @@ export const imageStage: Stage = {
     })
     ctx.image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
     if (io.cancelled) return cancelled('cancelled during the image transfer; no container was touched')
-    if (!img.ok || !img.imageId) {
+    if (!img.ok) {
       ctx.findings.push(...img.findings)
       const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
       return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'))
     }
-    ctx.imageId = img.imageId
+    ctx.imageId = img.value
     return proceed
   },
 }

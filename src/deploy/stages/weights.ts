@@ -33,8 +33,8 @@ export const weightsStage: Stage = {
       io,
       out.findings.filter((f) => f.severity !== 'error'),
     )
-    if (out.manifest) ctx.weightsManifest = { identity: weightsIdentity(out.manifest), text: weightsManifestText(out.manifest) }
-    if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    if (!out.ok) return stop(out.problem, { ...(out.problem.code === 'CANCELLED' && { cancelled: true }) })
+    ctx.weightsManifest = { identity: weightsIdentity(out.value), text: weightsManifestText(out.value) }
     return proceed
   },
 }
@@ -69,7 +69,7 @@ export const rollbackWeightsStage: Stage = {
     ctx.weights = { ...out.report, restore: { release, action: out.action, detail: out.detail } }
     ctx.findings.push(...out.findings)
     io.progress(`weights of release ${release}: ${out.detail}`)
-    if (!out.ok) return stop(out.problem!, { ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    if (!out.ok) return stop(out.problem, { ...(out.problem.code === 'CANCELLED' && { cancelled: true }) })
     return proceed
   },
 }

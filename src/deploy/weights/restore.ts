@@ -59,7 +59,7 @@ export function decideRestore(i: RestoreInput): RestoreDecision {
   }
 }
 
-export interface RestoreOutcome extends WeightsOutcome {
+export type RestoreOutcome = WeightsOutcome & {
   readonly action: RestoreAction
   /** In words, for the report: verified N files, moved X bytes, or why it refused. */
   readonly detail: string

@@ -113,7 +113,7 @@ export function verified(d: Delivery, ref: WeightsManifest): WeightsOutcome {
   d.say(
     `every node verified (${ref.files.length} files, ${mb(rep.totalBytes)}): ${mb(d.moved.runner)} from the runner, ${mb(d.moved.fabric)} over the fabric, ${rep.filesDownloaded > 0 ? `${rep.filesDownloaded} files downloaded from the hub, ` : ''}${rep.filesSkipped} files skipped, in ${(rep.durationMs / 1000).toFixed(1)} s`,
   )
-  return { ok: true, manifest: ref, report: rep, findings: d.findings }
+  return { ...ok(ref), report: rep, findings: d.findings }
 }
 
 export const weightsText = weightsManifestText

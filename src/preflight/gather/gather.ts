@@ -18,7 +18,7 @@ import { combineRayView, withRayView } from '../ray-view.js'
  */
 export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
-  if (!parsed.ok) return { facts: failed(node, parsed.problem.message), notes: [] }
+  if (!parsed.ok) return { facts: failedFacts(node, parsed.problem.message), notes: [] }
   const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.value
   const facts: NodeFacts = { node: node.name, sshHost: node.ssh.host, ok: true, ...probed, ...(container && { container }) }
   const source = `ray.nodes() in ${node.name}'s container`
@@ -33,7 +33,8 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
   return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: errors }
 }
 
-const failed = (node: ManifestNode, error: string): NodeFacts => ({
+/** The facts of a node that could not be probed: why, and nothing else. */
+export const failedFacts = (node: ManifestNode, error: string): NodeFacts => ({
   node: node.name,
   sshHost: node.ssh.host,
   // record: a node's facts say whether they were gathered (the facts bundle's schema, read back by diagnose --facts); not a failure value.
@@ -70,7 +71,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         const t = await opts.transportFor(node)
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
-        if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
+        if (r.code !== 0) return failedFacts(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
         const parsed = nodeFactsFromProbe(node, r.stdout)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
@@ -78,7 +79,7 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`)
         return parsed.facts
       } catch (err) {
-        return failed(node, (err as Error).message)
+        return failedFacts(node, (err as Error).message)
       }
     }),
   )
