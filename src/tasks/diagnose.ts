@@ -25,12 +25,8 @@ export interface DiagnoseFiles {
 }
 
 async function read(path: string, what: string): Promise<string | TaskOutcome> {
-  try {
-    return await readTextBounded(path, MAX_PASTE_BYTES)
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    return usageError(`cannot read ${what} ${path}: ${e.code === 'EFBIG' ? e.message : (e.code ?? e.message)}`)
-  }
+  const r = await readTextBounded(path, MAX_PASTE_BYTES)
+  return r.ok ? r.value : usageError(`cannot read ${what} ${path}: ${r.problem.message}`)
 }
 
 /** Offline diagnosis from files a person has: same checks and signatures as the live preflight. */
