@@ -108,17 +108,16 @@ export async function runPost(): Promise<void> {
     const m = manifest.cluster === lock.cluster ? manifest : { ...manifest, cluster: lock.cluster }
     const known = core.getInput('known-hosts')
     const head = headOf(m)
-    let t: SshTransport
-    try {
-      const passphrase = core.getInput('ssh-key-passphrase')
-      if (passphrase) core.setSecret(passphrase)
-      t = await SshTransport.connect(
-        sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
-      )
-    } catch (err) {
-      warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
+    const passphrase = core.getInput('ssh-key-passphrase')
+    if (passphrase) core.setSecret(passphrase)
+    const connected = await SshTransport.connect(
+      sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
+    )
+    if (!connected.ok) {
+      warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${connected.problem.message}`)
       return
     }
+    const t = connected.value
     try {
       const s = await deployLockStatus(t, m)
       if (s.error) {

@@ -55,7 +55,7 @@ export interface HttpClientOptions {
   readonly timeoutMs: number
   readonly apiKey?: string
   /** A fresh stream per request instead of a TCP connection (the SSH tunnel). */
-  readonly connect?: () => Promise<Duplex>
+  readonly connect?: () => Promise<Result<Duplex>>
   /** Bytes of one whole body (a JSON answer, `/metrics`, an error body); default 32 MiB. */
   readonly maxBodyBytes?: number
   /** Bytes of one streamed answer (SSE); default 64 MiB. */
@@ -94,11 +94,9 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
     const ms = () => Date.now() - started
     let socket: Duplex | undefined
     if (opts.connect) {
-      try {
-        socket = asSocket(await opts.connect())
-      } catch (err) {
-        return broke(`cannot open the tunnel: ${why(err as Error)}`, ms())
-      }
+      const opened = await opts.connect()
+      if (!opened.ok) return broke(`cannot open the tunnel: ${opened.problem.message}`, ms())
+      socket = asSocket(opened.value)
     }
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     return new Promise((resolve) => {

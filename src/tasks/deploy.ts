@@ -37,7 +37,7 @@ export interface DeployTaskOptions {
   readonly onProgress?: (m: string) => void
   readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
 }
 
 /** Who runs the rollout, for the audit and the lock: the GitHub actor and run, or the local user. */
@@ -111,10 +111,10 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
 /** One transport per node, closed after `fn`; a node that cannot be reached is a Problem (nothing was changed). */
 async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: Map<string, Transport>) => Promise<T>): Promise<Result<T>> {
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
-  const opened = await Promise.allSettled(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
-  const transports = new Map(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])))
+  const opened = await Promise.all(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
+  const transports = new Map(opened.flatMap(([name, r]) => (r.ok ? [[name, r.value] as const] : [])))
   try {
-    const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [[m.nodes[i]!.name, (o.reason as Error).message] as const] : []))
+    const failed = opened.flatMap(([name, r]) => (r.ok ? [] : [[name, r.problem.message] as const]))
     if (failed.length > 0) {
       const message = `cannot reach every node, nothing was changed: ${failed.map(([n, e]) => `${n}: ${e}`).join('; ')}`
       return fail(

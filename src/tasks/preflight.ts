@@ -1,3 +1,4 @@
+import type { Result } from '../result/result.js'
 import { existsSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
@@ -23,7 +24,7 @@ export interface PreflightOptions {
   readonly credentials: SshCredentials
   readonly onProgress?: (message: string) => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
   /** Run the fabric collective (default: the manifest's preflight.collective). */
   readonly collective?: boolean
 }
@@ -37,9 +38,9 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
   const connecting = new Map(
     m.nodes.map((node) => [
       node.name,
-      connect(m, node).then((t) => {
-        opened.push(t)
-        return t
+      connect(m, node).then((r) => {
+        if (r.ok) opened.push(r.value)
+        return r
       }),
     ]),
   )
@@ -47,8 +48,8 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
     const collectiveOn = opts.collective ?? m.preflight.collective
     const collective = async () => {
       if (!collectiveOn) return undefined
-      const settled = await Promise.all([...connecting].map(async ([name, p]) => [name, await p.catch(() => undefined)] as const))
-      const transports = new Map(settled.flatMap(([name, t]) => (t ? [[name, t] as const] : [])))
+      const settled = await Promise.all([...connecting].map(async ([name, p]) => [name, await p] as const))
+      const transports = new Map(settled.flatMap(([name, r]) => (r.ok ? [[name, r.value] as const] : [])))
       return runCollective(m, transports, { image: imageRef(m), ...(opts.onProgress && { onProgress: opts.onProgress }) })
     }
     const [{ facts: gathered, notes }, ran] = await Promise.all([
@@ -62,7 +63,7 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     return { facts, findings, notes, durationMs: Date.now() - started }
   } finally {
-    await Promise.allSettled([...connecting.values()])
+    await Promise.all([...connecting.values()])
     await Promise.all(opened.map((t) => t.close()))
   }
 }

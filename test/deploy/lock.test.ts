@@ -13,8 +13,9 @@ import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { GUARD_EXPIRY_S, TAKE_GUARD, deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+import { sshConnected } from '../support/ssh-connected.js'
 
 const TOKEN = '0123456789abcdef0123456789abcdef'
 const record = (over: Record<string, unknown> = {}) =>
@@ -59,7 +60,7 @@ describe('the deploy lock on a real sshd', () => {
   let manifest: Manifest
   const opened: SshTransport[] = []
   const connect = async () => {
-    const t = await SshTransport.connect({
+    const t = await sshConnected({
       name: 'head',
       host: '127.0.0.1',
       port: sshd.port,

@@ -4,6 +4,7 @@
  * This proves `plan` prints commands that work, not just commands that look right.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { ok } from '../../src/result/result.js'
 import { argv } from '../../src/command/shell.js'
 import { executePlan } from '../../src/execute/execute.js'
 import { stdinProvider } from '../../src/execute/inputs.js'
@@ -43,7 +44,7 @@ it('the built-in plan brings Ray up on the fabric IPs, passes the preflight gate
     onProgress: progress,
     afterPhase: async (phase) => {
       if (phase !== 'ray-cluster') return undefined
-      const { facts } = await gatherFacts(manifest, { transportFor: async (n) => transports.get(n.name)! })
+      const { facts } = await gatherFacts(manifest, { transportFor: async (n) => ok(transports.get(n.name)!) })
       gateFindings = runChecks(facts, expectationFromManifest(manifest))
       const errors = gateFindings.filter((f) => f.severity === 'error')
       return errors.length ? errors.map((f) => f.code).join(', ') : undefined

@@ -13,7 +13,8 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpClient } from '../../src/smoke/http.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
@@ -48,7 +49,7 @@ s.serve_forever()
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  t = await SshTransport.connect({
+  t = await sshConnected({
     name: 'loop',
     host: '127.0.0.1',
     port: sshd.port,

@@ -10,7 +10,7 @@ import { runChecks } from '../../preflight/checks/index.js'
 import { sortFindings } from '../../preflight/diagnose.js'
 import { gatherFacts } from '../../preflight/gather/gather.js'
 import { factsSteps } from '../../plan/plan.js'
-import { problem } from '../../result/result.js'
+import { ok, problem } from '../../result/result.js'
 import { runSmokeGate } from '../../smoke/gate.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
@@ -27,7 +27,7 @@ export const preflightStage: Stage = {
     const { m, o, io } = ctx
     // The plan's preflight steps, as the executor would announce them: gatherFacts runs these commands.
     for (const s of factsSteps(m)) io.progress(`[${s.node}] ${s.action}: ${s.description}`)
-    const { facts } = await gatherFacts(m, { transportFor: async (n) => o.transports.get(n.name)!, onProgress: io.progress })
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => ok(o.transports.get(n.name)!), onProgress: io.progress })
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     ctx.facts = facts
     ctx.findings.push(...findings)

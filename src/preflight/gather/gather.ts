@@ -6,6 +6,7 @@ import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { boundedTimeoutSeconds } from '../../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
 import { parseProbeOutput } from '../../probe/probe-output.js'
+import type { Result } from '../../result/result.js'
 import { type Transport, outcome } from '../../transport/transport.js'
 import type { FactsBundle, NodeFacts, RayView } from '../facts.js'
 import { parseRayNodes } from '../parse-ray.js'
@@ -48,10 +49,10 @@ export const failedFacts = (node: ManifestNode, error: string): NodeFacts => ({
 export interface GatherOptions {
   /**
    * The transport to a node (SSH in real use, shared with the executor when the preflight is a
-   * deploy's gate). Gathering never closes it: whoever opened it does. A throw (cannot connect)
+   * deploy's gate). Gathering never closes it: whoever opened it does. A Problem (cannot connect)
    * becomes that node's failed facts.
    */
-  readonly transportFor: (node: ManifestNode) => Promise<Transport>
+  readonly transportFor: (node: ManifestNode) => Promise<Result<Transport>>
   readonly onProgress?: (message: string) => void
 }
 
@@ -67,8 +68,10 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
   let rayStatus: string | undefined
   const nodes = await Promise.all(
     m.nodes.map(async (node): Promise<NodeFacts> => {
-      try {
-        const t = await opts.transportFor(node)
+      const connected = await opts.transportFor(node)
+      if (!connected.ok) return failedFacts(node, connected.problem.message)
+      const t = connected.value
+      {
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
         if (r.code !== 0) return failedFacts(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
@@ -78,8 +81,6 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
         for (const x of parsed.notes.map((note) => ({ node: node.name, note }))) notes.push(x)
         opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`)
         return parsed.facts
-      } catch (err) {
-        return failedFacts(node, (err as Error).message)
       }
     }),
   )
