@@ -198,6 +198,7 @@ const FRESH_CONTAINER = 'docker rm -f "$1" >/dev/null 2>&1 || true; shift; "$@"'
 function checkInput(i: HubDownloadInput): void {
   // bug: the manifest schema checks model.source.hub (repo, revision, endpoint) and the paths before a plan is made; this guards the argv
   if (!REPO_ID.test(i.repo)) throw new Error(`not a hub repo id (org/name): ${JSON.stringify(i.repo)}`)
+  // bug: as above (schema-checked before a plan is made)
   if (!REVISION.test(i.revision) || i.revision.includes('..')) throw new Error(`not a hub revision: ${JSON.stringify(i.revision)}`)
   for (const [what, p] of [
     ['dest', i.dest],
@@ -206,6 +207,7 @@ function checkInput(i: HubDownloadInput): void {
     if (p !== undefined && (!p.startsWith('/') || p.includes(':') || p.split('/').includes('..')))
       // bug: as above: model.path and the token file are schema-checked absolute paths
       throw new Error(`${what} must be an absolute path without ':' or '..': ${JSON.stringify(p)}`)
+  // bug: as above (schema-checked before a plan is made)
   if (i.endpoint !== undefined && !/^https?:\/\/[^\s]+$/i.test(i.endpoint)) throw new Error(`not an http(s) endpoint: ${JSON.stringify(i.endpoint)}`)
 }
 
