@@ -5,6 +5,7 @@
  * of the 3 MiB dist/ budget. Calling it is a bug: it says so instead of failing obscurely.
  */
 const unsupported = (what: string): never => {
+  // bug: no code path of this Action asks for an OIDC token; reaching the stub is a bundling mistake
   throw new Error(`${what} is not bundled in vllm-ray-deploy (it uses no OIDC token; see src/action/http-client-stub.ts)`)
 }
 

@@ -5,6 +5,7 @@
  * code runs, so an empty value here means "declared default is empty", never "use a fallback".
  */
 import { ON_FAILURE } from '../manifest/schema.js'
+import { fail, ok, problem, type Result } from '../result/result.js'
 import { ACTION_COMMANDS, ACTION_INPUT_NAMES, type ActionCommand, OPTIONS, type OptionKey, type OptionValues, option } from '../tasks/commands.js'
 
 export const COMMANDS = ACTION_COMMANDS
@@ -28,7 +29,10 @@ export interface InputSource {
   readonly getMultiline: (name: InputName) => string[]
 }
 
-export type InputsResult = { readonly ok: true; readonly inputs: ActionInputs } | { readonly ok: false; readonly error: string }
+/** The inputs, or a USAGE Problem naming the input that is wrong. */
+export type InputsResult = Result<ActionInputs>
+
+const usage = (message: string) => fail(problem('USAGE', message))
 
 const oneOf = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value)
 
@@ -37,7 +41,7 @@ const INPUT_OPTIONS = (Object.keys(OPTIONS) as OptionKey[]).filter((k) => option
 /** Read and check every input. A wrong value is a usage error that names the input. */
 export function readActionInputs(source: InputSource): InputsResult {
   const command = source.get('command')
-  if (!oneOf(COMMANDS, command)) return { ok: false, error: `input command must be one of ${COMMANDS.join(', ')}, got "${command}"` }
+  if (!oneOf(COMMANDS, command)) return usage(`input command must be one of ${COMMANDS.join(', ')}, got "${command}"`)
   const values: Record<string, unknown> = {}
   for (const k of INPUT_OPTIONS) {
     const o = option(k)
@@ -45,16 +49,13 @@ export function readActionInputs(source: InputSource): InputsResult {
     if (o.multiple) values[k] = source.getMultiline(name)
     else if (o.type === 'boolean') {
       const v = source.get(name)
-      if (v !== 'true' && v !== 'false') return { ok: false, error: `input ${name} must be "true" or "false", got "${v}"` }
+      if (v !== 'true' && v !== 'false') return usage(`input ${name} must be "true" or "false", got "${v}"`)
       values[k] = v === 'true'
     } else if (source.get(name) !== '') values[k] = source.get(name)
   }
   if (values.onFailure !== undefined && !oneOf(ON_FAILURE, values.onFailure as string)) {
-    return {
-      ok: false,
-      error: `input on-failure must be one of ${ON_FAILURE.join(', ')} (or empty: the manifest's deploy.onFailure decides), got "${values.onFailure}"`,
-    }
+    return usage(`input on-failure must be one of ${ON_FAILURE.join(', ')} (or empty: the manifest's deploy.onFailure decides), got "${values.onFailure}"`)
   }
-  if (values.manifest === undefined) return { ok: false, error: 'input manifest is empty: give the path of the cluster manifest' }
-  return { ok: true, inputs: { command, values: values as ActionInputs['values'] } }
+  if (values.manifest === undefined) return usage('input manifest is empty: give the path of the cluster manifest')
+  return ok({ command, values: values as ActionInputs['values'] })
 }

@@ -124,9 +124,9 @@ export async function run(): Promise<void> {
   core.setOutput('report-dir', reportDir())
   try {
     const read = readActionInputs({ get, getMultiline: (name) => core.getMultilineInput(name) })
-    if (read.ok && ['smoke', 'deploy', 'rollback'].includes(read.inputs.command)) await maskSmokeApiKey(read.inputs.values.manifest)
-    const outcome = allInWords(read.ok ? await dispatch(read.inputs) : usageError(read.error), 'action')
-    const command = read.ok ? read.inputs.command : get('command')
+    if (read.ok && ['smoke', 'deploy', 'rollback'].includes(read.value.command)) await maskSmokeApiKey(read.value.values.manifest)
+    const outcome = allInWords(read.ok ? await dispatch(read.value) : usageError(read.problem.message), 'action')
+    const command = read.ok ? read.value.command : get('command')
     // First line: the verdict; the command that wrote it closes the section.
     const markdown = `${outcome.summary.trimEnd()}\n\n<sub>vllm-ray-deploy ${command}</sub>\n`
     // The same Markdown as a file beside the facts bundle, for the failure artifact: a later step

@@ -13,6 +13,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { type LockHolder, deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
 import { loadManifestFile } from '../manifest/load.js'
+import { fail, ok, type Parsed, problem } from '../result/result.js'
 import { logSink } from '../report/log-sink.js'
 import { headOf } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
@@ -60,17 +61,18 @@ export function saveLockForPost(manifestPath: string, cluster: string, holder: L
 /** The main step released its lock itself: nothing for the post step to do. */
 export const clearLockForPost = (): void => core.saveState(LOCK_STATE, '')
 
-export function parseSavedLock(raw: string): { ok: true; lock: SavedLock } | { ok: false; problem: string } {
+const unreadable = (message: string) => fail(problem('SAVED_LOCK_INVALID', message))
+
+export function parseSavedLock(raw: string): Parsed<SavedLock> {
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch {
-    return { ok: false, problem: `the saved lock state is not JSON: ${JSON.stringify(raw.slice(0, 80))}` }
+    return unreadable(`the saved lock state is not JSON: ${JSON.stringify(raw.slice(0, 80))}`)
   }
   const r = SavedLockSchema.safeParse(json)
-  if (!r.success)
-    return { ok: false, problem: `the saved lock state is invalid at ${r.error.issues[0]!.path.join('.') || '(top)'}: ${r.error.issues[0]!.message}` }
-  return { ok: true, lock: r.data }
+  if (!r.success) return unreadable(`the saved lock state is invalid at ${r.error.issues[0]!.path.join('.') || '(top)'}: ${r.error.issues[0]!.message}`)
+  return ok(r.data)
 }
 
 /** The post step. Logs what it did; never fails the job. */
@@ -83,10 +85,10 @@ export async function runPost(): Promise<void> {
     }
     const saved = parseSavedLock(raw)
     if (!saved.ok) {
-      warning(`vllm-ray-deploy post: ${saved.problem}; no lock released`)
+      warning(`vllm-ray-deploy post: ${saved.problem.message}; no lock released`)
       return
     }
-    const lock = saved.lock
+    const lock = saved.value
     const key = core.getInput('ssh-private-key')
     if (key) for (const line of key.split('\n')) if (line.trim()) core.setSecret(line.trim())
     if (!key) {
@@ -106,17 +108,16 @@ export async function runPost(): Promise<void> {
     const m = manifest.cluster === lock.cluster ? manifest : { ...manifest, cluster: lock.cluster }
     const known = core.getInput('known-hosts')
     const head = headOf(m)
-    let t: SshTransport
-    try {
-      const passphrase = core.getInput('ssh-key-passphrase')
-      if (passphrase) core.setSecret(passphrase)
-      t = await SshTransport.connect(
-        sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
-      )
-    } catch (err) {
-      warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${(err as Error).message}`)
+    const passphrase = core.getInput('ssh-key-passphrase')
+    if (passphrase) core.setSecret(passphrase)
+    const connected = await SshTransport.connect(
+      sshTargetFor(m, head, { privateKey: key.endsWith('\n') ? key : `${key}\n`, ...(passphrase && { passphrase }), ...(known && { knownHosts: known }) }),
+    )
+    if (!connected.ok) {
+      warning(`vllm-ray-deploy post: cannot reach the head ${head.name} to release the deploy lock: ${connected.problem.message}`)
       return
     }
+    const t = connected.value
     try {
       const s = await deployLockStatus(t, m)
       if (s.error) {

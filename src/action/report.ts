@@ -85,21 +85,13 @@ export const MAX_REPORT_FILE_BYTES = 4 * 1024 * 1024
  * A report file earlier steps wrote, bounded: one past the bound (written by something else in the
  * job) is not read into memory; this step's record starts a new file, and the caller says so.
  */
-function readIfExists(path: string): string | undefined {
-  if (!existsSync(path)) return undefined
-  if (statSync(path).size > MAX_REPORT_FILE_BYTES)
-    throw new Error(`${path} is larger than ${MAX_REPORT_FILE_BYTES} bytes; it was replaced by this step's record`)
-  return readFileSync(path, 'utf8')
-}
-
-/** readIfExists, with a file past the bound replaced (the error is kept for the caller to say). */
 function readBounded(path: string, said: string[]): string | undefined {
-  try {
-    return readIfExists(path)
-  } catch (err) {
-    said.push((err as Error).message)
+  if (!existsSync(path)) return undefined
+  if (statSync(path).size > MAX_REPORT_FILE_BYTES) {
+    said.push(`${path} is larger than ${MAX_REPORT_FILE_BYTES} bytes; it was replaced by this step's record`)
     return undefined
   }
+  return readFileSync(path, 'utf8')
 }
 
 /** Record this step in outcome.txt; `result` undefined marks it as started. Never throws. */

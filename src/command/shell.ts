@@ -58,6 +58,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
  * embedded single quote closed, escaped and reopened.
  */
 export function quote(arg: string): string {
+  // bug: values are checked where they enter (src/manifest/values.ts, the schema); a NUL here is a caller that skipped the check
   if (arg.includes('\0')) throw new Error('a shell argument cannot contain a NUL byte')
   if (arg !== '' && SAFE.test(arg)) return arg
   return `'${arg.replace(/'/g, `'\\''`)}'`
@@ -67,17 +68,21 @@ export function quote(arg: string): string {
 export function render(cmd: Cmd): string {
   switch (cmd.kind) {
     case 'argv': {
+      // bug: command builders never make an empty argv
       if (cmd.argv.length === 0) throw new Error('empty argv')
       const env = Object.entries(cmd.env ?? {}).map(([name, value]) => {
+        // bug: environment names come from the schema (envName format) or this program's constants
         if (!ENV_NAME.test(name)) throw new Error(`invalid environment variable name: ${JSON.stringify(name)}`)
         return `${name}=${quote(value)}`
       })
       return [...env, ...cmd.argv.map(quote)].join(' ')
     }
     case 'seq':
+      // bug: command builders never make an empty sequence
       if (cmd.cmds.length === 0) throw new Error('empty sequence')
       return cmd.cmds.map(renderOperand).join(cmd.op === ';' ? '; ' : ` ${cmd.op} `)
     case 'pipe':
+      // bug: command builders never make an empty pipe
       if (cmd.cmds.length === 0) throw new Error('empty pipe')
       return cmd.cmds.map(renderOperand).join(' | ')
     case 'group':

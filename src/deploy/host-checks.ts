@@ -9,7 +9,7 @@
  */
 import { expectationFromManifest } from '../manifest/expectation.js'
 import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
-import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import type { Manifest } from '../manifest/schema.js'
 import { hostProbeCmd } from '../plan/host-check-commands.js'
 import { headOf } from '../plan/node-commands.js'
 import { PROBE_TIMEOUT_SECONDS } from '../probe/probe-command.js'
@@ -17,7 +17,7 @@ import { runChecks } from '../preflight/checks/index.js'
 import { sortFindings } from '../preflight/diagnose.js'
 import type { FactsBundle, NodeFacts } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
-import { nodeFactsFromProbe } from '../preflight/gather/gather.js'
+import { failedFacts, nodeFactsFromProbe } from '../preflight/gather/gather.js'
 import { type Transport, outcome } from '../transport/transport.js'
 
 export interface HostCheckOptions {
@@ -27,16 +27,6 @@ export interface HostCheckOptions {
   readonly imageBytes?: number
 }
 
-const failed = (node: ManifestNode, error: string): NodeFacts => ({
-  node: node.name,
-  sshHost: node.ssh.host,
-  ok: false,
-  error,
-  interfaces: [],
-  peers: [],
-  gpus: [],
-})
-
 /** Every node's host facts, gathered at once over the given transports. */
 export async function gatherHostFacts(m: Manifest, transports: ReadonlyMap<string, Transport>, opts: HostCheckOptions = {}): Promise<FactsBundle> {
   const head = headOf(m)
@@ -44,12 +34,12 @@ export async function gatherHostFacts(m: Manifest, transports: ReadonlyMap<strin
   const nodes = await Promise.all(
     m.nodes.map(async (node): Promise<NodeFacts> => {
       const t = transports.get(node.name)
-      if (!t) return failed(node, 'no connection to this node')
+      if (!t) return failedFacts(node, 'no connection to this node')
       const relay = Boolean(opts.relay) && node.name === head.name
       const probe = hostProbeCmd(m, node, relay)
       const timeoutMs = boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 + (relay ? workers * 15_000 : 0)
       const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs })
-      if (r.code !== 0) return failed(node, `host probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-300)}`)
+      if (r.code !== 0) return failedFacts(node, `host probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-300)}`)
       return nodeFactsFromProbe(node, r.stdout).facts
     }),
   )

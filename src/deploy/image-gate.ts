@@ -6,7 +6,8 @@
  */
 import { argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import type { Finding } from '../preflight/finding.js'
+import { type Finding, problemOf } from '../preflight/finding.js'
+import { fail, ok, problem, type Result } from '../result/result.js'
 import { imageIdOf } from '../plan/release-commands.js'
 import { LocalTransport } from '../transport/local.js'
 import { DISTRIBUTIONS, distributionOf } from './distribution/index.js'
@@ -15,10 +16,8 @@ import { type Transport, succeeded } from '../transport/transport.js'
 
 export type { ImageAction } from './distribution/types.js'
 
-export interface ImageGateResult {
-  readonly ok: boolean
-  /** The one image ID every node has (when ok). */
-  readonly imageId?: string
+/** The one image ID every node has, or the Problem (the first error finding); what was done on each node either way. */
+export type ImageGateResult = Result<string> & {
   readonly actions: ReadonlyMap<string, { readonly action: ImageAction; readonly imageId?: string; readonly detail?: string }>
   /** Image bytes this machine sent to the nodes (load, relay). */
   readonly bytesSent: number
@@ -72,7 +71,7 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
         evidence: { image, 'this machine': '(no such image)' },
         fix: `Build or pull ${image} on the runner before the deploy, or use image.distribution: pull.`,
       })
-      return { ok: false, actions, bytesSent, findings }
+      return { ...fail(problemOf(findings[0]!)), actions, bytesSent, findings }
     }
   }
   await dist.deliver({
@@ -105,7 +104,12 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
     ...(opts.expectId && { expectId: opts.expectId }),
   })
   const imageId = ids.size === 1 ? [...ids][0] : undefined
-  return { ok: !findings.some((f) => f.severity === 'error') && !!imageId, ...(imageId && { imageId }), actions, bytesSent, findings }
+  const error = findings.find((f) => f.severity === 'error')
+  const verdict: Result<string> =
+    imageId && !error
+      ? ok(imageId)
+      : fail(error ? problemOf(error) : problem('IMAGE_MISSING', `the nodes do not hold one image ID for ${image}`, 'Put the image on every node.'))
+  return { ...verdict, actions, bytesSent, findings }
 }
 
 /** Every node read back after the image step: one image ID everywhere, or IMAGE_MISSING / IMAGE_MISMATCH. */

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { Manifest } from '../manifest/schema.js'
 import { acquireLockCmd, deployLockDir, forceRemoveLockCmd, lockStatusCmd, removeLockIfCmd, renewLockCmd } from '../plan/lock-commands.js'
+import { fail, ok, type Parsed, type Problem, type Result, problem } from '../result/result.js'
 import { type Transport, outcome } from '../transport/transport.js'
 
 export interface LockHolder {
@@ -56,7 +57,9 @@ export interface LockResponse {
 }
 
 /** Read a lock script's answer (see src/plan/lock-commands.ts). */
-export function parseLockResponse(stdout: string): { ok: true; response: LockResponse } | { ok: false; problem: string } {
+const unreadable = (message: string) => fail(problem('LOCK_ANSWER_INVALID', message))
+
+export function parseLockResponse(stdout: string): Parsed<LockResponse> {
   const cut = stdout.indexOf('\n---\n')
   const head = cut >= 0 ? stdout.slice(0, cut) : stdout
   const fields = new Map<string, string>()
@@ -66,41 +69,35 @@ export function parseLockResponse(stdout: string): { ok: true; response: LockRes
   }
   const now = Number(fields.get('now'))
   if (!fields.has('now') || !Number.isInteger(now) || now <= 0)
-    return { ok: false, problem: `no node time in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
+    return unreadable(`no node time in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}`)
   const state = fields.get('state') as LockState | undefined
-  if (!state || !STATES.includes(state)) return { ok: false, problem: `no lock state in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}` }
+  if (!state || !STATES.includes(state)) return unreadable(`no lock state in the lock script's answer: ${JSON.stringify(stdout.slice(0, 200))}`)
   const mtime = Number(fields.get('mtime'))
   const record = cut >= 0 ? stdout.slice(cut + 5).replace(/\n+$/, '') : undefined
-  return {
-    ok: true,
-    response: {
-      nowMs: now * 1000,
-      state,
-      ...(fields.has('mtime') && Number.isInteger(mtime) && mtime > 0 && { madeMs: mtime * 1000 }),
-      ...(record !== undefined && { record }),
-    },
-  }
+  return ok({
+    nowMs: now * 1000,
+    state,
+    ...(fields.has('mtime') && Number.isInteger(mtime) && mtime > 0 && { madeMs: mtime * 1000 }),
+    ...(record !== undefined && { record }),
+  })
 }
 
 /** The holder record, validated. */
-export function parseHolder(record: string): { ok: true; holder: LockHolder } | { ok: false; problem: string } {
-  if (record.trim() === '') return { ok: false, problem: 'the lock has no holder record (its holder.json is missing or empty)' }
+export function parseHolder(record: string): Parsed<LockHolder> {
+  if (record.trim() === '') return unreadable('the lock has no holder record (its holder.json is missing or empty)')
   let raw: unknown
   try {
     raw = JSON.parse(record)
   } catch {
-    return { ok: false, problem: `the lock's holder record is not JSON: ${JSON.stringify(record.slice(0, 120))}` }
+    return unreadable(`the lock's holder record is not JSON: ${JSON.stringify(record.slice(0, 120))}`)
   }
   const r = HolderSchema.safeParse(raw)
   if (!r.success) {
     const issue = r.error.issues[0]!
-    return { ok: false, problem: `the lock's holder record is invalid at ${issue.path.join('.') || '(top)'}: ${issue.message}` }
+    return unreadable(`the lock's holder record is invalid at ${issue.path.join('.') || '(top)'}: ${issue.message}`)
   }
   const h = r.data
-  return {
-    ok: true,
-    holder: { who: h.who, ...(h.run !== undefined && { run: h.run }), release: h.release, since: h.since, expiresAt: h.expiresAt, token: h.token },
-  }
+  return ok({ who: h.who, ...(h.run !== undefined && { run: h.run }), release: h.release, since: h.since, expiresAt: h.expiresAt, token: h.token })
 }
 
 export interface LockView {
@@ -119,9 +116,9 @@ export function judgeLock(r: LockResponse, ttlMs: number): LockView {
   if (r.state !== 'held' && r.state !== 'changed') return { held: false }
   if (r.record === undefined) return { held: false }
   const parsed = parseHolder(r.record)
-  if (parsed.ok) return { held: true, holder: parsed.holder, stale: Date.parse(parsed.holder.expiresAt) <= r.nowMs, record: r.record }
+  if (parsed.ok) return { held: true, holder: parsed.value, stale: Date.parse(parsed.value.expiresAt) <= r.nowMs, record: r.record }
   const stale = r.madeMs !== undefined && r.madeMs + ttlMs <= r.nowMs
-  return { held: true, stale, problem: parsed.problem, record: r.record }
+  return { held: true, stale, problem: parsed.problem.message, record: r.record }
 }
 
 /** `alice (run 42, release abc123) since 2026-…, until 2026-…` */
@@ -134,18 +131,28 @@ export const newLockToken = (): string => randomBytes(16).toString('hex')
 // ---------------------------------------------------------------------------------------------
 // on the head
 
-type Ask = { ok: true; response: LockResponse } | { ok: false; message: string }
-
-async function ask(head: Transport, cmd: Parameters<Transport['run']>[0], what: string): Promise<Ask> {
+/** The head's answer to one lock script, or a LOCK_UNANSWERED Problem saying why there is none. */
+async function ask(head: Transport, cmd: Parameters<Transport['run']>[0], what: string): Promise<Result<LockResponse>> {
   const r = await head.run(cmd, { timeoutMs: LOCK_TIMEOUT_MS })
-  if (r.code !== 0)
-    return {
-      ok: false,
-      message: `cannot ${what} on ${head.label}: ${outcome(r)}${(r.stderr || r.stdout).trim() ? `: ${(r.stderr || r.stdout).trim().slice(-300)}` : ''}`,
-    }
+  const unanswered = (why: string) => fail(problem('LOCK_UNANSWERED', `cannot ${what} on ${head.label}: ${why}`))
+  if (r.code !== 0) return unanswered(`${outcome(r)}${(r.stderr || r.stdout).trim() ? `: ${(r.stderr || r.stdout).trim().slice(-300)}` : ''}`)
   const parsed = parseLockResponse(r.stdout)
-  return parsed.ok ? parsed : { ok: false, message: `cannot ${what} on ${head.label}: ${parsed.problem}` }
+  return parsed.ok ? parsed : unanswered(parsed.problem.message)
 }
+
+/** Why the lock was not taken (DEPLOY_LOCKED), with its holder when it could be read. */
+export interface LockRefusal extends Problem {
+  readonly holder?: LockHolder
+}
+
+const refused = (message: string, holder?: LockHolder) =>
+  fail<LockRefusal>({
+    code: 'DEPLOY_LOCKED',
+    message,
+    evidence: holder ? { who: holder.who, run: holder.run ?? '-', release: holder.release, since: holder.since, expires: holder.expiresAt } : {},
+    fix: `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`,
+    ...(holder && { holder }),
+  })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -159,7 +166,7 @@ export async function acquireDeployLock(
   head: Transport,
   m: Manifest,
   req: { who: string; run?: string; release: string; wait?: boolean; waitTimeoutMs?: number; onProgress?: (m: string) => void },
-): Promise<{ ok: true; holder: LockHolder } | { ok: false; holder?: LockHolder; message: string }> {
+): Promise<Result<LockHolder, LockRefusal>> {
   const dir = deployLockDir(m)
   const ttlMs = m.deploy.lockTtlMinutes * 60_000
   const started = Date.now()
@@ -171,38 +178,33 @@ export async function acquireDeployLock(
   const unstamped = holderRequest(req, token)
   for (;;) {
     const a = await ask(head, acquireLockCmd(dir, unstamped, ttlSeconds(m)), 'take the deploy lock')
-    if (!a.ok) return { ok: false, message: a.message }
-    if (a.response.state === 'acquired') {
-      const got = parseHolder(a.response.record ?? '')
-      if (!got.ok) return { ok: false, message: `took the deploy lock on ${head.label}, but cannot read it back: ${got.problem}` }
-      req.onProgress?.(`deploy lock taken on ${head.label} by ${describeHolder(got.holder)}`)
-      return { ok: true, holder: got.holder }
+    if (!a.ok) return refused(a.problem.message)
+    if (a.value.state === 'acquired') {
+      const got = parseHolder(a.value.record ?? '')
+      if (!got.ok) return refused(`took the deploy lock on ${head.label}, but cannot read it back: ${got.problem.message}`)
+      req.onProgress?.(`deploy lock taken on ${head.label} by ${describeHolder(got.value)}`)
+      return got
     }
-    if (a.response.state === 'free') continue // released between our mkdir and our look
-    const v = judgeLock(a.response, ttlMs)
+    if (a.value.state === 'free') continue // released between our mkdir and our look
+    const v = judgeLock(a.value, ttlMs)
     if (!v.held) continue
     if (v.stale && broke.length < 5) {
       const what = v.holder ? `expired lock of ${describeHolder(v.holder)}` : `stale lock without a readable record (${v.problem})`
       const b = await ask(head, removeLockIfCmd(dir, v.record ?? ''), 'break the expired deploy lock')
-      if (!b.ok) return { ok: false, ...(v.holder && { holder: v.holder }), message: b.message }
-      if (b.response.state === 'removed') {
+      if (!b.ok) return refused(b.problem.message, v.holder)
+      if (b.value.state === 'removed') {
         broke.push(what)
         req.onProgress?.(`broke the ${what} on ${head.label}`)
-      } else if (b.response.state === 'busy') {
+      } else if (b.value.state === 'busy') {
         await sleep(500)
       }
       continue
     }
     const held = heldMessage(m, head, v)
     const brokeNote = broke.length ? ` (after breaking the ${broke.join('; ')})` : ''
-    if (!req.wait)
-      return { ok: false, ...(v.holder && { holder: v.holder }), message: `${held}${brokeNote}; wait for it (${option('wait-lock')}) or try again later` }
+    if (!req.wait) return refused(`${held}${brokeNote}; wait for it (${option('wait-lock')}) or try again later`, v.holder)
     if (Date.now() >= deadline) {
-      return {
-        ok: false,
-        ...(v.holder && { holder: v.holder }),
-        message: `gave up waiting for the deploy lock after ${Math.round((Date.now() - started) / 1000)} s: ${held}${brokeNote}`,
-      }
+      return refused(`gave up waiting for the deploy lock after ${Math.round((Date.now() - started) / 1000)} s: ${held}${brokeNote}`, v.holder)
     }
     if (Date.now() - lastNote >= WAIT_NOTE_EVERY_MS) {
       lastNote = Date.now()
@@ -293,24 +295,24 @@ export class LockHeartbeat {
     const dir = deployLockDir(this.m)
     if (this.record === undefined) {
       const s = await ask(this.head, lockStatusCmd(dir), 'read the deploy lock')
-      if (!s.ok) return this.missed(s.message)
-      const v = judgeLock(s.response, ttlSeconds(this.m) * 1000)
+      if (!s.ok) return this.missed(s.problem.message)
+      const v = judgeLock(s.value, ttlSeconds(this.m) * 1000)
       if (!v.holder || v.holder.token !== this.holder.token) return this.lose(lostTo(v))
       this.record = v.record
     }
     const { since, token } = this.holder
     const r = await ask(this.head, renewLockCmd(dir, this.record!, holderRequest(this.holder, token), since, ttlSeconds(this.m)), 'renew the deploy lock')
-    if (!r.ok) return this.missed(r.message)
-    if (r.response.state === 'busy') return this.missed('another process held the lock guard')
-    if (r.response.state !== 'renewed') {
-      return this.lose(lostTo(judgeLock(r.response, ttlSeconds(this.m) * 1000)))
+    if (!r.ok) return this.missed(r.problem.message)
+    if (r.value.state === 'busy') return this.missed('another process held the lock guard')
+    if (r.value.state !== 'renewed') {
+      return this.lose(lostTo(judgeLock(r.value, ttlSeconds(this.m) * 1000)))
     }
-    const got = parseHolder(r.response.record ?? '')
-    if (!got.ok) return this.lose(got.problem)
-    this.record = r.response.record
-    this.holder = got.holder
+    const got = parseHolder(r.value.record ?? '')
+    if (!got.ok) return this.lose(got.problem.message)
+    this.record = r.value.record
+    this.holder = got.value
     this.renewedAt = Date.now()
-    this.opts.onRenewed?.(got.holder)
+    this.opts.onRenewed?.(got.value)
   }
 
   private lose(why: string): void {
@@ -327,9 +329,9 @@ export async function releaseDeployLock(head: Transport, m: Manifest, token?: st
   if (token === undefined) {
     for (let tries = 0; tries < 20; tries++) {
       const f = await ask(head, forceRemoveLockCmd(dir), 'remove the deploy lock')
-      if (!f.ok) return { released: false, message: f.message }
-      if (f.response.state === 'removed') return { released: true, message: `${where} was removed (forced)` }
-      if (f.response.state !== 'busy') return { released: false, message: `${where} was not held` }
+      if (!f.ok) return { released: false, message: f.problem.message }
+      if (f.value.state === 'removed') return { released: true, message: `${where} was removed (forced)` }
+      if (f.value.state !== 'busy') return { released: false, message: `${where} was not held` }
       // A renewal or a release holds the guard for milliseconds; a dead one's guard expires (GUARD_EXPIRY_S).
       await sleep(500)
     }
@@ -337,15 +339,15 @@ export async function releaseDeployLock(head: Transport, m: Manifest, token?: st
   }
   for (let tries = 0; tries < 10; tries++) {
     const s = await ask(head, lockStatusCmd(dir), 'read the deploy lock')
-    if (!s.ok) return { released: false, message: s.message }
-    const v = judgeLock(s.response, m.deploy.lockTtlMinutes * 60_000)
+    if (!s.ok) return { released: false, message: s.problem.message }
+    const v = judgeLock(s.value, m.deploy.lockTtlMinutes * 60_000)
     if (!v.held) return { released: false, message: `${where} is not held (nothing to release)` }
     if (!v.holder) return { released: false, message: `${where} is held but ${v.problem}: left alone (a release by token only removes its own lock)` }
     if (v.holder.token !== token) return { released: false, message: `${where} is held by someone else, ${describeHolder(v.holder)}: left alone` }
     const r = await ask(head, removeLockIfCmd(dir, v.record!), 'release the deploy lock')
-    if (!r.ok) return { released: false, message: r.message }
-    if (r.response.state === 'removed') return { released: true, message: `${where} released (${describeHolder(v.holder)})` }
-    if (r.response.state === 'busy') await sleep(500)
+    if (!r.ok) return { released: false, message: r.problem.message }
+    if (r.value.state === 'removed') return { released: true, message: `${where} released (${describeHolder(v.holder)})` }
+    if (r.value.state === 'busy') await sleep(500)
     // `changed` or `free`: look again.
   }
   return { released: false, message: `${where} could not be released: another process kept changing it` }
@@ -360,8 +362,8 @@ export async function deployLockStatus(
   m: Manifest,
 ): Promise<{ held: boolean; holder?: LockHolder; stale?: boolean; problem?: string; error?: string }> {
   const s = await ask(head, lockStatusCmd(deployLockDir(m)), 'read the deploy lock')
-  if (!s.ok) return { held: false, error: s.message }
-  const v = judgeLock(s.response, m.deploy.lockTtlMinutes * 60_000)
+  if (!s.ok) return { held: false, error: s.problem.message }
+  const v = judgeLock(s.value, m.deploy.lockTtlMinutes * 60_000)
   if (!v.held) return { held: false }
   return { held: true, ...(v.holder && { holder: v.holder }), stale: v.stale ?? false, ...(v.problem && { problem: v.problem }) }
 }

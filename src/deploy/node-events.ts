@@ -11,6 +11,7 @@
  */
 import type { Duplex } from 'node:stream'
 import type { RunResult, Transport } from '../transport/transport.js'
+import type { Result } from '../result/result.js'
 
 /** The command's connection went away before it ended (SSH: "Not connected", a reset, a closed channel). */
 export const connectionLost = (r: RunResult): boolean => r.code === null && r.signal === null && !r.timedOut && !r.cancelled && !r.outputCut
@@ -77,7 +78,7 @@ export class NodeEvents {
       label: t.label,
       run,
       close: () => t.close(),
-      ...(forwardTcp && { forwardTcp: (host: string, port: number): Promise<Duplex> => forwardTcp(host, port) }),
+      ...(forwardTcp && { forwardTcp: (host: string, port: number): Promise<Result<Duplex>> => forwardTcp(host, port) }),
     }
   }
 }

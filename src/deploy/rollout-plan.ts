@@ -48,6 +48,7 @@ function splitParts(parts: readonly PlannedPart[]): Pick<Plan, 'phases' | 'aroun
   if (first < 0) return { phases: [], around: { before: [...parts], after: [] } }
   const middle = parts.slice(first, last + 1)
   const stray = middle.find((p) => !isPhase(p))
+  // bug: the stage list is this program's own; a stage part among the phases is a wiring mistake
   if (stray) throw new Error(`plan: the stage part ${stray.name} sits between the release's phases, where the renderers expect phases only`)
   return { phases: middle as PlanPhase[], around: { before: parts.slice(0, first), after: parts.slice(last + 1) } }
 }

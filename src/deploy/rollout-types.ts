@@ -1,6 +1,6 @@
 /** What a rollout (deploy or rollback) takes and what it reports. */
 import type { PerformanceComparison } from '../smoke/performance.js'
-import type { Manifest } from '../manifest/schema.js'
+import { type Manifest, ON_FAILURE, type OnFailure } from '../manifest/schema.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import type { PhaseName } from '../plan/plan.js'
@@ -10,8 +10,8 @@ import type { LockHolder } from './lock.js'
 import type { SmokeGate, SmokeGateResult } from './smoke-seam.js'
 import type { WeightsReport } from './weights/transfer.js'
 
-export type OnFailure = 'rollback' | 'stop' | 'keep'
-export const ON_FAILURE: readonly OnFailure[] = ['rollback', 'stop', 'keep']
+/** One list of failure policies: the manifest schema's (the Action's and the CLI's `on-failure` read it too). */
+export { ON_FAILURE, type OnFailure }
 
 /** Every stage name, for progress lines, log groups and the report's `failure.stage`. */
 export type RolloutStage =

@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream'
 import type { PhaseName, Plan, PlanPhase, PlannedStep, StepInput } from '../plan/plan.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
+import type { StepStdin } from './inputs.js'
 
 export interface StepResult {
   readonly step: PlannedStep
@@ -22,7 +23,7 @@ export interface ExecuteOptions {
   /** One open transport per node name. */
   readonly transports: ReadonlyMap<string, Transport>
   /** Supplies a step's stdin (file contents, secrets, the probe program, an image archive stream). */
-  readonly stdinFor: (input: StepInput, step: PlannedStep) => Promise<string | Readable>
+  readonly stdinFor: (input: StepInput, step: PlannedStep) => Promise<StepStdin>
   readonly onProgress?: (message: string) => void
   /** A phase starts or ends (log groups in the Action, phase prefixes in progress lines). */
   readonly onPhase?: (phase: PlanPhase, event: 'start' | 'end') => void
@@ -48,11 +49,9 @@ async function runStep(step: PlannedStep, phase: PhaseName, opts: ExecuteOptions
   if (!t) return { step, phase, status: 'failed', detail: `no connection to ${step.node}` }
   let stdin: string | Readable | undefined
   if (step.stdin) {
-    try {
-      stdin = await opts.stdinFor(step.stdin, step)
-    } catch (err) {
-      return { step, phase, status: 'failed', detail: `cannot prepare stdin (${step.stdin.kind}): ${(err as Error).message}` }
-    }
+    const prepared = await opts.stdinFor(step.stdin, step)
+    if (!prepared.ok) return { step, phase, status: 'failed', detail: `cannot prepare stdin (${step.stdin.kind}): ${prepared.problem.message}` }
+    stdin = prepared.value
   }
   opts.onProgress?.(`[${step.node}] ${step.action}: ${step.description}`)
   const result = await t.run(step.cmd, {

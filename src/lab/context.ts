@@ -5,6 +5,7 @@ import { type DockerCommands, dockerCommands } from './docker-commands.js'
 import type { LabOptions } from './lab-types.js'
 import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labPaths, requireLabInstance, resolveLabDir } from './paths.js'
 import { LabRunner, type Progress } from './runner.js'
+import { LabError } from './lab-error.js'
 
 export interface LabContext {
   readonly paths: LabPaths
@@ -24,7 +25,11 @@ export function labContext(opts: LabOptions): LabContext {
   requireLabInstance()
   const root = resolveLabDir(opts.dir)
   if (/[,:"\n]/.test(root)) {
-    throw new Error(`the lab dir is bind-mounted into the nodes, so its path cannot contain ',', ':', '"' or a newline: ${root}`)
+    throw new LabError(
+      'bad-input',
+      `the lab dir is bind-mounted into the nodes, so its path cannot contain ',', ':', '"' or a newline: ${root}`,
+      'choose a lab dir (VRD_LAB_DIR, --dir) without those characters',
+    )
   }
   return {
     paths: labPaths(root, labCacheDir(opts.dir)),

@@ -51,6 +51,7 @@ const labelArgs = (labels: Readonly<Record<string, string>> = {}): string[] => O
 /** `--mount` value; docker's csv syntax, so paths holding `,` or `"` cannot be expressed. */
 export function mountArg(m: Mount): string {
   for (const part of [m.source, m.target]) {
+    // bug: mount paths are the lab dir's (labContext refuses those characters) and the lab's own constants
     if (/[,"\n]/.test(part)) throw new Error(`a docker mount path cannot contain a comma, quote or newline: ${JSON.stringify(part)}`)
   }
   const base = `type=${m.type},source=${m.source},target=${m.target}`

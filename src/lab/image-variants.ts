@@ -12,6 +12,7 @@ import { labContext } from './context.js'
 import { inspectImage } from './images.js'
 import type { LabOptions } from './lab-types.js'
 import { IMAGES, LABEL, REGISTRY, WORKLOAD_REPOSITORY } from './layout.js'
+import { LabError } from './lab-error.js'
 
 export const NO_RAY_TAG = 'no-ray'
 
@@ -38,7 +39,7 @@ export interface LabImageVariant {
 /** Build the Ray-less variant of the workload image (`lab up` built the stand-in) and push it to the lab registry. */
 export async function ensureNoRayImage(opts: LabOptions = {}): Promise<LabImageVariant> {
   const ctx = labContext(opts)
-  if (!(await inspectImage(ctx, IMAGES.workload))) throw new Error(`${IMAGES.workload} is missing: run vllm-ray-deploy lab up first`)
+  if (!(await inspectImage(ctx, IMAGES.workload))) throw new LabError('not-ready', `${IMAGES.workload} is missing`, 'run vllm-ray-deploy lab up first')
   const dir = join(ctx.paths.build, 'no-ray-context')
   await rm(dir, { recursive: true, force: true })
   await mkdir(dir, { recursive: true })
@@ -58,6 +59,6 @@ export async function ensureNoRayImage(opts: LabOptions = {}): Promise<LabImageV
     fix: 'the lab registry must be running: vllm-ray-deploy lab up',
   })
   const image = await inspectImage(ctx, noRayRefs.host)
-  if (!image) throw new Error(`${noRayRefs.host} is missing right after its build`)
+  if (!image) throw new LabError('command-failed', `${noRayRefs.host} is missing right after its build`, 'run docker image ls; build it again')
   return { ref: noRayRefs.node, hostRef: noRayRefs.host, id: image.id }
 }

@@ -17,6 +17,7 @@ import type { LabContext } from './context.js'
 import { type ImageView, parseImageInspect } from './docker-inspect.js'
 import { chroot, copyTree, debootstrap, tarInto } from './host-commands.js'
 import { IMAGES, LABEL } from './layout.js'
+import { LabError } from './lab-error.js'
 
 /** Bumped when the recipe changes in a way the hashed files do not show. */
 const RECIPE = 'vrd-lab-images-1'
@@ -155,7 +156,8 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
   ctx.progress(`${IMAGES.node} built in ${secs(started)}`)
   changed.push(`image ${IMAGES.node}`)
   const built = await inspectImage(ctx, IMAGES.node)
-  if (!built) throw new Error(`${IMAGES.node} is missing right after its build`)
+  if (!built)
+    throw new LabError('command-failed', `${IMAGES.node} is missing right after its build`, 'run docker image ls; build again with vllm-ray-deploy lab up')
   return built
 }
 

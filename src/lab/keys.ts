@@ -13,6 +13,7 @@ import { nodeFilesDir } from './paths.js'
 /** `ssh-ed25519 AAAA...` from a `.pub` file's text (the comment dropped). */
 export function publicKeyOf(pubText: string): string {
   const [type, key] = pubText.trim().split(/\s+/)
+  // bug: the key is the one the lab generated with ssh-keygen
   if (!type || !key) throw new Error(`not an OpenSSH public key: ${JSON.stringify(pubText.slice(0, 40))}`)
   return `${type} ${key}`
 }

@@ -10,6 +10,7 @@
  * port and lab dir; the images (`vrd-lab/...`) and the build cache are shared. Instance 1 is exactly
  * the lab of earlier releases, so an existing lab keeps working.
  */
+import { LabError } from './lab-error.js'
 
 export const MAX_INSTANCES = 8
 
@@ -179,7 +180,7 @@ export function hostAddress(subnet: string, index: number): string {
 
 export function validateNodeCount(n: number): number {
   if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) {
-    throw new RangeError(`the lab has 1 to ${MAX_NODES} nodes; got ${JSON.stringify(n)}`)
+    throw new LabError('bad-input', `the lab has 1 to ${MAX_NODES} nodes; got ${JSON.stringify(n)}`, `give --nodes a whole number from 1 to ${MAX_NODES}`)
   }
   return n
 }

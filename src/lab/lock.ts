@@ -36,7 +36,9 @@ export async function withLabLock<T>(lockDir: string, what: string, fn: () => Pr
       await mkdir(lockDir)
       break
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'EEXIST')
+        throw new LabError('not-ready', `cannot create the lab lock ${lockDir}: ${code ?? (e as Error).message}`, 'check that the lab dir is writable')
       const holder = (await readFile(join(lockDir, 'owner'), 'utf8').catch(() => '')).trim()
       const pid = Number(holder.split(/\s+/)[0])
       if (pid && alive(pid)) {

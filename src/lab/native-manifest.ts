@@ -18,6 +18,7 @@ export function nativeLabManifest(text: string, extraVllm: readonly string[] = [
     if (/^vllm:\s*$/.test(line)) out.push('  executorBackend: mp', ...extraVllm.map((l) => `  ${l}`))
   }
   const result = out.join('\n')
+  // bug: the lab writes the manifest it edits here
   if (!result.includes('  executorBackend: mp')) throw new Error('the lab manifest has no vllm: section to set executorBackend in')
   return result
 }

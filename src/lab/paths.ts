@@ -113,7 +113,7 @@ export function assetsDir(): string {
   const fromEnv = process.env.VRD_LAB_ASSETS
   if (fromEnv) return resolve(fromEnv)
   const root = repoRoot()
-  if (!root) throw new Error(`cannot find src/lab/assets above ${here}; set VRD_LAB_ASSETS to its path`)
+  if (!root) throw new LabError('not-ready', `cannot find src/lab/assets above ${here}`, 'set VRD_LAB_ASSETS to its path')
   return join(root, 'src', 'lab', 'assets')
 }
 

@@ -62,7 +62,11 @@ export async function labTransports(m: Manifest, dir?: string): Promise<Map<stri
   const privateKey = readFileSync(paths.sshKey, 'utf8')
   const knownHosts = readFileSync(paths.knownHosts, 'utf8')
   const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, { privateKey, knownHosts }))] as const))
-  return new Map(entries)
+  const transports = new Map(entries.flatMap(([name, r]) => (r.ok ? [[name, r.value as Transport] as const] : [])))
+  const failed = entries.flatMap(([name, r]) => (r.ok ? [] : [`${name}: ${r.problem.message}`]))
+  if (failed.length === 0) return transports
+  await Promise.all([...transports.values()].map((t) => t.close()))
+  throw new LabError('not-ready', `cannot reach every lab node over SSH: ${failed.join('; ')}`, 'vllm-ray-deploy lab up')
 }
 
 export async function loadLabManifest(dir?: string): Promise<{ manifest: Manifest; path: string }> {

@@ -41,6 +41,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
     return {
       ...base,
       docker: {
+        // record: whether docker answers, in the lab's status; not a failure value.
         ok: false,
         binary: ctx.dockerBin,
         detail: version ? ((version.stderr || version.stdout).trim().split('\n').slice(-1)[0] ?? 'no answer') : `${ctx.dockerBin} not found`,

@@ -97,7 +97,8 @@ export async function ensureWorkloadImage(
     built = true
     changed.push(`image ${IMAGES.workload}`)
   }
-  if (!image) throw new Error(`${IMAGES.workload} is missing right after its build`)
+  if (!image)
+    throw new LabError('command-failed', `${IMAGES.workload} is missing right after its build`, 'run docker image ls; build again with vllm-ray-deploy lab up')
 
   let pushed = false
   if (opts.push !== false) {

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN, parseImageReference } from './image-reference.js'
 import { parseCidr, parseIpv4 } from '../net/ipv4.js'
+import type { Problem } from '../result/result.js'
 import type { ManifestErrorCode } from './manifest-error.js'
 
 /** What a rule says about one string: nothing when it is fine. */
@@ -49,6 +50,9 @@ function stringFormat(format: StringFormat) {
     .meta({ title: format.title, pattern: format.pattern, examples: [...format.examples] })
 }
 
+/** A parser's Problem as a format's verdict: its message is the reason; its fix only where it names one beyond the message. */
+const verdictOf = (p: Problem): Verdict => ({ reason: p.message, ...(p.fix !== p.message && { fix: p.fix }) })
+
 const fromRegex =
   (re: RegExp, reason?: string) =>
   (text: string): Verdict | undefined =>
@@ -65,7 +69,7 @@ export const ipv4Address = () =>
     examples: ['192.168.200.12'],
     check: (text) => {
       const parsed = parseIpv4(text)
-      return parsed.ok ? undefined : { reason: parsed.reason }
+      return parsed.ok ? undefined : verdictOf(parsed.problem)
     },
   })
 
@@ -78,9 +82,7 @@ export const cidrBlock = () =>
     examples: ['192.168.200.0/24'],
     check: (text) => {
       const parsed = parseCidr(text)
-      if (parsed.ok) return undefined
-      const network = /the network is (\S+)$/.exec(parsed.reason)?.[1]
-      return { reason: parsed.reason, ...(network !== undefined && { fix: `write the network address: ${network}` }) }
+      return parsed.ok ? undefined : verdictOf(parsed.problem)
     },
   })
 
@@ -125,7 +127,7 @@ export const imageReference = () =>
     examples: ['hellohal2064/vllm-qwen3.5-gb10:latest'],
     check: (text) => {
       const parsed = parseImageReference(text)
-      return parsed.ok ? undefined : { reason: parsed.reason }
+      return parsed.ok ? undefined : verdictOf(parsed.problem)
     },
   })
 

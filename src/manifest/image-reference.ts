@@ -4,7 +4,7 @@
  * Pure; `parseImageReference` says what is wrong, `IMAGE_REFERENCE_PATTERN` is the same grammar
  * as one regular expression for the JSON Schema.
  */
-import type { Parsed } from '../net/ipv4.js'
+import { fail, ok, type Parsed, problem } from '../result/result.js'
 
 export interface ImageReference {
   /** Registry host (and port) when the reference names one, e.g. `ghcr.io` or `localhost:5000`. */
@@ -44,10 +44,13 @@ const DIGEST_RE = whole(DIGEST)
  */
 const looksLikeRegistry = (component: string): boolean => component.includes('.') || component.includes(':') || component === 'localhost'
 
+/** Why the text is not an image reference, as a phrase (the manifest and imageRefProblem put it in their messages). */
+const bad = (reason: string) => fail(problem('INVALID_IMAGE_REF', reason))
+
 export function parseImageReference(text: string): Parsed<ImageReference> {
-  if (text === '') return { ok: false, reason: 'it is empty' }
-  if (/\s/.test(text)) return { ok: false, reason: 'it contains whitespace' }
-  if (/^[a-z]+:\/\//i.test(text)) return { ok: false, reason: 'it starts with a URL scheme; write the registry host without it' }
+  if (text === '') return bad('it is empty')
+  if (/\s/.test(text)) return bad('it contains whitespace')
+  if (/^[a-z]+:\/\//i.test(text)) return bad('it starts with a URL scheme; write the registry host without it')
 
   let rest = text
   let digest: string | undefined
@@ -56,7 +59,7 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
     digest = rest.slice(at + 1)
     rest = rest.slice(0, at)
     if (!DIGEST_RE.test(digest)) {
-      return { ok: false, reason: `the digest "${digest}" is not sha256: followed by 64 lowercase hex digits` }
+      return bad(`the digest "${digest}" is not sha256: followed by 64 lowercase hex digits`)
     }
   }
 
@@ -66,13 +69,11 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
     tag = rest.slice(lastColon + 1)
     rest = rest.slice(0, lastColon)
     if (!TAG_RE.test(tag)) {
-      return {
-        ok: false,
-        reason:
-          tag.length > 128
-            ? `the tag is ${tag.length} characters long; at most 128 are allowed`
-            : `the tag "${tag}" may only hold letters, digits, "_", "." and "-", and must not start with "." or "-"`,
-      }
+      return bad(
+        tag.length > 128
+          ? `the tag is ${tag.length} characters long; at most 128 are allowed`
+          : `the tag "${tag}" may only hold letters, digits, "_", "." and "-", and must not start with "." or "-"`,
+      )
     }
   }
 
@@ -80,31 +81,25 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
   let registry: string | undefined
   if (components.length > 1 && looksLikeRegistry(components[0] ?? '')) {
     registry = components.shift()
-    if (!DOMAIN_RE.test(registry ?? '')) return { ok: false, reason: `the registry "${registry}" is not a valid host[:port]` }
+    if (!DOMAIN_RE.test(registry ?? '')) return bad(`the registry "${registry}" is not a valid host[:port]`)
   }
   for (const component of components) {
-    if (component === '') return { ok: false, reason: 'it has an empty path component (a leading, trailing or doubled "/")' }
+    if (component === '') return bad('it has an empty path component (a leading, trailing or doubled "/")')
     if (component !== component.toLowerCase()) {
-      return { ok: false, reason: `the repository path must be lowercase, but has "${component}"` }
+      return bad(`the repository path must be lowercase, but has "${component}"`)
     }
     if (!PATH_COMPONENT_RE.test(component)) {
-      return {
-        ok: false,
-        reason: `the path component "${component}" may only hold a-z, 0-9 and single ".", "_", "__" or "-" separators between them`,
-      }
+      return bad(`the path component "${component}" may only hold a-z, 0-9 and single ".", "_", "__" or "-" separators between them`)
     }
   }
   const repository = components.join('/')
   if ((registry ? registry.length + 1 : 0) + repository.length > 255) {
-    return { ok: false, reason: 'the name is longer than 255 characters' }
+    return bad('the name is longer than 255 characters')
   }
-  return {
-    ok: true,
-    value: {
-      ...(registry !== undefined && { registry }),
-      repository,
-      ...(tag !== undefined && { tag }),
-      ...(digest !== undefined && { digest }),
-    },
-  }
+  return ok({
+    ...(registry !== undefined && { registry }),
+    repository,
+    ...(tag !== undefined && { tag }),
+    ...(digest !== undefined && { digest }),
+  })
 }

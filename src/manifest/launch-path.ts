@@ -9,11 +9,15 @@
 import { existsSync } from 'node:fs'
 import { readFile, realpath, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { fail, ok, problem, type Result } from '../result/result.js'
 
 /** A launch script larger than this is refused (they are shell scripts of a few KiB). */
 export const LAUNCH_SCRIPT_MAX_BYTES = 1024 * 1024
 
-export type LaunchScriptRead = { ok: true; text: string; path: string } | { ok: false; message: string; fix: string }
+/** The script's text and its real path, or a SCRIPT_UNREADABLE Problem saying why it cannot be used and what to change. */
+export type LaunchScriptRead = Result<{ readonly text: string; readonly path: string }>
+
+const refused = (message: string, fix: string) => fail(problem('SCRIPT_UNREADABLE', message, fix))
 
 /** The repository a manifest belongs to: $GITHUB_WORKSPACE, else the nearest folder holding `.git`, else the manifest's folder. */
 export function repositoryRoot(manifestPath: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -42,26 +46,27 @@ export async function readLaunchScript(
     real = await realpath(given)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    return code === 'ENOENT'
-      ? { ok: false, message: `${where} does not exist`, fix: "check the path; it is relative to the manifest file's folder" }
-      : { ok: false, message: `${where} cannot be read: ${code ?? (err as Error).message}`, fix: 'check the file and its permissions' }
+    return code === 'ENOENT' ? refused(`${where} does not exist`, "check the path; it is relative to the manifest file's folder") : unreadable(where, err)
   }
   if (!opts.allowOutsideRepository) {
     const root = await realpath(repositoryRoot(manifestPath, opts.env)).catch(() => repositoryRoot(manifestPath, opts.env))
     if (!inside(root, real))
-      return {
-        ok: false,
-        message: `${where} is outside the repository ${root}${real !== given ? ` (it resolves to ${real})` : ''}`,
-        fix: 'keep the launch script in the repository, or set launch.allowOutsideRepository: true if it must come from elsewhere',
-      }
+      return refused(
+        `${where} is outside the repository ${root}${real !== given ? ` (it resolves to ${real})` : ''}`,
+        'keep the launch script in the repository, or set launch.allowOutsideRepository: true if it must come from elsewhere',
+      )
   }
-  const s = await stat(real)
-  if (!s.isFile()) return { ok: false, message: `${where} is not a regular file`, fix: 'point launch.path at the script file' }
-  if (s.size > LAUNCH_SCRIPT_MAX_BYTES)
-    return {
-      ok: false,
-      message: `${where} is ${s.size} bytes, more than the ${LAUNCH_SCRIPT_MAX_BYTES} a launch script may be`,
-      fix: 'point launch.path at the script file',
-    }
-  return { ok: true, text: await readFile(real, 'utf8'), path: real }
+  try {
+    const s = await stat(real)
+    if (!s.isFile()) return refused(`${where} is not a regular file`, 'point launch.path at the script file')
+    if (s.size > LAUNCH_SCRIPT_MAX_BYTES)
+      return refused(`${where} is ${s.size} bytes, more than the ${LAUNCH_SCRIPT_MAX_BYTES} a launch script may be`, 'point launch.path at the script file')
+    return ok({ text: await readFile(real, 'utf8'), path: real })
+  } catch (err) {
+    // Gone or unreadable after realpath found it (removed meanwhile, no read permission).
+    return unreadable(where, err)
+  }
 }
+
+const unreadable = (where: string, err: unknown) =>
+  refused(`${where} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the file and its permissions')

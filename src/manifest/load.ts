@@ -4,25 +4,21 @@
  * /dev/zero is an error after a few MiB, never an out-of-memory crash.
  */
 import { open } from 'node:fs/promises'
+import { fail, ok, problem, type Result } from '../result/result.js'
 import { type ManifestResult, parseManifest } from './parse.js'
 
 export { parseManifest, type ManifestResult } from './parse.js'
 
 /** Read and parse `path`. A file that cannot be read is one error at 1:1, not an exception. */
 export async function loadManifestFile(path: string): Promise<ManifestResult> {
-  let text: string
-  try {
-    text = await readTextBounded(path, MAX_MANIFEST_BYTES)
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code
-    const missing = code === 'ENOENT'
+  const read = await readTextBounded(path, MAX_MANIFEST_BYTES)
+  if (!read.ok) {
+    const missing = read.problem.code === 'FILE_NOT_FOUND'
     return {
       errors: [
         {
           code: missing ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE',
-          message: missing
-            ? `manifest file ${path} does not exist`
-            : `cannot read manifest file ${path}: ${code === 'EFBIG' ? (cause as Error).message : (code ?? String(cause))}`,
+          message: missing ? `manifest file ${path} does not exist` : `cannot read manifest file ${path}: ${read.problem.message}`,
           file: path,
           line: 1,
           col: 1,
@@ -35,7 +31,7 @@ export async function loadManifestFile(path: string): Promise<ManifestResult> {
       warnings: [],
     }
   }
-  return parseManifest(text, path)
+  return parseManifest(read.value, path)
 }
 
 /** A manifest larger than this is refused (they are a few KiB). */
@@ -44,24 +40,31 @@ export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 export const MAX_PASTE_BYTES = 64 * 1024 * 1024
 
 /**
- * A file's text, read at most `maxBytes` (plus one chunk): past that it rejects with an error whose
- * code is EFBIG and whose message says the limit. Works for files that never end (/dev/zero, a FIFO).
+ * A file's text, read at most `maxBytes` (plus one chunk), or why not: FILE_NOT_FOUND, FILE_TOO_LARGE
+ * (the message says the limit), FILE_UNREADABLE (the message is the system's code, EACCES, EISDIR...).
+ * Works for files that never end (/dev/zero, a FIFO).
  */
-export async function readTextBounded(path: string, maxBytes: number): Promise<string> {
-  const fh = await open(path, 'r')
+export async function readTextBounded(path: string, maxBytes: number): Promise<Result<string>> {
   try {
-    const chunks: Buffer[] = []
-    const buf = Buffer.alloc(64 * 1024)
-    let total = 0
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null)
-      if (bytesRead === 0) break
-      total += bytesRead
-      if (total > maxBytes) throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes, the most this tool reads from it`), { code: 'EFBIG' })
-      chunks.push(Buffer.from(buf.subarray(0, bytesRead)))
+    const fh = await open(path, 'r')
+    try {
+      const chunks: Buffer[] = []
+      const buf = Buffer.alloc(64 * 1024)
+      let total = 0
+      for (;;) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null)
+        if (bytesRead === 0) break
+        total += bytesRead
+        if (total > maxBytes) return fail(problem('FILE_TOO_LARGE', `${path} is larger than ${maxBytes} bytes, the most this tool reads from it`))
+        chunks.push(Buffer.from(buf.subarray(0, bytesRead)))
+      }
+      return ok(Buffer.concat(chunks).toString('utf8'))
+    } finally {
+      await fh.close()
     }
-    return Buffer.concat(chunks).toString('utf8')
-  } finally {
-    await fh.close()
+  } catch (cause) {
+    // The file system's answer (no such file, no permission, a directory): a value, never an exception.
+    const code = (cause as NodeJS.ErrnoException).code
+    return fail(problem(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE', code ?? String(cause)))
   }
 }

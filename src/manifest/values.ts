@@ -9,7 +9,7 @@ import { parseImageReference } from './image-reference.js'
 /** An image reference (`docker pull` grammar): never an option (`-v/:/host`), never shell text. */
 export function imageRefProblem(text: string): string | undefined {
   const parsed = parseImageReference(text)
-  return parsed.ok ? undefined : `image reference ${JSON.stringify(text)} is not valid: ${parsed.reason}`
+  return parsed.ok ? undefined : `image reference ${JSON.stringify(text)} is not valid: ${parsed.problem.message}`
 }
 
 /** Letters, digits, `.`, `_` and `-`; starts with a letter or digit; at most 128 characters. */

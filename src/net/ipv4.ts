@@ -6,8 +6,11 @@
  * Pure; used by the manifest's formats and rules and by the preflight checks.
  */
 
-/** Either the parsed value or a phrase saying what is wrong with the text. */
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string }
+import { fail, ok, type Parsed, problem } from '../result/result.js'
+
+/** A Problem whose message is a phrase saying what is wrong with the text (the manifest puts it in its own message). */
+const notIpv4 = (reason: string) => fail(problem('INVALID_IPV4', reason))
+const notCidr = (reason: string, fix?: string) => fail(problem('INVALID_CIDR', reason, fix))
 
 export interface Cidr {
   /** Network address as an unsigned 32-bit number. */
@@ -21,18 +24,18 @@ const OCTET = /^(0|[1-9][0-9]{0,2})$/
 export function parseIpv4(text: string): Parsed<number> {
   const parts = text.split('.')
   if (parts.length !== 4) {
-    return { ok: false, reason: `it has ${parts.length} part${parts.length === 1 ? '' : 's'}; an IPv4 address has 4` }
+    return notIpv4(`it has ${parts.length} part${parts.length === 1 ? '' : 's'}; an IPv4 address has 4`)
   }
   let value = 0
   for (const part of parts) {
     if (!OCTET.test(part)) {
-      return { ok: false, reason: part === '' ? 'it has an empty part' : `"${part}" is not a number from 0 to 255` }
+      return notIpv4(part === '' ? 'it has an empty part' : `"${part}" is not a number from 0 to 255`)
     }
     const n = Number(part)
-    if (n > 255) return { ok: false, reason: `${n} is larger than 255` }
+    if (n > 255) return notIpv4(`${n} is larger than 255`)
     value = value * 256 + n
   }
-  return { ok: true, value }
+  return ok(value)
 }
 
 /** Format an unsigned 32-bit number as a dotted quad. */
@@ -43,19 +46,20 @@ export function formatIpv4(value: number): string {
 /** Parse `a.b.c.d/n`. Host bits must be zero, so that the text names exactly one network. */
 export function parseCidr(text: string): Parsed<Cidr> {
   const slash = text.indexOf('/')
-  if (slash < 0) return { ok: false, reason: 'it has no "/prefix" part' }
+  if (slash < 0) return notCidr('it has no "/prefix" part')
   const address = parseIpv4(text.slice(0, slash))
-  if (!address.ok) return { ok: false, reason: `the address part ${address.reason}` }
+  if (!address.ok) return notCidr(`the address part ${address.problem.message}`)
   const prefixText = text.slice(slash + 1)
   if (!/^(0|[1-9][0-9]?)$/.test(prefixText) || Number(prefixText) > 32) {
-    return { ok: false, reason: `the prefix "${prefixText}" is not a number from 0 to 32` }
+    return notCidr(`the prefix "${prefixText}" is not a number from 0 to 32`)
   }
   const prefix = Number(prefixText)
   const network = networkOf(address.value, prefix)
   if (network !== address.value) {
-    return { ok: false, reason: `it has host bits set; the network is ${formatIpv4(network)}/${prefix}` }
+    const named = `${formatIpv4(network)}/${prefix}`
+    return notCidr(`it has host bits set; the network is ${named}`, `write the network address: ${named}`)
   }
-  return { ok: true, value: { network, prefix } }
+  return ok({ network, prefix })
 }
 
 /** The network address of `address` under a prefix length. */

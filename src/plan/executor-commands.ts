@@ -34,6 +34,7 @@ export interface ExecutorCommands {
 
 const headNode = (m: Manifest): ManifestNode => {
   const head = m.nodes.find((n) => n.role === 'head')
+  // bug: validation guarantees exactly one head before any plan is made
   if (!head) throw new Error('manifest has no head node (validation should have caught this)')
   return head
 }
@@ -44,6 +45,7 @@ export const nodesByRank = (m: Manifest): readonly ManifestNode[] => [headNode(m
 /** `--node-rank` of `node` in the native mode. */
 export function nodeRank(m: Manifest, node: ManifestNode): number {
   const rank = nodesByRank(m).findIndex((n) => n.name === node.name)
+  // bug: callers pass nodes of this manifest
   if (rank < 0) throw new Error(`node ${node.name} is not in the manifest`)
   return rank
 }

@@ -23,6 +23,7 @@ export function imageRef(m: Manifest, override?: string): string {
 /** The head node (the manifest guarantees exactly one). */
 export function headOf(m: Manifest): ManifestNode {
   const head = m.nodes.find((n) => n.role === 'head')
+  // bug: validation guarantees exactly one head before any plan is made
   if (!head) throw new Error('manifest has no head node (validation should have caught this)')
   return head
 }
@@ -125,6 +126,7 @@ export const vllmHealth = (m: Manifest): Argv => argv('curl', '--silent', '--sho
 
 /** The environment a launch script runs with: the node's identity and the cluster's, and the release it starts. */
 export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, release?: string): Record<string, string> {
+  // bug: called only for launch.mode script
   if (m.launch.mode !== 'script') throw new Error('launchScriptEnv needs launch.mode script')
   const head = headOf(m)
   return {
@@ -154,6 +156,7 @@ export function launchScriptEnv(m: Manifest, node: ManifestNode, image: string, 
 
 /** Run the user's launch script (a release's copy at `path` on the node) with the node's identity in its environment. */
 export function runLaunchScript(m: Manifest, node: ManifestNode, image: string, path: string, release?: string): Cmd {
+  // bug: called only for launch.mode script
   if (m.launch.mode !== 'script') throw new Error('runLaunchScript needs launch.mode script')
   return withEnv(launchScriptEnv(m, node, image, release), 'bash', path, ...m.launch.args)
 }

@@ -1,4 +1,5 @@
 /** A problem found in a cluster: stable code, where, what was compared, and what to change. */
+import type { Problem } from '../result/result.js'
 
 export type Severity = 'error' | 'warning' | 'info'
 
@@ -171,20 +172,32 @@ export const EVIDENCE = {
   scriptLine: 'Script line',
 } as const
 
-export interface Finding {
-  readonly code: FindingCode
+/**
+ * A Problem (src/result/result.ts: code, message, evidence, fix) found in a cluster, with a catalogued
+ * code, a severity and the node it is about. `message` is one sentence a person can read; `evidence`
+ * the values compared, side by side, labelled (insertion order is display order); `fix` what to change,
+ * naming the flag or variable and the node.
+ */
+export interface Finding extends Problem<FindingCode> {
   readonly severity: Severity
   /** Node the finding is about, or null for the cluster as a whole. */
   readonly node: string | null
-  /** One sentence a person can read: what is wrong. */
-  readonly message: string
-  /** The values compared, side by side, labelled (insertion order is display order). */
-  readonly evidence: Readonly<Record<string, string>>
-  /** What to change, naming the flag or variable and the node. */
-  readonly fix: string
   /** The fix as data when it is mechanical: a unified diff (`git apply` / `patch -p1`) of the file named in it. */
   readonly patch?: string
 }
+
+/** The one conversion Problem → Finding: the Problem's fields as they are, placed on a node with a severity. */
+export const findingOf = (p: Problem<FindingCode>, node: string | null, severity: Severity = 'error'): Finding => ({
+  code: p.code,
+  severity,
+  node,
+  message: p.message,
+  evidence: p.evidence,
+  fix: p.fix,
+})
+
+/** The one conversion Finding → Problem (a stage that stops on a finding): its code, evidence and fix, its message or the one given. */
+export const problemOf = (f: Finding, message: string = f.message): Problem<FindingCode> => ({ code: f.code, message, evidence: f.evidence, fix: f.fix })
 
 export const hasErrors = (findings: readonly Finding[]): boolean => findings.some((f) => f.severity === 'error')
 

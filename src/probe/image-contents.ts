@@ -12,6 +12,7 @@
  */
 import { z } from 'zod'
 import { checkDocument } from '../manifest/external-document.js'
+import { fail, type Parsed, problem } from '../result/result.js'
 
 /** One JSON line on stdout; every string cut to 200 characters, so the answer stays small. */
 export const IMAGE_CONTENTS_PY = `import json, platform, shutil, sys
@@ -72,7 +73,10 @@ export const ImageContentsSchema = z
 
 export type ImageContents = z.output<typeof ImageContentsSchema>
 
-export type ImageContentsParse = { readonly ok: true; readonly contents: ImageContents } | { readonly ok: false; readonly error: string }
+/** The probe's output, or why it is not one (IMAGE_PROBE_FAILED; evidence.output: what the probe printed, when it is kept). */
+export type ImageContentsParse = Parsed<ImageContents>
+
+const probeFailed = (message: string) => fail(problem('IMAGE_PROBE_FAILED', message))
 
 /** The probe's last stdout line as its document, checked; anything else is an error in words. */
 export function parseImageContents(stdout: string): ImageContentsParse {
@@ -81,10 +85,8 @@ export function parseImageContents(stdout: string): ImageContentsParse {
   try {
     json = JSON.parse(last)
   } catch {
-    return { ok: false, error: `the image-contents probe printed no JSON${last ? `: ${JSON.stringify(last.slice(-200))}` : ' (empty output)'}` }
+    return probeFailed(`the image-contents probe printed no JSON${last ? `: ${JSON.stringify(last.slice(-200))}` : ' (empty output)'}`)
   }
   const checked = checkDocument(ImageContentsSchema, json)
-  return checked.ok
-    ? { ok: true, contents: checked.value }
-    : { ok: false, error: `the image-contents probe's output does not fit its schema: ${checked.problems.join('; ')}` }
+  return checked.ok ? checked : probeFailed(`the image-contents probe's output does not fit its schema: ${checked.problem.message}`)
 }

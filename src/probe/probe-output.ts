@@ -4,11 +4,14 @@
  * node facts' own (node-facts.ts); fields the probe adds that nothing reads are dropped.
  */
 import { checkDocument } from '../manifest/external-document.js'
+import { fail, type Parsed, problem } from '../result/result.js'
 import { type ProbeOutput, ProbeOutputSchema } from './node-facts.js'
 
 export { type ProbeOutput, ProbeOutputSchema }
 
-export type ProbeParse = { readonly ok: true; readonly output: ProbeOutput } | { readonly ok: false; readonly error: string }
+export type ProbeParse = Parsed<ProbeOutput>
+
+const unreadable = (message: string) => fail(problem('PROBE_OUTPUT_INVALID', message))
 
 /** The probe's last stdout line as its document, checked. */
 export function parseProbeOutput(stdout: string): ProbeParse {
@@ -16,10 +19,8 @@ export function parseProbeOutput(stdout: string): ProbeParse {
   try {
     json = JSON.parse(stdout.trim().split('\n').pop() ?? '')
   } catch {
-    return { ok: false, error: `the facts probe printed no JSON: ${stdout.slice(-300)}` }
+    return unreadable(`the facts probe printed no JSON: ${stdout.slice(-300)}`)
   }
   const checked = checkDocument(ProbeOutputSchema, json)
-  return checked.ok
-    ? { ok: true, output: checked.value }
-    : { ok: false, error: `the facts probe's output does not fit its schema: ${checked.problems.join('; ')}` }
+  return checked.ok ? checked : unreadable(`the facts probe's output does not fit its schema: ${checked.problem.message}`)
 }

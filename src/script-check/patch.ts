@@ -42,6 +42,7 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
 
 /** The unified diff from `before` to `before` with the edits made; undefined when nothing changes. */
 export function unifiedDiff(path: string, before: string, edits: readonly Edit[]): string | undefined {
+  // bug: the rules' edits replace within a line
   if (edits.some((e) => e.text.includes('\n'))) throw new Error('bug: a script edit must not add lines')
   const after = applyEdits(before, edits)
   if (after === before) return undefined

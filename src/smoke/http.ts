@@ -7,14 +7,38 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { Duplex } from 'node:stream'
+import { fail, ok, type Problem, type Result } from '../result/result.js'
 
-export type HttpResult =
-  | { readonly ok: true; readonly status: number; readonly contentType: string; readonly body: string; readonly ms: number }
-  | { readonly ok: false; readonly error: string; readonly ms: number }
+/** A whole answer, whatever its status. */
+export interface HttpAnswer {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+  readonly ms: number
+}
 
-export type StreamResult =
-  | { readonly ok: true; readonly status: number; readonly body: string; readonly complete: true; readonly ms: number }
-  | { readonly ok: false; readonly error: string; readonly status?: number; readonly body?: string; readonly ms: number }
+/** A streamed 2xx answer that ended whole (its body went to `onData`). */
+export interface StreamAnswer {
+  readonly status: number
+  readonly complete: true
+  readonly ms: number
+}
+
+/** No whole answer: the message says why (no tunnel, refused, cut, timed out); a non-2xx stream keeps its status and body. */
+export interface HttpFailure extends Problem {
+  readonly ms: number
+  readonly status?: number
+  readonly body?: string
+}
+
+export type HttpResult = Result<HttpAnswer, HttpFailure>
+export type StreamResult = Result<StreamAnswer, HttpFailure>
+
+/** How long the exchange took, answered or not. */
+export const elapsedMs = (r: HttpResult | StreamResult): number => (r.ok ? r.value.ms : r.problem.ms)
+
+const broke = (message: string, ms: number, more: { status?: number; body?: string } = {}) =>
+  fail<HttpFailure>({ code: 'HTTP_EXCHANGE_FAILED', message, evidence: {}, fix: message, ms, ...more })
 
 export interface SmokeHttp {
   /** Where requests go, for messages (no secrets). */
@@ -31,7 +55,7 @@ export interface HttpClientOptions {
   readonly timeoutMs: number
   readonly apiKey?: string
   /** A fresh stream per request instead of a TCP connection (the SSH tunnel). */
-  readonly connect?: () => Promise<Duplex>
+  readonly connect?: () => Promise<Result<Duplex>>
   /** Bytes of one whole body (a JSON answer, `/metrics`, an error body); default 32 MiB. */
   readonly maxBodyBytes?: number
   /** Bytes of one streamed answer (SSE); default 64 MiB. */
@@ -70,11 +94,9 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
     const ms = () => Date.now() - started
     let socket: Duplex | undefined
     if (opts.connect) {
-      try {
-        socket = asSocket(await opts.connect())
-      } catch (err) {
-        return { ok: false, error: `cannot open the tunnel: ${why(err as Error)}`, ms: ms() }
-      }
+      const opened = await opts.connect()
+      if (!opened.ok) return broke(`cannot open the tunnel: ${opened.problem.message}`, ms())
+      socket = asSocket(opened.value)
     }
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
     return new Promise((resolve) => {
@@ -111,33 +133,28 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
             if (settled) return
             bytes += c.length
             if (bytes > limit) {
-              done({
-                ok: false,
-                error: `the ${streaming ? 'streamed answer' : 'response body'} passed ${limit} bytes; cut there and the connection closed`,
-                status,
-                ms: ms(),
-              })
+              done(broke(`the ${streaming ? 'streamed answer' : 'response body'} passed ${limit} bytes; cut there and the connection closed`, ms(), { status }))
               req.destroy()
               return
             }
             if (streaming) onData!(c, Date.now())
             else chunks.push(c)
           })
-          res.on('aborted', () => done({ ok: false, error: 'the server closed the connection before the response ended', status, ms: ms() }))
-          res.on('error', (err) => done({ ok: false, error: `the response broke off: ${why(err)}`, status, ms: ms() }))
+          res.on('aborted', () => done(broke('the server closed the connection before the response ended', ms(), { status })))
+          res.on('error', (err) => done(broke(`the response broke off: ${why(err)}`, ms(), { status })))
           res.on('end', () => {
-            if (!res.complete) return done({ ok: false, error: 'the server closed the connection before the response ended', status, ms: ms() })
+            if (!res.complete) return done(broke('the server closed the connection before the response ended', ms(), { status }))
             const text = Buffer.concat(chunks).toString('utf8')
-            if (streaming) done({ ok: true, status, body: '', complete: true, ms: ms() })
-            else done({ ok: true, status, contentType: String(res.headers['content-type'] ?? ''), body: text, ms: ms() } as HttpResult)
+            if (streaming) done(ok({ status, complete: true as const, ms: ms() }))
+            else done(ok({ status, contentType: String(res.headers['content-type'] ?? ''), body: text, ms: ms() }))
           })
         },
       )
       const timer = setTimeout(() => {
-        done({ ok: false, error: `no complete answer within ${Math.round(opts.timeoutMs / 1000)} s (smoke.requestTimeoutSeconds)`, ms: ms() })
+        done(broke(`no complete answer within ${Math.round(opts.timeoutMs / 1000)} s (smoke.requestTimeoutSeconds)`, ms()))
         req.destroy()
       }, opts.timeoutMs)
-      req.on('error', (err) => done({ ok: false, error: why(err), ms: ms() }))
+      req.on('error', (err) => done(broke(why(err), ms())))
       if (payload) req.end(payload)
       else req.end()
     })
@@ -147,8 +164,8 @@ export function createHttpClient(opts: HttpClientOptions): SmokeHttp {
     target: opts.target,
     request: (method, path, body) => send(method, path, body) as Promise<HttpResult>,
     stream: async (path, body, onData) => {
-      const r = (await send('POST', path, body, onData)) as StreamResult | HttpResult
-      if (r.ok && 'contentType' in r) return { ok: false, error: `HTTP ${r.status}`, status: r.status, ms: r.ms, body: r.body }
+      const r = await send('POST', path, body, onData)
+      if (r.ok && 'contentType' in r.value) return broke(`HTTP ${r.value.status}`, r.value.ms, { status: r.value.status, body: r.value.body })
       return r as StreamResult
     },
   }

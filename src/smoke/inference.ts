@@ -7,7 +7,7 @@ import type { Manifest, SmokePrompt } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { checkAnswer } from './assertions.js'
 import { smokeFinding } from './finding.js'
-import type { HttpResult, SmokeHttp } from './http.js'
+import { elapsedMs, type HttpResult, type SmokeHttp } from './http.js'
 import { type BurstFigures, type StreamFigures, burstFigures, percentile, streamFigures } from './latency.js'
 import { type Counters, type MetricsDelta, metricsDelta, parseMetrics, vllmCounters } from './metrics.js'
 import { type Answer, describeApiError, parseAnswer, parseErrorBody, parseModels, parseStreamChunk, parseVersion } from './openai.js'
@@ -19,6 +19,9 @@ export interface RequestRecord {
   readonly completionTokens?: number
   readonly ok: boolean
 }
+
+// record: `ok` is the request's status in the smoke report's JSON (src/smoke/report.ts), not a failure value.
+const failedRequest = (label: string, ms: number): RequestRecord => ({ label, ms, ok: false })
 
 export interface InferenceResult {
   readonly findings: readonly Finding[]
@@ -41,7 +44,12 @@ const FIX_REACH = (http: SmokeHttp) =>
 
 /** A finding for an HTTP exchange that did not give a 2xx, or undefined when it did. */
 export function httpProblem(what: string, r: HttpResult, http: SmokeHttp, served: string): Finding | undefined {
-  if (!r.ok) return smokeFinding('SMOKE_UNREACHABLE', `${what} failed: ${r.error}.`, { request: what, via: http.target }, FIX_REACH(http))
+  if (!r.ok) return smokeFinding('SMOKE_UNREACHABLE', `${what} failed: ${r.problem.message}.`, { request: what, via: http.target }, FIX_REACH(http))
+  return answerProblem(what, r.value, http, served)
+}
+
+/** A finding for an answer that is not a 2xx, or undefined when it is. */
+function answerProblem(what: string, r: { readonly status: number; readonly body: string }, http: SmokeHttp, served: string): Finding | undefined {
   if (r.status >= 200 && r.status < 300) return undefined
   const e = parseErrorBody(r.body)
   const evidence = { request: what, via: http.target, status: String(r.status), 'error body shape': e.shape, body: r.body.slice(0, 500) }
@@ -85,9 +93,9 @@ const kind = (p: SmokePrompt) => (p.chat ? 'chat' : 'completion')
 
 async function scrape(http: SmokeHttp, served: string): Promise<Counters | string> {
   const r = await http.request('GET', '/metrics')
-  if (!r.ok) return r.error
-  if (r.status !== 200) return `HTTP ${r.status}`
-  return vllmCounters(parseMetrics(r.body), served) ?? 'no vllm:request_success_total or vllm:generation_tokens_total in the text'
+  if (!r.ok) return r.problem.message
+  if (r.value.status !== 200) return `HTTP ${r.value.status}`
+  return vllmCounters(parseMetrics(r.value.body), served) ?? 'no vllm:request_success_total or vllm:generation_tokens_total in the text'
 }
 
 export interface InferenceOptions {
@@ -126,7 +134,7 @@ export async function runInference(m: Manifest, http: SmokeHttp, opts: Inference
   if (!Array.isArray(models)) return { findings: [...findings, ...models.findings], models: models.models, requests }
   run.say(`smoke: ${http.target} serves ${run.served}`)
   const ver = await http.request('GET', '/version')
-  const version = ver.ok && ver.status === 200 ? parseVersion(ver.body) : undefined
+  const version = ver.ok && ver.value.status === 200 ? parseVersion(ver.value.body) : undefined
   const before = s.metrics ? await scrape(http, run.served) : undefined
   if (typeof before === 'string')
     findings.push(
@@ -181,15 +189,15 @@ async function listModels(run: Run): Promise<string[] | { findings: Finding[]; m
   const { http, served } = run
   const models = await http.request('GET', '/v1/models')
   const modelsProblem = httpProblem('GET /v1/models', models, http, served)
-  if (modelsProblem) return { findings: [modelsProblem], models: [] }
-  const ids = parseModels((models as { body: string }).body)
+  if (modelsProblem || !models.ok) return { findings: modelsProblem ? [modelsProblem] : [], models: [] }
+  const ids = parseModels(models.value.body)
   if (!ids.ok)
     return {
       findings: [
         smokeFinding(
           'SMOKE_BAD_RESPONSE',
-          `GET /v1/models answered something that is not vLLM's model list: ${ids.problem}.`,
-          { via: http.target, body: (models as { body: string }).body.slice(0, 500) },
+          `GET /v1/models answered something that is not vLLM's model list: ${ids.problem.message}.`,
+          { via: http.target, body: models.value.body.slice(0, 500) },
           `Check that ${http.target} is vLLM's OpenAI API and not another service or a proxy error page.`,
         ),
       ],
@@ -214,25 +222,25 @@ async function ask(run: Run, p: SmokePrompt, maxTokens: number, label: string): 
   const { http, served, findings, requests, produced } = run
   const r = await http.request('POST', path(p), body(run.m, p, maxTokens, false))
   const problem = httpProblem(`${label} (POST ${path(p)})`, r, http, served)
-  if (problem) {
-    findings.push(problem)
-    requests.push({ label, ms: r.ms, ok: false })
+  if (problem || !r.ok) {
+    if (problem) findings.push(problem)
+    requests.push(failedRequest(label, elapsedMs(r)))
     return undefined
   }
-  const a = parseAnswer((r as { body: string }).body, p.chat)
+  const a = parseAnswer(r.value.body, p.chat)
   if (!a.ok) {
     findings.push(
       smokeFinding(
         'SMOKE_BAD_RESPONSE',
-        `${label}: the response is not a valid ${kind(p)}: ${a.problem}.`,
-        { request: label, via: http.target, body: (r as { body: string }).body.slice(0, 500) },
+        `${label}: the response is not a valid ${kind(p)}: ${a.problem.message}.`,
+        { request: label, via: http.target, body: r.value.body.slice(0, 500) },
         `vLLM answers with JSON: check that ${http.target} is vLLM and not a proxy or another service.`,
       ),
     )
-    requests.push({ label, ms: r.ms, ok: false })
+    requests.push(failedRequest(label, r.value.ms))
     return undefined
   }
-  requests.push({ label, ms: r.ms, ok: true, ...(a.value.usage && { completionTokens: a.value.usage.completionTokens }) })
+  requests.push({ label, ms: r.value.ms, ok: true, ...(a.value.usage && { completionTokens: a.value.usage.completionTokens }) })
   produced.requests++
   produced.generationTokens += a.value.usage?.completionTokens ?? 0
   produced.promptTokens += a.value.usage?.promptTokens ?? 0
@@ -280,7 +288,7 @@ async function readStream(run: Run, first: SmokePrompt): Promise<StreamRead> {
   const handle = (events: ReturnType<typeof sse.push>, at: number) => {
     for (const ev of events) {
       const c = parseStreamChunk(ev.data, first.chat)
-      if (!c.ok) bad.push(c.problem)
+      if (!c.ok) bad.push(c.problem.message)
       else if (c.value.kind === 'done') done = true
       else if (c.value.kind === 'error') streamError = c.value.error.message
       else {
@@ -307,8 +315,8 @@ async function streamOne(run: Run, first: SmokePrompt): Promise<InferenceResult[
   const st = await readStream(run, first)
   const { r, tokenTimes, text, usage, bad, streamError } = st
   const evidence = { request: label, via: http.target, 'text so far': JSON.stringify(text.slice(0, 200)), 'chunks with text': String(tokenTimes.length) }
-  if (!r.ok && r.status !== undefined && r.body !== undefined) {
-    findings.push(httpProblem(`${label} (POST ${path(first)})`, { ok: true, status: r.status, contentType: '', body: r.body, ms: r.ms }, http, served)!)
+  if (!r.ok && r.problem.status !== undefined && r.problem.body !== undefined) {
+    findings.push(answerProblem(`${label} (POST ${path(first)})`, { status: r.problem.status, body: r.problem.body }, http, served)!)
     return undefined
   }
   if (!r.ok || !st.done || streamError || bad.length > 0) {
@@ -317,7 +325,7 @@ async function streamOne(run: Run, first: SmokePrompt): Promise<InferenceResult[
       : bad.length > 0
         ? `an SSE event is not a valid chunk: ${bad[0]}`
         : !r.ok
-          ? `${r.error}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]`
+          ? `${r.problem.message}, after ${tokenTimes.length} chunk(s) with text and before data: [DONE]`
           : 'the stream ended without data: [DONE]'
     findings.push(
       smokeFinding(
@@ -329,12 +337,12 @@ async function streamOne(run: Run, first: SmokePrompt): Promise<InferenceResult[
           : `Something between the runner and vLLM cuts or rewrites streamed responses (a proxy buffering or timing out SSE?), or the engine died mid-request: read vLLM's log on the head.`,
       ),
     )
-    run.requests.push({ label, ms: r.ms, ok: false })
+    run.requests.push(failedRequest(label, elapsedMs(r)))
     return undefined
   }
   const completionTokens = usage?.completionTokens ?? tokenTimes.length
-  const figures = streamFigures({ sentAt: st.sentAt, tokenTimes, endedAt: st.sentAt + r.ms, completionTokens })
-  run.requests.push({ label, ms: r.ms, ok: true, completionTokens })
+  const figures = streamFigures({ sentAt: st.sentAt, tokenTimes, endedAt: st.sentAt + r.value.ms, completionTokens })
+  run.requests.push({ label, ms: r.value.ms, ok: true, completionTokens })
   run.produced.requests++
   run.produced.generationTokens += usage?.completionTokens ?? 0
   run.produced.promptTokens += usage?.promptTokens ?? 0

@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible bodies vLLM sends, read defensively: every body comes from outside, so a
- * wrong shape is a value (`{ ok: false, problem }`), never an exception. Pure.
+ * wrong shape is a value (a `Parsed<T>` whose Problem says what is wrong), never an exception. Pure.
  *
  * vLLM's two error shapes:
  * - current (ErrorResponse with ErrorInfo, vLLM >= 0.10): `{"error": {"message", "type", "param", "code"}}`
@@ -9,17 +9,18 @@
  * `{"detail": "Not Found"}`.
  */
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string }
+import { fail, ok, type Parsed, problem } from '../result/result.js'
 
-const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
+/** A body of the wrong shape: its message says what is wrong (the smoke test puts it in its finding). */
+const bad = (message: string) => fail(problem('SMOKE_BAD_RESPONSE', message))
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const preview = (text: string): string => (text.length > 120 ? `${text.slice(0, 120)}…` : text)
 
 export function parseJson(text: string): Parsed<unknown> {
   try {
-    return { ok: true, value: JSON.parse(text) }
+    return ok(JSON.parse(text))
   } catch (err) {
-    return fail(`not JSON (${(err as Error).message}): ${JSON.stringify(preview(text))}`)
+    return bad(`not JSON (${(err as Error).message}): ${JSON.stringify(preview(text))}`)
   }
 }
 
@@ -72,32 +73,32 @@ export interface Answer {
 }
 
 function parseUsage(u: unknown): Parsed<Usage | undefined> {
-  if (u === undefined || u === null) return { ok: true, value: undefined }
-  if (!isObject(u)) return fail('"usage" is not an object')
+  if (u === undefined || u === null) return ok(undefined)
+  if (!isObject(u)) return bad('"usage" is not an object')
   const n = (k: string) => (typeof u[k] === 'number' && Number.isInteger(u[k]) && (u[k] as number) >= 0 ? (u[k] as number) : undefined)
   const p = n('prompt_tokens')
   const c = n('completion_tokens')
   const t = n('total_tokens')
   if (p === undefined || c === undefined || t === undefined)
-    return fail(`"usage" lacks whole-number prompt_tokens/completion_tokens/total_tokens: ${JSON.stringify(u)}`)
-  return { ok: true, value: { promptTokens: p, completionTokens: c, totalTokens: t } }
+    return bad(`"usage" lacks whole-number prompt_tokens/completion_tokens/total_tokens: ${JSON.stringify(u)}`)
+  return ok({ promptTokens: p, completionTokens: c, totalTokens: t })
 }
 
 /** The model list of `GET /v1/models`: the ids. */
 export function parseModels(text: string): Parsed<string[]> {
   const j = parseJson(text)
   if (!j.ok) return j
-  if (!isObject(j.value) || !Array.isArray(j.value.data)) return fail('expected {"object": "list", "data": [...]}')
+  if (!isObject(j.value) || !Array.isArray(j.value.data)) return bad('expected {"object": "list", "data": [...]}')
   const ids = j.value.data.map((m) => (isObject(m) && typeof m.id === 'string' ? m.id : undefined))
-  if (ids.some((id) => id === undefined)) return fail('a model entry has no string "id"')
-  return { ok: true, value: ids as string[] }
+  if (ids.some((id) => id === undefined)) return bad('a model entry has no string "id"')
+  return ok(ids as string[])
 }
 
 /** `GET /version`: `{"version": "0.17.0"}`. */
 export function parseVersion(text: string): Parsed<string> {
   const j = parseJson(text)
   if (!j.ok) return j
-  return isObject(j.value) && typeof j.value.version === 'string' ? { ok: true, value: j.value.version } : fail('expected {"version": "..."}')
+  return isObject(j.value) && typeof j.value.version === 'string' ? ok(j.value.version) : bad('expected {"version": "..."}')
 }
 
 /** A non-streamed `/v1/completions` or `/v1/chat/completions` response: its first choice. */
@@ -105,23 +106,23 @@ export function parseAnswer(text: string, chat: boolean): Parsed<Answer> {
   const j = parseJson(text)
   if (!j.ok) return j
   const b = j.value
-  if (!isObject(b)) return fail('the body is not a JSON object')
-  if (!Array.isArray(b.choices) || b.choices.length === 0) return fail(`no "choices" in ${JSON.stringify(preview(text))}`)
+  if (!isObject(b)) return bad('the body is not a JSON object')
+  if (!Array.isArray(b.choices) || b.choices.length === 0) return bad(`no "choices" in ${JSON.stringify(preview(text))}`)
   const c = b.choices[0]
-  if (!isObject(c)) return fail('choices[0] is not an object')
+  if (!isObject(c)) return bad('choices[0] is not an object')
   let answer: string | undefined
   if (chat) {
     const msg = c.message
     if (isObject(msg)) answer = typeof msg.content === 'string' ? msg.content : msg.content === null ? '' : undefined
-    if (answer === undefined) return fail('choices[0].message.content is missing (expected a chat completion)')
+    if (answer === undefined) return bad('choices[0].message.content is missing (expected a chat completion)')
   } else {
-    if (typeof c.text !== 'string') return fail('choices[0].text is missing (expected a text completion)')
+    if (typeof c.text !== 'string') return bad('choices[0].text is missing (expected a text completion)')
     answer = c.text
   }
   const usage = parseUsage(b.usage)
   if (!usage.ok) return usage
   const finishReason = typeof c.finish_reason === 'string' ? c.finish_reason : null
-  return { ok: true, value: { model: typeof b.model === 'string' ? b.model : '', text: answer, finishReason, ...(usage.value && { usage: usage.value }) } }
+  return ok({ model: typeof b.model === 'string' ? b.model : '', text: answer, finishReason, ...(usage.value && { usage: usage.value }) })
 }
 
 /** One SSE `data:` payload of a streamed response. */
@@ -131,15 +132,15 @@ export type StreamChunk =
   | { readonly kind: 'error'; readonly error: ApiError }
 
 export function parseStreamChunk(data: string, chat: boolean): Parsed<StreamChunk> {
-  if (data.trim() === '[DONE]') return { ok: true, value: { kind: 'done' } }
+  if (data.trim() === '[DONE]') return ok({ kind: 'done' })
   const j = parseJson(data)
   if (!j.ok) return j
   const b = j.value
-  if (!isObject(b)) return fail('an SSE data payload is not a JSON object')
-  if (b.error !== undefined || b.object === 'error') return { ok: true, value: { kind: 'error', error: parseErrorBody(data) } }
+  if (!isObject(b)) return bad('an SSE data payload is not a JSON object')
+  if (b.error !== undefined || b.object === 'error') return ok({ kind: 'error', error: parseErrorBody(data) })
   const usage = parseUsage(b.usage)
   if (!usage.ok) return usage
-  if (!Array.isArray(b.choices)) return fail(`an SSE chunk has no "choices": ${JSON.stringify(preview(data))}`)
+  if (!Array.isArray(b.choices)) return bad(`an SSE chunk has no "choices": ${JSON.stringify(preview(data))}`)
   const c = b.choices[0]
   let text = ''
   let finishReason: string | null = null
@@ -149,5 +150,5 @@ export function parseStreamChunk(data: string, chat: boolean): Parsed<StreamChun
     } else if (typeof c.text === 'string') text = c.text
     if (typeof c.finish_reason === 'string') finishReason = c.finish_reason
   }
-  return { ok: true, value: { kind: 'delta', text, finishReason, ...(usage.value && { usage: usage.value }) } }
+  return ok({ kind: 'delta', text, finishReason, ...(usage.value && { usage: usage.value }) })
 }

@@ -37,7 +37,7 @@ export interface DeployTaskOptions {
   readonly onProgress?: (m: string) => void
   readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
 }
 
 /** Who runs the rollout, for the audit and the lock: the GitHub actor and run, or the local user. */
@@ -111,10 +111,10 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
 /** One transport per node, closed after `fn`; a node that cannot be reached is a Problem (nothing was changed). */
 async function withTransports<T>(m: Manifest, opts: DeployTaskOptions, fn: (t: Map<string, Transport>) => Promise<T>): Promise<Result<T>> {
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
-  const opened = await Promise.allSettled(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
-  const transports = new Map(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])))
+  const opened = await Promise.all(m.nodes.map(async (n) => [n.name, await connect(m, n)] as const))
+  const transports = new Map(opened.flatMap(([name, r]) => (r.ok ? [[name, r.value] as const] : [])))
   try {
-    const failed = opened.flatMap((o, i) => (o.status === 'rejected' ? [[m.nodes[i]!.name, (o.reason as Error).message] as const] : []))
+    const failed = opened.flatMap(([name, r]) => (r.ok ? [] : [[name, r.problem.message] as const]))
     if (failed.length > 0) {
       const message = `cannot reach every node, nothing was changed: ${failed.map(([n, e]) => `${n}: ${e}`).join('; ')}`
       return fail(
@@ -144,8 +144,8 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
   const bad = checkOverrides({ ...(opts.image !== undefined && { image: opts.image }), ...(opts.release !== undefined && { release: opts.release }) })
   if (bad) return bad
   const loaded = await loadWithLaunchScript(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const release = resolveReleaseId(opts.release, opts.env, new Date())
   if (!release.ok) return usageError(release.problem.message)
   const policy = onFailureOf(opts.onFailure)
@@ -171,14 +171,14 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
       ...(opts.onStage && { onStage: opts.onStage }),
     }),
   )
-  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.warnings)
+  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.value.warnings)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  const warned = (o: TaskOutcome) => (loaded.ok ? withManifestWarnings(o, loaded.warnings) : o)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  const warned = (o: TaskOutcome) => (loaded.ok ? withManifestWarnings(o, loaded.value.warnings) : o)
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   if (opts.to !== undefined) {
     const to = resolveReleaseId(opts.to, {}, new Date())
     if (!to.ok) return usageError(to.problem.message)

@@ -25,12 +25,8 @@ export interface DiagnoseFiles {
 }
 
 async function read(path: string, what: string): Promise<string | TaskOutcome> {
-  try {
-    return await readTextBounded(path, MAX_PASTE_BYTES)
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    return usageError(`cannot read ${what} ${path}: ${e.code === 'EFBIG' ? e.message : (e.code ?? e.message)}`)
-  }
+  const r = await readTextBounded(path, MAX_PASTE_BYTES)
+  return r.ok ? r.value : usageError(`cannot read ${what} ${path}: ${r.problem.message}`)
 }
 
 /** Offline diagnosis from files a person has: same checks and signatures as the live preflight. */
@@ -51,7 +47,7 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
       return usageError(`facts bundle ${files.facts} is not JSON: ${(err as Error).message}`)
     }
     const checked = checkDocument(FactsBundleSchema, json)
-    if (!checked.ok) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle: ${checked.problems.join('; ')}`)
+    if (!checked.ok) return usageError(`${files.facts} is not a vllm-ray-deploy facts bundle: ${checked.problem.message}`)
     facts = checked.value
   }
   const texts: Record<string, string> = {}
@@ -74,9 +70,9 @@ export async function diagnoseTask(files: DiagnoseFiles): Promise<TaskOutcome> {
   let manifest: Manifest | undefined
   if (files.manifest) {
     const loaded = await loadOrFail(files.manifest)
-    if (!loaded.ok) return loaded.outcome
-    manifest = loaded.manifest
-    expected = expectationFromManifest(loaded.manifest)
+    if (!loaded.ok) return loaded.problem
+    manifest = loaded.value.manifest
+    expected = expectationFromManifest(loaded.value.manifest)
   }
   let script: LaunchScriptCheck | undefined
   if (files.launchScript) {

@@ -17,6 +17,7 @@ const ok = (headline: string, text: string, json: unknown): TaskOutcome => ({
 })
 
 function labFailure(err: unknown): TaskOutcome {
+  // bug: anything but a LabError is not the user's doing: it goes on to the front door's internal-error path
   if (!(err instanceof LabError)) throw err
   return {
     exitCode: 1,

@@ -2,6 +2,7 @@
  * `lock status` and `lock release [--force]`: the deploy lock on the head, from either front door.
  * A plain release removes only an expired (or unreadable and old) lock; a live one needs --force.
  */
+import type { Result } from '../result/result.js'
 import { verdictLine } from '../report/verdict.js'
 import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
@@ -18,7 +19,7 @@ export interface LockTaskOptions {
   readonly credentials: SshCredentials
   readonly force?: boolean
   /** Override how the head is reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
 }
 
 function lockOutcome(exitCode: 0 | 1, headline: string, json: Record<string, unknown>): TaskOutcome {
@@ -41,18 +42,17 @@ export async function lockTask(sub: string | undefined, path: string, opts: Lock
   }
   if (opts.force && sub !== 'release') return usageError('--force only goes with lock release')
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const head = headOf(m)
-  let t: Transport
-  try {
-    t = await (opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials))))(m, head)
-  } catch (err) {
-    return lockOutcome(1, `cannot reach the head ${head.name} to read the deploy lock: ${(err as Error).message}`, {
+  const connected = await (opts.connect ?? ((mm, node) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials))))(m, head)
+  if (!connected.ok) {
+    return lockOutcome(1, `cannot reach the head ${head.name} to read the deploy lock: ${connected.problem.message}`, {
       result: 'error',
-      error: (err as Error).message,
+      error: connected.problem.message,
     })
   }
+  const t: Transport = connected.value
   try {
     const s = await deployLockStatus(t, m)
     if (s.error) return lockOutcome(1, s.error, { result: 'error', error: s.error })

@@ -9,8 +9,8 @@ export async function planTask(path: string, opts: PlanOptions = {}): Promise<Ta
   const bad = checkOverrides(opts)
   if (bad) return bad
   const loaded = await loadWithLaunchScript(path)
-  if (!loaded.ok) return loaded.outcome
-  const plan = planRollout(loaded.manifest, opts)
+  if (!loaded.ok) return loaded.problem
+  const plan = planRollout(loaded.value.manifest, opts)
   const steps = plan.phases.reduce((s, p) => s + p.steps.length, 0)
   const json = planJson(plan)
   return withManifestWarnings(
@@ -24,6 +24,6 @@ export async function planTask(path: string, opts: PlanOptions = {}): Promise<Ta
       outputs: { result: 'planned', plan: JSON.stringify(json) },
       files: [{ output: 'plan-file', fileName: 'vllm-ray-deploy-plan.json', content: JSON.stringify(json, null, 2) + '\n' }],
     },
-    loaded.warnings,
+    loaded.value.warnings,
   )
 }

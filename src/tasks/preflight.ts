@@ -1,3 +1,4 @@
+import type { Result } from '../result/result.js'
 import { existsSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { expectationFromManifest } from '../manifest/expectation.js'
@@ -23,7 +24,7 @@ export interface PreflightOptions {
   readonly credentials: SshCredentials
   readonly onProgress?: (message: string) => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
   /** Run the fabric collective (default: the manifest's preflight.collective). */
   readonly collective?: boolean
 }
@@ -37,9 +38,9 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
   const connecting = new Map(
     m.nodes.map((node) => [
       node.name,
-      connect(m, node).then((t) => {
-        opened.push(t)
-        return t
+      connect(m, node).then((r) => {
+        if (r.ok) opened.push(r.value)
+        return r
       }),
     ]),
   )
@@ -47,8 +48,8 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
     const collectiveOn = opts.collective ?? m.preflight.collective
     const collective = async () => {
       if (!collectiveOn) return undefined
-      const settled = await Promise.all([...connecting].map(async ([name, p]) => [name, await p.catch(() => undefined)] as const))
-      const transports = new Map(settled.flatMap(([name, t]) => (t ? [[name, t] as const] : [])))
+      const settled = await Promise.all([...connecting].map(async ([name, p]) => [name, await p] as const))
+      const transports = new Map(settled.flatMap(([name, r]) => (r.ok ? [[name, r.value] as const] : [])))
       return runCollective(m, transports, { image: imageRef(m), ...(opts.onProgress && { onProgress: opts.onProgress }) })
     }
     const [{ facts: gathered, notes }, ran] = await Promise.all([
@@ -62,28 +63,28 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     return { facts, findings, notes, durationMs: Date.now() - started }
   } finally {
-    await Promise.allSettled([...connecting.values()])
+    await Promise.all([...connecting.values()])
     await Promise.all(opened.map((t) => t.close()))
   }
 }
 
 export async function preflightTask(path: string, opts: PreflightOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const r = await preflightManifest(loaded.manifest, opts)
+  if (!loaded.ok) return loaded.problem
+  const r = await preflightManifest(loaded.value.manifest, opts)
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
-  const script = await launchScriptCheck(path, loaded.manifest)
+  const script = await launchScriptCheck(path, loaded.value.manifest)
   const outcome = findingsOutcome(
-    `preflight of ${loaded.manifest.cluster}`,
+    `preflight of ${loaded.value.manifest.cluster}`,
     sortFindings([...script.findings, ...r.findings]),
     r.facts,
     gathered + notes,
-    loaded.manifest,
+    loaded.value.manifest,
     [
-      executorOf(loaded.manifest).identityCheck,
+      executorOf(loaded.value.manifest).identityCheck,
       ...(r.facts.collective ? ['fabric collective'] : []),
-      ...(loaded.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
+      ...(loaded.value.manifest.launch.mode === 'script' ? ['launch-script check'] : []),
     ],
   )
   if (!script.patch) return outcome
@@ -107,13 +108,13 @@ async function launchScriptCheck(manifestPath: string, m: Manifest): Promise<Lau
           code: 'SCRIPT_UNREADABLE',
           severity: 'error',
           node: null,
-          message: `The launch script cannot be used: ${read.message}.`,
+          message: `The launch script cannot be used: ${read.problem.message}.`,
           evidence: { 'Script path': file },
-          fix: read.fix,
+          fix: read.problem.fix,
         },
       ],
     }
   }
   const target = patchTarget(file, (d) => existsSync(join(d, '.git')))
-  return checkLaunchScriptWhenNeeded(read.text, { manifest: m, path: relative(process.cwd(), file), target })
+  return checkLaunchScriptWhenNeeded(read.value.text, { manifest: m, path: relative(process.cwd(), file), target })
 }

@@ -1,3 +1,4 @@
+import type { Result } from '../result/result.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { runSmoke } from '../smoke/gate.js'
@@ -20,7 +21,7 @@ export interface SmokeOptions {
   readonly env: NodeJS.ProcessEnv
   readonly onProgress?: (message: string) => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
-  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Transport>
+  readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
   /** A cancel (SIGINT/SIGTERM): the smoke stops and exits 130 with no verdict on the cluster. */
   readonly signal?: AbortSignal
 }
@@ -28,8 +29,8 @@ export interface SmokeOptions {
 /** `smoke`: the same gate the deploy ends with (src/smoke/gate.ts), on a serving cluster. */
 export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const connect = opts.connect ?? ((mm: Manifest, node: ManifestNode) => SshTransport.connect(sshTargetFor(mm, node, opts.credentials)))
   // The nodes the smoke's checks read: the head (readiness, the tunnel, Ray's tables), and under the
   // native executor every serving node (its own process and sockets prove it is in the group).
@@ -39,11 +40,9 @@ export async function smokeTask(path: string, opts: SmokeOptions): Promise<TaskO
   const unreachable = new Map<string, string>()
   await Promise.all(
     needed.map(async (node) => {
-      try {
-        transports.set(node.name, await connect(m, node))
-      } catch (err) {
-        unreachable.set(node.name, `SSH to ${node.ssh.host}:${node.ssh.port ?? m.ssh.port} failed: ${(err as Error).message}`)
-      }
+      const r = await connect(m, node)
+      if (r.ok) transports.set(node.name, r.value)
+      else unreachable.set(node.name, `SSH to ${node.ssh.host}:${node.ssh.port ?? m.ssh.port} failed: ${r.problem.message}`)
     }),
   )
   const headError = unreachable.get(head.name)

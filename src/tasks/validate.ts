@@ -6,6 +6,7 @@ import { readLaunchScript } from '../manifest/launch-path.js'
 import { imageRefProblem, releaseIdProblem } from '../manifest/values.js'
 import { manifestErrorsJson, manifestIssuesJson, renderManifestErrorsMarkdown, renderManifestErrorsText } from '../report/manifest-errors.js'
 import { type Annotation, type TaskOutcome, usageError } from './outcome.js'
+import { fail, ok, type Result } from '../result/result.js'
 
 export const manifestAnnotations = (errors: readonly ManifestError[], level: Annotation['level'] = 'error'): Annotation[] =>
   errors.map((e) => ({
@@ -59,14 +60,16 @@ export function withManifestWarnings(outcome: TaskOutcome, warnings: readonly Ma
   }
 }
 
-export type Loaded =
-  | { ok: true; manifest: Manifest; readonly warnings: readonly ManifestError[] }
-  | { ok: false; outcome: TaskOutcome; readonly warnings?: readonly ManifestError[] }
+/**
+ * A valid manifest with its warnings, or the finished outcome of a command that cannot go on (the
+ * manifest's errors as messages, exit code 1): at this layer a failure is already what the front doors print.
+ */
+export type Loaded = Result<{ readonly manifest: Manifest; readonly warnings: readonly ManifestError[] }, TaskOutcome>
 
 export async function loadOrFail(path: string): Promise<Loaded> {
   const { manifest, errors, warnings } = await loadManifestFile(path)
-  if (!manifest || errors.length > 0) return { ok: false, outcome: withManifestWarnings(invalidManifest(errors), warnings), warnings }
-  return { ok: true, manifest, warnings }
+  if (!manifest || errors.length > 0) return fail(withManifestWarnings(invalidManifest(errors), warnings))
+  return ok({ manifest, warnings })
 }
 
 /**
@@ -76,22 +79,27 @@ export async function loadOrFail(path: string): Promise<Loaded> {
  */
 export async function loadWithLaunchScript(path: string): Promise<Loaded> {
   const loaded = await loadOrFail(path)
-  if (!loaded.ok || loaded.manifest.launch.mode !== 'script') return loaded
-  const { launch } = loaded.manifest
+  if (!loaded.ok || loaded.value.manifest.launch.mode !== 'script') return loaded
+  const { launch } = loaded.value.manifest
   const read = await readLaunchScript(path, launch.path, { ...(launch.allowOutsideRepository && { allowOutsideRepository: true }) })
   if (read.ok) return loaded
-  const message = `${read.message}. Fix: ${read.fix}`
-  const outcome: TaskOutcome = { ...usageError(message), exitCode: 1, headline: `launch script refused: ${read.message}`, outputs: { result: 'invalid' } }
-  return { ok: false, outcome: withManifestWarnings(outcome, loaded.warnings), warnings: loaded.warnings }
+  const message = `${read.problem.message}. Fix: ${read.problem.fix}`
+  const outcome: TaskOutcome = {
+    ...usageError(message),
+    exitCode: 1,
+    headline: `launch script refused: ${read.problem.message}`,
+    outputs: { result: 'invalid' },
+  }
+  return fail(withManifestWarnings(outcome, loaded.value.warnings))
 }
 
 export async function validateTask(path: string): Promise<TaskOutcome> {
   const loaded = await loadWithLaunchScript(path)
-  if (!loaded.ok) return loaded.outcome
-  const m = loaded.manifest
+  if (!loaded.ok) return loaded.problem
+  const m = loaded.value.manifest
   const head = m.nodes.find((n) => n.role === 'head')!
   const gpus = m.nodes.reduce((s, n) => s + n.gpus, 0)
-  const { warnings } = loaded
+  const { warnings } = loaded.value
   const noted = warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''
   const headline = `${path} is valid${noted}: cluster ${m.cluster}, ${m.nodes.length} nodes (head ${head.name}), ${gpus} GPUs, TP=${m.vllm.tensorParallelSize} PP=${m.vllm.pipelineParallelSize}`
   return withManifestWarnings(

@@ -4,6 +4,7 @@ import type { Channel } from 'ssh2'
 import { type Cmd, argv, render, renderScript } from '../command/shell.js'
 import { BoundedOutput } from './bounded-output.js'
 import { type HostKeyPin, acceptingPins, fingerprint, keyMatches, keyType, preferredAlgorithms, revokedPin } from './host-keys.js'
+import { fail, ok, type Problem, problem, type Result } from '../result/result.js'
 import { type RunOptions, type RunResult, type Transport, releaseStdin } from './transport.js'
 
 export interface SshEndpoint {
@@ -23,16 +24,11 @@ export interface SshTarget extends SshEndpoint {
   readonly connectTimeoutMs: number
 }
 
-/** A connection failure a person can act on (not a bug): the message says what to change. */
-export class SshConnectError extends Error {
-  constructor(
-    message: string,
-    readonly target: string,
-  ) {
-    super(message)
-    this.name = 'SshConnectError'
-  }
-}
+/**
+ * A connection failure a person can act on (not a bug): SSH_CONNECT_FAILED, the message says what to
+ * change, evidence.node names the node.
+ */
+const cannotConnect = (message: string, node: string): Problem => problem('SSH_CONNECT_FAILED', message, message, { node })
 
 const KILL_GRACE_S = 5
 let runCounter = 0
@@ -58,6 +54,31 @@ function cancelLine(token: string, sig: 'TERM' | 'KILL'): string {
 }
 const CLIENT_SLACK_MS = (KILL_GRACE_S + 10) * 1000
 
+type ExecOptions = Pick<RunOptions, 'stdin' | 'onStdout' | 'onStderr' | 'maxOutputBytes'> & {
+  readonly timeoutMs: number
+  readonly onChannel?: (c: Channel) => void
+  readonly onOverLimit?: () => void
+}
+
+interface ExecOutput {
+  readonly code: number | null
+  readonly signal: string | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly outputCut?: 'stdout' | 'stderr'
+}
+
+/** A command that never ran to an exit status: why, as its stderr. */
+const notStarted = (why: string, started: number, cancelled: boolean): RunResult => ({
+  code: null,
+  signal: null,
+  stdout: '',
+  stderr: `${why}\n`,
+  durationMs: Date.now() - started,
+  timedOut: false,
+  ...(cancelled ? { cancelled: true } : {}),
+})
+
 function endpointLabel(e: SshEndpoint): string {
   return `${e.user}@${e.host}:${e.port}`
 }
@@ -73,7 +94,7 @@ export class SshTransport implements Transport {
   private jumpSsh?: NodeSSH
   private lastError?: Error
   /** A new connection being opened after the old one went away (shared by the commands waiting on it). */
-  private reopening?: Promise<void>
+  private reopening?: Promise<Problem | undefined>
   private closed = false
   /** A channel could not be opened on the connection: it is dead even if its close has not arrived yet. */
   private stale = false
@@ -82,10 +103,13 @@ export class SshTransport implements Transport {
     this.label = `${target.name} (${endpointLabel(target)})`
   }
 
-  static async connect(target: SshTarget): Promise<SshTransport> {
+  /** A connected transport, or the SSH_CONNECT_FAILED Problem saying why not (host key, key, auth, network). */
+  static async connect(target: SshTarget): Promise<Result<SshTransport>> {
     const t = new SshTransport(target)
-    await t.open()
-    return t
+    const failed = await t.open()
+    if (!failed) return ok(t)
+    await t.close()
+    return fail(failed)
   }
 
   private verifier(endpoint: SshEndpoint, seen: { key?: Buffer }) {
@@ -95,9 +119,10 @@ export class SshTransport implements Transport {
     }
   }
 
-  private async connectOne(ssh: NodeSSH, endpoint: SshEndpoint, sock?: unknown): Promise<void> {
+  /** Connect `ssh` to one endpoint; undefined when it is up, else why not. */
+  private async connectOne(ssh: NodeSSH, endpoint: SshEndpoint, sock?: unknown): Promise<Problem | undefined> {
     if (acceptingPins(endpoint.pins).length === 0) {
-      throw new SshConnectError(
+      return cannotConnect(
         `no host key pinned for ${endpointLabel(endpoint)}: add its fingerprint to the manifest (hostKeys) or pass known_hosts ` +
           `(get it on the host with: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub)`,
         this.target.name,
@@ -120,74 +145,72 @@ export class SshTransport implements Transport {
         ...(sock ? { sock: sock as never } : {}),
       })
     } catch (err) {
-      const e = err as Error & { level?: string; code?: string }
-      const revoked = seen.key && revokedPin(seen.key, endpoint.pins)
-      if (seen.key && revoked) {
-        throw new SshConnectError(
-          `host key of ${endpointLabel(endpoint)} (${keyType(seen.key)} ${fingerprint(seen.key)}) is marked @revoked in ${revoked.source}: not connecting`,
-          this.target.name,
-        )
-      }
-      if (seen.key && keyMatches(seen.key, endpoint.pins) === undefined) {
-        throw new SshConnectError(
-          `host key of ${endpointLabel(endpoint)} does not match any pin: server presented ${keyType(seen.key)} ${fingerprint(seen.key)}, ` +
-            `pinned ${endpoint.pins.map((p) => p.fingerprint ?? `${p.keyType} key from ${p.source}`).join(', ')}. ` +
-            `If the host was reinstalled on purpose, update the pin; otherwise do not connect.`,
-          this.target.name,
-        )
-      }
-      if (/privateKey|private key|private openssh key|passphrase|bad decrypt/i.test(e.message)) {
-        throw new SshConnectError(
-          `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one (the Action's ssh-key-passphrase input; the CLI's --ssh-key-passphrase FILE or $VRD_SSH_KEY_PASSPHRASE)`,
-          this.target.name,
-        )
-      }
-      if (e.level === 'client-authentication') {
-        throw new SshConnectError(
-          `authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`,
-          this.target.name,
-        )
-      }
-      const why = e.code ?? e.message
-      throw new SshConnectError(`cannot connect to ${endpointLabel(endpoint)}: ${why}`, this.target.name)
+      return this.whyNot(err as Error & { level?: string; code?: string }, endpoint, seen)
     }
     // ssh2 emits socket errors after `ready`; without a listener they crash the process.
     ssh.connection?.on('error', (error: Error) => {
       this.lastError = error
     })
+    return undefined
   }
 
-  private async open(): Promise<void> {
-    const { jump } = this.target
-    if (!jump) {
-      await this.connectOne(this.ssh, this.target)
-      return
+  /** Why ssh2 refused a connection, in words that say what to change. */
+  private whyNot(e: Error & { level?: string; code?: string }, endpoint: SshEndpoint, seen: { key?: Buffer }): Problem {
+    const revoked = seen.key && revokedPin(seen.key, endpoint.pins)
+    if (seen.key && revoked) {
+      return cannotConnect(
+        `host key of ${endpointLabel(endpoint)} (${keyType(seen.key)} ${fingerprint(seen.key)}) is marked @revoked in ${revoked.source}: not connecting`,
+        this.target.name,
+      )
     }
+    if (seen.key && keyMatches(seen.key, endpoint.pins) === undefined) {
+      return cannotConnect(
+        `host key of ${endpointLabel(endpoint)} does not match any pin: server presented ${keyType(seen.key)} ${fingerprint(seen.key)}, ` +
+          `pinned ${endpoint.pins.map((p) => p.fingerprint ?? `${p.keyType} key from ${p.source}`).join(', ')}. ` +
+          `If the host was reinstalled on purpose, update the pin; otherwise do not connect.`,
+        this.target.name,
+      )
+    }
+    if (/privateKey|private key|private openssh key|passphrase|bad decrypt/i.test(e.message)) {
+      return cannotConnect(
+        `the SSH private key cannot be used (${e.message}): give the key's text (-----BEGIN OPENSSH PRIVATE KEY----- ...), not its path, and its passphrase if it has one (the Action's ssh-key-passphrase input; the CLI's --ssh-key-passphrase FILE or $VRD_SSH_KEY_PASSPHRASE)`,
+        this.target.name,
+      )
+    }
+    if (e.level === 'client-authentication') {
+      return cannotConnect(`authentication as ${endpoint.user} on ${endpoint.host}:${endpoint.port} failed: the private key was refused`, this.target.name)
+    }
+    const why = e.code ?? e.message
+    return cannotConnect(`cannot connect to ${endpointLabel(endpoint)}: ${why}`, this.target.name)
+  }
+
+  /** Connect (through the jump host when there is one); undefined when up, else why not. */
+  private async open(): Promise<Problem | undefined> {
+    const { jump } = this.target
+    if (!jump) return this.connectOne(this.ssh, this.target)
     this.jumpSsh = new NodeSSH()
-    await this.connectOne(this.jumpSsh, jump)
+    const jumpFailed = await this.connectOne(this.jumpSsh, jump)
+    if (jumpFailed) return jumpFailed
     let sock: Channel
     try {
       sock = await this.jumpSsh.forwardOut('127.0.0.1', 0, this.target.host, this.target.port)
     } catch (err) {
-      throw new SshConnectError(
-        `jump host ${endpointLabel(jump)} cannot reach ${this.target.host}:${this.target.port}: ${(err as Error).message}`,
-        this.target.name,
-      )
+      return cannotConnect(`jump host ${endpointLabel(jump)} cannot reach ${this.target.host}:${this.target.port}: ${(err as Error).message}`, this.target.name)
     }
-    await this.connectOne(this.ssh, this.target, sock)
+    return this.connectOne(this.ssh, this.target, sock)
   }
 
   /**
    * The connection went away (the node rebooted, a link dropped, sshd restarted): one new connection,
    * with the same pins, before the next command. Only a command that has not started goes on it, so
    * nothing runs twice; a command that was running when the connection went away ended without an
-   * exit status and says so. A node that does not answer throws the connect error, which the
-   * command's result carries.
+   * exit status and says so. A node that does not answer gives the connect Problem (undefined when
+   * the connection is up), which the command's result carries.
    */
-  private async ensureConnected(): Promise<void> {
+  private async ensureConnected(): Promise<Problem | undefined> {
     // node-ssh counts a connection still in its handshake as connected: a command waits for the new one.
     if (this.reopening) return this.reopening
-    if (this.closed || (this.ssh.isConnected() && !this.stale)) return
+    if (this.closed || (this.ssh.isConnected() && !this.stale)) return undefined
     this.stale = false
     this.reopening = (async () => {
       this.ssh.dispose()
@@ -195,11 +218,11 @@ export class SshTransport implements Transport {
       this.ssh = new NodeSSH()
       this.jumpSsh = undefined
       this.lastError = undefined
-      await this.open()
+      return this.open()
     })().finally(() => {
       this.reopening = undefined
     })
-    await this.reopening
+    return this.reopening
   }
 
   async run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
@@ -238,9 +261,6 @@ export class SshTransport implements Transport {
     opts.signal?.addEventListener('abort', cancel, { once: true })
     try {
       if (cancelled) return { code: null, signal: null, stdout: '', stderr: 'cancelled before it started\n', durationMs: 0, timedOut: false, cancelled }
-      await this.ensureConnected().catch((err: Error) => {
-        throw new Error(`the connection to ${this.target.name} went away and a new one failed: ${err.message}`)
-      })
       const execOpts = {
         ...opts,
         onChannel: (c: Channel) => {
@@ -248,17 +268,9 @@ export class SshTransport implements Transport {
         },
         onOverLimit: stop,
       }
-      const r = await this.exec(line, execOpts).catch(async (err: Error) => {
-        // No channel opened, so the command never started: once more, on a new connection, when the
-        // connection is what failed. A channel the server refused on a live connection (sshd's
-        // MaxSessions) is this command's failure only: the commands running on it go on.
-        if (cancelled || this.closed || /channel open failure/i.test(err.message)) throw err
-        this.stale = true
-        await this.ensureConnected().catch((e: Error) => {
-          throw new Error(`the connection to ${this.target.name} went away (${err.message}) and a new one failed: ${e.message}`)
-        })
-        return this.exec(line, execOpts)
-      })
+      const ran = await this.execReconnecting(line, execOpts, () => cancelled)
+      if (!ran.ok) return notStarted(ran.problem.message, started, cancelled)
+      const r = ran.value
       // coreutils timeout exits 124 when the deadline passed (137 after the KILL grace).
       const timedOut = !cancelled && !r.outputCut && (clientTimedOut || r.code === 124 || (r.code === 137 && Date.now() - started >= opts.timeoutMs))
       const lost = r.code === null && !clientTimedOut && !cancelled && !r.outputCut ? (this.lastError ? ` (${this.lastError.message})` : '') : ''
@@ -273,15 +285,7 @@ export class SshTransport implements Transport {
         ...(r.outputCut ? { outputCut: r.outputCut } : {}),
       }
     } catch (err) {
-      return {
-        code: null,
-        signal: null,
-        stdout: '',
-        stderr: `${(err as Error).message}\n`,
-        durationMs: Date.now() - started,
-        timedOut: false,
-        ...(cancelled ? { cancelled: true } : {}),
-      }
+      return notStarted((err as Error).message, started, cancelled)
     } finally {
       clearTimeout(deadline)
       clearTimeout(killTimer)
@@ -293,18 +297,32 @@ export class SshTransport implements Transport {
   }
 
   /**
+   * The command on the connection, reopened first when it went away. When no channel opened (so the
+   * command never started) and the connection is what failed, once more on a new connection. A
+   * channel the server refused on a live connection (sshd's MaxSessions) is this command's failure
+   * only: the commands running on it go on.
+   */
+  private async execReconnecting(line: string, execOpts: ExecOptions, cancelled: () => boolean): Promise<Result<ExecOutput>> {
+    const down = await this.ensureConnected()
+    if (down) return fail(problem('SSH_CONNECTION_LOST', `the connection to ${this.target.name} went away and a new one failed: ${down.message}`))
+    const tried = (): Promise<Result<ExecOutput>> => this.exec(line, execOpts).then(ok, (err: Error) => fail(problem('SSH_EXEC_FAILED', err.message)))
+    const first = await tried()
+    if (first.ok || cancelled() || this.closed || /channel open failure/i.test(first.problem.message)) return first
+    this.stale = true
+    const again = await this.ensureConnected()
+    if (again) {
+      const message = `the connection to ${this.target.name} went away (${first.problem.message}) and a new one failed: ${again.message}`
+      return fail(problem('SSH_CONNECTION_LOST', message))
+    }
+    return tried()
+  }
+
+  /**
    * One exec channel, its output streamed through `BoundedOutput` (node-ssh's `execCommand` keeps
    * every byte, which a node writing without end turns into a crash). Past the limit the output is
    * dropped and `onOverLimit` asked to stop the command.
    */
-  private exec(
-    line: string,
-    opts: Pick<RunOptions, 'stdin' | 'onStdout' | 'onStderr' | 'maxOutputBytes'> & {
-      readonly timeoutMs: number
-      readonly onChannel?: (c: Channel) => void
-      readonly onOverLimit?: () => void
-    },
-  ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; outputCut?: 'stdout' | 'stderr' }> {
+  private exec(line: string, opts: ExecOptions): Promise<ExecOutput> {
     const connection = this.ssh.connection
     if (!connection) return Promise.reject(new Error('not connected'))
     return new Promise((resolve, reject) => {
@@ -342,14 +360,20 @@ export class SshTransport implements Transport {
     })
   }
 
-  async forwardTcp(host: string, port: number): Promise<Duplex> {
-    try {
-      await this.ensureConnected()
-      return await this.ssh.forwardOut('127.0.0.1', 0, host, port)
-    } catch (err) {
-      throw new Error(
-        `${this.target.name} cannot open a connection to ${host}:${port} for us (${(err as Error).message}): is anything listening there, and does its sshd allow TCP forwarding (AllowTcpForwarding)?`,
+  async forwardTcp(host: string, port: number): Promise<Result<Duplex>> {
+    const refused = (why: string) =>
+      fail(
+        problem(
+          'SSH_FORWARD_REFUSED',
+          `${this.target.name} cannot open a connection to ${host}:${port} for us (${why}): is anything listening there, and does its sshd allow TCP forwarding (AllowTcpForwarding)?`,
+        ),
       )
+    const down = await this.ensureConnected()
+    if (down) return refused(down.message)
+    try {
+      return ok(await this.ssh.forwardOut('127.0.0.1', 0, host, port))
+    } catch (err) {
+      return refused((err as Error).message)
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Duplex, Readable } from 'node:stream'
 import type { Cmd } from '../command/shell.js'
+import type { Result } from '../result/result.js'
 
 /** What one command produced. `code === null` means it never finished (timeout, lost connection). */
 export interface RunResult {
@@ -47,9 +48,9 @@ export interface Transport {
   /**
    * A TCP connection opened from the node itself to host:port (SSH `direct-tcpip`, like `ssh -L`):
    * the smoke test reaches vLLM on the head's 127.0.0.1 this way, with no port opened. Optional:
-   * transports that cannot forward leave it out. Rejects with a message when the node refuses.
+   * transports that cannot forward leave it out. A node that refuses is a Problem saying why.
    */
-  forwardTcp?(host: string, port: number): Promise<Duplex>
+  forwardTcp?(host: string, port: number): Promise<Result<Duplex>>
   close(): Promise<void>
 }
 

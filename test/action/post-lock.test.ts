@@ -13,9 +13,10 @@ import { loadManifestFile } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
 import { inputEnv } from '../support/action.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+import { sshConnected } from '../support/ssh-connected.js'
 
 let sshd: LoopbackSshd
 let dir: string
@@ -71,7 +72,7 @@ beforeAll(async () => {
   const loaded = await loadManifestFile(manifestPath)
   expect(loaded.errors).toEqual([])
   manifest = loaded.manifest!
-  head = await SshTransport.connect({
+  head = await sshConnected({
     name: 'head',
     host: '127.0.0.1',
     port: sshd.port,
@@ -99,7 +100,7 @@ describe("the post step (node dist/index.js with the runner's post-step env)", (
   it('releases the lock the main step left behind, by its token', async () => {
     const got = await acquireDeployLock(head, manifest, { who: 'ci', run: '99', release: 'r1' })
     expect(got.ok).toBe(true)
-    const r = runStep(postEnv(savedFor(got.ok ? got.holder.token : '')))
+    const r = runStep(postEnv(savedFor(got.ok ? got.value.token : '')))
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/vllm-ray-deploy post: released the deploy lock this run left behind: .* released \(ci \(run 99, release r1\)/)
     expect(await deployLockStatus(head, manifest)).toEqual({ held: false })

@@ -6,6 +6,7 @@
  * lock already gone) is a log line and a step that succeeds. The bundle's post step runs in
  * test/action/post-lock.test.ts.
  */
+import { sshConnected } from '../support/ssh-connected.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { LOCK_HOLDER_FILE, deployLockDir } from '../../src/plan/lock-commands.js'
 import { shScript } from '../../src/command/shell.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 import { inProcessStep } from './support/in-process.js'
 
@@ -57,7 +58,7 @@ beforeAll(async () => {
   const loaded = await loadManifestFile(manifestPath)
   expect(loaded.errors).toEqual([])
   manifest = loaded.manifest!
-  head = await SshTransport.connect({
+  head = await sshConnected({
     name: 'head',
     host: '127.0.0.1',
     port: sshd.port,
@@ -79,7 +80,7 @@ describe('the post step, in this process', () => {
   it('releases the lock this run left behind, by its token, and masks the key it reads', async () => {
     const got = await acquireDeployLock(head, manifest, { who: 'ci', run: '7', release: 'r1' })
     if (!got.ok) throw new Error('lock not taken')
-    const r = await post(saved(got.holder.token))
+    const r = await post(saved(got.value.token))
     expect(r.exitCode).toBeUndefined()
     expect(lines(r.stdout)).toEqual([
       expect.stringMatching(/^vllm-ray-deploy post: released the deploy lock this run left behind: .*\(ci \(run 7, release r1\)/),
@@ -92,7 +93,7 @@ describe('the post step, in this process', () => {
     const renamed = { ...manifest, cluster: `${manifest.cluster}-before-rename` }
     const got = await acquireDeployLock(head, renamed, { who: 'ci', release: 'r1' })
     if (!got.ok) throw new Error('lock not taken')
-    const r = await post(saved(got.holder.token, { cluster: renamed.cluster }))
+    const r = await post(saved(got.value.token, { cluster: renamed.cluster }))
     expect(lines(r.stdout)[0]).toMatch(/released the deploy lock this run left behind/)
     expect((await deployLockStatus(head, renamed)).held).toBe(false)
     rmSync(deployLockDir(renamed).replace(/\/deploy\.lock$/, ''), { recursive: true, force: true })
@@ -178,7 +179,7 @@ describe('the post step, in this process', () => {
     const unpinned = (await loadManifestFile(unpinnedPath)).manifest!
     const got = await acquireDeployLock(head, unpinned, { who: 'ci', release: 'r1' })
     if (!got.ok) throw new Error('lock not taken')
-    const state = saved(got.holder.token, { manifest: unpinnedPath, cluster: unpinned.cluster })
+    const state = saved(got.value.token, { manifest: unpinnedPath, cluster: unpinned.cluster })
     // Another server's key for this address: the head is refused, the lock stays.
     const otherKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDxfNNVIlDuqtP02p+brW0EMuojhQ+KVX9bKU/85adLD'
     const wrong = await post(state, {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { fail, ok, problem } from '../../src/result/result.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import type { DeployTaskOptions } from '../../src/tasks/deploy.js'
 import { deployTask, rollbackTask } from '../../src/tasks/deploy.js'
@@ -29,7 +30,7 @@ function setup() {
       credentials: { privateKey: 'unused: the nodes are simulated' },
       env: {},
       smoke: passing,
-      connect: async (_m, n) => transports.get(n.name)!,
+      connect: async (_m, n) => ok(transports.get(n.name)!),
       ...extra,
     }),
   }
@@ -55,8 +56,8 @@ describe('deploy and rollback tasks', () => {
       opts({
         release: 'r1',
         connect: async (_m, n) => {
-          if (n.name === 'spark-b') throw new Error('connect ECONNREFUSED 172.30.230.13:22')
-          return sim.transports().get(n.name)!
+          if (n.name === 'spark-b') return fail(problem('SSH_CONNECT_FAILED', 'connect ECONNREFUSED 172.30.230.13:22'))
+          return ok(sim.transports().get(n.name)!)
         },
       }),
     )

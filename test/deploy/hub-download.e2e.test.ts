@@ -50,7 +50,9 @@ const sh = async (t: Transport, ...args: string[]) => t.run(argv(...args), { tim
 async function download(dest: string, token: string) {
   const input: HubDownloadInput = { repo: REPO, revision: mirror.commit, dest, image: manifest.image.ref, tokenFile: TOKEN_FILE, endpoint: mirror.endpoint }
   const [step] = planHubDownload(input)
-  const stdin = (await stdinProvider(manifestPath, { [HF_TOKEN_ENV]: token })(step!.stdin!)) as string
+  const provided = await stdinProvider(manifestPath, { [HF_TOKEN_ENV]: token })(step!.stdin!)
+  if (!provided.ok) throw new Error(provided.problem.message)
+  const stdin = provided.value as string
   const from = mirror.events.length
   const r = await head().run(step!.cmd, { stdin, timeoutMs: 300_000 })
   const parsed = parseHubDownload(input, { node: 'spark-a', code: r.code, stdout: r.stdout, stderr: r.stderr }, [token])

@@ -92,8 +92,9 @@ describe('the token on the node', () => {
   }
 
   it('is written 0600 from stdin, read by the container, removed afterwards, and is in no argv or output', async () => {
-    const stdin = await stdinProvider('m.yml', { [HF_TOKEN_ENV]: `${TOKEN}\n` })({ kind: 'secret-value', name: HF_TOKEN_ENV })
-    expect(stdin).toBe(TOKEN)
+    const provided = await stdinProvider('m.yml', { [HF_TOKEN_ENV]: `${TOKEN}\n` })({ kind: 'secret-value', name: HF_TOKEN_ENV })
+    expect(provided).toEqual({ ok: true, value: TOKEN })
+    const stdin = TOKEN
     const dir = mkdtempSync(join(tmpdir(), 'hub-token-'))
     const tokenFile = join(dir, 'state', 'hf-token')
     const { script, r, log } = runStep(tokenFile, stdin as string)
@@ -118,8 +119,14 @@ describe('the token on the node', () => {
 
   it('an unset or empty HF_TOKEN is an error naming it, not an empty token file', async () => {
     const provide = stdinProvider('m.yml', { [HF_TOKEN_ENV]: '  ' })
-    await expect(provide({ kind: 'secret-value', name: HF_TOKEN_ENV })).rejects.toThrow(/not set for this run: HF_TOKEN/)
-    await expect(stdinProvider('m.yml', {})({ kind: 'secret-value', name: HF_TOKEN_ENV })).rejects.toThrow(/HF_TOKEN/)
+    await expect(provide({ kind: 'secret-value', name: HF_TOKEN_ENV })).resolves.toMatchObject({
+      ok: false,
+      problem: { message: expect.stringMatching(/not set for this run: HF_TOKEN/) },
+    })
+    await expect(stdinProvider('m.yml', {})({ kind: 'secret-value', name: HF_TOKEN_ENV })).resolves.toMatchObject({
+      ok: false,
+      problem: { message: expect.stringMatching(/HF_TOKEN/) },
+    })
   })
 })
 

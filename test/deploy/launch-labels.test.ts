@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ok } from '../../src/result/result.js'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
@@ -157,7 +158,7 @@ describe('the preflight command names the identity check of the executor it chec
       // The sim's manifest as the file the command reads (JSON is YAML).
       writeFileSync(join(dir, 'm.yml'), JSON.stringify(sim.manifest))
       const transports = sim.transports()
-      const out = await preflightTask(join(dir, 'm.yml'), { credentials: { privateKey: 'unused' }, connect: async (_m, n) => transports.get(n.name)! })
+      const out = await preflightTask(join(dir, 'm.yml'), { credentials: { privateKey: 'unused' }, connect: async (_m, n) => ok(transports.get(n.name)!) })
       expect(out.summary).toMatch(new RegExp(`\\*\\*${check}, fabric collective:\\*\\* no findings`))
       expect(out.summary).not.toContain(not)
     })

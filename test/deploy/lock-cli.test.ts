@@ -9,8 +9,9 @@ import { loadManifestFile } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+import { sshConnected } from '../support/ssh-connected.js'
 
 let sshd: LoopbackSshd
 let dir: string
@@ -44,7 +45,7 @@ beforeAll(async () => {
     ].join('\n'),
   )
   manifest = (await loadManifestFile(path)).manifest!
-  head = await SshTransport.connect({
+  head = await sshConnected({
     name: 'head',
     host: '127.0.0.1',
     port: sshd.port,

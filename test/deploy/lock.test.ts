@@ -13,8 +13,9 @@ import { parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { GUARD_EXPIRY_S, TAKE_GUARD, deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
+import { sshConnected } from '../support/ssh-connected.js'
 
 const TOKEN = '0123456789abcdef0123456789abcdef'
 const record = (over: Record<string, unknown> = {}) =>
@@ -26,21 +27,21 @@ describe("the lock scripts' answers", () => {
     const r = parseLockResponse(`now=${at('2026-12-03T10:30:00Z')}\nstate=held\nmtime=${at('2026-12-03T10:00:00Z')}\n---\n${record()}\n`)
     expect(r).toEqual({
       ok: true,
-      response: { nowMs: Date.parse('2026-12-03T10:30:00Z'), state: 'held', madeMs: Date.parse('2026-12-03T10:00:00Z'), record: record() },
+      value: { nowMs: Date.parse('2026-12-03T10:30:00Z'), state: 'held', madeMs: Date.parse('2026-12-03T10:00:00Z'), record: record() },
     })
   })
 
   it('reports an answer without a node time or state as a problem, not a crash', () => {
-    expect(parseLockResponse('')).toMatchObject({ ok: false, problem: expect.stringMatching(/no node time/) })
-    expect(parseLockResponse('now=17\nstate=weird\n')).toMatchObject({ ok: false, problem: expect.stringMatching(/no lock state/) })
+    expect(parseLockResponse('')).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/no node time/) } })
+    expect(parseLockResponse('now=17\nstate=weird\n')).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/no lock state/) } })
   })
 
   it('validates the holder record field by field', () => {
-    expect(parseHolder(record())).toMatchObject({ ok: true, holder: { who: 'alice', run: '42', release: 'r1', token: TOKEN } })
-    expect(parseHolder('{"who":')).toMatchObject({ ok: false, problem: expect.stringMatching(/not JSON/) })
-    expect(parseHolder(record({ token: 'x' }))).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid at token: not a lock token/) })
-    expect(parseHolder(record({ expiresAt: 'tomorrow' }))).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid at expiresAt/) })
-    expect(parseHolder('')).toMatchObject({ ok: false, problem: expect.stringMatching(/no holder record/) })
+    expect(parseHolder(record())).toMatchObject({ ok: true, value: { who: 'alice', run: '42', release: 'r1', token: TOKEN } })
+    expect(parseHolder('{"who":')).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/not JSON/) } })
+    expect(parseHolder(record({ token: 'x' }))).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/invalid at token: not a lock token/) } })
+    expect(parseHolder(record({ expiresAt: 'tomorrow' }))).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/invalid at expiresAt/) } })
+    expect(parseHolder('')).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/no holder record/) } })
   })
 
   it("judges expiry by the node's clock; a corrupt record by the age of the lock directory", () => {
@@ -59,7 +60,7 @@ describe('the deploy lock on a real sshd', () => {
   let manifest: Manifest
   const opened: SshTransport[] = []
   const connect = async () => {
-    const t = await SshTransport.connect({
+    const t = await sshConnected({
       name: 'head',
       host: '127.0.0.1',
       port: sshd.port,
@@ -93,12 +94,12 @@ describe('the deploy lock on a real sshd', () => {
     const losers = results.filter((r) => !r.ok)
     expect(winners).toHaveLength(1)
     expect(losers).toHaveLength(1)
-    const won = winners[0]!.ok ? winners[0]!.holder : undefined
+    const won = winners[0]!.ok ? winners[0]!.value : undefined
     const lost = losers[0]!
     expect(lost.ok).toBe(false)
     if (lost.ok) return
-    expect(lost.holder).toEqual(won)
-    expect(lost.message).toContain(`is held by ${won!.who} (run ${won!.run}, release ${won!.release}) since ${won!.since}`)
+    expect(lost.problem.holder).toEqual(won)
+    expect(lost.problem.message).toContain(`is held by ${won!.who} (run ${won!.run}, release ${won!.release}) since ${won!.since}`)
     // The record on disk is the winner's, whole.
     expect(JSON.parse(readFileSync(`${deployLockDir(manifest)}/holder.json`, 'utf8'))).toEqual(won)
     const status = await deployLockStatus(a, manifest)
@@ -112,7 +113,7 @@ describe('the deploy lock on a real sshd', () => {
     const results = await Promise.all(ts.map((t, i) => acquireDeployLock(t, manifest, { who: `w${i}`, release: 'r' })))
     expect(results.filter((r) => r.ok)).toHaveLength(1)
     const winner = results.find((r) => r.ok)!
-    for (const r of results.filter((x) => !x.ok)) expect(r.ok ? undefined : r.holder).toEqual(winner.ok ? winner.holder : undefined)
+    for (const r of results.filter((x) => !x.ok)) expect(r.ok ? undefined : r.problem.holder).toEqual(winner.ok ? winner.value : undefined)
     await releaseDeployLock(ts[0]!, manifest)
   })
 
@@ -126,7 +127,7 @@ describe('the deploy lock on a real sshd', () => {
     expect((await deployLockStatus(t, manifest)).held).toBe(true)
     const forced = await releaseDeployLock(t, manifest)
     expect(forced).toMatchObject({ released: true, message: expect.stringMatching(/removed \(forced\)/) })
-    expect(await releaseDeployLock(t, manifest, got.ok ? got.holder.token : '')).toMatchObject({ released: false, message: expect.stringMatching(/not held/) })
+    expect(await releaseDeployLock(t, manifest, got.ok ? got.value.token : '')).toMatchObject({ released: false, message: expect.stringMatching(/not held/) })
   })
 
   it('an expired lock is broken, and the break is said', async () => {
@@ -155,7 +156,7 @@ describe('the deploy lock on a real sshd', () => {
     const second = await acquireDeployLock(t, manifest, { who: 'gina', release: 'r' })
     expect(second).toMatchObject({
       ok: false,
-      message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/),
+      problem: { message: expect.stringMatching(/is held, but the lock's holder record is not JSON.*lock release --manifest <file> --force/) },
     })
     expect((await releaseDeployLock(t, manifest)).released).toBe(true)
   })
@@ -171,14 +172,14 @@ describe('the deploy lock on a real sshd', () => {
     if (!first.ok) return
     // Stamped by the head (this machine's real clock): since is now, expiresAt one TTL later.
     const ttl = manifest.deploy.lockTtlMinutes * 60_000
-    expect(Math.abs(Date.parse(first.holder.since) - realNow)).toBeLessThan(ttl / 2)
-    expect(Date.parse(first.holder.expiresAt) - Date.parse(first.holder.since)).toBeGreaterThanOrEqual(ttl - 1000)
+    expect(Math.abs(Date.parse(first.value.since) - realNow)).toBeLessThan(ttl / 2)
+    expect(Date.parse(first.value.expiresAt) - Date.parse(first.value.since)).toBeGreaterThanOrEqual(ttl - 1000)
     // A second deploy right after finds it held, not expired: no two rollouts at once.
     const progress: string[] = []
     const second = await acquireDeployLock(b, manifest, { who: 'punctual', release: 'r', onProgress: (m) => progress.push(m) })
-    expect(second).toMatchObject({ ok: false, message: expect.stringMatching(/is held by skewed/) })
+    expect(second).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/is held by skewed/) } })
     expect(progress.join('\n')).not.toMatch(/broke/)
-    await releaseDeployLock(a, manifest, first.holder.token)
+    await releaseDeployLock(a, manifest, first.value.token)
   })
 
   it('a held lock is renewed by its heartbeat (head clock), and a heartbeat whose lock was taken over says it lost it', async () => {
@@ -187,7 +188,7 @@ describe('the deploy lock on a real sshd', () => {
     expect(got.ok).toBe(true)
     if (!got.ok) return
     const renewed = new Promise<import('../../src/deploy/lock.js').LockHolder>((resolve) => {
-      const beat = new LockHeartbeat(a, manifest, got.holder, {
+      const beat = new LockHeartbeat(a, manifest, got.value, {
         everyMs: 1000,
         onRenewed: (h) => {
           void beat.stop()
@@ -197,8 +198,8 @@ describe('the deploy lock on a real sshd', () => {
       beat.start()
     })
     const h = await renewed
-    expect(h).toMatchObject({ who: 'long-rollout', token: got.holder.token, since: got.holder.since })
-    expect(Date.parse(h.expiresAt)).toBeGreaterThan(Date.parse(got.holder.expiresAt))
+    expect(h).toMatchObject({ who: 'long-rollout', token: got.value.token, since: got.value.since })
+    expect(Date.parse(h.expiresAt)).toBeGreaterThan(Date.parse(got.value.expiresAt))
     expect((await deployLockStatus(b, manifest)).holder).toEqual(h)
     // The holder's release by token still works after renewals.
     // Now someone forces it away and takes it: the next beat reports the loss and stops.
@@ -224,7 +225,7 @@ describe('the deploy lock on a real sshd', () => {
     const old = Date.now() / 1000 - GUARD_EXPIRY_S - 5
     utimesSync(guard, old, old)
     const renewed = await new Promise<string>((resolve) => {
-      const beat = new LockHeartbeat(a, manifest, got.holder, {
+      const beat = new LockHeartbeat(a, manifest, got.value, {
         everyMs: 10,
         onRenewed: (h) => {
           void beat.stop()
@@ -233,13 +234,13 @@ describe('the deploy lock on a real sshd', () => {
       })
       beat.start()
     })
-    expect(Date.parse(renewed)).toBeGreaterThan(Date.parse(got.holder.expiresAt))
+    expect(Date.parse(renewed)).toBeGreaterThan(Date.parse(got.value.expiresAt))
     expect(existsSync(guard)).toBe(false)
     // A live guard (another process inside it): the beat misses and says so ...
     mkdirSync(guard)
     const said: string[] = []
     const missed = new Promise<void>((resolve) => {
-      const beat = new LockHeartbeat(a, manifest, got.holder, {
+      const beat = new LockHeartbeat(a, manifest, got.value, {
         everyMs: 10,
         onProgress: (m) => {
           said.push(m)
@@ -252,7 +253,7 @@ describe('the deploy lock on a real sshd', () => {
     await missed
     expect(said[0]).toMatch(/not renewed this time: another process held the lock guard/)
     // ... and once misses have lasted 2/3 of the TTL, the lock counts as lost (before it can expire).
-    const beat = new LockHeartbeat(a, manifest, got.holder, {})
+    const beat = new LockHeartbeat(a, manifest, got.value, {})
     const ttlMs = manifest.deploy.lockTtlMinutes * 60_000
     const now = Date.now()
     const clock = vi.spyOn(Date, 'now').mockReturnValue(now + (ttlMs * 2) / 3 + 1000)
@@ -308,13 +309,13 @@ describe('the deploy lock on a real sshd', () => {
       },
     })
     await waitingSaid
-    await releaseDeployLock(a, manifest, first.ok ? first.holder.token : undefined)
+    await releaseDeployLock(a, manifest, first.ok ? first.value.token : undefined)
     const got = await waiting
     expect(got.ok).toBe(true)
     expect(progress[0]).toMatch(/waiting for the deploy lock: .* held by henry \(run 1, release r\)/)
     // And a bounded wait gives up, naming the holder.
     const gaveUp = await acquireDeployLock(a, manifest, { who: 'jack', release: 'r', wait: true, waitTimeoutMs: 1_000 })
-    expect(gaveUp).toMatchObject({ ok: false, message: expect.stringMatching(/gave up waiting for the deploy lock after \d+ s: .*held by ivy/) })
+    expect(gaveUp).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/gave up waiting for the deploy lock after \d+ s: .*held by ivy/) } })
     await releaseDeployLock(a, manifest)
   })
 })

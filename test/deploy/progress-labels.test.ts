@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { render, shScript } from '../../src/command/shell.js'
+import { ok } from '../../src/result/result.js'
 import { progressLine, StageProgress } from '../../src/deploy/progress.js'
 import { executePlan } from '../../src/execute/execute.js'
 import type { Plan } from '../../src/plan/plan.js'
@@ -31,7 +32,7 @@ describe('progressLine', () => {
     }
     await executePlan(plan, {
       transports: new Map([['spark-a', new LocalTransport()]]),
-      stdinFor: async () => '',
+      stdinFor: async () => ok(''),
       onProgress: (x) => lines.push(unclocked(progressLine(0, 'release-files', x.replace(/^== /, '')))),
     })
     expect(lines).toEqual([

@@ -57,7 +57,10 @@ describe('checkRunInputs', () => {
   })
   it('the step that writes the env file applies the same rule', async () => {
     const provide = stdinProvider('m.yml', { VLLM_API_KEY: 'sk-123\n', WANDB_API_KEY: 'w' })
-    await expect(provide({ kind: 'secret-env', names: ['VLLM_API_KEY', 'WANDB_API_KEY'] })).rejects.toThrow(/VLLM_API_KEY has a line break at its end/)
+    await expect(provide({ kind: 'secret-env', names: ['VLLM_API_KEY', 'WANDB_API_KEY'] })).resolves.toMatchObject({
+      ok: false,
+      problem: { code: 'SECRET_INVALID', message: expect.stringMatching(/VLLM_API_KEY has a line break at its end/) },
+    })
   })
 })
 

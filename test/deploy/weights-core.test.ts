@@ -322,7 +322,7 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     const src = runner()
     const { m, dirs, transports } = setup(`{ runner: { dir: ${src} } }`, 'each')
     const first = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
-    expect(first.ok, first.problem?.message).toBe(true)
+    expect(first.ok, first.ok ? '' : first.problem.message).toBe(true)
     expect(first.report.bytesMoved).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
     expect(first.report.identity).toBe(weightsIdentity(ref))
     for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
@@ -336,7 +336,7 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     const { m, dirs, transports } = setup(`{ runner: { dir: ${runner()} } }`, 'each', 10)
     const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
     expect(out.ok).toBe(false)
-    expect(out.problem?.code).toBe('DISK_SPACE_LOW')
+    expect(out.ok ? undefined : out.problem.code).toBe('DISK_SPACE_LOW')
     expect(out.findings.map((f) => [f.code, f.node])).toEqual(m.nodes.map((n) => ['DISK_SPACE_LOW', n.name]))
     expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
     for (const d of dirs) expect(existsSync(join(d, 'config.json'))).toBe(false)
@@ -439,7 +439,7 @@ describe("a hub source: what a node downloaded is checked against the hub's own 
     const { m, dirs, transports, hub: h } = setup({ shard: A, config: B }, 'each')
     const said: string[] = []
     const out = await deliverWeights({ m, transports, env: {}, onProgress: (l) => said.push(l), hub: h })
-    expect(out.ok, out.problem?.message).toBe(true)
+    expect(out.ok, out.ok ? '' : out.problem.message).toBe(true)
     for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
     for (const n of m.nodes) expect(said).toContain(`[${n.name}] every file matches the hub's digests (2 files; 1 by SHA-256, the rest by git blob id)`)
     // What each node just downloaded is counted as downloaded, not as files it already held.
@@ -452,7 +452,7 @@ describe("a hub source: what a node downloaded is checked against the hub's own 
     const { m, dirs, transports, hub: h } = setup({ shard: flipped, config: B })
     const out = await deliverWeights({ m, transports, env: {}, onProgress: () => {}, hub: h })
     expect(out.ok).toBe(false)
-    expect(out.problem?.code).toBe('WEIGHTS_DIGEST_MISMATCH')
+    expect(out.ok ? undefined : out.problem.code).toBe('WEIGHTS_DIGEST_MISMATCH')
     const f = out.findings.find((x) => x.code === 'WEIGHTS_DIGEST_MISMATCH')!
     expect(f.node).toBe(m.nodes[0]!.name)
     expect(f.evidence['model-00001.safetensors']).toBe(`hub sha256 ${sha(A)}, ${m.nodes[0]!.name} has sha256 ${sha(flipped)}`)
@@ -467,8 +467,8 @@ describe("a hub source: what a node downloaded is checked against the hub's own 
     const bad = Buffer.from(B.map((b) => b ^ 1))
     const { m, dirs, transports, hub: h } = setup({ shard: A, config: bad })
     const out = await deliverWeights({ m, transports, env: {}, onProgress: () => {}, hub: h })
-    expect(out.problem?.code).toBe('WEIGHTS_DIGEST_MISMATCH')
-    expect(out.problem?.message).toContain(
+    expect(out.ok ? undefined : out.problem.code).toBe('WEIGHTS_DIGEST_MISMATCH')
+    expect(out.ok ? undefined : out.problem.message).toContain(
       `config.json on ${m.nodes[0]!.name} is not the file the hub lists: its git blob id is ${gitBlob(bad)}, the hub's is ${gitBlob(B)}`,
     )
     expect(out.findings.map((x) => [x.code, x.node])).toContainEqual(['WEIGHTS_DIGEST_MISMATCH', m.nodes[0]!.name])
@@ -517,9 +517,11 @@ describe('runner paths stay inside their directory (issue 33)', () => {
     const src = runnerWith((dir) => symlinkSync(t, join(dir, 'model-00001.safetensors')))
     const { out, dirs } = await deliver(src)
     expect(out.ok).toBe(false)
-    expect(out.problem?.code).toBe('WEIGHTS_SOURCE_INVALID')
-    expect(out.problem?.message).toContain(`model-00001.safetensors links out of the directory (to ${t === '/proc/self/environ' ? '/proc/' : t}`)
-    expect(out.problem?.fix).toMatch(/cp -L/)
+    expect(out.ok ? undefined : out.problem.code).toBe('WEIGHTS_SOURCE_INVALID')
+    expect(out.ok ? undefined : out.problem.message).toContain(
+      `model-00001.safetensors links out of the directory (to ${t === '/proc/self/environ' ? '/proc/' : t}`,
+    )
+    expect(out.ok ? undefined : out.problem.fix).toMatch(/cp -L/)
     for (const d of dirs) expect(existsSync(join(d, 'model-00001.safetensors'))).toBe(false)
     expect(out.report.bytesMoved.runner).toBe(0)
   })
@@ -527,7 +529,7 @@ describe('runner paths stay inside their directory (issue 33)', () => {
   it('a link to a directory is never followed (it could loop)', async () => {
     const src = runnerWith((dir) => symlinkSync(dir, join(dir, 'loop')))
     const { out } = await deliver(src)
-    expect(out.problem?.message).toContain('loop is a link to a directory, which is never followed')
+    expect(out.ok ? undefined : out.problem.message).toContain('loop is a link to a directory, which is never followed')
   })
 
   it("a Hugging Face cache snapshot (files linked to its repository's blobs) is read through its links", async () => {
@@ -538,7 +540,7 @@ describe('runner paths stay inside their directory (issue 33)', () => {
     writeFileSync(join(repo, 'blobs', sha(A)), A)
     symlinkSync(`../../blobs/${sha(A)}`, join(snapshot, 'model-00001.safetensors'))
     const { out, dirs } = await deliver(snapshot)
-    expect(out.ok, out.problem?.message).toBe(true)
+    expect(out.ok, out.ok ? '' : out.problem.message).toBe(true)
     for (const d of dirs) expect(readFileSync(join(d, 'model-00001.safetensors'))).toEqual(A)
   })
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { argv, render, shScript } from '../../src/command/shell.js'
 import { CANCELLED, executePlan } from '../../src/execute/execute.js'
 import type { Plan, PlannedStep } from '../../src/plan/plan.js'
+import { fail, ok, problem } from '../../src/result/result.js'
 import { LocalTransport } from '../../src/transport/local.js'
 
 const journal = () => join(mkdtempSync(join(tmpdir(), 'vrd-exec-')), 'journal')
@@ -27,7 +28,7 @@ const transports = new Map([
   ['a', new LocalTransport()],
   ['b', new LocalTransport()],
 ])
-const noStdin = async () => ''
+const noStdin = async () => ok('')
 
 describe('executePlan', () => {
   it('runs phases in order and the nodes of a parallel phase at the same time', async () => {
@@ -110,13 +111,14 @@ describe('executePlan', () => {
   it('feeds each step its stdin and reports a stdin that cannot be prepared', async () => {
     const cat = argv('cat')
     const s: PlannedStep = { id: 'a/cat', node: 'a', action: 'cat', description: 'cat', cmd: cat, command: 'cat', timeoutSeconds: 5, stdin: { kind: 'probe' } }
-    const ok = await executePlan(plan([{ name: 'release-files', description: '', parallel: false, steps: [s] }]), { transports, stdinFor: async () => 'hello' })
-    expect(ok.results[0]!.result?.stdout).toBe('hello')
+    const fed = await executePlan(plan([{ name: 'release-files', description: '', parallel: false, steps: [s] }]), {
+      transports,
+      stdinFor: async () => ok('hello'),
+    })
+    expect(fed.results[0]!.result?.stdout).toBe('hello')
     const bad = await executePlan(plan([{ name: 'release-files', description: '', parallel: false, steps: [s] }]), {
       transports,
-      stdinFor: async () => {
-        throw new Error('HF_TOKEN not set')
-      },
+      stdinFor: async () => fail(problem('SECRET_INVALID', 'HF_TOKEN not set')),
     })
     expect(bad.results[0]!.detail).toMatch(/cannot prepare stdin \(probe\): HF_TOKEN not set/)
   })

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { LabError } from '../../src/lab/lab-error.js'
 import { MAX_INSTANCES, instanceNames, labInstance, labLayout, validateNodeCount } from '../../src/lab/layout.js'
 import { nodeContainerSpec, registryContainerSpec, CONFIG_LABEL } from '../../src/lab/node-container.js'
 import { containerArgs } from '../../src/lab/docker-commands.js'
@@ -40,7 +41,7 @@ describe('lab layout', () => {
   })
 
   it('has 1 to 4 nodes', () => {
-    expect(() => validateNodeCount(0)).toThrow(RangeError)
+    expect(() => validateNodeCount(0)).toThrow(LabError)
     expect(() => validateNodeCount(5)).toThrow(/1 to 4/)
     expect(() => validateNodeCount(1.5)).toThrow()
     expect(validateNodeCount(3)).toBe(3)

@@ -129,15 +129,15 @@ describe('parseImageReference follows the docker reference grammar', () => {
     ['https://ghcr.io/org/image', 'it starts with a URL scheme; write the registry host without it'],
     ['org/image name', 'it contains whitespace'],
   ])('rejects %j', (text, reason) => {
-    expect(parseImageReference(text)).toEqual({ ok: false, reason })
+    expect(parseImageReference(text)).toMatchObject({ ok: false, problem: { message: reason } })
   })
 })
 
 describe('IPv4 and CIDR', () => {
   test('parses addresses and rejects leading zeros and large parts', () => {
     expect(parseIpv4('192.168.200.12')).toEqual({ ok: true, value: 0xc0a8c80c })
-    expect(parseIpv4('192.168.200.012')).toEqual({ ok: false, reason: '"012" is not a number from 0 to 255' })
-    expect(parseIpv4('192.168.300.1')).toEqual({ ok: false, reason: '300 is larger than 255' })
+    expect(parseIpv4('192.168.200.012')).toMatchObject({ ok: false, problem: { message: '"012" is not a number from 0 to 255' } })
+    expect(parseIpv4('192.168.300.1')).toMatchObject({ ok: false, problem: { message: '300 is larger than 255' } })
   })
 
   test('subnet membership at the edges of a block, including /0 and /32', () => {
@@ -152,7 +152,7 @@ describe('IPv4 and CIDR', () => {
   })
 
   test('rejects bad prefixes', () => {
-    expect(parseCidr('10.0.0.0/33')).toEqual({ ok: false, reason: 'the prefix "33" is not a number from 0 to 32' })
+    expect(parseCidr('10.0.0.0/33')).toMatchObject({ ok: false, problem: { message: 'the prefix "33" is not a number from 0 to 32' } })
   })
 })
 

@@ -101,7 +101,7 @@ describe('the deploy checks again with the version the image reports', () => {
     imageRef: 'registry.example/team/serving:latest',
     imageId: 'sha256:' + 'b'.repeat(64),
     node: 'spark-a',
-    probe: { ok: true as const, contents: contents(version) },
+    probe: { ok: true as const, value: contents(version) },
     vllmArgs: args,
     ...(stated && { statedVersion: stated }),
   })

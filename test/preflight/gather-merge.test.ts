@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { ok } from '../../src/result/result.js'
 import { expectationFromManifest } from '../../src/manifest/expectation.js'
 import { parseManifest } from '../../src/manifest/load.js'
 import { runChecks } from '../../src/preflight/checks/index.js'
@@ -59,7 +60,7 @@ const fake = (node: string): Transport => ({
 
 describe('live facts: ray.nodes() is the source of truth for resources, ray status adds totals and pending demands', () => {
   it('a lagging ray status total does not turn into a GPU shortfall', async () => {
-    const { facts } = await gatherFacts(m, { transportFor: async (n) => fake(n.name) })
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => ok(fake(n.name)) })
     expect(facts.ray?.totals).toEqual({ GPU: 1 })
     expect(facts.ray?.pendingDemands).toEqual([])
     expect(facts.ray?.nodes.filter((n) => n.alive)).toHaveLength(2)

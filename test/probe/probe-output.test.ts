@@ -8,7 +8,10 @@ const node = { name: 'spark-a', role: 'head', ssh: { host: '10.1.230.180', hostK
 describe("the probe's JSON is checked, not cast", () => {
   it('names the field that does not fit', () => {
     const r = parseProbeOutput(JSON.stringify({ errors: [], interfaces: [{ name: 'lo', up: 'yes', addresses: [] }] }))
-    expect(r).toEqual({ ok: false, error: expect.stringMatching(/^the facts probe's output does not fit its schema: interfaces\[0\]\.up: /) })
+    expect(r).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringMatching(/^the facts probe's output does not fit its schema: interfaces\[0\]\.up: /) },
+    })
   })
 
   it('a node whose probe printed a bad document has failed facts saying why (never a throw later)', () => {
@@ -20,6 +23,6 @@ describe("the probe's JSON is checked, not cast", () => {
     const r = parseProbeOutput(
       JSON.stringify({ errors: [], interfaces: [{ name: 'lo', up: true, addresses: ['127.0.0.1/8'], altnames: [] }], peers: [], gpus: [], container: null }),
     )
-    expect(r.ok && r.output.interfaces).toEqual([{ name: 'lo', up: true, addresses: ['127.0.0.1/8'] }])
+    expect(r.ok && r.value.interfaces).toEqual([{ name: 'lo', up: true, addresses: ['127.0.0.1/8'] }])
   })
 })

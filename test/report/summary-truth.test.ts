@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFi
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { fail, ok, problem, type Result } from '../../src/result/result.js'
 import { allInWords, inWords, OPTION_INPUTS, option } from '../../src/command/option-words.js'
 import { containerState, parseNodeState } from '../../src/deploy/node-state.js'
 import type { RolloutReport } from '../../src/deploy/rollout.js'
@@ -34,15 +35,14 @@ const EXAMPLE = 'src/manifest/examples/dgx-spark-pair.yml'
 const SCRIPT = 'test/script-check/fixtures/spark-vllm-qwen35.sh'
 const credentials = { privateKey: 'unused' }
 /** SSH that fails the way a wrong key or a dead host does: before any command runs. */
-const unreachable = async (): Promise<Transport> => {
-  throw new Error('connect ECONNREFUSED 10.1.230.180:22')
-}
+const unreachable = async (): Promise<Result<Transport>> => fail(problem('SSH_CONNECT_FAILED', 'connect ECONNREFUSED 10.1.230.180:22'))
 /** A node that answers every command with a failure (nothing on it is readable). */
-const refusing = async (): Promise<Transport> => ({
-  label: 'refusing',
-  run: async () => ({ code: 1, signal: null, stdout: '', stderr: 'refused', durationMs: 1, timedOut: false }),
-  close: async () => {},
-})
+const refusing = async (): Promise<Result<Transport>> =>
+  ok({
+    label: 'refusing',
+    run: async () => ({ code: 1, signal: null, stdout: '', stderr: 'refused', durationMs: 1, timedOut: false }),
+    close: async () => {},
+  })
 
 /** The example manifest in launch.mode script, the seeds' launch script beside it. */
 function scriptManifest(scriptCheck: 'warn' | 'block'): { manifest: string; script: string } {

@@ -129,17 +129,20 @@ describe('launch.path (item 15): only inside the repository, a missing one a cle
     )
 
   it('a script in the repository is read; /proc/self/environ, ../.. escapes and a symlink out are refused', async () => {
-    expect(await readLaunchScript(join(repo, 'deploy', 'c.yml'), 'launch.sh', { env: {} })).toMatchObject({ ok: true, text: '#!/bin/bash\necho hi\n' })
+    expect(await readLaunchScript(join(repo, 'deploy', 'c.yml'), 'launch.sh', { env: {} })).toMatchObject({
+      ok: true,
+      value: { text: '#!/bin/bash\necho hi\n' },
+    })
     for (const bad of ['/proc/self/environ', '../../../../../../proc/self/environ', 'env-link.sh', '/etc/passwd'])
       expect(await readLaunchScript(join(repo, 'deploy', 'c.yml'), bad, { env: {} }), bad).toMatchObject({
         ok: false,
-        message: expect.stringMatching(/outside the repository/),
+        problem: { message: expect.stringMatching(/outside the repository/) },
       })
     // Unless the manifest says so; even then only a regular file.
     expect(await readLaunchScript(join(repo, 'deploy', 'c.yml'), '/etc/hostname', { env: {}, allowOutsideRepository: true })).toMatchObject({ ok: true })
     expect(await readLaunchScript(join(repo, 'deploy', 'c.yml'), '/dev/zero', { env: {}, allowOutsideRepository: true })).toMatchObject({
       ok: false,
-      message: expect.stringMatching(/not a regular file/),
+      problem: { message: expect.stringMatching(/not a regular file/) },
     })
   })
 

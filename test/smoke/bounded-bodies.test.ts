@@ -55,20 +55,20 @@ describe('the smoke client bounds what a server sends', () => {
   for (const path of ['/v1/models', '/metrics']) {
     it(`${path}: a body without end is cut at the limit, the result says so`, async () => {
       const r = await client().request('GET', path)
-      expect(r).toMatchObject({ ok: false, error: `the response body passed ${LIMIT} bytes; cut there and the connection closed` })
+      expect(r).toMatchObject({ ok: false, problem: { message: `the response body passed ${LIMIT} bytes; cut there and the connection closed` } })
     })
   }
 
   it('an SSE stream without end is cut at the limit; what was handed on stays under it', async () => {
     let seen = 0
     const r = await client().stream('/v1/chat/completions', { stream: true }, (c) => (seen += c.length))
-    expect(r).toMatchObject({ ok: false, error: `the streamed answer passed ${LIMIT} bytes; cut there and the connection closed` })
+    expect(r).toMatchObject({ ok: false, problem: { message: `the streamed answer passed ${LIMIT} bytes; cut there and the connection closed` } })
     expect(seen).toBeLessThanOrEqual(LIMIT)
   })
 
   it("a stream's error body without end is cut too", async () => {
     const r = await client().stream('/v1/completions', {}, () => {})
-    expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/response body passed/) })
+    expect(r).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/response body passed/) } })
   })
 
   it('the server sees every such connection closed', async () => {

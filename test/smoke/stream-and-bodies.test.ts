@@ -55,7 +55,10 @@ describe("vLLM's bodies", () => {
     expect(c).toMatchObject({ ok: true, value: { model: 'tiny-random', finishReason: 'length', usage: { completionTokens: 8 } } })
     const chat = parseAnswer(httpFixture('chat.http').body, true)
     expect(chat.ok && chat.value.text.length).toBeGreaterThan(0)
-    expect(parseAnswer(httpFixture('chat.http').body, false)).toMatchObject({ ok: false, problem: expect.stringMatching(/choices\[0\]\.text is missing/) })
+    expect(parseAnswer(httpFixture('chat.http').body, false)).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringMatching(/choices\[0\]\.text is missing/) },
+    })
   })
 
   it('stream chunks: text deltas, the finish reason, the usage chunk, [DONE]', () => {
@@ -95,6 +98,6 @@ describe("vLLM's bodies", () => {
   })
 
   it('malformed JSON is a problem value naming what came back', () => {
-    expect(parseAnswer('{"id": "cmpl-1", "choices": [', false)).toMatchObject({ ok: false, problem: expect.stringMatching(/^not JSON .*cmpl-1/) })
+    expect(parseAnswer('{"id": "cmpl-1", "choices": [', false)).toMatchObject({ ok: false, problem: { message: expect.stringMatching(/^not JSON .*cmpl-1/) } })
   })
 })

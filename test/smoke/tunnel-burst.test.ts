@@ -13,7 +13,8 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpClient } from '../../src/smoke/http.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
@@ -48,7 +49,7 @@ s.serve_forever()
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  t = await SshTransport.connect({
+  t = await sshConnected({
     name: 'loop',
     host: '127.0.0.1',
     port: sshd.port,
@@ -72,7 +73,7 @@ describe('the built-in SSH tunnel under a burst', () => {
     const failures: string[] = []
     for (let run = 0; run < 5; run++) {
       const rs = await Promise.all(Array.from({ length: 100 }, (_, i) => client.request('POST', '/v1/completions', { prompt: `p${i}`, max_tokens: 8 })))
-      for (const r of rs) if (!r.ok || r.status !== 200) failures.push(r.ok ? `HTTP ${r.status}` : r.error)
+      for (const r of rs) if (!r.ok || r.value.status !== 200) failures.push(r.ok ? `HTTP ${r.value.status}` : r.problem.message)
     }
     expect(failures).toEqual([])
   }, 300_000)

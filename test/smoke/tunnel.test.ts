@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { runSmoke } from '../../src/smoke/gate.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import type { Transport } from '../../src/transport/transport.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
@@ -18,7 +19,7 @@ let fake: FakeVllm
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  ssh = await SshTransport.connect({
+  ssh = await sshConnected({
     name: 'spark-a',
     host: '127.0.0.1',
     port: sshd.port,

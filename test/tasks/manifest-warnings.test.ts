@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { fail, problem } from '../../src/result/result.js'
 import { main } from '../../src/cli/main.js'
 import { deployTask } from '../../src/tasks/deploy.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
@@ -98,9 +99,7 @@ describe('launch.mode script with container.env', () => {
       credentials: { privateKey: 'unused' },
       env: {},
       release: 'r1',
-      connect: async (_m, node) => {
-        throw new Error(`connect ECONNREFUSED ${node.ssh.host}:22`)
-      },
+      connect: async (_m, node) => fail(problem('SSH_CONNECT_FAILED', `connect ECONNREFUSED ${node.ssh.host}:22`)),
     })
     expect(outcome.exitCode).toBe(1)
     expect(outcome.headline).toMatch(/cannot reach every node/)

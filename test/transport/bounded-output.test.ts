@@ -9,7 +9,8 @@ import { argv } from '../../src/command/shell.js'
 import { BoundedOutput, DEFAULT_OUTPUT_LIMIT_BYTES } from '../../src/transport/bounded-output.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import { LocalTransport } from '../../src/transport/local.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { outcome, succeeded } from '../../src/transport/transport.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
@@ -19,7 +20,7 @@ const local = new LocalTransport()
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  ssh = await SshTransport.connect({
+  ssh = await sshConnected({
     name: 'loop',
     host: '127.0.0.1',
     port: sshd.port,

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { keyMatches, pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshConnectError, SshTransport } from '../../src/transport/ssh.js'
+import { SshTransport } from '../../src/transport/ssh.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 let sshd: LoopbackSshd
@@ -64,20 +64,16 @@ describe('known_hosts as OpenSSH reads it', () => {
         pins: pinsFromKnownHosts(c.text, '127.0.0.1', sshd.port),
         connectTimeoutMs: 10_000,
       })
+      const r = await attempt
       if (c.connects) {
-        const t = await attempt
-        expect((await t.run(argv('echo', 'ok'), { timeoutMs: 10_000 })).stdout, c.what).toBe('ok\n')
-        await t.close()
+        expect(r.ok, c.what).toBe(true)
+        if (!r.ok) continue
+        expect((await r.value.run(argv('echo', 'ok'), { timeoutMs: 10_000 })).stdout, c.what).toBe('ok\n')
+        await r.value.close()
       } else {
-        const err = await attempt.then(
-          async (t) => {
-            await t.close()
-            return undefined
-          },
-          (e: unknown) => e,
-        )
-        expect(err, c.what).toBeInstanceOf(SshConnectError)
-        if (c.what.startsWith('@revoked')) expect((err as Error).message).toMatch(/is marked @revoked in known_hosts:1: not connecting/)
+        if (r.ok) await r.value.close()
+        expect(r, c.what).toMatchObject({ ok: false, problem: { code: 'SSH_CONNECT_FAILED' } })
+        if (c.what.startsWith('@revoked')) expect(r.ok ? '' : r.problem.message).toMatch(/is marked @revoked in known_hosts:1: not connecting/)
       }
     }
   })

@@ -78,7 +78,7 @@ describe('a private key with a passphrase', () => {
         ] ?? '',
       getMultiline: () => [],
     })
-    expect(inputs).toMatchObject({ ok: true, inputs: { values: { sshKeyPassphrase: PASSPHRASE } } })
+    expect(inputs).toMatchObject({ ok: true, value: { values: { sshKeyPassphrase: PASSPHRASE } } })
     const written: string[] = []
     vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
       written.push(String(c))

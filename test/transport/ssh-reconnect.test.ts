@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { connectionLost } from '../../src/deploy/node-events.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
-import { SshTransport } from '../../src/transport/ssh.js'
+import type { SshTransport } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { outcome } from '../../src/transport/transport.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
@@ -28,7 +29,7 @@ afterEach(async () => {
 async function connect(extraConfig: readonly string[] = []): Promise<SshTransport> {
   sshd = await startLoopbackSshd({ extraConfig })
   const s = sshd
-  t = await SshTransport.connect({
+  t = await sshConnected({
     name: 'loop',
     host: '127.0.0.1',
     port: s.port,

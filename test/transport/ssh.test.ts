@@ -3,7 +3,8 @@ import { Readable } from 'node:stream'
 import { argv, pipe, withEnv } from '../../src/command/shell.js'
 import { parsePin, pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import { LocalTransport } from '../../src/transport/local.js'
-import { SshConnectError, SshTransport, type SshTarget } from '../../src/transport/ssh.js'
+import { SshTransport, type SshTarget } from '../../src/transport/ssh.js'
+import { sshConnected } from '../support/ssh-connected.js'
 import { outcome } from '../../src/transport/transport.js'
 import { type LoopbackSshd, newClientKey, startLoopbackSshd } from '../support/sshd.js'
 
@@ -23,7 +24,7 @@ const target = (over: Partial<SshTarget> = {}): SshTarget => ({
 
 beforeAll(async () => {
   sshd = await startLoopbackSshd()
-  t = await SshTransport.connect(target())
+  t = await sshConnected(target())
 })
 afterAll(async () => {
   await t?.close()
@@ -146,27 +147,27 @@ describe('SshTransport against a real sshd', () => {
     const { execFileSync } = await import('node:child_process')
     const fp = execFileSync('ssh-keygen', ['-lf', '-'], { input: sshd.hostPublicKey, encoding: 'utf8' }).split(' ')[1]!
     const pin = parsePin(fp, 'test')!
-    const t2 = await SshTransport.connect(target({ pins: [pin] }))
+    const t2 = await sshConnected(target({ pins: [pin] }))
     expect((await t2.run(argv('echo', 'ok'), { timeoutMs: 5000 })).stdout).toBe('ok\n')
     await t2.close()
   })
 
   it('refuses a host whose key does not match the pin, naming both fingerprints', async () => {
     const wrong = parsePin('SHA256:' + 'A'.repeat(43), 'manifest nodes[0].ssh.hostKeys[0]')!
-    const err = await SshTransport.connect(target({ pins: [wrong] })).catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(SshConnectError)
-    expect((err as Error).message).toMatch(/does not match any pin: server presented ssh-ed25519 SHA256:/)
+    const r = await SshTransport.connect(target({ pins: [wrong] }))
+    expect(r).toMatchObject({ ok: false, problem: { code: 'SSH_CONNECT_FAILED', evidence: { node: 'loop' } } })
+    expect(r.ok ? '' : r.problem.message).toMatch(/does not match any pin: server presented ssh-ed25519 SHA256:/)
   })
 
   it('refuses to connect without any pin', async () => {
-    const err = await SshTransport.connect(target({ pins: [] })).catch((e: unknown) => e)
-    expect((err as Error).message).toMatch(/no host key pinned/)
+    const r = await SshTransport.connect(target({ pins: [] }))
+    expect(r.ok ? '' : r.problem.message).toMatch(/no host key pinned/)
   })
 
   it('explains a refused key and an unreachable port', async () => {
-    const refused = await SshTransport.connect(target({ privateKey: newClientKey() })).catch((e: unknown) => e)
-    expect((refused as Error).message).toBe(`authentication as root on 127.0.0.1:${sshd.port} failed: the private key was refused`)
-    const closed = await SshTransport.connect(target({ port: 1 })).catch((e: unknown) => e)
-    expect((closed as Error).message).toMatch(/cannot connect to root@127.0.0.1:1: ECONNREFUSED/)
+    const refused = await SshTransport.connect(target({ privateKey: newClientKey() }))
+    expect(refused.ok ? '' : refused.problem.message).toBe(`authentication as root on 127.0.0.1:${sshd.port} failed: the private key was refused`)
+    const closed = await SshTransport.connect(target({ port: 1 }))
+    expect(closed.ok ? '' : closed.problem.message).toMatch(/cannot connect to root@127.0.0.1:1: ECONNREFUSED/)
   })
 })

@@ -26,9 +26,10 @@ export const load: Distribution = {
         )
         const step = load.planSteps(d.m, n, d.image)[0]!
         const input = await stdin(step.stdin!, step)
+        if (!input.ok) return void d.actions.set(n.name, { action: 'failed', detail: input.problem.message })
         const r = await d.transports
           .get(n.name)!
-          .run(loadImage(), { timeoutMs: d.m.ssh.commandTimeoutSeconds * 1000, stdin: input, ...(d.signal && { signal: d.signal }) })
+          .run(loadImage(), { timeoutMs: d.m.ssh.commandTimeoutSeconds * 1000, stdin: input.value, ...(d.signal && { signal: d.signal }) })
         d.actions.set(n.name, succeeded(r) ? { action: 'loaded' } : { action: 'failed', detail: `docker load ${outcome(r)}: ${r.stderr.trim().slice(-300)}` })
       }),
     )

@@ -25,7 +25,7 @@ export async function readLaunchScript(m: Manifest, manifestPath: string): Promi
   if (m.launch.mode !== 'script') return undefined
   // The one reader of a launch script (inside the repository unless the manifest allows otherwise, bounded).
   const read = await readScript(manifestPath, m.launch.path, { ...(m.launch.allowOutsideRepository && { allowOutsideRepository: true }) })
-  return read.ok ? read.text : undefined
+  return read.ok ? read.value.text : undefined
 }
 
 /**
@@ -96,26 +96,23 @@ export const lockStage: Stage<'m' | 'release', 'lock' | 'heartbeat'> = {
     })
     if (got.ok) {
       // Renewed while held (by the head's clock), so a rollout longer than deploy.lockTtlMinutes keeps it.
-      const heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.holder, {
+      const heartbeat = new LockHeartbeat(o.transports.get(head.name)!, m, got.value, {
         onProgress: io.progress,
         ...(o.lockRenewEveryMs && { everyMs: o.lockRenewEveryMs }),
       }).start()
-      o.onLock?.({ holder: got.holder, cluster: m.cluster })
-      return proceed({ lock: got.holder, heartbeat })
+      o.onLock?.({ holder: got.value, cluster: m.cluster })
+      return proceed({ lock: got.value, heartbeat })
     }
-    const evidence: Record<string, string> = got.holder
-      ? { who: got.holder.who, run: got.holder.run ?? '-', release: got.holder.release, since: got.holder.since, expires: got.holder.expiresAt }
-      : {}
-    const fix = `Wait for that rollout to finish (${option('wait-lock')} waits), or, if none runs any more, vllm-ray-deploy lock release --manifest <file> --force.`
+    const { evidence, fix } = got.problem
     const locked: Finding = {
       code: 'DEPLOY_LOCKED',
       severity: 'error',
       node: head.name,
-      message: `Another rollout holds the deploy lock: ${got.message}.`,
+      message: `Another rollout holds the deploy lock: ${got.problem.message}.`,
       evidence,
       fix,
     }
-    return stop({ code: 'DEPLOY_LOCKED', message: got.message, evidence, fix }, { findings: [locked] })
+    return stop({ code: 'DEPLOY_LOCKED', message: got.problem.message, evidence, fix }, { findings: [locked] })
   },
 }
 

@@ -7,6 +7,7 @@
  * the deploy with the running release untouched, where the same fault after stop-previous would be
  * a hung vLLM start and a rollback. `preflight.collective: false` skips it.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { runCollectiveChecks } from '../../preflight/checks/index.js'
 import { sortFindings } from '../../preflight/diagnose.js'
 import { runCollective } from '../../preflight/gather/collective.js'
@@ -73,9 +74,6 @@ export const fabricTestStage: Stage<'m' | 'unchanged' | 'imageId' | 'hostFacts',
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed(adds, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop(
-      { code: first.code, message: `fabric test: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix },
-      { adds, findings },
-    )
+    return stop(problemOf(first, `fabric test: ${errorCodes(findings)}: ${first.message}`), { adds, findings })
   },
 }

@@ -3,13 +3,14 @@
  * checks) once every node is in Ray, and the smoke test once vLLM serves. On an unchanged release
  * they are all that runs, and a failure there changes nothing.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { option } from '../../command/option-words.js'
 import { expectationFromManifest } from '../../manifest/expectation.js'
 import { runChecks } from '../../preflight/checks/index.js'
 import { sortFindings } from '../../preflight/diagnose.js'
 import { gatherFacts } from '../../preflight/gather/gather.js'
 import { factsSteps } from '../../plan/plan.js'
-import { problem } from '../../result/result.js'
+import { ok, problem } from '../../result/result.js'
 import { runSmokeGate } from '../../smoke/gate.js'
 import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 import { headOf } from '../../plan/node-commands.js'
@@ -33,15 +34,12 @@ export const preflightStage: Stage<'m' | 'unchanged', 'facts'> = {
     const { m, o, io } = ctx
     // The plan's preflight steps, as the executor would announce them: gatherFacts runs these commands.
     for (const s of factsSteps(m)) io.progress(`[${s.node}] ${s.action}: ${s.description}`)
-    const { facts } = await gatherFacts(m, { transportFor: async (n) => o.transports.get(n.name)!, onProgress: io.progress })
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => ok(o.transports.get(n.name)!), onProgress: io.progress })
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed({ facts }, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop(
-      { code: first.code, message: `identity preflight: ${errorCodes(findings)}`, evidence: first.evidence, fix: first.fix },
-      { adds: { facts }, findings },
-    )
+    return stop(problemOf(first, `identity preflight: ${errorCodes(findings)}`), { adds: { facts }, findings })
   },
 }
 

@@ -4,13 +4,14 @@
  * holds; an image that lacks what the executor needs (a Ray-less image under the Ray executor)
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
 import { cudaDriverFindings } from '../../preflight/checks/cuda-driver.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
 import { parseImageContents } from '../../probe/image-contents.js'
-import { problem } from '../../result/result.js'
+import { fail, problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
 
@@ -35,7 +36,7 @@ export const imageContentsStage: Stage<'m' | 'imageId' | 'hostFacts', 'imageCont
     io.progress(`[${step.node}] ${step.action}: ${step.description} of ${imageRef(m)} (${imageId.replace(/^sha256:/, '').slice(0, 19)})`)
     const r = await t.run(step.cmd, { timeoutMs: step.timeoutSeconds * 1000 })
     const probe = !succeeded(r)
-      ? { ok: false as const, error: `docker run ${outcome(r)}`, detail: tail(`${r.stderr}\n${r.stdout}`) }
+      ? fail(problem('IMAGE_PROBE_FAILED', `docker run ${outcome(r)}`, undefined, { output: tail(`${r.stderr}\n${r.stdout}`) }))
       : parseImageContents(r.stdout)
     const stated = manifestVllmVersion(m)
     // What vllm serve will be given on every node: the tool's own flags and vllm.args.
@@ -57,18 +58,12 @@ export const imageContentsStage: Stage<'m' | 'imageId' | 'hostFacts', 'imageCont
       ...(f.host?.cudaVersion && { cudaVersion: f.host.cudaVersion }),
       ...(f.gpus[0]?.name && { gpuName: f.gpus[0].name }),
     }))
-    const findings = [
-      ...imageContentsFindings(input),
-      ...(probe.ok ? cudaDriverFindings(imageRef(m), probe.contents, drivers, m.launch.mode === 'builtin') : []),
-    ]
-    if (probe.ok) io.progress(`image holds ${contentsSummary(probe.contents)}`)
-    const adds = { imageContents: probe.ok ? probe.contents : undefined }
+    const findings = [...imageContentsFindings(input), ...(probe.ok ? cudaDriverFindings(imageRef(m), probe.value, drivers, m.launch.mode === 'builtin') : [])]
+    if (probe.ok) io.progress(`image holds ${contentsSummary(probe.value)}`)
+    const adds = { imageContents: probe.ok ? probe.value : undefined }
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed(adds, { findings })
     const first = findings.find((f) => f.severity === 'error')!
-    return stop(
-      { code: first.code, message: `image contents: ${errorCodes(findings)}: ${first.message}`, evidence: first.evidence, fix: first.fix },
-      { adds, findings },
-    )
+    return stop(problemOf(first, `image contents: ${errorCodes(findings)}: ${first.message}`), { adds, findings })
   },
 }

@@ -4,7 +4,7 @@
  * one its own manifest snapshot and image ID, read from its files on the nodes.
  */
 import { option } from '../../command/option-words.js'
-import type { Finding } from '../../preflight/finding.js'
+import { type Finding, problemOf } from '../../preflight/finding.js'
 import { headOf, imageRef, vllmHealth } from '../../plan/node-commands.js'
 import { RELEASE_FILE, readReleaseFile } from '../../plan/release-commands.js'
 import { problem } from '../../result/result.js'
@@ -35,14 +35,14 @@ export const imageStage: Stage<'m' | 'expectImageId', 'imageId' | 'image'> = {
     })
     const image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
     if (io.cancelled) return { ...cancelled('cancelled during the image transfer; no container was touched'), adds: { image } }
-    if (!img.ok || !img.imageId) {
+    if (!img.ok) {
       const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
       return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'), {
         adds: { image },
         findings: img.findings,
       })
     }
-    return proceed({ imageId: img.imageId, image })
+    return proceed({ imageId: img.value, image })
   },
 }
 
@@ -64,7 +64,7 @@ export const snapshotStage: Stage<'m' | 'release' | 'states', 'm' | 'expectImage
         evidence: Object.fromEntries(m.nodes.map((n) => [`${n.name} releases`, ctx.states.get(n.name)?.releases.join(', ') || '(none)'])),
         fix: `Roll back to a release every node keeps (a rollback with ${option('to', 'RELEASE')}), or deploy it again.`,
       }
-      return stop({ code: f.code, message: f.message, evidence: f.evidence, fix: f.fix }, { findings: [f] })
+      return stop(problemOf(f), { findings: [f] })
     }
     const head = o.transports.get(headOf(m).name)!
     const r = await head.run(readReleaseFile(m, release, RELEASE_FILE.manifest), { timeoutMs: 30_000 })

@@ -160,6 +160,7 @@ export async function handleFailure(r: Rollout, run: ListRun): Promise<Handled |
     const left = changedBy(run) ? `the containers of ${ctx.release} it had started were left as they are` : 'nothing was changed on the nodes'
     return {
       action: 'none',
+      // record: whether the on-failure action succeeded, in the report; not a failure value.
       ok: false,
       detail: `the deploy lock was lost before ${stopped.stage}: no on-failure action ran (another rollout may hold the cluster now); ${left}; current still names ${ctx.previousRelease ?? '(none)'}`,
     }

@@ -35,10 +35,10 @@ export const weightsStage: Stage<'m', 'weights' | 'weightsManifest'> = {
     )
     const adds = {
       weights: out.report,
-      weightsManifest: out.manifest ? { identity: weightsIdentity(out.manifest), text: weightsManifestText(out.manifest) } : undefined,
+      weightsManifest: out.ok ? { identity: weightsIdentity(out.value), text: weightsManifestText(out.value) } : undefined,
     }
     const findings = out.findings
-    if (!out.ok) return stop(out.problem!, { adds, findings, ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    if (!out.ok) return stop(out.problem, { adds, findings, ...(out.problem.code === 'CANCELLED' && { cancelled: true }) })
     return proceed(adds, { findings })
   },
 }
@@ -75,7 +75,7 @@ export const rollbackWeightsStage: Stage<'m' | 'release', 'weights'> = {
     const adds = { weights: { ...out.report, restore: { release, action: out.action, detail: out.detail } } }
     const findings = out.findings
     io.progress(`weights of release ${release}: ${out.detail}`)
-    if (!out.ok) return stop(out.problem!, { adds, findings, ...(out.problem?.code === 'CANCELLED' && { cancelled: true }) })
+    if (!out.ok) return stop(out.problem, { adds, findings, ...(out.problem.code === 'CANCELLED' && { cancelled: true }) })
     return proceed(adds, { findings })
   },
 }

@@ -66,12 +66,10 @@ export interface WeightsReport {
   readonly restore?: { readonly release: string; readonly action: 'verified' | 'redelivered' | 'refused'; readonly detail: string }
 }
 
-export interface WeightsOutcome {
-  readonly ok: boolean
-  readonly manifest?: WeightsManifest
+/** The weights every node now holds (their manifest), or the Problem that stopped the delivery; the report and findings either way. */
+export type WeightsOutcome = Result<WeightsManifest> & {
   readonly report: WeightsReport
   readonly findings: Finding[]
-  readonly problem?: Problem
 }
 
 export interface WeightsRun {
@@ -174,10 +172,9 @@ export function weightsReport(d: Delivery, manifest?: WeightsManifest): WeightsR
 }
 
 export const stopWith = (d: Delivery, problem: Problem, manifest?: WeightsManifest): WeightsOutcome => ({
-  ok: false,
+  ...fail(problem),
   report: weightsReport(d, manifest),
   findings: d.findings,
-  problem,
 })
 
 async function listNode(d: Delivery, n: ManifestNode): Promise<Result<NodeListing>> {

@@ -196,14 +196,18 @@ const FRESH_CONTAINER = 'docker rm -f "$1" >/dev/null 2>&1 || true; shift; "$@"'
 
 /** Rejects what the planner must not put on a command line (bugs or unvalidated input). */
 function checkInput(i: HubDownloadInput): void {
+  // bug: the manifest schema checks model.source.hub (repo, revision, endpoint) and the paths before a plan is made; this guards the argv
   if (!REPO_ID.test(i.repo)) throw new Error(`not a hub repo id (org/name): ${JSON.stringify(i.repo)}`)
+  // bug: as above (schema-checked before a plan is made)
   if (!REVISION.test(i.revision) || i.revision.includes('..')) throw new Error(`not a hub revision: ${JSON.stringify(i.revision)}`)
   for (const [what, p] of [
     ['dest', i.dest],
     ['tokenFile', i.tokenFile],
   ] as const)
     if (p !== undefined && (!p.startsWith('/') || p.includes(':') || p.split('/').includes('..')))
+      // bug: as above: model.path and the token file are schema-checked absolute paths
       throw new Error(`${what} must be an absolute path without ':' or '..': ${JSON.stringify(p)}`)
+  // bug: as above (schema-checked before a plan is made)
   if (i.endpoint !== undefined && !/^https?:\/\/[^\s]+$/i.test(i.endpoint)) throw new Error(`not an http(s) endpoint: ${JSON.stringify(i.endpoint)}`)
 }
 
@@ -249,6 +253,7 @@ export const hubDownloadCleanup = (tokenFile?: string): Cmd =>
  * are finished, `.cache/huggingface/download/<file>.metadata`), so the next run downloads them again.
  */
 export function discardDownloaded(dest: string, paths: readonly string[]): Cmd {
+  // bug: paths come from a listing parsed against the hub's own file list (relative by construction); guards the rm argv
   for (const p of paths) if (p === '' || p.startsWith('/') || p.split('/').includes('..')) throw new Error(`not a relative file path: ${JSON.stringify(p)}`)
   return argv('rm', '-f', '--', ...paths.flatMap((p) => [`${dest}/${p}`, `${dest}/.cache/huggingface/download/${p}.metadata`]))
 }

@@ -3,6 +3,7 @@
  * nodes source, the head's copy once it holds the files (a hub source is downloaded first); then
  * every node compared with it.
  */
+import { findingOf } from '../../preflight/finding.js'
 import { resolve } from 'node:path'
 import type { ManifestNode } from '../../manifest/schema.js'
 import { type Problem, type Result, fail, ok } from '../../result/result.js'
@@ -103,7 +104,7 @@ async function fetchOnNode(d: Delivery, n: ManifestNode): Promise<Problem | stri
       if (!listing.ok) {
         const p = listing.problem
         if (p.code === 'WEIGHTS_DIGEST_MISMATCH') {
-          d.findings.push({ code: 'WEIGHTS_DIGEST_MISMATCH', severity: 'error', node: n.name, message: `${p.message}.`, evidence: p.evidence, fix: p.fix })
+          d.findings.push(findingOf({ ...p, code: 'WEIGHTS_DIGEST_MISMATCH', message: `${p.message}.` }, n.name))
           if (step.discard && p.evidence.file) await discard(d, n, step.discard, [p.evidence.file])
         }
         return p

@@ -9,7 +9,7 @@
  * the fabric when it matches) → re-deliver them as the weights stage does, then verify; otherwise
  * refuse with ROLLBACK_WEIGHTS_CHANGED before anything stops.
  */
-import type { Finding } from '../../preflight/finding.js'
+import { type Finding, problemOf } from '../../preflight/finding.js'
 import type { Problem } from '../../result/result.js'
 import { type NodeListing, type NodeWeights, manifestOfListing } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith } from './delivery.js'
@@ -59,7 +59,7 @@ export function decideRestore(i: RestoreInput): RestoreDecision {
   }
 }
 
-export interface RestoreOutcome extends WeightsOutcome {
+export type RestoreOutcome = WeightsOutcome & {
   readonly action: RestoreAction
   /** In words, for the report: verified N files, moved X bytes, or why it refused. */
   readonly detail: string
@@ -132,7 +132,7 @@ async function redeliver(d: Delivery, target: RestoreTarget): Promise<RestoreOut
         fix: `Roll back again: only the files that still differ are sent${d.failures.length ? ` (the transfer said: ${d.failures.slice(0, 2).join('; ')})` : ''}.`,
       }
   const error = d.findings.find((f) => f.severity === 'error')
-  if (error) return failed({ code: error.code, message: error.message, evidence: error.evidence, fix: error.fix })
+  if (error) return failed(problemOf(error))
   const out = verified(d, expected)
   const moved = d.moved.runner + d.moved.fabric
   return {

@@ -5,6 +5,7 @@
  * (runner → node over its SSH transport, or head → worker over the fabric), each received into a
  * .partial and renamed only once its SHA-256 matches, then every node listed again: each must match.
  */
+import { problemOf } from '../../preflight/finding.js'
 import { headOf } from '../../plan/node-commands.js'
 import { type Problem, ok } from '../../result/result.js'
 import { type NodeListing, compareNode, describeNode } from './compare.js'
@@ -53,7 +54,7 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   if (!after.ok) return stopWith(d, after.problem, ref)
   verifyAll(d, ref, after.value)
   const error = d.findings.find((f) => f.severity === 'error')
-  if (error) return stopWith(d, { code: error.code, message: error.message, evidence: error.evidence, fix: error.fix }, ref)
+  if (error) return stopWith(d, problemOf(error), ref)
   return verified(d, ref)
 }
 
@@ -112,7 +113,7 @@ export function verified(d: Delivery, ref: WeightsManifest): WeightsOutcome {
   d.say(
     `every node verified (${ref.files.length} files, ${mb(rep.totalBytes)}): ${mb(d.moved.runner)} from the runner, ${mb(d.moved.fabric)} over the fabric, ${rep.filesDownloaded > 0 ? `${rep.filesDownloaded} files downloaded from the hub, ` : ''}${rep.filesSkipped} files skipped, in ${(rep.durationMs / 1000).toFixed(1)} s`,
   )
-  return { ok: true, manifest: ref, report: rep, findings: d.findings }
+  return { ...ok(ref), report: rep, findings: d.findings }
 }
 
 export const weightsText = weightsManifestText

@@ -16,6 +16,7 @@
  */
 import { contractFor, unknownVllmFlags } from '../../command/vllm-contract.js'
 import type { ImageContents } from '../../probe/image-contents.js'
+import type { Parsed } from '../../result/result.js'
 import type { Finding } from '../finding.js'
 
 export interface ImageContentsInput {
@@ -25,7 +26,8 @@ export interface ImageContentsInput {
   readonly imageId: string
   /** The node the probe ran on. */
   readonly node: string
-  readonly probe: { readonly ok: true; readonly contents: ImageContents } | { readonly ok: false; readonly error: string; readonly detail?: string }
+  /** The probe's document, or why there is none (its message; evidence.output: what the probe printed). */
+  readonly probe: Parsed<ImageContents>
   /** `vllm.args`, checked against the flags of the vLLM release the image reports. */
   readonly vllmArgs?: readonly string[]
   /** Every word the tool gives `vllm serve` on any node (its own flags and `vllm.args`), checked the same way. */
@@ -72,19 +74,19 @@ export function imageContentsFindings(input: ImageContentsInput): Finding[] {
         code: 'IMAGE_PROBE_FAILED',
         severity: 'error',
         node: input.node,
-        message: `Could not read what image ${input.imageRef} holds on ${input.node}: ${probe.error}.`,
+        message: `Could not read what image ${input.imageRef} holds on ${input.node}: ${probe.problem.message}.`,
         evidence: {
           image: input.imageRef,
           'image ID': input.imageId,
           'probed on': input.node,
-          error: probe.error,
-          ...(probe.detail && { output: probe.detail }),
+          error: probe.problem.message,
+          ...(probe.problem.evidence.output && { output: probe.problem.evidence.output }),
         },
         fix: `Run the image-contents command that \`vllm-ray-deploy plan\` shows on ${input.node} by hand; the image needs python3 on its PATH.`,
       },
     ]
   }
-  const c = probe.contents
+  const c = probe.value
   const evidence = contentsEvidence(input, c)
   const out: Finding[] = []
   if (input.executor === 'ray' && (!c.ray.module || c.ray.cli === null)) {

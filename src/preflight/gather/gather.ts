@@ -6,6 +6,7 @@ import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { boundedTimeoutSeconds } from '../../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
 import { parseProbeOutput } from '../../probe/probe-output.js'
+import type { Result } from '../../result/result.js'
 import { type Transport, outcome } from '../../transport/transport.js'
 import type { FactsBundle, NodeFacts, RayView } from '../facts.js'
 import { parseRayNodes } from '../parse-ray.js'
@@ -18,8 +19,8 @@ import { combineRayView, withRayView } from '../ray-view.js'
  */
 export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts: NodeFacts; ray?: RayView; rayStatus?: string; notes: readonly string[] } {
   const parsed = parseProbeOutput(stdout)
-  if (!parsed.ok) return { facts: failed(node, parsed.error), notes: [] }
-  const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.output
+  if (!parsed.ok) return { facts: failedFacts(node, parsed.problem.message), notes: [] }
+  const { errors, container, rayNodes, rayError, rayStatus: status, ...probed } = parsed.value
   const facts: NodeFacts = { node: node.name, sshHost: node.ssh.host, ok: true, ...probed, ...(container && { container }) }
   const source = `ray.nodes() in ${node.name}'s container`
   let ray: RayView | undefined
@@ -33,9 +34,11 @@ export function nodeFactsFromProbe(node: ManifestNode, stdout: string): { facts:
   return { facts, ...(ray && { ray }), ...(rayStatus && { rayStatus }), notes: errors }
 }
 
-const failed = (node: ManifestNode, error: string): NodeFacts => ({
+/** The facts of a node that could not be probed: why, and nothing else. */
+export const failedFacts = (node: ManifestNode, error: string): NodeFacts => ({
   node: node.name,
   sshHost: node.ssh.host,
+  // record: a node's facts say whether they were gathered (the facts bundle's schema, read back by diagnose --facts); not a failure value.
   ok: false,
   error,
   interfaces: [],
@@ -46,10 +49,10 @@ const failed = (node: ManifestNode, error: string): NodeFacts => ({
 export interface GatherOptions {
   /**
    * The transport to a node (SSH in real use, shared with the executor when the preflight is a
-   * deploy's gate). Gathering never closes it: whoever opened it does. A throw (cannot connect)
+   * deploy's gate). Gathering never closes it: whoever opened it does. A Problem (cannot connect)
    * becomes that node's failed facts.
    */
-  readonly transportFor: (node: ManifestNode) => Promise<Transport>
+  readonly transportFor: (node: ManifestNode) => Promise<Result<Transport>>
   readonly onProgress?: (message: string) => void
 }
 
@@ -65,19 +68,19 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
   let rayStatus: string | undefined
   const nodes = await Promise.all(
     m.nodes.map(async (node): Promise<NodeFacts> => {
-      try {
-        const t = await opts.transportFor(node)
+      const connected = await opts.transportFor(node)
+      if (!connected.ok) return failedFacts(node, connected.problem.message)
+      const t = connected.value
+      {
         const probe = probeCommand(m, node)
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
-        if (r.code !== 0) return failed(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
+        if (r.code !== 0) return failedFacts(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
         const parsed = nodeFactsFromProbe(node, r.stdout)
         if (parsed.ray) ray = parsed.ray
         if (parsed.rayStatus) rayStatus = parsed.rayStatus
         for (const x of parsed.notes.map((note) => ({ node: node.name, note }))) notes.push(x)
         opts.onProgress?.(`${node.name}: facts gathered in ${(r.durationMs / 1000).toFixed(1)} s`)
         return parsed.facts
-      } catch (err) {
-        return failed(node, (err as Error).message)
       }
     }),
   )

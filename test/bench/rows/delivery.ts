@@ -17,11 +17,11 @@ import { join } from 'node:path'
 import { argv, render, shScript, toFile } from '../../../src/command/shell.js'
 import { dockerBinary } from '../../../src/lab/index.js'
 import type { ManifestNode } from '../../../src/manifest/schema.js'
-import { SshTransport } from '../../../src/transport/ssh.js'
 import { sshTargetFor } from '../../../src/transport/targets.js'
 import { log, timed } from '../measure.js'
 import { type Row, median, samples } from '../table.js'
 import type { BenchLab } from './lab-context.js'
+import { sshConnected } from '../../support/ssh-connected.js'
 
 export interface DeliveryYardsticks {
   readonly imageRef: string
@@ -126,7 +126,7 @@ export async function deliveryYardsticks(lab: BenchLab, opts: { rounds?: number;
     const linkMBps: number[] = []
     const linkSsh2MBps: number[] = []
     const head = nodes[0]!
-    const t = await SshTransport.connect(sshTargetFor(lab.manifest, head, lab.credentials))
+    const t = await sshConnected(sshTargetFor(lab.manifest, head, lab.credentials))
     try {
       for (let i = 0; i < 3; i++) {
         const { ms } = await timed(async () => {

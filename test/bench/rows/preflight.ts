@@ -5,11 +5,11 @@
 import { headOf, rayHeadReady } from '../../../src/plan/node-commands.js'
 import { runLabScenario } from '../../../src/lab/scenario.js'
 import { preflightManifest } from '../../../src/tasks/preflight.js'
-import { SshTransport } from '../../../src/transport/ssh.js'
 import { sshTargetFor } from '../../../src/transport/targets.js'
 import { interleaved, log } from '../measure.js'
 import { type Row, samples } from '../table.js'
 import type { BenchLab } from './lab-context.js'
+import { sshConnected } from '../../support/ssh-connected.js'
 
 export async function healthyCluster(lab: BenchLab): Promise<void> {
   log('healthy scenario (Ray on the fabric IPs)')
@@ -40,7 +40,7 @@ export async function preflightRow(lab: BenchLab, runs = 5, collective = false):
       if (errors.length > 0) throw new Error(`healthy lab gave error findings: ${errors.map((f) => f.code).join(', ')}`)
     },
     async () => {
-      const t = await SshTransport.connect(sshTargetFor(m, head, lab.credentials))
+      const t = await sshConnected(sshTargetFor(m, head, lab.credentials))
       try {
         const r = await t.run(rayHeadReady(m), { timeoutMs: 60_000 })
         if (r.code !== 0) throw new Error(`ray status on the head failed: ${r.stderr.trim()}`)

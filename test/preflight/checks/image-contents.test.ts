@@ -12,7 +12,7 @@ import { STANDIN_CONTENTS } from '../../deploy/support/sim-cluster.js'
 const IMAGE = { imageRef: 'vllm/vllm-openai:v0.19.0', imageId: `sha256:${'b'.repeat(64)}`, node: 'spark-a' }
 const standin = STANDIN_CONTENTS as ImageContents
 const rayless: ImageContents = { ...standin, ray: { module: false, version: null, cli: null } }
-const check = (contents: ImageContents, executor = 'ray') => imageContentsFindings({ ...IMAGE, executor, probe: { ok: true, contents } })
+const check = (contents: ImageContents, executor = 'ray') => imageContentsFindings({ ...IMAGE, executor, probe: { ok: true, value: contents } })
 const codes = (fs: { code: string }[]) => fs.map((f) => f.code)
 
 describe('the probe program, run by a real python3', () => {
@@ -23,10 +23,10 @@ describe('the probe program, run by a real python3', () => {
     expect(parsed.ok, JSON.stringify(parsed)).toBe(true)
     if (!parsed.ok) return
     const version = spawnSync('python3', ['-c', 'import platform; print(platform.python_version())'], { encoding: 'utf8' }).stdout.trim()
-    expect(parsed.contents.python).toBe(version)
-    expect(parsed.contents.ray.module).toBe(spawnSync('python3', ['-c', 'import ray'], { encoding: 'utf8' }).status === 0)
+    expect(parsed.value.python).toBe(version)
+    expect(parsed.value.ray.module).toBe(spawnSync('python3', ['-c', 'import ray'], { encoding: 'utf8' }).status === 0)
     // What this machine's python3 holds, checked as an image would be.
-    expect(codes(check(parsed.contents))).toContain('IMAGE_LACKS_VLLM')
+    expect(codes(check(parsed.value))).toContain('IMAGE_LACKS_VLLM')
   })
 })
 
