@@ -4,7 +4,7 @@
  * PREVIOUS_RELEASE_NOT_GONE with each process's PID and command.
  */
 import type { Finding } from '../preflight/finding.js'
-import { type Result, problem } from '../result/result.js'
+import { type Result, fail, problem } from '../result/result.js'
 
 export interface TeardownReport {
   readonly release: string
@@ -21,14 +21,14 @@ const isPid = (x: unknown): x is number => typeof x === 'number' && Number.isInt
 /** The teardown's JSON line (the last line of its stdout). */
 export function parseTeardown(stdout: string, node: string): Result<TeardownReport> {
   const line = stdout.trim().split('\n').pop() ?? ''
-  const bad = (why: string) => ({
-    ok: false as const,
-    problem: problem(
-      'TEARDOWN_UNREADABLE',
-      `the teardown check on ${node} printed ${why}: ${line.slice(0, 200) || '(nothing)'}`,
-      'Run it by hand (vllm-ray-deploy plan shows it).',
-    ),
-  })
+  const bad = (why: string) =>
+    fail(
+      problem(
+        'TEARDOWN_UNREADABLE',
+        `the teardown check on ${node} printed ${why}: ${line.slice(0, 200) || '(nothing)'}`,
+        'Run it by hand (vllm-ray-deploy plan shows it).',
+      ),
+    )
   let doc: unknown
   try {
     doc = JSON.parse(line)

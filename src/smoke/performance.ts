@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto'
 import type { Manifest } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
-import { type Result, problem } from '../result/result.js'
+import { type Result, fail, problem } from '../result/result.js'
 import { smokeFinding } from './finding.js'
 import type { InferenceResult } from './inference.js'
 
@@ -103,16 +103,10 @@ export function parsePerformanceRecord(text: string, where: string): Result<Perf
   try {
     doc = JSON.parse(text)
   } catch (e) {
-    return {
-      ok: false,
-      problem: problem('PERFORMANCE_RECORD_INVALID', `${where} is not JSON: ${(e as Error).message}`, 'Deploy again; the next smoke writes it anew.'),
-    }
+    return fail(problem('PERFORMANCE_RECORD_INVALID', `${where} is not JSON: ${(e as Error).message}`, 'Deploy again; the next smoke writes it anew.'))
   }
   const r = doc as Partial<PerformanceRecord> | null
-  const bad = (why: string) => ({
-    ok: false as const,
-    problem: problem('PERFORMANCE_RECORD_INVALID', `${where}: ${why}`, 'Deploy again; the next smoke writes it anew.'),
-  })
+  const bad = (why: string) => fail(problem('PERFORMANCE_RECORD_INVALID', `${where}: ${why}`, 'Deploy again; the next smoke writes it anew.'))
   if (!r || typeof r !== 'object' || r.schemaVersion !== 1) return bad('not a performance record of schema version 1')
   if (typeof r.release !== 'string' || typeof r.measuredAt !== 'string') return bad('release or measuredAt missing')
   const l = r.load

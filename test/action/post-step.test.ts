@@ -201,9 +201,9 @@ describe('the post step, in this process', () => {
 describe('parseSavedLock', () => {
   it('keeps the optional run and who; refuses a release that is not text', () => {
     const ok = parseSavedLock(JSON.stringify({ manifest: '/m.yml', cluster: 'c', token: token('a'), release: 'r', run: 'o/r#1' }))
-    expect(ok).toEqual({ ok: true, lock: { manifest: '/m.yml', cluster: 'c', token: token('a'), release: 'r', run: 'o/r#1' } })
+    expect(ok).toEqual({ ok: true, value: { manifest: '/m.yml', cluster: 'c', token: token('a'), release: 'r', run: 'o/r#1' } })
     const bad = parseSavedLock(JSON.stringify({ manifest: '/m.yml', cluster: 'c', token: token('a'), release: 7 }))
     expect(bad.ok).toBe(false)
-    if (!bad.ok) expect(bad.problem).toMatch(/^the saved lock state is invalid at release: /)
+    if (!bad.ok) expect(bad.problem.message).toMatch(/^the saved lock state is invalid at release: /)
   })
 })

@@ -67,6 +67,7 @@ function addSkipped(ctx: RolloutContext, stage: ListedStage): void {
 /** A bug, not a user's error: the StageList type keeps a stage after what it needs; a list built around it is caught here. */
 function needsPresent(ctx: RolloutContext, stage: ListedStage): void {
   const missing = stage.needs.filter((k) => !(k in ctx))
+  // bug: the StageList type keeps every stage after what it needs; only a list built around it gets here
   if (missing.length > 0) throw new Error(`bug: stage ${stage.name} needs ${missing.join(', ')}, which no earlier stage added`)
 }
 
