@@ -1,5 +1,6 @@
 /**
  * Simple commands, on paper: functions called with their arguments, `exit`/`return`/`shift`,
+ * `source`/`.` of a file (evaluate.ts follows it),
  * command prefixes (`VAR=… cmd`, `env VAR=… cmd`, `exec env VAR=… cmd`, `sudo`, `nohup`, `srun` and
  * other wrappers), `ray start` itself, `docker run`/`podman run` and `docker exec` with their
  * environment, and the strings that another shell runs (`bash -c`, `sh -c`, `ssh host "…"`).
@@ -31,6 +32,8 @@ export interface Interp {
    * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
    */
   runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void
+  /** `source FILE [args]` / `. FILE`: the file's commands in this shell, on this path. */
+  sourceFile(file: Arg | undefined, args: Arg[], s: State, at: Span): State[]
 }
 
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
@@ -68,6 +71,9 @@ export class Commands {
     const fn = s.funcs.get(name)
     if (fn) return this.it.callFunction(fn, rest, s, at)
     switch (name) {
+      case 'source':
+      case '.':
+        return this.it.sourceFile(rest[0], rest.slice(1), s, at)
       case 'exit':
         s.done = true
         return [s]

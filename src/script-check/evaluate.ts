@@ -17,6 +17,7 @@ import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
 import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val } from './model.js'
 import { Positions, ScriptLines } from './source-map.js'
+import { type ReadSourced, type SourceNote, sourcedPath } from './sourced.js'
 import { fork, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
 export type { Arg, Assignment, RayStart, Val, Watched } from './model.js'
@@ -29,7 +30,25 @@ export interface Evaluation {
   readonly error?: ParseError
   /** Paths were cut at this many. */
   readonly truncated: boolean
+  /** The script's lines and those of every file it sources, in one index space (spans, edits and lines are in it). */
+  readonly lines: ScriptLines
+  /** `source`s not followed, with why. */
+  readonly notes: readonly SourceNote[]
 }
+
+/** What every evaluator of one script shares: parses, the files it sources and how to read them. */
+interface Shared {
+  /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
+  readonly parses: Map<string, ParsedScript | undefined>
+  readonly lines: ScriptLines
+  readonly read?: ReadSourced
+  /** Sourced files by path: parsed (with where they start), or why they were not. */
+  readonly sourced: Map<string, { parsed: ParsedScript; text: string; offset: number } | { why: string }>
+  readonly notes: SourceNote[]
+}
+
+/** The evaluator a function was defined in: its body's positions are that text's. */
+const owners = new WeakMap<Node, Evaluator>()
 
 const MAX_PATHS = 64
 /** Beyond this many live paths, those alike in what the rules read are joined (state.ts joinPaths). */
@@ -44,12 +63,16 @@ class Evaluator implements Scope, Interp {
   private readonly conds: Conditions
   private readonly cmds: Commands
   truncated = false
-  private inputs?: ReadonlySet<string>
+  private inputs?: { readonly of: number; readonly names: ReadonlySet<string> }
 
-  /** The variables a start can depend on (state.ts startInputs), read once per text. */
+  /**
+   * The variables a start can depend on (state.ts startInputs), read once per text: a nested string's
+   * own, else the script's with every file it sourced so far (a helper defined in one reads them).
+   */
   private startInputs(): ReadonlySet<string> {
-    if (!this.inputs) this.inputs = startInputs(this.text)
-    return this.inputs
+    const text = this.pos.nested ? this.text : this.shared.lines.text
+    if (this.inputs?.of !== text.length) this.inputs = { of: text.length, names: startInputs(text) }
+    return this.inputs.names
   }
 
   constructor(
@@ -58,8 +81,11 @@ class Evaluator implements Scope, Interp {
     readonly pos: Positions,
     private readonly env: ReadonlyMap<string, Var> | undefined,
     private readonly nesting: number,
-    /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
-    private readonly parses: Map<string, ParsedScript | undefined>,
+    private readonly shared: Shared,
+    /** The file this text is (the script, or a file it sources): what BASH_SOURCE names in it. */
+    private readonly file: string,
+    /** Files being sourced around this one, outermost first (a file that sources itself again is a cycle). */
+    private readonly chain: readonly string[] = [],
   ) {
     this.ex = new Expander(this)
     this.conds = new Conditions(this.ex)
@@ -158,6 +184,7 @@ class Evaluator implements Scope, Interp {
         return this.run(children(cmd, 'Stmts'), [s])
       case 'FuncDecl':
         s.funcs.set(str(child(cmd, 'Name')!, 'Value'), child(cmd, 'Body')!)
+        owners.set(child(cmd, 'Body')!, this)
         return [s]
       case 'WhileClause':
       case 'ForClause':
@@ -333,25 +360,84 @@ class Evaluator implements Scope, Interp {
     if (s.frames.length >= MAX_DEPTH) return [s]
     const rest = args.some((a) => a.rest)
     s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: newVars(), callAt: at })
-    return this.run([fn], [s]).map((x) => {
+    return (owners.get(fn) ?? this).run([fn], [s]).map((x) => {
       x.frames.pop()
       x.returning = false
       return x
     })
   }
 
+  /**
+   * `source FILE [args]` / `. FILE`: the file's commands run in this shell, on this path (its
+   * variables, functions and containers stay), with its lines placed in the one index space so
+   * findings name the file and line and patches edit it. A file not known, not readable, or
+   * already being sourced around this one (a cycle) is a note, and the path goes on without it.
+   */
+  sourceFile(word: Arg | undefined, args: Arg[], s: State, at: Span): State[] {
+    const note = (why: string): State[] => {
+      const written = word?.val.text ?? ''
+      if (!this.shared.notes.some((n) => n.line === at.line && n.written === written)) this.shared.notes.push({ line: at.line, written, why })
+      return [s]
+    }
+    if (!word) return note('it names no file')
+    const scriptPath = this.shared.lines.path
+    const where = sourcedPath(word.val, scriptPath, this.file)
+    if ('why' in where) return note(where.why)
+    const path = where.path
+    if (path === scriptPath || this.chain.includes(path))
+      return note(`${path} is already being read (${[scriptPath, ...this.chain, path].join(' → ')}): a cycle, read once`)
+    if (this.chain.length >= MAX_DEPTH) return note(`files are sourced more than ${MAX_DEPTH} deep`)
+    let got = this.shared.sourced.get(path)
+    if (!got) {
+      const read = this.shared.read ? this.shared.read(path) : { ok: false as const, why: 'this check was given no files to read besides the script' }
+      if (!read.ok) got = { why: `${path} ${read.why}` }
+      else {
+        const parsed = parseBash(read.text, path)
+        got =
+          'error' in parsed
+            ? { why: `${path} is not valid bash (line ${parsed.error.line}: ${parsed.error.message})` }
+            : { parsed, text: read.text, offset: this.shared.lines.add(path, read.text).offset }
+      }
+      this.shared.sourced.set(path, got)
+    }
+    if ('why' in got) return note(got.why)
+    const sub = new Evaluator(
+      got.parsed,
+      got.text,
+      new Positions(this.shared.lines, undefined, undefined, at.line, got.offset),
+      this.env,
+      this.nesting,
+      this.shared,
+      path,
+      [...this.chain, path],
+    )
+    // `source FILE a b`: the file sees a b as its positional arguments, and the caller's again after it.
+    const frame = s.frames[s.frames.length - 1]!
+    const saved = { args: frame.args, rest: frame.rest, shifted: frame.shifted }
+    if (args.length > 0) Object.assign(frame, { args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0 })
+    const out = sub.run(children(got.parsed.file, 'Stmts'), [s])
+    if (sub.truncated) this.truncated = true
+    return out.map((x) => {
+      // `return` at a sourced file's top level ends the file, not the caller.
+      if (x.frames.length === s.frames.length) x.returning = false
+      if (args.length > 0) Object.assign(x.frames[x.frames.length - 1]!, saved)
+      return x
+    })
+  }
+
   runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void {
     if (this.nesting >= MAX_NESTING) return
-    if (!this.parses.has(script.text)) {
+    const parses = this.shared.parses
+    if (!parses.has(script.text)) {
       const p = parseBash(script.text, 'nested')
-      this.parses.set(script.text, 'error' in p ? undefined : p)
+      parses.set(script.text, 'error' in p ? undefined : p)
     }
-    const parsed = this.parses.get(script.text)
+    const parsed = parses.get(script.text)
     if (!parsed) return
     const map = script.map && script.map.length === script.text.length ? script.map : Array<number>(script.text.length).fill(-1)
     const after = script.after && script.after.length === script.text.length ? script.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
-    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.parses)
+    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.shared, this.file, this.chain)
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
     // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
     const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
@@ -376,10 +462,18 @@ const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [.
  * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
  * a branch on them is decided as the node will decide it, not explored both ways.
  */
-export function evaluateScript(text: string, path: string, known: Readonly<Record<string, string>> = {}): Evaluation {
+export function evaluateScript(
+  text: string,
+  path: string,
+  known: Readonly<Record<string, string>> = {},
+  /** Reads the files the script sources (absent: none is read, each `source` is a note). */
+  read?: ReadSourced,
+): Evaluation {
+  const lines = new ScriptLines(text, path)
   const parsed = parseBash(text, path)
-  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false }
-  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0, new Map())
+  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false, lines, notes: [] }
+  const shared: Shared = { parses: new Map(), lines, ...(read ? { read } : {}), sourced: new Map(), notes: [] }
+  const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
   const start = initialState()
   for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
   const finals = ev.run(children(parsed.file, 'Stmts'), [start])
@@ -394,5 +488,5 @@ export function evaluateScript(text: string, path: string, known: Readonly<Recor
       starts.push(r)
     }
   }
-  return { starts, truncated: ev.truncated }
+  return { starts, truncated: ev.truncated, lines, notes: shared.notes }
 }

@@ -220,7 +220,7 @@ const NO_RAY_START: ScriptFinding = {
   message:
     'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
   evidence: {},
-  fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
+  fix: 'Start Ray in the script (ray start --head / --address), or in a file it sources from the repository, rather than in a remote command the check cannot read, or rely on the live preflight after it ran.',
   edits: [],
 }
 
