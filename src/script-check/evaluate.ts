@@ -15,8 +15,10 @@ import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, ty
 import { Commands, type Interp, type Prefix } from './commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
-import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val } from './model.js'
-import { Positions, ScriptLines } from './source-map.js'
+import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
+import { posix } from 'node:path'
+import { type ComposeService, composeServices, interpolate } from './compose.js'
+import { Positions, ScriptLines, type SourcedFile } from './source-map.js'
 import { type ReadSourced, type SourceNote, sourcedPath } from './sourced.js'
 import { fork, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
@@ -45,7 +47,11 @@ interface Shared {
   /** Sourced files by path: parsed (with where they start), or why they were not. */
   readonly sourced: Map<string, { parsed: ParsedScript; text: string; offset: number } | { why: string }>
   readonly notes: SourceNote[]
+  /** Other files commands read (compose files, env files), by path: where they sit in the index space, or null when not readable. */
+  readonly readFiles: Map<string, SourcedFile | null>
 }
+
+const COMPOSE_DEFAULTS = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml']
 
 /** The evaluator a function was defined in: its body's positions are that text's. */
 const owners = new WeakMap<Node, Evaluator>()
@@ -367,6 +373,59 @@ class Evaluator implements Scope, Interp {
     })
   }
 
+  spanOfVal(v: Val, otherwise: number): Span {
+    const w = writtenAt(v)
+    if (w) return { start: w.start, end: w.end, line: this.shared.lines.lineOf(w.start) }
+    const first = v.map?.find((i) => i >= 0)
+    return { start: -1, end: -1, line: first !== undefined ? this.shared.lines.lineOf(first) : otherwise }
+  }
+
+  /**
+   * A file a command reads: one the script wrote from a here-document on this path (by the path as
+   * written), else the file in the repository (read once, placed in the index space like a sourced
+   * file). `dir`: the folder a relative path starts from (else the script's).
+   */
+  private fileVal(s: State, written: Val, dir?: string): { val: Val; path: string } | undefined {
+    const here = written.known ? s.files.get(written.text) : undefined
+    if (here) return { val: here, path: written.text }
+    const where =
+      dir !== undefined && written.known && !written.text.startsWith('/') && !written.text.includes('$')
+        ? { path: posix.normalize(posix.join(dir, written.text)) }
+        : sourcedPath(written, this.shared.lines.path, this.file)
+    if ('why' in where) return undefined
+    let got = this.shared.readFiles.get(where.path)
+    if (got === undefined) {
+      const read = this.shared.read?.(where.path)
+      got = read?.ok ? this.shared.lines.add(where.path, read.text) : null
+      this.shared.readFiles.set(where.path, got)
+    }
+    if (!got) return undefined
+    const offset = got.offset
+    const map = Array.from({ length: got.text.length }, (_, i) => offset + i)
+    return { val: { text: got.text, known: true, map }, path: where.path }
+  }
+
+  composeServices(s: State, files: readonly Val[], env: (name: string) => Val | undefined): Map<string, ComposeService> {
+    const named = files.length > 0 ? files : COMPOSE_DEFAULTS.map((f) => ({ text: f, known: true }))
+    const out = new Map<string, ComposeService>()
+    for (const f of named) {
+      const file = this.fileVal(s, f)
+      if (!file) continue
+      for (const svc of composeServices(file.val).values()) {
+        const earlier = out.get(svc.name)
+        const own = { ...svc, dir: posix.dirname(file.path), env: svc.env.map((e) => ({ ...e, val: interpolate(e.val, env) })) }
+        // A later file overrides: its settings win, what it leaves out stays.
+        out.set(svc.name, earlier ? { ...earlier, ...own, env: [...earlier.env.filter((e) => !own.env.some((x) => x.name === e.name)), ...own.env] } : own)
+      }
+      if (files.length === 0) break
+    }
+    return out
+  }
+
+  composeEnvFile(s: State, svc: ComposeService, path: Val): Val | undefined {
+    return this.fileVal(s, path, svc.dir)?.val
+  }
+
   /**
    * `source FILE [args]` / `. FILE`: the file's commands run in this shell, on this path (its
    * variables, functions and containers stay), with its lines placed in the one index space so
@@ -472,7 +531,7 @@ export function evaluateScript(
   const lines = new ScriptLines(text, path)
   const parsed = parseBash(text, path)
   if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false, lines, notes: [] }
-  const shared: Shared = { parses: new Map(), lines, ...(read ? { read } : {}), sourced: new Map(), notes: [] }
+  const shared: Shared = { parses: new Map(), lines, ...(read ? { read } : {}), sourced: new Map(), notes: [], readFiles: new Map() }
   const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
   const start = initialState()
   for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })

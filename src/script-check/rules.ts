@@ -52,6 +52,25 @@ interface Ctx {
   readonly script: ScriptText
   /** The addresses a head is known by (its Ray identity, its VLLM_HOST_IP). */
   readonly headIps: ReadonlySet<string>
+  /** VLLM_HOST_IP settings (settingKey) that both a head's and a worker's start get. */
+  readonly sharedByRoles: ReadonlySet<string>
+}
+
+/** Where a setting writes its value (its characters' range), the same for every start that gets it. */
+const settingKey = (a: Assignment): string => {
+  const w = a.valueAt ?? writtenAt(a.val)
+  return w ? `${w.start}:${w.end}` : `${a.span.start}:${a.span.line}:${a.val.text}`
+}
+
+function settingsSharedByRoles(starts: readonly RayStart[]): Set<string> {
+  const roles = new Map<string, Set<boolean>>()
+  for (const r of starts) {
+    const a = r.env.get('VLLM_HOST_IP')
+    if (!a) continue
+    const k = settingKey(a)
+    roles.set(k, (roles.get(k) ?? new Set()).add(r.head))
+  }
+  return new Set([...roles].filter(([, h]) => h.size > 1).map(([k]) => k))
 }
 
 /** One start, as the rules look at it. */
@@ -138,7 +157,8 @@ function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
 function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
   if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text || !comparable(vhi.val, r.nodeIp.val)) return []
   const prev = overrides(vhi)
-  const edits = overrideEdits(vhi, r.nodeIp, c.script.text)
+  // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it for one breaks the other.
+  const edits = c.sharedByRoles.has(settingKey(vhi)) ? [] : overrideEdits(vhi, r.nodeIp, c.script.text)
   return [
     {
       code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
@@ -230,7 +250,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       .filter((r) => r.head && r.kind === 'ray-start')
       .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
-  const c: Ctx = { script, headIps }
+  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts) }
   const out: ScriptFinding[] = []
   for (const r of starts) {
     if (r.kind === 'vllm-serve') {
