@@ -40,9 +40,9 @@ const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 const PREFIXES = /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
 const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
-/** The start of a record a logger prints: a timestamp, a level, a glog tag, a traceback, an exception. */
+/** A line that starts a record of its own (a timestamp, a level, a glog tag, a traceback, an exception, a tool's tag, C++'s `terminate called`, the shell's report of a signal that ended a process). */
 const RECORD_START =
-  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#)/
+  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
 /**
  * Messages a program prints over several lines, as `[head, continuation]`: a line after a record
  * matching `head` joins it while it matches `continuation`. Ray's version check prints

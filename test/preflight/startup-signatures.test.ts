@@ -137,6 +137,19 @@ describe('image and executor', () => {
     expect(only('image-tp-gpus-local-world-vllm-28873.txt', 'GPU_SHORTFALL').evidence).toMatchObject({ 'Workers asked for (TP, or TP×PP per node)': '16' })
   })
 
+  it("DRIVER_NO_GPU: vLLM's placement group without a bundle on the driver's node (the wording of vLLM 0.6-0.28 ray_utils.py _verify_bundles, rendered; no public capture of it found), with the node and the group", () => {
+    // Format as in the vLLM 0.19.1, 0.24.0 and 0.28.0 wheels (vllm/v1/executor/ray_utils.py), with sample ids.
+    const [f] = one(
+      "(EngineCore_DP0 pid=2210) ERROR 12-05 10:00:00 [core.py:708] RuntimeError: driver node id 3e48e24bfb174f5d7e32b56b500214c34fde9d46eac3208b382f0a18 is not included in a placement group 40b1afdfd00d099e6f456e30b24f02000000. Node id -> bundles {'9a1c7e0b2f3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b4a59': [{'GPU': 1.0}, {'GPU': 1.0}]}. You don't have enough GPUs available in a current node. Check `ray status` and `ray list nodes` to see if you have available GPUs in a node `{driver_node_id}` before starting an vLLM engine.\n",
+    )
+    expect(f).toMatchObject({
+      code: 'DRIVER_NO_GPU',
+      severity: 'error',
+      evidence: { 'Driver node id': '3e48e24bfb174f5d7e32b56b500214c34fde9d46eac3208b382f0a18', 'Placement group': '40b1afdfd00d099e6f456e30b24f02000000' },
+    })
+    expect(f!.message).toContain('whose GPUs are all on another node')
+  })
+
   it("VERSION_SKEW: NCCL's bootstrap receiving a message of another size", () => {
     expect(only('image-nccl-skew-truncated-vllm-16714.txt', 'VERSION_SKEW').evidence).toMatchObject({
       'Bytes received': '172',
@@ -182,7 +195,8 @@ describe('rendezvous', () => {
     only('rdzv-store-wait-timeout-trl-3221.txt', 'RENDEZVOUS_RANKS_MISSING')
   })
 
-  it('SOCKET_IFNAME_MISSING: Gloo told an interface or address this machine lacks (two captures, and the bond-slave case)', () => {
+  it('SOCKET_IFNAME_MISSING: Gloo told an interface or address this machine lacks (three captures, and the bond-slave case)', () => {
+    expect(only('rdzv-gloo-ifname-horovod-1341.txt', 'SOCKET_IFNAME_MISSING').evidence['Interface Gloo was told']).toBe('eth0')
     const excluded = only('rdzv-gloo-ifname-aws-do-eks-51.txt', 'SOCKET_IFNAME_MISSING')
     expect(excluded.evidence['Interface Gloo was told']).toBe('^lo')
     expect(excluded.message).toContain("NCCL's exclusion syntax")
