@@ -159,6 +159,14 @@ describe('image and executor', () => {
     expect(only('image-nccl-skew-bootstrap-nccl-1176.txt', 'VERSION_SKEW').message).toContain('different NCCL versions')
   })
 
+  it("VERSION_SKEW: NCCL's own version check (init.cc's wording), both versions decoded", () => {
+    // The line as a public multi-node troubleshooting guide quotes it (wrapped in torch's RuntimeError), and as NCCL's WARN record prints it.
+    const [f] = one('RuntimeError: Mismatched NCCL version detected : rank 1 version 22705 rank 0 version 22703\n')
+    expect(f).toMatchObject({ code: 'VERSION_SKEW', severity: 'error', evidence: { 'NCCL of rank 1': '2.27.5', 'NCCL of rank 0': '2.27.3' } })
+    const [old] = one('node-b:4242:4242 [0] NCCL INFO init.cc:642 NCCL WARN Mismatched NCCL version detected : rank 3 version 2708 rank 0 version 21903\n')
+    expect(old!.evidence).toMatchObject({ 'NCCL of rank 3': '2.7.8', 'NCCL of rank 0': '2.19.3' })
+  })
+
   it("VERSION_SKEW: NCCL's socket transport receiving more than it posted (ranks that disagree), with the peer when named", () => {
     expect(only('image-nccl-skew-socket-nccl-268.txt', 'VERSION_SKEW').evidence).toMatchObject({
       'Bytes received': '696320',
