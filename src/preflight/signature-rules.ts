@@ -126,9 +126,10 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
 
 export const SIGNATURE_RULES: readonly SignatureRule[] = [
   {
-    // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."
+    // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."; forks reword the
+    // middle ("Waiting for creating a group of placement of specs for 70 seconds", gpustack's vLLM), so any words naming a placement.
     code: 'PLACEMENT_GROUP_PENDING',
-    pattern: /Waiting for creating a placement group of specs(?: for (\d+) seconds)?/,
+    pattern: /Waiting for creating an? (?:[\w]+ ){0,4}?(?:placement|group)(?: [\w]+){0,4}? of specs(?: for (\d+) seconds)?/,
     hit: (m, line, ray) => placementHit('vLLM is waiting for a placement group', line, ray, m[1] ? { 'Waited so far': `${m[1]} s` } : {}),
   },
   {

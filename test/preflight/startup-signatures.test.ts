@@ -239,6 +239,23 @@ describe('memory', () => {
   })
 })
 
+describe('wordings that reach the reader changed (classes found by held-out batch 5, tested on lines of their own)', () => {
+  it("a Python exception's message wrapped onto the next line is one record: the values on both lines are read", () => {
+    const [f] = one('ValueError: Free memory on device cuda:1 (40.01/79.25 GiB) on startup is less\nthan desired GPU memory utilization (0.9, 71.33 GiB).\n')
+    expect(f).toMatchObject({
+      code: 'GPU_OUT_OF_MEMORY',
+      evidence: { 'Free at start-up': '40.01 GiB of 79.25 GiB', gpu_memory_utilization: '0.9 (71.33 GiB)' },
+    })
+    // Not joined: a capitalised next line, an indented one that is a new record, a message that ended with a full stop.
+    expect(one('ValueError: bad value\nTraceback (most recent call last):\n').map((x) => x.code)).not.toContain('GPU_OUT_OF_MEMORY')
+  })
+
+  it('a placement-group wait reworded by a fork is still the wait, with how long', () => {
+    const [f] = one("INFO 05-01 10:00:00 [ray_utils.py:267] Waiting for creating a group of placement of specs for 40 seconds. specs=[{'GPU': 1.0}]\n")
+    expect(f).toMatchObject({ code: 'PLACEMENT_GROUP_PENDING', evidence: { 'Waited so far': '40 s' } })
+  })
+})
+
 describe('ENGINE_DEAD with its cause', () => {
   it('the first exception after "EngineCore encountered a fatal error" (two captures), the exception before "See root cause above"', () => {
     expect(only('engine-fatal-timeout-vllm-19668.txt', 'ENGINE_DEAD').evidence['Root cause']).toBe('7: TimeoutError: RPC call to execute_model timed out.')
