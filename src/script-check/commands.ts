@@ -32,7 +32,9 @@ export interface Interp {
    * Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's, and
    * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
    */
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void
+  /** `bash FILE args`, `./FILE.sh args`: a script file in the repository (or one this path wrote), run by a child shell. */
+  runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void
   /** `source FILE [args]` / `. FILE`: the file's commands in this shell, on this path. */
   sourceFile(file: Arg | undefined, args: Arg[], s: State, at: Span): State[]
   /** The services of the compose files given with `-f` (else the default names), from here-documents the script wrote or the repository. */
@@ -138,7 +140,14 @@ export class Commands {
     }
     if (SHELLS.has(name)) {
       const script = shellScriptArg(rest)?.val ?? stdin
+      const file = script ? -1 : rest.findIndex((a) => !a.val.text.startsWith('-'))
       if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
+      else if (file >= 0 && !rest[file]!.rest) this.it.runScriptFile(rest[file]!, rest.slice(file + 1), this.shellEnv(s, prefix, at), s, at)
+      return [s]
+    }
+    // `./start-node.sh args`: a script file run directly.
+    if (/\.(?:ba)?sh$/.test(argv[0]?.val.text ?? '') && argv[0]!.val.text.includes('/')) {
+      this.it.runScriptFile(argv[0]!, rest, this.shellEnv(s, prefix, at), s, at)
       return [s]
     }
     // `vllm serve …` (the console script or `python -m vllm.entrypoints…`), directly or after a launcher

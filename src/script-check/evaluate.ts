@@ -484,7 +484,13 @@ class Evaluator implements Scope, Interp {
     })
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void {
+  /** `bash FILE args` / `./FILE.sh args`: a script of the repository (or one this path wrote) run by a child shell with these arguments. */
+  runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void {
+    const f = this.fileVal(s, file.val)
+    if (f) this.runNested(f.val, env, s, false, at, undefined, args)
+  }
+
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void {
     if (this.nesting >= MAX_NESTING) return
     const parses = this.shared.parses
     if (!parses.has(script.text)) {
@@ -500,6 +506,8 @@ class Evaluator implements Scope, Interp {
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
     // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
     const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
+    // A script file run with its arguments: they are known (as far as the caller's words are), and no others follow.
+    if (args) init.frames = [{ args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0, locals: newVars() }]
     const done = sub.run(children(parsed.file, 'Stmts'), [init])
     if (sub.truncated) this.truncated = true
     for (const st of done) for (const [k, c] of st.containers) if (!s.containers.has(k)) s.containers.set(k, c)

@@ -115,7 +115,9 @@ function loopbackFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
 
 /** A start without --node-ip-address while VLLM_HOST_IP is set: the head's (the seed incident) or a worker's. */
 function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
-  if (r.nodeIp || !vhi || (!r.head && claimsHead(c, vhi.val))) return []
+  // A worker whose VLLM_HOST_IP is the head's (known from a head start, or the address it joins) is workerUsesHeadFindings' case: pinning it there would be wrong.
+  const joins = r.address ? host(r.address.text) : undefined
+  if (r.nodeIp || !vhi || (!r.head && (claimsHead(c, vhi.val) || (vhi.val.known && vhi.val.text === joins)))) return []
   const unpinned = { '--node-ip-address': 'not given (Ray picks the default-route address)' }
   const edits = pinEdit(r, vhi, c.script.text)
   if (r.head)

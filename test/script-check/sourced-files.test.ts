@@ -89,6 +89,23 @@ describe('a library two folders up whose helper starts the container (source "$(
   })
 })
 
+describe('step scripts that source settings and run the next script with bash (bash ./02_ray_node2.sh → bash run_cluster.sh … -e VLLM_HOST_IP=…)', () => {
+  it("the worker handed the head's address through two scripts into vLLM's run_cluster.sh: named where the value was written, no pin to the head's address", () => {
+    const path = `${DIR}/step-scripts/run_node2.sh`
+    const r = check(path)
+    expect(codes(r)).toEqual([`SCRIPT_WORKER_USES_HEAD_IP@${DIR}/step-scripts/02_ray_node2.sh:3`])
+    expect(r.findings[0]!.evidence['ray start written at']).toMatch(/^line \d+ of test\/script-check\/fixtures\/real\/dev\/vllm-run_cluster-0c37e23\.sh$/)
+    expect(r.patch).toBeUndefined()
+  })
+
+  it('a script file the script wrote (cat > FILE <<EOF) and then runs, by bash and directly', () => {
+    const text = (run: string) =>
+      `#!/bin/bash\ncat > /tmp/node.sh <<'S'\nexport VLLM_HOST_IP=10.0.0.1\nray start --head --port=6379\nS\nchmod +x /tmp/node.sh\n${run}\n`
+    for (const run of ['bash /tmp/node.sh', '/tmp/node.sh', 'sh -e /tmp/node.sh'])
+      expect(codes(checkLaunchScript(text(run), { path: 'w.sh' })), run).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@w.sh:4'])
+  })
+})
+
 describe('files that cannot be followed: a note each, and the walk goes on', () => {
   it('a cycle (a sources b sources a), a file that is not there, a path from a variable', () => {
     const path = `${DIR}/cycle/a.sh`
