@@ -143,12 +143,16 @@ function diffAcrossFiles(lines: ScriptLines, diffPath: string, scriptPath: strin
   return out === '' ? undefined : out
 }
 
+/** A shell's or an environment manager's own start-up file (`~/.bashrc`, `/etc/profile`, a venv's or conda's activate): it sets no cluster identity. */
+const ENVIRONMENT_FILE = /(?:^~|\$\{?HOME\b|^\/etc\/|\/\.(?:bashrc|profile|bash_profile)$|\bbin\/activate$|conda\.sh$|\/env\.d\/|\$\{?CONDA_)/
+
 /** A `source` the check did not follow: what that file sets is not known to it. */
 function sourceNote(lines: ScriptLines, n: SourceNote): Finding {
   const at = lines.locate(n.line)
   return {
     code: 'SCRIPT_SOURCE_NOT_FOLLOWED',
-    severity: 'warning',
+    // A settings file of the project is a warning (it may set VLLM_HOST_IP); a shell's or venv's start-up file is a note.
+    severity: ENVIRONMENT_FILE.test(n.written) ? 'info' : 'warning',
     node: null,
     message: `${at.path} line ${at.line} sources ${JSON.stringify(n.written)}, which the check did not read: ${n.why}. What that file sets (VLLM_HOST_IP, the Ray and vLLM flags) is not known to the check.`,
     evidence: { [EVIDENCE.scriptLine]: `${at.path}:${at.line}`, 'Sourced file': n.written, 'Not read because': n.why },

@@ -134,6 +134,11 @@ describe('files that cannot be followed: a note each, and the walk goes on', () 
       expect.stringMatching(/^.*outside\.sh is outside the repository .*repo$/),
       expect.stringMatching(/broken\.sh is not valid bash \(line 1: /),
     ])
+    // A shell's or a venv's start-up file is a note (info), a project file a warning.
+    const env = checkLaunchScript('#!/bin/bash\nsource ~/.bashrc\nsource /opt/conda/etc/profile.d/conda.sh\n. .venv/bin/activate\n. ./cluster.env\n', {
+      path: 'e.sh',
+    })
+    expect(env.findings.filter((f) => f.code === 'SCRIPT_SOURCE_NOT_FOLLOWED').map((f) => f.severity)).toEqual(['info', 'info', 'info', 'warning'])
     const bare = checkLaunchScript('#!/bin/bash\n. ./settings.sh\nray start --head\n', { path: 'run.sh' })
     expect(bare.findings.map((f) => [f.code, f.evidence['Not read because']])).toEqual([
       ['SCRIPT_SOURCE_NOT_FOLLOWED', 'settings.sh this check was given no files to read besides the script'],
