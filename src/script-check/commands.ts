@@ -35,6 +35,8 @@ export interface Interp {
   runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void
   /** `bash FILE args`, `./FILE.sh args`: a script file in the repository (or one this path wrote), run by a child shell. */
   runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void
+  /** Whether a loop is being run around the command (`break`/`continue` count only there). */
+  inLoop(): boolean
   /** `source FILE [args]` / `. FILE`: the file's commands in this shell, on this path. */
   sourceFile(file: Arg | undefined, args: Arg[], s: State, at: Span): State[]
   /** The services of the compose files given with `-f` (else the default names), from here-documents the script wrote or the repository. */
@@ -102,6 +104,10 @@ export class Commands {
       case 'source':
       case '.':
         return this.it.sourceFile(rest[0], rest.slice(1), s, at)
+      case 'break':
+      case 'continue':
+        if (this.it.inLoop()) s.loopExit = name
+        return [s]
       case 'exit':
         s.done = true
         return [s]

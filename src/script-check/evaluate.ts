@@ -63,6 +63,8 @@ const JOIN_HARD = 16
 const WATCHED_SET: ReadonlySet<string> = new Set(WATCHED)
 const MAX_DEPTH = 12
 const MAX_NESTING = 4
+/** A `for` loop over more words than this runs its body once, as over unknown words. */
+const MAX_ITEMS = 32
 
 class Evaluator implements Scope, Interp {
   readonly ex: Expander
@@ -127,7 +129,7 @@ class Evaluator implements Scope, Interp {
   run(stmts: Node[], states: State[]): State[] {
     let cur = states
     for (const stmt of stmts) {
-      const next = cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s)))
+      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s)))
       // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
       // comparing every path after every statement made the walk quadratic in the script's length.
       cur = next.length > cur.length ? mergePaths(next) : next
@@ -194,11 +196,62 @@ class Evaluator implements Scope, Interp {
         return [s]
       case 'WhileClause':
       case 'ForClause':
-        // One pass of the body: argument loops fork on `case "$1"` and every option's path goes on.
-        return this.run(children(cmd, 'Do'), [s])
+        return this.loop(cmd, s)
       default:
         return [s]
     }
+  }
+
+  /** Loops being run around the statement now (`break` and `continue` count only inside one). */
+  private loopDepth = 0
+
+  inLoop(): boolean {
+    return this.loopDepth > 0
+  }
+
+  /**
+   * `for NAME in WORDS`: the body once per word, NAME set to it, when the words are known (a list, or an
+   * array of known items; at most MAX_ITEMS). Otherwise (`for x; do`, `"$@"` at the top level, a while
+   * loop) one pass with the variable as it stands: argument loops fork on `case "$1"` and every option's
+   * path goes on. `continue` ends a pass, `break` the loop.
+   */
+  private loop(cmd: Node, s: State): State[] {
+    const body = children(cmd, 'Do')
+    const iter = child(cmd, 'Loop')
+    const items = iter && nodeType(iter) === 'WordIter' ? children(iter, 'Items') : []
+    const words = items.length > 0 ? this.ex.argsOf(s, items) : []
+    this.loopDepth++
+    try {
+      if (words.length === 0 || words.length > MAX_ITEMS || words.some((a) => a.rest)) return this.pass(body, [s]).states
+      const name = str(child(iter!, 'Name')!, 'Value')
+      let live = [s]
+      const out: State[] = []
+      for (const w of words) {
+        for (const st of live) {
+          const prev = this.lookup(st, name)
+          const assignment: Assignment = { name, val: w.val, span: w.span, kind: 'assign', inBranch: st.branch > 0 }
+          this.setVar(st, name, { kind: 'scalar', val: w.val, exported: prev?.kind === 'scalar' && prev.exported, assignment }, false)
+        }
+        const after = this.pass(body, live)
+        out.push(...after.ended)
+        live = after.states.filter((x) => !after.ended.includes(x))
+        if (live.length === 0) break
+      }
+      return [...out, ...live]
+    } finally {
+      this.loopDepth--
+    }
+  }
+
+  /** One pass of a loop's body; the paths that left it by `break` (or stopped) are `ended`. */
+  private pass(body: Node[], states: State[]): { states: State[]; ended: State[] } {
+    const after = this.run(body, states)
+    const ended: State[] = []
+    for (const x of after) {
+      if (x.loopExit === 'break' || x.done || x.returning) ended.push(x)
+      x.loopExit = ''
+    }
+    return { states: after, ended }
   }
 
   private binary(cmd: Node, s: State): State[] {
@@ -210,7 +263,7 @@ class Evaluator implements Scope, Interp {
     const line = this.ex.span(cmd).line
     const sym = op === OP.AndStmt ? '&&' : '||'
     return this.run([x], [s]).flatMap((st) => {
-      if (st.done || st.returning) return [st]
+      if (st.done || st.returning || st.loopExit !== '') return [st]
       const runY = op === OP.AndStmt ? c : c === undefined ? undefined : !c
       const cond = op === OP.AndStmt ? [x] : undefined
       return this.branch(

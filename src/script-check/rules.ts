@@ -193,7 +193,8 @@ function workerUsesHeadFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFin
       code: 'SCRIPT_WORKER_USES_HEAD_IP',
       severity: 'error',
       role,
-      line: r.nodeIp ? r.line : valueLine(c, vhi!),
+      // Where the address was written (an argument passed down through scripts and helpers too), else the start's line.
+      line: writtenAt(own) ? c.script.lineOf(writtenAt(own)!.start) : r.nodeIp ? r.line : valueLine(c, vhi!),
       message: `A worker is given the head's address ${own.text} as its own ${what}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
       evidence: { ...base, [what]: own.text, "Head's address": headAddr ?? [...c.headIps].join(', ') },
       fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",

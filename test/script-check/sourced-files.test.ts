@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { deployRelease } from '../../src/deploy/rollout.js'
-import { checkLaunchScript } from '../../src/script-check/index.js'
+import { checkLaunchScript, type ReadSourced } from '../../src/script-check/index.js'
 import { checkLaunchScriptWhenNeeded, sourcedFileReader } from '../../src/script-check/load.js'
 import { SimCluster, simManifest, simRolloutOptions } from '../deploy/support/sim-cluster.js'
 
@@ -96,6 +96,27 @@ describe('step scripts that source settings and run the next script with bash (b
     expect(codes(r)).toEqual([`SCRIPT_WORKER_USES_HEAD_IP@${DIR}/step-scripts/02_ray_node2.sh:3`])
     expect(r.findings[0]!.evidence['ray start written at']).toMatch(/^line \d+ of test\/script-check\/fixtures\/real\/dev\/vllm-run_cluster-0c37e23\.sh$/)
     expect(r.patch).toBeUndefined()
+  })
+
+  it("vLLM's run_cluster.sh run by a wrapper with the node's own VLLM_HOST_IP: its argument loop and ${arg#VLLM_HOST_IP=} give Ray that identity, nothing to report", () => {
+    const rc = readFileSync('test/script-check/fixtures/real/dev/vllm-run_cluster-0c37e23.sh', 'utf8')
+    const read: ReadSourced = (p) => (p === 'run_cluster.sh' ? { ok: true, text: rc } : { ok: false, why: 'does not exist' })
+    const wrap = (args: string) => checkLaunchScript(`#!/bin/bash\nbash run_cluster.sh img 10.0.0.1 ${args}\n`, { path: 'w.sh', readSourced: read })
+    expect(wrap('--worker /hf -e VLLM_HOST_IP=10.0.0.2').findings).toEqual([])
+    expect(wrap('--head /hf -e VLLM_HOST_IP=10.0.0.1').findings).toEqual([])
+    expect(codes(wrap('--worker /hf -e VLLM_HOST_IP=10.0.0.1'))).toEqual(['SCRIPT_WORKER_USES_HEAD_IP@w.sh:2'])
+  })
+
+  it('for loops over known words run once per word with break and continue; trims of known values stay mapped', () => {
+    const run = (body: string) => codes(checkLaunchScript(`#!/bin/bash\n${body}\n`, { path: 'l.sh' }))
+    // The loop picks the value after skipping -e (continue) and stops at the first match (break); the head is then pinned to it.
+    const pick = (ip: string) =>
+      `IP=\nfor a in -e NCCL_SOCKET_IFNAME=eth1 VLLM_HOST_IP=${ip} VLLM_HOST_IP=9.9.9.9; do\n  [ "$a" = -e ] && continue\n  case "$a" in VLLM_HOST_IP=*) IP="\${a#VLLM_HOST_IP=}"; break;; esac\ndone\nexport VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address="$IP"`
+    expect(run(pick('10.0.0.1'))).toEqual([])
+    expect(run(pick('10.0.0.7'))).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@l.sh:7'])
+    // ${x%%pat} and ${x##pat} take the longest match; over unknown words ("$@") the body still runs once.
+    expect(run('X=10.0.0.5:6379:x\nexport VLLM_HOST_IP=${X%%:*}\nray start --head --node-ip-address=10.0.0.5')).toEqual([])
+    expect(run('for a in "$@"; do export VLLM_HOST_IP=10.0.0.3; done\nray start --head')).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@l.sh:3'])
   })
 
   it('a script file the script wrote (cat > FILE <<EOF) and then runs, by bash and directly', () => {
