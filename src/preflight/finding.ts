@@ -107,6 +107,7 @@ export const FINDING_CODES = [
   // The launch script against its executor's contract (src/script-check/executor-rules.ts)
   'SCRIPT_RAY_UNDER_MP',
   'SCRIPT_RAY_NUM_GPUS_MISSING',
+  'SCRIPT_SOURCE_NOT_FOLLOWED',
   // Deploy and rollback (src/deploy/)
   'SECRET_INVALID',
   'DEPLOY_LOCKED',

@@ -40,9 +40,9 @@ const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 const PREFIXES = /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
 const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
-/** The start of a record a logger prints: a timestamp, a level, a glog tag, a traceback, an exception. */
+/** A line that starts a record of its own (a timestamp, a level, a glog tag, a traceback, an exception, a tool's tag, C++'s `terminate called`, the shell's report of a signal that ended a process). */
 const RECORD_START =
-  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#)/
+  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
 /**
  * Messages a program prints over several lines, as `[head, continuation]`: a line after a record
  * matching `head` joins it while it matches `continuation`. Ray's version check prints
@@ -60,6 +60,12 @@ const BLOCKS: readonly (readonly [RegExp, RegExp])[] = [
  */
 const SENTENCE_RECORD = /^\s*\S.{0,40}?\b(?:INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b/
 const SENTENCE_GOES_ON = /^\s{1,8}[a-z(]/
+/**
+ * A Python exception's message wrapped onto the next line by a paste or a page (`ValueError: Free memory … is less` /
+ * `than desired GPU memory utilization …`): the message stops at a word and the next line goes on in lower case at the margin.
+ */
+const EXCEPTION_RECORD = /^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S/
+const EXCEPTION_GOES_ON = /^[a-z]{2,} [a-z(]/
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
@@ -168,6 +174,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (CARRIES_ON.test(body)) return 'join'
     if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
     if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
+    if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'
     return false
   }
 

@@ -130,7 +130,9 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     // vLLM (V1 worker): "ValueError: Free memory on device cuda:0 (85.92/121.69 GiB) on startup is less than desired GPU memory utilization (0.92, 111.95 GiB).
     //   Decrease GPU memory utilization or reduce GPU memory used by other processes." (older: "Free memory on device (61.05/119.7 GiB) …")
     code: 'GPU_OUT_OF_MEMORY',
-    pattern: /Free memory on device(?: (\S+))? \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/i,
+    // vLLM 0.34 with weights held by another process: "… on startup is less than the engine's budget after excluding external process's weights (0.9, 100.5 GiB)."
+    pattern:
+      /Free memory on device(?: (\S+))? \(([\d.]+)\/([\d.]+) GiB\) on startup is less than (?:desired GPU memory utilization|the engine's budget after excluding external process's weights) \(([\d.]+), ([\d.]+) GiB\)/i,
     hit: (m) => {
       const total = Number(m[3])
       const unified = looksUnified(total, 'GiB')

@@ -106,6 +106,22 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // NCCL init.cc (every release since 2.4): "NCCL WARN Mismatched NCCL version detected : rank %d version %d rank %d version %d" — the
+    // ranks' peer info carries each one's NCCL_VERSION_CODE (2.9 on: major*10000 + minor*100 + patch; before: major*1000 + minor*100 + patch).
+    code: 'VERSION_SKEW',
+    pattern: /Mismatched NCCL version detected : rank (\d+) version (\d+) rank (\d+) version (\d+)/,
+    hit: (m, _line, _ray, context) => {
+      const [a, b] = [ncclVersion(m[2]!), ncclVersion(m[4]!)]
+      return {
+        key: `nccl-version:${m[2]}/${m[4]}`,
+        severity: 'error',
+        message: `NCCL rank ${m[1]} runs NCCL ${a} and rank ${m[3]} runs NCCL ${b}: the nodes load different NCCL builds (different images, or a pip nvidia-nccl beside the image's), so they cannot form a communicator.`,
+        evidence: { [`NCCL of rank ${m[1]}`]: a, [`NCCL of rank ${m[3]}`]: b, ...node(context) },
+        fix: 'Run the same image (by digest) on every node and check each container: python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())"; remove a second NCCL (pip list | grep nccl) so every rank loads the same libnccl.',
+      }
+    },
+  },
+  {
     // NCCL's record prefix "hvd1:2918:3333 [0] …" and its socket transport's "NET/Socket : peer 192.168.161.30<59210> message truncated :" (the byte
     // counts may follow on the next line): kept for VERSION_SKEW's evidence.
     code: 'VERSION_SKEW',
@@ -200,3 +216,11 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
           },
   },
 ]
+
+/** NCCL_VERSION_CODE as a version: 22705 → 2.27.5 (from 2.9 on), 2408 → 2.4.8 (before). */
+function ncclVersion(code: string): string {
+  const n = Number(code)
+  return n >= 10000
+    ? `${Math.floor(n / 10000)}.${Math.floor((n % 10000) / 100)}.${n % 100}`
+    : `${Math.floor(n / 1000)}.${Math.floor((n % 1000) / 100)}.${n % 100}`
+}

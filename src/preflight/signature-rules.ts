@@ -126,9 +126,10 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
 
 export const SIGNATURE_RULES: readonly SignatureRule[] = [
   {
-    // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."
+    // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."; forks reword the
+    // middle ("Waiting for creating a group of placement of specs for 70 seconds", gpustack's vLLM), so any words naming a placement.
     code: 'PLACEMENT_GROUP_PENDING',
-    pattern: /Waiting for creating a placement group of specs(?: for (\d+) seconds)?/,
+    pattern: /Waiting for creating an? (?:[\w]+ ){0,4}?(?:placement|group)(?: [\w]+){0,4}? of specs(?: for (\d+) seconds)?/,
     hit: (m, line, ray) => placementHit('vLLM is waiting for a placement group', line, ray, m[1] ? { 'Waited so far': `${m[1]} s` } : {}),
   },
   {
@@ -247,6 +248,28 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
       evidence: {},
       fix: 'Run vllm serve inside the Ray head container on a GPU node (started with --gpus all); the driver must sit on a node that holds a GPU bundle.',
     }),
+  },
+  {
+    // vLLM 0.6-0.28 (ray_utils.py _verify_bundles): "RuntimeError: driver node id <id> is not included in a placement group <pg id>.
+    //   Node id -> bundles {…}. You don't have enough GPUs available in a current node. …" (a placement group that was made,
+    //   or reused, without a bundle on the node running vllm serve).
+    code: 'DRIVER_NO_GPU',
+    pattern: /driver node id (\w+) is not included in a placement group (\S+?)\.?(?:\s|$)/,
+    hit: (m, line) => {
+      const bundles = /Node id -> bundles (\{.*?\})\./.exec(line)?.[1]
+      const nodes = bundles ? [...bundles.matchAll(/'(\w{8,})'/g)].map((x) => x[1]!) : []
+      return {
+        key: `driver-not-in-pg:${m[1]}`,
+        severity: 'error',
+        message: `The node running vllm serve (Ray node ${m[1]!.slice(0, 12)}…) holds no bundle of vLLM's placement group ${m[2]}${nodes.length > 0 ? `, whose GPUs are all on ${nodes.length === 1 ? 'another node' : 'other nodes'}` : ''}: vLLM needs a GPU worker where its driver runs.`,
+        evidence: {
+          'Driver node id': m[1]!,
+          'Placement group': m[2]!,
+          ...(bundles ? { 'Bundles by node': bundles } : {}),
+        },
+        fix: "Run vllm serve on a node with a free GPU in Ray (the head's container, started with --gpus all), or remove the placement group it reused (an earlier vLLM's: stop it, or ray stop; ray start); `ray status` shows each node's free GPUs.",
+      }
+    },
   },
   {
     // vLLM (newer): "ValueError: Current node has no GPU available. current_node_resource={...}. ... current_node_id=... current_ip=..."

@@ -124,6 +124,10 @@ export const OP = {
   AssignUnsetOrNull: 75, // ${a:=x}
   AlternateUnset: 68, // ${a+x}
   AlternateUnsetOrNull: 69, // ${a:+x}
+  RemSmallSuffix: 76, // ${a%x}
+  RemLargeSuffix: 77, // ${a%%x}
+  RemSmallPrefix: 78, // ${a#x}
+  RemLargePrefix: 79, // ${a##x}
   RdrOut: 54, // > file
   AppOut: 55, // >> file
   Hdoc: 61, // <<EOF

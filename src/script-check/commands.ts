@@ -1,12 +1,14 @@
 /**
  * Simple commands, on paper: functions called with their arguments, `exit`/`return`/`shift`,
+ * `source`/`.` of a file (evaluate.ts follows it),
  * command prefixes (`VAR=… cmd`, `env VAR=… cmd`, `exec env VAR=… cmd`, `sudo`, `nohup`, `srun` and
  * other wrappers), `ray start` itself, `docker run`/`podman run` and `docker exec` with their
  * environment, and the strings that another shell runs (`bash -c`, `sh -c`, `ssh host "…"`).
  */
 
 import type { Node } from './bash-ast.js'
-import { readContainerArgv, shellScriptArg, sshCommand, sshHost } from './container-run.js'
+import type { ComposeService } from './compose.js'
+import { type ContainerArgv, readContainerArgv, shellScriptArg, sshCommand, sshHost } from './container-run.js'
 import { concatJoin } from './expand.js'
 import { WATCHED, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
 import { serveArgsStart } from '../preflight/native-launch.js'
@@ -30,7 +32,38 @@ export interface Interp {
    * Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's, and
    * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
    */
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void
+  /** `bash FILE args`, `./FILE.sh args`: a script file in the repository (or one this path wrote), run by a child shell. */
+  runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void
+  /** Whether a loop is being run around the command (`break`/`continue` count only there). */
+  inLoop(): boolean
+  /** `source FILE [args]` / `. FILE`: the file's commands in this shell, on this path. */
+  sourceFile(file: Arg | undefined, args: Arg[], s: State, at: Span): State[]
+  /** The services of the compose files given with `-f` (else the default names), from here-documents the script wrote or the repository. */
+  composeServices(s: State, files: readonly Val[], env: (name: string) => Val | undefined): Map<string, ComposeService>
+  /** An `env_file:` of a compose service, by its path as written. */
+  composeEnvFile(s: State, svc: ComposeService, path: Val): Val | undefined
+  /** Where a value was written (start -1 when not one run of text; `otherwise` the line when no character was). */
+  spanOfVal(v: Val, otherwise: number): Span
+}
+
+/** `docker compose` options before the subcommand that take a value. */
+const COMPOSE_GLOBAL_WITH_VALUE = new Set(['-p', '--project-name', '--project-directory', '--env-file', '--profile', '--ansi', '--progress', '--parallel'])
+/** Options of `compose up`/`create`/`start` that take a value. */
+const COMPOSE_UP_WITH_VALUE = new Set(['--scale', '-t', '--timeout', '--wait-timeout', '--pull', '--exit-code-from', '--attach', '--no-attach'])
+
+/** The services `compose up` names (none: all). */
+function composeServiceArgs(rest: readonly Arg[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < rest.length; i++) {
+    const t = rest[i]!.val.text
+    if (t.startsWith('-')) {
+      if (COMPOSE_UP_WITH_VALUE.has(t)) i++
+      continue
+    }
+    out.push(t)
+  }
+  return out
 }
 
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
@@ -68,6 +101,13 @@ export class Commands {
     const fn = s.funcs.get(name)
     if (fn) return this.it.callFunction(fn, rest, s, at)
     switch (name) {
+      case 'source':
+      case '.':
+        return this.it.sourceFile(rest[0], rest.slice(1), s, at)
+      case 'break':
+      case 'continue':
+        if (this.it.inLoop()) s.loopExit = name
+        return [s]
       case 'exit':
         s.done = true
         return [s]
@@ -93,7 +133,12 @@ export class Commands {
       case 'docker':
       case 'podman':
       case 'nvidia-docker':
-        this.container(s, rest, at, stdin)
+        if (rest[0]?.val.text === 'compose') this.compose(s, rest.slice(1), prefix, at, stdin)
+        else this.container(s, rest, at, stdin)
+        return [s]
+      case 'docker-compose':
+      case 'podman-compose':
+        this.compose(s, rest, prefix, at, stdin)
         return [s]
       case 'ssh':
         this.ssh(s, rest, at, stdin)
@@ -101,7 +146,14 @@ export class Commands {
     }
     if (SHELLS.has(name)) {
       const script = shellScriptArg(rest)?.val ?? stdin
+      const file = script ? -1 : rest.findIndex((a) => !a.val.text.startsWith('-'))
       if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
+      else if (file >= 0 && !rest[file]!.rest) this.it.runScriptFile(rest[file]!, rest.slice(file + 1), this.shellEnv(s, prefix, at), s, at)
+      return [s]
+    }
+    // `./start-node.sh args`: a script file run directly.
+    if (/\.(?:ba)?sh$/.test(argv[0]?.val.text ?? '') && argv[0]!.val.text.includes('/')) {
+      this.it.runScriptFile(argv[0]!, rest, this.shellEnv(s, prefix, at), s, at)
       return [s]
     }
     // `vllm serve …` (the console script or `python -m vllm.entrypoints…`), directly or after a launcher
@@ -232,7 +284,17 @@ export class Commands {
     if (verb !== 'run' && verb !== 'exec') return
     const argv = readContainerArgv(sub.slice(1))
     const into = verb === 'exec' && argv.target ? execTarget(s, argv.target.val) : undefined
-    const env = new Map<Watched, Assignment>(into?.env ?? [])
+    const env = this.optionEnv(s, argv, into?.env ?? new Map())
+    if (verb === 'run' && argv.name && argv.name.val.text !== '') {
+      const name = argv.name.val.text
+      s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) })
+    }
+    this.startIn(s, env, [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command], at, stdin, into)
+  }
+
+  /** A container's environment: `base` (the container exec'd into, or a compose service's), then `--env-file` files, then `-e` options. */
+  private optionEnv(s: State, argv: ContainerArgv, base: ReadonlyMap<Watched, Assignment>): Map<Watched, Assignment> {
+    const env = new Map<Watched, Assignment>(base)
     // `--env-file FILE` the script wrote from a here-document: each `NAME=value` line, where it was written.
     for (const file of argv.envFiles) {
       const body = file.val.known ? s.files.get(file.val.text) : undefined
@@ -263,12 +325,12 @@ export class Commands {
         ...(removable ? { removable } : {}),
       })
     }
-    if (verb === 'run' && argv.name && argv.name.val.text !== '') {
-      const name = argv.name.val.text
-      s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) })
-    }
+    return env
+  }
+
+  /** A container's command (`ray start`, `vllm serve`, or a shell running a string) with its environment; starts found in it are marked as run in `into`. */
+  private startIn(s: State, env: Map<Watched, Assignment>, command: Arg[], at: Span, stdin: Val | undefined, into: Container | undefined): void {
     const before = s.starts.length
-    const command = [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command]
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
     const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
     const serve = serveAt(command)
@@ -280,6 +342,91 @@ export class Commands {
       if (script) this.it.runNested(script, asVars(env), s, true, at)
     }
     if (into) for (let i = before; i < s.starts.length; i++) s.starts[i] = { ...s.starts[i]!, container: { name: into.name, line: into.line } }
+  }
+
+  /**
+   * `docker compose [-f FILE]… up|create|start [SERVICE…]`, `… run [-e …] SERVICE [CMD…]`, `… exec [-e …] SERVICE CMD…`
+   * (and `docker-compose`): each service's container gets the compose file's `environment:` and
+   * `env_file:` (read from the repository, or from a here-document the script wrote), its command
+   * runs with them, and a later `compose exec SERVICE` or `docker exec` of its container runs with
+   * them too (State.containers, by the service and by its container name).
+   */
+  private compose(s: State, args: Arg[], prefix: Map<string, Prefix>, at: Span, stdin?: Val): void {
+    const files: Val[] = []
+    let i = 0
+    for (; i < args.length && args[i]!.val.text.startsWith('-'); i++) {
+      const t = args[i]!.val.text
+      if ((t === '-f' || t === '--file') && args[i + 1]) files.push(args[++i]!.val)
+      else if (t.startsWith('--file=')) files.push(sliceVal(args[i]!.val, 7))
+      else if (COMPOSE_GLOBAL_WITH_VALUE.has(t)) i++
+    }
+    const verb = args[i]?.val.text ?? ''
+    const rest = args.slice(i + 1)
+    const shell = this.shellEnv(s, prefix, at)
+    const services = this.it.composeServices(s, files, (name) => {
+      const v = shell.get(name)
+      return v?.kind === 'scalar' ? v.val : undefined
+    })
+    const key = (svc: string) => containerKey(s.host, `\u0002compose:${svc}`)
+    if (verb === 'up' || verb === 'create' || verb === 'start' || verb === 'restart') {
+      const named = composeServiceArgs(rest)
+      for (const svc of services.values()) {
+        if (named.length > 0 && !named.includes(svc.name)) continue
+        const env = this.composeEnv(s, svc, at)
+        const c: Container = { name: svc.containerName ?? svc.name, host: s.host, env, line: at.line, ...(svc.networkMode ? { network: svc.networkMode } : {}) }
+        s.containers.set(key(svc.name), c)
+        if (svc.containerName) s.containers.set(containerKey(s.host, svc.containerName), c)
+        if (verb !== 'create') this.startIn(s, new Map(env), this.composeCommand(s, svc, [], undefined, at), at, undefined, c)
+      }
+      return
+    }
+    if (verb !== 'run' && verb !== 'exec') return
+    const argv = readContainerArgv(rest)
+    const svc = argv.target ? services.get(argv.target.val.text) : undefined
+    // A service the check has no file for: its command still runs, with the options' environment only.
+    if (!svc) {
+      this.startIn(s, this.optionEnv(s, argv, new Map()), argv.command, at, stdin, undefined)
+      return
+    }
+    const running = verb === 'exec' ? s.containers.get(key(svc.name)) : undefined
+    const into: Container = running ?? { name: svc.containerName ?? svc.name, host: s.host, env: this.composeEnv(s, svc, at), line: at.line }
+    const env = this.optionEnv(s, argv, into.env)
+    this.startIn(s, env, this.composeCommand(s, svc, argv.command, verb === 'run' ? argv.entrypoint : undefined, at, verb === 'exec'), at, stdin, into)
+  }
+
+  /** The service's watched settings as the container gets them: `env_file:` files first, then `environment:`, which wins. */
+  private composeEnv(s: State, svc: ComposeService, at: Span): Map<Watched, Assignment> {
+    const env = new Map<Watched, Assignment>()
+    for (const f of svc.envFiles) {
+      const body = this.it.composeEnvFile(s, svc, f)
+      if (body) for (const a of envFileSettings(body, s, this.it.spanOfVal(f, at.line).line)) env.set(a.name as Watched, a)
+    }
+    for (const e of svc.env) {
+      if (!(WATCHED as readonly string[]).includes(e.name)) continue
+      const valueAt = writtenAt(e.val)
+      const span = this.it.spanOfVal(e.val, at.line)
+      env.set(e.name as Watched, {
+        name: e.name,
+        val: e.val,
+        span,
+        kind: 'compose',
+        inBranch: s.branch > 0,
+        // Emptied rather than dropped (an empty VLLM_HOST_IP is vLLM's "unset"; edits keep the line count).
+        ...(valueAt ? { valueAt, removable: valueAt } : {}),
+      })
+    }
+    return env
+  }
+
+  /** The words a service's container runs: `run`/`exec`'s own command, else the file's entrypoint and command. */
+  private composeCommand(s: State, svc: ComposeService, given: Arg[], entrypoint: Arg | undefined, at: Span, execOnly = false): Arg[] {
+    if (execOnly) return given
+    const asArg = (val: Val): Arg => {
+      const span = this.it.spanOfVal(val, at.line)
+      return { val, span: svc.commandEditable ? span : { start: -1, end: -1, line: span.line }, depth: s.frames.length, nested: true }
+    }
+    const entry = entrypoint ? [entrypoint] : (svc.entrypoint ?? []).map(asArg)
+    return [...entry, ...(given.length > 0 ? given : (svc.command ?? []).map(asArg))]
   }
 
   /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */

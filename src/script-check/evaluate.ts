@@ -15,8 +15,11 @@ import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, ty
 import { Commands, type Interp, type Prefix } from './commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
-import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val } from './model.js'
-import { Positions, ScriptLines } from './source-map.js'
+import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
+import { posix } from 'node:path'
+import { type ComposeService, composeServices, interpolate } from './compose.js'
+import { Positions, ScriptLines, type SourcedFile } from './source-map.js'
+import { type ReadSourced, type SourceNote, sourcedPath } from './sourced.js'
 import { fork, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
 export type { Arg, Assignment, RayStart, Val, Watched } from './model.js'
@@ -29,7 +32,29 @@ export interface Evaluation {
   readonly error?: ParseError
   /** Paths were cut at this many. */
   readonly truncated: boolean
+  /** The script's lines and those of every file it sources, in one index space (spans, edits and lines are in it). */
+  readonly lines: ScriptLines
+  /** `source`s not followed, with why. */
+  readonly notes: readonly SourceNote[]
 }
+
+/** What every evaluator of one script shares: parses, the files it sources and how to read them. */
+interface Shared {
+  /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
+  readonly parses: Map<string, ParsedScript | undefined>
+  readonly lines: ScriptLines
+  readonly read?: ReadSourced
+  /** Sourced files by path: parsed (with where they start), or why they were not. */
+  readonly sourced: Map<string, { parsed: ParsedScript; text: string; offset: number } | { why: string }>
+  readonly notes: SourceNote[]
+  /** Other files commands read (compose files, env files), by path: where they sit in the index space, or null when not readable. */
+  readonly readFiles: Map<string, SourcedFile | null>
+}
+
+const COMPOSE_DEFAULTS = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml']
+
+/** The evaluator a function was defined in: its body's positions are that text's. */
+const owners = new WeakMap<Node, Evaluator>()
 
 const MAX_PATHS = 64
 /** Beyond this many live paths, those alike in what the rules read are joined (state.ts joinPaths). */
@@ -38,18 +63,24 @@ const JOIN_HARD = 16
 const WATCHED_SET: ReadonlySet<string> = new Set(WATCHED)
 const MAX_DEPTH = 12
 const MAX_NESTING = 4
+/** A `for` loop over more words than this runs its body once, as over unknown words. */
+const MAX_ITEMS = 32
 
 class Evaluator implements Scope, Interp {
   readonly ex: Expander
   private readonly conds: Conditions
   private readonly cmds: Commands
   truncated = false
-  private inputs?: ReadonlySet<string>
+  private inputs?: { readonly of: number; readonly names: ReadonlySet<string> }
 
-  /** The variables a start can depend on (state.ts startInputs), read once per text. */
+  /**
+   * The variables a start can depend on (state.ts startInputs), read once per text: a nested string's
+   * own, else the script's with every file it sourced so far (a helper defined in one reads them).
+   */
   private startInputs(): ReadonlySet<string> {
-    if (!this.inputs) this.inputs = startInputs(this.text)
-    return this.inputs
+    const text = this.pos.nested ? this.text : this.shared.lines.text
+    if (this.inputs?.of !== text.length) this.inputs = { of: text.length, names: startInputs(text) }
+    return this.inputs.names
   }
 
   constructor(
@@ -58,8 +89,11 @@ class Evaluator implements Scope, Interp {
     readonly pos: Positions,
     private readonly env: ReadonlyMap<string, Var> | undefined,
     private readonly nesting: number,
-    /** Strings nested shells run, parsed once per text (a helper called per node and per path runs the same string). */
-    private readonly parses: Map<string, ParsedScript | undefined>,
+    private readonly shared: Shared,
+    /** The file this text is (the script, or a file it sources): what BASH_SOURCE names in it. */
+    private readonly file: string,
+    /** Files being sourced around this one, outermost first (a file that sources itself again is a cycle). */
+    private readonly chain: readonly string[] = [],
   ) {
     this.ex = new Expander(this)
     this.conds = new Conditions(this.ex)
@@ -95,7 +129,7 @@ class Evaluator implements Scope, Interp {
   run(stmts: Node[], states: State[]): State[] {
     let cur = states
     for (const stmt of stmts) {
-      const next = cur.flatMap((s) => (s.done || s.returning ? [s] : this.stmt(stmt, s)))
+      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s)))
       // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
       // comparing every path after every statement made the walk quadratic in the script's length.
       cur = next.length > cur.length ? mergePaths(next) : next
@@ -158,14 +192,66 @@ class Evaluator implements Scope, Interp {
         return this.run(children(cmd, 'Stmts'), [s])
       case 'FuncDecl':
         s.funcs.set(str(child(cmd, 'Name')!, 'Value'), child(cmd, 'Body')!)
+        owners.set(child(cmd, 'Body')!, this)
         return [s]
       case 'WhileClause':
       case 'ForClause':
-        // One pass of the body: argument loops fork on `case "$1"` and every option's path goes on.
-        return this.run(children(cmd, 'Do'), [s])
+        return this.loop(cmd, s)
       default:
         return [s]
     }
+  }
+
+  /** Loops being run around the statement now (`break` and `continue` count only inside one). */
+  private loopDepth = 0
+
+  inLoop(): boolean {
+    return this.loopDepth > 0
+  }
+
+  /**
+   * `for NAME in WORDS`: the body once per word, NAME set to it, when the words are known (a list, or an
+   * array of known items; at most MAX_ITEMS). Otherwise (`for x; do`, `"$@"` at the top level, a while
+   * loop) one pass with the variable as it stands: argument loops fork on `case "$1"` and every option's
+   * path goes on. `continue` ends a pass, `break` the loop.
+   */
+  private loop(cmd: Node, s: State): State[] {
+    const body = children(cmd, 'Do')
+    const iter = child(cmd, 'Loop')
+    const items = iter && nodeType(iter) === 'WordIter' ? children(iter, 'Items') : []
+    const words = items.length > 0 ? this.ex.argsOf(s, items) : []
+    this.loopDepth++
+    try {
+      if (words.length === 0 || words.length > MAX_ITEMS || words.some((a) => a.rest)) return this.pass(body, [s]).states
+      const name = str(child(iter!, 'Name')!, 'Value')
+      let live = [s]
+      const out: State[] = []
+      for (const w of words) {
+        for (const st of live) {
+          const prev = this.lookup(st, name)
+          const assignment: Assignment = { name, val: w.val, span: w.span, kind: 'assign', inBranch: st.branch > 0 }
+          this.setVar(st, name, { kind: 'scalar', val: w.val, exported: prev?.kind === 'scalar' && prev.exported, assignment }, false)
+        }
+        const after = this.pass(body, live)
+        out.push(...after.ended)
+        live = after.states.filter((x) => !after.ended.includes(x))
+        if (live.length === 0) break
+      }
+      return [...out, ...live]
+    } finally {
+      this.loopDepth--
+    }
+  }
+
+  /** One pass of a loop's body; the paths that left it by `break` (or stopped) are `ended`. */
+  private pass(body: Node[], states: State[]): { states: State[]; ended: State[] } {
+    const after = this.run(body, states)
+    const ended: State[] = []
+    for (const x of after) {
+      if (x.loopExit === 'break' || x.done || x.returning) ended.push(x)
+      x.loopExit = ''
+    }
+    return { states: after, ended }
   }
 
   private binary(cmd: Node, s: State): State[] {
@@ -177,7 +263,7 @@ class Evaluator implements Scope, Interp {
     const line = this.ex.span(cmd).line
     const sym = op === OP.AndStmt ? '&&' : '||'
     return this.run([x], [s]).flatMap((st) => {
-      if (st.done || st.returning) return [st]
+      if (st.done || st.returning || st.loopExit !== '') return [st]
       const runY = op === OP.AndStmt ? c : c === undefined ? undefined : !c
       const cond = op === OP.AndStmt ? [x] : undefined
       return this.branch(
@@ -333,28 +419,148 @@ class Evaluator implements Scope, Interp {
     if (s.frames.length >= MAX_DEPTH) return [s]
     const rest = args.some((a) => a.rest)
     s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: newVars(), callAt: at })
-    return this.run([fn], [s]).map((x) => {
+    return (owners.get(fn) ?? this).run([fn], [s]).map((x) => {
       x.frames.pop()
       x.returning = false
       return x
     })
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string): void {
-    if (this.nesting >= MAX_NESTING) return
-    if (!this.parses.has(script.text)) {
-      const p = parseBash(script.text, 'nested')
-      this.parses.set(script.text, 'error' in p ? undefined : p)
+  spanOfVal(v: Val, otherwise: number): Span {
+    const w = writtenAt(v)
+    if (w) return { start: w.start, end: w.end, line: this.shared.lines.lineOf(w.start) }
+    const first = v.map?.find((i) => i >= 0)
+    return { start: -1, end: -1, line: first !== undefined ? this.shared.lines.lineOf(first) : otherwise }
+  }
+
+  /**
+   * A file a command reads: one the script wrote from a here-document on this path (by the path as
+   * written), else the file in the repository (read once, placed in the index space like a sourced
+   * file). `dir`: the folder a relative path starts from (else the script's).
+   */
+  private fileVal(s: State, written: Val, dir?: string): { val: Val; path: string } | undefined {
+    const here = written.known ? s.files.get(written.text) : undefined
+    if (here) return { val: here, path: written.text }
+    const where =
+      dir !== undefined && written.known && !written.text.startsWith('/') && !written.text.includes('$')
+        ? { path: posix.normalize(posix.join(dir, written.text)) }
+        : sourcedPath(written, this.shared.lines.path, this.file)
+    if ('why' in where) return undefined
+    let got = this.shared.readFiles.get(where.path)
+    if (got === undefined) {
+      const read = this.shared.read?.(where.path)
+      got = read?.ok ? this.shared.lines.add(where.path, read.text) : null
+      this.shared.readFiles.set(where.path, got)
     }
-    const parsed = this.parses.get(script.text)
+    if (!got) return undefined
+    const offset = got.offset
+    const map = Array.from({ length: got.text.length }, (_, i) => offset + i)
+    return { val: { text: got.text, known: true, map }, path: where.path }
+  }
+
+  composeServices(s: State, files: readonly Val[], env: (name: string) => Val | undefined): Map<string, ComposeService> {
+    const named = files.length > 0 ? files : COMPOSE_DEFAULTS.map((f) => ({ text: f, known: true }))
+    const out = new Map<string, ComposeService>()
+    for (const f of named) {
+      const file = this.fileVal(s, f)
+      if (!file) continue
+      for (const svc of composeServices(file.val).values()) {
+        const earlier = out.get(svc.name)
+        const own = { ...svc, dir: posix.dirname(file.path), env: svc.env.map((e) => ({ ...e, val: interpolate(e.val, env) })) }
+        // A later file overrides: its settings win, what it leaves out stays.
+        out.set(svc.name, earlier ? { ...earlier, ...own, env: [...earlier.env.filter((e) => !own.env.some((x) => x.name === e.name)), ...own.env] } : own)
+      }
+      if (files.length === 0) break
+    }
+    return out
+  }
+
+  composeEnvFile(s: State, svc: ComposeService, path: Val): Val | undefined {
+    return this.fileVal(s, path, svc.dir)?.val
+  }
+
+  /**
+   * `source FILE [args]` / `. FILE`: the file's commands run in this shell, on this path (its
+   * variables, functions and containers stay), with its lines placed in the one index space so
+   * findings name the file and line and patches edit it. A file not known, not readable, or
+   * already being sourced around this one (a cycle) is a note, and the path goes on without it.
+   */
+  sourceFile(word: Arg | undefined, args: Arg[], s: State, at: Span): State[] {
+    const note = (why: string): State[] => {
+      const written = word?.val.text ?? ''
+      if (!this.shared.notes.some((n) => n.line === at.line && n.written === written)) this.shared.notes.push({ line: at.line, written, why })
+      return [s]
+    }
+    if (!word) return note('it names no file')
+    const scriptPath = this.shared.lines.path
+    const where = sourcedPath(word.val, scriptPath, this.file)
+    if ('why' in where) return note(where.why)
+    const path = where.path
+    if (path === scriptPath || this.chain.includes(path))
+      return note(`${path} is already being read (${[scriptPath, ...this.chain, path].join(' → ')}): a cycle, read once`)
+    if (this.chain.length >= MAX_DEPTH) return note(`files are sourced more than ${MAX_DEPTH} deep`)
+    let got = this.shared.sourced.get(path)
+    if (!got) {
+      const read = this.shared.read ? this.shared.read(path) : { ok: false as const, why: 'this check was given no files to read besides the script' }
+      if (!read.ok) got = { why: `${path} ${read.why}` }
+      else {
+        const parsed = parseBash(read.text, path)
+        got =
+          'error' in parsed
+            ? { why: `${path} is not valid bash (line ${parsed.error.line}: ${parsed.error.message})` }
+            : { parsed, text: read.text, offset: this.shared.lines.add(path, read.text).offset }
+      }
+      this.shared.sourced.set(path, got)
+    }
+    if ('why' in got) return note(got.why)
+    const sub = new Evaluator(
+      got.parsed,
+      got.text,
+      new Positions(this.shared.lines, undefined, undefined, at.line, got.offset),
+      this.env,
+      this.nesting,
+      this.shared,
+      path,
+      [...this.chain, path],
+    )
+    // `source FILE a b`: the file sees a b as its positional arguments, and the caller's again after it.
+    const frame = s.frames[s.frames.length - 1]!
+    const saved = { args: frame.args, rest: frame.rest, shifted: frame.shifted }
+    if (args.length > 0) Object.assign(frame, { args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0 })
+    const out = sub.run(children(got.parsed.file, 'Stmts'), [s])
+    if (sub.truncated) this.truncated = true
+    return out.map((x) => {
+      // `return` at a sourced file's top level ends the file, not the caller.
+      if (x.frames.length === s.frames.length) x.returning = false
+      if (args.length > 0) Object.assign(x.frames[x.frames.length - 1]!, saved)
+      return x
+    })
+  }
+
+  /** `bash FILE args` / `./FILE.sh args`: a script of the repository (or one this path wrote) run by a child shell with these arguments. */
+  runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void {
+    const f = this.fileVal(s, file.val)
+    if (f) this.runNested(f.val, env, s, false, at, undefined, args)
+  }
+
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void {
+    if (this.nesting >= MAX_NESTING) return
+    const parses = this.shared.parses
+    if (!parses.has(script.text)) {
+      const p = parseBash(script.text, 'nested')
+      parses.set(script.text, 'error' in p ? undefined : p)
+    }
+    const parsed = parses.get(script.text)
     if (!parsed) return
     const map = script.map && script.map.length === script.text.length ? script.map : Array<number>(script.text.length).fill(-1)
     const after = script.after && script.after.length === script.text.length ? script.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
-    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.parses)
+    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.shared, this.file, this.chain)
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
     // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
     const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
+    // A script file run with its arguments: they are known (as far as the caller's words are), and no others follow.
+    if (args) init.frames = [{ args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0, locals: newVars() }]
     const done = sub.run(children(parsed.file, 'Stmts'), [init])
     if (sub.truncated) this.truncated = true
     for (const st of done) for (const [k, c] of st.containers) if (!s.containers.has(k)) s.containers.set(k, c)
@@ -376,10 +582,18 @@ const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [.
  * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
  * a branch on them is decided as the node will decide it, not explored both ways.
  */
-export function evaluateScript(text: string, path: string, known: Readonly<Record<string, string>> = {}): Evaluation {
+export function evaluateScript(
+  text: string,
+  path: string,
+  known: Readonly<Record<string, string>> = {},
+  /** Reads the files the script sources (absent: none is read, each `source` is a note). */
+  read?: ReadSourced,
+): Evaluation {
+  const lines = new ScriptLines(text, path)
   const parsed = parseBash(text, path)
-  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false }
-  const ev = new Evaluator(parsed, text, new Positions(new ScriptLines(text), undefined, undefined, 1), undefined, 0, new Map())
+  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false, lines, notes: [] }
+  const shared: Shared = { parses: new Map(), lines, ...(read ? { read } : {}), sourced: new Map(), notes: [], readFiles: new Map() }
+  const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
   const start = initialState()
   for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
   const finals = ev.run(children(parsed.file, 'Stmts'), [start])
@@ -394,5 +608,5 @@ export function evaluateScript(text: string, path: string, known: Readonly<Recor
       starts.push(r)
     }
   }
-  return { starts, truncated: ev.truncated }
+  return { starts, truncated: ev.truncated, lines, notes: shared.notes }
 }

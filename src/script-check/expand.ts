@@ -69,6 +69,13 @@ export class Expander {
     const exp = child(n, 'Exp')
     const exp0 = child(n, 'Exp')
     const op0 = exp0 ? num(exp0, 'Op') : 0
+    // `${x#pat}`, `${x##pat}`, `${x%pat}`, `${x%%pat}` of a known value and pattern: the trimmed value, still mapped.
+    if (exp0 && op0 >= OP.RemSmallSuffix && op0 <= OP.RemLargePrefix && !index && !bool(n, 'Length')) {
+      const v = this.sc.lookup(s, name)
+      const word = child(exp0, 'Word')
+      const pat = word ? this.wordVal(s, word) : { text: '', known: true }
+      if (v?.kind === 'scalar' && v.val.known && pat.known) return trimmed(v.val, pat.text, op0)
+    }
     // Trims, case changes, lengths, slices, substitutions and indirection: computed, kept as written.
     if (bool(n, 'Length') || child(n, 'Repl') || child(n, 'Slice') || bool(n, 'Excl') || (exp0 && (op0 < OP.AlternateUnset || op0 > OP.AssignUnsetOrNull)))
       return this.asWritten(n)
@@ -203,4 +210,37 @@ function splitBlanks(v: Val): Val[] {
   const re = /\S+/g
   for (let m = re.exec(v.text); m; m = re.exec(v.text)) out.push(sliceVal(v, m.index, m.index + m[0].length))
   return out
+}
+
+/** A shell pattern as a regular expression (`*`, `?`, and `[…]` classes; everything else literal). */
+function globRegex(pattern: string): RegExp {
+  let re = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '*') re += '[\\s\\S]*'
+    else if (c === '?') re += '[\\s\\S]'
+    else if (c === '[' && pattern.indexOf(']', i + 1) > i + 1) {
+      const end = pattern.indexOf(']', i + 1)
+      re += `[${pattern
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\')}]`
+      i = end
+    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`^${re}$`)
+}
+
+/** `${x#p}` (shortest prefix), `${x##p}` (longest), `${x%p}` (shortest suffix), `${x%%p}` (longest) of a known value. */
+function trimmed(v: Val, pattern: string, op: number): Val {
+  const re = globRegex(pattern)
+  const n = v.text.length
+  const prefix = op === OP.RemSmallPrefix || op === OP.RemLargePrefix
+  const longest = op === OP.RemLargePrefix || op === OP.RemLargeSuffix
+  const lengths = longest ? Array.from({ length: n + 1 }, (_, i) => n - i) : Array.from({ length: n + 1 }, (_, i) => i)
+  for (const len of lengths) {
+    const part = prefix ? v.text.slice(0, len) : v.text.slice(n - len)
+    if (re.test(part)) return prefix ? sliceVal(v, len) : sliceVal(v, 0, n - len)
+  }
+  return v
 }

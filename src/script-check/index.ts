@@ -5,13 +5,17 @@
  * in one diff (what `--fix-out` writes).
  */
 
+import { posix } from 'node:path'
 import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { evaluateScript } from './evaluate.js'
-import { applyEdits, compatibleEdits, unifiedDiff } from './patch.js'
+import { applyEdits, compatibleEdits, type Edit, unifiedDiff } from './patch.js'
 import type { PatchTarget } from './patch-target.js'
 import { scriptFindings } from './rules.js'
-import { ScriptLines } from './source-map.js'
+import type { ScriptLines } from './source-map.js'
+import type { ReadSourced, SourceNote } from './sourced.js'
+
+export type { ReadSourced } from './sourced.js'
 
 export interface LaunchScriptCheck {
   readonly findings: Finding[]
@@ -29,11 +33,16 @@ export interface LaunchScriptOptions {
   readonly path: string
   /** Where the patch applies from; the diff names the script relative to it (patch-target.ts). */
   readonly target?: PatchTarget
+  /**
+   * Reads the files the script sources (`source FILE`, `. FILE`) by their path relative to where the
+   * command ran (as `path`); absent: none is read, and each `source` is a SCRIPT_SOURCE_NOT_FOLLOWED note.
+   */
+  readonly readSourced?: ReadSourced
 }
 
 export function checkLaunchScript(text: string, opts: LaunchScriptOptions): LaunchScriptCheck {
   // With a manifest, what the tool will set is known: a branch on the executor goes the way the node's will.
-  const ev = evaluateScript(text, opts.path, opts.manifest ? { VRD_EXECUTOR: opts.manifest.vllm.executorBackend } : {})
+  const ev = evaluateScript(text, opts.path, opts.manifest ? { VRD_EXECUTOR: opts.manifest.vllm.executorBackend } : {}, opts.readSourced)
   if (ev.error) {
     return {
       findings: [
@@ -54,28 +63,99 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const workers = m?.nodes.filter((n) => n.role === 'worker') ?? []
   const nodeFor = (role: 'head' | 'worker' | null): string | null =>
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
-  const lines = new ScriptLines(text)
-  const found = scriptFindings(ev.starts, m, { text, lineOf: (i) => lines.lineOf(i) })
+  const lines = ev.lines
+  const named = lineNames(lines)
+  const found = scriptFindings(ev.starts, m, { text: lines.text, lineOf: (i) => lines.lineOf(i) })
   const all = compatibleEdits(found.flatMap((f) => f.edits))
+  const diff = (edits: readonly Edit[]) => diffAcrossFiles(lines, diffPath, opts.path, edits)
   const findings = found.map((f): Finding => {
     const patch =
       f.edits.length > 0 && f.edits.every((e) => all.includes(e) || all.some((x) => x.start === e.start && x.end === e.end && x.text === e.text))
-        ? unifiedDiff(diffPath, text, f.edits)
+        ? diff(f.edits)
         : undefined
+    const at = lines.locate(f.line)
     return {
       code: f.code,
       severity: f.severity,
       node: nodeFor(f.role),
-      message: f.message,
+      message: named(f.message),
       evidence: {
-        ...f.evidence,
-        [EVIDENCE.scriptLine]: `${opts.path}:${f.line}`,
+        ...Object.fromEntries(Object.entries(f.evidence).map(([k, v]) => [k, named(v)])),
+        [EVIDENCE.scriptLine]: `${at.path}:${at.line}`,
         ...(ev.truncated ? { 'Paths read': 'the first 64 (the script has more)' } : {}),
       },
-      fix: f.fix,
+      fix: named(f.fix),
       ...(patch ? { patch } : {}),
     }
   })
-  const patch = unifiedDiff(diffPath, text, all)
-  return { findings, ...(patch ? { patch, patched: applyEdits(text, all), ...(opts.target ? { target: opts.target } : {}) } : {}) }
+  const patch = diff(all)
+  const inScript = all.filter((e) => e.end <= text.length)
+  return {
+    findings: [...findings, ...ev.notes.map((n) => sourceNote(lines, n))],
+    ...(patch ? { patch, patched: applyEdits(text, inScript), ...(opts.target ? { target: opts.target } : {}) } : {}),
+  }
+}
+
+/** `line N` in a finding's text, for a line of a sourced file: that file's own line and its path. */
+function lineNames(lines: ScriptLines): (text: string) => string {
+  const own = lines.scriptLines
+  return (text) =>
+    lines.files.length === 0
+      ? text
+      : text.replace(/\bline (\d+)\b/g, (whole, n: string) => {
+          if (Number(n) <= own) return whole
+          const at = lines.locate(Number(n))
+          return `line ${at.line} of ${at.path}`
+        })
+}
+
+/**
+ * The edits as one diff over every file they touch: the script under `diffPath`, each sourced file
+ * under its path from the same place (its path relative to the script's folder, put beside `diffPath`).
+ */
+function diffAcrossFiles(lines: ScriptLines, diffPath: string, scriptPath: string, edits: readonly Edit[]): string | undefined {
+  const files = lines.files
+  const end = files[0]?.offset ?? Number.POSITIVE_INFINITY
+  // An insertion where one file ends and the next begins is after the first file's last character (edits append after a word).
+  const parts = [
+    unifiedDiff(
+      diffPath,
+      lines.text.slice(0, end),
+      edits.filter((e) => e.end <= end),
+    ),
+  ]
+  for (const f of files) {
+    const mine = edits.filter((e) => e.start >= f.offset && e.end <= f.offset + f.text.length && !(e.start === f.offset && e.end === f.offset))
+    if (mine.length === 0) continue
+    const rel = posix.relative(posix.dirname(scriptPath), f.path)
+    const path = posix.normalize(posix.join(posix.dirname(diffPath), rel))
+    // A file the patch could not name from where it applies is left out (its finding still names it).
+    if (path.startsWith('..')) continue
+    parts.push(
+      unifiedDiff(
+        path,
+        f.text,
+        mine.map((e) => ({ ...e, start: e.start - f.offset, end: e.end - f.offset })),
+      ),
+    )
+  }
+  const out = parts.filter((p) => p !== undefined).join('')
+  return out === '' ? undefined : out
+}
+
+/** A shell's or an environment manager's own start-up file (`~/.bashrc`, `/etc/profile`, a venv's or conda's activate): it sets no cluster identity. */
+const ENVIRONMENT_FILE = /(?:^~|\$\{?HOME\b|^\/etc\/|\/\.(?:bashrc|profile|bash_profile)$|\bbin\/activate$|conda\.sh$|\/env\.d\/|\$\{?CONDA_)/
+
+/** A `source` the check did not follow: what that file sets is not known to it. */
+function sourceNote(lines: ScriptLines, n: SourceNote): Finding {
+  const at = lines.locate(n.line)
+  return {
+    code: 'SCRIPT_SOURCE_NOT_FOLLOWED',
+    // A settings file of the project is a warning (it may set VLLM_HOST_IP); a shell's or venv's start-up file is a note.
+    severity: ENVIRONMENT_FILE.test(n.written) ? 'info' : 'warning',
+    node: null,
+    message: `${at.path} line ${at.line} sources ${JSON.stringify(n.written)}, which the check did not read: ${n.why}. What that file sets (VLLM_HOST_IP, the Ray and vLLM flags) is not known to the check.`,
+    evidence: { [EVIDENCE.scriptLine]: `${at.path}:${at.line}`, 'Sourced file': n.written, 'Not read because': n.why },
+    fix: 'Keep the sourced file in the repository and name it from the script\'s folder ("$(dirname "$0")/FILE" or a path relative to the script), or set its variables in the script itself.',
+  }
 }

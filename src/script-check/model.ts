@@ -48,7 +48,7 @@ export interface Assignment {
   readonly name: string
   readonly val: Val
   readonly span: Span
-  readonly kind: 'assign' | 'export' | 'local' | 'docker -e' | 'prefix' | 'env file'
+  readonly kind: 'assign' | 'export' | 'local' | 'docker -e' | 'prefix' | 'env file' | 'compose'
   /** Set inside an `if`/`case`/`&&` branch: one role's section. */
   readonly inBranch: boolean
   /** The assignment of the same name this one replaced, if any. */

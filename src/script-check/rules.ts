@@ -52,6 +52,25 @@ interface Ctx {
   readonly script: ScriptText
   /** The addresses a head is known by (its Ray identity, its VLLM_HOST_IP). */
   readonly headIps: ReadonlySet<string>
+  /** VLLM_HOST_IP settings (settingKey) that both a head's and a worker's start get. */
+  readonly sharedByRoles: ReadonlySet<string>
+}
+
+/** Where a setting writes its value (its characters' range), the same for every start that gets it. */
+const settingKey = (a: Assignment): string => {
+  const w = a.valueAt ?? writtenAt(a.val)
+  return w ? `${w.start}:${w.end}` : `${a.span.start}:${a.span.line}:${a.val.text}`
+}
+
+function settingsSharedByRoles(starts: readonly RayStart[]): Set<string> {
+  const roles = new Map<string, Set<boolean>>()
+  for (const r of starts) {
+    const a = r.env.get('VLLM_HOST_IP')
+    if (!a) continue
+    const k = settingKey(a)
+    roles.set(k, (roles.get(k) ?? new Set()).add(r.head))
+  }
+  return new Set([...roles].filter(([, h]) => h.size > 1).map(([k]) => k))
 }
 
 /** One start, as the rules look at it. */
@@ -96,7 +115,9 @@ function loopbackFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
 
 /** A start without --node-ip-address while VLLM_HOST_IP is set: the head's (the seed incident) or a worker's. */
 function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
-  if (r.nodeIp || !vhi || (!r.head && claimsHead(c, vhi.val))) return []
+  // A worker whose VLLM_HOST_IP is the head's (known from a head start, or the address it joins) is workerUsesHeadFindings' case: pinning it there would be wrong.
+  const joins = r.address ? host(r.address.text) : undefined
+  if (r.nodeIp || !vhi || (!r.head && (claimsHead(c, vhi.val) || (vhi.val.known && vhi.val.text === joins)))) return []
   const unpinned = { '--node-ip-address': 'not given (Ray picks the default-route address)' }
   const edits = pinEdit(r, vhi, c.script.text)
   if (r.head)
@@ -138,7 +159,8 @@ function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
 function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
   if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text || !comparable(vhi.val, r.nodeIp.val)) return []
   const prev = overrides(vhi)
-  const edits = overrideEdits(vhi, r.nodeIp, c.script.text)
+  // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it for one breaks the other.
+  const edits = c.sharedByRoles.has(settingKey(vhi)) ? [] : overrideEdits(vhi, r.nodeIp, c.script.text)
   return [
     {
       code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
@@ -171,7 +193,8 @@ function workerUsesHeadFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFin
       code: 'SCRIPT_WORKER_USES_HEAD_IP',
       severity: 'error',
       role,
-      line: r.nodeIp ? r.line : valueLine(c, vhi!),
+      // Where the address was written (an argument passed down through scripts and helpers too), else the start's line.
+      line: writtenAt(own) ? c.script.lineOf(writtenAt(own)!.start) : r.nodeIp ? r.line : valueLine(c, vhi!),
       message: `A worker is given the head's address ${own.text} as its own ${what}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
       evidence: { ...base, [what]: own.text, "Head's address": headAddr ?? [...c.headIps].join(', ') },
       fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
@@ -220,7 +243,7 @@ const NO_RAY_START: ScriptFinding = {
   message:
     'No `ray start` was found on any path through the script (directly, in docker run, or in bash -c), so its Ray identities cannot be checked before it runs.',
   evidence: {},
-  fix: 'Start Ray in the script itself (ray start --head / --address) rather than in a file it sources or a remote command, or rely on the live preflight after it ran.',
+  fix: 'Start Ray in the script (ray start --head / --address), or in a file it sources from the repository, rather than in a remote command the check cannot read, or rely on the live preflight after it ran.',
   edits: [],
 }
 
@@ -230,7 +253,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       .filter((r) => r.head && r.kind === 'ray-start')
       .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
-  const c: Ctx = { script, headIps }
+  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts) }
   const out: ScriptFinding[] = []
   for (const r of starts) {
     if (r.kind === 'vllm-serve') {

@@ -7,12 +7,65 @@
 
 import type { Span } from './model.js'
 
+/** A file the script sources (`source FILE`, `. FILE`), placed after the script in one index space. */
+export interface SourcedFile {
+  /** As findings name it (relative to where the command ran, like the script's own path). */
+  readonly path: string
+  readonly text: string
+  /** Its first character's index in the index space. */
+  readonly offset: number
+  /** Its first line's number in the index space (the script's lines come first). */
+  readonly firstLine: number
+}
+
+/**
+ * Lines of the script and of every file it sources, in one index space: the script at 0, each
+ * sourced file after what came before, so a value, a span or an edit is one number wherever it was
+ * written. `locate` turns a line of that space back into a file and its own line.
+ */
 export class ScriptLines {
   private readonly starts: number[] = [0]
-  constructor(text: string) {
+  private readonly sourced: SourcedFile[] = []
+  private all: string
+
+  constructor(
+    text: string,
+    /** The script's path as findings name it. */
+    readonly path = '',
+  ) {
+    this.all = text
     for (let i = 0; i < text.length; i++) if (text[i] === '\n') this.starts.push(i + 1)
   }
-  /** 1-based line of a script index. */
+
+  /** The script and every file added, at their offsets. */
+  get text(): string {
+    return this.all
+  }
+
+  get files(): readonly SourcedFile[] {
+    return this.sourced
+  }
+
+  /** The script's own line count: lines above it are in sourced files. */
+  get scriptLines(): number {
+    return this.sourced[0] ? this.sourced[0].firstLine - 1 : this.starts.length
+  }
+
+  /** A sourced file's place (added once: sourcing it again reuses it). */
+  add(path: string, text: string): SourcedFile {
+    const known = this.sourced.find((f) => f.path === path)
+    if (known) return known
+    const offset = this.all.length
+    // The text before ends with a newline: its empty last line is where this file starts.
+    if (this.starts[this.starts.length - 1] !== offset) this.starts.push(offset)
+    const file: SourcedFile = { path, text, offset, firstLine: this.starts.length }
+    for (let i = 0; i < text.length; i++) if (text[i] === '\n' && i + 1 < text.length) this.starts.push(offset + i + 1)
+    this.all += text
+    this.sourced.push(file)
+    return file
+  }
+
+  /** 1-based line of an index (a line of the one space). */
   lineOf(index: number): number {
     let lo = 0
     let hi = this.starts.length - 1
@@ -22,6 +75,15 @@ export class ScriptLines {
       else hi = mid - 1
     }
     return lo + 1
+  }
+
+  /** The file a line of the one space is in, and its line there. */
+  locate(line: number): { path: string; line: number; file?: SourcedFile } {
+    for (let i = this.sourced.length - 1; i >= 0; i--) {
+      const f = this.sourced[i]!
+      if (line >= f.firstLine) return { path: f.path, line: line - f.firstLine + 1, file: f }
+    }
+    return { path: this.path, line }
   }
 }
 
@@ -35,6 +97,8 @@ export class Positions {
     private readonly afterMap: readonly number[] | undefined,
     /** Line to name when a position is not in the script (the call that ran the nested shell). */
     readonly fallbackLine: number,
+    /** Where the text starts in the index space when it is a sourced file (map undefined). */
+    private readonly offset = 0,
   ) {}
 
   get nested(): boolean {
@@ -42,7 +106,7 @@ export class Positions {
   }
 
   toScript(i: number): number {
-    if (!this.map) return i
+    if (!this.map) return i + this.offset
     return this.map[i] ?? -1
   }
 

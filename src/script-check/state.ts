@@ -113,6 +113,8 @@ export interface State {
   branch: number
   done: boolean
   returning: boolean
+  /** `break` / `continue` met in a loop's body: the rest of this pass is skipped ('' when none). */
+  loopExit: '' | 'break' | 'continue'
   starts: RayStart[]
   path: string[]
   /**
@@ -145,6 +147,7 @@ export const initialState = (): State => ({
   branch: 0,
   done: false,
   returning: false,
+  loopExit: '',
   starts: [],
   path: [],
   facts: new HashedMap((f: Fact) => hashText(JSON.stringify(f))),
@@ -160,6 +163,7 @@ export const fork = (s: State): State => ({
   branch: s.branch,
   done: s.done,
   returning: s.returning,
+  loopExit: s.loopExit,
   starts: [...s.starts],
   path: [...s.path],
   facts: s.facts.copy(),
@@ -217,6 +221,7 @@ export function stateKey(s: State): string {
     s.branch,
     s.done,
     s.returning,
+    s.loopExit,
     s.starts.map(startKey),
     [...s.facts],
     files,
@@ -231,7 +236,7 @@ export function startKeyOf(r: RayStart): string {
 
 /** A hash of what stateKey holds, from the maps' running hashes: equal states hash alike. */
 function stateHash(s: State): number {
-  let h = hashText(JSON.stringify([s.branch, s.done, s.returning, s.frames.length, s.starts.length]))
+  let h = hashText(JSON.stringify([s.branch, s.done, s.returning, s.loopExit, s.frames.length, s.starts.length]))
   const mix = (x: number) => {
     h = Math.imul(h ^ x, 0x01000193) | 0
   }
@@ -335,6 +340,7 @@ function coarseKey(s: State, inputs: ReadonlySet<string>): string {
     s.branch,
     s.done,
     s.returning,
+    s.loopExit,
     [...s.funcs.keys()],
     s.starts.map(startKey),
     watched(s.globals),

@@ -184,6 +184,21 @@ describe('vllm-ray-deploy diagnose', () => {
     expect(pending.fix).toMatch(/--node-ip-address=192\.168\.200\.12|VLLM_HOST_IP/)
   })
 
+  it('diagnose --log names the families of a pasted start-up log with their values (NCCL versions that differ, a wrapped free-memory error)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-cli-log-'))
+    const file = join(dir, 'startup.log')
+    writeFileSync(
+      file,
+      'worker-2:88:88 [0] NCCL INFO init.cc:642 NCCL WARN Mismatched NCCL version detected : rank 1 version 22703 rank 0 version 22807\nValueError: Free memory on device cuda:0 (20.5/119.7 GiB) on startup is less\nthan desired GPU memory utilization (0.9, 107.73 GiB).\n',
+    )
+    const r = await cli('diagnose', '--log', file, '--json')
+    expect(r.code).toBe(1)
+    const { findings } = JSON.parse(r.out) as { findings: { code: string; evidence: Record<string, string> }[] }
+    expect(findings.find((f) => f.code === 'VERSION_SKEW')?.evidence).toMatchObject({ 'NCCL of rank 1': '2.27.3', 'NCCL of rank 0': '2.28.7' })
+    expect(findings.find((f) => f.code === 'GPU_OUT_OF_MEMORY')?.evidence['Free at start-up']).toBe('20.5 GiB of 119.7 GiB')
+    expect(findings.map((f) => f.code)).not.toContain('UNRECOGNISED_FAILURE')
+  })
+
   it("reads ray status (pending demand) and, with the seeds' node list beside it, fails on the pinned IP", async () => {
     const status = await cli('diagnose', '--ray-status', 'test/preflight/fixtures/ray/status-seed-pending.txt', '--manifest', EXAMPLE, '--json')
     const only = (JSON.parse(status.out) as { findings: { code: string; severity: string }[] }).findings

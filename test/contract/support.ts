@@ -39,14 +39,7 @@ export const NEEDED_WORDINGS: readonly {
  * src/preflight/signature-rules*.ts (issue 37), and asserted to still miss, so the entry must go
  * when the rule learns it.
  */
-export const KNOWN_GAPS: readonly { readonly vllm: string; readonly id: string; readonly contains: string; readonly why: string }[] = [
-  {
-    vllm: '0.34.0',
-    id: 'free-memory',
-    contains: "is less than the engine's budget after excluding external process's weights",
-    why: 'GPU_OUT_OF_MEMORY (signature-rules-memory.ts) matches "is less than desired GPU memory utilization" only; 0.34.0 adds this variant in vllm/v1/worker/utils.py request_memory',
-  },
-]
+export const KNOWN_GAPS: readonly { readonly vllm: string; readonly id: string; readonly contains: string; readonly why: string }[] = []
 
 /** Sample values for the expressions vLLM interpolates, by name (anything else gets `x`). */
 const SAMPLES: Readonly<Record<string, string>> = {

@@ -150,6 +150,19 @@ describe('image and executor', () => {
     expect(only('image-tp-gpus-local-world-vllm-28873.txt', 'GPU_SHORTFALL').evidence).toMatchObject({ 'Workers asked for (TP, or TP×PP per node)': '16' })
   })
 
+  it("DRIVER_NO_GPU: vLLM's placement group without a bundle on the driver's node (the wording of vLLM 0.6-0.28 ray_utils.py _verify_bundles, rendered; no public capture of it found), with the node and the group", () => {
+    // Format as in the vLLM 0.19.1, 0.24.0 and 0.28.0 wheels (vllm/v1/executor/ray_utils.py), with sample ids.
+    const [f] = one(
+      "(EngineCore_DP0 pid=2210) ERROR 12-05 10:00:00 [core.py:708] RuntimeError: driver node id 3e48e24bfb174f5d7e32b56b500214c34fde9d46eac3208b382f0a18 is not included in a placement group 40b1afdfd00d099e6f456e30b24f02000000. Node id -> bundles {'9a1c7e0b2f3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b4a59': [{'GPU': 1.0}, {'GPU': 1.0}]}. You don't have enough GPUs available in a current node. Check `ray status` and `ray list nodes` to see if you have available GPUs in a node `{driver_node_id}` before starting an vLLM engine.\n",
+    )
+    expect(f).toMatchObject({
+      code: 'DRIVER_NO_GPU',
+      severity: 'error',
+      evidence: { 'Driver node id': '3e48e24bfb174f5d7e32b56b500214c34fde9d46eac3208b382f0a18', 'Placement group': '40b1afdfd00d099e6f456e30b24f02000000' },
+    })
+    expect(f!.message).toContain('whose GPUs are all on another node')
+  })
+
   it("VERSION_SKEW: NCCL's bootstrap receiving a message of another size", () => {
     expect(only('image-nccl-skew-truncated-vllm-16714.txt', 'VERSION_SKEW').evidence).toMatchObject({
       'Bytes received': '172',
@@ -157,6 +170,14 @@ describe('image and executor', () => {
       'NCCL host': 'ada6000-02',
     })
     expect(only('image-nccl-skew-bootstrap-nccl-1176.txt', 'VERSION_SKEW').message).toContain('different NCCL versions')
+  })
+
+  it("VERSION_SKEW: NCCL's own version check (init.cc's wording), both versions decoded", () => {
+    // The line as a public multi-node troubleshooting guide quotes it (wrapped in torch's RuntimeError), and as NCCL's WARN record prints it.
+    const [f] = one('RuntimeError: Mismatched NCCL version detected : rank 1 version 22705 rank 0 version 22703\n')
+    expect(f).toMatchObject({ code: 'VERSION_SKEW', severity: 'error', evidence: { 'NCCL of rank 1': '2.27.5', 'NCCL of rank 0': '2.27.3' } })
+    const [old] = one('node-b:4242:4242 [0] NCCL INFO init.cc:642 NCCL WARN Mismatched NCCL version detected : rank 3 version 2708 rank 0 version 21903\n')
+    expect(old!.evidence).toMatchObject({ 'NCCL of rank 3': '2.7.8', 'NCCL of rank 0': '2.19.3' })
   })
 
   it("VERSION_SKEW: NCCL's socket transport receiving more than it posted (ranks that disagree), with the peer when named", () => {
@@ -195,7 +216,8 @@ describe('rendezvous', () => {
     only('rdzv-store-wait-timeout-trl-3221.txt', 'RENDEZVOUS_RANKS_MISSING')
   })
 
-  it('SOCKET_IFNAME_MISSING: Gloo told an interface or address this machine lacks (two captures, and the bond-slave case)', () => {
+  it('SOCKET_IFNAME_MISSING: Gloo told an interface or address this machine lacks (three captures, and the bond-slave case)', () => {
+    expect(only('rdzv-gloo-ifname-horovod-1341.txt', 'SOCKET_IFNAME_MISSING').evidence['Interface Gloo was told']).toBe('eth0')
     const excluded = only('rdzv-gloo-ifname-aws-do-eks-51.txt', 'SOCKET_IFNAME_MISSING')
     expect(excluded.evidence['Interface Gloo was told']).toBe('^lo')
     expect(excluded.message).toContain("NCCL's exclusion syntax")
@@ -227,6 +249,23 @@ describe('memory', () => {
     ).filter((f) => f.code === 'GPU_OUT_OF_MEMORY')
     expect(found.map((f) => f.evidence['Tried to allocate'])).toEqual(['2.50 GiB'])
     expect(found[0]!.message).toContain('allocating 2.50 GiB')
+  })
+})
+
+describe('wordings that reach the reader changed (classes found by held-out batch 5, tested on lines of their own)', () => {
+  it("a Python exception's message wrapped onto the next line is one record: the values on both lines are read", () => {
+    const [f] = one('ValueError: Free memory on device cuda:1 (40.01/79.25 GiB) on startup is less\nthan desired GPU memory utilization (0.9, 71.33 GiB).\n')
+    expect(f).toMatchObject({
+      code: 'GPU_OUT_OF_MEMORY',
+      evidence: { 'Free at start-up': '40.01 GiB of 79.25 GiB', gpu_memory_utilization: '0.9 (71.33 GiB)' },
+    })
+    // Not joined: a capitalised next line, an indented one that is a new record, a message that ended with a full stop.
+    expect(one('ValueError: bad value\nTraceback (most recent call last):\n').map((x) => x.code)).not.toContain('GPU_OUT_OF_MEMORY')
+  })
+
+  it('a placement-group wait reworded by a fork is still the wait, with how long', () => {
+    const [f] = one("INFO 05-01 10:00:00 [ray_utils.py:267] Waiting for creating a group of placement of specs for 40 seconds. specs=[{'GPU': 1.0}]\n")
+    expect(f).toMatchObject({ code: 'PLACEMENT_GROUP_PENDING', evidence: { 'Waited so far': '40 s' } })
   })
 })
 

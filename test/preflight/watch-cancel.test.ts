@@ -91,6 +91,26 @@ describe('never silent when vLLM exits (issue 36)', () => {
     ])
   })
 
+  it("this round's families end the watch with their values (NCCL's version check, the driver's node outside the placement group, a Gloo interface)", async () => {
+    const logs: [string, string, Record<string, string>][] = [
+      ['NCCL WARN Mismatched NCCL version detected : rank 1 version 22705 rank 0 version 22703\n', 'VERSION_SKEW', { 'NCCL of rank 1': '2.27.5' }],
+      [
+        "RuntimeError: driver node id 3e48e24bfb174f5d7e32b56b500214c34fde9d46eac3208b382f0a18 is not included in a placement group 40b1afdfd00d099e6f456e30b24f02000000. Node id -> bundles {'9a1c': [{'GPU': 1.0}]}. You don't have enough GPUs available in a current node.\n",
+        'DRIVER_NO_GPU',
+        { 'Placement group': '40b1afdfd00d099e6f456e30b24f02000000' },
+      ],
+      [
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at gloo/transport/tcp/device.cc:88] ifa != nullptr. Unable to find address for: eth9\nAborted (core dumped)\n",
+        'SOCKET_IFNAME_MISSING',
+        { 'Interface Gloo was told': 'eth9' },
+      ],
+    ]
+    for (const [log, code, evidence] of logs) {
+      const w = await watchVllmStartup(exitedHead(log), manifest, { deadlineMs: 60_000, pollMs: 1 })
+      expect(w.findings, code).toEqual([expect.objectContaining({ code, severity: 'error', evidence: expect.objectContaining(evidence) })])
+    }
+  })
+
   it('a log a signature names: that finding, with its value, and no UNRECOGNISED_FAILURE beside it', async () => {
     const w = await watchVllmStartup(exitedHead('vllm: error: unrecognized arguments: --omni\n'), manifest, { deadlineMs: 60_000, pollMs: 1 })
     expect(w.findings.map((f) => [f.code, f.evidence['Unrecognised arguments']])).toEqual([['VLLM_FLAG_UNKNOWN', '--omni']])

@@ -12,8 +12,24 @@
 export const FABRIC_IP = '10.99.0.1'
 export const OTHER_IP = '10.99.0.2'
 
-export type Style = 'prefix' | 'env' | 'exec env' | 'export' | 'docker -e' | 'bash -c' | 'ssh' | 'docker exec' | 'docker exec ps'
-export const STYLES: readonly Style[] = ['prefix', 'env', 'exec env', 'export', 'docker -e', 'bash -c', 'ssh', 'docker exec', 'docker exec ps']
+export type Style = 'prefix' | 'env' | 'exec env' | 'export' | 'docker -e' | 'bash -c' | 'ssh' | 'docker exec' | 'docker exec ps' | 'source' | 'compose run'
+export const STYLES: readonly Style[] = [
+  'prefix',
+  'env',
+  'exec env',
+  'export',
+  'docker -e',
+  'bash -c',
+  'ssh',
+  'docker exec',
+  'docker exec ps',
+  'source',
+  'compose run',
+]
+
+/** The file the `source` style writes the setting to, and the compose file of the `compose run` style (beside the script). */
+export const SETTINGS_FILE = 'vrd-settings.sh'
+export const COMPOSE_FILE = 'vrd-compose.yml'
 
 export interface Mutant {
   readonly bug: 'head' | 'worker'
@@ -25,6 +41,8 @@ export interface Mutant {
   readonly roleLines: readonly number[]
   /** The head's ray start is the worker's too (run_cluster.sh builds one command string): the injected value reaches both roles. */
   readonly shared: boolean
+  /** Files beside the script that the mutant reads (a sourced settings file, a compose file), by name: the value is injected there. */
+  readonly files: Readonly<Record<string, string>>
 }
 
 interface Occurrence {
@@ -130,6 +148,7 @@ export function mutants(original: string): Mutant[] {
       let roleLines: number[] = []
       // An exported value reaches every ray start after it that no branch separates from it (a script that starts both roles).
       let reachesOthers = false
+      let files: Record<string, string> = {}
       const assign = `VLLM_HOST_IP=${ip} `
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
@@ -139,12 +158,14 @@ export function mutants(original: string): Mutant[] {
         text = insert(text, at, word)
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
-      } else if (style === 'export') {
+      } else if (style === 'export' || style === 'source') {
         if (inContainer || !o.direct) continue
         const start = commandStart(text, o.at)
         const lineStart = text.lastIndexOf('\n', start - 1) + 1
         const indent = text.slice(lineStart, start)
-        const line = `${indent}export VLLM_HOST_IP=${ip}\n`
+        // The source style: a settings file the role's section reads (`. ./vrd-settings.sh`) exports the value.
+        const line = style === 'export' ? `${indent}export VLLM_HOST_IP=${ip}\n` : `${indent}. ./${SETTINGS_FILE}\n`
+        if (style === 'source') files = { [SETTINGS_FILE]: `# settings of this node\nexport VLLM_HOST_IP=${ip}\n` }
         // Only where the command begins its line (an `if`/`case` section, a loop body, or the top level).
         if (indent.trim() !== '') continue
         reachesOthers = occ.some((x) => x.at > o.at) && !/^\s/.test(line)
@@ -170,18 +191,27 @@ export function mutants(original: string): Mutant[] {
         text = insert(text, at, word)
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
-      } else if (style === 'docker exec' || style === 'docker exec ps') {
+      } else if (style === 'docker exec' || style === 'docker exec ps' || style === 'compose run') {
         // The DGX Spark style: an idle container started with the value, the role's ray start exec'd into it afterwards.
         const start = commandStart(text, o.at)
         if (inContainer || !o.direct || !own || start !== o.at) continue
         const lineStart = text.lastIndexOf('\n', start - 1) + 1
         const indent = text.slice(lineStart, start)
         if (indent.trim() !== '') continue
-        const run = `${indent}docker run -d --name vrd-mut --network host -e VLLM_HOST_IP=${ip} img sleep infinity\n`
-        const exec = style === 'docker exec' ? 'docker exec vrd-mut ' : 'docker exec "$(docker ps -q --filter name=vrd-mut)" '
-        text = insert(insert(text, start, exec), lineStart, run)
-        injected = [lineOf(text, lineStart)]
-        roleLines = lineRange(text, roleRange.start + run.length, roleRange.end + run.length + exec.length)
+        if (style === 'compose run') {
+          // The compose style: the service's environment gives the value; the role's ray start runs in a fresh container of it.
+          const run = `docker compose -f ${COMPOSE_FILE} run --rm node `
+          files = { [COMPOSE_FILE]: `services:\n  node:\n    image: img\n    network_mode: host\n    environment:\n      - VLLM_HOST_IP=${ip}\n` }
+          text = insert(text, start, run)
+          injected = []
+          roleLines = lineRange(text, roleRange.start, roleRange.end + run.length)
+        } else {
+          const run = `${indent}docker run -d --name vrd-mut --network host -e VLLM_HOST_IP=${ip} img sleep infinity\n`
+          const exec = style === 'docker exec' ? 'docker exec vrd-mut ' : 'docker exec "$(docker ps -q --filter name=vrd-mut)" '
+          text = insert(insert(text, start, exec), lineStart, run)
+          injected = [lineOf(text, lineStart)]
+          roleLines = lineRange(text, roleRange.start + run.length, roleRange.end + run.length + exec.length)
+        }
       } else {
         if (!o.direct || !own || !wrappable(text.slice(o.at, o.end))) continue
         const open = style === 'bash -c' ? `bash -c "${assign}` : `ssh node-x "${assign}`
@@ -189,7 +219,7 @@ export function mutants(original: string): Mutant[] {
         injected = [lineOf(text, o.at)]
         roleLines = lineRange(text, o.at, o.end + open.length + 1)
       }
-      out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own || reachesOthers })
+      out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own || reachesOthers, files })
     }
   }
   return out
