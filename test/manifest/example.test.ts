@@ -80,6 +80,7 @@ describe('defaults', () => {
       },
       deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, scriptCheck: 'warn' },
       preflight: { collective: true, collectiveTimeoutSeconds: 45 },
+      fit: {},
     }
     expect(manifest).toEqual(expected)
   })
