@@ -2,27 +2,13 @@
  * The fit before launch rendered: the footprint per GPU and, per node, the arithmetic and the
  * verdict (text for `plan` and `preflight`, Markdown for the job summary, JSON for `--json`).
  */
-import type { FitReport } from '../preflight/fit/fit.js'
+import { type FitReport, fitTextLines } from '../preflight/fit/fit.js'
 import { formatGiB } from '../preflight/fit/weights-share.js'
 import { escapeMarkdownCell } from './findings.js'
 
 const verdictOf = (fits: boolean): string => (fits ? 'fits' : 'DOES NOT FIT')
 
-export function renderFitText(report: FitReport): string {
-  if (!report.computed) return `Fit before launch: not computed, missing ${report.missing.join('; ')}\n`
-  const fp = report.footprint
-  const out = [
-    `Fit before launch (${fp.model}; ${report.sources.join('; ')}):`,
-    `  per GPU: weights ${formatGiB(fp.weightsBytes)}, KV cache ${formatGiB(fp.kvOneSequenceBytes)} per sequence of ${fp.maxModelLen} tokens (× max-num-seqs ${fp.maxNumSeqs} = ${formatGiB(fp.kvAllSequencesBytes)}), activation/graph reserve ${formatGiB(fp.activationBytes)}`,
-  ]
-  if (report.nodes.length === 0)
-    out.push('  verdict: not given, nothing says what the nodes have (set fit.nodeMemory, or run preflight, which reads each node)')
-  for (const n of report.nodes) {
-    out.push(`  ${n.node}: ${verdictOf(n.fits)}`)
-    for (const l of n.lines) out.push(`    ${l}`)
-  }
-  return `${out.join('\n')}\n`
-}
+export const renderFitText = (report: FitReport): string => `${fitTextLines(report).join('\n')}\n`
 
 export function renderFitMarkdown(report: FitReport): string {
   if (!report.computed) return `**Fit before launch:** not computed, missing ${escapeMarkdownCell(report.missing.join('; '))}\n`

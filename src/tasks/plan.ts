@@ -19,7 +19,7 @@ import { checkOverrides, loadWithLaunchScript, withManifestWarnings } from './va
  */
 export function planFit(m: Manifest, manifestPath: string, env: NodeJS.ProcessEnv): { readonly report: FitReport; readonly findings: readonly Finding[] } {
   const report = fitOfManifest(m, readLocalModel(m, manifestPath, env), nodeMemoryOfManifest(m))
-  return { report, findings: [...fitFindings(report, 'plan'), ...kvBytesFlagFindings(m)] }
+  return { report, findings: [...fitFindings(report, 'plan', { unknownAsFinding: true }), ...kvBytesFlagFindings(m)] }
 }
 
 export async function planTask(path: string, opts: PlanOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TaskOutcome> {

@@ -283,3 +283,20 @@ function shortKv(v: Verdict, usable: number): Finding {
     fix: `${proposals.join('; or ')}.`,
   }
 }
+
+/** The report as text lines: the footprint per GPU, then per node the verdict and its arithmetic. */
+export function fitTextLines(report: FitReport): string[] {
+  if (!report.computed) return [`Fit before launch: not computed, missing ${report.missing.join('; ')}`]
+  const fp = report.footprint
+  const out = [
+    `Fit before launch (${fp.model}; ${report.sources.join('; ')}):`,
+    `  per GPU: weights ${gib(fp.weightsBytes)}, KV cache ${gib(fp.kvOneSequenceBytes)} per sequence of ${fp.maxModelLen} tokens (× max-num-seqs ${fp.maxNumSeqs} = ${gib(fp.kvAllSequencesBytes)}), activation/graph reserve ${gib(fp.activationBytes)}`,
+  ]
+  if (report.nodes.length === 0)
+    out.push('  verdict: not given, nothing says what the nodes have (set fit.nodeMemory, or run preflight, which reads each node)')
+  for (const n of report.nodes) {
+    out.push(`  ${n.node}: ${n.fits ? 'fits' : 'DOES NOT FIT'}`)
+    for (const l of n.lines) out.push(`    ${l}`)
+  }
+  return out
+}

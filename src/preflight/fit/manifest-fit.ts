@@ -62,13 +62,15 @@ export function fitOfManifest(m: Manifest, files: ModelFiles, nodes: readonly No
   return fitModel({ model: modelOf(files), weights: files.weights, args, tp: m.vllm.tensorParallelSize, pp: m.vllm.pipelineParallelSize, nodes })
 }
 
-/** The report's findings; a footprint that could not be computed is a warning naming what was missing. */
-export function fitFindings(report: FitReport, where: string): Finding[] {
+/** The report's findings; a footprint that could not be computed is an info naming what was missing (nothing is wrong with the cluster; the check did not run). */
+export function fitFindings(report: FitReport, where: string, opts: { readonly unknownAsFinding?: boolean } = {}): Finding[] {
   if (report.computed) return report.nodes.flatMap((n) => n.findings)
+  // preflight and the deploy say it in their text and progress; only plan, asked for the fit, lists it as a finding.
+  if (!opts.unknownAsFinding) return []
   return [
     {
       code: 'MODEL_FIT_UNKNOWN',
-      severity: 'warning',
+      severity: 'info',
       node: null,
       message: `${where}: the model's footprint cannot be computed, so whether it fits is not checked: missing ${report.missing.join('; ')}.`,
       evidence: { Missing: report.missing.join('; ') },
