@@ -44,11 +44,11 @@ export function localModelDir(m: Manifest, manifestPath: string, env: NodeJS.Pro
   const source = m.model?.source
   if (source?.runner) return { dir: resolve(dirname(manifestPath), source.runner.dir) }
   if (source?.nodes)
-    return { missing: `config.json: model.source.nodes keeps the files on the nodes only (${m.model?.path}); preflight and the deploy read it from the head` }
+    return { missing: `config.json: model.source.nodes keeps the files on the nodes only (${m.model?.path}); the deploy's fit stage reads it from the head` }
   const repo = source?.hub?.repo ?? (HF_REPO.test(m.vllm.model) ? m.vllm.model : undefined)
   if (!repo)
     return {
-      missing: `config.json: vllm.model ${m.vllm.model} is a path inside the container, not readable on the runner; preflight and the deploy read it from the head`,
+      missing: `config.json: vllm.model ${m.vllm.model} is a path inside the container, not readable on the runner; with a model: section the deploy's fit stage reads the head's copy`,
     }
   const revision = source?.hub?.revision ?? 'main'
   const cache = hubCacheDir(env)
@@ -58,7 +58,7 @@ export function localModelDir(m: Manifest, manifestPath: string, env: NodeJS.Pro
   const dir = commit ? join(repoDir, 'snapshots', commit) : undefined
   if (!dir || !existsSync(join(dir, 'config.json')))
     return {
-      missing: `config.json of ${repo}@${revision}: not in the runner's hub cache (${repoDir}); download it there (hf download ${repo} config.json model.safetensors.index.json) or let preflight and the deploy read the head's copy`,
+      missing: `config.json of ${repo}@${revision}: not in the runner's hub cache (${repoDir}); download it there (hf download ${repo} config.json model.safetensors.index.json) or give the model a model: section, whose copy on the head the deploy's fit stage reads`,
     }
   return { dir }
 }
