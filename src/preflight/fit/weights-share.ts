@@ -103,7 +103,7 @@ function shareOfTensors(tensors: readonly Tensor[], layers: number, tp: number, 
     stages[s] = (stages[s] ?? 0) + (t.dims >= 2 ? t.bytes / tp : t.bytes)
   }
   const total = tensors.reduce((n, t) => n + t.bytes, 0)
-  const bytes = Math.ceil(Math.max(...stages))
+  const bytes = Math.ceil(stages.reduce((a, b) => Math.max(a, b), 0))
   const mtpNote = skipped > 0 ? `; ${formatGiB(skipped)} of mtp.* tensors left out (no MTP speculative config)` : ''
   return {
     bytes,
