@@ -73,4 +73,18 @@ describe('the fit stage', () => {
     expect(r.result).toBe('deployed')
     expect(progress.join('\n')).toMatch(/Fit before launch: not computed, missing config\.json of Qwen\/Qwen3\.5-122B-A10B-FP8@main/)
   })
+
+  it('byte-sized KV on an image whose vLLM is not known to have --kv-cache-memory-bytes: refused before stop-previous', async () => {
+    // The sim's image reports vLLM 0.17.0+standin, older than every release whose flags are known here.
+    const m = simManifest((doc) => {
+      ;(doc['vllm'] as Record<string, unknown>)['kvCacheMemoryBytes'] = 20 * 1024 ** 3
+    })
+    sim = new SimCluster(m)
+    const stages: string[] = []
+    const r = await deployRelease(simRolloutOptions(sim, 'r1', { onStage: (s, e) => e === 'start' && stages.push(s) }))
+    expect(r).toMatchObject({ result: 'failed', changed: false, failure: { stage: 'fit' } })
+    expect(r.findings.map((f) => f.code)).toEqual(['KV_BYTES_FLAG_UNKNOWN'])
+    expect(r.findings[0]?.message).toMatch(/vLLM 0\.17\.0\+standin .* older than every release whose flags are known here \(0\.19\.1 and later\)/)
+    expect(stages).not.toContain('stop-previous')
+  })
 })

@@ -5,7 +5,9 @@
  * there) with the weights listing's file sizes, else what the runner can read (its own directory or
  * hub cache); each node's memory from the host checks' facts. A node where the model does not fit
  * stops the deploy with `MODEL_DOES_NOT_FIT` and the running release untouched; a footprint that
- * cannot be computed is a warning naming the missing input, and the deploy goes on.
+ * cannot be computed is a progress line naming the missing input, and the deploy goes on. With
+ * `vllm.kvCacheMemoryBytes`, an image whose vLLM is not known to have `--kv-cache-memory-bytes`
+ * (older than every release whose flags are known here) stops it too (`KV_BYTES_FLAG_UNKNOWN`).
  *
  * What the host uses is measured only while no release runs: a running release's memory is not the
  * host's, so with one running the OS allowance stands.
@@ -16,7 +18,7 @@ import { headOf } from '../../plan/node-commands.js'
 import { MINUTE, stepOf } from '../../plan/plan.js'
 import { readLocalModel, type ModelFiles } from '../../preflight/fit/local-model.js'
 import { fitTextLines } from '../../preflight/fit/fit.js'
-import { fitFindings, fitOfManifest, nodeMemoryOfFacts } from '../../preflight/fit/manifest-fit.js'
+import { fitFindings, fitOfManifest, kvBytesFlagFinding, nodeMemoryOfFacts } from '../../preflight/fit/manifest-fit.js'
 import { succeeded } from '../../transport/transport.js'
 import { parseWeightsManifest } from '../weights/manifest.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
@@ -62,7 +64,9 @@ export const fitStage: Stage = {
       : []
     const report = fitOfManifest(m, await modelFiles(ctx), nodes)
     for (const line of fitTextLines(report)) io.progress(line)
-    const findings = fitFindings(report, 'deploy')
+    const version = ctx.imageContents?.vllm.version
+    const flag = version ? kvBytesFlagFinding(m, { version, from: `the image's own, ${ctx.imageId ?? 'the release image'}` }, 'error') : undefined
+    const findings = [...fitFindings(report, 'deploy'), ...(flag ? [flag] : [])]
     ctx.findings.push(...findings)
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed

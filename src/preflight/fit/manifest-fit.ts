@@ -80,27 +80,36 @@ export function fitFindings(report: FitReport, where: string, opts: { readonly u
 }
 
 /**
- * `vllm.kvCacheMemoryBytes` against the vLLM release the manifest names (vllm.version or the image
- * tag): a release whose `vllm serve` lacks `--kv-cache-memory-bytes` stops with "unrecognized
- * arguments". The deploy's image-contents stage checks the image's own release again before anything stops.
+ * `vllm.kvCacheMemoryBytes` against a vLLM release: one whose `vllm serve` lacks
+ * `--kv-cache-memory-bytes` stops with "unrecognized arguments"; one older than every release whose
+ * flags are known here cannot be shown to have it. `validate`/`plan` warn on the release the manifest
+ * names; the deploy's fit stage refuses, before anything stops, an image whose release is not known
+ * to have it (the image-contents stage has already refused one known to lack it).
  */
-export function kvBytesFlagFindings(m: Manifest): Finding[] {
-  if (m.vllm.kvCacheMemoryBytes === undefined) return []
-  const named = manifestVllmVersion(m)
-  if (!named) return []
+export function kvBytesFlagFinding(
+  m: Manifest,
+  named: { readonly version: string; readonly from: string },
+  severity: Finding['severity'],
+): Finding | undefined {
+  if (m.vllm.kvCacheMemoryBytes === undefined) return undefined
   const contract = contractFor(named.version)
-  if (contract?.flags.flags.includes('--kv-cache-memory-bytes')) return []
+  if (contract?.flags.flags.includes('--kv-cache-memory-bytes')) return undefined
   const oldest = VLLM_CONTRACTS[0]!.vllm
-  return [
-    {
-      code: 'KV_BYTES_FLAG_UNKNOWN',
-      severity: 'warning',
-      node: null,
-      message: contract
-        ? `vllm.kvCacheMemoryBytes is passed as --kv-cache-memory-bytes, which \`vllm serve\` of vLLM ${named.version} (${named.from}) does not have: it would stop with "unrecognized arguments".`
-        : `vllm.kvCacheMemoryBytes is passed as --kv-cache-memory-bytes, and vLLM ${named.version} (${named.from}) is older than every release whose flags are known here (${oldest} and later): whether it has the flag is not known before the deploy reads the image.`,
-      evidence: { 'vLLM release': `${named.version} (${named.from})`, 'Flags known from': contract ? contract.vllm : `${oldest} on` },
-      fix: 'Use an image whose vLLM has --kv-cache-memory-bytes, or remove vllm.kvCacheMemoryBytes and size the KV cache with --gpu-memory-utilization; the deploy stops before anything changes when the image lacks it (image contents).',
-    },
-  ]
+  return {
+    code: 'KV_BYTES_FLAG_UNKNOWN',
+    severity,
+    node: null,
+    message: contract
+      ? `vllm.kvCacheMemoryBytes is passed as --kv-cache-memory-bytes, which \`vllm serve\` of vLLM ${named.version} (${named.from}) does not have: it would stop with "unrecognized arguments".`
+      : `vllm.kvCacheMemoryBytes is passed as --kv-cache-memory-bytes, and vLLM ${named.version} (${named.from}) is older than every release whose flags are known here (${oldest} and later): it cannot be shown to have the flag.`,
+    evidence: { 'vLLM release': `${named.version} (${named.from})`, 'Flags known from': contract ? contract.vllm : `${oldest} on` },
+    fix: `Use an image whose vLLM has --kv-cache-memory-bytes (${oldest} and later do), or remove vllm.kvCacheMemoryBytes and size the KV cache with --gpu-memory-utilization.`,
+  }
+}
+
+/** The warning for the release the manifest names (vllm.version or the image tag), when there is one. */
+export function kvBytesFlagFindings(m: Manifest): Finding[] {
+  const named = manifestVllmVersion(m)
+  const finding = named ? kvBytesFlagFinding(m, named, 'warning') : undefined
+  return finding ? [finding] : []
 }
