@@ -2,7 +2,7 @@
  * The rollout: one release brought onto every node through an ordered list of stages, each of which
  * may stop it with a Problem (src/deploy/stages/):
  *
- *   script check → lock → node state + host checks → image → image contents → weights → fingerprint → fabric test → release files →
+ *   script check → lock → node state + host checks → image → image contents → weights → fingerprint → fabric test → fit → release files →
  *   stop previous → launch (Ray head, workers) → cluster wait → preflight gate → vllm serve →
  *   smoke gate → activate `current` → prune; then audit and unlock, whatever happened.
  *
@@ -22,6 +22,7 @@ import { imageContentsStage } from './stages/image-contents.js'
 import { rollbackWeightsStage, weightsStage } from './stages/weights.js'
 import { withModel } from './weights/plan.js'
 import { fabricTestStage } from './stages/fabric-test.js'
+import { fitStage } from './stages/fit.js'
 import { runList, runRollout } from './stages/runner.js'
 import { clusterWaitStage, launchStage, releaseFilesStage, serveStage, stopPreviousStage } from './stages/start.js'
 import type { RolloutOptions, RolloutReport, RolloutStage } from './rollout-types.js'
@@ -53,6 +54,7 @@ const DEPLOY_LIST = StageList.startingWith<StartKey | 'expectImageId'>()
   .add(weightsStage)
   .add(fingerprintStage)
   .add(fabricTestStage)
+  .add(fitStage)
   .concat(START)
   .add(activateStage)
   .add(pruneStage)

@@ -78,6 +78,11 @@ const EVERY_MODE_READS = [
   'vllm.executorBackend',
   // The native rendezvous port: serve.sh's --master-port under mp, and the port probe.
   'vllm.masterPort',
+  // Given to vllm serve as --kv-cache-memory-bytes in every mode (serve.sh); the fit reads it.
+  'vllm.kvCacheMemoryBytes',
+  // The fit before launch: plan's figures for each node.
+  'fit.nodeMemory.unified',
+  'fit.nodeMemory.bytes',
   'launch.mode',
   // The fabric-test stage runs before either launch, in throw-away containers of the release's image.
   'preflight.collective',

@@ -203,6 +203,11 @@ export const VllmSchema = z
       .describe(
         "The vLLM version the image holds, e.g. `0.24.0`, when `image.ref`'s tag does not name it. `validate` and `plan` warn when `args` uses a flag that release's `vllm serve` does not have (`VLLM_FLAG_NOT_IN_VERSION`); the deploy reads the image's own version and checks again. Unset: the tag's version (`vllm/vllm-openai:v0.24.0`), else no check before the deploy.",
       ),
+    kvCacheMemoryBytes: wholeNumber({ min: 1 })
+      .optional()
+      .describe(
+        "The KV cache per GPU in bytes (`vllm serve --kv-cache-memory-bytes`), instead of the share `--gpu-memory-utilization` leaves it. On unified memory (GB10) a fraction of a pool the host shares means different bytes from one start to the next; a byte size does not. vLLM then ignores the utilisation for the KV cache. The fit before launch (`plan`, `preflight`, the deploy's `fit` stage) proposes a value that leaves the host its reserve; the deploy stops before anything changes when the image's vLLM has no such flag. Unset: vLLM sizes the KV cache from `--gpu-memory-utilization`.",
+      ),
     masterPort: port()
       .default(29501)
       .describe(
@@ -469,6 +474,26 @@ export const DeploySchema = z
   })
   .describe('How deploys behave.')
 
+export const FitSchema = z
+  .strictObject({
+    nodeMemory: z
+      .strictObject({
+        unified: z
+          .boolean()
+          .describe('The GPU takes its memory from the host (GB10 / DGX Spark: one pool); false: discrete GPUs with their own memory (two pools).'),
+        bytes: wholeNumber({ min: 1 }).describe(
+          'Unified: the pool (what `cudaMemGetInfo` reports as total, about `MemTotal`; 121.69 GiB = 130662000000 bytes on a GB10); discrete: the memory of one GPU.',
+        ),
+      })
+      .optional()
+      .describe(
+        "What each node has, for `plan`, which reaches no node. `preflight` and the deploy's `fit` stage read each node's own figures (`/proc/meminfo`, `nvidia-smi`) instead. Unset: `plan` prints the footprint without a verdict.",
+      ),
+  })
+  .describe(
+    "The fit before launch: the model's footprint per node (the weights' share, the KV cache for `max-model-len` × `max-num-seqs`, an activation reserve and, on unified memory, the host's reserve) against what the node has ([fit.md](fit.md)).",
+  )
+
 export const PreflightSchema = z
   .strictObject({
     collective: z
@@ -514,6 +539,7 @@ export const ManifestSchema = z
     smoke: SmokeSchema.prefault({}),
     deploy: DeploySchema.prefault({}),
     preflight: PreflightSchema.prefault({}),
+    fit: FitSchema.prefault({}),
   })
   .describe(
     'Cluster manifest for vllm-ray-deploy: the machines, how to reach them, the fabric between them, and the vLLM server to run across them with Ray. Top-level keys starting with `x-` are ignored (use them for YAML anchors).',
@@ -537,6 +563,7 @@ export type SmokeSettings = Manifest['smoke']
 export type SmokePrompt = SmokeSettings['prompts'][number]
 export type DeploySettings = Manifest['deploy']
 export type PreflightSettings = Manifest['preflight']
+export type FitSettings = Manifest['fit']
 
 /** Top-level keys with this prefix are set aside before validation (YAML anchors, notes). */
 export const EXTENSION_KEY_PREFIX = 'x-'

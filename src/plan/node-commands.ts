@@ -105,6 +105,7 @@ export function vllmServeArgv(m: Manifest, node: ManifestNode = headOf(m)): stri
     '--port',
     String(v.port),
     ...(v.servedModelName ? ['--served-model-name', v.servedModelName] : []),
+    ...(v.kvCacheMemoryBytes !== undefined ? ['--kv-cache-memory-bytes', String(v.kvCacheMemoryBytes)] : []),
     ...v.args,
   ]
 }

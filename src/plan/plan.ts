@@ -53,6 +53,7 @@ export const PHASE_NAMES = [
   'image-contents',
   'weights',
   'fabric-test',
+  'fit',
   'release-files',
   'stop-previous',
   'ray-head',

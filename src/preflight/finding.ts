@@ -34,6 +34,11 @@ export const FINDING_CODES = [
   'FABRIC_PORT_BLOCKED',
   'UNIFIED_MEMORY_SHORT',
   'GPU_MEMORY_EXHAUSTED',
+  // Fit before launch (src/preflight/fit/): the model's footprint per node against its memory
+  'MODEL_DOES_NOT_FIT',
+  'KV_CACHE_CONCURRENCY',
+  'MODEL_FIT_UNKNOWN',
+  'KV_BYTES_FLAG_UNKNOWN',
   // The fabric collective (src/preflight/checks/collective.ts)
   'FABRIC_COLLECTIVE_FAILED',
   'FABRIC_SOCKET_FALLBACK',

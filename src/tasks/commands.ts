@@ -137,7 +137,7 @@ export const COMMANDS = [
     options: ['manifest', 'json', 'image', 'release'],
     required: ['manifest'],
     action: { outputs: ['plan', 'plan-file'] },
-    run: ({ values: v }) => planTask(v.manifest ?? '', { ...(v.image && { image: v.image }), ...(v.release && { release: v.release }) }),
+    run: ({ values: v, env }) => planTask(v.manifest ?? '', { ...(v.image && { image: v.image }), ...(v.release && { release: v.release }) }, env),
   },
   {
     name: 'preflight',
@@ -146,7 +146,7 @@ export const COMMANDS = [
     required: ['manifest'],
     ssh: true,
     action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
-    run: (ctx) => preflightTask(manifestOf(ctx), { credentials: ctx.credentials!, onProgress: ctx.onProgress }),
+    run: (ctx) => preflightTask(manifestOf(ctx), { credentials: ctx.credentials!, onProgress: ctx.onProgress, env: ctx.env }),
   },
   {
     name: 'smoke',

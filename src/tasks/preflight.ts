@@ -19,12 +19,18 @@ import { findingsOutcome } from './findings-outcome.js'
 import type { TaskOutcome } from './outcome.js'
 import { loadOrFail } from './validate.js'
 import { executorOf } from '../plan/executor-commands.js'
+import type { FactsBundle } from '../preflight/facts.js'
+import { readLocalModel } from '../preflight/fit/local-model.js'
+import { fitFindings, fitOfManifest, kvBytesFlagFindings, nodeMemoryOfFacts } from '../preflight/fit/manifest-fit.js'
+import { renderFitText } from '../report/fit.js'
 
 export interface PreflightOptions {
   readonly credentials: SshCredentials
   readonly onProgress?: (message: string) => void
   /** Override how nodes are reached (tests); default SSH from the manifest. */
   readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
+  /** The runner's environment (the hub cache the fit reads); default process.env. */
+  readonly env?: NodeJS.ProcessEnv
   /** Run the fabric collective (default: the manifest's preflight.collective). */
   readonly collective?: boolean
 }
@@ -68,6 +74,15 @@ export async function preflightManifest(m: Manifest, opts: PreflightOptions) {
   }
 }
 
+/**
+ * The fit before launch against what each node reported (its memory; what its host uses now), with
+ * the model's config.json and weights as the runner can read them.
+ */
+export function preflightFit(m: Manifest, manifestPath: string, facts: FactsBundle, env: NodeJS.ProcessEnv) {
+  const report = fitOfManifest(m, readLocalModel(m, manifestPath, env), nodeMemoryOfFacts(facts, m))
+  return { report, findings: [...fitFindings(report, 'preflight'), ...kvBytesFlagFindings(m)] }
+}
+
 export async function preflightTask(path: string, opts: PreflightOptions): Promise<TaskOutcome> {
   const loaded = await loadOrFail(path)
   if (!loaded.ok) return loaded.problem
@@ -75,11 +90,12 @@ export async function preflightTask(path: string, opts: PreflightOptions): Promi
   const notes = r.notes.map((n) => `note: ${n.node}: ${n.note}\n`).join('')
   const gathered = `facts from ${r.facts.nodes.filter((n) => n.ok).length}/${r.facts.nodes.length} nodes${r.facts.ray && !r.facts.ray.error ? ` and Ray (${r.facts.ray.nodes.length} nodes)` : ''} in ${(r.durationMs / 1000).toFixed(1)} s\n`
   const script = await launchScriptCheck(path, loaded.value.manifest)
+  const fit = preflightFit(loaded.value.manifest, path, r.facts, opts.env ?? process.env)
   const outcome = findingsOutcome(
     `preflight of ${loaded.value.manifest.cluster}`,
-    sortFindings([...script.findings, ...r.findings]),
+    sortFindings([...script.findings, ...r.findings, ...fit.findings]),
     r.facts,
-    gathered + notes,
+    `${gathered}${notes}${renderFitText(fit.report)}`,
     loaded.value.manifest,
     [
       executorOf(loaded.value.manifest).identityCheck,

@@ -66,6 +66,7 @@ describe('vllm-ray-deploy plan', () => {
       'image',
       'image-contents',
       'fabric-test',
+      'fit',
       'release-files',
       'stop-previous',
       'ray-head',

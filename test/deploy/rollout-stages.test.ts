@@ -81,6 +81,7 @@ describe('a deploy through every stage', () => {
       'image-contents',
       'fingerprint',
       'fabric-test',
+      'fit',
       'release-files',
       'stop-previous',
       'ray-head',

@@ -81,6 +81,7 @@ describe('defaults', () => {
       },
       deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, teardownTimeoutSeconds: 60, scriptCheck: 'warn' },
       preflight: { collective: true, collectiveTimeoutSeconds: 45 },
+      fit: {},
     }
     expect(manifest).toEqual(expected)
   })

@@ -48,7 +48,7 @@ describe('parseManifest reports every mistake at its line and column', () => {
     expect(errors.map(where)).toEqual([{ code: 'UNKNOWN_KEY', line: 22, col: 3, path: ['vllm', 'quantization'] }])
     expect(errors[0]?.message).toBe('unknown key "quantization" in vllm')
     expect(errors[0]?.fix).toBe(
-      'remove "quantization"; allowed keys here: model, servedModelName, tensorParallelSize, pipelineParallelSize, port, args, env, executorBackend, version, masterPort',
+      'remove "quantization"; allowed keys here: model, servedModelName, tensorParallelSize, pipelineParallelSize, port, args, env, executorBackend, version, kvCacheMemoryBytes, masterPort',
     )
   })
 

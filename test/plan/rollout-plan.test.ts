@@ -35,6 +35,7 @@ describe('plan shows what deploy runs', () => {
       'image',
       'image-contents',
       'fabric-test',
+      'fit',
       'release-files',
       'stop-previous',
       'ray-head',
@@ -130,7 +131,7 @@ describe('plan shows what deploy runs', () => {
     writeFileSync(path, example)
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
-    expect(o.headline).toBe('plan for spark-pair: 11 phases, 20 steps on 2 nodes')
+    expect(o.headline).toBe('plan for spark-pair: 12 phases, 20 steps on 2 nodes')
     const json = o.json as {
       around: { before: { name: string; steps: { command: string }[] }[] }
       nodes: { steps: { id: string; runs?: { command: string } }[] }[]
