@@ -11,6 +11,7 @@
  * strings: source-map.ts.
  */
 
+import { fail, problem } from '../result/result.js'
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
 import { Commands, type Interp, type Prefix } from './commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
@@ -449,7 +450,7 @@ class Evaluator implements Scope, Interp {
     let got = this.shared.readFiles.get(where.path)
     if (got === undefined) {
       const read = this.shared.read?.(where.path)
-      got = read?.ok ? this.shared.lines.add(where.path, read.text) : null
+      got = read?.ok ? this.shared.lines.add(where.path, read.value) : null
       this.shared.readFiles.set(where.path, got)
     }
     if (!got) return undefined
@@ -501,14 +502,14 @@ class Evaluator implements Scope, Interp {
     if (this.chain.length >= MAX_DEPTH) return note(`files are sourced more than ${MAX_DEPTH} deep`)
     let got = this.shared.sourced.get(path)
     if (!got) {
-      const read = this.shared.read ? this.shared.read(path) : { ok: false as const, why: 'this check was given no files to read besides the script' }
-      if (!read.ok) got = { why: `${path} ${read.why}` }
+      const read = this.shared.read ? this.shared.read(path) : fail(problem('SOURCE_UNREADABLE', 'this check was given no files to read besides the script'))
+      if (!read.ok) got = { why: `${path} ${read.problem.message}` }
       else {
-        const parsed = parseBash(read.text, path)
+        const parsed = parseBash(read.value, path)
         got =
           'error' in parsed
             ? { why: `${path} is not valid bash (line ${parsed.error.line}: ${parsed.error.message})` }
-            : { parsed, text: read.text, offset: this.shared.lines.add(path, read.text).offset }
+            : { parsed, text: read.value, offset: this.shared.lines.add(path, read.value).offset }
       }
       this.shared.sourced.set(path, got)
     }

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { LAUNCH_SCRIPT_MAX_BYTES } from '../manifest/launch-path.js'
 import type { LaunchScriptCheck, checkLaunchScript as Check } from './index.js'
 import type { ReadSourced, SourceRead } from './sourced.js'
+import { fail, ok, problem } from '../result/result.js'
 
 export async function checkLaunchScriptWhenNeeded(...[text, opts]: Parameters<typeof Check>): Promise<LaunchScriptCheck> {
   const { checkLaunchScript } = await import('./index.js')
@@ -30,13 +31,15 @@ export function sourcedFileReader(script: string, env: NodeJS.ProcessEnv = proce
       real = realpathSync(abs)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
-      return { ok: false, why: code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (err as Error).message})` }
+      return fail(problem('SOURCE_UNREADABLE', code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (err as Error).message})`))
     }
-    if (!within(realRoot, real)) return { ok: false, why: `is outside the repository ${realRoot}${real !== abs ? ` (it resolves to ${real})` : ''}` }
+    if (!within(realRoot, real))
+      return fail(problem('SOURCE_UNREADABLE', `is outside the repository ${realRoot}${real !== abs ? ` (it resolves to ${real})` : ''}`))
     const s = statSync(real)
-    if (!s.isFile()) return { ok: false, why: 'is not a regular file' }
-    if (s.size > LAUNCH_SCRIPT_MAX_BYTES) return { ok: false, why: `is ${s.size} bytes, more than the ${LAUNCH_SCRIPT_MAX_BYTES} a launch script may be` }
-    return { ok: true, text: readFileSync(real, 'utf8') }
+    if (!s.isFile()) return fail(problem('SOURCE_UNREADABLE', 'is not a regular file'))
+    if (s.size > LAUNCH_SCRIPT_MAX_BYTES)
+      return fail(problem('SOURCE_UNREADABLE', `is ${s.size} bytes, more than the ${LAUNCH_SCRIPT_MAX_BYTES} a launch script may be`))
+    return ok(readFileSync(real, 'utf8'))
   }
 }
 

@@ -10,7 +10,10 @@
 import { posix } from 'node:path'
 import type { Val } from './model.js'
 
-export type SourceRead = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly why: string }
+/** A sourced file's text, or why it cannot be read (its Problem's message reads after the path: "does not exist"). */
+import type { Result } from '../result/result.js'
+
+export type SourceRead = Result<string>
 
 /** Reads a sourced file by its path as findings name it (relative to where the command ran, like the script's own path). */
 export type ReadSourced = (path: string) => SourceRead

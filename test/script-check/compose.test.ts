@@ -5,6 +5,7 @@
  * from here-documents the script writes; a fix in the compose file is a hunk of the patch. Styles:
  * test/script-check/fixtures/compose/README.md.
  */
+import { ok } from '../../src/result/result.js'
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,7 +44,7 @@ describe('a compose file per role in the repository (env_file + environment map,
     execFileSync('git', ['apply', 'fix.patch'], { cwd: root, stdio: 'pipe' })
     const again = checkLaunchScript(readFileSync(join(root, path), 'utf8'), {
       path,
-      readSourced: (p) => ({ ok: true, text: readFileSync(join(root, p), 'utf8') }),
+      readSourced: (p) => ok(readFileSync(join(root, p), 'utf8')),
     })
     expect(again.findings).toEqual([])
     rmSync(root, { recursive: true, force: true })

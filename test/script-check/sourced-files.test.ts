@@ -5,6 +5,7 @@
  * already being read (a cycle) is a SCRIPT_SOURCE_NOT_FOLLOWED note, never a crash. Styles:
  * test/script-check/fixtures/sourced/README.md.
  */
+import { fail, ok, problem } from '../../src/result/result.js'
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -44,7 +45,7 @@ describe('a sourced settings file (numbered steps: SCRIPT_DIR from BASH_SOURCE, 
     const root = applyInCopy(r.patch!)
     const again = checkLaunchScript(readFileSync(join(root, path), 'utf8'), {
       path,
-      readSourced: (p) => ({ ok: true, text: readFileSync(join(root, p), 'utf8') }),
+      readSourced: (p) => ok(readFileSync(join(root, p), 'utf8')),
     })
     expect(again.findings).toEqual([])
     rmSync(root, { recursive: true, force: true })
@@ -71,7 +72,7 @@ describe('a settings file per node (source ./env_spark2.sh, then docker run -e â
     expect(readFileSync(join(root, env), 'utf8')).toContain('export VLLM_HOST_IP=192.168.100.11\n')
     const again = checkLaunchScript(readFileSync(join(root, path), 'utf8'), {
       path,
-      readSourced: (p) => ({ ok: true, text: readFileSync(join(root, p), 'utf8') }),
+      readSourced: (p) => ok(readFileSync(join(root, p), 'utf8')),
     })
     expect(again.findings).toEqual([])
     rmSync(root, { recursive: true, force: true })
@@ -100,7 +101,7 @@ describe('step scripts that source settings and run the next script with bash (b
 
   it("vLLM's run_cluster.sh run by a wrapper with the node's own VLLM_HOST_IP: its argument loop and ${arg#VLLM_HOST_IP=} give Ray that identity, nothing to report", () => {
     const rc = readFileSync('test/script-check/fixtures/real/dev/vllm-run_cluster-0c37e23.sh', 'utf8')
-    const read: ReadSourced = (p) => (p === 'run_cluster.sh' ? { ok: true, text: rc } : { ok: false, why: 'does not exist' })
+    const read: ReadSourced = (p) => (p === 'run_cluster.sh' ? ok(rc) : fail(problem('SOURCE_UNREADABLE', 'does not exist')))
     const wrap = (args: string) => checkLaunchScript(`#!/bin/bash\nbash run_cluster.sh img 10.0.0.1 ${args}\n`, { path: 'w.sh', readSourced: read })
     expect(wrap('--worker /hf -e VLLM_HOST_IP=10.0.0.2').findings).toEqual([])
     expect(wrap('--head /hf -e VLLM_HOST_IP=10.0.0.1').findings).toEqual([])

@@ -14,6 +14,7 @@
  * failing cleanly (vllm#46307, NVIDIA/dgx-spark-playbooks#97). On discrete GPUs the claim is
  * against each GPU's memory; the host is a separate pool.
  */
+import type { Result } from '../../result/result.js'
 import type { Finding } from '../finding.js'
 import type { ModelShape } from './model-config.js'
 import { type SequenceCache, longestFitting, sequenceBytes, sequenceCache } from './kv-cache.js'
@@ -34,7 +35,7 @@ export interface NodeMemory {
 
 export interface FitInput {
   /** The model's shape, or why it is not known (which input is missing). */
-  readonly model: { readonly ok: true; readonly shape: ModelShape; readonly source: string } | { readonly ok: false; readonly missing: string }
+  readonly model: Result<{ readonly shape: ModelShape; readonly source: string }>
   readonly weights: WeightsInput | undefined
   readonly args: ServeArgs
   readonly tp: number
@@ -132,13 +133,13 @@ function footprintOf(input: FitInput, shape: ModelShape, node: NodeMemory | unde
 
 /** The whole fit: the footprint, and per node the verdict. */
 export function fitModel(input: FitInput): FitReport {
-  if (!input.model.ok) return { computed: false, missing: [input.model.missing] }
-  const shape = input.model.shape
+  if (!input.model.ok) return { computed: false, missing: [input.model.problem.message] }
+  const shape = input.model.value.shape
   const first = input.nodes[0]
   const fp = footprintOf(input, shape, first)
   if (typeof fp === 'string') return { computed: false, missing: [fp] }
   const nodes = input.nodes.map((n) => nodeFit(fp, n, input, shape))
-  return { computed: true, footprint: fp, nodes, sources: [input.model.source, input.weights?.source ?? ''].filter((s) => s !== '') }
+  return { computed: true, footprint: fp, nodes, sources: [input.model.value.source, input.weights?.source ?? ''].filter((s) => s !== '') }
 }
 
 const gib = formatGiB

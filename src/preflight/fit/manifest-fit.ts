@@ -3,6 +3,7 @@
  * each node's memory (from the manifest's `fit.nodeMemory` for `plan`, from the facts for
  * `preflight` and the deploy) → the report and its findings. Pure.
  */
+import { fail, ok, problem } from '../../result/result.js'
 import { VLLM_CONTRACTS, contractFor } from '../../command/vllm-contract.js'
 import type { Manifest } from '../../manifest/schema.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
@@ -51,9 +52,9 @@ export function nodeMemoryOfFacts(facts: FactsBundle, m: Manifest): NodeMemory[]
 }
 
 function modelOf(files: ModelFiles): FitInput['model'] {
-  if (!files.config) return { ok: false, missing: files.missing ?? 'config.json' }
+  if (!files.config) return fail(problem('MODEL_FIT_UNKNOWN', files.missing ?? 'config.json'))
   const shape = parseModelConfig(files.config.text, files.config.path)
-  return shape.ok ? { ok: true, shape: shape.value, source: files.config.path } : { ok: false, missing: shape.problem.message }
+  return shape.ok ? ok({ shape: shape.value, source: files.config.path }) : fail(problem('MODEL_FIT_UNKNOWN', shape.problem.message))
 }
 
 /** The fit of the manifest's model on these nodes. */

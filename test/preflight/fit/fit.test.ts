@@ -2,6 +2,7 @@
  * The fit before launch on real 2026 DGX Spark models (fixtures/*.json name their sources): the
  * arithmetic on two GB10s (121.69 GiB of unified memory each, as cudaMemGetInfo reports it), TP 2.
  */
+import { ok } from '../../../src/result/result.js'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { type FitInput, type FitReport, type NodeMemory, fitModel } from '../../../src/preflight/fit/fit.js'
@@ -37,7 +38,7 @@ const twoSparks = [gb10('spark-a'), gb10('spark-b')]
 
 function fit(f: Fixture, args: readonly string[], nodes: readonly NodeMemory[] = twoSparks, tp = 2): Extract<FitReport, { computed: true }> {
   const input: FitInput = {
-    model: { ok: true, shape: shapeOf(f), source: 'fixture' },
+    model: ok({ shape: shapeOf(f), source: 'fixture' }),
     weights: { fileBytes: weightsBytes(f), source: 'fixture' },
     args: serveArgs(args),
     tp,
@@ -166,7 +167,7 @@ describe('other architectures and what cannot be computed', () => {
     expect(s.ok && s.value.layers.every((l) => l === 'mla')).toBe(true)
     if (!s.ok) return
     const r = fitModel({
-      model: { ok: true, shape: s.value, source: 'x' },
+      model: ok({ shape: s.value, source: 'x' }),
       weights: { fileBytes: 8e9, source: 'x' },
       args: serveArgs(['--max-model-len', '1024']),
       tp: 8,
@@ -205,7 +206,7 @@ describe('other architectures and what cannot be computed', () => {
 
   it('no weights figure: the footprint is not computed, and the missing input is named', () => {
     const r = fitModel({
-      model: { ok: true, shape: shapeOf(fixture('gpt-oss-120b')), source: 'x' },
+      model: ok({ shape: shapeOf(fixture('gpt-oss-120b')), source: 'x' }),
       weights: undefined,
       args: serveArgs([]),
       tp: 2,
