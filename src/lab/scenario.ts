@@ -121,7 +121,7 @@ async function serveAndWatch(m: Manifest, transports: Map<string, Transport>, op
   opts.onProgress?.(`== vllm: start vllm serve on ${headOf(m).name} and watch its log`)
   const start = await head.run(startVllm(m), { timeoutMs: 60_000 })
   if (start.code !== 0) {
-    return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' }
+    return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '', timeline: [] }
   }
   const watch = await watchVllmStartup(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) })
   return { started: true, ...watch }
