@@ -187,6 +187,8 @@ def main() -> int:
                 logs[k].append({"file": "vllm/standin/act_as.py", "function": "kv_cache_lines", "call": "logger.info", "format": fmt})
     if not release.logs_load_start:
         logs["load-start"] = []
+    else:
+        logs["load-scratch"] = []
     if not release.classic_executor:
         logs = {k: ([] if k in CLASSIC_ONLY else v) for k, v in logs.items()}
     doc = {
