@@ -123,9 +123,15 @@ export function phaseOfLine(line: string): PhaseMark | undefined {
  * Undefined: the line names no other node (the driver's node).
  */
 export function rayLineIp(line: string): string | undefined {
-  const m = /^\s*\((?:[\w.:-]+ )?pid=\d+, ip=(\d{1,3}(?:\.\d{1,3}){3})\)/.exec(line)
+  // Ray colours the prefix on a terminal (`\x1b[36m(RayWorkerWrapper pid=282, ip=…)\x1b[0m`), and
+  // nests it under the driver's (`(EngineCore pid=…) (RayWorkerWrapper pid=…, ip=…)`).
+  const m = /^\s*(?:\([^()]*\)\s*)*?\((?:[\w.:-]+ )?pid=\d+, ip=(\d{1,3}(?:\.\d{1,3}){3})\)/.exec(withoutColour(line))
   return m?.[1]
 }
+
+/** A line without terminal colour codes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in captured logs
+export const withoutColour = (line: string): string => line.replace(/\u001b\[[0-9;]*m/g, '')
 
 /**
  * The time a vLLM line says it was written (`INFO 12-05 16:49:37` → `12-05 16:49:37`), comparable as
@@ -143,7 +149,8 @@ export function lineStamp(line: string): string | undefined {
  * A line that reports a failure: an ERROR/CRITICAL line, a traceback's start or its exception
  * line, NCCL's WARN, torch's C++ errors. What the first-failure headline is chosen from.
  */
-export function isFailureLine(line: string): boolean {
+export function isFailureLine(raw: string): boolean {
+  const line = withoutColour(raw)
   return (
     /\b(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d/.test(line) ||
     /\b(?:ERROR|CRITICAL|FATAL)\b.*(?:\[[\w.]+:\d+\]|::)/.test(line) ||

@@ -7,7 +7,7 @@
 import type { Manifest } from '../manifest/schema.js'
 import { VLLM_LOG } from '../plan/node-commands.js'
 import type { Finding } from './finding.js'
-import { PHASE_WORDS, type StartupPhase } from './startup-phases.js'
+import { PHASE_WORDS, type StartupPhase, lineStamp } from './startup-phases.js'
 import { type FirstFailure, type Stall, type StartupTimeline, createStartupTimeline, phaseBudgets, stallSentence, timelineLines } from './startup-timeline.js'
 
 /** Every node of the manifest, a line Ray forwarded from a node's fabric or management address going to that node. */
@@ -100,6 +100,45 @@ export function withTimeline(findings: readonly Finding[], t: StartupTimeline, n
   const lead = first && !stalled && (first.cascade.length > 0 || first.headline.node !== watched) ? [firstFailureFinding(first)] : []
   const timeline = timelineFinding(t, now)
   return [...lead, ...findings, ...(timeline ? [timeline] : [])]
+}
+
+/** Phases nobody waits on: a log read after the fact has no clock to stall against. */
+const NO_BUDGET = {
+  config: Infinity,
+  'distributed-init': Infinity,
+  'weights-loading': Infinity,
+  compilation: Infinity,
+  'kv-cache-profiling': Infinity,
+  'cuda-graph-capture': Infinity,
+  'api-server': Infinity,
+} as const
+
+/**
+ * `diagnose` on logs a person has, when more than one node failed: the first failing line by the
+ * time the lines carry, the other nodes' under it, and each node's phases (a line Ray forwarded from
+ * another node goes to that node: named from `nodes` by its fabric or management address, else by
+ * the address). A log where one node failed or none says nothing more than its signatures.
+ */
+export function logTimelineFindings(
+  logs: readonly { readonly source: string; readonly text: string }[],
+  nodes: readonly { readonly name: string; readonly fabricIp: string; readonly sshHost: string }[] = [],
+): Finding[] {
+  const ipOf = new Map(nodes.flatMap((n) => [[n.sshHost, n.name] as const, [n.fabricIp, n.name] as const]))
+  const t = createStartupTimeline({ nodes: [], ipOf, budgets: NO_BUDGET })
+  // The time each line carries is the clock (a line without one: the last line's).
+  let at = 0
+  for (const log of logs)
+    for (const line of log.text.split('\n')) {
+      const stamp = lineStamp(line)
+      const m = stamp ? /^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(stamp) : null
+      if (m) at = Date.UTC(2000, Number(m[1]) - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]))
+      t.push(log.source, `${line}\n`, at)
+    }
+  const first = t.firstFailure()
+  // The same line on every node (one log pasted for each) is one failure, not a cascade.
+  if (!first?.cascade.some((c) => c.line !== first.headline.line)) return []
+  const timeline = timelineFinding(t, at)
+  return [firstFailureFinding(first), ...(timeline ? [timeline] : [])]
 }
 
 /** "spark-a: KV cache profiling 12 s, spark-b: weights loading 40 s": where each node is now. */

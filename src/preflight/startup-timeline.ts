@@ -45,6 +45,8 @@ export interface FailureLine {
   readonly at: number
   /** Its place among every line the timeline read (the order of one log breaks a tie). */
   readonly order: number
+  /** Ray forwarded it from its node into another node's log (so it was written earlier than it was read). */
+  readonly forwarded?: boolean
 }
 
 export interface NodeTimeline {
@@ -101,7 +103,13 @@ interface NodeState {
 
 /** Orders two failing lines: by their own time when both carry one, else by when they were read. */
 export function earlier(a: FailureLine, b: FailureLine): number {
-  if (a.stamp !== undefined && b.stamp !== undefined && a.stamp !== b.stamp) return a.stamp < b.stamp ? -1 : 1
+  if (a.stamp !== undefined && b.stamp !== undefined) {
+    if (a.stamp !== b.stamp) return a.stamp < b.stamp ? -1 : 1
+    // The same second: a line Ray forwarded from a worker reaches the driver's log after the
+    // driver's own reaction to it (the worker's exception comes back through ray.get at once, its
+    // log lines through Ray's log monitor), so within a second the forwarded line is the earlier.
+    if (Boolean(a.forwarded) !== Boolean(b.forwarded)) return a.forwarded ? -1 : 1
+  }
   return a.at - b.at || a.order - b.order
 }
 
@@ -124,7 +132,7 @@ function enter(s: NodeState, phase: StartupPhase, at: number, progress?: string)
 }
 
 /** One line of a node: its last lines, the phase it marks, and whether it is the node's first failure. */
-function observe(s: NodeState, node: string, raw: string, at: number, order: number): void {
+function observe(s: NodeState, node: string, raw: string, at: number, order: number, forwarded: boolean): void {
   s.seen = true
   const text = shown(raw)
   s.lastLines.push(text)
@@ -138,7 +146,7 @@ function observe(s: NodeState, node: string, raw: string, at: number, order: num
     // A line without a time of its own (a C++ error, a traceback) happened at or after the node's
     // last stamped line, and at or before its next stamped failure line.
     const stamp = own ?? s.lastStamp
-    if (!s.firstFailure) s.firstFailure = { node, line: text, ...(stamp !== undefined && { stamp }), at, order }
+    if (!s.firstFailure) s.firstFailure = { node, line: text, ...(stamp !== undefined && { stamp }), at, order, ...(forwarded && { forwarded }) }
     else if (s.firstFailure.stamp === undefined && stamp !== undefined) s.firstFailure = { ...s.firstFailure, stamp }
   }
   if (own !== undefined) s.lastStamp = own
@@ -176,8 +184,10 @@ export function createStartupTimeline(opts: {
   const pending = new Map<string, string>()
   let order = 0
   const nodeOf = (source: string, line: string): string => {
+    // A line from an address no node has (Ray's identity is not the node's fabric or management
+    // address) goes to that address: it is another node, named as Ray names it.
     const ip = rayLineIp(line)
-    return (ip !== undefined && opts.ipOf?.get(ip)) || source
+    return ip === undefined ? source : (opts.ipOf?.get(ip) ?? ip)
   }
   const stateOf = (node: string): NodeState => {
     let s = state.get(node)
@@ -191,7 +201,7 @@ export function createStartupTimeline(opts: {
     if (raw.trim() === '') return
     order++
     const node = nodeOf(source, raw)
-    observe(stateOf(node), node, raw, at, order)
+    observe(stateOf(node), node, raw, at, order, node !== source)
   }
   return {
     push(source, chunk, at) {

@@ -55,6 +55,9 @@ describe('the phases of real start-ups', () => {
     expect(isFailureLine(gloo!)).toBe(true)
     expect(isFailureLine(worker!)).toBe(true)
     expect(lineStamp(worker!)).toBe('08-02 08:50:03')
+    // As the lab's Ray prints it on a terminal: the prefix coloured.
+    expect(rayLineIp('\u001b[36m(RayWorkerWrapper pid=282, ip=172.30.204.13)\u001b[0m INFO 12-05 17:27:22 [worker.py:88] Stand-in model')).toBe('172.30.204.13')
+    expect(rayLineIp('(EngineCore_DP0 pid=9) (RayWorkerWrapper pid=282, ip=10.0.0.2) INFO 12-05 17:27:22 [worker.py:88] x')).toBe('10.0.0.2')
     expect(rayLineIp('(EngineCore_DP0 pid=387) INFO 03-08 16:44:29 [kv_cache_utils.py:1314] GPU KV cache size: 188,640 tokens')).toBeUndefined()
     expect(isFailureLine('(EngineCore_DP0 pid=387) INFO 03-08 16:44:29 [kv_cache_utils.py:1314] GPU KV cache size: 188,640 tokens')).toBe(false)
   })
@@ -128,6 +131,14 @@ describe('the timeline of every node', () => {
     expect(first.cascade.map((c) => c.node)).toEqual(['spark-a'])
   })
 
+  it("the same second: the line Ray forwarded from the worker before the head's own (it reaches the head's log later)", () => {
+    const t = createStartupTimeline({ nodes: ['spark-a', 'spark-b'], ipOf, budgets })
+    t.push('spark-a', '(EngineCore_DP0 pid=254) ERROR 12-05 17:31:53 [core.py:268] EngineCore failed to start.\n', 1 * S)
+    t.push('spark-a', '(RayWorkerWrapper pid=7, ip=10.41.0.8) ERROR 12-05 17:31:53 [faults.py:40] Error executing method init_worker.\n', 2 * S)
+    expect(t.firstFailure()!.headline.node).toBe('spark-b')
+    expect(t.firstFailure()!.cascade.map((c) => c.node)).toEqual(['spark-a'])
+  })
+
   it('lines without a time of their own: the order they were read in', () => {
     const t = createStartupTimeline({ nodes: ['spark-a', 'spark-b'], ipOf, budgets })
     t.push('spark-b', 'Traceback (most recent call last):\nRuntimeError: NCCL error: unhandled system error\n', 3 * S)
@@ -142,5 +153,20 @@ describe('the timeline of every node', () => {
     const [n] = t.view()
     expect(n!.lastLines.length).toBe(20)
     expect(n!.lastLines.every((l) => l.length <= 501)).toBe(true)
+  })
+})
+
+describe('diagnose on logs a person has', () => {
+  it("the worker's failure leads its cascade on the head, and each node's phases close the list (vllm#7074 with the head's ActorDiedError after it)", async () => {
+    const { diagnose } = await import('../../src/preflight/diagnose.js')
+    const head = [
+      'INFO 08-02 08:49:50 [api_server.py:1] non-default args: {"tensor_parallel_size": 16}',
+      gloo7074,
+      'ERROR 08-02 08:50:09 [core.py:387] ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.',
+    ].join('\n')
+    const findings = diagnose({ logs: [{ source: 'head.log', text: head }] })
+    expect(findings[0]).toMatchObject({ code: 'STARTUP_FIRST_FAILURE', node: '10.41.0.8' })
+    expect(findings[0]!.evidence).toHaveProperty('then head.log at 08-02 08:50:09')
+    expect(findings.at(-1)).toMatchObject({ code: 'STARTUP_TIMELINE', evidence: { 'head.log': 'config 13 s → NCCL/Gloo init 6 s (still in it)' } })
   })
 })
