@@ -129,6 +129,17 @@ export function rayLineIp(line: string): string | undefined {
   return m?.[1]
 }
 
+/**
+ * The address of the node a driver's error names as where it came from: Ray's task error header
+ * (`ray.exceptions.RayTaskError(RuntimeError): ray::RayWorkerWrapper.init_worker() (pid=112,
+ * ip=172.30.204.13, actor_id=…)`) and an ActorDiedError's details (`\tip: 10.7.34.138`).
+ */
+export function blamedIp(raw: string): string | undefined {
+  const line = withoutColour(raw)
+  const m = /\bray::[\w.]+\(\)\s*\(pid=\d+, ip=(\d{1,3}(?:\.\d{1,3}){3})\b/.exec(line) ?? /^(?:\s*\([^()]*\))*\s*ip: (\d{1,3}(?:\.\d{1,3}){3})\s*$/.exec(line)
+  return m?.[1]
+}
+
 /** A line without terminal colour codes. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in captured logs
 export const withoutColour = (line: string): string => line.replace(/\u001b\[[0-9;]*m/g, '')

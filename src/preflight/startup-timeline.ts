@@ -8,7 +8,7 @@
  * few lines per node, one unfinished line per source.
  */
 import type { Manifest } from '../manifest/schema.js'
-import { PHASE_WORDS, type StartupPhase, isFailureLine, lineStamp, phaseOfLine, rayLineIp } from './startup-phases.js'
+import { PHASE_WORDS, type StartupPhase, blamedIp, isFailureLine, lineStamp, phaseOfLine, rayLineIp } from './startup-phases.js'
 
 /** Seconds a node may stay in each phase before it is reported as stalled there. */
 export type PhaseBudgets = Readonly<Record<StartupPhase, number>>
@@ -99,6 +99,8 @@ interface NodeState {
   seen: boolean
   /** The time the node's last line that carried one said. */
   lastStamp?: string
+  /** The first line of this node's log that names another node as where its error came from. */
+  blames?: FailureLine
 }
 
 /** Orders two failing lines: by their own time when both carry one, else by when they were read. */
@@ -152,6 +154,21 @@ function observe(s: NodeState, node: string, raw: string, at: number, order: num
   if (own !== undefined) s.lastStamp = own
 }
 
+/**
+ * The earliest failing line of all nodes. When the node it is on names another node as where its
+ * error came from (Ray's task error names the worker), that node failed first: its own first
+ * failing line leads, or, when its line never reached any log read, the line that names it.
+ */
+function firstOf(state: ReadonlyMap<string, NodeState>): FirstFailure | undefined {
+  const firsts = [...state.values()].flatMap((s) => (s.firstFailure ? [s.firstFailure] : [])).sort(earlier)
+  const [headline, ...cascade] = firsts
+  if (!headline) return undefined
+  const blames = state.get(headline.node)?.blames
+  if (!blames) return { headline, cascade }
+  const own = state.get(blames.node)?.firstFailure
+  return { headline: own ?? blames, cascade: firsts.filter((f) => f !== own) }
+}
+
 /** The nodes in one phase past its budget at `now`, the one that entered it first first. */
 function stallsOf(state: ReadonlyMap<string, NodeState>, budgets: PhaseBudgets, now: number): Stall[] {
   const out: (Stall & { since: number })[] = []
@@ -201,7 +218,14 @@ export function createStartupTimeline(opts: {
     if (raw.trim() === '') return
     order++
     const node = nodeOf(source, raw)
-    observe(stateOf(node), node, raw, at, order, node !== source)
+    const s = stateOf(node)
+    observe(s, node, raw, at, order, node !== source)
+    const blamed = blamedIp(raw)
+    const other = blamed === undefined ? undefined : (opts.ipOf?.get(blamed) ?? blamed)
+    if (other !== undefined && other !== node && !s.blames) {
+      const stamp = lineStamp(raw) ?? s.lastStamp
+      s.blames = { node: other, line: shown(raw), ...(stamp !== undefined && { stamp }), at, order, forwarded: true }
+    }
   }
   return {
     push(source, chunk, at) {
@@ -222,11 +246,7 @@ export function createStartupTimeline(opts: {
       }
     },
     stalls: (now) => stallsOf(state, budgets, now),
-    firstFailure() {
-      const firsts = [...state.values()].flatMap((s) => (s.firstFailure ? [s.firstFailure] : [])).sort(earlier)
-      const [headline, ...cascade] = firsts
-      return headline ? { headline, cascade } : undefined
-    },
+    firstFailure: () => firstOf(state),
     view() {
       return [...state].map(([node, s]) => ({
         node,

@@ -53,6 +53,12 @@ export interface WatchOptions {
   readonly progressEveryMs?: number
   /** The start-up timeline to go on with (the native mode's rendezvous watch began it); default a new one. */
   readonly timeline?: StartupTimeline
+  /**
+   * Every node's transport: when the start fails under Ray, each worker node's newest Ray worker
+   * logs are read into the timeline (a driver that exits at once never receives the lines Ray would
+   * forward from the worker that failed first).
+   */
+  readonly nodes?: ReadonlyMap<string, Transport>
 }
 
 /**
@@ -71,6 +77,27 @@ const POLL_SCRIPT = [
   'echo "@@log"',
   'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null | head -c "$5" || true',
 ].join('\n')
+
+/** The newest Ray worker logs of a node's container (a worker's vLLM lines under Ray), each from its end. */
+const WORKER_LOGS = [
+  'c=$1; n=$2; ray=/tmp/ray/session_latest/logs',
+  'for f in $(docker exec "$c" ls -t "$ray" 2>/dev/null | grep -E "^worker-[0-9a-f-]+\\.(out|err)$" | head -4); do docker exec "$c" tail -c "$n" "$ray/$f" 2>/dev/null; echo; done',
+].join('\n')
+
+/** Each worker node's Ray worker logs into the timeline, as that node's lines. */
+async function readWorkerLogs(m: Manifest, nodes: ReadonlyMap<string, Transport>, timeline: StartupTimeline): Promise<void> {
+  const head = headOf(m).name
+  await Promise.all(
+    m.nodes
+      .filter((n) => n.name !== head && nodes.has(n.name))
+      .map(async (n) => {
+        const r = await nodes
+          .get(n.name)!
+          .run(shScript(WORKER_LOGS, m.container.name, String(16 * 1024)), { timeoutMs: boundedTimeoutSeconds(m.ssh, 30) * 1000 })
+        if (r.stdout.trim() !== '') timeline.push(n.name, r.stdout, Date.now())
+      }),
+  )
+}
 
 /** At most this much of the log per poll (the transport's output limit is far above it); the rest comes next poll. */
 const LOG_BYTES_PER_POLL = 1024 * 1024
@@ -115,6 +142,11 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       timeline: timelineLines(timeline.view(), now),
     }
   }
+  // A failed start under Ray: the workers' own lines first (the first failure may be one of them).
+  const failed = async (findings: readonly Finding[], reason: string): Promise<WatchResult> => {
+    if (opts.nodes && m.vllm.executorBackend !== 'mp') await readWorkerLogs(m, opts.nodes, timeline)
+    return result(false, findings, reason)
+  }
   const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
   for (;;) {
     if (opts.signal?.aborted) return cancelled()
@@ -134,7 +166,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       const stopping = watcher.findings.filter(stopOn)
       // A server that answers /health 200 is ready, whatever its log said on the way (a placement group that waited, then formed).
       if (stopping.length > 0 && !flags.includes('@@ready'))
-        return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+        return failed(stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
     // A node past its phase's budget: reported now, not at the deadline.
@@ -159,9 +191,9 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
         'container-stopped': `vllm serve is not running: the container ${c} is stopped`,
         'never-started': `vllm serve never started in ${c}: it is not running and ${VLLM_LOG} is empty or missing`,
       }
-      return { ...result(false, last, reason[why]), notRunning: why }
+      return { ...(await failed(last, reason[why])), notRunning: why }
     }
-    if (Date.now() - started > opts.deadlineMs) return result(false, withUnexplained(watcher), `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
+    if (Date.now() - started > opts.deadlineMs) return failed(withUnexplained(watcher), `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
       const phases = whereNow(timeline, lastProgress)

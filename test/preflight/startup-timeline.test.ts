@@ -170,3 +170,30 @@ describe('diagnose on logs a person has', () => {
     expect(findings.at(-1)).toMatchObject({ code: 'STARTUP_TIMELINE', evidence: { 'head.log': 'config 13 s → NCCL/Gloo init 6 s (still in it)' } })
   })
 })
+
+describe("the driver's error names the worker it came from", () => {
+  const ipOf = new Map([['172.30.204.13', 'spark-b']])
+  // The lab's head log when spark-b's worker died in weights loading and the driver exited before
+  // Ray forwarded the worker's own lines (the stand-in on real Ray 2.55.1, colours as printed).
+  const head = [
+    '(EngineCore_DP0 pid=276) ERROR 12-05 17:37:58 [core.py:268] EngineCore failed to start.',
+    '(EngineCore_DP0 pid=276) ray.exceptions.RayTaskError(RuntimeError): \u001b[36mray::RayWorkerWrapper.init_worker()\u001b[39m (pid=112, ip=172.30.204.13, actor_id=049187ff04657992c4c2675f01000000, repr=<x>)',
+    '(EngineCore_DP0 pid=276) RuntimeError: stand-in fault: rank 1 died in weights-loading (VLLM_STANDIN_DIE_IN)',
+  ].join('\n')
+
+  it("leads with that node, from the line that names it, when the worker's own line was not read", () => {
+    const t = createStartupTimeline({ nodes: ['spark-a', 'spark-b'], ipOf, budgets })
+    t.push('spark-a', `${head}\n`, 1 * S)
+    const first = t.firstFailure()!
+    expect(first.headline).toMatchObject({ node: 'spark-b', stamp: '12-05 17:37:58' })
+    expect(first.headline.line).toContain('ray::RayWorkerWrapper.init_worker()')
+    expect(first.cascade.map((c) => c.node)).toEqual(['spark-a'])
+  })
+
+  it("leads with the worker's own line once its log is read", () => {
+    const t = createStartupTimeline({ nodes: ['spark-a', 'spark-b'], ipOf, budgets })
+    t.push('spark-a', `${head}\n`, 1 * S)
+    t.push('spark-b', "ERROR 12-05 17:37:58 [faults.py:35] Error executing method 'init_worker' in weights-loading on rank 1.\n", 2 * S)
+    expect(t.firstFailure()!.headline).toMatchObject({ node: 'spark-b', line: expect.stringContaining('Error executing method') })
+  })
+})

@@ -127,6 +127,7 @@ export const serveStage: Stage = {
     }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
       timeline,
+      nodes: o.transports,
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
       ...(ctx.facts?.ray && { ray: ctx.facts.ray }),
       ...(o.signal && { signal: o.signal }),
@@ -155,6 +156,8 @@ export const serveStage: Stage = {
           },
         ]
     for (const f of add) ctx.findings.push(f)
+    // Each node's phases (info) with the errors: the report and the diagnostics bundle show where the start got to.
+    ctx.findings.push(...w.findings.filter((f) => f.code === 'STARTUP_TIMELINE'))
     return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix))
   },
 }
