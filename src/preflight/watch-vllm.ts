@@ -54,9 +54,9 @@ export interface WatchOptions {
   /** The start-up timeline to go on with (the native mode's rendezvous watch began it); default a new one. */
   readonly timeline?: StartupTimeline
   /**
-   * Every node's transport: when the start fails under Ray, each worker node's newest Ray worker
-   * logs are read into the timeline (a driver that exits at once never receives the lines Ray would
-   * forward from the worker that failed first).
+   * Every node's transport: when the start fails, each other node's own lines are read into the
+   * timeline (under Ray its newest Ray worker logs: a driver that exits at once never receives the
+   * lines Ray would forward from the worker that failed first; in the native mode its serve log).
    */
   readonly nodes?: ReadonlyMap<string, Transport>
 }
@@ -84,16 +84,24 @@ const WORKER_LOGS = [
   'for f in $(docker exec "$c" ls -t "$ray" 2>/dev/null | grep -E "^worker-[0-9a-f-]+\\.(out|err)$" | head -4); do docker exec "$c" tail -c "$n" "$ray/$f" 2>/dev/null; echo; done',
 ].join('\n')
 
-/** Each worker node's Ray worker logs into the timeline, as that node's lines. */
+/** A node's own vllm serve log (the native mode's other nodes), from its end. */
+const SERVE_LOG = 'docker exec "$1" tail -c "$2" "$3" 2>/dev/null || true'
+
+/**
+ * Each other node's own lines into the timeline: its newest Ray worker logs under Ray, its vllm serve
+ * log in the native mode (its end: lines the rendezvous watch read already change nothing).
+ */
 async function readWorkerLogs(m: Manifest, nodes: ReadonlyMap<string, Transport>, timeline: StartupTimeline): Promise<void> {
   const head = headOf(m).name
+  const read =
+    m.vllm.executorBackend === 'mp'
+      ? shScript(SERVE_LOG, m.container.name, String(16 * 1024), VLLM_LOG)
+      : shScript(WORKER_LOGS, m.container.name, String(16 * 1024))
   await Promise.all(
     m.nodes
       .filter((n) => n.name !== head && nodes.has(n.name))
       .map(async (n) => {
-        const r = await nodes
-          .get(n.name)!
-          .run(shScript(WORKER_LOGS, m.container.name, String(16 * 1024)), { timeoutMs: boundedTimeoutSeconds(m.ssh, 30) * 1000 })
+        const r = await nodes.get(n.name)!.run(read, { timeoutMs: boundedTimeoutSeconds(m.ssh, 30) * 1000 })
         if (r.stdout.trim() !== '') timeline.push(n.name, r.stdout, Date.now())
       }),
   )
@@ -142,9 +150,9 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
       timeline: timelineLines(timeline.view(), now),
     }
   }
-  // A failed start under Ray: the workers' own lines first (the first failure may be one of them).
+  // A failed start: the other nodes' own lines first (the first failure may be one of them).
   const failed = async (findings: readonly Finding[], reason: string): Promise<WatchResult> => {
-    if (opts.nodes && m.vllm.executorBackend !== 'mp') await readWorkerLogs(m, opts.nodes, timeline)
+    if (opts.nodes) await readWorkerLogs(m, opts.nodes, timeline)
     return result(false, findings, reason)
   }
   const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })

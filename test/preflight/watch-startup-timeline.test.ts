@@ -75,4 +75,33 @@ describe('the start-up watcher follows every node through its phases', () => {
     expect(first!.message).toContain(`${worker!.name} at 12-05 10:00:03: (RayWorkerWrapper`)
     expect(Object.keys(first!.evidence)).toEqual(['first failure', `then ${head!.name} at 12-05 10:00:09`])
   })
+
+  it("a driver that exited before Ray forwarded the worker's line: the worker's own Ray log is read, its line leads", async () => {
+    const workerLog: Transport = {
+      label: worker!.name,
+      async run(): Promise<RunResult> {
+        const out = "ERROR 12-05 17:44:59 [faults.py:35] Error executing method 'init_worker' in weights-loading on rank 1.\n"
+        return { code: 0, signal: null, stdout: out, stderr: '', durationMs: 1, timedOut: false }
+      },
+      async close() {},
+    }
+    // The head's log as on the lab: its engine failed, and Ray's task error names the worker's address.
+    const h = headWith(
+      [
+        `(EngineCore_DP0 pid=255) ERROR 12-05 17:44:59 [core.py:268] EngineCore failed to start.\n(EngineCore_DP0 pid=255) ray.exceptions.RayTaskError(RuntimeError): ray::RayWorkerWrapper.init_worker() (pid=108, ip=${worker!.fabricIp}, actor_id=0491)\n`,
+      ],
+      1,
+    )
+    const w = await watchVllmStartup(h, m, {
+      deadlineMs: 600_000,
+      pollMs: 10,
+      nodes: new Map([
+        [head!.name, h],
+        [worker!.name, workerLog],
+      ]),
+    })
+    expect(w.findings[0]).toMatchObject({ code: 'STARTUP_FIRST_FAILURE', node: worker!.name })
+    expect(w.findings[0]!.evidence['first failure']).toContain('Error executing method')
+    expect(Object.keys(w.findings[0]!.evidence)).toEqual(['first failure', `then ${head!.name} at 12-05 17:44:59`])
+  })
 })
