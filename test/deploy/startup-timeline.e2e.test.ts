@@ -15,7 +15,7 @@ import { parseDocument } from 'yaml'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { labUp } from '../../src/lab/index.js'
 import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
-import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import { labTransports, loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
@@ -117,5 +117,21 @@ describe.sequential('a start that stalls or fails on the worker', () => {
       Object.keys(first!.evidence).some((k) => k.startsWith('then spark-a')),
       JSON.stringify(first!.evidence),
     ).toBe(true)
+  }, 600_000)
+})
+
+describe.sequential('the lab scenarios with a worker fault (vllm-ray-deploy lab scenario NAME --serve)', () => {
+  it('worker-stalls-loading: "spark-b stalled in weights loading" at the lab\'s 30 s budget, not at the 180 s deadline', async () => {
+    const r = await runLabScenario('worker-stalls-loading', { serve: true, onProgress: progress })
+    expect(r.execution.ok).toBe(true)
+    expect(r.vllm).toMatchObject({ ready: false, stalled: true })
+    expect(r.vllm!.reason).toMatch(/^spark-b stalled in weights loading for (3\d|40) s/)
+    expect(r.vllm!.findings[0]).toMatchObject({ code: 'STARTUP_PHASE_STALLED', node: 'spark-b' })
+  }, 600_000)
+
+  it("worker-dies-loading: the worker's line is the first failure", async () => {
+    const r = await runLabScenario('worker-dies-loading', { serve: true, onProgress: progress })
+    expect(r.vllm?.ready).toBe(false)
+    expect(r.vllm!.findings[0]).toMatchObject({ code: 'STARTUP_FIRST_FAILURE', node: 'spark-b' })
   }, 600_000)
 })
