@@ -79,6 +79,8 @@ export const OUTPUT_TEXT: Readonly<Record<OutputName, string>> = {
   'summary-file': 'Path of a Markdown file holding the job summary this step wrote (upload it as an artifact with the facts bundle).',
   'report-dir':
     'Directory ($RUNNER_TEMP/vllm-ray-deploy) holding the failure report every step of this action in the job adds to: outcome.txt (one block per step), findings.json, the facts bundle and the summary. Upload it with actions/upload-artifact on failure(); nothing else to copy.',
+  bundle:
+    "Path of the diagnostics bundle's index (report-dir/bundle/bundle.json), written when a deploy or rollback failed: each node's last 64 KiB of its vLLM log and of Ray's logs, the facts, the findings, the start-up timeline with the first failure, the manifest's effective values; secrets removed, under 4 MiB. Empty when the rollout passed.",
   plan: 'The plan as JSON.',
   'plan-file': 'Path of the plan JSON.',
   cluster: 'Cluster name from the manifest.',

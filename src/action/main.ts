@@ -4,7 +4,7 @@
  */
 import * as core from '@actions/core'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { isAbsolute, join, relative } from 'node:path'
+import { dirname, isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
 import { inertText, logSink } from '../report/log-sink.js'
 import { loadManifestFile } from '../manifest/load.js'
@@ -86,6 +86,8 @@ function emit(outcome: TaskOutcome): void {
     mkdirSync(dir, { recursive: true })
     for (const f of outcome.files) {
       const path = join(dir, f.fileName)
+      // The diagnostics bundle's files lie under report-dir/bundle/ (its `bundle` output: bundle.json, written last).
+      mkdirSync(dirname(path), { recursive: true })
       writeFileSync(path, f.content)
       core.setOutput(f.output, path)
     }

@@ -4,7 +4,8 @@
  * command, and prints its text (or JSON with --json). Exit codes: 0 ok, 1 the manifest or cluster is
  * wrong, 2 wrong usage, 3 a bug, 130 cancelled.
  */
-import { closeSync, openSync, readSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { allInWords, inWords } from '../command/option-words.js'
 import { inertJson, logSink } from '../report/log-sink.js'
@@ -103,8 +104,16 @@ function valuesFrom(spec: CommandSpec, parsed: Record<string, unknown>, env: Nod
   return values as OptionValues
 }
 
-/** A text option's outcome file written where its flag says (fix-out: an empty file when there is no fix). */
+/** A text option's outcome file written where its flag says (fix-out: an empty file when there is no fix); the diagnostics bundle into --bundle-dir. */
 function writeOutputFiles(spec: CommandSpec, parsed: Record<string, unknown>, outcome: TaskOutcome): void {
+  const bundleDir = parsed[option('bundleDir').flag]
+  if (spec.options.includes('bundleDir') && typeof bundleDir === 'string') {
+    for (const f of outcome.files.filter((x) => x.output === 'bundle')) {
+      const path = join(bundleDir, f.fileName.replace(/^bundle\//, ''))
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, f.content)
+    }
+  }
   for (const k of spec.options) {
     const o = option(k)
     const path = parsed[o.flag]

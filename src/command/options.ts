@@ -42,6 +42,8 @@ export const OPTIONS = {
   logs: { flag: 'log', input: 'logs', type: 'string', arg: 'F ...', multiple: true },
   launchScript: { flag: 'launch-script', input: 'launch-script', type: 'string', arg: 'F' },
   fixOut: { flag: 'fix-out', type: 'string', arg: 'F', writes: 'fix-file' },
+  /** deploy, rollback: write the diagnostics bundle (src/deploy/diagnostics-bundle.ts) into this directory, whether the rollout failed or not. */
+  bundleDir: { flag: 'bundle-dir', type: 'string', arg: 'DIR' },
   nodes: { flag: 'nodes', type: 'string', arg: 'N' },
   purge: { flag: 'purge', type: 'boolean' },
   serve: { flag: 'serve', type: 'boolean' },

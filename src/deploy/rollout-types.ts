@@ -59,6 +59,11 @@ export interface RolloutOptions {
   readonly lockRenewEveryMs?: number
   /** The lock was taken (holder) or released (undefined): the Action saves it for its post step. */
   readonly onLock?: (lock: { readonly holder: LockHolder; readonly cluster: string } | undefined) => void
+  /**
+   * The rollout failed at `stage` (not a cancel, not a lost lock), before on-failure changes
+   * anything: the failed release still runs (the diagnostics bundle reads its logs now).
+   */
+  readonly onFailed?: (stage: RolloutStage) => Promise<void>
 }
 
 export type RolloutResult = 'deployed' | 'unchanged' | 'rolled-back' | 'failed' | 'cancelled'

@@ -57,6 +57,8 @@ export function labManifest(input: LabManifestInput): Record<string, unknown> {
     launch: { mode: 'builtin' },
     smoke: {
       readyTimeoutSeconds: 300,
+      // The stand-in loads its weights in about a second: a worker still loading after 30 s is stalled.
+      phaseBudgetSeconds: { weightsLoading: 30 },
       requestTimeoutSeconds: 30,
       prompts: [{ prompt: 'Say hello', maxTokens: 8, expect: { minCompletionTokens: 1 } }],
       // The lab's stand-in answers in milliseconds on a shared 2-core machine: one request's figures

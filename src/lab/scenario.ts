@@ -2,7 +2,8 @@
  * Lab scenarios: the lab's own cluster brought up by a launch script, the way users with their own
  * scripts do it (`launch.mode: script`). `healthy` is wired right; `seed-bug` is the incident (Ray
  * head without --node-ip-address, VLLM_HOST_IP on the fabric); `worker-override` is its second bug
- * (a stale VLLM_HOST_IP in the worker section). The run goes through the deploy's own stages (the one
+ * (a stale VLLM_HOST_IP in the worker section); `worker-stalls-loading` and `worker-dies-loading` are
+ * wired right with the stand-in's fault in the worker's weights loading (issue 39). The run goes through the deploy's own stages (the one
  * deploy plan) up to the point where Ray has every node; `serve` then starts vLLM and watches it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -18,7 +19,7 @@ import type { Transport } from '../transport/transport.js'
 import { LabError } from './lab-error.js'
 import { labPaths, repoRoot, resolveLabDir } from './paths.js'
 
-export const SCENARIOS = ['healthy', 'seed-bug', 'worker-override'] as const
+export const SCENARIOS = ['healthy', 'seed-bug', 'worker-override', 'worker-stalls-loading', 'worker-dies-loading'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 export interface ScenarioOptions {
@@ -124,8 +125,12 @@ async function serveAndWatch(m: Manifest, transports: Map<string, Transport>, op
   opts.onProgress?.(`== vllm: start vllm serve on ${headOf(m).name} and watch its log`)
   const start = await head.run(startVllm(m), { timeoutMs: 60_000 })
   if (start.code !== 0) {
-    return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '' }
+    return { started: false, ready: false, findings: [], waitedMs: 0, reason: `vllm serve did not start: ${start.stderr.trim()}`, logTail: '', timeline: [] }
   }
-  const watch = await watchVllmStartup(head, m, { deadlineMs: opts.serveDeadlineMs ?? 180_000, ...(opts.onProgress && { onProgress: opts.onProgress }) })
+  const watch = await watchVllmStartup(head, m, {
+    deadlineMs: opts.serveDeadlineMs ?? 180_000,
+    nodes: transports,
+    ...(opts.onProgress && { onProgress: opts.onProgress }),
+  })
   return { started: true, ...watch }
 }

@@ -368,6 +368,30 @@ export const SmokePromptSchema = z
 export const SmokeSchema = z
   .strictObject({
     readyTimeoutSeconds: seconds().default(1800).describe('How long to wait for the API server to report ready (model download and load included).'),
+    /*
+     * Defaults from real start-ups, with room: a phase is stalled only well past what a slow but
+     * healthy start takes. config: imports and config take 10-60 s. NCCL/Gloo init: seconds on a
+     * working fabric; torch's own store timeout is 600 s. Weights: 96 shards at 4.8 s each took
+     * 7.7 min from a local disk (vllm#25848); 120 GB over NFS at 100 MB/s takes 20 min.
+     * torch.compile/autotune: 16-30 s for a dense model (vllm#48214), minutes for a cold FlashInfer
+     * autotune of a large MoE (vllm#30515), which can also deadlock (vllm#52291). KV cache
+     * profiling: 34 s for an 8B model (gateway-api-inference-extension#550). CUDA graphs: 14-38 s
+     * for 35-67 shapes (vllm#11349, vllm#25848). API server: seconds after the engine is up.
+     */
+    phaseBudgetSeconds: z
+      .strictObject({
+        config: seconds().default(300).describe('Reading the arguments and the model config, starting the engine.'),
+        distributedInit: seconds().default(600).describe('NCCL/Gloo init and the Ray placement group.'),
+        weightsLoading: seconds().default(1800).describe('Loading the weights (from "Starting to load model" to "Model loading took").'),
+        compilation: seconds().default(1200).describe('torch.compile and kernel autotuning (FlashInfer).'),
+        kvCacheProfiling: seconds().default(600).describe('The memory profile run and sizing the KV cache.'),
+        cudaGraphCapture: seconds().default(600).describe('Capturing CUDA graphs.'),
+        apiServer: seconds().default(300).describe('From the engine being up to the API server answering.'),
+      })
+      .prefault({})
+      .describe(
+        "How long a node may stay in each phase of vLLM's start before the start-up watcher reports it as stalled there (`spark-b stalled in weights loading for 1805 s`), with its last log lines, instead of waiting for readyTimeoutSeconds. Defaults from real start-ups, with room.",
+      ),
     requestTimeoutSeconds: seconds().default(120).describe('Timeout of each smoke request.'),
     url: z
       .url({ protocol: /^https?$/, error: (issue) => `expected an http:// or https:// URL, got ${describeValue(issue.input)}` })

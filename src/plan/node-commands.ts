@@ -113,9 +113,17 @@ export function vllmServeArgv(m: Manifest, node: ManifestNode = headOf(m)): stri
 /** A fixed script: run its arguments with output appended to the log named first. */
 const LOGGED_EXEC = 'log="$1"; shift; exec "$@" >>"$log" 2>&1'
 
+/**
+ * What `vllm serve` runs with besides vllm.env: Ray forwards every worker's lines to it, each with
+ * its node's address, instead of printing a line repeated on several workers once (Ray's default
+ * log deduplication), so the start-up watcher sees each node's phases (src/preflight/startup-timeline.ts).
+ * vllm.env may set it otherwise.
+ */
+const SERVE_ENV: Readonly<Record<string, string>> = { RAY_DEDUP_LOGS: '0' }
+
 /** Start `vllm serve` in `node`'s container (the head by default), detached, logging to VLLM_LOG. */
 export function startVllm(m: Manifest, node: ManifestNode = headOf(m)): Cmd {
-  const envArgs = Object.entries(m.vllm.env).flatMap(([k, v]) => ['--env', `${k}=${v}`])
+  const envArgs = Object.entries({ ...SERVE_ENV, ...m.vllm.env }).flatMap(([k, v]) => ['--env', `${k}=${v}`])
   return docker('exec', '--detach', ...envArgs, m.container.name, ...shScript(LOGGED_EXEC, VLLM_LOG, ...vllmServeArgv(m, node)).argv)
 }
 

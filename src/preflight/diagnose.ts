@@ -10,6 +10,7 @@ import type { FactsBundle } from './facts.js'
 import { EVIDENCE, type Finding, type Severity } from './finding.js'
 import { stripPrefixLength } from '../net/ipv4.js'
 import { combineRayView, withRayView } from './ray-view.js'
+import { logTimelineFindings } from './startup-report.js'
 import { scanLog } from './signatures.js'
 
 export interface OfflineInputs {
@@ -81,5 +82,11 @@ export function diagnose(inputs: DiagnoseInputs): Finding[] {
   const facts = assembleOfflineFacts(inputs)
   const fromChecks = runChecks(facts, inputs.expected)
   const fromLogs = (inputs.logs ?? []).flatMap((log) => scanLog(log.text, log.source, facts.ray))
-  return sortFindings(dedupe([...fromChecks, ...nameNodes(fromLogs, facts, inputs.expected)]))
+  // Each node's start-up phases and, where several nodes failed, the first failing line leading its cascade.
+  const timeline = logTimelineFindings(inputs.logs ?? [], inputs.expected?.nodes)
+  return [
+    ...timeline.filter((f) => f.code === 'STARTUP_FIRST_FAILURE'),
+    ...sortFindings(dedupe([...fromChecks, ...nameNodes(fromLogs, facts, inputs.expected)])),
+    ...timeline.filter((f) => f.code === 'STARTUP_TIMELINE'),
+  ]
 }

@@ -130,6 +130,10 @@ export const FINDING_CODES = [
   // vLLM's native multi-node mode, watched as it starts (src/preflight/watch-rendezvous.ts)
   'RENDEZVOUS_NODE_NOT_RUNNING',
   'RENDEZVOUS_INCOMPLETE',
+  // The start-up timeline of every node (src/preflight/startup-report.ts)
+  'STARTUP_PHASE_STALLED',
+  'STARTUP_FIRST_FAILURE',
+  'STARTUP_TIMELINE',
   'SMOKE_FAILED',
   // Smoke test (src/smoke/)
   'SMOKE_NOT_READY',

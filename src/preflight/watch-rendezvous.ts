@@ -19,6 +19,8 @@ import type { Transport } from '../transport/transport.js'
 import type { Finding } from './finding.js'
 import { type GroupView, type MemberView, judgeGroup, nativeGroupPoll, parseNodePoll } from './native-group.js'
 import { type LogWatcher, createLogWatcher } from './signatures.js'
+import { stallFinding, withTimeline } from './startup-report.js'
+import { type StartupTimeline, stallSentence } from './startup-timeline.js'
 import { withUnexplained } from './watch-vllm.js'
 
 export interface RendezvousResult {
@@ -36,6 +38,8 @@ export interface RendezvousOptions {
   readonly pollMs?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (message: string) => void
+  /** Every node's start-up phases, fed from each node's own log (the head's watch goes on with it). */
+  readonly timeline?: StartupTimeline
 }
 
 interface Watched {
@@ -49,7 +53,7 @@ interface Watched {
 }
 
 /** Poll every node once, at the same time; their logs go through each node's signature watcher. */
-async function pollAll(m: Manifest, nodes: readonly Watched[], signal?: AbortSignal): Promise<GroupView> {
+async function pollAll(m: Manifest, nodes: readonly Watched[], signal?: AbortSignal, timeline?: StartupTimeline): Promise<GroupView> {
   const polls = await Promise.all(
     nodes.map(async (n) => {
       const r = await n.transport.run(nativeGroupPoll(m, n.offset), {
@@ -61,6 +65,7 @@ async function pollAll(m: Manifest, nodes: readonly Watched[], signal?: AbortSig
         n.offset += Buffer.byteLength(poll.log)
         n.tail = (n.tail + poll.log).slice(-16 * 1024)
         n.watcher.push(poll.log)
+        timeline?.push(n.name, poll.log, Date.now())
       }
       return { name: n.name, rank: n.rank, fabricIp: n.fabricIp, poll }
     }),
@@ -127,14 +132,15 @@ export async function watchRendezvous(transports: ReadonlyMap<string, Transport>
   let lastProgress = started
   const done = (formed: boolean, findings: readonly Finding[], reason: string, group?: GroupView): RendezvousResult => ({
     formed,
-    findings,
+    // A group that did not form leads with the first failing line of all nodes, and closes with the timeline.
+    findings: formed || !opts.timeline ? findings : withTimeline(findings, opts.timeline, Date.now(), ''),
     reason,
     waitedMs: Date.now() - started,
     ...(group && { group }),
   })
   for (;;) {
     if (opts.signal?.aborted) return { ...done(false, [], 'cancelled while waiting for the process group'), cancelled: true }
-    const group = await pollAll(m, nodes, opts.signal)
+    const group = await pollAll(m, nodes, opts.signal, opts.timeline)
     if (opts.signal?.aborted) return { ...done(false, [], 'cancelled while waiting for the process group'), cancelled: true }
     const errors = nodes.flatMap((n) => n.watcher.findings.filter((f) => f.severity === 'error').map((f) => ({ ...f, node: f.node ?? n.name })))
     if (errors.length > 0) return done(false, errors, `${errors[0]!.code} on ${errors[0]!.node} after ${secondsSince(started)} s`, group)
@@ -152,6 +158,14 @@ export async function watchRendezvous(transports: ReadonlyMap<string, Transport>
       const found = [...withUnexplained(w.watcher).filter((f) => f.severity === 'error'), notRunning(m, gone, w)]
       return done(false, found, `vllm serve is not running on ${gone.node}`, group)
     }
+    const stalls = opts.timeline?.stalls(Date.now()) ?? []
+    if (stalls.length > 0)
+      return done(
+        false,
+        stalls.map((x) => stallFinding(m, x)),
+        stallSentence(stalls[0]!),
+        group,
+      )
     if (group.storeUp) storeUpAt ??= Date.now()
     const late = storeUpAt !== undefined && Date.now() - storeUpAt > (opts.joinGraceMs ?? 20_000) ? group.members.find((x) => !x.joined) : undefined
     if (late)

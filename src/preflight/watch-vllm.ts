@@ -10,11 +10,13 @@
 import type { Manifest } from '../manifest/schema.js'
 import { shScript } from '../command/shell.js'
 import { boundedTimeoutSeconds } from '../manifest/ssh-settings.js'
-import { VLLM_LOG, vllmHealthUrl } from '../plan/node-commands.js'
+import { VLLM_LOG, headOf, vllmHealthUrl } from '../plan/node-commands.js'
 import type { Transport } from '../transport/transport.js'
 import type { RayView } from './facts.js'
 import type { Finding } from './finding.js'
 import { createLogWatcher, type LogWatcher } from './signatures.js'
+import { stallFinding, startupTimelineFor, whereNow, withTimeline } from './startup-report.js'
+import { type StartupTimeline, stallSentence, timelineLines } from './startup-timeline.js'
 
 export interface WatchResult {
   readonly ready: boolean
@@ -30,6 +32,10 @@ export interface WatchResult {
   readonly notRunning?: NotRunning
   /** The watch ended because its signal was aborted (a cancelled rollout): not a failure of vLLM. */
   readonly cancelled?: boolean
+  /** A node stayed in one phase of the start past its budget (smoke.phaseBudgetSeconds). */
+  readonly stalled?: boolean
+  /** Each node's phases with their durations, one line per node (the findings carry them too when the start failed). */
+  readonly timeline: readonly string[]
 }
 
 export type NotRunning = 'exited' | 'no-container' | 'container-stopped' | 'never-started'
@@ -45,6 +51,14 @@ export interface WatchOptions {
   readonly signal?: AbortSignal
   /** A "still waiting" progress line (elapsed time, last log line) at most this often; default 5000. */
   readonly progressEveryMs?: number
+  /** The start-up timeline to go on with (the native mode's rendezvous watch began it); default a new one. */
+  readonly timeline?: StartupTimeline
+  /**
+   * Every node's transport: when the start fails, each other node's own lines are read into the
+   * timeline (under Ray its newest Ray worker logs: a driver that exits at once never receives the
+   * lines Ray would forward from the worker that failed first; in the native mode its serve log).
+   */
+  readonly nodes?: ReadonlyMap<string, Transport>
 }
 
 /**
@@ -63,6 +77,35 @@ const POLL_SCRIPT = [
   'echo "@@log"',
   'docker exec "$c" tail -c +"$off" "$log" 2>/dev/null | head -c "$5" || true',
 ].join('\n')
+
+/** The newest Ray worker logs of a node's container (a worker's vLLM lines under Ray), each from its end. */
+const WORKER_LOGS = [
+  'c=$1; n=$2; ray=/tmp/ray/session_latest/logs',
+  'for f in $(docker exec "$c" ls -t "$ray" 2>/dev/null | grep -E "^worker-[0-9a-f-]+\\.(out|err)$" | head -4); do docker exec "$c" tail -c "$n" "$ray/$f" 2>/dev/null; echo; done',
+].join('\n')
+
+/** A node's own vllm serve log (the native mode's other nodes), from its end. */
+const SERVE_LOG = 'docker exec "$1" tail -c "$2" "$3" 2>/dev/null || true'
+
+/**
+ * Each other node's own lines into the timeline: its newest Ray worker logs under Ray, its vllm serve
+ * log in the native mode (its end: lines the rendezvous watch read already change nothing).
+ */
+async function readWorkerLogs(m: Manifest, nodes: ReadonlyMap<string, Transport>, timeline: StartupTimeline): Promise<void> {
+  const head = headOf(m).name
+  const read =
+    m.vllm.executorBackend === 'mp'
+      ? shScript(SERVE_LOG, m.container.name, String(16 * 1024), VLLM_LOG)
+      : shScript(WORKER_LOGS, m.container.name, String(16 * 1024))
+  await Promise.all(
+    m.nodes
+      .filter((n) => n.name !== head && nodes.has(n.name))
+      .map(async (n) => {
+        const r = await nodes.get(n.name)!.run(read, { timeoutMs: boundedTimeoutSeconds(m.ssh, 30) * 1000 })
+        if (r.stdout.trim() !== '') timeline.push(n.name, r.stdout, Date.now())
+      }),
+  )
+}
 
 /** At most this much of the log per poll (the transport's output limit is far above it); the rest comes next poll. */
 const LOG_BYTES_PER_POLL = 1024 * 1024
@@ -89,13 +132,29 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
   let text = ''
   const tail = () => text.split('\n').slice(-40).join('\n')
   let lastProgress = started
-  const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => ({
-    ready,
-    findings,
-    waitedMs: Date.now() - started,
-    reason,
-    logTail: tail(),
-  })
+  // Every node's phases, from the head's log (Ray forwards each worker's lines to it, with its address).
+  const timeline = opts.timeline ?? startupTimelineFor(m)
+  const source = headOf(m).name
+  const result = (ready: boolean, findings: readonly Finding[], reason: string): WatchResult => {
+    const now = Date.now()
+    if (ready) timeline.ready(now)
+    // A start that succeeded keeps its findings as they were; one that failed leads with its first failure.
+    const all = ready ? [...findings] : withTimeline(findings, timeline, now, source)
+    const first = all[0]?.code === 'STARTUP_FIRST_FAILURE' ? all[0].evidence['first failure'] : undefined
+    return {
+      ready,
+      findings: all,
+      waitedMs: now - started,
+      reason: first ? `${reason}; the first failure: ${first}` : reason,
+      logTail: tail(),
+      timeline: timelineLines(timeline.view(), now),
+    }
+  }
+  // A failed start: the other nodes' own lines first (the first failure may be one of them).
+  const failed = async (findings: readonly Finding[], reason: string): Promise<WatchResult> => {
+    if (opts.nodes) await readWorkerLogs(m, opts.nodes, timeline)
+    return result(false, findings, reason)
+  }
   const cancelled = (): WatchResult => ({ ...result(false, watcher.findings, 'cancelled while waiting for /health'), cancelled: true })
   for (;;) {
     if (opts.signal?.aborted) return cancelled()
@@ -110,13 +169,18 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
     if (chunk.length > 0) {
       offset += Buffer.byteLength(chunk)
       text = (text + chunk).slice(-KEPT)
+      timeline.push(source, chunk, Date.now())
       for (const f of watcher.push(chunk)) opts.onProgress?.(`vllm log: ${f.code}: ${f.message}`)
       const stopping = watcher.findings.filter(stopOn)
       // A server that answers /health 200 is ready, whatever its log said on the way (a placement group that waited, then formed).
       if (stopping.length > 0 && !flags.includes('@@ready'))
-        return result(false, stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+        return failed(stopping, `${stopping[0]!.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     }
     if (flags.includes('@@ready')) return result(true, watcher.findings, 'GET /health answered 200')
+    // A node past its phase's budget: reported now, not at the deadline.
+    const stalls = timeline.stalls(Date.now())
+    if (stalls.length > 0 && !flags.includes('@@exited'))
+      return { ...result(false, [...stalls.map((x) => stallFinding(m, x)), ...withUnexplained(watcher)], stallSentence(stalls[0]!)), stalled: true }
     if (flags.includes('@@exited')) {
       watcher.end()
       // Never silent: a log that names no known failure still brings its failure lines (UNRECOGNISED_FAILURE).
@@ -135,13 +199,14 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
         'container-stopped': `vllm serve is not running: the container ${c} is stopped`,
         'never-started': `vllm serve never started in ${c}: it is not running and ${VLLM_LOG} is empty or missing`,
       }
-      return { ...result(false, last, reason[why]), notRunning: why }
+      return { ...(await failed(last, reason[why])), notRunning: why }
     }
-    if (Date.now() - started > opts.deadlineMs) return result(false, withUnexplained(watcher), `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
+    if (Date.now() - started > opts.deadlineMs) return failed(withUnexplained(watcher), `not ready after ${Math.round(opts.deadlineMs / 1000)} s`)
     if (opts.onProgress && Date.now() - lastProgress >= (opts.progressEveryMs ?? 5000)) {
       lastProgress = Date.now()
+      const phases = whereNow(timeline, lastProgress)
       opts.onProgress(
-        `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}`,
+        `waiting for vLLM on ${head.label}: ${Math.round((lastProgress - started) / 1000)} s; last log line: ${lastLogLine(text) || '(none yet)'}${phases ? `; phases now: ${phases}` : ''}`,
       )
     }
     await pause(opts.pollMs ?? 2000, opts.signal)

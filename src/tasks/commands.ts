@@ -93,6 +93,7 @@ const ROLLOUT_OUTPUTS: readonly OutputName[] = [
   'changed',
   'rolled-back',
   'facts-file',
+  'bundle',
   ...FINDINGS_OUTPUTS,
   ...SMOKE_FIGURES,
 ]
@@ -120,6 +121,7 @@ const rolloutOptions = (ctx: CommandContext) => ({
   ...(ctx.values.force && { force: true }),
   ...(ctx.values.onFailure && { onFailure: ctx.values.onFailure }),
   ...(ctx.values.to && { to: ctx.values.to }),
+  ...(ctx.values.bundleDir !== undefined && { bundle: true }),
 })
 
 export const COMMANDS = [
@@ -177,7 +179,7 @@ export const COMMANDS = [
   {
     name: 'deploy',
     summary: 'roll a release out through every gate; unchanged content restarts nothing',
-    options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'hfToken', 'factsOut', 'json'],
+    options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'hfToken', 'factsOut', 'bundleDir', 'json'],
     required: ['manifest'],
     ssh: true,
     cancellable: true,
@@ -187,7 +189,7 @@ export const COMMANDS = [
   {
     name: 'rollback',
     summary: 'start an earlier release from its files on the nodes, make it current',
-    options: ['manifest', 'to', 'waitLock', ...ssh, 'factsOut', 'json'],
+    options: ['manifest', 'to', 'waitLock', ...ssh, 'factsOut', 'bundleDir', 'json'],
     required: ['manifest'],
     ssh: true,
     cancellable: true,

@@ -3,8 +3,9 @@
  * transport per node, run the rollout, and turn its report into one outcome for both front doors.
  */
 import { userInfo } from 'node:os'
+import { BUNDLE_DIR, type NodeLogs, bundleFiles, readNodeLogs } from '../deploy/diagnostics-bundle.js'
 import { resolveReleaseId } from '../deploy/release-id.js'
-import { ON_FAILURE, type OnFailure, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
+import { ON_FAILURE, type OnFailure, type RolloutOptions, type RolloutReport, type RolloutStage, deployRelease, rollbackRelease } from '../deploy/rollout.js'
 import { type Problem, type Result, fail, ok, problem } from '../result/result.js'
 import type { LockHolder } from '../deploy/lock.js'
 import type { SmokeGate } from '../deploy/smoke-seam.js'
@@ -16,7 +17,7 @@ import { renderRolloutMarkdown, renderRolloutText, rolloutHeadline } from '../re
 import { SshTransport } from '../transport/ssh.js'
 import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
-import { type TaskOutcome, usageError } from './outcome.js'
+import { type OutputFile, type TaskOutcome, usageError } from './outcome.js'
 import { findingAnnotations } from './findings-outcome.js'
 import { checkOverrides, loadOrFail, loadWithLaunchScript, withManifestWarnings } from './validate.js'
 
@@ -36,6 +37,8 @@ export interface DeployTaskOptions {
   readonly signal?: AbortSignal
   readonly onProgress?: (m: string) => void
   readonly onStage?: (stage: RolloutStage, event: 'start' | 'end') => void
+  /** Make the diagnostics bundle even when the rollout passes (the CLI's --bundle-dir); a failed one always has it. */
+  readonly bundle?: boolean
   /** Override how nodes are reached (tests); default SSH from the manifest. */
   readonly connect?: (m: Manifest, node: ManifestNode) => Promise<Result<Transport>>
 }
@@ -72,7 +75,7 @@ const errorCount = (r: RolloutReport): number => {
   return r.result === 'failed' && errors === 0 ? 1 : errors
 }
 
-export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Manifest): TaskOutcome {
+export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Manifest, bundle: readonly OutputFile[] = []): TaskOutcome {
   const headline = rolloutHeadline(cluster, r)
   const ok = r.result === 'deployed' || r.result === 'unchanged' || r.result === 'rolled-back'
   const json = findingsJson(r.findings)
@@ -104,8 +107,33 @@ export function rolloutOutcome(cluster: string, r: RolloutReport, manifest?: Man
       'warning-count': String(r.findings.filter((f) => f.severity === 'warning').length),
       ...(r.smoke?.outputs ?? {}),
     },
-    files: facts ? [{ output: 'facts-file', fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : [],
+    files: [
+      ...(facts ? [{ output: 'facts-file' as const, fileName: 'vllm-ray-deploy-facts.json', content: JSON.stringify(facts, null, 2) + '\n' }] : []),
+      ...bundle,
+    ],
   }
+}
+
+/**
+ * A rollout with its diagnostics bundle (src/deploy/diagnostics-bundle.ts): the nodes' logs are read
+ * when it fails, before on-failure replaces the failed release (or after it, when asked for a bundle
+ * of a rollout that passed); the bundle's files go to report-dir/bundle/, bundle.json last.
+ */
+async function withBundle(
+  m: Manifest,
+  transports: ReadonlyMap<string, Transport>,
+  opts: DeployTaskOptions,
+  rollout: (onFailed: RolloutOptions['onFailed']) => Promise<RolloutReport>,
+): Promise<{ report: RolloutReport; bundle: OutputFile[] }> {
+  let logs: NodeLogs | undefined
+  const report = await rollout(async () => {
+    logs = await readNodeLogs(transports, m)
+  })
+  const failed = report.result === 'failed'
+  if (!failed && !opts.bundle) return { report, bundle: [] }
+  logs ??= await readNodeLogs(transports, m)
+  const files = bundleFiles({ m, report, logs, why: failed ? 'failed' : 'requested', now: new Date() })
+  return { report, bundle: files.map((f) => ({ output: 'bundle', fileName: `${BUNDLE_DIR}/${f.path}`, content: f.content })) }
 }
 
 /** One transport per node, closed after `fn`; a node that cannot be reached is a Problem (nothing was changed). */
@@ -153,25 +181,28 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
   const onFailure = policy.value
   const actor = rolloutActor(opts.env)
   const out = await withTransports(m, opts, (transports) =>
-    deployRelease({
-      manifest: m,
-      manifestPath: path,
-      transports,
-      env: opts.env,
-      release: release.value,
-      ...actor,
-      ...(opts.force && { force: true }),
-      ...(onFailure && { onFailure }),
-      ...(opts.image && { image: opts.image }),
-      ...(opts.smoke && { smoke: opts.smoke }),
-      ...(opts.waitLock && { waitLock: true }),
-      ...(opts.onLock && { onLock: opts.onLock }),
-      ...(opts.signal && { signal: opts.signal }),
-      ...(opts.onProgress && { onProgress: opts.onProgress }),
-      ...(opts.onStage && { onStage: opts.onStage }),
-    }),
+    withBundle(m, transports, opts, (onFailed) =>
+      deployRelease({
+        manifest: m,
+        manifestPath: path,
+        transports,
+        env: opts.env,
+        release: release.value,
+        ...actor,
+        ...(opts.force && { force: true }),
+        ...(onFailure && { onFailure }),
+        ...(opts.image && { image: opts.image }),
+        ...(opts.smoke && { smoke: opts.smoke }),
+        ...(opts.waitLock && { waitLock: true }),
+        ...(opts.onLock && { onLock: opts.onLock }),
+        ...(opts.signal && { signal: opts.signal }),
+        ...(opts.onProgress && { onProgress: opts.onProgress }),
+        ...(opts.onStage && { onStage: opts.onStage }),
+        onFailed,
+      }),
+    ),
   )
-  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem), loaded.value.warnings)
+  return withManifestWarnings(out.ok ? rolloutOutcome(m.cluster, out.value.report, m, out.value.bundle) : unreachable(out.problem), loaded.value.warnings)
 }
 
 export async function rollbackTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
@@ -185,20 +216,23 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
   }
   const actor = rolloutActor(opts.env)
   const out = await withTransports(m, opts, (transports) =>
-    rollbackRelease({
-      manifest: m,
-      manifestPath: path,
-      transports,
-      env: opts.env,
-      ...actor,
-      ...(opts.to && { to: opts.to }),
-      ...(opts.smoke && { smoke: opts.smoke }),
-      ...(opts.waitLock && { waitLock: true }),
-      ...(opts.onLock && { onLock: opts.onLock }),
-      ...(opts.signal && { signal: opts.signal }),
-      ...(opts.onProgress && { onProgress: opts.onProgress }),
-      ...(opts.onStage && { onStage: opts.onStage }),
-    }),
+    withBundle(m, transports, opts, (onFailed) =>
+      rollbackRelease({
+        manifest: m,
+        manifestPath: path,
+        transports,
+        env: opts.env,
+        ...actor,
+        ...(opts.to && { to: opts.to }),
+        ...(opts.smoke && { smoke: opts.smoke }),
+        ...(opts.waitLock && { waitLock: true }),
+        ...(opts.onLock && { onLock: opts.onLock }),
+        ...(opts.signal && { signal: opts.signal }),
+        ...(opts.onProgress && { onProgress: opts.onProgress }),
+        ...(opts.onStage && { onStage: opts.onStage }),
+        onFailed,
+      }),
+    ),
   )
-  return warned(out.ok ? rolloutOutcome(m.cluster, out.value, m) : unreachable(out.problem))
+  return warned(out.ok ? rolloutOutcome(m.cluster, out.value.report, m, out.value.bundle) : unreachable(out.problem))
 }

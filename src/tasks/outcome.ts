@@ -32,6 +32,7 @@ export const OUTPUT_NAMES = [
   'fix-file',
   'summary-file',
   'report-dir',
+  'bundle',
   'release',
   'previous-release',
   'image-id',

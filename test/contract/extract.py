@@ -111,6 +111,26 @@ LOGS = {
     "ray-shutdown": "Shutting down Ray distributed executor",
     "host-ip-deprecated": "HOST_IP is deprecated",
     "engine-fatal": "EngineCore encountered a fatal error",
+    # The phases of a start (src/preflight/startup-phases.ts): the first line of each, and the lines
+    # that say one ended, as vLLM prints them from config to the API server.
+    "resolved-arch": "Resolved architecture",
+    "nccl-version": "vLLM is using nccl",
+    "load-scratch": "Loading model from scratch",
+    "weights-took": "Loading weights took",
+    "shards-progress": "Loading safetensors checkpoint shards",
+    "compile-cache": "Using cache directory",
+    "compile-load": "Directly load the compiled graph",
+    "dynamo": "Dynamo bytecode transform time",
+    "compile-graph": "Compiling a graph for",
+    "memory-profiling": "Memory profiling takes",
+    "kv-memory": "Available KV cache memory",
+    "fi-autotune": "FlashInfer autotun",
+    "cuda-graph": "Capturing CUDA graph",
+    "graph-finished": "Graph capturing finished",
+    "init-engine-took": "init engine (profile",
+    "torch-compile-total": "torch.compile took",
+    "profiling-run": "Initial profiling/warmup run",
+    "cuda-graph-memory": "Profiling CUDA graph memory",
 }
 
 # The HTTP routes the smoke requests (src/smoke/) and the stand-in serves.

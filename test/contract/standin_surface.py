@@ -189,6 +189,8 @@ def main() -> int:
     logs["load-took"].append({"file": "vllm/standin/worker.py", "function": "load_model", "call": "logger.info", "format": release.load_took_format})
     if not release.logs_load_start:
         logs["load-start"] = []
+    else:
+        logs["load-scratch"] = []
     if not release.classic_executor:
         logs = {k: ([] if k in CLASSIC_ONLY else v) for k, v in logs.items()}
     doc = {

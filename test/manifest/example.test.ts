@@ -70,6 +70,15 @@ describe('defaults', () => {
       launch: { mode: 'builtin' },
       smoke: {
         readyTimeoutSeconds: 1800,
+        phaseBudgetSeconds: {
+          config: 300,
+          distributedInit: 600,
+          weightsLoading: 1800,
+          compilation: 1200,
+          kvCacheProfiling: 600,
+          cudaGraphCapture: 600,
+          apiServer: 300,
+        },
         requestTimeoutSeconds: 120,
         stream: true,
         burst: { requests: 0, maxTokens: 32 },

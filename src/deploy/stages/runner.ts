@@ -166,6 +166,7 @@ export async function handleFailure(r: Rollout, run: ListRun): Promise<Handled |
       detail: `the deploy lock was lost before ${stopped.stage}: no on-failure action ran (another rollout may hold the cluster now); ${left}; current still names ${ctx.previousRelease ?? '(none)'}`,
     }
   }
+  await ctx.o.onFailed?.(stopped.stage)
   if (r.onFailure === 'none' || stopped.by.final) return undefined
   const prev = ctx.previousRelease ?? '(none)'
   if (!changedBy(run)) return { action: 'none', ok: true, detail: stopped.by.untouched?.(ctx) ?? 'nothing was changed on the nodes' }

@@ -7,6 +7,8 @@
 import { executePlan } from '../../execute/execute.js'
 import { stdinProvider } from '../../execute/inputs.js'
 import type { Finding } from '../../preflight/finding.js'
+import { startupTimelineFor } from '../../preflight/startup-report.js'
+import type { StartupTimeline } from '../../preflight/startup-timeline.js'
 import { watchRendezvous } from '../../preflight/watch-rendezvous.js'
 import { watchVllmStartup } from '../../preflight/watch-vllm.js'
 import { headOf } from '../../plan/node-commands.js'
@@ -133,9 +135,10 @@ export const clusterWaitStage: Stage<PhaseNeeds> = {
  * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that
  * cannot complete stops here within seconds (src/preflight/watch-rendezvous.ts).
  */
-async function rendezvousGate(ctx: StageInput<'m'>): Promise<StageOutcome> {
+async function rendezvousGate(ctx: StageInput<'m'>, timeline: StartupTimeline): Promise<StageOutcome> {
   const { m, o, io } = ctx
   const w = await watchRendezvous(o.transports, m, {
+    timeline,
     deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
     ...(o.signal && { signal: o.signal }),
     onProgress: io.progress,
@@ -165,17 +168,22 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
     const { executed } = started
     const { m, o, io } = ctx
     const head = headOf(m)
+    // Every node's phases (src/preflight/startup-timeline.ts), across the rendezvous and the head's watch.
+    const timeline = startupTimelineFor(m)
     if (m.vllm.executorBackend === 'mp') {
-      const group = await rendezvousGate(ctx)
+      const group = await rendezvousGate(ctx, timeline)
       if (group.next === 'stop') return { ...group, executed }
     }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
+      timeline,
+      nodes: o.transports,
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
       ...(ctx.facts.ray && { ray: ctx.facts.ray }),
       ...(o.signal && { signal: o.signal }),
       onProgress: io.progress,
     })
     io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
+    for (const line of w.timeline) io.progress(`vllm start-up: ${line}`)
     if (w.ready) return proceed({}, { executed })
     // A cancel while waiting for /health is a cancel, not a failure of vLLM: no on-failure action.
     if (w.cancelled || io.cancelled)
@@ -196,6 +204,8 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
             fix,
           },
         ]
-    return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix), { executed, findings: add })
+    // Each node's phases (info) with the errors: the report and the diagnostics bundle show where the start got to.
+    const timelineFindings = w.findings.filter((f) => f.code === 'STARTUP_TIMELINE')
+    return stop(problem('VLLM_NOT_READY', `vllm serve: ${w.reason}`, fix), { executed, findings: [...add, ...timelineFindings] })
   },
 }

@@ -12,6 +12,8 @@ start_ray() {
   local vllm_host_ip=$1; shift
   local env_args=(-e "NCCL_SOCKET_IFNAME=$VRD_FABRIC_IFNAME" -e "GLOO_SOCKET_IFNAME=$VRD_FABRIC_IFNAME")
   [ -n "$vllm_host_ip" ] && env_args+=(-e "VLLM_HOST_IP=$vllm_host_ip")
+  # A stand-in fault for this node's container (NAME=value: vllm/standin/faults.py), set by a scenario.
+  [ -n "${VRD_STANDIN_FAULT:-}" ] && env_args+=(-e "$VRD_STANDIN_FAULT")
   docker run --detach --name "$VRD_CONTAINER" --network host --gpus all --shm-size 1g \
     "${env_args[@]}" --entrypoint ray "$VRD_IMAGE" \
     start --block --num-gpus="$VRD_GPUS" --num-cpus=1 --object-store-memory=100000000 --disable-usage-stats "$@"

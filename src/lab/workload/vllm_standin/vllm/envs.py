@@ -79,6 +79,15 @@ environment_variables: dict[str, Callable[[], Any]] = {
     # 0: like real vLLM's classic executor, whose check_health is a no-op:
     #    /health stays 200 until a request hits the dead worker.
     "VLLM_STANDIN_HEALTH_CHECKS_WORKERS": _bool("VLLM_STANDIN_HEALTH_CHECKS_WORKERS", "1"),
+    # Faults in a chosen phase of the start, on a chosen node (vllm/standin/faults.py): a worker
+    # stalls (hangs with no further line) or dies (logs an ERROR line and raises) on entering the
+    # phase: "distributed-init", "weights-loading" or "kv-cache-profiling" (the names of
+    # src/preflight/startup-phases.ts). Empty: no fault.
+    "VLLM_STANDIN_STALL_IN": lambda: os.getenv("VLLM_STANDIN_STALL_IN", "").strip(),
+    "VLLM_STANDIN_DIE_IN": lambda: os.getenv("VLLM_STANDIN_DIE_IN", "").strip(),
+    # The node the fault happens on: its IP (VLLM_HOST_IP, or the address vLLM would use) or its host
+    # name; empty: every node.
+    "VLLM_STANDIN_FAULT_NODE": lambda: os.getenv("VLLM_STANDIN_FAULT_NODE", "").strip(),
 }
 
 

@@ -18,6 +18,7 @@ import time
 import vllm.envs as envs
 from vllm.logger import init_logger
 from vllm.standin import act_as
+from vllm.standin import faults
 from vllm.standin import toy_model
 from vllm.distributed.parallel_state import init_distributed_environment
 from vllm.utils.network_utils import get_ip, get_tcp_uri
@@ -71,14 +72,19 @@ class StandinWorker:
         self.rank = rank
         self.world_size = world_size
         listener, self._listener = self._listener, None
+        faults.at_phase("distributed-init", rank)
         init_distributed_environment(world_size, rank, distributed_init_method, local_rank, "nccl", listener)
         self.shard = toy_model.shard_ids(rank, world_size)
         if act_as.release().logs_load_start:
             logger.info("Starting to load model %s...", model)
+        else:
+            logger.info("Loading model from scratch...")
+        faults.at_phase("weights-loading", rank)
         delay = envs.VLLM_STANDIN_LOAD_DELAY_S
         if delay > 0:
             time.sleep(delay)
         logger.info(act_as.release().load_took_format, "0.0", max(delay, 0.0))
+        faults.at_phase("kv-cache-profiling", rank)
         logger.info(
             "Stand-in model: vocabulary shard %d of %d, %d tokens",
             rank,
