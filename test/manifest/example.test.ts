@@ -7,6 +7,9 @@ import { loadManifestFile, parseManifest } from '../../src/manifest/load.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { BASE } from './fixtures/base-manifest.js'
 
+/** Any part of T: the values this test names, checked with toMatchObject. */
+type DeepPartial<T> = T extends readonly (infer U)[] ? readonly DeepPartial<U>[] : T extends object ? { readonly [K in keyof T]?: DeepPartial<T[K]> } : T
+
 interface JsonNode {
   readonly properties?: Record<string, JsonNode>
   readonly default?: unknown
@@ -89,7 +92,7 @@ describe('defaults', () => {
       },
       deploy: { onFailure: 'rollback', lockTtlMinutes: 60, releasesKept: 3, scriptCheck: 'warn' },
       preflight: { collective: true, collectiveTimeoutSeconds: 45 },
-    } satisfies Manifest
+    } satisfies DeepPartial<Manifest>
     expect(manifest).toMatchObject(expected)
   })
 
