@@ -201,7 +201,7 @@ export const COMMANDS = [
     name: 'rollback',
     summary: 'start an earlier release from its files on the nodes, make it current',
     readme:
-      '`--to RELEASE`: starts an earlier release from its own files on the nodes, through the same gates, and makes it current; with no release named it goes to the one before `current`, or starts `current` again when that release is not running on every node (a deploy stopped it and could not bring it back, a node was lost mid-rollout)',
+      'starts an earlier release (the one named, or the one before `current`) from its own files on the nodes, through the same gates, and makes it current; with none named, when `current` is not running on every node (a deploy stopped it and could not bring it back, a node was lost mid-rollout), it starts `current` again',
     options: ['manifest', 'to', 'waitLock', ...ssh, 'factsOut', 'json'],
     required: ['manifest'],
     ssh: true,
@@ -214,7 +214,7 @@ export const COMMANDS = [
     synopsis: 'status|release',
     summary: 'the deploy lock on the head; release removes an expired lock (any lock when forced)',
     readme:
-      "`status`, `release`: the deploy lock on the head (`<state dir>/<cluster>/deploy.lock`, taken with an atomic `mkdir`): who holds it, for which run and release, since when, until when. `release` removes an expired lock; `--force` any lock. The Action's post step releases a lock its own main step left behind (by token, never someone else's)",
+      "`status`, `release`: the deploy lock on the head (`<state dir>/<cluster>/deploy.lock`, taken with an atomic `mkdir`): who holds it, for which run and release, since when, until when. `release` removes an expired lock; forced, any lock. The Action's post step releases a lock its own main step left behind (by token, never someone else's)",
     options: ['manifest', 'force', ...ssh, 'json'],
     required: ['manifest'],
     ssh: true,
