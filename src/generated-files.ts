@@ -1,6 +1,6 @@
 /**
  * Every file (or block of a file) generated from the code, in one list: the manifest's JSON Schema,
- * the manifest reference, action.yml, and the folder table of docs/architecture.md. `npm run schema`
+ * the manifest reference, action.yml, the README's command table and the folder table of docs/architecture.md. `npm run schema`
  * (.ci/generate.mjs) writes them; test/manifest/generated-files.test.ts fails when a committed one
  * differs from what this renders.
  */
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { renderActionYml } from './action/action-yml.js'
 import { renderManifestJsonSchema } from './manifest/json-schema.js'
 import { renderManifestReference } from './manifest/reference.js'
+import { COMMANDS, type CommandSpec } from './tasks/commands.js'
 
 export interface GeneratedFile {
   /** Absolute path of the committed file. */
@@ -22,6 +23,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SRC = join(ROOT, 'src')
 const ARCHITECTURE = join(ROOT, 'docs', 'architecture.md')
 const BLOCK = 'src-folders'
+const README = join(ROOT, 'README.md')
 
 /** Every folder under src/ (src/ itself first), depth first in name order. */
 export function srcFolders(dir: string = SRC): string[] {
@@ -41,6 +43,12 @@ export function renderSrcFolderTable(): string {
   return ['| folder | .ts files | other files |', '| --- | --- | --- |', ...rows].join('\n')
 }
 
+/** The README's command table: one row per command of the table, in its order. */
+export function renderCommandTable(): string {
+  const rows = (COMMANDS as readonly CommandSpec[]).map((c) => `| \`${c.name}\` | ${c.readme ?? c.summary} |`)
+  return ['| command | what it does |', '| --- | --- |', ...rows].join('\n')
+}
+
 /** `text` with the block `name` (between its start and end comments) holding `body`. */
 export function replaceBlock(text: string, name: string, body: string): string {
   const start = new RegExp(`<!-- ${name}:start[^>]*-->`).exec(text)
@@ -55,6 +63,7 @@ export const GENERATED_FILES: readonly GeneratedFile[] = [
   { path: join(SRC, 'manifest', 'cluster-manifest.schema.json'), render: renderManifestJsonSchema },
   { path: join(ROOT, 'docs', 'manifest-reference.md'), render: renderManifestReference },
   { path: join(ROOT, 'action.yml'), render: renderActionYml },
+  { path: README, render: () => replaceBlock(readFileSync(README, 'utf8'), 'commands', renderCommandTable()) },
   { path: ARCHITECTURE, render: () => replaceBlock(readFileSync(ARCHITECTURE, 'utf8'), BLOCK, renderSrcFolderTable()) },
 ]
 

@@ -5,9 +5,9 @@
  * holds action.yml's inputs, outputs and their descriptions against this table).
  *
  * Adding a command: one row in COMMANDS (and its options in OPTIONS if new), its task, then
- * `npm run schema`: action.yml is generated from this table and src/action/action-yml.ts (the
- * command list, each input and output with the commands that use it; a new input or output also
- * needs its text there).
+ * `npm run schema`: action.yml (with src/action/action-yml.ts: the command list, each input and
+ * output with the commands that use it; a new input or output also needs its text there) and the
+ * README's command table (each row's `readme`, else its `summary`) are generated from this table.
  */
 import { OPTIONS, type OptionEntry } from '../command/options.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
@@ -66,6 +66,8 @@ export interface CommandSpec {
   /** The CLI usage's argument line after the name (options are listed from `options`). */
   readonly synopsis?: string
   readonly summary: string
+  /** The README's cell for it when it says more than `summary` (Markdown, links from the repository root); the README's command table is generated from the table (npm run schema). */
+  readonly readme?: string
   readonly options: readonly OptionKey[]
   /** Options that must be given (a usage error names the first missing one). */
   readonly required?: readonly OptionKey[]
@@ -128,6 +130,7 @@ export const COMMANDS = [
   {
     name: 'validate',
     summary: 'check a cluster manifest; every error with file:line:col',
+    readme: 'checks a cluster manifest; every error at once, each with `file:line:col`, a message and a fix',
     options: ['manifest', 'json'],
     required: ['manifest'],
     action: { outputs: ['error-count', 'warning-count', 'cluster'] },
@@ -136,6 +139,8 @@ export const COMMANDS = [
   {
     name: 'plan',
     summary: 'the exact commands a deploy runs, node by node',
+    readme:
+      "the exact commands a deploy runs, phase by phase and node by node, with what each release's `start.sh` and `serve.sh` run and the checks and lock around them (argv as data; `--json`)",
     options: ['manifest', 'json', 'image', 'release'],
     required: ['manifest'],
     action: { outputs: ['plan', 'plan-file'] },
@@ -144,6 +149,8 @@ export const COMMANDS = [
   {
     name: 'preflight',
     summary: 'gather facts from every node and Ray; check Ray/vLLM identity',
+    readme:
+      "one SSH round trip per node, in parallel: interfaces, routes, GPUs, the container's env and image, Ray/vLLM/Python versions, the IP vLLM will pin (by vLLM's own rule, inside the container), and Ray's own `ray.nodes()` and `ray status` (pending demands) from the head; then the checks ([findings.md](docs/findings.md))",
     options: ['manifest', 'json', ...ssh, 'factsOut'],
     required: ['manifest'],
     ssh: true,
@@ -153,6 +160,8 @@ export const COMMANDS = [
   {
     name: 'smoke',
     summary: 'wait for vLLM, prove it answers (TTFT, ITL, p95) and spans the cluster',
+    readme:
+      "waits for vLLM on the head (the start-up watcher: `/health`, the process, the log's failure signatures), then through an SSH tunnel (or `smoke.url`) checks `/v1/models`, `/version`, every prompt, one streamed request (TTFT, ITL), an optional burst (p50/p95, tokens/s), `/metrics` before and after, and from Ray on the head that vLLM's placement group is CREATED with TP\u00d7PP bundles on the manifest's nodes at their fabric IPs ([smoke.md](docs/smoke.md))",
     options: ['manifest', 'json', ...ssh],
     required: ['manifest'],
     ssh: true,
@@ -164,6 +173,8 @@ export const COMMANDS = [
   {
     name: 'diagnose',
     summary: 'the same checks offline, on files you have; a launch script read before it runs, its fixes as one patch (--fix-out)',
+    readme:
+      "the same checks offline, on a facts bundle, a pasted `ray.nodes()` (JSON, Python repr, or the `10.1.230.180 {'node:__internal_head__': 1.0, ...}` lines people paste), `ray status` text, and logs",
     options: ['facts', 'rayNodes', 'rayStatus', 'logs', 'manifest', 'launchScript', 'fixOut', 'json'],
     action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
     run: ({ values: v }) =>
@@ -179,6 +190,8 @@ export const COMMANDS = [
   {
     name: 'deploy',
     summary: 'roll a release out through every gate; unchanged content restarts nothing',
+    readme:
+      'rolls a release out through every gate, in order ([deploy.md](docs/deploy.md)); unchanged content restarts nothing; on failure `rollback`, `stop` or `keep`',
     options: ['manifest', 'release', 'image', 'force', 'onFailure', 'waitLock', ...ssh, 'hfToken', 'factsOut', 'bundleDir', 'json'],
     required: ['manifest'],
     ssh: true,
@@ -189,6 +202,8 @@ export const COMMANDS = [
   {
     name: 'rollback',
     summary: 'start an earlier release from its files on the nodes, make it current',
+    readme:
+      'starts an earlier release (the one named, or the one before `current`) from its own files on the nodes, through the same gates, and makes it current; with none named, when `current` is not running on every node (a deploy stopped it and could not bring it back, a node was lost mid-rollout), it starts `current` again',
     options: ['manifest', 'to', 'waitLock', ...ssh, 'factsOut', 'bundleDir', 'json'],
     required: ['manifest'],
     ssh: true,
@@ -200,6 +215,8 @@ export const COMMANDS = [
     name: 'lock',
     synopsis: 'status|release',
     summary: 'the deploy lock on the head; release removes an expired lock (any lock when forced)',
+    readme:
+      "`status`, `release`: the deploy lock on the head (`<state dir>/<cluster>/deploy.lock`, taken with an atomic `mkdir`): who holds it, for which run and release, since when, until when. `release` removes an expired lock; forced, any lock. The Action's post step releases a lock its own main step left behind (by token, never someone else's)",
     options: ['manifest', 'force', ...ssh, 'json'],
     required: ['manifest'],
     ssh: true,
@@ -210,12 +227,14 @@ export const COMMANDS = [
     synopsis: 'up|down|status|scenario healthy|seed-bug|worker-override|hub up MODEL_DIR [org/name]|hub down|hub status',
     summary:
       'simulated DGX Spark nodes in Docker on this machine (up --nodes, down --purge); scenario starts Ray there with that launch script (--serve: and vLLM); hub serves a model directory as a Hugging Face mirror the nodes reach',
+    readme: '`up`, `down`, `status`, `scenario`, `hub`: the local lab ([lab.md](docs/lab.md))',
     options: ['nodes', 'purge', 'serve', 'json'],
     run: runLab,
   },
   {
     name: 'schema',
     summary: "print the manifest's JSON Schema",
+    readme: "the manifest's JSON Schema",
     options: ['json'],
     run: () => ({
       exitCode: 0,

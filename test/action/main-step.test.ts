@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { run } from '../../src/action/main.js'
 import { declaredDefault } from '../../src/action/metadata.js'
 import { NODE_STATE_DIR } from '../../src/plan/node-commands.js'
+import { ACTION_COMMANDS } from '../../src/tasks/commands.js'
 import { FINDINGS_FILE, MAX_REPORT_FILE_BYTES, OUTCOME_FILE } from '../../src/action/report.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 import { inProcessStep } from './support/in-process.js'
@@ -56,7 +57,7 @@ describe('the main step', () => {
 
   it('a wrong input is a usage error that names it: result error, the step fails, nothing runs', async () => {
     for (const [w, message] of [
-      [{ command: 'nope' }, 'input command must be one of validate, plan, preflight, smoke, diagnose, deploy, rollback, got "nope"'],
+      [{ command: 'nope' }, `input command must be one of ${ACTION_COMMANDS.join(', ')}, got "nope"`],
       [{ command: 'validate', manifest: '' }, 'input manifest is empty: give the path of the cluster manifest'],
       [{ command: 'validate', manifest: EXAMPLE, force: 'yes' }, 'input force must be "true" or "false", got "yes"'],
       [{ command: 'deploy', manifest: EXAMPLE }, 'deploy needs an SSH private key: input ssh-private-key (store the key in a secret)'],

@@ -38,7 +38,9 @@ describe('the README and docs/ against the command table', () => {
 
   it("docs/usage.md's Action section names every command, input and output the table gives the Action", () => {
     const inputs = between('\nInputs (', 'Outputs:', USAGE)
-    expect(/`command` \(([a-z |]+)\)/.exec(inputs)?.[1]?.split(' | ')).toEqual([...ACTION_COMMANDS])
+    // The command list itself is action.yml's, generated from the table (test/action/action-yml.test.ts); here it is only pointed to.
+    expect(inputs).toMatch(/`command` \([^)]*`action\.yml`\)/)
+    expect(readFileSync('action.yml', 'utf8')).toContain(`What to do: ${ACTION_COMMANDS.join(' | ')}.`)
     expect(
       ACTION_INPUT_NAMES.filter((n) => !backticked(inputs).includes(n)),
       'inputs the README does not name',

@@ -19,6 +19,7 @@ it("the head loads the runner's archive once and copies the same stream to each 
 it('the schema says what relay needs', () => {
   const schema = JSON.parse(readFileSync('src/manifest/cluster-manifest.schema.json', 'utf8'))
   const d = schema.properties.image.properties.distribution
-  expect(d.enum).toEqual(['pull', 'load', 'relay', 'preloaded'])
+  // The whole enum is held against the registry in distribution-registry.test.ts; here only that relay is one.
+  expect(d.enum).toContain('relay')
   expect(d.description).toMatch(/runner sends the image once.*SSH from the head to each worker's fabric IP without a prompt/s)
 })

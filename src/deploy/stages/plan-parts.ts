@@ -9,8 +9,9 @@ import { hostProbeCmd } from '../../plan/host-check-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from '../../plan/lock-commands.js'
 import { headOf } from '../../plan/node-commands.js'
 import { type AroundStage, MINUTE, type Plan, type PhaseName, fabricTestSteps, imageContentsStep, stepOf } from '../../plan/plan.js'
-import { activateRelease, appendAudit, pruneReleases, readNodeState } from '../../plan/release-commands.js'
+import { activateRelease, pruneReleases, readNodeState } from '../../plan/release-commands.js'
 import { distributionOf } from '../distribution/index.js'
+import { auditParts } from './audit.js'
 import { weightsPhase } from '../weights/plan-phase.js'
 import { modelRelays } from '../weights/plan.js'
 
@@ -141,13 +142,7 @@ export const prunePart = ({ m }: StagePlanInput): PlannedPart[] => [
 
 /** The runner's own work after the stages, whatever happened: the audit line and the unlock. */
 export const runnerAfterParts = ({ m, release }: StagePlanInput): PlannedPart[] => [
-  {
-    name: 'audit',
-    description:
-      'append an audit line on every node (also after a failure); on a failed gate, deploy.onFailure says what happens first (rollback, stop or keep)',
-    parallel: true,
-    steps: every(m, 'audit', 'append one JSON line (stdin) to audit.jsonl', () => appendAudit(m)),
-  },
+  ...auditParts(m),
   {
     name: 'unlock',
     description: `release the deploy lock on ${release.head}, if it still holds this deploy's record`,

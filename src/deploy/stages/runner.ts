@@ -3,9 +3,9 @@
  * stop, or roll back by running the same start-up stages from the release `current` names); then
  * the report derived from the records, the audit line, the node table, and the lock released.
  */
-import type { Manifest } from '../../manifest/schema.js'
 import { headOf, removeContainer } from '../../plan/node-commands.js'
-import { appendAudit, markReleaseFailed } from '../../plan/release-commands.js'
+import { markReleaseFailed } from '../../plan/release-commands.js'
+import { writeAudit } from './audit.js'
 import { releaseDeployLock } from '../lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
@@ -13,7 +13,7 @@ import { causeOfStop } from './stop-causes.js'
 import { type AnyOutcome, type ListedStage, type RolloutContext, newContext } from './context.js'
 import type { Finding } from '../../preflight/finding.js'
 import type { StepResult } from '../../execute/execute.js'
-import { type Handled, type ListRun, type ReportCore, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
+import { type Handled, type ListRun, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
 
 /**
  * The stages in order until one stops. A cancel is looked at before every stage (no stage starts
@@ -193,34 +193,6 @@ async function markFailedRelease(ctx: RolloutContext, run: ListRun): Promise<voi
   if (!r.ok) ctx.io.progress(`release ${ctx.release} not marked as failed everywhere: ${r.detail}`)
 }
 
-async function audit(ctx: RolloutContext, m: Manifest, rep: ReportCore): Promise<void> {
-  const { o, io } = ctx
-  await io.inStage('audit', async () => {
-    const entry = {
-      command: rep.command,
-      release: rep.release,
-      imageId: rep.imageId ?? null,
-      ...(rep.command === 'deploy' && { fingerprint: rep.fingerprint ?? null }),
-      result: rep.result,
-      rolledBack: rep.rolledBack,
-      previous: rep.previousRelease ?? null,
-      ...(rep.failure && { failedAt: rep.failure.stage }),
-      ...(rep.imageContents && {
-        imageContents: {
-          vllm: rep.imageContents.vllm.version,
-          ray: rep.imageContents.ray.module ? rep.imageContents.ray.version : null,
-          torch: rep.imageContents.torch.version,
-          nccl: rep.imageContents.torch.nccl,
-          python: rep.imageContents.python,
-        },
-      }),
-    }
-    const line = `${JSON.stringify({ at: new Date().toISOString(), who: o.who, ...(o.run && { run: o.run }), cluster: m.cluster, ...entry })}\n`
-    const r = await io.onAll(m, 'audit', appendAudit(m), line)
-    io.progress(r.ok ? 'one line appended to audit.jsonl on every node' : `audit not written everywhere: ${r.detail}`)
-  })
-}
-
 /** Run a rollout's stages and report it; the lock a stage took is released whatever happens. */
 export async function runRollout(r: Rollout): Promise<RolloutReport> {
   const { ctx } = r
@@ -230,7 +202,7 @@ export async function runRollout(r: Rollout): Promise<RolloutReport> {
     const handled = await handleFailure(r, run)
     await markFailedRelease(ctx, run)
     const core = deriveReport(ctx, run, handled)
-    if (ctx.lock) await audit(ctx, m, core)
+    if (ctx.lock) await writeAudit(ctx, m, core)
     const nodes = await ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts))
     return { ...core, nodes, durationMs: Date.now() - ctx.io.started }
   } finally {
