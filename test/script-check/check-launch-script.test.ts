@@ -84,7 +84,7 @@ describe("the lab's scenario scripts (common.sh + scenario, as the lab runs them
     const r = checkLaunchScript(scenarioScript('seed-bug'), { path: 'seed-bug.sh' })
     expect(r.findings.map((f) => f.code)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED', 'SCRIPT_WORKER_IDENTITY_UNPINNED'])
     // The flag goes at the call in the head's section, through start_ray's "$@".
-    expect(r.findings[0]!.evidence['ray start written at']).toBe('line 17')
+    expect(r.findings[0]!.evidence['ray start written at']).toBe('line 19')
     expect(r.patch).toContain('+  start_ray "$VRD_NODE_IP" --head --port="$VRD_RAY_PORT" --include-dashboard=false --node-ip-address="$VRD_NODE_IP"')
     expect(checkLaunchScript(r.patched!, { path: 'seed-bug.sh' }).findings).toEqual([])
   })
