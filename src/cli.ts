@@ -1,4 +1,4 @@
-import { main } from './cli/main.js'
+import { main } from './cli/cli-main.js'
 import { UNSETTLED_MESSAGE, failIfUnsettled } from './tasks/unsettled.js'
 
 /** The CLI process: argv in, exit code out (3 when the run's promise never settles). */

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { renderActionYml } from './action/action-yml.js'
 import { renderManifestJsonSchema } from './manifest/json-schema.js'
 import { renderManifestReference } from './manifest/reference.js'
-import { COMMANDS, type CommandSpec } from './tasks/commands.js'
+import { COMMANDS, type CommandSpec } from './tasks/command-table.js'
 
 export interface GeneratedFile {
   /** Absolute path of the committed file. */

@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { run } from './action/main.js'
+import { run } from './action/action-main.js'
 import { isPostPhase, runPost } from './action/post-lock.js'
 import { startCli } from './cli.js'
 import { UNSETTLED_MESSAGE, failIfUnsettled } from './tasks/unsettled.js'

@@ -1,13 +1,13 @@
 /**
  * action.yml's text, as data: what each Action input and output says, and the file around them.
- * action.yml is generated from this and the command table (src/tasks/commands.ts): the `command`
+ * action.yml is generated from this and the command table (src/tasks/command-table.ts): the `command`
  * input lists the table's Action commands, and each description starts with the commands that read
  * the input or set the output ("(deploy, rollback) ..."; no list when every command does), computed
  * from the table, so adding a command changes no line here. Regenerate with `npm run schema`;
  * test/action/action-yml.test.ts fails while the committed action.yml differs.
  */
 import { Document, type YAMLMap, isScalar } from 'yaml'
-import { ACTION_COMMANDS, ACTION_INPUT_NAMES, commandsReadingInput, commandsSettingOutput } from '../tasks/commands.js'
+import { ACTION_COMMANDS, ACTION_INPUT_NAMES, commandsReadingInput, commandsSettingOutput } from '../tasks/command-table.js'
 import type { OutputName } from '../tasks/outcome.js'
 
 export interface InputText {
@@ -125,7 +125,7 @@ export function renderActionYml(): string {
   const outputs: Record<string, { description: string }> = {}
   for (const name of Object.keys(OUTPUT_TEXT) as OutputName[]) outputs[name] = { description: `${servedBy(commandsSettingOutput(name))}${OUTPUT_TEXT[name]}` }
   const doc = new Document({ ...HEADER, inputs, outputs, runs: RUNS })
-  doc.commentBefore = ' Generated from src/action/action-yml.ts and the command table (src/tasks/commands.ts): do not edit; run `npm run schema`.'
+  doc.commentBefore = ' Generated from src/action/action-yml.ts and the command table (src/tasks/command-table.ts): do not edit; run `npm run schema`.'
   for (const section of ['inputs', 'outputs', 'runs']) {
     const pair = (doc.contents as YAMLMap).items.find((p) => isScalar(p.key) && p.key.value === section)
     if (isScalar(pair?.key)) pair.key.spaceBefore = true

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import type { InputName } from './inputs.js'
+import type { InputName } from './action-inputs.js'
 
 /** action.yml of the running action: dist/index.js lives in <action>/dist/. */
 const ACTION_YML = join(__dirname, '..', 'action.yml')

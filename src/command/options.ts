@@ -1,7 +1,7 @@
 /**
  * The one table of options every command takes, as data: each option's CLI flag, its Action input
  * (absent: CLI only), its value kind and what it holds. Read by the command table
- * (src/tasks/commands.ts), both front doors, and by option-words.ts (an option named inside a
+ * (src/tasks/command-table.ts), both front doors, and by option-words.ts (an option named inside a
  * message, in each front door's words). Here, in the first folder, so that the core's messages can
  * name options from it. Pure; depends on nothing.
  */

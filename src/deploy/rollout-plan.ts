@@ -10,9 +10,9 @@ import { imageRef } from '../plan/node-commands.js'
 import { PHASE_NAMES, type Plan, type PlanOptions, type PlanPhase, type PlannedStep, START_ACTIONS, planRelease } from '../plan/plan.js'
 import { releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { DEPLOY_STAGES } from './rollout.js'
-import type { ListedStage } from './stages/context.js'
+import type { ListedStage } from './stages/stage.js'
 import { type PlannedPart, type StagePlanInput, runnerAfterParts } from './stages/plan-parts.js'
-import { withModel } from './weights/plan.js'
+import { withModel } from './weights/weights-plan.js'
 
 /**
  * The plan of a deploy of `m0`. The release's phases (files, stop, start, Ray, the gates) come from

@@ -4,9 +4,9 @@ import { type Manifest, ON_FAILURE, type OnFailure } from '../manifest/schema.js
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import type { PhaseName } from '../plan/plan.js'
-import type { ImageContents } from '../probe/image-contents.js'
+import type { ImageContents } from '../probe/image-contents-probe.js'
 import type { Transport } from '../transport/transport.js'
-import type { LockHolder } from './lock.js'
+import type { LockHolder } from './deploy-lock.js'
 import type { SmokeGate, SmokeGateResult } from './smoke-seam.js'
 import type { WeightsReport } from './weights/transfer.js'
 
@@ -80,7 +80,7 @@ export interface NodeRow {
   readonly state: string
 }
 
-/** One node's rank of the fabric test, as its own result line says (src/probe/collective.ts). */
+/** One node's rank of the fabric test, as its own result line says (src/probe/collective-program.ts). */
 export interface FabricTestRank {
   readonly node: string
   readonly rank: number

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream'
 import type { PhaseName, Plan, PlanPhase, PlannedStep, StepInput } from '../plan/plan.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
-import type { StepStdin } from './inputs.js'
+import type { StepStdin } from './step-inputs.js'
 
 export interface StepResult {
   readonly step: PlannedStep

@@ -2,7 +2,7 @@
  * The one rule for a secret value a node receives as a line of docker's --env-file: set, not empty,
  * one line without NUL, and no larger than one environment string may be. The deploy applies it
  * before its first node command (src/deploy/run-inputs.ts); the step that writes the file applies it
- * again (src/execute/inputs.ts). Pure.
+ * again (src/execute/step-inputs.ts). Pure.
  */
 
 /** The most bytes one value may have: Linux's limit on one argument or environment string (MAX_ARG_STRLEN). */

@@ -8,7 +8,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { labContext } from './context.js'
+import { labContext } from './lab-context.js'
 import { inspectImage } from './images.js'
 import type { LabOptions } from './lab-types.js'
 import { IMAGES, LABEL, REGISTRY, WORKLOAD_REPOSITORY } from './layout.js'

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { chmod, copyFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { LabContext } from './context.js'
+import type { LabContext } from './lab-context.js'
 import { sshKeygen } from './host-commands.js'
 import type { LabNodeLayout } from './layout.js'
 import { nodeFilesDir } from './paths.js'

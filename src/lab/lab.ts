@@ -8,8 +8,8 @@
  */
 import { existsSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
-import type { LabContext } from './context.js'
-import { labContext } from './context.js'
+import type { LabContext } from './lab-context.js'
+import { labContext } from './lab-context.js'
 import { type ContainerView, type ImageView, parseContainerInspect, parseNetworkInspect } from './docker-inspect.js'
 import { guardRules, iptablesCommands, labRulesIn } from './host-commands.js'
 import { ensureNodeImage, ensureRegistryImage, inspectImage, secs } from './images.js'
@@ -29,12 +29,12 @@ import {
   labLayout,
   validateNodeCount,
 } from './layout.js'
-import { withLabLock } from './lock.js'
-import { renderLabManifest } from './manifest.js'
+import { withLabLock } from './lab-lock.js'
+import { renderLabManifest } from './lab-manifest.js'
 import { CONFIG_LABEL, PRIVILEGED_LABEL, ROLE_LABEL, fabricAttachment, nodeContainerSpec, privilegeProbeSpec, registryContainerSpec } from './node-container.js'
 import { requireDocker, requireRoot, requireUpTools } from './preconditions.js'
 import { httpStatus, sshBanner, waitFor } from './probes.js'
-import { lines } from './runner.js'
+import { lines } from './lab-runner.js'
 import { ensureWorkloadImage } from './workload-image.js'
 
 export const SSH_USER = 'root'

@@ -4,7 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
-import type { LabContext } from './context.js'
+import type { LabContext } from './lab-context.js'
 import { LabError, tail } from './lab-error.js'
 
 /** Full path of a program as PATH would find it, or undefined. */

@@ -3,8 +3,8 @@
  */
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
-import { labContext } from './context.js'
-import type { LabContext } from './context.js'
+import { labContext } from './lab-context.js'
+import type { LabContext } from './lab-context.js'
 import type { ContainerView } from './docker-inspect.js'
 import { labContainers, labGuardRules } from './lab.js'
 import type { LabNodeStatus, LabOptions, LabStatus } from './lab-types.js'
@@ -13,7 +13,7 @@ import { FABRIC_NETWORK, INSTANCE, MAX_NODES, MGMT_NETWORK, PREFIX, REGISTRY, la
 import { NODE_LABEL, ROLE_LABEL } from './node-container.js'
 import { findProgram } from './preconditions.js'
 import { httpStatus, sshBanner } from './probes.js'
-import { lines } from './runner.js'
+import { lines } from './lab-runner.js'
 
 /** The files of the lab directory a user reaches the lab with; what is missing by file name. */
 export function labFiles(paths: LabPaths): LabStatus['files'] {

@@ -18,7 +18,7 @@ import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises
 import { basename, dirname, join } from 'node:path'
 import { argv } from '../command/shell.js'
 import { HASH_LABEL, contentHash } from './content-hash.js'
-import type { LabContext } from './context.js'
+import type { LabContext } from './lab-context.js'
 import { inspectImage, ensureRootfsImage, secs } from './images.js'
 import { copyTree, pipDownload } from './host-commands.js'
 import { LabError } from './lab-error.js'

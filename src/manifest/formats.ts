@@ -240,7 +240,7 @@ export const minutes = () => wholeNumber({ min: 1, max: Math.floor((MAX_TIMER_MS
 export const milliseconds = () => wholeNumber({ min: 1, max: MAX_TIMER_MS - SLACK_MS })
 /**
  * The fabric collective's per-rank timeout: its SSH deadline is twice it plus 50 s (two phases of
- * the rank program, its start and the transport's slack: src/preflight/gather/collective.ts), so
+ * the rank program, its start and the transport's slack: src/preflight/gather/run-collective.ts), so
  * the largest value is about half of seconds()' (a test holds the two together).
  */
 export const COLLECTIVE_DEADLINE_EXTRA_S = 50

@@ -3,7 +3,7 @@
  * manifest tells it before anything runs: `vllm.version`, else the image tag (`vllm/vllm-openai:v0.24.0`).
  * vLLM's parser stops on a flag it does not have ("unrecognized arguments") after the running release
  * was stopped, so `validate` and `plan` warn here; the deploy checks again with the version the image
- * itself reports (src/preflight/checks/image-contents.ts).
+ * itself reports (src/preflight/checks/image-contents-checks.ts).
  */
 import { contractFor, unknownVllmFlags, vllmVersionOfImageTag } from '../command/vllm-contract.js'
 import type { PathIssue } from './manifest-error.js'

@@ -3,12 +3,12 @@
  * on every node at once a throw-away container of the release's image (`docker run --rm --network
  * host`, never pulling: the image stage put it there) with the release's container settings and env
  * (src/plan/node-commands.ts `nodeEnv`: NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, container.env with
- * NCCL_IB_HCA, VLLM_HOST_IP), plus NCCL_DEBUG=INFO, running src/probe/collective.ts's program.
+ * NCCL_IB_HCA, VLLM_HOST_IP), plus NCCL_DEBUG=INFO, running src/probe/collective-program.ts's program.
  * The secret env file is not passed: it holds credentials, not fabric settings.
  */
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { COLLECTIVE_PY, type CollectiveArgs, collectiveWholeSeconds } from '../probe/collective.js'
+import { COLLECTIVE_PY, type CollectiveArgs, collectiveWholeSeconds } from '../probe/collective-program.js'
 import { nodeEnv } from './node-commands.js'
 
 /** Bytes all-reduced (float32 lanes): large enough that NCCL's bandwidth nears the link's, small enough for a second. */

@@ -3,7 +3,7 @@
  * atomic, so of two deploys that try at once exactly one creates it. Inside it, `holder.json`
  * records who holds it (written through a rename, so no reader sees half of it).
  *
- * Every script answers in one shape the parser in src/deploy/lock.ts reads:
+ * Every script answers in one shape the parser in src/deploy/deploy-lock.ts reads:
  *   now=<node's clock, epoch seconds>
  *   state=acquired|held|free|busy|changed|removed|renewed
  *   mtime=<epoch seconds the lock directory was made>      (only when a lock exists)

@@ -14,7 +14,7 @@ import { executorOf, nodeRank } from './executor-commands.js'
 import { headOf, rayAliveNodes, rayHeadReady, removeContainer, retry } from './node-commands.js'
 import { RELEASE_FILE, runReleaseFile, verifyRelease, writeReleaseFiles, writeReleaseSecretEnv } from './release-commands.js'
 import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank } from './collective-commands.js'
-import { collectiveWholeSeconds } from '../probe/collective.js'
+import { collectiveWholeSeconds } from '../probe/collective-program.js'
 import { IMAGE_CONTENTS_TIMEOUT_SECONDS, imageContentsProbe } from './image-contents-commands.js'
 
 /** Where a step's stdin comes from. Secrets are named, never included. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { MAX_CLUSTER_NODES, MAX_RAY_NODES } from '../manifest/schema.js'
-import { CollectiveLineSchema } from '../probe/collective.js'
+import { CollectiveLineSchema } from '../probe/collective-program.js'
 import { NodeFactsSchema } from '../probe/node-facts.js'
 
 export {
@@ -104,7 +104,7 @@ export const CollectiveRankSchema = z
   })
   .readonly()
 
-/** The fabric collective (src/preflight/gather/collective.ts): every node's rank, run at once. */
+/** The fabric collective (src/preflight/gather/run-collective.ts): every node's rank, run at once. */
 export const CollectiveFactsSchema = z
   .object({
     image: z.string(),

@@ -39,11 +39,11 @@ export const FINDING_CODES = [
   'KV_CACHE_CONCURRENCY',
   'MODEL_FIT_UNKNOWN',
   'KV_BYTES_FLAG_UNKNOWN',
-  // The fabric collective (src/preflight/checks/collective.ts)
+  // The fabric collective (src/preflight/checks/collective-checks.ts)
   'FABRIC_COLLECTIVE_FAILED',
   'FABRIC_SOCKET_FALLBACK',
   'FABRIC_COLLECTIVE_SLOW',
-  // Image delivery (src/deploy/relay.ts)
+  // Image delivery (src/deploy/relay-transfer.ts)
   'IMAGE_TRANSFER_FAILED',
   // Model weights (src/deploy/weights/transfer.ts)
   'WEIGHTS_MISMATCH',
@@ -119,7 +119,7 @@ export const FINDING_CODES = [
   'DEPLOY_LOCK_LOST',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
-  // The release's image, read before anything changes (src/preflight/checks/image-contents.ts)
+  // The release's image, read before anything changes (src/preflight/checks/image-contents-checks.ts)
   'IMAGE_LACKS_RAY',
   'IMAGE_LACKS_VLLM',
   'IMAGE_PROBE_FAILED',

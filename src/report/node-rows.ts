@@ -8,7 +8,7 @@
 import { expectationFromManifest } from '../manifest/expectation.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { nodeRank, nodesByRank } from '../plan/executor-commands.js'
-import { buildContext } from '../preflight/checks/context.js'
+import { buildContext } from '../preflight/checks/check-context.js'
 import type { FactsBundle } from '../preflight/facts.js'
 import type { Finding } from '../preflight/finding.js'
 import type { SummaryNode } from './summary.js'

@@ -13,7 +13,7 @@
 
 import { fail, problem } from '../result/result.js'
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
-import { Commands, type Interp, type Prefix } from './commands.js'
+import { Commands, type Interp, type Prefix } from './simple-commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
 import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'

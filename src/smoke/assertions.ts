@@ -2,7 +2,7 @@
 import type { SmokePrompt } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import type { Answer } from './openai.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 
 const shown = (s: string): string => JSON.stringify(s.length > 200 ? `${s.slice(0, 200)}…` : s)
 

@@ -5,7 +5,7 @@
  */
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 
 /** `ray.util.placement_group_table()` and `ray.nodes()`, as the Ray query prints them (JSON). */
 export interface RayPlacementData {

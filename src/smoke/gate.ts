@@ -7,18 +7,18 @@
 import { type WatchResult, lastLogLine, watchVllmStartup } from '../preflight/watch-vllm.js'
 import type { Manifest } from '../manifest/schema.js'
 import { VLLM_LOG, headOf } from '../plan/node-commands.js'
-import { sortFindings } from '../preflight/diagnose.js'
+import { sortFindings } from '../preflight/offline-diagnosis.js'
 import type { Finding } from '../preflight/finding.js'
 import { argv } from '../command/shell.js'
 import type { Transport } from '../transport/transport.js'
 import { outcome } from '../transport/transport.js'
 import { type ClusterProof, RAY_PLACEMENT_PY, parseRayPlacement, proveCluster } from './cluster-proof.js'
 import { nativeProofLine, proveNativeCluster } from './native-proof.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 import { type SmokeHttp, createHttpClient } from './http.js'
 import { type InferenceResult, runInference, servedName } from './inference.js'
 import { type PerformanceRecord, performanceRecord } from './performance.js'
-import { type SmokeReport, renderSmokeMarkdown, renderSmokeText, smokeJson, smokeOutputs } from './report.js'
+import { type SmokeReport, renderSmokeMarkdown, renderSmokeText, smokeJson, smokeOutputs } from './smoke-report.js'
 
 export interface SmokeGateInput {
   readonly manifest: Manifest

@@ -6,7 +6,7 @@
 import type { Manifest, SmokePrompt } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { checkAnswer } from './assertions.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 import { elapsedMs, type HttpResult, type SmokeHttp } from './http.js'
 import { type BurstFigures, type StreamFigures, burstFigures, percentile, streamFigures } from './latency.js'
 import { type Counters, type MetricsDelta, metricsDelta, parseMetrics, vllmCounters } from './metrics.js'
@@ -20,7 +20,7 @@ export interface RequestRecord {
   readonly ok: boolean
 }
 
-// record: `ok` is the request's status in the smoke report's JSON (src/smoke/report.ts), not a failure value.
+// record: `ok` is the request's status in the smoke report's JSON (src/smoke/smoke-report.ts), not a failure value.
 const failedRequest = (label: string, ms: number): RequestRecord => ({ label, ms, ok: false })
 
 export interface InferenceResult {

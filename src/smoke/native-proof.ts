@@ -14,7 +14,7 @@ import type { Finding } from '../preflight/finding.js'
 import { type MemberView, judgeGroup, nativeGroupPoll, parseNodePoll } from '../preflight/native-group.js'
 import { type RunResult, type Transport, outcome } from '../transport/transport.js'
 import type { ClusterProof } from './cluster-proof.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 
 /** Past any log: the proof reads sockets and processes, not the log. */
 const NO_LOG = 2 ** 40

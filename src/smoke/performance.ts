@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto'
 import type { Manifest } from '../manifest/schema.js'
 import type { Finding } from '../preflight/finding.js'
 import { type Result, fail, problem } from '../result/result.js'
-import { smokeFinding } from './finding.js'
+import { smokeFinding } from './smoke-finding.js'
 import type { InferenceResult } from './inference.js'
 
 /** What the figures were measured under: a comparison is made only between equal loads. */

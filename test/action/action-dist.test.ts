@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { COMMANDS } from '../../src/action/inputs.js'
+import { COMMANDS } from '../../src/action/action-inputs.js'
 import { runAction } from '../support/action.js'
 
 describe('node dist/index.js (the action as the runner starts it)', () => {

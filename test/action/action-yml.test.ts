@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { INPUT_TEXT, OUTPUT_TEXT, renderActionYml } from '../../src/action/action-yml.js'
-import { ACTION_COMMANDS, ACTION_INPUT_NAMES, commandsReadingInput } from '../../src/tasks/commands.js'
+import { ACTION_COMMANDS, ACTION_INPUT_NAMES, commandsReadingInput } from '../../src/tasks/command-table.js'
 import { OUTPUT_NAMES } from '../../src/tasks/outcome.js'
 
 const REGENERATE = 'npm run schema'

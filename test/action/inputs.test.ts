@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type InputName, readActionInputs } from '../../src/action/inputs.js'
+import { type InputName, readActionInputs } from '../../src/action/action-inputs.js'
 import { inputEnv } from '../support/action.js'
 
 /** Inputs exactly as the runner would give them for this `with:` (defaults from action.yml). */

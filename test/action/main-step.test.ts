@@ -1,5 +1,5 @@
 /**
- * The Action's main step (src/action/main.ts run()) in this process, with the runner's environment
+ * The Action's main step (src/action/action-main.ts run()) in this process, with the runner's environment
  * and the real @actions/core (test/action/support/in-process.ts): what a workflow sees of each path
  * through it: outputs, annotations on the manifest's lines, masks set before anything is logged, log
  * groups per stage, the lock saved for the post step and cleared, the job summary and its file, the
@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { run } from '../../src/action/main.js'
+import { run } from '../../src/action/action-main.js'
 import { declaredDefault } from '../../src/action/metadata.js'
 import { NODE_STATE_DIR } from '../../src/plan/node-commands.js'
-import { ACTION_COMMANDS } from '../../src/tasks/commands.js'
-import { FINDINGS_FILE, MAX_REPORT_FILE_BYTES, OUTCOME_FILE } from '../../src/action/report.js'
+import { ACTION_COMMANDS } from '../../src/tasks/command-table.js'
+import { FINDINGS_FILE, MAX_REPORT_FILE_BYTES, OUTCOME_FILE } from '../../src/action/action-report.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 import { inProcessStep } from './support/in-process.js'
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { MAX_REPORT_FILE_BYTES, mergedFindings, recordFindings, recordStepOutcome, reportDir, withOutcome } from '../../src/action/report.js'
+import { MAX_REPORT_FILE_BYTES, mergedFindings, recordFindings, recordStepOutcome, reportDir, withOutcome } from '../../src/action/action-report.js'
 import { runAction } from '../support/action.js'
 
 const ENV = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '7', GITHUB_RUN_ATTEMPT: '2' }

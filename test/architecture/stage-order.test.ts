@@ -1,6 +1,6 @@
 /**
  * Moving a stage before the stage that adds what it needs does not compile: the StageList type
- * grows with each stage's outputs (src/deploy/stages/context.ts). This test compiles lists with
+ * grows with each stage's outputs (src/deploy/stages/stage.ts). This test compiles lists with
  * the TypeScript compiler itself — the real stages in the real order, then the same with one stage
  * moved — and reads the diagnostics.
  */

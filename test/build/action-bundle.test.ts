@@ -1,9 +1,9 @@
 /**
  * The Action's bundle carries no lab code (issue 35): the lab (Docker nodes, the stand-in's build,
  * scenarios, the hub mirror) is for the CLI on a developer's machine, never for a runner. The CLI
- * reaches it through one dynamic import (src/tasks/commands.ts, runLab), which the build splits into
+ * reaches it through one dynamic import (src/tasks/command-table.ts, runLab), which the build splits into
  * a chunk of its own beside dist/index.js; the Action never loads that chunk. The launch-script
- * check and its bash parser (mvdan-sh, about 1.5 MB) are chunks too (src/script-check/load.ts),
+ * check and its bash parser (mvdan-sh, about 1.5 MB) are chunks too (src/script-check/load-checker.ts),
  * loaded by the commands that read a script.
  */
 import { execFileSync, spawnSync } from 'node:child_process'

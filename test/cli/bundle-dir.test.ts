@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFile
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 const PLANTED = 'planted-service-token-0123456789'

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import type { ManifestNode } from '../../src/manifest/schema.js'
 import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
 

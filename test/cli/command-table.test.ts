@@ -4,8 +4,8 @@
  * that command alone.
  */
 import { describe, expect, it } from 'vitest'
-import { USAGE, main } from '../../src/cli/main.js'
-import { COMMANDS, type CommandSpec, OPTIONS, type OptionKey, option } from '../../src/tasks/commands.js'
+import { USAGE, main } from '../../src/cli/cli-main.js'
+import { COMMANDS, type CommandSpec, OPTIONS, type OptionKey, option } from '../../src/tasks/command-table.js'
 
 async function cli(...args: string[]) {
   let out = ''

@@ -1,11 +1,11 @@
 /**
  * The README's command table, docs/usage.md's inputs and outputs, and every CLI example in the README
- * and docs/, held against the command table (src/tasks/commands.ts) that both front doors read, so
+ * and docs/, held against the command table (src/tasks/command-table.ts) that both front doors read, so
  * the docs cannot drift from the code.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ACTION_COMMANDS, ACTION_INPUT_NAMES, COMMANDS, type CommandSpec, commandSpec, option } from '../../src/tasks/commands.js'
+import { ACTION_COMMANDS, ACTION_INPUT_NAMES, COMMANDS, type CommandSpec, commandSpec, option } from '../../src/tasks/command-table.js'
 import { OUTPUT_NAMES } from '../../src/tasks/outcome.js'
 
 const README = readFileSync('README.md', 'utf8')

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { readDockerArgs } from '../../src/command/docker-args.js'
 import { vllmFlagName } from '../../src/command/vllm-flags.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { serveFlags } from '../../src/preflight/native-launch.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 import { BASE } from '../manifest/fixtures/base-manifest.js'

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease, rollbackRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions, RolloutReport, RolloutStage } from '../../src/deploy/rollout-types.js'
-import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { render } from '../../src/command/shell.js'
 import { activateRelease, pruneReleases } from '../../src/plan/release-commands.js'

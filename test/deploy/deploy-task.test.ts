@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fail, ok, problem } from '../../src/result/result.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
-import type { DeployTaskOptions } from '../../src/tasks/deploy.js'
-import { deployTask, rollbackTask } from '../../src/tasks/deploy.js'
+import type { DeployTaskOptions } from '../../src/tasks/deploy-task.js'
+import { deployTask, rollbackTask } from '../../src/tasks/deploy-task.js'
 import { SimCluster, simManifest } from './support/sim-cluster.js'
 
 const passing: SmokeGate = async () => ({ ok: true, findings: [], text: '', outputs: { verdict: 'passed' }, summary: '' })

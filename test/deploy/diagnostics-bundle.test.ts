@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { BUNDLE_BYTES, bundleFiles, effectiveManifest, parseNodeLogs, scrubSecrets } from '../../src/deploy/diagnostics-bundle.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 
 const base = parseManifest(readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8'), 'm.yml').manifest!

@@ -1,6 +1,6 @@
 /**
  * The runner-fed distributions' deliveries (load, relay) without Docker: the runner's docker is the
- * stub on $VRD_DOCKER (set before the modules load: src/execute/inputs.ts reads it once), each node
+ * stub on $VRD_DOCKER (set before the modules load: src/execute/step-inputs.ts reads it once), each node
  * a recording transport. What each node ends with is recorded in `actions`; a node that already
  * holds the wanted image is left alone.
  */

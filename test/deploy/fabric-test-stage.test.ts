@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
-import { COLLECTIVE_MARK } from '../../src/probe/collective.js'
+import { COLLECTIVE_MARK } from '../../src/probe/collective-program.js'
 import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
 let sim: SimCluster

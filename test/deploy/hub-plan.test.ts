@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { render, renderScript } from '../../src/command/shell.js'
 import { HF_TOKEN_ENV, HUB_DOWNLOAD_CONTAINER, type HubDownloadInput, discardDownloaded, planHubDownload } from '../../src/deploy/weights/hub.js'
 import { hubDigestMismatches, parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
-import { stdinProvider } from '../../src/execute/inputs.js'
+import { stdinProvider } from '../../src/execute/step-inputs.js'
 
 const COMMIT = 'e92c2e196f8b7634f3585a96b83bbf0bf41c09ea'
 const TOKEN = 'hf_TestTokenValue0123456789'

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { RolloutOptions, RolloutReport } from '../../src/deploy/rollout-types.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
-import { renderRolloutText } from '../../src/report/deploy.js'
+import { renderRolloutText } from '../../src/report/rollout-report.js'
 import { STANDIN_CONTENTS, SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
 const RAYLESS = JSON.stringify({ ...STANDIN_CONTENTS, ray: { module: false, version: null, cli: null } })

@@ -14,7 +14,7 @@ import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
-import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
+import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
 import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
 

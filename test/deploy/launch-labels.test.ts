@@ -15,7 +15,7 @@ import type { RolloutOptions } from '../../src/deploy/rollout-types.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { launchLabels, planRelease } from '../../src/plan/plan.js'
-import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 import { preflightTask } from '../../src/tasks/preflight.js'
 import { SimCluster, simManifest } from './support/sim-cluster.js'
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import type { SmokeGate } from '../../src/deploy/smoke-seam.js'
 import { render } from '../../src/command/shell.js'
-import { acquireDeployLock, releaseDeployLock } from '../../src/deploy/lock.js'
+import { acquireDeployLock, releaseDeployLock } from '../../src/deploy/deploy-lock.js'
 import { activateRelease } from '../../src/plan/release-commands.js'
 import { PASSING_SMOKE, SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 

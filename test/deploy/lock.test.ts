@@ -8,8 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { LockHeartbeat, acquireDeployLock, deployLockStatus, judgeLock, parseHolder, parseLockResponse, releaseDeployLock } from '../../src/deploy/lock.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import {
+  LockHeartbeat,
+  acquireDeployLock,
+  deployLockStatus,
+  judgeLock,
+  parseHolder,
+  parseLockResponse,
+  releaseDeployLock,
+} from '../../src/deploy/deploy-lock.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { GUARD_EXPIRY_S, TAKE_GUARD, deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
@@ -187,7 +195,7 @@ describe('the deploy lock on a real sshd', () => {
     const got = await acquireDeployLock(a, manifest, { who: 'long-rollout', release: 'r' })
     expect(got.ok).toBe(true)
     if (!got.ok) return
-    const renewed = new Promise<import('../../src/deploy/lock.js').LockHolder>((resolve) => {
+    const renewed = new Promise<import('../../src/deploy/deploy-lock.js').LockHolder>((resolve) => {
       const beat = new LockHeartbeat(a, manifest, got.value, {
         everyMs: 1000,
         onRenewed: (h) => {

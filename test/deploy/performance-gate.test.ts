@@ -11,7 +11,7 @@ import { type Manifest, SmokeSchema } from '../../src/manifest/schema.js'
 import type { InferenceResult } from '../../src/smoke/inference.js'
 import { streamFigures } from '../../src/smoke/latency.js'
 import { comparePerformance, parsePerformanceRecord, performanceRecord, type PerformanceRecord } from '../../src/smoke/performance.js'
-import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 
 /** The sim's manifest with these smoke keys set (the rest as the lab writes them; the gate failing a deploy unless `keys` say otherwise). */

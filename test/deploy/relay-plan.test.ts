@@ -1,7 +1,7 @@
 /** `image.distribution: relay` in the plan: the runner's archive goes to the head only; the head copies it on to the workers as it arrives. */
 import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
 
 it("the head loads the runner's archive once and copies the same stream to each worker over the fabric", () => {

@@ -5,11 +5,11 @@ import { releaseIdProblem, resolveReleaseId, timestampReleaseId } from '../../sr
 import { releaseFiles, releaseFingerprint } from '../../src/deploy/release-files.js'
 import { commonCurrent, parseNodeState } from '../../src/deploy/node-state.js'
 import type { RolloutReport } from '../../src/deploy/rollout.js'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { planRelease } from '../../src/plan/plan.js'
-import { renderNodeTable, rolloutHeadline } from '../../src/report/deploy.js'
-import { flatGroups, rolloutOutcome } from '../../src/tasks/deploy.js'
+import { renderNodeTable, rolloutHeadline } from '../../src/report/rollout-report.js'
+import { flatGroups, rolloutOutcome } from '../../src/tasks/deploy-task.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../src/manifest/examples/dgx-spark-pair.yml', import.meta.url))
 const ID = `sha256:${'ab'.repeat(32)}`

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import { checkRunInputs } from '../../src/deploy/run-inputs.js'
-import { stdinProvider } from '../../src/execute/inputs.js'
+import { stdinProvider } from '../../src/execute/step-inputs.js'
 import { MAX_SECRET_BYTES } from '../../src/execute/secret-value.js'
 import { render } from '../../src/command/shell.js'
 import { readNodeState } from '../../src/plan/release-commands.js'

@@ -18,7 +18,7 @@ import { labPaths, resolveLabDir } from '../../src/lab/paths.js'
 import { labTransports, loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
-import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy.js'
+import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
 import { leaveLabNodes, resetLabNodes } from './support/lab-nodes.js'
 

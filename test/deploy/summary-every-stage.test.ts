@@ -12,7 +12,7 @@ import { deployRelease, rollbackRelease } from '../../src/deploy/rollout.js'
 import type { RolloutReport, RolloutStage } from '../../src/deploy/rollout-types.js'
 import { removeContainer } from '../../src/plan/node-commands.js'
 import { activateRelease } from '../../src/plan/release-commands.js'
-import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import { SimCluster, simManifest, simRolloutOptions } from './support/sim-cluster.js'
 

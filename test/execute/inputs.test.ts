@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { stdinProvider } from '../../src/execute/inputs.js'
+import { stdinProvider } from '../../src/execute/step-inputs.js'
 
 describe('step stdin', () => {
   it('secret env: NAME=value lines from the environment, never from the manifest', async () => {

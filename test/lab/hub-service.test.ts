@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { hubDown, hubStatus } from '../../src/lab/hub-service.js'
 
 const labDir = mkdtempSync(join(tmpdir(), 'vrd-hub-service-'))

@@ -234,7 +234,7 @@ describe('VRD_LAB_INSTANCE in a process (the modules read it when loaded)', () =
     })()
     expect(err?.code).toBe('bad-input')
     expect(err?.message).toMatch(/VRD_LAB_INSTANCE must be a whole number from 1 to 8; got "3x"\nfix: unset VRD_LAB_INSTANCE/)
-    const { labContext } = await import('../../src/lab/context.js')
+    const { labContext } = await import('../../src/lab/lab-context.js')
     expect(() => labContext({ dir: '/srv/lab' })).toThrow(/VRD_LAB_INSTANCE must be a whole number/)
   })
 })

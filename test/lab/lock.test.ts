@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { LabError } from '../../src/lab/lab-error.js'
-import { withLabLock } from '../../src/lab/lock.js'
+import { withLabLock } from '../../src/lab/lab-lock.js'
 
 const root = mkdtempSync(join(tmpdir(), 'vrd-lab-lock-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

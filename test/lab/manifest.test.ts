@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { labManifest, renderLabManifest, type LabManifestInput } from '../../src/lab/manifest.js'
+import { labManifest, renderLabManifest, type LabManifestInput } from '../../src/lab/lab-manifest.js'
 import type { LabNodeInfo } from '../../src/lab/lab-types.js'
 import { labLayout } from '../../src/lab/layout.js'
 

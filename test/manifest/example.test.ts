@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { expectationFromManifest } from '../../src/manifest/expectation.js'
-import { loadManifestFile, parseManifest } from '../../src/manifest/load.js'
+import { loadManifestFile, parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { BASE } from './fixtures/base-manifest.js'
 

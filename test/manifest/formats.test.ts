@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { didYouMean } from '../../src/manifest/did-you-mean.js'
 import { parseImageReference } from '../../src/manifest/image-reference.js'
 import { cidrContains, parseCidr, parseIpv4 } from '../../src/net/ipv4.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { ManifestError } from '../../src/manifest/manifest-error.js'
 import { BASE, withLine } from './fixtures/base-manifest.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { ManifestError } from '../../src/manifest/manifest-error.js'
 import { BASE, withLine, withLines } from './fixtures/base-manifest.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { BASE, withLine } from './fixtures/base-manifest.js'
 
 const errorsOf = (text: string) => parseManifest(text, 'cluster.yml').errors

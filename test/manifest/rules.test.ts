@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { ManifestError } from '../../src/manifest/manifest-error.js'
 import { partsOfManifest } from '../../src/manifest/parts.js'
 import { checkManifestRules } from '../../src/manifest/semantic.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 
 const base = (smoke: string) =>
   [

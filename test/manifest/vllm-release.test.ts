@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { VLLM_CONTRACTS, contractFor, unknownVllmFlags, vllmVersionOfImageTag } from '../../src/command/vllm-contract.js'
-import { main } from '../../src/cli/main.js'
-import { parseManifest } from '../../src/manifest/load.js'
-import { imageContentsFindings } from '../../src/preflight/checks/image-contents.js'
-import type { ImageContents } from '../../src/probe/image-contents.js'
+import { main } from '../../src/cli/cli-main.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
+import { imageContentsFindings } from '../../src/preflight/checks/image-contents-checks.js'
+import type { ImageContents } from '../../src/probe/image-contents-probe.js'
 
 const oldest = VLLM_CONTRACTS[0]!
 const newest = VLLM_CONTRACTS[VLLM_CONTRACTS.length - 1]!

@@ -5,7 +5,7 @@
  * management interface is enP7s7.
  */
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { runChecks } from '../../src/preflight/checks/index.js'
 import { BASE } from '../manifest/fixtures/base-manifest.js'
 import { expectation, healthyFacts, withContainer } from '../preflight/fixtures/facts.js'

@@ -9,15 +9,15 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { render } from '../../src/command/shell.js'
 import { releaseFiles } from '../../src/deploy/release-files.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { imageContentsProbe } from '../../src/plan/image-contents-commands.js'
 import { loadImage, pullImage } from '../../src/plan/node-commands.js'
 import { activateRelease, appendAudit, pruneReleases } from '../../src/plan/release-commands.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
 import { fabricTestSteps, planRelease } from '../../src/plan/plan.js'
-import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan.js'
-import { planTask } from '../../src/tasks/plan.js'
+import { renderPlanMarkdown, renderPlanText } from '../../src/report/plan-report.js'
+import { planTask } from '../../src/tasks/plan-task.js'
 
 const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')
 const parse = (text: string): Manifest => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { planRollout } from '../../src/deploy/rollout-plan.js'
 
 const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8')

@@ -14,7 +14,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { imageRef, pullImage } from '../../src/plan/node-commands.js'
 import { runCollectiveChecks } from '../../src/preflight/checks/index.js'
 import type { FactsBundle } from '../../src/preflight/facts.js'
-import { runCollective } from '../../src/preflight/gather/collective.js'
+import { runCollective } from '../../src/preflight/gather/run-collective.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
 

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import { cudaDriverFindings } from '../../src/preflight/checks/cuda-driver.js'
-import type { ImageContents } from '../../src/probe/image-contents.js'
+import type { ImageContents } from '../../src/probe/image-contents-probe.js'
 import { SimCluster, simManifest, simRolloutOptions } from '../deploy/support/sim-cluster.js'
 
 const image = (cuda: ImageContents['cuda'], torch = '2.11.0+cu132'): ImageContents => ({

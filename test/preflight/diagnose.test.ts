@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assembleOfflineFacts, diagnose, sortFindings } from '../../src/preflight/diagnose.js'
+import { assembleOfflineFacts, diagnose, sortFindings } from '../../src/preflight/offline-diagnosis.js'
 import type { Finding } from '../../src/preflight/finding.js'
 import { expectation, healthyFacts, seedBugFacts } from './fixtures/facts.js'
 import { readFixture } from './fixtures/read.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { readFileSync } from 'node:fs'
 import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
 import { probeCommand } from '../../src/probe/probe-command.js'

@@ -158,7 +158,7 @@ describe('the timeline of every node', () => {
 
 describe('diagnose on logs a person has', () => {
   it("the worker's failure leads its cascade on the head, and each node's phases close the list (vllm#7074 with the head's ActorDiedError after it)", async () => {
-    const { diagnose } = await import('../../src/preflight/diagnose.js')
+    const { diagnose } = await import('../../src/preflight/offline-diagnosis.js')
     const head = [
       'INFO 08-02 08:49:50 [api_server.py:1] non-default args: {"tensor_parallel_size": 16}',
       gloo7074,

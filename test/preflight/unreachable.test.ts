@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { preflightManifest } from '../../src/tasks/preflight.js'
 import { newClientKey } from '../support/sshd.js'
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Cmd } from '../../src/command/shell.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { watchVllmStartup } from '../../src/preflight/watch-vllm.js'
 import type { RunOptions, RunResult, Transport } from '../../src/transport/transport.js'
 

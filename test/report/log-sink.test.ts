@@ -8,7 +8,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { inertJson, inertText } from '../../src/report/log-sink.js'
 
 /** What the runner would read as a workflow command, or a raw control character. */
@@ -106,7 +106,7 @@ describe('the Action log', () => {
     vi.stubEnv('RUNNER_TEMP', dir)
     writeFileSync(join(dir, 'out'), '')
     writeFileSync(join(dir, 'state'), '')
-    const { run } = await import('../../src/action/main.js')
+    const { run } = await import('../../src/action/action-main.js')
     await run()
     vi.unstubAllEnvs()
     const printed = written.join('')

@@ -1,7 +1,7 @@
 /** The job summary in vLLM's native mode: node rows with ranks, and a diagram without Ray. */
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { nodeRowsFrom } from '../../src/report/node-rows.js'
 import { smokeNodeRows } from '../../src/report/smoke-summary.js'

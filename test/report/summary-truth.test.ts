@@ -13,19 +13,19 @@ import { fail, ok, problem, type Result } from '../../src/result/result.js'
 import { allInWords, inWords, OPTION_INPUTS, option } from '../../src/command/option-words.js'
 import { containerState, parseNodeState } from '../../src/deploy/node-state.js'
 import type { RolloutReport } from '../../src/deploy/rollout.js'
-import { INPUT_NAMES } from '../../src/action/inputs.js'
-import { rolloutHeadline } from '../../src/report/deploy.js'
+import { INPUT_NAMES } from '../../src/action/action-inputs.js'
+import { rolloutHeadline } from '../../src/report/rollout-report.js'
 import { VERDICT_LINE } from '../../src/report/verdict.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import { proveCluster } from '../../src/smoke/cluster-proof.js'
 import { placementLine } from '../../src/smoke/gate.js'
-import { renderSmokeMarkdown, renderSmokeText } from '../../src/smoke/report.js'
-import { deployTask, rollbackTask, rolloutOutcome } from '../../src/tasks/deploy.js'
-import { diagnoseTask } from '../../src/tasks/diagnose.js'
-import { lockTask } from '../../src/tasks/lock.js'
+import { renderSmokeMarkdown, renderSmokeText } from '../../src/smoke/smoke-report.js'
+import { deployTask, rollbackTask, rolloutOutcome } from '../../src/tasks/deploy-task.js'
+import { diagnoseTask } from '../../src/tasks/diagnose-task.js'
+import { lockTask } from '../../src/tasks/lock-task.js'
 import { type TaskOutcome, usageError } from '../../src/tasks/outcome.js'
-import { planTask } from '../../src/tasks/plan.js'
+import { planTask } from '../../src/tasks/plan-task.js'
 import { preflightTask } from '../../src/tasks/preflight.js'
 import { smokeTask } from '../../src/tasks/smoke.js'
 import { validateTask } from '../../src/tasks/validate.js'
@@ -187,7 +187,7 @@ describe('options in the words of the front door', () => {
   })
 
   it("the words of each option are the command table's: every option the Action takes, under its real Action input", async () => {
-    const { OPTIONS } = await import('../../src/tasks/commands.js')
+    const { OPTIONS } = await import('../../src/tasks/command-table.js')
     const specs = Object.values(OPTIONS) as { flag: string; input?: string }[]
     // Derived from the table (src/command/option-words.ts): exactly its options with an input.
     expect(OPTION_INPUTS).toEqual(Object.fromEntries(specs.filter((o) => o.input !== undefined).map((o) => [o.flag, o.input])))

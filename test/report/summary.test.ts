@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { runChecks } from '../../src/preflight/checks/index.js'
 import { expectationFromManifest } from '../../src/manifest/expectation.js'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { scenarioScript } from '../../src/lab/scenario.js'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8')

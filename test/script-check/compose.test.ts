@@ -11,11 +11,11 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { deployRelease } from '../../src/deploy/rollout.js'
 import { composeServices, interpolate } from '../../src/script-check/compose.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
-import { sourcedFileReader } from '../../src/script-check/load.js'
+import { sourcedFileReader } from '../../src/script-check/load-checker.js'
 import { SimCluster, simManifest, simRolloutOptions } from '../deploy/support/sim-cluster.js'
 
 const DIR = 'test/script-check/fixtures/compose'

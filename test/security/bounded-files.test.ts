@@ -7,7 +7,7 @@ import { mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'vrd-files-'))
 const zero = join(dir, 'cluster.yml')

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Finding } from '../../src/preflight/finding.js'
-import { renderNodeTable } from '../../src/report/deploy.js'
+import { renderNodeTable } from '../../src/report/rollout-report.js'
 import { renderFindingsText } from '../../src/report/findings.js'
 
 const N = 300_000

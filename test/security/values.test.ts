@@ -9,15 +9,15 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { parseNodeState } from '../../src/deploy/node-state.js'
 import { COLLECTIVE_DEADLINE_EXTRA_S, MAX_TIMER_MS } from '../../src/manifest/formats.js'
-import { collectiveDeadlineMs } from '../../src/preflight/gather/collective.js'
+import { collectiveDeadlineMs } from '../../src/preflight/gather/run-collective.js'
 import { readLaunchScript } from '../../src/manifest/launch-path.js'
-import { parseManifest } from '../../src/manifest/load.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { dockerEnvNames, imageRefProblem, releaseIdProblem } from '../../src/manifest/values.js'
-import { deployTask } from '../../src/tasks/deploy.js'
-import { planTask } from '../../src/tasks/plan.js'
+import { deployTask } from '../../src/tasks/deploy-task.js'
+import { planTask } from '../../src/tasks/plan-task.js'
 import { BASE } from '../manifest/fixtures/base-manifest.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'vrd-values-'))
@@ -187,7 +187,7 @@ describe('numbers (item 14): every duration has a bound the runtime can honour',
     expect(refused.length).toBeGreaterThan(0)
     const max = Number(/from 1 to (\d+)/.exec(refused[0]!.message)![1])
     expect(errorsOf(yaml(max))).toEqual([])
-    // The deadline the collective's runner sets (src/preflight/gather/collective.ts), for that value.
+    // The deadline the collective's runner sets (src/preflight/gather/run-collective.ts), for that value.
     expect(collectiveDeadlineMs(max) + 60_000).toBeLessThanOrEqual(MAX_TIMER_MS)
     expect(collectiveDeadlineMs(1) / 1000 - 2).toBeLessThanOrEqual(COLLECTIVE_DEADLINE_EXTRA_S)
   })

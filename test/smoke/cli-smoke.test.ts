@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { main } from '../../src/cli/cli-main.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 import { type FakeVllm, startFakeVllm } from './support/fake-vllm.js'
 

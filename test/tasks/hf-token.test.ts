@@ -12,8 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 const TOKEN = 'hf_DoorTestToken0123456789abcdef'
 const seen: { env?: NodeJS.ProcessEnv }[] = []
 
-vi.mock('../../src/tasks/deploy.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/tasks/deploy.js')>()
+vi.mock('../../src/tasks/deploy-task.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/tasks/deploy-task.js')>()
   return {
     ...real,
     // The rollout itself is not under test: record what it was given, then stop as a failed deploy would.
@@ -48,7 +48,7 @@ afterEach(() => {
 })
 
 async function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const { main } = await import('../../src/cli/main.js')
+  const { main } = await import('../../src/cli/cli-main.js')
   let out = ''
   let err = ''
   const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s), env })
@@ -109,7 +109,7 @@ describe('Action', () => {
     writeFileSync(env.GITHUB_OUTPUT!, '')
     writeFileSync(env.GITHUB_STATE!, '')
     for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v)
-    const { run } = await import('../../src/action/main.js')
+    const { run } = await import('../../src/action/action-main.js')
     await run()
     expect(seen.map((s) => s.env?.HF_TOKEN)).toEqual([TOKEN])
     const printed = written.join('')

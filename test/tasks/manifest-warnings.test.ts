@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fail, problem } from '../../src/result/result.js'
-import { main } from '../../src/cli/main.js'
-import { deployTask } from '../../src/tasks/deploy.js'
+import { main } from '../../src/cli/cli-main.js'
+import { deployTask } from '../../src/tasks/deploy-task.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
-import { rolloutOutcome } from '../../src/tasks/deploy.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 import { validateTask, withManifestWarnings } from '../../src/tasks/validate.js'
-import { loadManifestFile } from '../../src/manifest/load.js'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 
 const MANIFEST = `version: 1
 cluster: pair
@@ -157,7 +157,7 @@ describe('the Action', () => {
     writeFileSync(join(dir, 'out'), '')
     writeFileSync(join(dir, 'state'), '')
     process.exitCode = undefined
-    const { run } = await import('../../src/action/main.js')
+    const { run } = await import('../../src/action/action-main.js')
     await run()
     const exitCode = process.exitCode
     process.exitCode = undefined

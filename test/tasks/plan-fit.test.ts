@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { planTask } from '../../src/tasks/plan.js'
+import { planTask } from '../../src/tasks/plan-task.js'
 
 const SEED = 'src/manifest/examples/dgx-spark-pair.yml'
 const seedFixture = JSON.parse(readFileSync('test/preflight/fit/fixtures/qwen3.5-122b-a10b-fp8.json', 'utf8'))

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type CommandSpec, runCommand } from '../../src/tasks/commands.js'
+import { type CommandSpec, runCommand } from '../../src/tasks/command-table.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import { redactText, secretSpellings } from '../../src/tasks/redact.js'
 

@@ -8,8 +8,8 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { readActionInputs } from '../../src/action/inputs.js'
-import { main } from '../../src/cli/main.js'
+import { readActionInputs } from '../../src/action/action-inputs.js'
+import { main } from '../../src/cli/cli-main.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 
 const PASSPHRASE = 'correct horse battery staple'
@@ -99,7 +99,7 @@ describe('a private key with a passphrase', () => {
     writeFileSync(env.GITHUB_STATE!, '')
     for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v)
     try {
-      const { run } = await import('../../src/action/main.js')
+      const { run } = await import('../../src/action/action-main.js')
       await run()
     } finally {
       vi.unstubAllEnvs()

@@ -1,5 +1,5 @@
 /** `load`: this machine streams `docker save` into each node's `docker load` over SSH. */
-import { stdinProvider } from '../../execute/inputs.js'
+import { stdinProvider } from '../../execute/step-inputs.js'
 import { loadImage } from '../../plan/node-commands.js'
 import { stepOf } from '../../plan/plan.js'
 import { outcome, succeeded } from '../../transport/transport.js'

@@ -1,12 +1,12 @@
 /**
  * `relay`: the runner streams `docker save` once into the head, which loads it and copies the same
- * stream into every worker's `docker load` over the fabric (src/deploy/relay.ts does the transfer).
+ * stream into every worker's `docker load` over the fabric (src/deploy/relay-transfer.ts does the transfer).
  * The host checks also try SSH from the head to each worker's fabric IP.
  */
 import { loadImage } from '../../plan/node-commands.js'
 import { MINUTE, stepOf } from '../../plan/plan.js'
 import { relayFanOut } from '../../plan/relay-commands.js'
-import { relayImage } from '../relay.js'
+import { relayImage } from '../relay-transfer.js'
 import type { Distribution } from './types.js'
 
 export const relay: Distribution = {

@@ -6,7 +6,7 @@
 import { activateRelease, pruneReleases } from '../../plan/release-commands.js'
 import { problem } from '../../result/result.js'
 import { activatePart, prunePart } from './plan-parts.js'
-import { type Stage, proceed, stop } from './context.js'
+import { type Stage, proceed, stop } from './stage.js'
 
 export const activateStage: Stage<'m' | 'release' | 'unchanged'> = {
   name: 'activate',

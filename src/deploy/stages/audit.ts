@@ -6,8 +6,8 @@
 import type { Manifest } from '../../manifest/schema.js'
 import { type AroundStage, MINUTE, stepOf } from '../../plan/plan.js'
 import { appendAudit } from '../../plan/release-commands.js'
-import type { RolloutContext } from './context.js'
-import type { ReportCore } from './report.js'
+import type { RolloutContext } from './stage.js'
+import type { ReportCore } from './derive-report.js'
 
 /** The audit's part of the plan. */
 export const auditParts = (m: Manifest): AroundStage[] => [

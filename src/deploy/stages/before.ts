@@ -3,7 +3,7 @@
  * (script-check), the deploy lock, and
  * every node's release state read while the host checks run. Each stops with nothing changed.
  */
-import { modelRelays } from '../weights/plan.js'
+import { modelRelays } from '../weights/weights-plan.js'
 import { option } from '../../command/option-words.js'
 import { dirname, relative, resolve } from 'node:path'
 import type { Manifest } from '../../manifest/schema.js'
@@ -11,15 +11,15 @@ import type { Finding } from '../../preflight/finding.js'
 import { headOf } from '../../plan/node-commands.js'
 import { problem } from '../../result/result.js'
 import { readLaunchScript as readScript } from '../../manifest/launch-path.js'
-import { checkLaunchScriptWhenNeeded } from '../../script-check/load.js'
+import { checkLaunchScriptWhenNeeded } from '../../script-check/load-checker.js'
 import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
-import { LockHeartbeat, acquireDeployLock } from '../lock.js'
+import { LockHeartbeat, acquireDeployLock } from '../deploy-lock.js'
 import { checkRunInputs } from '../run-inputs.js'
 import { lockPart, scriptCheckPart, statePart } from './plan-parts.js'
 import { type NodeState, commonCurrent, containerState, readNodeStates } from '../node-state.js'
 import type { FactsBundle } from '../../preflight/facts.js'
-import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
 
 export async function readLaunchScript(m: Manifest, manifestPath: string): Promise<string | undefined> {
   if (m.launch.mode !== 'script') return undefined

@@ -1,7 +1,7 @@
 /**
  * The fabric-test stage: a real all-reduce over the fabric, one throw-away container of the
  * release's image (by its image ID) per node, all at once, with the release's env
- * (src/preflight/gather/collective.ts). It runs after the image is on every node and the
+ * (src/preflight/gather/run-collective.ts). It runs after the image is on every node and the
  * fingerprint said the release is new, and before release-files and stop-previous: a fabric that
  * cannot carry the collective (a firewall, an MTU, NCCL on sockets where RDMA was asked for) stops
  * the deploy with the running release untouched, where the same fault after stop-previous would be
@@ -9,13 +9,13 @@
  */
 import { problemOf } from '../../preflight/finding.js'
 import { runCollectiveChecks } from '../../preflight/checks/index.js'
-import { sortFindings } from '../../preflight/diagnose.js'
-import { runCollective } from '../../preflight/gather/collective.js'
+import { sortFindings } from '../../preflight/offline-diagnosis.js'
+import { runCollective } from '../../preflight/gather/run-collective.js'
 import { expectationFromManifest } from '../../manifest/expectation.js'
 import type { CollectiveFacts } from '../../preflight/facts.js'
-import { collectivePath } from '../../probe/collective.js'
+import { collectivePath } from '../../probe/collective-program.js'
 import type { FabricTestRank, FabricTestReport } from '../rollout-types.js'
-import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
 
 /** Each rank as its own result line says: the path that ran, the bytes it moved, its time and bus bandwidth. */
 export function fabricTestRanks(c: CollectiveFacts): FabricTestRank[] {

@@ -12,7 +12,7 @@ import { outcome, succeeded } from '../../transport/transport.js'
 import { imageGate } from '../image-gate.js'
 import { releaseFiles, releaseFingerprint } from '../release-files.js'
 import { readSnapshot } from '../snapshot.js'
-import { type Stage, type StageInput, proceed, stop } from './context.js'
+import { type Stage, type StageInput, proceed, stop } from './stage.js'
 import { readLaunchScript } from './before.js'
 import { imagePart } from './plan-parts.js'
 

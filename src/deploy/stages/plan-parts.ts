@@ -13,7 +13,7 @@ import { activateRelease, pruneReleases, readNodeState } from '../../plan/releas
 import { distributionOf } from '../distribution/index.js'
 import { auditParts } from './audit.js'
 import { weightsPhase } from '../weights/plan-phase.js'
-import { modelRelays } from '../weights/plan.js'
+import { modelRelays } from '../weights/weights-plan.js'
 
 /** What a stage's plan is made from: the manifest (the image override applied), the image, the release's own plan. */
 export interface StagePlanInput {

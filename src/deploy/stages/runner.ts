@@ -6,14 +6,14 @@
 import { headOf, removeContainer } from '../../plan/node-commands.js'
 import { markReleaseFailed } from '../../plan/release-commands.js'
 import { writeAudit } from './audit.js'
-import { releaseDeployLock } from '../lock.js'
+import { releaseDeployLock } from '../deploy-lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
 import { causeOfStop } from './stop-causes.js'
-import { type AnyOutcome, type ListedStage, type RolloutContext, newContext } from './context.js'
+import { type AnyOutcome, type ListedStage, type RolloutContext, newContext } from './stage.js'
 import type { Finding } from '../../preflight/finding.js'
 import type { StepResult } from '../../execute/execute.js'
-import { type Handled, type ListRun, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './report.js'
+import { type Handled, type ListRun, type StageRecord, type Stopped, changedBy, deriveReport, nodeTable } from './derive-report.js'
 
 /**
  * The stages in order until one stops. A cancel is looked at before every stage (no stage starts

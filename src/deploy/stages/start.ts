@@ -5,7 +5,7 @@
  * executor, so `plan` shows exactly what they run.
  */
 import { executePlan } from '../../execute/execute.js'
-import { stdinProvider } from '../../execute/inputs.js'
+import { stdinProvider } from '../../execute/step-inputs.js'
 import type { Finding } from '../../preflight/finding.js'
 import { startupTimelineFor } from '../../preflight/startup-report.js'
 import type { StartupTimeline } from '../../preflight/startup-timeline.js'
@@ -15,7 +15,7 @@ import { headOf } from '../../plan/node-commands.js'
 import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } from '../../plan/plan.js'
 import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
-import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './context.js'
+import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './stage.js'
 import { releasePhasesPart } from './plan-parts.js'
 import { parseTeardown, teardownFinding, teardownLine } from '../teardown.js'
 import { TEARDOWN_LEFT } from '../../plan/teardown-commands.js'

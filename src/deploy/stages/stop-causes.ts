@@ -10,8 +10,8 @@ import { clusterStateDir, freeSpaceUnder } from '../../plan/release-commands.js'
 import { DATA_DIR_MIN_FREE_BYTES, formatBytes } from '../../preflight/checks/host.js'
 import { problem } from '../../result/result.js'
 import type { Finding } from '../../preflight/finding.js'
-import type { ListedStage, RolloutContext } from './context.js'
-import type { Stopped } from './report.js'
+import type { ListedStage, RolloutContext } from './stage.js'
+import type { Stopped } from './derive-report.js'
 
 export async function causeOfStop(ctx: RolloutContext, ran: Stopped, stage: ListedStage, mark: number): Promise<Stopped> {
   const lost = stoppedByLostNode(ctx, ran, stage, mark)

@@ -12,10 +12,10 @@ import { problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import type { WeightsRun } from '../weights/delivery.js'
 import { hubPlanner } from '../weights/hub-seam.js'
-import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../weights/manifest.js'
+import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../weights/weights-manifest.js'
 import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
-import { type Stage, type StageInput, proceed, sayFindings, stop } from './context.js'
+import { type Stage, type StageInput, proceed, sayFindings, stop } from './stage.js'
 import { weightsPart } from './plan-parts.js'
 
 export const weightsStage: Stage<'m', 'weights' | 'weightsManifest'> = {

@@ -5,7 +5,7 @@
  * SHA-256 is not). Pure.
  */
 import { type Problem, type Result, fail, ok } from '../../result/result.js'
-import { type WeightsFile, type WeightsManifest, badFilePath, totalBytes, weightsManifest } from './manifest.js'
+import { type WeightsFile, type WeightsManifest, badFilePath, totalBytes, weightsManifest } from './weights-manifest.js'
 
 export interface NodeListing {
   readonly files: ReadonlyMap<string, { readonly size: number; readonly sha256: string }>

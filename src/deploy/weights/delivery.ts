@@ -11,9 +11,9 @@ import type { Finding } from '../../preflight/finding.js'
 import { type Problem, type Result, fail, ok } from '../../result/result.js'
 import { type RunResult, type Transport, outcome, succeeded } from '../../transport/transport.js'
 import { type NodeListing, type NodeWeights, describeNode, parseListing } from './compare.js'
-import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
+import { type WeightsManifest, totalBytes, weightsIdentity } from './weights-manifest.js'
 import type { HubListing } from './hub-listing.js'
-import { type WeightsSourceKind, sourceKind } from './plan.js'
+import { type WeightsSourceKind, sourceKind } from './weights-plan.js'
 
 /** One step of a hub download on one node (src/deploy/weights/hub.ts plans them). */
 export interface HubStep {

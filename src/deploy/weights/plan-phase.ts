@@ -7,7 +7,7 @@ import { MINUTE, type PlanPhase, type PlannedStep, stepOf } from '../../plan/pla
 import { headOf } from '../../plan/node-commands.js'
 import { listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../plan/weights-commands.js'
 import { hubPlanner } from './hub-seam.js'
-import { sourceKind } from './plan.js'
+import { sourceKind } from './weights-plan.js'
 
 const SOME_FILE = { path: '<file>', size: 0, sha256: '<sha256>' }
 

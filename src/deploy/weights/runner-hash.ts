@@ -8,7 +8,7 @@ import { homedir } from 'node:os'
 import { createHash } from 'node:crypto'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { type Result, fail, ok } from '../../result/result.js'
-import { type WeightsFile, type WeightsManifest, badFilePath, weightsManifest } from './manifest.js'
+import { type WeightsFile, type WeightsManifest, badFilePath, weightsManifest } from './weights-manifest.js'
 
 /**
  * Where the runner keeps what it hashed: a file whose size, mtime, ctime and inode are unchanged is

@@ -7,8 +7,8 @@ import { Transform } from 'node:stream'
 import { receiveWeightsFile, sendWeightsFileToWorker } from '../../plan/weights-commands.js'
 import { type RunResult, outcome, succeeded } from '../../transport/transport.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
-import type { Send } from './plan.js'
-import { runnerDirOf } from './reference.js'
+import type { Send } from './weights-plan.js'
+import { runnerDirOf } from './reference-manifest.js'
 import { openRunnerFile } from './runner-hash.js'
 
 /** Every send, the head's first; stops early once the run is cancelled. */

@@ -1,7 +1,7 @@
 /** Every node runs the same image, hence the same Ray, vLLM and Python. */
 
 import type { Finding } from '../finding.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 const withContainer = (ctx: CheckContext): ClusterNode[] => ctx.nodes.filter((n) => n.facts?.container)
 

@@ -8,7 +8,7 @@
  * sets `--entrypoint` bypasses. Read before anything changes: the image-contents stage gives the
  * image's CUDA, the host checks each node's (`nvidia-smi`'s "CUDA Version").
  */
-import type { ImageContents } from '../../probe/image-contents.js'
+import type { ImageContents } from '../../probe/image-contents-probe.js'
 import type { Finding } from '../finding.js'
 
 export interface NodeDriver {

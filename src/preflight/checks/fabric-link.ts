@@ -5,7 +5,7 @@
 import { stripPrefixLength } from '../../net/ipv4.js'
 import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 /**
  * A node's fabric interfaces as the facts show them: the manifest's names, whichever holds the

@@ -3,7 +3,7 @@
 import type { PeerReachability, RouteFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
 import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 const describeRoute = (r: RouteFacts): string =>
   r.error ? `no route (${r.error})` : [r.dev && `dev ${r.dev}`, r.src && `src ${r.src}`, r.via && `via ${r.via}`].filter(Boolean).join(' ') || '(empty)'

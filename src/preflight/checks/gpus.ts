@@ -1,7 +1,7 @@
 /** Enough GPUs for TP × PP, and one on the node that runs `vllm serve`. */
 
 import type { Finding } from '../finding.js'
-import { rayGpus, type CheckContext } from './context.js'
+import { rayGpus, type CheckContext } from './check-context.js'
 
 /**
  * Ray's GPU total: the sum over alive nodes when every node's resource map is complete (ray.nodes()

@@ -6,7 +6,7 @@
  */
 import { stripPrefixLength } from '../../net/ipv4.js'
 import type { Finding } from '../finding.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 export const formatBytes = (n: number): string => {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']

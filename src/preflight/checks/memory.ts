@@ -6,7 +6,7 @@
  * So before a start, the memory available now must cover the reservation.
  */
 import type { Finding } from '../finding.js'
-import type { CheckContext } from './context.js'
+import type { CheckContext } from './check-context.js'
 import { formatBytes } from './host.js'
 
 const MIB = 1024 * 1024

@@ -14,7 +14,7 @@ import { isLoopback, stripPrefixLength } from '../../net/ipv4.js'
 import type { VllmProcess } from '../facts.js'
 import type { Finding } from '../finding.js'
 import { type NativeLaunch, nativeLaunchOf } from '../native-launch.js'
-import { type CheckContext, type ClusterNode, interfaceAddresses } from './context.js'
+import { type CheckContext, type ClusterNode, interfaceAddresses } from './check-context.js'
 
 interface NativeNode {
   readonly node: ClusterNode

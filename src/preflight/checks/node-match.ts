@@ -13,7 +13,7 @@
  */
 import type { NodeFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import type { CheckContext } from './context.js'
+import type { CheckContext } from './check-context.js'
 
 interface Aspect {
   readonly label: string

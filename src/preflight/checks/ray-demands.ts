@@ -6,7 +6,7 @@
 import { clusterGpus, gpuShortfallPhrase, gpusInMaps } from '../demand-count.js'
 import type { Finding } from '../finding.js'
 import { comparePinWithRay, nodePinsInMaps, pinMismatchFix } from '../placement-pin.js'
-import type { CheckContext } from './context.js'
+import type { CheckContext } from './check-context.js'
 
 const showDemand = (d: Readonly<Record<string, number>>): string =>
   `{${Object.entries(d)

@@ -2,7 +2,7 @@
 
 import type { Finding } from '../finding.js'
 import { ipInCidr, stripPrefixLength } from '../../net/ipv4.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 /** `eno1 (default route)` for the interface that holds `ip` on a node, when the facts say. */
 function interfaceHolding(node: ClusterNode | undefined, ip: string): string | undefined {

@@ -1,7 +1,7 @@
 /** Is the Ray cluster made of exactly the manifest's nodes, each registered once? */
 
 import type { Finding } from '../finding.js'
-import { describeRayNode, describeRayNodes, type CheckContext, type ClusterNode } from './context.js'
+import { describeRayNode, describeRayNodes, type CheckContext, type ClusterNode } from './check-context.js'
 
 const containerName = (ctx: CheckContext): string => ctx.expected?.containerName ?? 'the Ray container'
 

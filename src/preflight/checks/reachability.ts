@@ -1,7 +1,7 @@
 /** Can we see the cluster at all: node facts gathered, Ray queried. */
 
 import type { Finding } from '../finding.js'
-import type { CheckContext } from './context.js'
+import type { CheckContext } from './check-context.js'
 
 /** NODE_UNREACHABLE: the facts script did not run on a node; its other checks are skipped. */
 export function nodeUnreachable(ctx: CheckContext): Finding[] {

@@ -15,7 +15,7 @@ import {
 import { ipInCidr, isLoopback, stripPrefixLength } from '../../net/ipv4.js'
 import type { InterfaceFacts } from '../facts.js'
 import type { Finding } from '../finding.js'
-import type { CheckContext, ClusterNode } from './context.js'
+import type { CheckContext, ClusterNode } from './check-context.js'
 
 /** Bridges and virtual links that do not make a machine multi-homed for this purpose. */
 const VIRTUAL = /^(lo|docker|veth|br-|virbr)/

@@ -5,7 +5,7 @@
  */
 
 import type { Finding, Severity } from '../finding.js'
-import { describeRayNodes, type CheckContext, type ClusterNode, type VllmIp } from './context.js'
+import { describeRayNodes, type CheckContext, type ClusterNode, type VllmIp } from './check-context.js'
 import { runsNative } from './native-identity.js'
 
 const inContainer = (ctx: CheckContext, node: ClusterNode): string =>

@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import type { Expectation } from '../../../src/manifest/expectation.js'
-import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, type CollectiveLine } from '../../../src/probe/collective.js'
+import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, type CollectiveLine } from '../../../src/probe/collective-program.js'
 import { runChecks } from '../../../src/preflight/checks/index.js'
 import type { CollectiveFacts, CollectiveRank, FactsBundle } from '../../../src/preflight/facts.js'
-import { rankFacts } from '../../../src/preflight/gather/collective.js'
+import { rankFacts } from '../../../src/preflight/gather/run-collective.js'
 import { expectation, healthyFacts, withNode } from '../fixtures/facts.js'
 
 const NODES = expectation.nodes

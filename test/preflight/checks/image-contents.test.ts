@@ -5,8 +5,8 @@
  */
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { contentsSummary, imageContentsFindings } from '../../../src/preflight/checks/image-contents.js'
-import { IMAGE_CONTENTS_PY, type ImageContents, parseImageContents } from '../../../src/probe/image-contents.js'
+import { contentsSummary, imageContentsFindings } from '../../../src/preflight/checks/image-contents-checks.js'
+import { IMAGE_CONTENTS_PY, type ImageContents, parseImageContents } from '../../../src/probe/image-contents-probe.js'
 import { STANDIN_CONTENTS } from '../../deploy/support/sim-cluster.js'
 
 const IMAGE = { imageRef: 'vllm/vllm-openai:v0.19.0', imageId: `sha256:${'b'.repeat(64)}`, node: 'spark-a' }

@@ -15,7 +15,7 @@ import type { Expectation } from '../../../src/manifest/expectation.js'
 import { type ContainerFacts, ContainerFactsSchema, type FactsBundle, type VllmProcess } from '../../../src/preflight/facts.js'
 import { nativeLaunchOf } from '../../../src/preflight/native-launch.js'
 import { CONTAINER_PY, ENV_OF_INTEREST } from '../../../src/probe/node-probe.js'
-import { diagnoseTask } from '../../../src/tasks/diagnose.js'
+import { diagnoseTask } from '../../../src/tasks/diagnose-task.js'
 import { expectation, healthyFacts, withNode } from '../fixtures/facts.js'
 import { check, codes } from './helpers.js'
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadManifestFile } from '../../../src/manifest/load.js'
+import { loadManifestFile } from '../../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../../src/manifest/schema.js'
 import { hubCacheDir, readLocalModel } from '../../../src/preflight/fit/local-model.js'
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { loadManifestFile } from '../../../src/manifest/load.js'
+import { loadManifestFile } from '../../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../../src/manifest/schema.js'
 import type { FactsBundle, NodeFacts } from '../../../src/preflight/facts.js'
 import { fitFindings, fitOfManifest, kvBytesFlagFindings, nodeMemoryOfFacts } from '../../../src/preflight/fit/manifest-fit.js'

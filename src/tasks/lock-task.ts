@@ -4,7 +4,7 @@
  */
 import type { Result } from '../result/result.js'
 import { verdictLine } from '../report/verdict.js'
-import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/lock.js'
+import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/deploy-lock.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { headOf } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'

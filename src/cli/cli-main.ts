@@ -1,5 +1,5 @@
 /**
- * The CLI: a thin adapter over the command table (src/tasks/commands.ts). It parses the command's
+ * The CLI: a thin adapter over the command table (src/tasks/command-table.ts). It parses the command's
  * own flags (any other flag is a usage error), reads the files text options name, runs the
  * command, and prints its text (or JSON with --json). Exit codes: 0 ok, 1 the manifest or cluster is
  * wrong, 2 wrong usage, 3 a bug, 130 cancelled.
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { allInWords, inWords } from '../command/option-words.js'
 import { inertJson, logSink } from '../report/log-sink.js'
-import { COMMANDS, type CommandSpec, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
+import { COMMANDS, type CommandSpec, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/command-table.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 
 const flagUsage = (k: OptionKey): string => {

@@ -11,14 +11,14 @@
  */
 import { OPTIONS, type OptionEntry } from '../command/options.js'
 import { renderManifestJsonSchema } from '../manifest/json-schema.js'
-import type { LockHolder } from '../deploy/lock.js'
+import type { LockHolder } from '../deploy/deploy-lock.js'
 import type { RolloutStage } from '../deploy/rollout.js'
 import type { SshCredentials } from '../transport/targets.js'
-import { deployTask, rollbackTask } from './deploy.js'
-import { diagnoseTask } from './diagnose.js'
-import { lockTask } from './lock.js'
+import { deployTask, rollbackTask } from './deploy-task.js'
+import { diagnoseTask } from './diagnose-task.js'
+import { lockTask } from './lock-task.js'
 import { type OutputName, type TaskOutcome, usageError } from './outcome.js'
-import { planTask } from './plan.js'
+import { planTask } from './plan-task.js'
 import { preflightTask } from './preflight.js'
 import { smokeTask } from './smoke.js'
 import { validateTask } from './validate.js'
@@ -290,7 +290,7 @@ export function actionOutputsOf(spec: CommandSpec): readonly OutputName[] {
 async function runLab(ctx: CommandContext): Promise<TaskOutcome> {
   const [sub, scenario] = ctx.args
   const v = ctx.values
-  const lab = () => import('./lab.js')
+  const lab = () => import('./lab-task.js')
   if (sub === 'up') {
     const n = v.nodes === undefined ? undefined : Number(v.nodes)
     if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 4)) return usageError(`--nodes must be a whole number from 1 to 4, got ${v.nodes}`)

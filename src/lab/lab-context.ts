@@ -4,7 +4,7 @@
 import { type DockerCommands, dockerCommands } from './docker-commands.js'
 import type { LabOptions } from './lab-types.js'
 import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labPaths, requireLabInstance, resolveLabDir } from './paths.js'
-import { LabRunner, type Progress } from './runner.js'
+import { LabRunner, type Progress } from './lab-runner.js'
 import { LabError } from './lab-error.js'
 
 export interface LabContext {

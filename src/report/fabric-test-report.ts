@@ -5,7 +5,7 @@
  * the plan asked for. Pure.
  */
 import type { FabricTestRank, FabricTestReport } from '../deploy/rollout-types.js'
-import { mib } from '../probe/collective.js'
+import { mib } from '../probe/collective-program.js'
 import { escapeMarkdown as md } from './escape.js'
 
 const UNKNOWN = '—'

@@ -1,12 +1,12 @@
 /**
  * The Action's inputs as one typed, validated object. Which inputs exist and which command reads
- * each comes from the command table (src/tasks/commands.ts); every input's default is declared in
+ * each comes from the command table (src/tasks/command-table.ts); every input's default is declared in
  * action.yml and nowhere else: the runner fills `INPUT_*` from action.yml's defaults before this
  * code runs, so an empty value here means "declared default is empty", never "use a fallback".
  */
 import { ON_FAILURE } from '../manifest/schema.js'
 import { fail, ok, problem, type Result } from '../result/result.js'
-import { ACTION_COMMANDS, ACTION_INPUT_NAMES, type ActionCommand, OPTIONS, type OptionKey, type OptionValues, option } from '../tasks/commands.js'
+import { ACTION_COMMANDS, ACTION_INPUT_NAMES, type ActionCommand, OPTIONS, type OptionKey, type OptionValues, option } from '../tasks/command-table.js'
 
 export const COMMANDS = ACTION_COMMANDS
 export type Command = ActionCommand

@@ -1,5 +1,5 @@
 /**
- * The fabric collective's findings (facts from src/preflight/gather/collective.ts):
+ * The fabric collective's findings (facts from src/preflight/gather/run-collective.ts):
  *
  * - FABRIC_COLLECTIVE_FAILED: a rank did not finish its all-reduce (an error, or a hang its watchdog
  *   ended). The node named is the one the failure points at: the peer a rank could not connect to,
@@ -11,8 +11,8 @@
  */
 import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import type { Finding } from '../finding.js'
-import type { CheckContext } from './context.js'
-import { collectivePath, mib } from '../../probe/collective.js'
+import type { CheckContext } from './check-context.js'
+import { collectivePath, mib } from '../../probe/collective-program.js'
 import { scanLog } from '../signatures.js'
 
 /**

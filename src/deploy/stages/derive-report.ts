@@ -7,7 +7,7 @@ import type { Finding } from '../../preflight/finding.js'
 import { nodeRank } from '../../plan/executor-commands.js'
 import { containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
-import type { AnyOutcome, ListedStage, RolloutContext } from './context.js'
+import type { AnyOutcome, ListedStage, RolloutContext } from './stage.js'
 import { fabricTestReport } from './fabric-test.js'
 
 export type Stopped = Extract<AnyOutcome, { next: 'stop' }>

@@ -7,16 +7,16 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { allInWords, inWords } from '../command/option-words.js'
 import { inertText, logSink } from '../report/log-sink.js'
-import { loadManifestFile } from '../manifest/load.js'
-import { OPTIONS, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/commands.js'
-import { flatGroups } from '../tasks/deploy.js'
+import { loadManifestFile } from '../manifest/load-manifest.js'
+import { OPTIONS, type OptionKey, type OptionValues, commandSpec, option, runCommand } from '../tasks/command-table.js'
+import { flatGroups } from '../tasks/deploy-task.js'
 import { type TaskOutcome, usageError } from '../tasks/outcome.js'
-import { type ActionInputs, type InputName, readActionInputs } from './inputs.js'
+import { type ActionInputs, type InputName, readActionInputs } from './action-inputs.js'
 import { declaredDefault } from './metadata.js'
 import { clearLockForPost, markMainPhase, saveLockForPost } from './post-lock.js'
-import { recordFindings, recordStepOutcome, reportDir, stepId } from './report.js'
+import { recordFindings, recordStepOutcome, reportDir, stepId } from './action-report.js'
 
-export { COMMANDS } from './inputs.js'
+export { COMMANDS } from './action-inputs.js'
 
 /** Every log line goes through the log sink: node, server and paste text inside it made inert. */
 const info = logSink((m) => core.info(m))

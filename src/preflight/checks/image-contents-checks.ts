@@ -1,6 +1,6 @@
 /**
  * What the release's image holds, against what the executor needs: pure, from the image-contents
- * probe's answer (src/probe/image-contents.ts). Runs before anything changes, so an image that
+ * probe's answer (src/probe/image-contents-probe.ts). Runs before anything changes, so an image that
  * cannot start is refused while the running release still serves.
  *
  * - IMAGE_LACKS_RAY: the Ray executor runs `ray start` in the image (exit 127 without the `ray`
@@ -15,7 +15,7 @@
  *   image reports, so `validate`/`plan` checked the flags against the wrong release.
  */
 import { contractFor, unknownVllmFlags } from '../../command/vllm-contract.js'
-import type { ImageContents } from '../../probe/image-contents.js'
+import type { ImageContents } from '../../probe/image-contents-probe.js'
 import type { Parsed } from '../../result/result.js'
 import type { Finding } from '../finding.js'
 

@@ -5,15 +5,15 @@
  * stops the deploy here, with the running release untouched. The versions go into the report.
  */
 import { problemOf } from '../../preflight/finding.js'
-import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents.js'
+import { imageContentsFindings, contentsSummary } from '../../preflight/checks/image-contents-checks.js'
 import { cudaDriverFindings } from '../../preflight/checks/cuda-driver.js'
 import { manifestVllmVersion } from '../../manifest/vllm-release.js'
 import { imageRef, vllmServeArgv } from '../../plan/node-commands.js'
 import { imageContentsStep } from '../../plan/plan.js'
-import { parseImageContents } from '../../probe/image-contents.js'
+import { parseImageContents } from '../../probe/image-contents-probe.js'
 import { fail, problem } from '../../result/result.js'
 import { outcome, succeeded } from '../../transport/transport.js'
-import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
 
 /** The tail of a failed probe's output, for evidence. */
 const tail = (s: string): string => s.trim().slice(-300)

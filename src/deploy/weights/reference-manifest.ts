@@ -12,8 +12,8 @@ import { type NodeListing, compareNode, describeNode, manifestOfListing } from '
 import type { Cmd } from '../../command/shell.js'
 import { type Delivery, mb, tail } from './delivery.js'
 import { HUB_MISMATCH_FIX, hubDigestMismatches } from './hub-listing.js'
-import { type WeightsManifest, totalBytes, weightsIdentity } from './manifest.js'
-import { pinnedRevision } from './plan.js'
+import { type WeightsManifest, totalBytes, weightsIdentity } from './weights-manifest.js'
+import { pinnedRevision } from './weights-plan.js'
 import { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
 
 /** model.source.runner.dir, relative to the run's working directory. */

@@ -2,12 +2,12 @@
  * Runs the fabric collective (src/plan/collective-commands.ts): a free port on the head's fabric
  * IP, then every node's rank at once over its transport; each rank's output read into facts (its
  * result line, NCCL's init lines, the last lines). Evaluating them is the checks' job
- * (src/preflight/checks/collective.ts).
+ * (src/preflight/checks/collective-checks.ts).
  */
 import type { Manifest } from '../../manifest/schema.js'
 import { COLLECTIVE_BYTES, COLLECTIVE_ITERS, COLLECTIVE_START_SLACK_SECONDS, collectiveRank, freePort } from '../../plan/collective-commands.js'
 import { headOf } from '../../plan/node-commands.js'
-import { COLLECTIVE_MARK, collectivePath, collectiveWholeSeconds, mib, readCollectiveLine } from '../../probe/collective.js'
+import { COLLECTIVE_MARK, collectivePath, collectiveWholeSeconds, mib, readCollectiveLine } from '../../probe/collective-program.js'
 import { type Transport, outcome, succeeded } from '../../transport/transport.js'
 import type { CollectiveFacts, CollectiveRank } from '../facts.js'
 import { parseNcclInit } from '../nccl-init.js'
@@ -50,7 +50,7 @@ export function rankFacts(node: { name: string; fabricIp: string }, rank: number
 /**
  * What the collective did, in one line, from the ranks' own results only: the bytes each rank says it
  * all-reduced and the path that ran (the stdlib ring moves at most STDLIB_MAX_BYTES of what was
- * asked, src/probe/collective.ts), never the size the plan asked for.
+ * asked, src/probe/collective-program.ts), never the size the plan asked for.
  */
 export function collectiveOutcomeLine(c: CollectiveFacts): string {
   const ok = c.ranks.filter((r) => r.line?.ok)

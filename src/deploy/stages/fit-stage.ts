@@ -20,8 +20,8 @@ import { readLocalModel, type ModelFiles } from '../../preflight/fit/local-model
 import { fitTextLines } from '../../preflight/fit/fit.js'
 import { fitFindings, fitOfManifest, kvBytesFlagFinding, nodeMemoryOfFacts } from '../../preflight/fit/manifest-fit.js'
 import { succeeded } from '../../transport/transport.js'
-import { parseWeightsManifest } from '../weights/manifest.js'
-import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './context.js'
+import { parseWeightsManifest } from '../weights/weights-manifest.js'
+import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
 import { problemOf } from '../../preflight/finding.js'
 import type { PlannedPart, StagePlanInput } from './plan-parts.js'
 
