@@ -16,10 +16,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const src = join(root, 'src')
 const imports = `
-import { StageList, type StartKey } from '${src}/deploy/stages/context.js'
+import { StageList, type StartKey } from '${src}/deploy/stages/stage.js'
 import { lockStage, stateStage } from '${src}/deploy/stages/before.js'
 import { fingerprintStage, imageStage } from '${src}/deploy/stages/image.js'
-import { imageContentsStage } from '${src}/deploy/stages/image-contents.js'
+import { imageContentsStage } from '${src}/deploy/stages/image-contents-stage.js'
 import { weightsStage } from '${src}/deploy/stages/weights.js'
 import { fabricTestStage } from '${src}/deploy/stages/fabric-test.js'
 import { preflightStage } from '${src}/deploy/stages/gates.js'
@@ -27,7 +27,7 @@ import { serveStage } from '${src}/deploy/stages/start.js'
 `
 
 const start = `StageList.startingWith<StartKey | 'expectImageId'>()`
-const stageType = `import('${src}/deploy/stages/context.js').Stage`
+const stageType = `import('${src}/deploy/stages/stage.js').Stage`
 
 /** Each list, compiled in one program (one type-check of the sources for all). */
 const LISTS: Record<string, string> = {
