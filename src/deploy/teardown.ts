@@ -62,7 +62,7 @@ export function teardownLine(node: string, t: TeardownReport): string {
     t.left.length === 0 ? 'nothing of it left, no process on the GPU' : `${t.left.length} process(es) left`,
     ...(t.memAvailableBytes !== undefined ? [`MemAvailable ${(t.memAvailableBytes / 2 ** 30).toFixed(1)} GiB`] : []),
   ]
-  return `[${node}] teardown: ${parts.join('; ')}`
+  return `teardown on ${node}: ${parts.join('; ')}`
 }
 
 /** What was left on a node, as one finding with each process. */

@@ -64,7 +64,7 @@ describe.sequential('stop-previous on the lab', () => {
     expect(pid).toMatch(/^\d+$/)
     const o = await deploy('t2')
     expect(o.exitCode, o.text).toBe(0)
-    expect(log.join('\n')).toMatch(new RegExp(`\\[spark-b\\] teardown: release t1; killed 1 leftover process\\(es\\): ${pid} sleep 1000`))
+    expect(log.join('\n')).toMatch(new RegExp(`teardown on spark-b: release t1; killed 1 leftover process\\(es\\): ${pid} sleep 1000`))
     expect(await marked('t1')).toEqual([])
   }, 900_000)
 

@@ -26,8 +26,8 @@ describe('stop-previous waits for the old release to be gone (simulated cluster)
     const lines: string[] = []
     const r = await deployRelease(simRolloutOptions(sim, 'r2', { force: true, onProgress: (l) => lines.push(l) }))
     expect(r.result).toBe('deployed')
-    expect(lines.join('\n')).toMatch(/\[spark-b\] teardown: release r1; killed 1 leftover process\(es\): 4242 python3 -m vllm\.v1\.engine\.core_worker/)
-    expect(lines.join('\n')).toMatch(/\[spark-a\] teardown: release r1; nothing of it left, no process on the GPU/)
+    expect(lines.join('\n')).toMatch(/teardown on spark-b: release r1; killed 1 leftover process\(es\): 4242 python3 -m vllm\.v1\.engine\.core_worker/)
+    expect(lines.join('\n')).toMatch(/teardown on spark-a: release r1; nothing of it left, no process on the GPU/)
   })
 
   it('one that will not stay dead stops the deploy before the launch with its PID and command; the rollback meets it too and says so', async () => {

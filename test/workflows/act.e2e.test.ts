@@ -181,7 +181,17 @@ describe.sequential('the three triggers on the lab', () => {
     ).toEqual([true])
     const [name, files] = [...r.artifacts][0] ?? expect.unreachable('no artifact')
     expect(name).toMatch(/^vllm-ray-deploy-\d+-\d+$/)
-    expect([...files.keys()].sort()).toEqual(['findings.json', 'outcome.txt', 'vllm-ray-deploy-deploy-summary.md', 'vllm-ray-deploy-facts.json'])
+    const names = [...files.keys()].sort()
+    expect(names.filter((f) => !f.startsWith('bundle/'))).toEqual([
+      'findings.json',
+      'outcome.txt',
+      'vllm-ray-deploy-deploy-summary.md',
+      'vllm-ray-deploy-facts.json',
+    ])
+    // The failed deploy's diagnostics bundle rides along (issue 39): its index, and both nodes' engine logs.
+    expect(names).toEqual(
+      expect.arrayContaining(['bundle/bundle.json', 'bundle/timeline.txt', 'bundle/nodes/spark-a/engine.log', 'bundle/nodes/spark-b/engine.log']),
+    )
     // The summary file is what the step wrote to GITHUB_STEP_SUMMARY (act printed it from there).
     expect(files.get('vllm-ray-deploy-deploy-summary.md')!.trimEnd()).toBe(summary!.trimEnd())
     const facts = JSON.parse(files.get('vllm-ray-deploy-facts.json')!) as { ray: { nodes: { address: string; isHead: boolean }[] } }
