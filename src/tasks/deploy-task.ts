@@ -168,6 +168,19 @@ function onFailureOf(value: string | undefined): Result<OnFailure | undefined> {
   return fail(problem('USAGE', `on-failure must be one of ${ON_FAILURE.join(', ')}, got "${value}"`))
 }
 
+/** What a deploy and a rollback take alike from the task's options: the smoke gate, the lock, the cancel, progress and stage events. */
+function sharedRolloutOptions(opts: DeployTaskOptions, onFailed: RolloutOptions['onFailed']) {
+  return {
+    ...(opts.smoke && { smoke: opts.smoke }),
+    ...(opts.waitLock && { waitLock: true }),
+    ...(opts.onLock && { onLock: opts.onLock }),
+    ...(opts.signal && { signal: opts.signal }),
+    ...(opts.onProgress && { onProgress: opts.onProgress }),
+    ...(opts.onStage && { onStage: opts.onStage }),
+    onFailed,
+  }
+}
+
 export async function deployTask(path: string, opts: DeployTaskOptions): Promise<TaskOutcome> {
   const bad = checkOverrides({ ...(opts.image !== undefined && { image: opts.image }), ...(opts.release !== undefined && { release: opts.release }) })
   if (bad) return bad
@@ -192,13 +205,7 @@ export async function deployTask(path: string, opts: DeployTaskOptions): Promise
         ...(opts.force && { force: true }),
         ...(onFailure && { onFailure }),
         ...(opts.image && { image: opts.image }),
-        ...(opts.smoke && { smoke: opts.smoke }),
-        ...(opts.waitLock && { waitLock: true }),
-        ...(opts.onLock && { onLock: opts.onLock }),
-        ...(opts.signal && { signal: opts.signal }),
-        ...(opts.onProgress && { onProgress: opts.onProgress }),
-        ...(opts.onStage && { onStage: opts.onStage }),
-        onFailed,
+        ...sharedRolloutOptions(opts, onFailed),
       }),
     ),
   )
@@ -224,13 +231,7 @@ export async function rollbackTask(path: string, opts: DeployTaskOptions): Promi
         env: opts.env,
         ...actor,
         ...(opts.to && { to: opts.to }),
-        ...(opts.smoke && { smoke: opts.smoke }),
-        ...(opts.waitLock && { waitLock: true }),
-        ...(opts.onLock && { onLock: opts.onLock }),
-        ...(opts.signal && { signal: opts.signal }),
-        ...(opts.onProgress && { onProgress: opts.onProgress }),
-        ...(opts.onStage && { onStage: opts.onStage }),
-        onFailed,
+        ...sharedRolloutOptions(opts, onFailed),
       }),
     ),
   )
