@@ -133,6 +133,10 @@ describe('the main step', () => {
     expect(declaredDefault('command', 'action.yml')).toBeDefined()
     expect(declaredDefault('manifest', 'no/such/action.yml')).toBeUndefined()
   })
+
+  it('finds action.yml from the sources as well as from the bundle (no file argument)', () => {
+    expect(declaredDefault('manifest')).toBe('.github/vllm-ray-deploy.yml')
+  })
 })
 
 describe('the main step against a real sshd (a one-node cluster on this machine)', () => {
