@@ -4,7 +4,7 @@
 import { type DockerCommands, dockerCommands } from './docker-commands.js'
 import type { LabOptions } from './lab-types.js'
 import { ok } from '../result/result.js'
-import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labInstanceOk, labPaths, resolveLabDir } from './paths.js'
+import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labPaths, resolveLabDir } from './paths.js'
 import { LabRunner, type Progress } from './lab-runner.js'
 import { type LabResult, labFail } from './lab-problem.js'
 
@@ -23,9 +23,7 @@ export interface LabContext {
 export function labContext(opts: LabOptions): LabResult<LabContext> {
   const progress: Progress = opts.onProgress ?? (() => {})
   const dockerBin = dockerBinary()
-  // A bad $VRD_LAB_INSTANCE is an error even with an explicit lab dir: the names would be wrong.
-  const instance = labInstanceOk()
-  if (!instance.ok) return instance
+  // A bad $VRD_LAB_INSTANCE is an error even with an explicit lab dir (resolveLabDir): the names would be wrong.
   const root = resolveLabDir(opts.dir)
   if (!root.ok) return root
   if (/[,:"\n]/.test(root.value)) {

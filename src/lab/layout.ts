@@ -70,8 +70,8 @@ export function instanceNames(instance: number): LabInstanceNames {
 
 /**
  * This process's instance. A bad `$VRD_LAB_INSTANCE` leaves instance 1's names here and the Problem
- * in INSTANCE_PROBLEM: every lab command checks it first (labContext, resolveLabDir), and nothing
- * else reads the lab.
+ * in INSTANCE_PROBLEM: every lab command checks it first (resolveLabDir, where each starts), and
+ * nothing else reads the lab.
  */
 const current = labInstance()
 export const INSTANCE_PROBLEM: LabProblem | undefined = current.ok ? undefined : current.problem

@@ -85,17 +85,18 @@ export function repoRoot(): string | undefined {
   }
 }
 
-/** The lab dir: `dir`, else `$VRD_LAB_DIR`, else this instance's under the repository (a bad `$VRD_LAB_INSTANCE` is a Problem). */
+/**
+ * The lab dir: `dir`, else `$VRD_LAB_DIR`, else this instance's under the repository. A bad
+ * `$VRD_LAB_INSTANCE` is a Problem even with a lab dir given: the lab's names, networks and
+ * gateway would be another instance's, so every lab command (each starts here) refuses it.
+ */
 export function resolveLabDir(dir?: string): LabResult<string> {
+  if (INSTANCE_PROBLEM) return fail(INSTANCE_PROBLEM)
   if (dir) return ok(resolve(dir))
   const fromEnv = process.env.VRD_LAB_DIR
   if (fromEnv) return ok(resolve(fromEnv))
-  if (INSTANCE_PROBLEM) return fail(INSTANCE_PROBLEM)
   return ok(join(repoRoot() ?? process.cwd(), INSTANCE.dirName))
 }
-
-/** The `bad-input` Problem of a bad `$VRD_LAB_INSTANCE` (layout.ts keeps it), or ok. */
-export const labInstanceOk = (): LabResult<void> => (INSTANCE_PROBLEM ? fail(INSTANCE_PROBLEM) : ok(undefined))
 
 /**
  * The build cache for a lab dir: its own `cache/` when the dir was chosen (`opts.dir`, `$VRD_LAB_DIR`),

@@ -60,14 +60,26 @@ export function scenarioScript(name: ScenarioName): LabResult<string> {
   return ok([shebang, `# Generated from src/lab/scenarios/common.sh + ${name}.sh`, common, ...rest].join('\n'))
 }
 
+/** A file `lab up` writes into the lab dir (its key, its known_hosts), or what to run when it is not there. */
+function readLabFile(path: string): LabResult<string> {
+  try {
+    return ok(readFileSync(path, 'utf8'))
+  } catch (e) {
+    return labFail('not-ready', `cannot read the lab's ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'vllm-ray-deploy lab up')
+  }
+}
+
 /** Open one SSH transport per node with the lab's key and pinned host keys. */
 export async function labTransports(m: Manifest, dir?: string): Promise<LabResult<Map<string, Transport>>> {
   const root = resolveLabDir(dir)
   if (!root.ok) return root
   const paths = labPaths(root.value)
-  const privateKey = readFileSync(paths.sshKey, 'utf8')
-  const knownHosts = readFileSync(paths.knownHosts, 'utf8')
-  const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, { privateKey, knownHosts }))] as const))
+  const privateKey = readLabFile(paths.sshKey)
+  if (!privateKey.ok) return privateKey
+  const knownHosts = readLabFile(paths.knownHosts)
+  if (!knownHosts.ok) return knownHosts
+  const keys = { privateKey: privateKey.value, knownHosts: knownHosts.value }
+  const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, keys))] as const))
   const transports = new Map(entries.flatMap(([name, r]) => (r.ok ? [[name, r.value as Transport] as const] : [])))
   const failed = entries.flatMap(([name, r]) => (r.ok ? [] : [`${name}: ${r.problem.message}`]))
   if (failed.length === 0) return ok(transports)

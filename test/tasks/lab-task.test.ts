@@ -62,13 +62,14 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 describe('lab errors are Problems: the CLI prints the message and its fix and exits 1', () => {
   it('a bad $VRD_LAB_INSTANCE: every lab command, before it looks at anything', async () => {
     vi.stubEnv('VRD_LAB_INSTANCE', '3x')
-    // status and down name the lab's objects, so they refuse even with a lab dir given; scenario and
-    // hub read only the lab dir, so they refuse when it is the instance's (none given).
+    // A lab dir given (VRD_LAB_DIR) or not: the lab's names would be another instance's either way.
     for (const [dir, ...args] of [
       [labDir, 'lab', 'status'],
       [labDir, 'lab', 'down'],
-      [undefined, 'lab', 'scenario', 'healthy'],
-      [undefined, 'lab', 'hub', 'status'],
+      [labDir, 'lab', 'scenario', 'healthy'],
+      [labDir, 'lab', 'hub', 'status'],
+      [undefined, 'lab', 'status'],
+      [undefined, 'lab', 'hub', 'up', labDir],
     ]) {
       vi.stubEnv('VRD_LAB_DIR', dir)
       const r = await cli(...(args as string[]))
@@ -147,5 +148,24 @@ describe('lab errors are Problems: the CLI prints the message and its fix and ex
     expect(scenario.code).toBe(1)
     expect(scenario.out).toMatch(new RegExp(`^error: the lab's manifest ${join(labDir, 'manifest.yml')} is missing or invalid`))
     expect(scenario.out).toMatch(/\nfix: vllm-ray-deploy lab up\n$/)
+  })
+
+  it('a lab whose manifest is there but its SSH key is not: what to run, before any node is dialled', async () => {
+    const { renderLabManifest } = await import('../../src/lab/lab-manifest.js')
+    const { labLayout } = await import('../../src/lab/layout.js')
+    const nodes = labLayout(2).nodes.map((node) => ({
+      ...node,
+      hostname: node.name,
+      mgmtInterface: 'enP7s7',
+      fabricInterface: 'enp1s0f0np0',
+      sshHost: node.mgmtIp,
+      hostKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFnbYhXbSvt96fDrlLv5HxGgrlNWhnwzIOMSeTw/jWgb',
+      gpus: 1,
+    }))
+    const manifest = { nodes, sshUser: 'root', sshPort: 22, fabricInterface: 'enp1s0f0np0', fabricSubnet: '172.30.200.0/24', imageRef: 'vrd-lab/x:1' }
+    writeFileSync(join(labDir, 'manifest.yml'), renderLabManifest(manifest))
+    const r = await cli('lab', 'scenario', 'healthy')
+    expect(r.code).toBe(1)
+    expect(r.out).toBe(`error: cannot read the lab's ${join(labDir, 'id_ed25519')}: ENOENT\nfix: vllm-ray-deploy lab up\n`)
   })
 })
