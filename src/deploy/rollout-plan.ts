@@ -1,6 +1,6 @@
 /**
  * What `deploy` runs, for `plan` to show: the deploy's own stage list (DEPLOY_STAGES), each stage
- * giving its part with the exact commands (Stage.plan, beside its run: stages/plan-parts.ts), then
+ * giving its part with the exact commands (Stage.plan, beside its run in the stage's own file), then
  * the runner's audit and unlock. One model of the rollout: a stage that does not run is not planned,
  * and one that runs is (test/deploy/plan-is-run.test.ts).
  */
@@ -11,7 +11,8 @@ import { PHASE_NAMES, type Plan, type PlanOptions, type PlanPhase, type PlannedS
 import { releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { DEPLOY_STAGES } from './rollout.js'
 import type { ListedStage } from './stages/stage.js'
-import { type PlannedPart, type StagePlanInput, runnerAfterParts } from './stages/plan-parts.js'
+import type { PlannedPart, StagePlanInput } from './stages/plan-parts.js'
+import { runnerAfterParts } from './stages/runner.js'
 import { withModel } from './weights/weights-plan.js'
 
 /**

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { MGMT_NETWORK } from './layout.js'
-import { LabError } from './lab-error.js'
+import { labProblem, labProblemText } from './lab-problem.js'
 import { repoRoot } from './paths.js'
 
 export interface HubMirrorRequest {
@@ -72,6 +72,10 @@ export interface HubMirrorOptions {
 
 export const hubMirrorScript = (): string => join(repoRoot() ?? process.cwd(), 'src', 'lab', 'hub-mirror', 'hub_mirror.py')
 
+/**
+ * The tests' mirror (the CLI's is hub-service.ts): a mirror that exits rejects `listening` and every
+ * `waitFor` with an Error whose message is the lab's Problem text, and the test fails on it.
+ */
 export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
   const work = await mkdtemp(join(tmpdir(), 'vrd-hub-mirror-'))
   const tokenFile = join(work, 'token')
@@ -120,11 +124,10 @@ export async function startHubMirror(o: HubMirrorOptions): Promise<HubMirror> {
         }
     })
     child.on('exit', (code, signal) => {
-      exited = new LabError(
-        'command-failed',
-        `the hub mirror exited (${signal ?? `exit ${code}`})`,
-        `check ${hubMirrorScript()} runs with python3 here`,
-        stderr,
+      exited = new Error(
+        labProblemText(
+          labProblem('command-failed', `the hub mirror exited (${signal ?? `exit ${code}`})`, `check ${hubMirrorScript()} runs with python3 here`, stderr),
+        ),
       )
       reject(exited)
       for (const w of waiters.splice(0)) w.reject(exited)

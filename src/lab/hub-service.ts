@@ -11,7 +11,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statS
 import { join, resolve } from 'node:path'
 import { hubMirrorScript } from './hub-mirror.js'
 import { MGMT_NETWORK } from './layout.js'
-import { LabError } from './lab-error.js'
+import { ok } from '../result/result.js'
+import { type LabResult, labFail } from './lab-problem.js'
 import { resolveLabDir } from './paths.js'
 
 export interface HubService {
@@ -25,8 +26,13 @@ export interface HubService {
 }
 
 const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/
-const hubDir = (labDir?: string) => join(resolveLabDir(labDir), 'hub')
-const stateFile = (labDir?: string) => join(hubDir(labDir), 'hub.json')
+/** The mirror's folder in the lab dir, and its state file. */
+function hubFiles(labDir?: string): LabResult<{ readonly dir: string; readonly state: string }> {
+  const root = resolveLabDir(labDir)
+  if (!root.ok) return root
+  const dir = join(root.value, 'hub')
+  return ok({ dir, state: join(dir, 'hub.json') })
+}
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
@@ -36,9 +42,13 @@ const alive = (pid: number): boolean => {
   }
 }
 
-/** The mirror `up` started, while its process lives. */
-export function hubStatus(labDir?: string): HubService | undefined {
-  const file = stateFile(labDir)
+/** The mirror `up` started, while its process lives (undefined when none runs). */
+export function hubStatus(labDir?: string): LabResult<HubService | undefined> {
+  const files = hubFiles(labDir)
+  return files.ok ? ok(runningMirror(files.value.state)) : files
+}
+
+function runningMirror(file: string): HubService | undefined {
   if (!existsSync(file)) return undefined
   try {
     const s = JSON.parse(readFileSync(file, 'utf8')) as HubService
@@ -55,15 +65,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * `listening` line (or its exit) before it returns. `bind`: default the lab's management gateway
  * (`VRD_LAB_HUB_BIND` overrides, e.g. 127.0.0.1 without a lab).
  */
-export async function hubUp(o: { readonly dir: string; readonly repo?: string; readonly labDir?: string; readonly bind?: string }): Promise<HubService> {
-  const running = hubStatus(o.labDir)
-  if (running) return running
+export async function hubUp(o: {
+  readonly dir: string
+  readonly repo?: string
+  readonly labDir?: string
+  readonly bind?: string
+}): Promise<LabResult<HubService>> {
+  const files = hubFiles(o.labDir)
+  if (!files.ok) return files
+  const running = runningMirror(files.value.state)
+  if (running) return ok(running)
   const model = resolve(o.dir)
   if (!existsSync(model) || !statSync(model).isDirectory())
-    throw new LabError('bad-input', `lab hub up: ${model} is not a directory`, 'give the directory of the model to serve: lab hub up MODEL_DIR [org/name]')
+    return labFail('bad-input', `lab hub up: ${model} is not a directory`, 'give the directory of the model to serve: lab hub up MODEL_DIR [org/name]')
   const repo = o.repo ?? 'vrd-lab/model'
-  if (!REPO.test(repo)) throw new LabError('bad-input', `lab hub up: ${JSON.stringify(repo)} is not a repository id (org/name)`, 'name it org/name')
-  const dir = hubDir(o.labDir)
+  if (!REPO.test(repo)) return labFail('bad-input', `lab hub up: ${JSON.stringify(repo)} is not a repository id (org/name)`, 'name it org/name')
+  const { dir, state } = files.value
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const tokenFile = join(dir, 'token')
   writeFileSync(tokenFile, `hf_lab${randomBytes(16).toString('hex')}\n`, { mode: 0o600 })
@@ -87,11 +104,11 @@ export async function hubUp(o: { readonly dir: string; readonly repo?: string; r
     if (line) {
       const doc = JSON.parse(line) as { port: number; commit: string }
       const s: HubService = { pid: child.pid!, endpoint: `http://${bind}:${doc.port}`, repo, commit: doc.commit, dir: model, tokenFile, logFile }
-      writeFileSync(stateFile(o.labDir), `${JSON.stringify(s, null, 2)}\n`)
-      return s
+      writeFileSync(state, `${JSON.stringify(s, null, 2)}\n`)
+      return ok(s)
     }
     if (exited !== undefined || Date.now() > deadline)
-      throw new LabError(
+      return labFail(
         'command-failed',
         `lab hub up: the mirror ${exited !== undefined ? `exited (${exited})` : 'did not start within 60 s'}`,
         bind === MGMT_NETWORK.gateway ? 'bring the lab up first (vllm-ray-deploy lab up): the mirror listens on its management gateway' : `check ${logFile}`,
@@ -102,14 +119,16 @@ export async function hubUp(o: { readonly dir: string; readonly repo?: string; r
 }
 
 /** Stops the mirror `up` started (SIGTERM, then waits for it to go); false when none ran. */
-export async function hubDown(labDir?: string): Promise<boolean> {
-  const s = hubStatus(labDir)
-  rmSync(stateFile(labDir), { force: true })
-  if (!s) return false
+export async function hubDown(labDir?: string): Promise<LabResult<boolean>> {
+  const files = hubFiles(labDir)
+  if (!files.ok) return files
+  const s = runningMirror(files.value.state)
+  rmSync(files.value.state, { force: true })
+  if (!s) return ok(false)
   process.kill(s.pid, 'SIGTERM')
   for (let i = 0; i < 100 && alive(s.pid); i++) await sleep(100)
   if (alive(s.pid)) process.kill(s.pid, 'SIGKILL')
-  return true
+  return ok(true)
 }
 
 /** The manifest lines and the environment that use the mirror. */

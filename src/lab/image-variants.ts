@@ -12,7 +12,8 @@ import { labContext } from './lab-context.js'
 import { inspectImage } from './images.js'
 import type { LabOptions } from './lab-types.js'
 import { IMAGES, LABEL, REGISTRY, WORKLOAD_REPOSITORY } from './layout.js'
-import { LabError } from './lab-error.js'
+import { ok } from '../result/result.js'
+import { type LabResult, labFail } from './lab-problem.js'
 
 export const NO_RAY_TAG = 'no-ray'
 
@@ -37,28 +38,32 @@ export interface LabImageVariant {
 }
 
 /** Build the Ray-less variant of the workload image (`lab up` built the stand-in) and push it to the lab registry. */
-export async function ensureNoRayImage(opts: LabOptions = {}): Promise<LabImageVariant> {
-  const ctx = labContext(opts)
-  if (!(await inspectImage(ctx, IMAGES.workload))) throw new LabError('not-ready', `${IMAGES.workload} is missing`, 'run vllm-ray-deploy lab up first')
+export async function ensureNoRayImage(opts: LabOptions = {}): Promise<LabResult<LabImageVariant>> {
+  const context = labContext(opts)
+  if (!context.ok) return context
+  const ctx = context.value
+  if (!(await inspectImage(ctx, IMAGES.workload))) return labFail('not-ready', `${IMAGES.workload} is missing`, 'run vllm-ray-deploy lab up first')
   const dir = join(ctx.paths.build, 'no-ray-context')
   await rm(dir, { recursive: true, force: true })
   await mkdir(dir, { recursive: true })
   try {
     await writeFile(join(dir, 'Dockerfile'), NO_RAY_DOCKERFILE)
     ctx.progress(`workload: building ${noRayRefs.host} (the stand-in with Ray uninstalled)`)
-    await ctx.runner.step(
+    const built = await ctx.runner.step(
       `build ${noRayRefs.host}`,
       ctx.docker.build({ tag: noRayRefs.host, context: dir, dockerfile: join(dir, 'Dockerfile'), labels: { [LABEL]: '1' } }),
       { timeoutMs: 10 * 60_000 },
     )
+    if (!built.ok) return built
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
-  await ctx.runner.step(`push ${noRayRefs.host}`, ctx.docker.push(noRayRefs.host), {
+  const pushed = await ctx.runner.step(`push ${noRayRefs.host}`, ctx.docker.push(noRayRefs.host), {
     timeoutMs: 10 * 60_000,
     fix: 'the lab registry must be running: vllm-ray-deploy lab up',
   })
+  if (!pushed.ok) return pushed
   const image = await inspectImage(ctx, noRayRefs.host)
-  if (!image) throw new LabError('command-failed', `${noRayRefs.host} is missing right after its build`, 'run docker image ls; build it again')
-  return { ref: noRayRefs.node, hostRef: noRayRefs.host, id: image.id }
+  if (!image) return labFail('command-failed', `${noRayRefs.host} is missing right after its build`, 'run docker image ls; build it again')
+  return ok({ ref: noRayRefs.node, hostRef: noRayRefs.host, id: image.id })
 }

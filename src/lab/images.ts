@@ -17,7 +17,8 @@ import type { LabContext } from './lab-context.js'
 import { type ImageView, parseImageInspect } from './docker-inspect.js'
 import { chroot, copyTree, debootstrap, tarInto } from './host-commands.js'
 import { IMAGES, LABEL } from './layout.js'
-import { LabError } from './lab-error.js'
+import { ok } from '../result/result.js'
+import { type LabResult, labFail } from './lab-problem.js'
 
 /** Bumped when the recipe changes in a way the hashed files do not show. */
 const RECIPE = 'vrd-lab-images-1'
@@ -55,10 +56,10 @@ export async function inspectImage(ctx: LabContext, ref: string): Promise<ImageV
 }
 
 /** The debootstrap tree every image starts from, built once and kept in the cache. */
-export async function ensureMinbase(ctx: LabContext): Promise<string> {
+export async function ensureMinbase(ctx: LabContext): Promise<LabResult<string>> {
   const { paths } = ctx
   const done = `${paths.minbaseRootfs}.complete`
-  if (existsSync(done) && existsSync(paths.minbaseRootfs)) return paths.minbaseRootfs
+  if (existsSync(done) && existsSync(paths.minbaseRootfs)) return ok(paths.minbaseRootfs)
   const tmp = `${paths.minbaseRootfs}.partial`
   await rm(tmp, { recursive: true, force: true })
   await rm(paths.minbaseRootfs, { recursive: true, force: true })
@@ -66,15 +67,16 @@ export async function ensureMinbase(ctx: LabContext): Promise<string> {
   await mkdir(paths.debCache, { recursive: true })
   const started = Date.now()
   ctx.progress(`debootstrap ${SUITE} minbase from ${ctx.mirror} (about 25 s cold)`)
-  await ctx.runner.step(`debootstrap ${SUITE}`, debootstrap({ suite: SUITE, target: tmp, mirror: ctx.mirror, cacheDir: paths.debCache }), {
+  const boot = await ctx.runner.step(`debootstrap ${SUITE}`, debootstrap({ suite: SUITE, target: tmp, mirror: ctx.mirror, cacheDir: paths.debCache }), {
     timeoutMs: 20 * MINUTE,
     heartbeatMs: 15_000,
     fix: `check that ${ctx.mirror} is reachable from this machine`,
   })
+  if (!boot.ok) return boot
   await rename(tmp, paths.minbaseRootfs)
   await writeFile(done, `${new Date().toISOString()}\n`)
   ctx.progress(`debootstrap done in ${secs(started)}`)
-  return paths.minbaseRootfs
+  return ok(paths.minbaseRootfs)
 }
 
 export const profileHash = (ctx: LabContext, profile: RootfsProfile): string =>
@@ -97,52 +99,64 @@ const PROFILE_IMAGE: Readonly<Record<RootfsProfile, string>> = {
 }
 
 /** Build (or reuse) the image of one chroot profile. Returns its content hash. */
-export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile, changed: string[]): Promise<string> {
+export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile, changed: string[]): Promise<LabResult<string>> {
   const ref = PROFILE_IMAGE[profile]
   const hash = profileHash(ctx, profile)
   const current = await inspectImage(ctx, ref)
-  if (current?.labels[HASH_LABEL] === hash) return hash
+  if (current?.labels[HASH_LABEL] === hash) return ok(hash)
 
   const minbase = await ensureMinbase(ctx)
+  if (!minbase.ok) return minbase
   const work = join(ctx.paths.build, `rootfs-${profile}`)
   const started = Date.now()
   await rm(work, { recursive: true, force: true })
   await mkdir(ctx.paths.build, { recursive: true })
   try {
-    ctx.progress(`${ref}: installing ${PROFILE_PACKAGES[profile].join(' ')} in a chroot`)
-    await ctx.runner.step(`copy the minbase tree for ${profile}`, copyTree(minbase, work), { timeoutMs: 5 * MINUTE })
-    await writeFile(join(work, 'etc', 'resolv.conf'), await readFile('/etc/resolv.conf'))
-    await copyFile(join(ctx.assets, 'rootfs-setup.sh'), join(work, 'tmp', 'vrd-lab-rootfs-setup.sh'))
-    await ctx.runner.step(
-      `install the ${profile} packages in the chroot`,
-      chroot(work, '/bin/sh', '/tmp/vrd-lab-rootfs-setup.sh', profile, ctx.mirror, ...PROFILE_PACKAGES[profile]),
-      { timeoutMs: 20 * MINUTE, heartbeatMs: 15_000, fix: `check that ${ctx.mirror} is reachable from this machine` },
-    )
-    let tree = work
-    if (profile === 'registry') {
-      tree = join(work, 'vrd-lab-export')
-      await copyFile(join(ctx.assets, 'registry-config.yml'), join(tree, 'etc', 'docker', 'registry', 'config.yml'))
-    }
-    const changes = [...IMPORT_CHANGES[profile], `LABEL ${LABEL}=1`, `LABEL ${HASH_LABEL}=${hash}`]
-    await ctx.runner.step(`import ${ref}`, tarInto(tree, ctx.docker.importImage(ref, changes)), { timeoutMs: 10 * MINUTE })
+    const built = await buildRootfsImage(ctx, profile, minbase.value, work, hash)
+    if (!built.ok) return built
   } finally {
     await rm(work, { recursive: true, force: true })
   }
   ctx.progress(`${ref} built in ${secs(started)}`)
   changed.push(`image ${ref}`)
-  return hash
+  return ok(hash)
+}
+
+/** The chroot of one profile in `work`, from the minbase tree, imported as its image. */
+async function buildRootfsImage(ctx: LabContext, profile: RootfsProfile, minbase: string, work: string, hash: string): Promise<LabResult<void>> {
+  const ref = PROFILE_IMAGE[profile]
+  ctx.progress(`${ref}: installing ${PROFILE_PACKAGES[profile].join(' ')} in a chroot`)
+  const copied = await ctx.runner.step(`copy the minbase tree for ${profile}`, copyTree(minbase, work), { timeoutMs: 5 * MINUTE })
+  if (!copied.ok) return copied
+  await writeFile(join(work, 'etc', 'resolv.conf'), await readFile('/etc/resolv.conf'))
+  await copyFile(join(ctx.assets, 'rootfs-setup.sh'), join(work, 'tmp', 'vrd-lab-rootfs-setup.sh'))
+  const installed = await ctx.runner.step(
+    `install the ${profile} packages in the chroot`,
+    chroot(work, '/bin/sh', '/tmp/vrd-lab-rootfs-setup.sh', profile, ctx.mirror, ...PROFILE_PACKAGES[profile]),
+    { timeoutMs: 20 * MINUTE, heartbeatMs: 15_000, fix: `check that ${ctx.mirror} is reachable from this machine` },
+  )
+  if (!installed.ok) return installed
+  let tree = work
+  if (profile === 'registry') {
+    tree = join(work, 'vrd-lab-export')
+    await copyFile(join(ctx.assets, 'registry-config.yml'), join(tree, 'etc', 'docker', 'registry', 'config.yml'))
+  }
+  const changes = [...IMPORT_CHANGES[profile], `LABEL ${LABEL}=1`, `LABEL ${HASH_LABEL}=${hash}`]
+  const imported = await ctx.runner.step(`import ${ref}`, tarInto(tree, ctx.docker.importImage(ref, changes)), { timeoutMs: 10 * MINUTE })
+  return imported.ok ? ok(undefined) : imported
 }
 
 /** vrd-lab/node: node-base plus the lab's init, fake GPU tools, runtime wrapper and sshd settings. */
-export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promise<ImageView> {
+export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promise<LabResult<ImageView>> {
   const baseHash = await ensureRootfsImage(ctx, 'node', changed)
+  if (!baseHash.ok) return baseHash
   const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'gpu-memory', 'nvidia-container-runtime-hook', 'sshd_config']
-  const hash = contentHash({ values: [RECIPE, baseHash], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
+  const hash = contentHash({ values: [RECIPE, baseHash.value], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
   const current = await inspectImage(ctx, IMAGES.node)
-  if (current?.labels[HASH_LABEL] === hash) return current
+  if (current?.labels[HASH_LABEL] === hash) return ok(current)
   const started = Date.now()
   ctx.progress(`${IMAGES.node}: adding the lab's files (docker build --network none)`)
-  await ctx.runner.step(
+  const build = await ctx.runner.step(
     `build ${IMAGES.node}`,
     ctx.docker.build({
       tag: IMAGES.node,
@@ -153,16 +167,18 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
     }),
     { timeoutMs: 10 * MINUTE },
   )
+  if (!build.ok) return build
   ctx.progress(`${IMAGES.node} built in ${secs(started)}`)
   changed.push(`image ${IMAGES.node}`)
   const built = await inspectImage(ctx, IMAGES.node)
   if (!built)
-    throw new LabError('command-failed', `${IMAGES.node} is missing right after its build`, 'run docker image ls; build again with vllm-ray-deploy lab up')
-  return built
+    return labFail('command-failed', `${IMAGES.node} is missing right after its build`, 'run docker image ls; build again with vllm-ray-deploy lab up')
+  return ok(built)
 }
 
-export async function ensureRegistryImage(ctx: LabContext, changed: string[]): Promise<void> {
-  await ensureRootfsImage(ctx, 'registry', changed)
+export async function ensureRegistryImage(ctx: LabContext, changed: string[]): Promise<LabResult<void>> {
+  const hash = await ensureRootfsImage(ctx, 'registry', changed)
+  return hash.ok ? ok(undefined) : hash
 }
 
 export const secs = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`

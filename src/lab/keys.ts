@@ -9,6 +9,8 @@ import type { LabContext } from './lab-context.js'
 import { sshKeygen } from './host-commands.js'
 import type { LabNodeLayout } from './layout.js'
 import { nodeFilesDir } from './paths.js'
+import { ok } from '../result/result.js'
+import type { LabResult } from './lab-problem.js'
 
 /** `ssh-ed25519 AAAA...` from a `.pub` file's text (the comment dropped). */
 export function publicKeyOf(pubText: string): string {
@@ -51,20 +53,21 @@ export function sshConfigText(pins: readonly PinnedNode[], keyPath: string, know
   ].join('\n')
 }
 
-async function ensureKeyPair(ctx: LabContext, path: string, comment: string): Promise<string> {
+async function ensureKeyPair(ctx: LabContext, path: string, comment: string): Promise<LabResult<string>> {
   if (!existsSync(path) || !existsSync(`${path}.pub`)) {
-    await ctx.runner.step(`generate ${comment}`, sshKeygen(`${path}.new`, comment))
+    const made = await ctx.runner.step(`generate ${comment}`, sshKeygen(`${path}.new`, comment))
+    if (!made.ok) return made
     await rename(`${path}.new.pub`, `${path}.pub`)
     await rename(`${path}.new`, path)
   }
   await chmod(path, 0o600)
-  return publicKeyOf(await readFile(`${path}.pub`, 'utf8'))
+  return ok(publicKeyOf(await readFile(`${path}.pub`, 'utf8')))
 }
 
-export const ensureClientKey = (ctx: LabContext): Promise<string> => ensureKeyPair(ctx, ctx.paths.sshKey, 'vrd-lab client')
+export const ensureClientKey = (ctx: LabContext): Promise<LabResult<string>> => ensureKeyPair(ctx, ctx.paths.sshKey, 'vrd-lab client')
 
 /** The node's host key pair, in the node's own folder of the files mounted at /etc/vrd-lab. */
-export async function ensureHostKey(ctx: LabContext, node: LabNodeLayout): Promise<string> {
+export async function ensureHostKey(ctx: LabContext, node: LabNodeLayout): Promise<LabResult<string>> {
   const dir = nodeFilesDir(ctx.paths, node.name)
   await mkdir(dir, { recursive: true })
   return ensureKeyPair(ctx, join(dir, 'ssh_host_ed25519_key'), `vrd-lab host key of ${node.name}`)

@@ -3,9 +3,10 @@
  */
 import { type DockerCommands, dockerCommands } from './docker-commands.js'
 import type { LabOptions } from './lab-types.js'
-import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labPaths, requireLabInstance, resolveLabDir } from './paths.js'
+import { ok } from '../result/result.js'
+import { type LabPaths, assetsDir, dockerBinary, labCacheDir, labPaths, resolveLabDir } from './paths.js'
 import { LabRunner, type Progress } from './lab-runner.js'
-import { LabError } from './lab-error.js'
+import { type LabResult, labFail } from './lab-problem.js'
 
 export interface LabContext {
   readonly paths: LabPaths
@@ -18,26 +19,29 @@ export interface LabContext {
   readonly mirror: string
 }
 
-export function labContext(opts: LabOptions): LabContext {
+/** The context of one lab command, or why there can be none (a bad `$VRD_LAB_INSTANCE` or lab dir, no assets). */
+export function labContext(opts: LabOptions): LabResult<LabContext> {
   const progress: Progress = opts.onProgress ?? (() => {})
   const dockerBin = dockerBinary()
-  // A bad $VRD_LAB_INSTANCE is an error even with an explicit lab dir: the names would be wrong.
-  requireLabInstance()
+  // A bad $VRD_LAB_INSTANCE is an error even with an explicit lab dir (resolveLabDir): the names would be wrong.
   const root = resolveLabDir(opts.dir)
-  if (/[,:"\n]/.test(root)) {
-    throw new LabError(
+  if (!root.ok) return root
+  if (/[,:"\n]/.test(root.value)) {
+    return labFail(
       'bad-input',
-      `the lab dir is bind-mounted into the nodes, so its path cannot contain ',', ':', '"' or a newline: ${root}`,
+      `the lab dir is bind-mounted into the nodes, so its path cannot contain ',', ':', '"' or a newline: ${root.value}`,
       'choose a lab dir (VRD_LAB_DIR, --dir) without those characters',
     )
   }
-  return {
-    paths: labPaths(root, labCacheDir(opts.dir)),
+  const assets = assetsDir()
+  if (!assets.ok) return assets
+  return ok({
+    paths: labPaths(root.value, labCacheDir(opts.dir)),
     runner: new LabRunner(progress),
     dockerBin,
     docker: dockerCommands(dockerBin),
     progress,
-    assets: assetsDir(),
+    assets: assets.value,
     mirror: process.env.VRD_LAB_MIRROR ?? 'http://deb.debian.org/debian',
-  }
+  })
 }

@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { LabError } from './lab-error.js'
+import { type LabResult, labFail } from './lab-problem.js'
 
 const alive = (pid: number): boolean => {
   try {
@@ -23,11 +23,15 @@ export interface LabLockWait {
 }
 
 /**
- * Runs fn holding the lock. A held lock is an error at once, or, with `wait`, after waiting for its
- * holder up to wait.waitMs (checked every 250 ms: the holder is another process).
+ * Runs fn holding the lock. A held lock is a `locked` Problem at once, or, with `wait`, after waiting
+ * for its holder up to wait.waitMs (checked every 250 ms: the holder is another process).
  */
-export async function withLabLock<T>(lockDir: string, what: string, fn: () => Promise<T>, wait?: LabLockWait): Promise<T> {
-  await mkdir(dirname(lockDir), { recursive: true })
+export async function withLabLock<T>(lockDir: string, what: string, fn: () => Promise<LabResult<T>>, wait?: LabLockWait): Promise<LabResult<T>> {
+  const parent = await mkdir(dirname(lockDir), { recursive: true }).then(
+    () => undefined,
+    (e: NodeJS.ErrnoException) => e.code ?? e.message,
+  )
+  if (parent !== undefined) return labFail('not-ready', `cannot create the lab lock ${lockDir}: ${parent}`, 'check that the lab dir is writable')
   const deadline = Date.now() + (wait?.waitMs ?? 0)
   let told = false
   let ownerless = 0
@@ -38,12 +42,12 @@ export async function withLabLock<T>(lockDir: string, what: string, fn: () => Pr
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code !== 'EEXIST')
-        throw new LabError('not-ready', `cannot create the lab lock ${lockDir}: ${code ?? (e as Error).message}`, 'check that the lab dir is writable')
+        return labFail('not-ready', `cannot create the lab lock ${lockDir}: ${code ?? (e as Error).message}`, 'check that the lab dir is writable')
       const holder = (await readFile(join(lockDir, 'owner'), 'utf8').catch(() => '')).trim()
       const pid = Number(holder.split(/\s+/)[0])
       if (pid && alive(pid)) {
         if (!wait || Date.now() >= deadline) {
-          throw new LabError('locked', `another lab operation is running (${holder})`, `wait for it to finish, or remove ${lockDir} if it is gone`)
+          return labFail('locked', `another lab operation is running (${holder})`, `wait for it to finish, or remove ${lockDir} if it is gone`)
         }
         if (!told) wait.onWait?.(holder)
         told = true

@@ -1,12 +1,13 @@
 /**
  * The lab's only way to run a command: through a Transport (LocalTransport: this machine).
- * Adds what a lab step needs on top: a deadline, an error that names the step and shows the
+ * Adds what a lab step needs on top: a deadline, a Problem that names the step and shows the
  * command and its output, and a heartbeat for long steps.
  */
 import { type Cmd, render } from '../command/shell.js'
 import { LocalTransport } from '../transport/local.js'
 import { type RunOptions, type RunResult, type Transport, outcome, succeeded } from '../transport/transport.js'
-import { LabError, tail } from './lab-error.js'
+import { ok } from '../result/result.js'
+import { type LabResult, labFail, tail } from './lab-problem.js'
 
 export type Progress = (msg: string) => void
 
@@ -29,8 +30,8 @@ export class LabRunner {
     return this.transport.run(cmd, { timeoutMs, ...(stdin !== undefined ? { stdin } : {}) })
   }
 
-  /** Run a step; a failure becomes a LabError saying what was being done. */
-  async step(what: string, cmd: Cmd, opts: StepOptions = {}): Promise<RunResult> {
+  /** Run a step; a failure is a `command-failed` Problem saying what was being done. */
+  async step(what: string, cmd: Cmd, opts: StepOptions = {}): Promise<LabResult<RunResult>> {
     const started = Date.now()
     const beat = opts.heartbeatMs
       ? setInterval(() => this.progress(`  still ${what} (${Math.round((Date.now() - started) / 1000)} s)`), opts.heartbeatMs)
@@ -40,18 +41,11 @@ export class LabRunner {
         timeoutMs: opts.timeoutMs ?? 60_000,
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
       })
-      if (!succeeded(r)) {
-        throw new LabError('command-failed', `${what} failed (${outcome(r)}): ${render(cmd)}`, opts.fix, tail(`${r.stdout}\n${r.stderr}`, 25))
-      }
-      return r
+      if (!succeeded(r)) return labFail('command-failed', `${what} failed (${outcome(r)}): ${render(cmd)}`, opts.fix, tail(`${r.stdout}\n${r.stderr}`, 25))
+      return ok(r)
     } finally {
       if (beat) clearInterval(beat)
     }
-  }
-
-  /** stdout of a step, trimmed. */
-  async text(what: string, cmd: Cmd, opts: StepOptions = {}): Promise<string> {
-    return (await this.step(what, cmd, opts)).stdout.trim()
   }
 }
 

@@ -10,8 +10,9 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LabError } from './lab-error.js'
-import { INSTANCE, INSTANCE_ERROR } from './layout.js'
+import { fail, ok } from '../result/result.js'
+import { type LabResult, labFail } from './lab-problem.js'
+import { INSTANCE, INSTANCE_PROBLEM } from './layout.js'
 
 export interface LabPaths {
   readonly root: string
@@ -84,19 +85,17 @@ export function repoRoot(): string | undefined {
   }
 }
 
-export function resolveLabDir(dir?: string): string {
-  if (dir) return resolve(dir)
+/**
+ * The lab dir: `dir`, else `$VRD_LAB_DIR`, else this instance's under the repository. A bad
+ * `$VRD_LAB_INSTANCE` is a Problem even with a lab dir given: the lab's names, networks and
+ * gateway would be another instance's, so every lab command (each starts here) refuses it.
+ */
+export function resolveLabDir(dir?: string): LabResult<string> {
+  if (INSTANCE_PROBLEM) return fail(INSTANCE_PROBLEM)
+  if (dir) return ok(resolve(dir))
   const fromEnv = process.env.VRD_LAB_DIR
-  if (fromEnv) return resolve(fromEnv)
-  requireLabInstance()
-  return join(repoRoot() ?? process.cwd(), INSTANCE.dirName)
-}
-
-/** Throws the `bad-input` LabError for a bad `$VRD_LAB_INSTANCE` (layout.ts keeps it). */
-export function requireLabInstance(): void {
-  if (INSTANCE_ERROR) {
-    throw new LabError('bad-input', INSTANCE_ERROR.message, 'unset VRD_LAB_INSTANCE for the default lab, or set it to the number of the lab to use')
-  }
+  if (fromEnv) return ok(resolve(fromEnv))
+  return ok(join(repoRoot() ?? process.cwd(), INSTANCE.dirName))
 }
 
 /**
@@ -104,17 +103,18 @@ export function requireLabInstance(): void {
  * else the one every default lab dir shares, `<repo>/.lab/cache`.
  */
 export function labCacheDir(dir?: string): string {
-  if (dir || process.env.VRD_LAB_DIR) return join(resolveLabDir(dir), 'cache')
+  const chosen = dir || process.env.VRD_LAB_DIR
+  if (chosen) return join(resolve(chosen), 'cache')
   return join(repoRoot() ?? process.cwd(), '.lab', 'cache')
 }
 
 /** The lab's assets: scripts and Dockerfiles that run inside images and containers. */
-export function assetsDir(): string {
+export function assetsDir(): LabResult<string> {
   const fromEnv = process.env.VRD_LAB_ASSETS
-  if (fromEnv) return resolve(fromEnv)
+  if (fromEnv) return ok(resolve(fromEnv))
   const root = repoRoot()
-  if (!root) throw new LabError('not-ready', `cannot find src/lab/assets above ${here}`, 'set VRD_LAB_ASSETS to its path')
-  return join(root, 'src', 'lab', 'assets')
+  if (!root) return labFail('not-ready', `cannot find src/lab/assets above ${here}`, 'set VRD_LAB_ASSETS to its path')
+  return ok(join(root, 'src', 'lab', 'assets'))
 }
 
 /** The vLLM stand-in delivered in src/lab/workload (may not exist yet). */

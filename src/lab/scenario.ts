@@ -16,7 +16,8 @@ import { headOf, startVllm } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
-import { LabError } from './lab-error.js'
+import { ok } from '../result/result.js'
+import { type LabResult, labFail } from './lab-problem.js'
 import { labPaths, repoRoot, resolveLabDir } from './paths.js'
 
 export const SCENARIOS = ['healthy', 'seed-bug', 'worker-override', 'worker-stalls-loading', 'worker-dies-loading'] as const
@@ -40,53 +41,78 @@ export interface ScenarioResult {
   readonly vllm?: WatchResult & { readonly started: boolean }
 }
 
-function scenarioDir(): string {
+function scenarioDir(): LabResult<string> {
   const root = repoRoot()
-  if (!root) throw new LabError('not-ready', 'cannot find the lab scenarios (src/lab/scenarios) above this program')
-  return join(root, 'src', 'lab', 'scenarios')
+  if (!root) return labFail('not-ready', 'cannot find the lab scenarios (src/lab/scenarios) above this program')
+  return ok(join(root, 'src', 'lab', 'scenarios'))
 }
 
 /** One self-contained launch script: common.sh followed by the scenario body. */
-export function scenarioScript(name: ScenarioName): string {
-  const dir = scenarioDir()
+export function scenarioScript(name: ScenarioName): LabResult<string> {
+  const found = scenarioDir()
+  if (!found.ok) return found
+  const dir = found.value
   const common = readFileSync(join(dir, 'common.sh'), 'utf8')
   const body = readFileSync(join(dir, `${name}.sh`), 'utf8')
     .split('\n')
     .filter((l) => !l.startsWith('. "$(dirname "$0")/common.sh"'))
   const [shebang, ...rest] = body
-  return [shebang, `# Generated from src/lab/scenarios/common.sh + ${name}.sh`, common, ...rest].join('\n')
+  return ok([shebang, `# Generated from src/lab/scenarios/common.sh + ${name}.sh`, common, ...rest].join('\n'))
+}
+
+/** A file `lab up` writes into the lab dir (its key, its known_hosts), or what to run when it is not there. */
+function readLabFile(path: string): LabResult<string> {
+  try {
+    return ok(readFileSync(path, 'utf8'))
+  } catch (e) {
+    return labFail('not-ready', `cannot read the lab's ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'vllm-ray-deploy lab up')
+  }
 }
 
 /** Open one SSH transport per node with the lab's key and pinned host keys. */
-export async function labTransports(m: Manifest, dir?: string): Promise<Map<string, Transport>> {
-  const paths = labPaths(resolveLabDir(dir))
-  const privateKey = readFileSync(paths.sshKey, 'utf8')
-  const knownHosts = readFileSync(paths.knownHosts, 'utf8')
-  const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, { privateKey, knownHosts }))] as const))
+export async function labTransports(m: Manifest, dir?: string): Promise<LabResult<Map<string, Transport>>> {
+  const root = resolveLabDir(dir)
+  if (!root.ok) return root
+  const paths = labPaths(root.value)
+  const privateKey = readLabFile(paths.sshKey)
+  if (!privateKey.ok) return privateKey
+  const knownHosts = readLabFile(paths.knownHosts)
+  if (!knownHosts.ok) return knownHosts
+  const keys = { privateKey: privateKey.value, knownHosts: knownHosts.value }
+  const entries = await Promise.all(m.nodes.map(async (n) => [n.name, await SshTransport.connect(sshTargetFor(m, n, keys))] as const))
   const transports = new Map(entries.flatMap(([name, r]) => (r.ok ? [[name, r.value as Transport] as const] : [])))
   const failed = entries.flatMap(([name, r]) => (r.ok ? [] : [`${name}: ${r.problem.message}`]))
-  if (failed.length === 0) return transports
+  if (failed.length === 0) return ok(transports)
   await Promise.all([...transports.values()].map((t) => t.close()))
-  throw new LabError('not-ready', `cannot reach every lab node over SSH: ${failed.join('; ')}`, 'vllm-ray-deploy lab up')
+  return labFail('not-ready', `cannot reach every lab node over SSH: ${failed.join('; ')}`, 'vllm-ray-deploy lab up')
 }
 
-export async function loadLabManifest(dir?: string): Promise<{ manifest: Manifest; path: string }> {
-  const path = labPaths(resolveLabDir(dir)).manifest
+export async function loadLabManifest(dir?: string): Promise<LabResult<{ manifest: Manifest; path: string }>> {
+  const root = resolveLabDir(dir)
+  if (!root.ok) return root
+  const path = labPaths(root.value).manifest
   const { manifest, errors } = await loadManifestFile(path)
   if (!manifest) {
-    throw new LabError('not-ready', `the lab's manifest ${path} is missing or invalid${errors[0] ? `: ${errors[0].message}` : ''}`, 'vllm-ray-deploy lab up')
+    return labFail('not-ready', `the lab's manifest ${path} is missing or invalid${errors[0] ? `: ${errors[0].message}` : ''}`, 'vllm-ray-deploy lab up')
   }
-  return { manifest, path }
+  return ok({ manifest, path })
 }
 
-export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions = {}): Promise<ScenarioResult> {
-  const { manifest, path } = await loadLabManifest(opts.dir)
+export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions = {}): Promise<LabResult<ScenarioResult>> {
+  const loaded = await loadLabManifest(opts.dir)
+  if (!loaded.ok) return loaded
+  const { manifest, path } = loaded.value
   const root = resolveLabDir(opts.dir)
-  mkdirSync(join(root, 'scenarios'), { recursive: true })
-  const launchScript = join(root, 'scenarios', `${name}.sh`)
-  writeFileSync(launchScript, opts.script ?? scenarioScript(name), { mode: 0o755 })
+  if (!root.ok) return root
+  const script = opts.script !== undefined ? ok(opts.script) : scenarioScript(name)
+  if (!script.ok) return script
+  mkdirSync(join(root.value, 'scenarios'), { recursive: true })
+  const launchScript = join(root.value, 'scenarios', `${name}.sh`)
+  writeFileSync(launchScript, script.value, { mode: 0o755 })
   const m: Manifest = { ...manifest, launch: { mode: 'script', path: launchScript, args: [], env: {} } }
-  const transports = await labTransports(m, opts.dir)
+  const opened = await labTransports(m, opts.dir)
+  if (!opened.ok) return opened
+  const transports = opened.value
   try {
     // The deploy's own stages (image, release files, stop previous, launch, every node in Ray), no gates.
     const execution = await startUntilRay({
@@ -98,8 +124,8 @@ export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions =
       who: 'vllm-ray-deploy lab',
       ...(opts.onProgress && { onProgress: opts.onProgress }),
     })
-    if (!opts.serve || !execution.ok) return { scenario: name, manifestPath: path, launchScript, execution }
-    return { scenario: name, manifestPath: path, launchScript, execution, vllm: await serveAndWatch(m, transports, opts) }
+    if (!opts.serve || !execution.ok) return ok({ scenario: name, manifestPath: path, launchScript, execution })
+    return ok({ scenario: name, manifestPath: path, launchScript, execution, vllm: await serveAndWatch(m, transports, opts) })
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()))
   }
@@ -110,11 +136,15 @@ export async function runLabScenario(name: ScenarioName, opts: ScenarioOptions =
  * watched as runLabScenario's `serve` watches it: for a test that first inspects the cluster before
  * vLLM starts, then starts vLLM on that same cluster.
  */
-export async function serveLabScenario(opts: Omit<ScenarioOptions, 'serve' | 'script'> = {}): Promise<NonNullable<ScenarioResult['vllm']>> {
-  const { manifest } = await loadLabManifest(opts.dir)
-  const transports = await labTransports(manifest, opts.dir)
+export async function serveLabScenario(opts: Omit<ScenarioOptions, 'serve' | 'script'> = {}): Promise<LabResult<NonNullable<ScenarioResult['vllm']>>> {
+  const loaded = await loadLabManifest(opts.dir)
+  if (!loaded.ok) return loaded
+  const { manifest } = loaded.value
+  const opened = await labTransports(manifest, opts.dir)
+  if (!opened.ok) return opened
+  const transports = opened.value
   try {
-    return await serveAndWatch(manifest, transports, opts)
+    return ok(await serveAndWatch(manifest, transports, opts))
   } finally {
     await Promise.all([...transports.values()].map((t) => t.close()))
   }

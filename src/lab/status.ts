@@ -14,6 +14,8 @@ import { NODE_LABEL, ROLE_LABEL } from './node-container.js'
 import { findProgram } from './preconditions.js'
 import { httpStatus, sshBanner } from './probes.js'
 import { lines } from './lab-runner.js'
+import { ok } from '../result/result.js'
+import type { LabResult } from './lab-problem.js'
 
 /** The files of the lab directory a user reaches the lab with; what is missing by file name. */
 export function labFiles(paths: LabPaths): LabStatus['files'] {
@@ -33,12 +35,14 @@ export function labHealthy(s: Pick<LabStatus, 'nodes' | 'networks' | 'files'> & 
   )
 }
 
-export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
-  const ctx = labContext(opts)
+export async function labStatus(opts: LabOptions = {}): Promise<LabResult<LabStatus>> {
+  const context = labContext(opts)
+  if (!context.ok) return context
+  const ctx = context.value
   const base = { dir: ctx.paths.root, files: labFiles(ctx.paths) }
   const version = findProgram(ctx.dockerBin) ? await ctx.runner.probe(ctx.docker.serverVersion(), 15_000) : undefined
   if (version?.code !== 0) {
-    return {
+    return ok({
       ...base,
       docker: {
         // record: whether docker answers, in the lab's status; not a failure value.
@@ -53,10 +57,12 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
       volumes: [],
       healthy: false,
       down: false,
-    }
+    })
   }
 
-  const containers = await labContainers(ctx)
+  const listed = await labContainers(ctx)
+  if (!listed.ok) return listed
+  const containers = listed.value
   const nodeViews = containers.filter((c) => c.labels[ROLE_LABEL] === 'node').sort((a, b) => (a.name < b.name ? -1 : 1))
   const nodes = await Promise.all(nodeViews.map((c) => nodeStatus(ctx, c)))
 
@@ -74,7 +80,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
   const healthy = labHealthy({ nodes, networks, files: base.files, registryOk, guardPresent })
   const down = containers.length === 0 && networkNames.size === 0 && volumes.length === 0 && guard.rules.length === 0
 
-  return {
+  return ok({
     ...base,
     docker: { ok: true, binary: ctx.dockerBin, version: version.stdout.trim() },
     nodes,
@@ -93,7 +99,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabStatus> {
     volumes,
     healthy,
     down,
-  }
+  })
 }
 
 async function nodeStatus(ctx: LabContext, c: ContainerView): Promise<LabNodeStatus> {

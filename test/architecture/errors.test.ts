@@ -26,31 +26,6 @@ const CONTAINED: ReadonlyMap<string, { readonly count: number; readonly why: str
     'src/preflight/python-literal.ts',
     { count: 5, why: "the recursive-descent parser's Fail: caught in parsePythonLiteral and returned as a value; it never leaves the module" },
   ],
-  [
-    'src/lab/layout.ts',
-    {
-      count: 3,
-      why: 'a bad $VRD_LAB_INSTANCE (two RangeErrors, caught where the module loads into INSTANCE_ERROR and surfaced as a LabError by requireLabInstance); a bad --nodes (a LabError, as below)',
-    },
-  ],
-  // The local Docker lab (a developer's tool, not the Action's path) still reports with its one typed
-  // error: LabError, caught at its one adapter (src/tasks/lab-task.ts) and turned into exit 1 with its
-  // fix, never exit 3. Moving the lab onto Result is left to do (issue 35).
-  ...(
-    [
-      ['src/lab/lab-context.ts', 1],
-      ['src/lab/hub-service.ts', 3],
-      ['src/lab/image-variants.ts', 2],
-      ['src/lab/images.ts', 1],
-      ['src/lab/lab.ts', 4],
-      ['src/lab/lab-lock.ts', 2],
-      ['src/lab/paths.ts', 2],
-      ['src/lab/preconditions.ts', 4],
-      ['src/lab/lab-runner.ts', 1],
-      ['src/lab/scenario.ts', 3],
-      ['src/lab/workload-image.ts', 3],
-    ] as const
-  ).map(([file, count]) => [file, { count, why: 'LabError, caught in src/tasks/lab-task.ts (exit 1 with its fix); not yet a Result' }] as const),
 ])
 
 const SRC = resolve('src')
@@ -112,12 +87,6 @@ describe('one error idiom: Result<T, Problem> for what users and nodes cause', (
     expect(unmarked.filter((f) => !CONTAINED.has(f.rel)).flatMap((f) => f.throws)).toEqual([])
     const counted = new Map(unmarked.map((f) => [f.rel, f.throws.length]))
     for (const [file, { count }] of CONTAINED) expect(counted.get(file) ?? 0, file).toBe(count)
-  })
-
-  it("the lab's contained throws are LabErrors, which its adapter turns into exit 1", () => {
-    const lab = files.filter((f) => f.rel.startsWith('src/lab/') && f.rel !== 'src/lab/layout.ts')
-    const other = lab.flatMap((f) => unmarkedThrows(f.rel, f.text)).filter((t) => !/throw (new LabError\(|await nodeFailure\()/.test(t))
-    expect(other).toEqual([])
   })
 
   it('the rules see what they are meant to see', () => {

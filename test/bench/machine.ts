@@ -1,7 +1,7 @@
 /** The machine line of RESULTS.md: cores, memory, docker, node. */
 import { execFileSync } from 'node:child_process'
 import { availableParallelism, totalmem } from 'node:os'
-import { dockerBinary } from '../../src/lab/index.js'
+import { dockerBinary } from '../support/lab.js'
 import type { Machine } from './table.js'
 
 export function machineInfo(): Machine {

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { labDown, labStatus, labUp, resolveLabDir } from '../../src/lab/index.js'
+import { labDown, labStatus, labUp, resolveLabDir } from '../support/lab.js'
 import { UNSETTLED_MESSAGE, failIfUnsettled } from '../../src/tasks/unsettled.js'
 import { machineInfo } from './machine.js'
 import { log } from './measure.js'

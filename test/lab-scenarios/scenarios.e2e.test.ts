@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { labUp, type LabInfo } from '../../src/lab/index.js'
-import { loadLabManifest, runLabScenario, serveLabScenario } from '../../src/lab/scenario.js'
+import { type LabInfo, labUp, loadLabManifest, runLabScenario, serveLabScenario } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { diagnoseTask } from '../../src/tasks/diagnose-task.js'
 import { preflightManifest } from '../../src/tasks/preflight.js'
@@ -162,7 +161,7 @@ describe("lab scenario: worker-override (the incident's second bug)", () => {
 
 afterAll(async () => {
   // Leave the lab up (other test files and people reuse it); stop the scenario containers.
-  const { labTransports } = await import('../../src/lab/scenario.js')
+  const { labTransports } = await import('../support/lab.js')
   const ts = await labTransports(manifest).catch(() => new Map())
   await Promise.all(
     [...ts.values()].map(async (t) => {

@@ -59,7 +59,7 @@ describe('lab hub', () => {
     expect((await cli('lab', 'hub', 'up', model)).out).toContain(`hub mirror: ${endpoint}`)
     const down = await cli('lab', 'hub', 'down')
     expect(down.out).toContain('the mirror was stopped')
-    expect(hubStatus(labDir)).toBeUndefined()
+    expect(hubStatus(labDir)).toEqual({ ok: true, value: undefined })
     await expect(fetch(`${endpoint}/api/models/vrd-lab/try-hub/tree/main`)).rejects.toThrow()
     expect((await cli('lab', 'hub', 'down')).out).toContain('no mirror was running')
   }, 60_000)

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { LabError } from '../../src/lab/lab-error.js'
+import { labProblemText } from '../../src/lab/lab-problem.js'
 import { MAX_INSTANCES, instanceNames, labInstance, labLayout, validateNodeCount } from '../../src/lab/layout.js'
 import { nodeContainerSpec, registryContainerSpec, CONFIG_LABEL } from '../../src/lab/node-container.js'
 import { containerArgs } from '../../src/lab/docker-commands.js'
@@ -40,11 +40,16 @@ describe('lab layout', () => {
     expect(labLayout(1).mgmt.internal).toBe(false)
   })
 
-  it('has 1 to 4 nodes', () => {
-    expect(() => validateNodeCount(0)).toThrow(LabError)
-    expect(() => validateNodeCount(5)).toThrow(/1 to 4/)
-    expect(() => validateNodeCount(1.5)).toThrow()
-    expect(validateNodeCount(3)).toBe(3)
+  it('has 1 to 4 nodes: another count is a bad-input Problem saying what --nodes takes', () => {
+    for (const bad of [0, 5, 1.5]) {
+      expect(validateNodeCount(bad)).toEqual({
+        ok: false,
+        problem: { code: 'bad-input', message: `the lab has 1 to 4 nodes; got ${bad}`, fix: 'give --nodes a whole number from 1 to 4', evidence: {} },
+      })
+    }
+    expect(validateNodeCount(3)).toEqual({ ok: true, value: 3 })
+    // bug: a count nobody validated never reaches the layout
+    expect(() => labLayout(5)).toThrow(RangeError)
   })
 })
 
@@ -95,12 +100,14 @@ describe('lab instances (several labs on one machine)', () => {
   })
 
   it('reads VRD_LAB_INSTANCE: unset or empty is 1; anything but 1..8 is an error naming the variable', () => {
-    expect(labInstance({})).toBe(1)
-    expect(labInstance({ VRD_LAB_INSTANCE: '' })).toBe(1)
-    expect(labInstance({ VRD_LAB_INSTANCE: ' 2 ' })).toBe(2)
-    expect(labInstance({ VRD_LAB_INSTANCE: String(MAX_INSTANCES) })).toBe(MAX_INSTANCES)
+    expect(labInstance({})).toEqual({ ok: true, value: 1 })
+    expect(labInstance({ VRD_LAB_INSTANCE: '' })).toEqual({ ok: true, value: 1 })
+    expect(labInstance({ VRD_LAB_INSTANCE: ' 2 ' })).toEqual({ ok: true, value: 2 })
+    expect(labInstance({ VRD_LAB_INSTANCE: String(MAX_INSTANCES) })).toEqual({ ok: true, value: MAX_INSTANCES })
     for (const bad of ['0', '9', '1.5', '-1', 'two', '2x', '0x2', '1e0']) {
-      expect(() => labInstance({ VRD_LAB_INSTANCE: bad })).toThrow(/VRD_LAB_INSTANCE must be a whole number from 1 to 8/)
+      const r = labInstance({ VRD_LAB_INSTANCE: bad })
+      expect(r.ok).toBe(false)
+      if (!r.ok) expect(r.problem.message).toBe(`VRD_LAB_INSTANCE must be a whole number from 1 to 8; got "${bad}"`)
     }
     expect(() => instanceNames(0)).toThrow(RangeError)
   })
@@ -206,7 +213,7 @@ describe('VRD_LAB_INSTANCE in a process (the modules read it when loaded)', () =
       'vrd-lab2-egress-guard',
     ])
     expect(layout.labLayout(2).nodes[0]!.container).toBe('vrd-lab2-spark-a')
-    expect(paths.resolveLabDir()).toBe(join(repo, '.lab-2'))
+    expect(paths.resolveLabDir()).toEqual({ ok: true, value: join(repo, '.lab-2') })
     expect(paths.labCacheDir()).toBe(join(repo, '.lab', 'cache'))
     // A lab dir chosen by hand keeps its cache inside it, as before.
     expect(paths.labCacheDir('/srv/lab')).toBe('/srv/lab/cache')
@@ -220,21 +227,18 @@ describe('VRD_LAB_INSTANCE in a process (the modules read it when loaded)', () =
       '127.0.0.1:5000',
       'vrd-lab-egress-guard',
     ])
-    expect(paths.resolveLabDir()).toBe(join(paths.repoRoot()!, '.lab'))
+    expect(paths.resolveLabDir()).toEqual({ ok: true, value: join(paths.repoRoot()!, '.lab') })
   })
 
   it('a bad value: every lab command fails with the variable named and a fix, before it touches anything', async () => {
     const { paths } = await load('3x')
-    const err = (() => {
-      try {
-        paths.resolveLabDir()
-      } catch (e) {
-        return e as Error & { code?: string }
-      }
-    })()
-    expect(err?.code).toBe('bad-input')
-    expect(err?.message).toMatch(/VRD_LAB_INSTANCE must be a whole number from 1 to 8; got "3x"\nfix: unset VRD_LAB_INSTANCE/)
+    const dir = paths.resolveLabDir()
+    expect(dir.ok).toBe(false)
+    if (dir.ok) return
+    expect(dir.problem.code).toBe('bad-input')
+    expect(labProblemText(dir.problem)).toMatch(/^VRD_LAB_INSTANCE must be a whole number from 1 to 8; got "3x"\nfix: unset VRD_LAB_INSTANCE/)
     const { labContext } = await import('../../src/lab/lab-context.js')
-    expect(() => labContext({ dir: '/srv/lab' })).toThrow(/VRD_LAB_INSTANCE must be a whole number/)
+    const ctx = labContext({ dir: '/srv/lab' })
+    expect(ctx.ok ? 'a context' : ctx.problem.message).toMatch(/^VRD_LAB_INSTANCE must be a whole number/)
   })
 })

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { LabError } from '../../src/lab/lab-error.js'
 import { findProgram, requireProgram } from '../../src/lab/preconditions.js'
 
 describe('lab preconditions', () => {
@@ -13,16 +12,19 @@ describe('lab preconditions', () => {
     const saved = process.env.PATH
     process.env.PATH = '/nonexistent'
     try {
-      requireProgram('debootstrap', 'build the node images')
-      expect.unreachable()
-    } catch (e) {
-      expect(e).toBeInstanceOf(LabError)
-      expect((e as LabError).code).toBe('missing-tool')
-      expect((e as LabError).fix).toBe('apt-get install -y debootstrap')
-      expect((e as LabError).message).toContain('debootstrap is not installed; the lab needs it to build the node images')
+      expect(requireProgram('debootstrap', 'build the node images')).toEqual({
+        ok: false,
+        problem: {
+          code: 'missing-tool',
+          message: 'debootstrap is not installed; the lab needs it to build the node images',
+          fix: 'apt-get install -y debootstrap',
+          evidence: {},
+        },
+      })
     } finally {
       process.env.PATH = saved
     }
+    expect(requireProgram('sh', 'run scripts')).toMatchObject({ ok: true, value: expect.stringMatching(/\/sh$/) })
   })
 })
 
@@ -40,24 +42,26 @@ describe('lab without a usable docker', () => {
 
   it('up fails before changing anything, saying what to install', async () => {
     const { labUp } = await import('../../src/lab/index.js')
-    const err = await withDocker('/nonexistent/docker', () => labUp({ dir: '/tmp/vrd-lab-precondition-test' }).catch((e: unknown) => e))
-    expect(err).toBeInstanceOf(LabError)
-    expect((err as LabError).code).toBe(process.getuid?.() === 0 ? 'missing-tool' : 'not-root')
-    if (process.getuid?.() === 0) expect((err as LabError).fix).toBe('apt-get install -y docker.io debootstrap')
+    const r = await withDocker('/nonexistent/docker', () => labUp({ dir: '/tmp/vrd-lab-precondition-test' }))
+    if (r.ok) return expect.unreachable()
+    expect(r.problem.code).toBe(process.getuid?.() === 0 ? 'missing-tool' : 'not-root')
+    if (process.getuid?.() === 0) expect(r.problem.fix).toBe('apt-get install -y docker.io debootstrap')
   })
 
   it('up says how to start dockerd when the daemon does not answer', async () => {
     if (process.getuid?.() !== 0) return
     const { labUp } = await import('../../src/lab/index.js')
-    const err = await withDocker('/bin/false', () => labUp({ dir: '/tmp/vrd-lab-precondition-test' }).catch((e: unknown) => e))
-    expect((err as LabError).code).toBe('docker-unreachable')
-    expect((err as LabError).fix).toMatch(/^start it: dockerd /)
+    const r = await withDocker('/bin/false', () => labUp({ dir: '/tmp/vrd-lab-precondition-test' }))
+    if (r.ok) return expect.unreachable()
+    expect(r.problem.code).toBe('docker-unreachable')
+    expect(r.problem.fix).toMatch(/^start it: dockerd /)
   })
 
   it('status reports docker as unusable instead of throwing', async () => {
     const { labStatus } = await import('../../src/lab/index.js')
     const s = await withDocker('/bin/false', () => labStatus({ dir: '/tmp/vrd-lab-precondition-test' }))
-    expect(s.docker.ok).toBe(false)
-    expect(s.healthy).toBe(false)
+    if (!s.ok) return expect.unreachable()
+    expect(s.value.docker.ok).toBe(false)
+    expect(s.value.healthy).toBe(false)
   })
 })

@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { dockerBinary, labUp } from '../../src/lab/index.js'
-import { labTransports, loadLabManifest } from '../../src/lab/scenario.js'
+import { dockerBinary, labTransports, labUp, loadLabManifest } from '../support/lab.js'
 import { expectationFromManifest } from '../../src/manifest/expectation.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { imageRef, pullImage } from '../../src/plan/node-commands.js'

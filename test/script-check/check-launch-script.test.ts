@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { scenarioScript } from '../../src/lab/scenario.js'
+import { scenarioScript } from '../support/lab.js'
 import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 

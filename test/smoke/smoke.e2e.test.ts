@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { labUp } from '../../src/lab/index.js'
-import { labTransports, loadLabManifest, runLabScenario } from '../../src/lab/scenario.js'
+import { labTransports, labUp, loadLabManifest, runLabScenario } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { rayAliveNodes } from '../../src/plan/node-commands.js'
 import { runSmoke } from '../../src/smoke/gate.js'

@@ -16,7 +16,11 @@ import { distributionOf } from '../distribution/index.js'
 import { evaluateHostChecks, gatherHostFacts } from '../host-checks.js'
 import { LockHeartbeat, acquireDeployLock } from '../deploy-lock.js'
 import { checkRunInputs } from '../run-inputs.js'
-import { lockPart, scriptCheckPart, statePart } from './plan-parts.js'
+import { type PlannedPart, type StagePlanInput, onEveryNode, plannedLockHolder } from './plan-parts.js'
+import { hostProbeCmd } from '../../plan/host-check-commands.js'
+import { acquireLockCmd, deployLockDir } from '../../plan/lock-commands.js'
+import { MINUTE, stepOf } from '../../plan/plan.js'
+import { readNodeState } from '../../plan/release-commands.js'
 import { type NodeState, commonCurrent, containerState, readNodeStates } from '../node-state.js'
 import type { FactsBundle } from '../../preflight/facts.js'
 import { type Stage, type StageInput, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
@@ -57,6 +61,19 @@ export const inputsStage: Stage<'m'> = {
   },
 }
 
+/** The stage's part of `plan`, beside its run. */
+const scriptCheckPart = ({ m }: StagePlanInput): PlannedPart[] =>
+  m.launch.mode === 'script'
+    ? [
+        {
+          name: 'script-check',
+          description: `read ${m.launch.path} for the seed bug's overrides on this machine (deploy.scriptCheck: ${m.deploy.scriptCheck})`,
+          parallel: false,
+          steps: [],
+        },
+      ]
+    : []
+
 export const scriptCheckStage: Stage<'m'> = {
   name: 'script-check',
   needs: ['m'],
@@ -77,6 +94,24 @@ export const scriptCheckStage: Stage<'m'> = {
     )
   },
 }
+
+/** The stage's part of `plan`, beside its run. */
+const lockPart = ({ m, release }: StagePlanInput): PlannedPart[] => [
+  {
+    name: 'lock',
+    description: `take the cluster's deploy lock on ${release.head} (mkdir is atomic; an expired lock is broken, a held one stops the deploy)`,
+    parallel: false,
+    steps: [
+      stepOf(m)(
+        headOf(m),
+        'lock',
+        'take the deploy lock',
+        acquireLockCmd(deployLockDir(m), plannedLockHolder(release.release), m.deploy.lockTtlMinutes * 60),
+        MINUTE,
+      ),
+    ],
+  },
+]
 
 export const lockStage: Stage<'m' | 'release', 'lock' | 'heartbeat'> = {
   name: 'lock',
@@ -129,6 +164,28 @@ async function runHostChecks({ m, o, io }: StageInput<'m'>): Promise<{ facts: Fa
       `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
     )
   return { facts, findings }
+}
+
+/** The stage's part of `plan`, beside its run. */
+const statePart = ({ m }: StagePlanInput): PlannedPart[] => {
+  const { relay: imageRelay = false, alsoChecked } = distributionOf(m).hostChecks
+  const relay = imageRelay || modelRelays(m)
+  return [
+    {
+      name: 'state',
+      description: `read every node's releases and run the host checks, at once; a release already current everywhere is not started again: only the preflight and the smoke test run`,
+      parallel: true,
+      steps: [
+        ...onEveryNode(m, 'state', 'read current, previous, the releases and the container', () => readNodeState(m)),
+        ...onEveryNode(
+          m,
+          'host-checks',
+          `host checks: docker, GPUs, the fabric interfaces, disk${alsoChecked ? `, ${alsoChecked}` : ''}`,
+          (n) => hostProbeCmd(m, n, relay).cmd,
+        ),
+      ],
+    },
+  ]
 }
 
 /** Both only read the nodes: the release state and the host checks run at once. */

@@ -16,6 +16,8 @@ import type { CollectiveFacts } from '../../preflight/facts.js'
 import { collectivePath } from '../../probe/collective-program.js'
 import type { FabricTestRank, FabricTestReport } from '../rollout-types.js'
 import { type RolloutContext, type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './stage.js'
+import type { PlannedPart, StagePlanInput } from './plan-parts.js'
+import { fabricTestSteps } from '../../plan/plan.js'
 
 /** Each rank as its own result line says: the path that ran, the bytes it moved, its time and bus bandwidth. */
 export function fabricTestRanks(c: CollectiveFacts): FabricTestRank[] {
@@ -47,7 +49,18 @@ export function fabricTestReport(ctx: RolloutContext, reached: boolean): FabricT
   return undefined
 }
 
-import { fabricTestPart } from './plan-parts.js'
+/** The stage's part of `plan`, beside its run. */
+const fabricTestPart = ({ m, image }: StagePlanInput): PlannedPart[] =>
+  m.preflight.collective
+    ? [
+        {
+          name: 'fabric-test',
+          description: `a real all-reduce over the fabric in ${image} on every node at once (preflight.collective); a failure, a hang or NCCL on sockets where RDMA was asked for stops the deploy before the previous release is stopped`,
+          parallel: true,
+          steps: fabricTestSteps(m, image),
+        },
+      ]
+    : []
 
 export const fabricTestStage: Stage<'m' | 'unchanged' | 'imageId' | 'hostFacts', 'collective' | 'fabricTest'> = {
   name: 'fabric-test',

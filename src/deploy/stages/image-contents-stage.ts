@@ -18,7 +18,18 @@ import { type Stage, errorCodes, hasError, proceed, sayFindings, stop } from './
 /** The tail of a failed probe's output, for evidence. */
 const tail = (s: string): string => s.trim().slice(-300)
 
-import { imageContentsPart } from './plan-parts.js'
+import type { PlannedPart, StagePlanInput } from './plan-parts.js'
+import { headOf } from '../../plan/node-commands.js'
+
+/** The stage's part of `plan`, beside its run. */
+const imageContentsPart = ({ m, image }: StagePlanInput): PlannedPart[] => [
+  {
+    name: 'image-contents',
+    description: `read what ${image} holds, on ${headOf(m).name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
+    parallel: false,
+    steps: [imageContentsStep(m, image)],
+  },
+]
 
 export const imageContentsStage: Stage<'m' | 'imageId' | 'hostFacts', 'imageContents'> = {
   name: 'image-contents',

@@ -14,9 +14,20 @@ import { releaseFiles, releaseFingerprint } from '../release-files.js'
 import { readSnapshot } from '../snapshot.js'
 import { type Stage, type StageInput, proceed, stop } from './stage.js'
 import { readLaunchScript } from './before.js'
-import { imagePart } from './plan-parts.js'
+import type { PlannedPart, StagePlanInput } from './plan-parts.js'
+import { distributionOf } from '../distribution/index.js'
 
 const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run the deploy again when it may go on.'), { cancelled: true })
+
+/** The stage's part of `plan`, beside its run. */
+const imagePart = ({ m, image }: StagePlanInput): PlannedPart[] => [
+  {
+    name: 'image',
+    description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, and every node must end on one image ID`,
+    parallel: distributionOf(m).parallel,
+    steps: m.nodes.flatMap((n) => distributionOf(m).planSteps(m, n, image)),
+  },
+]
 
 export const imageStage: Stage<'m' | 'expectImageId', 'imageId' | 'image'> = {
   name: 'image',

@@ -5,7 +5,10 @@
  */
 import { headOf, removeContainer } from '../../plan/node-commands.js'
 import { markReleaseFailed } from '../../plan/release-commands.js'
-import { writeAudit } from './audit.js'
+import { auditParts, writeAudit } from './audit.js'
+import { type PlannedPart, type StagePlanInput, plannedLockHolder } from './plan-parts.js'
+import { deployLockDir, removeLockIfCmd } from '../../plan/lock-commands.js'
+import { MINUTE, stepOf } from '../../plan/plan.js'
 import { releaseDeployLock } from '../deploy-lock.js'
 import type { OnFailure, RolloutReport, RolloutStage } from '../rollout-types.js'
 import { problem } from '../../result/result.js'
@@ -192,6 +195,17 @@ async function markFailedRelease(ctx: RolloutContext, run: ListRun): Promise<voi
   const r = await ctx.io.onAll(ctx.m, 'on-failure', markReleaseFailed(ctx.m, ctx.release))
   if (!r.ok) ctx.io.progress(`release ${ctx.release} not marked as failed everywhere: ${r.detail}`)
 }
+
+/** The runner's own work after the stages, whatever happened: the audit line and the unlock. */
+export const runnerAfterParts = ({ m, release }: StagePlanInput): PlannedPart[] => [
+  ...auditParts(m),
+  {
+    name: 'unlock',
+    description: `release the deploy lock on ${release.head}, if it still holds this deploy's record`,
+    parallel: false,
+    steps: [stepOf(m)(headOf(m), 'unlock', 'release the deploy lock', removeLockIfCmd(deployLockDir(m), plannedLockHolder(release.release)), MINUTE)],
+  },
+]
 
 /** Run a rollout's stages and report it; the lock a stage took is released whatever happens. */
 export async function runRollout(r: Rollout): Promise<RolloutReport> {

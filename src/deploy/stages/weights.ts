@@ -16,7 +16,11 @@ import { parseWeightsManifest, weightsManifestText, weightsIdentity } from '../w
 import { restoreWeights } from '../weights/restore.js'
 import { deliverWeights } from '../weights/transfer.js'
 import { type Stage, type StageInput, proceed, sayFindings, stop } from './stage.js'
-import { weightsPart } from './plan-parts.js'
+import type { PlannedPart, StagePlanInput } from './plan-parts.js'
+import { weightsPhase } from '../weights/plan-phase.js'
+
+/** The stage's part of `plan`, beside its run. */
+const weightsPart = ({ m }: StagePlanInput): PlannedPart[] => (m.model ? [weightsPhase(m)] : [])
 
 export const weightsStage: Stage<'m', 'weights' | 'weightsManifest'> = {
   name: 'weights',

@@ -1,7 +1,6 @@
 /** What every lab row needs: the lab's manifest and the credentials to reach its nodes. */
 import { readFileSync } from 'node:fs'
-import type { LabInfo } from '../../../src/lab/index.js'
-import { loadLabManifest } from '../../../src/lab/scenario.js'
+import { type LabInfo, loadLabManifest } from '../../support/lab.js'
 import type { Manifest } from '../../../src/manifest/schema.js'
 import type { SshCredentials } from '../../../src/transport/targets.js'
 

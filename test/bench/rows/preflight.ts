@@ -3,7 +3,7 @@
  * do instead: `ray status` on the head over SSH (connect, `docker exec <c> ray status`, close).
  */
 import { headOf, rayHeadReady } from '../../../src/plan/node-commands.js'
-import { runLabScenario } from '../../../src/lab/scenario.js'
+import { runLabScenario } from '../../support/lab.js'
 import { preflightManifest } from '../../../src/tasks/preflight.js'
 import { sshTargetFor } from '../../../src/transport/targets.js'
 import { interleaved, log } from '../measure.js'

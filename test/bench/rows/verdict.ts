@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { argv } from '../../../src/command/shell.js'
 import { watchVllmStartup } from '../../../src/preflight/watch-vllm.js'
-import { labTransports, runLabScenario } from '../../../src/lab/scenario.js'
+import { labTransports, runLabScenario } from '../../support/lab.js'
 import { VLLM_LOG, headOf, startVllm } from '../../../src/plan/node-commands.js'
 import { preflightManifest } from '../../../src/tasks/preflight.js'
 import { log, timed } from '../measure.js'
