@@ -126,7 +126,7 @@ async function runHostChecks({ m, o, io }: StageInput<'m'>): Promise<{ facts: Fa
   if (findings.length === 0)
     io.say(
       'host-checks',
-      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
+      `every node passed (docker and its NVIDIA runtime, CDI specs, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk, OOM guard on unified memory${alsoChecked ? `, ${alsoChecked}` : ''})`,
     )
   return { facts, findings }
 }

@@ -74,7 +74,7 @@ export const statePart = ({ m }: StagePlanInput): PlannedPart[] => {
         ...every(
           m,
           'host-checks',
-          `host checks: docker, GPUs, the fabric interfaces, disk${alsoChecked ? `, ${alsoChecked}` : ''}`,
+          `host checks: docker and its NVIDIA runtime, CDI specs, GPUs, the fabric interfaces, disk, OOM guard${alsoChecked ? `, ${alsoChecked}` : ''}`,
           (n) => hostProbeCmd(m, n, relay).cmd,
         ),
       ],
