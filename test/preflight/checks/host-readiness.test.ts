@@ -25,6 +25,7 @@ import { nodeFactsFromProbe } from '../../../src/preflight/gather/gather.js'
 import { hostProbeCmd } from '../../../src/plan/host-check-commands.js'
 import { ok } from '../../../src/result/result.js'
 import { rolloutOutcome } from '../../../src/tasks/deploy-task.js'
+import { scanLog } from '../../../src/preflight/signatures.js'
 import { preflightTask } from '../../../src/tasks/preflight.js'
 import { SimCluster, hostCapture, simManifest, simRolloutOptions } from '../../deploy/support/sim-cluster.js'
 
@@ -470,5 +471,55 @@ describe('the deploy and the preflight show them', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe("docker's and podman's own errors, pasted (the log signatures of the same families)", () => {
+  /** Each line of the public fixture after its `# <url>` source line. */
+  const lines = readFileSync(`${PUBLIC}/docker-run-errors.txt`, 'utf8')
+    .split('\n')
+    .reduce<{ source: string; text: string[] }[]>((acc, l) => {
+      if (l.startsWith('# https://')) acc.push({ source: l.slice(2).split(' ')[0]!, text: [] })
+      else if (l.trim() && !l.startsWith('#')) acc.at(-1)?.text.push(l)
+      return acc
+    }, [])
+  const expected: Record<string, string> = {
+    'https://github.com/hiyouga/LlamaFactory/issues/5268': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/NVlabs/BundleSDF/issues/184': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/infiniflow/ragflow/issues/9573': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/NixOS/nixpkgs/issues/305312': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/NVIDIA/nvidia-container-toolkit/issues/146': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/NVIDIA/nvidia-container-toolkit/issues/1246': 'NVIDIA_RUNTIME_MISSING',
+    'https://github.com/NVIDIA/nvidia-container-toolkit/issues/450': 'CDI_SPEC_STALE',
+    'https://github.com/HaveAGitGat/Tdarr/issues/1423': 'CDI_SPEC_STALE',
+  }
+
+  it.each(Object.entries(expected))('%s gives %s, as an error with the fix', (source, code) => {
+    const entry = lines.find((l) => l.source === source)!
+    const found = scanLog(`${entry.text.join('\n')}\n`, 'paste').filter((f) => f.code !== 'UNRECOGNISED_FAILURE')
+    expect(found.map((f) => `${f.severity} ${f.code}`)).toEqual([`error ${code}`])
+  })
+
+  it('names what matters: the driver docker lacks, the CDI device, the runtime mode, the missing file and its driver version', () => {
+    const one = (text: string) => scanLog(`${text}\n`, 'paste').filter((f) => f.code !== 'UNRECOGNISED_FAILURE')[0]!
+    expect(one('docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].').message).toMatch(/CDI is off/)
+    expect(one('Error response from daemon: could not select device driver "" with capabilities: [[gpu]].').fix).toContain(
+      'nvidia-ctk runtime configure --runtime=docker',
+    )
+    expect(one('Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all').evidence).toMatchObject({ 'CDI device': 'nvidia.com/gpu=all' })
+    expect(one('docker: Error response from daemon: unknown or invalid runtime name: nvidia.').evidence).toMatchObject({ Runtime: 'nvidia' })
+    expect(
+      one(
+        'Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found',
+      ).evidence,
+    ).toMatchObject({
+      'Missing driver file': '/lib64/libEGL_nvidia.so.550.54.14',
+      'Driver in the spec': '550.54.14',
+    })
+    // Near misses: a library that is not the driver's, and a versioned NVIDIA file that exists.
+    expect(scanLog('OSError: libfoo.so.123.4: cannot open shared object file: No such file or directory\n', 'paste').map((f) => f.code)).not.toContain(
+      'CDI_SPEC_STALE',
+    )
+    expect(scanLog('loaded /usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05\n', 'paste').map((f) => f.code)).toEqual([])
   })
 })
