@@ -42,10 +42,15 @@ const nvidiaSpecs = (h: HostFacts): readonly CdiSpecFacts[] => (h.nvidiaContaine
 /** dockerd turns `--gpus` into `nvidia.com/gpu=<ids>` and injects it from the CDI specs. */
 const gpusViaCdi = (h: HostFacts): boolean => dockerAtLeast(h.docker?.version, DOCKER_GPUS_VIA_CDI) && cdiOn(h) && !!h.nvidiaContainer?.cdiHook
 
-/** Why this node's containers read the CDI specs, in words; undefined when they do not (or it is not known). */
-function cdiReadBy(req: GpuRequest | undefined, h: HostFacts): string | undefined {
+/** The kind `--gpus` and the NVIDIA runtime's cdi mode ask for (moby's defaultCDIDeviceKind; the runtime's default-kind). */
+const GPU_KIND = 'nvidia.com/gpu'
+
+/** Why this node's containers read CDI specs of `kind`, in words; undefined when they do not (or it is not known). */
+function cdiReadBy(req: GpuRequest | undefined, h: HostFacts, kind: string | undefined): string | undefined {
   if (!req?.known) return undefined
-  if (req.cdiDevices.length > 0) return `container.extraArgs passes --device ${req.cdiDevices.join(', ')}, which dockerd resolves from the CDI specs`
+  const devices = req.cdiDevices.filter((d) => d.split('=')[0] === kind)
+  if (devices.length > 0) return `container.extraArgs passes --device ${devices.join(', ')}, which dockerd resolves from the CDI specs`
+  if (kind !== GPU_KIND) return undefined
   if (req.runtime === 'nvidia' && h.nvidiaContainer?.runtimeMode === 'cdi')
     return '--runtime nvidia, whose mode is "cdi" (/etc/nvidia-container-runtime/config.toml): it injects the GPUs from the CDI specs'
   if (req.gpus !== undefined && gpusViaCdi(h))
@@ -90,7 +95,7 @@ function unmet(req: GpuRequest | undefined, h: HostFacts): Gap[] {
     return anyNvidia ? [] : [{ need: 'toolkit', text }]
   }
   const out: Gap[] = []
-  const viaCdi = gpusViaCdi(h) && specKinds.includes('nvidia.com/gpu')
+  const viaCdi = gpusViaCdi(h) && specKinds.includes(GPU_KIND)
   if (req.gpus !== undefined && !h.docker?.nvidiaHook && !viaCdi) {
     const noCdi = dockerAtLeast(h.docker?.version, DOCKER_GPUS_VIA_CDI) ? ', and no CDI route: nvidia-cdi-hook, CDI on and an nvidia.com/gpu spec' : ''
     out.push({
@@ -186,10 +191,10 @@ export function cdiSpecStale(ctx: CheckContext): Finding[] {
     const h = node.facts?.host
     if (!h?.nvidiaContainer) return []
     const specs = nvidiaSpecs(h)
-    const readBy = cdiReadBy(req, h)
     return specs.flatMap((s, i): Finding[] => {
       const why = staleness(s, h.driverVersion)
       if (!why) return []
+      const readBy = cdiReadBy(req, h, s.kind)
       // A spec of the same kind in a later (higher-priority) directory that is current wins over this one.
       const shadowedBy = specs.slice(i + 1).find((t) => t.kind === s.kind && t.path !== s.path && !staleness(t, h.driverVersion))
       const error = readBy !== undefined && !shadowedBy

@@ -339,6 +339,13 @@ describe('CDI_SPEC_STALE: a spec left by a driver upgrade', () => {
     ])
   })
 
+  it('--gpus on docker 29.2+ with CDI reads nvidia.com/gpu specs only: a stale management.nvidia.com/gpu spec is a warning there', () => {
+    const viaCdi = upgraded(withNv(withDocker(healthyHost, { version: '29.7.2' }), { cdiHook: '/usr/bin/nvidia-cdi-hook', cdiSpecs: [stale580] }))
+    expect(ready(viaCdi).map((x) => `${x.severity} ${x.code}`)).toEqual(['error CDI_SPEC_STALE'])
+    const management = withNv(viaCdi, { cdiSpecs: [{ ...stale580, kind: 'management.nvidia.com/gpu' }] })
+    expect(ready(management).map((x) => `${x.severity} ${x.code}`)).toEqual(['warning CDI_SPEC_STALE'])
+  })
+
   it('not read by this deploy (--gpus through the prestart hook on docker 28): a warning', () => {
     const f = ready(upgraded(withNv(healthyHost, { cdiSpecs: [stale580] })))
     expect(f.map((x) => `${x.severity} ${x.code}`)).toEqual(['warning CDI_SPEC_STALE'])
