@@ -84,7 +84,7 @@ export const CdiSpecFactsSchema = z
     kind: z.string().optional(),
     /** Driver versions in the names of the files it mounts (`libcuda.so.580.95.05`, `firmware/nvidia/580.95.05/`). */
     driverVersions: strings(),
-    /** How many host paths it mounts. */
+    /** How many host files it mounts (device nodes and /run, /proc, /sys, /tmp paths not counted). */
     hostPaths: z.number(),
     /** Host files it mounts that do not exist (the first few; device nodes and /run are not counted). */
     missing: strings(),

@@ -494,8 +494,9 @@ for d in spec_dirs:
             if m:
                 versions.add(m.group(1))
         # Device nodes and sockets are runtime state, absent on an idle host: only files count.
-        missing = [p for p in paths if p.startswith("/") and not p.startswith(RUNTIME_STATE) and not os.path.lexists(p)]
-        spec = {"path": path, "driverVersions": sorted(versions), "hostPaths": len(paths), "missing": missing[:5], "missingCount": len(missing)}
+        files = [p for p in paths if p.startswith("/") and not p.startswith(RUNTIME_STATE)]
+        missing = [p for p in files if not os.path.lexists(p)]
+        spec = {"path": path, "driverVersions": sorted(versions), "hostPaths": len(files), "missing": missing[:5], "missingCount": len(missing)}
         if kind:
             spec["kind"] = kind
         nv["cdiSpecs"].append(spec)

@@ -212,7 +212,7 @@ export function cdiSpecStale(ctx: CheckContext): Finding[] {
                 : `This deploy's container does not read it now (${req?.known ? `--gpus through the prestart hook${req.runtime ? `, --runtime ${req.runtime}` : ''}` : 'the launch script decides'}), but anything that asks for ${s.kind ?? 'its devices'} by CDI fails.`
           }`,
           evidence: {
-            'CDI spec': `${s.path} (${s.kind ?? 'no kind'}, ${s.hostPaths} host paths)`,
+            'CDI spec': `${s.path} (${s.kind ?? 'no kind'}, ${s.hostPaths} host files)`,
             'Driver in the spec': s.driverVersions.join(', ') || '(no versioned file)',
             [`${node.name} driver`]: h.driverVersion ?? '?',
             ...(s.missingCount > 0 && {
