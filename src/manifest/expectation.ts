@@ -3,6 +3,7 @@
  * manifest. Pure. `diagnose` without a manifest has no expectation, and checks that need one are
  * skipped. Defined here, in the manifest stage, so the later stages import it and never the reverse.
  */
+import { type GpuRequest, gpuRequestOf } from './gpu-request.js'
 import { parseImageReference } from './image-reference.js'
 import type { Manifest } from './schema.js'
 
@@ -42,6 +43,8 @@ export interface Expectation {
   readonly gpuMemoryUtilization?: number
   /** The container's environment as the manifest sets it (`container.env`). */
   readonly containerEnv?: Readonly<Record<string, string>>
+  /** How the container asks docker for GPUs (`--gpus`, `--runtime`, CDI `--device`); unknown under a launch script. */
+  readonly gpuRequest?: GpuRequest
 }
 
 /** vLLM's default `--gpu-memory-utilization` (vllm/config/cache.py, `gpu_memory_utilization: float = 0.9`). */
@@ -84,5 +87,6 @@ export function expectationFromManifest(manifest: Manifest): Expectation {
     rayPort: manifest.ray.port,
     gpuMemoryUtilization: gpuMemoryUtilizationOf(manifest.vllm.args),
     containerEnv: manifest.container.env,
+    gpuRequest: gpuRequestOf(manifest),
   }
 }

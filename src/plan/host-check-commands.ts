@@ -1,7 +1,9 @@
 /**
  * The host checks' probe: the node probe (src/probe/node-probe.ts) in its `host` mode, one SSH
  * exec per node before a deploy changes anything. It only reads: the host's kernel, driver, memory,
- * docker (state, data root, free space, runtimes), free space for the release state, the fabric links (flags, MTU, speed), RDMA
+ * docker (state, data root, free space, runtimes, CDI), the NVIDIA container tooling (hooks, the
+ * runtime's mode, the CDI specs and the driver files they name), the OOM guard (earlyoom,
+ * systemd-oomd, nohang), free space for the release state, the fabric links (flags, MTU, speed), RDMA
  * devices, GPUs, the TCP ports Ray and NCCL need on the other nodes, and (on the head, for `relay`)
  * whether SSH to each worker's fabric IP works without a prompt. No `docker exec`: the running
  * release is left alone. Its output is the node facts document the checks read.

@@ -10,6 +10,8 @@ import { CollectiveLineSchema } from '../probe/collective-program.js'
 import { NodeFactsSchema } from '../probe/node-facts.js'
 
 export {
+  CdiSpecFactsSchema,
+  type CdiSpecFacts,
   ContainerFactsSchema,
   type ContainerFacts,
   GpuFactsSchema,

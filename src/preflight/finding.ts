@@ -26,6 +26,10 @@ export const FINDING_CODES = [
   'NO_GPU_VISIBLE',
   'DISK_SPACE_LOW',
   'RELAY_SSH_FAILED',
+  // GPUs in the container and the host's OOM guard (src/preflight/checks/container-gpu.ts, oom-guard.ts)
+  'NVIDIA_RUNTIME_MISSING',
+  'CDI_SPEC_STALE',
+  'OOM_GUARD_MISSING',
   // Node match, fabric and unified memory (src/preflight/checks/node-match.ts, fabric-link.ts, memory.ts)
   'NODE_DRIFT',
   'FABRIC_MTU_MISMATCH',

@@ -12,6 +12,7 @@ import { NCCL_RULES } from './signature-rules-nccl.js'
 import { NETWORK_RULES } from './signature-rules-network.js'
 import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
+import { GPU_CONTAINER_RULES } from './signature-rules-gpu.js'
 import { STARTUP_RULES } from './signature-rules-startup.js'
 import { WEIGHTS_RULES } from './signature-rules-weights.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
@@ -319,4 +320,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...WEIGHTS_RULES,
   // The image and the executor (Ray missing, flags the image's vLLM lacks, TP over the GPUs, NCCL skew) and rendezvous ports and interfaces.
   ...STARTUP_RULES,
+  // A container that cannot get its GPUs: the NVIDIA container tooling missing or misconfigured, a CDI spec left by a driver upgrade.
+  ...GPU_CONTAINER_RULES,
 ]

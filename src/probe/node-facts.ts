@@ -76,6 +76,24 @@ export const PortProbeSchema = z
   })
   .readonly()
 
+/** One CDI spec file as the probe read it: its kind, the driver versions its files carry, the files that are gone. */
+export const CdiSpecFactsSchema = z
+  .object({
+    path: z.string(),
+    /** `nvidia.com/gpu`; absent when the file names none. */
+    kind: z.string().optional(),
+    /** Driver versions in the names of the files it mounts (`libcuda.so.580.95.05`, `firmware/nvidia/580.95.05/`). */
+    driverVersions: strings(),
+    /** How many host files it mounts (device nodes and /run, /proc, /sys, /tmp paths not counted). */
+    hostPaths: z.number(),
+    /** Host files it mounts that do not exist (the first few; device nodes and /run are not counted). */
+    missing: strings(),
+    missingCount: z.number(),
+    /** Why the file could not be read. */
+    error: z.string().optional(),
+  })
+  .readonly()
+
 /** The host itself, read by the node probe: what node match, fabric and memory checks compare. */
 export const HostFactsSchema = z
   .object({
@@ -107,8 +125,35 @@ export const HostFactsSchema = z
         rootDir: z.string().optional(),
         rootFreeBytes: z.number().optional(),
         runtimes: strings().optional(),
-        /** Path of nvidia-container-runtime-hook (or nvidia-ctk) when installed. */
+        /** Path of nvidia-container-runtime-hook when installed: dockerd then serves `--gpus` with it as a prestart hook. */
         nvidiaHook: z.string().optional(),
+        /** docker info's `CDISpecDirs`: where dockerd reads CDI specs; empty when CDI is off; absent on a docker without CDI. */
+        cdiSpecDirs: strings().optional(),
+        /** docker info's `DiscoveredDevices` from CDI (`nvidia.com/gpu=all`, ...), on a docker that lists them. */
+        cdiDevices: strings().optional(),
+      })
+      .readonly()
+      .optional(),
+    /** The NVIDIA container tooling besides docker's own view: the CDI hook, the NVIDIA runtime's mode, the CDI specs on the host. */
+    nvidiaContainer: z
+      .object({
+        /** Path of nvidia-cdi-hook (docker 29.2+ serves `--gpus` through CDI when it is on PATH and CDI is on). */
+        cdiHook: z.string().optional(),
+        /** `mode` of `[nvidia-container-runtime]` in /etc/nvidia-container-runtime/config.toml (`auto`, `legacy`, `cdi`, `csv`, `jit-cdi`). */
+        runtimeMode: z.string().optional(),
+        /** Each NVIDIA CDI spec in dockerd's and CDI's default directories, lowest priority first. */
+        cdiSpecs: z.array(CdiSpecFactsSchema).readonly(),
+      })
+      .readonly()
+      .optional(),
+    /** User-space OOM killers (earlyoom, systemd-oomd, nohang): each one's unit state and the ones running as a process. */
+    oomGuards: z
+      .object({
+        /** `systemctl is-active <guard>.service` per guard (`active`, `inactive`, `failed`, ...); absent without systemd (`unitsError`). */
+        units: z.record(z.string(), z.string()).readonly().optional(),
+        unitsError: z.string().optional(),
+        /** Guards with a running process (`/proc/PID/comm`), on the host or in a container. */
+        running: strings(),
       })
       .readonly()
       .optional(),
@@ -248,6 +293,7 @@ export type RouteFacts = z.output<typeof RouteFactsSchema>
 export type PeerReachability = z.output<typeof PeerReachabilitySchema>
 export type GpuFacts = z.output<typeof GpuFactsSchema>
 export type HostFacts = z.output<typeof HostFactsSchema>
+export type CdiSpecFacts = z.output<typeof CdiSpecFactsSchema>
 export type PortProbe = z.output<typeof PortProbeSchema>
 export type ContainerFacts = z.output<typeof ContainerFactsSchema>
 export type VllmProcess = z.output<typeof VllmProcessSchema>

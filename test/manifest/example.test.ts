@@ -47,6 +47,8 @@ describe('the DGX Spark pair example', () => {
       // The example's vllm.args set --gpu-memory-utilization 0.85.
       gpuMemoryUtilization: 0.85,
       containerEnv: manifest!.container.env,
+      // The built-in launcher's docker run --gpus all (container.gpus), nothing else in container.extraArgs.
+      gpuRequest: { known: true, gpus: 'all', cdiDevices: [] },
     })
   })
 })

@@ -90,7 +90,9 @@ describe('plan shows what deploy runs', () => {
     const relay = planRollout(parse(example.replace('distribution: pull', 'distribution: relay')), {})
     expect(relay.phases[0]!.steps.map((s) => s.id)).toEqual(['spark-a/image'])
     expect(relay.phases[0]!.steps[0]!.description).toMatch(/copy the same stream into spark-b \(192\.168\.200\.13\)/)
-    expect(JSON.stringify(relay.around!.before)).toMatch(/host checks: docker, GPUs, the fabric interfaces, disk, head-to-worker SSH/)
+    expect(JSON.stringify(relay.around!.before)).toMatch(
+      /host checks: docker and its NVIDIA runtime, CDI specs, GPUs, the fabric interfaces, disk, OOM guard, head-to-worker SSH/,
+    )
   })
 
   it('shows the stages around the phases with their commands: script check (script mode), lock, state and host checks before; activate, prune, audit, unlock after', () => {

@@ -161,7 +161,7 @@ async function runHostChecks({ m, o, io }: StageInput<'m'>): Promise<{ facts: Fa
   if (findings.length === 0)
     io.say(
       'host-checks',
-      `every node passed (docker, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk${alsoChecked ? `, ${alsoChecked}` : ''})`,
+      `every node passed (docker and its NVIDIA runtime, CDI specs, ${m.fabric.interfaces.join(',')} up with its fabric IP, GPUs, disk, OOM guard on unified memory${alsoChecked ? `, ${alsoChecked}` : ''})`,
     )
   return { facts, findings }
 }
@@ -180,7 +180,7 @@ const statePart = ({ m }: StagePlanInput): PlannedPart[] => {
         ...onEveryNode(
           m,
           'host-checks',
-          `host checks: docker, GPUs, the fabric interfaces, disk${alsoChecked ? `, ${alsoChecked}` : ''}`,
+          `host checks: docker and its NVIDIA runtime, CDI specs, GPUs, the fabric interfaces, disk, OOM guard${alsoChecked ? `, ${alsoChecked}` : ''}`,
           (n) => hostProbeCmd(m, n, relay).cmd,
         ),
       ],

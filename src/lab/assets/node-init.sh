@@ -138,7 +138,8 @@ else
   log "dockerd ready (vfs)"
 fi
 
-# ---- 5. sshd ----------------------------------------------------------------------------------
+# ---- 5. sshd (and the stand-in OOM guard a healthy Spark runs) --------------------------------
+/usr/local/sbin/earlyoom &
 mkdir -p /run/sshd
 /usr/sbin/sshd -D -e &
 sshd_pid=$!

@@ -7,8 +7,9 @@ COPY runc-lab /usr/local/sbin/runc-lab
 COPY nvidia-smi /usr/bin/nvidia-smi
 COPY gpu-memory /var/lib/vrd-lab-gpu/memory
 COPY nvidia-container-runtime-hook /usr/bin/nvidia-container-runtime-hook
+COPY earlyoom /usr/local/sbin/earlyoom
 COPY sshd_config /etc/ssh/sshd_config.d/vrd-lab.conf
-RUN chmod 0755 /usr/local/sbin/vrd-lab-init /usr/local/sbin/runc-lab /usr/bin/nvidia-smi /usr/bin/nvidia-container-runtime-hook \
+RUN chmod 0755 /usr/local/sbin/vrd-lab-init /usr/local/sbin/runc-lab /usr/bin/nvidia-smi /usr/bin/nvidia-container-runtime-hook /usr/local/sbin/earlyoom \
  && mkdir -p /run/sshd
 STOPSIGNAL SIGTERM
 CMD ["/usr/local/sbin/vrd-lab-init"]

@@ -2,8 +2,8 @@
  * The one registry of checks. Each entry reads only the facts document (and the manifest's
  * expectation when there is one), says which facts it needs, and the first stage it can run in:
  *
- * - `before-change`: the hosts alone (kernel, driver, docker, fabric links, MTU, ports, memory, the
- *   manifest's container env). A deploy runs these before it changes anything
+ * - `before-change`: the hosts alone (kernel, driver, docker and its NVIDIA tooling, CDI specs, fabric
+ *   links, MTU, ports, memory and its OOM guard, the manifest's container env). A deploy runs these before it changes anything
  *   (src/deploy/host-checks.ts), so a bad host stops it with the running release untouched.
  *   The fabric collective's entries need its facts (a deploy's fabric-test stage, the preflight).
  * - `after-launch`: the running containers and Ray (identities, versions inside the image, Ray's
@@ -19,6 +19,7 @@ import type { Finding, FindingCode } from '../finding.js'
 import { fabricCollectiveFailed, fabricCollectiveSlow, fabricSocketFallback } from './collective-checks.js'
 import { imageMismatch, versionSkew } from './consistency.js'
 import { buildContext, type CheckContext, type CheckOptions } from './check-context.js'
+import { cdiSpecStale, nvidiaRuntimeMissing } from './container-gpu.js'
 import { fabricUnreachable } from './fabric.js'
 import { fabricLinkSpeed, fabricMtuMismatch, fabricPortBlocked, ncclIbHcaMissing } from './fabric-link.js'
 import { gpuShortfall, headWithoutGpu } from './gpus.js'
@@ -26,6 +27,7 @@ import { diskSpaceLow, dockerUnusable, fabricInterfaces, noGpuVisible, relaySshF
 import { gpuMemoryExhausted, unifiedMemoryShort } from './memory.js'
 import { nativeHostIp, nativeMasterAddress, nativeMasterUnreachable, nativeNnodes, nativeRanks } from './native-identity.js'
 import { nodeDrift } from './node-match.js'
+import { oomGuardMissing } from './oom-guard.js'
 import { pendingDemands } from './ray-demands.js'
 import { rayIdentityNotFabric } from './ray-identity.js'
 import { duplicateRayAddress, rayNodeMissing, rayUnexpectedNode } from './ray-membership.js'
@@ -84,11 +86,14 @@ export const CHECKS: readonly CheckEntry[] = [
   entry('before-change', ['host'], ['DISK_SPACE_LOW'], diskSpaceLow),
   entry('before-change', ['host', 'expected'], ['RELAY_SSH_FAILED'], relaySshFailed),
   entry('before-change', ['host'], ['NODE_DRIFT'], nodeDrift),
+  entry('before-change', ['host'], ['NVIDIA_RUNTIME_MISSING'], nvidiaRuntimeMissing),
+  entry('before-change', ['host'], ['CDI_SPEC_STALE'], cdiSpecStale),
   entry('before-change', ['interfaces'], ['FABRIC_MTU_MISMATCH'], fabricMtuMismatch),
   entry('before-change', ['interfaces'], ['FABRIC_LINK_SPEED'], fabricLinkSpeed),
   entry('before-change', ['host'], ['NCCL_IB_HCA_MISSING'], ncclIbHcaMissing),
   entry('before-change', ['ports'], ['FABRIC_PORT_BLOCKED'], fabricPortBlocked),
   entry('before-change', ['host', 'expected'], ['UNIFIED_MEMORY_SHORT'], unifiedMemoryShort),
+  entry('before-change', ['host'], ['OOM_GUARD_MISSING'], oomGuardMissing),
   entry('before-change', ['collective'], ['FABRIC_COLLECTIVE_FAILED'], fabricCollectiveFailed),
   entry('before-change', ['collective'], ['FABRIC_SOCKET_FALLBACK'], fabricSocketFallback),
   entry('before-change', ['collective', 'expected'], ['FABRIC_COLLECTIVE_SLOW'], fabricCollectiveSlow),

@@ -1,12 +1,12 @@
 /**
  * NODE_DRIFT: the hosts of a cluster should match. Kernel, NVIDIA driver, the CUDA version the
- * driver supports, the docker engine and its NVIDIA hook, compared across nodes, as one finding
- * with one row per node naming only what differs.
+ * driver supports and the docker engine, compared across nodes, as one finding with one row per
+ * node naming only what differs. Whether each node's docker can give the container its GPUs (the
+ * NVIDIA hook, runtime, CDI) is NVIDIA_RUNTIME_MISSING (container-gpu.ts), per node, with the fix.
  *
  * Severity (docs/deploy.md, "Node match"): a different NVIDIA driver or driver CUDA version is an
  * error: NCCL refuses to mix some driver pairs, and on GB10 drivers differ in the memory they leave
- * usable, so the same `gpu_memory_utilization` fits one node and not the other. A missing NVIDIA
- * hook on one node is an error: that node's container starts without GPUs. Kernel and docker
+ * usable, so the same `gpu_memory_utilization` fits one node and not the other. Kernel and docker
  * versions are warnings: they break a cluster only sometimes (a kernel update that breaks RoCE on
  * one box), and a rolling OS update passes through such states. The container's own Ray, vLLM,
  * Python, torch and NCCL versions are VERSION_SKEW (consistency.ts), the image IMAGE_MISMATCH.
@@ -24,7 +24,6 @@ interface Aspect {
 const ASPECTS: readonly Aspect[] = [
   { label: 'NVIDIA driver', error: true, read: (f) => f.host?.driverVersion },
   { label: 'CUDA (driver)', error: true, read: (f) => f.host?.cudaVersion },
-  { label: 'NVIDIA container hook', error: true, read: (f) => (f.host?.docker?.ok ? (f.host.docker.nvidiaHook ? 'installed' : 'missing') : undefined) },
   { label: 'kernel', error: false, read: (f) => f.host?.kernel },
   { label: 'docker', error: false, read: (f) => (f.host?.docker?.ok ? f.host.docker.version : undefined) },
 ]

@@ -114,6 +114,8 @@ export class SimCluster {
     `${COLLECTIVE_MARK}${JSON.stringify({ ok: true, backend: 'tcp', impl: 'stdlib', bytes: Math.floor(Math.min(a.bytes, STDLIB_MAX_BYTES) / (4 * a.world)) * 4 * a.world, iters: a.iters, seconds: 0.01, algbwGBps: 0.4, busbwGBps: 0.4, rank: a.rank, world: a.world })}\n`
   /** vllm serve answers /health once started. */
   vllmComesUp = true
+  /** The host part of a node's host-mode probe: the lab's capture by default, changed here to break a host. */
+  hostFacts: (node: string, host: NonNullable<ProbeOutput['host']>) => NonNullable<ProbeOutput['host']> = (_node, host) => host
 
   constructor(readonly manifest: Manifest) {
     const bin = join(this.root, 'bin')
@@ -270,7 +272,7 @@ export class SimCluster {
     const c = n.container
     return {
       ...doc,
-      host: { ...host, ...(args.relay && { relay: args.relay.map((t) => ({ ip: t.ip, code: 0, output: '' })) }) },
+      host: { ...this.hostFacts(n.name, host), ...(args.relay && { relay: args.relay.map((t) => ({ ip: t.ip, code: 0, output: '' })) }) },
       // Nothing listens before Ray is up, so the host answers with a reset.
       ports: args.ports.map((p) => ({ ...p, state: captured.get(`${p.ip}:${p.port}`) ?? 'refused' })),
       container: c

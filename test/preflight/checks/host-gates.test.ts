@@ -75,13 +75,14 @@ describe('node match', () => {
     ])
   })
 
-  it('a driver that differs, or a node without the NVIDIA hook, is an error', () => {
+  it('a driver that differs is an error; a node without the NVIDIA hook is not drift but NVIDIA_RUNTIME_MISSING on that node', () => {
     expect(only(setHost(healthy, 'spark-a', { driverVersion: '580.126.09' }), 'NODE_DRIFT')[0]).toMatchObject({
       severity: 'error',
       message: 'The nodes differ in NVIDIA driver.',
     })
-    const noHook = setHost(healthy, 'spark-b', { docker: { ...host.docker!, nvidiaHook: undefined } })
-    expect(only(noHook, 'NODE_DRIFT')[0]!.evidence).toEqual({ 'spark-a': 'NVIDIA container hook installed', 'spark-b': 'NVIDIA container hook missing' })
+    const noHook = setHost(healthy, 'spark-b', { docker: { ...host.docker!, nvidiaHook: undefined }, nvidiaContainer: { cdiSpecs: [] } })
+    expect(only(noHook, 'NODE_DRIFT')).toEqual([])
+    expect(tags(noHook)).toEqual(['error NVIDIA_RUNTIME_MISSING@spark-b'])
   })
 
   it("the container's NCCL and torch are compared like Ray's (VERSION_SKEW)", () => {
