@@ -75,6 +75,19 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // GPUStack's scheduler (gpustack/policies, vLLM multi-node check): "vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs
+    // (vLLM requires each TP unit fit inside one node)" — refused before anything starts.
+    code: 'GPU_SHORTFALL',
+    pattern: /--tensor-parallel-size (\d+) cannot divide (worker\[\d+\]|[\w.-]+) (\d+) GPUs/,
+    hit: (m, _line, _ray, context) => ({
+      key: `divide:${m[1]}/${m[3]}`,
+      severity: 'error',
+      message: `The scheduler refused TP ${m[1]} because ${m[2]} has ${m[3]} GPU(s): it places each tensor-parallel group inside one node.`,
+      evidence: { 'Tensor parallel size': m[1]!, Worker: m[2]!, 'GPUs on that worker': m[3]!, ...node(context) },
+      fix: `Keep TP ≤ the GPUs of one node (${m[3]}) and span the nodes with pipeline parallelism (--pipeline-parallel-size = number of nodes), or run vLLM across the nodes yourself (Ray or --nnodes), where one TP group may span nodes.`,
+    }),
+  },
+  {
     // NCCL bootstrap: "bootstrap.cc:77 NCCL WARN Message truncated : received 172 bytes instead of 64" — the ranks exchanged structures of
     // different sizes: different NCCL builds on the nodes. NCCL's socket transport: "NET/Socket : [peer <ip><port>] message truncated : receiving
     // <a> bytes instead of <b>" — the ranks disagree on what they send: NCCL settings (NCCL_PROTO, buffer sizes) or versions that differ between
