@@ -90,3 +90,61 @@ Exception: WorkerProc initialization failed due to an exception in a background 
     expect(scan(logged).find((f) => f.code === 'ENGINE_DEAD')!.evidence['Root cause']).toContain('DistNetworkError')
   })
 })
+
+describe("MAX_MODEL_LEN_TOO_LONG: vLLM's context length over the model's maximum or the KV cache, in vLLM's wordings across versions", () => {
+  it("the model's maximum (config 0.2-0.5, ModelConfig ≥ 0.6, pydantic ≥ 0.11): the asked length and the model's", () => {
+    for (const [line, asked, max] of [
+      [
+        "ValueError: User-specified max_model_len (40000) is greater than the derived max_model_len (max_position_embeddings=32768 in model's config.json). This may lead to incorrect model outputs or CUDA errors. Make sure the value is correct and within the model context size.",
+        '40000',
+        '32768 (max_position_embeddings)',
+      ],
+      [
+        "ValueError: User-specified max_model_len (131072) is greater than the derived max_model_len (max_position_embeddings=8192 or model_max_length=None in model's config.json). This may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+        '131072',
+        '8192 (max_position_embeddings)',
+      ],
+      [
+        "(APIServer pid=1396)   Value error, User-specified max_model_len (1000000) is greater than the derived max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
+        '1000000',
+        '2048 (max_position_embeddings)',
+      ],
+    ] as const) {
+      const found = scan(`${line}\n`).filter((f) => f.code === 'MAX_MODEL_LEN_TOO_LONG')
+      expect(found, line).toHaveLength(1)
+      expect(found[0]).toMatchObject({ severity: 'error', evidence: { 'max_model_len asked': asked, "Model's maximum": max } })
+      expect(found[0]!.fix).toContain(`--max-model-len to ${max.split(' ')[0]}`)
+    }
+  })
+
+  it('the KV cache (V0 worker, V1 kv_cache_utils with its estimate)', () => {
+    const [v0] = scan(
+      "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20192). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n",
+    ).filter((f) => f.code === 'MAX_MODEL_LEN_TOO_LONG')
+    expect(v0!.evidence).toMatchObject({ 'max_model_len asked': '32768', 'Tokens the KV cache holds': '20192' })
+    const [v1] = scan(
+      "(EngineCore_DP0 pid=2301) ERROR 11-20 11:23:40 [core.py:708] ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.27 GiB). Based on the available memory, the estimated maximum model length is 75936. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n",
+    ).filter((f) => f.code === 'MAX_MODEL_LEN_TOO_LONG')
+    expect(v1!.evidence).toMatchObject({
+      'max_model_len asked': '131072',
+      'KV cache needed': '16.00 GiB',
+      'KV cache available': '9.27 GiB',
+      'Estimated maximum model length': '75936',
+    })
+    expect(v1!.fix).toContain('to 75936 or less')
+    // the wordings people paste: "model's" without the opening bracket, and the message wrapped after the length (public notes in the index)
+    for (const text of [
+      "ValueError: To serve at least one request with the model's max seq len (131072), 1.45 GiB KV cache is needed, which is larger than the available KV cache memory (0.2 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len`\n",
+      "ValueError: To serve at least one request with the models's max seq len (16384),\n0.19 GiB KV cache is needed, which is larger than the available KV cache memory (0.18 GiB).\n",
+      "ValueError: The model's max seq len (2048) is larger than the maximum number of\ntokens that can be stored in KV cache (1936).\n",
+    ]) {
+      const found = scan(text).filter((f) => f.code === 'MAX_MODEL_LEN_TOO_LONG')
+      expect(found, text).toHaveLength(1)
+      expect(found[0]!.evidence['max_model_len asked'], text).toMatch(/^(131072|16384|2048)$/)
+    }
+  })
+
+  it('near miss: the start-up line that reports the length in use is no finding', () => {
+    expect(scan('(APIServer pid=27979) INFO 11-12 06:27:56 [model.py:1510] Using max model len 10000\n')).toEqual([])
+  })
+})
