@@ -146,6 +146,8 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     pattern: /\bNo CUDA GPUs are available\b|Found no NVIDIA driver on your system|No supported device detected|Failed to infer device type/,
     hit: (m, _line, _ray, context) => {
       const noDriver = m[0].startsWith('Found no NVIDIA driver')
+      // vLLM's platform probe (no CUDA device through NVML/the driver's libraries): also a CUDA image on another accelerator
+      const probe = m[0].startsWith('Failed to infer')
       return {
         key: `no-gpu:${m[0]}:${context.prefixIp ?? ''}`,
         severity: 'error',
@@ -155,7 +157,9 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
         evidence: { Error: m[0], ...node(context) },
         fix: noDriver
           ? 'Start every node\'s container with its GPUs (docker run --gpus all, or the nvidia runtime) and check inside it: nvidia-smi and python -c "import torch; print(torch.cuda.device_count())" on each node.'
-          : 'Run vllm serve (the driver) on a node whose Ray registered GPUs, with the executor asking for GPUs (--distributed-executor-backend ray; an actor that builds the engine needs num_gpus ≥ 1 or a placement group bundle with GPU); leave CUDA_VISIBLE_DEVICES unset or to indices the node has; check python -c "import torch; print(torch.cuda.device_count())" in the container on each node.',
+          : probe
+            ? 'vLLM found no CUDA device to run on: start the container with its GPUs (--gpus all / the nvidia runtime), keep the driver\'s libraries on LD_LIBRARY_PATH (e.g. /usr/local/nvidia/lib64 in Kubernetes images), use an image built for the node\'s accelerator, and check python -c "import torch; print(torch.cuda.device_count())" in the container on each node.'
+            : 'Run vllm serve (the driver) on a node whose Ray registered GPUs, with the executor asking for GPUs (--distributed-executor-backend ray; an actor that builds the engine needs num_gpus ≥ 1 or a placement group bundle with GPU); leave CUDA_VISIBLE_DEVICES unset or to indices the node has; check python -c "import torch; print(torch.cuda.device_count())" in the container on each node.',
       }
     },
   },

@@ -40,7 +40,7 @@ describe('DRIVER_NO_GPU: a process that must use a GPU sees none (torch and vLLM
     expect(f.evidence).toMatchObject({ 'Node (log prefix)': '10.0.0.12' })
     expect(f.message).toContain('on 10.0.0.12')
     expect(f.fix).toContain('num_gpus')
-    expect(only(one('RuntimeError: Failed to infer device type\n'), 'DRIVER_NO_GPU').fix).toContain('CUDA_VISIBLE_DEVICES')
+    expect(only(one('RuntimeError: Failed to infer device type\n'), 'DRIVER_NO_GPU').fix).toContain('LD_LIBRARY_PATH')
     expect(
       only(one('RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n'), 'DRIVER_NO_GPU').fix,
     ).toContain('--gpus all')
