@@ -97,6 +97,8 @@ export const FINDING_CODES = [
   'WEIGHTS_CORRUPT',
   'VLLM_FLAG_UNKNOWN',
   'PORT_IN_USE',
+  // vLLM's context length over the model's maximum or the KV cache (src/preflight/signature-rules-memory.ts)
+  'MAX_MODEL_LEN_TOO_LONG',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)
   'UNRECOGNISED_FAILURE',
   // The launch script, read before it runs (src/script-check)

@@ -22,14 +22,15 @@ export function shown(line: string, at: number): string {
 /** Where a finding's cause is: the exception line before a death line, or the first one after it. */
 const CAUSE = 'Root cause'
 /** Engine deaths whose cause vLLM prints before them ("See root cause above") or after them (the traceback that follows). */
-const CAUSE_ABOVE = /See root cause above|See stack trace \(above\)/
+// (multiproc_executor.py raises "WorkerProc initialization failed …" after the worker's own traceback was printed)
+const CAUSE_ABOVE = /See root cause above|See stack trace \(above\)|See stack trace for root cause|WorkerProc initialization failed/
 /**
  * An exception line, also behind a log record's header ("ERROR 06-15 13:57:57 [core.py:517] TimeoutError: …",
  * "| [2025-03-10T15:07:20Z] ERROR … [core.py:302] ValueError: …"): the candidate cause of an engine death.
  */
 const EXCEPTION_LINE = /(?:^|\]\s|\|\s)\s*((?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::\s|:?\s*$)/
 const DEATH =
-  /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception/
+  /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)/
 
 /**
  * A later line of the same finding (same code and key) that carries values the first lacked — the

@@ -6,7 +6,7 @@
  * output. Wordings in src/preflight/WORDINGS.md.
  */
 
-import type { SignatureRule } from './signature-rules.js'
+import type { RuleHit, SignatureRule } from './signature-rules.js'
 
 /** A GPU that reports about 110–135 GiB in all is a GB10's unified memory (119.7 / 121.69 GiB visible of 128 GB). */
 const looksUnified = (total: number | undefined, unit: string | undefined): boolean =>
@@ -14,6 +14,47 @@ const looksUnified = (total: number | undefined, unit: string | undefined): bool
 
 const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
+
+/** vLLM's config check: the asked length against the model's config.json maximum. */
+function overModelMaximum(m: RegExpExecArray): RuleHit {
+  const derived = m[3]!.replace(/\.0$/, '')
+  const maxLength = m[4] && m[4] !== 'None' ? m[4] : undefined
+  return {
+    key: `model:${m[1]}`,
+    severity: 'error',
+    message: `--max-model-len ${m[1]} is longer than the model's own maximum (${m[2]}=${derived}${maxLength ? `, model_max_length=${maxLength}` : ''} in its config.json), so vLLM refuses to start.`,
+    evidence: { 'max_model_len asked': m[1]!, "Model's maximum": `${derived} (${m[2]})`, ...(maxLength ? { model_max_length: maxLength } : {}) },
+    fix: `Set --max-model-len to ${derived} or less (or leave it out: vLLM then uses the model's maximum); VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 only for a model whose rope scaling really supports ${m[1]} tokens.`,
+  }
+}
+
+/** vLLM V0's check: the asked length against the tokens the KV cache holds. */
+function overKvTokens(holds: string, asked: string | undefined): RuleHit {
+  return {
+    key: `kv:${holds}`,
+    severity: 'error',
+    message: `--max-model-len${asked ? ` ${asked}` : ''} does not fit the KV cache: it holds ${holds} tokens on this GPU after the weights.`,
+    evidence: { ...(asked ? { 'max_model_len asked': asked } : {}), 'Tokens the KV cache holds': holds },
+    fix: `Lower --max-model-len to ${holds} or less, or give the KV cache more memory: raise --gpu-memory-utilization, or spread the model over more GPUs (tensor or pipeline parallel) so each holds less of the weights.`,
+  }
+}
+
+/** vLLM V1's check: the KV cache one request of the asked length needs against what is left, with vLLM's own estimate. */
+function overKvMemory(m: RegExpExecArray, asked: string | undefined): RuleHit {
+  const [needed, available, estimate] = [m[6]!, m[7], m[8]]
+  return {
+    key: `kv-memory:${needed}`,
+    severity: 'error',
+    message: `--max-model-len${asked ? ` ${asked}` : ''} needs ${needed} of KV cache for one request, more than${available ? ` the ${available}` : ' what is'} left after the weights${estimate ? `; vLLM estimates ${estimate} tokens fit` : ''}.`,
+    evidence: {
+      ...(asked ? { 'max_model_len asked': asked } : {}),
+      'KV cache needed': needed,
+      ...(available ? { 'KV cache available': available } : {}),
+      ...(estimate ? { 'Estimated maximum model length': estimate } : {}),
+    },
+    fix: `Lower --max-model-len${estimate ? ` to ${estimate} or less` : ''}, or give the KV cache more memory: raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or spread the model over more GPUs so each holds less of the weights.`,
+  }
+}
 
 export const MEMORY_RULES: readonly SignatureRule[] = [
   {
@@ -174,5 +215,33 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       evidence: { 'KV cache memory left': m[1]! },
       fix: 'Raise --gpu-memory-utilization if the node has the memory (on a GB10 keep 10–16 GiB for the host), or use more tensor-parallel ranks, a quantised model, or a smaller --max-model-len / --max-num-seqs.',
     }),
+  },
+  {
+    // vLLM's --max-model-len over what the model or the memory allows, in its own wordings across versions:
+    // config (0.2 → 0.5): "User-specified max_model_len (40000) is greater than the derived max_model_len (max_position_embeddings=32768 in model's
+    //   config.json). This may lead to incorrect model outputs or CUDA errors. Make sure the value is correct and within the model context size.";
+    // config (≥ 0.6, ModelConfig; ≥ 0.11 as a pydantic "Value error, …"): "… (max_position_embeddings=2048.0 or model_max_length=None in model's
+    //   config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. …";
+    // V0 worker (raise_if_cache_size_invalid): "The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in
+    //   KV cache (20192). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.";
+    // V1 kv_cache_utils (check_enough_kv_cache_memory): "To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is
+    //   needed, which is larger than the available KV cache memory (9.27 GiB). Based on the available memory, the estimated maximum model length is 75936. …"
+    code: 'MAX_MODEL_LEN_TOO_LONG',
+    pattern:
+      /User-specified max_model_len \((\d+)\) is greater than the derived max_model_len \((\w+)=([\d.]+|None)(?: or model_max_length=([\d.]+|None))?|tokens that can be stored in KV cache \((\d+)\)|([\d.]+ ?[KMGT]i?B) KV cache is needed, which is larger than the available KV cache(?: memory)?(?: \(([\d.]+ ?[KMGT]i?B)\))?(?:.*?estimated maximum model length is (\d+))?/,
+    hit: (m, line, _ray, context) => {
+      // the asked length is on this line, or on the line before when the message is wrapped ("… max seq len (16384),⏎0.19 GiB KV cache is needed …")
+      const asked = /max seq len \((\d+)\)/.exec(line)?.[1] ?? context.memory?.get('maxSeqLen')
+      return m[1] !== undefined ? overModelMaximum(m) : m[5] !== undefined ? overKvTokens(m[5], asked) : overKvMemory(m, asked)
+    },
+  },
+  {
+    // vLLM's KV-cache messages wrapped after "max seq len (N),": the length is kept for MAX_MODEL_LEN_TOO_LONG on the next line.
+    code: 'MAX_MODEL_LEN_TOO_LONG',
+    pattern: /max seq len \((\d+)\)/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set('maxSeqLen', m[1]!)
+      return null
+    },
   },
 ]

@@ -106,6 +106,69 @@ function masterVersusFabric(line: string, context: LineContext): RuleHit | null 
   }
 }
 
+/**
+ * A master address that no other node can reach, in a line that shows the run spans nodes: loopback is
+ * MASTER_ADDR_LOOPBACK, nothing at all is MASTER_ADDR_NOT_FABRIC (a netmask or 0.0.0.0 is read by the
+ * address rule in signature-rules-startup.ts).
+ */
+function badMaster(addr: string, port: string | undefined, where: string, wantLoopback: boolean): RuleHit | null {
+  const host = plainHost(addr.replace(/^['"]|['"]$/g, ''))
+  const shown = port ? `${host}:${port}` : host
+  if (wantLoopback) {
+    if (!isLoopback(host)) return null
+    return {
+      // the key of the headless rule's finding for the same address: one finding when both lines name it
+      key: shown,
+      severity: 'error',
+      message: `The rendezvous master is ${shown}, this node's own loopback, on a run that spans nodes (${where}): the ranks on the other nodes can never reach it, and each node waits for a head that is not there.`,
+      evidence: { 'Master address': shown, 'Multi-node because': where },
+      fix: "Give every node --master-addr=<the head's fabric IP> (MASTER_ADDR for torchrun/launch; vLLM's default for --master-addr is 127.0.0.1) and the same --master-port; a script that falls back to localhost when it cannot resolve the head should fail instead.",
+    }
+  }
+  if (host !== '') return null
+  return {
+    key: 'empty',
+    severity: 'error',
+    message: `The rendezvous master address is empty (${where}): no rank can connect to it, so the process group never forms.`,
+    evidence: { 'Master address': '(empty)', 'Multi-node because': where },
+    fix: "Set --master-addr (MASTER_ADDR) to the head's fabric IP itself: the script or launcher that reads it (hostname -I, getent, a hostfile) got nothing; print it before the launch and stop when it is empty.",
+  }
+}
+
+/** What a launch line or vLLM's args say about the run (kept across lines: commands are wrapped and continued with \). */
+function noteLaunch(line: string, memory: Map<string, string>): void {
+  // (one dash is enough: a paste cut between the two dashes of "--master_addr" leaves "-master_addr" at a line's start)
+  const nnodes = /(?:^|\s)--?nnodes[= ]['"]?(\d+)|'nnodes': (\d+)/.exec(line)
+  if (nnodes) memory.set('launch-nnodes', nnodes[1] ?? nnodes[2]!)
+  const given = /(?:^|\s)--?master[-_]addr(?:=|\s+)(['"]?)([^\s'"\\]*)\1(?=\s|\\|$)|'master_addr': '([^']*)'/.exec(line)
+  if (given) memory.set('launch-master', given[2] ?? given[3] ?? '')
+}
+
+/**
+ * The master address of a run that spans nodes, where a rank on another node or a launcher names it:
+ * vLLM's rank line with rank ≠ local rank, or a launch command / vLLM's args with --nnodes above 1 (on
+ * this line or an earlier one). vLLM's head (rank 0) may keep 127.0.0.1: torch's store listens on every
+ * address there; it is the other nodes that must name the head.
+ */
+function masterOfMultiNode(line: string, context: LineContext): { addr: string; port?: string; where: string } | undefined {
+  const rankLine = /world_size=(\d+) rank=(\d+) local_rank=(\d+) distributed_init_method=tcp:\/\/(\[[^\]]*\]|[^\s:]*):(\d+)/.exec(line)
+  if (rankLine && rankLine[2] !== rankLine[3])
+    return {
+      addr: rankLine[4]!,
+      port: rankLine[5],
+      where: `rank ${rankLine[2]} is local rank ${rankLine[3]} of world size ${rankLine[1]}: a rank on another node`,
+    }
+  // DeepSpeed's runner when the first host's IP could not be read: "Using IP address of  for node <host>" and "--master_addr= --master_port=29500"
+  if (/Using IP address of {2}for node|--master[-_]addr=(?=\s|\\|$)/.test(line)) return { addr: '', where: 'the launcher found no IP for the first host' }
+  const memory = context.memory
+  if (memory === undefined) return undefined
+  noteLaunch(line, memory)
+  const nnodes = Number(memory.get('launch-nnodes') ?? '1')
+  const addr = memory.get('launch-master')
+  if (nnodes <= 1 || addr === undefined) return undefined
+  return { addr, where: `--nnodes ${nnodes}` }
+}
+
 export const NATIVE_RULES: readonly SignatureRule[] = [
   {
     // torch 2.x c10d: "[E socket.cpp:957] [c10d] The client socket has timed out after 60s while trying to connect to (10.1.16.222, 29400)."
@@ -186,5 +249,27 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     code: 'MASTER_ADDR_NOT_FABRIC',
     pattern: /_SOCKET_IFNAME|distributed_init_method=tcp:|head node address|master[-_]addr|(?:Bootstrap|NET\/Socket) : Using/,
     hit: (_m, line, _ray, context) => masterVersusFabric(line, context),
+  },
+  {
+    // The master address of a run that spans nodes, where a rank on another node or a launcher prints it: vLLM's rank line (parallel_state.py:
+    // "world_size=2 rank=1 local_rank=0 distributed_init_method=tcp://127.0.0.1:29514 backend=nccl": rank ≠ local rank is a rank on another node),
+    // a launch command ("--nnodes=2 … --master_addr=localhost", pytorch/pytorch#76367) or vLLM's non-default args ('nnodes': 2, 'master_addr': '…'):
+    // a loopback master there is a node talking to itself.
+    code: 'MASTER_ADDR_LOOPBACK',
+    pattern: /distributed_init_method=tcp:|master[-_]addr|Using IP address of|--nnodes|'nnodes'/,
+    hit: (_m, line, _ray, context) => {
+      const at = masterOfMultiNode(line, context)
+      return at ? badMaster(at.addr, at.port, at.where, true) : null
+    },
+  },
+  {
+    // The same lines with no master address at all (DeepSpeed's runner: "Using IP address of  for node …" then "--master_addr= --master_port=29500",
+    // deepspeedai/DeepSpeed#2612).
+    code: 'MASTER_ADDR_NOT_FABRIC',
+    pattern: /master[-_]addr=|Using IP address of/,
+    hit: (_m, line, _ray, context) => {
+      const at = masterOfMultiNode(line, context)
+      return at ? badMaster(at.addr, at.port, at.where, false) : null
+    },
   },
 ]

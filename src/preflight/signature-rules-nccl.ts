@@ -75,10 +75,11 @@ export const NCCL_RULES: readonly SignatureRule[] = [
   },
   {
     // NCCL ibvwrap.c/.cc: "Call to ibv_modify_qp failed with error Connection timed out" (older), "… failed with 110 Connection timed out,
-    //   on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID …, remote GID …" (2.2x); also ibv_reg_mr, ibv_create_qp.
+    //   on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID …, remote GID …" (2.2x); also ibv_reg_mr, ibv_create_qp;
+    //   people quote it without "Call to" and with the reason in brackets: "ibv_modify_qp failed with 110 (Connection timed out)".
     code: 'NCCL_TRANSPORT_ERROR',
     pattern:
-      /Call to (ibv_\w+) failed(?: with(?: error)?\s*(?:(\d+)\s+)?([A-Za-z][\w ]*?[a-z]))?(?=[,.]|\s*$)(?:.*?on dev ([\w.-]+):(\d+))?(?:.*?curr state (\w+), next state (\w+))?(?:.*?local GID index (\d+))?/i,
+      /(?:Call to |\b)(ibv_\w+)`? failed(?: with(?: error)?\s*(?:(\d+)\s*)?\(?([A-Za-z][\w ]*?[a-z])\)?)?(?=[,.)`]|\s*$)(?:.*?on dev ([\w.-]+):(\d+))?(?:.*?curr state (\w+), next state (\w+))?(?:.*?local GID index (\d+))?/i,
     hit: (m, line) => {
       const call = m[1] ?? 'ibv_*'
       const why = m[3]?.trim()

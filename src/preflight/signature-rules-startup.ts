@@ -75,6 +75,19 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // GPUStack's scheduler (gpustack/policies, vLLM multi-node check): "vLLM multi-node: --tensor-parallel-size 2 cannot divide worker[0] 1 GPUs
+    // (vLLM requires each TP unit fit inside one node)" — refused before anything starts.
+    code: 'GPU_SHORTFALL',
+    pattern: /--tensor-parallel-size (\d+) cannot divide (worker\[\d+\]|[\w.-]+) (\d+) GPUs/,
+    hit: (m, _line, _ray, context) => ({
+      key: `divide:${m[1]}/${m[3]}`,
+      severity: 'error',
+      message: `The scheduler refused TP ${m[1]} because ${m[2]} has ${m[3]} GPU(s): it places each tensor-parallel group inside one node.`,
+      evidence: { 'Tensor parallel size': m[1]!, Worker: m[2]!, 'GPUs on that worker': m[3]!, ...node(context) },
+      fix: `Keep TP ≤ the GPUs of one node (${m[3]}) and span the nodes with pipeline parallelism (--pipeline-parallel-size = number of nodes), or run vLLM across the nodes yourself (Ray or --nnodes), where one TP group may span nodes.`,
+    }),
+  },
+  {
     // NCCL bootstrap: "bootstrap.cc:77 NCCL WARN Message truncated : received 172 bytes instead of 64" — the ranks exchanged structures of
     // different sizes: different NCCL builds on the nodes. NCCL's socket transport: "NET/Socket : [peer <ip><port>] message truncated : receiving
     // <a> bytes instead of <b>" — the ranks disagree on what they send: NCCL settings (NCCL_PROTO, buffer sizes) or versions that differ between
@@ -102,6 +115,51 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
           ...node(context),
         },
         fix: 'Run the same image (by digest) with the same NCCL_* environment on every node, and compare NCCL and torch there: python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())" in each container; remove a second NCCL (pip list | grep nccl) so every rank loads the same libnccl.',
+      }
+    },
+  },
+  {
+    // NCCL misc/socket.cc (ncclSocketInit, 2.19 on): "ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)" —
+    // the address came from a peer's connection handle that this NCCL cannot read: the ranks run different NCCL builds (NVIDIA/nccl#1267: one node
+    // had nvidia-nccl-cu12 2.20.5, the others 2.19.3), or NCCL and its net plugin disagree. Family 1 (AF_UNIX) is a single-node NCCL bug (#2057), not skew.
+    code: 'VERSION_SKEW',
+    pattern: /ncclSocketInit: connecting to address\s*\S*\s*with family (\d+) is neither AF_INET\(2\) nor AF_INET6\(10\)/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] === '1') return null
+      // NCCL's "host:pid:tid [dev]" record prefix, on this line or the record's line before it (a paste wrapped inside the record)
+      const host = /(?:^|\s)([\w.-]+):\d+:\d+ \[\d+\]/.exec(line)?.[1] ?? context.memory?.get('ncclHost')
+      return {
+        key: `nccl-family:${m[1]}`,
+        severity: 'error',
+        message: `NCCL${host ? ` on ${host}` : ''} was handed a peer address it cannot read (address family ${m[1]}): the ranks run different NCCL builds (a pip nvidia-nccl of another version on one node, a second libnccl, or NCCL and its net plugin of different releases), so their connection handles differ in layout.`,
+        evidence: { 'Address family read': m[1]!, ...(host ? { 'NCCL host': host } : {}), ...node(context) },
+        fix: 'Compare NCCL on every node inside the containers (python -c "import torch; print(torch.__version__, torch.cuda.nccl.version())"; pip list | grep -i nccl; ls /usr/lib/*/libnccl* and the NCCL_NET_PLUGIN / libnccl-net*.so in use) and make them the same: one image by digest on every node, no second nvidia-nccl wheel, a net plugin built for that NCCL.',
+      }
+    },
+  },
+  {
+    // A process that needs a GPU and sees none, in torch's and vLLM's words across versions: torch (cuda/__init__.py _lazy_init): "RuntimeError:
+    // No CUDA GPUs are available" (CUDA_VISIBLE_DEVICES empty or naming no device: Ray gives an actor with num_gpus=0 CUDA_VISIBLE_DEVICES="") and
+    // "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver …" (no driver inside the
+    // container); vLLM ≤ 0.4 (config.py DeviceConfig): "RuntimeError: No supported device detected."; vLLM ≥ 0.5: "RuntimeError: Failed to infer device type".
+    code: 'DRIVER_NO_GPU',
+    pattern: /\bNo CUDA GPUs are available\b|Found no NVIDIA driver on your system|No supported device detected|Failed to infer device type/,
+    hit: (m, _line, _ray, context) => {
+      const noDriver = m[0].startsWith('Found no NVIDIA driver')
+      // vLLM's platform probe (no CUDA device through NVML/the driver's libraries): also a CUDA image on another accelerator
+      const probe = m[0].startsWith('Failed to infer')
+      return {
+        key: `no-gpu:${m[0]}:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: noDriver
+          ? `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} that must use a GPU found no NVIDIA driver: its container was started without the GPUs (no --gpus / NVIDIA runtime), or the node has none.`
+          : `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} that must use a GPU sees none (${m[0]}): it runs where no GPU was given to it — a Ray actor or driver placed without num_gpus (Ray sets CUDA_VISIBLE_DEVICES to empty for it), CUDA_VISIBLE_DEVICES naming a device the node lacks, or a container without its GPUs.`,
+        evidence: { Error: m[0], ...node(context) },
+        fix: noDriver
+          ? 'Start every node\'s container with its GPUs (docker run --gpus all, or the nvidia runtime) and check inside it: nvidia-smi and python -c "import torch; print(torch.cuda.device_count())" on each node.'
+          : probe
+            ? 'vLLM found no CUDA device to run on: start the container with its GPUs (--gpus all / the nvidia runtime), keep the driver\'s libraries on LD_LIBRARY_PATH (e.g. /usr/local/nvidia/lib64 in Kubernetes images), use an image built for the node\'s accelerator, and check python -c "import torch; print(torch.cuda.device_count())" in the container on each node.'
+            : 'Run vllm serve (the driver) on a node whose Ray registered GPUs, with the executor asking for GPUs (--distributed-executor-backend ray; an actor that builds the engine needs num_gpus ≥ 1 or a placement group bundle with GPU); leave CUDA_VISIBLE_DEVICES unset or to indices the node has; check python -c "import torch; print(torch.cuda.device_count())" in the container on each node.',
       }
     },
   },
@@ -199,13 +257,16 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     }),
   },
   {
-    // A master address that is a netmask or the wildcard ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "trying to connect to (255.255.0.0, 29500)"):
+    // A master address that is a netmask or the wildcard ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "trying to connect to (255.255.0.0, 29500)",
+    // vLLM's args "'master_addr': '255.255.255.0'", its DP leader "master_addr=…" and rank line "distributed_init_method=tcp://…"):
     // a subnet mask copied from `ip addr`/ifconfig, or a bind-any address, where the head's fabric IP belongs.
     code: 'MASTER_ADDR_NOT_FABRIC',
     // (Matched from the address, the keyword before it checked in hit: an alternation of keywords first is scanned at every position.)
     pattern: /\b(255\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0)\b/,
     hit: (m, line, _ray, context) =>
-      !/(?:--master[-_]addr[= ]|MASTER_ADDR=|head node address |trying to connect to \()$/i.test(line.slice(Math.max(0, m.index - 40), m.index))
+      !/(?:--master[-_]addr[= ]|MASTER_ADDR=|master_addr=|'master_addr': '|head node address |trying to connect to \(|distributed_init_method=tcp:\/\/)$/i.test(
+        line.slice(Math.max(0, m.index - 40), m.index),
+      )
         ? null
         : {
             key: `mask:${m[1]}`,

@@ -91,6 +91,37 @@ function denied(m: RegExpExecArray, line: string, context: LineContext): RuleHit
   }
 }
 
+/** A model argument that names a place on disk (absolute, relative, home, Windows, or a hub cache folder `models--org--name`), not a repo id. */
+const pathLike = (value: string): boolean => /^(?:[/.~]|[A-Za-z]:\\|models--)/.test(value) || value.split('/').length > 2 || value.includes('\\')
+
+/**
+ * huggingface_hub's repo-id validation of the model argument: vLLM hands a model it cannot find as a
+ * directory to the hub, so a local path that is missing on this node comes back as an invalid repo id.
+ * With the hub switched off (HF_HUB_OFFLINE seen earlier in the log) it is the offline family.
+ */
+function invalidRepoId(m: RegExpExecArray, context: LineContext, offlineWanted: boolean): RuleHit | null {
+  const offlineSeen = context.memory?.get('hubOffline') !== undefined
+  if (offlineSeen !== offlineWanted) return null
+  const value = (m[1] ?? m[2] ?? '').replace(/~+$/, '')
+  const path = value !== '' && pathLike(value)
+  return {
+    key: `repo-id:${value}`,
+    severity: 'error',
+    message: path
+      ? `The model "${value}" is not a directory on this node, so huggingface_hub read it as a hub repo id and refused it${offlineSeen ? ' (and the hub is switched off: HF_HUB_OFFLINE)' : ''}: the weights are not where the serve command says on this node.`
+      : `huggingface_hub refused "${value}" as a repo id (it must be org/name)${offlineSeen ? ', with the hub switched off (HF_HUB_OFFLINE)' : ''}.`,
+    evidence: {
+      Exception: 'HFValidationError (repo id validation)',
+      ...(path ? { Path: value } : { 'Repo id': value }),
+      ...(offlineSeen ? { 'Hub look-ups': 'disabled (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE)' } : {}),
+      ...node(context),
+    },
+    fix: path
+      ? `Put the model at ${value} on every node, inside the container (the same mount on the head and the workers: docker run -v <host dir>:${value.startsWith('/') ? value : '<dir>'}), or pass a repo id (org/name) that is in the hub cache of every node; with HF_HUB_OFFLINE=1 a repo id is looked up only in HF_HOME's hub cache, not a folder named models--org--name.`
+      : 'Give the model as org/name (as on its hub page) or as a directory that exists in the container on every node.',
+  }
+}
+
 export const WEIGHTS_RULES: readonly SignatureRule[] = [
   {
     // huggingface_hub: "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing traffic has been
@@ -109,6 +140,30 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     pattern:
       /\b(GatedRepoError|RepositoryNotFoundError)\b(?!\()|Cannot access gated repo for url|Repository Not Found for url:|You are trying to access a gated repo|Access to model (\S+?) is restricted|Repo model (\S+?) is gated|\b40[13] Client Error: \w+ for url: https?:\/\/[^\s/]*(?:huggingface|hf-mirror)/,
     hit: (m, line, _ray, context) => denied(m, line, context),
+  },
+  {
+    // The environment a log or launcher prints (HF_HUB_OFFLINE=1, -e HF_HUB_OFFLINE=1, "HF_HUB_OFFLINE: 1", TRANSFORMERS_OFFLINE=1): kept so a later
+    // repo-id error is read as the offline family.
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern: /\b(?:HF_HUB_OFFLINE|TRANSFORMERS_OFFLINE)['"]?\s*[=:]\s*['"]?(?:1|true|yes|on)\b/i,
+    hit: (_m, _line, _ray, context) => {
+      context.memory?.set('hubOffline', '1')
+      return null
+    },
+  },
+  {
+    // huggingface_hub (utils/_validators.py, validate_repo_id) since 0.11: "HFValidationError: Repo id must be in the form 'repo_name' or
+    // 'namespace/repo_name': '/models/x'. Use `repo_type` argument if needed." and "Repo id must use alphanumeric chars or '-', '_', '.', '--' and
+    // '..' are forbidden, '-' and '.' cannot start or end the name, max length is 96: 'F:\\models\\x'."; people retell it as "input must be in
+    // 'repo_name' or 'namespace/repo_name' format, but it was received as '…'".
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern: /'repo_name' or 'namespace\/repo_name'[^']*?'([^']+)'|Repo id must use alphanumeric chars.*?max length is \d+: '([^']+)'/,
+    hit: (m, _line, _ray, context) => invalidRepoId(m, context, true),
+  },
+  {
+    code: 'WEIGHTS_NOT_FOUND',
+    pattern: /'repo_name' or 'namespace\/repo_name'[^']*?'([^']+)'|Repo id must use alphanumeric chars.*?max length is \d+: '([^']+)'/,
+    hit: (m, _line, _ray, context) => invalidRepoId(m, context, false),
   },
   {
     // huggingface_hub: "RevisionNotFoundError: 404 Client Error. … Revision Not Found for url: <url>."; "EntryNotFoundError: 404 Client Error. … Entry Not

@@ -293,11 +293,13 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   {
     // vLLM V1: "EngineDeadError", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
     // "EngineCore failed to start.", "EngineCore encountered a fatal error." (core.py run_engine_core), "EngineDeadError: EngineCore
-    // encountered an issue. See stack trace (above) for the root cause.", "EngineCore hit an exception" (early V1). signatures.ts adds
+    // encountered an issue. See stack trace (above) for the root cause.", "EngineCore hit an exception" (early V1); a worker of the multiproc
+    // executor (v1/executor/multiproc_executor.py): "WorkerProc failed to start." (logged) and "Exception: WorkerProc initialization failed due to
+    // an exception in a background process. See stack trace for root cause." (raised to the engine). signatures.ts adds
     // the cause line: the exception before "See root cause above", or the first one after a death whose traceback follows.
     code: 'ENGINE_DEAD',
     pattern:
-      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception/,
+      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)/,
     hit: (m) => ({
       key: m[0],
       severity: 'error',

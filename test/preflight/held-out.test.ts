@@ -15,10 +15,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'held-out
  * Captures the rules still miss, with why: asserted to be missed, so a rule that starts reading one
  * moves it back into the scored set.
  */
-const KNOWN_MISSES: Readonly<Record<string, string>> = {}
+const KNOWN_MISSES: Readonly<Record<string, string>> = {
+  // batch 6: vLLM's ray_utils warning compares the world size with this node's own GPU count, so it is logged on healthy
+  // multi-node starts too (signatures.test.ts keeps it a near miss); these two captures hold nothing else to read.
+  'tp-exceeds-cluster-gpus-gpustack-5056.txt': "vLLM's local-GPU-count warning alone, logged on healthy multi-node starts too",
+  'tp-exceeds-link-local-dgx-spark-playbooks-63.txt': "vLLM's local-GPU-count warning alone (the issue title) after a link-local address",
+}
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3 and 5: collected after they were frozen (scores in fixtures/README.md). */
-for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5']) {
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5 and 6: collected after they were frozen (scores in fixtures/README.md). */
+for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6']) {
   const dir = join(root, batch)
   const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, string | null>
   describe(`held-out public captures (${batch === '.' ? 'batch 1' : batch})`, () => {

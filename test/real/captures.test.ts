@@ -169,15 +169,23 @@ const LOGS: readonly { readonly log: string; readonly errors: readonly string[];
   { log: 'gpu-memory-unmeetable/server.log', errors: ['ENGINE_DEAD', 'GPU_OUT_OF_MEMORY'], why: '0.9 asked while another process held 70 GiB' },
   { log: 'engine-missing-flashinfer/server.log', errors: ['ENGINE_DEAD'], why: 'the engine core died on an import (the bundle lacked flashinfer)' },
   { log: 'native-two-ranks-one-gpu/rank0.log', errors: ['ENGINE_DEAD'], why: 'two native ranks on one GPU: NCCL "invalid usage"' },
-  { log: 'native-two-ranks-one-gpu/rank1.log', errors: ['MASTER_ADDR_LOOPBACK'], why: 'the headless rank told the head is at 127.0.0.1' },
+  {
+    log: 'native-two-ranks-one-gpu/rank1.log',
+    errors: ['ENGINE_DEAD', 'MASTER_ADDR_LOOPBACK'],
+    why: 'the headless rank told the head is at 127.0.0.1; its WorkerProc died on NCCL "invalid usage" (the cause above)',
+  },
   { log: 'native-wrong-master/server.log', errors: ['MASTER_ADDR_LOOPBACK'], why: 'the headless rank pointed at 127.0.0.3, where nothing listens' },
   {
     log: 'tp-larger-than-gpus-mp/server.log',
     errors: ['GPU_SHORTFALL'],
     why: '-tp 2 on one GPU, default executor: ParallelConfig\'s "World size (2) is larger than the number of available GPUs (1) in this node"',
   },
+  {
+    log: 'max-model-len-too-long/server.log',
+    errors: ['MAX_MODEL_LEN_TOO_LONG'],
+    why: "--max-model-len 1000000 over the model's max_position_embeddings=2048 (pydantic Value error for ModelConfig)",
+  },
   // Known gaps, asserted so that the entry changes when a rule learns them (test/real/README.md):
-  { log: 'max-model-len-too-long/server.log', errors: ['UNRECOGNISED_FAILURE'], why: 'pydantic ValidationError for ModelConfig: quoted, not named' },
   { log: 'native-missing-rank/server.log', errors: [], why: 'rank 0 waits for rank 1 at the rendezvous without a line: only the deadline ends it' },
   { log: 'native-master-not-local/server.log', errors: [], why: '--master-addr not of this host: rank 0 waits without a line' },
   {

@@ -1,0 +1,131 @@
+/**
+ * Issue 36's families that had fewer than three public captures: a process placed where it sees no GPU
+ * (DRIVER_NO_GPU), NCCL builds that differ between nodes (VERSION_SKEW), and a rendezvous master that is a
+ * loopback, a netmask or nothing on a run that spans nodes (MASTER_ADDR_LOOPBACK / MASTER_ADDR_NOT_FABRIC).
+ * Each from several public threads (sources in fixtures/README.md) and the projects' own wordings, with
+ * the value that matters as evidence, and near misses. torch version skew has no log wording of its own
+ * (torch checks no versions across ranks: pytorch/pytorch#24273); it is VERSION_SKEW from the node facts.
+ */
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import type { Finding } from '../../src/preflight/finding.js'
+import { scanLog } from '../../src/preflight/signatures.js'
+import { readFixture } from './fixtures/read.js'
+
+const scan = (file: string) => scanLog(readFixture(`logs/${file}`), file)
+const one = (text: string) => scanLog(text, 'paste')
+const only = (found: readonly Finding[], code: string): Finding => {
+  const of = found.filter((f) => f.code === code)
+  expect(of, found.map((f) => f.code).join(',')).toHaveLength(1)
+  expect(of[0]!.severity).toBe('error')
+  return of[0]!
+}
+
+describe('DRIVER_NO_GPU: a process that must use a GPU sees none (torch and vLLM wordings)', () => {
+  it('five public captures: torch "No CUDA GPUs are available", "Found no NVIDIA driver", vLLM 0.3 "No supported device detected"', () => {
+    for (const [file, error] of [
+      ['driver-no-gpu-cuda-vllm-14413.txt', 'No CUDA GPUs are available'],
+      ['driver-no-gpu-cuda-sarathi-vattention-44.txt', 'No CUDA GPUs are available'],
+      ['driver-no-gpu-no-driver-ray-43145.txt', 'Found no NVIDIA driver on your system'],
+      ['driver-no-gpu-no-driver-openllm-746.txt', 'Found no NVIDIA driver on your system'],
+      ['driver-no-gpu-no-device-openrlhf-233.txt', 'No supported device detected'],
+    ] as const)
+      expect(only(scan(file), 'DRIVER_NO_GPU').evidence['Error'], file).toBe(error)
+  })
+
+  it('behind a Ray worker prefix: the node; vLLM ≥ 0.5 "Failed to infer device type"', () => {
+    const f = only(one('(RayWorkerWrapper pid=2981, ip=10.0.0.12) RuntimeError: No CUDA GPUs are available\n'), 'DRIVER_NO_GPU')
+    expect(f.evidence).toMatchObject({ 'Node (log prefix)': '10.0.0.12' })
+    expect(f.message).toContain('on 10.0.0.12')
+    expect(f.fix).toContain('num_gpus')
+    expect(only(one('RuntimeError: Failed to infer device type\n'), 'DRIVER_NO_GPU').fix).toContain('LD_LIBRARY_PATH')
+    expect(
+      only(one('RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n'), 'DRIVER_NO_GPU').fix,
+    ).toContain('--gpus all')
+  })
+
+  it('near miss: a start that found its GPUs is no finding', () => {
+    expect(one('INFO 02-09 02:31:08 __init__.py:190] Automatically detected platform cuda.\nCUDA Available: True\nCUDA Device Count: 1\n')).toEqual([])
+  })
+})
+
+describe('VERSION_SKEW: NCCL builds that differ between the nodes', () => {
+  it("NCCL's own check (a tutorial's capture) with both versions decoded", () => {
+    expect(only(scan('image-nccl-skew-mismatched-forgather.txt'), 'VERSION_SKEW').evidence).toMatchObject({
+      'NCCL of rank 1': '2.27.5',
+      'NCCL of rank 0': '2.27.3',
+    })
+  })
+
+  it('a peer address NCCL cannot read (family 0 or garbage): NVIDIA/nccl#1267 (2.20.5 beside 2.19.3) and aws-ofi-nccl#715', () => {
+    expect(only(scan('image-nccl-skew-family-nccl-1267.txt'), 'VERSION_SKEW').evidence['Address family read']).toBe('0')
+    const ofi = only(scan('image-nccl-skew-family-aws-ofi-nccl-715.txt'), 'VERSION_SKEW')
+    expect(ofi.evidence).toMatchObject({ 'Address family read': '33022', 'NCCL host': 'algo-1' })
+    expect(ofi.fix).toContain('net plugin')
+  })
+
+  it('near miss: family 1 (AF_UNIX) is a single-node NCCL bug, not two versions: still an error, not VERSION_SKEW', () => {
+    const codes = scan('nccl-family-unix-not-skew-nccl-2057.txt').map((f) => `${f.code}/${f.severity}`)
+    expect(codes).toEqual(['UNRECOGNISED_FAILURE/error'])
+  })
+})
+
+describe('a rendezvous master no other node can reach, on a run that spans nodes', () => {
+  it('MASTER_ADDR_LOOPBACK: a launch command with --nnodes 2 and --master_addr=localhost (pytorch/pytorch#76367)', () => {
+    const f = only(scan('master-loopback-launch-pytorch-76367.txt'), 'MASTER_ADDR_LOOPBACK')
+    expect(f.evidence).toMatchObject({ 'Master address': 'localhost', 'Multi-node because': '--nnodes 2' })
+  })
+
+  it("MASTER_ADDR_LOOPBACK: vLLM's rank line on another node, once with the headless line naming the same address (vLLM 0.24.0, test/real)", () => {
+    const rank1 = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'real', 'captures', 'native-two-ranks-one-gpu', 'rank1.log'), 'utf8')
+    expect(only(scanLog(rank1, 'rank1.log'), 'MASTER_ADDR_LOOPBACK').evidence['Head node address the node uses']).toBe('127.0.0.1:29514')
+    // the rank line alone (vLLM parallel_state.py); vLLM's args of a headless rank; a launch command continued over lines
+    const rankLine = only(
+      one(
+        '(Worker pid=5664) INFO 12-05 17:20:04 [parallel_state.py:1588] world_size=2 rank=1 local_rank=0 distributed_init_method=tcp://127.0.0.1:29514 backend=nccl\n',
+      ),
+      'MASTER_ADDR_LOOPBACK',
+    )
+    expect(rankLine.evidence['Multi-node because']).toContain('rank 1 is local rank 0')
+    expect(
+      only(
+        one(
+          "(APIServer pid=7) INFO 06-20 19:17:46 [api_utils.py:273] non-default args: {'model_tag': 'x', 'master_addr': 'localhost', 'nnodes': 2, 'node_rank': 1, 'headless': True}\n",
+        ),
+        'MASTER_ADDR_LOOPBACK',
+      ).evidence['Master address'],
+    ).toBe('localhost')
+    const continued = 'torchrun \\\n  --nnodes=2 \\\n  --node_rank=1 \\\n  --master_addr=127.0.0.1 \\\n  --master_port=29500 train.py\n'
+    expect(only(one(continued), 'MASTER_ADDR_LOOPBACK').evidence['Multi-node because']).toBe('--nnodes 2')
+  })
+
+  it("near miss: vLLM's head keeps 127.0.0.1 (its DP leader line and rank 0; torch's store listens on every address there; vLLM 0.24.0, test/real)", () => {
+    expect(
+      one(
+        '(EngineCore pid=5608) INFO 12-05 17:20:01 [multiproc_executor.py:140] DP group leader: node_rank=0, node_rank_within_dp=0, master_addr=127.0.0.1, mq_connect_ip=192.0.2.2 (local), world_size=2, local_world_size=1\n(Worker pid=5794) INFO 12-05 17:20:28 [parallel_state.py:1588] world_size=2 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:29511 backend=nccl\n',
+      ),
+    ).toEqual([])
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC: an empty master (deepspeedai/DeepSpeed#2612) and a netmask or 0.0.0.0 in the forms vLLM and the launchers print', () => {
+    expect(only(scan('master-empty-deepspeed-2612.txt'), 'MASTER_ADDR_NOT_FABRIC').evidence['Master address']).toBe('(empty)')
+    for (const line of [
+      'INFO 12-05 17:19:37 [serve.py:212] Launching vLLM (v0.24.0) headless multiproc executor, with head node address 255.255.255.0:29501 for torch.distributed process group.',
+      'vllm serve /models/x --nnodes 2 --node-rank 1 --master-addr 255.255.255.0 --headless',
+      "(APIServer pid=536) INFO 06-20 19:17:46 [api_utils.py:273] non-default args: {'model_tag': 'x', 'master_addr': '255.255.0.0', 'nnodes': 2, 'tensor_parallel_size': 2}",
+      'torchrun --nnodes=2 --node_rank=1 --master_addr=0.0.0.0 --master_port=29500 train.py',
+    ]) {
+      const f = only(one(`${line}\n`), 'MASTER_ADDR_NOT_FABRIC')
+      expect(f.message, line).toMatch(/netmask|wildcard/)
+    }
+  })
+
+  it('near misses: a routable master on two nodes (vllm-project/vllm#53894), loopback on one node (Project-HAMi/HAMi-core#261), a one-node launch, a host whose last octet is 255', () => {
+    expect(scan('master-near-miss-multinode-vllm-53894.txt')).toEqual([])
+    expect(scan('master-near-miss-single-node-hami-core-261.txt')).toEqual([])
+    expect(one('torchrun --nnodes=1 --nproc_per_node=8 --master_addr=localhost --master_port=29500 train.py\n')).toEqual([])
+    expect(one('torchrun --nnodes=2 --node_rank=1 --master_addr=10.0.1.255 --master_port=29500 train.py\n')).toEqual([])
+  })
+})
