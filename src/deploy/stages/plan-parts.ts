@@ -3,7 +3,9 @@
  * run (Stage.plan), and `plan` renders the stage list itself (rollout-plan.ts), so the plan cannot
  * describe a stage that does not run, nor leave out one that does (test/deploy/plan-is-run.test.ts).
  */
-import type { Cmd } from '../../command/shell.js'
+import { type Cmd, render } from '../../command/shell.js'
+import { floorWords } from '../../preflight/memory/memory-watchdog.js'
+import { killEngineCmd, memorySampleCmd } from '../../plan/memory-watch-commands.js'
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { hostProbeCmd } from '../../plan/host-check-commands.js'
 import { acquireLockCmd, deployLockDir, removeLockIfCmd } from '../../plan/lock-commands.js'
@@ -121,6 +123,28 @@ export const releasePhasesPart =
     const names = phases(m)
     return release.phases.filter((p) => names.includes(p.name))
   }
+
+/**
+ * The start-up memory watchdog of the `vllm` stage (deploy.memoryWatchdog), for `plan`: which nodes,
+ * how often, the floor, what it runs. Which nodes `auto` watches is known only from the host checks'
+ * facts, so `plan` says what decides.
+ */
+export function memoryWatchdogWords(m: Manifest): string | undefined {
+  const s = m.deploy.memoryWatchdog
+  if (s.enabled === 'off') return undefined
+  const said = m.fit.nodeMemory ? `; fit.nodeMemory says ${m.fit.nodeMemory.unified ? 'unified' : 'discrete GPUs'}` : ''
+  const which =
+    s.enabled === 'on'
+      ? `every node (${m.nodes.map((n) => n.name).join(', ')})`
+      : `each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark${said})`
+  return `memory watchdog until /health answers: every ${s.intervalSeconds} s \`${render(memorySampleCmd())}\` on ${which}; ${floorWords(s)}; past it: \`${render(killEngineCmd(m))}\` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)`
+}
+
+/** The `vllm` phase, its description naming the memory watchdog that runs beside it. */
+export const servePart = (input: StagePlanInput): PlannedPart[] => {
+  const words = memoryWatchdogWords(input.m)
+  return releasePhasesPart(() => ['vllm'])(input).map((p) => (words ? { ...p, description: `${p.description}; ${words}` } : p))
+}
 
 export const activatePart = ({ m, release }: StagePlanInput): PlannedPart[] => [
   {

@@ -16,7 +16,8 @@ import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } fr
 import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
 import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './stage.js'
-import { releasePhasesPart } from './plan-parts.js'
+import { releasePhasesPart, servePart } from './plan-parts.js'
+import { guardMemory } from '../memory-guard.js'
 import { parseTeardown, teardownFinding, teardownLine } from '../teardown.js'
 import { TEARDOWN_LEFT } from '../../plan/teardown-commands.js'
 import type { Manifest } from '../../manifest/schema.js'
@@ -135,12 +136,12 @@ export const clusterWaitStage: Stage<PhaseNeeds> = {
  * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that
  * cannot complete stops here within seconds (src/preflight/watch-rendezvous.ts).
  */
-async function rendezvousGate(ctx: StageInput<'m'>, timeline: StartupTimeline): Promise<StageOutcome> {
+async function rendezvousGate(ctx: StageInput<'m'>, timeline: StartupTimeline, signal: AbortSignal | undefined): Promise<StageOutcome> {
   const { m, o, io } = ctx
   const w = await watchRendezvous(o.transports, m, {
     timeline,
     deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
-    ...(o.signal && { signal: o.signal }),
+    ...(signal && { signal }),
     onProgress: io.progress,
   })
   io.progress(`vllm: process group ${w.formed ? 'formed' : 'NOT formed'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
@@ -158,7 +159,7 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
   name: 'vllm',
   needs: ['m', 'release', 'unchanged', 'facts'],
   adds: [],
-  plan: releasePhasesPart(() => ['vllm']),
+  plan: servePart,
   changes: true,
   labelsItself: true,
   when: notUnchanged,
@@ -170,18 +171,26 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
     const head = headOf(m)
     // Every node's phases (src/preflight/startup-timeline.ts), across the rendezvous and the head's watch.
     const timeline = startupTimelineFor(m)
+    // The memory watchdog (deploy.memoryWatchdog) runs beside the waits below and ends them when it trips.
+    const guard = guardMemory({ m, facts: ctx.facts, transports: o.transports, ...(o.signal && { signal: o.signal }), progress: io.progress })
+    const tripped = async (): Promise<StageOutcome | undefined> => {
+      const t = await guard.settle(timeline)
+      return t && { ...t, executed }
+    }
     if (m.vllm.executorBackend === 'mp') {
-      const group = await rendezvousGate(ctx, timeline)
-      if (group.next === 'stop') return { ...group, executed }
+      const group = await rendezvousGate(ctx, timeline, guard.signal)
+      if (group.next === 'stop') return (await tripped()) ?? { ...group, executed }
     }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
       timeline,
       nodes: o.transports,
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
       ...(ctx.facts.ray && { ray: ctx.facts.ray }),
-      ...(o.signal && { signal: o.signal }),
+      ...(guard.signal && { signal: guard.signal }),
       onProgress: io.progress,
     })
+    const memory = await tripped()
+    if (memory) return memory
     io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
     for (const line of w.timeline) io.progress(`vllm start-up: ${line}`)
     if (w.ready) return proceed({}, { executed })
