@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { type Cmd, render } from '../../src/command/shell.js'
 import { guardMemory } from '../../src/deploy/memory-guard.js'
+import { planRollout } from '../../src/deploy/rollout-plan.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import type { FactsBundle } from '../../src/preflight/facts.js'
+import { renderPlanText } from '../../src/report/plan-report.js'
 import { parseMemorySample } from '../../src/preflight/memory/memory-sample.js'
 import { floorBytesFor, judgeSample, memoryFloorFinding, phaseAt, watchedNodes } from '../../src/preflight/memory/memory-watchdog.js'
 import { startupTimelineFor } from '../../src/preflight/startup-report.js'
@@ -235,5 +237,19 @@ describe('the guard around the vllm stage', () => {
     ac.abort()
     expect(guard.signal?.aborted).toBe(true)
     expect(await guard.settle(startupTimelineFor(m))).toBeUndefined()
+  })
+})
+
+describe('plan names the watchdog in the vllm phase', () => {
+  const vllmPhase = (m: Manifest) => planRollout(m, { release: 'r1' }).phases.find((p) => p.name === 'vllm')!
+  it('its command, which nodes, the floor, and what it does past it; nothing when off', () => {
+    const text = renderPlanText(planRollout(base, { release: 'r1' }))
+    expect(text).toContain(
+      "memory watchdog until /health answers: every 2 s `cat /proc/meminfo /proc/pressure/memory` on each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark; fit.nodeMemory says unified); MemAvailable floor 5 % of MemTotal; PSI memory full avg10 at most 40 %; past it: `docker kill --signal KILL vllm-ray` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)",
+    )
+    expect(vllmPhase(withWatchdog({ enabled: 'on', floorBytes: 8 * GIB })).description).toContain(
+      'on every node (spark-a, spark-b); MemAvailable floor the higher of 8.00 GiB and 5 % of MemTotal',
+    )
+    expect(vllmPhase(withWatchdog({ enabled: 'off' })).description).not.toContain('memory watchdog')
   })
 })
