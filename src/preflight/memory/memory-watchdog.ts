@@ -59,7 +59,7 @@ export function judgeSample(s: WatchdogSettings, sample: MemorySample): Breach |
 /** The phase a node was in at the breach, in words, from the start-up timeline. */
 export function phaseAt(node: NodeTimeline | undefined): string {
   const last = node?.spans.at(-1)
-  if (!last) return 'before its first start-up line (container, Ray and vLLM starting)'
+  if (!last) return 'the start before its first phase line (container, Ray, the vLLM process)'
   return last.endedAt === undefined ? PHASE_WORDS[last.phase] : 'serving (after the start)'
 }
 
