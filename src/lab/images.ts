@@ -136,7 +136,7 @@ export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile,
 /** vrd-lab/node: node-base plus the lab's init, fake GPU tools, runtime wrapper and sshd settings. */
 export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promise<ImageView> {
   const baseHash = await ensureRootfsImage(ctx, 'node', changed)
-  const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'gpu-memory', 'nvidia-container-runtime-hook', 'sshd_config']
+  const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'gpu-memory', 'vrd-lab-memory', 'nvidia-container-runtime-hook', 'sshd_config']
   const hash = contentHash({ values: [RECIPE, baseHash], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
   const current = await inspectImage(ctx, IMAGES.node)
   if (current?.labels[HASH_LABEL] === hash) return current
