@@ -512,9 +512,9 @@ export const DeploySchema = z
           .number()
           .min(0)
           .max(100)
-          .default(40)
+          .default(60)
           .describe(
-            'The most memory pressure the node may show (`/proc/pressure/memory` `full avg10`: the share of the last 10 s in which every runnable task waited on memory) before the watchdog stops the start; a kernel without PSI leaves only the floor.',
+            "The most memory pressure the node may show (`/proc/pressure/memory` `full avg10`: the share of the last 10 s in which every runnable task waited on memory) before the watchdog stops the start (60: systemd-oomd's default memory-pressure limit, oomd.conf(5)); a kernel without PSI leaves only the floor.",
           ),
         intervalSeconds: wholeNumber({ min: 1, max: 60 })
           .default(2)

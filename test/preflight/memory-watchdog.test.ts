@@ -88,8 +88,8 @@ describe('one sample: cat /proc/meminfo /proc/pressure/memory', () => {
 
 describe('the floor and the pressure limit', () => {
   const s = base.deploy.memoryWatchdog
-  it('defaults: on where the facts say unified memory, 5 % of MemTotal, full avg10 at most 40 %, every 2 s', () => {
-    expect(s).toEqual({ enabled: 'auto', floorPercent: 5, pressureFullAvg10Max: 40, intervalSeconds: 2 })
+  it('defaults: on where the facts say unified memory, 5 % of MemTotal, full avg10 at most 60 %, every 2 s', () => {
+    expect(s).toEqual({ enabled: 'auto', floorPercent: 5, pressureFullAvg10Max: 60, intervalSeconds: 2 })
     expect(floorBytesFor(s, 100 * GIB)).toBe(5 * GIB)
   })
 
@@ -104,8 +104,9 @@ describe('the floor and the pressure limit', () => {
     expect(judgeSample(s, sample)).toBeUndefined()
     expect(judgeSample(s, { ...sample, availableBytes: 4 * GIB })).toMatchObject({ kind: 'floor', floorBytes: 5 * GIB })
     const thrash = parseMemorySample(fixture('meminfo-debian11-swap.txt') + fixture('psi-thrashing.txt'))
-    expect(thrash.ok && judgeSample(s, thrash.value)).toMatchObject({ kind: 'pressure' })
-    expect(thrash.ok && judgeSample({ ...s, pressureFullAvg10Max: 60 }, thrash.value)).toBeUndefined()
+    // procfs#40's thrashing host: full avg10 57.59, under the default 60 and over a limit of 50.
+    expect(thrash.ok && judgeSample(s, thrash.value)).toBeUndefined()
+    expect(thrash.ok && judgeSample({ ...s, pressureFullAvg10Max: 50 }, thrash.value)).toMatchObject({ kind: 'pressure' })
   })
 })
 
@@ -157,7 +158,7 @@ describe('the phase at the breach and the finding', () => {
 })
 
 /** Nodes whose memory reads come from `meminfo(node, read)`; every command recorded. */
-function fakeNodes(meminfo: (node: string, read: number) => string) {
+function fakeNodes(meminfo: (node: string, read: number) => string, hangs?: string) {
   const ran: { node: string; command: string }[] = []
   const reads = new Map<string, number>()
   const transports = new Map<string, Transport>()
@@ -167,7 +168,10 @@ function fakeNodes(meminfo: (node: string, read: number) => string) {
       async run(cmd: Cmd, opts: RunOptions): Promise<RunResult> {
         const command = render(cmd)
         ran.push({ node: n.name, command })
-        if (opts.signal?.aborted) return { code: null, signal: null, stdout: '', stderr: '', durationMs: 0, timedOut: false, cancelled: true }
+        const cancelled: RunResult = { code: null, signal: null, stdout: '', stderr: '', durationMs: 0, timedOut: false, cancelled: true }
+        // A node that does not answer until the run is cancelled (a host slow under memory pressure).
+        if (n.name === hangs && command.startsWith('cat ')) await new Promise((resolve) => opts.signal?.addEventListener('abort', resolve, { once: true }))
+        if (opts.signal?.aborted) return cancelled
         const read = (reads.get(n.name) ?? 0) + 1
         if (command.startsWith('cat ')) reads.set(n.name, read)
         const stdout = command.startsWith('cat ') ? meminfo(n.name, read) : ''
@@ -205,6 +209,14 @@ describe('the guard around the vllm stage', () => {
     expect(progress[0]).toMatch(/^memory watchdog: spark-a, spark-b every 1 s \(MemAvailable floor 5 % of MemTotal/)
     // One read per node per sample, nothing else until the trip.
     expect(ran.filter((r) => !r.command.startsWith('docker kill')).every((r) => r.command === 'cat /proc/meminfo /proc/pressure/memory')).toBe(true)
+  })
+
+  it('a node that does not answer never delays another: spark-b trips while spark-a still hangs on its first read', async () => {
+    const m = withWatchdog({ enabled: 'on', intervalSeconds: 1 })
+    const { transports } = fakeNodes(() => meminfoWith(100_000), 'spark-a')
+    const guard = guardMemory({ m, facts: undefined, transports, progress: () => {} })
+    await new Promise<void>((resolve) => guard.signal!.addEventListener('abort', () => resolve(), { once: true }))
+    expect((await guard.settle(startupTimelineFor(m)))?.findings?.[0]).toMatchObject({ code: 'MEMORY_FLOOR_REACHED', node: 'spark-b' })
   })
 
   it('a start that ends first: settle ends the watch, kills nothing; an unreadable node is said once and skipped', async () => {
@@ -245,7 +257,7 @@ describe('plan names the watchdog in the vllm phase', () => {
   it('its command, which nodes, the floor, and what it does past it; nothing when off', () => {
     const text = renderPlanText(planRollout(base, { release: 'r1' }))
     expect(text).toContain(
-      "memory watchdog until /health answers: every 2 s `cat /proc/meminfo /proc/pressure/memory` on each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark; fit.nodeMemory says unified); MemAvailable floor 5 % of MemTotal; PSI memory full avg10 at most 40 %; past it: `docker kill --signal KILL vllm-ray` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)",
+      "memory watchdog until /health answers: every 2 s `cat /proc/meminfo /proc/pressure/memory` on each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark; fit.nodeMemory says unified); MemAvailable floor 5 % of MemTotal; PSI memory full avg10 at most 60 %; past it: `docker kill --signal KILL vllm-ray` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)",
     )
     expect(vllmPhase(withWatchdog({ enabled: 'on', floorBytes: 8 * GIB })).description).toContain(
       'on every node (spark-a, spark-b); MemAvailable floor the higher of 8.00 GiB and 5 % of MemTotal',

@@ -1,7 +1,7 @@
 /**
  * The start-up memory watchdog's loop: every `intervalSeconds`, one `cat /proc/meminfo
- * /proc/pressure/memory` on each watched node at once, over the deploy's own connections; the first
- * node past its floor ends the watch with a Trip. A read that fails or that cannot be parsed is
+ * /proc/pressure/memory` on each watched node, over the deploy's own connections; the first node past
+ * its floor ends the watch with a Trip. A read that fails or that cannot be parsed is
  * reported once per node and skipped (a watchdog that cannot read is no reason to stop a start).
  * Aborting the signal ends the watch (the start finished, or the rollout was cancelled).
  */
@@ -33,7 +33,10 @@ async function readNode(m: Manifest, node: string, t: Transport, o: MemoryWatchO
   return breach && { node, breach, seconds: Math.round((Date.now() - started) / 1000) }
 }
 
-/** Watch `nodes` until one is past its floor (its Trip) or the signal is aborted (undefined). */
+/**
+ * Watch `nodes` until one is past its floor (its Trip) or the signal is aborted (undefined). Each node
+ * on its own clock: a node slow to answer (a host under memory pressure) never delays another's read.
+ */
 export async function watchMemory(
   m: Manifest,
   transports: ReadonlyMap<string, Transport>,
@@ -42,12 +45,19 @@ export async function watchMemory(
 ): Promise<Trip | undefined> {
   const started = Date.now()
   const said = new Set<string>()
-  const watched = nodes.filter((n) => transports.has(n))
-  while (!o.signal.aborted) {
-    const trips = await Promise.all(watched.map((n) => readNode(m, n, transports.get(n)!, o, said, started)))
-    const trip = trips.find((x) => x !== undefined)
-    if (trip && !o.signal.aborted) return trip
-    await pause(m.deploy.memoryWatchdog.intervalSeconds * 1000, o.signal)
+  const tripped = new AbortController()
+  const each: MemoryWatchOptions = { ...o, signal: AbortSignal.any([o.signal, tripped.signal]) }
+  const watch = async (node: string, t: Transport): Promise<Trip | undefined> => {
+    while (!each.signal.aborted) {
+      const trip = await readNode(m, node, t, each, said, started)
+      if (trip && !each.signal.aborted) {
+        tripped.abort()
+        return trip
+      }
+      await pause(m.deploy.memoryWatchdog.intervalSeconds * 1000, each.signal)
+    }
+    return undefined
   }
-  return undefined
+  const trips = await Promise.all(nodes.filter((n) => transports.has(n)).map((n) => watch(n, transports.get(n)!)))
+  return trips.find((x) => x !== undefined)
 }
