@@ -257,10 +257,10 @@ describe('plan names the watchdog in the vllm phase', () => {
   it('its command, which nodes, the floor, and what it does past it; nothing when off', () => {
     const text = renderPlanText(planRollout(base, { release: 'r1' }))
     expect(text).toContain(
-      "memory watchdog until /health answers: every 2 s `cat /proc/meminfo /proc/pressure/memory` on each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark; fit.nodeMemory says unified); MemAvailable floor 5 % of MemTotal; PSI memory full avg10 at most 60 %; past it: `docker kill --signal KILL vllm-ray` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)",
+      "memory watchdog until /health answers: every 2 s `cat /proc/meminfo /proc/pressure/memory` on each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark; fit.nodeMemory says unified); MemAvailable floor 5 % of MemTotal (6.08 GiB of fit.nodeMemory's 121.69 GiB); PSI memory full avg10 at most 60 %; past it: `docker kill --signal KILL vllm-ray` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)",
     )
     expect(vllmPhase(withWatchdog({ enabled: 'on', floorBytes: 8 * GIB })).description).toContain(
-      'on every node (spark-a, spark-b); MemAvailable floor the higher of 8.00 GiB and 5 % of MemTotal',
+      'on every node (spark-a, spark-b); MemAvailable floor the higher of 8.00 GiB and 5 % of MemTotal (8.00 GiB of fit.nodeMemory',
     )
     expect(vllmPhase(withWatchdog({ enabled: 'off' })).description).not.toContain('memory watchdog')
   })

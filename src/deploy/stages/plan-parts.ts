@@ -137,7 +137,8 @@ export function memoryWatchdogWords(m: Manifest): string | undefined {
     s.enabled === 'on'
       ? `every node (${m.nodes.map((n) => n.name).join(', ')})`
       : `each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark${said})`
-  return `memory watchdog until /health answers: every ${s.intervalSeconds} s \`${render(memorySampleCmd())}\` on ${which}; ${floorWords(s)}; past it: \`${render(killEngineCmd(m))}\` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)`
+  const known = m.fit.nodeMemory?.unified ? { totalBytes: m.fit.nodeMemory.bytes, source: 'fit.nodeMemory' } : undefined
+  return `memory watchdog until /health answers: every ${s.intervalSeconds} s \`${render(memorySampleCmd())}\` on ${which}; ${floorWords(s, known)}; past it: \`${render(killEngineCmd(m))}\` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)`
 }
 
 /** The `vllm` phase, its description naming the memory watchdog that runs beside it. */

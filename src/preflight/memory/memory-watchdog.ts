@@ -32,12 +32,13 @@ export function floorBytesFor(s: WatchdogSettings, totalBytes: number): number {
   return Math.max(s.floorBytes ?? 0, Math.round((totalBytes * s.floorPercent) / 100))
 }
 
-/** How the floor is set, in words (for `plan` and the finding). */
-export function floorWords(s: WatchdogSettings): string {
+/** How the floor is set, in words (for `plan` and the finding); with a known MemTotal (`source` names it), the floor it gives. */
+export function floorWords(s: WatchdogSettings, known?: { readonly totalBytes: number; readonly source: string }): string {
   const percent = s.floorPercent > 0 ? `${s.floorPercent} % of MemTotal` : ''
   const bytes = s.floorBytes !== undefined ? formatGiB(s.floorBytes) : ''
   const floor = percent && bytes ? `the higher of ${bytes} and ${percent}` : percent || bytes || 'none'
-  return `MemAvailable floor ${floor}; PSI memory full avg10 at most ${s.pressureFullAvg10Max} %`
+  const gives = known ? ` (${formatGiB(floorBytesFor(s, known.totalBytes))} of ${known.source}'s ${formatGiB(known.totalBytes)})` : ''
+  return `MemAvailable floor ${floor}${gives}; PSI memory full avg10 at most ${s.pressureFullAvg10Max} %`
 }
 
 export interface Breach {
