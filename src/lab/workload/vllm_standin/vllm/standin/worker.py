@@ -27,7 +27,7 @@ logger = init_logger(__name__)
 
 #: A load brings its weights into memory shard by shard: pieces of this size, a short pause between.
 LOAD_PIECE_BYTES = 64 * 1024 * 1024
-LOAD_PIECE_PAUSE_S = 0.1
+LOAD_PIECE_PAUSE_S = 0.25
 
 
 def load_bytes(n: int) -> list[bytearray]:
