@@ -130,6 +130,11 @@ const EVERY_MODE_READS = [
   'deploy.lockTtlMinutes',
   'deploy.releasesKept',
   'deploy.teardownTimeoutSeconds',
+  'deploy.memoryWatchdog.enabled',
+  'deploy.memoryWatchdog.floorBytes',
+  'deploy.memoryWatchdog.floorPercent',
+  'deploy.memoryWatchdog.pressureFullAvg10Max',
+  'deploy.memoryWatchdog.intervalSeconds',
 ] as const
 
 /** The built-in launcher's `docker run` options (src/plan/node-commands.ts runNodeContainer). */

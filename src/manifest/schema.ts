@@ -489,6 +489,41 @@ export const DeploySchema = z
       .describe(
         'How long stop-previous waits, on each node, for every process of the release being replaced to be gone (its leftovers outside the container are killed: they carry `VRD_RELEASE`) and for the GPU to hold no process. Anything left then stops the deploy before the launch, naming its PID and command.',
       ),
+    memoryWatchdog: z
+      .strictObject({
+        enabled: z
+          .enum(['auto', 'on', 'off'])
+          .default('auto')
+          .describe(
+            "`auto`: watch the nodes whose GPU shares the host's memory (the host checks' facts say unified memory: GB10 / DGX Spark), where running out wedges or resets the host instead of failing with a CUDA out-of-memory; `on`: every node; `off`: none.",
+          ),
+        floorBytes: wholeNumber({ min: 1 })
+          .optional()
+          .describe('The floor as bytes of `MemAvailable`. With `floorPercent` as well, the higher of the two counts.'),
+        floorPercent: z
+          .number()
+          .min(0)
+          .max(50)
+          .default(5)
+          .describe(
+            "The floor as a share of the node's `MemTotal`, in percent (5: about 6 GiB of a GB10's 121.7 GiB; earlyoom's own default sends SIGKILL at 5 % available). 0 with no `floorBytes`: only the pressure figure counts.",
+          ),
+        pressureFullAvg10Max: z
+          .number()
+          .min(0)
+          .max(100)
+          .default(60)
+          .describe(
+            "The most memory pressure the node may show (`/proc/pressure/memory` `full avg10`: the share of the last 10 s in which every runnable task waited on memory) before the watchdog stops the start (60: systemd-oomd's default memory-pressure limit, oomd.conf(5)); a kernel without PSI leaves only the floor.",
+          ),
+        intervalSeconds: wholeNumber({ min: 1, max: 60 })
+          .default(2)
+          .describe('How often each watched node is read while vLLM starts (one `cat /proc/meminfo /proc/pressure/memory` per node per read).'),
+      })
+      .prefault({})
+      .describe(
+        "While vLLM loads and profiles (the `vllm` stage, until `/health` answers), each watched node's `MemAvailable`, swap and PSI memory pressure is read every `intervalSeconds`. Under the floor (or over the pressure limit) the watchdog kills the release's container on every node before the host wedges and fails the deploy with `MEMORY_FLOOR_REACHED`: the node, the start-up phase it was in, and the figures; `deploy.onFailure` then applies (by default the previous release is started again).",
+      ),
     scriptCheck: z
       .enum(['warn', 'block'])
       .default('warn')

@@ -220,7 +220,7 @@ export function withUnexplained(watcher: LogWatcher): Finding[] {
 }
 
 /** Wait between polls; an abort ends the wait at once. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve()
     const done = () => {

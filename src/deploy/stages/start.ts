@@ -16,10 +16,14 @@ import { type PhaseName, type Plan, launchLabels, launchPhases, planRelease } fr
 import { problem } from '../../result/result.js'
 import type { RolloutStage } from '../rollout-types.js'
 import { type Stage, type StageInput, type StageOutcome, proceed, stop } from './stage.js'
-import { releasePhasesPart } from './plan-parts.js'
+import { type PlannedPart, type StagePlanInput, releasePhasesPart } from './plan-parts.js'
+import { guardMemory } from '../memory-guard.js'
 import { parseTeardown, teardownFinding, teardownLine } from '../teardown.js'
 import { TEARDOWN_LEFT } from '../../plan/teardown-commands.js'
 import type { Manifest } from '../../manifest/schema.js'
+import { render } from '../../command/shell.js'
+import { floorWords } from '../../preflight/memory/memory-watchdog.js'
+import { killEngineCmd, memorySampleCmd } from '../../plan/memory-watch-commands.js'
 
 const notUnchanged = (ctx: StageInput<'unchanged'>): boolean => !ctx.unchanged
 
@@ -120,6 +124,29 @@ function teardownOutcome(ctx: StageInput<'m'>, ran: StageOutcome): StageOutcome 
   return { ...ran, findings, problem: problem(first.code, left.map((f) => f.message).join(' '), first.fix, first.evidence) }
 }
 /** Each node's start.sh: its phases carry the names launchLabels gives (Ray's only where this tool starts Ray). */
+/**
+ * The start-up memory watchdog of the `vllm` stage (deploy.memoryWatchdog), for `plan`: which nodes,
+ * how often, the floor, what it runs. Which nodes `auto` watches is known only from the host checks'
+ * facts, so `plan` says what decides.
+ */
+function memoryWatchdogWords(m: Manifest): string | undefined {
+  const s = m.deploy.memoryWatchdog
+  if (s.enabled === 'off') return undefined
+  const said = m.fit.nodeMemory ? `; fit.nodeMemory says ${m.fit.nodeMemory.unified ? 'unified' : 'discrete GPUs'}` : ''
+  const which =
+    s.enabled === 'on'
+      ? `every node (${m.nodes.map((n) => n.name).join(', ')})`
+      : `each node whose host checks say its GPU shares the host's memory (GB10 / DGX Spark${said})`
+  const known = m.fit.nodeMemory?.unified ? { totalBytes: m.fit.nodeMemory.bytes, source: 'fit.nodeMemory' } : undefined
+  return `memory watchdog until /health answers: every ${s.intervalSeconds} s \`${render(memorySampleCmd())}\` on ${which}; ${floorWords(s, known)}; past it: \`${render(killEngineCmd(m))}\` on every node and MEMORY_FLOOR_REACHED (then deploy.onFailure)`
+}
+
+/** The `vllm` phase, its description naming the memory watchdog that runs beside it. */
+const servePart = (input: StagePlanInput): PlannedPart[] => {
+  const words = memoryWatchdogWords(input.m)
+  return releasePhasesPart(() => ['vllm'])(input).map((p) => (words ? { ...p, description: `${p.description}; ${words}` } : p))
+}
+
 export const launchStage = phaseStage('launch', launchPhases)
 /** The wait until every node is in Ray, where Ray runs. */
 const clusterPhases = (m: Manifest): PhaseName[] => {
@@ -135,12 +162,12 @@ export const clusterWaitStage: Stage<PhaseNeeds> = {
  * vLLM's native mode: every node's vllm serve until all are in the process group; a rendezvous that
  * cannot complete stops here within seconds (src/preflight/watch-rendezvous.ts).
  */
-async function rendezvousGate(ctx: StageInput<'m'>, timeline: StartupTimeline): Promise<StageOutcome> {
+async function rendezvousGate(ctx: StageInput<'m'>, timeline: StartupTimeline, signal: AbortSignal | undefined): Promise<StageOutcome> {
   const { m, o, io } = ctx
   const w = await watchRendezvous(o.transports, m, {
     timeline,
     deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
-    ...(o.signal && { signal: o.signal }),
+    ...(signal && { signal }),
     onProgress: io.progress,
   })
   io.progress(`vllm: process group ${w.formed ? 'formed' : 'NOT formed'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
@@ -158,7 +185,7 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
   name: 'vllm',
   needs: ['m', 'release', 'unchanged', 'facts'],
   adds: [],
-  plan: releasePhasesPart(() => ['vllm']),
+  plan: servePart,
   changes: true,
   labelsItself: true,
   when: notUnchanged,
@@ -170,18 +197,26 @@ export const serveStage: Stage<PhaseNeeds | 'facts'> = {
     const head = headOf(m)
     // Every node's phases (src/preflight/startup-timeline.ts), across the rendezvous and the head's watch.
     const timeline = startupTimelineFor(m)
+    // The memory watchdog (deploy.memoryWatchdog) runs beside the waits below and ends them when it trips.
+    const guard = guardMemory({ m, facts: ctx.facts, transports: o.transports, ...(o.signal && { signal: o.signal }), progress: io.progress })
+    const tripped = async (): Promise<StageOutcome | undefined> => {
+      const t = await guard.settle(timeline)
+      return t && { ...t, executed }
+    }
     if (m.vllm.executorBackend === 'mp') {
-      const group = await rendezvousGate(ctx, timeline)
-      if (group.next === 'stop') return { ...group, executed }
+      const group = await rendezvousGate(ctx, timeline, guard.signal)
+      if (group.next === 'stop') return (await tripped()) ?? { ...group, executed }
     }
     const w = await watchVllmStartup(o.transports.get(head.name)!, m, {
       timeline,
       nodes: o.transports,
       deadlineMs: m.smoke.readyTimeoutSeconds * 1000,
       ...(ctx.facts.ray && { ray: ctx.facts.ray }),
-      ...(o.signal && { signal: o.signal }),
+      ...(guard.signal && { signal: guard.signal }),
       onProgress: io.progress,
     })
+    const memory = await tripped()
+    if (memory) return memory
     io.progress(`vllm: ${w.ready ? 'ready' : 'NOT ready'}: ${w.reason} (${(w.waitedMs / 1000).toFixed(1)} s)`)
     for (const line of w.timeline) io.progress(`vllm start-up: ${line}`)
     if (w.ready) return proceed({}, { executed })

@@ -22,6 +22,7 @@ import { IMAGE_CONTENTS_PY } from '../../../src/probe/image-contents-probe.js'
 import { COLLECTIVE_MARK, COLLECTIVE_PY, type CollectiveArgs, STDLIB_MAX_BYTES } from '../../../src/probe/collective-program.js'
 import { FREE_PORT_PY } from '../../../src/plan/collective-commands.js'
 import { TEARDOWN_LEFT, TEARDOWN_PY } from '../../../src/plan/teardown-commands.js'
+import { killEngineCmd, memorySampleCmd } from '../../../src/plan/memory-watch-commands.js'
 import type { ProbeOutput } from '../../../src/probe/node-facts.js'
 import { PROBE_PROGRAM } from '../../../src/probe/probe-command.js'
 import type { RolloutOptions } from '../../../src/deploy/rollout-types.js'
@@ -84,6 +85,11 @@ interface SimNode {
   vllm: boolean
 }
 
+/** A real capture with room: this project's build machine, 24 GB, PSI idle. */
+const ROOMY_MEMORY = ['meminfo-x86-24g-noswap.txt', 'psi-idle.txt']
+  .map((f) => readFileSync(join(import.meta.dirname, '..', '..', 'preflight', 'fixtures', 'memory', f), 'utf8'))
+  .join('')
+
 const ok = (stdout = '', code = 0, stderr = ''): RunResult => ({ code, signal: null, stdout, stderr, durationMs: 1, timedOut: false })
 
 async function text(stdin: RunOptions['stdin']): Promise<string | undefined> {
@@ -116,6 +122,11 @@ export class SimCluster {
   vllmComesUp = true
   /** The host part of a node's host-mode probe: the lab's capture by default, changed here to break a host. */
   hostFacts: (node: string, host: NonNullable<ProbeOutput['host']>) => NonNullable<ProbeOutput['host']> = (_node, host) => host
+  /**
+   * What the memory watchdog's read (`cat /proc/meminfo /proc/pressure/memory`) prints on a node: a
+   * real capture with room (test/preflight/fixtures/memory) by default. A test sets a node short.
+   */
+  memory: (node: string) => string = () => ROOMY_MEMORY
 
   constructor(readonly manifest: Manifest) {
     const bin = join(this.root, 'bin')
@@ -230,6 +241,12 @@ export class SimCluster {
     // The verified teardown scans the host's /proc: never on this machine. The sim answers with the node's leftovers.
     if (cmd.kind === 'argv' && cmd.argv.includes(TEARDOWN_PY)) return this.teardown(n)
     if (cmd.kind === 'argv' && cmd.argv.includes(COLLECTIVE_PY)) return ok(this.collective(n.name, JSON.parse(cmd.argv.at(-1)!) as CollectiveArgs))
+    if (command === render(memorySampleCmd())) return ok(this.memory(n.name))
+    if (command === render(killEngineCmd(this.manifest))) {
+      if (n.container) this.setContainer(n, { ...n.container, running: false })
+      n.vllm = false
+      return ok(n.container ? `${this.manifest.container.name}\n` : '', n.container ? 0 : 1)
+    }
     if (command.includes('@@ready')) return ok(n.vllm ? '@@ready\n@@log\nINFO Application startup complete.\n' : '@@exited\n@@log\nRuntimeError: engine died\n')
     if (command.startsWith('docker image inspect')) {
       const id = n.images.get(ref) ?? [...n.images.values()].find((v) => command.includes(v))

@@ -65,6 +65,10 @@ environment_variables: dict[str, Callable[[], Any]] = {
     "VLLM_STANDIN_LOCAL_GPUS": _local_gpus,
     # Simulated model load time per worker, before the port opens.
     "VLLM_STANDIN_LOAD_DELAY_S": _float("VLLM_STANDIN_LOAD_DELAY_S", 1.0),
+    # Bytes each worker allocates and touches while it loads its weights, and holds until it exits:
+    # the memory a load takes (on a GB10 the host's, as the lab's memory budget sees it:
+    # src/lab/assets/vrd-lab-memory). 0: none.
+    "VLLM_STANDIN_LOAD_BYTES": lambda: max(0, int(os.getenv("VLLM_STANDIN_LOAD_BYTES", "0") or 0)),
     # Simulated compute per decode step, in every worker.
     "VLLM_STANDIN_TOKEN_DELAY_S": _float("VLLM_STANDIN_TOKEN_DELAY_S", 0.005),
     # A decode step that gets no answer from all workers in this time kills

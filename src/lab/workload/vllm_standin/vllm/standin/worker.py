@@ -25,6 +25,23 @@ from vllm.utils.network_utils import get_ip, get_tcp_uri
 
 logger = init_logger(__name__)
 
+#: A load brings its weights into memory shard by shard: pieces of this size, a short pause between.
+LOAD_PIECE_BYTES = 64 * 1024 * 1024
+LOAD_PIECE_PAUSE_S = 0.25
+
+
+def load_bytes(n: int) -> list[bytearray]:
+    """Allocate and write ``n`` bytes (every page touched, so resident), in pieces; the caller holds them."""
+    pieces: list[bytearray] = []
+    left = n
+    while left > 0:
+        size = min(LOAD_PIECE_BYTES, left)
+        pieces.append(bytearray(b"\x5a") * size)
+        left -= size
+        if left > 0:
+            time.sleep(LOAD_PIECE_PAUSE_S)
+    return pieces
+
 
 class StandinWorker:
     def __init__(self, rpc_rank: int = 0) -> None:
@@ -33,6 +50,7 @@ class StandinWorker:
         self.world_size = 1
         self.shard: range = range(0)
         self._listener: socket.socket | None = None
+        self._weights: list[bytearray] = []
 
     # --- identity --------------------------------------------------------
 
@@ -80,6 +98,7 @@ class StandinWorker:
         else:
             logger.info("Loading model from scratch...")
         faults.at_phase("weights-loading", rank)
+        self._weights = load_bytes(envs.VLLM_STANDIN_LOAD_BYTES)
         delay = envs.VLLM_STANDIN_LOAD_DELAY_S
         if delay > 0:
             time.sleep(delay)
