@@ -11,9 +11,8 @@ import { type Problem, ok } from '../../result/result.js'
 import { type NodeListing, compareNode, describeNode } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith, weightsReport } from './delivery.js'
 import { type WeightsManifest, weightsManifestText } from './weights-manifest.js'
-import { planSends } from './weights-plan.js'
 import { checkHubDigests, compareAll, referenceFromHead, referenceFromSource } from './reference-manifest.js'
-import { sendAll } from './send.js'
+import { planDelivery, sendAll } from './send.js'
 
 export type { HubPlanner, HubStep, NodeWeightsReport, WeightsOutcome, WeightsReport, WeightsRun } from './delivery.js'
 export { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
@@ -39,8 +38,9 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   if (short) return stopWith(d, short, ref)
 
   // 3. Move only what is missing: the head first, then the workers at once.
-  const sends = planSends(d.m, d.kind, d.model.distribution, d.befores)
-  await sendAll(d, sends)
+  const plan = planDelivery(d)
+  const sends = [...plan.first, ...plan.after]
+  await sendAll(d, plan)
   if (run.signal?.aborted)
     return stopWith(
       d,
