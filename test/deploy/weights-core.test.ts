@@ -458,6 +458,28 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     expect(again.report.filesSkipped).toBe(4)
   })
 
+  it('hashes while sending: no runner file is read before the send unless a node holds one of its size; the cache then knows them all', async () => {
+    const { deliverWeights, runnerHashCacheFile } = await import('../../src/deploy/weights/transfer.js')
+    const src = runner()
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${src} } }`, 'each')
+    // The head holds a wrong config.json of the right size: it is hashed on the runner before the send, and replaced.
+    writeFileSync(join(dirs[0]!, 'config.json'), Buffer.from('x'.repeat(B.length)))
+    const e = env()
+    const lines: string[] = []
+    const first = await deliverWeights({ m, transports, env: e, onProgress: (l) => lines.push(l) })
+    expect(first.ok, first.ok ? '' : first.problem.message).toBe(true)
+    expect(lines).toContain('2 files, 1016 bytes, 2 not hashed yet')
+    expect(lines.some((l) => l.startsWith(`[${m.nodes[0]!.name}] 1 missing, 1 corrupted (`))).toBe(true)
+    expect(first.report.identity).toBe(weightsIdentity(ref))
+    for (const d of dirs) expect(readFileSync(join(d, 'config.json'))).toEqual(B)
+    const cache = JSON.parse(readFileSync(runnerHashCacheFile(src, e), 'utf8')) as Record<string, { sha256: string }>
+    expect(Object.fromEntries(Object.entries(cache).map(([k, v]) => [k, v.sha256]))).toEqual({ 'config.json': sha(B), 'model-00001.safetensors': sha(A) })
+    lines.length = 0
+    const again = await deliverWeights({ m, transports, env: e, onProgress: (l) => lines.push(l) })
+    expect(again.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    expect(lines.some((l) => l.startsWith('2 files, 1016 bytes, identity sha256:'))).toBe(true)
+  })
+
   it('not enough free space for the bytes to move: DISK_SPACE_LOW on each node, nothing moved', async () => {
     const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
     const { m, dirs, transports } = setup(`{ runner: { dir: ${runner()} } }`, 'each', 10)

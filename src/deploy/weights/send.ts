@@ -12,7 +12,7 @@ import { outcome, succeeded } from '../../transport/transport.js'
 import type { FileCheck } from './compare.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
 import { runnerDirOf } from './reference-manifest.js'
-import { openRunnerFile } from './runner-hash.js'
+import { PENDING_SHA256, fileKey, openRunnerFile } from './runner-hash.js'
 import { type StreamPlan, type WeightsStream, planStreams, streamsOf } from './streams.js'
 import { parseStreamOutput, recordBytes } from './stream-output.js'
 
@@ -23,7 +23,18 @@ export const planDelivery = (d: Delivery): StreamPlan => planStreams(d.m, d.kind
 export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
   const runnerDir = d.kind === 'runner' ? runnerDirOf(d) : ''
   await Promise.all(plan.first.map((s) => sendStream(d, s, runnerDir)))
-  if (!d.run.signal?.aborted) await Promise.all(plan.after.map((s) => sendStream(d, s, runnerDir)))
+  if (d.run.signal?.aborted) return
+  // From the head's copy: a file hashed only while the runner sent it takes that hash; one the head never got in full is not sent.
+  const after = plan.after.map((s) => ({
+    ...s,
+    files: s.files.flatMap((c) => {
+      if (c.file.sha256 !== PENDING_SHA256) return [c]
+      const h = d.runnerHashes.get(c.file.path)
+      if (!h) d.failures.push(`${d.head.name} → ${s.to} ${c.file.path}: not sent (the head never received it in full)`)
+      return h ? [{ ...c, file: { ...c.file, sha256: h.sha256 } }] : []
+    }),
+  }))
+  await Promise.all(after.filter((s) => s.files.length > 0).map((s) => sendStream(d, s, runnerDir)))
 }
 
 const streamFile = (c: FileCheck): StreamFile => ({ path: c.file.path, size: c.file.size, sha256: c.file.sha256 || '-', offset: c.resumeFrom })
@@ -98,6 +109,7 @@ function runnerStream(d: Delivery, s: WeightsStream, runnerDir: string, t0: numb
         return
       }
       const h = createHash('sha256')
+      const key = fileKey(await opened.value.stat({ bigint: true }))
       const rest = file.size - offset
       let moved = 0
       let quarter = rest >= 1e6 ? 1 : 4
@@ -126,7 +138,9 @@ function runnerStream(d: Delivery, s: WeightsStream, runnerDir: string, t0: numb
         return
       }
       const sha = h.digest('hex')
-      if (file.sha256 && sha !== file.sha256) problem = `${file.path} changed on the runner since it was hashed (its SHA-256 is now ${sha.slice(0, 12)})`
+      const known = file.sha256 || d.runnerHashes.get(file.path)?.sha256
+      if (known && sha !== known) problem = `${file.path} changed on the runner since it was hashed (its SHA-256 is now ${sha.slice(0, 12)})`
+      else d.runnerHashes.set(file.path, { sha256: sha, key })
       yield Buffer.from(sha)
     }
   }

@@ -11,7 +11,15 @@ import { type Problem, ok } from '../../result/result.js'
 import { type NodeListing, compareNode, describeNode } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith, weightsReport } from './delivery.js'
 import { type WeightsManifest, weightsManifestText } from './weights-manifest.js'
-import { checkHubDigests, compareAll, referenceFromHead, referenceFromSource } from './reference-manifest.js'
+import {
+  checkHubDigests,
+  compareAll,
+  referenceFromHead,
+  referenceFromSource,
+  rememberSentHashes,
+  resolvePending,
+  withSentHashes,
+} from './reference-manifest.js'
 import { planDelivery, sendAll } from './send.js'
 
 export type { HubPlanner, HubStep, NodeWeightsReport, WeightsOutcome, WeightsReport, WeightsRun } from './delivery.js'
@@ -21,16 +29,16 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   const d = startDelivery(run)
 
   // 1. The reference: the runner's directory, or the head's copy once it holds the files.
-  const source = await referenceFromSource(d)
+  const source = await referenceFromSource(d, true)
   if (!source.ok) return stopWith(d, source.problem)
   const first = await listAll(d)
   if (!first.ok) return stopWith(d, first.problem, source.value)
   // A hub download is checked against the hub's own digests before the head's copy is the reference.
   const digests = await checkHubDigests(d, first.value)
   if (digests) return stopWith(d, digests)
-  const reference = source.value ? ok(source.value) : referenceFromHead(d, first.value)
+  const reference = source.value ? await resolvePending(d, source.value, first.value) : referenceFromHead(d, first.value)
   if (!reference.ok) return stopWith(d, reference.problem)
-  const ref = reference.value
+  let ref = reference.value
   compareAll(d, ref, first.value)
 
   // 2. Room for what is missing.
@@ -41,6 +49,9 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   const plan = planDelivery(d)
   const sends = [...plan.first, ...plan.after]
   await sendAll(d, plan)
+  // The hashes the runner computed while sending complete the reference; the next deploy takes them from its cache.
+  ref = withSentHashes(d, ref)
+  await rememberSentHashes(d)
   if (run.signal?.aborted)
     return stopWith(
       d,
