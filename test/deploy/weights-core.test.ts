@@ -167,17 +167,16 @@ describe('the manifest section and the release it runs', () => {
     const empty = { files: new Map(), partials: new Map() }
     const nodes = new Map([head, worker].map((n) => [n, compareNode(n, ref, empty)]))
     const relay = planStreams(m, 'runner', 'relay', nodes, 4)
-    // Cold: one runner stream per file to the head (2 files, 4 streams asked), each passed on to the worker; nothing after.
+    // Cold: the runner's stream to the head (the small config.json rides with the shard), passed on to the worker; nothing after.
     expect(relay.first.map((s) => [s.to, s.from, s.files.map((c) => c.file.path), s.forward])).toEqual([
-      [head, 'runner', ['model-00001.safetensors'], [worker]],
-      [head, 'runner', ['config.json'], [worker]],
+      [head, 'runner', ['config.json', 'model-00001.safetensors'], [worker]],
     ])
     expect(relay.after).toEqual([])
     expect(sendBytes(relay)).toEqual({ runner: A.length + B.length, fabric: A.length + B.length })
     // One stream: every file in it, in the manifest's order.
     expect(planStreams(m, 'runner', 'relay', nodes, 1).first.map((s) => s.files.length)).toEqual([2])
     expect(sendBytes(planStreams(m, 'runner', 'each', nodes, 2))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
-    expect(planStreams(m, 'runner', 'each', nodes, 2).first.map((s) => s.to)).toEqual([head, head, worker, worker])
+    expect(planStreams(m, 'runner', 'each', nodes, 2).first.map((s) => s.to)).toEqual([head, worker])
     expect(planStreams(m, 'nodes', 'each', nodes, 4)).toEqual({ first: [], after: [] })
     const hub = planStreams(m, 'hub', 'relay', nodes, 4)
     expect(hub.first).toEqual([])
@@ -212,10 +211,14 @@ describe('the manifest section and the release it runs', () => {
     const f = (path: string, size: number, resumeFrom = 0) => ({ file: { path, size, sha256: sha(path) }, status: 'missing' as const, resumeFrom })
     const files = [f('a', 10), f('b', 96), f('c', 64), f('d', 40, 30), f('e', 30)]
     const by = (n: number) => spreadFiles(files, n).map((g) => g.map((c) => c.file.path).join(''))
+    // 210 bytes to send (d resumes at 30): with 2 streams a file of 27 or more to send may open one (b, c, e), with 3 one of 18 or more.
     expect(by(1)).toEqual(['abcde'])
     expect(by(2)).toEqual(['bd', 'ace'])
     expect(by(3)).toEqual(['b', 'c', 'ade'])
+    // With 8, a file of 7 or more bytes to send: all five.
     expect(by(8)).toEqual(['b', 'c', 'e', 'a', 'd'])
+    // A tiny file rides with a large one instead of opening a stream (and an SSH connection) of its own.
+    expect(spreadFiles([f('config.json', 2), f('s1', 1000), f('s2', 1000)], 4).map((g) => g.map((c) => c.file.path))).toEqual([['config.json', 's1'], ['s2']])
     expect(spreadFiles([], 4)).toEqual([])
   })
   it("the head's stream to a worker goes through the fabric IP with the relay's SSH options, one connection for all its files", () => {

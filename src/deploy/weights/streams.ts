@@ -27,17 +27,21 @@ export interface StreamPlan {
 }
 
 /** Streams per node when the manifest does not say (model.streams). */
-export const DEFAULT_WEIGHTS_STREAMS = 4
+export const DEFAULT_WEIGHTS_STREAMS = 2
 export const streamsOf = (model: ModelSettings): number => model.streams ?? DEFAULT_WEIGHTS_STREAMS
 
 const toSend = (c: FileCheck) => c.file.size - c.resumeFrom
 
 /**
  * `files` in at most `n` groups of about equal bytes to send (largest first into the lightest
- * group); no empty group; each group in the files' own order.
+ * group); no empty group; each group in the files' own order. A stream costs an exec and, passed
+ * on, an SSH connection of its own: only a file of at least 1/(4n) of the bytes opens one (a
+ * config.json rides along with a shard).
  */
 export function spreadFiles(files: readonly FileCheck[], n: number): FileCheck[][] {
-  const k = Math.max(1, Math.min(Math.floor(n), files.length))
+  const total = files.reduce((b, f) => b + toSend(f), 0)
+  const big = files.filter((f) => toSend(f) * 4 * n >= total).length
+  const k = Math.max(1, Math.min(Math.floor(n), big))
   const groups = Array.from({ length: k }, () => ({ bytes: 0, files: [] as FileCheck[] }))
   const order = new Map(files.map((f, i) => [f, i]))
   for (const f of [...files].sort((a, b) => toSend(b) - toSend(a))) {
