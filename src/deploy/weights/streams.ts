@@ -26,8 +26,12 @@ export interface StreamPlan {
   readonly after: readonly WeightsStream[]
 }
 
-/** Streams per node when the manifest does not say (model.streams). */
-export const DEFAULT_WEIGHTS_STREAMS = 2
+/**
+ * Streams per node when the manifest does not say (model.streams): one, from the measurement on
+ * the 2-core lab (test/bench/NOTES.md row 7), where a second stream raised the raw link by 0–14%
+ * and made the stage slower; nodes with cores to spare set more.
+ */
+export const DEFAULT_WEIGHTS_STREAMS = 1
 export const streamsOf = (model: ModelSettings): number => model.streams ?? DEFAULT_WEIGHTS_STREAMS
 
 const toSend = (c: FileCheck) => c.file.size - c.resumeFrom
