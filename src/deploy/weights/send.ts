@@ -54,7 +54,9 @@ async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string): Pro
     ? receiveWeightsStream(m, d.model.path, files, forward)
     : sendWeightsStreamToWorker(m, d.model.path, m.nodes.find((n) => n.name === s.to)!, files)
   const on = runner ? s.to : head.name
-  const r = await d.run.transports.get(on)!.run(cmd, { timeoutMs: d.timeoutMs, ...(runner && { stdin: runner.stream }), ...d.sig })
+  // Each file keeps the budget it had as a command of its own (ssh.commandTimeoutSeconds): a stream of 30 shards over a slow link is not cut at one file's.
+  const timeoutMs = d.timeoutMs * Math.max(1, s.files.length)
+  const r = await d.run.transports.get(on)!.run(cmd, { timeoutMs, ...(runner && { stdin: runner.stream }), ...d.sig })
   const ms = Date.now() - t0
   if (runner?.problem()) d.failures.push(`runner → ${s.to}: ${runner.problem()}`)
   const out = parseStreamOutput(r.stdout)
