@@ -225,10 +225,13 @@ describe('the manifest section and the release it runs', () => {
     const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
     const worker = m.nodes.find((n) => n.role === 'worker')!
     const files = ref.files.map((f) => ({ ...f, offset: f.size === A.length ? 7 : 0 }))
-    const line = render(sendWeightsStreamToWorker(m, '/m', worker, files))
-    expect(line.match(/ssh -o BatchMode=yes/g)).toHaveLength(1)
-    expect(line).toContain(worker.fabricIp)
-    expect(line).toContain(` /m config.json ${B.length} ${sha(B)} 0 model-00001.safetensors ${A.length} ${sha(A)} 7 |`)
+    const send = sendWeightsStreamToWorker(m, '/m', worker, files).argv
+    // bash -c SCRIPT bash dir port user ip, the ssh options counted, the worker's receiver, the files.
+    expect(send.slice(4, 9)).toEqual(['/m', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
+    expect(send.slice(9, 15)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
+    expect(send[15]).toBe(render(receiveWeightsStream(m, '/m', files)))
+    expect(send.slice(16)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    expect(send[2]).toContain('ssh "${opts[@]}" ${cph[@]+"${cph[@]}"} -p "$port"')
     // The receiver's argv: the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
     const recv = receiveWeightsStream(m, '/m', files, [worker]).argv
     expect(recv.slice(0, 2)).toEqual(['bash', '-c'])
