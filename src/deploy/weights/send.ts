@@ -90,7 +90,9 @@ async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string): Pro
       )
     tally(w.name, out.at.get(w.fabricIp) ?? new Map(), true)
   }
-  if (!succeeded(r) && !r.cancelled) d.failures.push(`${from} → ${s.to}: ${outcome(r)}: ${tail(r)}`)
+  // A receiver that did not reach its `end` (killed, out of memory, a shell without bash) is said even when its exit looked clean.
+  if ((!succeeded(r) || !out.complete) && !r.cancelled)
+    d.failures.push(`${from} → ${s.to}: ${out.complete ? outcome(r) : 'the receiver stopped before its end'}: ${tail(r)}`)
 }
 
 /**
