@@ -96,6 +96,7 @@ const EVERY_MODE_READS = [
   'model.source.runner.dir',
   'model.source.nodes',
   'model.distribution',
+  'model.streams',
   'smoke.readyTimeoutSeconds',
   'smoke.phaseBudgetSeconds.config',
   'smoke.phaseBudgetSeconds.distributedInit',

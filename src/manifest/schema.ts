@@ -304,6 +304,15 @@ export const ModelSchema = z
       .describe(
         "`relay` (the default): fetched once (a hub download on the head, a runner directory sent to the head), then copied from the head to every worker over the fabric (SSH from the head to each worker's fabric IP, as `image.distribution: relay`): the runner's or the internet link is crossed once. `each`: every node fetches for itself (a runner directory is sent to every node). Either way a file already present with its size and SHA-256 is not moved again, and a cut transfer resumes where it stopped.",
       ),
+    streams: z
+      .number()
+      .int()
+      .min(1)
+      .max(8)
+      .optional()
+      .describe(
+        "How many SSH streams the weights move over at once to each node (default 1): the files a node lacks are spread over them by size, each stream one command on the node that writes and hashes its files as they arrive. One SSH stream is bound by one core's cipher (a few Gbit/s on an Arm server core, far below a 200 Gb/s fabric); several fill more of the link where the nodes have cores to spare: set 4 to 8 on many-core nodes, above all for a hub source, where the head feeds every worker over the fabric with one OpenSSH process per stream (on a 2-core machine more streams only compete for the cores). sshd allows 10 sessions per connection (MaxSessions), so at most 8.",
+      ),
   })
   .describe(
     "The model's files on every node, at one path, verified by SHA-256 (the weights stage, after the image and before anything stops). Absent: `vllm.model` is given to `vllm serve` as it is and each node fetches on its own.",

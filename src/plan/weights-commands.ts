@@ -6,13 +6,15 @@
  *   SHA-256 (a file whose size, mtime, ctime and inode match the node's own record of its last
  *   verification is not hashed again), every `.partial` left by a cut transfer with its size, and
  *   the free bytes there. POSIX sh + coreutils (`stat -c`, `sha256sum`, `df -P`).
- * - `receiveWeightsFile`: on a node, stdin = one file's bytes from an offset: appended to
- *   `<file>.partial`, which becomes `<file>` only when its size and SHA-256 are the manifest's.
- *   A short stream keeps the .partial (the next deploy resumes from its size); a wrong one is removed.
- * - `sendWeightsFileToWorker`: on the head, the same over the fabric: `tail -c +N file | ssh worker
- *   <receive>` (SSH options and target as the image relay's, src/plan/relay-commands.ts).
+ * - `receiveWeightsStream`: on a node, stdin = several files' bytes (each from an offset, then
+ *   the sender's SHA-256), each appended to `<file>.partial` and hashed as it arrives, renamed to
+ *   `<file>` only when the hashes and the size agree; a short stream keeps the .partial (the next
+ *   deploy resumes from its size), a wrong one is removed. On the head it can pass the same stream
+ *   on to workers over the fabric as it arrives.
+ * - `sendWeightsStreamToWorker`: on the head, the files a worker lacks from the head's copy, one
+ *   stream over one SSH connection (SSH options and target as the image relay's, src/plan/relay-commands.ts).
  */
-import { type Argv, type Cmd, argv, pipe, render, shScript } from '../command/shell.js'
+import { type Argv, argv, render, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { RELAY_SSH_OPTIONS, fabricSshTarget } from './relay-commands.js'
 import { RELEASE_FILE, releaseDir } from './release-commands.js'
@@ -57,42 +59,163 @@ printf 'end\\n'
 
 export const listWeights = (dir: string): Argv => shScript(LIST_WEIGHTS_SCRIPT, dir)
 
-/**
- * $1 = model directory, $2 = file (relative), $3 = its size, $4 = its SHA-256, $5 = the offset the
- * sender starts at (0: start afresh). stdin: the bytes from $5. Output: `ok`, or `short <size>`
- * (exit 4, the .partial kept for the next deploy); a mismatch exits 5 with the .partial removed.
- */
-export const RECEIVE_WEIGHTS_SCRIPT = `set -u
-f=$1/$2; p=$f${PARTIAL_SUFFIX}
-mkdir -p "$(dirname "$f")" || exit 1
-if [ "$5" = 0 ]; then : >"$p" || exit 1; fi
-have=$(stat -c %s "$p" 2>/dev/null || echo 0)
-if [ "$have" != "$5" ]; then echo "$p holds $have bytes but the sender starts at $5" >&2; exit 3; fi
-cat >>"$p" || exit 1
-size=$(stat -c %s "$p")
-if [ "$size" -lt "$3" ]; then printf 'short\\t%s\\n' "$size"; exit 4; fi
-sum=$(sha256sum <"$p" | cut -d ' ' -f 1)
-if [ "$size" = "$3" ] && [ "$sum" = "$4" ]; then mv -f "$p" "$f" && printf 'ok\\n'; exit $?; fi
-rm -f "$p"
-echo "received $size bytes with SHA-256 $sum, expected $3 bytes with $4" >&2
-exit 5
-`
-
-export interface WeightsFileRef {
+/** One file of a stream: its bytes from `offset` follow in the stream, then 64 hex digits of the sender's SHA-256 of the whole file. */
+export interface StreamFile {
   readonly path: string
   readonly size: number
+  /** The SHA-256 the file must have, or `-` when only the sender's own (in the stream) is known yet. */
   readonly sha256: string
+  readonly offset: number
 }
 
-export const receiveWeightsFile = (dir: string, file: WeightsFileRef, offset: number): Argv =>
-  shScript(RECEIVE_WEIGHTS_SCRIPT, dir, file.path, String(file.size), file.sha256, String(offset))
+/**
+ * Bash: `cph` = `-c <list>` with the ciphers this ssh client has, AES-GCM first (hardware AES on
+ * x86 and on Arm server cores: 1.4–1.5× chacha20, OpenSSH's default, on the lab), ending with
+ * aes128-ctr, which every OpenSSH server accepts; empty when the client lists none of them.
+ */
+const FAST_CIPHERS = `q=$(ssh -Q cipher 2>/dev/null); list=
+for c in aes128-gcm@openssh.com aes256-gcm@openssh.com chacha20-poly1305@openssh.com aes128-ctr aes256-ctr; do
+  printf '%s\\n' "$q" | grep -qxF "$c" && list=\${list:+$list,}$c
+done
+cph=(); [ -n "$list" ] && cph=(-c "$list")
+`
 
-/** On the head: one file from its model directory into `worker`'s over the fabric, from `offset`. */
-export function sendWeightsFileToWorker(m: Manifest, dir: string, worker: ManifestNode, file: WeightsFileRef, offset: number): Cmd {
+/**
+ * The receiver of a weights stream (bash). Arguments:
+ *   $1 dir, $2 N (workers the stream is passed on to as it arrives), N triples "port user ip",
+ *   then K and K ssh option words, then the command line the workers run (the same receiver with
+ *   N = 0), then per file: path size sha256 offset.
+ * stdin, per file in order: its bytes from the offset, then the sender's 64-hex SHA-256 of the
+ * whole file (computed as it read the bytes). Each file is appended to `<file>.partial` as it
+ * arrives and hashed in the same pass (`tee -a`, the .partial's earlier bytes read first on a
+ * resume); the .partial becomes `<file>` only when its size, the hash computed here and the
+ * sender's agree (and the expected one, unless `-`), and the node's verification record
+ * (.vrd-verified) gets its line, so the listing after the transfer reads no byte again. With N > 0
+ * the whole stream is copied (`tee -p`) into `ssh <worker> <receiver>` for each worker as it
+ * arrives. Output, one record per line, tabs:
+ *   ok    <path> <bytes received> <sha256>
+ *   short <path> <bytes received>          (the .partial kept: the next deploy resumes)
+ *   bad   <path> <bytes received> <sha256 here> <sha256 sent>   (the .partial removed)
+ *   fail  <path> <why>                     (nothing written; the file's bytes skipped)
+ *   fwd   <worker ip> <exit code of its ssh + receiver>
+ *   at    <worker ip> <a record of the worker's receiver>
+ *   log   <worker ip> <line>               (the last lines of a worker that failed)
+ *   end
+ */
+export const RECEIVE_WEIGHTS_STREAM_SCRIPT = `set -u
+dir=$1; nf=$2; shift 2
+fwd=("\${@:1:$((3 * nf))}"); shift $((3 * nf))
+no=$1; shift; opts=("\${@:1:$no}"); shift "$no"
+remote=$1; shift
+skip() { head -c "$1" >/dev/null; }
+receive() {
+  while [ $# -ge 4 ]; do
+    rel=$1; size=$2; want=$3; off=$4; shift 4
+    f=$dir/$rel; p=$f${PARTIAL_SUFFIX}; n=$((size - off))
+    if ! mkdir -p "$(dirname "$f")" 2>/dev/null || { [ "$off" = 0 ] && ! : 2>/dev/null >"$p"; }; then
+      skip $((n + 64)); printf 'fail\t%s\tcannot write %s\n' "$rel" "$p"; continue
+    fi
+    have=$(stat -c %s "$p" 2>/dev/null || echo 0)
+    if [ "$have" != "$off" ]; then
+      skip $((n + 64)); printf 'fail\t%s\t%s holds %s bytes but the sender starts at %s\n' "$rel" "$p" "$have" "$off"; continue
+    fi
+    sum=$({ cat "$p" && head -c "$n" | tee -a "$p"; } | sha256sum | cut -c1-64)
+    sent=$(head -c 64)
+    now=$(stat -c %s "$p" 2>/dev/null || echo 0)
+    got=$((now - off))
+    if [ "$now" -lt "$size" ]; then
+      [ "$now" = 0 ] && rm -f "$p"
+      printf 'short\t%s\t%s\n' "$rel" "$got"; continue
+    fi
+    if [ "$now" = "$size" ] && [ "$sum" = "$sent" ] && { [ "$want" = - ] || [ "$sum" = "$want" ]; } && mv -f "$p" "$f"; then
+      printf '%s\t%s\t%s\n' "$(stat -c '%s %.9Y %.9Z %i' "$f")" "$sum" "$rel" >>"$dir/${WEIGHTS_VERIFIED_FILE}" 2>/dev/null
+      printf 'ok\t%s\t%s\t%s\n' "$rel" "$got" "$sum"
+    else
+      rm -f "$p"
+      printf 'bad\t%s\t%s\t%s\t%s\n' "$rel" "$got" "$sum" "$sent"
+    fi
+  done
+}
+if [ "$nf" -eq 0 ]; then receive "$@"; printf 'end\n'; exit 0; fi
+t=$(mktemp -d 2>/dev/null) || { printf 'fail\t-\tmktemp -d failed\n'; exit 1; }
+trap 'rm -rf "$t"' EXIT
+trap 'exit 143' TERM INT HUP
+${FAST_CIPHERS}fifos=()
+for ((i = 0; i < nf; i++)); do
+  mkfifo "$t/f$i" || { printf 'fail\t-\tmkfifo failed in %s\n' "$t"; exit 1; }
+  (ssh "\${opts[@]}" \${cph[@]+"\${cph[@]}"} -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i" 2>"$t/e$i"; echo "$?" >"$t/rc$i") &
+  fifos+=("$t/f$i")
+done
+# -p (GNU coreutils 8.24+): a worker whose receiver went away is dropped from the copy; the rest go on.
+if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
+tee $teeopt "\${fifos[@]}" | receive "$@"
+wait
+for ((i = 0; i < nf; i++)); do
+  h=\${fwd[3 * i + 2]}; rc=$(cat "$t/rc$i" 2>/dev/null || echo 255)
+  printf 'fwd\t%s\t%s\n' "$h" "$rc"
+  awk -v h="$h" '{ print "at\t" h "\t" $0 }' "$t/o$i"
+  [ "$rc" = 0 ] || tail -n 20 "$t/e$i" | tr '\t\r' '  ' | cut -c1-400 | awk -v h="$h" '{ print "log\t" h "\t" $0 }'
+done
+printf 'end\n'
+`
+
+const fileArgs = (files: readonly StreamFile[]): string[] => files.flatMap((f) => [f.path, String(f.size), f.sha256, String(f.offset)])
+
+/** The receiver's command on a node (bash -c): every file of the stream, passed on to `forward` as it arrives. */
+export function receiveWeightsStream(m: Manifest, dir: string, files: readonly StreamFile[], forward: readonly ManifestNode[] = []): Argv {
+  const targets = forward.flatMap((w) => {
+    const t = fabricSshTarget(m, w)
+    return [String(t.port), t.user, t.ip]
+  })
+  const remote = forward.length > 0 ? render(receiveWeightsStream(m, dir, files)) : ''
+  return argv(
+    'bash',
+    '-c',
+    RECEIVE_WEIGHTS_STREAM_SCRIPT,
+    'bash',
+    dir,
+    String(forward.length),
+    ...targets,
+    String(RELAY_SSH_OPTIONS.length),
+    ...RELAY_SSH_OPTIONS,
+    remote,
+    ...fileArgs(files),
+  )
+}
+
+/**
+ * On the head (bash): $1 dir, $2 port, $3 user, $4 ip (the worker over the fabric), $5 K and K ssh
+ * option words, then the worker's receiver command line, then per file path size sha256 offset.
+ * The stream a receiver reads, from the head's verified copy, into one SSH connection.
+ */
+export const SEND_WEIGHTS_STREAM_SCRIPT = `set -u
+dir=$1; port=$2; user=$3; ip=$4; no=$5; shift 5
+opts=("\${@:1:$no}"); shift "$no"
+remote=$1; shift
+${FAST_CIPHERS}send() {
+  while [ $# -ge 4 ]; do
+    tail -c +$(($4 + 1)) "$dir/$1" | head -c $(($2 - $4)); printf '%s' "$3"; shift 4
+  done
+}
+send "$@" | ssh "\${opts[@]}" \${cph[@]+"\${cph[@]}"} -p "$port" -l "$user" "$ip" "$remote"
+`
+
+/** On the head: the files a worker lacks, from the head's copy, over the fabric into the worker's receiver (one SSH connection). */
+export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: ManifestNode, files: readonly StreamFile[]): Argv {
   const t = fabricSshTarget(m, worker)
-  return pipe(
-    argv('tail', '-c', `+${offset + 1}`, `${dir}/${file.path}`),
-    argv('ssh', ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip, render(receiveWeightsFile(dir, file, offset))),
+  return argv(
+    'bash',
+    '-c',
+    SEND_WEIGHTS_STREAM_SCRIPT,
+    'bash',
+    dir,
+    String(t.port),
+    t.user,
+    t.ip,
+    String(RELAY_SSH_OPTIONS.length),
+    ...RELAY_SSH_OPTIONS,
+    render(receiveWeightsStream(m, dir, files)),
+    ...fileArgs(files),
   )
 }
 

@@ -16,17 +16,23 @@ import type { HubPlanner } from '../../src/deploy/weights/delivery.js'
 import { discardDownloaded } from '../../src/deploy/weights/hub.js'
 import { parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
 import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/weights-manifest.js'
-import { type Send, planSends, withModel } from '../../src/deploy/weights/weights-plan.js'
+import { type StreamPlan, planStreams, spreadFiles } from '../../src/deploy/weights/streams.js'
+import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
+import { withModel } from '../../src/deploy/weights/weights-plan.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../src/plan/weights-commands.js'
+import { type StreamFile, WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsStream, sendWeightsStreamToWorker } from '../../src/plan/weights-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
 
-/** Bytes a plan moves over the runner's link and over the fabric. */
-const sendBytes = (sends: readonly Send[]) => ({
-  runner: sends.filter((s) => s.from === 'runner').reduce((n, s) => n + s.check.file.size - s.check.resumeFrom, 0),
-  fabric: sends.filter((s) => s.from !== 'runner').reduce((n, s) => n + s.check.file.size - s.check.resumeFrom, 0),
-})
+/** Bytes a plan moves over the runner's link and over the fabric (a stream passed on counts once per worker). */
+const sendBytes = (plan: StreamPlan) => {
+  const streams = [...plan.first, ...plan.after]
+  const bytes = (s: (typeof streams)[number]) => s.files.reduce((n, c) => n + c.file.size - c.resumeFrom, 0)
+  return {
+    runner: streams.filter((s) => s.from === 'runner').reduce((n, s) => n + bytes(s), 0),
+    fabric: streams.reduce((n, s) => n + (s.from === 'runner' ? s.forward.length : 1) * bytes(s), 0),
+  }
+}
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
 const A = Buffer.from('a'.repeat(1000))
 const B = Buffer.from('config {"x": 1}\n')
@@ -155,36 +161,130 @@ describe('the manifest section and the release it runs', () => {
     const plain = parseManifest(example, 'm.yml').manifest!
     expect(withModel(plain)).toBe(plain)
   })
-  it('plans sends: relay crosses the runner link once; each sends every node from the runner', () => {
+  it('plans streams: relay crosses the runner link once and passes the stream on; each sends every node from the runner', () => {
     const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
     const [head, worker] = [m.nodes.find((n) => n.role === 'head')!.name, m.nodes.find((n) => n.role === 'worker')!.name]
     const empty = { files: new Map(), partials: new Map() }
     const nodes = new Map([head, worker].map((n) => [n, compareNode(n, ref, empty)]))
-    const relay = planSends(m, 'runner', 'relay', nodes)
-    expect(relay.map((s) => [s.to, s.from])).toEqual([
-      [head, 'runner'],
-      [head, 'runner'],
-      [worker, 'head'],
-      [worker, 'head'],
+    const relay = planStreams(m, 'runner', 'relay', nodes, 4)
+    // Cold: the runner's stream to the head (the small config.json rides with the shard), passed on to the worker; nothing after.
+    expect(relay.first.map((s) => [s.to, s.from, s.files.map((c) => c.file.path), s.forward])).toEqual([
+      [head, 'runner', ['config.json', 'model-00001.safetensors'], [worker]],
     ])
+    expect(relay.after).toEqual([])
     expect(sendBytes(relay)).toEqual({ runner: A.length + B.length, fabric: A.length + B.length })
-    expect(sendBytes(planSends(m, 'runner', 'each', nodes))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
-    expect(planSends(m, 'nodes', 'each', nodes)).toEqual([])
-    expect(planSends(m, 'hub', 'relay', nodes).every((s) => s.to === worker && s.from === 'head')).toBe(true)
+    // One stream: every file in it, in the manifest's order.
+    expect(planStreams(m, 'runner', 'relay', nodes, 1).first.map((s) => s.files.length)).toEqual([2])
+    expect(sendBytes(planStreams(m, 'runner', 'each', nodes, 2))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
+    expect(planStreams(m, 'runner', 'each', nodes, 2).first.map((s) => s.to)).toEqual([head, worker])
+    expect(planStreams(m, 'nodes', 'each', nodes, 4)).toEqual({ first: [], after: [] })
+    const hub = planStreams(m, 'hub', 'relay', nodes, 4)
+    expect(hub.first).toEqual([])
+    expect(hub.after.every((s) => s.to === worker && s.from === 'head' && s.forward.length === 0)).toBe(true)
   })
-  it("the head's send to a worker goes through the fabric IP with the relay's SSH options", () => {
+  it('plans streams: a worker that lacks other files (or from another offset) is fed from the head afterwards, not passed on', () => {
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const [head, worker] = [m.nodes.find((n) => n.role === 'head')!.name, m.nodes.find((n) => n.role === 'worker')!.name]
+    const bigPath = ref.files.find((f) => f.size === A.length)!.path
+    const headL = { files: new Map(), partials: new Map([[bigPath, 100]]) }
+    const workerL = { files: new Map(), partials: new Map([[bigPath, 300]]) }
+    const nodes = new Map([
+      [head, compareNode(head, ref, headL)],
+      [worker, compareNode(worker, ref, workerL)],
+    ])
+    const p = planStreams(m, 'runner', 'relay', nodes, 1)
+    expect(p.first).toHaveLength(1)
+    expect(p.first[0]!.forward).toEqual([])
+    expect(p.after.map((s) => [s.to, s.from, s.files.map((c) => [c.file.path, c.resumeFrom])])).toEqual([
+      [
+        worker,
+        'head',
+        [
+          ['config.json', 0],
+          [bigPath, 300],
+        ],
+      ],
+    ])
+    expect(sendBytes(p)).toEqual({ runner: A.length - 100 + B.length, fabric: A.length - 300 + B.length })
+  })
+  it('spreads files over streams by bytes, largest first, none empty', () => {
+    const f = (path: string, size: number, resumeFrom = 0) => ({ file: { path, size, sha256: sha(path) }, status: 'missing' as const, resumeFrom })
+    const files = [f('a', 10), f('b', 96), f('c', 64), f('d', 40, 30), f('e', 30)]
+    const by = (n: number) => spreadFiles(files, n).map((g) => g.map((c) => c.file.path).join(''))
+    // 210 bytes to send (d resumes at 30): with 2 streams a file of 27 or more to send may open one (b, c, e), with 3 one of 18 or more.
+    expect(by(1)).toEqual(['abcde'])
+    expect(by(2)).toEqual(['bd', 'ace'])
+    expect(by(3)).toEqual(['b', 'c', 'ade'])
+    // With 8, a file of 7 or more bytes to send: all five.
+    expect(by(8)).toEqual(['b', 'c', 'e', 'a', 'd'])
+    // A tiny file rides with a large one instead of opening a stream (and an SSH connection) of its own.
+    expect(spreadFiles([f('config.json', 2), f('s1', 1000), f('s2', 1000)], 4).map((g) => g.map((c) => c.file.path))).toEqual([['config.json', 's1'], ['s2']])
+    expect(spreadFiles([], 4)).toEqual([])
+  })
+  it("the head's stream to a worker goes through the fabric IP with the relay's SSH options, one connection for all its files", () => {
     const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
     const worker = m.nodes.find((n) => n.role === 'worker')!
-    const line = render(sendWeightsFileToWorker(m, '/m', worker, ref.files[0]!, 7))
-    expect(line).toContain(`tail -c +8 /m/config.json | ssh -o BatchMode=yes`)
-    expect(line).toContain(worker.fabricIp)
+    const files = ref.files.map((f) => ({ ...f, offset: f.size === A.length ? 7 : 0 }))
+    const send = sendWeightsStreamToWorker(m, '/m', worker, files).argv
+    // bash -c SCRIPT bash dir port user ip, the ssh options counted, the worker's receiver, the files.
+    expect(send.slice(4, 9)).toEqual(['/m', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
+    expect(send.slice(9, 15)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
+    expect(send[15]).toBe(render(receiveWeightsStream(m, '/m', files)))
+    expect(send.slice(16)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    expect(send[2]).toContain('ssh "${opts[@]}" ${cph[@]+"${cph[@]}"} -p "$port"')
+    // The receiver's argv: the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
+    const recv = receiveWeightsStream(m, '/m', files, [worker]).argv
+    expect(recv.slice(0, 2)).toEqual(['bash', '-c'])
+    expect(recv.slice(4, 9)).toEqual(['/m', '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
+    expect(recv[9]).toBe('6')
+    expect(recv.slice(-8)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 6)).toEqual(['/m', '0'])
+  })
+  it("reads the receiver's records: its own, each worker's passed on, and a stream cut before its end", () => {
+    const s = sha('x')
+    const out = parseStreamOutput(
+      [
+        `ok\ta.bin\t10\t${s}`,
+        'short\tb.bin\t3',
+        `bad\tc.bin\t4\t${s}\t${sha('y')}`,
+        'fail\td.bin\tcannot write /m/d.bin.partial',
+        'fwd\t10.0.0.2\t0',
+        `at\t10.0.0.2\tok\ta.bin\t10\t${s}`,
+        'fwd\t10.0.0.3\t255',
+        'log\t10.0.0.3\tConnection refused',
+        'end',
+        '',
+      ].join('\n'),
+    )
+    expect([...out.files].map(([p, r]) => [p, r.status, r.got])).toEqual([
+      ['a.bin', 'ok', 10],
+      ['b.bin', 'short', 3],
+      ['c.bin', 'bad', 4],
+      ['d.bin', 'fail', 0],
+    ])
+    expect(out.files.get('c.bin')!.detail).toContain('removed')
+    expect(out.forwarded).toEqual(
+      new Map([
+        ['10.0.0.2', 0],
+        ['10.0.0.3', 255],
+      ]),
+    )
+    expect(out.at.get('10.0.0.2')!.get('a.bin')!.status).toBe('ok')
+    expect(out.logs.get('10.0.0.3')).toEqual(['Connection refused'])
+    expect(out.complete).toBe(true)
+    expect(parseStreamOutput(`ok\ta.bin\t10\t${s}\n`).complete).toBe(false)
   })
 })
 
 describe('the node-side scripts, run here for real', () => {
   const local = new LocalTransport()
-  const receive = (dir: string, file: (typeof ref.files)[number], offset: number, bytes: Buffer) =>
-    local.run(receiveWeightsFile(dir, file, offset), { timeoutMs: 30_000, stdin: Readable.from([bytes]) })
+  /** One file's stream: its bytes from `offset`, then the sender's SHA-256 (`trailer`, by default the right one). */
+  const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+  const receive = (dir: string, file: (typeof ref.files)[number], offset: number, bytes: Buffer, trailer?: string) => {
+    const full = file.path.startsWith('model') ? A : B
+    const f: StreamFile = { ...file, offset }
+    return local.run(receiveWeightsStream(m, dir, [f]), { timeoutMs: 30_000, stdin: Readable.from([bytes, Buffer.from(trailer ?? sha(full))]) })
+  }
   const list = async (dir: string) => {
     const r = await local.run(listWeights(dir), { timeoutMs: 30_000 })
     const l = parseListing(r.stdout, 'here')
@@ -201,12 +301,21 @@ describe('the node-side scripts, run here for real', () => {
   it('a cut transfer keeps its .partial, the next one resumes from it, the listing then matches', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
     const big = ref.files.find((f) => f.path.startsWith('model'))!
-    const cut = await receive(dir, big, 0, A.subarray(0, 300))
-    expect(cut.code).toBe(4)
-    expect(cut.stdout).toContain('short\t300')
+    const cut = await local.run(
+      receiveWeightsStream(m, dir, [
+        { ...big, offset: 0 },
+        { ...ref.files.find((f) => f.path === 'config.json')!, offset: 0 },
+      ]),
+      {
+        timeoutMs: 30_000,
+        stdin: Readable.from([A.subarray(0, 300)]),
+      },
+    )
+    expect(cut.stdout).toBe(`short\t${big.path}\t300\nshort\tconfig.json\t0\nend\n`)
+    expect(existsSync(join(dir, 'config.json.partial'))).toBe(false)
     let l = await list(dir)
     expect(compareNode('here', ref, l).checks.find((c) => c.file === big)).toMatchObject({ status: 'truncated', resumeFrom: 300 })
-    expect((await receive(dir, big, 300, A.subarray(300))).stdout).toBe('ok\n')
+    expect((await receive(dir, big, 300, A.subarray(300))).stdout).toBe(`ok\t${big.path}\t${A.length - 300}\t${sha(A)}\nend\n`)
     expect((await receive(dir, ref.files[0]!, 0, B)).code).toBe(0)
     l = await list(dir)
     expect(compareNode('here', ref, l).bad).toEqual([])
@@ -214,12 +323,36 @@ describe('the node-side scripts, run here for real', () => {
     expect(existsSync(join(dir, WEIGHTS_VERIFIED_FILE))).toBe(true)
   })
 
-  it('a wrong stream is refused and removed; a resend from a stale offset is refused', async () => {
+  it('a wrong stream is refused and removed, whichever hash disagrees; a resend from a stale offset is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
-    const wrong = await receive(dir, ref.files[0]!, 0, Buffer.from('x'.repeat(B.length)))
-    expect(wrong.code).toBe(5)
+    const config = ref.files.find((f) => f.path === 'config.json')!
+    // Bytes that are not the manifest's, with the sender's hash of what it sent: refused by the manifest's hash.
+    const wrong = Buffer.from('x'.repeat(B.length))
+    expect((await receive(dir, config, 0, wrong, sha(wrong))).stdout).toMatch(/^bad\tconfig.json\t16\t/)
+    // The right bytes with another sender's hash (the bytes changed in flight): refused too.
+    expect((await receive(dir, config, 0, B, sha('other'))).stdout).toMatch(/^bad\tconfig.json\t16\t/)
+    // No manifest hash yet (-): the sender's hash decides.
+    const unknown = { ...config, sha256: '-' }
+    expect((await receive(dir, unknown, 0, wrong, sha(B))).stdout).toMatch(/^bad\t/)
     expect(existsSync(join(dir, 'config.json'))).toBe(false)
-    expect((await receive(dir, ref.files[0]!, 5, B.subarray(5))).code).toBe(3)
+    expect(existsSync(join(dir, 'config.json.partial'))).toBe(false)
+    expect((await receive(dir, config, 5, B.subarray(5))).stdout).toMatch(/^fail\tconfig.json\t.*holds 0 bytes but the sender starts at 5/)
+    expect((await receive(dir, unknown, 0, B, sha(B))).stdout).toBe(`ok\tconfig.json\t16\t${sha(B)}\nend\n`)
+  })
+
+  it('the hash computed in flight is the verification: the listing after a receive reads no byte again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-w-'))
+    const big = ref.files.find((f) => f.path.startsWith('model'))!
+    expect((await receive(dir, big, 0, A)).stdout).toMatch(/^ok\t/)
+    const record = readFileSync(join(dir, WEIGHTS_VERIFIED_FILE), 'utf8')
+    const st = statSync(join(dir, big.path))
+    expect(record).toMatch(new RegExp(`^${A.length} \\d+\\.\\d{9} \\d+\\.\\d{9} ${st.ino}\t${sha(A)}\t${big.path}\n$`))
+    // The listing takes the receiver's hash from its record (proof: a record that lies is believed while the file is unchanged) ...
+    writeFileSync(join(dir, WEIGHTS_VERIFIED_FILE), record.replace(sha(A), sha('lie')))
+    expect((await list(dir)).files.get(big.path)!.sha256).toBe(sha('lie'))
+    // ... and a file written since is hashed again.
+    writeFileSync(join(dir, big.path), A)
+    expect((await list(dir)).files.get(big.path)!.sha256).toBe(sha(A))
   })
 
   it('a file changed after its verification is hashed again (the record does not hide it)', async () => {
@@ -329,6 +462,28 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     const again = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
     expect(again.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
     expect(again.report.filesSkipped).toBe(4)
+  })
+
+  it('hashes while sending: no runner file is read before the send unless a node holds one of its size; the cache then knows them all', async () => {
+    const { deliverWeights, runnerHashCacheFile } = await import('../../src/deploy/weights/transfer.js')
+    const src = runner()
+    const { m, dirs, transports } = setup(`{ runner: { dir: ${src} } }`, 'each')
+    // The head holds a wrong config.json of the right size: it is hashed on the runner before the send, and replaced.
+    writeFileSync(join(dirs[0]!, 'config.json'), Buffer.from('x'.repeat(B.length)))
+    const e = env()
+    const lines: string[] = []
+    const first = await deliverWeights({ m, transports, env: e, onProgress: (l) => lines.push(l) })
+    expect(first.ok, first.ok ? '' : first.problem.message).toBe(true)
+    expect(lines).toContain('2 files, 1016 bytes, 2 not hashed yet')
+    expect(lines.some((l) => l.startsWith(`[${m.nodes[0]!.name}] 1 missing, 1 corrupted (`))).toBe(true)
+    expect(first.report.identity).toBe(weightsIdentity(ref))
+    for (const d of dirs) expect(readFileSync(join(d, 'config.json'))).toEqual(B)
+    const cache = JSON.parse(readFileSync(runnerHashCacheFile(src, e), 'utf8')) as Record<string, { sha256: string }>
+    expect(Object.fromEntries(Object.entries(cache).map(([k, v]) => [k, v.sha256]))).toEqual({ 'config.json': sha(B), 'model-00001.safetensors': sha(A) })
+    lines.length = 0
+    const again = await deliverWeights({ m, transports, env: e, onProgress: (l) => lines.push(l) })
+    expect(again.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
+    expect(lines.some((l) => l.startsWith('2 files, 1016 bytes, identity sha256:'))).toBe(true)
   })
 
   it('not enough free space for the bytes to move: DISK_SPACE_LOW on each node, nothing moved', async () => {

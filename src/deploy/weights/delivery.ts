@@ -112,6 +112,8 @@ export interface Delivery {
   readonly hubListings: Map<string, HubListing>
   /** Per node that downloaded from the hub, the step that can remove files that are not the hub's. */
   readonly hubDiscard: Map<string, (paths: readonly string[]) => Cmd>
+  /** Runner files hashed in this run (while sent, or because a node holds one of the same size), with their cache keys. */
+  readonly runnerHashes: Map<string, { sha256: string; key: string }>
 }
 
 export function startDelivery(run: WeightsRun): Delivery {
@@ -134,6 +136,7 @@ export function startDelivery(run: WeightsRun): Delivery {
     failures: [],
     hubListings: new Map(),
     hubDiscard: new Map(),
+    runnerHashes: new Map(),
   }
 }
 
@@ -159,7 +162,8 @@ export function weightsReport(d: Delivery, manifest?: WeightsManifest): WeightsR
     source: d.kind,
     distribution: d.model.distribution,
     path: d.model.path,
-    ...(manifest && { identity: weightsIdentity(manifest) }),
+    // A file not hashed yet (a runner source cut mid-send) leaves the run without an identity.
+    ...(manifest?.files.every((f) => f.sha256) && { identity: weightsIdentity(manifest) }),
     files,
     totalBytes: manifest ? totalBytes(manifest.files) : 0,
     bytesMoved: { runner: d.moved.runner, fabric: d.moved.fabric },

@@ -5,11 +5,12 @@
 import type { Manifest } from '../../manifest/schema.js'
 import { MINUTE, type PlanPhase, type PlannedStep, stepOf } from '../../plan/plan.js'
 import { headOf } from '../../plan/node-commands.js'
-import { listWeights, receiveWeightsFile, sendWeightsFileToWorker } from '../../plan/weights-commands.js'
+import { listWeights, receiveWeightsStream, sendWeightsStreamToWorker } from '../../plan/weights-commands.js'
 import { hubPlanner } from './hub-seam.js'
 import { sourceKind } from './weights-plan.js'
+import { streamsOf } from './streams.js'
 
-const SOME_FILE = { path: '<file>', size: 0, sha256: '<sha256>' }
+const SOME_FILES = [{ path: '<file>', size: 0, sha256: '<sha256>', offset: 0 }]
 
 export function weightsPhase(m: Manifest): PlanPhase {
   const model = m.model!
@@ -38,8 +39,8 @@ export function weightsPhase(m: Manifest): PlanPhase {
         step(
           n,
           'weights-receive',
-          `for each file ${n.name} lacks: the runner streams it from ${model.source.runner!.dir} (from a .partial's length), verified, renamed`,
-          receiveWeightsFile(model.path, SOME_FILE, 0),
+          `the files ${n.name} lacks, spread over ${streamsOf(model)} streams by size: the runner streams each from ${model.source.runner!.dir} (from a .partial's length) with its SHA-256 computed as it reads; ${n.name} writes and hashes them as they arrive, renames a file only when the hashes match${relay && workers.length ? `, and passes the stream on to every worker that lacks the same files` : ''}`,
+          receiveWeightsStream(m, model.path, SOME_FILES, relay ? workers : []),
           30 * MINUTE,
           {
             kind: 'file',
@@ -54,13 +55,21 @@ export function weightsPhase(m: Manifest): PlanPhase {
         step(
           head,
           `weights-to-${w.name}`,
-          `for each file ${w.name} lacks: ${head.name} sends it over the fabric to ${w.fabricIp}, verified there`,
-          sendWeightsFileToWorker(m, model.path, w, SOME_FILE, 0),
+          `the files ${w.name} lacks beyond what was passed on: ${head.name} sends them from its copy over the fabric to ${w.fabricIp}, one stream per group, hashed as they arrive`,
+          sendWeightsStreamToWorker(m, model.path, w, SOME_FILES),
           30 * MINUTE,
         ),
       )
   for (const n of m.nodes)
-    steps.push(step(n, 'weights-verify', `list ${model.path} again: every file must match the weights manifest`, listWeights(model.path), 30 * MINUTE))
+    steps.push(
+      step(
+        n,
+        'weights-verify',
+        `list ${model.path} again (the files received carry their in-flight hash in .vrd-verified, so none is read again): every file must match the weights manifest`,
+        listWeights(model.path),
+        30 * MINUTE,
+      ),
+    )
   const source =
     kind === 'hub'
       ? `${model.source.hub!.repo}@${model.source.hub!.revision} from the hub`

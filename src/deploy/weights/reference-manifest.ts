@@ -12,16 +12,19 @@ import { type NodeListing, compareNode, describeNode, manifestOfListing } from '
 import type { Cmd } from '../../command/shell.js'
 import { type Delivery, mb, tail } from './delivery.js'
 import { HUB_MISMATCH_FIX, hubDigestMismatches } from './hub-listing.js'
-import { type WeightsManifest, totalBytes, weightsIdentity } from './weights-manifest.js'
+import { type WeightsManifest, totalBytes, weightsIdentity, weightsManifest } from './weights-manifest.js'
 import { pinnedRevision } from './weights-plan.js'
-import { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
+import { PENDING_SHA256, hashRunnerDir, hashRunnerFile, rememberRunnerHashes, runnerHashCacheFile } from './runner-hash.js'
 
 /** model.source.runner.dir, relative to the run's working directory. */
 export const runnerDirOf = (d: Delivery): string => resolve(d.run.cwd ?? process.cwd(), d.model.source.runner!.dir)
 
-/** The reference from the source itself: a runner's directory hashed; a hub source downloaded (no reference yet). */
-export async function referenceFromSource(d: Delivery): Promise<Result<WeightsManifest | undefined>> {
-  if (d.kind === 'runner') return referenceFromRunner(d)
+/**
+ * The reference from the source itself: a runner's directory hashed (`lazy`: files the runner's
+ * cache does not know are hashed as they are sent, see `resolvePending`); a hub source downloaded (no reference yet).
+ */
+export async function referenceFromSource(d: Delivery, lazy = false): Promise<Result<WeightsManifest | undefined>> {
+  if (d.kind === 'runner') return referenceFromRunner(d, lazy)
   if (d.kind === 'hub') {
     const p = await fetchFromHub(d)
     if (p) return fail(p)
@@ -29,14 +32,49 @@ export async function referenceFromSource(d: Delivery): Promise<Result<WeightsMa
   return ok(undefined)
 }
 
-async function referenceFromRunner(d: Delivery): Promise<Result<WeightsManifest>> {
+async function referenceFromRunner(d: Delivery, lazy: boolean): Promise<Result<WeightsManifest>> {
   const dir = runnerDirOf(d)
-  d.say(`hashing ${dir} on the runner`)
-  const h = await hashRunnerDir(dir, runnerHashCacheFile(dir, d.run.env))
+  d.say(lazy ? `listing ${dir} on the runner (hashes from its cache; any other file is hashed as it is sent)` : `hashing ${dir} on the runner`)
+  const h = await hashRunnerDir(dir, runnerHashCacheFile(dir, d.run.env), lazy)
   if (!h.ok) return h
   const reference = h.value
-  d.say(`${reference.files.length} files, ${mb(totalBytes(reference.files))}, identity ${weightsIdentity(reference).slice(0, 19)}…`)
+  const pending = reference.files.filter((f) => f.sha256 === PENDING_SHA256).length
+  d.say(
+    `${reference.files.length} files, ${mb(totalBytes(reference.files))}, ${pending > 0 ? `${pending} not hashed yet` : `identity ${weightsIdentity(reference).slice(0, 19)}…`}`,
+  )
   return ok(reference)
+}
+
+/**
+ * A lazy runner reference made ready to compare: a file not hashed yet that some node holds at the
+ * same size is hashed now (its hash decides whether it moves); any other is sent to every node
+ * anyway and hashed as it is.
+ */
+export async function resolvePending(d: Delivery, ref: WeightsManifest, listings: ReadonlyMap<string, NodeListing>): Promise<Result<WeightsManifest>> {
+  const dir = runnerDirOf(d)
+  const files = []
+  for (const f of ref.files) {
+    const held = f.sha256 === PENDING_SHA256 && [...listings.values()].some((l) => l.files.get(f.path)?.size === f.size)
+    if (!held) {
+      files.push(f)
+      continue
+    }
+    const h = await hashRunnerFile(dir, f.path, f.size)
+    if (!h.ok) return h
+    d.runnerHashes.set(f.path, h.value)
+    files.push({ ...f, sha256: h.value.sha256 })
+  }
+  return ok(weightsManifest(files))
+}
+
+/** The reference with the hashes computed while sending filled in (a file never sent in full keeps PENDING_SHA256). */
+export const withSentHashes = (d: Delivery, ref: WeightsManifest): WeightsManifest =>
+  weightsManifest(ref.files.map((f) => (f.sha256 === PENDING_SHA256 && d.runnerHashes.has(f.path) ? { ...f, sha256: d.runnerHashes.get(f.path)!.sha256 } : f)))
+
+/** The hashes computed in this run kept in the runner's cache (a runner source). */
+export async function rememberSentHashes(d: Delivery): Promise<void> {
+  if (d.kind !== 'runner') return
+  await rememberRunnerHashes(runnerHashCacheFile(runnerDirOf(d), d.run.env), d.runnerHashes)
 }
 
 /** The hub download on the head (relay) or on every node (each); a problem if it cannot run or fails. */

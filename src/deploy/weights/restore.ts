@@ -14,9 +14,9 @@ import type { Problem } from '../../result/result.js'
 import { type NodeListing, type NodeWeights, manifestOfListing } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith } from './delivery.js'
 import { type WeightsManifest, weightsIdentity } from './weights-manifest.js'
-import { type WeightsSourceKind, planSends } from './weights-plan.js'
+import type { WeightsSourceKind } from './weights-plan.js'
 import { compareAll, referenceFromSource } from './reference-manifest.js'
-import { sendAll } from './send.js'
+import { planDelivery, sendAll } from './send.js'
 import { verified, verifyAll } from './transfer.js'
 
 export type RestoreAction = 'verified' | 'redelivered' | 'refused'
@@ -117,8 +117,7 @@ async function redeliver(d: Delivery, target: RestoreTarget): Promise<RestoreOut
     if (!again.ok) return failed(again.problem)
     compareAll(d, expected, again.value)
   }
-  const sends = planSends(d.m, d.kind, d.model.distribution, d.befores)
-  await sendAll(d, sends)
+  await sendAll(d, planDelivery(d))
   if (d.run.signal?.aborted)
     return failed({ code: 'CANCELLED', message: 'cancelled during the weights transfer of a rollback', evidence: {}, fix: 'Roll back again.' })
   const after = await listAll(d)

@@ -88,8 +88,45 @@ export async function openRunnerFile(dir: string, rel: string, size: number): Pr
   }
 }
 
-/** Hash every file of a runner directory (streamed; links followed only inside its boundary; names starting with . left out). */
-export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Result<WeightsManifest>> {
+/** A file's identity for the cache: unchanged size, mtime, ctime and inode mean unchanged bytes. */
+export const fileKey = (st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; ino: bigint }): string => `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`
+
+/** The SHA-256 of a file no hash is known for yet, while `hashRunnerDir` left it out (`lazy`). */
+export const PENDING_SHA256 = ''
+
+/** The hashes computed while sending, added to the runner's cache (what was there kept). */
+export async function rememberRunnerHashes(cacheFile: string, entries: ReadonlyMap<string, { key: string; sha256: string }>): Promise<void> {
+  if (entries.size === 0) return
+  try {
+    const cache = { ...(await readHashCache(cacheFile)), ...Object.fromEntries(entries) }
+    await mkdir(dirname(cacheFile), { recursive: true })
+    await writeFile(`${cacheFile}.tmp`, JSON.stringify(cache))
+    await rename(`${cacheFile}.tmp`, cacheFile)
+  } catch {
+    // No cache: the next deploy reads the files again.
+  }
+}
+
+/** One runner file hashed now (a node holds a file of its size: the hash decides whether it is sent). */
+export async function hashRunnerFile(dir: string, rel: string, size: number): Promise<Result<{ sha256: string; key: string }>> {
+  const opened = await openRunnerFile(dir, rel, size)
+  if (!opened.ok) return opened
+  try {
+    const key = fileKey(await opened.value.stat({ bigint: true }))
+    const h = createHash('sha256')
+    for await (const chunk of opened.value.createReadStream({ autoClose: false })) h.update(chunk as Buffer)
+    return ok({ sha256: h.digest('hex'), key })
+  } finally {
+    await opened.value.close()
+  }
+}
+
+/**
+ * Hash every file of a runner directory (streamed; links followed only inside its boundary; names
+ * starting with . left out). `lazy`: a file the cache does not know is not read here; its SHA-256
+ * is PENDING_SHA256, computed as it is sent (or by `hashRunnerFile` when a node holds a file of its size).
+ */
+export async function hashRunnerDir(dir: string, cacheFile?: string, lazy = false): Promise<Result<WeightsManifest>> {
   const root = resolve(dir)
   const files: WeightsFile[] = []
   const cache = cacheFile ? await readHashCache(cacheFile) : {}
@@ -116,8 +153,12 @@ export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Re
       if (!st.isFile()) continue
       const why = badFilePath(rel)
       if (why) return `${rel}: ${why}`
-      const key = `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`
+      const key = fileKey(st)
       let sha256 = cache[rel]?.key === key ? cache[rel].sha256 : undefined
+      if (!sha256 && lazy) {
+        files.push({ path: rel, size: Number(st.size), sha256: PENDING_SHA256 })
+        continue
+      }
       if (!sha256) {
         const h = createHash('sha256')
         for await (const chunk of createReadStream(full)) h.update(chunk as Buffer)
@@ -148,7 +189,7 @@ export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Re
       fix: "Point model.source.runner.dir at a readable directory on the runner (relative to the manifest file's directory, or absolute).",
     })
   }
-  if (cacheFile) {
+  if (cacheFile && !lazy) {
     try {
       await mkdir(dirname(cacheFile), { recursive: true })
       await writeFile(`${cacheFile}.tmp`, JSON.stringify(next))
@@ -164,5 +205,6 @@ export async function hashRunnerDir(dir: string, cacheFile?: string): Promise<Re
       evidence: { Directory: root },
       fix: 'Put the model files there first.',
     })
+  if (cacheFile && lazy) await rememberRunnerHashes(cacheFile, new Map(Object.entries(next)))
   return ok(weightsManifest(files))
 }

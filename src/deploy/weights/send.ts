@@ -1,112 +1,152 @@
 /**
- * Moving what the nodes lack: the head's sends first, then every worker's at once (each node's
- * files one after another), each file from the runner over the node's SSH transport or from the
- * head over the fabric, received into a .partial that is renamed only once its SHA-256 matches.
+ * Moving what the nodes lack (src/deploy/weights/streams.ts plans it): every stream at once, each
+ * one command on the receiving node that writes its files to .partial names, hashes them as they
+ * arrive and renames each only once its SHA-256 matches the one the sender computed as it read
+ * the bytes (and the manifest's). A runner stream to the head is passed on to the workers that
+ * lack the same files as it arrives; the rest goes from the head's copy afterwards.
  */
-import { Transform } from 'node:stream'
-import { receiveWeightsFile, sendWeightsFileToWorker } from '../../plan/weights-commands.js'
-import { type RunResult, outcome, succeeded } from '../../transport/transport.js'
+import { createHash } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { type StreamFile, receiveWeightsStream, sendWeightsStreamToWorker } from '../../plan/weights-commands.js'
+import { outcome, succeeded } from '../../transport/transport.js'
+import type { FileCheck } from './compare.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
-import type { Send } from './weights-plan.js'
 import { runnerDirOf } from './reference-manifest.js'
-import { openRunnerFile } from './runner-hash.js'
+import { PENDING_SHA256, fileKey, openRunnerFile } from './runner-hash.js'
+import { type StreamPlan, type WeightsStream, planStreams, streamsOf } from './streams.js'
+import { parseStreamOutput, recordBytes } from './stream-output.js'
 
-/** Every send, the head's first; stops early once the run is cancelled. */
-export async function sendAll(d: Delivery, sends: readonly Send[]): Promise<void> {
+/** The delivery's streams, planned from every node's comparison with the reference. */
+export const planDelivery = (d: Delivery): StreamPlan => planStreams(d.m, d.kind, d.model.distribution, d.befores, streamsOf(d.model))
+
+/** Every stream of the plan: `first` at once, then `after` at once; stops early once the run is cancelled. */
+export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
   const runnerDir = d.kind === 'runner' ? runnerDirOf(d) : ''
-  const signal = d.run.signal
-  const perNode = (sendsTo: readonly Send[]) => async () => {
-    for (const s of sendsTo) {
-      if (signal?.aborted) return
-      if (!(await sendOne(d, s, runnerDir)) && signal?.aborted) return
+  await Promise.all(plan.first.map((s) => sendStream(d, s, runnerDir)))
+  if (d.run.signal?.aborted) return
+  // From the head's copy: a file hashed only while the runner sent it takes that hash; one the head never got in full is not sent.
+  const after = plan.after.map((s) => ({
+    ...s,
+    files: s.files.flatMap((c) => {
+      if (c.file.sha256 !== PENDING_SHA256) return [c]
+      const h = d.runnerHashes.get(c.file.path)
+      if (!h) d.failures.push(`${d.head.name} → ${s.to} ${c.file.path}: not sent (the head never received it in full)`)
+      return h ? [{ ...c, file: { ...c.file, sha256: h.sha256 } }] : []
+    }),
+  }))
+  await Promise.all(after.filter((s) => s.files.length > 0).map((s) => sendStream(d, s, runnerDir)))
+}
+
+const streamFile = (c: FileCheck): StreamFile => ({ path: c.file.path, size: c.file.size, sha256: c.file.sha256 || '-', offset: c.resumeFrom })
+
+async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string): Promise<void> {
+  const { head, say, m } = d
+  const from = s.from === 'runner' ? 'runner' : head.name
+  for (const c of s.files)
+    say(
+      `[${s.to}] ${from} → ${s.to} ${c.file.path}: ${c.status}, ${mb(c.file.size - c.resumeFrom)} to send${c.resumeFrom > 0 ? `, resuming at ${mb(c.resumeFrom)}` : ''}${s.forward.length ? ` (passed on to ${s.forward.join(', ')} as it arrives)` : ''}`,
+    )
+  const files = s.files.map(streamFile)
+  const t0 = Date.now()
+  const forward = s.forward.map((w) => m.nodes.find((n) => n.name === w)!)
+  const runner = s.from === 'runner' ? runnerStream(d, s, runnerDir, t0) : undefined
+  const cmd = runner
+    ? receiveWeightsStream(m, d.model.path, files, forward)
+    : sendWeightsStreamToWorker(m, d.model.path, m.nodes.find((n) => n.name === s.to)!, files)
+  const on = runner ? s.to : head.name
+  // Each file keeps the budget it had as a command of its own (ssh.commandTimeoutSeconds): a stream of 30 shards over a slow link is not cut at one file's.
+  const timeoutMs = d.timeoutMs * Math.max(1, s.files.length)
+  const r = await d.run.transports.get(on)!.run(cmd, { timeoutMs, ...(runner && { stdin: runner.stream }), ...d.sig })
+  const ms = Date.now() - t0
+  if (runner?.problem()) d.failures.push(`runner → ${s.to}: ${runner.problem()}`)
+  const out = parseStreamOutput(r.stdout)
+  const tally = (node: string, recs: typeof out.files, fabric: boolean) => {
+    const acc = d.sent.get(node) ?? { bytes: 0, files: 0 }
+    for (const c of s.files) {
+      const rec = recs.get(c.file.path)
+      const got = rec?.got ?? 0
+      acc.bytes += got
+      if (fabric) d.moved.fabric += got
+      const via = fabric && s.from === 'runner' ? `${head.name} (passed on)` : from
+      if (rec?.status === 'ok') {
+        acc.files += 1
+        say(
+          `[${node}] ${via} → ${node} ${c.file.path}${c.resumeFrom > 0 ? ` (resumed at ${mb(c.resumeFrom)})` : ''}: ${mb(got)}, verified as it arrived (stream of ${s.files.length} files in ${(ms / 1000).toFixed(1)} s, ${rate(recordBytes(recs), ms)})`,
+        )
+      } else {
+        const why = rec ? rec.detail : `not received (${outcome(r)}: ${tail(r)})`
+        d.failures.push(`${via} → ${node} ${c.file.path}: ${why}`)
+        say(`[${node}] ${via} → ${node} ${c.file.path} failed after ${mb(got)}: ${why}`)
+      }
+    }
+    d.sent.set(node, acc)
+  }
+  tally(s.to, out.files, s.from === 'head')
+  for (const w of forward) {
+    const code = out.forwarded.get(w.fabricIp)
+    if (code !== 0)
+      d.failures.push(
+        `${head.name} → ${w.name} (passed on): ${code === undefined ? 'never started' : `exit ${code}`}${out.logs.get(w.fabricIp)?.length ? `: ${out.logs.get(w.fabricIp)!.slice(-3).join(' / ')}` : ''}`,
+      )
+    tally(w.name, out.at.get(w.fabricIp) ?? new Map(), true)
+  }
+  // A receiver that did not reach its `end` (killed, out of memory, a shell without bash) is said even when its exit looked clean.
+  if ((!succeeded(r) || !out.complete) && !r.cancelled)
+    d.failures.push(`${from} → ${s.to}: ${out.complete ? outcome(r) : 'the receiver stopped before its end'}: ${tail(r)}`)
+}
+
+/**
+ * The runner's side of one stream: each file from its offset, read from the handle opened inside
+ * the directory at the size that was hashed, then the SHA-256 of the whole file computed while
+ * reading it (a resumed file's earlier bytes read here, not sent). A file that cannot be opened or
+ * changes size ends the stream there: the node keeps .partial files, never a wrong file.
+ */
+function runnerStream(d: Delivery, s: WeightsStream, runnerDir: string, t0: number) {
+  let problem: string | undefined
+  async function* bytes(): AsyncGenerator<Buffer> {
+    for (const c of s.files) {
+      const { file } = c
+      const offset = c.resumeFrom
+      const opened = await openRunnerFile(runnerDir, file.path, file.size)
+      if (!opened.ok) {
+        problem = opened.problem.message
+        return
+      }
+      const h = createHash('sha256')
+      const key = fileKey(await opened.value.stat({ bigint: true }))
+      const rest = file.size - offset
+      let moved = 0
+      let quarter = rest >= 1e6 ? 1 : 4
+      try {
+        if (offset > 0) for await (const chunk of opened.value.createReadStream({ start: 0, end: offset - 1, autoClose: false })) h.update(chunk as Buffer)
+        for await (const chunk of opened.value.createReadStream({ start: offset, autoClose: false })) {
+          const b = chunk as Buffer
+          h.update(b)
+          moved += b.length
+          d.moved.runner += b.length
+          // A line at each quarter of a file of a megabyte or more (by bytes, so a test can wait for one mid-copy).
+          while (quarter < 4 && moved >= (rest * quarter) / 4) {
+            d.say(`[${s.to}] runner → ${s.to} ${file.path}: ${quarter * 25}% (${mb(offset + moved)} of ${mb(file.size)}, ${rate(moved, Date.now() - t0)})`)
+            quarter++
+          }
+          yield b
+        }
+      } catch (err) {
+        problem = `reading ${file.path} on the runner failed mid-file: ${(err as Error).message}`
+        return
+      } finally {
+        await opened.value.close()
+      }
+      if (moved !== rest) {
+        problem = `${file.path} changed on the runner while it was sent (${offset + moved} bytes, ${file.size} when it was hashed)`
+        return
+      }
+      const sha = h.digest('hex')
+      const known = file.sha256 || d.runnerHashes.get(file.path)?.sha256
+      if (known && sha !== known) problem = `${file.path} changed on the runner since it was hashed (its SHA-256 is now ${sha.slice(0, 12)})`
+      else d.runnerHashes.set(file.path, { sha256: sha, key })
+      yield Buffer.from(sha)
     }
   }
-  const headSends = sends.filter((s) => s.to === d.head.name)
-  await perNode(headSends)()
-  const workerNames = [...new Set(sends.filter((s) => s.to !== d.head.name).map((s) => s.to))]
-  if (!signal?.aborted) await Promise.all(workerNames.map((w) => perNode(sends.filter((s) => s.to === w))()))
-}
-
-interface Moved {
-  readonly r: RunResult
-  readonly moved: number
-}
-
-/** One file to one node; tallied in d.sent and d.moved, a failure kept in d.failures. */
-async function sendOne(d: Delivery, s: Send, runnerDir: string): Promise<boolean> {
-  const { head, say } = d
-  say(
-    `[${s.to}] ${s.from === 'runner' ? 'runner' : head.name} → ${s.to} ${s.check.file.path}: ${s.check.status}, ${mb(s.check.file.size - s.check.resumeFrom)} to send${s.check.resumeFrom > 0 ? `, resuming at ${mb(s.check.resumeFrom)}` : ''}`,
-  )
-  const { file } = s.check
-  const offset = s.check.resumeFrom
-  const t0 = Date.now()
-  const { r, moved } = s.from === 'runner' ? await sendFromRunner(d, s, runnerDir, t0) : await sendFromHead(d, s)
-  const ms = Date.now() - t0
-  const acc = d.sent.get(s.to) ?? { bytes: 0, files: 0 }
-  acc.bytes += moved
-  if (succeeded(r)) acc.files += 1
-  d.sent.set(s.to, acc)
-  const from = s.from === 'runner' ? 'runner' : head.name
-  if (succeeded(r)) {
-    say(
-      `[${s.to}] ${from} → ${s.to} ${file.path}${offset > 0 ? ` (resumed at ${mb(offset)})` : ''}: ${mb(moved)} in ${(ms / 1000).toFixed(1)} s (${rate(moved, ms)})`,
-    )
-    return true
-  }
-  d.failures.push(`${from} → ${s.to} ${file.path}: ${outcome(r)}: ${tail(r)}`)
-  say(`[${s.to}] ${from} → ${s.to} ${file.path} failed after ${mb(moved)}: ${outcome(r)}`)
-  return false
-}
-
-/** The runner streams the file (from its offset) into the node's receiver, counting the bytes. */
-async function sendFromRunner(d: Delivery, s: Send, runnerDir: string, t0: number): Promise<Moved> {
-  const { file } = s.check
-  const offset = s.check.resumeFrom
-  let moved = 0
-  // A line at each quarter of a file of a megabyte or more (by bytes, so a test can wait for one mid-copy).
-  const rest = file.size - offset
-  let quarter = rest >= 1e6 ? 1 : 4
-  const counter = new Transform({
-    transform(chunk: Buffer, _e, cb) {
-      moved += chunk.length
-      d.moved.runner += chunk.length
-      while (quarter < 4 && rest > 0 && moved >= (rest * quarter) / 4) {
-        d.say(`[${s.to}] runner → ${s.to} ${file.path}: ${quarter * 25}% (${mb(offset + moved)} of ${mb(file.size)}, ${rate(moved, Date.now() - t0)})`)
-        quarter++
-      }
-      cb(null, chunk)
-    },
-  })
-  // Opened once, inside the directory, the size it had when hashed; the bytes come from this handle.
-  const opened = await openRunnerFile(runnerDir, file.path, file.size)
-  if (!opened.ok) return { r: notRun(opened.problem.message), moved: 0 }
-  let readError: Error | undefined
-  const source = opened.value.createReadStream({ start: offset, autoClose: true })
-  // A read that fails mid-file ends the stream: the node gets a short file (never renamed: its SHA-256 fails) and the failure is said.
-  source.on('error', (err) => {
-    readError = err
-    counter.end()
-  })
-  source.pipe(counter)
-  const r = await d.run.transports.get(s.to)!.run(receiveWeightsFile(d.model.path, file, offset), { timeoutMs: d.timeoutMs, stdin: counter, ...d.sig })
-  if (readError) return { r: notRun(`reading ${file.path} on the runner failed mid-file: ${readError.message}`), moved }
-  return { r, moved }
-}
-
-/** A send that did not happen (or whose source broke), as the result of a command that failed. */
-const notRun = (why: string): RunResult => ({ code: 1, signal: null, stdout: '', stderr: why, durationMs: 0, timedOut: false })
-
-/** The head sends the file (from its offset) to a worker over the fabric. */
-async function sendFromHead(d: Delivery, s: Send): Promise<Moved> {
-  const { file } = s.check
-  const offset = s.check.resumeFrom
-  const node = d.m.nodes.find((n) => n.name === s.to)!
-  const r = await d.run.transports.get(d.head.name)!.run(sendWeightsFileToWorker(d.m, d.model.path, node, file, offset), { timeoutMs: d.timeoutMs, ...d.sig })
-  let moved = 0
-  if (succeeded(r)) {
-    moved = file.size - offset
-    d.moved.fabric += moved
-  }
-  return { r, moved }
+  return { stream: Readable.from(bytes(), { objectMode: false }), problem: () => problem }
 }

@@ -11,9 +11,16 @@ import { type Problem, ok } from '../../result/result.js'
 import { type NodeListing, compareNode, describeNode } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith, weightsReport } from './delivery.js'
 import { type WeightsManifest, weightsManifestText } from './weights-manifest.js'
-import { planSends } from './weights-plan.js'
-import { checkHubDigests, compareAll, referenceFromHead, referenceFromSource } from './reference-manifest.js'
-import { sendAll } from './send.js'
+import {
+  checkHubDigests,
+  compareAll,
+  referenceFromHead,
+  referenceFromSource,
+  rememberSentHashes,
+  resolvePending,
+  withSentHashes,
+} from './reference-manifest.js'
+import { planDelivery, sendAll } from './send.js'
 
 export type { HubPlanner, HubStep, NodeWeightsReport, WeightsOutcome, WeightsReport, WeightsRun } from './delivery.js'
 export { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
@@ -22,16 +29,16 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   const d = startDelivery(run)
 
   // 1. The reference: the runner's directory, or the head's copy once it holds the files.
-  const source = await referenceFromSource(d)
+  const source = await referenceFromSource(d, true)
   if (!source.ok) return stopWith(d, source.problem)
   const first = await listAll(d)
   if (!first.ok) return stopWith(d, first.problem, source.value)
   // A hub download is checked against the hub's own digests before the head's copy is the reference.
   const digests = await checkHubDigests(d, first.value)
   if (digests) return stopWith(d, digests)
-  const reference = source.value ? ok(source.value) : referenceFromHead(d, first.value)
+  const reference = source.value ? await resolvePending(d, source.value, first.value) : referenceFromHead(d, first.value)
   if (!reference.ok) return stopWith(d, reference.problem)
-  const ref = reference.value
+  let ref = reference.value
   compareAll(d, ref, first.value)
 
   // 2. Room for what is missing.
@@ -39,8 +46,12 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   if (short) return stopWith(d, short, ref)
 
   // 3. Move only what is missing: the head first, then the workers at once.
-  const sends = planSends(d.m, d.kind, d.model.distribution, d.befores)
-  await sendAll(d, sends)
+  const plan = planDelivery(d)
+  const sends = [...plan.first, ...plan.after]
+  await sendAll(d, plan)
+  // The hashes the runner computed while sending complete the reference; the next deploy takes them from its cache.
+  ref = withSentHashes(d, ref)
+  await rememberSentHashes(d)
   if (run.signal?.aborted)
     return stopWith(
       d,

@@ -10,7 +10,6 @@
  * - nodes: the head's listing is the reference; relay repairs a worker from the head, each only verifies.
  */
 import type { Manifest, ModelSettings } from '../../manifest/schema.js'
-import type { FileCheck, NodeWeights } from './compare.js'
 
 export type WeightsSourceKind = 'hub' | 'runner' | 'nodes'
 
@@ -37,37 +36,6 @@ export function withModel(m: Manifest): Manifest {
     },
     vllm: { ...m.vllm, model: model.path, servedModelName: m.vllm.servedModelName ?? (m.vllm.model === model.path ? undefined : m.vllm.model) },
   }
-}
-
-/** One file to one node, from the runner or from the head over the fabric. */
-export interface Send {
-  readonly to: string
-  readonly from: 'runner' | 'head'
-  readonly check: FileCheck
-}
-
-/**
- * The sends of a runner source, or the head-to-worker repairs of the others, from every node's
- * comparison with the reference. The head's own sends come first (a worker is fed from the head's
- * complete copy).
- */
-export function planSends(
-  m: Manifest,
-  kind: WeightsSourceKind,
-  distribution: ModelSettings['distribution'],
-  nodes: ReadonlyMap<string, NodeWeights>,
-): readonly Send[] {
-  const head = m.nodes.find((n) => n.role === 'head')!.name
-  const sends: Send[] = []
-  for (const n of [...m.nodes].sort((a, b) => (a.role === 'head' ? -1 : b.role === 'head' ? 1 : 0))) {
-    const v = nodes.get(n.name)
-    if (!v) continue
-    const from: Send['from'] | undefined =
-      kind === 'runner' ? (distribution === 'relay' && n.name !== head ? 'head' : 'runner') : distribution === 'relay' && n.name !== head ? 'head' : undefined
-    if (!from) continue
-    for (const check of v.bad) sends.push({ to: n.name, from, check })
-  }
-  return sends
 }
 
 /** The model is copied head → workers over the fabric: the host checks verify that SSH (RELAY_SSH_FAILED). */
