@@ -150,7 +150,17 @@ async function buildRootfsImage(ctx: LabContext, profile: RootfsProfile, minbase
 export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promise<LabResult<ImageView>> {
   const baseHash = await ensureRootfsImage(ctx, 'node', changed)
   if (!baseHash.ok) return baseHash
-  const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'gpu-memory', 'vrd-lab-memory', 'nvidia-container-runtime-hook', 'earlyoom', 'sshd_config']
+  const files = [
+    'node.Dockerfile',
+    'node-init.sh',
+    'runc-lab',
+    'nvidia-smi',
+    'gpu-memory',
+    'vrd-lab-memory',
+    'nvidia-container-runtime-hook',
+    'earlyoom',
+    'sshd_config',
+  ]
   const hash = contentHash({ values: [RECIPE, baseHash.value], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
   const current = await inspectImage(ctx, IMAGES.node)
   if (current?.labels[HASH_LABEL] === hash) return ok(current)

@@ -7,7 +7,7 @@ export { labUp, labDown, type LabDownResult } from './lab.js'
 export { labStatus } from './status.js'
 export { renderLabStatus } from './status-render.js'
 export type { BuildWorkloadOptions } from './workload-image.js'
-export { type LabProblem, type LabProblemCode, type LabResult, labProblemText } from './lab-problem.js'
+export { type LabProblem, type LabProblemCode, type LabResult, fileSystemProblem, labProblemText } from './lab-problem.js'
 export type {
   LabDownOptions,
   LabInfo,

@@ -31,3 +31,25 @@ export function tail(text: string, lines = 20): string {
   const all = text.trimEnd().split('\n')
   return all.slice(-lines).join('\n')
 }
+
+/** The file-system errors this machine can give the lab: its dir unwritable, full, or under a file. */
+const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'EMFILE', 'ENFILE'])
+
+/**
+ * A Problem for an error this machine's file system raised under the lab (an `fs` call that threw:
+ * the lab's dir cannot be written, the disk is full), or undefined for anything else, which is a bug.
+ * The lab's adapter asks this of whatever a lab command throws, so no file write anywhere in the lab
+ * ends in the internal-error exit, however deep it sits.
+ */
+export function fileSystemProblem(err: unknown): LabProblem | undefined {
+  const e = err as NodeJS.ErrnoException | undefined
+  if (!e || typeof e.code !== 'string' || !FILE_SYSTEM_CODES.has(e.code)) return undefined
+  const what = e.path ? `${e.syscall ?? 'use'} ${e.path}` : (e.syscall ?? 'use a file')
+  return labProblem(
+    'not-ready',
+    `cannot ${what}: ${e.code}`,
+    e.code === 'ENOSPC' || e.code === 'EDQUOT'
+      ? 'free space on that disk, or point VRD_LAB_DIR at another'
+      : 'check that the lab dir (VRD_LAB_DIR) and the paths given are writable directories',
+  )
+}

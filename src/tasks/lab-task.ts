@@ -1,4 +1,5 @@
-import { type LabProblem, labDown, labProblemText, labStatus, labUp, renderLabStatus } from '../lab/index.js'
+import { type LabProblem, type LabResult, fileSystemProblem, labDown, labProblemText, labStatus, labUp, renderLabStatus } from '../lab/index.js'
+import { fail } from '../result/result.js'
 import { escapeMarkdown } from '../report/escape.js'
 import { verdictLine } from '../report/verdict.js'
 import { SCENARIOS, runLabScenario } from '../lab/scenario.js'
@@ -35,8 +36,22 @@ export function labFailure(problem: LabProblem): TaskOutcome {
   }
 }
 
+/**
+ * Runs one lab command: its Problem comes back as it is, and an error the file system threw under it
+ * (the lab dir unwritable, the disk full) becomes one too. Anything else thrown is a bug.
+ */
+async function labCall<T>(run: () => Promise<LabResult<T>> | LabResult<T>): Promise<LabResult<T>> {
+  try {
+    return await run()
+  } catch (err) {
+    const problem = fileSystemProblem(err)
+    if (problem) return fail(problem)
+    throw err
+  }
+}
+
 export async function labUpTask(nodes: number | undefined, onProgress: (m: string) => void): Promise<TaskOutcome> {
-  const up = await labUp({ ...(nodes !== undefined && { nodes }), onProgress })
+  const up = await labCall(() => labUp({ ...(nodes !== undefined && { nodes }), onProgress }))
   if (!up.ok) return labFailure(up.problem)
   const info = up.value
   const lines = [
@@ -51,13 +66,13 @@ export async function labUpTask(nodes: number | undefined, onProgress: (m: strin
 }
 
 export async function labDownTask(purge: boolean, onProgress: (m: string) => void): Promise<TaskOutcome> {
-  const r = await labDown({ purge, onProgress })
+  const r = await labCall(() => labDown({ purge, onProgress }))
   if (!r.ok) return labFailure(r.problem)
   return ok('lab down: removed', `lab down: done\n${JSON.stringify(r.value, null, 2)}\n`, r.value)
 }
 
 export async function labStatusTask(): Promise<TaskOutcome> {
-  const s = await labStatus({})
+  const s = await labCall(() => labStatus({}))
   if (!s.ok) return labFailure(s.problem)
   return ok('lab status', renderLabStatus(s.value), s.value)
 }
@@ -66,7 +81,7 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
   if (!name || !(SCENARIOS as readonly string[]).includes(name)) {
     return usageError(`lab scenario needs one of ${SCENARIOS.join(', ')}${name ? `, not "${name}"` : ''}`)
   }
-  const run = await runLabScenario(name as (typeof SCENARIOS)[number], { serve, onProgress })
+  const run = await labCall(() => runLabScenario(name as (typeof SCENARIOS)[number], { serve, onProgress }))
   if (!run.ok) return labFailure(run.problem)
   const r = run.value
   const lines = [
@@ -95,19 +110,19 @@ export async function labScenarioTask(name: string | undefined, serve: boolean, 
 export async function labHubTask(sub: string | undefined, dir: string | undefined, repo: string | undefined): Promise<TaskOutcome> {
   if (sub === 'up') {
     if (!dir) return usageError('lab hub up needs the model directory to serve: lab hub up MODEL_DIR [org/name]')
-    const up = await hubUp({ dir, ...(repo && { repo }) })
+    const up = await labCall(() => hubUp({ dir, ...(repo && { repo }) }))
     if (!up.ok) return labFailure(up.problem)
     const lines = hubUsage(up.value)
     return ok(lines[0]!, `${lines.join('\n')}\n`, up.value)
   }
   if (sub === 'down') {
-    const down = await hubDown()
+    const down = await labCall(() => hubDown())
     if (!down.ok) return labFailure(down.problem)
     const line = down.value ? 'lab hub down: the mirror was stopped' : 'lab hub down: no mirror was running'
     return ok(line, `${line}\n`, { stopped: down.value })
   }
   if (sub === 'status') {
-    const status = hubStatus()
+    const status = await labCall(() => hubStatus())
     if (!status.ok) return labFailure(status.problem)
     const s = status.value
     const lines = s ? hubUsage(s) : ['lab hub: no mirror running (lab hub up MODEL_DIR [org/name] starts one)']
