@@ -46,6 +46,7 @@ async function labCall<T>(run: () => Promise<LabResult<T>> | LabResult<T>): Prom
   } catch (err) {
     const problem = fileSystemProblem(err)
     if (problem) return fail(problem)
+    // bug: anything else a lab command throws; the front door's internal-error exit reports it
     throw err
   }
 }
