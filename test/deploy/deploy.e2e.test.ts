@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import { deployLockStatus } from '../../src/deploy/deploy-lock.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir, scenarioScript } from '../support/lab.js'
+import { labPaths, resolveLabDir, scenarioScript } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy-task.js'
@@ -19,7 +19,7 @@ import { planTask } from '../../src/tasks/plan-task.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import { headCompletion } from './support/head-completion.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-value`
 let manifest: Manifest
@@ -103,10 +103,8 @@ function watchPs(): { stop: () => Promise<string[]> } {
 }
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress)
+  creds = lab.creds
   dir = mkdtempSync(join(tmpdir(), 'vrd-deploy-e2e-'))
   const text = readFileSync(lab.path, 'utf8')
   const withSecret = text.replace(/^container:\n/m, 'container:\n  secretEnv: [VRD_TEST_SECRET]\n')
@@ -117,9 +115,7 @@ beforeAll(async () => {
   writeFileSync(seedBug, withSecret.replace(/^launch:\n {2}mode: builtin\n/m, 'launch:\n  mode: script\n  path: seed-bug.sh\n'))
   expect(readFileSync(seedBug, 'utf8')).toContain('path: seed-bug.sh')
   manifest = lab.manifest
-  transports = await labTransports(manifest)
-  // A known state: no container and no releases from earlier runs.
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

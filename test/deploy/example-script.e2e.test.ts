@@ -13,14 +13,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { argv } from '../../src/command/shell.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { LABEL_PREFIX } from '../../src/plan/node-commands.js'
-import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 const EXAMPLE = 'src/manifest/examples/launch-both-executors.sh'
 const progress = (m: string) => process.stderr.write(`[example-script-e2e] ${m}\n`)
@@ -57,16 +55,13 @@ const label = (t: Transport) => sh(t, 'docker', 'inspect', '--format', `{{index 
 const processes = (t: Transport) => sh(t, 'sh', '-c', `docker top ${manifest.container.name} -eo pid,args || true`)
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
+  const lab = await openLab(progress)
   labText = readFileSync(lab.path, 'utf8')
   manifest = lab.manifest
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  creds = lab.creds
   dir = mkdtempSync(join(tmpdir(), 'vrd-example-script-'))
   copyFileSync(EXAMPLE, join(dir, 'launch.sh'))
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

@@ -1,19 +1,12 @@
-/**
- * A Ray-less image on the lab, end to end: release r1 deployed and serving, then a deploy of the
- * stand-in with Ray uninstalled (src/lab/image-variants.ts) under the Ray executor is refused at
- * the image-contents stage with IMAGE_LACKS_RAY, before anything changes: r1's containers keep
- * running (their start time unchanged), `current` still names r1, and r1 still answers completions.
- */
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { ensureNoRayImage, type LabImageVariant, labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
+import { ensureNoRayImage, type LabImageVariant } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -37,15 +30,12 @@ async function completion(): Promise<string> {
 }
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
+  const lab = await openLab(progress)
   noRay = await ensureNoRayImage({ onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  creds = lab.creds
   manifest = lab.manifest
   manifestPath = lab.path
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

@@ -12,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import { argv } from '../../src/command/shell.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, resetLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 const GIB = 1024 ** 3
 /** spark-b's budget: what it uses with m1 running, plus this. */
@@ -54,14 +53,11 @@ function withWatchdog(env: Record<string, string>): string {
 const deploy = (path: string, release: string) => deployTask(path, { credentials: creds, env: process.env, onProgress: progress, release, force: true })
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress)
+  creds = lab.creds
   manifest = lab.manifest
   labPath = lab.path
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
   await budget('clear')
 }, 900_000)
 

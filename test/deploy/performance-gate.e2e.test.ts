@@ -11,12 +11,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import { argv } from '../../src/command/shell.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, resetLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -42,15 +41,12 @@ const json = (o: { json: unknown }) =>
   o.json as { result: string; failure?: { stage: string }; onFailure?: { action: string }; findings: { code: string }[]; performance?: { rows: unknown[] } }
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress)
+  creds = lab.creds
   dir = mkdtempSync(join(tmpdir(), 'vrd-performance-e2e-'))
   labText = readFileSync(lab.path, 'utf8')
   manifest = lab.manifest
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

@@ -13,12 +13,12 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir, runLabScenario } from '../support/lab.js'
+import { runLabScenario } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, resetLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let labPath: string
@@ -42,14 +42,11 @@ function faulty(fault: Record<string, string>): string {
 }
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress)
+  creds = lab.creds
   manifest = lab.manifest
   labPath = lab.path
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

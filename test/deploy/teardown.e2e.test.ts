@@ -10,12 +10,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import { argv } from '../../src/command/shell.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, resetLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -35,17 +33,14 @@ const marked = async (release: string) =>
   (await sh(worker(), `grep -lz '^VRD_RELEASE=${release}$' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true`)).split('\n').filter(Boolean)
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress)
+  creds = lab.creds
   const doc = parseDocument(readFileSync(lab.path, 'utf8'))
   doc.setIn(['deploy', 'teardownTimeoutSeconds'], 8)
   path = join(mkdtempSync(join(tmpdir(), 'vrd-teardown-e2e-')), 'manifest.yml')
   writeFileSync(path, doc.toString())
   manifest = lab.manifest
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest))
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

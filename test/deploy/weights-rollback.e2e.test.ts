@@ -12,13 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask, rollbackTask } from '../../src/tasks/deploy-task.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, shardBytes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab, shardBytes } from './support/lab-nodes.js'
 
 const MODEL_PATH = '/var/lib/vrd/models/lab-rollback'
 const SHARD = 'model-00001-of-00001.safetensors'
@@ -53,10 +52,8 @@ const shardSums = async () =>
   ).then((xs) => xs.map((x) => x.split(' ')[0]))
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress, MODEL_PATH)
+  creds = lab.creds
   dir = mkdtempSync(join(tmpdir(), 'vrd-weights-rollback-e2e-'))
   for (const [rev, shard] of [
     ['a', SHARD_A],
@@ -73,8 +70,7 @@ beforeAll(async () => {
     )
   }
   manifest = lab.manifest
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest), MODEL_PATH)
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
-import { labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { deployLockDir } from '../../src/plan/lock-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { TaskOutcome } from '../../src/tasks/outcome.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, openLab } from './support/lab-nodes.js'
 
 const MODEL_PATH = '/var/lib/vrd/models/lab-tiny'
 const SMALL = 'model-00001-of-00002.safetensors'
@@ -57,10 +56,8 @@ async function servedRoot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  await labUp({ nodes: 2, onProgress: progress })
-  const lab = await loadLabManifest()
-  const paths = labPaths(resolveLabDir())
-  creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
+  const lab = await openLab(progress, MODEL_PATH)
+  creds = lab.creds
   const dir = mkdtempSync(join(tmpdir(), 'vrd-weights-e2e-'))
   weightsDir = join(dir, 'tiny-model')
   mkdirSync(weightsDir)
@@ -75,8 +72,7 @@ beforeAll(async () => {
     `${readFileSync(lab.path, 'utf8')}\nmodel:\n  path: ${MODEL_PATH}\n  source:\n    runner: { dir: ./tiny-model }\n  distribution: relay\n`,
   )
   manifest = lab.manifest
-  transports = await labTransports(manifest)
-  await resetLabNodes(transports, manifest, clusterStateDir(manifest), MODEL_PATH)
+  transports = lab.transports
 }, 900_000)
 
 afterAll(async () => {

@@ -1,8 +1,37 @@
 /** Helpers the lab's deploy tests share (support for *.e2e.test.ts under test/deploy). */
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { argv } from '../../../src/command/shell.js'
 import type { Manifest } from '../../../src/manifest/schema.js'
+import { clusterStateDir } from '../../../src/plan/release-commands.js'
 import type { Transport } from '../../../src/transport/transport.js'
+import { type LabInfo, labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../../support/lab.js'
+
+/** What a deploy test on the lab starts from (openLab). */
+export interface OpenLab {
+  readonly info: LabInfo
+  /** The lab's own manifest and where it is. */
+  readonly manifest: Manifest
+  readonly path: string
+  /** What a deploy logs in with: the lab's key and known_hosts. */
+  readonly creds: { readonly privateKey: string; readonly knownHosts: string }
+  /** One connection per node, for the test's own looks (close them with leaveLabNodes). */
+  readonly transports: Map<string, Transport>
+}
+
+/**
+ * The lab a deploy test needs: up with 2 nodes (reused when it is), its manifest, the credentials,
+ * one connection per node, and every node reset: no release container, no cluster state, nor `paths`.
+ */
+export async function openLab(progress: (m: string) => void, ...paths: string[]): Promise<OpenLab> {
+  const info = await labUp({ nodes: 2, onProgress: progress })
+  const lab = await loadLabManifest()
+  const keys = labPaths(resolveLabDir())
+  const creds = { privateKey: readFileSync(keys.sshKey, 'utf8'), knownHosts: readFileSync(keys.knownHosts, 'utf8') }
+  const transports = await labTransports(lab.manifest)
+  await resetLabNodes(transports, lab.manifest, clusterStateDir(lab.manifest), ...paths)
+  return { info, manifest: lab.manifest, path: lab.path, creds, transports }
+}
 
 /** A clean start on every lab node: the release container removed, then `paths` (the cluster's state dir, a model path). */
 export async function resetLabNodes(transports: ReadonlyMap<string, Transport>, manifest: Manifest, ...paths: string[]): Promise<void> {
