@@ -6,8 +6,8 @@
  *                                               ├─ chroot: python3 & co ───── import → vrd-lab/workload-base
  *                                               └─ chroot: docker-registry ── binary + libs → vrd-lab/registry
  *
- * Each image carries a content hash label; a cached image is reused exactly when its hash still
- * matches what it is made of.
+ * Each image carries a content hash label and a content tag (contentRef); a cached image is reused
+ * exactly when its hash still matches what it is made of, whichever clone or lab instance built it.
  */
 import { existsSync } from 'node:fs'
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
@@ -52,6 +52,39 @@ export async function inspectImage(ctx: LabContext, ref: string): Promise<ImageV
   const r = await ctx.runner.probe(ctx.docker.imageInspect(ref))
   if (r.code !== 0) return undefined
   return parseImageInspect(r.stdout)[0]
+}
+
+/**
+ * An image's content tag: its own name tagged `h-<hash of what it is made of>`. The lab's images
+ * go by fixed names (vrd-lab/node:latest), which every clone, branch and lab instance on this
+ * docker shares: one that builds other content moves the name, and the next `lab up` of the
+ * first would build its own content again. Under its content tag each build stays findable, so
+ * any clone or instance whose content hashes the same takes it back (a `docker tag`, no build).
+ */
+export const contentRef = (ref: string, hash: string): string => `${ref.replace(/:[^:/]*$/, '')}:h-${hash}`
+
+/**
+ * The image `ref` as made from content `hash`, when docker holds it: under `ref` itself (given its
+ * content tag too, for images built before content tags), or under its content tag only, which is
+ * then tagged `ref` again. Undefined: it must be built.
+ */
+export async function cachedImage(ctx: LabContext, ref: string, hash: string): Promise<ImageView | undefined> {
+  const byHash = contentRef(ref, hash)
+  const current = await inspectImage(ctx, ref)
+  if (current?.labels[HASH_LABEL] === hash) {
+    if (!current.repoTags.includes(byHash)) await keepByContent(ctx, ref, hash)
+    return current
+  }
+  const kept = await inspectImage(ctx, byHash)
+  if (kept?.labels[HASH_LABEL] !== hash) return undefined
+  await ctx.runner.step(`tag ${byHash} as ${ref}`, ctx.docker.tag(byHash, ref), { timeoutMs: MINUTE })
+  ctx.progress(`${ref}: the build of this content already in docker (${byHash}), reused`)
+  return kept
+}
+
+/** After a build: the image under its content tag as well (cachedImage finds it there). */
+export async function keepByContent(ctx: LabContext, ref: string, hash: string): Promise<void> {
+  await ctx.runner.step(`tag ${ref} as ${contentRef(ref, hash)}`, ctx.docker.tag(ref, contentRef(ref, hash)), { timeoutMs: MINUTE })
 }
 
 /** The debootstrap tree every image starts from, built once and kept in the cache. */
@@ -100,8 +133,7 @@ const PROFILE_IMAGE: Readonly<Record<RootfsProfile, string>> = {
 export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile, changed: string[]): Promise<string> {
   const ref = PROFILE_IMAGE[profile]
   const hash = profileHash(ctx, profile)
-  const current = await inspectImage(ctx, ref)
-  if (current?.labels[HASH_LABEL] === hash) return hash
+  if (await cachedImage(ctx, ref, hash)) return hash
 
   const minbase = await ensureMinbase(ctx)
   const work = join(ctx.paths.build, `rootfs-${profile}`)
@@ -125,6 +157,7 @@ export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile,
     }
     const changes = [...IMPORT_CHANGES[profile], `LABEL ${LABEL}=1`, `LABEL ${HASH_LABEL}=${hash}`]
     await ctx.runner.step(`import ${ref}`, tarInto(tree, ctx.docker.importImage(ref, changes)), { timeoutMs: 10 * MINUTE })
+    await keepByContent(ctx, ref, hash)
   } finally {
     await rm(work, { recursive: true, force: true })
   }
@@ -138,8 +171,8 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
   const baseHash = await ensureRootfsImage(ctx, 'node', changed)
   const files = ['node.Dockerfile', 'node-init.sh', 'runc-lab', 'nvidia-smi', 'gpu-memory', 'nvidia-container-runtime-hook', 'sshd_config']
   const hash = contentHash({ values: [RECIPE, baseHash], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
-  const current = await inspectImage(ctx, IMAGES.node)
-  if (current?.labels[HASH_LABEL] === hash) return current
+  const cached = await cachedImage(ctx, IMAGES.node, hash)
+  if (cached) return cached
   const started = Date.now()
   ctx.progress(`${IMAGES.node}: adding the lab's files (docker build --network none)`)
   await ctx.runner.step(
@@ -153,6 +186,7 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
     }),
     { timeoutMs: 10 * MINUTE },
   )
+  await keepByContent(ctx, IMAGES.node, hash)
   ctx.progress(`${IMAGES.node} built in ${secs(started)}`)
   changed.push(`image ${IMAGES.node}`)
   const built = await inspectImage(ctx, IMAGES.node)
