@@ -113,6 +113,20 @@ interface DeployRun {
   readonly stages: Readonly<Record<string, number>>
   /** This process's CPU time (user + system) over the deploy: the tool's own work, ssh2's crypto included. */
   readonly cpuMs: number
+  /** Time in no stage at all: connecting to the nodes, the manifest, the report, closing. */
+  readonly outsideMs: number
+}
+
+/** Milliseconds of [start, end) intervals covered by none of them. */
+const uncovered = (totalMs: number, spans: readonly (readonly [number, number])[]): number => {
+  let covered = 0
+  let reach = 0
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    const from = Math.max(a, reach)
+    if (b > from) covered += b - from
+    reach = Math.max(reach, b)
+  }
+  return totalMs - covered
 }
 
 /**
@@ -127,6 +141,8 @@ export const toolShareMs = (r: DeployRun): number => r.totalMs - CONTAINER_START
 async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; release: string }): Promise<DeployRun> {
   const open = new Map<RolloutStage, number>()
   const stages: Record<string, number> = {}
+  const spans: [number, number][] = []
+  let vllmClosed = false
   const started = performance.now()
   const cpu = process.cpuUsage()
   const out = await deployTask(path, {
@@ -135,8 +151,23 @@ async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; 
     release: opts.release,
     ...(opts.force && { force: true }),
     onStage: (stage, event) => {
+      // vLLM's start-up: the serve stage reports only its phase (the vllm serve command); its
+      // start-up watcher (until /health answers, the model load) runs after it in no phase, up to
+      // the next stage. So `vllm` is counted from its start to whatever stage starts next.
+      if (event === 'start' && open.has('vllm') && stage !== 'vllm' && stages.vllm !== undefined && !vllmClosed) {
+        const from = open.get('vllm')!
+        stages.vllm = performance.now() - from
+        spans.push([from - started, performance.now() - started])
+        vllmClosed = true
+      }
       if (event === 'start') open.set(stage, performance.now())
-      else stages[stage] = (stages[stage] ?? 0) + performance.now() - (open.get(stage) ?? performance.now())
+      else if (stage === 'vllm')
+        stages.vllm = 0 // closed when the next stage starts
+      else {
+        const from = open.get(stage) ?? performance.now()
+        stages[stage] = (stages[stage] ?? 0) + performance.now() - from
+        spans.push([from - started, performance.now() - started])
+      }
     },
   })
   const totalMs = performance.now() - started
@@ -150,6 +181,7 @@ async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; 
     bytesSent: json.image?.bytesSent ?? 0,
     stages,
     cpuMs: (used.user + used.system) / 1000,
+    outsideMs: uncovered(totalMs, spans),
   }
 }
 
@@ -202,7 +234,7 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = (pro
       await deployOnce(lab, path, { force: true, release: `bench-fan-${n}-warm` })
       const run = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}` })
       log(
-        `row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load, tool's share ${Math.round(toolShareMs(run))} ms, CPU ${Math.round(run.cpuMs)} ms (${stageText(run.stages)})`,
+        `row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load, tool's share ${Math.round(toolShareMs(run))} ms, CPU ${Math.round(run.cpuMs)} ms, in no stage ${Math.round(run.outsideMs)} ms (${stageText(run.stages)})`,
       )
       byCount.set(n, run)
     }
@@ -211,7 +243,8 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = (pro
   }
   const one = byCount.get(counts[0]!)!
   const most = counts[counts.length - 1]!
-  const share = (r: DeployRun) => `${(toolShareMs(r) / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s)`
+  const share = (r: DeployRun) =>
+    `${(toolShareMs(r) / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s, in no stage ${(r.outsideMs / 1000).toFixed(1)} s)`
   const fanOut: Row = {
     id: '3',
     figure: `fan-out: forced deploy to ${most} lab nodes (image present, model load excluded)`,
