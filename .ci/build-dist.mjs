@@ -19,6 +19,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 
+// Where the build goes: dist/, or VRD_DIST_DIR (the bench builds the same files elsewhere, so dist/ stays untouched).
+const OUT = process.env.VRD_DIST_DIR || 'dist'
 const MAX_BYTES = 3 * 1024 * 1024
 // What the Action loads at every start (the chunks beside it load only for the CLI's lab and a launch script).
 const MAX_ACTION_BYTES = 2 * 1024 * 1024
@@ -64,12 +66,12 @@ function fromCache(key) {
     rmSync(entry, { recursive: true, force: true })
     return false
   }
-  rmSync('dist', { recursive: true, force: true })
+  rmSync(OUT, { recursive: true, force: true })
   for (const [, f] of sums) {
-    mkdirSync(dirname(join('dist', f)), { recursive: true })
-    writeFileSync(join('dist', f), readFileSync(join(entry, 'files', f)))
+    mkdirSync(dirname(join(OUT, f)), { recursive: true })
+    writeFileSync(join(OUT, f), readFileSync(join(entry, 'files', f)))
   }
-  chmodSync('dist/cli/index.js', 0o755)
+  chmodSync(join(OUT, 'cli', 'index.js'), 0o755)
   console.error(`build: dist/ from the cache (${CACHE}/${key}): a build of these exact inputs; VRD_BUILD_CACHE=0 builds anew`)
   return true
 }
@@ -79,12 +81,12 @@ function toCache(key) {
   const entry = join(CACHE, key)
   mkdirSync(CACHE, { recursive: true })
   const tmp = join(CACHE, `.tmp-${key}-${process.pid}`)
-  const files = walk('dist').map((f) => relative('dist', f))
+  const files = walk(OUT).map((f) => relative(OUT, f))
   for (const f of files) {
     mkdirSync(dirname(join(tmp, 'files', f)), { recursive: true })
-    writeFileSync(join(tmp, 'files', f), readFileSync(join('dist', f)))
+    writeFileSync(join(tmp, 'files', f), readFileSync(join(OUT, f)))
   }
-  writeFileSync(join(tmp, 'SHA256SUMS'), files.map((f) => `${sha256(readFileSync(join('dist', f)))}  ${f}\n`).join(''))
+  writeFileSync(join(tmp, 'SHA256SUMS'), files.map((f) => `${sha256(readFileSync(join(OUT, f)))}  ${f}\n`).join(''))
   rmSync(entry, { recursive: true, force: true })
   try {
     renameSync(tmp, entry)
@@ -130,7 +132,7 @@ function writeLicenses(statsFile) {
     const text = file ? readFileSync(join(dir, file), 'utf8').trim() : ''
     return `${name}\n${pkg.license ?? '(no licence field)'}\n${text}`
   })
-  writeFileSync('dist/licenses.txt', `${entries.join('\n\n')}\n`)
+  writeFileSync(join(OUT, 'licenses.txt'), `${entries.join('\n\n')}\n`)
 }
 
 /**
@@ -141,8 +143,8 @@ function writeLicenses(statsFile) {
  */
 async function minifyChunks() {
   const { minify } = await import('terser')
-  for (const f of readdirSync('dist').filter((n) => /^\d+\.index\.js$/.test(n))) {
-    const path = join('dist', f)
+  for (const f of readdirSync(OUT).filter((n) => /^\d+\.index\.js$/.test(n))) {
+    const path = join(OUT, f)
     const r = await minify(readFileSync(path, 'utf8'), { compress: false, mangle: { keep_classnames: true, keep_fnames: true } })
     if (r.code === undefined) throw new Error(`terser gave no code for ${path}`)
     writeFileSync(path, r.code)
@@ -150,9 +152,9 @@ async function minifyChunks() {
 }
 
 async function build() {
-  rmSync('dist', { recursive: true, force: true })
+  rmSync(OUT, { recursive: true, force: true })
   const stats = join(mkdtempSync(join(tmpdir(), 'vrd-ncc-')), 'stats.json')
-  execFileSync(ncc, ['build', 'src/index.ts', '-o', 'dist', '--minify', '--stats-out', stats, '--quiet'], { stdio: 'inherit' })
+  execFileSync(ncc, ['build', 'src/index.ts', '-o', OUT, '--minify', '--stats-out', stats, '--quiet'], { stdio: 'inherit' })
   writeLicenses(stats)
   rmSync(dirname(stats), { recursive: true, force: true })
   await minifyChunks()
@@ -162,11 +164,11 @@ async function build() {
   const DROPPED = new Set([
     'pagent.exe', // ssh2's Pageant agent helper: only for a Windows Pageant agent; keys come as text here
   ])
-  for (const f of walk('dist')) if (DROPPED.has(f.split('/').pop())) rmSync(f)
+  for (const f of walk(OUT)) if (DROPPED.has(f.split('/').pop())) rmSync(f)
 
-  mkdirSync('dist/cli', { recursive: true })
+  mkdirSync(join(OUT, 'cli'), { recursive: true })
   writeFileSync(
-    'dist/cli/index.js',
+    join(OUT, 'cli', 'index.js'),
     [
       '#!/usr/bin/env node',
       '// The CLI: the Action bundle behind another front door (see src/index.ts).',
@@ -175,18 +177,18 @@ async function build() {
       '',
     ].join('\n'),
   )
-  chmodSync('dist/cli/index.js', 0o755)
+  chmodSync(join(OUT, 'cli', 'index.js'), 0o755)
 }
 
-const files = walk('dist')
+const files = walk(OUT)
 const binaries = files.filter((f) => f.endsWith('.node') || f.endsWith('.exe'))
 if (binaries.length > 0) {
   console.error(`binaries landed in dist/ (install with --ignore-scripts; Windows helpers are not shipped): ${binaries.join(', ')}`)
   process.exit(1)
 }
-if (!existsSync('dist/index.js')) process.exit(1)
+if (!existsSync(join(OUT, 'index.js'))) process.exit(1)
 const total = files.reduce((n, f) => n + statSync(f).size, 0)
-const action = statSync('dist/index.js').size
+const action = statSync(join(OUT, 'index.js')).size
 if (action > MAX_ACTION_BYTES) {
   console.error(
     `dist/index.js is ${action} bytes, over the ${MAX_ACTION_BYTES} budget of what the Action loads at start: a dependency that grew, or code of the lab or the launch-script check imported statically`,

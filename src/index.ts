@@ -1,15 +1,21 @@
 import * as core from '@actions/core'
-import { run } from './action/action-main.js'
-import { isPostPhase, runPost } from './action/post-lock.js'
-import { startCli } from './cli.js'
+import { isPostPhase } from './action/phase.js'
 import { UNSETTLED_MESSAGE, failIfUnsettled } from './tasks/unsettled.js'
 
 /**
  * The one bundle (dist/index.js) is both front doors. The runner starts it directly: the Action's
  * main step, and its post step (action.yml runs.post). The CLI's bin (dist/cli/index.js, a two-line
  * file .ci/build-dist.mjs writes) sets FRONT_DOOR to "cli" before it requires the bundle.
+ *
+ * Each door, and each step of the Action, is a dynamic import (a chunk of the build, and each
+ * command's task another, src/tasks/command-table.ts): a process parses only what it runs
+ * (bench row 6, the Action's start-up).
  */
 export const FRONT_DOOR = Symbol.for('vllm-ray-deploy.front-door')
 
-if ((globalThis as Record<symbol, unknown>)[FRONT_DOOR] === 'cli') startCli()
-else void failIfUnsettled(isPostPhase() ? runPost() : run(), () => core.setFailed(UNSETTLED_MESSAGE))
+if ((globalThis as Record<symbol, unknown>)[FRONT_DOOR] === 'cli') void import('./cli.js').then((cli) => cli.startCli())
+else
+  void failIfUnsettled(
+    isPostPhase() ? import('./action/post-lock.js').then((post) => post.runPost()) : import('./action/action-main.js').then((main) => main.run()),
+    () => core.setFailed(UNSETTLED_MESSAGE),
+  )

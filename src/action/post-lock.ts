@@ -19,18 +19,11 @@ import { headOf } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
 
-export const POST_STATE = 'isPost'
 export const LOCK_STATE = 'vrd-lock'
 
-/** True in the post step: the main step of this action saved `isPost`. */
 /** The holder's `who`/`release` come from the head: every line through the log sink. */
 const info = logSink((m) => core.info(m))
 const warning = logSink((m) => core.warning(m))
-
-export const isPostPhase = (): boolean => core.getState(POST_STATE) === 'true'
-
-/** Called first by the main step, so that the post step knows it is the post step. */
-export const markMainPhase = (): void => core.saveState(POST_STATE, 'true')
 
 const SavedLockSchema = z.object({
   manifest: z.string().min(1),

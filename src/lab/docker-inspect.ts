@@ -6,6 +6,8 @@ export interface ImageView {
   readonly id: string
   readonly labels: Readonly<Record<string, string>>
   readonly repoDigests: readonly string[]
+  /** `repository:tag` names this image goes by. */
+  readonly repoTags: readonly string[]
   readonly sizeBytes: number
 }
 
@@ -48,6 +50,7 @@ export function parseImageInspect(text: string): ImageView[] {
     id: str(i.Id),
     labels: labelsOf(obj(i.Config).Labels),
     repoDigests: Array.isArray(i.RepoDigests) ? i.RepoDigests.map(str) : [],
+    repoTags: Array.isArray(i.RepoTags) ? i.RepoTags.map(str) : [],
     sizeBytes: typeof i.Size === 'number' ? i.Size : 0,
   }))
 }

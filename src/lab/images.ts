@@ -6,8 +6,8 @@
  *                                               ├─ chroot: python3 & co ───── import → vrd-lab/workload-base
  *                                               └─ chroot: docker-registry ── binary + libs → vrd-lab/registry
  *
- * Each image carries a content hash label; a cached image is reused exactly when its hash still
- * matches what it is made of.
+ * Each image carries a content hash label and a content tag (contentRef); a cached image is reused
+ * exactly when its hash still matches what it is made of, whichever clone or lab instance built it.
  */
 import { existsSync } from 'node:fs'
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
@@ -53,6 +53,44 @@ export async function inspectImage(ctx: LabContext, ref: string): Promise<ImageV
   const r = await ctx.runner.probe(ctx.docker.imageInspect(ref))
   if (r.code !== 0) return undefined
   return parseImageInspect(r.stdout)[0]
+}
+
+/**
+ * An image's content tag: its own name tagged `h-<hash of what it is made of>`. The lab's images
+ * go by fixed names (vrd-lab/node:latest), which every clone, branch and lab instance on this
+ * docker shares: one that builds other content moves the name, and the next `lab up` of the
+ * first would build its own content again. Under its content tag each build stays findable, so
+ * any clone or instance whose content hashes the same takes it back (a `docker tag`, no build).
+ */
+export const contentRef = (ref: string, hash: string): string => `${ref.replace(/:[^:/]*$/, '')}:h-${hash}`
+
+/**
+ * The image `ref` as made from content `hash`, when docker holds it: under `ref` itself (given its
+ * content tag too, for images built before content tags), or under its content tag only, which is
+ * then tagged `ref` again. Undefined: it must be built.
+ */
+export async function cachedImage(ctx: LabContext, ref: string, hash: string): Promise<LabResult<ImageView | undefined>> {
+  const byHash = contentRef(ref, hash)
+  const current = await inspectImage(ctx, ref)
+  if (current?.labels[HASH_LABEL] === hash) {
+    if (!current.repoTags.includes(byHash)) {
+      const tagged = await keepByContent(ctx, ref, hash)
+      if (!tagged.ok) return tagged
+    }
+    return ok(current)
+  }
+  const kept = await inspectImage(ctx, byHash)
+  if (kept?.labels[HASH_LABEL] !== hash) return ok(undefined)
+  const tagged = await ctx.runner.step(`tag ${byHash} as ${ref}`, ctx.docker.tag(byHash, ref), { timeoutMs: MINUTE })
+  if (!tagged.ok) return tagged
+  ctx.progress(`${ref}: the build of this content already in docker (${byHash}), reused`)
+  return ok(kept)
+}
+
+/** After a build: the image under its content tag as well (cachedImage finds it there). */
+export async function keepByContent(ctx: LabContext, ref: string, hash: string): Promise<LabResult<void>> {
+  const tagged = await ctx.runner.step(`tag ${ref} as ${contentRef(ref, hash)}`, ctx.docker.tag(ref, contentRef(ref, hash)), { timeoutMs: MINUTE })
+  return tagged.ok ? ok(undefined) : tagged
 }
 
 /** The debootstrap tree every image starts from, built once and kept in the cache. */
@@ -102,8 +140,9 @@ const PROFILE_IMAGE: Readonly<Record<RootfsProfile, string>> = {
 export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile, changed: string[]): Promise<LabResult<string>> {
   const ref = PROFILE_IMAGE[profile]
   const hash = profileHash(ctx, profile)
-  const current = await inspectImage(ctx, ref)
-  if (current?.labels[HASH_LABEL] === hash) return ok(hash)
+  const cached = await cachedImage(ctx, ref, hash)
+  if (!cached.ok) return cached
+  if (cached.value) return ok(hash)
 
   const minbase = await ensureMinbase(ctx)
   if (!minbase.ok) return minbase
@@ -114,6 +153,8 @@ export async function ensureRootfsImage(ctx: LabContext, profile: RootfsProfile,
   try {
     const built = await buildRootfsImage(ctx, profile, minbase.value, work, hash)
     if (!built.ok) return built
+    const kept = await keepByContent(ctx, ref, hash)
+    if (!kept.ok) return kept
   } finally {
     await rm(work, { recursive: true, force: true })
   }
@@ -162,8 +203,9 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
     'sshd_config',
   ]
   const hash = contentHash({ values: [RECIPE, baseHash.value], files: files.map((f) => join(ctx.assets, f)), base: ctx.assets })
-  const current = await inspectImage(ctx, IMAGES.node)
-  if (current?.labels[HASH_LABEL] === hash) return ok(current)
+  const cached = await cachedImage(ctx, IMAGES.node, hash)
+  if (!cached.ok) return cached
+  if (cached.value) return ok(cached.value)
   const started = Date.now()
   ctx.progress(`${IMAGES.node}: adding the lab's files (docker build --network none)`)
   const build = await ctx.runner.step(
@@ -178,6 +220,8 @@ export async function ensureNodeImage(ctx: LabContext, changed: string[]): Promi
     { timeoutMs: 10 * MINUTE },
   )
   if (!build.ok) return build
+  const kept = await keepByContent(ctx, IMAGES.node, hash)
+  if (!kept.ok) return kept
   ctx.progress(`${IMAGES.node} built in ${secs(started)}`)
   changed.push(`image ${IMAGES.node}`)
   const built = await inspectImage(ctx, IMAGES.node)

@@ -11,7 +11,8 @@
  *      stand-in prebuilt as a wheel); an optional `Dockerfile.fragment` is appended
  *   5. push to the lab registry (127.0.0.1:5000 from here = 172.30.230.5:5000 for the nodes)
  *
- * Cached by a content hash of the workload folder, requirements and recipe (image label).
+ * Cached by a content hash of the workload folder, requirements and recipe (image label and
+ * content tag, images.ts contentRef: reused by every clone and lab instance with the same content).
  */
 import { existsSync } from 'node:fs'
 import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -19,7 +20,7 @@ import { basename, dirname, join } from 'node:path'
 import { argv } from '../command/shell.js'
 import { HASH_LABEL, contentHash } from './content-hash.js'
 import type { LabContext } from './lab-context.js'
-import { inspectImage, ensureRootfsImage, secs } from './images.js'
+import { cachedImage, ensureRootfsImage, inspectImage, keepByContent, secs } from './images.js'
 import { copyTree, pipDownload } from './host-commands.js'
 import { ok } from '../result/result.js'
 import { type LabResult, labFail } from './lab-problem.js'
@@ -93,11 +94,15 @@ export async function ensureWorkloadImage(
     base: src.dir,
   })
 
-  let image = await inspectImage(ctx, IMAGES.workload)
+  const cached = opts.force ? ok(undefined) : await cachedImage(ctx, IMAGES.workload, hash)
+  if (!cached.ok) return cached
+  let image = cached.value
   let built = false
-  if (opts.force || image?.labels[HASH_LABEL] !== hash) {
+  if (!image) {
     const build = await buildImage(ctx, src.dir, recipe, hash)
     if (!build.ok) return build
+    const kept = await keepByContent(ctx, IMAGES.workload, hash)
+    if (!kept.ok) return kept
     image = await inspectImage(ctx, IMAGES.workload)
     built = true
     changed.push(`image ${IMAGES.workload}`)

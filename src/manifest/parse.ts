@@ -53,7 +53,9 @@ export function parseManifest(text: string, file: string): ManifestResult {
     return { errors: [{ code: 'YAML_UNREADABLE', message: `YAML: ${message}`, file, line: 1, col: 1, path: [] }], warnings: [] }
   }
 
-  const result = ManifestSchema.safeParse(data, { reportInput: true, error: genericIssueMessage })
+  // jitless: a process parses one manifest, and zod's generated (new Function) fast path for each
+  // object schema costs more to build and compile than it saves on one parse (the Action's start-up).
+  const result = ManifestSchema.safeParse(data, { reportInput: true, jitless: true, error: genericIssueMessage })
   const issues: PathIssue[] = result.success
     ? checkManifestRules(partsOfManifest(result.data))
     : [...pathIssuesFromZodIssues(result.error.issues, ManifestSchema, data), ...checkManifestRules(partsOfData(data))]

@@ -31,14 +31,55 @@ export function relayToWorker(m: Manifest, worker: ManifestNode, image: string):
  * One FIFO per worker, each read by `ssh <worker> docker load` in the background; `tee -p` copies
  * stdin into every FIFO and into the head's own `docker load` (-p: a worker whose load or SSH
  * ends early is dropped from the copy; the others go on; a tee without -p, such as busybox's, is
- * used as it is). Output, one record per line, tabs:
+ * used as it is). Between the copy and each target sits a buffer of up to 32 MiB (RELAY_BUFFER_PY,
+ * when the head has python3; else `cat`): tee writes to every target in turn and waits for the
+ * slowest, so without it the head's load and each worker's ssh + load advanced in lockstep, each
+ * one's stall (a layer's extraction, a descheduled sshd) stalling all; with it each target runs at
+ * its own pace and only the slowest bounds the whole. Output, one record per line, tabs:
  *   relay  head <exit code of the head's docker load>
  *   relay  <worker ip> <exit code of its ssh + docker load>
  *   log    <head | worker ip> <line>      (the last 20 lines of a target that failed)
  *   error  <why the fan-out could not start>
  *   end
  */
+/**
+ * stdin to stdout through a bounded in-memory queue (32 MiB in 1 MiB reads): a reader thread keeps
+ * reading while the writer waits on a slow target. A target that goes away ends it (exit 1), so
+ * the pipe from tee closes and `tee -p` drops that target as before.
+ */
+export const RELAY_BUFFER_PY = `import collections, os, sys, threading
+LIMIT, CHUNK = 32 << 20, 1 << 20
+q = collections.deque(); st = {"size": 0, "eof": False}; cv = threading.Condition()
+def reader():
+    while True:
+        b = os.read(0, CHUNK)
+        with cv:
+            while st["size"] >= LIMIT:
+                cv.wait()
+            if not b:
+                st["eof"] = True; cv.notify_all(); return
+            q.append(b); st["size"] += len(b); cv.notify_all()
+threading.Thread(target=reader, daemon=True).start()
+while True:
+    with cv:
+        while not q and not st["eof"]:
+            cv.wait()
+        if not q:
+            break
+        b = q.popleft(); st["size"] -= len(b); cv.notify_all()
+    try:
+        while b:
+            b = b[os.write(1, b):]
+    except OSError:
+        os._exit(1)
+os._exit(0)
+`
+
 export const RELAY_FAN_OUT_SCRIPT = `set -u
+BUFPY=$(cat <<'PYEOF'
+${RELAY_BUFFER_PY}PYEOF
+)
+if command -v python3 >/dev/null 2>&1; then buf() { python3 -c "$BUFPY"; }; else buf() { cat; }; fi
 n=$1; shift
 flat() { tr '\\t\\r' '  ' | cut -c1-400; }
 logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
@@ -59,7 +100,7 @@ while [ "$i" -lt "$n" ]; do
   mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
   (
     shift $((3 * (n - i + 1)))
-    ssh "$@" -p "$p" -l "$u" "$h" docker load <"$d/f$i" >"$d/w$i.log" 2>&1
+    buf <"$d/f$i" | ssh "$@" -p "$p" -l "$u" "$h" docker load >"$d/w$i.log" 2>&1
     echo "$?" >"$d/w$i.rc"
   ) &
   shift 3
@@ -67,7 +108,7 @@ done
 # -p (GNU coreutils 8.24+): go on past a reader that went away. A tee without it (busybox) still
 # relays; only a target that fails mid-stream then ends the copy for all.
 if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
-tee $teeopt "$d"/f* | docker load >"$d/head.log" 2>&1
+tee $teeopt "$d"/f* | buf | docker load >"$d/head.log" 2>&1
 rc=$?
 wait
 printf 'relay\\thead\\t%s\\n' "$rc"

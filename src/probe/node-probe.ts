@@ -275,7 +275,15 @@ def probe_port(p):
         res["detail"] = flat(str(e), 200)
     ports.append(res)
 threads = [threading.Thread(target=probe_port, args=(p,)) for p in args.get("ports", [])]
-for t in threads:
+
+# Head -> worker SSH over the fabric (relay), every worker on its own thread while the rest runs:
+# one handshake's time in all, not one per worker one after the other.
+relay = [None] * len(args.get("relay", []))
+def probe_relay(i, t):
+    c, so2, se2 = run(["ssh"] + args.get("sshOptions", []) + ["-p", str(t["port"]), "-l", t["user"], t["ip"], "true"], 15)
+    relay[i] = {"ip": t["ip"], "code": c, "output": flat(se2 or so2)}
+relay_threads = [threading.Thread(target=probe_relay, args=(i, t)) for i, t in enumerate(args.get("relay", []))]
+for t in threads + relay_threads:
     t.start()
 
 out["hostname"] = socket.gethostname()
@@ -539,10 +547,8 @@ for d in args.get("dataDirs", []):
 if data_dirs:
     host["dataDirs"] = data_dirs
 
-relay = []
-for t in args.get("relay", []):
-    c, so2, se2 = run(["ssh"] + args.get("sshOptions", []) + ["-p", str(t["port"]), "-l", t["user"], t["ip"], "true"], 15)
-    relay.append({"ip": t["ip"], "code": c, "output": flat(se2 or so2)})
+for t in relay_threads:
+    t.join()
 if args.get("relay"):
     host["relay"] = relay
 out["host"] = host

@@ -10,18 +10,10 @@
  * README's command table (each row's `readme`, else its `summary`) are generated from this table.
  */
 import { OPTIONS, type OptionEntry } from '../command/options.js'
-import { renderManifestJsonSchema } from '../manifest/json-schema.js'
 import type { LockHolder } from '../deploy/deploy-lock.js'
 import type { RolloutStage } from '../deploy/rollout.js'
 import type { SshCredentials } from '../transport/targets.js'
-import { deployTask, rollbackTask } from './deploy-task.js'
-import { diagnoseTask } from './diagnose-task.js'
-import { lockTask } from './lock-task.js'
 import { type OutputName, type TaskOutcome, usageError } from './outcome.js'
-import { planTask } from './plan-task.js'
-import { preflightTask } from './preflight.js'
-import { smokeTask } from './smoke.js'
-import { validateTask } from './validate.js'
 import { redactOutcome, redactText, secretsOfRun } from './redact.js'
 
 export { OPTIONS }
@@ -126,6 +118,24 @@ const rolloutOptions = (ctx: CommandContext) => ({
   ...(ctx.values.bundleDir !== undefined && { bundle: true }),
 })
 
+/** `schema`'s outcome: the manifest's JSON Schema as text and as JSON. */
+const schemaOutcome = (text: string): TaskOutcome => ({
+  exitCode: 0,
+  headline: 'schema',
+  text,
+  json: JSON.parse(text),
+  summary: '',
+  annotations: [],
+  outputs: { result: 'ok' },
+  files: [],
+})
+
+/**
+ * Each command's task is a dynamic import, loaded when that command runs: the build splits each into
+ * chunks beside dist/index.js, so a process parses only the code its command needs (the Action's
+ * start-up, bench row 6: `preflight` never parses the rollout's stages, the smoke test or the
+ * launch-script check).
+ */
 export const COMMANDS = [
   {
     name: 'validate',
@@ -134,7 +144,7 @@ export const COMMANDS = [
     options: ['manifest', 'json'],
     required: ['manifest'],
     action: { outputs: ['error-count', 'warning-count', 'cluster'] },
-    run: (ctx) => validateTask(manifestOf(ctx)),
+    run: async (ctx) => (await import('./validate.js')).validateTask(manifestOf(ctx)),
   },
   {
     name: 'plan',
@@ -144,7 +154,8 @@ export const COMMANDS = [
     options: ['manifest', 'json', 'image', 'release'],
     required: ['manifest'],
     action: { outputs: ['plan', 'plan-file'] },
-    run: ({ values: v, env }) => planTask(v.manifest ?? '', { ...(v.image && { image: v.image }), ...(v.release && { release: v.release }) }, env),
+    run: async ({ values: v, env }) =>
+      (await import('./plan-task.js')).planTask(v.manifest ?? '', { ...(v.image && { image: v.image }), ...(v.release && { release: v.release }) }, env),
   },
   {
     name: 'preflight',
@@ -155,7 +166,8 @@ export const COMMANDS = [
     required: ['manifest'],
     ssh: true,
     action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
-    run: (ctx) => preflightTask(manifestOf(ctx), { credentials: ctx.credentials!, onProgress: ctx.onProgress, env: ctx.env }),
+    run: async (ctx) =>
+      (await import('./preflight.js')).preflightTask(manifestOf(ctx), { credentials: ctx.credentials!, onProgress: ctx.onProgress, env: ctx.env }),
   },
   {
     name: 'smoke',
@@ -167,8 +179,13 @@ export const COMMANDS = [
     ssh: true,
     cancellable: true,
     action: { outputs: [...FINDINGS_OUTPUTS, ...SMOKE_FIGURES] },
-    run: (ctx) =>
-      smokeTask(manifestOf(ctx), { credentials: ctx.credentials!, env: ctx.env, onProgress: ctx.onProgress, ...(ctx.signal && { signal: ctx.signal }) }),
+    run: async (ctx) =>
+      (await import('./smoke.js')).smokeTask(manifestOf(ctx), {
+        credentials: ctx.credentials!,
+        env: ctx.env,
+        onProgress: ctx.onProgress,
+        ...(ctx.signal && { signal: ctx.signal }),
+      }),
   },
   {
     name: 'diagnose',
@@ -177,8 +194,8 @@ export const COMMANDS = [
       "the same checks offline, on a facts bundle, a pasted `ray.nodes()` (JSON, Python repr, or the `10.1.230.180 {'node:__internal_head__': 1.0, ...}` lines people paste), `ray status` text, and logs",
     options: ['facts', 'rayNodes', 'rayStatus', 'logs', 'manifest', 'launchScript', 'fixOut', 'json'],
     action: { outputs: [...FINDINGS_OUTPUTS, 'facts-file', 'fix-file'] },
-    run: ({ values: v }) =>
-      diagnoseTask({
+    run: async ({ values: v }) =>
+      (await import('./diagnose-task.js')).diagnoseTask({
         ...(v.facts && { facts: v.facts }),
         ...(v.rayNodes && { rayNodes: v.rayNodes }),
         ...(v.rayStatus && { rayStatus: v.rayStatus }),
@@ -197,7 +214,7 @@ export const COMMANDS = [
     ssh: true,
     cancellable: true,
     action: { outputs: [...ROLLOUT_OUTPUTS, 'fabric-test'] },
-    run: (ctx) => deployTask(manifestOf(ctx), rolloutOptions(ctx)),
+    run: async (ctx) => (await import('./deploy-task.js')).deployTask(manifestOf(ctx), rolloutOptions(ctx)),
   },
   {
     name: 'rollback',
@@ -209,7 +226,7 @@ export const COMMANDS = [
     ssh: true,
     cancellable: true,
     action: { outputs: ROLLOUT_OUTPUTS },
-    run: (ctx) => rollbackTask(manifestOf(ctx), rolloutOptions(ctx)),
+    run: async (ctx) => (await import('./deploy-task.js')).rollbackTask(manifestOf(ctx), rolloutOptions(ctx)),
   },
   {
     name: 'lock',
@@ -220,7 +237,8 @@ export const COMMANDS = [
     options: ['manifest', 'force', ...ssh, 'json'],
     required: ['manifest'],
     ssh: true,
-    run: (ctx) => lockTask(ctx.args[0], manifestOf(ctx), { credentials: ctx.credentials!, force: ctx.values.force ?? false }),
+    run: async (ctx) =>
+      (await import('./lock-task.js')).lockTask(ctx.args[0], manifestOf(ctx), { credentials: ctx.credentials!, force: ctx.values.force ?? false }),
   },
   {
     name: 'lab',
@@ -236,16 +254,7 @@ export const COMMANDS = [
     summary: "print the manifest's JSON Schema",
     readme: "the manifest's JSON Schema",
     options: ['json'],
-    run: () => ({
-      exitCode: 0,
-      headline: 'schema',
-      text: renderManifestJsonSchema(),
-      json: JSON.parse(renderManifestJsonSchema()),
-      summary: '',
-      annotations: [],
-      outputs: { result: 'ok' },
-      files: [],
-    }),
+    run: async () => schemaOutcome((await import('../manifest/json-schema.js')).renderManifestJsonSchema()),
   },
 ] as const satisfies readonly CommandSpec[]
 

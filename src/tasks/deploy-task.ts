@@ -53,22 +53,6 @@ export function rolloutActor(env: NodeJS.ProcessEnv): { who: string; run?: strin
   return { who: env.GITHUB_ACTOR ? `${env.GITHUB_ACTOR} (GitHub Actions)` : `${local}@${env.HOSTNAME ?? 'localhost'}`, ...(run && { run }) }
 }
 
-/**
- * Flat log groups from nested stages (GitHub cannot nest groups): a stage that starts while
- * another is open closes it first.
- */
-export function flatGroups(open: (name: string) => void, close: () => void): (stage: RolloutStage, event: 'start' | 'end') => void {
-  let isOpen = false
-  return (stage, event) => {
-    if (isOpen) close()
-    isOpen = false
-    if (event === 'start') {
-      open(stage)
-      isOpen = true
-    }
-  }
-}
-
 /** The errors the report shows: its error findings, and a failure that none of them is (a stop the summary names on its own). */
 const errorCount = (r: RolloutReport): number => {
   const errors = r.findings.filter((f) => f.severity === 'error').length

@@ -86,13 +86,13 @@ describe('the host probe', () => {
     expect(head.stdin).not.toContain('172.30.200.13') // values are arguments, never spliced into the program
   })
 
-  it("run by the real python: each relay target is tried with its own user and port and the relay's ssh options", () => {
+  it("run by the real python: each relay target is tried with its own user and port and the relay's ssh options, all at once", () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-host-probe-'))
     try {
-      // A stub ssh that records its argv; the second worker refuses.
+      // A stub ssh that records its argv and how many stubs run beside it half a second in; the second worker refuses.
       writeFileSync(
         join(dir, 'ssh'),
-        `#!/bin/sh\nprintf '%s ' "$@" >>"${dir}/calls"; echo >>"${dir}/calls"\ncase "$*" in *127.0.0.14*) echo 'ssh: connect to host 127.0.0.14 port 2222: Connection refused' >&2; exit 255;; esac\n`,
+        `#!/bin/sh\nprintf '%s ' "$@" >>"${dir}/calls"; echo >>"${dir}/calls"\ntouch "${dir}/running.$$"; sleep 0.5; ls "${dir}" | grep -c '^running' >>"${dir}/overlap"; sleep 0.5; rm -f "${dir}/running.$$"\ncase "$*" in *127.0.0.14*) echo 'ssh: connect to host 127.0.0.14 port 2222: Connection refused' >&2; exit 255;; esac\n`,
       )
       chmodSync(join(dir, 'ssh'), 0o755)
       const worker = lab.nodes[1]!
@@ -123,8 +123,11 @@ describe('the host probe', () => {
         readFileSync(join(dir, 'calls'), 'utf8')
           .trim()
           .split('\n')
-          .map((l) => l.trim()),
+          .map((l) => l.trim())
+          .sort(),
       ).toEqual([`${opts} -p 22 -l root 127.0.0.13 true`, `${opts} -p 2222 -l ops 127.0.0.14 true`])
+      // Both workers' handshakes at once (threads), not one after the other.
+      expect(Math.max(...readFileSync(join(dir, 'overlap'), 'utf8').trim().split('\n').map(Number))).toBe(2)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

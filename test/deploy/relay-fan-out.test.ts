@@ -28,6 +28,7 @@ if [ "\${STUB_HEAD_FAIL:-}" = 1 ]; then
   exit 1
 fi
 cat >"$STUB_OUT/head"
+date +%s%N >"$STUB_OUT/head.done"
 echo 'Loaded image: vrd/test:1'
 `
 
@@ -43,6 +44,10 @@ case " \${STUB_LOAD_FAIL:-} " in *" $host "*)
   head -c 200000 >/dev/null
   echo 'Error response from daemon: no space left on device' >&2
   exit 1
+esac
+case " \${STUB_SLOW:-} " in *" $host "*)
+  sleep 2
+  date +%s%N >"$STUB_OUT/start.$host"
 esac
 cat >"$STUB_OUT/$host"
 echo 'Loaded image: vrd/test:1'
@@ -126,6 +131,14 @@ it('every target reads the whole stream: the head docker load and each worker ov
     'load',
   ])
   expect(r.got('argv.192.168.200.13')!.toString()).toContain('-p\n22\n-l\nroot\n192.168.200.13\n')
+})
+
+it("a slow target does not hold the others back: the head's load ends before a worker that starts reading 2 s late reads a byte", async () => {
+  const r = await fanOut(2, { STUB_SLOW: '192.168.200.13' })
+  expect(r.code).toBe(0)
+  for (const t of ['head', '192.168.200.13', '192.168.200.14']) expect(r.got(t)?.equals(input), t).toBe(true)
+  // 6 MB is far more than a pipe holds: in lockstep (tee straight into each target) the head could not finish first.
+  expect(BigInt(r.got('head.done')!.toString().trim())).toBeLessThan(BigInt(r.got('start.192.168.200.13')!.toString().trim()))
 })
 
 it('a worker whose SSH fails is reported with its output; the head and the other workers still get every byte', async () => {

@@ -9,7 +9,8 @@ import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { planRelease } from '../../src/plan/plan.js'
 import { renderNodeTable, rolloutHeadline } from '../../src/report/rollout-report.js'
-import { flatGroups, rolloutOutcome } from '../../src/tasks/deploy-task.js'
+import { flatGroups } from '../../src/action/log-groups.js'
+import { rolloutOutcome } from '../../src/tasks/deploy-task.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../src/manifest/examples/dgx-spark-pair.yml', import.meta.url))
 const ID = `sha256:${'ab'.repeat(32)}`

@@ -43,7 +43,9 @@ export async function imageDeliveryRows(lab: BenchLab, y: DeliveryYardsticks): P
   const transports = await labTransports(lab.manifest, lab.info.dir)
   const results: { d: Distribution; ms: number; bytesSent: number }[] = []
   try {
-    for (const d of ['pull', 'load', 'relay'] as const) {
+    // VRD_BENCH_DELIVERIES=relay measures only those (the table rows of the others are left out).
+    const wanted = process.env.VRD_BENCH_DELIVERIES?.split(',').map((x) => x.trim())
+    for (const d of (['pull', 'load', 'relay'] as const).filter((x) => !wanted || wanted.includes(x))) {
       const path = manifestVariant(lab, dir, refFor(lab, d), d)
       const m: Manifest = { ...lab.manifest, image: { ...lab.manifest.image, ref: refFor(lab, d), distribution: d } }
       for (const n of m.nodes) await coldNode(lab, n, y.imageId)
@@ -68,7 +70,8 @@ export async function imageDeliveryRows(lab: BenchLab, y: DeliveryYardsticks): P
     baseline: naive,
     goal: r.d === 'relay' ? { kind: 'speedupMin', limit: 2 } : { kind: 'none' },
   }))
-  const relay = results.find((r) => r.d === 'relay')!
+  const relay = results.find((r) => r.d === 'relay')
+  if (!relay) return rows
   const linkMs = (y.archiveBytes / 1e6 / median(y.linkMBps)) * 1000
   rows.push(
     {
@@ -94,7 +97,7 @@ export async function imageDeliveryRows(lab: BenchLab, y: DeliveryYardsticks): P
       value: samples('ms', [relay.ms]),
       baselineLabel: "this machine's floor: bytes ÷ link rate + every node's docker load at once",
       baseline: samples('ms', [linkMs + median(y.allLoadsMs)]),
-      goal: { kind: 'none' },
+      goal: { kind: 'ratioMax', limit: 1.2 },
     },
   )
   return rows
@@ -107,26 +110,78 @@ interface DeployRun {
   readonly withoutModelMs: number
   readonly bytesSent: number
   readonly stages: Readonly<Record<string, number>>
+  /** This process's CPU time (user + system) over the deploy: the tool's own work, ssh2's crypto included. */
+  readonly cpuMs: number
+  /** Time in no stage at all: connecting to the nodes, the manifest, the report, closing. */
+  readonly outsideMs: number
 }
+
+/** Milliseconds of [start, end) intervals covered by none of them. */
+const uncovered = (totalMs: number, spans: readonly (readonly [number, number])[]): number => {
+  let covered = 0
+  let reach = 0
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    const from = Math.max(a, reach)
+    if (b > from) covered += b - from
+    reach = Math.max(reach, b)
+  }
+  return totalMs - covered
+}
+
+/**
+ * The stages that wait for the containers' own start-up, not for this tool: Ray's head and workers
+ * starting (start.sh: `docker run`, `ray start`), Ray registering every node, vLLM loading the model.
+ */
+const CONTAINER_START_UP: readonly string[] = ['ray-head', 'ray-workers', 'ray-cluster', 'vllm']
+
+/** A deploy's time minus its containers' start-up: the tool's own share (its CPU and its waits on the nodes' commands). */
+export const toolShareMs = (r: DeployRun): number => r.totalMs - CONTAINER_START_UP.reduce((s, k) => s + (r.stages[k] ?? 0), 0)
 
 async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; release: string }): Promise<DeployRun> {
   const open = new Map<RolloutStage, number>()
   const stages: Record<string, number> = {}
+  const spans: [number, number][] = []
+  let vllmClosed = false
   const started = performance.now()
+  const cpu = process.cpuUsage()
   const out = await deployTask(path, {
     credentials: lab.credentials,
     env: process.env,
     release: opts.release,
     ...(opts.force && { force: true }),
     onStage: (stage, event) => {
+      // vLLM's start-up: the serve stage reports only its phase (the vllm serve command); its
+      // start-up watcher (until /health answers, the model load) runs after it in no phase, up to
+      // the next stage. So `vllm` is counted from its start to whatever stage starts next.
+      if (event === 'start' && open.has('vllm') && stage !== 'vllm' && stages.vllm !== undefined && !vllmClosed) {
+        const from = open.get('vllm')!
+        stages.vllm = performance.now() - from
+        spans.push([from - started, performance.now() - started])
+        vllmClosed = true
+      }
       if (event === 'start') open.set(stage, performance.now())
-      else stages[stage] = (stages[stage] ?? 0) + performance.now() - (open.get(stage) ?? performance.now())
+      else if (stage === 'vllm')
+        stages.vllm = 0 // closed when the next stage starts
+      else {
+        const from = open.get(stage) ?? performance.now()
+        stages[stage] = (stages[stage] ?? 0) + performance.now() - from
+        spans.push([from - started, performance.now() - started])
+      }
     },
   })
   const totalMs = performance.now() - started
+  const used = process.cpuUsage(cpu)
   const json = out.json as { result?: string; image?: { bytesSent: number } }
   if (out.exitCode !== 0) throw new Error(`deploy ${opts.release} failed: ${out.headline}`)
-  return { result: json.result ?? '?', totalMs, withoutModelMs: totalMs - (stages.vllm ?? 0), bytesSent: json.image?.bytesSent ?? 0, stages }
+  return {
+    result: json.result ?? '?',
+    totalMs,
+    withoutModelMs: totalMs - (stages.vllm ?? 0),
+    bytesSent: json.image?.bytesSent ?? 0,
+    stages,
+    cpuMs: (used.user + used.system) / 1000,
+    outsideMs: uncovered(totalMs, spans),
+  }
 }
 
 const stageText = (s: Readonly<Record<string, number>>): string =>
@@ -160,8 +215,12 @@ export async function redeployRow(lab: BenchLab, y: DeliveryYardsticks): Promise
   }
 }
 
-/** Row 3. Changes the lab's node count; the caller restores it. */
-export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 2, 4]): Promise<Row> {
+/**
+ * Row 3, and 3-tool: the same deploys with the containers' start-up taken out (the tool's share:
+ * total minus the Ray start-up stages and vLLM's), its CPU time beside. Changes the lab's node
+ * count; the caller restores it. `VRD_BENCH_FANOUT=1,4` picks the node counts.
+ */
+export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = (process.env.VRD_BENCH_FANOUT ?? '1,2,4').split(',').map(Number)): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-fanout-'))
   const byCount = new Map<number, DeployRun>()
   try {
@@ -173,7 +232,9 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 
       // Untimed: put the image and a first release on every node, so the timed deploy moves no image.
       await deployOnce(lab, path, { force: true, release: `bench-fan-${n}-warm` })
       const run = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}` })
-      log(`row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load (${stageText(run.stages)})`)
+      log(
+        `row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load, tool's share ${Math.round(toolShareMs(run))} ms, CPU ${Math.round(run.cpuMs)} ms, in no stage ${Math.round(run.outsideMs)} ms (${stageText(run.stages)})`,
+      )
       byCount.set(n, run)
     }
   } finally {
@@ -181,7 +242,9 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 
   }
   const one = byCount.get(counts[0]!)!
   const most = counts[counts.length - 1]!
-  return {
+  const share = (r: DeployRun) =>
+    `${(toolShareMs(r) / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s, in no stage ${(r.outsideMs / 1000).toFixed(1)} s)`
+  const fanOut: Row = {
     id: '3',
     figure: `fan-out: forced deploy to ${most} lab nodes (image present, model load excluded)`,
     value: samples('ms', [byCount.get(most)!.withoutModelMs]),
@@ -190,4 +253,16 @@ export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = [1, 
     goal: { kind: 'ratioMax', limit: 1.3 },
     note: counts.map((n) => `${n} node(s): ${(byCount.get(n)!.withoutModelMs / 1000).toFixed(1)} s (${stageText(byCount.get(n)!.stages)})`).join('; '),
   }
+  return [
+    fanOut,
+    {
+      id: '3-tool',
+      figure: `fan-out, the tool's share: the deploy to ${most} lab nodes without the containers' start-up (${CONTAINER_START_UP.join(', ')})`,
+      value: samples('ms', [toolShareMs(byCount.get(most)!)]),
+      baselineLabel: `the same to ${counts[0]} node`,
+      baseline: samples('ms', [toolShareMs(one)]),
+      goal: { kind: 'ratioMax', limit: 1.3 },
+      note: `tool's share (and this process's CPU time over the whole deploy): ${counts.map((n) => `${n} node(s) ${share(byCount.get(n)!)}`).join('; ')}`,
+    },
+  ]
 }
