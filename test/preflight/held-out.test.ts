@@ -23,9 +23,6 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // batch 7: the thread names the cause (a port taken twice), the pasted log does not show it
   'port-zmq-collision-gpustack-6019.txt': 'the ZMQ port collision is in the thread, not in the log (a Gloo peer close, then WorkerProc failed)',
   'port-init-eaddrinuse-verl-6677.txt': 'the log is cut before its EADDRINUSE line',
-  // batch 7 misses of the first score, fixed as classes after it (removed from here when fixed)
-  'weights-401-token-absent-nodetool-5184.txt': 'first score: silent',
-  'nccl-proxy-connect-vllm-798.txt': 'first score: silent',
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6 and 7: collected after they were frozen (scores in fixtures/README.md). */
