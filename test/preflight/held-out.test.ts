@@ -38,7 +38,9 @@ for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'bat
     for (const [file, code] of Object.entries(expected)) {
       const miss = KNOWN_MISSES[file]
       it(`${file} → ${code ?? 'healthy'}${miss ? ' (known miss)' : ''}`, () => {
-        const found = scanLog(readFileSync(join(dir, file), 'utf8'), file)
+        // Scored without the '#' provenance header: a header that quotes the thread's title must not earn the family (batch 7's first run did).
+        const capture = readFileSync(join(dir, file), 'utf8').replace(/^#.*\n/gm, '')
+        const found = scanLog(capture, file)
         if (miss)
           expect(
             found.map((f) => f.code),
