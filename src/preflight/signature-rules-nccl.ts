@@ -167,11 +167,13 @@ export const NCCL_RULES: readonly SignatureRule[] = [
     // NCCL socket.cc: "socketPollConnect: Connect to 10.0.0.2<44206> returned 113(No route to host) errno 11(Resource temporarily unavailable)" (2.1x),
     // "socketPollConnect: connect to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts" (2.2x),
     // "ncclOsSocketPollConnect: connect to …" (2.28+), "socketStartConnect: Connect to … failed : …"; older socket.h: "Connect to 10.0.0.2<44206> failed :
-    // Connection refused". NCCL writes a peer as ip<port>; without a function name, only that form is read.
+    // Connection refused". NCCL writes a peer as ip<port>; without a function name, only that form is read. Its INFO retries ("…, retrying (n/34)") are not failures.
     code: 'NCCL_TRANSPORT_ERROR',
     pattern:
       /(?:\b(?:ncclOs)?[Ss]ocket(?:Poll|Start)Connect:\s*[Cc]onnect to \[?([\da-fA-F.:]+?)\]?(?:<(?:(\d+)|[^>\s]*)>)?|\b[Cc]onnect to \[?([\da-fA-F.:]+?)\]?<(\d+)>)\s*(?:returned|failed)\s*:?\s*(?:-?\d+\s*\(?)?([A-Za-z][A-Za-z ]*[a-z])/,
     hit: (m, line) => {
+      // NCCL INFO "… returned Connection refused, retrying (24/34) after sleep for 2400 msec": a retry while the peer starts, healthy until the count runs out.
+      if (/\bretrying\b/i.test(line)) return null
       const peer = m[1] ?? m[3] ?? ''
       const port = m[2] ?? m[4]
       const why = m[5]?.trim() ?? ''

@@ -89,6 +89,13 @@ describe('NCCL_TRANSPORT_ERROR: a TCP connection to a peer rank failed', () => {
     )
     expect(codes('Connect to 10.0.0.5:8000 failed: Connection refused\n')).not.toContain('NCCL_TRANSPORT_ERROR')
     expect(scan('spark:2528:2528 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1\n')).toEqual([])
+    // NCCL's INFO retries while the peer starts (a 2026 SGLang log, find_string id 33432313086; a 2025 torchrun log, id 12083090919)
+    expect(
+      scan(
+        'tpgds-aihub0006:1180822:1180822 [1] NCCL INFO ncclOsSocketPollConnect: connect to 10.99.91.49<58525> returned Connection refused, retrying (34/34) after sleep for 3400 msec\n' +
+          'g15:2039491:2039656 [0] NCCL INFO socketPollConnect: connect returned Connection refused, retrying (1/34) after sleep for 100 msec\n',
+      ),
+    ).toEqual([])
   })
 })
 
