@@ -27,6 +27,11 @@ const MARKERS: readonly Marker[] = [
     kind: 'exception',
     test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?::|$)/,
   },
+  // NCCL's result names as torch and NCCL print them (nccl.h ncclResult_t): "ncclInternalError: Internal check failed.", "ncclInvalidUsage: …",
+  // "ncclUnhandledCudaError: Call to CUDA function failed."; and Ray's error no one retrieved (ray/_private/worker.py):
+  // "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::RayWorker.execute_method() …"
+  { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
+  { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";

@@ -150,6 +150,48 @@ export const NCCL_RULES: readonly SignatureRule[] = [
       ),
   },
   {
+    // NCCL proxy.cc (2.12+; RCCL proxy.cpp): "Proxy Call to rank 7 failed (Connect)" (also Init, SharedInit, Setup, Start…); torch prints it under
+    // "ncclInternalError: Internal check failed." and "Last error:".
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /Proxy Call to rank (\d+) failed \((\w+)\)/,
+    hit: (m, line) =>
+      transportHit(
+        `proxy:${m[1]}:${m[2]}`,
+        line,
+        `NCCL's proxy could not complete its ${m[2]} call for rank ${m[1]}: the connection NCCL sets up between this rank and its peer failed, so the communicator is never built.`,
+        { 'Peer rank': m[1] ?? '', 'Proxy call': m[2] ?? '' },
+        `Run with NCCL_DEBUG=INFO: the WARN lines before this one name the socket or verbs call that failed. Between nodes it is most often NCCL_SOCKET_IFNAME naming an interface that does not route to the peer (or differing per node), a firewall on NCCL's ephemeral ports, or the peer rank dying first. ${FABRIC_FIX}`,
+      ),
+  },
+  {
+    // NCCL socket.cc: "socketPollConnect: Connect to 10.0.0.2<44206> returned 113(No route to host) errno 11(Resource temporarily unavailable)" (2.1x),
+    // "socketPollConnect: connect to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts" (2.2x),
+    // "ncclOsSocketPollConnect: connect to …" (2.28+), "socketStartConnect: Connect to … failed : …"; older socket.h: "Connect to 10.0.0.2<44206> failed :
+    // Connection refused". NCCL writes a peer as ip<port>; without a function name, only that form is read. Its INFO retries ("…, retrying (n/34)") are not failures.
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern:
+      /(?:\b(?:ncclOs)?[Ss]ocket(?:Poll|Start)Connect:\s*[Cc]onnect to \[?([\da-fA-F.:]+?)\]?(?:<(?:(\d+)|[^>\s]*)>)?|\b[Cc]onnect to \[?([\da-fA-F.:]+?)\]?<(\d+)>)\s*(?:returned|failed)\s*:?\s*(?:-?\d+\s*\(?)?([A-Za-z][A-Za-z ]*[a-z])/,
+    hit: (m, line) => {
+      // NCCL INFO "… returned Connection refused, retrying (24/34) after sleep for 2400 msec": a retry while the peer starts, healthy until the count runs out.
+      if (/\bretrying\b/i.test(line)) return null
+      const peer = m[1] ?? m[3] ?? ''
+      const port = m[2] ?? m[4]
+      const why = m[5]?.trim() ?? ''
+      const loopback = /^(?:127\.|::1$|::ffff:127\.)/.test(peer)
+      return transportHit(
+        `socket-connect:${peer}:${why}`,
+        line,
+        `NCCL could not open a TCP connection to a peer rank at ${peer}${port ? `:${port}` : ''}: ${why}.`,
+        { 'Peer address': `${peer}${port ? `:${port}` : ''}`, Error: why },
+        loopback
+          ? "The peer address is loopback: NCCL picked the lo interface (NCCL_SOCKET_IFNAME=lo, or the hostname resolves to 127.0.x.x), so ranks on other nodes are asked to connect to themselves. Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface that carries the nodes' fabric addresses, in every node's container."
+          : /refused/i.test(why)
+            ? `Nothing listened at ${peer}${port ? `:${port}` : ''}: the peer rank died or restarted before the connection (read that node's log first), or a firewall rejects NCCL's ephemeral ports between the nodes. Check both, then the interface NCCL bootstraps on (NCCL_SOCKET_IFNAME, the same on every node).`
+            : `${peer} is not reachable from this node over the interface NCCL chose (${why}): set NCCL_SOCKET_IFNAME to the interface whose addresses route between the nodes (ip route get ${peer} on this node shows which), the same on every node, and open NCCL's ports in any firewall between them.`,
+      )
+    },
+  },
+  {
     // NCCL bootstrap.cc: "Bootstrap : no socket interface found" (2.x); net_socket.cc: "NET/Socket : no interface found";
     // proposed 2.27+: "Bootstrap : no NCCL_SOCKET_IFNAME interface found".
     code: 'NCCL_TRANSPORT_ERROR',

@@ -142,6 +142,27 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     hit: (m, line, _ray, context) => denied(m, line, context),
   },
   {
+    // Any HTTP client's 401/403 on a hub URL, in its own words: httpx (huggingface_hub >= 1.0, and tools calling raise_for_status): "httpx.HTTPStatusError:
+    // Client error '401 Unauthorized' for url 'https://huggingface.co/…'"; aiohttp: "401, message='Unauthorized', url='https://huggingface.co/…'"; a
+    // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'." Only with a hub URL on the same line.
+    code: 'WEIGHTS_ACCESS_DENIED',
+    pattern: /\b(?:(40[13])\W{1,4}(?:message=\W?)?)?(Unauthorized|Forbidden)\b/i,
+    hit: (m, line, _ray, context) => {
+      const url = urlIn(line)
+      if (url === undefined) return null
+      const ev = hubEvidence(url)
+      const repo = ev['Repo id']
+      const status = m[1] ?? (/forbidden/i.test(m[2] ?? '') ? '403' : '401')
+      return {
+        key: 'access',
+        severity: 'error',
+        message: `The hub refused the download${repo ? ` of ${repo}` : ''} (HTTP ${status} ${m[2]}): this node sent no token, or a token that may not read the repository (a gated model whose licence that account has not accepted, or a private repo).`,
+        evidence: { 'HTTP status': status, ...ev, ...node(context) },
+        fix: `Give every node's container a read token (HF_TOKEN, passed into each container, not only the shell that starts it) of an account that has accepted the model's licence${repo ? ` (https://huggingface.co/${repo})` : ''}; check it on that node with huggingface-cli whoami; or download once and serve the local copy.`,
+      }
+    },
+  },
+  {
     // The environment a log or launcher prints (HF_HUB_OFFLINE=1, -e HF_HUB_OFFLINE=1, "HF_HUB_OFFLINE: 1", TRANSFORMERS_OFFLINE=1): kept so a later
     // repo-id error is read as the offline family.
     code: 'WEIGHTS_OFFLINE_MISSING',

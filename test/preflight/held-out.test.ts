@@ -20,10 +20,13 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // multi-node starts too (signatures.test.ts keeps it a near miss); these two captures hold nothing else to read.
   'tp-exceeds-cluster-gpus-gpustack-5056.txt': "vLLM's local-GPU-count warning alone, logged on healthy multi-node starts too",
   'tp-exceeds-link-local-dgx-spark-playbooks-63.txt': "vLLM's local-GPU-count warning alone (the issue title) after a link-local address",
+  // batch 7: the thread names the cause (a port taken twice), the pasted log does not show it
+  'port-zmq-collision-gpustack-6019.txt': 'the ZMQ port collision is in the thread, not in the log (a Gloo peer close, then WorkerProc failed)',
+  'port-init-eaddrinuse-verl-6677.txt': 'the log is cut before its EADDRINUSE line',
 }
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5 and 6: collected after they were frozen (scores in fixtures/README.md). */
-for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6']) {
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6 and 7: collected after they were frozen (scores in fixtures/README.md). */
+for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'batch7']) {
   const dir = join(root, batch)
   const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, string | null>
   describe(`held-out public captures (${batch === '.' ? 'batch 1' : batch})`, () => {
@@ -35,7 +38,9 @@ for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6']) {
     for (const [file, code] of Object.entries(expected)) {
       const miss = KNOWN_MISSES[file]
       it(`${file} → ${code ?? 'healthy'}${miss ? ' (known miss)' : ''}`, () => {
-        const found = scanLog(readFileSync(join(dir, file), 'utf8'), file)
+        // Scored without the '#' provenance header: a header that quotes the thread's title must not earn the family (batch 7's first run did).
+        const capture = readFileSync(join(dir, file), 'utf8').replace(/^#.*\n/gm, '')
+        const found = scanLog(capture, file)
         if (miss)
           expect(
             found.map((f) => f.code),
