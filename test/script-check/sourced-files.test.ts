@@ -10,12 +10,11 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
-import { deployRelease } from '../../src/deploy/rollout.js'
 import { checkLaunchScript, type ReadSourced } from '../../src/script-check/index.js'
 import { checkLaunchScriptWhenNeeded, sourcedFileReader } from '../../src/script-check/load-checker.js'
-import { SimCluster, simManifest, simRolloutOptions } from '../deploy/support/sim-cluster.js'
+import { deployBlockedScript } from './support/blocked-deploy.js'
 
 const DIR = 'test/script-check/fixtures/sourced'
 const check = (path: string) => checkLaunchScript(readFileSync(path, 'utf8'), { path, readSourced: sourcedFileReader(resolve(path)) })
@@ -198,24 +197,8 @@ describe('on the paths users run', () => {
   })
 
   describe('the deploy (deploy.scriptCheck: block)', () => {
-    let sim: SimCluster | undefined
-    let dir: string | undefined
-    afterEach(() => {
-      sim?.cleanup()
-      if (dir) rmSync(dir, { recursive: true, force: true })
-    })
-
     it('stops at the script-check stage before anything on the nodes changes, on a finding in a sourced library', async () => {
-      dir = mkdtempSync(join(tmpdir(), 'vrd-sourced-deploy-'))
-      cpSync(`${DIR}/lib-style`, dir, { recursive: true })
-      mkdirSync(join(dir, '.git'))
-      sim = new SimCluster(
-        simManifest((doc) => {
-          doc.launch = { mode: 'script', path: 'scripts/ray/start-head.sh' }
-          ;(doc.deploy as Record<string, unknown>).scriptCheck = 'block'
-        }),
-      )
-      const r = await deployRelease(simRolloutOptions(sim, 'r1', { manifestPath: join(dir, 'cluster.yml'), force: true }))
+      const r = await deployBlockedScript(`${DIR}/lib-style`, 'scripts/ray/start-head.sh')
       expect(r.failure?.stage).toBe('script-check')
       expect(r.changed).toBe(false)
       const f = r.findings.find((x) => x.code === 'SCRIPT_HEAD_IDENTITY_UNPINNED')!
