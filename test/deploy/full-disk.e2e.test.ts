@@ -6,10 +6,7 @@
  * figures, before anything changes: r1's containers keep running (start time unchanged), `current`
  * still names r1, and r1 still answers. The tmpfs is removed afterwards, whether the test passed or not.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { parseDocument } from 'yaml'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argv } from '../../src/command/shell.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
@@ -20,7 +17,7 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { resetLabNodes, leaveLabNodes } from './support/lab-nodes.js'
+import { leaveLabNodes, manifestVariant, resetLabNodes } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -83,10 +80,9 @@ beforeAll(async () => {
   creds = { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') }
   manifest = lab.manifest
   manifestPath = lab.path
-  const changed = parseDocument(readFileSync(lab.path, 'utf8'))
-  changed.setIn(['container', 'env'], changed.createNode({ ...manifest.container.env, VRD_FULL_DISK_TEST: 'r2' }))
-  changedPath = join(mkdtempSync(join(tmpdir(), 'vrd-full-disk-')), 'cluster.yml')
-  writeFileSync(changedPath, changed.toString())
+  changedPath = manifestVariant(lab.path, 'full-disk', (doc) =>
+    doc.setIn(['container', 'env'], doc.createNode({ ...manifest.container.env, VRD_FULL_DISK_TEST: 'r2' })),
+  )
   transports = await labTransports(manifest)
   await resetLabNodes(transports, manifest, clusterStateDir(manifest))
 }, 900_000)

@@ -1,22 +1,11 @@
-/**
- * The start-up memory watchdog on the lab (issue 38): spark-b gets a memory budget (its cgroup
- * limited, its /proc/meminfo showing the limit: src/lab/assets/vrd-lab-memory), and release m2's
- * stand-in takes more than that budget leaves while it loads its weights (VLLM_STANDIN_LOAD_BYTES).
- * The watchdog stops m2 on every node during weights loading with MEMORY_FLOOR_REACHED (the node,
- * the phase, the figures), and the rollback starts m1 again, which serves.
- */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseDocument } from 'yaml'
 import { argv } from '../../src/command/shell.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, openLab } from './support/lab-nodes.js'
+import { leaveLabNodes, manifestVariant, openLab } from './support/lab-nodes.js'
 
 const GIB = 1024 ** 3
 /** spark-b's budget: what it uses with m1 running, plus this. */
@@ -42,12 +31,10 @@ const budget = (...args: string[]) => sh(transports.get('spark-b')!, 'sudo', '-n
 
 /** The lab's manifest with the watchdog's floor at FLOOR, read every second, and the stand-in's load. */
 function withWatchdog(env: Record<string, string>): string {
-  const doc = parseDocument(readFileSync(labPath, 'utf8'))
-  doc.setIn(['deploy', 'memoryWatchdog'], doc.createNode({ floorBytes: FLOOR, intervalSeconds: 1 }))
-  doc.setIn(['container', 'env'], doc.createNode({ ...manifest.container.env, ...env }))
-  const path = join(mkdtempSync(join(tmpdir(), 'vrd-memory-watchdog-e2e-')), 'manifest.yml')
-  writeFileSync(path, doc.toString())
-  return path
+  return manifestVariant(labPath, 'memory-watchdog-e2e', (doc) => {
+    doc.setIn(['deploy', 'memoryWatchdog'], doc.createNode({ floorBytes: FLOOR, intervalSeconds: 1 }))
+    doc.setIn(['container', 'env'], doc.createNode({ ...manifest.container.env, ...env }))
+  })
 }
 
 const deploy = (path: string, release: string) => deployTask(path, { credentials: creds, env: process.env, onProgress: progress, release, force: true })

@@ -7,18 +7,16 @@
  * - spark-b's worker dies in weights loading and the head's engine fails after it: the worker's line
  *   is the first failure, the head's under it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseDocument } from 'yaml'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { runLabScenario } from '../support/lab.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { clusterStateDir } from '../../src/plan/release-commands.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, openLab } from './support/lab-nodes.js'
+import { leaveLabNodes, manifestVariant, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let labPath: string
@@ -31,14 +29,12 @@ const PLANTED = { VRD_TEST_API_TOKEN: 'hf_PlantedLabTokenAbcdefghijklmnop42', VR
 
 /** The lab's manifest with the stand-in's fault on spark-b, a 20 s weights budget, and on-failure stop. */
 function faulty(fault: Record<string, string>): string {
-  const doc = parseDocument(readFileSync(labPath, 'utf8'))
-  const worker = manifest.nodes.find((n) => n.name === 'spark-b')!
-  doc.setIn(['container', 'env'], doc.createNode({ ...manifest.container.env, ...PLANTED, ...fault, VLLM_STANDIN_FAULT_NODE: worker.fabricIp }))
-  doc.setIn(['smoke', 'phaseBudgetSeconds'], doc.createNode({ weightsLoading: BUDGET }))
-  doc.setIn(['deploy', 'onFailure'], 'stop')
-  const path = join(mkdtempSync(join(tmpdir(), 'vrd-startup-timeline-')), 'cluster.yml')
-  writeFileSync(path, doc.toString())
-  return path
+  return manifestVariant(labPath, 'startup-timeline', (doc) => {
+    const worker = manifest.nodes.find((n) => n.name === 'spark-b')!
+    doc.setIn(['container', 'env'], doc.createNode({ ...manifest.container.env, ...PLANTED, ...fault, VLLM_STANDIN_FAULT_NODE: worker.fabricIp }))
+    doc.setIn(['smoke', 'phaseBudgetSeconds'], doc.createNode({ weightsLoading: BUDGET }))
+    doc.setIn(['deploy', 'onFailure'], 'stop')
+  })
 }
 
 beforeAll(async () => {

@@ -1,19 +1,9 @@
-/**
- * Verified teardown on the lab (issue 38): a worker process of the old release that survived its
- * container (started on the node outside it, with the release's VRD_RELEASE in its environment, as a
- * launch script's would be) is found and killed by the next deploy's stop-previous; one a supervisor
- * keeps restarting blocks the launch with its PID and command.
- */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseDocument } from 'yaml'
 import { argv } from '../../src/command/shell.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, openLab } from './support/lab-nodes.js'
+import { leaveLabNodes, manifestVariant, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let transports: Map<string, Transport>
@@ -35,10 +25,7 @@ const marked = async (release: string) =>
 beforeAll(async () => {
   const lab = await openLab(progress)
   creds = lab.creds
-  const doc = parseDocument(readFileSync(lab.path, 'utf8'))
-  doc.setIn(['deploy', 'teardownTimeoutSeconds'], 8)
-  path = join(mkdtempSync(join(tmpdir(), 'vrd-teardown-e2e-')), 'manifest.yml')
-  writeFileSync(path, doc.toString())
+  path = manifestVariant(lab.path, 'teardown-e2e', (doc) => doc.setIn(['deploy', 'teardownTimeoutSeconds'], 8))
   manifest = lab.manifest
   transports = lab.transports
 }, 900_000)

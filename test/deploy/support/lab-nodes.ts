@@ -1,6 +1,9 @@
 /** Helpers the lab's deploy tests share (support for *.e2e.test.ts under test/deploy). */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Document, parseDocument } from 'yaml'
 import { argv } from '../../../src/command/shell.js'
 import type { Manifest } from '../../../src/manifest/schema.js'
 import { clusterStateDir } from '../../../src/plan/release-commands.js'
@@ -31,6 +34,18 @@ export async function openLab(progress: (m: string) => void, ...paths: string[])
   const transports = await labTransports(lab.manifest)
   await resetLabNodes(transports, lab.manifest, clusterStateDir(lab.manifest), ...paths)
   return { info, manifest: lab.manifest, path: lab.path, creds, transports }
+}
+
+/**
+ * A variant of the lab's manifest for one test: `edit` changes the parsed document (comments and
+ * order kept), and the result is written to a fresh temporary directory named after `name`.
+ */
+export function manifestVariant(labPath: string, name: string, edit: (doc: Document) => void): string {
+  const doc = parseDocument(readFileSync(labPath, 'utf8'))
+  edit(doc)
+  const path = join(mkdtempSync(join(tmpdir(), `vrd-${name}-`)), 'manifest.yml')
+  writeFileSync(path, doc.toString())
+  return path
 }
 
 /** A clean start on every lab node: the release container removed, then `paths` (the cluster's state dir, a model path). */
