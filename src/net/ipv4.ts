@@ -99,3 +99,30 @@ export function ipInCidr(ip: string, cidr: string): boolean | undefined {
 export const isLoopback = (ip: string): boolean => ipInCidr(ip, '127.0.0.0/8') === true
 
 export const isLinkLocal = (ip: string): boolean => ipInCidr(ip, '169.254.0.0/16') === true
+
+/**
+ * Why an address written as a peer's identity or a rendezvous target (`--master-addr`, MASTER_ADDR,
+ * `--node-ip-address`, VLLM_HOST_IP, `ray start --address`) cannot name a host the other nodes reach,
+ * as a phrase for messages; undefined for an address that can (or that cannot be read: a hostname).
+ * Loopback covers Debian's `127.0.1.1` hostname mapping (`hostname -i`); a netmask is what a script
+ * that took the wrong field of `ifconfig`/`ip addr` passes on.
+ */
+export function unusableHostAddress(text: string): string | undefined {
+  const t = text.trim().replace(/^\[(.*)\]$/, '$1')
+  if (t === 'localhost' || t === '::1' || isLoopback(t)) return 'a loopback address'
+  if (t === '0.0.0.0' || t === '::') return 'the wildcard (any) address'
+  const v = parseIpv4(t)
+  if (!v.ok) return undefined
+  if (v.value === 2 ** 32 - 1) return 'the broadcast address'
+  if (ipInCidr(t, '224.0.0.0/4')) return 'a multicast address'
+  // A netmask: leading ones then zeros, from 255.0.0.0 to 255.255.255.254 (first octet 255, so no host address qualifies).
+  const zeros = 2 ** 32 - v.value
+  if (t.startsWith('255.') && (zeros & (zeros - 1)) === 0) return 'a netmask'
+  return undefined
+}
+
+/** Loopback or the wildcard: the address a node reaches only itself at. */
+export const isSelfAddress = (text: string): boolean => {
+  const why = unusableHostAddress(text)
+  return why === 'a loopback address' || why === 'the wildcard (any) address'
+}

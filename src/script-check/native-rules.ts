@@ -8,6 +8,7 @@
  */
 
 import type { Manifest } from '../manifest/schema.js'
+import { unusableHostAddress } from '../net/ipv4.js'
 import { EVIDENCE } from '../preflight/finding.js'
 import { SERVE_DEFAULTS } from '../preflight/native-launch.js'
 import { type Assignment, type RayStart, sliceVal, type Val, writtenAt } from './model.js'
@@ -22,8 +23,6 @@ const flagValue = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val
   const hit = r.serve?.[flag]
   return hit ? sliceVal(hit.item.val, hit.offset) : undefined
 }
-
-const isLoopback = (text: string): boolean => /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(text)
 
 /** A serve of the native mode: it gives --nnodes, --node-rank or --headless. */
 export const isNativeServe = (r: RayStart): r is Serve =>
@@ -52,9 +51,18 @@ export function serveEvidence(r: RayStart): Record<string, string> {
   }
 }
 
-function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined): ScriptFinding[] {
+/** What the head's own section gives as --master-addr, when it is a literal host address (what the other sections must match without a manifest). */
+function headsMaster(serves: readonly Serve[]): { text: string; line: number } | undefined {
+  const heads = serves.filter((r) => r.head)
+  const v = heads.length === 1 ? flagValue(heads[0]!, '--master-addr') : undefined
+  return v?.known && v.text !== '' && !unusableHostAddress(v.text) && !v.text.includes('$') ? { text: v.text, line: heads[0]!.line } : undefined
+}
+
+function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined, headMaster: { text: string; line: number } | undefined): ScriptFinding[] {
   const head = manifest?.nodes.find((n) => n.role === 'head')
-  const want = head?.fabricIp
+  // Without a manifest, the head section's own literal --master-addr is what every other section must give.
+  const fromHead = !head && !r.head ? headMaster : undefined
+  const want = head?.fabricIp ?? fromHead?.text
   const v = flagValue(r, '--master-addr')
   const role = roleOf(r)
   if (!v) {
@@ -76,18 +84,24 @@ function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
     ]
   }
   if (!v.known) return []
-  const loop = isLoopback(v.text)
-  if (!loop && (want === undefined || v.text === want)) return []
+  const unusable = unusableHostAddress(v.text)
+  if (!unusable && (want === undefined || v.text === want)) return []
   return [
     {
       code: 'SCRIPT_MASTER_ADDR_NOT_FABRIC',
       severity: 'error',
       role,
       line: lineOf(c, v, r.line),
-      message: loop
-        ? `The ${role}'s vllm serve gives --master-addr ${v.text}, a loopback address: other nodes cannot reach the head's store and message queue there.`
-        : `The ${role}'s vllm serve gives --master-addr ${v.text}, not the head's fabric IP ${want}: torch's store rendezvous and vLLM's message queue would run off the fabric while NCCL and Gloo are told to use it.`,
-      evidence: { ...serveEvidence(r), '--master-addr': v.text, ...(want ? { "Head's fabric IP (manifest)": want } : {}) },
+      message: unusable
+        ? `The ${role}'s vllm serve gives --master-addr ${v.text}, ${unusable}: ${unusable === 'a loopback address' || unusable.startsWith('the wildcard') ? "other nodes cannot reach the head's store and message queue there" : "no host answers there, so the rendezvous waits until torch's timeout"}.`
+        : fromHead
+          ? `The ${role}'s vllm serve gives --master-addr ${v.text}, but the head's section (line ${fromHead.line}) gives ${fromHead.text}: this node looks for the store where the head does not serve it, and the rendezvous waits until torch's timeout.`
+          : `The ${role}'s vllm serve gives --master-addr ${v.text}, not the head's fabric IP ${want}: torch's store rendezvous and vLLM's message queue would run off the fabric while NCCL and Gloo are told to use it.`,
+      evidence: {
+        ...serveEvidence(r),
+        '--master-addr': v.text,
+        ...(fromHead ? { "The head's --master-addr": `${fromHead.text} (line ${fromHead.line})` } : want ? { "Head's fabric IP (manifest)": want } : {}),
+      },
       fix: `Give every node's vllm serve --master-addr ${want ?? "<the head's fabric IP>"} (VRD_HEAD_IP under launch.mode: script).`,
       edits: want ? replaceEdit(v, want) : [],
     },
@@ -218,8 +232,13 @@ function hostIpFindings(c: ScriptText, r: Serve, serves: readonly Serve[], manif
 export function nativeFindings(starts: readonly RayStart[], manifest: Manifest | undefined, script: ScriptText): ScriptFinding[] {
   const serves = starts.filter(isNativeServe)
   if (serves.length === 0) return []
+  const headMaster = headsMaster(serves)
   return [
-    ...serves.flatMap((r) => [...masterFindings(script, r, manifest), ...nnodesFindings(script, r, manifest), ...hostIpFindings(script, r, serves, manifest)]),
+    ...serves.flatMap((r) => [
+      ...masterFindings(script, r, manifest, headMaster),
+      ...nnodesFindings(script, r, manifest),
+      ...hostIpFindings(script, r, serves, manifest),
+    ]),
     ...rankFindings(script, serves, manifest),
   ]
 }

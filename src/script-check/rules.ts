@@ -7,6 +7,7 @@
  */
 
 import type { Manifest } from '../manifest/schema.js'
+import { unusableHostAddress } from '../net/ipv4.js'
 import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.js'
 import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
 import type { Edit } from './patch.js'
@@ -32,7 +33,9 @@ export interface ScriptText {
   lineOf(index: number): number
 }
 
-const isLoopback = (v: Val): boolean => v.known && /^(?:127\.\d+\.\d+\.\d+|localhost|::1|0\.0\.0\.0)$/.test(v.text)
+/** Why a literal identity or head address names no host the other nodes reach (loopback, wildcard, netmask …), else undefined. */
+const unusable = (v: Val): string | undefined => (v.known ? unusableHostAddress(v.text) : undefined)
+const isUnusable = (v: Val): boolean => unusable(v) !== undefined
 const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
 
 /**
@@ -87,7 +90,7 @@ const valueLine = (c: Ctx, a: Assignment): number => {
   return w ? c.script.lineOf(w.start) : a.span.line
 }
 const where = (c: Ctx, a: Assignment): string => `line ${valueLine(c, a)} (${a.kind})`
-const claimsHead = (c: Ctx, v: Val | undefined): boolean => v?.known === true && v.text !== '' && c.headIps.has(v.text) && !isLoopback(v)
+const claimsHead = (c: Ctx, v: Val | undefined): boolean => v?.known === true && v.text !== '' && c.headIps.has(v.text) && !isUnusable(v)
 /** The line of a finding: where its first edit goes, else the given one. */
 const lineOfEdit = (c: Ctx, edits: readonly Edit[], otherwise: number): number => (edits[0] ? c.script.lineOf(edits[0].start) : otherwise)
 
@@ -98,17 +101,23 @@ function loopbackFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
     ['--address (the head)', r.address ? { text: host(r.address.text), known: r.address.known } : undefined, r.line],
   ]
   return loop
-    .filter(([, v]) => v && isLoopback(v))
+    .filter(([, v]) => v && isUnusable(v))
     .map(([what, v, line]) => ({
       code: 'SCRIPT_LOOPBACK_IDENTITY',
       severity: 'error',
       role,
       line,
-      message: `The ${role}'s ${what} is ${v!.text}, a loopback address: ${what.startsWith('--address') ? 'on a worker that is itself, not the head' : 'peers on other nodes cannot reach it, and Ray and vLLM pin work to it'}.`,
+      message: `The ${role}'s ${what} is ${v!.text}, ${unusable(v!)}: ${
+        what.startsWith('--address')
+          ? unusable(v!) === 'a loopback address' || unusable(v!)?.startsWith('the wildcard')
+            ? 'on a worker that is itself, not the head'
+            : 'no host answers there, so the worker never joins the head'
+          : 'peers on other nodes cannot reach it, and Ray and vLLM pin work to it'
+      }.`,
       evidence: { ...base, [what]: v!.text },
       fix: what.startsWith('--address')
         ? "Give the worker the head's fabric address: ray start --address=<head fabric IP>:<port> (VRD_HEAD_IP under launch.mode: script)."
-        : `Use the node's own fabric IP for ${what} (VRD_NODE_IP under launch.mode: script), never 127.0.0.1 or localhost.`,
+        : `Use the node's own fabric IP for ${what} (VRD_NODE_IP under launch.mode: script), never 127.0.0.1, localhost or a netmask.`,
       edits: [],
     }))
 }
@@ -186,7 +195,7 @@ function workerUsesHeadFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFin
   const headAddr = r.address ? host(r.address.text) : undefined
   const own = r.nodeIp?.val ?? vhi?.val
   // A symbolic value (`${VRD_NODE_IP}`) differs per node: only the same path's --address, or a literal, can be compared.
-  if (!own || own.text === '' || !(own.text === headAddr || (own.known && c.headIps.has(own.text))) || isLoopback(own)) return []
+  if (!own || own.text === '' || !(own.text === headAddr || (own.known && c.headIps.has(own.text))) || isUnusable(own)) return []
   const what = r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'
   return [
     {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ipInCidr, isIpv4, isLinkLocal, isLoopback, parseCidr, parseIpv4, stripPrefixLength } from '../../src/net/ipv4.js'
+import { ipInCidr, isIpv4, isLinkLocal, isLoopback, isSelfAddress, parseCidr, parseIpv4, stripPrefixLength, unusableHostAddress } from '../../src/net/ipv4.js'
 
 describe('IPv4: one contract for the manifest and the preflight', () => {
   it('reads dotted quads and refuses anything else', () => {
@@ -37,5 +37,30 @@ describe('IPv4: one contract for the manifest and the preflight', () => {
     expect(isLoopback('127.1.2.3')).toBe(true)
     expect(isLoopback('10.0.0.1')).toBe(false)
     expect(isLinkLocal('169.254.3.1')).toBe(true)
+  })
+
+  it('says why an address names no host the other nodes reach, and nothing for one that can', () => {
+    const why = (t: string) => unusableHostAddress(t)
+    expect(['127.0.0.1', '127.0.1.1', 'localhost', '::1', '[::1]'].map(why)).toEqual(Array(5).fill('a loopback address'))
+    expect(['0.0.0.0', '::'].map(why)).toEqual(['the wildcard (any) address', 'the wildcard (any) address'])
+    expect(['255.255.255.0', '255.255.0.0', '255.0.0.0', '255.255.255.252', '255.255.254.0'].map(why)).toEqual(Array(5).fill('a netmask'))
+    expect(why('255.255.255.255')).toBe('the broadcast address')
+    expect(why('239.1.2.3')).toBe('a multicast address')
+    // Host addresses, including ones that end in .0 or .255 (valid hosts in a /16 or wider), hostnames, and 255.x that is no mask.
+    for (const host of [
+      '192.168.200.12',
+      '10.0.1.0',
+      '172.16.3.255',
+      '169.254.3.1',
+      'spark-a',
+      'ec2-1-2-3-4.compute.amazonaws.com',
+      '255.255.255.1',
+      '255.0.255.0',
+      '',
+    ])
+      expect(why(host), host).toBeUndefined()
+    expect(isSelfAddress('127.0.1.1')).toBe(true)
+    expect(isSelfAddress('0.0.0.0')).toBe(true)
+    expect(isSelfAddress('255.255.255.0')).toBe(false)
   })
 })

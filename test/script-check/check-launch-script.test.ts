@@ -153,6 +153,21 @@ describe('roles, however a script picks them, and Ray, however it is started', (
     expect(loop.findings.map((f) => [f.code, f.evidence['--address (the head)']])).toEqual([['SCRIPT_LOOPBACK_IDENTITY', '127.0.0.1']])
   })
 
+  it("an identity or head address no host answers at: a netmask, the broadcast address, Debian's 127.0.1.1 (hostname -i)", () => {
+    for (const [script, what, value, phrase] of [
+      ['ray start --head --node-ip-address=255.255.255.0', '--node-ip-address', '255.255.255.0', 'a netmask'],
+      ['export VLLM_HOST_IP=127.0.1.1\nray start --head --node-ip-address=$VLLM_HOST_IP', '--node-ip-address', '127.0.1.1', 'a loopback address'],
+      ['ray start --address=255.255.0.0:6379 --node-ip-address=10.0.0.2', '--address (the head)', '255.255.0.0', 'a netmask'],
+      ['ray start --address=255.255.255.255:6379 --node-ip-address=10.0.0.2', '--address (the head)', '255.255.255.255', 'the broadcast address'],
+    ] as const) {
+      const [f] = check(script).findings.filter((x) => x.code === 'SCRIPT_LOOPBACK_IDENTITY')
+      expect(f?.evidence[what], script).toBe(value)
+      expect(f!.message).toContain(phrase)
+    }
+    // Host addresses that end in .0 or .255 are hosts in a /16: nothing.
+    expect(check('ray start --address=10.0.1.0:6379 --node-ip-address=10.0.2.255').findings).toEqual([])
+  })
+
   it('near misses: pinned identities that agree with VLLM_HOST_IP, and VLLM_HOST_IP not passed into the container', () => {
     expect(check('export VLLM_HOST_IP=10.0.0.1\nray start --head --node-ip-address=$VLLM_HOST_IP').findings).toEqual([])
     // Exported on the host but not given to docker with -e: Ray in the container never sees it.

@@ -27,7 +27,8 @@ beforeAll(async () => {
   }
 })
 
-const codes = (text: string, m: Manifest | undefined = pair) =>
+/** `null`: no manifest (undefined would take the default). */
+const codes = (text: string, m: Manifest | null = pair) =>
   checkLaunchScript(text, { path: 'launch.sh', ...(m ? { manifest: m } : {}) }).findings.map((f) => `${f.code}:${f.evidence['Script line']?.split(':')[1]}`)
 
 function gitApply(text: string, diff: string): string {
@@ -39,7 +40,7 @@ function gitApply(text: string, diff: string): string {
 }
 
 /** The finding is there; its own patch applies and clears it (and the combined patch clears every finding). */
-function clears(text: string, code: string, m: Manifest | undefined = pair): void {
+function clears(text: string, code: string, m: Manifest | null = pair): void {
   const r = checkLaunchScript(text, { path: 'launch.sh', ...(m ? { manifest: m } : {}) })
   const f = r.findings.filter((x) => x.code === code)
   expect(f.length, `${code} in ${JSON.stringify(r.findings.map((x) => x.code))}`).toBeGreaterThan(0)
@@ -156,8 +157,34 @@ describe('native-mode launches, read statically', () => {
   })
 
   it('without a manifest: only what the script alone shows (a repeated rank, a loopback master)', () => {
-    expect(codes(DOCKER_ARRAY, undefined)).toEqual(['SCRIPT_NATIVE_RANK_DUPLICATE:12'])
-    expect(codes(BY_ARG.replace('10.1.230.180', '127.0.0.1'), undefined)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:3', 'SCRIPT_MASTER_ADDR_NOT_FABRIC:3'])
+    expect(codes(DOCKER_ARRAY, null)).toEqual(['SCRIPT_NATIVE_RANK_DUPLICATE:12'])
+    expect(codes(BY_ARG.replace('10.1.230.180', '127.0.0.1'), null)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:3', 'SCRIPT_MASTER_ADDR_NOT_FABRIC:3'])
+  })
+  it("a master address no host answers at (a netmask, the broadcast or a multicast address, Debian's 127.0.1.1), with or without a manifest, in each style", () => {
+    for (const bad of ['255.255.255.0', '255.255.0.0', '255.255.255.255', '224.0.0.251', '127.0.1.1']) {
+      for (const m of [pair, null]) {
+        expect(codes(BY_ARG.replace('10.1.230.180', bad), m), bad).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:3', 'SCRIPT_MASTER_ADDR_NOT_FABRIC:3'])
+        expect(
+          codes(DOCKER_ARRAY.replace('HEAD_IP=192.168.200.12', `HEAD_IP=${bad}`).replace('--node-rank 0 --headless', '--node-rank 1 --headless'), m),
+          bad,
+        ).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:2', 'SCRIPT_MASTER_ADDR_NOT_FABRIC:2'])
+      }
+      const f = checkLaunchScript(BY_ARG.replace('10.1.230.180', bad), { path: 'launch.sh' }).findings[0]!
+      expect(f.message).toMatch(/a netmask|the broadcast address|a multicast address|a loopback address/)
+      expect(f.evidence['--master-addr']).toBe(bad)
+    }
+    clears(BY_ARG.replace('10.1.230.180', '255.255.255.0'), 'SCRIPT_MASTER_ADDR_NOT_FABRIC')
+  })
+
+  it("without a manifest, a worker's literal --master-addr must be the head section's: the worker's value is replaced by the head's", () => {
+    const split = BY_ARG.replace('--master-addr "$MASTER_ADDR" --master-port 29501 --headless', '--master-addr 192.168.200.13 --master-port 29501 --headless')
+    expect(codes(split, null)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC:14'])
+    const f = checkLaunchScript(split, { path: 'launch.sh' }).findings[0]!
+    expect(f.evidence).toMatchObject({ '--master-addr': '192.168.200.13', "The head's --master-addr": '10.1.230.180 (line 9)' })
+    clears(split, 'SCRIPT_MASTER_ADDR_NOT_FABRIC', null)
+    // Both sections agree, or the head's is computed: nothing to compare on paper.
+    expect(codes(BY_ARG, null)).toEqual([])
+    expect(codes(split.replace('MASTER_ADDR=10.1.230.180', 'MASTER_ADDR="$2"'), null)).toEqual([])
   })
 })
 

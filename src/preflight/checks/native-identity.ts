@@ -10,7 +10,7 @@
  * same process environment (context.ts `envOf`); VLLM_HOST_IP against the fabric is here.
  */
 
-import { isLoopback, stripPrefixLength } from '../../net/ipv4.js'
+import { isSelfAddress, stripPrefixLength, unusableHostAddress } from '../../net/ipv4.js'
 import type { VllmProcess } from '../facts.js'
 import type { Finding } from '../finding.js'
 import { type NativeLaunch, nativeLaunchOf } from '../native-launch.js'
@@ -42,8 +42,6 @@ function headOf(ctx: CheckContext, nodes: readonly NativeNode[]): ClusterNode | 
 
 /** The head's fabric IP, from the manifest (without one, the master address is compared with the head's addresses). */
 const fabricIpOf = (node: ClusterNode | undefined): string | undefined => node?.expected?.fabricIp
-
-const isLoopbackName = (addr: string): boolean => isLoopback(addr) || addr === 'localhost' || addr === '0.0.0.0' || addr === '::1'
 
 const cmdline = (p: VllmProcess): string => {
   const text = p.argv.join(' ')
@@ -79,7 +77,7 @@ export function nativeMasterAddress(ctx: CheckContext): Finding[] {
       [`vllm serve on ${node.name}`]: cmdline(proc),
     }
     const target = fabricIp ?? '<head fabric IP>'
-    if (isLoopbackName(addr)) {
+    if (isSelfAddress(addr)) {
       out.push({
         code: 'MASTER_ADDR_LOOPBACK',
         severity: 'error',
@@ -93,14 +91,17 @@ export function nativeMasterAddress(ctx: CheckContext): Finding[] {
       })
       continue
     }
-    const wrong = fabricIp !== undefined ? addr !== fabricIp : head !== undefined && headAddresses.length > 0 && !headAddresses.includes(addr)
+    const unusable = unusableHostAddress(addr)
+    const wrong =
+      unusable !== undefined || (fabricIp !== undefined ? addr !== fabricIp : head !== undefined && headAddresses.length > 0 && !headAddresses.includes(addr))
     if (wrong) {
       out.push({
         code: 'MASTER_ADDR_NOT_FABRIC',
         severity: 'error',
         node: node.name,
-        message:
-          fabricIp !== undefined
+        message: unusable
+          ? `${node.name} runs vllm serve with --master-addr ${addr}, ${unusable}, not a host: no node answers there, so the rendezvous waits until torch's timeout.`
+          : fabricIp !== undefined
             ? `${node.name} runs vllm serve with --master-addr ${addr}, not the head's fabric IP ${fabricIp}: torch's store rendezvous and vLLM's message queue go ${holderOf(ctx, addr) ? `over ${holderOf(ctx, addr)}` : 'to an address off the fabric'} while NCCL and Gloo are told to use the fabric.`
             : `${node.name} runs vllm serve with --master-addr ${addr}, which is no address of the head ${head?.name}.`,
         evidence,
@@ -143,7 +144,7 @@ export function nativeMasterUnreachable(ctx: CheckContext): Finding[] {
   return nodes.flatMap(({ node, proc }): Finding[] => {
     const m = proc.master
     // A loopback master is MASTER_ADDR_LOOPBACK's finding: the connect only proves the node talks to itself.
-    if (!m || (m.state !== 'timeout' && m.state !== 'error') || isLoopbackName(m.ip)) return []
+    if (!m || (m.state !== 'timeout' && m.state !== 'error') || isSelfAddress(m.ip)) return []
     return [
       {
         code: 'RENDEZVOUS_UNREACHABLE',

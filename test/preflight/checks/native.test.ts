@@ -209,6 +209,21 @@ describe('from the spark-pair bundle', () => {
     expect(nativeCodes(f, null)).toEqual(['MASTER_ADDR_NOT_FABRIC@spark-b'])
   })
 
+  it("a master address no host answers at: a netmask or the broadcast address is named as such, Debian's 127.0.1.1 as loopback, with or without a manifest", () => {
+    const head = healthy.nodes[0]!.container!.vllmProcess!
+    for (const [addr, code, phrase] of [
+      ['255.255.255.0', 'MASTER_ADDR_NOT_FABRIC', 'a netmask'],
+      ['255.255.255.255', 'MASTER_ADDR_NOT_FABRIC', 'the broadcast address'],
+      ['127.0.1.1', 'MASTER_ADDR_LOOPBACK', 'spark-b itself'],
+    ] as const) {
+      const f = native(head, proc(`Qwen/Qwen3 -tp 2 --nnodes 2 --node-rank 1 --master-addr ${addr} --headless`, FABRIC_ENV))
+      for (const m of [expectation, null] as const) {
+        expect(nativeCodes(f, m), addr).toEqual([`${code}@spark-b`])
+        expect(check(f, m).find((x) => x.code === code)!.message, addr).toContain(phrase)
+      }
+    }
+  })
+
   it('a Ray-mode bundle (no native process) gets none of these', () => {
     expect(nativeCodes(healthyFacts).filter((c) => !c.startsWith('SOCKET'))).toEqual([])
   })
