@@ -209,3 +209,22 @@ describe('a rendezvous master no other node can reach, on a run that spans nodes
       expect(codes(text), text).toEqual([])
   })
 })
+
+describe("GLOO_LOOPBACK: a node's own name resolving to a loopback address, Gloo's pair connect", () => {
+  it("gloo pair.cc's connect line at Debian's 127.0.1.1 (pytorch/gloo#223) and at 127.0.0.1 (ray-project/ray#24305), through diagnose", () => {
+    for (const [file, peer] of [
+      ['gloo-loopback-debian-hosts-gloo-223.txt', '127.0.1.1'],
+      ['gloo-loopback-pair-ray-24305.txt', '127.0.0.1'],
+    ] as const) {
+      const f = only(diagnoseFile(file), 'GLOO_LOOPBACK')
+      expect(f.evidence['Peer address'], file).toBe(`${peer} (loopback)`)
+    }
+    expect(only(diagnoseFile('gloo-loopback-debian-hosts-gloo-223.txt'), 'GLOO_LOOPBACK').message).toContain('/etc/hosts')
+  })
+
+  it('near miss: a pair connect to a routable peer is not a loopback (another family or none)', () => {
+    expect(one('[../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect [10.0.84.80]:14221: Connection refused\n').map((f) => f.code)).not.toContain(
+      'GLOO_LOOPBACK',
+    )
+  })
+})
