@@ -190,8 +190,9 @@ function masterNotAHost(line: string, context: LineContext): RuleHit | null {
   for (const m of masterMentions(line)) {
     const kind = notAHost(m.host)
     if (kind === undefined) continue
-    // an empty MASTER_ADDR= or flag on a one-node run may be unused; a client that dialled it, or a node joining a head, is not
-    if (kind === 'empty' && m.via === 'launch' && m.form !== 'ray start --address' && nnodes <= 1) continue
+    // an empty MASTER_ADDR= or flag on a one-node run may be unused, and 0.0.0.0 reaches the local host there; a client that
+    // dialled it, or a node joining a head, is judged whatever the run's size
+    if ((kind === 'empty' || kind === 'wildcard') && m.via === 'launch' && m.form !== 'ray start --address' && nnodes <= 1) continue
     const shown = m.host === '' ? `(empty)${m.port ? `:${m.port}` : ''}` : m.value
     return {
       key: kind === 'empty' ? 'empty' : `${kind}:${m.host}`,

@@ -203,6 +203,8 @@ describe('a rendezvous master no other node can reach, on a run that spans nodes
       'MASTER_ADDR=\nMASTER_PORT=29500\nWORLD_SIZE=1\n',
       'torchrun --nnodes=2 --node_rank=1 --master_addr=fe80::1 --master_port=29500 train.py\n',
       'torchrun --nnodes=2 --node_rank=1 --master_addr=gpu-node-01.cluster.local --master_port=29500 train.py\n',
+      // a one-node run: 0.0.0.0 reaches the local host (torchrun --standalone style)
+      'torchrun --nnodes=1 --nproc_per_node=8 --rdzv_endpoint=0.0.0.0:29400 train.py\n',
       // ray-project/ray#59110: a one-machine ray start at 127.0.0.1 (Ray's own bug: it dialled the public address instead)
       'ray start --address 127.0.0.1:6379\nLocal node IP: 192.168.255.10\n',
     ])
