@@ -14,6 +14,7 @@
  *   address, and NCCL's "Bootstrap : Using <iface>:<ip>" for an interface a *_SOCKET_IFNAME names).
  */
 
+import { MASTER_HINT, masterMentions, notAHost, notAHostReason } from './master-address.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
@@ -31,6 +32,8 @@ function unreachable(hostText: string, port: string, final: boolean, extra: Reco
   // "?UNKNOWN?" is torch naming an address it could not print; the next line names it.
   if (host === '' || host.includes('?')) return null
   if (isDockerBridge(host)) return null
+  // a netmask, a prefix length or a word that is no address: the master-value rule below names it
+  if (notAHost(host) !== undefined) return null
   const loop = isLoopback(host)
   return {
     key: `${host}:${port}:${final ? 'final' : 'attempt'}`,
@@ -135,13 +138,18 @@ function badMaster(addr: string, port: string | undefined, where: string, wantLo
   }
 }
 
-/** What a launch line or vLLM's args say about the run (kept across lines: commands are wrapped and continued with \). */
+/** What a launch line or vLLM's args say about the run (kept across lines: commands are wrapped and continued with \\). */
 function noteLaunch(line: string, memory: Map<string, string>): void {
-  // (one dash is enough: a paste cut between the two dashes of "--master_addr" leaves "-master_addr" at a line's start)
-  const nnodes = /(?:^|\s)--?nnodes[= ]['"]?(\d+)|'nnodes': (\d+)/.exec(line)
-  if (nnodes) memory.set('launch-nnodes', nnodes[1] ?? nnodes[2]!)
-  const given = /(?:^|\s)--?master[-_]addr(?:=|\s+)(['"]?)([^\s'"\\]*)\1(?=\s|\\|$)|'master_addr': '([^']*)'/.exec(line)
-  if (given) memory.set('launch-master', given[2] ?? given[3] ?? '')
+  // torchrun/vLLM --nnodes, DeepSpeed --num_nodes, Accelerate/detectron2 --num_machines, LLaMA-Factory's NNODES=, vLLM's args dump
+  // (one dash is enough: a paste cut between the two dashes of "--nnodes" leaves "-nnodes" at a line's start)
+  const nnodes = /(?:^|\s)--?(?:nnodes|num[-_]nodes|num[-_]machines)[= ]['"]?(\d+)|'nnodes': (\d+)|(?:^|\s)NNODES=['"]?(\d+)/.exec(line)
+  if (nnodes) memory.set('launch-nnodes', nnodes[1] ?? nnodes[2] ?? nnodes[3]!)
+  const given = masterMentions(line).find((m) => m.via === 'launch')
+  if (given) {
+    memory.set('launch-master', given.host)
+    if (given.port) memory.set('launch-master-port', given.port)
+    else memory.delete('launch-master-port')
+  }
 }
 
 /**
@@ -166,10 +174,55 @@ function masterOfMultiNode(line: string, context: LineContext): { addr: string; 
   const nnodes = Number(memory.get('launch-nnodes') ?? '1')
   const addr = memory.get('launch-master')
   if (nnodes <= 1 || addr === undefined) return undefined
-  return { addr, where: `--nnodes ${nnodes}` }
+  const port = memory.get('launch-master-port')
+  return { addr, ...(port ? { port } : {}), where: `--nnodes ${nnodes}` }
+}
+
+/**
+ * A master value that can be no host on any run: a netmask, the wildcard, an address with its prefix length, a
+ * word that is no address (a path a login shell printed, pdsh's first output word), or nothing where a client
+ * dialled it or a node joins a Ray head. Read from every form master-address.ts knows, launch side and client side.
+ */
+function masterNotAHost(line: string, context: LineContext): RuleHit | null {
+  const memory = context.memory
+  if (memory !== undefined) noteLaunch(line, memory)
+  const nnodes = Number(memory?.get('launch-nnodes') ?? '1')
+  for (const m of masterMentions(line)) {
+    const kind = notAHost(m.host)
+    if (kind === undefined) continue
+    // an empty MASTER_ADDR= or flag on a one-node run may be unused, and 0.0.0.0 reaches the local host there; a client that
+    // dialled it, or a node joining a head, is judged whatever the run's size
+    if ((kind === 'empty' || kind === 'wildcard') && m.via === 'launch' && m.form !== 'ray start --address' && nnodes <= 1) continue
+    const shown = m.host === '' ? `(empty)${m.port ? `:${m.port}` : ''}` : m.value
+    return {
+      key: kind === 'empty' ? 'empty' : `${kind}:${m.host}`,
+      severity: 'error',
+      message: `The address the nodes must meet at (${m.form}) is ${notAHostReason(kind, m.value)}: no rank or node can reach a rendezvous there, so the group never forms.`,
+      evidence: {
+        'Master address': shown,
+        'Named by': m.form,
+        ...(nnodes > 1 ? { 'Multi-node because': `--nnodes ${nnodes}` } : {}),
+        ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+      },
+      fix:
+        m.form === 'ray start --address'
+          ? "Give ray start --address=<the head's fabric IP>:<its --port> on every worker; print the variable the script builds it from and stop when it is empty or not an address."
+          : "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface: ip -4 -br addr, or ip -o -4 addr show <iface> | awk '{print $4}' | cut -d/ -f1), not a netmask, a prefix length or another field of the command's output; print it before the launch and stop when it is empty or not an address.",
+    }
+  }
+  return null
 }
 
 export const NATIVE_RULES: readonly SignatureRule[] = [
+  {
+    // A master value that can be no host ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "--master_addr=/root/cuda11.8.bashrc"
+    // (huggingface/accelerate#2249), "failed to connect to [::ffff:255.255.0.0]:29500" (hiyouga/LlamaFactory#3715), "ray start --address=:6379"
+    // and "Failed to connect to GCS at address :6379" (ModalMinds/MM-EUREKA#54), "MASTER_ADDR=10.0.0.5/24"): a subnet mask or prefix copied from
+    // `ip addr`/ifconfig, a bind-any address, the wrong word of a command's output, or nothing, where the head's fabric IP belongs.
+    code: 'MASTER_ADDR_NOT_FABRIC',
+    pattern: MASTER_HINT,
+    hit: (_m, line, _ray, context) => masterNotAHost(line, context),
+  },
   {
     // torch 2.x c10d: "[E socket.cpp:957] [c10d] The client socket has timed out after 60s while trying to connect to (10.1.16.222, 29400)."
     //   also "… after 600000ms …", "… after 1800s …"; the same text follows "torch.distributed.DistNetworkError: ".
@@ -256,7 +309,7 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     // a launch command ("--nnodes=2 … --master_addr=localhost", pytorch/pytorch#76367) or vLLM's non-default args ('nnodes': 2, 'master_addr': '…'):
     // a loopback master there is a node talking to itself.
     code: 'MASTER_ADDR_LOOPBACK',
-    pattern: /distributed_init_method=tcp:|master[-_]addr|Using IP address of|--nnodes|'nnodes'/,
+    pattern: new RegExp(String.raw`${MASTER_HINT.source}|nnodes|num[-_](?:nodes|machines)|Using IP address of`, 'i'),
     hit: (_m, line, _ray, context) => {
       const at = masterOfMultiNode(line, context)
       return at ? badMaster(at.addr, at.port, at.where, true) : null

@@ -256,26 +256,6 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
       fix: "On every node compare the serve arguments (the same --nnodes, --master-addr and --master-port, node ranks 0…N-1 once each, TP×PP = the GPUs started) and read the other nodes' logs for their own failure; set --distributed-timeout-seconds low while debugging.",
     }),
   },
-  {
-    // A master address that is a netmask or the wildcard ("--master-addr 255.255.255.0", "MASTER_ADDR=0.0.0.0", "trying to connect to (255.255.0.0, 29500)",
-    // vLLM's args "'master_addr': '255.255.255.0'", its DP leader "master_addr=…" and rank line "distributed_init_method=tcp://…"):
-    // a subnet mask copied from `ip addr`/ifconfig, or a bind-any address, where the head's fabric IP belongs.
-    code: 'MASTER_ADDR_NOT_FABRIC',
-    // (Matched from the address, the keyword before it checked in hit: an alternation of keywords first is scanned at every position.)
-    pattern: /\b(255\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0)\b/,
-    hit: (m, line, _ray, context) =>
-      !/(?:--master[-_]addr[= ]|MASTER_ADDR=|master_addr=|'master_addr': '|head node address |trying to connect to \(|distributed_init_method=tcp:\/\/)$/i.test(
-        line.slice(Math.max(0, m.index - 40), m.index),
-      )
-        ? null
-        : {
-            key: `mask:${m[1]}`,
-            severity: 'error',
-            message: `The master address is ${m[1]}, ${m[1]!.startsWith('255.') ? 'a netmask' : 'the wildcard (any) address'}, not a host: no rank can reach a rendezvous there.`,
-            evidence: { 'Master address': m[1]!, ...node(context) },
-            fix: "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface, ip -4 -br addr), not its netmask or 0.0.0.0.",
-          },
-  },
 ]
 
 /** NCCL_VERSION_CODE as a version: 22705 → 2.27.5 (from 2.9 on), 2408 → 2.4.8 (before). */

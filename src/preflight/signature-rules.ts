@@ -181,17 +181,19 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   {
     // torch Gloo: "RuntimeError: Gloo connectFullMesh failed with [...pair.cc:144] no error"
     //         or: "... timed out connecting: SO_ERROR: Connection refused, remote=[127.0.0.1]:14215"
+    //         or (gloo pair.cc, 2019-2022): "[…/gloo/transport/tcp/pair.cc:761] connect [127.0.1.1]:60817: Connection refused"
+    //            (pytorch/gloo#223: the hostname resolved to Debian's 127.0.1.1; ray-project/ray#24305: pair.cc:799, 127.0.0.1)
     code: 'GLOO_LOOPBACK',
-    pattern: /Gloo connectFullMesh failed|remote=\[127\.0\.0\.1\]/,
+    pattern: /Gloo connectFullMesh failed|remote=\[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]|pair\.cc:\d+\] connect \[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]/,
     hit: (_m, line): RuleHit => {
-      const loopback = /remote=\[127\.0\.0\.1\]/.test(line)
+      const peer = /(?:remote=|\] connect )\[(127\.\d{1,3}\.\d{1,3}\.\d{1,3})\]/.exec(line)?.[1]
       return {
-        key: loopback ? 'remote-loopback' : 'connect-full-mesh',
+        key: peer ? 'remote-loopback' : 'connect-full-mesh',
         severity: 'error',
-        message: loopback
-          ? "Gloo tried to reach a peer at 127.0.0.1, so some rank advertised the loopback address and vLLM's CPU group cannot form."
+        message: peer
+          ? `Gloo tried to reach a peer at ${peer}, so some rank advertised a loopback address (its hostname resolves to ${peer}${peer === '127.0.1.1' ? ", Debian's /etc/hosts entry for the host" : ''}) and the CPU group across nodes cannot form.`
           : "Gloo's connectFullMesh failed, so vLLM's CPU group across nodes could not form (usually the wrong or a loopback interface).",
-        evidence: loopback ? { 'Peer address': '127.0.0.1 (loopback)' } : {},
+        evidence: peer ? { 'Peer address': `${peer} (loopback)` } : {},
         fix: IFNAME_FIX,
       }
     },

@@ -16,7 +16,7 @@ import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
 import { benchLab } from './rows/lab-context.js'
 import { logScanRows } from './rows/log-scan.js'
 import { healthyCluster, preflightRows } from './rows/preflight.js'
-import { longScriptRow, scriptCheckRow } from './rows/script-check.js'
+import { REAL_SCRIPT_ENV, longScriptRow, realScriptRow, scriptCheckRow } from './rows/script-check.js'
 import { startupRows } from './rows/startup.js'
 import { verdictRows } from './rows/verdict.js'
 import { weightsRows } from './rows/weights.js'
@@ -28,7 +28,7 @@ let failures = 0
 
 const machine = machineInfo()
 /** The ids row() below runs by; a table row's id (6a, 4-relay-floor, 3-tool) starts with the one that makes it. */
-const ROW_IDS = ['6', '1c', '8', '1d', '1', '4y', '4', '4p', '2', '7', '5', '3'] as const
+const ROW_IDS = ['6', '1c', '8', '1d', '1e', '1', '4y', '4', '4p', '2', '7', '5', '3'] as const
 /** The row that makes a table row: the longest id its own id starts with (`4p-relay` → 4p, `6a` → 6). */
 const rowOf = (tableId: string): string | undefined => [...ROW_IDS].sort((a, b) => b.length - a.length).find((id) => tableId.startsWith(id))
 /**
@@ -63,8 +63,17 @@ async function main(): Promise<number> {
   await row('1c', 'time to verdict on the seed bug, no cluster: the static launch-script check', () => scriptCheckRow(actionEntry))
   await row('8', 'log signatures on a capture', async () => logScanRows())
   await row('1d', 'the static launch-script check on a 1,000-line script', async () => longScriptRow())
+  const realScript = process.env[REAL_SCRIPT_ENV]
+  const realFigure = 'the static launch-script check on a real 1,000-line launch script'
+  if (realScript) await row('1e', realFigure, async () => realScriptRow(realScript))
+  else if (!only || only.includes('1e'))
+    missing.push({
+      id: '1e',
+      figure: realFigure,
+      reason: `not measured: ${REAL_SCRIPT_ENV} names no file (third-party code is not in the repository; test/script-check/fixtures/real/README.md says which script and commit)`,
+    })
   // Rows without the lab asked for alone: no lab.
-  if (only?.every((id) => ['6', '1c', '8', '1d'].includes(id))) {
+  if (only?.every((id) => ['6', '1c', '8', '1d', '1e'].includes(id))) {
     const text = renderResults(rows, missing, machine)
     writeFileSync(resultsPath, text)
     process.stdout.write(text)

@@ -11,10 +11,13 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { Finding } from '../../src/preflight/finding.js'
+import { diagnose } from '../../src/preflight/offline-diagnosis.js'
 import { scanLog } from '../../src/preflight/signatures.js'
 import { readFixture } from './fixtures/read.js'
 
 const scan = (file: string) => scanLog(readFixture(`logs/${file}`), file)
+/** The path `vllm-ray-deploy diagnose --log FILE` takes (offline-diagnosis.ts): every log rule, de-duplicated, errors first. */
+const diagnoseFile = (file: string) => diagnose({ logs: [{ source: file, text: readFixture(`logs/${file}`) }] })
 const one = (text: string) => scanLog(text, 'paste')
 const only = (found: readonly Finding[], code: string): Finding => {
   const of = found.filter((f) => f.code === code)
@@ -127,5 +130,103 @@ describe('a rendezvous master no other node can reach, on a run that spans nodes
     expect(scan('master-near-miss-single-node-hami-core-261.txt')).toEqual([])
     expect(one('torchrun --nnodes=1 --nproc_per_node=8 --master_addr=localhost --master_port=29500 train.py\n')).toEqual([])
     expect(one('torchrun --nnodes=2 --node_rank=1 --master_addr=10.0.1.255 --master_port=29500 train.py\n')).toEqual([])
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC from the client side: c10d dialling a netmask (hiyouga/LlamaFactory#3715), through diagnose', () => {
+    const f = only(diagnoseFile('master-netmask-c10d-llamafactory-3715.txt'), 'MASTER_ADDR_NOT_FABRIC')
+    expect(f.evidence).toMatchObject({ 'Master address': '255.255.0.0:29500', 'Named by': 'failed to connect to' })
+    expect(f.message).toContain('a netmask')
+    // the rendezvous warning is not given beside it: one finding, the one that names the cause
+    expect(diagnoseFile('master-netmask-c10d-llamafactory-3715.txt').map((x) => x.code)).not.toContain('RENDEZVOUS_UNREACHABLE')
+  })
+
+  it("MASTER_ADDR_NOT_FABRIC: the wrong word of a command's output as the master, a path a login shell printed (huggingface/accelerate#2249)", () => {
+    const f = only(diagnoseFile('master-wrong-field-accelerate-2249.txt'), 'MASTER_ADDR_NOT_FABRIC')
+    expect(f.evidence).toMatchObject({ 'Master address': '/root/cuda11.8.bashrc', 'Named by': '--master_addr' })
+    expect(f.message).toContain('not an address or host name')
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC: a worker joining a Ray head at an empty address (ModalMinds/MM-EUREKA#54), beside the GCS failure it causes', () => {
+    const found = diagnoseFile('master-empty-ray-mm-eureka-54.txt')
+    const f = only(found, 'MASTER_ADDR_NOT_FABRIC')
+    expect(f.evidence).toMatchObject({ 'Master address': '(empty):6379', 'Named by': 'ray start --address' })
+    expect(f.fix).toContain('ray start --address=')
+    expect(found.map((x) => x.code)).toContain('RAY_GCS_UNREACHABLE')
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC in every launcher and client form (sources: torch run.py/TCPStore, vLLM arg_utils, Ray gcs_rpc_client, detectron2, SGLang, Paddle)', () => {
+    for (const [line, value] of [
+      ['torchrun --nnodes=2 --node_rank=1 --rdzv_endpoint=255.255.255.0:29400 --rdzv_backend=c10d train.py', '255.255.255.0:29400'],
+      ["python train_net.py --num-machines 2 --machine-rank 1 --dist-url 'tcp://255.255.255.0:3425'", '255.255.255.0:3425'],
+      ['vllm serve m --data-parallel-size 4 --data-parallel-address 255.255.240.0 --data-parallel-rpc-port 13345', '255.255.240.0'],
+      ['python3 -m sglang.launch_server --model-path m --dist-init-addr 255.255.255.0:30000 --nnodes 2 --node-rank 1', '255.255.255.0:30000'],
+      ['ray start --address=255.255.255.0:6379 --num-gpus 8 --block', '255.255.255.0:6379'],
+      [
+        '[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address 255.255.255.0:6379 within 5 seconds.',
+        '255.255.255.0:6379',
+      ],
+      [
+        '[W1205 17:21:05.05 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate to host 255.255.0.0:29512 - retrying (try=0, timeout=600000ms, delay=42508ms): Connection timed out',
+        '255.255.0.0:29512',
+      ],
+      ['export MASTER_ADDR=10.0.0.5/24', '10.0.0.5/24'],
+      [
+        '(Worker pid=5664) INFO 12-05 17:20:04 [parallel_state.py:1588] world_size=2 rank=1 local_rank=0 distributed_init_method=tcp://:29514 backend=nccl',
+        '(empty):29514',
+      ],
+    ] as const) {
+      expect(only(one(`${line}\n`), 'MASTER_ADDR_NOT_FABRIC').evidence['Master address'], line).toBe(value)
+    }
+  })
+
+  it("MASTER_ADDR_LOOPBACK: Debian's 127.0.1.1 from /etc/hosts as the master of a two-node Paddle launch (yeyupiaoling/PPASR#142), and other launchers' spellings", () => {
+    const f = only(diagnoseFile('master-loopback-debian-hosts-ppasr-142.txt'), 'MASTER_ADDR_LOOPBACK')
+    expect(f.evidence).toMatchObject({ 'Master address': '127.0.1.1:63919', 'Multi-node because': '--nnodes 2' })
+    for (const [text, where] of [
+      ['python tools/train_net.py --num-gpus 2 --num-machines 2 --machine-rank 1 --dist-url tcp://127.0.0.1:3425\n', '--nnodes 2'],
+      ['FORCE_TORCHRUN=1 NNODES=2 NODE_RANK=1 MASTER_ADDR=127.0.1.1 MASTER_PORT=29500 llamafactory-cli train x.yaml\n', '--nnodes 2'],
+      ['deepspeed --num_nodes 2 --num_gpus 8 --master_addr localhost --hostfile hostfile train.py\n', '--nnodes 2'],
+    ] as const)
+      expect(only(one(text), 'MASTER_ADDR_LOOPBACK').evidence['Multi-node because'], text).toBe(where)
+  })
+
+  it('near misses: no value to judge (env://, unexpanded variables, placeholders, prose), an unused empty MASTER_ADDR on one node, a local ray start (ray-project/ray#59110)', () => {
+    const codes = (text: string) =>
+      one(text)
+        .map((f) => f.code)
+        .filter((c) => c.startsWith('MASTER_ADDR'))
+    for (const text of [
+      'torchrun --nnodes=2 --node_rank=1 --master_addr=$MASTER_ADDR --master_port=29500 train.py\n',
+      'python main.py --dist-url env:// --world-size 2 --rank 1\n',
+      "ray start --address='<head-ip>:6379'\n",
+      '# on a node started without --master-addr (default 127.0.0.1:29501)\n',
+      'MASTER_ADDR=\nMASTER_PORT=29500\nWORLD_SIZE=1\n',
+      'torchrun --nnodes=2 --node_rank=1 --master_addr=fe80::1 --master_port=29500 train.py\n',
+      'torchrun --nnodes=2 --node_rank=1 --master_addr=gpu-node-01.cluster.local --master_port=29500 train.py\n',
+      // a one-node run: 0.0.0.0 reaches the local host (torchrun --standalone style)
+      'torchrun --nnodes=1 --nproc_per_node=8 --rdzv_endpoint=0.0.0.0:29400 train.py\n',
+      // ray-project/ray#59110: a one-machine ray start at 127.0.0.1 (Ray's own bug: it dialled the public address instead)
+      'ray start --address 127.0.0.1:6379\nLocal node IP: 192.168.255.10\n',
+    ])
+      expect(codes(text), text).toEqual([])
+  })
+})
+
+describe("GLOO_LOOPBACK: a node's own name resolving to a loopback address, Gloo's pair connect", () => {
+  it("gloo pair.cc's connect line at Debian's 127.0.1.1 (pytorch/gloo#223) and at 127.0.0.1 (ray-project/ray#24305), through diagnose", () => {
+    for (const [file, peer] of [
+      ['gloo-loopback-debian-hosts-gloo-223.txt', '127.0.1.1'],
+      ['gloo-loopback-pair-ray-24305.txt', '127.0.0.1'],
+    ] as const) {
+      const f = only(diagnoseFile(file), 'GLOO_LOOPBACK')
+      expect(f.evidence['Peer address'], file).toBe(`${peer} (loopback)`)
+    }
+    expect(only(diagnoseFile('gloo-loopback-debian-hosts-gloo-223.txt'), 'GLOO_LOOPBACK').message).toContain('/etc/hosts')
+  })
+
+  it('near miss: a pair connect to a routable peer is not a loopback (another family or none)', () => {
+    expect(one('[../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect [10.0.84.80]:14221: Connection refused\n').map((f) => f.code)).not.toContain(
+      'GLOO_LOOPBACK',
+    )
   })
 })
