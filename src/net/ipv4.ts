@@ -100,29 +100,57 @@ export const isLoopback = (ip: string): boolean => ipInCidr(ip, '127.0.0.0/8') =
 
 export const isLinkLocal = (ip: string): boolean => ipInCidr(ip, '169.254.0.0/16') === true
 
+/** What kind of text, given where a host's address belongs, names no host the other nodes reach. */
+export type NotAHostKind = 'loopback' | 'wildcard' | 'netmask' | 'broadcast' | 'multicast' | 'reserved' | 'prefix-length' | 'empty' | 'not-an-address'
+
+const NOT_A_HOST_PHRASE: Readonly<Record<NotAHostKind, string>> = {
+  loopback: 'a loopback address',
+  wildcard: 'the wildcard (any) address',
+  netmask: 'a netmask',
+  broadcast: 'the broadcast address',
+  multicast: 'a multicast address',
+  reserved: "a reserved address (240.0.0.0/4), no host's",
+  'prefix-length': 'an address with its prefix length, which no resolver reads as a host',
+  empty: 'empty',
+  'not-an-address': 'not an address or host name',
+}
+
 /**
- * Why an address written as a peer's identity or a rendezvous target (`--master-addr`, MASTER_ADDR,
- * `--node-ip-address`, VLLM_HOST_IP, `ray start --address`) cannot name a host the other nodes reach,
- * as a phrase for messages; undefined for an address that can (or that cannot be read: a hostname).
- * Loopback covers Debian's `127.0.1.1` hostname mapping (`hostname -i`); a netmask is what a script
- * that took the wrong field of `ifconfig`/`ip addr` passes on.
+ * Why a text written as a peer's identity or a rendezvous target (`--master-addr`, MASTER_ADDR,
+ * `--node-ip-address`, VLLM_HOST_IP, `ray start --address`) cannot name a host the other nodes
+ * reach; undefined for an address or host name that can. Loopback covers Debian's `127.0.1.1`
+ * hostname mapping (`hostname -i`); a netmask, an address with its prefix length or another word is
+ * what a script that took the wrong field of `ifconfig`/`ip addr` passes on. One classifier for the
+ * launch-script check, the live checks and the log rules.
  */
-export function unusableHostAddress(text: string): string | undefined {
+export function notAHostKind(text: string): NotAHostKind | undefined {
   const t = text.trim().replace(/^\[(.*)\]$/, '$1')
-  if (t === 'localhost' || t === '::1' || isLoopback(t)) return 'a loopback address'
-  if (t === '0.0.0.0' || t === '::') return 'the wildcard (any) address'
+  if (t === '') return 'empty'
+  if (t === 'localhost' || t === '::1' || isLoopback(t)) return 'loopback'
+  if (t === '0.0.0.0' || t === '::') return 'wildcard'
+  if (/^\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}$/.test(t)) return 'prefix-length'
   const v = parseIpv4(t)
-  if (!v.ok) return undefined
-  if (v.value === 2 ** 32 - 1) return 'the broadcast address'
-  if (ipInCidr(t, '224.0.0.0/4')) return 'a multicast address'
-  // A netmask: leading ones then zeros, from 255.0.0.0 to 255.255.255.254 (first octet 255, so no host address qualifies).
-  const zeros = 2 ** 32 - v.value
-  if (t.startsWith('255.') && (zeros & (zeros - 1)) === 0) return 'a netmask'
-  return undefined
+  if (v.ok) {
+    if (v.value === 2 ** 32 - 1) return 'broadcast'
+    // A netmask: leading ones then zeros, 255.0.0.0 to 255.255.255.254.
+    const zeros = 2 ** 32 - v.value
+    if (t.startsWith('255.') && (zeros & (zeros - 1)) === 0) return 'netmask'
+    if (ipInCidr(t, '224.0.0.0/4')) return 'multicast'
+    if (ipInCidr(t, '240.0.0.0/4')) return 'reserved'
+    return undefined
+  }
+  // A host name or an IPv6 address: letters, digits, dots, dashes, underscores, colons.
+  return /^[\w.:-]+$/.test(t) ? undefined : 'not-an-address'
+}
+
+/** notAHostKind as a phrase for messages ("a netmask"), undefined for a host. */
+export function unusableHostAddress(text: string): string | undefined {
+  const kind = notAHostKind(text)
+  return kind && NOT_A_HOST_PHRASE[kind]
 }
 
 /** Loopback or the wildcard: the address a node reaches only itself at. */
 export const isSelfAddress = (text: string): boolean => {
-  const why = unusableHostAddress(text)
-  return why === 'a loopback address' || why === 'the wildcard (any) address'
+  const kind = notAHostKind(text)
+  return kind === 'loopback' || kind === 'wildcard'
 }

@@ -9,6 +9,8 @@
  * `ip addr`/ifconfig/`hostname -I` shows its value in either. Sources of each form are in WORDINGS.md.
  */
 
+import { type NotAHostKind, notAHostKind } from '../net/ipv4.js'
+
 /** How a line names the master: given to a launcher, or reported by the process that uses it (a client dialling it, vLLM's own lines). */
 export type MasterVia = 'launch' | 'reported'
 
@@ -103,7 +105,7 @@ export function masterMentions(line: string): MasterMention[] {
 }
 
 /** What is wrong with a master host that can never be one, whatever the run's size; undefined when it may be a host. */
-export type NotAHost = 'empty' | 'netmask' | 'wildcard' | 'prefix-length' | 'not-an-address'
+export type NotAHost = Exclude<NotAHostKind, 'loopback' | 'broadcast' | 'multicast' | 'reserved'>
 
 /** A placeholder or a variable a script did not expand is left alone: the log shows no value to judge. */
 const unexpanded = (host: string): boolean => /[$%<>{}]|^x+$|^\.\.\.$/i.test(host)
@@ -111,12 +113,10 @@ const unexpanded = (host: string): boolean => /[$%<>{}]|^x+$|^\.\.\.$/i.test(hos
 export function notAHost(host: string): NotAHost | undefined {
   if (host === '') return 'empty'
   if (unexpanded(host)) return undefined
-  if (/^255\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return 'netmask'
-  if (host === '0.0.0.0') return 'wildcard'
-  if (/^\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}$/.test(host)) return 'prefix-length'
-  // a hostname, an IPv4 or IPv6 address: letters, digits, dots, dashes, underscores, colons, a zone (%eth0) excluded above
-  if (!/^[\w.:-]+$/.test(host)) return 'not-an-address'
-  return undefined
+  const kind = notAHostKind(host)
+  // Loopback is MASTER_ADDR_LOOPBACK's (it depends on the run's size); the broadcast, multicast and reserved ranges read as a netmask would.
+  if (kind === 'broadcast' || kind === 'multicast' || kind === 'reserved') return 'netmask'
+  return kind === 'loopback' ? undefined : kind
 }
 
 /** The sentence for each kind, with the value: what the script or launcher most likely read instead of the head's address. */

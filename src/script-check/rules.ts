@@ -34,7 +34,8 @@ export interface ScriptText {
 }
 
 /** Why a literal identity or head address names no host the other nodes reach (loopback, wildcard, netmask …), else undefined. */
-const unusable = (v: Val): string | undefined => (v.known ? unusableHostAddress(v.text) : undefined)
+// An empty value is not one: VLLM_HOST_IP= is how a script unsets it.
+const unusable = (v: Val): string | undefined => (v.known && v.text !== '' ? unusableHostAddress(v.text) : undefined)
 const isUnusable = (v: Val): boolean => unusable(v) !== undefined
 const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/, '')
 

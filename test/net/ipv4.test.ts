@@ -46,18 +46,12 @@ describe('IPv4: one contract for the manifest and the preflight', () => {
     expect(['255.255.255.0', '255.255.0.0', '255.0.0.0', '255.255.255.252', '255.255.254.0'].map(why)).toEqual(Array(5).fill('a netmask'))
     expect(why('255.255.255.255')).toBe('the broadcast address')
     expect(why('239.1.2.3')).toBe('a multicast address')
-    // Host addresses, including ones that end in .0 or .255 (valid hosts in a /16 or wider), hostnames, and 255.x that is no mask.
-    for (const host of [
-      '192.168.200.12',
-      '10.0.1.0',
-      '172.16.3.255',
-      '169.254.3.1',
-      'spark-a',
-      'ec2-1-2-3-4.compute.amazonaws.com',
-      '255.255.255.1',
-      '255.0.255.0',
-      '',
-    ])
+    expect(['255.255.255.1', '255.0.255.0', '240.0.0.1'].map(why)).toEqual(Array(3).fill("a reserved address (240.0.0.0/4), no host's"))
+    expect(why('192.168.200.12/24')).toBe('an address with its prefix length, which no resolver reads as a host')
+    expect(why('')).toBe('empty')
+    expect(why('/root/cuda11.8.bashrc')).toBe('not an address or host name')
+    // Host addresses, including ones that end in .0 or .255 (valid hosts in a /16 or wider), host names and IPv6.
+    for (const host of ['192.168.200.12', '10.0.1.0', '172.16.3.255', '169.254.3.1', 'spark-a', 'ec2-1-2-3-4.compute.amazonaws.com', 'fe80::1', 'node_7'])
       expect(why(host), host).toBeUndefined()
     expect(isSelfAddress('127.0.1.1')).toBe(true)
     expect(isSelfAddress('0.0.0.0')).toBe(true)

@@ -166,6 +166,8 @@ describe('roles, however a script picks them, and Ray, however it is started', (
     }
     // Host addresses that end in .0 or .255 are hosts in a /16: nothing.
     expect(check('ray start --address=10.0.1.0:6379 --node-ip-address=10.0.2.255').findings).toEqual([])
+    // An empty VLLM_HOST_IP is how a script unsets it: not an identity.
+    expect(check('export VLLM_HOST_IP=\nray start --head --node-ip-address=10.0.0.1').findings.filter((f) => f.code === 'SCRIPT_LOOPBACK_IDENTITY')).toEqual([])
   })
 
   it('near misses: pinned identities that agree with VLLM_HOST_IP, and VLLM_HOST_IP not passed into the container', () => {
