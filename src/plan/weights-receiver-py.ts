@@ -16,7 +16,7 @@
  * reader went away is dropped, as `tee -p` does), then per file: path size sha256 offset.
  * No single quote in the text: it sits in a heredoc.
  */
-export const RECEIVE_WEIGHTS_PY = `import hashlib, os, sys
+export const RECEIVE_WEIGHTS_PY = `import hashlib, os, queue, sys, threading
 try:
     import fcntl
 except ImportError:
@@ -31,9 +31,24 @@ for fd in [0] + outs:
         fcntl.fcntl(fd, 1031, CHUNK)  # F_SETPIPE_SZ (Linux): fewer, larger reads and writes
     except Exception:
         pass
-buf = bytearray(CHUNK)
-view = memoryview(buf)
-src = os.fdopen(0, "rb", buffering=0, closefd=False)
+work = queue.Queue(maxsize=16)
+
+def hashing():
+    """SHA-256 beside the reads and writes (hashlib lets go of the GIL): (hash, bytes), or (event, None) to say done."""
+    while True:
+        h, b = work.get()
+        if b is None:
+            h.set()
+        else:
+            h.update(b)
+
+threading.Thread(target=hashing, daemon=True).start()
+
+def digest(h):
+    done = threading.Event()
+    work.put((done, None))
+    done.wait()
+    return h.hexdigest()
 
 def pass_on(b):
     for fd in list(outs):
@@ -45,11 +60,11 @@ def pass_on(b):
             os.close(fd)
 
 def read(n):
-    """Up to n bytes of the stream (fewer only at its end), passed on as read."""
-    k = src.readinto(view[:min(n, CHUNK)])
-    if k:
-        pass_on(view[:k])
-    return view[:k or 0]
+    """Up to n bytes of the stream (none only at its end), passed on as read."""
+    b = os.read(0, min(n, CHUNK))
+    if b:
+        pass_on(b)
+    return b
 
 def skip(n):
     while n > 0:
@@ -64,7 +79,7 @@ def take(n):
         b = read(n - len(out))
         if not b:
             break
-        out += bytes(b)
+        out += b
     return out
 
 def say(*f):
@@ -93,7 +108,7 @@ def receive(rel, size, want, off):
     try:
         with open(p, "rb") as old:
             for b in iter(lambda: old.read(CHUNK), b""):
-                h.update(b)
+                work.put((h, b))
         fd = os.open(p, os.O_WRONLY | os.O_APPEND)
     except OSError:
         skip(n + 64)
@@ -104,16 +119,17 @@ def receive(rel, size, want, off):
         if not b:
             break
         left -= len(b)
-        h.update(b)
+        work.put((h, b))
         try:
-            while fd >= 0 and b:
-                b = b[os.write(fd, b):]
+            m = memoryview(b)
+            while fd >= 0 and m:
+                m = m[os.write(fd, m):]
         except OSError:
             os.close(fd)
             fd = -1  # the rest is read and hashed, not written: the file ends short
     if fd >= 0:
         os.close(fd)
-    sum_, sent = h.hexdigest(), take(64).decode("ascii", "replace")
+    sum_, sent = digest(h), take(64).decode("ascii", "replace")
     now = os.stat(p).st_size if os.path.exists(p) else 0
     got = now - off
     if now < size:
