@@ -5,7 +5,7 @@
  * that stops reading early really happens mid-stream. The lab test (relay.e2e) runs it with the
  * real docker and ssh.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import { parseRelayFanOut, relayFanOut } from '../../src/plan/relay-commands.js'
+import { parseRelayFanOut, relayFanOut, relayToWorker } from '../../src/plan/relay-commands.js'
 import { pathFor } from '../support/node-hashers.js'
 
 let dir: string
@@ -22,6 +22,10 @@ let manifest: Manifest
 const input = randomBytes(6 * 1024 * 1024)
 
 const DOCKER = `#!/bin/sh
+if [ "$1" = save ]; then
+  [ -z "\${STUB_SAVE_FAIL:-}" ] || { head -c 1000 "$STUB_IN"; echo 'Error response from daemon: reference does not exist' >&2; exit 1; }
+  exec cat "$STUB_IN"
+fi
 [ "$1" = load ] || { echo "stub docker: unexpected $*" >&2; exit 99; }
 if [ "\${STUB_HEAD_FAIL:-}" = 1 ]; then
   head -c 70000 >/dev/null
@@ -207,6 +211,29 @@ it('a tee without -p (busybox): the fan-out still delivers every byte to every t
   expect(r.stderr).toBe('')
   expect(r.code).toBe(0)
   for (const t of ['head', '192.168.200.13', '192.168.200.14']) expect(r.got(t)?.equals(input), t).toBe(true)
+})
+
+it("a head that holds the image: docker save into one worker's docker load over the preferred cipher; a failed save fails it even though ssh ends well", async () => {
+  const out = mkdtempSync(join(dir, 'out-'))
+  writeFileSync(join(out, 'image.tar'), input)
+  const w = manifest.nodes.find((n) => n.name === 'spark-c')!
+  const run = (env: Record<string, string>) => {
+    const cmd = relayToWorker(manifest, w, 'vrd/test:1')
+    const r = spawnSync(cmd.argv[0]!, cmd.argv.slice(1), {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, STUB_OUT: out, STUB_IN: join(out, 'image.tar'), TMPDIR: dir, ...env },
+    })
+    return { code: r.status, stderr: r.stderr.toString() }
+  }
+  expect(run({})).toEqual({ code: 0, stderr: '' })
+  expect(readFileSync(join(out, w.fabricIp)).equals(input)).toBe(true)
+  expect(
+    readFileSync(join(out, `argv.${w.fabricIp}`), 'utf8')
+      .split('\n')
+      .slice(0, 2),
+  ).toEqual(['-c', 'aes128-gcm@openssh.com,aes128-ctr'])
+  const failed = run({ STUB_SAVE_FAIL: '1' })
+  expect(failed.code).not.toBe(0)
+  expect(failed.stderr).toContain('reference does not exist')
 })
 
 it('the parser: records only, a cut run is not complete, unknown lines are ignored', () => {
