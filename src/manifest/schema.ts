@@ -87,6 +87,13 @@ export const SshSchema = z
         'Upper bound on any single command run on a node (each deploy step, the facts probe, each poll of the vLLM watch); image pulls and loads get exactly this long. Steps with a shorter timeout of their own keep it.',
       ),
     jumpHost: JumpHostSchema.optional(),
+    fabricCiphers: z
+      .array(z.string().regex(/^[a-z0-9][a-z0-9@.-]*$/, 'an OpenSSH cipher name, e.g. aes128-gcm@openssh.com'))
+      .min(1)
+      .optional()
+      .describe(
+        "Ciphers the head's ssh offers a worker over the fabric (`relay` of the image and the weights), most wanted first; those the head's ssh does not know are left out, and if the worker accepts none of them the head connects again with OpenSSH's defaults. Default: AES-GCM first (hardware AES on x86 and Arm server cores: 1.6× chacha20-poly1305, OpenSSH's default, on the lab), then every other OpenSSH default cipher.",
+      ),
   })
   .describe('How to reach the nodes over SSH. Private keys are never part of the manifest: they come from the action inputs or the environment.')
 

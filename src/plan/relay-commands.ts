@@ -8,7 +8,7 @@
  * the worker's fabric IP in the head's known_hosts); the host checks verify it first
  * (RELAY_SSH_FAILED).
  */
-import { type Argv, type Cmd, argv, pipe, shScript } from '../command/shell.js'
+import { type Argv, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 
 /** Where the head reaches a worker over the fabric: the worker's SSH user and port, its fabric IP. */
@@ -19,23 +19,82 @@ export function fabricSshTarget(m: Manifest, worker: ManifestNode): { user: stri
 /** Options of the head's ssh to a worker: never a prompt, host key checked, a bounded connect. */
 export const RELAY_SSH_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'] as const
 
+/**
+ * The ciphers the head's ssh offers a worker over the fabric when the manifest names none
+ * (`ssh.fabricCiphers`): AES-GCM first (hardware AES on x86 and on Arm server cores; on the lab
+ * `aes128-gcm@openssh.com` moved 1.6× the bytes of chacha20-poly1305, OpenSSH's default, per core),
+ * then every other cipher OpenSSH enables by default, so a worker that accepts any default accepts
+ * the list.
+ */
+export const DEFAULT_FABRIC_CIPHERS = [
+  'aes128-gcm@openssh.com',
+  'aes256-gcm@openssh.com',
+  'chacha20-poly1305@openssh.com',
+  'aes128-ctr',
+  'aes192-ctr',
+  'aes256-ctr',
+] as const
+
+/** The fabric cipher preference of a manifest, as one comma-separated word (what FABRIC_SSH_SH reads as $pref). */
+export const fabricCiphers = (m: Manifest): string => (m.ssh.fabricCiphers ?? DEFAULT_FABRIC_CIPHERS).join(',')
+
+/**
+ * POSIX sh, for the head's scripts that open SSH to a worker. Reads `$pref` (comma-separated
+ * ciphers, most wanted first) and keeps those the head's ssh knows (`ssh -Q cipher`, in the order
+ * given) in `$cph`. Defines `fssh ERRFILE ssh-arguments...`: ssh with `-c $cph` (the worker's sshd
+ * takes the first of them it also accepts), its stderr into ERRFILE; if the worker accepts none of
+ * them (`no matching cipher`, before any byte of stdin is read), once more with ssh's own defaults,
+ * appending to ERRFILE. An ssh without `-Q` or a list it knows nothing of: ssh's defaults straight.
+ */
+export const FABRIC_SSH_SH = `cph=; sshq=$(ssh -Q cipher </dev/null 2>/dev/null)
+for c in $(printf '%s' "$pref" | tr ',' ' '); do
+  printf '%s\\n' "$sshq" | grep -qxF -e "$c" && cph=\${cph:+$cph,}$c
+done
+fssh() {
+  fssh_e=$1; shift
+  if [ -n "$cph" ]; then
+    ssh -c "$cph" "$@" 2>"$fssh_e"; fssh_r=$?
+    if [ "$fssh_r" != 255 ] || ! grep -q 'no matching cipher' "$fssh_e"; then return "$fssh_r"; fi
+  fi
+  ssh "$@" 2>>"$fssh_e"
+}
+`
+
+/**
+ * On the head (POSIX sh): $1 the fabric cipher preference, $2 the image, then ssh's arguments up to
+ * the worker. `docker save` into the worker's `docker load` over the fabric; fails when either
+ * does (ssh's and docker's messages on stderr).
+ */
+export const RELAY_TO_WORKER_SCRIPT = `set -u
+pref=$1; img=$2; shift 2
+${FABRIC_SSH_SH}e=$(mktemp) || exit 1
+s=$(mktemp) || exit 1
+{ docker save "$img"; echo "$?" >"$s"; } | fssh "$e" "$@" docker load
+rc=$?
+[ "$(cat "$s")" = 0 ] || rc=1
+cat "$e" >&2; rm -f "$e" "$s"
+exit "$rc"
+`
+
 /** On the head: stream `image` from the head's docker into `worker`'s docker over the fabric. */
-export function relayToWorker(m: Manifest, worker: ManifestNode, image: string): Cmd {
+export function relayToWorker(m: Manifest, worker: ManifestNode, image: string): Argv {
   const t = fabricSshTarget(m, worker)
-  return pipe(argv('docker', 'save', image), argv('ssh', ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip, 'docker', 'load'))
+  return shScript(RELAY_TO_WORKER_SCRIPT, fabricCiphers(m), image, ...RELAY_SSH_OPTIONS, '-p', String(t.port), '-l', t.user, t.ip)
 }
 
 /**
  * The head's fan-out (POSIX sh, run by `sh -c`). stdin: a `docker save` archive.
- *   $1 = N, then N triples "port user ip" (the workers' SSH over the fabric), then the ssh option words.
- * One FIFO per worker, each read by `ssh <worker> docker load` in the background; `tee -p` copies
- * stdin into every FIFO and into the head's own `docker load` (-p: a worker whose load or SSH
- * ends early is dropped from the copy; the others go on; a tee without -p, such as busybox's, is
- * used as it is). Between the copy and each target sits a buffer of up to 32 MiB (RELAY_BUFFER_PY,
- * when the head has python3; else `cat`): tee writes to every target in turn and waits for the
- * slowest, so without it the head's load and each worker's ssh + load advanced in lockstep, each
- * one's stall (a layer's extraction, a descheduled sshd) stalling all; with it each target runs at
- * its own pace and only the slowest bounds the whole. Output, one record per line, tabs:
+ *   $1 = the fabric cipher preference (FABRIC_SSH_SH's $pref), $2 = N, then N triples "port user ip"
+ *   (the workers' SSH over the fabric), then the ssh option words.
+ * One FIFO per target: the head's own `docker load` and, per worker, `ssh <worker> docker load`,
+ * each in the background. Where the head's python3 works, one Python process (RELAY_FAN_PY) reads
+ * stdin in 1 MiB reads and writes each read into every FIFO from a queue of up to 32 MiB per
+ * target, so each target runs at its own pace and only the slowest bounds the whole (without the
+ * queues the head's load and each worker's ssh + load advanced in lockstep, each one's stall, a
+ * layer's extraction or a descheduled sshd, stalling all), and a target that goes away is dropped
+ * while the others go on. Without python3, `tee -p` copies stdin into the FIFOs (-p: a target that
+ * ends early is dropped; a tee without -p, such as busybox's, is used as it is). Output, one record
+ * per line, tabs:
  *   relay  head <exit code of the head's docker load>
  *   relay  <worker ip> <exit code of its ssh + docker load>
  *   log    <head | worker ip> <line>      (the last 20 lines of a target that failed)
@@ -43,44 +102,93 @@ export function relayToWorker(m: Manifest, worker: ManifestNode, image: string):
  *   end
  */
 /**
- * stdin to stdout through a bounded in-memory queue (32 MiB in 1 MiB reads): a reader thread keeps
- * reading while the writer waits on a slow target. A target that goes away ends it (exit 1), so
- * the pipe from tee closes and `tee -p` drops that target as before.
+ * argv: the FIFO paths. stdin into every one of them, each through its own bounded queue (32 MiB,
+ * 1 MiB reads shared by all queues, never copied): a writer thread per target, the reader waits
+ * only while some live target's queue is full. A target whose reader went away is dropped; when
+ * every target is gone the fan stops reading (exit 1), so the sender sees the stream end.
+ * The bytes cross one process once, where `tee` (8 KiB reads) and a buffer process per target
+ * (RELAY_BUFFER_PY before) copied them three times.
  */
-export const RELAY_BUFFER_PY = `import collections, os, sys, threading
+export const RELAY_FAN_PY = `import collections, os, sys, threading
 LIMIT, CHUNK = 32 << 20, 1 << 20
-q = collections.deque(); st = {"size": 0, "eof": False}; cv = threading.Condition()
-def reader():
+try:
+    import fcntl
+except ImportError:
+    fcntl = None
+def grow(fd):
+    try:
+        fcntl.fcntl(fd, 1031, CHUNK)  # F_SETPIPE_SZ (Linux): fewer, larger reads and writes
+    except Exception:
+        pass
+cv = threading.Condition()
+class Target:
+    def __init__(self, path):
+        self.path, self.q, self.size, self.eof, self.dead = path, collections.deque(), 0, False, False
+def drain(t):
+    try:
+        fd = os.open(t.path, os.O_WRONLY)
+    except OSError:
+        fd = -1
+    grow(fd)
     while True:
-        b = os.read(0, CHUNK)
         with cv:
-            while st["size"] >= LIMIT:
+            while not t.q and not t.eof:
                 cv.wait()
-            if not b:
-                st["eof"] = True; cv.notify_all(); return
-            q.append(b); st["size"] += len(b); cv.notify_all()
-threading.Thread(target=reader, daemon=True).start()
+            if not t.q:
+                break
+            b = t.q.popleft()
+            t.size -= len(b)
+            cv.notify_all()
+        try:
+            if fd < 0:
+                raise OSError("not open")
+            m = memoryview(b)
+            while m:
+                m = m[os.write(fd, m):]
+        except OSError:
+            with cv:
+                t.dead, t.size = True, 0
+                t.q.clear()
+                cv.notify_all()
+            break
+    if fd >= 0:
+        os.close(fd)
+targets = [Target(p) for p in sys.argv[1:]]
+threads = [threading.Thread(target=drain, args=(t,)) for t in targets]
+for th in threads:
+    th.start()
+grow(0)
+gone = False
 while True:
     with cv:
-        while not q and not st["eof"]:
+        while any(not t.dead and t.size >= LIMIT for t in targets):
             cv.wait()
-        if not q:
+        if all(t.dead for t in targets):
+            gone = True
             break
-        b = q.popleft(); st["size"] -= len(b); cv.notify_all()
-    try:
-        while b:
-            b = b[os.write(1, b):]
-    except OSError:
-        os._exit(1)
-os._exit(0)
+    b = os.read(0, CHUNK)
+    if not b:
+        break
+    with cv:
+        for t in targets:
+            if not t.dead:
+                t.q.append(b)
+                t.size += len(b)
+        cv.notify_all()
+with cv:
+    for t in targets:
+        t.eof = True
+    cv.notify_all()
+for th in threads:
+    th.join()
+sys.exit(1 if gone else 0)
 `
 
 export const RELAY_FAN_OUT_SCRIPT = `set -u
-BUFPY=$(cat <<'PYEOF'
-${RELAY_BUFFER_PY}PYEOF
+FANPY=$(cat <<'PYEOF'
+${RELAY_FAN_PY}PYEOF
 )
-if command -v python3 >/dev/null 2>&1; then buf() { python3 -c "$BUFPY"; }; else buf() { cat; }; fi
-n=$1; shift
+pref=$1; n=$2; shift 2
 flat() { tr '\\t\\r' '  ' | cut -c1-400; }
 logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
 d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
@@ -92,7 +200,7 @@ if [ "$n" -eq 0 ]; then
   printf 'end\\n'; exit "$rc"
 fi
 command -v ssh >/dev/null 2>&1 || { printf 'error\\t%s\\n' 'ssh is not installed on the head'; exit 1; }
-i=0
+${FABRIC_SSH_SH}i=0
 while [ "$i" -lt "$n" ]; do
   i=$((i + 1))
   p=$1; u=$2; h=$3
@@ -100,16 +208,25 @@ while [ "$i" -lt "$n" ]; do
   mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
   (
     shift $((3 * (n - i + 1)))
-    buf <"$d/f$i" | ssh "$@" -p "$p" -l "$u" "$h" docker load >"$d/w$i.log" 2>&1
+    fssh "$d/w$i.err" "$@" -p "$p" -l "$u" "$h" docker load <"$d/f$i" >"$d/w$i.log"
     echo "$?" >"$d/w$i.rc"
+    cat "$d/w$i.err" >>"$d/w$i.log"
   ) &
   shift 3
 done
-# -p (GNU coreutils 8.24+): go on past a reader that went away. A tee without it (busybox) still
-# relays; only a target that fails mid-stream then ends the copy for all.
-if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
-tee $teeopt "$d"/f* | buf | docker load >"$d/head.log" 2>&1
-rc=$?
+if python3 -c 'import threading' >/dev/null 2>&1; then
+  mkfifo "$d/h" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
+  docker load <"$d/h" >"$d/head.log" 2>&1 &
+  hp=$!
+  python3 -c "$FANPY" "$d/h" "$d"/f*
+  wait "$hp"; rc=$?
+else
+  # -p (GNU coreutils 8.24+): go on past a reader that went away. A tee without it (busybox) still
+  # relays; only a target that fails mid-stream then ends the copy for all.
+  if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
+  tee $teeopt "$d"/f* | docker load >"$d/head.log" 2>&1
+  rc=$?
+fi
 wait
 printf 'relay\\thead\\t%s\\n' "$rc"
 [ "$rc" -eq 0 ] || logs head "$d/head.log"
@@ -131,7 +248,7 @@ export function relayFanOut(m: Manifest, workers: readonly ManifestNode[]): Argv
     const t = fabricSshTarget(m, w)
     return [String(t.port), t.user, t.ip]
   })
-  return shScript(RELAY_FAN_OUT_SCRIPT, String(workers.length), ...triples, ...RELAY_SSH_OPTIONS)
+  return shScript(RELAY_FAN_OUT_SCRIPT, fabricCiphers(m), String(workers.length), ...triples, ...RELAY_SSH_OPTIONS)
 }
 
 export interface RelayTargetResult {

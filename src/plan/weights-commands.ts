@@ -4,8 +4,9 @@
  * - `listWeights`: on a node, every regular file under the model directory (names starting with
  *   `.` left out at any depth, as on the runner: .vrd-verified, a hub client's .cache) with its size and
  *   SHA-256 (a file whose size, mtime, ctime and inode match the node's own record of its last
- *   verification is not hashed again), every `.partial` left by a cut transfer with its size, and
- *   the free bytes there. POSIX sh + coreutils (`stat -c`, `sha256sum`, `df -P`).
+ *   verification is not hashed again, the others by the node's fastest hasher: src/plan/node-sha256.ts),
+ *   every `.partial` left by a cut transfer with its size, and the free bytes there. POSIX sh +
+ *   coreutils (`stat -c`, `df -P`).
  * - `receiveWeightsStream`: on a node, stdin = several files' bytes (each from an offset, then
  *   the sender's SHA-256), each appended to `<file>.partial` and hashed as it arrives, renamed to
  *   `<file>` only when the hashes and the size agree; a short stream keeps the .partial (the next
@@ -16,8 +17,10 @@
  */
 import { type Argv, argv, render, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { RELAY_SSH_OPTIONS, fabricSshTarget } from './relay-commands.js'
+import { NODE_SHA256_SH } from './node-sha256.js'
+import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricSshTarget } from './relay-commands.js'
 import { RELEASE_FILE, releaseDir } from './release-commands.js'
+import { RECEIVE_WEIGHTS_PY } from './weights-receiver-py.js'
 
 /** The node's record of its last verification, inside the model directory (never part of the model). */
 export const WEIGHTS_VERIFIED_FILE = '.vrd-verified'
@@ -32,7 +35,7 @@ export const PARTIAL_SUFFIX = '.partial'
  *   end
  */
 export const LIST_WEIGHTS_SCRIPT = `set -u
-d=$1
+${NODE_SHA256_SH}d=$1
 p=$d
 while [ ! -d "$p" ]; do p=$(dirname "$p"); done
 free=$(df -Pk "$p" | awk 'NR==2 { printf "%.0f", $4 * 1024 }')
@@ -49,7 +52,10 @@ find . -name '.?*' -prune -o -type f -print | sed 's|^\\./||' | sort | while IFS
   key=$(stat -c '%s %.9Y %.9Z %i' "$f")
   sum=
   [ -f "$old" ] && sum=$(awk -F '\\t' -v k="$key" -v f="$f" '$1 == k && $3 == f { print $2; exit }' "$old")
-  [ -n "$sum" ] || sum=$(sha256sum <"$f" | cut -d ' ' -f 1)
+  if [ -z "$sum" ]; then
+    [ -n "$hasher" ] || pick_hasher
+    sum=$(sha <"$f" | cut -c1-64)
+  fi
   printf '%s\\t%s\\t%s\\n' "$key" "$sum" "$f" >>"$new"
   printf 'file\\t%s\\t%s\\t%s\\n' "\${key%% *}" "$sum" "$f"
 done
@@ -69,30 +75,21 @@ export interface StreamFile {
 }
 
 /**
- * Bash: `cph` = `-c <list>` with the ciphers this ssh client has, AES-GCM first (hardware AES on
- * x86 and on Arm server cores: 1.4–1.5× chacha20, OpenSSH's default, on the lab), ending with
- * aes128-ctr, which every OpenSSH server accepts; empty when the client lists none of them.
- */
-const FAST_CIPHERS = `q=$(ssh -Q cipher 2>/dev/null); list=
-for c in aes128-gcm@openssh.com aes256-gcm@openssh.com chacha20-poly1305@openssh.com aes128-ctr aes256-ctr; do
-  printf '%s\\n' "$q" | grep -qxF "$c" && list=\${list:+$list,}$c
-done
-cph=(); [ -n "$list" ] && cph=(-c "$list")
-`
-
-/**
  * The receiver of a weights stream (bash). Arguments:
- *   $1 dir, $2 N (workers the stream is passed on to as it arrives), N triples "port user ip",
- *   then K and K ssh option words, then the command line the workers run (the same receiver with
- *   N = 0), then per file: path size sha256 offset.
+ *   $1 dir, $2 the fabric cipher preference (FABRIC_SSH_SH's $pref), $3 N (workers the stream is
+ *   passed on to as it arrives), N triples "port user ip", then K and K ssh option words, then the
+ *   command line the workers run (the same receiver with N = 0), then per file: path size sha256 offset.
  * stdin, per file in order: its bytes from the offset, then the sender's 64-hex SHA-256 of the
  * whole file (computed as it read the bytes). Each file is appended to `<file>.partial` as it
- * arrives and hashed in the same pass (`tee -a`, the .partial's earlier bytes read first on a
- * resume); the .partial becomes `<file>` only when its size, the hash computed here and the
- * sender's agree (and the expected one, unless `-`), and the node's verification record
- * (.vrd-verified) gets its line, so the listing after the transfer reads no byte again. With N > 0
- * the whole stream is copied (`tee -p`) into `ssh <worker> <receiver>` for each worker as it
- * arrives. Output, one record per line, tabs:
+ * arrives and hashed in the same pass (the .partial's earlier bytes read first on a resume); the
+ * .partial becomes `<file>` only when its size, the hash computed here and the sender's agree (and
+ * the expected one, unless `-`), and the node's verification record (.vrd-verified) gets its line,
+ * so the listing after the transfer reads no byte again. With N > 0 the whole stream is copied
+ * into `ssh <worker> <receiver>` for each worker as it arrives (a worker whose receiver went away
+ * is dropped from the copy; the rest go on). Where the node's python3 works, one Python process
+ * does all of it (src/plan/weights-receiver-py.ts: one read per byte, hashlib's SHA-256); else a
+ * bash loop with `tee -a` into the node's fastest hasher (src/plan/node-sha256.ts) and `tee -p`
+ * into the workers. Output, one record per line, tabs:
  *   ok    <path> <bytes received> <sha256>
  *   short <path> <bytes received>          (the .partial kept: the next deploy resumes)
  *   bad   <path> <bytes received> <sha256 here> <sha256 sent>   (the .partial removed)
@@ -103,10 +100,14 @@ cph=(); [ -n "$list" ] && cph=(-c "$list")
  *   end
  */
 export const RECEIVE_WEIGHTS_STREAM_SCRIPT = `set -u
-dir=$1; nf=$2; shift 2
+dir=$1; pref=$2; nf=$3; shift 3
 fwd=("\${@:1:$((3 * nf))}"); shift $((3 * nf))
 no=$1; shift; opts=("\${@:1:$no}"); shift "$no"
 remote=$1; shift
+RECVPY=$(cat <<'PYEOF'
+${RECEIVE_WEIGHTS_PY}PYEOF
+)
+${NODE_SHA256_SH}pick_hasher
 skip() { head -c "$1" >/dev/null; }
 receive() {
   while [ $# -ge 4 ]; do
@@ -119,7 +120,7 @@ receive() {
     if [ "$have" != "$off" ]; then
       skip $((n + 64)); printf 'fail\t%s\t%s holds %s bytes but the sender starts at %s\n' "$rel" "$p" "$have" "$off"; continue
     fi
-    sum=$({ cat "$p" && head -c "$n" | tee -a "$p"; } | sha256sum | cut -c1-64)
+    sum=$({ cat "$p" && head -c "$n" | tee -a "$p"; } | sha | cut -c1-64)
     sent=$(head -c 64)
     now=$(stat -c %s "$p" 2>/dev/null || echo 0)
     got=$((now - off))
@@ -136,19 +137,26 @@ receive() {
     fi
   done
 }
-if [ "$nf" -eq 0 ]; then receive "$@"; printf 'end\n'; exit 0; fi
+if [ "$nf" -eq 0 ]; then
+  if [ "$hasher" = python3 ]; then python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} 0 "$@"; else receive "$@"; fi
+  printf 'end\n'; exit 0
+fi
 t=$(mktemp -d 2>/dev/null) || { printf 'fail\t-\tmktemp -d failed\n'; exit 1; }
 trap 'rm -rf "$t"' EXIT
 trap 'exit 143' TERM INT HUP
-${FAST_CIPHERS}fifos=()
+${FABRIC_SSH_SH}fifos=()
 for ((i = 0; i < nf; i++)); do
   mkfifo "$t/f$i" || { printf 'fail\t-\tmkfifo failed in %s\n' "$t"; exit 1; }
-  (ssh "\${opts[@]}" \${cph[@]+"\${cph[@]}"} -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i" 2>"$t/e$i"; echo "$?" >"$t/rc$i") &
+  (fssh "$t/e$i" "\${opts[@]}" -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i"; echo "$?" >"$t/rc$i") &
   fifos+=("$t/f$i")
 done
-# -p (GNU coreutils 8.24+): a worker whose receiver went away is dropped from the copy; the rest go on.
-if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
-tee $teeopt "\${fifos[@]}" | receive "$@"
+if [ "$hasher" = python3 ]; then
+  python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} "$nf" "\${fifos[@]}" "$@"
+else
+  # -p (GNU coreutils 8.24+): a worker whose receiver went away is dropped from the copy; the rest go on.
+  if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
+  tee $teeopt "\${fifos[@]}" | receive "$@"
+fi
 wait
 for ((i = 0; i < nf; i++)); do
   h=\${fwd[3 * i + 2]}; rc=$(cat "$t/rc$i" 2>/dev/null || echo 255)
@@ -174,6 +182,7 @@ export function receiveWeightsStream(m: Manifest, dir: string, files: readonly S
     RECEIVE_WEIGHTS_STREAM_SCRIPT,
     'bash',
     dir,
+    fabricCiphers(m),
     String(forward.length),
     ...targets,
     String(RELAY_SSH_OPTIONS.length),
@@ -184,20 +193,25 @@ export function receiveWeightsStream(m: Manifest, dir: string, files: readonly S
 }
 
 /**
- * On the head (bash): $1 dir, $2 port, $3 user, $4 ip (the worker over the fabric), $5 K and K ssh
- * option words, then the worker's receiver command line, then per file path size sha256 offset.
- * The stream a receiver reads, from the head's verified copy, into one SSH connection.
+ * On the head (bash): $1 dir, $2 the fabric cipher preference, $3 port, $4 user, $5 ip (the worker
+ * over the fabric), $6 K and K ssh option words, then the worker's receiver command line, then per
+ * file path size sha256 offset. The stream a receiver reads, from the head's verified copy, into
+ * one SSH connection (ssh's messages on stderr).
  */
 export const SEND_WEIGHTS_STREAM_SCRIPT = `set -u
-dir=$1; port=$2; user=$3; ip=$4; no=$5; shift 5
+dir=$1; pref=$2; port=$3; user=$4; ip=$5; no=$6; shift 6
 opts=("\${@:1:$no}"); shift "$no"
 remote=$1; shift
-${FAST_CIPHERS}send() {
+${FABRIC_SSH_SH}send() {
   while [ $# -ge 4 ]; do
     tail -c +$(($4 + 1)) "$dir/$1" | head -c $(($2 - $4)); printf '%s' "$3"; shift 4
   done
 }
-send "$@" | ssh "\${opts[@]}" \${cph[@]+"\${cph[@]}"} -p "$port" -l "$user" "$ip" "$remote"
+e=$(mktemp) || exit 1
+send "$@" | fssh "$e" "\${opts[@]}" -p "$port" -l "$user" "$ip" "$remote"
+rc=$?
+cat "$e" >&2; rm -f "$e"
+exit "$rc"
 `
 
 /** On the head: the files a worker lacks, from the head's copy, over the fabric into the worker's receiver (one SSH connection). */
@@ -209,6 +223,7 @@ export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: Mani
     SEND_WEIGHTS_STREAM_SCRIPT,
     'bash',
     dir,
+    fabricCiphers(m),
     String(t.port),
     t.user,
     t.ip,

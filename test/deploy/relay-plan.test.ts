@@ -13,7 +13,9 @@ it("the head loads the runner's archive once and copies the same stream to each 
   expect(images.map((s) => [s.id, s.stdin?.kind ?? null])).toEqual([['spark-a/image', 'image-archive']])
   expect(images[0]!.description).toMatch(/once for the whole cluster, and copy the same stream into spark-b \(192\.168\.200\.13\) over the fabric/)
   // The fixed fan-out script, then: one worker, its port, user and fabric IP, then the ssh options.
-  expect(images[0]!.command).toMatch(/^sh -c '.*' sh 1 22 root 192\.168\.200\.13 -o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=10$/s)
+  expect(images[0]!.command).toMatch(
+    /^sh -c '.*' sh aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr 1 22 root 192\.168\.200\.13 -o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=10$/s,
+  )
 })
 
 it('the schema says what relay needs', () => {

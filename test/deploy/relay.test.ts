@@ -187,7 +187,12 @@ describe('relayImage: a head that already holds the image passes it on', () => {
     expect(r.bytesSent).toBe(0)
     const passOn = calls.filter((c) => c.node === 'spark-a' && !inspect.test(c.command))
     expect(passOn.map((c) => c.command)).toEqual([
-      expect.stringMatching(new RegExp(`docker save ${IMAGE.replace(/[./]/g, '\\$&')} \\| ssh .*${worker.fabricIp.replace(/\./g, '\\.')} docker load`)),
+      expect.stringMatching(
+        new RegExp(
+          `docker save "\\$img".* \\| fssh .* docker load\n.*' sh [a-z0-9@.,-]+ ${IMAGE.replace(/[./]/g, '\\$&')} -o .* ${worker.fabricIp.replace(/\./g, '\\.')}$`,
+          's',
+        ),
+      ),
     ])
     expect(progress[0]).toBe(`relay: spark-a already holds ${'a'.repeat(12)}; nothing sent from the runner`)
   })

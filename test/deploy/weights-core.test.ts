@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { argv, render } from '../../src/command/shell.js'
+import { type Argv, argv, render } from '../../src/command/shell.js'
 import { compareNode, describeNode, parseListing } from '../../src/deploy/weights/compare.js'
 import type { HubPlanner } from '../../src/deploy/weights/delivery.js'
 import { discardDownloaded } from '../../src/deploy/weights/hub.js'
@@ -22,7 +22,10 @@ import { withModel } from '../../src/deploy/weights/weights-plan.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { type StreamFile, WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsStream, sendWeightsStreamToWorker } from '../../src/plan/weights-commands.js'
+import { NODE_SHA256_SH } from '../../src/plan/node-sha256.js'
+import { DEFAULT_FABRIC_CIPHERS } from '../../src/plan/relay-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
+import { HASHERS, onPath, pathFor } from '../support/node-hashers.js'
 
 /** Bytes a plan moves over the runner's link and over the fabric (a stream passed on counts once per worker). */
 const sendBytes = (plan: StreamPlan) => {
@@ -226,19 +229,26 @@ describe('the manifest section and the release it runs', () => {
     const worker = m.nodes.find((n) => n.role === 'worker')!
     const files = ref.files.map((f) => ({ ...f, offset: f.size === A.length ? 7 : 0 }))
     const send = sendWeightsStreamToWorker(m, '/m', worker, files).argv
-    // bash -c SCRIPT bash dir port user ip, the ssh options counted, the worker's receiver, the files.
-    expect(send.slice(4, 9)).toEqual(['/m', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
-    expect(send.slice(9, 15)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
-    expect(send[15]).toBe(render(receiveWeightsStream(m, '/m', files)))
-    expect(send.slice(16)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
-    expect(send[2]).toContain('ssh "${opts[@]}" ${cph[@]+"${cph[@]}"} -p "$port"')
-    // The receiver's argv: the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
+    const ciphers = DEFAULT_FABRIC_CIPHERS.join(',')
+    // bash -c SCRIPT bash dir ciphers port user ip, the ssh options counted, the worker's receiver, the files.
+    expect(send.slice(4, 10)).toEqual(['/m', ciphers, String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
+    expect(send.slice(10, 16)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
+    expect(send[16]).toBe(render(receiveWeightsStream(m, '/m', files)))
+    expect(send.slice(17)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    expect(send[2]).toContain('| fssh "$e" "${opts[@]}" -p "$port" -l "$user" "$ip" "$remote"')
+    // The receiver's argv: the ciphers, the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
     const recv = receiveWeightsStream(m, '/m', files, [worker]).argv
     expect(recv.slice(0, 2)).toEqual(['bash', '-c'])
-    expect(recv.slice(4, 9)).toEqual(['/m', '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
-    expect(recv[9]).toBe('6')
+    expect(recv.slice(4, 10)).toEqual(['/m', ciphers, '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
+    expect(recv[10]).toBe('6')
     expect(recv.slice(-8)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
-    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 6)).toEqual(['/m', '0'])
+    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 7)).toEqual(['/m', ciphers, '0'])
+    // ssh.fabricCiphers overrides the preference; a name that is no cipher name is refused at its place.
+    const own = { ...m, ssh: { ...m.ssh, fabricCiphers: ['aes256-gcm@openssh.com', 'aes256-ctr'] } }
+    expect(receiveWeightsStream(own, '/m', files, [worker]).argv[5]).toBe('aes256-gcm@openssh.com,aes256-ctr')
+    expect(sendWeightsStreamToWorker(own, '/m', worker, files).argv[5]).toBe('aes256-gcm@openssh.com,aes256-ctr')
+    const bad = parseManifest(example.replace(/^ssh:\n/m, "ssh:\n  fabricCiphers: ['aes128-gcm; rm -rf /']\n"), 'm.yml')
+    expect(bad.errors.map((e) => e.message).join('\n')).toContain('an OpenSSH cipher name')
   })
   it("reads the receiver's records: its own, each worker's passed on, and a stream cut before its end", () => {
     const s = sha('x')
@@ -276,8 +286,16 @@ describe('the manifest section and the release it runs', () => {
   })
 })
 
-describe('the node-side scripts, run here for real', () => {
-  const local = new LocalTransport()
+describe.each(HASHERS)('the node-side scripts, run here for real, hashing with %s', (hasher) => {
+  const path = pathFor(hasher)
+  const real = new LocalTransport()
+  const local = { run: (cmd: Argv, opts: Parameters<LocalTransport['run']>[1]) => real.run(onPath(cmd, path), opts) }
+
+  it(`picks ${hasher} when the hashers before it are missing`, async () => {
+    const r = await local.run(argv('sh', '-c', `${NODE_SHA256_SH}pick_hasher; printf '%s ' "$hasher"; printf abc | sha | cut -c1-64`), { timeoutMs: 30_000 })
+    expect(r.stdout.trim()).toBe(`${hasher} ${sha('abc')}`)
+  })
+
   /** One file's stream: its bytes from `offset`, then the sender's SHA-256 (`trailer`, by default the right one). */
   const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
   const receive = (dir: string, file: (typeof ref.files)[number], offset: number, bytes: Buffer, trailer?: string) => {

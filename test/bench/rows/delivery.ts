@@ -6,7 +6,11 @@
  * - one `docker load` on a node, from a file already there (cold node);
  * so the ideal for 2 nodes is bytes ÷ link rate + one docker load;
  * - every node's `docker load` at once, each from a file already there: the floor of any delivery
- *   on this machine, where all nodes share its cores.
+ *   on this machine, where all nodes share its cores;
+ * - relay's topology with raw streams: the archive over this tool's SSH transport into `tee` on the
+ *   head, which writes it to /dev/null and into `ssh <worker> 'cat > /dev/null'` over the fabric for
+ *   every worker (the head's ssh with the same cipher preference as relay's); plus every node's load
+ *   at once, the floor of relay's own shape: the second hop's encryption and decryption included.
  * `pinNodes` gives each node container a core of its own (`docker update --cpuset-cpus`), the way
  * separate machines each have their own CPU; the delivery rows run both ways.
  */
@@ -15,6 +19,7 @@ import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { argv, render, shScript, toFile } from '../../../src/command/shell.js'
+import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricSshTarget } from '../../../src/plan/relay-commands.js'
 import { dockerBinary } from '../../support/lab.js'
 import type { ManifestNode } from '../../../src/manifest/schema.js'
 import { sshTargetFor } from '../../../src/transport/targets.js'
@@ -36,6 +41,8 @@ export interface DeliveryYardsticks {
   readonly oneLoadMs: number[]
   /** ms of every node's `docker load -i` at once, each cold: the floor on shared cores. */
   readonly allLoadsMs: number[]
+  /** ms of the archive through relay's topology with raw streams (runner → head tee → /dev/null and → ssh → each worker's /dev/null). */
+  readonly topologyMs: number[]
   /** ms of each node's own leg of the naive delivery (runner → that node alone), by node. */
   readonly legMs: Readonly<Record<string, number[]>>
   /** Each node on a core of its own (pinNodes) while these were measured. */
@@ -74,6 +81,36 @@ export const coldNode = (lab: BenchLab, node: ManifestNode, imageId: string): Pr
 
 /** Remote-side wall time of `docker load -i <file>`, ms. */
 const TIMED_LOAD = 's=$(date +%s%N); docker load -i "$1" >/dev/null || exit 1; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))'
+
+/**
+ * On the head (POSIX sh): $1 the fabric cipher preference, $2 N, N triples "port user ip", then ssh
+ * options. stdin into /dev/null and, through `tee`, into `ssh <worker> 'cat > /dev/null'` for each.
+ */
+const RAW_TOPOLOGY = `set -u
+pref=$1; n=$2; shift 2
+${FABRIC_SSH_SH}d=$(mktemp -d) || exit 1
+trap 'rm -rf "$d"' EXIT
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1)); p=$1; u=$2; h=$3
+  mkfifo "$d/f$i" || exit 1
+  (shift $((3 * (n - i + 1))); fssh "$d/e$i" "$@" -p "$p" -l "$u" "$h" 'cat > /dev/null' <"$d/f$i"; echo "$?" >"$d/rc$i") &
+  shift 3
+done
+tee "$d"/f* >/dev/null
+wait
+cat "$d"/rc* | grep -qvx 0 && { cat "$d"/e* >&2; exit 1; }
+exit 0
+`
+
+function rawTopology(lab: BenchLab) {
+  const workers = lab.manifest.nodes.slice(1)
+  const triples = workers.flatMap((w) => {
+    const t = fabricSshTarget(lab.manifest, w)
+    return [String(t.port), t.user, t.ip]
+  })
+  return shScript(RAW_TOPOLOGY, fabricCiphers(lab.manifest), String(workers.length), ...triples, ...RELAY_SSH_OPTIONS)
+}
 
 /**
  * Each node container on a core of its own (node i on core i mod cores), or back on every core.
@@ -125,6 +162,7 @@ export async function deliveryYardsticks(lab: BenchLab, opts: { rounds?: number;
 
     const linkMBps: number[] = []
     const linkSsh2MBps: number[] = []
+    const topologyMs: number[] = []
     const head = nodes[0]!
     const t = await sshConnected(sshTargetFor(lab.manifest, head, lab.credentials))
     try {
@@ -138,11 +176,15 @@ export async function deliveryYardsticks(lab: BenchLab, opts: { rounds?: number;
         const r = await timed(() => t.run(toFile(argv('cat'), '/dev/null'), { stdin: createReadStream(archive), timeoutMs: 600_000 }))
         if (r.value.code !== 0) throw new Error(`ssh2 cat failed: ${r.value.stderr}`)
         linkSsh2MBps.push(archiveBytes / 1e6 / (r.ms / 1000))
+        const topo = await timed(() => t.run(rawTopology(lab), { stdin: createReadStream(archive), timeoutMs: 600_000 }))
+        if (topo.value.code !== 0) throw new Error(`the raw relay topology failed: ${topo.value.stderr}`)
+        topologyMs.push(topo.ms)
       }
     } finally {
       await t.close()
     }
     log(`row 4: link ${linkMBps.map((v) => v.toFixed(0)).join(', ')} MB/s (OpenSSH), ${linkSsh2MBps.map((v) => v.toFixed(0)).join(', ')} MB/s (ssh2)`)
+    log(`row 4: relay's topology with raw streams: ${topologyMs.map((v) => `${Math.round(v)} ms`).join(', ')}`)
 
     const oneLoadMs: number[] = []
     const allLoadsMs: number[] = []
@@ -194,6 +236,7 @@ export async function deliveryYardsticks(lab: BenchLab, opts: { rounds?: number;
       oneLoadMs,
       legMs,
       allLoadsMs,
+      topologyMs,
       idealMs,
       pinned: opts.pinned ?? false,
     }
@@ -236,6 +279,13 @@ export function yardstickRows(y: DeliveryYardsticks, n: number): Row[] {
       id: id('4'),
       figure: `yardstick${where}: every node's \`docker load\` at once, each from a file already there (no transfer at all)`,
       value: samples('ms', y.allLoadsMs),
+      baselineLabel: '',
+      goal: { kind: 'none' },
+    },
+    {
+      id: id('5'),
+      figure: `yardstick${where}: relay's topology with raw streams, the archive over this tool's SSH transport into \`tee\` on the head, to /dev/null and into \`ssh <worker> 'cat > /dev/null'\` over the fabric for each worker`,
+      value: samples('ms', y.topologyMs),
       baselineLabel: '',
       goal: { kind: 'none' },
     },

@@ -98,6 +98,15 @@ export async function imageDeliveryRows(lab: BenchLab, y: DeliveryYardsticks): P
       baselineLabel: "this machine's floor: bytes ÷ link rate + every node's docker load at once",
       baseline: samples('ms', [linkMs + median(y.allLoadsMs)]),
       goal: { kind: 'ratioMax', limit: 1.2 },
+      note: "leaves out relay's second hop (the head's tee, its ssh to each worker, each worker's sshd): see -floor-topology",
+    },
+    {
+      id: `${p}-relay-floor-topology`,
+      figure: `image delivery \`relay\` to ${n} cold nodes${where}`,
+      value: samples('ms', [relay.ms]),
+      baselineLabel: "relay's shape with raw streams: runner → head `tee` → /dev/null and → ssh → each worker's /dev/null, + every node's docker load at once",
+      baseline: samples('ms', [median(y.topologyMs) + median(y.allLoadsMs)]),
+      goal: { kind: 'ratioMax', limit: 1.2 },
     },
   )
   return rows

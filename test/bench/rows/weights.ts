@@ -7,7 +7,9 @@
  *   same connection the stage uses), and the cold relay with `model.streams` 1, 2 and 4 against its
  *   bytes (runner leg + fabric leg) at the rate of the same number of raw streams, interleaved
  *   round by round (goal ≤ 1.25×); the note gives where the stage's time went (from its progress
- *   lines) and one OpenSSH stream head → worker over the fabric.
+ *   lines) and one OpenSSH stream head → worker over the fabric;
+ * - beside it (not instead), the same with raw streams that also write: `cat > <file>` on the head,
+ *   in the model's file system, as the stage's receiver must (7-stage-N-disk).
  */
 import { randomBytes } from 'node:crypto'
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -73,9 +75,19 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
       if (t.value.some((r) => r.code !== 0)) throw new Error(`a raw stream failed: ${t.value.map((r) => r.stderr).join(' ')}`)
       return (n * LINK_BYTES) / 1e6 / (t.ms / 1000)
     }
+    // The same, each stream writing a file beside the model (the receiver's disk work, without its hash or rename).
+    const linkDisk = async (n: number) => {
+      const files = Array.from({ length: n }, (_, i) => `${MODEL_PATH}.link-${i}`)
+      await head.run(argv('mkdir', '-p', MODEL_PATH.replace(/\/[^/]+$/, '')), { timeoutMs: 60_000 })
+      const t = await timed(() => Promise.all(files.map((f) => head.run(toFile(argv('cat'), f), { stdin: createReadStream(linkFile), timeoutMs: 600_000 }))))
+      await head.run(argv('rm', '-f', ...files), { timeoutMs: 60_000 })
+      if (t.value.some((r) => r.code !== 0)) throw new Error(`a raw stream to a file failed: ${t.value.map((r) => r.stderr).join(' ')}`)
+      return (n * LINK_BYTES) / 1e6 / (t.ms / 1000)
+    }
     const STREAMS = [1, 2, 4] as const
     const ROUNDS = 3
     const rates = new Map<number, number[]>(STREAMS.map((n) => [n, []]))
+    const diskRates = new Map<number, number[]>(STREAMS.map((n) => [n, []]))
     const stages = new Map<number, number[]>(STREAMS.map((n) => [n, []]))
     const phases = new Map<number, Phases[]>(STREAMS.map((n) => [n, []]))
     const loads: number[] = []
@@ -83,6 +95,7 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
       for (const n of STREAMS) {
         loads.push(loadavg()[0]!)
         rates.get(n)!.push(await link(n))
+        diskRates.get(n)!.push(await linkDisk(n))
         await cold()
         const lines: [number, string][] = []
         const r = await deliver('relay', n, lines)
@@ -152,6 +165,20 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
           ),
           goal: { kind: 'ratioMax', limit: 1.25 },
           note: `where the time went (medians): ${describePhases(phases.get(k)!)}; ${loadNote}`,
+        }),
+      ),
+      ...STREAMS.map(
+        (k): Row => ({
+          id: `7-stage-${k}-disk`,
+          figure: `weights \`relay\` to ${n} cold nodes with \`model.streams: ${k}\`, the whole stage`,
+          value: samples('ms', stages.get(k)!),
+          baselineLabel: `its bytes at the rate of ${k} raw stream${k > 1 ? 's' : ''} that write a file on the head (\`cat > file\`, ${median(diskRates.get(k)!).toFixed(0)} MB/s), same round`,
+          baseline: samples(
+            'ms',
+            diskRates.get(k)!.map((r) => ((2 * total) / 1e6 / r) * 1000),
+          ),
+          goal: { kind: 'none' },
+          note: `beside 7-stage-${k} (the issue's yardstick, raw streams into /dev/null, ${median(rates.get(k)!).toFixed(0)} MB/s): the receiver must write every byte, the raw link need not; ${loadNote}`,
         }),
       ),
     ]

@@ -1,0 +1,145 @@
+/**
+ * The head's side of a relayed weights stream, run for real with this machine's bash, coreutils and
+ * hashers, `ssh` replaced on PATH by a program that stores what it reads: the receiver passes the
+ * whole stream on to a worker as it writes its own copy (with Python's one-process loop and with
+ * the bash loop's `tee -p`), a worker that goes away mid-stream is dropped while the head's copy
+ * completes, the head's copy to a worker sends exactly the bytes it lacks; and the fabric cipher
+ * preference (src/plan/relay-commands.ts FABRIC_SSH_SH): only ciphers the head's ssh knows, in the
+ * manifest's order, and ssh's own defaults again when the worker refuses them all.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
+import { parseManifest } from '../../src/manifest/load-manifest.js'
+import { type StreamFile, receiveWeightsStream, sendWeightsStreamToWorker } from '../../src/plan/weights-commands.js'
+import { LocalTransport } from '../../src/transport/local.js'
+import { HASHERS, onPath, pathFor } from '../support/node-hashers.js'
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+const BIG = randomBytes(6 * 1024 * 1024) // far more than a pipe holds: a worker that stops early really stops mid-stream
+const CONFIG = Buffer.from('{"architectures": ["X"]}\n')
+const FILES: StreamFile[] = [
+  { path: 'config.json', size: CONFIG.length, sha256: sha(CONFIG), offset: 0 },
+  { path: 'model-00001-of-00001.safetensors', size: BIG.length, sha256: sha(BIG), offset: 0 },
+]
+const STREAM = Buffer.concat([CONFIG, Buffer.from(sha(CONFIG)), BIG, Buffer.from(sha(BIG))])
+
+// `ssh -Q cipher` lists STUB_KNOWN; any other call stores its argv and stdin under $STUB_OUT/<n>.
+// STUB_REFUSE: a call with -c fails as OpenSSH's kex does when the server accepts none of them.
+// STUB_EARLY: read 100 kB, then fail as a receiver that went away.
+const SSH = `#!/bin/sh
+if [ "$1" = -Q ]; then printf '%s\\n' \${STUB_KNOWN}; exit 0; fi
+n=$(mktemp "$STUB_OUT/call.XXXXXX")
+printf '%s\\n' "$@" >"$n.argv"
+if [ "$1" = -c ] && [ -n "\${STUB_REFUSE:-}" ]; then
+  echo "Unable to negotiate with 192.168.200.13 port 22: no matching cipher found. Their offer: aes256-cbc" >&2
+  exit 255
+fi
+if [ -n "\${STUB_EARLY:-}" ]; then head -c 100000 >"$n.in"; echo 'receiver gone' >&2; exit 1; fi
+cat >"$n.in"
+printf 'ok\\tstub\\t1\\t%s\\n' "$(printf x | sha256sum | cut -c1-64)"
+`
+
+const example = readFileSync('src/manifest/examples/dgx-spark-pair.yml', 'utf8').replace('distribution: pull', 'distribution: relay')
+const m = parseManifest(example, 'm.yml').manifest!
+const worker = m.nodes.find((n) => n.role === 'worker')!
+const local = new LocalTransport()
+
+function stubbed(hasher: (typeof HASHERS)[number], env: Record<string, string> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'vrd-fwd-'))
+  const bin = join(root, 'bin')
+  const out = join(root, 'out')
+  mkdirSync(bin)
+  mkdirSync(out)
+  writeFileSync(join(bin, 'ssh'), SSH)
+  chmodSync(join(bin, 'ssh'), 0o755)
+  const path = `${bin}:${pathFor(hasher)}`
+  const calls = () =>
+    readdirSync(out)
+      .filter((f) => f.endsWith('.argv'))
+      .map((f) => {
+        const base = join(out, f.replace(/\.argv$/, ''))
+        const input = readdirSync(out).includes(`${f.replace(/\.argv$/, '')}.in`) ? readFileSync(`${base}.in`) : undefined
+        return { argv: readFileSync(join(out, f), 'utf8').trim().split('\n'), input }
+      })
+  const env0 = { STUB_OUT: out, STUB_KNOWN: 'aes128-ctr chacha20-poly1305@openssh.com aes128-gcm@openssh.com', ...env }
+  const run = (cmd: Parameters<typeof onPath>[0], stdin?: Buffer) =>
+    local.run({ ...onPath(cmd, path), env: { ...onPath(cmd, path).env, ...env0 } }, { timeoutMs: 60_000, ...(stdin && { stdin: Readable.from([stdin]) }) })
+  return { root, calls, run }
+}
+
+describe.each(HASHERS)('a relayed weights stream on the head, hashing with %s', (hasher) => {
+  it('the head writes and verifies its copy while the worker gets every byte of the stream, over the preferred cipher the head knows', async () => {
+    const s = stubbed(hasher)
+    const dir = join(s.root, 'model')
+    const r = await s.run(receiveWeightsStream(m, dir, FILES, [worker]), STREAM)
+    const out = parseStreamOutput(r.stdout)
+    expect([...out.files].map(([p, f]) => [p, f.status, f.got])).toEqual([
+      ['config.json', 'ok', CONFIG.length],
+      ['model-00001-of-00001.safetensors', 'ok', BIG.length],
+    ])
+    expect(readFileSync(join(dir, 'model-00001-of-00001.safetensors')).equals(BIG)).toBe(true)
+    expect(out.forwarded).toEqual(new Map([[worker.fabricIp, 0]]))
+    expect(out.at.get(worker.fabricIp)?.get('stub')?.status).toBe('ok')
+    expect(out.complete).toBe(true)
+    const calls = s.calls()
+    expect(calls).toHaveLength(1)
+    // The manifest's order (AES-GCM first), only what this ssh knows.
+    expect(calls[0]!.argv.slice(0, 2)).toEqual(['-c', 'aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr'])
+    expect(calls[0]!.argv).toContain(worker.fabricIp)
+    expect(calls[0]!.input!.equals(STREAM)).toBe(true)
+  })
+
+  it("a worker whose receiver goes away mid-stream is reported; the head's copy still completes", async () => {
+    const s = stubbed(hasher, { STUB_EARLY: '1' })
+    const dir = join(s.root, 'model')
+    const r = await s.run(receiveWeightsStream(m, dir, FILES, [worker]), STREAM)
+    const out = parseStreamOutput(r.stdout)
+    expect([...out.files.values()].map((f) => f.status)).toEqual(['ok', 'ok'])
+    expect(out.forwarded).toEqual(new Map([[worker.fabricIp, 1]]))
+    expect(out.logs.get(worker.fabricIp)).toEqual(['receiver gone'])
+  })
+})
+
+describe('the fabric cipher preference', () => {
+  it('a worker that accepts none of the preferred ciphers: connected again with ssh defaults, the stream intact', async () => {
+    const s = stubbed('python3', { STUB_REFUSE: '1' })
+    const r = await s.run(receiveWeightsStream(m, join(s.root, 'model'), FILES, [worker]), STREAM)
+    const out = parseStreamOutput(r.stdout)
+    expect(out.forwarded).toEqual(new Map([[worker.fabricIp, 0]]))
+    const calls = s.calls().sort((a, b) => (a.argv[0] === '-c' ? -1 : b.argv[0] === '-c' ? 1 : 0))
+    expect(calls.map((c) => c.argv[0])).toEqual(['-c', '-o'])
+    expect(calls[0]!.input).toBeUndefined()
+    expect(calls[1]!.input!.equals(STREAM)).toBe(true)
+  })
+
+  it('an ssh that knows none of them (or no -Q): no -c at all; a failure that is not the cipher is not retried', async () => {
+    const none = stubbed('python3', { STUB_KNOWN: 'aes256-cbc' })
+    await none.run(receiveWeightsStream(m, join(none.root, 'model'), FILES, [worker]), STREAM)
+    expect(none.calls().map((c) => c.argv[0])).toEqual(['-o'])
+    const early = stubbed('python3', { STUB_EARLY: '1' })
+    await early.run(receiveWeightsStream(m, join(early.root, 'model'), FILES, [worker]), STREAM)
+    expect(early.calls().map((c) => c.argv[0])).toEqual(['-c'])
+  })
+
+  it("the head's copy to a worker: exactly the bytes it lacks from their offsets and each hash, falling back as the receiver does", async () => {
+    for (const refuse of [false, true]) {
+      const s = stubbed('python3', refuse ? { STUB_REFUSE: '1' } : {})
+      const dir = join(s.root, 'model')
+      mkdirSync(dir)
+      writeFileSync(join(dir, FILES[0]!.path), CONFIG)
+      writeFileSync(join(dir, FILES[1]!.path), BIG)
+      const lacks = [FILES[0]!, { ...FILES[1]!, offset: 1000 }]
+      const r = await s.run(sendWeightsStreamToWorker(m, dir, worker, lacks))
+      expect(r.code).toBe(0)
+      const sent = s.calls().find((c) => c.input)!
+      expect(sent.argv[0]).toBe(refuse ? '-o' : '-c')
+      expect(sent.input!.equals(Buffer.concat([CONFIG, Buffer.from(sha(CONFIG)), BIG.subarray(1000), Buffer.from(sha(BIG))]))).toBe(true)
+      if (refuse) expect(r.stderr).toContain('no matching cipher')
+    }
+  })
+})
