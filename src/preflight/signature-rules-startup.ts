@@ -16,16 +16,19 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // distributed serving."; a shell: "bash: line 1: ray: command not found"; docker/k8s: 'exec: "ray": executable file not found in $PATH'.
     code: 'IMAGE_LACKS_RAY',
     pattern: /No module named '(ray(?:\.[\w.]+)?)'|Ray is not installed|\bray: command not found|"ray": executable file not found/,
-    hit: (m, _line, _ray, context) => {
+    hit: (m, line, _ray, context) => {
       const what = m[1]
         ? `Python cannot import ${m[1]}`
         : m[0].includes('command') || m[0].includes('executable')
           ? 'the ray command is not on PATH'
           : 'vLLM found no Ray'
+      // vLLM's import-time warning ("WARNING … ray_utils.py:46] Failed to import Ray with ModuleNotFoundError(…). For distributed inference, please
+      // install Ray …") is logged by every start of an image without Ray, the mp executor's too: a warning until the Ray executor fails on it.
+      const importWarning = /Failed to import Ray with\b/.test(line)
       return {
         key: m[1] ?? 'ray',
-        severity: 'error',
-        message: `The container has no usable Ray (${what}), so the Ray executor cannot start${context.prefixIp ? ` on ${context.prefixIp}` : ''}.`,
+        severity: importWarning ? 'warning' : 'error',
+        message: `The container has no usable Ray (${what}), so the Ray executor cannot start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${importWarning ? ' (vLLM warns at import; the mp executor needs no Ray)' : ''}.`,
         evidence: { Missing: m[1] ?? (m[0].includes('command') || m[0].includes('executable') ? 'ray (the CLI)' : 'ray (the package)'), ...node(context) },
         fix: "Use an image with Ray installed, the same version on every node (pip install 'ray[default]==<the cluster's version>' in the image; vllm/vllm-openai ships it), run ray from that image's Python environment (not another venv), or deploy with the mp executor, which needs no Ray.",
       }
