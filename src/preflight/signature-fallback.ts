@@ -53,10 +53,11 @@ const MARKERS: readonly Marker[] = [
     test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
   },
   // A container or build tool's own error line: docker/podman/cobra "Error: unknown flag: --gpus", "docker: Error response from daemon: …",
-  // "unknown shorthand flag: 'g' in -g", ptxas/nvcc "ptxas fatal   : …", systemd "Main process exited, code=exited, status=1/FAILURE"
+  // "unknown shorthand flag: 'g' in -g", ptxas/nvcc "ptxas fatal   : …", systemd "Main process exited, code=exited, status=1/FAILURE",
+  // "exec /usr/bin/bash: exec format error" (an image of another CPU architecture: amd64 on an arm64 GB10)
   {
     kind: 'tool error',
-    test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b/,
+    test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },

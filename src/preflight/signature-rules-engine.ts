@@ -111,9 +111,10 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
   },
   {
     // Ray (_private/services.py canonicalize_bootstrap_address / find_gcs_addresses): "ConnectionError: Could not find any running Ray instance. Please
-    // specify the one to connect to by setting `--address` flag or `RAY_ADDRESS` environment variable." (older: "… by setting `address`.").
+    // specify the one to connect to by setting `--address` flag or `RAY_ADDRESS` environment variable." (older: "… by setting `address`.");
+    // worker.py: "RaySystemError: System error: Ray has not been started yet. You can start Ray with 'ray.init()'."
     code: 'RAY_UNAVAILABLE',
-    pattern: /Could not find any running Ray instance/,
+    pattern: /Could not find any running Ray instance|Ray has not been started yet/,
     hit: (_m, _line, _ray, context) => ({
       key: 'no-ray-instance',
       severity: 'error',
@@ -159,6 +160,88 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
           : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
       }
     },
+  },
+  {
+    // Ray (scripts.py, `ray start --address`): "ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching
+    // version started successfully at the specified address, (2) this node can reach the specified address, and (3) there is no firewall setting …";
+    // Ray Client (ray://): "ConnectionError: ray client connection timeout".
+    code: 'RAY_GCS_UNREACHABLE',
+    pattern: /Unable to connect to GCS \(ray head\) at (\S+?)\.?(?:\s|$)|ray client connection timeout/,
+    hit: (m, _line, _ray, context) => ({
+      key: `gcs:${m[1] ?? 'client'}`,
+      severity: 'error',
+      message: m[1]
+        ? `This node could not reach the Ray head's GCS at ${m[1]}, so it never joined the cluster.`
+        : 'The Ray Client (ray://) connection to the head timed out, so no cluster was joined.',
+      evidence: { ...(m[1] ? { 'GCS address': m[1] } : { 'Ray Client': 'connection timeout (ray://…:10001)' }), ...node(context) },
+      fix: `Check from this node: nc -zv ${m[1]?.replace(/:(\d+)$/, ' $1') ?? '<head> 10001'} (the fabric address the head was started with, --node-ip-address), the firewall for Ray's ports (6379, 8265, 10001 and the worker ports), and the same Ray version on both ends.`,
+    }),
+  },
+  {
+    // NCCL socket transport after setup (socket.cc, net_socket.cc 2.1x–2.28): "socketProgressOpt: Call to recv from 10.0.0.2<45678> failed : Connection reset
+    // by peer", "Net : Connection closed by remote peer 10.0.0.2<53372>", "[Service thread] Error encountered progressing operation=Connect, res=3, closing
+    // connection" (proxy.cc): a peer rank's connection broke (its process died, or the path between the nodes dropped).
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern:
+      /Call to (?:recv|send) (?:from|to) (\S+?<\d+>) failed : ([^\n]+?)\s*$|Connection closed by remote peer (\S+?<\d+>)|\[Service thread\] Error encountered progressing operation=(\w+)/,
+    hit: (m, _line, _ray, context) => {
+      const peer = (m[1] ?? m[3])?.replace(/<(\d+)>$/, ':$1')
+      return {
+        key: `nccl-peer:${peer ?? m[4]}`,
+        severity: 'error',
+        message: `NCCL's connection${peer ? ` to ${peer}` : ''} broke${m[2] ? ` (${m[2]})` : ''}${m[4] ? ` while its proxy thread ran ${m[4]}` : ''}: that peer's process died first (read its node's log for the first error) or the path between the nodes dropped.`,
+        evidence: { ...(peer ? { Peer: peer } : {}), ...(m[2] ? { Error: m[2] } : {}), ...(m[4] ? { 'Proxy operation': m[4] } : {}), ...node(context) },
+        fix: `Read the peer's log at the same time for its own first error (an OOM or a crash closes its sockets); if it was alive, check the fabric between the nodes (ping -M do -s 8972 over NCCL_SOCKET_IFNAME, the same MTU on both ends, no firewall on NCCL's ports).`,
+      }
+    },
+  },
+  {
+    // huggingface_hub (file_download.py): "OSError: Consistency check failed: file should be of size 4976698672 but has size 1234567
+    // (model-00001-of-00004.safetensors)." — a download cut short; torch.load: "PytorchStreamReader failed reading zip archive: failed finding central
+    // directory" (a truncated .bin/.pt); pickle: "UnpicklingError: invalid load key, 'v'." (a Git LFS pointer, "version https://git-lfs…", saved as weights).
+    code: 'WEIGHTS_CORRUPT',
+    pattern:
+      /Consistency check failed: file should be of size (\d+) but has size (\d+)(?: \(([^)]+)\))?|PytorchStreamReader failed reading zip archive: ([^\n]+?)\s*$|UnpicklingError: invalid load key, '(v)'/,
+    hit: (m, _line, _ray, context) => ({
+      key: `corrupt:${m[3] ?? m[0].slice(0, 30)}`,
+      severity: 'error',
+      message: m[1]
+        ? `A weights file${m[3] ? ` (${m[3]})` : ''} is ${m[2]} bytes where the hub says ${m[1]}: the download was cut short.`
+        : m[4]
+          ? `A PyTorch weights file is not a complete archive (${m[4]}): a download or copy cut short.`
+          : 'A weights file is a Git LFS pointer ("version https://git-lfs…"), not the weights: it was cloned without git lfs.',
+      evidence: {
+        ...(m[1] ? { 'Size expected': m[1], 'Size on disk': m[2]! } : {}),
+        ...(m[3] ? { File: m[3] } : {}),
+        ...(m[5] ? { 'First byte': "'v' (a Git LFS pointer)" } : {}),
+        ...node(context),
+      },
+      fix: "Download the file again on that node (delete the partial copy and the *.incomplete files under the hub cache's blobs/ first; huggingface-cli download <repo> --revision <commit>; git lfs pull for a clone) and compare its size and sha256 with the hub's on every node.",
+    }),
+  },
+  {
+    // cuBLAS cannot allocate its workspace: "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`" — the GPU is out of memory.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /CUBLAS_STATUS_ALLOC_FAILED(?: when calling `([^`]+)`)?/,
+    hit: (m, _line, _ray, context) => ({
+      key: 'cublas-alloc',
+      severity: 'error',
+      message: `cuBLAS could not allocate GPU memory${m[1] ? ` (${m[1]})` : ''}: the GPU is full (vLLM's share, another process, or on GB10 the unified memory the OS also uses).`,
+      evidence: { Allocation: 'cuBLAS workspace (CUBLAS_STATUS_ALLOC_FAILED)', ...node(context) },
+      fix: 'Lower --gpu-memory-utilization (on GB10 leave room for the OS: 0.8 or less), stop other GPU processes (nvidia-smi), or reduce --max-model-len / --max-num-seqs.',
+    }),
+  },
+  {
+    // Kubernetes (kubectl describe): "Reason: OOMKilled" with "Exit Code: 137"; docker inspect: "OOMKilled": true (false on every healthy container).
+    code: 'OOM_KILLED',
+    pattern: /\bReason:\s*OOMKilled\b|"OOMKilled"\s*:\s*true\b|\bOOMKilled\b(?!["']?\s*[:=]\s*false)(?=[\s,.)]|$)/,
+    hit: (_m, _line, _ray, context) => ({
+      key: 'oomkilled',
+      severity: 'error',
+      message: `The container was killed by the kernel's OOM killer (OOMKilled, exit 137)${context.prefixIp ? ` on ${context.prefixIp}` : ''}: it used more memory than its limit or the node had.`,
+      evidence: { 'Killed by': 'the OOM killer (OOMKilled)', 'Exit code': '137', ...node(context) },
+      fix: "Raise the container's memory limit (k8s resources.limits.memory, docker --memory) or lower what vLLM uses on the host (--swap-space, --cpu-offload-gb, the number of API servers); on GB10 CPU and GPU share one memory, so lower --gpu-memory-utilization too.",
+    }),
   },
   {
     // NCCL's own INFO line before the bootstrap: "NCCL INFO NCCL_SOCKET_IFNAME set by environment to enp1s0f1np1" (kept for the interface finding below).

@@ -198,12 +198,14 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // torch c10d (2.x): "The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE,
     // message: address already in use" (older: without the port); CPython: "OSError: [Errno 98] Address already in use" (macOS errno 48); uvicorn:
     // "[Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"; C++: "bind: Address already in use";
-    // zmq: "Address already in use (addr='tcp://…:5555')".
+    // zmq: "Address already in use (addr='tcp://…:5555')"; docker's port mapping: "Bind for 0.0.0.0:8000 failed: port is already allocated".
     code: 'PORT_IN_USE',
-    pattern: /\bEADDRINUSE\b|address already in use|server socket has failed to listen on any local network address\. port: (\d+)/i,
+    pattern:
+      /\bEADDRINUSE\b|address already in use|server socket has failed to listen on any local network address\. port: (\d+)|Bind for [\d.:[\]a-f]*?:(\d+) failed: port is already allocated/i,
     hit: (m, line, _ray, context) => {
       const port =
         m[1] ??
+        m[2] ??
         /\bport:? (\d{2,5})\b/.exec(line)?.[1] ??
         /bind on address \('([^']*)', (\d+)\)/.exec(line)?.[2] ??
         // an address with its port (zmq's addr='tcp://…:5555', an IPv4 or [IPv6] address), not a logger's "file.py:108" tag or a time

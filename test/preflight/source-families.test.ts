@@ -277,3 +277,72 @@ describe('never silent: a traceback ending in an exception class of no family', 
     expect(f.evidence['Addresses, ports and paths named']).toContain('10.0.0.2:29500')
   })
 })
+
+describe('second sweep: Ray joining, NCCL peers, truncated files, container set-up, memory limits', () => {
+  it("Ray's worker join and Ray Client timeouts are RAY_GCS_UNREACHABLE with the address (ray scripts.py; ray-project/ray#10466)", () => {
+    const f = one(
+      'ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching version started successfully at the specified address, (2) this node can reach the specified address, and (3) there is no firewall setting preventing access.\n',
+      'RAY_GCS_UNREACHABLE',
+    )
+    expect(f.evidence['GCS address']).toBe('10.0.0.1:6379')
+    expect(codes('ConnectionError: ray client connection timeout\n')).toEqual(['RAY_GCS_UNREACHABLE'])
+    expect(codes("ray.exceptions.RaySystemError: System error: Ray has not been started yet. You can start Ray with 'ray.init()'.\n")).toEqual([
+      'RAY_UNAVAILABLE',
+    ])
+  })
+  it("NCCL's broken peer connections (socket.cc, proxy.cc) are NCCL_TRANSPORT_ERROR with the peer", () => {
+    expect(
+      one('spark-a:1:2 [0] NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<45678> failed : Connection reset by peer\n', 'NCCL_TRANSPORT_ERROR')
+        .evidence,
+    ).toMatchObject({
+      Peer: '10.0.0.2:45678',
+      Error: 'Connection reset by peer',
+    })
+    expect(one('spark-a:1:2 [0] NCCL WARN Net : Connection closed by remote peer 10.0.0.2<53372>\n', 'NCCL_TRANSPORT_ERROR').evidence.Peer).toBe(
+      '10.0.0.2:53372',
+    )
+    expect(
+      one('spark-a:1:2 [0] NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing connection\n', 'NCCL_TRANSPORT_ERROR')
+        .evidence['Proxy operation'],
+    ).toBe('Connect')
+  })
+  it("files cut short: huggingface_hub's consistency check, torch.load's archive, a Git LFS pointer (WEIGHTS_CORRUPT)", () => {
+    const f = one(
+      'OSError: Consistency check failed: file should be of size 4976698672 but has size 1234567 (model-00001-of-00004.safetensors).\nWe are sorry for the inconvenience. Please retry with `force_download=True`.\n',
+      'WEIGHTS_CORRUPT',
+    )
+    expect(f.evidence).toMatchObject({ 'Size expected': '4976698672', 'Size on disk': '1234567', File: 'model-00001-of-00004.safetensors' })
+    expect(codes('RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n')).toEqual(['WEIGHTS_CORRUPT'])
+    expect(one("_pickle.UnpicklingError: invalid load key, 'v'.\n", 'WEIGHTS_CORRUPT').message).toContain('Git LFS')
+  })
+  it("docker's port mapping taken is PORT_IN_USE with the port", () => {
+    const f = one(
+      'docker: Error response from daemon: driver failed programming external connectivity on endpoint vllm (abc): Bind for 0.0.0.0:8000 failed: port is already allocated.\n',
+      'PORT_IN_USE',
+    )
+    expect(f.evidence).toMatchObject({ Port: '8000' })
+  })
+  it("libnvidia-container's errors are NVIDIA_RUNTIME_MISSING; a driver older than the image needs says so", () => {
+    expect(
+      codes(
+        'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.\n',
+      ),
+    ).toContain('NVIDIA_RUNTIME_MISSING')
+    const f = one(
+      'nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.9, please update your driver to a newer version, or use an earlier cuda container: unknown.\n',
+      'NVIDIA_RUNTIME_MISSING',
+    )
+    expect(f.evidence['Image requires']).toBe('cuda>=12.9')
+  })
+  it('cuBLAS out of memory is GPU_OUT_OF_MEMORY; OOMKilled is OOM_KILLED, and docker inspect\'s "OOMKilled": false is nothing', () => {
+    expect(codes('RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`\n')).toEqual(['GPU_OUT_OF_MEMORY'])
+    expect(codes('    State:          Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n')).toEqual(['OOM_KILLED'])
+    expect(codes('            "OOMKilled": true,\n')).toEqual(['OOM_KILLED'])
+    quiet('        "State": {\n            "Status": "running",\n            "OOMKilled": false,\n            "ExitCode": 0\n        }\n')
+  })
+  it('an image of another CPU architecture is never silent', () => {
+    expect(one('exec /usr/local/bin/vllm: exec format error\n', 'UNRECOGNISED_FAILURE').evidence['First failing line']).toBe(
+      'exec /usr/local/bin/vllm: exec format error',
+    )
+  })
+})
