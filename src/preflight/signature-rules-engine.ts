@@ -244,6 +244,41 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // Ray (services.py, `ray start`): "ValueError: Ray component worker_ports is trying to use a port number 10002 that is used by other components.";
+    // "ConnectionError: Ray is trying to start at 10.0.0.1:6379, but is already running at 10.0.0.1:6379. Please specify a different port …" (a Ray
+    // left running on the node by an earlier start).
+    code: 'PORT_IN_USE',
+    pattern:
+      /Ray component (\w+) is trying to use a port number (\d+) that is used by other components|Ray is trying to start at (\S+?), but is already running at (\S+?)\.?(?:\s|$)/,
+    hit: (m, _line, _ray, context) => {
+      const port = m[2] ?? /:(\d+)$/.exec(m[4] ?? '')?.[1]
+      return {
+        key: `port:${port ?? '?'}`,
+        severity: 'error',
+        message: m[1]
+          ? `Ray's ${m[1]} wants port ${m[2]}, which another Ray component or process on this node already holds.`
+          : `A Ray is already running at ${m[4]} on this node (an earlier start was not stopped), so ray start cannot start another there.`,
+        evidence: { ...(port ? { Port: port } : {}), ...(m[1] ? { 'Ray component': m[1] } : { 'Ray already running at': m[4]! }), ...node(context) },
+        fix: m[1]
+          ? `Give the components separate port ranges (ray start --port, --dashboard-port, --min-worker-port/--max-worker-port, --ray-client-server-port) or find the holder: ss -ltnp 'sport = :${m[2]}'.`
+          : 'Stop the old Ray first (ray stop --force in that container, or remove the old container), then ray start again; only one Ray head per node and port.',
+      }
+    },
+  },
+  {
+    // NVML (nvidia-smi, torch, vLLM's platform probe): "Failed to initialize NVML: Driver/library version mismatch" — the driver was upgraded and the
+    // loaded kernel module is still the old one (NVML library version <x> in some releases).
+    code: 'DRIVER_NO_GPU',
+    pattern: /Failed to initialize NVML: Driver\/library version mismatch/,
+    hit: (m, _line, _ray, context) => ({
+      key: `nvml-mismatch:${context.prefixIp ?? ''}`,
+      severity: 'error',
+      message: `The NVIDIA driver's kernel module and its user-space libraries differ${context.prefixIp ? ` on ${context.prefixIp}` : ''} (a driver upgraded without a reboot), so no process there can use the GPUs.`,
+      evidence: { Error: m[0], ...node(context) },
+      fix: 'Reboot the node (or unload and reload the nvidia modules) so the kernel module matches the installed driver, then check nvidia-smi on the host and in the container; regenerate the CDI spec if the runtime uses one (nvidia-ctk cdi generate).',
+    }),
+  },
+  {
     // NCCL's own INFO line before the bootstrap: "NCCL INFO NCCL_SOCKET_IFNAME set by environment to enp1s0f1np1" (kept for the interface finding below).
     code: 'SOCKET_IFNAME_MISSING',
     pattern: /NCCL_SOCKET_IFNAME set by environment to (\S+)/,

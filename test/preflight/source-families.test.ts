@@ -346,3 +346,29 @@ describe('second sweep: Ray joining, NCCL peers, truncated files, container set-
     )
   })
 })
+
+describe('third sweep: Ray ports, the NVIDIA driver after an upgrade; near misses of multi-node starts', () => {
+  it("Ray's own port conflicts are PORT_IN_USE with the port (ray services.py)", () => {
+    expect(
+      one('ValueError: Ray component worker_ports is trying to use a port number 10002 that is used by other components.\n', 'PORT_IN_USE').evidence,
+    ).toMatchObject({
+      Port: '10002',
+      'Ray component': 'worker_ports',
+    })
+    const f = one(
+      'ConnectionError: Ray is trying to start at 10.0.0.1:6379, but is already running at 10.0.0.1:6379. Please specify a different port using the `--port` flag of `ray start` command.\n',
+      'PORT_IN_USE',
+    )
+    expect(f.evidence).toMatchObject({ Port: '6379', 'Ray already running at': '10.0.0.1:6379' })
+    expect(f.fix).toContain('ray stop')
+  })
+  it('NVML\'s "Driver/library version mismatch" is a process without GPUs, with a reboot as the fix', () => {
+    expect(one('Failed to initialize NVML: Driver/library version mismatch\n', 'DRIVER_NO_GPU').fix).toContain('Reboot')
+  })
+  it("near misses: vLLM's shared-memory broadcast wait and NCCL without IB devices are no error", () => {
+    quiet(
+      'WARNING 12-05 10:00:00 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).\nINFO 12-05 10:02:00 [api_server.py:1000] Starting vLLM API server 0 on http://0.0.0.0:8000\n',
+    )
+    quiet('spark-a:1:1 [0] NCCL INFO NET/IB : No device found.\nspark-a:1:1 [0] NCCL INFO NET/Socket : Using [0]enp1s0f1np1:192.168.100.10<0>\n')
+  })
+})
