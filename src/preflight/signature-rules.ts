@@ -131,24 +131,29 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
  * shows; before the engine's death line it names the same death (one finding), and after it, it is the cause the death line carries.
  */
 function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined): RuleHit | null {
-  const worker = m[1] !== undefined || m[2] !== undefined
+  const worker = m[1] !== undefined || m[2] !== undefined || m[5] !== undefined
   if (worker && memory?.get('engineDead') !== undefined) return null
   memory?.set(worker ? 'engineWorker' : 'engineDead', '1')
   const key = worker || memory?.get('engineWorker') !== undefined ? 'worker-failed' : m[3] !== undefined ? 'handshake' : m[0]
   return {
     key,
     severity: 'error',
-    message: m[3]
-      ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), or a data-parallel rank on another node cannot reach the front-end's address and port.`
-      : "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
+    message: m[5]
+      ? "A follower node of vLLM's native multi-node mode (--node-rank > 0) built a full engine with a scheduler instead of running as a headless worker, and died on the leader's RPC."
+      : m[3]
+        ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), or a data-parallel rank on another node cannot reach the front-end's address and port.`
+        : "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
     evidence: {
       ...(m[1] !== undefined ? { 'Worker error': m[1].slice(0, 200) } : {}),
       ...(m[2] !== undefined ? { 'RPC that timed out': m[2] } : {}),
       ...(m[3] !== undefined ? { Handshake: m[3] } : {}),
+      ...(m[5] !== undefined ? { 'Follower node': 'ran the API server path (not --headless)' } : {}),
     },
-    fix: m[3]
-      ? "Read each engine's log above for its own error first; for data parallel over nodes, give every node the same --data-parallel-address (the head's fabric IP, not 127.0.0.1) and --data-parallel-rpc-port (open between the nodes), start the workers with --headless and their --data-parallel-start-rank, and the same --data-parallel-size everywhere."
-      : "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
+    fix: m[5]
+      ? 'Start every node with --node-rank > 0 with `vllm serve <model> … --nnodes N --node-rank R --master-addr <leader fabric ip> --headless`; `python -m vllm.entrypoints.openai.api_server` ignored --headless before vLLM PR #36875 (vllm-project/vllm#33910), so use the vllm serve entrypoint on the followers.'
+      : m[3]
+        ? "Read each engine's log above for its own error first; for data parallel over nodes, give every node the same --data-parallel-address (the head's fabric IP, not 127.0.0.1) and --data-parallel-rpc-port (open between the nodes), start the workers with --headless and their --data-parallel-start-rank, and the same --data-parallel-size everywhere."
+        : "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
   }
 }
 
@@ -334,7 +339,7 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     // the cause line: the exception before "See root cause above", or the first one after a death whose traceback follows.
     code: 'ENGINE_DEAD',
     pattern:
-      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)|Engine process failed to start|Engine loop has died|Background loop has errored already|Worker failed with error '(.*)', please check the stack trace|RPC call to (\w+) timed out|(Timed out waiting for engines to send initial message|Did not receive response from front-end process within (\d+) minutes)/,
+      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)|Engine process failed to start|Engine loop has died|Background loop has errored already|Worker failed with error '(.*)', please check the stack trace|RPC call to (\w+) timed out|(Timed out waiting for engines to send initial message|Did not receive response from front-end process within (\d+) minutes)|(collective_rpc should not be called on follower node)/,
     hit: (m, _line, _ray, context) => engineDeath(m, context.memory),
   },
   // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.

@@ -372,3 +372,14 @@ describe('third sweep: Ray ports, the NVIDIA driver after an upgrade; near misse
     quiet('spark-a:1:1 [0] NCCL INFO NET/IB : No device found.\nspark-a:1:1 [0] NCCL INFO NET/Socket : Using [0]enp1s0f1np1:192.168.100.10<0>\n')
   })
 })
+
+describe("vLLM's native multi-node follower that is not headless (vllm-project/vllm#33910, PR #36875)", () => {
+  it("the follower's AssertionError is the engine death with the --headless fix, one finding with the death after it", () => {
+    const f = one(
+      '(EngineCore_DP0 pid=300) AssertionError: collective_rpc should not be called on follower node\n(EngineCore_DP0 pid=300) ERROR 03-12 10:00:00 [core.py:946] EngineCore failed to start.\n',
+      'ENGINE_DEAD',
+    )
+    expect(f.fix).toContain('--headless')
+    expect(f.evidence['Follower node']).toBeDefined()
+  })
+})
