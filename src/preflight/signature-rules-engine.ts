@@ -66,8 +66,14 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM."
     code: 'MODEL_NOT_SUPPORTED',
     pattern:
-      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|(\w+) has no vLLM implementation and the Transformers implementation is not compatible with vLLM/,
-    hit: (m, _line, _ray, context) => modelHit(m, context),
+      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)/,
+    // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
+    hit: (m, line, _ray, context) => {
+      if (m[4] === undefined) return modelHit(m, context)
+      const cls = /(\w+)$/.exec(line.slice(Math.max(0, m.index - 200), m.index))?.[1]
+      if (cls === undefined) return null
+      return modelHit([m[0], undefined, undefined, undefined, cls] as unknown as RegExpExecArray, context)
+    },
   },
   {
     // argparse (vLLM's FlexibleArgumentParser): "vllm serve: error: argument --kv-cache-dtype: invalid choice: 'fp8_e4m3' (choose from …)",

@@ -319,11 +319,13 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     // transformers: "OSError: <repo or dir> does not appear to have a file named config.json. Checkout 'https://huggingface.co/<repo>/tree/main' for
     // available files."; older: "OSError: Can't load config for '<repo>'. If you were trying to load it from 'https://huggingface.co/models', …".
     code: 'WEIGHTS_NOT_FOUND',
-    pattern: /(\S+) does not appear to have a file named ([\w.-]+?)\.?(?:\s|$)|Can't load (?:config|tokenizer|the model|weights) for '([^']+)'/,
-    hit: (m, _line, _ray, context) => {
-      const where = (m[1] ?? m[3] ?? '').replace(/^['"`]|['"`]$/g, '')
+    // (The directory before "does not appear" is read in hit: a pattern starting with a character class is scanned at every position of every line.)
+    pattern: /does not appear to have a file named ([\w.-]+?)\.?(?:\s|$)|Can't load (?:config|tokenizer|the model|weights) for '([^']+)'/,
+    hit: (m, line, _ray, context) => {
+      const before = m[1] !== undefined ? /(\S+)\s+$/.exec(line.slice(Math.max(0, m.index - 400), m.index))?.[1] : undefined
+      const where = (before ?? m[2] ?? '').replace(/^['"`]|['"`]$/g, '')
       const path = pathLike(where)
-      const file = m[2] ?? 'config.json'
+      const file = m[1] ?? 'config.json'
       return {
         key: `no-file:${where}:${file}`,
         severity: 'error',
