@@ -35,14 +35,12 @@ function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHi
   }
 }
 
-function modelHit(m: RegExpExecArray, context: LineContext): RuleHit {
-  const modelType = m[1]
-  const archs = m[2] ?? m[3] ?? m[4]
+function modelHit(modelType: string | undefined, archs: string | undefined, inspected: boolean, context: LineContext): RuleHit {
   const what = modelType ? `model type ${modelType}` : `architecture(s) ${archs}`
   return {
     key: `model:${modelType ?? archs}`,
     severity: 'error',
-    message: `The image's ${modelType ? 'transformers' : 'vLLM'} does not support the ${what}${m[3] ? ' (its model class could not be inspected: an import or a version mismatch inside the image)' : ''}, so the model cannot be built.`,
+    message: `The image's ${modelType ? 'transformers' : 'vLLM'} does not support the ${what}${inspected ? ' (its model class could not be inspected: an import or a version mismatch inside the image)' : ''}, so the model cannot be built.`,
     evidence: { ...(modelType ? { 'Model type': modelType } : {}), ...(archs ? { Architectures: archs } : {}), ...node(context) },
     fix: `Use an image whose vLLM (and transformers) supports ${modelType ?? archs} (a newer vllm/vllm-openai tag; check vLLM's supported-models list and the model card's minimum version), the same image on every node; --trust-remote-code does not add an architecture to vLLM's registry.`,
   }
@@ -63,16 +61,16 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // transformers (models/auto/configuration_auto.py): "The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not
     // recognize this architecture."; vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
     // vLLM ≥ 0.8 (registry.py, via pydantic in ≥ 0.10): "Model architectures ['X'] failed to be inspected. Please check the logs for more details.";
-    // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM."
+    // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM.";
+    // vLLM's GGUF loader: "GGUF model with architecture deci is not supported yet." (vllm-project/vllm#16905)
     code: 'MODEL_NOT_SUPPORTED',
     pattern:
-      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)/,
+      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
     // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
     hit: (m, line, _ray, context) => {
-      if (m[4] === undefined) return modelHit(m, context)
+      if (m[4] === undefined) return modelHit(m[1], m[2] ?? m[3] ?? m[5], m[3] !== undefined, context)
       const cls = /(\w+)$/.exec(line.slice(Math.max(0, m.index - 200), m.index))?.[1]
-      if (cls === undefined) return null
-      return modelHit([m[0], undefined, undefined, undefined, cls] as unknown as RegExpExecArray, context)
+      return cls === undefined ? null : modelHit(undefined, cls, false, context)
     },
   },
   {

@@ -11,6 +11,8 @@ import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 /** `https://huggingface.co/api/models/org/name/revision/main` or `…/org/name/resolve/<rev>/file` → org/name, rev, file. */
 function hubUrlParts(url: string): { repo?: string; revision?: string; file?: string } {
+  // the hub's storage hosts (Xet's CAS, the LFS CDN) carry no repo in their paths
+  if (/^https?:\/\/(?:[\w-]+\.)*(?:xethub\.hf\.co|cdn-lfs[\w-]*\.hf\.co)\b/.test(url)) return {}
   const path = url
     .replace(/^https?:\/\/[^/]+\/?/, '')
     .replace(/[?#].*$/, '')
@@ -32,7 +34,7 @@ const urlIn = (line: string): string | undefined =>
   // (a URL ends at a bracket too: pastes glue the next line's "(APIServer pid=…)" prefix on)
   [...line.matchAll(/https?:\/\/[^\s'"()<>]+/g)]
     .map((m) => m[0].replace(/[.,):]+$/, ''))
-    .find((u) => /huggingface|hf-mirror|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
+    .find((u) => /huggingface|hf-mirror|\/\/(?:[\w-]+\.)*hf\.co\b|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
 
 /** Evidence for a hub URL: the URL, the repo id, the revision and the file. */
 function hubEvidence(url: string | undefined, repo?: string): Record<string, string> {
@@ -185,7 +187,8 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
   {
     // Any HTTP client's 401/403 on a hub URL, in its own words: httpx (huggingface_hub >= 1.0, and tools calling raise_for_status): "httpx.HTTPStatusError:
     // Client error '401 Unauthorized' for url 'https://huggingface.co/…'"; aiohttp: "401, message='Unauthorized', url='https://huggingface.co/…'"; a
-    // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'." Only with a hub URL on the same line.
+    // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'."; hf_xet: "CAS service error : Reqwest Error: HTTP status
+    // client error (401 Unauthorized), domain: https://cas-server.xethub.hf.co/…". Only with a hub URL on the same line.
     code: 'WEIGHTS_ACCESS_DENIED',
     pattern: /\b(?:(40[13])\W{1,4}(?:message=\W?)?)?(Unauthorized|Forbidden)\b/i,
     hit: (m, line, _ray, context) => {

@@ -383,3 +383,31 @@ describe("vLLM's native multi-node follower that is not headless (vllm-project/v
     expect(f.evidence['Follower node']).toBeDefined()
   })
 })
+
+describe('huggingface_hub 1.x (httpx) and hf_xet wordings; the GGUF loader', () => {
+  it("httpx's 'Client error ... for url' form keeps the families and the repo (huggingface_hub 1.x _http.py)", () => {
+    expect(
+      one(
+        "huggingface_hub.errors.RepositoryNotFoundError: Client error '404 Not Found' for url 'https://huggingface.co/api/models/Qwen/Qwen3-8B-Instrct/revision/main'\n",
+        'WEIGHTS_ACCESS_DENIED',
+      ).evidence['Repo id'],
+    ).toBe('Qwen/Qwen3-8B-Instrct')
+    expect(
+      one(
+        "huggingface_hub.errors.RevisionNotFoundError: Client error '404 Not Found' for url 'https://huggingface.co/api/models/Qwen/Qwen3-8B/revision/v9'\n",
+        'WEIGHTS_NOT_FOUND',
+      ).evidence.Revision,
+    ).toBe('v9')
+  })
+  it("hf_xet's storage refusing the token is WEIGHTS_ACCESS_DENIED, without a repo read from the storage path", () => {
+    const f = one(
+      'RuntimeError: Data processing error: CAS service error : Reqwest Error: HTTP status client error (401 Unauthorized), domain: https://cas-server.xethub.hf.co/reconstruction/abc\n',
+      'WEIGHTS_ACCESS_DENIED',
+    )
+    expect(f.evidence['HTTP status']).toBe('401')
+    expect(f.evidence['Repo id']).toBeUndefined()
+  })
+  it("vLLM's GGUF loader naming an architecture it lacks is MODEL_NOT_SUPPORTED (vllm-project/vllm#16905)", () => {
+    expect(one('ValueError: GGUF model with architecture deci is not supported yet.\n', 'MODEL_NOT_SUPPORTED').evidence.Architectures).toBe('deci')
+  })
+})
