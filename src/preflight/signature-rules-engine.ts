@@ -265,7 +265,7 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
         evidence: { ...(port ? { Port: port } : {}), ...(m[1] ? { 'Ray component': m[1] } : { 'Ray already running at': m[4]! }), ...node(context) },
         fix: m[1]
           ? `Give the components separate port ranges (ray start --port, --dashboard-port, --min-worker-port/--max-worker-port, --ray-client-server-port) or find the holder: ss -ltnp 'sport = :${m[2]}'.`
-          : 'Stop the old Ray first (ray stop --force in that container, or remove the old container), then ray start again; only one Ray head per node and port.',
+          : 'Stop the old Ray first (ray stop -f in that container, or remove the old container), then ray start again; only one Ray head per node and port.',
       }
     },
   },
