@@ -97,6 +97,10 @@ export const FINDING_CODES = [
   'WEIGHTS_CORRUPT',
   'VLLM_FLAG_UNKNOWN',
   'PORT_IN_USE',
+  // The image against the GPU and the model: no kernels for the GPU's architecture, a model architecture its vLLM/transformers lacks
+  // (src/preflight/signature-rules-engine.ts)
+  'GPU_ARCH_UNSUPPORTED',
+  'MODEL_NOT_SUPPORTED',
   // vLLM's context length over the model's maximum or the KV cache (src/preflight/signature-rules-memory.ts)
   'MAX_MODEL_LEN_TOO_LONG',
   // A log with failure lines no signature explains (src/preflight/signature-fallback.ts)

@@ -30,6 +30,9 @@ const MARKERS: readonly Marker[] = [
   // NCCL's result names as torch and NCCL print them (nccl.h ncclResult_t): "ncclInternalError: Internal check failed.", "ncclInvalidUsage: …",
   // "ncclUnhandledCudaError: Call to CUDA function failed."; and Ray's error no one retrieved (ray/_private/worker.py):
   // "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::RayWorker.execute_method() …"
+  // An exception whose class does not end in Error/Exception, named by its module path: "torch._dynamo.exc.BackendCompilerFailed: …",
+  // "vllm.v1.engine.exceptions.EngineGenerateFailed: …" (the last line of a traceback with no family).
+  { kind: 'exception', test: /^\s*(?:[a-z_]\w*\.){2,}[A-Z]\w+:\s/ },
   { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
@@ -48,6 +51,13 @@ const MARKERS: readonly Marker[] = [
   {
     kind: 'killed or crashed',
     test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
+  },
+  // A container or build tool's own error line: docker/podman/cobra "Error: unknown flag: --gpus", "docker: Error response from daemon: …",
+  // "unknown shorthand flag: 'g' in -g", ptxas/nvcc "ptxas fatal   : …", systemd "Main process exited, code=exited, status=1/FAILURE",
+  // "exec /usr/bin/bash: exec format error" (an image of another CPU architecture: amd64 on an arm64 GB10)
+  {
+    kind: 'tool error',
+    test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
@@ -89,7 +99,8 @@ export function failureKind(text: string): string | undefined {
 }
 
 /** "torch.distributed.DistNetworkError: …" → "torch.distributed.DistNetworkError" (behind a collector's tag too). */
-const EXCEPTION_TYPE = /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit))(?::|$)/
+const EXCEPTION_TYPE =
+  /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|(?:[a-z_]\w*\.){2,}[A-Z]\w+(?=:\s))(?::|$)/
 export const exceptionType = (text: string): string | undefined => EXCEPTION_TYPE.exec(text.slice(0, MARKER_SCAN))?.[1]
 
 /** Addresses with ports, `port: N`, IPv4 addresses and absolute paths a failure line names: the values a person acts on. */

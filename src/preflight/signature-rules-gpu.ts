@@ -91,4 +91,27 @@ export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [
       }
     },
   },
+  {
+    // libnvidia-container (the prestart hook of docker --gpus / the nvidia runtime): "nvidia-container-cli: initialization error: load library failed:
+    // libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown" (no driver on the host, or the toolkit looks in the wrong
+    // root), "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.9, please update your driver to a newer version" (the image needs
+    // a newer driver than the host has), "mount error: …", "detection error: …".
+    code: 'NVIDIA_RUNTIME_MISSING',
+    pattern: /nvidia-container-cli: (initialization|requirement|mount|detection) error: ([^\n]+?)(?::\s*unknown)?\.?\s*$/,
+    hit: (m) => {
+      const requirement = m[1] === 'requirement'
+      const needs = /unsatisfied condition: ([^,\s]+)/.exec(m[2] ?? '')?.[1]
+      return {
+        key: `nvidia-container-cli:${m[1]}`,
+        severity: 'error',
+        message: requirement
+          ? `The image needs a newer NVIDIA driver than this host has${needs ? ` (${needs})` : ''}, so the container cannot get its GPUs.`
+          : `The NVIDIA container toolkit could not set up the GPUs (${m[1]} error: ${(m[2] ?? '').slice(0, 160)}): the driver is not installed or not loaded on the host, or the toolkit looks for it in the wrong place.`,
+        evidence: { 'nvidia-container-cli': `${m[1]} error`, Detail: (m[2] ?? '').slice(0, 200), ...(needs ? { 'Image requires': needs } : {}) },
+        fix: requirement
+          ? `Upgrade the host's NVIDIA driver to one that supports ${needs ?? "the image's CUDA"} (nvidia-smi shows the driver's CUDA version), or use an image built for the CUDA the driver has, on every node; NVIDIA_DISABLE_REQUIRE=1 only hides the check.`
+          : "On the host: nvidia-smi must work (install or load the driver: modprobe nvidia), then nvidia-ctk runtime configure --runtime=docker and restart docker; check ldconfig in /etc/nvidia-container-runtime/config.toml points at the host's ldconfig.",
+      }
+    },
+  },
 ]

@@ -16,16 +16,19 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // distributed serving."; a shell: "bash: line 1: ray: command not found"; docker/k8s: 'exec: "ray": executable file not found in $PATH'.
     code: 'IMAGE_LACKS_RAY',
     pattern: /No module named '(ray(?:\.[\w.]+)?)'|Ray is not installed|\bray: command not found|"ray": executable file not found/,
-    hit: (m, _line, _ray, context) => {
+    hit: (m, line, _ray, context) => {
       const what = m[1]
         ? `Python cannot import ${m[1]}`
         : m[0].includes('command') || m[0].includes('executable')
           ? 'the ray command is not on PATH'
           : 'vLLM found no Ray'
+      // vLLM's import-time warning ("WARNING … ray_utils.py:46] Failed to import Ray with ModuleNotFoundError(…). For distributed inference, please
+      // install Ray …") is logged by every start of an image without Ray, the mp executor's too: a warning until the Ray executor fails on it.
+      const importWarning = /Failed to import Ray with\b/.test(line)
       return {
         key: m[1] ?? 'ray',
-        severity: 'error',
-        message: `The container has no usable Ray (${what}), so the Ray executor cannot start${context.prefixIp ? ` on ${context.prefixIp}` : ''}.`,
+        severity: importWarning ? 'warning' : 'error',
+        message: `The container has no usable Ray (${what}), so the Ray executor cannot start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${importWarning ? ' (vLLM warns at import; the mp executor needs no Ray)' : ''}.`,
         evidence: { Missing: m[1] ?? (m[0].includes('command') || m[0].includes('executable') ? 'ray (the CLI)' : 'ray (the package)'), ...node(context) },
         fix: "Use an image with Ray installed, the same version on every node (pip install 'ray[default]==<the cluster's version>' in the image; vllm/vllm-openai ships it), run ray from that image's Python environment (not another venv), or deploy with the mp executor, which needs no Ray.",
       }
@@ -195,12 +198,14 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // torch c10d (2.x): "The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE,
     // message: address already in use" (older: without the port); CPython: "OSError: [Errno 98] Address already in use" (macOS errno 48); uvicorn:
     // "[Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"; C++: "bind: Address already in use";
-    // zmq: "Address already in use (addr='tcp://…:5555')".
+    // zmq: "Address already in use (addr='tcp://…:5555')"; docker's port mapping: "Bind for 0.0.0.0:8000 failed: port is already allocated".
     code: 'PORT_IN_USE',
-    pattern: /\bEADDRINUSE\b|address already in use|server socket has failed to listen on any local network address\. port: (\d+)/i,
+    pattern:
+      /\bEADDRINUSE\b|address already in use|server socket has failed to listen on any local network address\. port: (\d+)|Bind for [\d.:[\]a-f]*?:(\d+) failed: port is already allocated/i,
     hit: (m, line, _ray, context) => {
       const port =
         m[1] ??
+        m[2] ??
         /\bport:? (\d{2,5})\b/.exec(line)?.[1] ??
         /bind on address \('([^']*)', (\d+)\)/.exec(line)?.[2] ??
         // an address with its port (zmq's addr='tcp://…:5555', an IPv4 or [IPv6] address), not a logger's "file.py:108" tag or a time

@@ -11,6 +11,8 @@ import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 /** `https://huggingface.co/api/models/org/name/revision/main` or `…/org/name/resolve/<rev>/file` → org/name, rev, file. */
 function hubUrlParts(url: string): { repo?: string; revision?: string; file?: string } {
+  // the hub's storage hosts (Xet's CAS, the LFS CDN) carry no repo in their paths
+  if (/^https?:\/\/(?:[\w-]+\.)*(?:xethub\.hf\.co|cdn-lfs[\w-]*\.hf\.co)\b/.test(url)) return {}
   const path = url
     .replace(/^https?:\/\/[^/]+\/?/, '')
     .replace(/[?#].*$/, '')
@@ -32,7 +34,7 @@ const urlIn = (line: string): string | undefined =>
   // (a URL ends at a bracket too: pastes glue the next line's "(APIServer pid=…)" prefix on)
   [...line.matchAll(/https?:\/\/[^\s'"()<>]+/g)]
     .map((m) => m[0].replace(/[.,):]+$/, ''))
-    .find((u) => /huggingface|hf-mirror|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
+    .find((u) => /huggingface|hf-mirror|\/\/(?:[\w-]+\.)*hf\.co\b|\/resolve\/|\/api\/(?:models|datasets|spaces)\//.test(u))
 
 /** Evidence for a hub URL: the URL, the repo id, the revision and the file. */
 function hubEvidence(url: string | undefined, repo?: string): Record<string, string> {
@@ -122,6 +124,47 @@ function invalidRepoId(m: RegExpExecArray, context: LineContext, offlineWanted: 
   }
 }
 
+/** A retry or a fallback the client goes on from (huggingface_hub's http_backoff, transformers' cache fallback): not yet a failure. */
+const RETRIED = /thrown while requesting|Retrying in \d|\[Retry \d+\/\d+\]|Will try to load from local cache|Falling back to|trying to use the cached/i
+
+/** The hub could not be reached (DNS, refused, timed out): the weights are not cached and cannot be had. */
+function hubUnreachable(host: string, line: string, context: LineContext, repo?: string): RuleHit {
+  const url = urlIn(line)
+  const retried = RETRIED.test(line)
+  return {
+    key: `hub-unreachable:${host}`,
+    severity: retried ? 'warning' : 'error',
+    message: retried
+      ? `This node could not reach the hub (${host}); the client retries or falls back to its cache, which fails unless the weights are already there.`
+      : `This node could not reach the hub (${host}) and the weights are not in its cache${repo ? ` (${repo})` : ''}, so vLLM cannot load the model.`,
+    evidence: { Host: host, 'Hub look-ups': 'failed (no connection to the hub)', ...hubEvidence(url, repo), ...node(context) },
+    fix: `Either give the nodes a route to ${host} (DNS, proxy: HTTPS_PROXY in the container, firewall) or put the model on every node before vLLM starts (huggingface-cli download <repo> --revision <commit> on a machine with access, copied into the HF_HOME/--download-dir every container mounts) and serve that local directory with HF_HUB_OFFLINE=1.`,
+  }
+}
+
+/** vLLM's "Invalid repository ID or local directory": a path missing on this node, or a repo id the hub (or, offline, the cache) lacks. */
+function invalidModel(value: string, context: LineContext, offlineWanted: boolean): RuleHit | null {
+  const offlineSeen = context.memory?.get('hubOffline') !== undefined
+  if (offlineSeen !== offlineWanted) return null
+  const path = pathLike(value)
+  return {
+    key: `invalid-model:${value}`,
+    severity: 'error',
+    message: path
+      ? `vLLM found no model configuration at ${value} on this node (the directory is missing inside the container, empty, or holds no config.json), and it is no repo id either.`
+      : `vLLM could not load ${value} as a repo id${offlineSeen ? " with the hub switched off (HF_HUB_OFFLINE), so the snapshot is not in this node's cache" : ' (a misspelt or private repo, or no route to the hub)'}.`,
+    evidence: {
+      Exception: 'ValueError (vLLM: invalid repository ID or local directory)',
+      ...(path ? { Path: value } : { 'Repo id': value }),
+      ...(offlineSeen ? { 'Hub look-ups': 'disabled (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE)' } : {}),
+      ...node(context),
+    },
+    fix: path
+      ? `Mount the model at ${value} in every node's container (the snapshot directory itself, with config.json; a hub cache's snapshots/<sha> folder needs its blobs/ beside it, so mount the cache root) and check with docker exec <container> ls ${value}.`
+      : `Check the repo id on the hub and HF_TOKEN in every container${offlineSeen ? "; with HF_HUB_OFFLINE=1, download the snapshot into every node's HF_HOME first" : ''}, or serve a local directory that exists on every node.`,
+  }
+}
+
 export const WEIGHTS_RULES: readonly SignatureRule[] = [
   {
     // huggingface_hub: "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing traffic has been
@@ -144,7 +187,8 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
   {
     // Any HTTP client's 401/403 on a hub URL, in its own words: httpx (huggingface_hub >= 1.0, and tools calling raise_for_status): "httpx.HTTPStatusError:
     // Client error '401 Unauthorized' for url 'https://huggingface.co/…'"; aiohttp: "401, message='Unauthorized', url='https://huggingface.co/…'"; a
-    // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'." Only with a hub URL on the same line.
+    // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'."; hf_xet: "CAS service error : Reqwest Error: HTTP status
+    // client error (401 Unauthorized), domain: https://cas-server.xethub.hf.co/…". Only with a hub URL on the same line.
     code: 'WEIGHTS_ACCESS_DENIED',
     pattern: /\b(?:(40[13])\W{1,4}(?:message=\W?)?)?(Unauthorized|Forbidden)\b/i,
     hit: (m, line, _ray, context) => {
@@ -256,6 +300,94 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
       message: `A tensor in the checkpoint does not have the shape vLLM's model expects${m[1] ? ` (file ${m[1]}, model ${m[2]})` : ''}: the files are not the model the config describes (another revision, another quantisation, a half-written file), or this node holds other files than the others.`,
       evidence: { ...(m[1] ? { 'Shape in the file': m[1], 'Shape the model expects': m[2]! } : {}), ...node(context) },
       fix: "Compare the weights on every node (the same revision and files: the deploy's weights digests, or sha256sum of the shards and config.json) and download the snapshot again where they differ; if every node fails alike, the checkpoint does not fit this vLLM's model (pass the right --quantization / --revision, or a vLLM that supports the checkpoint).",
+    }),
+  },
+  {
+    // transformers (utils/hub.py cached_file): "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached
+    // files and it looks like <repo> is not the path to a directory containing a file named config.json." (4.2x–4.5x; "to load the files" in 5.x).
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern: /We couldn't connect to '(https?:\/\/)?([^'/]+)[^']*' to load (?:this file|the files)/,
+    hit: (m, line, _ray, context) => hubUnreachable(m[2]!, line, context, /it looks like (\S+) is not the path to a directory/.exec(line)?.[1]),
+  },
+  {
+    // urllib3/requests (huggingface_hub ≤ 0.x): "HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded … (Caused by
+    // NameResolutionError(… Failed to resolve 'huggingface.co' …))"; httpx (huggingface_hub 1.x): "httpx.ConnectError: … https://huggingface.co/…";
+    // aiohttp: "Cannot connect to host huggingface.co:443". A retry or a cache fallback is a warning.
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern:
+      /(?:host='|Failed to resolve '|Cannot connect to host )((?:[\w-]+\.)*(?:huggingface\.co|hf\.co|hf-mirror\.com))\b|\b(?:ConnectError|ConnectTimeout|ConnectionError|Network is unreachable|Name or service not known|Temporary failure in name resolution)\b[^\n]*?https?:\/\/((?:[\w-]+\.)*(?:huggingface\.co|hf-mirror\.com))/,
+    hit: (m, line, _ray, context) => hubUnreachable(m[1] ?? m[2]!, line, context),
+  },
+  {
+    // transformers: "OSError: <repo or dir> does not appear to have a file named config.json. Checkout 'https://huggingface.co/<repo>/tree/main' for
+    // available files."; older: "OSError: Can't load config for '<repo>'. If you were trying to load it from 'https://huggingface.co/models', …".
+    code: 'WEIGHTS_NOT_FOUND',
+    // (The directory before "does not appear" is read in hit: a pattern starting with a character class is scanned at every position of every line.)
+    pattern: /does not appear to have a file named ([\w.-]+?)\.?(?:\s|$)|Can't load (?:config|tokenizer|the model|weights) for '([^']+)'/,
+    hit: (m, line, _ray, context) => {
+      const before = m[1] !== undefined ? /(\S+)\s+$/.exec(line.slice(Math.max(0, m.index - 400), m.index))?.[1] : undefined
+      const where = (before ?? m[2] ?? '').replace(/^['"`]|['"`]$/g, '')
+      const path = pathLike(where)
+      const file = m[1] ?? 'config.json'
+      return {
+        key: `no-file:${where}:${file}`,
+        severity: 'error',
+        message: `${path ? `The directory ${where}` : `The model ${where}`} has no ${file} ${path ? 'on this node' : 'that transformers could find'}, so vLLM cannot read the model's configuration.`,
+        evidence: { ...(path ? { Path: where } : { 'Repo id': where }), 'File missing': file, ...node(context) },
+        fix: path
+          ? `Check the model directory inside the container on every node (ls ${where}): it must hold the snapshot itself (config.json beside the shards), not a parent folder or a hub cache root; mount the same directory on every node.`
+          : `Check the repo id and revision on the hub (the files tab must list ${file}); a GGUF-only or adapter-only repo needs its base model or --tokenizer; or serve a local directory that has ${file}.`,
+      }
+    },
+  },
+  {
+    // vLLM (transformers_utils/config.py get_config, 0.8+): "ValueError: Invalid repository ID or local directory specified: '<model>'. Please verify the
+    // following requirements: …" — neither a directory with a config here nor a repo the hub (or the offline cache) has.
+    code: 'WEIGHTS_NOT_FOUND',
+    pattern: /Invalid repository ID or local directory specified:\s*'([^']+)'/,
+    hit: (m, _line, _ray, context) => invalidModel(m[1]!, context, false),
+  },
+  {
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern: /Invalid repository ID or local directory specified:\s*'([^']+)'/,
+    hit: (m, _line, _ray, context) => invalidModel(m[1]!, context, true),
+  },
+  {
+    // vLLM (model_loader/default_loader.py load_weights, 0.9+): "ValueError: Following weights were not initialized from checkpoint: {'model.layers.0…'}"
+    // (also "Following text encoder weights …"); a shard missing from the directory, or a checkpoint of another architecture or quantisation.
+    code: 'WEIGHTS_MISMATCH',
+    pattern: /Following (?:[\w ]{1,30} )?weights were not initialized from checkpoint:?\s*(.*)$/,
+    hit: (m, line, _ray, context) => {
+      const names = [...(m[1] ?? '').matchAll(/'([^']+)'/g)].map((x) => x[1]!)
+      return {
+        key: 'not-initialized',
+        severity: /(?:^|\s|\])WARNING\b/.test(line.slice(0, m.index)) ? 'warning' : 'error',
+        message: `The checkpoint lacks tensors vLLM's model needs${names.length > 0 ? ` (${names.length} named, e.g. ${names[0]})` : ''}: a shard missing from the directory, or files of another architecture, revision or quantisation than the config describes.`,
+        evidence: {
+          ...(names.length > 0
+            ? {
+                'Weights not initialised': names.slice(0, 4).join(', ') + (names.length > 4 ? ` … (${names.length})` : ''),
+                'Count named': String(names.length),
+              }
+            : {}),
+          ...node(context),
+        },
+        fix: 'Compare the directory with model.safetensors.index.json (every shard it names must be there, full size) on every node and download what is missing; if all shards are there, the checkpoint does not fit this vLLM (a newer vLLM for the model, or the right --quantization / --revision).',
+      }
+    },
+  },
+  {
+    // huggingface_hub (file_download.py _check_disk_space, 0.17+): "UserWarning: Not enough free disk space to download the file. The expected file
+    // size is: 4976.70 MB. The target location /root/.cache/…/blobs only has 1204.11 MB free disk space." (a warning: the download goes on and fails)
+    code: 'DISK_SPACE_LOW',
+    pattern:
+      /Not enough free disk space to download the file\.(?:\s*The expected file size is: ([\d.]+ ?MB)\.)?(?:\s*The target location (\S+)? ?only has ([\d.]+ ?MB) free disk space)?/,
+    hit: (m, _line, _ray, context) => ({
+      key: `hub-disk:${m[2] ?? '?'}`,
+      severity: 'warning',
+      message: `huggingface_hub found too little free space for a weights file${m[1] ? ` (${m[1]} wanted, ${m[3] ?? '?'} free)` : ''}${m[2] ? ` under ${m[2]}` : ''}; the download goes on and will stop with the disk full, leaving a truncated file.`,
+      evidence: { ...(m[1] ? { 'File size': m[1] } : {}), ...(m[3] ? { 'Free space': m[3] } : {}), ...(m[2] ? { Path: m[2] } : {}), ...node(context) },
+      fix: `Free space under ${m[2] ?? 'HF_HOME'} (huggingface-cli delete-cache, old *.incomplete files) or point HF_HOME/--download-dir at a disk with room for the whole model on every node, then download again.`,
     }),
   },
   {

@@ -13,6 +13,7 @@ import { NETWORK_RULES } from './signature-rules-network.js'
 import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { GPU_CONTAINER_RULES } from './signature-rules-gpu.js'
+import { ENGINE_RULES } from './signature-rules-engine.js'
 import { STARTUP_RULES } from './signature-rules-startup.js'
 import { WEIGHTS_RULES } from './signature-rules-weights.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
@@ -54,7 +55,7 @@ const IFNAME_FIX =
  * {…}`) is on the line and closed. Only then may a rule say it carries no node: pin.
  */
 function requestComplete(line: string): boolean {
-  const m = /(?:placement_group_specs=|specs=|resource request )(?:defaultdict\(<class '\w+'>,\s*)?\s*([[{])/.exec(line)
+  const m = /(?:placement_group_specs=|specs=|resource request |cannot be scheduled right now: )(?:defaultdict\(<class '\w+'>,\s*)?\s*([[{])/.exec(line)
   if (!m) return false
   let depth = 0
   for (const ch of line.slice(m.index + m[0].length - 1)) {
@@ -89,7 +90,7 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
     }
   }
   if (pin === undefined) {
-    const wanted = gpusRequested(line.slice(line.search(/placement_group_specs=|specs=|resource request /)))
+    const wanted = gpusRequested(line.slice(line.search(/placement_group_specs=|specs=|resource request |cannot be scheduled right now: /)))
     const have = clusterGpus(ray)
     const phrase = gpuShortfallPhrase(wanted, have)
     return {
@@ -125,6 +126,37 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
   }
 }
 
+/**
+ * vLLM's engine deaths. A worker's own failure ("Worker failed with error '…'", "RPC call to <method> timed out") is the death when it is all the log
+ * shows; before the engine's death line it names the same death (one finding), and after it, it is the cause the death line carries.
+ */
+function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined): RuleHit | null {
+  const worker = m[1] !== undefined || m[2] !== undefined || m[5] !== undefined
+  if (worker && memory?.get('engineDead') !== undefined) return null
+  memory?.set(worker ? 'engineWorker' : 'engineDead', '1')
+  const key = worker || memory?.get('engineWorker') !== undefined ? 'worker-failed' : m[3] !== undefined ? 'handshake' : m[0]
+  return {
+    key,
+    severity: 'error',
+    message: m[5]
+      ? "A follower node of vLLM's native multi-node mode (--node-rank > 0) built a full engine with a scheduler instead of running as a headless worker, and died on the leader's RPC."
+      : m[3]
+        ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), or a data-parallel rank on another node cannot reach the front-end's address and port.`
+        : "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
+    evidence: {
+      ...(m[1] !== undefined ? { 'Worker error': m[1].slice(0, 200) } : {}),
+      ...(m[2] !== undefined ? { 'RPC that timed out': m[2] } : {}),
+      ...(m[3] !== undefined ? { Handshake: m[3] } : {}),
+      ...(m[5] !== undefined ? { 'Follower node': 'ran the API server path (not --headless)' } : {}),
+    },
+    fix: m[5]
+      ? 'Start every node with --node-rank > 0 with `vllm serve <model> … --nnodes N --node-rank R --master-addr <leader fabric ip> --headless`; `python -m vllm.entrypoints.openai.api_server` ignored --headless before vLLM PR #36875 (vllm-project/vllm#33910), so use the vllm serve entrypoint on the followers.'
+      : m[3]
+        ? "Read each engine's log above for its own error first; for data parallel over nodes, give every node the same --data-parallel-address (the head's fabric IP, not 127.0.0.1) and --data-parallel-rpc-port (open between the nodes), start the workers with --headless and their --data-parallel-start-rank, and the same --data-parallel-size everywhere."
+        : "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
+  }
+}
+
 export const SIGNATURE_RULES: readonly SignatureRule[] = [
   {
     // vLLM: "Waiting for creating a placement group of specs for 10 seconds. specs=[...]. Check `ray status` ..."; forks reword the
@@ -138,6 +170,14 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     code: 'PLACEMENT_GROUP_PENDING',
     pattern: /No available node types can fulfill resource request (.*?)(?:\. Add suitable node types|$)/,
     hit: (m, line, ray) => placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { Request: m[1] ?? '' }),
+  },
+  {
+    // Ray's scheduler (autoscaler/_private/autoscaler.py, 2.x; "(scheduler +2m2s)" or "(autoscaler +5s)"): "Warning: The following resource request
+    // cannot be scheduled right now: {'GPU': 1.0, 'node:10.0.0.2': 0.001}. This is likely due to all cluster resources being claimed by actors. …"
+    // A warning: it can clear when a node joins late.
+    code: 'PLACEMENT_GROUP_PENDING',
+    pattern: /The following resource request cannot be scheduled right now: (\{[^}]*\}?)/,
+    hit: (m, line, ray) => placementHit("Ray's scheduler cannot place a resource request", line, ray, { Request: m[1] ?? '' }, 'warning'),
   },
   {
     // vLLM: "Cannot provide a placement group requiring 2.0 GPUs (placement_group_specs=[...]) within 1800 seconds."
@@ -301,14 +341,8 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     // the cause line: the exception before "See root cause above", or the first one after a death whose traceback follows.
     code: 'ENGINE_DEAD',
     pattern:
-      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)/,
-    hit: (m) => ({
-      key: m[0],
-      severity: 'error',
-      message: "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
-      evidence: {},
-      fix: "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
-    }),
+      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)|Engine process failed to start|Engine loop has died|Background loop has errored already|Worker failed with error '(.*)', please check the stack trace|RPC call to (\w+) timed out|(Timed out waiting for engines to send initial message|Did not receive response from front-end process within (\d+) minutes)|(collective_rpc should not be called on follower node)/,
+    hit: (m, _line, _ray, context) => engineDeath(m, context.memory),
   },
   // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
   ...NETWORK_RULES,
@@ -326,4 +360,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...STARTUP_RULES,
   // A container that cannot get its GPUs: the NVIDIA container tooling missing or misconfigured, a CDI spec left by a driver upgrade.
   ...GPU_CONTAINER_RULES,
+  // The engine against the image and the node: GPU architecture, model architecture, flag values, Ray not running, GPUs short, NCCL's interface.
+  ...ENGINE_RULES,
 ]

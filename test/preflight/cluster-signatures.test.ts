@@ -66,8 +66,10 @@ describe('NCCL_TRANSPORT_ERROR', () => {
   })
   it('"Bootstrap : no socket interface found" after torch\'s NCCL error (MambaTree#14)', () => {
     const found = scan('nccl-bootstrap-no-iface-mambatree-14.txt')
-    expect(found.map((f) => f.code)).toEqual(['NCCL_TRANSPORT_ERROR'])
+    // the same line is also the rendezvous family of an interface the node lacks (issue 36: "Gloo/NCCL interface names that do not exist")
+    expect(found.map((f) => f.code)).toEqual(['NCCL_TRANSPORT_ERROR', 'SOCKET_IFNAME_MISSING'])
     expect(found[0]!.evidence['Log line']).toBe('nccl-bootstrap-no-iface-mambatree-14.txt:11')
+    expect(found[1]!.evidence['Log line']).toBe('nccl-bootstrap-no-iface-mambatree-14.txt:11')
     expect(found[0]!.fix).toContain('NCCL_SOCKET_IFNAME')
   })
   it('near miss: healthy NCCL INFO lines (bootstrap, plugin not found, NET/IB Using) are nothing', () => {

@@ -1,0 +1,328 @@
+/**
+ * Log signatures of an engine that cannot start on what the image and the node give it: a GPU
+ * architecture the image's torch, Triton or FlashInfer has no kernels for (GB10's sm_121 on a wheel
+ * built up to sm_120), a model architecture the image's vLLM or transformers does not know, a flag
+ * value the image's vLLM refuses, Ray asked for a cluster that is not running, vLLM asked for more GPUs
+ * than its Ray cluster has, and NCCL told an interface the node lacks. Each names the value to change
+ * (the architecture, the model type, the flag and value, the GPU counts, the interface). Wordings with
+ * their sources and versions in src/preflight/WORDINGS.md.
+ */
+
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+
+const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+
+/** A line that is a logger's WARNING record, not a raised error (vLLM "WARNING 03-18 …", Python logging "… WARNING …", "UserWarning:"). */
+const warningRecord = (line: string, at: number): boolean => /(?:^|\s|\])WARNING\b|UserWarning:/.test(line.slice(0, at))
+
+const ARCH_FIX =
+  "Use an image built for this GPU's architecture (for GB10/DGX Spark, sm_121: a vLLM image built with CUDA ≥ 12.9/13 and TORCH_CUDA_ARCH_LIST including 12.1, such as NVIDIA's vllm container or a spark-specific build), the same image on every node; a JIT build (FlashInfer, Triton) needs a CUDA toolkit in the image that knows the architecture. As a stop-gap, --enforce-eager and another attention backend (VLLM_ATTENTION_BACKEND) avoid some JIT kernels."
+
+function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
+  const arch = m[1] ?? m[2] ?? m[3] ?? (m[5] ? `major ${m[5]}` : undefined)
+  const gpu = /\b(NVIDIA [\w -]+?|GB10|H100|H200|B200|GH200)\b(?= with CUDA capability| which is of cuda capability)/.exec(line)?.[1]
+  const tool = m[1] ? 'ptxas' : m[2] ? 'nvcc' : m[3] ? 'torch' : m[5] ? 'FlashInfer' : 'CUDA'
+  const severity = warningRecord(line, m.index) || m[4] !== undefined ? 'warning' : 'error'
+  return {
+    key: `arch:${arch ?? m[0].slice(0, 40)}`,
+    severity,
+    message:
+      severity === 'warning'
+        ? `The image's PyTorch was not built for this GPU${arch ? ` (${arch})` : ''}: kernels compiled only for other architectures may fail with "no kernel image is available" or fall back to slow paths.`
+        : `The image has no kernels for this GPU's architecture${arch ? ` (${arch})` : ''}: ${tool === 'CUDA' ? 'a CUDA kernel was launched that was not compiled for this GPU' : `${tool} does not know the architecture, so a JIT-compiled kernel (Triton, FlashInfer) cannot be built`}, and the engine cannot run.`,
+    evidence: { ...(arch ? { Architecture: arch } : {}), ...(gpu ? { GPU: gpu } : {}), 'Reported by': tool, ...node(context) },
+    fix: ARCH_FIX,
+  }
+}
+
+function modelHit(modelType: string | undefined, archs: string | undefined, inspected: boolean, context: LineContext): RuleHit {
+  const what = modelType ? `model type ${modelType}` : `architecture(s) ${archs}`
+  return {
+    key: `model:${modelType ?? archs}`,
+    severity: 'error',
+    message: `The image's ${modelType ? 'transformers' : 'vLLM'} does not support the ${what}${inspected ? ' (its model class could not be inspected: an import or a version mismatch inside the image)' : ''}, so the model cannot be built.`,
+    evidence: { ...(modelType ? { 'Model type': modelType } : {}), ...(archs ? { Architectures: archs } : {}), ...node(context) },
+    fix: `Use an image whose vLLM (and transformers) supports ${modelType ?? archs} (a newer vllm/vllm-openai tag; check vLLM's supported-models list and the model card's minimum version), the same image on every node; --trust-remote-code does not add an architecture to vLLM's registry.`,
+  }
+}
+
+export const ENGINE_RULES: readonly SignatureRule[] = [
+  {
+    // ptxas (Triton's and FlashInfer's JIT): "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"; nvcc: "nvcc fatal   : Unsupported gpu
+    // architecture 'compute_121a'"; torch (cuda/__init__.py): "NVIDIA GB10 with CUDA capability sm_121 is not compatible with the current PyTorch
+    // installation." (a UserWarning); CUDA (cudaErrorNoKernelImageForDevice): "CUDA error: no kernel image is available for execution on the device";
+    // FlashInfer (compilation_context.py): "RuntimeError: No supported CUDA architectures found for major versions [10]." (vllm-project/vllm#31740).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern:
+      /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])/,
+    hit: (m, line, _ray, context) => archHit(m, line, context),
+  },
+  {
+    // transformers (models/auto/configuration_auto.py): "The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not
+    // recognize this architecture."; vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
+    // vLLM ≥ 0.8 (registry.py, via pydantic in ≥ 0.10): "Model architectures ['X'] failed to be inspected. Please check the logs for more details.";
+    // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM.";
+    // vLLM's GGUF loader: "GGUF model with architecture deci is not supported yet." (vllm-project/vllm#16905)
+    code: 'MODEL_NOT_SUPPORTED',
+    pattern:
+      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
+    // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
+    hit: (m, line, _ray, context) => {
+      if (m[4] === undefined) return modelHit(m[1], m[2] ?? m[3] ?? m[5], m[3] !== undefined, context)
+      const cls = /(\w+)$/.exec(line.slice(Math.max(0, m.index - 200), m.index))?.[1]
+      return cls === undefined ? null : modelHit(undefined, cls, false, context)
+    },
+  },
+  {
+    // argparse (vLLM's FlexibleArgumentParser): "vllm serve: error: argument --kv-cache-dtype: invalid choice: 'fp8_e4m3' (choose from …)",
+    // "error: ambiguous option: --max-num could match --max-num-batched-tokens, --max-num-seqs".
+    code: 'VLLM_FLAG_UNKNOWN',
+    pattern: /error: argument ((?:-[\w-]+)(?:\/-+[\w-]+)*): invalid choice: '([^']*)'|error: ambiguous option: (--[\w-]+)(?:=\S*)? could match (.+?)\s*$/,
+    hit: (m, line, _ray, context) => {
+      const flag = m[1] ?? m[3] ?? '?'
+      const choices = /\(choose from (.+?)\)\s*$/.exec(line)?.[1]
+      return {
+        key: `${flag}:${m[2] ?? ''}`,
+        severity: 'error',
+        message: m[1]
+          ? `The image's vLLM refused the value '${m[2]}' of ${flag}: its version does not offer that choice, so vLLM never started.`
+          : `The flag ${flag} is an abbreviation that matches several flags of the image's vLLM (${m[4]}), so vLLM never started.`,
+        evidence: {
+          Flag: flag,
+          ...(m[2] !== undefined ? { Value: m[2] } : {}),
+          ...(choices ? { 'Choices this version offers': choices.slice(0, 200) } : {}),
+          ...node(context),
+        },
+        fix: m[1]
+          ? `Give ${flag} one of the values the image's vLLM lists (docker run --rm <image> vllm serve --help | grep -A3 -e ${flag}), or pin an image whose vLLM has '${m[2]}'.`
+          : `Spell the flag out in full (vllm serve --help lists them); newer vLLM versions add flags that make a short prefix ambiguous.`,
+      }
+    },
+  },
+  {
+    // vLLM (executor/ray_utils.py assert_ray_available): "Failed to import Ray: <err>.Please install Ray with `pip install ray`." (0.8+),
+    // "Failed to import Ray, please install Ray with `pip install ray`." (0.2–0.7). The import warning "Failed to import Ray with …" is logged on
+    // healthy mp starts too and is not read here.
+    code: 'IMAGE_LACKS_RAY',
+    pattern: /Failed to import Ray(?::\s*(.*?)\.\s*Please install Ray|, please install Ray)/,
+    hit: (m, _line, _ray, context) => ({
+      key: 'ray',
+      severity: 'error',
+      message: `vLLM's Ray executor could not import Ray${m[1] ? ` (${m[1].slice(0, 160)})` : ''}${context.prefixIp ? ` on ${context.prefixIp}` : ''}, so a multi-node start cannot begin.`,
+      evidence: { Missing: 'ray (the package)', ...(m[1] ? { 'Import error': m[1].slice(0, 200) } : {}), ...node(context) },
+      fix: "Use an image with Ray installed, the same version on every node (pip install 'ray[default]==<the cluster's version>' in the image; vllm/vllm-openai ships it), run vLLM from that image's Python environment, or deploy with the mp executor, which needs no Ray.",
+    }),
+  },
+  {
+    // Ray (_private/services.py canonicalize_bootstrap_address / find_gcs_addresses): "ConnectionError: Could not find any running Ray instance. Please
+    // specify the one to connect to by setting `--address` flag or `RAY_ADDRESS` environment variable." (older: "… by setting `address`.");
+    // worker.py: "RaySystemError: System error: Ray has not been started yet. You can start Ray with 'ray.init()'."
+    code: 'RAY_UNAVAILABLE',
+    pattern: /Could not find any running Ray instance|Ray has not been started yet/,
+    hit: (_m, _line, _ray, context) => ({
+      key: 'no-ray-instance',
+      severity: 'error',
+      message: `No Ray cluster was running where this process looked for one${context.prefixIp ? ` (${context.prefixIp})` : ''} (address "auto" or RAY_ADDRESS found no GCS), so the Ray executor cannot start.`,
+      evidence: { 'Ray asked for': 'a running cluster (address=auto / RAY_ADDRESS)', ...node(context) },
+      fix: 'Start Ray first in the same container as vllm serve (ray start --head --node-ip-address=<fabric ip> on the head, ray start --address=<head fabric ip>:6379 on the workers) and check `ray status` there; run vllm serve in the head container, or set RAY_ADDRESS=<head fabric ip>:6379 for it.',
+    }),
+  },
+  {
+    // vLLM (executor/ray_utils.py): "Started a local Ray instance." — vLLM found no cluster to join and made its own (kept for the next rule).
+    code: 'GPU_SHORTFALL',
+    pattern: /Started a local Ray instance/,
+    hit: (_m, _line, _ray, context) => {
+      context.memory?.set('rayLocal', '1')
+      return null
+    },
+  },
+  {
+    // vLLM (executor/ray_utils.py initialize_ray_cluster): "The number of required GPUs exceeds the total number of available GPUs in the placement group."
+    // (a WARNING in 0.4–0.11 before it waits for the group; raised as ValueError when a placement group is given), older (engine/ray_utils.py,
+    // 0.1–0.2): "ValueError: The number of required GPUs exceeds the total number of available GPUs in the cluster."
+    code: 'GPU_SHORTFALL',
+    pattern: /The number of required GPUs exceeds the total number of available GPUs in the (placement group|cluster)/,
+    hit: (m, line, _ray, context) => {
+      const local = context.memory?.get('rayLocal') !== undefined
+      // Raised (ValueError) it ends the start; logged (a WARNING, perhaps cut) vLLM goes on to wait for the group, which PLACEMENT_GROUP_PENDING
+      // reports next: only worth a finding of its own when vLLM made its own Ray instance.
+      const raised = /\b\w*Error:\s*$/.test(line.slice(0, m.index))
+      if (!raised && !local) return null
+      return {
+        key: 'required-gpus',
+        severity: raised ? 'error' : 'warning',
+        message: local
+          ? "vLLM started a Ray instance of its own (it found no cluster to join), so it sees only this node's GPUs, fewer than tensor × pipeline parallel needs."
+          : `vLLM needs more GPUs (tensor × pipeline parallel) than the Ray ${m[1]} it runs in has, so the start waits for GPUs that are not there.`,
+        evidence: {
+          Compared: `world size vs the GPUs of the Ray ${m[1]}`,
+          ...(local ? { 'Ray cluster': 'a local instance vLLM started itself ("Started a local Ray instance")' } : {}),
+          ...node(context),
+        },
+        fix: local
+          ? "Run vllm serve inside the Ray head's container after ray start (or set RAY_ADDRESS=<head fabric ip>:6379), so it joins the cluster; `ray status` there must list every node's GPUs."
+          : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
+      }
+    },
+  },
+  {
+    // Ray (scripts.py, `ray start --address`): "ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching
+    // version started successfully at the specified address, (2) this node can reach the specified address, and (3) there is no firewall setting …";
+    // Ray Client (ray://): "ConnectionError: ray client connection timeout".
+    code: 'RAY_GCS_UNREACHABLE',
+    pattern: /Unable to connect to GCS \(ray head\) at (\S+?)\.?(?:\s|$)|ray client connection timeout/,
+    hit: (m, _line, _ray, context) => ({
+      key: `gcs:${m[1] ?? 'client'}`,
+      severity: 'error',
+      message: m[1]
+        ? `This node could not reach the Ray head's GCS at ${m[1]}, so it never joined the cluster.`
+        : 'The Ray Client (ray://) connection to the head timed out, so no cluster was joined.',
+      evidence: { ...(m[1] ? { 'GCS address': m[1] } : { 'Ray Client': 'connection timeout (ray://…:10001)' }), ...node(context) },
+      fix: `Check from this node: nc -zv ${m[1]?.replace(/:(\d+)$/, ' $1') ?? '<head> 10001'} (the fabric address the head was started with, --node-ip-address), the firewall for Ray's ports (6379, 8265, 10001 and the worker ports), and the same Ray version on both ends.`,
+    }),
+  },
+  {
+    // NCCL socket transport after setup (socket.cc, net_socket.cc 2.1x–2.28): "socketProgressOpt: Call to recv from 10.0.0.2<45678> failed : Connection reset
+    // by peer", "Net : Connection closed by remote peer 10.0.0.2<53372>", "[Service thread] Error encountered progressing operation=Connect, res=3, closing
+    // connection" (proxy.cc): a peer rank's connection broke (its process died, or the path between the nodes dropped).
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern:
+      /Call to (?:recv|send) (?:from|to) (\S+?<\d+>) failed : ([^\n]+?)\s*$|Connection closed by remote peer (\S+?<\d+>)|\[Service thread\] Error encountered progressing operation=(\w+)/,
+    hit: (m, _line, _ray, context) => {
+      const peer = (m[1] ?? m[3])?.replace(/<(\d+)>$/, ':$1')
+      return {
+        key: `nccl-peer:${peer ?? m[4]}`,
+        severity: 'error',
+        message: `NCCL's connection${peer ? ` to ${peer}` : ''} broke${m[2] ? ` (${m[2]})` : ''}${m[4] ? ` while its proxy thread ran ${m[4]}` : ''}: that peer's process died first (read its node's log for the first error) or the path between the nodes dropped.`,
+        evidence: { ...(peer ? { Peer: peer } : {}), ...(m[2] ? { Error: m[2] } : {}), ...(m[4] ? { 'Proxy operation': m[4] } : {}), ...node(context) },
+        fix: `Read the peer's log at the same time for its own first error (an OOM or a crash closes its sockets); if it was alive, check the fabric between the nodes (ping -M do -s 8972 over NCCL_SOCKET_IFNAME, the same MTU on both ends, no firewall on NCCL's ports).`,
+      }
+    },
+  },
+  {
+    // huggingface_hub (file_download.py): "OSError: Consistency check failed: file should be of size 4976698672 but has size 1234567
+    // (model-00001-of-00004.safetensors)." — a download cut short; torch.load: "PytorchStreamReader failed reading zip archive: failed finding central
+    // directory" (a truncated .bin/.pt); pickle: "UnpicklingError: invalid load key, 'v'." (a Git LFS pointer, "version https://git-lfs…", saved as weights).
+    code: 'WEIGHTS_CORRUPT',
+    pattern:
+      /Consistency check failed: file should be of size (\d+) but has size (\d+)(?: \(([^)]+)\))?|PytorchStreamReader failed reading zip archive: ([^\n]+?)\s*$|UnpicklingError: invalid load key, '(v)'/,
+    hit: (m, _line, _ray, context) => ({
+      key: `corrupt:${m[3] ?? m[0].slice(0, 30)}`,
+      severity: 'error',
+      message: m[1]
+        ? `A weights file${m[3] ? ` (${m[3]})` : ''} is ${m[2]} bytes where the hub says ${m[1]}: the download was cut short.`
+        : m[4]
+          ? `A PyTorch weights file is not a complete archive (${m[4]}): a download or copy cut short.`
+          : 'A weights file is a Git LFS pointer ("version https://git-lfs…"), not the weights: it was cloned without git lfs.',
+      evidence: {
+        ...(m[1] ? { 'Size expected': m[1], 'Size on disk': m[2]! } : {}),
+        ...(m[3] ? { File: m[3] } : {}),
+        ...(m[5] ? { 'First byte': "'v' (a Git LFS pointer)" } : {}),
+        ...node(context),
+      },
+      fix: "Download the file again on that node (delete the partial copy and the *.incomplete files under the hub cache's blobs/ first; huggingface-cli download <repo> --revision <commit>; git lfs pull for a clone) and compare its size and sha256 with the hub's on every node.",
+    }),
+  },
+  {
+    // cuBLAS cannot allocate its workspace: "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`" — the GPU is out of memory.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /CUBLAS_STATUS_ALLOC_FAILED(?: when calling `([^`]+)`)?/,
+    hit: (m, _line, _ray, context) => ({
+      key: 'cublas-alloc',
+      severity: 'error',
+      message: `cuBLAS could not allocate GPU memory${m[1] ? ` (${m[1]})` : ''}: the GPU is full (vLLM's share, another process, or on GB10 the unified memory the OS also uses).`,
+      evidence: { Allocation: 'cuBLAS workspace (CUBLAS_STATUS_ALLOC_FAILED)', ...node(context) },
+      fix: 'Lower --gpu-memory-utilization (on GB10 leave room for the OS: 0.8 or less), stop other GPU processes (nvidia-smi), or reduce --max-model-len / --max-num-seqs.',
+    }),
+  },
+  {
+    // Kubernetes (kubectl describe): "Reason: OOMKilled" with "Exit Code: 137"; docker inspect: "OOMKilled": true (false on every healthy container).
+    code: 'OOM_KILLED',
+    pattern: /\bReason:\s*OOMKilled\b|"OOMKilled"\s*:\s*true\b|\bOOMKilled\b(?!["']?\s*[:=]\s*false)(?=[\s,.)]|$)/,
+    hit: (_m, _line, _ray, context) => ({
+      key: 'oomkilled',
+      severity: 'error',
+      message: `The container was killed by the kernel's OOM killer (OOMKilled, exit 137)${context.prefixIp ? ` on ${context.prefixIp}` : ''}: it used more memory than its limit or the node had.`,
+      evidence: { 'Killed by': 'the OOM killer (OOMKilled)', 'Exit code': '137', ...node(context) },
+      fix: "Raise the container's memory limit (k8s resources.limits.memory, docker --memory) or lower what vLLM uses on the host (--swap-space, --cpu-offload-gb, the number of API servers); on GB10 CPU and GPU share one memory, so lower --gpu-memory-utilization too.",
+    }),
+  },
+  {
+    // Ray (services.py, `ray start`): "ValueError: Ray component worker_ports is trying to use a port number 10002 that is used by other components.";
+    // "ConnectionError: Ray is trying to start at 10.0.0.1:6379, but is already running at 10.0.0.1:6379. Please specify a different port …" (a Ray
+    // left running on the node by an earlier start).
+    code: 'PORT_IN_USE',
+    pattern:
+      /Ray component (\w+) is trying to use a port number (\d+) that is used by other components|Ray is trying to start at (\S+?), but is already running at (\S+?)\.?(?:\s|$)/,
+    hit: (m, _line, _ray, context) => {
+      const port = m[2] ?? /:(\d+)$/.exec(m[4] ?? '')?.[1]
+      return {
+        key: `port:${port ?? '?'}`,
+        severity: 'error',
+        message: m[1]
+          ? `Ray's ${m[1]} wants port ${m[2]}, which another Ray component or process on this node already holds.`
+          : `A Ray is already running at ${m[4]} on this node (an earlier start was not stopped), so ray start cannot start another there.`,
+        evidence: { ...(port ? { Port: port } : {}), ...(m[1] ? { 'Ray component': m[1] } : { 'Ray already running at': m[4]! }), ...node(context) },
+        fix: m[1]
+          ? `Give the components separate port ranges (ray start --port, --dashboard-port, --min-worker-port/--max-worker-port, --ray-client-server-port) or find the holder: ss -ltnp 'sport = :${m[2]}'.`
+          : 'Stop the old Ray first (ray stop -f in that container, or remove the old container), then ray start again; only one Ray head per node and port.',
+      }
+    },
+  },
+  {
+    // NVML (nvidia-smi, torch, vLLM's platform probe): "Failed to initialize NVML: Driver/library version mismatch" — the driver was upgraded and the
+    // loaded kernel module is still the old one (NVML library version <x> in some releases).
+    code: 'DRIVER_NO_GPU',
+    pattern: /Failed to initialize NVML: Driver\/library version mismatch/,
+    hit: (m, _line, _ray, context) => ({
+      key: `nvml-mismatch:${context.prefixIp ?? ''}`,
+      severity: 'error',
+      message: `The NVIDIA driver's kernel module and its user-space libraries differ${context.prefixIp ? ` on ${context.prefixIp}` : ''} (a driver upgraded without a reboot), so no process there can use the GPUs.`,
+      evidence: { Error: m[0], ...node(context) },
+      fix: 'Reboot the node (or unload and reload the nvidia modules) so the kernel module matches the installed driver, then check nvidia-smi on the host and in the container; regenerate the CDI spec if the runtime uses one (nvidia-ctk cdi generate).',
+    }),
+  },
+  {
+    // NCCL's own INFO line before the bootstrap: "NCCL INFO NCCL_SOCKET_IFNAME set by environment to enp1s0f1np1" (kept for the interface finding below).
+    code: 'SOCKET_IFNAME_MISSING',
+    pattern: /NCCL_SOCKET_IFNAME set by environment to (\S+)/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set('ncclSocketIfname', m[1]!)
+      return null
+    },
+  },
+  {
+    // NCCL 2.2x socket.cc with NCCL_SOCKET_IFNAME naming no interface: the address is never filled in, so the connect reads garbage:
+    // "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)" (NVIDIA/nccl#1837, 2.27.7).
+    code: 'SOCKET_IFNAME_MISSING',
+    pattern: /ncclSocketInit: connecting to address\s+(\S*)\s*with family (\d+) is neither AF_INET/,
+    hit: (m, _line, _ray, context) => {
+      const iface = context.memory?.get('ncclSocketIfname')
+      // Without the name seen, only an empty address with a family no socket has (garbage, not AF_UNIX's 1: NVIDIA/nccl#2057 is an NCCL bug).
+      if (iface === undefined && (m[1] !== '' || Number(m[2]) <= 45)) return null
+      return {
+        key: `nccl:${iface ?? '?'}`,
+        severity: 'error',
+        message: `NCCL's socket address was never filled in (empty address, family ${m[2]})${iface ? ` because NCCL_SOCKET_IFNAME=${iface} names no interface on this node` : ': NCCL_SOCKET_IFNAME names no interface here'}, so NCCL cannot connect.`,
+        evidence: { ...(iface ? { NCCL_SOCKET_IFNAME: iface } : {}), 'Address family read': m[2]!, ...node(context) },
+        fix: `Set NCCL_SOCKET_IFNAME in every node's container to an interface that exists there (ip -br addr inside the container${iface ? `; "${iface}" is not there` : ''}), or leave it unset so NCCL picks one; names can differ between nodes.`,
+      }
+    },
+  },
+  {
+    // NCCL bootstrap.cc "Bootstrap : no socket interface found", net_socket.cc "NET/Socket : no interface found": the interface NCCL was told is not
+    // on this node (NCCL_TRANSPORT_ERROR reads the same line as a transport failure).
+    code: 'SOCKET_IFNAME_MISSING',
+    pattern: /(?:Bootstrap|NET\/Socket)\s*:\s*no (?:usable |NCCL_SOCKET_IFNAME )?(?:socket )?interface found/i,
+    hit: (_m, _line, _ray, context) => {
+      const iface = context.memory?.get('ncclSocketIfname')
+      return {
+        key: `nccl:${iface ?? '?'}`,
+        severity: 'error',
+        message: `NCCL found no interface matching ${iface ? `NCCL_SOCKET_IFNAME=${iface}` : 'NCCL_SOCKET_IFNAME (or, without it, none but loopback/docker)'} on this node${context.prefixIp ? ` (${context.prefixIp})` : ''}, so NCCL cannot bootstrap.`,
+        evidence: { ...(iface ? { NCCL_SOCKET_IFNAME: iface } : {}), ...node(context) },
+        fix: `Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) in every node's container to the fabric interface as that node names it (ip -br addr inside the container${iface ? `; "${iface}" is not there` : ''}; names can differ between nodes), and run the containers with --network host so it is visible.`,
+      }
+    },
+  },
+]
