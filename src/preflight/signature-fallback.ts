@@ -59,6 +59,13 @@ const MARKERS: readonly Marker[] = [
     kind: 'tool error',
     test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
+  // torch's NCCL watchdog (ProcessGroupNCCL.cpp, 1.x to 2.x): "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12590,
+  // OpType=_ALLGATHER_BASE, …, Timeout(ms)=600000) ran for 600060 milliseconds before timing out." (2.4+: "[PG ID 0 PG GUID 0(default_pg) Rank 0] …"),
+  // and "Some NCCL operations have failed or timed out." A collective that hung: the cause is elsewhere, but never silent.
+  {
+    kind: 'collective timeout',
+    test: /Watchdog caught collective operation timeout|Some NCCL operations have failed or timed out|\bWorkNCCL\([^)]*\) ran for \d+ milliseconds before timing out/,
+  },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
   // A launcher's or watcher's own readiness timeout: the server never answered within its wait.
@@ -77,6 +84,14 @@ const MARKERS: readonly Marker[] = [
  */
 const CLIENT_ERROR = /^\s*(?:\S+\s+){0,4}?(?:\[[^\]]*\]\s+)?Error with model\b[^\n]*\bcode=4\d\d\b/
 
+/**
+ * Records vLLM logs at ERROR on a start that goes on: vllm/attention/utils/fa_utils.py (and the MLA
+ * backends) log `logger.error("Cannot use FA version %d is not supported due to %s", …)`, then the
+ * assert under it is caught and the backend falls back (0.7 to 0.34; seen on a healthy T4 start,
+ * kuberay#4366). Not failures by themselves; a start that really fails shows its own line.
+ */
+const NON_FATAL_ERROR_RECORD = /\bCannot use FA version \d+ is not supported due to\b/
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
@@ -94,7 +109,7 @@ const clip = (text: string): string => {
 /** The failure-line kind of a line's head, or undefined for an ordinary line. */
 export function failureKind(text: string): string | undefined {
   const head = text.slice(0, MARKER_SCAN)
-  if (CLIENT_ERROR.test(head)) return undefined
+  if (CLIENT_ERROR.test(head) || NON_FATAL_ERROR_RECORD.test(head)) return undefined
   return MARKERS.find((m) => m.test.test(head))?.kind
 }
 

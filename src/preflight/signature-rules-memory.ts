@@ -12,6 +12,10 @@ import type { RuleHit, SignatureRule } from './signature-rules.js'
 const looksUnified = (total: number | undefined, unit: string | undefined): boolean =>
   total !== undefined && (unit ?? 'GiB').startsWith('G') && total >= 110 && total <= 135
 
+/** Ray's figures of a memory-monitor kill: the node (IP, ID), memory in use / total (fraction), the threshold. */
+const RAY_MEMORY_ON_NODE =
+  /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?/i
+
 const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
 
@@ -123,19 +127,26 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     // "Memory on the node (IP: 172.31.69.247, ID: …) where the task … was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95.";
     // raylet summary: "2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed … at node (ID: …, IP: 172.24.0.226)".
     code: 'OOM_KILLED',
+    // (a pasted exception wrapped by hand ends its first line at "… killed due to the node")
+    // Ray 2.55+: "N worker(s) were killed due to the node running low on memory. Memory on the node (IP: 10.0.50.112, ID: …) was 28.62GB / 30.00GB
+    // (0.954017), which exceeds the memory usage threshold of 0.950000" (no "where the task … was running"; the IP and ID may be left out).
     pattern:
-      /Memory on the node \(IP: ([^,\s]+), ID: (\w+)\).*?was running was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\), which exceeds the memory usage threshold of ([\d.]*\d)|Task was killed due to the node running low on memory|(\d+) Workers? \(tasks \/ actors\) killed due to memory pressure \(OOM\)(?:.*?IP: ([\d.a-f:]+)\))?/i,
-    hit: (m) => {
-      const ip = m[1] ?? m[8]
+      /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?|(?:Task|Actor|(\d+) worker\(s\)) (?:was|were) killed due to the node(?: running low on memory|\s*$)|(\d+) Workers? \(tasks \/ actors\) killed due to memory pressure \(OOM\)(?:.*?IP: ([\d.a-f:]+)\))?/i,
+    hit: (m0, line) => {
+      // The 2.55+ count comes first on the line: the figures after it are read from the same line.
+      const more = m0[7] !== undefined ? RAY_MEMORY_ON_NODE.exec(line) : null
+      const m = more ? [...more.slice(0, 7), m0[7], m0[8], m0[9]] : m0
+      const ip = m[1] ?? m[9]
+      const killed = m[7] ?? m[8]
       return {
         key: `ray:${ip ?? 'node'}`,
         severity: 'error',
-        message: `Ray's memory monitor killed ${m[7] ? `${m[7]} worker(s)` : 'a worker'}${ip ? ` on ${ip}` : ''}: the node's memory use${m[3] ? ` (${m[3]} of ${m[4]})` : ''} passed Ray's kill threshold${m[6] ? ` (${m[6]})` : ''}.`,
+        message: `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : 'a worker'}${ip ? ` on ${ip}` : ''}: the node's memory use${m[3] ? ` (${m[3]} of ${m[4]})` : ''} passed Ray's kill threshold${m[6] ? ` (${m[6]})` : ''}.`,
         evidence: {
           ...(ip ? { Node: ip } : {}),
           ...(m[3] ? { 'Memory in use': `${m[3]} / ${m[4]} (${m[5]})` } : {}),
           ...(m[6] ? { 'Kill threshold': m[6] } : {}),
-          ...(m[7] ? { 'Workers killed': m[7] } : {}),
+          ...(killed ? { 'Workers killed': killed } : {}),
         },
         fix: `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`,
       }

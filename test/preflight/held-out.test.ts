@@ -23,10 +23,17 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // batch 7: the thread names the cause (a port taken twice), the pasted log does not show it
   'port-zmq-collision-gpustack-6019.txt': 'the ZMQ port collision is in the thread, not in the log (a Gloo peer close, then WorkerProc failed)',
   'port-init-eaddrinuse-verl-6677.txt': 'the log is cut before its EADDRINUSE line',
+  // batch 8 (first score 14/20, README): causes the pasted logs do not show, and one paste the normaliser misreads
+  'follower-store-gone-after-head-exit-vllm-32136.txt': "the follower's view only: a TCPStore warning that its peer closed, not why the head's engine exited",
+  'ifname-head-ports-on-worker-sparkrun-135.txt':
+    'the log holds no failure line: the launcher rewrote the interface settings and nothing failed in the excerpt',
+  'native-follower-api-server-entrypoint-vllm-36875.txt':
+    "named ENGINE_DEAD (the follower's engine start fails); the thread's cause, an entrypoint bug, has no family",
+  'ray-memory-monitor-kill-gb10-miaai-glm-2.txt': 'hand-wrapped at 72 columns, its one longest line read as a terminal wrap and joined without the blank',
 }
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6 and 7: collected after they were frozen (scores in fixtures/README.md). */
-for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'batch7']) {
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6, 7 and 8: collected after they were frozen (scores in fixtures/README.md). */
+for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'batch7', 'batch8']) {
   const dir = join(root, batch)
   const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, string | null>
   describe(`held-out public captures (${batch === '.' ? 'batch 1' : batch})`, () => {
