@@ -22,12 +22,13 @@ const tail = (s: string): string => s.trim().slice(-300)
 
 import type { PlannedPart, StagePlanInput } from './plan-parts.js'
 import { headOf } from '../../plan/node-commands.js'
+import { RELEASE_FILE } from '../../plan/release-commands.js'
 
 /** The stage's part of `plan`, beside its run. */
 const imageContentsPart = ({ m, image }: StagePlanInput): PlannedPart[] => [
   {
     name: 'image-contents',
-    description: `read what ${image} holds, on ${headOf(m).name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped`,
+    description: `read what ${image} holds, on ${headOf(m).name} in a throw-away container (by its image ID): Ray, vLLM, torch and its NCCL, Python; an image that lacks what vllm.executorBackend (${m.vllm.executorBackend}) needs stops the deploy before the previous release is stopped; an image ID the current release already read is not read again (its ${RELEASE_FILE.imageContents})`,
     parallel: false,
     steps: [imageContentsStep(m, image)],
   },
