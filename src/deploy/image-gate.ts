@@ -90,8 +90,11 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
     progress,
     ...(opts.signal && { signal: opts.signal }),
   })
-  // Every node ends on one image ID.
-  const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+  // Every node ends on one image ID: read again where the delivery touched the node; a node it left
+  // alone (present: it already held the wanted ID) keeps the ID just read, without another round trip.
+  const readAgain = async (n: ManifestNode): Promise<string | undefined> =>
+    actions.get(n.name)?.action === 'present' && before.get(n.name) ? before.get(n.name) : inspect(transports.get(n.name)!, opts.expectId ?? image)
+  const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await readAgain(n)] as const)))
   const ids = oneImage({
     image,
     nodes,

@@ -20,6 +20,8 @@ export interface NodeState {
   /** current's fingerprint and image ID. */
   readonly fingerprint?: string
   readonly imageId?: string
+  /** current's image-contents record (its image-contents.json, one line; src/deploy/image-contents-memo.ts reads it). */
+  readonly imageContentsRecord?: string
   /** The container ID recorded when current was activated. */
   readonly currentContainer?: string
   readonly container?: ContainerState
@@ -53,6 +55,7 @@ export function parseNodeState(node: string, stdout: string): NodeState {
     else if (key === 'previous' && value) state.previous = value
     else if (key === 'fingerprint' && value) state.fingerprint = value
     else if (key === 'image-id' && value) state.imageId = value
+    else if (key === 'image-contents' && value) state.imageContentsRecord = value
     else if (key === 'current-container' && value) state.currentContainer = value
     else if (key === 'release' && value) releases.push(value)
     else if (key === 'failed-release' && value) failed.push(value)

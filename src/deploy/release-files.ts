@@ -16,6 +16,8 @@ import { executorOf } from '../plan/executor-commands.js'
 import { launchScriptEnv, nodeEnv } from '../plan/node-commands.js'
 import { RELEASE_FILE, releaseServeCmd, releaseStartCmd } from '../plan/release-commands.js'
 import { snapshotText } from './snapshot.js'
+import type { ImageContents } from '../probe/image-contents-probe.js'
+import { imageContentsRecord } from './image-contents-memo.js'
 
 export interface ReleaseFile {
   readonly content: string
@@ -32,6 +34,8 @@ export interface ReleaseSpec {
   readonly launchScript?: string
   /** With `model:`: the weights manifest every node was verified against, and its identity. */
   readonly weights?: { readonly identity: string; readonly text: string }
+  /** What the image-contents probe read in the image (kept for the next deploy of the same image ID; not fingerprinted). */
+  readonly imageContents?: ImageContents
 }
 
 export interface ReleaseMeta {
@@ -145,5 +149,6 @@ export function releaseFiles(spec: ReleaseSpec, node: ManifestNode, meta: Releas
     [RELEASE_FILE.manifest]: { content: snapshotText(m), mode: '0644' },
     [RELEASE_FILE.info]: { content: `${JSON.stringify(info, null, 2)}\n`, mode: '0644' },
     ...(spec.weights && { [RELEASE_FILE.weights]: { content: spec.weights.text, mode: '0644' } }),
+    ...(spec.imageContents && { [RELEASE_FILE.imageContents]: { content: imageContentsRecord(spec.imageId, spec.imageContents), mode: '0644' } }),
   }
 }

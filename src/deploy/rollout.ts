@@ -86,7 +86,9 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
  * gates and `current` untouched: the lab's scenarios, which then look at what the launch did.
  * Nothing runs before it, so the fingerprint reads no node state and no weights.
  */
-const UNTIL_RAY_LIST = StageList.startingWith<StartKey | 'expectImageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest'>()
+const UNTIL_RAY_LIST = StageList.startingWith<
+  StartKey | 'expectImageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest' | 'imageContents'
+>()
   .add(imageStage)
   .add(fingerprintStage)
   .add(releaseFilesStage)
@@ -115,6 +117,7 @@ export async function startUntilRay(o: RolloutOptions): Promise<StartedUntilRay>
     previousRelease: undefined,
     weights: undefined,
     weightsManifest: undefined,
+    imageContents: undefined,
   })
   const run = await runList(UNTIL_RAY_LIST.stages, ctx)
   const stopped = run.stopped

@@ -6,7 +6,7 @@
  * src/deploy/rollout-plan.ts.
  */
 import { verifyTeardown } from './teardown-commands.js'
-import { type Cmd, render } from '../command/shell.js'
+import { type Cmd, render, seq } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { boundedTimeoutSeconds, describeSshEndpoint, sshEndpointOf } from '../manifest/ssh-settings.js'
 import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../probe/probe-command.js'
@@ -304,16 +304,16 @@ export function planRelease(m: Manifest, opts: ReleasePlanOptions): Plan {
     name: 'stop-previous',
     description: `stop and remove the running ${m.container.name} container on every node, then wait until every process of the release current names is gone and the GPU holds none (up to ${m.deploy.teardownTimeoutSeconds} s)`,
     parallel: true,
-    steps: m.nodes.flatMap((n) => [
-      step(n, 'remove-old', `remove the previous ${m.container.name} container`, removeContainer(m.container.name), 2 * MINUTE),
+    // One command per node (one round trip): the removal, then the check, whose JSON line is the last of its output.
+    steps: m.nodes.map((n) =>
       step(
         n,
         'verify-stopped',
-        `every process and container of the release current names gone (its leftovers killed, never another's), no process on the GPU`,
-        verifyTeardown(m),
-        m.deploy.teardownTimeoutSeconds + MINUTE,
+        `remove the previous ${m.container.name} container, then wait until every process and container of the release current names is gone (its leftovers killed, never another's) and no process is on the GPU`,
+        seq(removeContainer(m.container.name), verifyTeardown(m)),
+        2 * MINUTE + m.deploy.teardownTimeoutSeconds + MINUTE,
       ),
-    ]),
+    ),
   }
   const ex = executorOf(m)
   const start = (n: ManifestNode) =>

@@ -31,6 +31,8 @@ export const RELEASE_FILE = {
   /** The weights manifest the release was verified against (with `model:`). */
   weights: 'weights.json',
   sums: 'SHA256SUMS',
+  /** What the image-contents probe read in the release's image (src/deploy/image-contents-memo.ts; not a starting file). */
+  imageContents: 'image-contents.json',
   /** The smoke's figures of the release (written after its smoke, outside SHA256SUMS; src/smoke/performance.ts). */
   performance: 'performance.json',
 } as const
@@ -91,7 +93,7 @@ export const writeReleasePerformance = (m: Manifest, release: string): Argv =>
 
 /**
  * What a node holds, as `key=value` lines: the releases `current` and `previous` name, current's
- * fingerprint and image ID, the container (ID, running, start time, release label), every release.
+ * fingerprint, image ID and image-contents record, the container (ID, running, start time, release label), every release.
  */
 const STATE_SCRIPT = [
   'd=$1; c=$2; f=$3',
@@ -99,6 +101,7 @@ const STATE_SCRIPT = [
   'echo "current=${cur##*/}"; echo "previous=${prev##*/}"',
   'if [ -n "$cur" ] && [ -f "$d/current/fingerprint" ]; then echo "fingerprint=$(cat "$d/current/fingerprint")"; fi',
   'if [ -n "$cur" ] && [ -f "$d/current/image-id" ]; then echo "image-id=$(cat "$d/current/image-id")"; fi',
+  'if [ -n "$cur" ] && [ -f "$d/current/image-contents.json" ]; then printf "image-contents=%s\\n" "$(head -c 16384 "$d/current/image-contents.json" | tr -d "\\n")"; fi',
   'if [ -f "$d/current.container" ]; then echo "current-container=$(cat "$d/current.container")"; fi',
   'if out=$(docker inspect --format "{{.Id}} {{.State.Running}} {{.State.StartedAt}} {{.Image}} {{index .Config.Labels \\"io.vllm-ray-deploy.release\\"}}" "$c" 2>/dev/null); then echo "container=$out"; fi',
   'if [ -d "$d/releases" ]; then for r in $(ls -1t "$d/releases"); do echo "release=$r"; if [ -e "$d/releases/$r/$f" ]; then echo "failed-release=$r"; fi; done; fi',

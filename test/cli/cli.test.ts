@@ -84,7 +84,6 @@ describe('vllm-ray-deploy plan', () => {
       'fabric-test',
       'release-files',
       'secret-env',
-      'remove-old',
       'verify-stopped',
       'ray-start',
       'ray-ready',
@@ -92,7 +91,7 @@ describe('vllm-ray-deploy plan', () => {
       'facts',
       'vllm-serve',
     ])
-    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'fabric-test', 'release-files', 'secret-env', 'remove-old', 'verify-stopped', 'ray-start', 'facts'])
+    expect(b!.steps.map((s) => s.action)).toEqual(['image', 'fabric-test', 'release-files', 'secret-env', 'verify-stopped', 'ray-start', 'facts'])
     const headStart = a!.steps.find((s) => s.action === 'ray-start')!
     expect(headStart.command).toBe('sh /var/lib/vllm-ray-deploy/spark-pair/releases/manual/start.sh')
     expect(headStart.runs!.command).toContain('--head --port=6379')

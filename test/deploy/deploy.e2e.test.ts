@@ -149,6 +149,8 @@ describe.sequential('deploy on the lab', () => {
       'SHA256SUMS',
       'env',
       'fingerprint',
+      // What the image-contents probe read in this image ID, so the next deploy of it need not read it again.
+      'image-contents.json',
       'image-id',
       'manifest.json',
       // The smoke's figures, kept on the head for the next deploy's performance gate.

@@ -95,3 +95,59 @@ describe('the image-contents stage', () => {
     expect(step!.command).toMatch(/^timeout --kill-after=10 90 docker run --rm --network none --entrypoint python3 \S+vllm-standin:latest -c 'import json/)
   })
 })
+
+/** The commands that started the image-contents probe, per node. */
+const probeRuns = (s: SimCluster, from = 0) => s.log.slice(from).filter((l) => /docker run --rm --network none/.test(l.command))
+
+describe('the image-contents stage reads each image ID once (issue 40)', () => {
+  it('a deploy of the image ID the current release recorded reuses its record; a new image ID is read again', async () => {
+    sim = new SimCluster(simManifest())
+    const r1 = await deployRelease(options(sim, 'r1'))
+    expect(r1.result, JSON.stringify(r1.failure)).toBe('deployed')
+    expect(probeRuns(sim)).toHaveLength(1)
+    // The record went into the release's directory beside image-id.
+    const record = (await sim.sh('spark-a', `cat ${sim.stateDir('spark-a')}/releases/r1/image-contents.json`)).stdout
+    expect(JSON.parse(record)).toMatchObject({ v: 1, imageId: sim.imageId, contents: STANDIN_CONTENTS })
+
+    // The same content again: unchanged, and the image is not probed again.
+    let from = sim.log.length
+    const again = await deployRelease(options(sim, 'r2'))
+    expect(again.result, JSON.stringify(again.failure)).toBe('unchanged')
+    expect(probeRuns(sim, from)).toEqual([])
+    expect(again.imageContents).toEqual(STANDIN_CONTENTS)
+
+    // Forced onto the same image ID: not probed, and the new release carries the record on.
+    from = sim.log.length
+    const forced = await deployRelease({ ...options(sim, 'r3'), force: true })
+    expect(forced.result, JSON.stringify(forced.failure)).toBe('deployed')
+    expect(probeRuns(sim, from)).toEqual([])
+    expect((await sim.sh('spark-a', `cat ${sim.stateDir('spark-a')}/releases/r3/image-contents.json`)).stdout).toBe(record)
+
+    // Another image ID: read again, in that image, and what it says decides (here: no Ray, refused).
+    sim.imageId = `sha256:${'d'.repeat(64)}`
+    sim.imageContents = RAYLESS
+    from = sim.log.length
+    const other = await deployRelease(options(sim, 'r4'))
+    expect(probeRuns(sim, from).map((p) => p.node)).toEqual(['spark-a'])
+    expect(probeRuns(sim, from)[0]!.command).toContain(`--entrypoint python3 ${sim.imageId} -c`)
+    expect(other).toMatchObject({ result: 'failed', failure: { stage: 'image-contents' } })
+    expect(other.findings.map((f) => f.code)).toEqual(['IMAGE_LACKS_RAY'])
+  })
+
+  it.each([
+    ['a record of another image ID', (r: Record<string, unknown>) => ({ ...r, imageId: `sha256:${'e'.repeat(64)}` })],
+    ['a record made by another probe program', (r: Record<string, unknown>) => ({ ...r, probe: 'sha256:0000000000000000' })],
+    ['a record that does not fit its schema', (r: Record<string, unknown>) => ({ ...r, contents: { ray: true } })],
+  ])('%s on the node is not used: the image is read again', async (_what, edit) => {
+    sim = new SimCluster(simManifest())
+    expect((await deployRelease(options(sim, 'r1'))).result).toBe('deployed')
+    const file = `${sim.stateDir('spark-a')}/releases/r1/image-contents.json`
+    const record = JSON.parse((await sim.sh('spark-a', `cat ${file}`)).stdout) as Record<string, unknown>
+    await sim.sh('spark-a', `printf '%s\\n' '${JSON.stringify(edit(record))}' > ${file}`)
+    const from = sim.log.length
+    const again = await deployRelease({ ...options(sim, 'r2'), force: true })
+    expect(again.result, JSON.stringify(again.failure)).toBe('deployed')
+    expect(probeRuns(sim, from).map((p) => p.node)).toEqual(['spark-a'])
+    expect(again.imageContents).toEqual(STANDIN_CONTENTS)
+  })
+})

@@ -133,7 +133,7 @@ describe('plan shows what deploy runs', () => {
     writeFileSync(path, example)
     const o = await planTask(path, { release: 'abc' })
     expect(o.exitCode).toBe(0)
-    expect(o.headline).toBe('plan for spark-pair: 12 phases, 20 steps on 2 nodes')
+    expect(o.headline).toBe('plan for spark-pair: 12 phases, 18 steps on 2 nodes')
     const json = o.json as {
       around: { before: { name: string; steps: { command: string }[] }[] }
       nodes: { steps: { id: string; runs?: { command: string } }[] }[]

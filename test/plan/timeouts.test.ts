@@ -16,7 +16,8 @@ describe('ssh.commandTimeoutSeconds bounds every step of the plan', () => {
     const t = timeouts(planRollout(base))
     expect(t['spark-a/image']).toBe(1800)
     expect(t['spark-a/facts']).toBe(120)
-    expect(t['spark-a/remove-old']).toBe(120)
+    // The removal and the teardown check are one command: both of their times.
+    expect(t['spark-a/verify-stopped']).toBe(120 + base.deploy.teardownTimeoutSeconds + 60)
   })
 
   it('a lower bound caps every step, the facts probe, the Ray waits and the stages around the phases included', () => {

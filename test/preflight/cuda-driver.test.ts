@@ -81,7 +81,9 @@ describe('in a deploy (simulated cluster)', () => {
   it('stops at the image-contents stage before anything changes; r1 keeps serving', async () => {
     sim = new SimCluster(simManifest())
     expect((await deployRelease(simRolloutOptions(sim, 'r1'))).result).toBe('deployed')
-    // The lab's nodes report driver 580.95.05 (CUDA 13.0); the new image's torch is built for CUDA 13.2.
+    // The lab's nodes report driver 580.95.05 (CUDA 13.0); the new image (a new image ID: the same ID
+    // is the same content, whose record r1 kept) has torch built for CUDA 13.2.
+    sim.imageId = `sha256:${'c'.repeat(64)}`
     sim.imageContents = JSON.stringify(image({ runtime: '13.2.0', torch: '13.2', compat: false, ngcEntrypoint: false }))
     const r = await deployRelease(simRolloutOptions(sim, 'r2', { force: true }))
     expect(r.failure?.stage).toBe('image-contents')

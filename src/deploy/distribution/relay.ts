@@ -7,7 +7,7 @@ import { loadImage } from '../../plan/node-commands.js'
 import { MINUTE, stepOf } from '../../plan/plan.js'
 import { relayFanOut } from '../../plan/relay-commands.js'
 import { relayImage } from '../relay-transfer.js'
-import type { Distribution } from './types.js'
+import { type Distribution, keepIfPresent } from './types.js'
 
 export const relay: Distribution = {
   name: 'relay',
@@ -35,6 +35,11 @@ export const relay: Distribution = {
   },
   async deliver(d) {
     const skip = new Set(d.nodes.filter((n) => d.want && d.before.get(n.name) === d.want).map((n) => n.name))
+    // Every node already holds the runner's image ID (the gate just read it): nothing to relay, nothing to read again.
+    if (d.nodes.every((n) => skip.has(n.name))) {
+      for (const n of d.nodes) keepIfPresent(d, n.name)
+      return
+    }
     const relayed = await relayImage(d.m, d.image, d.transports, {
       onProgress: d.progress,
       skip,

@@ -105,11 +105,11 @@ async function runningHealthy(ctx: StageInput<'m' | 'states'>): Promise<boolean>
  * nothing is restarted, only the gates run. A release id names one content: the release the cluster
  * falls back on is never rewritten with other content.
  */
-type FingerprintNeeds = 'm' | 'release' | 'imageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest'
+type FingerprintNeeds = 'm' | 'release' | 'imageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest' | 'imageContents'
 
 export const fingerprintStage: Stage<FingerprintNeeds, 'fingerprint' | 'release' | 'unchanged' | 'releaseFilesFor'> = {
   name: 'fingerprint',
-  needs: ['m', 'release', 'imageId', 'states', 'current', 'previousRelease', 'weights', 'weightsManifest'],
+  needs: ['m', 'release', 'imageId', 'states', 'current', 'previousRelease', 'weights', 'weightsManifest', 'imageContents'],
   adds: ['fingerprint', 'release', 'unchanged', 'releaseFilesFor'],
   untouched: () => 'nothing was changed on the nodes',
   async run(ctx) {
@@ -141,8 +141,10 @@ export const fingerprintStage: Stage<FingerprintNeeds, 'fingerprint' | 'release'
       })
     }
     const meta = { who: o.who, createdAt: new Date().toISOString(), ...(o.run && { run: o.run }) }
+    // The image's contents go with the release, so the next deploy of this image ID need not read them again.
+    const withContents = { ...spec, ...(ctx.imageContents && { imageContents: ctx.imageContents }) }
     const releaseFilesFor = (rel: string, node: string) =>
-      JSON.stringify({ files: releaseFiles({ ...spec, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
+      JSON.stringify({ files: releaseFiles({ ...withContents, release: rel }, m.nodes.find((n) => n.name === node)!, meta) })
     return proceed({ fingerprint, release: ctx.release, unchanged: false, releaseFilesFor })
   },
 }

@@ -22,6 +22,7 @@ import { type Row, median, samples } from '../table.js'
 import type { DeliveryYardsticks } from './delivery.js'
 import { coldNode } from './delivery.js'
 import { type BenchLab, benchLab } from './lab-context.js'
+import { type RoundTrips, countingConnect, nodeCpuReader, setNodeCpus, tripsText } from '../node-load.js'
 
 type Distribution = Manifest['image']['distribution']
 
@@ -123,6 +124,12 @@ interface DeployRun {
   readonly cpuMs: number
   /** Time in no stage at all: connecting to the nodes, the manifest, the report, closing. */
   readonly outsideMs: number
+  /** The commands sent to each node per stage, and those sent one after the other. */
+  readonly trips: RoundTrips
+  /** Each node's CPU time (its container's cgroup) per stage, ms, when measured; stages that overlap count it in both. */
+  readonly nodeCpu?: Readonly<Record<string, Readonly<Record<string, number>>>>
+  /** Each node's CPU time over the whole deploy, ms, when measured. */
+  readonly nodeCpuTotal?: Readonly<Record<string, number>>
 }
 
 /** Milliseconds of [start, end) intervals covered by none of them. */
@@ -146,19 +153,41 @@ const CONTAINER_START_UP: readonly string[] = ['ray-head', 'ray-workers', 'ray-c
 /** A deploy's time minus its containers' start-up: the tool's own share (its CPU and its waits on the nodes' commands). */
 export const toolShareMs = (r: DeployRun): number => r.totalMs - CONTAINER_START_UP.reduce((s, k) => s + (r.stages[k] ?? 0), 0)
 
-async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; release: string }): Promise<DeployRun> {
+/** Per node, b − a. */
+const minus = (b: Map<string, number>, a: Map<string, number>): Record<string, number> => Object.fromEntries([...b].map(([k, v]) => [k, v - (a.get(k) ?? v)]))
+
+async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; release: string; nodeCpu?: () => Map<string, number> }): Promise<DeployRun> {
   const open = new Map<RolloutStage, number>()
   const stages: Record<string, number> = {}
   const spans: [number, number][] = []
+  // The stage a command is charged to: the last one that started and has not ended.
+  const live: string[] = []
+  const { connect, trips } = countingConnect(lab.credentials, () => live[live.length - 1] ?? '(no stage)')
+  const cpuAt = new Map<string, Map<string, number>>()
+  const nodeCpu: Record<string, Record<string, number>> = {}
+  const nodeCpuStart = opts.nodeCpu?.()
   let vllmClosed = false
   const started = performance.now()
   const cpu = process.cpuUsage()
   const out = await deployTask(path, {
     credentials: lab.credentials,
+    connect,
     env: process.env,
     release: opts.release,
     ...(opts.force && { force: true }),
     onStage: (stage, event) => {
+      if (event === 'start') {
+        live.push(stage)
+        if (opts.nodeCpu) cpuAt.set(stage, opts.nodeCpu())
+      } else {
+        const i = live.lastIndexOf(stage)
+        if (i >= 0) live.splice(i, 1)
+        const from = cpuAt.get(stage)
+        if (opts.nodeCpu && from) {
+          const d = minus(opts.nodeCpu(), from)
+          nodeCpu[stage] = Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v + (nodeCpu[stage]?.[k] ?? 0)]))
+        }
+      }
       // vLLM's start-up: the serve stage reports only its phase (the vllm serve command); its
       // start-up watcher (until /health answers, the model load) runs after it in no phase, up to
       // the next stage. So `vllm` is counted from its start to whatever stage starts next.
@@ -190,7 +219,18 @@ async function deployOnce(lab: BenchLab, path: string, opts: { force?: boolean; 
     stages,
     cpuMs: (used.user + used.system) / 1000,
     outsideMs: uncovered(totalMs, spans),
+    trips,
+    ...(opts.nodeCpu && nodeCpuStart && { nodeCpu, nodeCpuTotal: minus(opts.nodeCpu(), nodeCpuStart) }),
   }
+}
+
+/** `stage N ms` per node (the mean over the nodes) for the stages of the tool's share. */
+const nodeCpuText = (r: DeployRun): string => {
+  const mean = (x: Readonly<Record<string, number>>) => Object.values(x).reduce((a, b) => a + b, 0) / Math.max(1, Object.keys(x).length)
+  const per = Object.entries(r.nodeCpu ?? {})
+    .filter(([s]) => !CONTAINER_START_UP.includes(s))
+    .map(([s, x]) => `${s} ${Math.round(mean(x))}`)
+  return `${per.join(', ')}; whole deploy ${Math.round(mean(r.nodeCpuTotal ?? {}))} ms`
 }
 
 const stageText = (s: Readonly<Record<string, number>>): string =>
@@ -224,54 +264,74 @@ export async function redeployRow(lab: BenchLab, y: DeliveryYardsticks): Promise
   }
 }
 
+/** Every lab node's CPU quota for rows 3-quota (cores; VRD_BENCH_NODE_CPUS, default 0.4: 4 nodes fit this machine's 2 cores). */
+const nodeCpus = (): number => Number(process.env.VRD_BENCH_NODE_CPUS ?? '0.4')
+
+const runLine = (n: number, how: string, run: DeployRun): string =>
+  `row 3: ${n} node(s)${how}: ${Math.round(run.withoutModelMs)} ms without the model load, tool's share ${Math.round(toolShareMs(run))} ms, CPU ${Math.round(run.cpuMs)} ms, in no stage ${Math.round(run.outsideMs)} ms (${stageText(run.stages)}); node CPU per node, ms: ${nodeCpuText(run)}; commands per node sent/serial: ${tripsText(run.trips)}`
+
 /**
  * Row 3, and 3-tool: the same deploys with the containers' start-up taken out (the tool's share:
- * total minus the Ray start-up stages and vLLM's), its CPU time beside. Changes the lab's node
- * count; the caller restores it. `VRD_BENCH_FANOUT=1,4` picks the node counts.
+ * total minus the Ray start-up stages and vLLM's), its CPU time beside. 3-quota and 3-quota-tool:
+ * the same timed deploy again with every node container held to the same CPU quota for every
+ * node count (separate machines of equal size). Changes the lab's node count; the caller restores
+ * it. `VRD_BENCH_FANOUT=1,4` picks the node counts.
  */
 export async function fanOutRow(lab0: BenchLab, counts: readonly number[] = (process.env.VRD_BENCH_FANOUT ?? '1,2,4').split(',').map(Number)): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-bench-fanout-'))
   const byCount = new Map<number, DeployRun>()
+  const quotaByCount = new Map<number, DeployRun>()
+  const cpus = nodeCpus()
   try {
     for (const n of counts) {
       log(`row 3: lab with ${n} node(s)`)
       const info = await labUp({ dir: lab0.info.dir, nodes: n, onProgress: (m) => log(`lab: ${m}`) })
       const lab = await benchLab(info)
+      const containers = info.nodes.map((x) => x.container)
+      const nodeCpu = nodeCpuReader(info.nodes)
       const path = manifestVariant(lab, dir, lab.info.workloadImage.localRef, 'relay')
       // Untimed: put the image and a first release on every node, so the timed deploy moves no image.
       await deployOnce(lab, path, { force: true, release: `bench-fan-${n}-warm` })
-      const run = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}` })
-      log(
-        `row 3: ${n} node(s): ${Math.round(run.withoutModelMs)} ms without the model load, tool's share ${Math.round(toolShareMs(run))} ms, CPU ${Math.round(run.cpuMs)} ms, in no stage ${Math.round(run.outsideMs)} ms (${stageText(run.stages)})`,
-      )
+      const run = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}`, nodeCpu })
+      log(runLine(n, '', run))
       byCount.set(n, run)
+      try {
+        setNodeCpus(containers, cpus)
+        const q = await deployOnce(lab, path, { force: true, release: `bench-fan-${n}-q`, nodeCpu })
+        log(runLine(n, `, ${cpus} cores each`, q))
+        quotaByCount.set(n, q)
+      } finally {
+        setNodeCpus(containers, undefined)
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  const one = byCount.get(counts[0]!)!
   const most = counts[counts.length - 1]!
   const share = (r: DeployRun) =>
     `${(toolShareMs(r) / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s, in no stage ${(r.outsideMs / 1000).toFixed(1)} s)`
-  const fanOut: Row = {
-    id: '3',
-    figure: `fan-out: forced deploy to ${most} lab nodes (image present, model load excluded)`,
-    value: samples('ms', [byCount.get(most)!.withoutModelMs]),
-    baselineLabel: `the same to ${counts[0]} node`,
-    baseline: samples('ms', [one.withoutModelMs]),
-    goal: { kind: 'ratioMax', limit: 1.3 },
-    note: counts.map((n) => `${n} node(s): ${(byCount.get(n)!.withoutModelMs / 1000).toFixed(1)} s (${stageText(byCount.get(n)!.stages)})`).join('; '),
+  const rowsOf = (runs: Map<number, DeployRun>, id: string, how: string): Row[] => {
+    const one = runs.get(counts[0]!)!
+    return [
+      {
+        id,
+        figure: `fan-out: forced deploy to ${most} lab nodes (image present, model load excluded${how})`,
+        value: samples('ms', [runs.get(most)!.withoutModelMs]),
+        baselineLabel: `the same to ${counts[0]} node`,
+        baseline: samples('ms', [one.withoutModelMs]),
+        goal: { kind: 'ratioMax', limit: 1.3 },
+        note: counts.map((n) => `${n} node(s): ${(runs.get(n)!.withoutModelMs / 1000).toFixed(1)} s (${stageText(runs.get(n)!.stages)})`).join('; '),
+      },
+      {
+        id: `${id}-tool`,
+        figure: `fan-out, the tool's share: the deploy to ${most} lab nodes without the containers' start-up (${CONTAINER_START_UP.join(', ')}${how})`,
+        value: samples('ms', [toolShareMs(runs.get(most)!)]),
+        baselineLabel: `the same to ${counts[0]} node`,
+        baseline: samples('ms', [toolShareMs(one)]),
+        goal: { kind: 'ratioMax', limit: 1.3 },
+        note: `tool's share (and this process's CPU time over the whole deploy): ${counts.map((n) => `${n} node(s) ${share(runs.get(n)!)}`).join('; ')}; each node's CPU per stage, ms (mean over the nodes): ${counts.map((n) => `${n} node(s): ${nodeCpuText(runs.get(n)!)}`).join(' | ')}; commands per node per stage, sent/one after the other: ${counts.map((n) => `${n} node(s): ${tripsText(runs.get(n)!.trips)}`).join(' | ')}`,
+      },
+    ]
   }
-  return [
-    fanOut,
-    {
-      id: '3-tool',
-      figure: `fan-out, the tool's share: the deploy to ${most} lab nodes without the containers' start-up (${CONTAINER_START_UP.join(', ')})`,
-      value: samples('ms', [toolShareMs(byCount.get(most)!)]),
-      baselineLabel: `the same to ${counts[0]} node`,
-      baseline: samples('ms', [toolShareMs(one)]),
-      goal: { kind: 'ratioMax', limit: 1.3 },
-      note: `tool's share (and this process's CPU time over the whole deploy): ${counts.map((n) => `${n} node(s) ${share(byCount.get(n)!)}`).join('; ')}`,
-    },
-  ]
+  return [...rowsOf(byCount, '3', ''), ...rowsOf(quotaByCount, '3-quota', `; every node held to ${cpus} cores, for every node count`)]
 }

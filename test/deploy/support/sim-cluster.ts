@@ -90,6 +90,10 @@ const ROOMY_MEMORY = ['meminfo-x86-24g-noswap.txt', 'psi-idle.txt']
   .map((f) => readFileSync(join(import.meta.dirname, '..', '..', 'preflight', 'fixtures', 'memory', f), 'utf8'))
   .join('')
 
+/** Whether `cmd` runs the argv word `word` anywhere in it (a sequence's parts included). */
+const hasArgv = (cmd: Cmd, word: string): boolean =>
+  cmd.kind === 'argv' ? cmd.argv.includes(word) : cmd.kind === 'seq' ? cmd.cmds.some((c) => hasArgv(c, word)) : false
+
 const ok = (stdout = '', code = 0, stderr = ''): RunResult => ({ code, signal: null, stdout, stderr, durationMs: 1, timedOut: false })
 
 async function text(stdin: RunOptions['stdin']): Promise<string | undefined> {
@@ -238,8 +242,15 @@ export class SimCluster {
     }
     if (/\bdocker run --rm\b/.test(command) && command.includes(IMAGE_CONTENTS_PY.split('\n')[0]!)) return ok(this.imageContents)
     if (cmd.kind === 'argv' && cmd.argv.includes(FREE_PORT_PY)) return ok('40123\n')
-    // The verified teardown scans the host's /proc: never on this machine. The sim answers with the node's leftovers.
-    if (cmd.kind === 'argv' && cmd.argv.includes(TEARDOWN_PY)) return this.teardown(n)
+    // The verified teardown scans the host's /proc: never on this machine. The sim answers with the node's leftovers,
+    // after the container's removal that the same command runs first (stop-previous: one command per node).
+    if (hasArgv(cmd, TEARDOWN_PY)) {
+      if (command.includes('docker rm -f')) {
+        this.setContainer(n, undefined)
+        n.vllm = false
+      }
+      return this.teardown(n)
+    }
     if (cmd.kind === 'argv' && cmd.argv.includes(COLLECTIVE_PY)) return ok(this.collective(n.name, JSON.parse(cmd.argv.at(-1)!) as CollectiveArgs))
     if (command === render(memorySampleCmd())) return ok(this.memory(n.name))
     if (command === render(killEngineCmd(this.manifest))) {
