@@ -46,6 +46,7 @@ const EVERY_MODE_READS = [
   'ssh.jumpHost.port',
   'ssh.jumpHost.user',
   'ssh.jumpHost.hostKeys',
+  'ssh.fabricCiphers',
   'fabric.interfaces',
   'fabric.subnet',
   'fabric.mtu',
