@@ -149,6 +149,9 @@ export function unusableHostAddress(text: string): string | undefined {
   return kind && NOT_A_HOST_PHRASE[kind]
 }
 
+/** A loopback host: 127.0.0.0/8 (Debian's 127.0.1.1 too), localhost, ::1. */
+export const isLoopbackHost = (text: string): boolean => notAHostKind(text) === 'loopback'
+
 /** Loopback or the wildcard: the address a node reaches only itself at. */
 export const isSelfAddress = (text: string): boolean => {
   const kind = notAHostKind(text)

@@ -15,10 +15,10 @@
  */
 
 import { MASTER_HINT, masterMentions, notAHost, notAHostReason } from './master-address.js'
+import { isLoopbackHost } from '../net/ipv4.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
-const isLoopback = (host: string): boolean => /^127\./.test(host) || host === 'localhost' || host === '::1'
 /** Docker's default bridge: RAY_BRIDGE_ADDRESS (signature-rules-ray.ts) tells that story for the same line. */
 const isDockerBridge = (host: string): boolean => /^172\.17\.\d{1,3}\.\d{1,3}$/.test(host)
 /** `[::ffff:10.0.0.1]` → `10.0.0.1`. */
@@ -34,7 +34,7 @@ function unreachable(hostText: string, port: string, final: boolean, extra: Reco
   if (isDockerBridge(host)) return null
   // a netmask, a prefix length or a word that is no address: the master-value rule below names it
   if (notAHost(host) !== undefined) return null
-  const loop = isLoopback(host)
+  const loop = isLoopbackHost(host)
   return {
     key: `${host}:${port}:${final ? 'final' : 'attempt'}`,
     severity: final ? 'error' : 'warning',
@@ -94,7 +94,7 @@ function masterVersusFabric(line: string, context: LineContext): RuleHit | null 
   const named = namedIfaces(memory)
   if (!named.some((n) => iface.startsWith(n))) return null
   memory.set('judged', 'yes')
-  if (addr === fabricIp || sameSlash24(addr, fabricIp) || isLoopback(addr)) return null
+  if (addr === fabricIp || sameSlash24(addr, fabricIp) || isLoopbackHost(addr)) return null
   const port = memory.get('master-port')
   return {
     key: `${addr}:${iface}`,
@@ -118,7 +118,7 @@ function badMaster(addr: string, port: string | undefined, where: string, wantLo
   const host = plainHost(addr.replace(/^['"]|['"]$/g, ''))
   const shown = port ? `${host}:${port}` : host
   if (wantLoopback) {
-    if (!isLoopback(host)) return null
+    if (!isLoopbackHost(host)) return null
     return {
       // the key of the headless rule's finding for the same address: one finding when both lines name it
       key: shown,
@@ -286,7 +286,7 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     pattern: /headless multiproc executor, with head node address (\S+?):(\d+) for torch\.distributed/,
     hit: (m) => {
       const host = m[1] ?? ''
-      if (!isLoopback(host)) return null
+      if (!isLoopbackHost(host)) return null
       return {
         key: `${host}:${m[2]}`,
         severity: 'error',

@@ -6,10 +6,10 @@
  * connect warning, "Retrying to connect to socket") are never errors.
  */
 
+import { isLoopbackHost } from '../net/ipv4.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
-const isLoopback = (host: string): boolean => /^127\./.test(host) || host === 'localhost' || host === '::1'
 
 /** host and port of `10.0.0.1:6379`, `[::1]:6379`, `tcp://10.0.0.1:34762`, `:6379` (empty host). */
 function hostPort(text: string): { host: string; port?: string } {
@@ -97,7 +97,7 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     pattern: /Failed to connect to GCS at address[= ](\S*?) within (\d+) seconds/,
     hit: (m) => {
       const addr = m[1] ?? ''
-      if (addr !== '' && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)
+      if (addr !== '' && isLoopbackHost(hostPort(addr).host)) return loopbackGcs(addr)
       return gcsHit(`no answer within ${m[2]} s`, addr, Number(m[2]) >= 60 ? 'error' : 'warning')
     },
   },
@@ -113,7 +113,7 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
       /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds|Failed to get node info b?'?RPC error: Deadline Exceeded|Could not establish connection to redis (\S+)/i,
     hit: (m) => {
       const addr = (m[1] ?? m[3])?.replace(/[.,]$/, '')
-      if (addr && isLoopback(hostPort(addr).host)) return loopbackGcs(addr)
+      if (addr && isLoopbackHost(hostPort(addr).host)) return loopbackGcs(addr)
       // node.py logs the node-info timeout inside its retry loop (INFO): a warning; "The current node timed out during startup" is the error.
       const retried = /node info/i.test(m[0])
       return gcsHit(
