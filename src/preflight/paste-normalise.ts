@@ -119,7 +119,11 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   const line = lines[i]!
   const next = lines[i + 1] ?? ''
   const cut = (/\w$/.test(line) && /^\w/.test(next)) || / $/.test(line) || /^ \S/.test(next)
-  return COMMON_WIDTHS.has(max) && cut && !RECORD_START.test(next) ? max : undefined
+  // A terminal ends the record where its continuation ends; a continuation that itself stops mid-sentence and goes on in the
+  // next line was wrapped by hand (a PR body or an e-mail at 72 columns), its cuts between words: no terminal wrap.
+  const after = lines[i + 2]
+  const byHand = after !== undefined && /[\w,]$/.test(next) && /^[a-z0-9(]/.test(after) && !RECORD_START.test(after)
+  return COMMON_WIDTHS.has(max) && cut && !byHand && !RECORD_START.test(next) ? max : undefined
 }
 
 export interface LineJoinerOptions {

@@ -29,7 +29,6 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'the log holds no failure line: the launcher rewrote the interface settings and nothing failed in the excerpt',
   'native-follower-api-server-entrypoint-vllm-36875.txt':
     "named ENGINE_DEAD (the follower's engine start fails); the thread's cause, an entrypoint bug, has no family",
-  'ray-memory-monitor-kill-gb10-miaai-glm-2.txt': 'hand-wrapped at 72 columns, its one longest line read as a terminal wrap and joined without the blank',
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6, 7 and 8: collected after they were frozen (scores in fixtures/README.md). */

@@ -78,6 +78,20 @@ describe('normalisePaste', () => {
   })
 })
 
+describe('a terminal wrap against a hand wrap at a common width', () => {
+  const first = 'ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node'
+  it('one longest line at 72 columns, cut between words, whose continuation stops mid-sentence and goes on: wrapped by hand', () => {
+    expect(first.length).toBe(72)
+    expect(detectWrapWidth([first, 'running low on memory. Memory on the node (IP: 10.99.0.2) was', '113.76GB / 119.70GB (0.950345)'])).toBeUndefined()
+  })
+  it('near misses, still a terminal wrap: the continuation ends the record, or the next line is a new record', () => {
+    const cut = 'RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGro'
+    expect(cut.length).toBe(76)
+    expect(detectWrapWidth([cut, 'upNCCL.cpp:1970, unhandled system error', 'INFO 01-12 06:15:19 [api_server.py:1] next'])).toBe(76)
+    expect(detectWrapWidth([cut, 'upNCCL.cpp:1970, unhandled system error'])).toBe(76)
+  })
+})
+
 describe('placement lines across continuation lines (eugr/spark-vllm-docker#227)', () => {
   const ray = parseRayNodes("192.168.201.10 {'node:__internal_head__': 1.0, 'GPU': 1.0}\n192.168.201.11 {'GPU': 1.0}")
   it('reads the pin from the indented line below and never says the request carries no node: pin', () => {
