@@ -15,6 +15,22 @@ import { createFailureCollector } from './signature-fallback.js'
 import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
 
+/**
+ * One pass that says whether any rule could match a line, so a line no rule can match (most of a
+ * healthy log) is not tried against each of them. It is the alternation of every rule's pattern,
+ * case-insensitive (a superset of each), named groups made plain; sound because no pattern holds a
+ * backreference. Rules it cannot stand in for are always tried: a pattern that matches the empty
+ * string (its hit function decides, e.g. a Ray prefix's address), or one with flags other than `i`.
+ */
+const standsIn = (pattern: RegExp): boolean => /^i?$/.test(pattern.flags) && !pattern.test('') && !/\\[1-9]|\\k</.test(pattern.source)
+const ALWAYS_TRIED = SIGNATURE_RULES.filter((r) => !standsIn(r.pattern))
+export const ANY_RULE = new RegExp(
+  SIGNATURE_RULES.filter((r) => standsIn(r.pattern))
+    .map((r) => `(?:${r.pattern.source.replace(/\(\?<(?![=!])\w+>/g, '(?:')})`)
+    .join('|'),
+  'i',
+)
+
 export interface LogWatcherOptions {
   /** Where the text comes from, for evidence: `spark-a:vllm-serve.log`, `docker logs vllm-ray`. */
   readonly source: string
@@ -82,7 +98,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     const line = logical.text
     const found: Finding[] = []
     let matched = false
-    for (const rule of SIGNATURE_RULES) {
+    for (const rule of ANY_RULE.test(line) ? SIGNATURE_RULES : ALWAYS_TRIED) {
       const m = rule.pattern.exec(line)
       if (!m) continue
       const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp, memory } : { memory })
