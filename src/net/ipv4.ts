@@ -101,11 +101,22 @@ export const isLoopback = (ip: string): boolean => ipInCidr(ip, '127.0.0.0/8') =
 export const isLinkLocal = (ip: string): boolean => ipInCidr(ip, '169.254.0.0/16') === true
 
 /** What kind of text, given where a host's address belongs, names no host the other nodes reach. */
-export type NotAHostKind = 'loopback' | 'wildcard' | 'netmask' | 'broadcast' | 'multicast' | 'reserved' | 'prefix-length' | 'empty' | 'not-an-address'
+export type NotAHostKind =
+  | 'loopback'
+  | 'wildcard'
+  | 'this-network'
+  | 'netmask'
+  | 'broadcast'
+  | 'multicast'
+  | 'reserved'
+  | 'prefix-length'
+  | 'empty'
+  | 'not-an-address'
 
 const NOT_A_HOST_PHRASE: Readonly<Record<NotAHostKind, string>> = {
   loopback: 'a loopback address',
   wildcard: 'the wildcard (any) address',
+  'this-network': 'an address in 0.0.0.0/8 ("this network"), no host\'s (what a resolver makes of a host written as one number)',
   netmask: 'a netmask',
   broadcast: 'the broadcast address',
   multicast: 'a multicast address',
@@ -128,6 +139,12 @@ export function notAHostKind(text: string): NotAHostKind | undefined {
   if (t === '') return 'empty'
   if (t === 'localhost' || t === '::1' || isLoopback(t)) return 'loopback'
   if (t === '0.0.0.0' || t === '::') return 'wildcard'
+  if (/^\d+$/.test(t)) {
+    const value = singleNumberAddress(t)
+    return value === undefined ? 'not-an-address' : notAHostKind(formatIpv4(value))
+  }
+  // 0.0.0.0/8 names "this network" (RFC 1122), a source address only: no peer answers there.
+  if (ipInCidr(t, '0.0.0.0/8')) return 'this-network'
   if (/^\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}$/.test(t)) return 'prefix-length'
   const v = parseIpv4(t)
   if (v.ok) {
@@ -141,6 +158,19 @@ export function notAHostKind(text: string): NotAHostKind | undefined {
   }
   // A host name or an IPv6 address: letters, digits, dots, dashes, underscores, colons.
   return /^[\w.:-]+$/.test(t) ? undefined : 'not-an-address'
+}
+
+/**
+ * A host written as one number, as glibc's inet_aton reads it (getaddrinfo and gethostbyname try it before any
+ * name lookup): the whole 32-bit address, octal with a leading 0. "6841231" is 0.104.99.143 and "05" is 0.0.0.5,
+ * which is what torch's c10d dials for a host name made only of digits (hpcaitech/Open-Sora#667,
+ * ofsoundof/GRL-Image-Restoration#27); undefined when inet_aton rejects it ("08", or more than 32 bits).
+ */
+export function singleNumberAddress(digits: string): number | undefined {
+  const octal = digits.length > 1 && digits.startsWith('0')
+  if (octal && !/^[0-7]+$/.test(digits)) return undefined
+  const value = octal ? Number.parseInt(digits, 8) : Number(digits)
+  return value < 2 ** 32 ? value : undefined
 }
 
 /** notAHostKind as a phrase for messages ("a netmask"), undefined for a host. */

@@ -9,7 +9,7 @@
  * `ip addr`/ifconfig/`hostname -I` shows its value in either. Sources of each form are in WORDINGS.md.
  */
 
-import { type NotAHostKind, notAHostKind } from '../net/ipv4.js'
+import { formatIpv4, type NotAHostKind, notAHostKind, singleNumberAddress } from '../net/ipv4.js'
 
 /** How a line names the master: given to a launcher, or reported by the process that uses it (a client dialling it, vLLM's own lines). */
 export type MasterVia = 'launch' | 'reported'
@@ -128,6 +128,15 @@ export function notAHostReason(kind: NotAHost, value: string): string {
       return `${value}, a netmask: the wrong field of ip addr/ifconfig was read`
     case 'wildcard':
       return `${value}, the wildcard (any) address, not a host`
+    case 'this-network': {
+      // torch prints the host it was given ("any network address of (6841231, 47389)") and the address it dialled ("[::ffff:0.104.99.143]")
+      const host = value.replace(/:\d+$/, '')
+      const number = /^\d+$/.test(host) ? singleNumberAddress(host) : undefined
+      const why = "a host name made only of digits, or a job or node number where the head's address belongs"
+      return number === undefined
+        ? `${value}, an address in 0.0.0.0/8 ("this network") that no host holds: what a resolver makes of a host written as one number (${why})`
+        : `${value}, one number, which the resolver reads as ${formatIpv4(number)} in 0.0.0.0/8 ("this network"), an address no host holds (${why})`
+    }
     case 'prefix-length':
       return `${value}, an address with its prefix length (ip addr's inet field without cut -d/ -f1), which no resolver reads as a host`
     case 'not-an-address':

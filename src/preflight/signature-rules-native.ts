@@ -15,7 +15,7 @@
  */
 
 import { MASTER_HINT, masterMentions, notAHost, notAHostReason } from './master-address.js'
-import { isLoopbackHost } from '../net/ipv4.js'
+import { formatIpv4, isLoopbackHost, singleNumberAddress } from '../net/ipv4.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
@@ -194,8 +194,10 @@ function masterNotAHost(line: string, context: LineContext): RuleHit | null {
     // dialled it, or a node joining a head, is judged whatever the run's size
     if ((kind === 'empty' || kind === 'wildcard') && m.via === 'launch' && m.form !== 'ray start --address' && nnodes <= 1) continue
     const shown = m.host === '' ? `(empty)${m.port ? `:${m.port}` : ''}` : m.value
+    // torch names a one-number host twice, as given ("6841231") and as dialled ("0.104.99.143"): one finding
+    const number = kind === 'this-network' && /^\d+$/.test(m.host) ? singleNumberAddress(m.host) : undefined
     return {
-      key: kind === 'empty' ? 'empty' : `${kind}:${m.host}`,
+      key: kind === 'empty' ? 'empty' : `${kind}:${number === undefined ? m.host : formatIpv4(number)}`,
       severity: 'error',
       message: `The address the nodes must meet at (${m.form}) is ${notAHostReason(kind, m.value)}: no rank or node can reach a rendezvous there, so the group never forms.`,
       evidence: {
@@ -207,7 +209,9 @@ function masterNotAHost(line: string, context: LineContext): RuleHit | null {
       fix:
         m.form === 'ray start --address'
           ? "Give ray start --address=<the head's fabric IP>:<its --port> on every worker; print the variable the script builds it from and stop when it is empty or not an address."
-          : "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface: ip -4 -br addr, or ip -o -4 addr show <iface> | awk '{print $4}' | cut -d/ -f1), not a netmask, a prefix length or another field of the command's output; print it before the launch and stop when it is empty or not an address.",
+          : kind === 'this-network'
+            ? "Name the head by its fabric IP, not by a number: check hostname on the head (a name made only of digits resolves to 0.x.x.x) and what the script puts in MASTER_ADDR/--master-addr; torchrun's c10d rendezvous publishes the head's host name as the master unless --local-addr=<the head's fabric IP> is given (or give the head a host name with a letter that every node resolves)."
+            : "Give every node --master-addr=<the head's fabric IP> (the address on the head's fabric interface: ip -4 -br addr, or ip -o -4 addr show <iface> | awk '{print $4}' | cut -d/ -f1), not a netmask, a prefix length or another field of the command's output; print it before the launch and stop when it is empty or not an address.",
     }
   }
   return null

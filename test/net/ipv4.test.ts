@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { ipInCidr, isIpv4, isLinkLocal, isLoopback, isSelfAddress, parseCidr, parseIpv4, stripPrefixLength, unusableHostAddress } from '../../src/net/ipv4.js'
+import {
+  formatIpv4,
+  ipInCidr,
+  isIpv4,
+  isLinkLocal,
+  isLoopback,
+  isSelfAddress,
+  parseCidr,
+  parseIpv4,
+  singleNumberAddress,
+  stripPrefixLength,
+  unusableHostAddress,
+} from '../../src/net/ipv4.js'
 
 describe('IPv4: one contract for the manifest and the preflight', () => {
   it('reads dotted quads and refuses anything else', () => {
@@ -56,5 +68,24 @@ describe('IPv4: one contract for the manifest and the preflight', () => {
     expect(isSelfAddress('127.0.1.1')).toBe(true)
     expect(isSelfAddress('0.0.0.0')).toBe(true)
     expect(isSelfAddress('255.255.255.0')).toBe(false)
+  })
+
+  it('reads a host written as one number as inet_aton does (6841231 is 0.104.99.143, 05 octal 0.0.0.5): 0.0.0.0/8 is no host', () => {
+    expect(formatIpv4(singleNumberAddress('6841231') ?? -1)).toBe('0.104.99.143')
+    expect(singleNumberAddress('05')).toBe(5)
+    expect(singleNumberAddress('010')).toBe(8)
+    // inet_aton rejects a bad octal number and anything past 32 bits
+    expect(singleNumberAddress('08')).toBeUndefined()
+    expect(singleNumberAddress('4294967296')).toBeUndefined()
+    const thisNetwork = unusableHostAddress('0.0.0.5')
+    expect(thisNetwork).toContain('0.0.0.0/8')
+    for (const t of ['6841231', '05', '1009', '0.104.99.143', '0.0.3.241', '0.255.255.255']) expect(unusableHostAddress(t), t).toBe(thisNetwork)
+    expect(unusableHostAddress('08')).toBe('not an address or host name')
+    // one number that is a real address reads as that address: 2130706433 is 127.0.0.1, 3232235777 is 192.168.1.1
+    expect(unusableHostAddress('2130706433')).toBe('a loopback address')
+    expect(unusableHostAddress('3232235777')).toBeUndefined()
+    // digits and letters are a host name; 0.0.0.0 stays the wildcard
+    for (const host of ['node01', '1node', '10-0-0-5']) expect(unusableHostAddress(host), host).toBeUndefined()
+    expect(unusableHostAddress('0.0.0.0')).toBe('the wildcard (any) address')
   })
 })

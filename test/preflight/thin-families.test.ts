@@ -1,7 +1,7 @@
 /**
  * Issue 36's families that had fewer than three public captures: a process placed where it sees no GPU
  * (DRIVER_NO_GPU), NCCL builds that differ between nodes (VERSION_SKEW), and a rendezvous master that is a
- * loopback, a netmask or nothing on a run that spans nodes (MASTER_ADDR_LOOPBACK / MASTER_ADDR_NOT_FABRIC).
+ * loopback, a netmask, one number (0.0.0.0/8) or nothing on a run that spans nodes (MASTER_ADDR_LOOPBACK / MASTER_ADDR_NOT_FABRIC).
  * Each from several public threads (sources in fixtures/README.md) and the projects' own wordings, with
  * the value that matters as evidence, and near misses. torch version skew has no log wording of its own
  * (torch checks no versions across ranks: pytorch/pytorch#24273); it is VERSION_SKEW from the node facts.
@@ -138,6 +138,46 @@ describe('a rendezvous master no other node can reach, on a run that spans nodes
     expect(f.message).toContain('a netmask')
     // the rendezvous warning is not given beside it: one finding, the one that names the cause
     expect(diagnoseFile('master-netmask-c10d-llamafactory-3715.txt').map((x) => x.code)).not.toContain('RENDEZVOUS_UNREACHABLE')
+  })
+
+  it('MASTER_ADDR_NOT_FABRIC: a master written as one number, dialled in 0.0.0.0/8 (hpcaitech/Open-Sora#667, ofsoundof/GRL-Image-Restoration#27, zai-org/ChatGLM-6B#1476), through diagnose', () => {
+    for (const [file, address] of [
+      ['master-number-host-c10d-open-sora-667.txt', '0.104.99.143:47389'],
+      ['master-number-host-c10d-grl-27.txt', '0.0.0.5:40323'],
+      ['master-number-host-c10d-chatglm-1476.txt', '0.0.3.241:55121'],
+    ] as const) {
+      const found = diagnoseFile(file)
+      const f = only(found, 'MASTER_ADDR_NOT_FABRIC')
+      expect(f.evidence['Master address'], file).toBe(address)
+      expect(f.message, file).toContain('0.0.0.0/8')
+      expect(f.fix, file).toContain('--local-addr')
+      // one finding names the cause: not beside it the generic "could not reach the rendezvous"
+      expect(
+        found.map((x) => x.code),
+        file,
+      ).not.toContain('RENDEZVOUS_UNREACHABLE')
+    }
+    // the host as torch was given it ("any network address of (6841231, 47389)"), alone, and a launcher given a number
+    const given = only(
+      one('[E socket.cpp:753] [c10d] The client socket has failed to connect to any network address of (6841231, 47389).\n'),
+      'MASTER_ADDR_NOT_FABRIC',
+    )
+    expect(given.evidence['Master address']).toBe('6841231:47389')
+    expect(given.message).toContain('reads as 0.104.99.143')
+    for (const line of ['torchrun --nnodes=2 --node_rank=1 --master_addr=1009 --master_port=29500 train.py', 'export MASTER_ADDR=05'])
+      expect(only(one(`${line}\n`), 'MASTER_ADDR_NOT_FABRIC').message, line).toContain('one number')
+  })
+
+  it('near misses: one number that is a real address (3232235777 is 192.168.1.1), host names with digits, a routable master that did not answer', () => {
+    const codes = (text: string) => one(text).map((f) => f.code)
+    expect(codes('torchrun --nnodes=2 --node_rank=1 --master_addr=3232235777 --master_port=29500 train.py\n')).toEqual([])
+    expect(codes('torchrun --nnodes=2 --node_rank=1 --master_addr=node01 --master_port=29500 train.py\n')).toEqual([])
+    expect(codes('[W socket.cpp:697] [c10d] The client socket has failed to connect to [gpu-01]:29500 (errno: 110 - Connection timed out).\n')).not.toContain(
+      'MASTER_ADDR_NOT_FABRIC',
+    )
+    expect(codes('[W socket.cpp:697] [c10d] The client socket has failed to connect to 10.0.0.5:29500 (errno: 110 - Connection timed out).\n')).toEqual([
+      'RENDEZVOUS_UNREACHABLE',
+    ])
   })
 
   it("MASTER_ADDR_NOT_FABRIC: the wrong word of a command's output as the master, a path a login shell printed (huggingface/accelerate#2249)", () => {
