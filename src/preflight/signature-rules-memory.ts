@@ -14,7 +14,7 @@ const looksUnified = (total: number | undefined, unit: string | undefined): bool
 
 /** Ray's figures of a memory-monitor kill: the node (IP, ID), memory in use / total (fraction), the threshold. */
 const RAY_MEMORY_ON_NODE =
-  /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?/i
+  /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B)(?: used)? \/ ([\d.]+ ?[KMGT]B)(?: limit)? \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?/i
 
 const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
@@ -123,6 +123,17 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // Ray 2.60 raylet (threshold memory monitor): "Memory usage 128849018880B exceeded threshold of 122406567936B (95.0% of 128849018880B limit)"; logged
+    // before a kill, and with "Memory usage above threshold but no workers are available for killing": kept as the evidence of the kill line after it.
+    code: 'OOM_KILLED',
+    pattern: /Memory usage (\d+)B exceeded threshold of (\d+)B \(([\d.]+)% of (\d+)B limit\)/,
+    hit: (m, _line, _ray, context) => {
+      const gb = (bytes: string | undefined): string => `${(Number(bytes) / 1e9).toFixed(2)}GB`
+      context.memory?.set('rayMemoryUsage', `${gb(m[1])} / ${gb(m[4])} (threshold ${m[3]}%: ${gb(m[2])})`)
+      return null
+    },
+  },
+  {
     // Ray memory monitor (2.1+): "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.";
     // "Memory on the node (IP: 172.31.69.247, ID: …) where the task … was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95.";
     // raylet summary: "2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed … at node (ID: …, IP: 172.24.0.226)".
@@ -130,14 +141,17 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     // (a pasted exception wrapped by hand ends its first line at "… killed due to the node")
     // Ray 2.55+: "N worker(s) were killed due to the node running low on memory. Memory on the node (IP: 10.0.50.112, ID: …) was 28.62GB / 30.00GB
     // (0.954017), which exceeds the memory usage threshold of 0.950000" (no "where the task … was running"; the IP and ID may be left out).
+    // Ray 2.60 (raylet binary's strings): "… was 118.20GB used / 121.69GB limit (0.971302)"; the raylet's own line "Ray killed 1 worker(s) based on the
+    // killing policy", after "Memory usage 128849018880B exceeded threshold of 122406567936B (95.0% of 128849018880B limit)" (read into the evidence).
     pattern:
-      /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B) \/ ([\d.]+ ?[KMGT]B) \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?|(?:Task|Actor|(\d+) worker\(s\)) (?:was|were) killed due to the node(?: running low on memory|\s*$)|(\d+) Workers? \(tasks \/ actors\) killed due to memory pressure \(OOM\)(?:.*?IP: ([\d.a-f:]+)\))?/i,
-    hit: (m0, line) => {
+      /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B)(?: used)? \/ ([\d.]+ ?[KMGT]B)(?: limit)? \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?|(?:Task|Actor|(\d+) worker\(s\)) (?:was|were) killed due to the node(?: running low on memory|\s*$)|(\d+) Workers? \(tasks \/ actors\) killed due to memory pressure \(OOM\)(?:.*?IP: ([\d.a-f:]+)\))?|Ray killed (\d+) worker\(s\) based on the killing policy/i,
+    hit: (m0, line, _ray, context) => {
       // The 2.55+ count comes first on the line: the figures after it are read from the same line.
       const more = m0[7] !== undefined ? RAY_MEMORY_ON_NODE.exec(line) : null
       const m = more ? [...more.slice(0, 7), m0[7], m0[8], m0[9]] : m0
       const ip = m[1] ?? m[9]
-      const killed = m[7] ?? m[8]
+      const killed = m[7] ?? m[8] ?? m0[10]
+      const usage = m[3] ? undefined : context.memory?.get('rayMemoryUsage')
       return {
         key: `ray:${ip ?? 'node'}`,
         severity: 'error',
@@ -145,6 +159,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         evidence: {
           ...(ip ? { Node: ip } : {}),
           ...(m[3] ? { 'Memory in use': `${m[3]} / ${m[4]} (${m[5]})` } : {}),
+          ...(usage ? { 'Memory in use': usage } : {}),
           ...(m[6] ? { 'Kill threshold': m[6] } : {}),
           ...(killed ? { 'Workers killed': killed } : {}),
         },

@@ -78,7 +78,7 @@ function denied(m: RegExpExecArray, line: string, context: LineContext): RuleHit
   const ev = hubEvidence(url, named ?? undefined)
   const repo = ev['Repo id']
   // RepositoryNotFoundError's own hint ("If you are trying to access a private or gated repo, …") is not a gated repo.
-  const gated = /GatedRepoError|Cannot access gated repo|access a gated repo\.|is gated\.|is restricted\./.test(line)
+  const gated = /GatedRepoError|Cannot access gated repo|access a gated repo\.|is gated\.|is restricted\.|is a gated repository\./.test(line)
   const status = /\b(401|403|404)\b/.exec(line)?.[1]
   return {
     key: 'access',
@@ -104,7 +104,7 @@ const pathLike = (value: string): boolean => /^(?:[/.~]|[A-Za-z]:\\|models--)/.t
 function invalidRepoId(m: RegExpExecArray, context: LineContext, offlineWanted: boolean): RuleHit | null {
   const offlineSeen = context.memory?.get('hubOffline') !== undefined
   if (offlineSeen !== offlineWanted) return null
-  const value = (m[1] ?? m[2] ?? '').replace(/~+$/, '')
+  const value = (m[1] ?? m[2] ?? m[3] ?? '').replace(/~+$/, '')
   const path = value !== '' && pathLike(value)
   return {
     key: `repo-id:${value}`,
@@ -123,6 +123,14 @@ function invalidRepoId(m: RegExpExecArray, context: LineContext, offlineWanted: 
       : 'Give the model as org/name (as on its hub page) or as a directory that exists in the container on every node.',
   }
 }
+
+/**
+ * huggingface_hub's repo-id refusals: "Repo id must be in the form 'repo_name' or 'namespace/repo_name': '<v>'", 0.11–1.x "Repo id must use alphanumeric
+ * chars or '-', '_', '.', '--' and '..' are forbidden, …, max length is 96: '<v>'", 2.x "Repo id must use alphanumeric chars, '-', '_' or '.'. The name
+ * cannot start or end with '-' or '.' and the maximum length is 96: '<v>'." and "Cannot have -- or .. in repo_id: '<v>'." (utils/_validators.py).
+ */
+const REPO_ID_REFUSED =
+  /'repo_name' or 'namespace\/repo_name'[^']*?'([^']+)'|Repo id must use alphanumeric chars.*?max(?:imum)? length is \d+: '([^']+)'|Cannot have -- or \.\. in repo_id: '([^']+)'/
 
 /** A retry or a fallback the client goes on from (huggingface_hub's http_backoff, transformers' cache fallback): not yet a failure. */
 const RETRIED = /thrown while requesting|Retrying in \d|\[Retry \d+\/\d+\]|Will try to load from local cache|Falling back to|trying to use the cached/i
@@ -143,7 +151,12 @@ function hubUnreachable(host: string, line: string, context: LineContext, repo?:
 }
 
 /** vLLM's "Invalid repository ID or local directory": a path missing on this node, or a repo id the hub (or, offline, the cache) lacks. */
-function invalidModel(value: string, context: LineContext, offlineWanted: boolean): RuleHit | null {
+export function invalidModel(
+  value: string,
+  context: LineContext,
+  offlineWanted: boolean,
+  exception = 'ValueError (vLLM: invalid repository ID or local directory)',
+): RuleHit | null {
   const offlineSeen = context.memory?.get('hubOffline') !== undefined
   if (offlineSeen !== offlineWanted) return null
   const path = pathLike(value)
@@ -154,7 +167,7 @@ function invalidModel(value: string, context: LineContext, offlineWanted: boolea
       ? `vLLM found no model configuration at ${value} on this node (the directory is missing inside the container, empty, or holds no config.json), and it is no repo id either.`
       : `vLLM could not load ${value} as a repo id${offlineSeen ? " with the hub switched off (HF_HUB_OFFLINE), so the snapshot is not in this node's cache" : ' (a misspelt or private repo, or no route to the hub)'}.`,
     evidence: {
-      Exception: 'ValueError (vLLM: invalid repository ID or local directory)',
+      Exception: exception,
       ...(path ? { Path: value } : { 'Repo id': value }),
       ...(offlineSeen ? { 'Hub look-ups': 'disabled (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE)' } : {}),
       ...node(context),
@@ -162,6 +175,18 @@ function invalidModel(value: string, context: LineContext, offlineWanted: boolea
     fix: path
       ? `Mount the model at ${value} in every node's container (the snapshot directory itself, with config.json; a hub cache's snapshots/<sha> folder needs its blobs/ beside it, so mount the cache root) and check with docker exec <container> ls ${value}.`
       : `Check the repo id on the hub and HF_TOKEN in every container${offlineSeen ? "; with HF_HUB_OFFLINE=1, download the snapshot into every node's HF_HOME first" : ''}, or serve a local directory that exists on every node.`,
+  }
+}
+
+/** ENOSPC on /dev/shm: the container's shared memory (Docker's default is 64 MB), which NCCL and Ray's object store fill first. */
+function shmFull(shm: string, line: string, context: LineContext): RuleHit {
+  const bytes = /to (\d+) bytes|\(size (\d+)\)/.exec(line)
+  return {
+    key: 'shm',
+    severity: 'error',
+    message: `The container's /dev/shm is full (${shm}): NCCL${/NCCL/.test(line) ? '' : ' or another process'} could not create its shared-memory segment, which happens with Docker's default 64 MB /dev/shm.`,
+    evidence: { Path: shm, ...(bytes ? { 'Segment size': `${bytes[1] ?? bytes[2]} bytes` } : {}), Errno: '28 (ENOSPC)', ...node(context) },
+    fix: "Start every node's container with --ipc=host or a large --shm-size (e.g. --shm-size=16g; vLLM with Ray or NCCL needs several GB), and check with df -h /dev/shm inside the container.",
   }
 }
 
@@ -181,7 +206,7 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     // transformers: "OSError: You are trying to access a gated repo."; requests: "401 Client Error: Unauthorized for url: https://huggingface.co/api/models/<id>".
     code: 'WEIGHTS_ACCESS_DENIED',
     pattern:
-      /\b(GatedRepoError|RepositoryNotFoundError)\b(?!\()|Cannot access gated repo for url|Repository Not Found for url:|You are trying to access a gated repo|Access to model (\S+?) is restricted|Repo model (\S+?) is gated|\b40[13] Client Error: \w+ for url: https?:\/\/[^\s/]*(?:huggingface|hf-mirror)/,
+      /\b(GatedRepoError|RepositoryNotFoundError)\b(?!\()|Cannot access gated repo for url|Repository Not Found for url:|You are trying to access a gated repo| is a gated repository\. Make sure to request access|Access to model (\S+?) is restricted|Repo model (\S+?) is gated|\b40[13] Client Error: \w+ for url: https?:\/\/[^\s/]*(?:huggingface|hf-mirror)/,
     hit: (m, line, _ray, context) => denied(m, line, context),
   },
   {
@@ -222,12 +247,12 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     // '..' are forbidden, '-' and '.' cannot start or end the name, max length is 96: 'F:\\models\\x'."; people retell it as "input must be in
     // 'repo_name' or 'namespace/repo_name' format, but it was received as '…'".
     code: 'WEIGHTS_OFFLINE_MISSING',
-    pattern: /'repo_name' or 'namespace\/repo_name'[^']*?'([^']+)'|Repo id must use alphanumeric chars.*?max length is \d+: '([^']+)'/,
+    pattern: REPO_ID_REFUSED,
     hit: (m, _line, _ray, context) => invalidRepoId(m, context, true),
   },
   {
     code: 'WEIGHTS_NOT_FOUND',
-    pattern: /'repo_name' or 'namespace\/repo_name'[^']*?'([^']+)'|Repo id must use alphanumeric chars.*?max length is \d+: '([^']+)'/,
+    pattern: REPO_ID_REFUSED,
     hit: (m, _line, _ray, context) => invalidRepoId(m, context, false),
   },
   {
@@ -236,7 +261,7 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     // directory: "<dir>/model-00001-of-00004.safetensors""; vLLM: "Cannot find any model weights with `<path>`".
     code: 'WEIGHTS_NOT_FOUND',
     pattern:
-      /\b((?:Remote)?EntryNotFoundError|RevisionNotFoundError)\b(?!\()|(Revision|Entry) Not Found for url: (\S+)|No such file or directory: ['"]?([^'"\s]+\.(?:safetensors|bin|pt|gguf))|Cannot find any model weights with [`'"]?([^`'"\s]+)/,
+      /\b((?:Remote)?EntryNotFoundError|RevisionNotFoundError)\b(?!\()|(Revision|Entry) Not Found for url: (\S+)|No such file or directory: ['"]?([^'"\s]+\.(?:safetensors|bin|pt|gguf))|Cannot find any (?:safetensors )?model weights with [`'"]?([^`'"\s]+)/,
     hit: (m, line, _ray, context) => {
       const url = urlIn(line)
       const path = m[4] ?? m[5]
@@ -397,6 +422,9 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     pattern: /No space left on device(?::\s*['"]([^'"]+)['"])?|\bkind: StorageFull\b|\bENOSPC\b/,
     hit: (m, line, _ray, context) => {
       const path = m[1] ?? /\[Errno 28\][^'"]*['"]([^'"]+)['"]/.exec(line)?.[1]
+      // NCCL (misc/shmutils.cc) "failed to extend /dev/shm/nccl-XXXX to <n> bytes" and torch's shared-memory writes: the container's /dev/shm, not a disk.
+      const shm = /\/dev\/shm\/?[\w.-]*/.exec(line)?.[0]
+      if (shm !== undefined) return shmFull(shm, line, context)
       return {
         key: path ?? 'disk',
         severity: 'error',

@@ -14,6 +14,8 @@ import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { GPU_CONTAINER_RULES } from './signature-rules-gpu.js'
 import { ENGINE_RULES } from './signature-rules-engine.js'
+import { PROCESS_RULES } from './signature-rules-processes.js'
+import { SNAPSHOT_RULES } from './signature-rules-snapshot.js'
 import { STARTUP_RULES } from './signature-rules-startup.js'
 import { WEIGHTS_RULES } from './signature-rules-weights.js'
 import { comparePinWithRay, nodePinsIn, pinMismatchFix } from './placement-pin.js'
@@ -362,4 +364,8 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...GPU_CONTAINER_RULES,
   // The engine against the image and the node: GPU architecture, model architecture, flag values, Ray not running, GPUs short, NCCL's interface.
   ...ENGINE_RULES,
+  // The newest releases' start-up processes (vLLM 0.34 engines and workers, Ray 2.60's CLI and driver): ready timeout, worker exits, DP room, ports.
+  ...PROCESS_RULES,
+  // A snapshot not whole on a node (huggingface_hub 2.x offline checks, transformers 5.x hub errors, vLLM 0.34's index check).
+  ...SNAPSHOT_RULES,
 ]

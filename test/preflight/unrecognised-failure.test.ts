@@ -95,7 +95,8 @@ describe('UNRECOGNISED_FAILURE', () => {
         'ERROR/FATAL record',
       ],
       ['2025-07-25 14:16:34,565 ERROR services.py:1350 -- Failed to start the dashboard ', 'ERROR/FATAL record'],
-      ["node1:123:456 [0] NCCL WARN Cuda failure 'out of memory'", 'NCCL WARN'],
+      // (NCCL's "Cuda failure 'out of memory'" is GPU_OUT_OF_MEMORY since the newest-sources sweep)
+      ['node1:123:456 [0] init.cc:400 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000', 'NCCL WARN'],
       ['Status message: Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):', 'non-zero exit'],
       ['vllm-head exited with code 137', 'non-zero exit'],
       ['Killed', 'killed or crashed'],
