@@ -212,20 +212,46 @@ const firstWord = (line: string): number => {
  * before) follows, break that way.
  */
 export function detectFoldWidth(lines: readonly string[]): number | undefined {
+  const { width, folds, pairs } = foldEvidence(lines)
+  return folds >= 2 && folds * 2 > pairs ? width : undefined
+}
+
+/** Line pairs that could be a re-wrap's (`pairs`), those that break where a word would not fit (`folds`), and of those the ones shorter than the width (`short`: a terminal never breaks there). */
+function foldEvidence(lines: readonly string[]): { width: number; folds: number; pairs: number; short: number } {
   let width = 0
   for (const l of lines) if (l.length <= 200 && l.length > width) width = l.length
-  if (width < 40) return undefined
   let pairs = 0
   let folds = 0
+  let short = 0
+  if (width < 40) return { width, folds, pairs, short }
   for (let i = 0; i + 1 < lines.length; i++) {
     const line = lines[i]!
     const next = lines[i + 1]!
     // A line that starts like the one before is the next of a run of records (`[0] node0:… NCCL INFO Channel …`).
     if (line.length > width || line.trim() === '' || !/^\S/.test(next) || startsRecord(next) || next.slice(0, 4) === line.slice(0, 4)) continue
     pairs++
-    if (line.length + 1 + firstWord(next) > width) folds++
+    if (line.length + 1 + firstWord(next) <= width) continue
+    folds++
+    if (line.length < width) short++
   }
-  return folds >= 2 && folds * 2 > pairs ? width : undefined
+  return { width, folds, pairs, short }
+}
+
+/**
+ * How a whole paste was broken: cut by a terminal at a width (`wrapWidth`) or re-wrapped between words (`foldWidth`),
+ * or neither. Both can look alike (after a cut, too, the next line's first piece would not have fitted); but a terminal
+ * breaks only lines of exactly its width, so a paste that breaks more shorter lines where the next word would not fit
+ * (two at least) than it has lines of the width was re-wrapped, and the line that a word filled to a common width was
+ * no cut.
+ */
+export function detectPasteWidths(lines: readonly string[]): { wrapWidth?: number; foldWidth?: number } {
+  const wrap = detectWrapWidth(lines)
+  const fold = detectFoldWidth(lines)
+  if (fold === undefined) return wrap === undefined ? {} : { wrapWidth: wrap }
+  if (wrap === undefined) return { foldWidth: fold }
+  const { short } = foldEvidence(lines)
+  if (short >= 2 && short > lines.filter((l) => l.length === wrap).length) return { foldWidth: fold }
+  return wrap === undefined ? {} : { wrapWidth: wrap }
 }
 
 export interface LineJoinerOptions {
@@ -280,7 +306,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     const prefixed = body.length !== clean.length
     if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
     const fold = opts.foldWidth
-    if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_START.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
+    if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
       return 'join'
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
     if (CARRIES_ON.test(body)) return 'join'

@@ -10,7 +10,7 @@
 
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
-import { createLineJoiner, detectFoldWidth, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
+import { createLineJoiner, detectPasteWidths, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { createFailureCollector } from './signature-fallback.js'
 import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
@@ -183,10 +183,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
 export function scanLog(text: string, source: string, ray?: RayView): Finding[] {
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
-  const cleaned = lines.map(cleanPhysical)
-  const wrapWidth = detectWrapWidth(cleaned)
-  // A paste is cut by a terminal or re-wrapped between words, not both: the re-wrap is looked for only without a cut.
-  const foldWidth = wrapWidth === undefined ? detectFoldWidth(cleaned) : undefined
+  const { wrapWidth, foldWidth } = detectPasteWidths(lines.map(cleanPhysical))
   const watcher = createLogWatcher({
     source,
     ...(ray ? { ray } : {}),
