@@ -1,18 +1,23 @@
 /**
  * Pasted logs as people paste them, turned back into the lines the programs printed, before any
- * signature is matched: CRLF and ANSI colour codes dropped, `>` quote markers (GitHub, e-mail)
- * dropped, Ray's `(EngineCore pid=…) (RayWorkerWrapper pid=…, ip=…)` prefixes taken off (the
- * innermost `ip=` kept as the node), `[repeated 3x across cluster]` suffixes taken off (the count
- * kept), and continuation lines joined back:
+ * signature is matched: CRLF and ANSI colour codes dropped, `>` quote markers (GitHub, e-mail),
+ * markdown code fences and HTML entities (a scraped page) undone, every prefix a collector, a
+ * launcher or a process puts before a line taken off (see PREFIX: Ray's and vLLM's `(Name pid=…, ip=…)`,
+ * the innermost `ip=` kept as the node; compose, kubectl, journald, GitHub Actions, docker timestamps;
+ * srun, mpirun, torchrun, torch), `[repeated 3x across cluster]` suffixes taken off (the count kept),
+ * and continuation lines joined back:
  *
  * - terminal-wrapped: a paste cut at a fixed width (most lines of exactly one length) is joined
- *   without a separator, because the cut falls inside a word;
+ *   without a separator, because the cut falls inside a word; a line that carries a prefix is never
+ *   a terminal's continuation;
+ * - re-wrapped between words at a width (a person, a mail client): joined where the next line's first
+ *   word would not have fitted (`detectFoldWidth`);
  * - a dict or list split across lines (`{…` open at the end of a line) is joined to its close;
  * - logger-wrapped: an indented line that carries on a request (`{…}`, `specs=[…]`) is joined;
  * - a multi-line message (Ray's version-mismatch block) is joined to its head.
  *
- * `createLineJoiner` is the streaming form (the live log watcher); `normalisePaste` the whole-text
- * form, which also detects the terminal width.
+ * `createLineJoiner` is the streaming form (the live log watcher); `scanLog` (signatures.ts) reads a
+ * whole text and also detects the widths.
  */
 
 export interface LogicalLine {
@@ -33,16 +38,56 @@ export interface LogicalLine {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
 const ANSI = /(?:\x1b|ESC)\[[0-9;?]*[A-Za-z]/g
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
+/** A markdown code fence line (```` ``` ````, ```` ```text ````): not part of the log. */
+const FENCE = /^\s*(?:```|~~~)[\w+-]*\s*$/
+/** HTML entities a scraped page or a mail archive leaves in a log (`&gt;`, `&#39;`, `&quot;`). */
+const ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,7}|#x[\da-f]{1,6});/gi
+const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'", nbsp: ' ' }
+const decodeEntity = (e: string): string => {
+  const name = e.slice(1, -1).toLowerCase()
+  if (name[0] !== '#') return NAMED_ENTITIES[name] ?? e
+  const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1))
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : e
+}
 /**
- * `0: ` (srun), then any number of `(Name pid=N)` / `(Name pid=N, ip=X)` prefixes, then torch's
- * `[rank1]:` (torch >= 2.2 prefixes every line a rank prints); or `[rank1]:` alone.
+ * What a collector, a launcher or a program puts before each line it prints or forwards, taken off in any
+ * number and order (`svc-1  | 2026-…Z (EngineCore_DP0 pid=1) [rank0]:…`), one alternative at a time:
+ *
+ * - an RFC 3339 time with a `T` and a zone: `kubectl logs --timestamps` and `docker logs -t` (RFC3339Nano),
+ *   GitHub Actions' raw log (`2026-01-01T00:00:00.0000000Z `), `journalctl -o short-iso` (then `host ident[pid]: `);
+ * - journalctl's short form `Dec 05 10:00:00 host ident[pid]: ` (`kernel: ` has no pid);
+ * - docker compose's `service-1  | ` (v1 `service_1 | `); `kubectl logs --prefix`'s `[pod/name/container] `;
+ * - Open MPI's `--tag-output` `[1,0]<stderr>:`, Slurm's `srun -l` `0: ` (padded ` 3: `), torchrun's
+ *   `--tee` `[default0]:` and torch's own `[rank1]:` (torch >= 2.2);
+ * - a process in parentheses with `key=value` fields: Ray's `(RayWorkerWrapper pid=1, ip=X)`, `(pid=1)`,
+ *   `(raylet, ip=X)`, vLLM's `(EngineCore_DP0 pid=1)` / `(Worker_DP0_PP1_TP0_EP0 pid=1)` (0.34 builds it into the
+ *   logger format), SkyPilot's `(worker1, rank=1, pid=1, ip=X)`; its `ip=` is the node the line was printed on.
+ *
+ * One space after a prefix is part of it; more is the message's own indentation (Ray's version block).
  */
-const PREFIXES = /^\s*(?:\d+: )?(?:(?:\([\w.-]+ pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+(?:\[rank\d+\]:\s?)?|\[rank\d+\]:\s?)/
-const PREFIX_IP = /\([\w.-]+ pid=\d+, ip=([\d.a-fA-F:]+)\)/g
+const PREFIX =
+  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
+const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
+/** Never take off more than this many prefixes from one line. */
+const MAX_PREFIXES = 8
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
-/** A line that starts a record of its own (a timestamp, a level, a glog tag, a traceback, an exception, a tool's tag, C++'s `terminate called`, the shell's report of a signal that ended a process). */
-const RECORD_START =
-  /^\s*(?:\d+: )?(?:\([\w.-]+ pid=\d+[^)]*\)\s*)*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|[A-Z]\w*(?:Error|Exception|Warning)\b|\[rank\d+\]|\(autoscaler|NCCL |\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
+/**
+ * What a record starts with in every program here: a timestamp, a level, a glog or c10d tag, a traceback, torch's
+ * rank tag, Ray's autoscaler, NCCL's `host:pid:tid [dev] NCCL` or `file.cc:n WARN`, a comment or a shell prompt's
+ * `#`, C++'s `terminate called`, the shell's report of a signal that ended a process (`Aborted (core dumped)` alone on
+ * its line). A terminal's cut rarely lands right before one of these, so a line after a cut that starts with one is a
+ * record of its own.
+ */
+const RECORD_HEAD =
+  /^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|\[[IWEFCD] [\w.]+:\d+\]|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?::| +\d\d-\d\d | {2,}| \[)|Traceback|\[rank\d+\]|\(autoscaler|\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
+/**
+ * A line that starts a record of its own: a record's head (above), or a bare level word, an exception's name, `NCCL ` —
+ * words a terminal's cut can also fall before (`…SYSTEM_` / `ERROR Worker exit`, `RuntimeError:` / `NCCL error`), so
+ * they end a record only where no cut is known.
+ */
+const RECORD_START = new RegExp(
+  `${RECORD_HEAD.source}|^\\s*(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\\b|[A-Z]\\w*(?:Error|Exception|Warning)\\b|NCCL )`,
+)
 /**
  * Messages a program prints over several lines, as `[head, continuation]`: a line after a record
  * matching `head` joins it while it matches `continuation`. Ray's version check prints
@@ -73,7 +118,11 @@ const MAX_JOINED_LINES = 40
 const MAX_JOINED_CHARS = 32 * 1024
 
 /** One physical line without its line ending, colour codes and quote markers. */
-export const cleanPhysical = (raw: string): string => raw.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+export function cleanPhysical(raw: string): string {
+  const line = raw.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+  if (FENCE.test(line)) return ''
+  return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line
+}
 
 /** `{`/`[` opened and not closed in a text (quotes ignored: prose apostrophes would mislead). */
 function openBrackets(text: string): number {
@@ -87,12 +136,23 @@ function openBrackets(text: string): number {
   return depth
 }
 
+/** A physical line starts a record: it carries a prefix (a terminal's continuation never does) or a record's own start. */
+const startsRecord = (clean: string): boolean => {
+  const body = stripPrefixes(clean).text
+  return body.length !== clean.length || RECORD_START.test(body)
+}
+
 function stripPrefixes(text: string): { text: string; ip?: string } {
-  const m = PREFIXES.exec(text)
-  if (!m) return { text }
-  const ips = [...m[0].matchAll(PREFIX_IP)].map((x) => x[1]!)
-  const ip = ips[ips.length - 1]
-  return { text: text.slice(m[0].length), ...(ip !== undefined ? { ip } : {}) }
+  let rest = text
+  let ip: string | undefined
+  for (let i = 0; i < MAX_PREFIXES; i++) {
+    const m = PREFIX.exec(rest)
+    if (!m || m[0].length === 0) break
+    const found = m[0].includes('ip=') ? PREFIX_IP.exec(m[0]) : null
+    if (found) ip = found[1]
+    rest = rest.slice(m[0].length)
+  }
+  return { text: rest, ...(ip !== undefined ? { ip } : {}) }
 }
 
 /** Widths terminals and issue trackers commonly cut at: one longest line of such a width counts as a cut. */
@@ -113,22 +173,92 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
     } else if (l.length === max) count++
   }
   if (max < 40) return undefined
-  if (count >= 2) return max
-  // One longest line: a cut only at a common width, inside a word or at one blank (the next line carries the rest).
+  if (count >= 2) {
+    // Two longest lines each followed by a record of its own (a retry printed twice) or by the same message again are
+    // records, not a cut; longest lines that all end in blanks or in a right-aligned column (rich's console log puts
+    // `file.py:108` at the right edge) were laid out to a width, not cut.
+    const cutAt = (l: string, i: number): boolean => {
+      const next = lines[i + 1] ?? ''
+      // A terminal's continuation starts where the cut fell; one that starts indented was re-wrapped by hand.
+      return l.length === max && next !== '' && !/^\s{2}/.test(next) && !startsRecord(next) && next.slice(0, 16) !== l.slice(0, 16)
+    }
+    const padded = lines.every((l) => l.length !== max || /\s$|\S {6,}\S+$/.test(l))
+    return !padded && lines.some(cutAt) ? max : undefined
+  }
+  // One longest line: a cut only at a common width, inside a word, a number or an address (`127.` / `0.0.1]`, `28` / `, kind`),
+  // or at one blank (the next line carries the rest).
   const i = lines.findIndex((l) => l.length === max)
   const line = lines[i]!
   const next = lines[i + 1] ?? ''
-  const cut = (/\w$/.test(line) && /^\w/.test(next)) || / $/.test(line) || /^ \S/.test(next)
+  const cut = (/\w$/.test(line) && /^[\w,.:;)\]}/-]/.test(next)) || (/[.:/-]$/.test(line) && /^[a-z\d]/.test(next)) || / $/.test(line) || /^ \S/.test(next)
   // A terminal ends the record where its continuation ends; a continuation that itself stops mid-sentence and goes on in the
   // next line was wrapped by hand (a PR body or an e-mail at 72 columns), its cuts between words: no terminal wrap.
   const after = lines[i + 2]
-  const byHand = after !== undefined && /[\w,]$/.test(next) && /^[a-z0-9(]/.test(after) && !RECORD_START.test(after)
-  return COMMON_WIDTHS.has(max) && cut && !byHand && !RECORD_START.test(next) ? max : undefined
+  const byHand = after !== undefined && /[\w,]$/.test(next) && /^[a-z0-9(]/.test(after) && !startsRecord(after)
+  return COMMON_WIDTHS.has(max) && cut && !byHand && !startsRecord(next) ? max : undefined
+}
+
+/** The first word of a line (what a greedy re-wrap would have tried to fit on the line before). */
+const firstWord = (line: string): number => {
+  const sp = line.indexOf(' ')
+  return sp < 0 ? line.length : sp
+}
+
+/**
+ * The width a paste was re-wrapped at between words (by a person, a mail client, `fmt`, a page), if it was. A greedy
+ * re-wrap breaks a line only where the next word would not fit: line + blank + the next line's first word is wider than
+ * the width. The width is the longest line of at most 200 columns (a word longer than the width stays whole); the paste
+ * was re-wrapped when at least two lines, and most lines that a line not starting a record (nor starting like the line
+ * before) follows, break that way.
+ */
+export function detectFoldWidth(lines: readonly string[]): number | undefined {
+  const { width, folds, pairs } = foldEvidence(lines)
+  return folds >= 2 && folds * 2 > pairs ? width : undefined
+}
+
+/** Line pairs that could be a re-wrap's (`pairs`), those that break where a word would not fit (`folds`), and of those the ones shorter than the width (`short`: a terminal never breaks there). */
+function foldEvidence(lines: readonly string[]): { width: number; folds: number; pairs: number; short: number } {
+  let width = 0
+  for (const l of lines) if (l.length <= 200 && l.length > width) width = l.length
+  let pairs = 0
+  let folds = 0
+  let short = 0
+  if (width < 40) return { width, folds, pairs, short }
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const line = lines[i]!
+    const next = lines[i + 1]!
+    // A line that starts like the one before is the next of a run of records (`[0] node0:… NCCL INFO Channel …`).
+    if (line.length > width || line.trim() === '' || !/^\S/.test(next) || startsRecord(next) || next.slice(0, 4) === line.slice(0, 4)) continue
+    pairs++
+    if (line.length + 1 + firstWord(next) <= width) continue
+    folds++
+    if (line.length < width) short++
+  }
+  return { width, folds, pairs, short }
+}
+
+/**
+ * How a whole paste was broken: cut by a terminal at a width (`wrapWidth`) or re-wrapped between words (`foldWidth`),
+ * or neither. Both can look alike (after a cut, too, the next line's first piece would not have fitted); but a terminal
+ * breaks only lines of exactly its width, so a paste that breaks more shorter lines where the next word would not fit
+ * (two at least) than it has lines of the width was re-wrapped, and the line that a word filled to a common width was
+ * no cut.
+ */
+export function detectPasteWidths(lines: readonly string[]): { wrapWidth?: number; foldWidth?: number } {
+  const wrap = detectWrapWidth(lines)
+  const fold = detectFoldWidth(lines)
+  if (fold === undefined) return wrap === undefined ? {} : { wrapWidth: wrap }
+  if (wrap === undefined) return { foldWidth: fold }
+  const { short } = foldEvidence(lines)
+  if (short >= 2 && short > lines.filter((l) => l.length === wrap).length) return { foldWidth: fold }
+  return wrap === undefined ? {} : { wrapWidth: wrap }
 }
 
 export interface LineJoinerOptions {
   /** Physical lines of exactly this length continue on the next line (terminal wrap). */
   readonly wrapWidth?: number
+  /** Lines were re-wrapped between words at this width: a line goes on where the next one's first word would not have fit. */
+  readonly foldWidth?: number
 }
 
 export interface LineJoiner {
@@ -168,12 +298,16 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     }
   }
 
-  const continues = (p: Pending, clean: string): 'wrap' | 'join' | false => {
+  const continues = (p: Pending, clean: string, stripped: { text: string }): 'wrap' | 'join' | false => {
     if (p.physical >= MAX_JOINED_LINES || p.text.length >= MAX_JOINED_CHARS) return false
+    const body = stripped.text
     // The same message again (a repeated log line of the same length) is a new record, not a wrap.
-    if (p.start.length >= 12 && stripPrefixes(clean).text.startsWith(p.start)) return false
-    if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !RECORD_START.test(clean)) return 'wrap'
-    const body = stripPrefixes(clean).text
+    if (p.start.length >= 12 && body.startsWith(p.start)) return false
+    const prefixed = body.length !== clean.length
+    if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
+    const fold = opts.foldWidth
+    if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
+      return 'join'
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
     if (CARRIES_ON.test(body)) return 'join'
     if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
@@ -186,8 +320,9 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     push(raw: string): LogicalLine[] {
       lineNo++
       const clean = cleanPhysical(raw)
+      const stripped = stripPrefixes(clean)
       if (cur) {
-        const how = continues(cur, clean)
+        const how = continues(cur, clean, stripped)
         if (how === 'wrap') {
           cur.text += clean
           cur.physical++
@@ -195,15 +330,14 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
           return []
         }
         if (how === 'join') {
-          const body = stripPrefixes(clean).text
-          cur.text += ` ${body.trim()}`
+          cur.text += ` ${stripped.text.trim()}`
           cur.physical++
           cur.lastLength = clean.length
           return []
         }
       }
       const done = cur ? [emit(cur)] : []
-      const { text, ip } = stripPrefixes(clean)
+      const { text, ip } = stripped
       cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
       return done
     },

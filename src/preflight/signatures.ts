@@ -10,7 +10,7 @@
 
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
-import { createLineJoiner, detectWrapWidth, cleanPhysical, type LogicalLine } from './paste-normalise.js'
+import { createLineJoiner, detectPasteWidths, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { createFailureCollector } from './signature-fallback.js'
 import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
 import { SIGNATURE_RULES } from './signature-rules.js'
@@ -40,6 +40,8 @@ export interface LogWatcherOptions {
   readonly onFinding?: (finding: Finding) => void
   /** The width a pasted text was cut at (terminal wrap), when known (`scanLog` detects it). */
   readonly wrapWidth?: number
+  /** The width a pasted text was re-wrapped at between words, when known (`scanLog` detects it). */
+  readonly foldWidth?: number
 }
 
 export interface LogWatcher {
@@ -87,7 +89,10 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
   const matchedLines = new Set<number>()
   let pending = ''
   let lineNo = 0
-  const joiner = createLineJoiner(opts.wrapWidth !== undefined ? { wrapWidth: opts.wrapWidth } : {})
+  const joiner = createLineJoiner({
+    ...(opts.wrapWidth !== undefined ? { wrapWidth: opts.wrapWidth } : {}),
+    ...(opts.foldWidth !== undefined ? { foldWidth: opts.foldWidth } : {}),
+  })
   /** The still-open logical line judged early (a live log must not wait for the next line). */
   let judgedEarly: { line: number; text: string } | null = null
   /** Facts a rule keeps from earlier lines of this log (LineContext.memory). */
@@ -178,8 +183,13 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
 export function scanLog(text: string, source: string, ray?: RayView): Finding[] {
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
-  const wrapWidth = detectWrapWidth(lines.map(cleanPhysical))
-  const watcher = createLogWatcher({ source, ...(ray ? { ray } : {}), ...(wrapWidth !== undefined ? { wrapWidth } : {}) })
+  const { wrapWidth, foldWidth } = detectPasteWidths(lines.map(cleanPhysical))
+  const watcher = createLogWatcher({
+    source,
+    ...(ray ? { ray } : {}),
+    ...(wrapWidth !== undefined ? { wrapWidth } : {}),
+    ...(foldWidth !== undefined ? { foldWidth } : {}),
+  })
   // The whole text is here: its last line is complete (no early judgement of a line the next one may carry on).
   watcher.push(text.endsWith('\n') ? text : `${text}\n`)
   watcher.end()
