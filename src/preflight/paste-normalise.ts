@@ -60,13 +60,13 @@ const decodeEntity = (e: string): string => {
  * - Open MPI's `--tag-output` `[1,0]<stderr>:`, Slurm's `srun -l` `0: ` (padded ` 3: `), torchrun's
  *   `--tee` `[default0]:` and torch's own `[rank1]:` (torch >= 2.2);
  * - a process in parentheses with `key=value` fields: Ray's `(RayWorkerWrapper pid=1, ip=X)`, `(pid=1)`,
- *   `(raylet, ip=X)`, vLLM's `(EngineCore_DP0 pid=1)` / `(Worker_DP0_PP1_TP0_EP0 pid=1)` (0.34 builds it into the
+ *   `(raylet, ip=X)`, Ray Serve's `(ServeReplica:app:deployment pid=1, ip=X)` (ray-project/ray#54812), vLLM's `(EngineCore_DP0 pid=1)` / `(Worker_DP0_PP1_TP0_EP0 pid=1)` (0.34 builds it into the
  *   logger format), SkyPilot's `(worker1, rank=1, pid=1, ip=X)`; its `ip=` is the node the line was printed on.
  *
  * One space after a prefix is part of it; more is the message's own indentation (Ray's version block).
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
+  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /** Never take off more than this many prefixes from one line. */
 const MAX_PREFIXES = 8
@@ -111,6 +111,13 @@ const SENTENCE_GOES_ON = /^\s{1,8}[a-z(]/
  */
 const EXCEPTION_RECORD = /^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S/
 const EXCEPTION_GOES_ON = /^[a-z]{2,} [a-z(]/
+/**
+ * The value an exception's message names, wrapped onto a line of its own after the colon that announces it
+ * (`OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name':` / `'/root/.cache/…'`, kaito-project/kaito#2320;
+ * `FileNotFoundError: No such file or directory:` / `"/models/x/config.json"`): a quoted value alone at the margin.
+ */
+const EXCEPTION_VALUE_FOLLOWS = /:\s*$/
+const QUOTED_VALUE_LINE = /^\s{0,4}(['"`])[^'"`\s][^'"`]*\1[.,;]?(?:\s|$)/
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
@@ -313,6 +320,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
     if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
     if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'
+    if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && QUOTED_VALUE_LINE.test(body)) return 'join'
     return false
   }
 

@@ -17,10 +17,17 @@ interface Marker {
   readonly test: RegExp
 }
 
+/** The weakest failure line: read only where nothing else is (see createFailureCollector). */
+const FRAME = 'traceback frame'
+
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
 const MARKERS: readonly Marker[] = [
-  { kind: 'Python traceback', test: /^\s*Traceback \(most recent call last\):/ },
+  // (also after a logger's words: SGLang's "Scheduler hit an exception: Traceback (most recent call last):", scheduler.py)
+  { kind: 'Python traceback', test: /^\s*Traceback \(most recent call last\):|:\s+Traceback \(most recent call last\):/ },
+  // A traceback's frame where the excerpt is cut above its header and below its exception (ray-project/ray#61350 and #54812: the middle of a
+  // traceback behind a collector's timestamp or a Ray process prefix): Python prints these frames only for an exception or a stack dump.
+  { kind: FRAME, test: /^\s*File "[^"\n]+", line \d+, in [\w<]/ },
   // "RuntimeError: …", "ray.exceptions.ActorDiedError: …", "torch.distributed.DistBackendError: …", "Exception: …" (not "…Warning:")
   // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …")
   {
@@ -92,6 +99,12 @@ const CLIENT_ERROR = /^\s*(?:\S+\s+){0,4}?(?:\[[^\]]*\]\s+)?Error with model\b[^
  */
 const NON_FATAL_ERROR_RECORD = /\bCannot use FA version \d+ is not supported due to\b/
 
+/**
+ * Findings that say what died, not why: an engine core's death names no cause of its own, so failure lines no other finding explains
+ * (the exception it died of: SkyRL#1343's reserved-variable AssertionError, vLLM PR #36875's entrypoint error) still earn UNRECOGNISED_FAILURE.
+ */
+const CONSEQUENCES: ReadonlySet<string> = new Set(['ENGINE_DEAD'])
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
@@ -147,6 +160,8 @@ export interface FailureCollector {
 
 export function createFailureCollector(): FailureCollector {
   const quoted: Failing[] = []
+  /** A traceback's frame, quoted only where the excerpt holds no other failure line (its header and exception cut off). */
+  let frame: Failing | undefined
   let exception: Failing | undefined
   const lines = new Set<number>()
   const kinds = new Set<string>()
@@ -155,6 +170,7 @@ export function createFailureCollector(): FailureCollector {
     observe(line, covered) {
       const at = quoted.findIndex((f) => f.line.line === line.line)
       if (covered) {
+        if (frame?.line.line === line.line) frame = undefined
         if (at >= 0) quoted.splice(at, 1)
         if (exception?.line.line === line.line) exception = undefined
         lines.delete(line.line)
@@ -163,6 +179,10 @@ export function createFailureCollector(): FailureCollector {
       const kind = failureKind(line.text)
       if (kind === undefined) return
       const entry = { line, kind }
+      if (kind === FRAME) {
+        if (frame === undefined || frame.line.line === line.line) frame = entry
+        return
+      }
       lines.add(line.line)
       kinds.add(kind)
       if (at >= 0) quoted[at] = entry
@@ -171,7 +191,13 @@ export function createFailureCollector(): FailureCollector {
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
     finding(source, findings) {
-      if (findings.some((f) => f.severity === 'error') || quoted.length === 0) return null
+      if (quoted.length === 0 && frame) {
+        quoted.push(frame)
+        lines.add(frame.line.line)
+        kinds.add(FRAME)
+        for (const v of valuesIn(frame.line.text)) if (seen.size < SEEN_MAX) seen.add(v)
+      }
+      if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code)) || quoted.length === 0) return null
       const shown = [...quoted]
       if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
       const first = quoted[0]!.line

@@ -19,9 +19,9 @@ const ARCH_FIX =
   "Use an image built for this GPU's architecture (for GB10/DGX Spark, sm_121: a vLLM image built with CUDA ≥ 12.9/13 and TORCH_CUDA_ARCH_LIST including 12.1, such as NVIDIA's vllm container or a spark-specific build), the same image on every node; a JIT build (FlashInfer, Triton) needs a CUDA toolkit in the image that knows the architecture. As a stop-gap, --enforce-eager and another attention backend (VLLM_ATTENTION_BACKEND) avoid some JIT kernels."
 
 function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
-  const arch = m[1] ?? m[2] ?? m[3] ?? (m[5] ? `major ${m[5]}` : undefined)
+  const arch = m[1] ?? m[2] ?? m[3] ?? (m[5] ? `major ${m[5]}` : m[6] ? /\b(gfx\d+\w*)\b/.exec(line)?.[1] : undefined)
   const gpu = /\b(NVIDIA [\w -]+?|GB10|H100|H200|B200|GH200)\b(?= with CUDA capability| which is of cuda capability)/.exec(line)?.[1]
-  const tool = m[1] ? 'ptxas' : m[2] ? 'nvcc' : m[3] ? 'torch' : m[5] ? 'FlashInfer' : 'CUDA'
+  const tool = m[1] ? 'ptxas' : m[2] ? 'nvcc' : m[3] ? 'torch' : m[5] ? 'FlashInfer' : m[6] ? 'HIP' : 'CUDA'
   const severity = warningRecord(line, m.index) || m[4] !== undefined ? 'warning' : 'error'
   return {
     key: `arch:${arch ?? m[0].slice(0, 40)}`,
@@ -29,7 +29,7 @@ function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHi
     message:
       severity === 'warning'
         ? `The image's PyTorch was not built for this GPU${arch ? ` (${arch})` : ''}: kernels compiled only for other architectures may fail with "no kernel image is available" or fall back to slow paths.`
-        : `The image has no kernels for this GPU's architecture${arch ? ` (${arch})` : ''}: ${tool === 'CUDA' ? 'a CUDA kernel was launched that was not compiled for this GPU' : `${tool} does not know the architecture, so a JIT-compiled kernel (Triton, FlashInfer) cannot be built`}, and the engine cannot run.`,
+        : `The image has no kernels for this GPU's architecture${arch ? ` (${arch})` : ''}: ${tool === 'CUDA' || tool === 'HIP' ? `a ${tool} kernel was launched that was not compiled for this GPU` : `${tool} does not know the architecture, so a JIT-compiled kernel (Triton, FlashInfer) cannot be built`}, and the engine cannot run.`,
     evidence: { ...(arch ? { Architecture: arch } : {}), ...(gpu ? { GPU: gpu } : {}), 'Reported by': tool, ...node(context) },
     fix: ARCH_FIX,
   }
@@ -52,9 +52,11 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // architecture 'compute_121a'"; torch (cuda/__init__.py): "NVIDIA GB10 with CUDA capability sm_121 is not compatible with the current PyTorch
     // installation." (a UserWarning); CUDA (cudaErrorNoKernelImageForDevice): "CUDA error: no kernel image is available for execution on the device";
     // FlashInfer (compilation_context.py): "RuntimeError: No supported CUDA architectures found for major versions [10]." (vllm-project/vllm#31740).
+    // ROCm's HIP runtime, the same failure on AMD GPUs: hipErrorInvalidKernelFile ("HIP error: invalid kernel file", torch.AcceleratorError on a
+    // gfx1151 APU whose image's kernels were built for other targets) and hipErrorNoBinaryForGpu ("Unable to find code object for all current devices!").
     code: 'GPU_ARCH_UNSUPPORTED',
     pattern:
-      /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])/,
+      /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])|(HIP error: invalid kernel file|hipErrorInvalidKernelFile|hipErrorNoBinaryForGpu|Unable to find code object for all current devices)/,
     hit: (m, line, _ray, context) => archHit(m, line, context),
   },
   {

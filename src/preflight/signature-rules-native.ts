@@ -235,6 +235,14 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     hit: (m, _line, _ray, context) => unreachable((m[2] ?? '').trim(), m[3] ?? '', true, { 'Timed out after': m[1] ?? '' }, context),
   },
   {
+    // torch 2.2+ c10d (socket.cpp, SocketImpl::waitForInput), a store client connected but never answered:
+    // "[W623 15:37:01.82 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-1]:43590, remote=[node-0.company.net]:20000)
+    //  timed out after 1800000ms" (sgl-project/sglang#7478: the ranks of the other node never completed the rendezvous at that store).
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /\[c10d\] waitForInput: socket SocketImpl\([^)]*?\bremote=(\[[^\]]*\]|[^\s,()[\]]+):(\d+)\) timed out after (\d+(?:ms|s))/,
+    hit: (m, _line, _ray, context) => unreachable(m[1] ?? '', m[2] ?? '', true, { 'Waited for the store': m[3] ?? '' }, context),
+  },
+  {
     // torch ≤ 2.2 c10d: "[E socket.cpp:719] [c10d] The client socket has failed to connect to any network address of (x.x.x.x, 48247)."
     code: 'RENDEZVOUS_UNREACHABLE',
     pattern: /The client socket has failed to connect to any network address of \(([^,()]+), (\d+)\)/,

@@ -256,12 +256,20 @@ export const PROCESS_RULES: readonly SignatureRule[] = [
     // error", "QP fatal error", "CQ error", "… work queue error"): the HCA reported a failure under NCCL. The events a healthy fabric sends ("client
     // reregistration", "SM change", "LID change", "GID table change", "port active") are not read (DeepSpeedExamples#310, held-out batch 2).
     code: 'NCCL_TRANSPORT_ERROR',
-    pattern: /NET\/IB : Got async event : ([^\n]*?(?:port error|catastrophic error|fatal error|CQ error|work queue error|access violation|request error))/,
+    // NCCL ≥ 2.19 names the device and port and sorts the events: "NET/IB : mlx5_32:1 Got async error event: port error" (the non-fatal
+    // kinds, llm-d/llm-d#191: a port that flapped under the collectives), "NET/IB : mlx5_0:1 async fatal event on QP (0x…): QP fatal error".
+    pattern:
+      /NET\/IB : (?:([\w.-]+:\d+) )?(?:Got async (?:error )?event ?: |async fatal event on (?:CQ|QP|SRQ)\b[^:]*: )([^\n]*?(?:port error|catastrophic error|fatal error|CQ error|work queue error|access violation|request error|path migration error))/,
     hit: (m, line, _ray, context) => ({
-      key: `ib-async:${m[1]}`,
+      key: `ib-async:${m[2]}`,
       severity: 'error',
-      message: `An InfiniBand/RoCE port NCCL was using reported "${m[1]}": the link went down or reset under the collectives.`,
-      evidence: { 'IB event': m[1]!, ...(/^([\w.-]+):\d+:\d+/.exec(line) ? { 'NCCL host': /^([\w.-]+):/.exec(line)![1]! } : {}), ...node(context) },
+      message: `An InfiniBand/RoCE port NCCL was using${m[1] ? ` (${m[1]})` : ''} reported "${m[2]}": the link went down or reset under the collectives.`,
+      evidence: {
+        'IB event': m[2]!,
+        ...(m[1] ? { 'IB device:port': m[1] } : {}),
+        ...(/^([\w.-]+):\d+:\d+/.exec(line) ? { 'NCCL host': /^([\w.-]+):/.exec(line)![1]! } : {}),
+        ...node(context),
+      },
       fix: 'Check the port on that node (ibstat / ibv_devinfo: State Active, the expected rate; dmesg for mlx5 link-down), the cable and the switch port; pin NCCL_IB_HCA to the ports that stay up.',
     }),
   },

@@ -206,7 +206,23 @@ describe('DRIVER_NO_GPU', () => {
 
 describe('ENGINE_DEAD', () => {
   it('reads EngineDeadError, "EngineCore failed to start" and "Engine core initialization failed"', () => {
-    expect(codes('engine-dead.txt')).toEqual(['ENGINE_DEAD', 'ENGINE_DEAD', 'ENGINE_DEAD'])
+    // An engine's death names no cause: the ActorHandleNotFoundError above it, which no rule knows, is UNRECOGNISED_FAILURE beside it.
+    expect(codes('engine-dead.txt')).toEqual(['ENGINE_DEAD', 'ENGINE_DEAD', 'ENGINE_DEAD', 'UNRECOGNISED_FAILURE'])
+  })
+
+  it('a death whose cause a rule names earns no UNRECOGNISED_FAILURE; one whose cause no rule knows does (SkyRL#1343, vLLM PR #36875 shapes)', () => {
+    const known = [
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.06 GiB is free.',
+      'RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}',
+    ].join('\n')
+    expect(scanLog(known, 'paste').map((f) => f.code)).not.toContain('UNRECOGNISED_FAILURE')
+    const unknown = [
+      'AssertionError: The env var, __RAY_WORKER_PROCESS_SETUP_HOOK_ENV_VAR, is not permitted because it is reserved for the internal use.',
+      'RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}',
+    ].join('\n')
+    const found = scanLog(unknown, 'paste')
+    expect(found.map((f) => f.code)).toEqual(['ENGINE_DEAD', 'UNRECOGNISED_FAILURE'])
+    expect(found[1]!.evidence['Exception type']).toBe('AssertionError')
   })
 
   it('near miss: EngineCore as a process name is not a death', () => {
