@@ -34,7 +34,7 @@ export { ON_FAILURE } from './rollout-types.js'
  * From the release's files to a release that serves and passed its gates: after a new release's
  * fingerprint (which makes its files) or an existing release's snapshot (whose files are verified).
  */
-const START = StageList.startingWith<StartKey | 'releaseFilesFor' | 'previousRelease'>()
+const START = StageList.startingWith<StartKey | 'releaseFilesFor' | 'previousRelease' | 'hostFacts'>()
   .add(releaseFilesStage)
   .add(stopPreviousStage)
   .add(launchStage)
@@ -66,7 +66,7 @@ export const DEPLOY_STAGES: readonly ListedStage[] = DEPLOY_LIST.stages
  * image, then its weights checked against its weights.json (a hub download runs in its image),
  * both before anything stops. It starts from the node states the rollout read.
  */
-const EXISTING_LIST = StageList.startingWith<StartKey | 'states' | 'previousRelease'>()
+const EXISTING_LIST = StageList.startingWith<StartKey | 'states' | 'previousRelease' | 'hostFacts'>()
   .add(snapshotStage)
   .add(imageStage)
   .add(rollbackWeightsStage)

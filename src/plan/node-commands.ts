@@ -2,7 +2,7 @@
  * Builders for the commands a deploy runs on a node. Each returns data (a `Cmd`); nothing here
  * quotes or concatenates shell text. Values come from the manifest as they are.
  */
-import { type Argv, type Cmd, and, argv, or, shScript, withEnv } from '../command/shell.js'
+import { type Argv, type Cmd, argv, or, shScript, withEnv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { executorOf } from './executor-commands.js'
 
@@ -45,9 +45,13 @@ export const pullImage = (ref: string): Cmd => docker('pull', ref)
 export const loadImage = (): Cmd => docker('load')
 export const inspectImage = (ref: string): Cmd => docker('image', 'inspect', '--format', '{{.Id}}', ref)
 
-/** Remove the previous container of this name, if any (a missing one is not an error). */
-export const removeContainer = (name: string): Cmd =>
-  or(and(docker('container', 'inspect', '--format', '{{.Id}}', name), docker('rm', '-f', name)), argv('true'))
+/**
+ * Remove the previous container of this name, if any (a missing one is not an error). One docker
+ * call: `docker rm -f` of a missing container fails like the inspect that used to guard it did, and
+ * either failure was already ignored (the teardown check after it finds what is left); the guard
+ * cost every node a docker CLI start and a daemon round trip per stop (issue 40).
+ */
+export const removeContainer = (name: string): Cmd => or(docker('rm', '-f', name), argv('true'))
 
 /**
  * `docker run` of the node's container with its executor's process in the foreground: `ray start`

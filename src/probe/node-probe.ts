@@ -214,6 +214,10 @@ print("@@ray " + json.dumps(ray_out))
 export const NODE_PROBE_PY = String.raw`
 import calendar, json, os, re, subprocess, sys, socket, shutil, threading, time
 args = json.loads(sys.argv[1])
+# Host facts another probe of this deploy already read and that a release's start does not change
+# (docker's engine and runtimes, the NVIDIA container tooling, the OOM guards, the driver's CUDA
+# version): taken as given instead of read again (see KNOWN_HOST in probe-command.ts).
+known = globals().get("KNOWN_HOST") or {}
 started_at = None
 out = {"errors": []}
 host = {}
@@ -372,10 +376,13 @@ if code == 0:
         gpus.append(g)
     if gpus:
         host["unifiedMemory"] = unified
-    c2, so2, se2 = run(["nvidia-smi"], 15)
-    m = re.search(r"CUDA Version:\s*([0-9.]+)", so2)
-    if m:
-        host["cudaVersion"] = m.group(1)
+    if known.get("cudaVersion"):
+        host["cudaVersion"] = known["cudaVersion"]
+    else:
+        c2, so2, se2 = run(["nvidia-smi"], 15)
+        m = re.search(r"CUDA Version:\s*([0-9.]+)", so2)
+        if m:
+            host["cudaVersion"] = m.group(1)
 else:
     host["gpuError"] = {"missing": code == 127, "error": flat((se or so).strip() or "exit %d" % code)}
     out["errors"].append("nvidia-smi: " + host["gpuError"]["error"])
@@ -405,131 +412,147 @@ docker = {"ok": False}
 hook = shutil.which("nvidia-container-runtime-hook")
 if hook:
     docker["nvidiaHook"] = hook
-code, so, se = run(["docker", "info", "--format", "{{json .}}"], 15)
-info = None
-if code == 0:
+kd = known.get("docker")
+if kd and kd.get("ok") and kd.get("rootDir"):
+    docker.update({k: v for k, v in kd.items() if k not in ("rootFreeBytes", "nvidiaHook")})
+    # Free space is read again: an image may have landed since.
     try:
-        info = json.loads(so)
-    except Exception:
-        pass
-if info and info.get("ServerVersion") and str(info.get("DockerRootDir", "")).startswith("/"):
-    docker.update({"ok": True, "version": info["ServerVersion"], "rootDir": info["DockerRootDir"], "runtimes": sorted((info.get("Runtimes") or {}).keys())})
-    # CDI: the spec directories dockerd reads (none: CDI is off) and the CDI devices it found there.
-    if "CDISpecDirs" in info:
-        docker["cdiSpecDirs"] = [str(d) for d in (info.get("CDISpecDirs") or [])]
-    if isinstance(info.get("DiscoveredDevices"), list):
-        docker["cdiDevices"] = sorted(str(d.get("ID")) for d in info["DiscoveredDevices"] if isinstance(d, dict) and d.get("Source") == "cdi" and d.get("ID"))
-    try:
-        st = os.statvfs(info["DockerRootDir"])
+        st = os.statvfs(kd["rootDir"])
         docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
     except Exception as e:
-        out["errors"].append("free space under %s: %s" % (info["DockerRootDir"], e))
+        out["errors"].append("free space under %s: %s" % (kd["rootDir"], e))
 else:
-    docker["missing"] = code == 127
-    err = (se or so).strip()
-    if isinstance(info, dict) and info.get("ServerErrors"):
-        err = "; ".join(str(e) for e in info["ServerErrors"])
-    docker["error"] = "exit %d: %s" % (code, flat(err or "docker info printed no server version"))
+    code, so, se = run(["docker", "info", "--format", "{{json .}}"], 15)
+    info = None
+    if code == 0:
+        try:
+            info = json.loads(so)
+        except Exception:
+            pass
+    if info and info.get("ServerVersion") and str(info.get("DockerRootDir", "")).startswith("/"):
+        docker.update({"ok": True, "version": info["ServerVersion"], "rootDir": info["DockerRootDir"], "runtimes": sorted((info.get("Runtimes") or {}).keys())})
+        # CDI: the spec directories dockerd reads (none: CDI is off) and the CDI devices it found there.
+        if "CDISpecDirs" in info:
+            docker["cdiSpecDirs"] = [str(d) for d in (info.get("CDISpecDirs") or [])]
+        if isinstance(info.get("DiscoveredDevices"), list):
+            docker["cdiDevices"] = sorted(str(d.get("ID")) for d in info["DiscoveredDevices"] if isinstance(d, dict) and d.get("Source") == "cdi" and d.get("ID"))
+        try:
+            st = os.statvfs(info["DockerRootDir"])
+            docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
+        except Exception as e:
+            out["errors"].append("free space under %s: %s" % (info["DockerRootDir"], e))
+    else:
+        docker["missing"] = code == 127
+        err = (se or so).strip()
+        if isinstance(info, dict) and info.get("ServerErrors"):
+            err = "; ".join(str(e) for e in info["ServerErrors"])
+        docker["error"] = "exit %d: %s" % (code, flat(err or "docker info printed no server version"))
 host["docker"] = docker
 
 # The NVIDIA container tooling besides docker: nvidia-cdi-hook (docker 29.2+ serves --gpus through CDI
 # with it), the NVIDIA runtime's mode, and each CDI spec dockerd or the runtime would read. A spec names
 # the driver's files by version (libcuda.so.580.95.05): after a driver upgrade they are gone.
-nv = {"cdiSpecs": []}
-cdi_hook = shutil.which("nvidia-cdi-hook")
-if cdi_hook:
-    nv["cdiHook"] = cdi_hook
-section = None
-for line in (read("/etc/nvidia-container-runtime/config.toml") or "").splitlines():
-    s = line.strip()
-    if s.startswith("["):
-        section = s.strip("[]").strip()
-    elif section == "nvidia-container-runtime":
-        m = re.match(r'mode\s*=\s*"([^"]*)"', s)
-        if m:
-            nv["runtimeMode"] = m.group(1)
-RUNTIME_STATE = ("/dev/", "/run/", "/var/run/", "/proc/", "/sys/", "/tmp/")
-# dockerd's directories and CDI's defaults (the NVIDIA runtime's), lowest priority first: a later spec of a kind wins.
-spec_dirs, seen = [], set()
-for d in (docker.get("cdiSpecDirs") or []) + ["/etc/cdi", "/var/run/cdi"]:
-    real = os.path.realpath(d)
-    if real not in seen:
-        seen.add(real)
-        spec_dirs.append(d)
-for d in spec_dirs:
-    try:
-        names = sorted(n for n in os.listdir(d) if n.endswith((".yaml", ".yml", ".json")))
-    except Exception:
-        continue
-    for n in names[:20]:
-        path = os.path.join(d, n)
-        try:
-            with open(path, errors="replace") as f:
-                text = f.read(4000000)
-        except Exception as e:
-            nv["cdiSpecs"].append({"path": path, "driverVersions": [], "hostPaths": 0, "missing": [], "missingCount": 0, "error": flat(str(e), 200)})
-            continue
-        if n.endswith(".json"):
-            try:
-                doc = json.loads(text)
-            except Exception as e:
-                nv["cdiSpecs"].append({"path": path, "driverVersions": [], "hostPaths": 0, "missing": [], "missingCount": 0, "error": flat("not JSON: %s" % e, 200)})
-                continue
-            kind = doc.get("kind") if isinstance(doc, dict) else None
-            found = []
-            def walk(x):
-                if isinstance(x, dict):
-                    for k, v in x.items():
-                        if k == "hostPath" and isinstance(v, str):
-                            found.append(v)
-                        else:
-                            walk(v)
-                elif isinstance(x, list):
-                    for v in x:
-                        walk(v)
-            walk(doc)
-            paths = sorted(set(found))
-        else:
-            # YAML without a YAML library: the top-level kind and every hostPath value, quoted or not.
-            m = re.search(r'^kind:\s*["\']?([^"\'\s]+)', text, re.M)
-            kind = m.group(1) if m else None
-            paths = sorted(set(re.findall(r'hostPath:\s*["\']?([^"\'\s]+)', text)))
-        if kind is not None and "nvidia" not in str(kind):
-            continue
-        versions = set()
-        for p in paths:
-            m = re.search(r"\.so\.(\d{3,}\.\d+(?:\.\d+)?)$", p) or re.search(r"/firmware/nvidia/(\d{3,}\.\d+(?:\.\d+)?)/", p)
+if "nvidiaContainer" in known:
+    nv = known["nvidiaContainer"]
+else:
+    nv = {"cdiSpecs": []}
+    cdi_hook = shutil.which("nvidia-cdi-hook")
+    if cdi_hook:
+        nv["cdiHook"] = cdi_hook
+    section = None
+    for line in (read("/etc/nvidia-container-runtime/config.toml") or "").splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            section = s.strip("[]").strip()
+        elif section == "nvidia-container-runtime":
+            m = re.match(r'mode\s*=\s*"([^"]*)"', s)
             if m:
-                versions.add(m.group(1))
-        # Device nodes and sockets are runtime state, absent on an idle host: only files count.
-        files = [p for p in paths if p.startswith("/") and not p.startswith(RUNTIME_STATE)]
-        missing = [p for p in files if not os.path.lexists(p)]
-        spec = {"path": path, "driverVersions": sorted(versions), "hostPaths": len(files), "missing": missing[:5], "missingCount": len(missing)}
-        if kind:
-            spec["kind"] = kind
-        nv["cdiSpecs"].append(spec)
+                nv["runtimeMode"] = m.group(1)
+    RUNTIME_STATE = ("/dev/", "/run/", "/var/run/", "/proc/", "/sys/", "/tmp/")
+    # dockerd's directories and CDI's defaults (the NVIDIA runtime's), lowest priority first: a later spec of a kind wins.
+    spec_dirs, seen = [], set()
+    for d in (docker.get("cdiSpecDirs") or []) + ["/etc/cdi", "/var/run/cdi"]:
+        real = os.path.realpath(d)
+        if real not in seen:
+            seen.add(real)
+            spec_dirs.append(d)
+    for d in spec_dirs:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith((".yaml", ".yml", ".json")))
+        except Exception:
+            continue
+        for n in names[:20]:
+            path = os.path.join(d, n)
+            try:
+                with open(path, errors="replace") as f:
+                    text = f.read(4000000)
+            except Exception as e:
+                nv["cdiSpecs"].append({"path": path, "driverVersions": [], "hostPaths": 0, "missing": [], "missingCount": 0, "error": flat(str(e), 200)})
+                continue
+            if n.endswith(".json"):
+                try:
+                    doc = json.loads(text)
+                except Exception as e:
+                    nv["cdiSpecs"].append({"path": path, "driverVersions": [], "hostPaths": 0, "missing": [], "missingCount": 0, "error": flat("not JSON: %s" % e, 200)})
+                    continue
+                kind = doc.get("kind") if isinstance(doc, dict) else None
+                found = []
+                def walk(x):
+                    if isinstance(x, dict):
+                        for k, v in x.items():
+                            if k == "hostPath" and isinstance(v, str):
+                                found.append(v)
+                            else:
+                                walk(v)
+                    elif isinstance(x, list):
+                        for v in x:
+                            walk(v)
+                walk(doc)
+                paths = sorted(set(found))
+            else:
+                # YAML without a YAML library: the top-level kind and every hostPath value, quoted or not.
+                m = re.search(r'^kind:\s*["\']?([^"\'\s]+)', text, re.M)
+                kind = m.group(1) if m else None
+                paths = sorted(set(re.findall(r'hostPath:\s*["\']?([^"\'\s]+)', text)))
+            if kind is not None and "nvidia" not in str(kind):
+                continue
+            versions = set()
+            for p in paths:
+                m = re.search(r"\.so\.(\d{3,}\.\d+(?:\.\d+)?)$", p) or re.search(r"/firmware/nvidia/(\d{3,}\.\d+(?:\.\d+)?)/", p)
+                if m:
+                    versions.add(m.group(1))
+            # Device nodes and sockets are runtime state, absent on an idle host: only files count.
+            files = [p for p in paths if p.startswith("/") and not p.startswith(RUNTIME_STATE)]
+            missing = [p for p in files if not os.path.lexists(p)]
+            spec = {"path": path, "driverVersions": sorted(versions), "hostPaths": len(files), "missing": missing[:5], "missingCount": len(missing)}
+            if kind:
+                spec["kind"] = kind
+            nv["cdiSpecs"].append(spec)
 host["nvidiaContainer"] = nv
 
 # A user-space OOM killer that acts before the kernel's (which on unified memory may come too late):
 # each known one's systemd unit state, and whether a process of that name runs (in a container too).
-GUARDS = ["earlyoom", "systemd-oomd", "nohang", "nohang-desktop"]
-guards = {"running": []}
-code, so, se = run(["systemctl", "is-active"] + [g + ".service" for g in GUARDS], 5)
-states = so.split()
-if len(states) == len(GUARDS):
-    guards["units"] = dict(zip(GUARDS, states))
+if "oomGuards" in known:
+    guards = known["oomGuards"]
 else:
-    guards["unitsError"] = flat((se or so).strip() or "exit %d" % code, 200)
-running = set()
-try:
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            comm = read("/proc/%s/comm" % d)
-            if comm in GUARDS or comm == "oomd":
-                running.add(comm)
-except Exception:
-    pass
-guards["running"] = sorted(running)
+    GUARDS = ["earlyoom", "systemd-oomd", "nohang", "nohang-desktop"]
+    guards = {"running": []}
+    code, so, se = run(["systemctl", "is-active"] + [g + ".service" for g in GUARDS], 5)
+    states = so.split()
+    if len(states) == len(GUARDS):
+        guards["units"] = dict(zip(GUARDS, states))
+    else:
+        guards["unitsError"] = flat((se or so).strip() or "exit %d" % code, 200)
+    running = set()
+    try:
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                comm = read("/proc/%s/comm" % d)
+                if comm in GUARDS or comm == "oomd":
+                    running.add(comm)
+    except Exception:
+        pass
+    guards["running"] = sorted(running)
 host["oomGuards"] = guards
 
 # The tool's own data directories (the release state: releases, the lock, the audit log): free

@@ -4,6 +4,7 @@
  */
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
+import type { HostFacts, NodeFacts } from './node-facts.js'
 import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
 import { portsToProbe } from './ports.js'
 
@@ -37,7 +38,37 @@ export interface ProbeOptions {
   readonly dataDirs?: readonly { readonly label: string; readonly path: string }[]
   /** How far back the kernel log's out-of-memory lines count when no release container runs (default: an hour). */
   readonly kernelLogWindowSeconds?: number
+  /** Host facts this node's host checks read earlier in the same rollout, taken as given instead of read again (`knownHostOf`). */
+  readonly knownHost?: KnownHost
 }
+
+/**
+ * The host facts a release's start leaves as they were, which a later probe of the same rollout may
+ * take from an earlier one: docker's engine (version, data root, runtimes, CDI; its free space is
+ * read again), the NVIDIA container tooling and its CDI specs, the OOM guards, the driver's CUDA
+ * version. Each costs a process or a directory walk per node: `docker info` (a docker CLI start and
+ * a daemon call), a second `nvidia-smi` (an NVML start-up), `systemctl`, the CDI spec files.
+ * Everything that a start does change (memory, GPU memory, ports, the container, the kernel log,
+ * the fabric's links and peers) is read again.
+ */
+export type KnownHost = Pick<HostFacts, 'docker' | 'nvidiaContainer' | 'oomGuards' | 'cudaVersion'>
+
+/** What of a node's host-check facts a later probe may take as given: only what was read, and docker only when it worked. */
+export function knownHostOf(facts: NodeFacts | undefined): KnownHost | undefined {
+  const h = facts?.ok ? facts.host : undefined
+  if (!h) return undefined
+  const known: KnownHost = {
+    ...(h.docker?.ok && h.docker.rootDir && { docker: h.docker }),
+    ...(h.nvidiaContainer && { nvidiaContainer: h.nvidiaContainer }),
+    ...(h.oomGuards && { oomGuards: h.oomGuards }),
+    ...(h.cudaVersion && { cudaVersion: h.cudaVersion }),
+  }
+  return Object.keys(known).length > 0 ? known : undefined
+}
+
+/** The probe program with the known host facts in front (a JSON text decoded in Python: JSON's literals are not all Python's). */
+const programWith = (known: KnownHost | undefined): string =>
+  known ? `KNOWN_HOST = __import__("json").loads(${JSON.stringify(JSON.stringify(known))})\n${PROBE_PROGRAM}` : PROBE_PROGRAM
 
 /** The probe for one node: its peers are every other node's fabric IP. */
 export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions = {}): ProbeCommand {
@@ -54,5 +85,6 @@ export function probeCommand(m: Manifest, node: ManifestNode, opts: ProbeOptions
     ...(opts.kernelLogWindowSeconds !== undefined && { kernelLogWindowSeconds: opts.kernelLogWindowSeconds }),
     ...(opts.dataDirs && opts.dataDirs.length > 0 && { dataDirs: opts.dataDirs }),
   }
-  return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: PROBE_PROGRAM }
+  // The known host facts travel with the program on stdin, so the command (what `plan` shows) is the same either way.
+  return { cmd: argv('python3', '-', JSON.stringify(args)), stdin: programWith(opts.knownHost) }
 }

@@ -102,6 +102,18 @@ describe('a deploy through every stage', () => {
     ])
     expect(await lockHeld(sim)).toBe('free')
     expect(await audit(sim)).toMatchObject([{ release: 'r1', result: 'deployed', rolledBack: false }])
+    // The preflight's probe took what a start does not change from the host checks' facts of this
+    // deploy (issue 40: no second docker info, nvidia-smi, CDI walk per node); the host checks read it all.
+    const probes = sim.log.filter((e) => e.command.startsWith('python3 - '))
+    expect(
+      probes.map((e) => [e.node, JSON.parse(e.command.slice('python3 - '.length).replace(/^'|'$/g, '')).exec, Object.keys(e.knownHost ?? {}).sort()]),
+    ).toEqual([
+      ['spark-a', false, []],
+      ['spark-b', false, []],
+      // The sim's host captures predate the NVIDIA tooling and OOM guard fields: only what was read is taken.
+      ['spark-a', true, ['cudaVersion', 'docker']],
+      ['spark-b', true, ['cudaVersion', 'docker']],
+    ])
     // The snapshot carries its version.
     const snap = JSON.parse((await sim.sh('spark-a', `cat ${sim.stateDir('spark-a')}/releases/r1/manifest.json`)).stdout)
     expect(snap.snapshotVersion).toBe(2)
@@ -266,6 +278,8 @@ describe('on-failure, once for every stage', () => {
     // The rollback verified r1's files and started it from them.
     expect(sim.ran('spark-b', /sha256sum --check/).length).toBe(1)
     expect(sim.ran('spark-b', /releases\/r1\/start\.sh/).length).toBe(2)
+    // The rollback's preflight, too, takes the unchanging host facts from the deploy's host checks.
+    expect(sim.log.filter((e) => e.command.startsWith('python3 - ') && e.knownHost).length).toBe(2 * 3)
     expect(await audit(sim)).toMatchObject([{ release: 'r1' }, { release: 'r2', result: 'failed', rolledBack: true }])
   })
 

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
-import { probeCommand } from '../../src/probe/probe-command.js'
+import { type ProbeOptions, knownHostOf, probeCommand } from '../../src/probe/probe-command.js'
 
 const H200 = 'test/fixtures/hardware/h200'
 /** A capture's output: the lines between its `$ command` line and its `[exit N]` line. */
@@ -101,5 +101,78 @@ describe("the probe's kernel-log lines", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('a later probe of the same rollout (the preflight after the host checks)', () => {
+  /** The probe with a docker and an nvidia-smi on PATH that answer with real captures and log every call. */
+  function probeLogging(opts: ProbeOptions) {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-known-'))
+    try {
+      const [index, name, uuid, driver, total, free] = output('nvidia-smi-query-csv-noheader-nounits').split(', ')
+      writeFileSync(join(dir, 'query.txt'), `${[index, name, uuid, total, free, driver].join(', ')}\n`)
+      writeFileSync(join(dir, 'table.txt'), `${output('nvidia-smi')}\n`)
+      writeFileSync(join(dir, 'info.json'), `${readFileSync('test/fixtures/hardware/lab-docker-info-json.txt', 'utf8').split('\n')[1]}\n`)
+      const log = `echo "$(basename "$0") $*" >> "${dir}/calls"`
+      writeFileSync(join(dir, 'nvidia-smi'), `#!/bin/sh\n${log}\ncase "$*" in *--query-gpu*) cat "${dir}/query.txt" ;; *) cat "${dir}/table.txt" ;; esac\n`)
+      // docker info: the lab node's real answer; docker inspect: no such container.
+      writeFileSync(join(dir, 'docker'), `#!/bin/sh\n${log}\n[ "$1" = info ] && exec cat "${dir}/info.json"\necho "Error: No such object: $3" >&2; exit 1\n`)
+      chmodSync(join(dir, 'nvidia-smi'), 0o755)
+      chmodSync(join(dir, 'docker'), 0o755)
+      const p = probeCommand(m, head, opts)
+      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        input: p.stdin,
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(r.status).toBe(0)
+      return {
+        facts: nodeFactsFromProbe(head, r.stdout).facts,
+        calls: readFileSync(join(dir, 'calls'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((c) => c.trim()),
+        cmd: p.cmd,
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it("takes docker's engine, the CUDA version, the NVIDIA tooling and the OOM guards from the host checks: no docker info, one nvidia-smi", () => {
+    const first = probeLogging({ mode: 'host' })
+    expect(first.calls).toEqual(expect.arrayContaining(['docker info --format {{json .}}', 'nvidia-smi']))
+    expect(first.facts.host?.docker).toMatchObject({ ok: true, version: '20.10.24+dfsg1', rootDir: '/var/lib/docker', rootFreeBytes: expect.any(Number) })
+    const knownHost = knownHostOf(first.facts)!
+    expect(Object.keys(knownHost).sort()).toEqual(['cudaVersion', 'docker', 'nvidiaContainer', 'oomGuards'])
+
+    const later = probeLogging({ knownHost })
+    // What a start leaves as it was is not read again; the GPUs (their free memory) and the container are.
+    expect(later.calls.filter((c) => c.startsWith('docker info') || c === 'nvidia-smi')).toEqual([])
+    expect(later.calls).toEqual(expect.arrayContaining([expect.stringMatching(/^nvidia-smi --query-gpu=/), expect.stringMatching(/^docker inspect /)]))
+    const { rootFreeBytes: _a, ...engine } = first.facts.host!.docker!
+    expect(later.facts.host?.docker).toEqual({ ...engine, rootFreeBytes: expect.any(Number) })
+    expect(later.facts.host).toMatchObject({ cudaVersion: '13.0', nvidiaContainer: first.facts.host!.nvidiaContainer, oomGuards: first.facts.host!.oomGuards })
+    expect(later.facts.gpus).toEqual(first.facts.gpus)
+    // The command (what `plan` shows) is the same: the known facts travel on stdin.
+    expect(later.cmd).toEqual(probeCommand(m, head).cmd)
+  })
+
+  it('takes nothing from a node whose host checks failed, and reads docker again where it did not work then', () => {
+    expect(knownHostOf(undefined)).toBeUndefined()
+    expect(knownHostOf({ node: 'spark-a', ok: false, error: 'unreachable', interfaces: [], peers: [], gpus: [] })).toBeUndefined()
+    const broken = {
+      node: 'spark-a',
+      ok: true,
+      interfaces: [],
+      peers: [],
+      gpus: [],
+      host: { cudaVersion: '13.0', docker: { ok: false, error: 'exit 1: permission denied' } },
+    }
+    expect(knownHostOf(broken)).toEqual({ cudaVersion: '13.0' })
+    const later = probeLogging({ knownHost: knownHostOf(broken)! })
+    expect(later.calls).toContain('docker info --format {{json .}}')
+    expect(later.calls).not.toContain('nvidia-smi')
   })
 })

@@ -24,9 +24,9 @@ const unchangedNote = (ctx: StageInput<'unchanged'>): string =>
 
 import { releasePhasesPart } from './plan-parts.js'
 
-export const preflightStage: Stage<'m' | 'unchanged', 'facts'> = {
+export const preflightStage: Stage<'m' | 'unchanged' | 'hostFacts', 'facts'> = {
   name: 'preflight',
-  needs: ['m', 'unchanged'],
+  needs: ['m', 'unchanged', 'hostFacts'],
   adds: ['facts'],
   plan: releasePhasesPart(() => ['preflight']),
   untouched: unchangedNote,
@@ -34,7 +34,8 @@ export const preflightStage: Stage<'m' | 'unchanged', 'facts'> = {
     const { m, o, io } = ctx
     // The plan's preflight steps, as the executor would announce them: gatherFacts runs these commands.
     for (const s of factsSteps(m)) io.progress(`[${s.node}] ${s.action}: ${s.description}`)
-    const { facts } = await gatherFacts(m, { transportFor: async (n) => ok(o.transports.get(n.name)!), onProgress: io.progress })
+    // The host checks' facts of this rollout: what a start does not change is not read again.
+    const { facts } = await gatherFacts(m, { transportFor: async (n) => ok(o.transports.get(n.name)!), onProgress: io.progress, hostFacts: ctx.hostFacts })
     const findings = sortFindings(runChecks(facts, expectationFromManifest(m)))
     sayFindings(io, findings)
     if (!hasError(findings)) return proceed({ facts }, { findings })

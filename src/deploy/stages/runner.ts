@@ -114,6 +114,8 @@ async function rollBack(r: Rollout, release: string): Promise<Handled> {
     unchanged: false,
     states: ctx.states ?? new Map(),
     previousRelease: ctx.previousRelease,
+    // The deploy's host checks (a rollback comes after stop-previous, so they ran); none: every fact is read again.
+    hostFacts: ctx.hostFacts ?? { schemaVersion: 1, gatheredAt: new Date().toISOString(), cluster: ctx.m.cluster, nodes: [] },
   })
   const run = await ctx.io.inStage('rollback', () => runList(r.existing, back))
   const stopped = run.stopped

@@ -4,7 +4,7 @@
  */
 import type { Manifest, ManifestNode } from '../../manifest/schema.js'
 import { boundedTimeoutSeconds } from '../../manifest/ssh-settings.js'
-import { PROBE_TIMEOUT_SECONDS, probeCommand } from '../../probe/probe-command.js'
+import { PROBE_TIMEOUT_SECONDS, knownHostOf, probeCommand } from '../../probe/probe-command.js'
 import { parseProbeOutput } from '../../probe/probe-output.js'
 import type { Result } from '../../result/result.js'
 import { type Transport, outcome } from '../../transport/transport.js'
@@ -54,6 +54,12 @@ export interface GatherOptions {
    */
   readonly transportFor: (node: ManifestNode) => Promise<Result<Transport>>
   readonly onProgress?: (message: string) => void
+  /**
+   * A deploy's host-check facts, read minutes earlier on the same nodes: what a release's start
+   * leaves as it was (docker's engine, the NVIDIA container tooling, the OOM guards, the CUDA
+   * version) is taken from them instead of being read again (src/probe/probe-command.ts KnownHost).
+   */
+  readonly hostFacts?: FactsBundle
 }
 
 export interface GatherResult {
@@ -72,7 +78,8 @@ export async function gatherFacts(m: Manifest, opts: GatherOptions): Promise<Gat
       if (!connected.ok) return failedFacts(node, connected.problem.message)
       const t = connected.value
       {
-        const probe = probeCommand(m, node)
+        const knownHost = knownHostOf(opts.hostFacts?.nodes.find((f) => f.node === node.name))
+        const probe = probeCommand(m, node, knownHost ? { knownHost } : {})
         const r = await t.run(probe.cmd, { stdin: probe.stdin, timeoutMs: boundedTimeoutSeconds(m.ssh, PROBE_TIMEOUT_SECONDS) * 1000 })
         if (r.code !== 0) return failedFacts(node, `facts probe on ${t.label}: ${outcome(r)}: ${(r.stderr || r.stdout).trim().slice(-500)}`)
         const parsed = nodeFactsFromProbe(node, r.stdout)

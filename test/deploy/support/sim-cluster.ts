@@ -107,7 +107,8 @@ export class SimCluster {
   readonly root = mkdtempSync(join(tmpdir(), 'vrd-sim-'))
   /** Every command each node was asked to run, in order. */
   /** Every command run, in order; `faulted`: a fault answered it (it failed without running). */
-  readonly log: { node: string; command: string; faulted?: boolean }[] = []
+  /** Every command run; `knownHost`: the facts probe came with host facts taken as given (KNOWN_HOST before the program). */
+  readonly log: { node: string; command: string; faulted?: boolean; knownHost?: unknown }[] = []
   readonly faults: Fault[] = []
   /** Nodes whose connection is gone: every command ends without an exit status, as SSH's does. */
   readonly unreachable = new Set<string>()
@@ -180,9 +181,11 @@ export class SimCluster {
       label: `${name} (sim)`,
       run: async (cmd: Cmd, opts: RunOptions) => {
         const command = render(cmd)
-        const entry: { node: string; command: string; faulted?: boolean } = { node: name, command }
+        const entry: (typeof this.log)[number] = { node: name, command }
         this.log.push(entry)
         const stdin = await text(opts.stdin)
+        const known = stdin?.endsWith(PROBE_PROGRAM) ? /^KNOWN_HOST = __import__\("json"\)\.loads\((".*")\)\n/.exec(stdin)?.[1] : undefined
+        if (known) entry.knownHost = JSON.parse(JSON.parse(known))
         if (this.unreachable.has(name)) {
           entry.faulted = true
           return { ...ok('', 0, 'Not connected to server\n'), code: null }
@@ -235,7 +238,7 @@ export class SimCluster {
 
   private async answer(n: SimNode, command: string, stdin: string | undefined, cmd: Cmd): Promise<RunResult> {
     const ref = this.manifest.image.ref
-    if (stdin === PROBE_PROGRAM) {
+    if (stdin?.endsWith(PROBE_PROGRAM)) {
       // `python3 - <args-json>` (src/probe/probe-command.ts): `exec` false is the host checks' mode.
       const args = JSON.parse(cmd.kind === 'argv' ? cmd.argv[2]! : '{}') as ProbeArgs
       return ok(args.exec ? this.probe(n.name) : JSON.stringify(this.hostProbe(n, args)))
