@@ -318,7 +318,7 @@ export const ModelSchema = z
       .max(8)
       .optional()
       .describe(
-        "How many SSH streams the weights move over at once to each node (default 1): the files a node lacks are spread over them by size, each stream one command on the node that writes and hashes its files as they arrive. One SSH stream is bound by one core's cipher (a few Gbit/s on an Arm server core, far below a 200 Gb/s fabric); several fill more of the link where the nodes have cores to spare: set 4 to 8 on many-core nodes, above all for a hub source, where the head feeds every worker over the fabric with one OpenSSH process per stream (on a 2-core machine more streams only compete for the cores). sshd allows 10 sessions per connection (MaxSessions), so at most 8.",
+        "How many SSH streams the weights move over at once to each node (default 1): the files a node lacks are spread over them by size, each stream one command on the node that writes and hashes its files as they arrive. One SSH stream is bound by one core's cipher (a few Gbit/s on an Arm server core, far below a 200 Gb/s fabric); several fill more of the link where the nodes have cores to spare: set 4 to 8 on many-core nodes, above all for a hub source, where the head feeds every worker over the fabric with one OpenSSH connection per stream (streams under 1 GB each share one connection per worker; on a 2-core machine more streams only compete for the cores). sshd allows 10 sessions per connection (MaxSessions), so at most 8.",
       ),
   })
   .describe(

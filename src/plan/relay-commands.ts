@@ -61,6 +61,96 @@ fssh() {
 `
 
 /**
+ * One OpenSSH connection from the head to a worker that several streams share (ControlMaster):
+ * each stream's `ssh` with these options hands its stdin, stdout and stderr to the connection's
+ * master (OpenSSH passes the descriptors, so the bytes are not copied once more) and runs its
+ * command as a channel of its own, as the runner's streams to a node share its one SSH connection.
+ * `%C` (a hash of the head, the worker's address, port and user) gives each worker its own socket
+ * under one path. Where no master listens (never opened, or it went away) ssh connects by itself
+ * as before, so sharing can only save connections, never lose a stream.
+ */
+export const fabricShareOptions = (controlPath: string): string[] => ['-o', `ControlPath=${controlPath}-%C`, '-o', 'ControlMaster=no']
+
+/** Seconds a shared connection stays up with no stream on it: a cancelled stage leaves nothing behind for longer. */
+export const FABRIC_SHARE_PERSIST_SECONDS = 30
+
+/**
+ * On the head (POSIX sh): $1 the fabric cipher preference, $2 the control path, $3 N, N triples
+ * "port user ip", then the ssh option words. Opens a master connection to every worker at once
+ * (`ssh -M -N -f`: it goes to the background once authenticated; ControlPersist ends it
+ * FABRIC_SHARE_PERSIST_SECONDS after its last stream, `closeFabricShare` at once). Output per
+ * worker: `share <ip> <exit code>` (0: its streams share it; else each connects by itself), then
+ * the last lines of ssh's messages as `log <ip> <line>`.
+ */
+export const OPEN_FABRIC_SHARE_SCRIPT = `set -u
+pref=$1; cp=$2; n=$3; shift 3
+${FABRIC_SSH_SH}d=$(mktemp -d 2>/dev/null) || exit 1
+trap 'rm -rf "$d"' EXIT
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  p=$1; u=$2; h=$3
+  printf '%s\n' "$h" >"$d/ip$i"
+  (
+    shift $((3 * (n - i + 1)))
+    fssh "$d/e$i" "$@" -o ControlMaster=yes -o ControlPath="$cp-%C" -o ControlPersist=${FABRIC_SHARE_PERSIST_SECONDS} -N -f -p "$p" -l "$u" "$h" </dev/null >/dev/null
+    echo "$?" >"$d/rc$i"
+  ) &
+  shift 3
+done
+wait
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  h=$(cat "$d/ip$i"); rc=$(cat "$d/rc$i" 2>/dev/null || echo 255)
+  printf 'share\t%s\t%s\n' "$h" "$rc"
+  [ "$rc" = 0 ] || tail -n 3 "$d/e$i" | tr '\t\r' '  ' | cut -c1-300 | awk -v h="$h" '{ print "log\t" h "\t" $0 }'
+done
+`
+
+/** On the head: one shared connection to each of `workers` under `controlPath` (see OPEN_FABRIC_SHARE_SCRIPT). */
+export function openFabricShare(m: Manifest, workers: readonly ManifestNode[], controlPath: string): Argv {
+  const triples = workers.flatMap((w) => {
+    const t = fabricSshTarget(m, w)
+    return [String(t.port), t.user, t.ip]
+  })
+  return shScript(OPEN_FABRIC_SHARE_SCRIPT, fabricCiphers(m), controlPath, String(workers.length), ...triples, ...RELAY_SSH_OPTIONS)
+}
+
+/**
+ * On the head (POSIX sh): $1 the control path, then triples "port user ip": `ssh -O exit` to each
+ * worker's master (it ends once its last stream has; its socket is removed). Never fails.
+ */
+export const CLOSE_FABRIC_SHARE_SCRIPT = `cp=$1; shift
+while [ $# -ge 3 ]; do
+  ssh -o ControlPath="$cp-%C" -O exit -p "$1" -l "$2" "$3" </dev/null >/dev/null 2>&1
+  shift 3
+done
+exit 0
+`
+
+/** On the head: close the shared connections `openFabricShare` opened. */
+export function closeFabricShare(m: Manifest, workers: readonly ManifestNode[], controlPath: string): Argv {
+  const triples = workers.flatMap((w) => {
+    const t = fabricSshTarget(m, w)
+    return [String(t.port), t.user, t.ip]
+  })
+  return shScript(CLOSE_FABRIC_SHARE_SCRIPT, controlPath, ...triples)
+}
+
+/** The records of OPEN_FABRIC_SHARE_SCRIPT: per worker IP, its exit code and the last lines of ssh's messages. Pure. */
+export function parseFabricShare(stdout: string): Map<string, { code: number; log: string[] }> {
+  const out = new Map<string, { code: number; log: string[] }>()
+  for (const line of stdout.split('\n')) {
+    const f = line.replace(/\r$/, '').split('\t')
+    if (f[0] === 'share' && f.length === 3 && f[1] && /^\d+$/.test(f[2]!)) out.set(f[1], { code: Number(f[2]), log: out.get(f[1])?.log ?? [] })
+    else if (f[0] === 'log' && f.length >= 3 && f[1])
+      out.set(f[1], { code: out.get(f[1])?.code ?? 255, log: [...(out.get(f[1])?.log ?? []), f.slice(2).join(' ')] })
+  }
+  return out
+}
+
+/**
  * On the head (POSIX sh): $1 the fabric cipher preference, $2 the image, then ssh's arguments up to
  * the worker. `docker save` into the worker's `docker load` over the fabric; fails when either
  * does (ssh's and docker's messages on stderr).

@@ -18,7 +18,7 @@
 import { type Argv, argv, render, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { NODE_SHA256_SH } from './node-sha256.js'
-import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricSshTarget } from './relay-commands.js'
+import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricShareOptions, fabricSshTarget } from './relay-commands.js'
 import { RELEASE_FILE, releaseDir } from './release-commands.js'
 import { RECEIVE_WEIGHTS_PY } from './weights-receiver-py.js'
 
@@ -87,7 +87,8 @@ export interface StreamFile {
  * so the listing after the transfer reads no byte again. With N > 0 the whole stream is copied
  * into `ssh <worker> <receiver>` for each worker as it arrives (a worker whose receiver went away
  * is dropped from the copy; the rest go on). Where the node's python3 works, one Python process
- * does all of it (src/plan/weights-receiver-py.ts: one read per byte, hashlib's SHA-256); else a
+ * does all of it (src/plan/weights-receiver-py.ts: one read per byte, hashlib's SHA-256; it says
+ * `ready` on fd 3 before it reads a byte, so no python3 is started first only to test it); else a
  * bash loop with `tee -a` into the node's fastest hasher (src/plan/node-sha256.ts) and `tee -p`
  * into the workers. Output, one record per line, tabs:
  *   ok    <path> <bytes received> <sha256>
@@ -107,8 +108,7 @@ remote=$1; shift
 RECVPY=$(cat <<'PYEOF'
 ${RECEIVE_WEIGHTS_PY}PYEOF
 )
-${NODE_SHA256_SH}pick_hasher
-skip() { head -c "$1" >/dev/null; }
+${NODE_SHA256_SH}skip() { head -c "$1" >/dev/null; }
 receive() {
   while [ $# -ge 4 ]; do
     rel=$1; size=$2; want=$3; off=$4; shift 4
@@ -137,22 +137,23 @@ receive() {
     fi
   done
 }
-if [ "$nf" -eq 0 ]; then
-  if [ "$hasher" = python3 ]; then python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} 0 "$@"; else receive "$@"; fi
-  printf 'end\n'; exit 0
-fi
 t=$(mktemp -d 2>/dev/null) || { printf 'fail\t-\tmktemp -d failed\n'; exit 1; }
 trap 'rm -rf "$t"' EXIT
 trap 'exit 143' TERM INT HUP
+if [ "$nf" -eq 0 ]; then
+  python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} 0 "$@" 3>"$t/ready" 2>"$t/py"
+  if [ -s "$t/ready" ]; then cat "$t/py" >&2; else pick_hasher; receive "$@"; fi
+  printf 'end\n'; exit 0
+fi
 ${FABRIC_SSH_SH}fifos=()
 for ((i = 0; i < nf; i++)); do
   mkfifo "$t/f$i" || { printf 'fail\t-\tmkfifo failed in %s\n' "$t"; exit 1; }
   (fssh "$t/e$i" "\${opts[@]}" -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i"; echo "$?" >"$t/rc$i") &
   fifos+=("$t/f$i")
 done
-if [ "$hasher" = python3 ]; then
-  python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} "$nf" "\${fifos[@]}" "$@"
-else
+python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} "$nf" "\${fifos[@]}" "$@" 3>"$t/ready" 2>"$t/py"
+if [ -s "$t/ready" ]; then cat "$t/py" >&2; else
+  pick_hasher
   # -p (GNU coreutils 8.24+): a worker whose receiver went away is dropped from the copy; the rest go on.
   if tee -p </dev/null >/dev/null 2>&1; then teeopt=-p; else teeopt=; fi
   tee $teeopt "\${fifos[@]}" | receive "$@"
@@ -169,8 +170,15 @@ printf 'end\n'
 
 const fileArgs = (files: readonly StreamFile[]): string[] => files.flatMap((f) => [f.path, String(f.size), f.sha256, String(f.offset)])
 
-/** The receiver's command on a node (bash -c): every file of the stream, passed on to `forward` as it arrives. */
-export function receiveWeightsStream(m: Manifest, dir: string, files: readonly StreamFile[], forward: readonly ManifestNode[] = []): Argv {
+/** The head's ssh options to a worker: the relay's, and the shared connection's under `share` (its control path) when one was opened. */
+const fabricOptions = (share?: string): string[] => [...RELAY_SSH_OPTIONS, ...(share ? fabricShareOptions(share) : [])]
+
+/**
+ * The receiver's command on a node (bash -c): every file of the stream, passed on to `forward` as
+ * it arrives (over the connections shared under `share`, when given: src/plan/relay-commands.ts).
+ */
+export function receiveWeightsStream(m: Manifest, dir: string, files: readonly StreamFile[], forward: readonly ManifestNode[] = [], share?: string): Argv {
+  const opts = fabricOptions(share)
   const targets = forward.flatMap((w) => {
     const t = fabricSshTarget(m, w)
     return [String(t.port), t.user, t.ip]
@@ -185,8 +193,8 @@ export function receiveWeightsStream(m: Manifest, dir: string, files: readonly S
     fabricCiphers(m),
     String(forward.length),
     ...targets,
-    String(RELAY_SSH_OPTIONS.length),
-    ...RELAY_SSH_OPTIONS,
+    String(opts.length),
+    ...opts,
     remote,
     ...fileArgs(files),
   )
@@ -214,9 +222,10 @@ cat "$e" >&2; rm -f "$e"
 exit "$rc"
 `
 
-/** On the head: the files a worker lacks, from the head's copy, over the fabric into the worker's receiver (one SSH connection). */
-export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: ManifestNode, files: readonly StreamFile[]): Argv {
+/** On the head: the files a worker lacks, from the head's copy, over the fabric into the worker's receiver (one SSH connection, or a channel of the one shared under `share`). */
+export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: ManifestNode, files: readonly StreamFile[], share?: string): Argv {
   const t = fabricSshTarget(m, worker)
+  const opts = fabricOptions(share)
   return argv(
     'bash',
     '-c',
@@ -227,8 +236,8 @@ export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: Mani
     String(t.port),
     t.user,
     t.ip,
-    String(RELAY_SSH_OPTIONS.length),
-    ...RELAY_SSH_OPTIONS,
+    String(opts.length),
+    ...opts,
     render(receiveWeightsStream(m, dir, files)),
     ...fileArgs(files),
   )

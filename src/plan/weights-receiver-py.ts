@@ -11,16 +11,30 @@
  * agree; the node's `.vrd-verified` gets the file's line (`stat -c '%s %.9Y %.9Z %i'`'s format);
  * a short stream keeps the .partial, a wrong one is removed.
  *
+ * Its first act, before it opens a FIFO or reads a byte: hashlib's SHA-256 of nothing checked (exit
+ * 86 if wrong), then `ready` written to fd 3, which the script reads to know the stream is still
+ * whole when python3 did not run (missing, broken, no working hashlib): it then falls back to the
+ * bash loop. So no python3 is started only to choose the hasher.
+ *
  * argv: dir, the node's record file name (.vrd-verified), the suffix of a file being received
  * (.partial), N, N FIFO paths (workers the whole stream is copied to as it is read; a FIFO whose
  * reader went away is dropped, as `tee -p` does), then per file: path size sha256 offset.
  * No single quote in the text: it sits in a heredoc.
  */
+import { EMPTY_SHA256 } from './node-sha256.js'
+
 export const RECEIVE_WEIGHTS_PY = `import hashlib, os, queue, sys, threading
 try:
     import fcntl
 except ImportError:
     fcntl = None
+if hashlib.sha256(b"").hexdigest() != "${EMPTY_SHA256}":
+    sys.exit(86)
+try:
+    os.write(3, b"ready")  # to the script: no byte of the stream read before this (else it falls back)
+    os.close(3)
+except OSError:
+    pass
 CHUNK = 1 << 20
 a = sys.argv[1:]
 top, verified, partial, nf = a[0], a[1], a[2], int(a[3])

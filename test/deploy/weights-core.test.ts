@@ -16,7 +16,7 @@ import type { HubPlanner } from '../../src/deploy/weights/delivery.js'
 import { discardDownloaded } from '../../src/deploy/weights/hub.js'
 import { parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
 import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/weights-manifest.js'
-import { type StreamPlan, planStreams, spreadFiles } from '../../src/deploy/weights/streams.js'
+import { SHARE_FABRIC_BELOW_BYTES, type StreamPlan, type WeightsStream, planStreams, sharedFabric, spreadFiles } from '../../src/deploy/weights/streams.js'
 import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
 import { withModel } from '../../src/deploy/weights/weights-plan.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
@@ -180,7 +180,7 @@ describe('the manifest section and the release it runs', () => {
     expect(planStreams(m, 'runner', 'relay', nodes, 1).first.map((s) => s.files.length)).toEqual([2])
     expect(sendBytes(planStreams(m, 'runner', 'each', nodes, 2))).toEqual({ runner: 2 * (A.length + B.length), fabric: 0 })
     expect(planStreams(m, 'runner', 'each', nodes, 2).first.map((s) => s.to)).toEqual([head, worker])
-    expect(planStreams(m, 'nodes', 'each', nodes, 4)).toEqual({ first: [], after: [] })
+    expect(planStreams(m, 'nodes', 'each', nodes, 4)).toEqual({ first: [], after: [], shareFabric: [] })
     const hub = planStreams(m, 'hub', 'relay', nodes, 4)
     expect(hub.first).toEqual([])
     expect(hub.after.every((s) => s.to === worker && s.from === 'head' && s.forward.length === 0)).toBe(true)
@@ -209,6 +209,32 @@ describe('the manifest section and the release it runs', () => {
       ],
     ])
     expect(sendBytes(p)).toEqual({ runner: A.length - 100 + B.length, fabric: A.length - 300 + B.length })
+  })
+  it("a worker's fabric streams share one connection when a wave has two or more of them, each short of a connection's worth", () => {
+    const c = (path: string, size: number) => ({ file: { path, size, sha256: sha(path) }, status: 'missing' as const, resumeFrom: 0 })
+    const stream = (to: string, from: 'runner' | 'head', size: number, forward: string[] = []): WeightsStream => ({
+      to,
+      from,
+      files: [c(`f${size}`, size)],
+      forward,
+    })
+    const small = SHARE_FABRIC_BELOW_BYTES / 4
+    // Passed on by two runner streams to the head: shared; by one: its own connection, as before.
+    expect(sharedFabric(['w1', 'w2'], [stream('h', 'runner', small, ['w1', 'w2']), stream('h', 'runner', small, ['w1'])], [])).toEqual(['w1'])
+    // From the head's copy afterwards, two streams to w2.
+    expect(sharedFabric(['w1', 'w2'], [], [stream('w2', 'head', small), stream('w2', 'head', small), stream('w1', 'head', small)])).toEqual(['w2'])
+    // Streams big enough to repay a connection each keep their own (they encrypt on as many cores).
+    const big = SHARE_FABRIC_BELOW_BYTES * 2
+    expect(sharedFabric(['w1'], [stream('h', 'runner', big, ['w1']), stream('h', 'runner', big, ['w1'])], [])).toEqual([])
+    // Through planStreams: 4 streams of a small model to a cold worker share; one stream does not.
+    const m = withModelSection('  path: /m\n  source: { runner: { dir: w } }\n').manifest!
+    const [head, worker] = [m.nodes.find((n) => n.role === 'head')!.name, m.nodes.find((n) => n.role === 'worker')!.name]
+    const shards = weightsManifest([1, 2, 3, 4].map((i) => ({ path: `s${i}`, size: 1000, sha256: sha(`s${i}`) })))
+    const empty = { files: new Map(), partials: new Map() }
+    const cold = new Map([head, worker].map((n) => [n, compareNode(n, shards, empty)]))
+    expect(planStreams(m, 'runner', 'relay', cold, 4).shareFabric).toEqual([worker])
+    expect(planStreams(m, 'runner', 'relay', cold, 1).shareFabric).toEqual([])
+    expect(planStreams(m, 'runner', 'each', cold, 4).shareFabric).toEqual([])
   })
   it('spreads files over streams by bytes, largest first, none empty', () => {
     const f = (path: string, size: number, resumeFrom = 0) => ({ file: { path, size, sha256: sha(path) }, status: 'missing' as const, resumeFrom })

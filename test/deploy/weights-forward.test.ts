@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { type StreamFile, receiveWeightsStream, sendWeightsStreamToWorker } from '../../src/plan/weights-commands.js'
+import { FABRIC_SHARE_PERSIST_SECONDS, closeFabricShare, openFabricShare, parseFabricShare } from '../../src/plan/relay-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { HASHERS, onPath, pathFor } from '../support/node-hashers.js'
 
@@ -141,5 +142,63 @@ describe('the fabric cipher preference', () => {
       expect(sent.input!.equals(Buffer.concat([CONFIG, Buffer.from(sha(CONFIG)), BIG.subarray(1000), Buffer.from(sha(BIG))]))).toBe(true)
       if (refuse) expect(r.stderr).toContain('no matching cipher')
     }
+  })
+})
+
+describe('one fabric connection shared by the streams to a worker', () => {
+  it("opens a master per worker in the background (ControlPersist bounds it), the streams' ssh joins it by its control path, closing sends -O exit", async () => {
+    const s = stubbed('python3')
+    const other = { ...worker, name: 'spark-c', fabricIp: '192.168.200.14' }
+    const r = await s.run(openFabricShare(m, [worker, other], '/tmp/vrd-fabric-abc'))
+    expect(r.code).toBe(0)
+    expect(parseFabricShare(r.stdout)).toEqual(
+      new Map([
+        [worker.fabricIp, { code: 0, log: [] }],
+        [other.fabricIp, { code: 0, log: [] }],
+      ]),
+    )
+    const opens = s.calls().map((c) => c.argv)
+    expect(opens).toHaveLength(2)
+    for (const a of opens) {
+      expect(a.slice(0, 2)).toEqual(['-c', 'aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr'])
+      expect(a.join(' ')).toContain(
+        `-o ControlMaster=yes -o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlPersist=${FABRIC_SHARE_PERSIST_SECONDS} -N -f -p 22 -l`,
+      )
+    }
+    expect(opens.map((a) => a.at(-1)).sort()).toEqual([worker.fabricIp, other.fabricIp].sort())
+    // Each stream's ssh names the same path (per worker by %C) and never becomes a master itself.
+    const fwd = stubbed('python3')
+    await fwd.run(receiveWeightsStream(m, join(fwd.root, 'model'), FILES, [worker], '/tmp/vrd-fabric-abc'), STREAM)
+    expect(fwd.calls()[0]!.argv.join(' ')).toContain('-o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlMaster=no')
+    const send = sendWeightsStreamToWorker(m, '/m', worker, FILES, '/tmp/vrd-fabric-abc').argv
+    expect(send.join(' ')).toContain('-o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlMaster=no')
+    const close = stubbed('python3')
+    expect((await close.run(closeFabricShare(m, [worker], '/tmp/vrd-fabric-abc'))).code).toBe(0)
+    expect(close.calls().map((c) => c.argv)).toEqual([
+      ['-o', 'ControlPath=/tmp/vrd-fabric-abc-%C', '-O', 'exit', '-p', '22', '-l', worker.ssh.user ?? m.ssh.user, worker.fabricIp],
+    ])
+  })
+
+  it('a master that cannot connect is reported with its reason (its streams then connect by themselves)', async () => {
+    const s = stubbed('python3', { STUB_EARLY: '1' })
+    const r = await s.run(openFabricShare(m, [worker], '/tmp/vrd-fabric-abc'))
+    expect(parseFabricShare(r.stdout).get(worker.fabricIp)).toEqual({ code: 1, log: ['receiver gone'] })
+  })
+})
+
+describe('a python3 that cannot run the receiver', () => {
+  it('one that fails before reading a byte: the bash loop receives the whole stream instead, passed on intact', async () => {
+    const s = stubbed('python3')
+    // Found first on PATH, it fails at start-up as a broken interpreter does (not 127: it exists).
+    writeFileSync(join(s.root, 'bin', 'python3'), '#!/bin/sh\necho "Fatal Python error: init_fs_encoding" >&2\nexit 1\n')
+    chmodSync(join(s.root, 'bin', 'python3'), 0o755)
+    const dir = join(s.root, 'model')
+    const r = await s.run(receiveWeightsStream(m, dir, FILES, [worker]), STREAM)
+    const out = parseStreamOutput(r.stdout)
+    expect([...out.files.values()].map((f) => f.status)).toEqual(['ok', 'ok'])
+    expect(readFileSync(join(dir, FILES[1]!.path)).equals(BIG)).toBe(true)
+    expect(s.calls()[0]!.input!.equals(STREAM)).toBe(true)
+    const plain = await s.run(receiveWeightsStream(m, join(s.root, 'plain'), FILES), STREAM)
+    expect(plain.stdout).toBe(`ok\tconfig.json\t${CONFIG.length}\t${sha(CONFIG)}\nok\t${FILES[1]!.path}\t${BIG.length}\t${sha(BIG)}\nend\n`)
   })
 })

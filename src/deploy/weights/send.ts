@@ -5,8 +5,9 @@
  * the bytes (and the manifest's). A runner stream to the head is passed on to the workers that
  * lack the same files as it arrives; the rest goes from the head's copy afterwards.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
+import { closeFabricShare, openFabricShare, parseFabricShare } from '../../plan/relay-commands.js'
 import { type StreamFile, receiveWeightsStream, sendWeightsStreamToWorker } from '../../plan/weights-commands.js'
 import { outcome, succeeded } from '../../transport/transport.js'
 import type { FileCheck } from './compare.js'
@@ -19,10 +20,49 @@ import { parseStreamOutput, recordBytes } from './stream-output.js'
 /** The delivery's streams, planned from every node's comparison with the reference. */
 export const planDelivery = (d: Delivery): StreamPlan => planStreams(d.m, d.kind, d.model.distribution, d.befores, streamsOf(d.model))
 
-/** Every stream of the plan: `first` at once, then `after` at once; stops early once the run is cancelled. */
+/**
+ * Every stream of the plan: `first` at once, then `after` at once; stops early once the run is
+ * cancelled. The workers of `plan.shareFabric` get one connection from the head first, which their
+ * streams share (closed after them).
+ */
 export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
+  const share = await openShare(d, plan.shareFabric)
+  try {
+    await sendWaves(d, plan, share)
+  } finally {
+    if (share) await closeShare(d, plan.shareFabric, share)
+  }
+}
+
+/** The control path of the head's shared connections to `workers` (none to share: undefined), opened. */
+async function openShare(d: Delivery, workers: readonly string[]): Promise<string | undefined> {
+  if (workers.length === 0 || d.run.signal?.aborted) return undefined
+  const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
+  const path = `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
+  const t0 = Date.now()
+  const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...d.sig })
+  const opened = parseFabricShare(r.stdout)
+  for (const n of nodes) {
+    const o = opened.get(n.fabricIp)
+    // Not fatal: a stream whose connection is not there connects by itself (and says why if it cannot either).
+    d.say(
+      o?.code === 0
+        ? `[${n.name}] ${d.head.name} → ${n.name}: one fabric connection for its streams (${Date.now() - t0} ms)`
+        : `[${n.name}] ${d.head.name} → ${n.name}: no shared fabric connection (${o ? `exit ${o.code}${o.log.length ? `: ${o.log.join(' / ')}` : ''}` : `${outcome(r)}: ${tail(r)}`}); each stream connects by itself`,
+    )
+  }
+  return path
+}
+
+async function closeShare(d: Delivery, workers: readonly string[], path: string): Promise<void> {
+  const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
+  // Without the run's signal: a cancelled stage still closes them (ControlPersist ends them anyway).
+  await d.run.transports.get(d.head.name)!.run(closeFabricShare(d.m, nodes, path), { timeoutMs: 30_000 })
+}
+
+async function sendWaves(d: Delivery, plan: StreamPlan, share: string | undefined): Promise<void> {
   const runnerDir = d.kind === 'runner' ? runnerDirOf(d) : ''
-  await Promise.all(plan.first.map((s) => sendStream(d, s, runnerDir)))
+  await Promise.all(plan.first.map((s) => sendStream(d, s, runnerDir, share)))
   if (d.run.signal?.aborted) return
   // From the head's copy: a file hashed only while the runner sent it takes that hash; one the head never got in full is not sent.
   const after = plan.after.map((s) => ({
@@ -34,12 +74,12 @@ export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
       return h ? [{ ...c, file: { ...c.file, sha256: h.sha256 } }] : []
     }),
   }))
-  await Promise.all(after.filter((s) => s.files.length > 0).map((s) => sendStream(d, s, runnerDir)))
+  await Promise.all(after.filter((s) => s.files.length > 0).map((s) => sendStream(d, s, runnerDir, share)))
 }
 
 const streamFile = (c: FileCheck): StreamFile => ({ path: c.file.path, size: c.file.size, sha256: c.file.sha256 || '-', offset: c.resumeFrom })
 
-async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string): Promise<void> {
+async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string, share: string | undefined): Promise<void> {
   const { head, say, m } = d
   const from = s.from === 'runner' ? 'runner' : head.name
   for (const c of s.files)
@@ -51,8 +91,8 @@ async function sendStream(d: Delivery, s: WeightsStream, runnerDir: string): Pro
   const forward = s.forward.map((w) => m.nodes.find((n) => n.name === w)!)
   const runner = s.from === 'runner' ? runnerStream(d, s, runnerDir, t0) : undefined
   const cmd = runner
-    ? receiveWeightsStream(m, d.model.path, files, forward)
-    : sendWeightsStreamToWorker(m, d.model.path, m.nodes.find((n) => n.name === s.to)!, files)
+    ? receiveWeightsStream(m, d.model.path, files, forward, share)
+    : sendWeightsStreamToWorker(m, d.model.path, m.nodes.find((n) => n.name === s.to)!, files, share)
   const on = runner ? s.to : head.name
   // Each file keeps the budget it had as a command of its own (ssh.commandTimeoutSeconds): a stream of 30 shards over a slow link is not cut at one file's.
   const timeoutMs = d.timeoutMs * Math.max(1, s.files.length)

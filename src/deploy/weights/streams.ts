@@ -24,7 +24,21 @@ export interface StreamPlan {
   readonly first: readonly WeightsStream[]
   /** Run at once after `first` (from the head's now complete copy). */
   readonly after: readonly WeightsStream[]
+  /** Workers whose fabric streams share one OpenSSH connection from the head (see `sharedFabric`). */
+  readonly shareFabric: readonly string[]
 }
+
+/**
+ * Bytes per fabric stream below which a worker's streams share one connection from the head. An
+ * OpenSSH connection costs the head's ssh about 90 ms of CPU (sntrup761x25519 key exchange,
+ * reading the key, signing) and the worker's sshd about 40 ms, and a new sshd per connection;
+ * measured on the lab (test/bench/NOTES.md, row 7: 4 streams of 40 MB spent 0.6 s more CPU on the
+ * head and 0.35 s more on the worker than one stream of the same bytes). One connection encrypts
+ * on one core, so a stream big enough to repay its own connection (a 125 GB checkpoint over 8
+ * streams: 16 GB each) keeps it: at about 1 GB/s per core for AES-GCM, a stream of 1 GB or more
+ * spends over a second on its cipher, ten times the connection's cost.
+ */
+export const SHARE_FABRIC_BELOW_BYTES = 1e9
 
 /**
  * Streams per node when the manifest does not say (model.streams): one, from the measurement on
@@ -76,8 +90,9 @@ export function planStreams(
         spreadFiles(nodes.get(n.name)?.bad ?? [], streams).map((files) => ({ to: n.name, from: 'runner' as const, files, forward: [] })),
       ),
       after: [],
+      shareFabric: [],
     }
-  if (!relay) return { first: [], after: [] }
+  if (!relay) return { first: [], after: [], shareFabric: [] }
   const first: WeightsStream[] =
     kind === 'runner'
       ? spreadFiles(nodes.get(head)?.bad ?? [], streams).map((files) => ({
@@ -92,5 +107,26 @@ export function planStreams(
     const rest = w.bad.filter((c) => !passed.has(c.file.path))
     return spreadFiles(rest, streams).map((files) => ({ to: w.node, from: 'head' as const, files, forward: [] }))
   })
-  return { first, after }
+  return {
+    first,
+    after,
+    shareFabric: sharedFabric(
+      workers.map((w) => w.node),
+      first,
+      after,
+    ),
+  }
+}
+
+/**
+ * The workers whose fabric streams in one wave (`first`: passed on by the head's receivers;
+ * `after`: from the head's copy) are two or more and carry less than SHARE_FABRIC_BELOW_BYTES each
+ * on average: for them the head opens one connection that every stream of the wave rides as a
+ * channel of its own (OpenSSH's ControlMaster), as the runner's streams to a node share its one
+ * SSH connection, instead of a connection per stream.
+ */
+export function sharedFabric(workers: readonly string[], first: readonly WeightsStream[], after: readonly WeightsStream[]): string[] {
+  const bytes = (s: WeightsStream) => s.files.reduce((n, c) => n + toSend(c), 0)
+  const shares = (wave: readonly WeightsStream[]) => wave.length >= 2 && wave.reduce((n, s) => n + bytes(s), 0) / wave.length < SHARE_FABRIC_BELOW_BYTES
+  return workers.filter((w) => shares(first.filter((s) => s.forward.includes(w))) || shares(after.filter((s) => s.to === w)))
 }

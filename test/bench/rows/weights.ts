@@ -7,7 +7,8 @@
  *   same connection the stage uses), and the cold relay with `model.streams` 1, 2 and 4 against its
  *   bytes (runner leg + fabric leg) at the rate of the same number of raw streams, interleaved
  *   round by round (goal ≤ 1.25×); the note gives where the stage's time went (from its progress
- *   lines) and one OpenSSH stream head → worker over the fabric;
+ *   lines), its CPU on each node container (cgroup) and on the runner, and one OpenSSH stream
+ *   head → worker over the fabric;
  * - beside it (not instead), the same with raw streams that also write: `cat > <file>` on the head,
  *   in the model's file system, as the stage's receiver must (7-stage-N-disk).
  */
@@ -23,6 +24,7 @@ import { labTransports } from '../../support/lab.js'
 import type { Manifest, ManifestNode } from '../../../src/manifest/schema.js'
 import { RELAY_SSH_OPTIONS, fabricSshTarget } from '../../../src/plan/relay-commands.js'
 import { log, timed } from '../measure.js'
+import { nodeCpuReader } from '../node-load.js'
 import { type Row, median, samples } from '../table.js'
 import type { BenchLab } from './lab-context.js'
 
@@ -90,6 +92,10 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
     const diskRates = new Map<number, number[]>(STREAMS.map((n) => [n, []]))
     const stages = new Map<number, number[]>(STREAMS.map((n) => [n, []]))
     const phases = new Map<number, Phases[]>(STREAMS.map((n) => [n, []]))
+    // Each stage's CPU: every node container's (its cgroup) and this process's (the runner's ssh2 and hashing).
+    const cpus = new Map<number, Map<string, number>[]>(STREAMS.map((n) => [n, []]))
+    const nodeCpu = nodeCpuReader(lab.info.nodes)
+    const cpuNow = () => new Map([...nodeCpu(), ['runner', (process.cpuUsage().user + process.cpuUsage().system) / 1000]])
     const loads: number[] = []
     for (let round = 0; round < ROUNDS; round++)
       for (const n of STREAMS) {
@@ -98,7 +104,10 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
         diskRates.get(n)!.push(await linkDisk(n))
         await cold()
         const lines: [number, string][] = []
+        const c0 = cpuNow()
         const r = await deliver('relay', n, lines)
+        const c1 = cpuNow()
+        cpus.get(n)!.push(new Map([...c1].map(([k, v]) => [k, v - (c0.get(k) ?? 0)])))
         stages.get(n)!.push(r.ms)
         phases.get(n)!.push(phasesOf(lines, r.ms))
       }
@@ -164,7 +173,7 @@ export async function weightsRows(lab: BenchLab): Promise<Row[]> {
             rates.get(k)!.map((r) => ((2 * total) / 1e6 / r) * 1000),
           ),
           goal: { kind: 'ratioMax', limit: 1.25 },
-          note: `where the time went (medians): ${describePhases(phases.get(k)!)}; ${loadNote}`,
+          note: `where the time went (medians): ${describePhases(phases.get(k)!)}; CPU per stage (medians): ${describeCpu(cpus.get(k)!)}; ${loadNote}`,
         }),
       ),
       ...STREAMS.map(
@@ -214,4 +223,10 @@ function phasesOf(lines: readonly [number, string][], total: number): Phases {
 function describePhases(ps: readonly Phases[]): string {
   const m = (k: keyof Phases) => `${(median(ps.map((p) => p[k])) / 1000).toFixed(2)} s`
   return `runner hash ${m('hash')}, listing ${m('list')}, streams ${m('transfer')}, verify (listing again, no re-read) ${m('verify')}`
+}
+
+/** Each stage's CPU by node container and the runner, medians over the rounds. */
+function describeCpu(rounds: readonly Map<string, number>[]): string {
+  const keys = [...(rounds[0]?.keys() ?? [])]
+  return keys.map((k) => `${k} ${(median(rounds.map((r) => r.get(k) ?? 0)) / 1000).toFixed(2)} s`).join(', ')
 }
