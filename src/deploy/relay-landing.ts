@@ -71,27 +71,38 @@ export async function chooseLanding(
   return refusals.length > 0 ? { land: false, refusals } : { land: true, file: landedArchive(m, image), needBytes: need }
 }
 
+/** Bytes per frame: docker save's 64 KiB reads gathered, so the receivers make a few large reads and writes per MiB. */
+const FRAME_BYTES = 1 << 20
+
 /**
- * The runner's `docker save` as LANDING_FRAME frames, hashed and counted as it passes; at the end
- * the SHA-256 and the size. `bytes()` counts the archive's bytes, not the frames'.
+ * The runner's `docker save` as LANDING_FRAME frames of up to FRAME_BYTES, hashed and counted as it
+ * passes; at the end the SHA-256 and the size. `bytes()` counts the archive's bytes, not the frames'.
  */
 export function landingFramer(): { readonly stream: Transform; readonly bytes: () => number } {
   const hash = createHash('sha256')
   let bytes = 0
-  const frame = (chunk: Buffer): Buffer[] => {
+  let held: Buffer[] = []
+  let heldBytes = 0
+  const emit = (t: Transform): void => {
+    if (heldBytes === 0) return
     const head = Buffer.alloc(5)
     head[0] = LANDING_FRAME.data
-    head.writeUInt32BE(chunk.length, 1)
-    return [head, chunk]
+    head.writeUInt32BE(heldBytes, 1)
+    t.push(Buffer.concat([head, ...held], 5 + heldBytes))
+    held = []
+    heldBytes = 0
   }
   const stream = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       bytes += chunk.length
       hash.update(chunk)
-      for (const b of frame(chunk)) this.push(b)
+      held.push(chunk)
+      heldBytes += chunk.length
+      if (heldBytes >= FRAME_BYTES) emit(this)
       cb()
     },
     flush(cb) {
+      emit(this)
       const end = Buffer.alloc(41)
       end[0] = LANDING_FRAME.end
       hash.digest().copy(end, 1)
