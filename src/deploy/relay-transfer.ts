@@ -1,13 +1,14 @@
 /**
- * `image.distribution: relay`. The runner streams `docker save` once into the head, which lands it
- * in a file and, from the same bytes at the same time, in a file on every worker over the fabric,
- * each hashed as written; then every node's `docker load -i` runs at once and removes its file
- * (src/plan/image-landing-commands.ts, relay-landing.ts). Where a node cannot take the file, the
- * same stream goes into every node's `docker load` instead (src/plan/relay-commands.ts), with a
- * warning. Either way the image crosses the runner's link once.
- * A head that already holds the image passes it on to the workers that lack it. Nodes in `skip` (they already hold the exact image ID)
- * are left alone. The bytes the runner sends are counted. At the end every node's image ID is
- * read back: each ends on the runner's image ID or with an IMAGE_MISMATCH finding.
+ * `image.distribution: relay`. The runner streams `docker save` once into the head, which loads
+ * it and, from the same bytes at the same time, feeds every worker's `docker load` over the fabric
+ * (src/plan/relay-commands.ts). With `image.relayLanding` (or `landing: true`) the head lands it in
+ * a file and, from the same bytes, in a file on every worker, each hashed as written; then every
+ * node's `docker load -i` runs at once and removes its file (src/plan/image-landing-commands.ts,
+ * relay-landing.ts); a node that cannot take the file makes it stream, with a warning. Either way
+ * the image crosses the runner's link once. A head that already holds the image passes it on to the
+ * workers that lack it. Nodes in `skip` (they already hold the exact image ID) are left alone. The
+ * bytes the runner sends are counted. At the end every node's image ID is read back: each ends on
+ * the runner's image ID or with an IMAGE_MISMATCH finding.
  */
 import { Transform } from 'node:stream'
 import { type Cmd, argv } from '../command/shell.js'
@@ -68,7 +69,7 @@ export async function relayImage(
     skip?: ReadonlySet<string>
     signal?: AbortSignal
     runnerId?: string
-    /** false: stream into every `docker load`, never land first (the bench measures both ways). */
+    /** Land the archive on every node first (default: the manifest's `image.relayLanding`). */
     landing?: boolean
   },
 ): Promise<RelayResult> {
@@ -106,7 +107,7 @@ export async function relayImage(
     signal: opts.signal,
     say: (s) => opts.onProgress?.(`relay: ${s}`),
     findings,
-    landing: opts.landing ?? true,
+    landing: opts.landing ?? m.image.relayLanding,
   }
   const toRelay = m.nodes.filter((w) => w.role !== 'head' && !skip.has(w.name))
 

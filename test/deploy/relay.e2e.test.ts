@@ -100,6 +100,7 @@ it("the runner sends the image once; the head copies the stream on over the fabr
   for (const t of transports.values()) await removeImage(t)
   const lines: string[] = []
   const r = await relayImage(manifest, IMAGE, transports, {
+    landing: true,
     onProgress: (m) => {
       lines.push(m)
       progress(m)
@@ -134,6 +135,7 @@ it('a landing cancelled mid-stream leaves no file and no receiver on any node, a
   const cancel = new AbortController()
   let abortedAt = 0
   const r = await relayImage(manifest, STANDIN, transports, {
+    landing: true,
     signal: cancel.signal,
     onProgress: (m) => {
       progress(m)
@@ -153,7 +155,7 @@ it('a landing cancelled mid-stream leaves no file and no receiver on any node, a
     expect((await t.run(argv('docker', 'image', 'inspect', STANDIN), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
   }
   // Leave the lab with the stand-in on every node, as other tests expect.
-  expect((await relayImage(manifest, STANDIN, transports, {})).ok).toBe(true)
+  expect((await relayImage(manifest, STANDIN, transports, { landing: true })).ok).toBe(true)
   await expectNoLandedFile()
 }, 900_000)
 
@@ -191,7 +193,7 @@ it("the fan-out to a worker the head cannot reach: the head still loads the runn
   const head = manifest.nodes.find((n) => n.role === 'head')!
   const wrong: Manifest = { ...manifest, nodes: manifest.nodes.map((n) => (n.name === worker.name ? { ...n, ssh: { ...n.ssh, port: 1 } } : n)) }
   for (const t of transports.values()) await removeImage(t)
-  const r = await relayImage(wrong, IMAGE, transports, { onProgress: progress })
+  const r = await relayImage(wrong, IMAGE, transports, { onProgress: progress, landing: true })
   expect(r.ok).toBe(false)
   expect(r.bytesSent).toBe(archiveBytes)
   expect(r.imageIds.get(head.name)).toBe(runnerId)

@@ -75,14 +75,35 @@ const kind = (c: string) =>
             ? 'inspect'
             : c
 
-describe('relayImage landed first: every node writes its own verified file, then every docker load -i at once', () => {
+describe('relayImage landed first (image.relayLanding): every node writes its own verified file, then every docker load -i at once', () => {
+  it('the manifest decides by default: off, the stream; on, the landing', async () => {
+    const answers = {
+      'spark-a': landing(
+        RUNNER_ID,
+        ROOM,
+        () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) }),
+        undefined,
+        () => ({
+          stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]),
+        }),
+      ),
+      'spark-b': landing(RUNNER_ID, ROOM, () => ({})),
+    }
+    const off = recording(answers)
+    expect((await relayImage(m, IMAGE, off.transports, {})).ok).toBe(true)
+    expect(off.calls.map((c) => kind(c.command))).not.toContain('land')
+    const on = recording(answers)
+    expect((await relayImage({ ...m, image: { ...m.image, relayLanding: true } }, IMAGE, on.transports, {})).ok).toBe(true)
+    expect(on.calls.map((c) => kind(c.command))).toContain('land')
+  })
+
   it('probes both nodes, lands through the head, loads both at once and removes the file on both after', async () => {
     const { transports, calls } = recording({
       'spark-a': landing(RUNNER_ID, ROOM, () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) })),
       'spark-b': landing(RUNNER_ID, ROOM, () => ({ code: 99 })),
     })
     const progress: string[] = []
-    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s) })
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s), landing: true })
     expect(r.findings).toEqual([])
     expect(r.ok).toBe(true)
     expect(r.bytesSent).toBe(300000)
@@ -109,7 +130,7 @@ describe('relayImage landed first: every node writes its own verified file, then
       'spark-b': landing(RUNNER_ID, 'free 1000\npython yes\n', () => ({})),
     })
     const progress: string[] = []
-    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s) })
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s), landing: true })
     expect(r.findings).toMatchObject([
       {
         code: 'DISK_SPACE_LOW',
@@ -136,7 +157,7 @@ describe('relayImage landed first: every node writes its own verified file, then
       })),
       'spark-b': landing(undefined, ROOM, () => ({})),
     })
-    const r = await relayImage(m, IMAGE, transports, {})
+    const r = await relayImage(m, IMAGE, transports, { landing: true })
     expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual(['IMAGE_TRANSFER_FAILED@spark-b', 'IMAGE_MISMATCH@spark-b'])
     expect(r.findings[0]!.evidence['Result']).toMatch(/^exit 1: landing x: write failed: \[Errno 28\] No space left on device$/)
     expect(calls.map((c) => `${c.node} ${kind(c.command)}`).filter((k) => /load -i|remove/.test(k))).toEqual([
@@ -155,7 +176,7 @@ describe('relayImage landed first: every node writes its own verified file, then
       }),
       'spark-b': landing(undefined, ROOM, () => ({})),
     })
-    const r = await relayImage(m, IMAGE, transports, { signal: cancel.signal })
+    const r = await relayImage(m, IMAGE, transports, { signal: cancel.signal, landing: true })
     expect(r.ok).toBe(false)
     expect(calls.map((c) => `${c.node} ${kind(c.command)}`).filter((k) => /load -i|remove/.test(k))).toEqual(['spark-a remove', 'spark-b remove'])
   })
