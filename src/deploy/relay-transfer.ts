@@ -1,18 +1,24 @@
 /**
  * `image.distribution: relay`. The runner streams `docker save` once into the head, which loads
- * it and, from the same bytes at the same time, into every worker over the fabric
- * (src/plan/relay-commands.ts): the image crosses the runner's link once and all loads overlap.
- * A head that already holds the image passes it on to the workers that lack it. Nodes in `skip` (they already hold the exact image ID)
- * are left alone. The bytes the runner sends are counted. At the end every node's image ID is
- * read back: each ends on the runner's image ID or with an IMAGE_MISMATCH finding.
+ * it and, from the same bytes at the same time, feeds every worker's `docker load` over the fabric
+ * (src/plan/relay-commands.ts). With `image.relayLanding` (or `landing: true`) the head lands it in
+ * a file and, from the same bytes, in a file on every worker, each hashed as written; then every
+ * node's `docker load -i` runs at once and removes its file (src/plan/image-landing-commands.ts,
+ * relay-landing.ts); a node that cannot take the file makes it stream, with a warning. Either way
+ * the image crosses the runner's link once. A head that already holds the image passes it on to the
+ * workers that lack it. Nodes in `skip` (they already hold the exact image ID) are left alone. The
+ * bytes the runner sends are counted. At the end every node's image ID is read back: each ends on
+ * the runner's image ID or with an IMAGE_MISMATCH finding.
  */
 import { Transform } from 'node:stream'
 import { type Cmd, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { headOf, inspectImage, loadImage } from '../plan/node-commands.js'
+import { landFanOut, landedArchive, landingDir } from '../plan/image-landing-commands.js'
 import { parseRelayFanOut, relayFanOut, relayToWorker } from '../plan/relay-commands.js'
 import type { Finding } from '../preflight/finding.js'
 import { LocalTransport } from '../transport/local.js'
+import { chooseLanding, landingFramer, loadLandedEverywhere, removeLandedEverywhere } from './relay-landing.js'
 import { type RunResult, type Transport, outcome } from '../transport/transport.js'
 
 /** `docker` of this machine (the runner), as for `load` (`$VRD_DOCKER` overrides). */
@@ -44,6 +50,7 @@ interface Relay {
   readonly signal: AbortSignal | undefined
   readonly say: (s: string) => void
   readonly findings: Finding[]
+  readonly landing: boolean
 }
 
 export interface RelayResult {
@@ -57,7 +64,14 @@ export async function relayImage(
   m: Manifest,
   image: string,
   transports: ReadonlyMap<string, Transport>,
-  opts: { onProgress?: (m: string) => void; skip?: ReadonlySet<string>; signal?: AbortSignal; runnerId?: string },
+  opts: {
+    onProgress?: (m: string) => void
+    skip?: ReadonlySet<string>
+    signal?: AbortSignal
+    runnerId?: string
+    /** Land the archive on every node first (default: the manifest's `image.relayLanding`). */
+    landing?: boolean
+  },
 ): Promise<RelayResult> {
   const skip = opts.skip ?? new Set<string>()
   const head = headOf(m)
@@ -93,6 +107,7 @@ export async function relayImage(
     signal: opts.signal,
     say: (s) => opts.onProgress?.(`relay: ${s}`),
     findings,
+    landing: opts.landing ?? m.image.relayLanding,
   }
   const toRelay = m.nodes.filter((w) => w.role !== 'head' && !skip.has(w.name))
 
@@ -100,7 +115,7 @@ export async function relayImage(
   //    every worker that lacks it over the fabric (relayFanOut).
   let fedByHead: ReadonlySet<string> = new Set<string>()
   if (skip.has(head.name)) r.say(`${head.name} already holds ${shortId(runnerId)}; nothing sent from the runner`)
-  else ({ bytesSent, fedByHead } = await streamFromRunner(r, toRelay))
+  else ({ bytesSent, fedByHead } = await fromRunner(r, toRelay, transports))
   const headId = await imageIdOn(headT, image)
   if (headId) imageIds.set(head.name, headId)
 
@@ -152,7 +167,122 @@ interface Streamed {
   readonly ms: number
 }
 
-/** Step 1: the runner's `docker save` into the head's `docker load` (and its fan-out to `toRelay`); findings for what failed. */
+/**
+ * Step 1: the runner's archive to the head and, through it, to `toRelay`: landed first where every
+ * node can take it (relay-landing.ts), else streamed into every `docker load` with a warning. The
+ * landed file is removed on every node whatever happened.
+ */
+async function fromRunner(
+  r: Relay,
+  toRelay: readonly ManifestNode[],
+  transports: ReadonlyMap<string, Transport>,
+): Promise<{ bytesSent: number; fedByHead: ReadonlySet<string> }> {
+  const targets = [r.head, ...toRelay]
+  if (!r.landing) return streamFromRunner(r, toRelay)
+  const choice = await chooseLanding(r.m, r.image, runnerDocker(), targets, transports)
+  if (!choice.land) {
+    r.say(`warning: not landing the archive first, streaming it into docker load instead: ${choice.refusals.map((f) => `${f.node}: ${f.why}`).join('; ')}`)
+    r.findings.push(...choice.refusals.filter((f) => f.space).map((f) => landingSpaceLow(r, f.node, f.why)))
+    return streamFromRunner(r, toRelay)
+  }
+  try {
+    return await landFromRunner(r, toRelay, transports, choice.file)
+  } finally {
+    await removeLandedEverywhere(targets, choice.file, transports)
+  }
+}
+
+const landingSpaceLow = (r: Relay, node: string, why: string): Finding => ({
+  code: 'DISK_SPACE_LOW',
+  severity: 'warning',
+  node,
+  message: `${node} has no room to land ${r.image} as a file first, so the relay streamed it into docker load (slower).`,
+  evidence: { Landing: why },
+  fix: `Free space under ${landingDir(r.m)} on ${node} (the archive's size and 10 % more).`,
+})
+
+/** Step 1, landed: the framed archive into a file on every node at once, then every node's `docker load -i` at once. */
+async function landFromRunner(
+  r: Relay,
+  toRelay: readonly ManifestNode[],
+  transports: ReadonlyMap<string, Transport>,
+  file: string,
+): Promise<{ bytesSent: number; fedByHead: ReadonlySet<string> }> {
+  const { head, image } = r
+  const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
+  r.say(
+    `runner → ${head.name}${toRelay.length > 0 ? ` → ${names} over the fabric` : ''}, landed first: docker save ${image} into ${file} on every node at once, hashed as written`,
+  )
+  const framer = landingFramer()
+  const s = await saveIntoHead(r, landFanOut(r.m, toRelay, file), framer)
+  const fedByHead = new Set(toRelay.map((w) => w.name))
+  if (saveFailed(r, s)) return { bytesSent: s.bytesSent, fedByHead }
+  const report = parseRelayFanOut(s.load.stdout)
+  const landed = [head, ...toRelay].filter((n) => (n === head ? report.head : report.workers.get(n.fabricIp))?.code === 0)
+  if (report.head?.code === 0)
+    r.say(`runner → ${head.name}: ${mb(s.bytesSent)} landed on every node in ${(s.ms / 1000).toFixed(1)} s (${rate(s.bytesSent, s.ms)})`)
+  else headFailed(r, s, report, 'landing')
+  for (const w of toRelay.filter((w) => !landed.includes(w)))
+    workerFailed(r, w, `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} (the landing receiver)`, targetResult(s, report, w))
+  if (landed.length === 0 || r.signal?.aborted) return { bytesSent: s.bytesSent, fedByHead }
+  const started = Date.now()
+  const loads = await loadLandedEverywhere(landed, file, transports, { timeoutMs: r.timeoutMs, ...(r.signal && { signal: r.signal }) })
+  for (const n of landed) {
+    const res = loads.get(n.name)
+    if (res?.code === 0) r.say(`${n.name}: docker load -i from the landed file done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    else if (n === head) headFailed(r, s, undefined, 'load', res)
+    else workerFailed(r, n, `docker load -i ${file} (on ${n.name})`, res ? `${outcome(res)}: ${tail(res)}` : '(no connection)')
+  }
+  return { bytesSent: s.bytesSent, fedByHead }
+}
+
+/** A failed save is the cause when it failed by itself (the receivers then read a cut archive): a finding, and true. */
+function saveFailed(r: Relay, s: Streamed): boolean {
+  if (s.saved.code === 0 || s.killed) return false
+  r.findings.push(
+    transferFailed(
+      r.head.name,
+      `docker save ${r.image} on the runner failed, so ${r.head.name} did not get the image.`,
+      { 'docker save': `${outcome(s.saved)}: ${tail(s.saved)}` },
+      `Check the runner's docker and free space, then deploy again.`,
+    ),
+  )
+  return true
+}
+
+/** The head's part failed: its streamed load or landing (from the fan-out's records), or its load of the landed file. */
+function headFailed(
+  r: Relay,
+  s: Streamed,
+  report: ReturnType<typeof parseRelayFanOut> | undefined,
+  what: 'stream' | 'landing' | 'load',
+  load?: RunResult,
+): void {
+  const why = load
+    ? `${outcome(load)}: ${tail(load)}`
+    : report?.head
+      ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
+      : `${outcome(s.load)}: ${report?.error ?? tail(s.load)}`
+  const step = what === 'load' ? `docker load -i ${landedArchive(r.m, r.image)}` : what === 'landing' ? 'the landing of the archive' : 'docker load'
+  r.findings.push(
+    transferFailed(
+      r.head.name,
+      `${step} on ${r.head.name} failed${what === 'load' ? '' : ` while the runner streamed ${r.image} to it`}.`,
+      { [step]: why, 'Bytes sent': String(s.bytesSent) },
+      `Check docker and the free space under docker's data root and under ${landingDir(r.m)} on ${r.head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
+    ),
+  )
+}
+
+/** What the fan-out says of one worker, or why it says nothing. */
+function targetResult(s: Streamed, report: ReturnType<typeof parseRelayFanOut> | undefined, w: ManifestNode): string {
+  const wr = report?.workers.get(w.fabricIp)
+  return wr
+    ? `exit ${wr.code ?? '?'}: ${wr.log.join('\n').slice(-400) || '(no output)'}`
+    : `no result for ${w.fabricIp} from the head (${outcome(s.load)}: ${report?.error ?? tail(s.load)})`
+}
+
+/** Step 1, streamed: the runner's `docker save` into the head's `docker load` (and its fan-out to `toRelay`); findings for what failed. */
 async function streamFromRunner(r: Relay, toRelay: readonly ManifestNode[]): Promise<{ bytesSent: number; fedByHead: ReadonlySet<string> }> {
   const { head, image } = r
   const names = toRelay.map((w) => `${w.name} (${w.fabricIp})`).join(', ')
@@ -163,62 +293,31 @@ async function streamFromRunner(r: Relay, toRelay: readonly ManifestNode[]): Pro
   )
   const s = await saveIntoHead(r, toRelay.length > 0 ? relayFanOut(r.m, toRelay) : loadImage())
   const secs = (s.ms / 1000).toFixed(1)
-  // A failed save is the cause when it failed by itself (the loads then read a cut archive).
-  if (s.saved.code !== 0 && !s.killed) {
-    r.findings.push(
-      transferFailed(
-        head.name,
-        `docker save ${image} on the runner failed, so ${head.name} did not get the image.`,
-        { 'docker save': `${outcome(s.saved)}: ${tail(s.saved)}` },
-        `Check the runner's docker and free space, then deploy again.`,
-      ),
-    )
-    return { bytesSent: s.bytesSent, fedByHead: new Set() }
-  }
+  if (saveFailed(r, s)) return { bytesSent: s.bytesSent, fedByHead: new Set() }
   const report = toRelay.length > 0 ? parseRelayFanOut(s.load.stdout) : undefined
   const headCode = report ? (report.head?.code ?? null) : s.load.code
-  if (headCode !== 0) {
-    const why = report?.head
-      ? `exit ${report.head.code}: ${report.head.log.join('\n').slice(-400) || '(no output)'}`
-      : `${outcome(s.load)}: ${report?.error ?? tail(s.load)}`
-    r.findings.push(
-      transferFailed(
-        head.name,
-        `docker load on ${head.name} failed while the runner streamed ${image} to it.`,
-        { 'docker load': why, 'Bytes sent': String(s.bytesSent) },
-        `Check docker and the free space under docker's data root on ${head.name} (the host checks report DISK_SPACE_LOW), then deploy again.`,
-      ),
-    )
-  } else {
-    r.say(`runner → ${head.name}: ${mb(s.bytesSent)} in ${secs} s (${rate(s.bytesSent, s.ms)})`)
-  }
+  if (headCode !== 0) headFailed(r, s, report, 'stream')
+  else r.say(`runner → ${head.name}: ${mb(s.bytesSent)} in ${secs} s (${rate(s.bytesSent, s.ms)})`)
   for (const w of toRelay) {
-    const wr = report?.workers.get(w.fabricIp)
-    if (wr?.code === 0) r.say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`)
-    else
-      workerFailed(
-        r,
-        w,
-        `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`,
-        wr
-          ? `exit ${wr.code ?? '?'}: ${wr.log.join('\n').slice(-400) || '(no output)'}`
-          : `no result for ${w.fabricIp} from the head (${outcome(s.load)}: ${report?.error ?? tail(s.load)})`,
-      )
+    if (report?.workers.get(w.fabricIp)?.code === 0) r.say(`${head.name} → ${w.name}: loaded from the same stream, done in ${secs} s`)
+    else workerFailed(r, w, `the runner's stream, copied on ${head.name} into ssh ${w.fabricIp} docker load`, targetResult(s, report, w))
   }
   return { bytesSent: s.bytesSent, fedByHead: new Set(toRelay.map((w) => w.name)) }
 }
 
-/** The runner's `docker save`, counted, as the stdin of `onHead` run on the head. */
-async function saveIntoHead(r: Relay, onHead: Cmd): Promise<Streamed> {
+/** The runner's `docker save`, counted (and framed, for a landing), as the stdin of `onHead` run on the head. */
+async function saveIntoHead(r: Relay, onHead: Cmd, framer?: ReturnType<typeof landingFramer>): Promise<Streamed> {
   const started = Date.now()
-  let bytesSent = 0
+  let counted = 0
   const save = new LocalTransport().stream(argv(runnerDocker(), 'save', r.image))
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      bytesSent += chunk.length
-      cb(null, chunk)
-    },
-  })
+  const counter =
+    framer?.stream ??
+    new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        counted += chunk.length
+        cb(null, chunk)
+      },
+    })
   let saveEnded = false
   void save.done.then(() => (saveEnded = true))
   save.stdout.pipe(counter)
@@ -228,7 +327,7 @@ async function saveIntoHead(r: Relay, onHead: Cmd): Promise<Streamed> {
   const killed = load.code !== 0 && !saveEnded && !save.stdout.readableEnded
   if (killed) save.stdout.destroy()
   const saved = await save.done
-  return { load, saved, killed, bytesSent, ms: Date.now() - started }
+  return { load, saved, killed, bytesSent: framer ? framer.bytes() : counted, ms: Date.now() - started }
 }
 
 /** Step 2: a head that holds the runner's exact image passes it on to `fromHead`, in parallel. */

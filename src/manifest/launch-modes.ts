@@ -62,6 +62,7 @@ const EVERY_MODE_READS = [
   'image.ref',
   'image.digest',
   'image.distribution',
+  'image.relayLanding',
   // The container every stage finds by name (VRD_CONTAINER for a script); secrets go to the release's secret.env.
   'container.name',
   'container.secretEnv',

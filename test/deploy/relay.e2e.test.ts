@@ -1,9 +1,12 @@
 /**
  * `image.distribution: relay` on the lab: an image, first removed from both nodes, goes
- * runner → head once, and the head copies the same stream into the worker's docker load over the
- * fabric while it loads it itself. The runner must send exactly one
- * `docker save` archive's bytes (compared with `docker save IMG | wc -c` here), and both nodes
- * must end on the runner's image ID. Then `skip`: a node that already holds the image gets nothing.
+ * runner → head once; the head lands it in a file and copies the same stream into a file on the
+ * worker over the fabric, each verified, then both nodes `docker load -i` their file at once (and,
+ * with `landing: false`, the streamed way: the head copies the stream into the worker's docker load
+ * while it loads it itself). The runner must send exactly one `docker save` archive's bytes
+ * (compared with `docker save IMG | wc -c` here), both nodes must end on the runner's image ID, and
+ * no landed file may be left on any node, also after a failure or a cancel. Then `skip`: a node
+ * that already holds the image gets nothing.
  *
  * The relay's mechanics (save, stream, tee, load, IDs) do not depend on what the image holds, so
  * those tests move a small image of two layers of random bytes built here; the last one (a deploy
@@ -16,6 +19,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { argv, pipe } from '../../src/command/shell.js'
 import { relayImage } from '../../src/deploy/relay-transfer.js'
+import { landingDir } from '../../src/plan/image-landing-commands.js'
 import { dockerBinary, labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import { dockerCommands } from '../../src/lab/docker-commands.js'
 import { LABEL } from '../../src/lab/layout.js'
@@ -61,6 +65,14 @@ async function buildRelayImage() {
   }
 }
 
+/** No archive left in the landing directory of any node (it may not exist at all). */
+async function expectNoLandedFile() {
+  for (const t of transports.values()) {
+    const ls = await t.run(argv('sh', '-c', 'ls -A "$1" 2>/dev/null || true', 'sh', landingDir(manifest)), { timeoutMs: 30_000 })
+    expect(ls.stdout.trim(), t.label).toBe('')
+  }
+}
+
 beforeAll(async () => {
   await labUp({ nodes: 2, onProgress: progress })
   ;({ manifest, path: manifestPath } = await loadLabManifest())
@@ -88,6 +100,7 @@ it("the runner sends the image once; the head copies the stream on over the fabr
   for (const t of transports.values()) await removeImage(t)
   const lines: string[] = []
   const r = await relayImage(manifest, IMAGE, transports, {
+    landing: true,
     onProgress: (m) => {
       lines.push(m)
       progress(m)
@@ -102,8 +115,48 @@ it("the runner sends the image once; the head copies the stream on over the fabr
     const id = await t.run(argv('docker', 'image', 'inspect', '--format', '{{.Id}}', IMAGE), { timeoutMs: 30_000 })
     expect(id.stdout.trim(), t.label).toBe(runnerId)
   }
-  expect(lines.join('\n')).toContain(`runner → spark-a → spark-b (${manifest.nodes[1]!.fabricIp}) over the fabric, all at once`)
+  expect(lines.join('\n')).toContain(`runner → spark-a → spark-b (${manifest.nodes[1]!.fabricIp}) over the fabric, landed first`)
+  expect(lines.join('\n')).toMatch(/spark-b: docker load -i from the landed file done/)
+  await expectNoLandedFile()
+}, 900_000)
+
+it("streamed (no landing): the head copies the stream into the worker's docker load as it loads it itself", async () => {
+  for (const t of transports.values()) await removeImage(t)
+  const lines: string[] = []
+  const r = await relayImage(manifest, IMAGE, transports, { landing: false, onProgress: (m) => lines.push(m) })
+  expect(r.findings).toEqual([])
+  expect(r.bytesSent).toBe(archiveBytes)
+  expect(Object.fromEntries(r.imageIds)).toEqual(Object.fromEntries(manifest.nodes.map((n) => [n.name, runnerId])))
   expect(lines.join('\n')).toMatch(/spark-a → spark-b: loaded from the same stream/)
+}, 900_000)
+
+it('a landing cancelled mid-stream leaves no file and no receiver on any node, and no image', async () => {
+  for (const t of transports.values()) await removeImage(t, STANDIN)
+  const cancel = new AbortController()
+  let abortedAt = 0
+  const r = await relayImage(manifest, STANDIN, transports, {
+    landing: true,
+    signal: cancel.signal,
+    onProgress: (m) => {
+      progress(m)
+      if (!abortedAt && /landed first/.test(m))
+        setTimeout(() => {
+          abortedAt = Date.now()
+          cancel.abort()
+        }, 700)
+    },
+  })
+  expect(abortedAt).toBeGreaterThan(0)
+  expect(r.ok).toBe(false)
+  await expectNoLandedFile()
+  for (const t of transports.values()) {
+    const left = await t.run(argv('sh', '-c', 'pgrep -af "[p]ython3 -c import hashlib" || true'), { timeoutMs: 30_000 })
+    expect(left.stdout.trim(), t.label).toBe('')
+    expect((await t.run(argv('docker', 'image', 'inspect', STANDIN), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
+  }
+  // Leave the lab with the stand-in on every node, as other tests expect.
+  expect((await relayImage(manifest, STANDIN, transports, { landing: true })).ok).toBe(true)
+  await expectNoLandedFile()
 }, 900_000)
 
 it('skip: a head that already holds the image gets nothing from the runner, and still relays to a worker that lacks it', async () => {
@@ -140,12 +193,13 @@ it("the fan-out to a worker the head cannot reach: the head still loads the runn
   const head = manifest.nodes.find((n) => n.role === 'head')!
   const wrong: Manifest = { ...manifest, nodes: manifest.nodes.map((n) => (n.name === worker.name ? { ...n, ssh: { ...n.ssh, port: 1 } } : n)) }
   for (const t of transports.values()) await removeImage(t)
-  const r = await relayImage(wrong, IMAGE, transports, { onProgress: progress })
+  const r = await relayImage(wrong, IMAGE, transports, { onProgress: progress, landing: true })
   expect(r.ok).toBe(false)
   expect(r.bytesSent).toBe(archiveBytes)
   expect(r.imageIds.get(head.name)).toBe(runnerId)
   expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual([`IMAGE_TRANSFER_FAILED@${worker.name}`, `IMAGE_MISMATCH@${worker.name}`])
   expect(r.findings[0]!.evidence['Result']).toMatch(/^exit 255: .*port 1: Connection refused/s)
+  await expectNoLandedFile()
 }, 900_000)
 
 it('a worker skipped although it lacks the image ends with IMAGE_MISMATCH', async () => {

@@ -56,6 +56,132 @@ beforeAll(() => {
   worker = m.nodes.find((n) => n.role !== 'head')!
 })
 
+/** What a node answers to the landing's commands (src/plan/image-landing-commands.ts); anything else: `other`. */
+const landing =
+  (id: string | undefined, probe: string, onLanding: Answer, onLoad: Answer = () => ({}), other?: Answer): Answer =>
+  (c) =>
+    /df -Pk/.test(c) ? { stdout: probe } : /LANDPY/.test(c) ? onLanding(c) : /docker load -i/.test(c) ? onLoad(c) : node(id, other)(c)
+const ROOM = 'free 10000000000\npython yes\n'
+const kind = (c: string) =>
+  /df -Pk/.test(c)
+    ? 'probe'
+    : /LANDPY/.test(c)
+      ? 'land'
+      : /docker load -i/.test(c)
+        ? 'load -i'
+        : /^rm -f .*image-landing/.test(c)
+          ? 'remove'
+          : inspect.test(c)
+            ? 'inspect'
+            : c
+
+describe('relayImage landed first (image.relayLanding): every node writes its own verified file, then every docker load -i at once', () => {
+  it('the manifest decides by default: off, the stream; on, the landing', async () => {
+    const answers = {
+      'spark-a': landing(
+        RUNNER_ID,
+        ROOM,
+        () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) }),
+        undefined,
+        () => ({
+          stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]),
+        }),
+      ),
+      'spark-b': landing(RUNNER_ID, ROOM, () => ({})),
+    }
+    const off = recording(answers)
+    expect((await relayImage(m, IMAGE, off.transports, {})).ok).toBe(true)
+    expect(off.calls.map((c) => kind(c.command))).not.toContain('land')
+    const on = recording(answers)
+    expect((await relayImage({ ...m, image: { ...m.image, relayLanding: true } }, IMAGE, on.transports, {})).ok).toBe(true)
+    expect(on.calls.map((c) => kind(c.command))).toContain('land')
+  })
+
+  it('probes both nodes, lands through the head, loads both at once and removes the file on both after', async () => {
+    const { transports, calls } = recording({
+      'spark-a': landing(RUNNER_ID, ROOM, () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) })),
+      'spark-b': landing(RUNNER_ID, ROOM, () => ({ code: 99 })),
+    })
+    const progress: string[] = []
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s), landing: true })
+    expect(r.findings).toEqual([])
+    expect(r.ok).toBe(true)
+    expect(r.bytesSent).toBe(300000)
+    expect(calls.map((c) => `${c.node} ${kind(c.command)}`)).toEqual([
+      'spark-a probe',
+      'spark-b probe',
+      'spark-a land',
+      'spark-a load -i',
+      'spark-b load -i',
+      'spark-a remove',
+      'spark-b remove',
+      'spark-a inspect',
+      'spark-b inspect',
+    ])
+    // The frames: every byte of the archive, plus 5 bytes per frame and the 41-byte end mark.
+    expect(calls.find((c) => kind(c.command) === 'land')!.stdinBytes).toBeGreaterThan(300000 + 41)
+    expect(progress[0]).toMatch(/^relay: runner → spark-a → spark-b \(.*\) over the fabric, landed first/)
+  })
+
+  it('a worker short of space: a DISK_SPACE_LOW warning, and the relay streams into every docker load instead', async () => {
+    const streamed = () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) })
+    const { transports, calls } = recording({
+      'spark-a': landing(RUNNER_ID, ROOM, () => ({}), undefined, streamed),
+      'spark-b': landing(RUNNER_ID, 'free 1000\npython yes\n', () => ({})),
+    })
+    const progress: string[] = []
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s), landing: true })
+    expect(r.findings).toMatchObject([
+      {
+        code: 'DISK_SPACE_LOW',
+        severity: 'warning',
+        node: 'spark-b',
+        evidence: { Landing: expect.stringMatching(/^0 MB free under .*image-landing, the archive needs 67 MB$/) },
+      },
+    ])
+    expect(r.ok).toBe(true)
+    expect(progress[0]).toMatch(/^relay: warning: not landing the archive first, streaming it into docker load instead: spark-b: 0 MB free/)
+    expect(progress[1]).toMatch(/all at once: docker save .* \| docker load$/)
+    expect(calls.map((c) => kind(c.command))).not.toContain('land')
+  })
+
+  it('a worker whose landing fails: IMAGE_TRANSFER_FAILED for it, the head still loads its file, and both files are removed', async () => {
+    const { transports, calls } = recording({
+      'spark-a': landing(RUNNER_ID, ROOM, () => ({
+        code: 1,
+        stdout: fanOut([
+          'relay\thead\t0',
+          `relay\t${worker.fabricIp}\t1`,
+          `log\t${worker.fabricIp}\tlanding x: write failed: [Errno 28] No space left on device`,
+        ]),
+      })),
+      'spark-b': landing(undefined, ROOM, () => ({})),
+    })
+    const r = await relayImage(m, IMAGE, transports, { landing: true })
+    expect(r.findings.map((f) => `${f.code}@${f.node}`)).toEqual(['IMAGE_TRANSFER_FAILED@spark-b', 'IMAGE_MISMATCH@spark-b'])
+    expect(r.findings[0]!.evidence['Result']).toMatch(/^exit 1: landing x: write failed: \[Errno 28\] No space left on device$/)
+    expect(calls.map((c) => `${c.node} ${kind(c.command)}`).filter((k) => /load -i|remove/.test(k))).toEqual([
+      'spark-a load -i',
+      'spark-a remove',
+      'spark-b remove',
+    ])
+  })
+
+  it('cancelled during the landing: no load runs, and the file is removed on every node all the same', async () => {
+    const cancel = new AbortController()
+    const { transports, calls } = recording({
+      'spark-a': landing(RUNNER_ID, ROOM, () => {
+        cancel.abort()
+        return { code: null, cancelled: true }
+      }),
+      'spark-b': landing(undefined, ROOM, () => ({})),
+    })
+    const r = await relayImage(m, IMAGE, transports, { signal: cancel.signal, landing: true })
+    expect(r.ok).toBe(false)
+    expect(calls.map((c) => `${c.node} ${kind(c.command)}`).filter((k) => /load -i|remove/.test(k))).toEqual(['spark-a remove', 'spark-b remove'])
+  })
+})
+
 describe('relayImage: the runner streams once into the head, which feeds every worker', () => {
   it('relays through the fan-out, counts the bytes sent and ends with every node on the runner image ID', async () => {
     const { transports, calls } = recording({
@@ -63,7 +189,7 @@ describe('relayImage: the runner streams once into the head, which feeds every w
       'spark-b': node(RUNNER_ID),
     })
     const progress: string[] = []
-    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s) })
+    const r = await relayImage(m, IMAGE, transports, { onProgress: (s) => progress.push(s), landing: false })
     expect(r.findings).toEqual([])
     expect(r.ok).toBe(true)
     expect(r.bytesSent).toBe(300000)
@@ -77,7 +203,7 @@ describe('relayImage: the runner streams once into the head, which feeds every w
 
   it('with every worker skipped, the head runs a plain docker load, not the fan-out', async () => {
     const { transports, calls } = recording({ 'spark-a': node(RUNNER_ID), 'spark-b': node(RUNNER_ID) })
-    const r = await relayImage(m, IMAGE, transports, { skip: new Set(['spark-b']), runnerId: RUNNER_ID })
+    const r = await relayImage(m, IMAGE, transports, { skip: new Set(['spark-b']), runnerId: RUNNER_ID, landing: false })
     expect(r.ok).toBe(true)
     const load = calls.find((c) => c.node === 'spark-a' && !inspect.test(c.command))!
     expect(load.command).toMatch(/docker load/)

@@ -13,7 +13,7 @@ export const RUNNER_DOCKER = `#!/bin/sh
 case "$1 $2" in
   "image inspect")
     [ -n "\${STUB_RUNNER_ID:-}" ] || { echo "Error: No such image: $6" >&2; exit 1; }
-    echo "$STUB_RUNNER_ID" ;;
+    if [ "$4" = '{{.Size}}' ]; then echo "\${STUB_IMAGE_SIZE:-300000}"; else echo "$STUB_RUNNER_ID"; fi ;;
   "save $STUB_IMAGE")
     head -c "$STUB_SAVE_BYTES" /dev/zero
     [ -z "\${STUB_SAVE_FAIL:-}" ] || { echo "$STUB_SAVE_FAIL" >&2; exit 1; } ;;
