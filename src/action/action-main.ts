@@ -14,7 +14,7 @@ import { type TaskOutcome, usageError } from '../tasks/outcome.js'
 import { type ActionInputs, type InputName, readActionInputs } from './action-inputs.js'
 import { declaredDefault } from './metadata.js'
 import { markMainPhase } from './phase.js'
-import { clearLockForPost, saveLockForPost } from './post-lock.js'
+import { clearLockForPost, saveLockForPost } from './lock-state.js'
 import { recordFindings, recordStepOutcome, reportDir, stepId } from './action-report.js'
 
 export { COMMANDS } from './action-inputs.js'
