@@ -1,5 +1,6 @@
 /**
- * Every file (or block of a file) generated from the code, in one list: the manifest's JSON Schema,
+ * Every file (or block of a file) generated from the code, in one list: the manifest's JSON Schema
+ * and the fast path's plan (manifest-plan.generated.ts),
  * the manifest reference, action.yml, the README's command table and the folder table of docs/architecture.md. `npm run schema`
  * (.ci/generate.mjs) writes them; test/manifest/generated-files.test.ts fails when a committed one
  * differs from what this renders.
@@ -9,6 +10,7 @@ import { writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { renderActionYml } from './action/action-yml.js'
+import { renderManifestPlan } from './manifest/fast-plan.js'
 import { renderManifestJsonSchema } from './manifest/json-schema.js'
 import { renderManifestReference } from './manifest/reference.js'
 import { COMMANDS, type CommandSpec } from './tasks/command-table.js'
@@ -61,6 +63,7 @@ export function replaceBlock(text: string, name: string, body: string): string {
 
 export const GENERATED_FILES: readonly GeneratedFile[] = [
   { path: join(SRC, 'manifest', 'cluster-manifest.schema.json'), render: renderManifestJsonSchema },
+  { path: join(SRC, 'manifest', 'manifest-plan.generated.ts'), render: renderManifestPlan },
   { path: join(ROOT, 'docs', 'manifest-reference.md'), render: renderManifestReference },
   { path: join(ROOT, 'action.yml'), render: renderActionYml },
   { path: README, render: () => replaceBlock(readFileSync(README, 'utf8'), 'commands', renderCommandTable()) },

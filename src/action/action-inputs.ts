@@ -4,7 +4,7 @@
  * action.yml and nowhere else: the runner fills `INPUT_*` from action.yml's defaults before this
  * code runs, so an empty value here means "declared default is empty", never "use a fallback".
  */
-import { ON_FAILURE } from '../manifest/schema.js'
+import { ON_FAILURE } from '../manifest/manifest-constants.js'
 import { fail, ok, problem, type Result } from '../result/result.js'
 import { ACTION_COMMANDS, ACTION_INPUT_NAMES, type ActionCommand, OPTIONS, type OptionKey, type OptionValues, option } from '../tasks/command-table.js'
 

@@ -9,17 +9,17 @@
  * are each logged, and the step succeeds.
  */
 import * as core from '@actions/core'
-import { resolve } from 'node:path'
+import { LOCK_STATE } from './lock-state.js'
 import { z } from 'zod'
-import { type LockHolder, deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/deploy-lock.js'
-import { loadManifestFile } from '../manifest/load-manifest.js'
+import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/deploy-lock.js'
+import { loadManifestFile } from '../manifest/manifest-file.js'
 import { fail, ok, type Parsed, problem } from '../result/result.js'
 import { logSink } from '../report/log-sink.js'
 import { headOf } from '../plan/node-commands.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
 
-export const LOCK_STATE = 'vrd-lock'
+export { clearLockForPost, LOCK_STATE, saveLockForPost } from './lock-state.js'
 
 /** The holder's `who`/`release` come from the head: every line through the log sink. */
 const info = logSink((m) => core.info(m))
@@ -34,25 +34,6 @@ const SavedLockSchema = z.object({
   run: z.string().optional(),
 })
 export type SavedLock = z.infer<typeof SavedLockSchema>
-
-/**
- * Remember the lock this run holds, for the post step. The deploy orchestrator calls it (through
- * the Action adapter) right after it took the lock.
- */
-export function saveLockForPost(manifestPath: string, cluster: string, holder: LockHolder): void {
-  const state: SavedLock = {
-    manifest: resolve(manifestPath),
-    cluster,
-    token: holder.token,
-    release: holder.release,
-    who: holder.who,
-    ...(holder.run !== undefined && { run: holder.run }),
-  }
-  core.saveState(LOCK_STATE, JSON.stringify(state))
-}
-
-/** The main step released its lock itself: nothing for the post step to do. */
-export const clearLockForPost = (): void => core.saveState(LOCK_STATE, '')
 
 const unreadable = (message: string) => fail(problem('SAVED_LOCK_INVALID', message))
 

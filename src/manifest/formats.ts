@@ -6,16 +6,27 @@
  */
 import { z } from 'zod'
 import { describeValue } from './describe-value.js'
-import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN, parseImageReference } from './image-reference.js'
-import { parseCidr, parseIpv4 } from '../net/ipv4.js'
-import type { Problem } from '../result/result.js'
+import {
+  checkByteSize,
+  checkCidr,
+  checkDevicePath,
+  checkEnvName,
+  checkHostKeyPin,
+  checkImageDigest,
+  checkImageReference,
+  checkInterfaceName,
+  checkIpv4,
+  checkResourceName,
+  checkSshHost,
+  checkVolumeSpec,
+  ENV_NAME,
+  HOST_KEY_PATTERN,
+  scalarToText,
+  type Verdict,
+  withoutNul,
+} from './format-rules.js'
+import { DIGEST_PATTERN, IMAGE_REFERENCE_PATTERN } from './image-reference.js'
 import type { ManifestErrorCode } from './manifest-error.js'
-
-/** What a rule says about one string: nothing when it is fine. */
-interface Verdict {
-  readonly reason?: string
-  readonly fix?: string
-}
 
 interface StringFormat {
   readonly code: ManifestErrorCode
@@ -54,29 +65,29 @@ function stringFormat(format: StringFormat) {
   return shared(`string ${format.code} ${format.pattern} ${format.expected}`, () => stringSchema(format))
 }
 
+/**
+ * The zod check of each string format, with the rule it runs: the generated fast-path plan
+ * (fast-plan.ts) names the rule instead of the closure zod holds.
+ */
+export const FORMAT_CHECK_RULES = new WeakMap<object, (text: string) => Verdict | undefined>()
+
 function stringSchema(format: StringFormat) {
+  const check = z.superRefine((text: string, ctx) => {
+    const verdict = format.check(text)
+    if (!verdict) return
+    const params: FormatIssueParams = { code: format.code, ...(verdict.fix !== undefined && { fix: verdict.fix }) }
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected ${format.expected}, got ${JSON.stringify(text)}${verdict.reason ? ` (${verdict.reason})` : ''}`,
+      params,
+    })
+  })
+  FORMAT_CHECK_RULES.set(check, format.check)
   return z
     .string({ error: (issue) => `expected ${format.expected}, got ${describeValue(issue.input)}` })
-    .superRefine((text, ctx) => {
-      const verdict = format.check(text)
-      if (!verdict) return
-      const params: FormatIssueParams = { code: format.code, ...(verdict.fix !== undefined && { fix: verdict.fix }) }
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected ${format.expected}, got ${JSON.stringify(text)}${verdict.reason ? ` (${verdict.reason})` : ''}`,
-        params,
-      })
-    })
+    .check(check)
     .meta({ title: format.title, pattern: format.pattern, examples: [...format.examples] })
 }
-
-/** A parser's Problem as a format's verdict: its message is the reason; its fix only where it names one beyond the message. */
-const verdictOf = (p: Problem): Verdict => ({ reason: p.message, ...(p.fix !== p.message && { fix: p.fix }) })
-
-const fromRegex =
-  (re: RegExp, reason?: string) =>
-  (text: string): Verdict | undefined =>
-    re.test(text) ? undefined : { ...(reason !== undefined && { reason }) }
 
 const IPV4_PATTERN = '^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$'
 
@@ -87,10 +98,7 @@ export const ipv4Address = () =>
     title: 'IPv4 address',
     pattern: IPV4_PATTERN,
     examples: ['192.168.200.12'],
-    check: (text) => {
-      const parsed = parseIpv4(text)
-      return parsed.ok ? undefined : verdictOf(parsed.problem)
-    },
+    check: checkIpv4,
   })
 
 export const cidrBlock = () =>
@@ -100,10 +108,7 @@ export const cidrBlock = () =>
     title: 'IPv4 CIDR block',
     pattern: `${IPV4_PATTERN.slice(0, -1)}/(?:[0-9]|[12][0-9]|3[0-2])$`,
     examples: ['192.168.200.0/24'],
-    check: (text) => {
-      const parsed = parseCidr(text)
-      return parsed.ok ? undefined : verdictOf(parsed.problem)
-    },
+    check: checkCidr,
   })
 
 export const interfaceName = () =>
@@ -113,16 +118,8 @@ export const interfaceName = () =>
     title: 'Linux network interface name',
     pattern: '^(?!\\.{1,2}$)[^/:\\s]{1,15}$',
     examples: ['enp1s0f1np1'],
-    check: (text) => {
-      if (text.length === 0) return { reason: 'it is empty' }
-      if (text.length > 15) return { reason: `it is ${text.length} characters long; Linux allows at most 15` }
-      if (/[/:\s]/.test(text)) return { reason: 'it contains "/", ":" or whitespace' }
-      if (text === '.' || text === '..') return { reason: 'it is "." or ".."' }
-      return undefined
-    },
+    check: checkInterfaceName,
   })
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 export const envName = () =>
   stringFormat({
@@ -131,11 +128,7 @@ export const envName = () =>
     title: 'environment variable name',
     pattern: ENV_NAME.source,
     examples: ['HF_TOKEN'],
-    check: (text) => {
-      if (ENV_NAME.test(text)) return undefined
-      const suggestion = text.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=[0-9])/, '_')
-      return suggestion !== '' ? { fix: `rename it to ${suggestion}` } : {}
-    },
+    check: checkEnvName,
   })
 
 export const imageReference = () =>
@@ -145,10 +138,7 @@ export const imageReference = () =>
     title: 'container image reference',
     pattern: IMAGE_REFERENCE_PATTERN,
     examples: ['hellohal2064/vllm-qwen3.5-gb10:latest'],
-    check: (text) => {
-      const parsed = parseImageReference(text)
-      return parsed.ok ? undefined : verdictOf(parsed.problem)
-    },
+    check: checkImageReference,
   })
 
 export const imageDigest = () =>
@@ -158,11 +148,8 @@ export const imageDigest = () =>
     title: 'image digest',
     pattern: DIGEST_PATTERN,
     examples: [`sha256:${'0'.repeat(64)}`],
-    check: fromRegex(new RegExp(DIGEST_PATTERN)),
+    check: checkImageDigest,
   })
-
-const KEY_TYPES = '(?:ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\\.com|sk-ecdsa-sha2-nistp256@openssh\\.com)'
-const HOST_KEY_PATTERN = `^(?:SHA256:[A-Za-z0-9+/]{43}=?|${KEY_TYPES} AAAA[A-Za-z0-9+/]+={0,2}(?: .*)?)$`
 
 export const hostKeyPin = () =>
   stringFormat({
@@ -171,13 +158,7 @@ export const hostKeyPin = () =>
     title: 'SSH host key fingerprint or public key',
     pattern: HOST_KEY_PATTERN,
     examples: ['SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl'],
-    check: (text) => {
-      if (new RegExp(HOST_KEY_PATTERN).test(text)) return undefined
-      if (/^(MD5:)?([0-9a-f]{2}:){15}[0-9a-f]{2}$/i.test(text)) {
-        return { reason: 'MD5 fingerprints are not accepted', fix: 'use the SHA256 fingerprint from `ssh-keyscan HOST | ssh-keygen -lf -`' }
-      }
-      return { fix: 'run `ssh-keyscan -t ed25519 HOST | ssh-keygen -lf -` and paste the SHA256:... part' }
-    },
+    check: checkHostKeyPin,
   })
 
 export const resourceName = (example: string) =>
@@ -187,7 +168,7 @@ export const resourceName = (example: string) =>
     title: 'name',
     pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
     examples: [example],
-    check: fromRegex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/),
+    check: checkResourceName,
   })
 
 export const sshHost = () =>
@@ -197,15 +178,7 @@ export const sshHost = () =>
     title: 'hostname or IP address',
     pattern: '^[^\\s@/]+$',
     examples: ['10.1.230.180', 'spark-a.lab.example.com'],
-    check: (text) => {
-      if (text === '') return { reason: 'it is empty' }
-      const at = text.indexOf('@')
-      if (at >= 0) {
-        return { reason: 'it contains a user name', fix: `write host: ${text.slice(at + 1)} and user: ${text.slice(0, at)}` }
-      }
-      if (/[\s/]/.test(text)) return { reason: 'it contains whitespace or "/"' }
-      return undefined
-    },
+    check: checkSshHost,
   })
 
 export const byteSize = () =>
@@ -215,7 +188,7 @@ export const byteSize = () =>
     title: 'size',
     pattern: '^[0-9]+(?:\\.[0-9]+)?[bkmgBKMG]?$',
     examples: ['16g'],
-    check: fromRegex(/^[0-9]+(?:\.[0-9]+)?[bkmgBKMG]?$/),
+    check: checkByteSize,
   })
 
 export const volumeSpec = () =>
@@ -225,7 +198,7 @@ export const volumeSpec = () =>
     title: 'volume mount',
     pattern: '^[^:\\s]+:/[^:\\s]*(?::[a-zA-Z,]+)?$',
     examples: ['/root/.cache/huggingface:/root/.cache/huggingface'],
-    check: fromRegex(/^[^:\s]+:\/[^:\s]*(?::[a-zA-Z,]+)?$/),
+    check: checkVolumeSpec,
   })
 
 export const devicePath = () =>
@@ -235,7 +208,7 @@ export const devicePath = () =>
     title: 'device path',
     pattern: '^/[^:\\s]*(?::/[^:\\s]*)?(?::[rwm]+)?$',
     examples: ['/dev/infiniband'],
-    check: fromRegex(/^\/[^:\s]*(?::\/[^:\s]*)?(?::[rwm]+)?$/),
+    check: checkDevicePath,
   })
 
 /** A whole number with bounds; the message names the bounds and what was given. */
@@ -277,9 +250,9 @@ const scalarTextSchema = () =>
     .union([z.string(), z.number(), z.boolean()], {
       error: (issue) => `expected a string (or a number or boolean, which is turned into text), got ${describeValue(issue.input)}`,
     })
-    .transform((value) => String(value))
+    .transform(scalarToText)
     // A NUL cannot be in an argument or an environment value: the node would never receive it.
-    .refine((value) => !value.includes('\0'), { error: 'contains a NUL character, which no argument or environment value can carry' })
+    .refine(withoutNul, { error: 'contains a NUL character, which no argument or environment value can carry' })
 
 /** `NAME: value` pairs with checked names. */
 export const envMap = () => shared('envMap', () => z.record(envName(), scalarText()))

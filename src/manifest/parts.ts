@@ -6,45 +6,10 @@
 import type { z } from 'zod'
 import { didYouMean } from './did-you-mean.js'
 import { allowedKeysAt, valueAt } from './schema-walk.js'
-import {
-  type ContainerSettings,
-  type Fabric,
-  type ImageSettings,
-  type LaunchSettings,
-  type Manifest,
-  type ManifestNode,
-  ManifestSchema,
-  NodeSchema,
-  type RaySettings,
-  type SmokeSettings,
-  type SshSettings,
-  type VllmSettings,
-} from './schema.js'
+import type { IndexedNode, ManifestParts } from './manifest-parts.js'
+import { ManifestSchema, NodeSchema } from './schema.js'
 
-export interface IndexedNode {
-  /** Position in the manifest's `nodes` list. */
-  readonly index: number
-  readonly node: ManifestNode
-}
-
-export interface ManifestParts {
-  readonly ssh?: SshSettings
-  readonly fabric?: Fabric
-  /** The nodes that validated. */
-  readonly nodes: readonly IndexedNode[]
-  /** False when the list or some node did not validate; rules that count over all nodes then stay quiet. */
-  readonly allNodes: boolean
-  readonly image?: ImageSettings
-  readonly container?: ContainerSettings
-  readonly ray?: RaySettings
-  readonly vllm?: VllmSettings
-  readonly launch?: LaunchSettings
-  readonly smoke?: SmokeSettings
-}
-
-export function partsOfManifest(manifest: Manifest): ManifestParts {
-  return { ...manifest, nodes: manifest.nodes.map((node, index) => ({ index, node })), allNodes: true }
-}
+export { type IndexedNode, type ManifestParts, partsOfManifest } from './manifest-parts.js'
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 

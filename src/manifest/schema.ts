@@ -31,16 +31,10 @@ import {
   milliseconds,
   collectiveSeconds,
 } from './formats.js'
+import { exactlyOneModelSource, hubEndpointAllowed, isRegex, pathWithoutDotParts, regexError, revisionWithoutDotDot } from './format-rules.js'
+import { MAX_CLUSTER_NODES, ON_FAILURE } from './manifest-constants.js'
 
-function regexError(text: string): string {
-  try {
-    new RegExp(text)
-    return ''
-  } catch (err) {
-    return (err as Error).message
-  }
-}
-const isRegex = (text: string): boolean => regexError(text) === ''
+export { EXTENSION_KEY_PREFIX, MAX_CLUSTER_NODES, MAX_RAY_NODES, ON_FAILURE, type OnFailure } from './manifest-constants.js'
 
 const gpusError = (issue: { readonly input?: unknown }) => `expected "all", a GPU count like 1, or "device=0,1", got ${describeValue(issue.input)}`
 
@@ -242,7 +236,7 @@ export const HubSourceSchema = z
     revision: z
       .string()
       .regex(REVISION, { error: (issue) => `expected a commit (40 hex digits), a tag or a branch, got ${describeValue(issue.input)}` })
-      .refine((r) => !r.includes('..'), { error: 'a revision cannot contain ".."' })
+      .refine(revisionWithoutDotDot, { error: 'a revision cannot contain ".."' })
       .meta({ examples: ['0123456789abcdef0123456789abcdef01234567', 'main'] })
       .describe(
         'The revision to download: a commit (40 hex digits) pins the weights; a tag or a branch is accepted with a warning, because what it names can move (then the fingerprint still names the words, not the files).',
@@ -262,7 +256,7 @@ export const HubSourceSchema = z
         'Allow a plain `http://` endpoint: the token and the files then cross the network unencrypted, and anyone on the path can change the bytes (the download is still checked against the digests the endpoint lists). Default false.',
       ),
   })
-  .refine((h) => h.endpoint === undefined || !/^http:/i.test(h.endpoint) || h.allowInsecure === true, {
+  .refine(hubEndpointAllowed, {
     path: ['endpoint'],
     error: (issue) =>
       `${describeValue((issue.input as { endpoint?: unknown }).endpoint)} is plain http: the token and the weights would cross the network unencrypted. Use an https:// endpoint, or set model.source.hub.allowInsecure: true for a mirror on a network you trust`,
@@ -291,7 +285,7 @@ export const ModelSourceSchema = z
       .optional()
       .describe('The files are already on every node at `model.path`: they are only verified (every worker against the head), never fetched.'),
   })
-  .refine((s) => [s.hub, s.runner, s.nodes].filter((x) => x !== undefined).length === 1, {
+  .refine(exactlyOneModelSource, {
     error: 'give exactly one source: hub, runner or nodes',
   })
   .describe('Where the model files come from: exactly one of `hub`, `runner`, `nodes`.')
@@ -305,7 +299,7 @@ export const ModelSchema = z
       .regex(ABSOLUTE_DIR, {
         error: (issue) => `expected an absolute directory like /var/lib/vrd/models/qwen, letters, digits and ._@+- only, got ${describeValue(issue.input)}`,
       })
-      .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), { error: 'the model path cannot contain . or .. parts' })
+      .refine(pathWithoutDotParts, { error: 'the model path cannot contain . or .. parts' })
       .meta({ examples: ['/var/lib/vrd/models/qwen3.5-122b-fp8'] })
       .describe(
         'Absolute directory on every node that holds the model files. It is mounted read-only into the container at the same path, `vllm serve` is given this path instead of `vllm.model` (which stays the served model name unless `vllm.servedModelName` is set) and the container runs with `HF_HUB_OFFLINE=1`, so serving never downloads.',
@@ -494,10 +488,6 @@ export const SmokeSchema = z
   })
   .describe('The smoke test run against the new server before a deploy counts as done.')
 
-/** What a failed deploy does (also the Action's `on-failure` input, which overrides it). */
-export const ON_FAILURE = ['rollback', 'stop', 'keep'] as const
-export type OnFailure = (typeof ON_FAILURE)[number]
-
 export const DeploySchema = z
   .strictObject({
     onFailure: z
@@ -589,15 +579,6 @@ export const PreflightSchema = z
   })
   .describe('Gates that need more than facts: the fabric collective.')
 
-/**
- * The most nodes a manifest or a facts bundle may name: far past any cluster rolled out over SSH
- * (vLLM's largest published multi-node set-ups are tens of nodes), and what keeps the checks over
- * the largest accepted input bounded in memory and time (their pairwise comparisons grow with it).
- */
-export const MAX_CLUSTER_NODES = 512
-/** Ray keeps dead nodes in ray.nodes() while the head lives: room for many restarts of each node. */
-export const MAX_RAY_NODES = 8 * MAX_CLUSTER_NODES
-
 export const ManifestSchema = z
   .strictObject({
     version: z
@@ -645,6 +626,3 @@ export type SmokePrompt = SmokeSettings['prompts'][number]
 export type DeploySettings = Manifest['deploy']
 export type PreflightSettings = Manifest['preflight']
 export type FitSettings = Manifest['fit']
-
-/** Top-level keys with this prefix are set aside before validation (YAML anchors, notes). */
-export const EXTENSION_KEY_PREFIX = 'x-'

@@ -5,7 +5,7 @@
  * a file is checked against this schema first (the types are derived from it, as the manifest's are).
  */
 import { z } from 'zod'
-import { MAX_CLUSTER_NODES, MAX_RAY_NODES } from '../manifest/schema.js'
+import { MAX_CLUSTER_NODES, MAX_RAY_NODES } from '../manifest/manifest-constants.js'
 import { CollectiveLineSchema } from '../probe/collective-program.js'
 import { NodeFactsSchema } from '../probe/node-facts.js'
 

@@ -8,7 +8,7 @@
  * log masking (core.setSecret) covers the log only; the summary, the outputs and the files leave
  * the runner without it. Pure, but for the manifest read that names the secret variables.
  */
-import { loadManifestFile } from '../manifest/load-manifest.js'
+import { loadManifestFile } from '../manifest/manifest-file.js'
 import type { OptionValues } from './command-table.js'
 import type { TaskOutcome } from './outcome.js'
 

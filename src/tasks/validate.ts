@@ -1,4 +1,4 @@
-import { loadManifestFile } from '../manifest/load-manifest.js'
+import { loadManifestFile } from '../manifest/manifest-file.js'
 import { verdictLine } from '../report/verdict.js'
 import type { ManifestError } from '../manifest/manifest-error.js'
 import type { Manifest } from '../manifest/schema.js'
