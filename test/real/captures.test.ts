@@ -167,8 +167,13 @@ const LOGS: readonly { readonly log: string; readonly errors: readonly string[];
   { log: 'corrupt-safetensors-truncated/server.log', errors: ['ENGINE_DEAD', 'WEIGHTS_CORRUPT'], why: 'the shard cut in half' },
   { log: 'corrupt-safetensors-header/server.log', errors: ['ENGINE_DEAD', 'WEIGHTS_CORRUPT'], why: 'the header length garbled' },
   { log: 'gpu-memory-unmeetable/server.log', errors: ['ENGINE_DEAD', 'GPU_OUT_OF_MEMORY'], why: '0.9 asked while another process held 70 GiB' },
-  { log: 'engine-missing-flashinfer/server.log', errors: ['ENGINE_DEAD'], why: 'the engine core died on an import (the bundle lacked flashinfer)' },
-  { log: 'native-two-ranks-one-gpu/rank0.log', errors: ['ENGINE_DEAD'], why: 'two native ranks on one GPU: NCCL "invalid usage"' },
+  // An engine death names no cause: the exception it died of, which no rule names, is UNRECOGNISED_FAILURE beside it (signature-fallback.ts).
+  {
+    log: 'engine-missing-flashinfer/server.log',
+    errors: ['ENGINE_DEAD', 'UNRECOGNISED_FAILURE'],
+    why: 'the engine core died on an import (the bundle lacked flashinfer)',
+  },
+  { log: 'native-two-ranks-one-gpu/rank0.log', errors: ['ENGINE_DEAD', 'UNRECOGNISED_FAILURE'], why: 'two native ranks on one GPU: NCCL "invalid usage"' },
   {
     log: 'native-two-ranks-one-gpu/rank1.log',
     errors: ['ENGINE_DEAD', 'MASTER_ADDR_LOOPBACK'],
