@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto'
 import { type Argv, render, shScript, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
-import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricSshTarget } from './relay-commands.js'
+import { FAN_HELPERS_SH, FAN_REPORT_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricSshTarget, fanToWorkersSh } from './relay-commands.js'
 import { clusterStateDir } from './release-commands.js'
 
 /** The stream's frames: `D` + 4-byte big-endian length + that many bytes; at the end `E` + the 32-byte SHA-256 + the 8-byte size. */
@@ -155,47 +155,16 @@ LANDPY=$(cat <<'PYEOF'
 ${LAND_PY}PYEOF
 )
 pref=$1; file=$2; remote=$3; n=$4; shift 4
-flat() { tr '\\t\\r' '  ' | cut -c1-400; }
-logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
-d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
-trap 'rm -rf "$d"' EXIT
-trap 'rm -f "$file"; exit 143' TERM INT HUP
+${FAN_HELPERS_SH}trap 'rm -f "$file"; exit 143' TERM INT HUP
 if [ "$n" -gt 0 ]; then
   command -v ssh >/dev/null 2>&1 || { printf 'error\\t%s\\n' 'ssh is not installed on the head'; exit 1; }
 fi
-${FABRIC_SSH_SH}i=0
-while [ "$i" -lt "$n" ]; do
-  i=$((i + 1))
-  p=$1; u=$2; h=$3
-  printf '%s\\n' "$h" >"$d/ip$i"
-  mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
-  (
-    shift $((3 * (n - i + 1)))
-    fssh "$d/w$i.err" "$@" -p "$p" -l "$u" "$h" "$remote" <"$d/f$i" >"$d/w$i.log"
-    echo "$?" >"$d/w$i.rc"
-    cat "$d/w$i.err" >>"$d/w$i.log"
-  ) &
-  shift 3
-done
-if [ "$n" -gt 0 ]; then
+${fanToWorkersSh('"$remote"')}if [ "$n" -gt 0 ]; then
   python3 -c "$LANDPY" "$file" "$d"/f* >"$d/head.log" 2>&1; rc=$?
 else
   python3 -c "$LANDPY" "$file" >"$d/head.log" 2>&1; rc=$?
 fi
-wait
-printf 'relay\\thead\\t%s\\n' "$rc"
-[ "$rc" -eq 0 ] || logs head "$d/head.log"
-bad=$rc
-i=0
-while [ "$i" -lt "$n" ]; do
-  i=$((i + 1))
-  h=$(cat "$d/ip$i"); w=$(cat "$d/w$i.rc" 2>/dev/null || echo 255)
-  printf 'relay\\t%s\\t%s\\n' "$h" "$w"
-  [ "$w" = 0 ] || { logs "$h" "$d/w$i.log"; bad=1; }
-done
-printf 'end\\n'
-exit "$bad"
-`
+${FAN_REPORT_SH}`
 
 /** On a worker, over the head's ssh: receive the framed stream into `file` (LAND_PY, no pass-on). */
 export const landOnWorker = (file: string): Argv => argv('python3', '-c', LAND_PY, file)

@@ -192,6 +192,49 @@ export function relayToWorker(m: Manifest, worker: ManifestNode, image: string):
  *   end
  */
 /**
+ * The head's fan-out scripts (relay's docker load, the landing's receivers) share these pieces: the log helpers and the
+ * scratch directory, the loop that starts one `ssh <worker> <remote>` per worker fed from its own FIFO, and the report.
+ */
+export const FAN_HELPERS_SH = `flat() { tr '\\t\\r' '  ' | cut -c1-400; }
+logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
+d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
+trap 'rm -rf "$d"' EXIT
+`
+
+/** One background `ssh <worker> <remote>` per worker (args: port user host, for each), each reading FIFO `$d/f<i>`. */
+export const fanToWorkersSh = (remote: string): string => `${FABRIC_SSH_SH}i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  p=$1; u=$2; h=$3
+  printf '%s\\n' "$h" >"$d/ip$i"
+  mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
+  (
+    shift $((3 * (n - i + 1)))
+    fssh "$d/w$i.err" "$@" -p "$p" -l "$u" "$h" ${remote} <"$d/f$i" >"$d/w$i.log"
+    echo "$?" >"$d/w$i.rc"
+    cat "$d/w$i.err" >>"$d/w$i.log"
+  ) &
+  shift 3
+done
+`
+
+/** After the head's own part (exit status in `rc`): wait for the workers, print `relay\thost\texit` for each, then `end`. */
+export const FAN_REPORT_SH = `wait
+printf 'relay\\thead\\t%s\\n' "$rc"
+[ "$rc" -eq 0 ] || logs head "$d/head.log"
+bad=$rc
+i=0
+while [ "$i" -lt "$n" ]; do
+  i=$((i + 1))
+  h=$(cat "$d/ip$i"); w=$(cat "$d/w$i.rc" 2>/dev/null || echo 255)
+  printf 'relay\\t%s\\t%s\\n' "$h" "$w"
+  [ "$w" = 0 ] || { logs "$h" "$d/w$i.log"; bad=1; }
+done
+printf 'end\\n'
+exit "$bad"
+`
+
+/**
  * argv: the FIFO paths. stdin into every one of them, each through its own bounded queue (32 MiB,
  * 1 MiB reads shared by all queues, never copied): a writer thread per target, the reader waits
  * only while some live target's queue is full. A target whose reader went away is dropped; when
@@ -279,32 +322,14 @@ FANPY=$(cat <<'PYEOF'
 ${RELAY_FAN_PY}PYEOF
 )
 pref=$1; n=$2; shift 2
-flat() { tr '\\t\\r' '  ' | cut -c1-400; }
-logs() { tail -n 20 "$2" 2>/dev/null | flat | awk -v t="$1" '{ print "log\\t" t "\\t" $0 }'; }
-d=$(mktemp -d 2>/dev/null) || { printf 'error\\t%s\\n' 'mktemp -d failed on the head'; exit 1; }
-trap 'rm -rf "$d"' EXIT
-trap 'exit 143' TERM INT HUP
+${FAN_HELPERS_SH}trap 'exit 143' TERM INT HUP
 if [ "$n" -eq 0 ]; then
   docker load >"$d/head.log" 2>&1; rc=$?
   printf 'relay\\thead\\t%s\\n' "$rc"; [ "$rc" -eq 0 ] || logs head "$d/head.log"
   printf 'end\\n'; exit "$rc"
 fi
 command -v ssh >/dev/null 2>&1 || { printf 'error\\t%s\\n' 'ssh is not installed on the head'; exit 1; }
-${FABRIC_SSH_SH}i=0
-while [ "$i" -lt "$n" ]; do
-  i=$((i + 1))
-  p=$1; u=$2; h=$3
-  printf '%s\\n' "$h" >"$d/ip$i"
-  mkfifo "$d/f$i" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
-  (
-    shift $((3 * (n - i + 1)))
-    fssh "$d/w$i.err" "$@" -p "$p" -l "$u" "$h" docker load <"$d/f$i" >"$d/w$i.log"
-    echo "$?" >"$d/w$i.rc"
-    cat "$d/w$i.err" >>"$d/w$i.log"
-  ) &
-  shift 3
-done
-if python3 -c 'import threading' >/dev/null 2>&1; then
+${fanToWorkersSh('docker load')}if python3 -c 'import threading' >/dev/null 2>&1; then
   mkfifo "$d/h" || { printf 'error\\t%s\\n' "mkfifo failed in $d"; exit 1; }
   docker load <"$d/h" >"$d/head.log" 2>&1 &
   hp=$!
@@ -317,20 +342,7 @@ else
   tee $teeopt "$d"/f* | docker load >"$d/head.log" 2>&1
   rc=$?
 fi
-wait
-printf 'relay\\thead\\t%s\\n' "$rc"
-[ "$rc" -eq 0 ] || logs head "$d/head.log"
-bad=$rc
-i=0
-while [ "$i" -lt "$n" ]; do
-  i=$((i + 1))
-  h=$(cat "$d/ip$i"); w=$(cat "$d/w$i.rc" 2>/dev/null || echo 255)
-  printf 'relay\\t%s\\t%s\\n' "$h" "$w"
-  [ "$w" = 0 ] || { logs "$h" "$d/w$i.log"; bad=1; }
-done
-printf 'end\\n'
-exit "$bad"
-`
+${FAN_REPORT_SH}`
 
 /** On the head, stdin = the runner's `docker save`: load it here and into every worker at once. */
 export function relayFanOut(m: Manifest, workers: readonly ManifestNode[]): Argv {
