@@ -5,18 +5,7 @@
  * src/preflight/WORDINGS.md ("Swept from the sources").
  */
 import { describe, expect, it } from 'vitest'
-import type { Finding } from '../../src/preflight/finding.js'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string): Finding[] => scanLog(text, 't')
-const codes = (text: string): string[] => scan(text).map((f) => f.code)
-const one = (text: string, code: string): Finding => {
-  const found = scan(text).filter((f) => f.code === code)
-  expect(found, `${code} in ${codes(text)}`).toHaveLength(1)
-  return found[0]!
-}
-/** A healthy log: no error and no UNRECOGNISED_FAILURE. */
-const quiet = (text: string) => expect(scan(text).filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')).toEqual([])
+import { codes, one, quiet, scan } from './fixtures/scan.js'
 
 describe('GPU_ARCH_UNSUPPORTED: an image without kernels for the GPU (GB10 sm_121 and others)', () => {
   it('ptxas from Triton, with the architecture as evidence (triton-lang/triton#8539, gpustack/gpustack#4372, vllm-project/recipes#269)', () => {
