@@ -352,6 +352,14 @@ code, so, se = run(["dmesg"], 3)
 dmesg = so if code == 0 else None
 
 docker = {"ok": False}
+
+def docker_root_free(root):
+    try:
+        st = os.statvfs(root)
+        docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
+    except Exception as e:
+        out["errors"].append("free space under %s: %s" % (root, e))
+
 # The legacy prestart hook: dockerd registers its --gpus device driver when this is on its PATH.
 hook = shutil.which("nvidia-container-runtime-hook")
 if hook:
@@ -360,11 +368,7 @@ kd = known.get("docker")
 if kd and kd.get("ok") and kd.get("rootDir"):
     docker.update({k: v for k, v in kd.items() if k not in ("rootFreeBytes", "nvidiaHook")})
     # Free space is read again: an image may have landed since.
-    try:
-        st = os.statvfs(kd["rootDir"])
-        docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
-    except Exception as e:
-        out["errors"].append("free space under %s: %s" % (kd["rootDir"], e))
+    docker_root_free(kd["rootDir"])
 else:
     code, so, se = run(["docker", "info", "--format", "{{json .}}"], 15)
     info = None
@@ -380,11 +384,7 @@ else:
             docker["cdiSpecDirs"] = [str(d) for d in (info.get("CDISpecDirs") or [])]
         if isinstance(info.get("DiscoveredDevices"), list):
             docker["cdiDevices"] = sorted(str(d.get("ID")) for d in info["DiscoveredDevices"] if isinstance(d, dict) and d.get("Source") == "cdi" and d.get("ID"))
-        try:
-            st = os.statvfs(info["DockerRootDir"])
-            docker["rootFreeBytes"] = st.f_bavail * st.f_frsize
-        except Exception as e:
-            out["errors"].append("free space under %s: %s" % (info["DockerRootDir"], e))
+        docker_root_free(info["DockerRootDir"])
     else:
         docker["missing"] = code == 127
         err = (se or so).strip()
