@@ -96,11 +96,11 @@ async function land(workers: number, stdin: Buffer, env: Record<string, string> 
   p.stdin.on('error', () => {})
   if (kill === undefined) p.stdin.end(stdin)
   else
-    p.stdin.write(stdin.subarray(0, kill), () =>
-      setTimeout(() => {
-        process.kill(-p.pid!, 'SIGTERM')
-      }, 300),
-    )
+    p.stdin.write(stdin.subarray(0, kill), async () => {
+      // Mid-stream is when the head's receiver has its file open: wait for that event, not for a fixed time.
+      while (!existsSync(join(out, 'head.tar')) && p.exitCode === null) await new Promise((r) => setTimeout(r, 20))
+      if (p.exitCode === null) process.kill(-p.pid!, 'SIGTERM')
+    })
   const code = await new Promise<number | null>((resolve) => p.on('close', resolve))
   const got = (name: string) => (existsSync(join(out, name)) ? readFileSync(join(out, name)) : undefined)
   return { code, stdout, stderr, report: parseRelayFanOut(stdout), got, out, left: () => readdirSync(out) }
