@@ -73,6 +73,35 @@ async function expectNoLandedFile() {
   }
 }
 
+/**
+ * Polls `probe` (a shell test, `$1` = arg) on a node until it succeeds, then cancels at once and
+ * reports when: the cancel waits for the event it needs (bytes flowing), never for a fixed time.
+ * Stops, with `onCancel` uncalled (which the test's assertions then report), once the work under
+ * test has returned (`stop()`) or after 120 s.
+ */
+function cancelWhen(t: Transport, probe: string, arg: string, cancel: AbortController, onCancel: (at: number) => void) {
+  let finished = false
+  const watch = (async () => {
+    const deadline = Date.now() + 120_000
+    while (!finished && Date.now() < deadline && !cancel.signal.aborted) {
+      const r = await t.run(argv('sh', '-c', probe, 'sh', arg), { timeoutMs: 30_000 })
+      if (r.code === 0 && !finished) {
+        onCancel(Date.now())
+        cancel.abort()
+        return
+      }
+      await new Promise((wake) => setTimeout(wake, 50))
+    }
+  })()
+  /** Call once the work under test has returned: a watch still polling stops (the cancel came too late). */
+  return {
+    stop: () => {
+      finished = true
+      return watch
+    },
+  }
+}
+
 beforeAll(async () => {
   await labUp({ nodes: 2, onProgress: progress })
   ;({ manifest, path: manifestPath } = await loadLabManifest())
@@ -134,18 +163,21 @@ it('a landing cancelled mid-stream leaves no file and no receiver on any node, a
   for (const t of transports.values()) await removeImage(t, STANDIN)
   const cancel = new AbortController()
   let abortedAt = 0
+  let watching: ReturnType<typeof cancelWhen> | undefined
+  const worker = transports.get(manifest.nodes.find((n) => n.role === 'worker')!.name)!
   const r = await relayImage(manifest, STANDIN, transports, {
     landing: true,
     signal: cancel.signal,
     onProgress: (m) => {
       progress(m)
-      if (!abortedAt && /landed first/.test(m))
-        setTimeout(() => {
-          abortedAt = Date.now()
-          cancel.abort()
-        }, 700)
+      // Cancel once bytes have reached the last hop: the worker's landed file has grown.
+      if (!watching && /landed first/.test(m))
+        watching = cancelWhen(worker, 'find "$1" -type f -size +0 2>/dev/null | grep -q .', landingDir(manifest), cancel, (at) => {
+          abortedAt = at
+        })
     },
   })
+  await watching?.stop()
   expect(abortedAt).toBeGreaterThan(0)
   expect(r.ok).toBe(false)
   await expectNoLandedFile()
@@ -227,6 +259,8 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
   const cancel = new AbortController()
   const lines: string[] = []
   let abortedAt = 0
+  let watching: ReturnType<typeof cancelWhen> | undefined
+  const headT = transports.get(manifest.nodes.find((n) => n.role === 'head')!.name)!
   const o = await deployTask(path, {
     release: 'cancel-1',
     credentials: { privateKey: readFileSync(paths.sshKey, 'utf8'), knownHosts: readFileSync(paths.knownHosts, 'utf8') },
@@ -235,14 +269,14 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
     onProgress: (m) => {
       lines.push(m)
       progress(m)
-      // Cancel while the archive streams (the bytes are flowing once docker save is named).
-      if (!abortedAt && /image: \[spark-a\] docker save/.test(m))
-        setTimeout(() => {
-          abortedAt = Date.now()
-          cancel.abort()
-        }, 300)
+      // Cancel while the archive streams: once spark-a's docker load has started reading it.
+      if (!watching && /image: \[spark-a\] docker save/.test(m))
+        watching = cancelWhen(headT, 'pgrep -f "[d]ocker load" >/dev/null', '', cancel, (at) => {
+          abortedAt = at
+        })
     },
   })
+  await watching?.stop()
   expect(abortedAt).toBeGreaterThan(0)
   expect(o.exitCode, o.text).toBe(130)
   const r = o.json as { result: string; changed: boolean; failure: { stage: string; reason: string } }
@@ -255,9 +289,14 @@ it('a deploy cancelled mid-transfer (image.distribution: load) stops at once: ca
   expect((await head.run(argv('test', '-e', deployLockDir(manifest)), { timeoutMs: 30_000 })).code).not.toBe(0)
   // The load was cut, not finished: the nodes have no such image.
   for (const t of transports.values()) expect((await t.run(argv('docker', 'image', 'inspect', STANDIN), { timeoutMs: 30_000 })).code, t.label).not.toBe(0)
-  // The runner's docker save streams ended with the loads they fed.
-  const saves = await local.run(argv('sh', '-c', `pgrep -af "[d]ocker save ${STANDIN}" || true`), { timeoutMs: 10_000 })
-  expect(saves.stdout.trim()).toBe('')
+  // The runner's docker save streams ended with the loads they fed. Other labs on this machine may
+  // run their own, so only a save whose parent streams to one of this lab's nodes counts.
+  const saves = await local.run(
+    argv('sh', '-c', 'for p in $(pgrep -f "[d]ocker save $1"); do tr "\\0" " " </proc/$(ps -o ppid= -p "$p" | tr -d " ")/cmdline; echo; done', 'sh', STANDIN),
+    { timeoutMs: 10_000 },
+  )
+  const ours = saves.stdout.split('\n').filter((l) => manifest.nodes.some((n) => l.split(' ').includes(n.ssh.host)))
+  expect(ours).toEqual([])
   // Leave the lab with the image on every node, as other tests expect after a load.
   expect((await relayImage(manifest, STANDIN, transports, {})).ok).toBe(true)
 }, 900_000)
