@@ -10,6 +10,7 @@
 
 import { EVIDENCE, type Finding } from './finding.js'
 import type { LogicalLine } from './paste-normalise.js'
+import { familyHintFinding, familyHintOf, type HintedLine } from './signature-family-hints.js'
 
 interface Marker {
   /** What kind of failure line this is, for the evidence. */
@@ -154,9 +155,15 @@ interface Failing {
 export interface FailureCollector {
   /** A judged line: `covered` when a signature matched it. A line judged again (a continuation joined) replaces its first reading. */
   observe(line: LogicalLine, covered: boolean): void
-  /** One UNRECOGNISED_FAILURE when no error finding explains the log and it holds failure lines; null otherwise. */
-  finding(source: string, findings: readonly Finding[]): Finding | null
+  /**
+   * When no error finding explains the log and it holds failure lines: one UNRECOGNISED_FAILURE, then
+   * a warning per family whose words those lines use (signature-family-hints.ts); [] otherwise.
+   */
+  findings(source: string, findings: readonly Finding[]): Finding[]
 }
+
+/** How many hinted failure lines are kept (the first per family is what a hint quotes). */
+const HINTED_MAX = 32
 
 export function createFailureCollector(): FailureCollector {
   const quoted: Failing[] = []
@@ -166,9 +173,12 @@ export function createFailureCollector(): FailureCollector {
   const lines = new Set<number>()
   const kinds = new Set<string>()
   const seen = new Set<string>()
+  /** Unexplained failure lines whose words name a family, by line number (a line judged again replaces its entry). */
+  const hinted = new Map<number, Omit<HintedLine, 'at'> & { readonly line: LogicalLine }>()
   return {
     observe(line, covered) {
       const at = quoted.findIndex((f) => f.line.line === line.line)
+      hinted.delete(line.line)
       if (covered) {
         if (frame?.line.line === line.line) frame = undefined
         if (at >= 0) quoted.splice(at, 1)
@@ -185,25 +195,27 @@ export function createFailureCollector(): FailureCollector {
       }
       lines.add(line.line)
       kinds.add(kind)
+      const family = familyHintOf(line.text)
+      if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })
       if (at >= 0) quoted[at] = entry
       else if (quoted.length < QUOTED) quoted.push(entry)
       if (kind === 'exception' && (exception === undefined || exception.line.line === line.line)) exception = entry
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
-    finding(source, findings) {
+    findings(source, findings) {
       if (quoted.length === 0 && frame) {
         quoted.push(frame)
         lines.add(frame.line.line)
         kinds.add(FRAME)
         for (const v of valuesIn(frame.line.text)) if (seen.size < SEEN_MAX) seen.add(v)
       }
-      if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code)) || quoted.length === 0) return null
+      if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code)) || quoted.length === 0) return []
       const shown = [...quoted]
       if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
       const first = quoted[0]!.line
       const type = exception ? exceptionType(exception.line.text) : undefined
       const where = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
-      return {
+      const unrecognised: Finding = {
         code: 'UNRECOGNISED_FAILURE',
         severity: 'error',
         node: first.prefixIp ?? null,
@@ -219,6 +231,27 @@ export function createFailureCollector(): FailureCollector {
         },
         fix: 'Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.',
       }
+      return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
     },
   }
+}
+
+/** The first hinted line of each family no finding has named yet, in the order the lines came, as warnings. */
+function hintFindings(
+  source: string,
+  hinted: readonly (Omit<HintedLine, 'at'> & { readonly line: LogicalLine })[],
+  findings: readonly Finding[],
+  where: (l: LogicalLine) => string,
+): Finding[] {
+  const named = new Set(findings.map((f) => f.code))
+  const byFamily = new Map<string, { first: (typeof hinted)[number]; count: number }>()
+  for (const h of [...hinted].sort((a, b) => a.line.line - b.line.line)) {
+    if (named.has(h.hint.code)) continue
+    const seenBefore = byFamily.get(h.hint.code)
+    if (seenBefore) seenBefore.count++
+    else byFamily.set(h.hint.code, { first: h, count: 1 })
+  }
+  return [...byFamily.values()].map(({ first, count }) =>
+    familyHintFinding({ at: `${source}:${where(first.line)}`, text: first.text, words: first.words, hint: first.hint }, first.line.prefixIp ?? null, count),
+  )
 }

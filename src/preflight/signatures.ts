@@ -56,10 +56,11 @@ export interface LogWatcher {
   /** First physical line of every logical line a signature matched, reported or deduplicated. */
   readonly matchedLines: ReadonlySet<number>
   /**
-   * The failure lines no signature explained, as one UNRECOGNISED_FAILURE (error), when no error
-   * finding was made: what a caller reports once the log has ended (vLLM exited, the watch gave up).
+   * The failure lines no signature explained, as one UNRECOGNISED_FAILURE (error) and a warning per
+   * family their words name, when no error finding was made ([] otherwise): what a caller reports once
+   * the log has ended (vLLM exited, the watch gave up).
    */
-  unexplained(): Finding | null
+  unexplained(): Finding[]
 }
 
 /** A line longer than this is judged in pieces, so a stream without newlines cannot grow memory. */
@@ -171,7 +172,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     get matchedLines() {
       return matchedLines
     },
-    unexplained: () => failures.finding(opts.source, book.findings),
+    unexplained: () => failures.findings(opts.source, book.findings),
   }
 }
 
@@ -195,6 +196,5 @@ export function scanLog(text: string, source: string, ray?: RayView): Finding[] 
   watcher.end()
   // The watcher's list: findings completed by later lines (a repo id, a root cause) in their final form.
   const found = [...watcher.findings]
-  const unexplained = watcher.unexplained()
-  return unexplained ? [...found, unexplained] : found
+  return [...found, ...watcher.unexplained()]
 }

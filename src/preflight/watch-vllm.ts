@@ -215,8 +215,7 @@ export async function watchVllmStartup(head: Transport, m: Manifest, opts: Watch
 
 /** The watcher's findings, and the failure lines no signature explained when none of them is an error. */
 export function withUnexplained(watcher: LogWatcher): Finding[] {
-  const unexplained = watcher.unexplained()
-  return unexplained ? [...watcher.findings, unexplained] : [...watcher.findings]
+  return [...watcher.findings, ...watcher.unexplained()]
 }
 
 /** Wait between polls; an abort ends the wait at once. */

@@ -51,13 +51,13 @@ describe('UNRECOGNISED_FAILURE', () => {
     const watcher = createLogWatcher({ source: 'node-a:/tmp/vllm.log' })
     for (const chunk of [text.slice(0, 20), text.slice(20)]) watcher.push(chunk)
     watcher.end()
-    expect(watcher.unexplained()).toMatchObject({ code: 'UNRECOGNISED_FAILURE', severity: 'error', evidence: { 'Exception type': 'KeyError' } })
+    expect(watcher.unexplained()).toMatchObject([{ code: 'UNRECOGNISED_FAILURE', severity: 'error', evidence: { 'Exception type': 'KeyError' } }])
     const explained = createLogWatcher({ source: 'x' })
     explained.push(
       `${text}RuntimeError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n`,
     )
     expect(explained.findings.map((f) => f.code)).toEqual(['PORT_IN_USE'])
-    expect(explained.unexplained()).toBeNull()
+    expect(explained.unexplained()).toEqual([])
   })
 
   it("a launcher's own readiness timeout is a failure line; waiting for it, or being ready after a while, is not", () => {
