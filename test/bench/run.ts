@@ -13,6 +13,7 @@ import { machineInfo } from './machine.js'
 import { log } from './measure.js'
 import { type DeliveryYardsticks, deliveryYardsticks, pinNodes, yardstickRows } from './rows/delivery.js'
 import { fanOutRow, imageDeliveryRows, redeployRow } from './rows/deploy.js'
+import { freshStartRows } from './rows/fresh-start.js'
 import { benchLab } from './rows/lab-context.js'
 import { logScanRows } from './rows/log-scan.js'
 import { healthyCluster, preflightRows } from './rows/preflight.js'
@@ -28,7 +29,7 @@ let failures = 0
 
 const machine = machineInfo()
 /** The ids row() below runs by; a table row's id (6a, 4-relay-floor, 3-tool) starts with the one that makes it. */
-const ROW_IDS = ['6', '1c', '8', '1d', '1e', '1', '4y', '4', '4p', '2', '7', '5', '3'] as const
+const ROW_IDS = ['6', '1c', '8', '1d', '1e', '1', '4y', '4', '4p', '2', '7', '5', '3', '9'] as const
 /** The row that makes a table row: the longest id its own id starts with (`4p-relay` → 4p, `6a` → 6). */
 const rowOf = (tableId: string): string | undefined => [...ROW_IDS].sort((a, b) => b.length - a.length).find((id) => tableId.startsWith(id))
 /**
@@ -72,8 +73,9 @@ async function main(): Promise<number> {
       figure: realFigure,
       reason: `not measured: ${REAL_SCRIPT_ENV} names no file (third-party code is not in the repository; test/script-check/fixtures/real/README.md says which script and commit)`,
     })
-  // Rows without the lab asked for alone: no lab.
-  if (only?.every((id) => ['6', '1c', '8', '1d', '1e'].includes(id))) {
+  // Rows without the bench's lab asked for alone: no lab (row 9 makes its own, from a fresh clone).
+  if (only?.every((id) => ['6', '1c', '8', '1d', '1e', '9'].includes(id))) {
+    await row('9', 'fresh start: npm start from a fresh clone', () => freshStartRows())
     const text = renderResults(rows, missing, machine)
     writeFileSync(resultsPath, text)
     process.stdout.write(text)
@@ -130,6 +132,9 @@ async function main(): Promise<number> {
       }
     }
   }
+
+  // Last, with the bench's lab down again: its own lab instance, created anew from a fresh clone.
+  await row('9', 'fresh start: npm start from a fresh clone', () => freshStartRows())
 
   const text = renderResults(rows, missing, machine)
   writeFileSync(resultsPath, text)
