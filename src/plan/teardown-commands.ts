@@ -13,6 +13,7 @@
  */
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest } from '../manifest/schema.js'
+import { DOCKER_API_PY } from '../probe/docker-api-program.js'
 import { LABEL_PREFIX } from './node-commands.js'
 import { clusterStateDir } from './release-commands.js'
 
@@ -21,6 +22,7 @@ export const TEARDOWN_LEFT = 3
 
 export const TEARDOWN_PY = [
   'import json, os, signal, subprocess, sys, time',
+  DOCKER_API_PY,
   'state, cluster, label, deadline = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])',
   'try:',
   '    rel = os.path.basename(os.readlink(os.path.join(state, "current")))',
@@ -68,8 +70,16 @@ export const TEARDOWN_PY = [
   'removed = []',
   'if rel:',
   // Its containers: the release label, and this cluster's label or none (a launch script's own containers carry only the release's).
-  '    fmt = "{{.ID}} {{index .Labels \\"%s.cluster\\"}}" % label.rsplit(".", 1)[0]',
-  '    rows = subprocess.run(["docker", "ps", "-a", "--filter", "label=%s=%s" % (label, rel), "--format", fmt], capture_output=True, text=True).stdout.splitlines()',
+  // From dockerd's socket where the CLI would ask it (no docker CLI start), else `docker ps`: the same rows (full IDs from the socket).
+  '    ckey = label.rsplit(".", 1)[0] + ".cluster"',
+  '    q = json.dumps({"label": ["%s=%s" % (label, rel)]}).encode()',
+  '    api = docker_api("/containers/json?all=1&filters=" + "".join(chr(b) if b < 128 and (chr(b).isalnum() or chr(b) in "-._~") else "%%%02X" % b for b in q))',
+  '    if api and api[0] == 200 and isinstance(api[1], list):',
+  '        rows = ["%s %s" % (c.get("Id", ""), (c.get("Labels") or {}).get(ckey, "")) for c in api[1] if isinstance(c, dict)]',
+  '    else:',
+  // `.Label "k"`: in `docker ps --format`, .Labels is one "k=v,k=v" string, which `index` cannot read (docker exits 1, printing nothing).
+  '        fmt = "{{.ID}} {{.Label \\"%s\\"}}" % ckey',
+  '        rows = subprocess.run(["docker", "ps", "-a", "--filter", "label=%s=%s" % (label, rel), "--format", fmt], capture_output=True, text=True).stdout.splitlines()',
   '    ids = [r.split()[0] for r in rows if r.split() and (len(r.split()) == 1 or r.split()[1] == cluster)]',
   '    for i in ids:',
   '        if subprocess.run(["docker", "rm", "-f", i], capture_output=True).returncode == 0:',

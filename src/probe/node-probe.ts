@@ -222,9 +222,9 @@ started_at = None
 out = {"errors": []}
 host = {}
 
-def run(cmd, timeout=10):
+def run(cmd, timeout=10, stdin=None):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **({"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}))
         return p.returncode, p.stdout, p.stderr
     except FileNotFoundError:
         return 127, "", cmd[0] + ": not found"
@@ -247,6 +247,13 @@ def number(text):
     except Exception:
         return None
 
+def route_of(to, r):
+    res = {"to": to}
+    for k in ("dev", "prefsrc", "gateway"):
+        if r.get(k):
+            res[{"prefsrc": "src", "gateway": "via"}.get(k, k)] = r[k]
+    return res
+
 def route(to):
     code, so, se = run(["ip", "-j", "route", "get", to], 5)
     if code != 0:
@@ -255,11 +262,23 @@ def route(to):
         r = json.loads(so)[0]
     except Exception as e:
         return {"to": to, "error": "unreadable ip route output: %s" % e}
-    res = {"to": to}
-    for k in ("dev", "prefsrc", "gateway"):
-        if r.get(k):
-            res[{"prefsrc": "src", "gateway": "via"}.get(k, k)] = r[k]
-    return res
+    return route_of(to, r)
+
+def routes(targets):
+    # Every lookup in one ip process (-batch: one JSON list per line, each naming its dst; -force: a
+    # failing lookup does not end the rest): a node's peers cost one process, not one each. A target
+    # the batch did not answer is asked alone, so its error is the one ip gives for it.
+    got = {}
+    if len(set(targets)) > 1:
+        code, so, se = run(["ip", "-j", "-force", "-batch", "-"], 5, "".join("route get %s\n" % t for t in targets))
+        for line in so.splitlines():
+            try:
+                r = json.loads(line)[0]
+            except Exception:
+                continue
+            if isinstance(r, dict) and r.get("dst") in targets and r["dst"] not in got:
+                got[r["dst"]] = route_of(r["dst"], r)
+    return {t: got.get(t) or route(t) for t in targets}
 
 # Ports are probed on threads while the rest runs: a dropped port costs its timeout once, not per port.
 ports = []
@@ -326,11 +345,12 @@ for i in ifaces:
     if speed is not None and speed > 0:
         i["speedMbps"] = speed
 out["interfaces"] = ifaces
-out["defaultRoute"] = route("8.8.8.8")
+looked_up = routes(["8.8.8.8"] + [p["ip"] for p in args["peers"]])
+out["defaultRoute"] = looked_up["8.8.8.8"]
 
 peers = []
 for p in args["peers"]:
-    r = route(p["ip"])
+    r = looked_up[p["ip"]]
     peer = {"peer": p["name"], "ip": p["ip"], "route": r}
     if "error" not in r:
         if shutil.which("ping"):
@@ -426,14 +446,18 @@ if kd and kd.get("ok") and kd.get("rootDir"):
     # Free space is read again: an image may have landed since.
     docker_root_free(kd["rootDir"])
 else:
-    code, so, se = run(["docker", "info", "--format", "{{json .}}"], 15)
-    info = None
-    if code == 0:
+    # dockerd's socket where the CLI would ask it (docker_api); the CLI where not, or where that failed.
+    def engine(info):
+        return isinstance(info, dict) and info.get("ServerVersion") and str(info.get("DockerRootDir", "")).startswith("/")
+    api = docker_api("/info", 15)
+    info = api[1] if api and api[0] == 200 and engine(api[1]) else None
+    code, so, se = (0, "", "") if info else run(["docker", "info", "--format", "{{json .}}"], 15)
+    if code == 0 and not info:
         try:
             info = json.loads(so)
         except Exception:
             pass
-    if info and info.get("ServerVersion") and str(info.get("DockerRootDir", "")).startswith("/"):
+    if engine(info):
         docker.update({"ok": True, "version": info["ServerVersion"], "rootDir": info["DockerRootDir"], "runtimes": sorted((info.get("Runtimes") or {}).keys())})
         # CDI: the spec directories dockerd reads (none: CDI is off) and the CDI devices it found there.
         if "CDISpecDirs" in info:
@@ -578,9 +602,17 @@ out["host"] = host
 
 name = args["container"]
 if docker["ok"]:
-    code, so, se = run(["docker", "inspect", "--type", "container", name], 15)
+    # The container's inspect document from dockerd's socket (404: none of that name, as the CLI's
+    # "No such container"), else from the CLI.
+    api = docker_api("/containers/%s/json" % name, 15) if re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", name) else None
+    if api and api[0] == 200 and isinstance(api[1], dict):
+        code, so, se, c = 0, "", "", api[1]
+    elif api and api[0] == 404:
+        code, so, se, c = 1, "", "Error: No such container: %s" % name, None
+    else:
+        code, so, se = run(["docker", "inspect", "--type", "container", name], 15)
+        c = json.loads(so)[0] if code == 0 else None
     if code == 0:
-        c = json.loads(so)[0]
         env = {}
         for kv in c.get("Config", {}).get("Env") or []:
             k, _, v = kv.partition("=")

@@ -5,6 +5,7 @@
 import { type Argv, argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import type { HostFacts, NodeFacts } from './node-facts.js'
+import { DOCKER_API_PY } from './docker-api-program.js'
 import { CONTAINER_PY, ENV_OF_INTEREST, NODE_PROBE_PY, RAY_NODES_PY } from './node-probe.js'
 import { portsToProbe } from './ports.js'
 
@@ -22,6 +23,7 @@ export const PROBE_PROGRAM = [
   `CONTAINER_PY = ${JSON.stringify(CONTAINER_PY)}`,
   `RAY_PY = ${JSON.stringify(RAY_NODES_PY)}`,
   `ENV_NAMES = ${JSON.stringify(ENV_OF_INTEREST)}`,
+  DOCKER_API_PY,
   NODE_PROBE_PY,
 ].join('\n')
 

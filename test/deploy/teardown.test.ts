@@ -6,7 +6,8 @@
  * below; the stage through real deploys of the simulated cluster.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -76,7 +77,8 @@ describe('the teardown script on a real process tree', () => {
     const bin = join(root, 'bin')
     mkdirSync(bin)
     for (const tool of ['docker', 'nvidia-smi']) spawnSync('sh', ['-c', `printf '#!/bin/sh\\nexit 0\\n' > ${bin}/${tool} && chmod +x ${bin}/${tool}`])
-    return { state, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } }
+    // No dockerd at DOCKER_HOST: the script asks the (fake) docker CLI.
+    return { state, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOCKER_HOST: `unix://${root}/no-dockerd.sock` } }
   }
   const unique = () => `t${process.pid}-${Math.random().toString(36).slice(2, 8)}`
 
@@ -122,16 +124,51 @@ describe('the teardown script on a real process tree', () => {
     const { state, env } = stateFor(rel)
     const bin = (env.PATH ?? '').split(':')[0]!
     const log = join(bin, '..', 'docker.log')
-    // docker ps answers three containers with the release label: this cluster's, another's, one with no cluster label.
-    spawnSync('sh', [
-      '-c',
-      `cat > ${bin}/docker <<'EOF2'\n#!/bin/sh\nif [ "$1" = ps ]; then printf 'aaa111 lab\\nbbb222 elsewhere\\nccc333 \\n'; else echo "$*" >> ${log}; fi\nEOF2\nchmod +x ${bin}/docker`,
-    ])
+    // docker ps answers three containers with the release label: this cluster's, another's, one with no
+    // cluster label; as the real CLI, only to a format it can run: `index .Labels` fails there
+    // (test/fixtures/hardware/lab-docker-cli-ps-release.txt), `.Label "k"` reads one label.
+    const refused = readFileSync('test/fixtures/hardware/lab-docker-cli-ps-release.txt', 'utf8').split('\n')[4]!
+    writeFileSync(
+      join(bin, 'docker'),
+      `#!/bin/sh\nif [ "$1" = ps ]; then case "$*" in *'index .Labels'*) echo '${refused}' >&2; exit 1 ;; *'.Label "io.vllm-ray-deploy.cluster"'*) printf 'aaa111 lab\\nbbb222 elsewhere\\nccc333 \\n' ;; esac; else echo "$*" >> ${log}; fi\n`,
+    )
+    chmodSync(join(bin, 'docker'), 0o755)
     const r = spawnSync('python3', ['-c', TEARDOWN_PY, state, 'lab', 'io.vllm-ray-deploy.release', '5'], { env, encoding: 'utf8' })
     expect(r.status, r.stderr).toBe(0)
     const t = parseTeardown(r.stdout, 'here')
     expect(t.ok && t.value.containers).toEqual(['aaa111', 'ccc333'])
     expect(spawnSync('cat', [log], { encoding: 'utf8' }).stdout).toBe('rm -f aaa111\nrm -f ccc333\n')
+  })
+
+  it("reads the release's containers from dockerd's socket where the CLI would ask it: no docker ps", async () => {
+    const { state, env } = stateFor('20261206T050359Z')
+    const bin = (env.PATH ?? '').split(':')[0]!
+    const log = join(bin, '..', 'docker.log')
+    writeFileSync(join(bin, 'docker'), `#!/bin/sh\necho "$*" >> ${log}\n`)
+    chmodSync(join(bin, 'docker'), 0o755)
+    // A dockerd answering the teardown's query with a lab node's answer (its release container, cluster lab).
+    const sock = join(bin, '..', 'docker.sock')
+    const asked: string[] = []
+    const answer = readFileSync('test/fixtures/hardware/lab-docker-api-ps-release.txt', 'utf8').split('\n').slice(1).join('\n')
+    const server = createServer((c) =>
+      c.once('data', (req) => {
+        asked.push(decodeURIComponent(req.toString('latin1').split(' ')[1] ?? ''))
+        c.end(answer)
+      }),
+    )
+    await new Promise<void>((ok) => server.listen(sock, ok))
+    try {
+      const child = spawn('python3', ['-c', TEARDOWN_PY, state, 'lab', 'io.vllm-ray-deploy.release', '5'], { env: { ...env, DOCKER_HOST: `unix://${sock}` } })
+      let out = ''
+      child.stdout.on('data', (b) => (out += b))
+      expect(await new Promise((ok) => child.on('close', ok))).toBe(0)
+      expect(asked).toEqual(['/containers/json?all=1&filters={"label": ["io.vllm-ray-deploy.release=20261206T050359Z"]}'])
+      const t = parseTeardown(out, 'here')
+      expect(t.ok && t.value.containers).toEqual(['d192eb62c022'])
+      expect(readFileSync(log, 'utf8')).toBe('rm -f d192eb62c022ab68495a9617fa3c4d78e2abe6dbdec966e6f7928705397df9eb\n')
+    } finally {
+      server.close()
+    }
   })
 
   it('the teardown output is validated', () => {

@@ -5,7 +5,8 @@
  * PATH that prints the H200's real answers (its query columns put in the probe's order), and
  * GB10's `[N/A]` memory: the probe's own parsing of them.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { createServer } from 'node:net'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -120,9 +121,10 @@ describe('a later probe of the same rollout (the preflight after the host checks
       chmodSync(join(dir, 'nvidia-smi'), 0o755)
       chmodSync(join(dir, 'docker'), 0o755)
       const p = probeCommand(m, head, opts)
+      // No dockerd at DOCKER_HOST: the probe asks the (fake) CLI, as on a node whose socket it cannot read.
       const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
         input: p.stdin,
-        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, DOCKER_HOST: `unix://${dir}/no-dockerd.sock` },
         encoding: 'utf8',
         timeout: 60_000,
       })
@@ -174,5 +176,167 @@ describe('a later probe of the same rollout (the preflight after the host checks
     const later = probeLogging({ knownHost: knownHostOf(broken)! })
     expect(later.calls).toContain('docker info --format {{json .}}')
     expect(later.calls).not.toContain('nvidia-smi')
+  })
+})
+
+describe("dockerd's socket instead of the docker CLI (issue 40)", () => {
+  /** A capture's text after its first (comment) line. */
+  const capture = (name: string) => readFileSync(`test/fixtures/hardware/${name}`, 'utf8').split('\n').slice(1).join('\n')
+  const cliInfo = capture('lab-docker-cli-info-json.txt')
+  const cliInspect = capture('lab-docker-cli-inspect.txt')
+  const container = JSON.parse(cliInspect)[0].Name.slice(1) as string
+
+  /**
+   * The host probe on a PATH whose `docker` logs its calls and prints the lab node's CLI captures,
+   * with DOCKER_HOST at a fake dockerd that answers each GET with the same node's API capture of the
+   * same second (`api`: path → capture), or at no dockerd.
+   */
+  async function probeOn(api: Record<string, string> | undefined, env: Record<string, string> = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-dockerd-'))
+    const sock = join(dir, 'docker.sock')
+    const asked: string[] = []
+    const server = createServer((c) =>
+      c.once('data', (req) => {
+        const path = req.toString('latin1').split(' ')[1] ?? ''
+        asked.push(path)
+        c.end(api?.[path] ?? capture('lab-docker-api-404.txt'))
+      }),
+    )
+    try {
+      if (api) await new Promise<void>((ok) => server.listen(sock, ok))
+      writeFileSync(join(dir, 'info.json'), cliInfo)
+      writeFileSync(join(dir, 'inspect.json'), cliInspect)
+      const log = `echo "$(basename "$0") $*" >> "${dir}/calls"`
+      writeFileSync(join(dir, 'docker'), `#!/bin/sh\n${log}\n[ "$1" = info ] && exec cat "${dir}/info.json"\nexec cat "${dir}/inspect.json"\n`)
+      chmodSync(join(dir, 'docker'), 0o755)
+      const p = probeCommand({ ...m, container: { ...m.container, name: container } }, head, { mode: 'host' })
+      const child = spawn(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, DOCKER_HOST: `unix://${sock}`, ...env },
+      })
+      let stdout = ''
+      child.stdout.on('data', (b) => (stdout += b))
+      child.stdin.end(p.stdin)
+      const code = await new Promise((ok) => child.on('close', ok))
+      expect(code).toBe(0)
+      const calls = (() => {
+        try {
+          return readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n')
+        } catch {
+          return []
+        }
+      })()
+      return { facts: nodeFactsFromProbe(head, stdout).facts, calls, asked }
+    } finally {
+      server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it('reads the engine and the container from the socket, no docker CLI started, and finds what the CLI found', async () => {
+    const viaApi = await probeOn({ '/info': capture('lab-docker-api-info.txt'), [`/containers/${container}/json`]: capture('lab-docker-api-container.txt') })
+    expect(viaApi.asked).toEqual(['/info', `/containers/${container}/json`])
+    expect(viaApi.calls).toEqual([])
+    const viaCli = await probeOn(undefined)
+    expect(viaCli.calls).toEqual(['docker info --format {{json .}}', `docker inspect --type container ${container}`])
+    const { rootFreeBytes: _a, ...engine } = viaCli.facts.host!.docker!
+    expect(engine).toMatchObject({ ok: true, version: '20.10.24+dfsg1', rootDir: '/var/lib/docker' })
+    expect(viaApi.facts.host?.docker).toEqual({ ...engine, rootFreeBytes: expect.any(Number) })
+    expect(viaCli.facts.container).toMatchObject({ name: container, running: true, imageId: expect.stringMatching(/^sha256:/) })
+    expect(viaApi.facts.container).toEqual(viaCli.facts.container)
+  })
+
+  it('a container the daemon does not have (404) is no container, as the CLI\'s "No such container"', async () => {
+    const r = await probeOn({ '/info': capture('lab-docker-api-info.txt') })
+    expect(r.calls).toEqual([])
+    expect(r.facts.container).toBeUndefined()
+  })
+
+  it('asks the CLI where it would ask another daemon: a docker context, a DOCKER_HOST that is not a unix socket', async () => {
+    const api = { '/info': capture('lab-docker-api-info.txt'), [`/containers/${container}/json`]: capture('lab-docker-api-container.txt') }
+    const config = mkdtempSync(join(tmpdir(), 'vrd-docker-config-'))
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ auths: {}, currentContext: 'remote' }))
+    try {
+      for (const env of [{ DOCKER_CONTEXT: 'remote' }, { DOCKER_CONFIG: config }] as Record<string, string>[]) {
+        const r = await probeOn(api, env)
+        expect(r.asked).toEqual([])
+        expect(r.calls).toEqual(['docker info --format {{json .}}', `docker inspect --type container ${container}`])
+      }
+    } finally {
+      rmSync(config, { recursive: true, force: true })
+    }
+    const tcp = await probeOn(undefined, { DOCKER_HOST: 'tcp://127.0.0.1:1' })
+    expect(tcp.calls).toEqual(['docker info --format {{json .}}', `docker inspect --type container ${container}`])
+  })
+})
+
+describe('route lookups: one ip for every peer (issue 40)', () => {
+  const FIXTURE = 'test/fixtures/hardware/lab-ip-batch-route-get.txt'
+  const realIp = spawnSync('sh', ['-c', 'command -v ip'], { encoding: 'utf8' }).stdout.trim()
+  const peers = ['172.30.204.12', '10.99.0.1', '172.30.204.14']
+  const four = {
+    ...m,
+    nodes: [{ ...head, fabricIp: '172.30.204.13' }, ...peers.map((ip, i) => ({ ...m.nodes[1]!, name: `spark-${'bcd'[i]}`, fabricIp: ip }))],
+  }
+
+  /**
+   * The host probe of a node with three peers, on a PATH whose `ip` answers route lookups with the
+   * lab capture (the batch's lines, or each lookup's own line; `batch: false` is an ip whose batch
+   * mode fails, as one without -force would) and whose `ping` answers; `ip -j addr` is the real one.
+   */
+  function probeRoutes(batch: boolean) {
+    const dir = mkdtempSync(join(tmpdir(), 'vrd-ip-'))
+    try {
+      const log = `echo "$(basename "$0") $*" >> "${dir}/calls"`
+      writeFileSync(
+        join(dir, 'ip'),
+        [
+          '#!/bin/sh',
+          log,
+          'case "$*" in',
+          `  "-j -force -batch -") cat >/dev/null; ${batch ? `sed -n '3,5p' ${FIXTURE}; sed -n '7,8p' ${FIXTURE} >&2; exit 1` : 'echo "Option \\"-force\\" is unknown" >&2; exit 255'} ;;`,
+          `  "-j route get 10.99.0.1") sed -n '12p' ${FIXTURE} >&2; exit 2 ;;`,
+          `  "-j route get "*) grep -F "\\"dst\\":\\"$4\\"" ${FIXTURE} | head -1 ;;`,
+          `  *) exec ${realIp} "$@" ;;`,
+          'esac',
+          '',
+        ].join('\n'),
+      )
+      writeFileSync(join(dir, 'ping'), `#!/bin/sh\n${log}\necho "1 packets transmitted, 1 received"\n`)
+      chmodSync(join(dir, 'ip'), 0o755)
+      chmodSync(join(dir, 'ping'), 0o755)
+      const p = probeCommand(four, four.nodes[0]!, { mode: 'host' })
+      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
+        input: p.stdin,
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, DOCKER_HOST: `unix://${dir}/no-dockerd.sock` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(r.status).toBe(0)
+      const calls = readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n')
+      return { facts: nodeFactsFromProbe(four.nodes[0]!, r.stdout).facts, calls }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it('asks once for the default route and every peer; the peer ip could not route is asked alone, for its own error', () => {
+    const { facts, calls } = probeRoutes(true)
+    expect(calls.filter((c) => c.startsWith('ip ') && c !== 'ip -j addr')).toEqual(['ip -j -force -batch -', 'ip -j route get 10.99.0.1'])
+    expect(facts.defaultRoute).toEqual({ to: '8.8.8.8', dev: 'enP7s7', src: '172.30.234.13', via: '172.30.234.1' })
+    expect(facts.peers.map((p) => [p.ip, p.route, p.reachable])).toEqual([
+      ['172.30.204.12', { to: '172.30.204.12', dev: 'enp1s0f0np0', src: '172.30.204.13' }, true],
+      ['10.99.0.1', { to: '10.99.0.1', error: 'RTNETLINK answers: No route to host' }, undefined],
+      ['172.30.204.14', { to: '172.30.204.14', dev: 'enp1s0f0np0', src: '172.30.204.13' }, true],
+    ])
+    // Pings only where a route was found, as before.
+    expect(calls.filter((c) => c.startsWith('ping '))).toEqual(['ping -n -c 1 -W 2 172.30.204.12', 'ping -n -c 1 -W 2 172.30.204.14'])
+  })
+
+  it('an ip whose batch fails gives the same facts from one lookup per target', () => {
+    const batched = probeRoutes(true)
+    const single = probeRoutes(false)
+    expect(single.calls.filter((c) => c.startsWith('ip -j route get'))).toHaveLength(4)
+    expect(single.facts.defaultRoute).toEqual(batched.facts.defaultRoute)
+    expect(single.facts.peers).toEqual(batched.facts.peers)
   })
 })

@@ -82,9 +82,10 @@ async function probeHere(h: Here): Promise<NodeFacts> {
       await new Promise((r) => setTimeout(r, 200))
     }
     const p = hostProbeCmd(m, head, false)
+    // No dockerd at DOCKER_HOST: the probe asks the fake docker CLI (its captured `docker info`).
     const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
       input: p.stdin,
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOCKER_HOST: `unix://${bin}/no-dockerd.sock` },
       encoding: 'utf8',
       timeout: 60_000,
     })
