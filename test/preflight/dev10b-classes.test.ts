@@ -157,3 +157,48 @@ describe('UNRECOGNISED_FAILURE: the collective and device timeouts of every coll
       expect(loud(line), line).toEqual([])
   })
 })
+
+describe("GPU_OUT_OF_MEMORY: the device allocator's wording on every accelerator", () => {
+  it('reads torch_npu, torch on ROCm and CANN, with the size, the device and what was free', () => {
+    // vllm-project/vllm-ascend#1987 (torch_npu's allocator)
+    const npu = scan(
+      '【BUG】：RuntimeError: NPU out of memory. Tried to allocate 3.47 GiB (NPU 0; 60.97 GiB total capacity; 58.92 GiB already allocated; 58.92 GiB current active; 1.66 GiB free; 58.95 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.',
+    ).find((f) => f.code === 'GPU_OUT_OF_MEMORY')
+    expect(npu?.evidence).toMatchObject({ 'Tried to allocate': '3.47 GiB', 'NPU total': '60.97 GiB', 'Free then': '1.66 GiB' })
+    expect(npu?.message).toContain('NPU 0')
+    // torch 2.x on Ascend through vLLM's worker prefix
+    expect(
+      codes('(VllmWorker rank=3 pid=9) ERROR 06-15 [multiproc_executor.py:9] torch.OutOfMemoryError: NPU out of memory. Tried to allocate 674.00 MiB'),
+    ).toContain('GPU_OUT_OF_MEMORY')
+    // torch on ROCm (salesforce/CodeGen2#3 layout, behind a host prefix) and HIP's own error
+    const hip = scan(
+      'c05r2n11: RuntimeError: HIP out of memory. Tried to allocate 576.00 MiB (GPU 3; 15.98 GiB total capacity; 15.83 GiB already allocated; 0 bytes free; 15.84 GiB reserved in total by PyTorch)',
+    ).find((f) => f.code === 'GPU_OUT_OF_MEMORY')
+    expect(hip?.evidence).toMatchObject({ 'GPU total': '15.98 GiB', Runtime: 'ROCm HIP' })
+    expect(codes('RuntimeError: HIP error: out of memory')).toContain('GPU_OUT_OF_MEMORY')
+    // CANN through torch_npu (vllm-project/vllm-ascend#5650)
+    expect(
+      codes(
+        [
+          'capture_begin:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:178 NPU function error: c10_npu::acl::AclmdlRICaptureBegin(capture_stream_, capture_mode), error code is 207005',
+          '[ERROR] 2026-01-06-17:54:58 (PID:357, Device:0, RankID:-1) ERR00100 PTA call acl api failed',
+          '[Error]: Failed to apply for memory.',
+        ].join('\n'),
+      ),
+    ).toContain('GPU_OUT_OF_MEMORY')
+  })
+  it("near misses: a host allocation CANN refused is not the NPU's memory; the allocator settings are no failure", () => {
+    const host = [
+      '(DiffusionWorker_SP7 pid=1119) CachingHostAllocator.cpp:252 NPU function error: aclrtMallocHostWithCfg, error code is 207001',
+      '(DiffusionWorker_SP7 pid=1119) [ERROR] 2026-10-10-01:49:39 (PID:1119, Device:7, RankID:7) ERR00100 PTA call acl api failed',
+      '(DiffusionWorker_SP7 pid=1119) [Error]: Failed to apply for memory.',
+    ].join('\n')
+    expect(codes(host)).not.toContain('GPU_OUT_OF_MEMORY')
+    expect(codes(host)).toContain('UNRECOGNISED_FAILURE')
+    for (const line of [
+      'export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True',
+      'INFO 01-06 [worker.py:1] NPU memory profiling: 58.92 GiB used before KV cache',
+    ])
+      expect(loud(line), line).toEqual([])
+  })
+})
