@@ -70,9 +70,20 @@ const MARKERS: readonly Marker[] = [
   // torch's NCCL watchdog (ProcessGroupNCCL.cpp, 1.x to 2.x): "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12590,
   // OpType=_ALLGATHER_BASE, …, Timeout(ms)=600000) ran for 600060 milliseconds before timing out." (2.4+: "[PG ID 0 PG GUID 0(default_pg) Rank 0] …"),
   // and "Some NCCL operations have failed or timed out." A collective that hung: the cause is elsewhere, but never silent.
+  // The same watchdog in the other collective libraries' process groups: torch_npu's ProcessGroupHCCL (Ascend) prints "WorkHCCL(SeqNum=…,
+  // OpType=…, Timeout(ms)=…)" and "Some HCCL operations have failed or timed out" (a copy of ProcessGroupNCCL.cpp), Habana's too; torch's Gloo:
+  // "Timed out waiting 1800000ms for recv operation to complete" (gloo/transport/tcp/unbound_buffer.cc), "Gloo connectFullMesh failed".
   {
     kind: 'collective timeout',
-    test: /Watchdog caught collective operation timeout|Some NCCL operations have failed or timed out|\bWorkNCCL\([^)]*\) ran for \d+ milliseconds before timing out/,
+    test: /Watchdog caught collective operation timeout|Some [HN]CCL operations have failed or timed out|\bWork[HN]CCL\([^)]*\) ran for \d+ milliseconds before timing out|\bTimed out waiting \d+ms for (?:recv|send) operation to complete|\bGloo connectFullMesh failed/,
+  },
+  // Ascend's CANN runtime reports a device-side failure (runtime device_error_proc.cc): "The error from device(chipId:0, dieId:0), serial number is 1,
+  // hccl fftsplus task timeout occurred during task execution, stream_id:4, …" (also "notify wait timeout occurred …", "aicore …"), under an
+  // error code line "EI9999: Inner Error!" / "EE1002: …" / "EI0002: …" (vllm-project/vllm-ascend#16646); torch_npu's own record:
+  // "[ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed."
+  {
+    kind: 'accelerator runtime error',
+    test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b/,
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },

@@ -170,21 +170,29 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
   {
     // torch <= 2.0: "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; …)"; torch 2.1: "GPU 0 has a total capacty of …";
     // torch >= 2.2: "GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free."; C++/CUDA: "CUDA error: out of memory".
+    // The same allocator on other accelerators: torch on ROCm "HIP out of memory. Tried to allocate 576.00 MiB (GPU 3; 15.98 GiB total capacity; …)",
+    // "HIP error: out of memory" (hipErrorOutOfMemory); torch_npu (Ascend) "NPU out of memory. Tried to allocate 3.47 GiB (NPU 0; 60.97 GiB total
+    // capacity; 58.92 GiB already allocated; 58.92 GiB current active; 1.66 GiB free; …)" (vllm-project/vllm-ascend#1987, #19; dev batch dev10b).
     code: 'GPU_OUT_OF_MEMORY',
     pattern:
-      /CUDA out of memory\.?(?: Tried to allocate ([\d.]+ [KMGT]iB))?(?:.*?(?:\(GPU (\d+); ([\d.]+) ([KMGT]iB) total capacity|GPU (\d+) has a total capac\w* of ([\d.]+) ([KMGT]iB)(?: of which ([\d.]+ [KMGT]iB) is free)?))?|CUDA error: out of memory|cudaErrorMemoryAllocation/i,
+      /(CUDA|HIP|NPU) out of memory\.?(?: Tried to allocate ([\d.]+ [KMGT]iB))?(?:.*?(?:\((?:GPU|NPU) (\d+); ([\d.]+) ([KMGT]iB) total capacity(?:[^)]*?; ([\d.]+ [KMGT]iB) free)?|GPU (\d+) has a total capac\w* of ([\d.]+) ([KMGT]iB)(?: of which ([\d.]+ [KMGT]iB) is free)?))?|(CUDA|HIP) error: out of memory|cudaErrorMemoryAllocation|hipErrorOutOfMemory/i,
     hit: (m, line) => {
-      const total = m[3] ?? m[6]
-      const unit = m[4] ?? m[7]
+      const total = m[4] ?? m[8]
+      const unit = m[5] ?? m[9]
+      const free = m[6] ?? m[10]
+      const device = m[3] ?? m[7]
+      const runtime = (m[1] ?? m[11] ?? (/^hip/i.test(m[0]) ? 'HIP' : 'CUDA')).toUpperCase()
+      const accel = runtime === 'NPU' ? 'NPU' : 'GPU'
       const unified = looksUnified(total !== undefined ? Number(total) : undefined, unit) || /\bGB10\b/.test(line)
       return {
-        key: `cuda:${m[2] ?? m[5] ?? '?'}`,
+        key: `${runtime.toLowerCase()}:${device ?? '?'}`,
         severity: 'error',
-        message: `CUDA ran out of memory${m[1] ? ` allocating ${m[1]}` : ''}${total ? ` on GPU ${m[2] ?? m[5]} (${total} ${unit} in all${m[8] ? `, ${m[8]} free` : ''})` : ''}${unified ? '; that size is a GB10, whose GPU memory is the host memory' : ''}.`,
+        message: `${runtime === 'NPU' ? 'The NPU (torch_npu)' : runtime} ran out of memory${m[2] ? ` allocating ${m[2]}` : ''}${total ? ` on ${accel} ${device} (${total} ${unit} in all${free ? `, ${free} free` : ''})` : ''}${unified ? '; that size is a GB10, whose GPU memory is the host memory' : ''}.`,
         evidence: {
-          ...(m[1] ? { 'Tried to allocate': m[1] } : {}),
-          ...(total ? { 'GPU total': `${total} ${unit}` } : {}),
-          ...(m[8] ? { 'Free then': m[8] } : {}),
+          ...(m[2] ? { 'Tried to allocate': m[2] } : {}),
+          ...(total ? { [`${accel} total`]: `${total} ${unit}` } : {}),
+          ...(free ? { 'Free then': free } : {}),
+          ...(runtime !== 'CUDA' ? { Runtime: runtime === 'NPU' ? 'Ascend NPU (torch_npu)' : 'ROCm HIP' } : {}),
           ...(unified ? { 'Memory model': 'unified (GB10): the host shares this pool' } : {}),
         },
         fix: unified
@@ -268,6 +276,29 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     hit: (m, _line, _ray, context) => {
       context.memory?.set('maxSeqLen', m[1]!)
       return null
+    },
+  },
+  {
+    // Ascend CANN, through torch_npu: a device allocation the runtime refused prints "NPU function error: <acl call>, error code is 2070xx", torch_npu's
+    // "[ERROR] <date> (PID:…, Device:…, RankID:…) ERR00100 PTA call acl api failed", then CANN's message "[Error]: Failed to apply for memory." and
+    // "Check the remaining storage space in the hardware environment." (vllm-project/vllm-ascend#5650: an ACL graph capture on an NPU another server
+    // held). When the call was a host allocation (aclrtMallocHost…, "Resource_Error_Insufficient_Host_Memory(EL0018)"), it is host memory, not the NPU's.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /\[Error\]: Failed to apply for memory\b|\baclrtMallocHost\w*, error code is \d+|\bInsufficient_Host_Memory\b/,
+    hit: (m, _line, _ray, context) => {
+      if (!m[0].startsWith('[Error]')) {
+        context.memory?.set('npuHostAlloc', '1')
+        return null
+      }
+      if (context.memory?.get('npuHostAlloc') !== undefined) return null
+      return {
+        key: 'npu-apply-memory',
+        severity: 'error',
+        message:
+          "The Ascend runtime (CANN) could not allocate NPU memory for this process: the NPU's memory is taken (by this engine's own budget or by another process on the same NPU).",
+        evidence: { Runtime: 'Ascend NPU (CANN / torch_npu)', ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        fix: 'Check what holds the NPU (npu-smi info): stop the other server or give each its own NPU (ASCEND_RT_VISIBLE_DEVICES); otherwise lower --gpu-memory-utilization, --max-model-len or the graph capture sizes (compilation_config cudagraph_capture_sizes), or use more NPUs.',
+      }
     },
   },
 ]

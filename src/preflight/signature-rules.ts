@@ -14,6 +14,7 @@ import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { GPU_CONTAINER_RULES } from './signature-rules-gpu.js'
 import { ENGINE_RULES } from './signature-rules-engine.js'
+import { PLACEMENT_RULES } from './signature-rules-placement.js'
 import { PROCESS_RULES } from './signature-rules-processes.js'
 import { SNAPSHOT_RULES } from './signature-rules-snapshot.js'
 import { STARTUP_RULES } from './signature-rules-startup.js'
@@ -368,4 +369,6 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...PROCESS_RULES,
   // A snapshot not whole on a node (huggingface_hub 2.x offline checks, transformers 5.x hub errors, vLLM 0.34's index check).
   ...SNAPSHOT_RULES,
+  // Placement groups the launchers around vLLM waited for (RL trainers, Ray Train), and a traceback cut inside that wait.
+  ...PLACEMENT_RULES,
 ]

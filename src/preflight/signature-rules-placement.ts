@@ -1,0 +1,103 @@
+/**
+ * Placement groups that never became ready, as the launchers around vLLM report them: RL trainers
+ * (NeMo RL, SkyRL), Ray Train and any code that waits on `ray.get(pg.ready(), timeout=…)` raise
+ * their own wordings, not vLLM's "Cannot provide a placement group". And where a paste is cut
+ * before the exception (the traceback ends inside Ray's get), the frames still say what the process
+ * was waiting for: a placement group's readiness. Wordings with their sources in src/preflight/WORDINGS.md.
+ */
+
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+
+const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+
+const PG_FIX =
+  "Check `ray status` while it waits: every node the job needs must be alive with its GPUs (GPU total ≥ what the bundles ask for); on Kubernetes (KubeRay, LeaderWorkerSet, Lepton) check that the worker pods started and joined the head; stop an earlier job or leaked placement group holding the GPUs (ray stop / ray start). Only when nodes join slowly, raise the framework's placement-group timeout."
+
+/** The code line a traceback shows under a frame that waits for a placement group: `ray.get(pg.ready(), …)`, `ray.wait([current_placement_group.ready()], …)`. */
+const WAIT_LINE = /\bray\.(?:get|wait)\(\s*\[?\s*([\w.]*(?:pg|placement_?group)s?\w*(?:\[[^\]]*\])?\.ready\(\))/i
+/** A frame of a function named for a placement group (`_create_placement_groups_internal`, `get_ray_pg_ready_with_timeout`, `_wait_until_pg_ready`). */
+const PG_FRAME = /^\s*File "[^"]+", line \d+, in (\w*(?:placement_groups?|_pgs?_|_pgs?$|pg_ready)\w*)\s*$/
+/** Any other frame, and the frames of Ray's own get/wait under the waiting line. */
+const FRAME = /^\s*File "([^"]+)", line \d+, in ([\w.<>]+)/
+const RAY_GET = /(?:\/ray\/_private\/(?:worker|auto_init_hook|client_mode_hook)\.py|_raylet\.pyx|\/ray\/includes\/common\.pxi)$/
+
+/**
+ * Reads one line of a traceback for the placement-group wait: the waiting line (or a placement-group
+ * function whose next line is `ray.get(`/`ray.wait(`), then Ray's get frames or its GetTimeoutError.
+ * Returns what was awaited once the traceback is inside Ray's get, undefined otherwise.
+ */
+function pgWait(line: string, memory: Map<string, string>): string | undefined {
+  if (/Traceback \(most recent call last\)/.test(line)) {
+    memory.delete('pgWait')
+    memory.delete('pgFrame')
+    return undefined
+  }
+  const waiting = WAIT_LINE.exec(line)
+  if (waiting) {
+    memory.set('pgWait', waiting[1]!)
+    memory.delete('pgFrame')
+    return undefined
+  }
+  const fnFrame = PG_FRAME.exec(line)
+  if (fnFrame) {
+    memory.set('pgFrame', fnFrame[1]!)
+    memory.delete('pgWait')
+    return undefined
+  }
+  const pgFrame = memory.get('pgFrame')
+  memory.delete('pgFrame')
+  if (pgFrame !== undefined && /^\s*(?:\w+\s*=\s*)?ray\.(?:get|wait)\(/.test(line)) {
+    memory.set('pgWait', `ray.get/wait in ${pgFrame}`)
+    return undefined
+  }
+  const frame = FRAME.exec(line)
+  const awaited = memory.get('pgWait')
+  if (frame && !RAY_GET.test(frame[1]!)) memory.delete('pgWait')
+  return awaited !== undefined && ((frame && RAY_GET.test(frame[1]!)) || /\bGetTimeoutError\b/.test(line)) ? awaited : undefined
+}
+
+export const PLACEMENT_RULES: readonly SignatureRule[] = [
+  {
+    // NeMo RL (nemo_rl/distributed/virtual_cluster.py, _create_placement_groups_internal): "TimeoutError: Timed out waiting for placement groups to be
+    // ready. The cluster may not have enough resources to satisfy the requested configuration, …"; SkyRL (skyrl_train/utils/utils.py,
+    // get_ray_pg_ready_with_timeout): "RuntimeError: Failed to create placement group with 2 bundles (requiring 2 GPUs, 2 CPUs total) in 60 seconds.
+    // This might indicate insufficient GPU resources."; Ray Train / xgboost_ray: "TimeoutError: Placement group creation timed out. Make sure your
+    // cluster either has enough resources or use an autoscaling cluster."
+    code: 'PLACEMENT_GROUP_TIMEOUT',
+    pattern:
+      /Timed out waiting for placement groups? to be ready|Failed to create placement group with (\d+) bundles \(requiring ([\d.]+) GPUs, ([\d.]+) CPUs total\) in (\d+) seconds|Placement group creation timed out/,
+    hit: (m, _line, _ray, context): RuleHit => ({
+      key: 'framework-pg-timeout',
+      severity: 'error',
+      message: `A placement group never became ready${m[4] ? ` within ${m[4]} s` : ''}: the Ray cluster did not have the resources its bundles ask for when the job waited (a node missing or not yet joined, GPUs held by another job).`,
+      evidence: {
+        ...(m[1] ? { Bundles: m[1], 'GPUs requested': m[2]!, 'CPUs requested': m[3]!, Timeout: `${m[4]} s` } : {}),
+        ...node(context),
+      },
+      fix: PG_FIX,
+    }),
+  },
+  {
+    // A traceback through a wait for a placement group (NeMo RL grpo.py `ray.get(helper_pg.ready(), timeout=1000)`, virtual_cluster.py
+    // `ray.get([pg.ready() for pg in placement_groups], timeout=180)`, SkyRL `ray.get(pg.ready(), timeout=timeout)`, vLLM `_wait_until_pg_ready`'s
+    // `ray.wait([current_placement_group.ready()], timeout=…)`) that goes on into Ray's get (ray/_private/worker.py, auto_init_hook.py, _raylet.pyx)
+    // or ends in Ray's "GetTimeoutError: Get timed out: some object(s) not ready.": the placement group did not become ready. Read where a paste is
+    // cut before the exception (NVIDIA-NeMo/RL#2352, skypilot#7257).
+    code: 'PLACEMENT_GROUP_TIMEOUT',
+    // (Every frame line is read, so a user frame under the wait ends it; the other lines of a traceback are not.)
+    pattern: /Traceback \(most recent call last\)|\.ready\(\)|^\s*File "[^"]+", line \d+, in |^\s*(?:\w+\s*=\s*)?ray\.(?:get|wait)\(|GetTimeoutError/,
+    hit: (_m, line, _ray, context) => {
+      const awaited = context.memory === undefined ? undefined : pgWait(line, context.memory)
+      if (awaited === undefined) return null
+      context.memory?.delete('pgWait')
+      const timedOut = /\bGetTimeoutError\b/.test(line)
+      return {
+        key: 'pg-wait-traceback',
+        severity: 'error',
+        message: `The process failed while waiting for a Ray placement group to become ready (${awaited})${timedOut ? ', and Ray gave up waiting (GetTimeoutError)' : "; the traceback goes on into Ray's get, where such a wait ends in a timeout"}: the cluster did not offer the resources the group asks for.`,
+        evidence: { 'Waiting on': awaited, ...(timedOut ? { 'Ray error': 'GetTimeoutError' } : {}), ...node(context) },
+        fix: PG_FIX,
+      }
+    },
+  },
+]
