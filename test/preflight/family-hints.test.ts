@@ -43,7 +43,7 @@ const REWORDED: Readonly<Record<string, readonly string[]>> = {
   WEIGHTS_CORRUPT: ['ERROR loader: /models/q/model-00003-of-00010.safetensors is truncated', 'RuntimeError: shard check: HeaderTooLarge in model-00001'],
   IMAGE_LACKS_RAY: ['ERROR worker.py: No module named ray.dag', 'ERROR start.sh: ray: not found'],
   DRIVER_NO_GPU: ["ERROR probe: nvidia-smi: couldn't communicate with the NVIDIA driver", 'RuntimeError: No HIP GPUs are available'],
-  GPU_OUT_OF_MEMORY: ['ERROR worker: allocation failed: hipErrorOutOfMemory', 'RuntimeError: GPU out of memory while capturing graphs'],
+  GPU_OUT_OF_MEMORY: ['ERROR worker: cuMemCreate returned CUDA_ERROR_OUT_OF_MEMORY', 'RuntimeError: GPU out of memory while capturing graphs'],
   RENDEZVOUS_UNREACHABLE: ['torch.distributed.DistStoreError: wait for key timed out', 'ERROR rdzv: rendezvous at 10.0.0.1:29400 timed out after 900 s'],
   RAY_GCS_UNREACHABLE: ['ERROR worker: GCS is unreachable after 60 s', 'RuntimeError: Unable to connect to GCS at 192.168.200.12:6379'],
   GPU_SHORTFALL: [
