@@ -14,19 +14,30 @@ import type { FileCheck } from './compare.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
 import { runnerDirOf } from './reference-manifest.js'
 import { PENDING_SHA256, fileKey, openRunnerFile } from './runner-hash.js'
-import { type StreamPlan, type WeightsStream, planStreams, streamsOf } from './streams.js'
+import { type StreamPlan, type WeightsStream, mayShareFabric, planStreams, streamsOf } from './streams.js'
 import { parseStreamOutput, recordBytes } from './stream-output.js'
 
 /** The delivery's streams, planned from every node's comparison with the reference. */
 export const planDelivery = (d: Delivery): StreamPlan => planStreams(d.m, d.kind, d.model.distribution, d.befores, streamsOf(d.model))
 
 /**
+ * The head's shared fabric connections under one control path: to `workers`, being opened
+ * (`ready`) from before the listing (`shareEarly`), or none.
+ */
+export interface FabricShare {
+  readonly path: string
+  readonly workers: readonly string[]
+  readonly ready: Promise<void>
+}
+
+/**
  * Every stream of the plan: `first` at once, then `after` at once; stops early once the run is
  * cancelled. The workers of `plan.shareFabric` get one connection from the head first, which their
- * streams share (closed after them).
+ * streams share (closed after them): the one `early` opened while the nodes were listed, when given
+ * (what it opened beyond the plan is closed first, what the plan needs beyond it opened now).
  */
-export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
-  const share = await openShare(d, plan.shareFabric)
+export async function sendAll(d: Delivery, plan: StreamPlan, early?: FabricShare): Promise<void> {
+  const share = await settleShare(d, plan.shareFabric, early)
   try {
     await sendWaves(d, plan, share)
   } finally {
@@ -34,11 +45,44 @@ export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
   }
 }
 
-/** The control path of the head's shared connections to `workers` (none to share: undefined), opened. */
-async function openShare(d: Delivery, workers: readonly string[]): Promise<string | undefined> {
+/**
+ * Before the listing: the shared connections the manifest says the streams may use
+ * (`mayShareFabric`), opening while the nodes are listed. The caller hands it to `sendAll` or, when
+ * the stage stops before the streams, to `closeEarly`.
+ */
+export function shareEarly(d: Delivery, referenceBytes?: number): FabricShare | undefined {
+  const workers = mayShareFabric(d.m, d.model, referenceBytes)
   if (workers.length === 0 || d.run.signal?.aborted) return undefined
+  const path = sharePath()
+  return { path, workers, ready: openShare(d, workers, path) }
+}
+
+/** Closes every connection of an early share (once it has opened): the stage stopped before its streams. */
+export async function closeEarly(d: Delivery, early: FabricShare): Promise<void> {
+  await early.ready
+  await closeShare(d, early.workers, early.path)
+}
+
+/** The control path the plan's streams share (none: undefined), every connection the plan needs open and none other. */
+async function settleShare(d: Delivery, workers: readonly string[], early: FabricShare | undefined): Promise<string | undefined> {
+  if (!early) {
+    if (workers.length === 0 || d.run.signal?.aborted) return undefined
+    const path = sharePath()
+    await openShare(d, workers, path)
+    return path
+  }
+  await early.ready
+  const extra = early.workers.filter((w) => !workers.includes(w))
+  const lacking = workers.filter((w) => !early.workers.includes(w))
+  await Promise.all([extra.length > 0 && closeShare(d, extra, early.path), lacking.length > 0 && !d.run.signal?.aborted && openShare(d, lacking, early.path)])
+  return workers.length > 0 ? early.path : undefined
+}
+
+const sharePath = () => `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
+
+/** Opens the head's shared connections to `workers` under `path` and says which did (one that did not: its streams connect by themselves). */
+async function openShare(d: Delivery, workers: readonly string[], path: string): Promise<void> {
   const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
-  const path = `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
   const t0 = Date.now()
   const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...d.sig })
   const opened = parseFabricShare(r.stdout)
@@ -51,7 +95,6 @@ async function openShare(d: Delivery, workers: readonly string[]): Promise<strin
         : `[${n.name}] ${d.head.name} → ${n.name}: no shared fabric connection (${o ? `exit ${o.code}${o.log.length ? `: ${o.log.join(' / ')}` : ''}` : `${outcome(r)}: ${tail(r)}`}); each stream connects by itself`,
     )
   }
-  return path
 }
 
 async function closeShare(d: Delivery, workers: readonly string[], path: string): Promise<void> {
