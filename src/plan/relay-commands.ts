@@ -41,15 +41,12 @@ export const fabricCiphers = (m: Manifest): string => (m.ssh.fabricCiphers ?? DE
 /**
  * POSIX sh, for the head's scripts that open SSH to a worker. Reads `$pref` (comma-separated
  * ciphers, most wanted first) and keeps those the head's ssh knows (`ssh -Q cipher`, in the order
- * given) in `$cph`. Defines `fssh ERRFILE ssh-arguments...`: ssh with `-c $cph` (the worker's sshd
+ * given) in `$cph`: two processes (ssh, awk) per script, not one `grep` per cipher. Defines `fssh ERRFILE ssh-arguments...`: ssh with `-c $cph` (the worker's sshd
  * takes the first of them it also accepts), its stderr into ERRFILE; if the worker accepts none of
  * them (`no matching cipher`, before any byte of stdin is read), once more with ssh's own defaults,
  * appending to ERRFILE. An ssh without `-Q` or a list it knows nothing of: ssh's defaults straight.
  */
-export const FABRIC_SSH_SH = `cph=; sshq=$(ssh -Q cipher </dev/null 2>/dev/null)
-for c in $(printf '%s' "$pref" | tr ',' ' '); do
-  printf '%s\\n' "$sshq" | grep -qxF -e "$c" && cph=\${cph:+$cph,}$c
-done
+export const FABRIC_SSH_SH = `cph=$(ssh -Q cipher </dev/null 2>/dev/null | awk -v p="$pref" '{ k[$0] = 1 } END { n = split(p, a, ","); s = ""; for (i = 1; i <= n; i++) if (a[i] in k) s = s (s == "" ? "" : ",") a[i]; print s }')
 fssh() {
   fssh_e=$1; shift
   if [ -n "$cph" ]; then
