@@ -32,15 +32,22 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   const source = await referenceFromSource(d, true)
   if (!source.ok) return stopWith(d, source.problem)
   // While the nodes are listed, the head opens the fabric connection its streams may share; the stage owns it until the streams take it.
-  const held: { early?: FabricShare } = { early: shareEarly(d, source.value && totalBytes(source.value.files)) }
+  const held: Held = { early: shareEarly(d, source.value && totalBytes(source.value.files)) }
   try {
     return await deliverFrom(d, source.value, held)
   } finally {
     if (held.early) await closeEarly(d, held.early)
+    await held.closed
   }
 }
 
-async function deliverFrom(d: Delivery, source: WeightsManifest | undefined, held: { early?: FabricShare }): Promise<WeightsOutcome> {
+/** The shared fabric connections the stage owns: opening before the streams take them, closing after they end. */
+interface Held {
+  early?: FabricShare
+  closed?: Promise<void>
+}
+
+async function deliverFrom(d: Delivery, source: WeightsManifest | undefined, held: Held): Promise<WeightsOutcome> {
   const first = await listAll(d)
   if (!first.ok) return stopWith(d, first.problem, source)
   // A hub download is checked against the hub's own digests before the head's copy is the reference.
@@ -60,7 +67,7 @@ async function deliverFrom(d: Delivery, source: WeightsManifest | undefined, hel
   const sends = [...plan.first, ...plan.after]
   const early = held.early
   held.early = undefined
-  await sendAll(d, plan, early)
+  held.closed = (await sendAll(d, plan, early)).closed
   // The hashes the runner computed while sending complete the reference; the next deploy takes them from its cache.
   ref = withSentHashes(d, ref)
   await rememberSentHashes(d)
