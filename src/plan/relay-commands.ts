@@ -68,6 +68,25 @@ fssh() {
  */
 export const fabricShareOptions = (controlPath: string): string[] => ['-o', `ControlPath=${controlPath}-%C`, '-o', 'ControlMaster=no']
 
+/**
+ * The file the open script (OPEN_FABRIC_SHARE_SCRIPT) writes once every master it started is up or
+ * has failed: the streams may start before it (the runner's bytes and the receivers' start-up then
+ * overlap the key exchange) and their `ssh` to a worker waits for it (SHARE_UP_SH), so it joins the
+ * master rather than racing it with a connection of its own. `closeFabricShare` removes it.
+ */
+export const shareUpFile = (controlPath: string): string => `${controlPath}.up`
+
+/**
+ * POSIX sh: `share_up` waits until the file in $up exists (none given: at once), at most 15 s (the
+ * masters' ConnectTimeout is 10 s); after that the stream's ssh connects by itself, as without a master.
+ */
+export const SHARE_UP_SH = `share_up() {
+  [ -n "$up" ] || return 0
+  su_i=0
+  while [ ! -e "$up" ] && [ "$su_i" -lt 1500 ]; do sleep 0.01; su_i=$((su_i + 1)); done
+}
+`
+
 /** Seconds a shared connection stays up with no stream on it: a cancelled stage leaves nothing behind for longer. */
 export const FABRIC_SHARE_PERSIST_SECONDS = 30
 
@@ -96,6 +115,7 @@ while [ "$i" -lt "$n" ]; do
   shift 3
 done
 wait
+: >"$cp.up"
 i=0
 while [ "$i" -lt "$n" ]; do
   i=$((i + 1))
@@ -119,6 +139,7 @@ export function openFabricShare(m: Manifest, workers: readonly ManifestNode[], c
  * worker's master (it ends once its last stream has; its socket is removed). Never fails.
  */
 export const CLOSE_FABRIC_SHARE_SCRIPT = `cp=$1; shift
+rm -f "$cp.up"
 while [ $# -ge 3 ]; do
   ssh -o ControlPath="$cp-%C" -O exit -p "$1" -l "$2" "$3" </dev/null >/dev/null 2>&1
   shift 3

@@ -286,19 +286,22 @@ describe('the manifest section and the release it runs', () => {
     const files = ref.files.map((f) => ({ ...f, offset: f.size === A.length ? 7 : 0 }))
     const send = sendWeightsStreamToWorker(m, '/m', worker, files).argv
     const ciphers = DEFAULT_FABRIC_CIPHERS.join(',')
-    // bash -c SCRIPT bash dir ciphers port user ip, the ssh options counted, the worker's receiver, the files.
-    expect(send.slice(4, 10)).toEqual(['/m', ciphers, String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
-    expect(send.slice(10, 16)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
-    expect(send[16]).toBe(render(receiveWeightsStream(m, '/m', files)))
-    expect(send.slice(17)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    // bash -c SCRIPT bash dir ciphers up-file (none) port user ip, the ssh options counted, the worker's receiver, the files.
+    expect(send.slice(4, 11)).toEqual(['/m', ciphers, '', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
+    expect(send.slice(11, 17)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
+    expect(send[17]).toBe(render(receiveWeightsStream(m, '/m', files)))
+    expect(send.slice(18)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
     expect(send[2]).toContain('| fssh "$e" "${opts[@]}" -p "$port" -l "$user" "$ip" "$remote"')
     // The receiver's argv: the ciphers, the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
     const recv = receiveWeightsStream(m, '/m', files, [worker]).argv
     expect(recv.slice(0, 2)).toEqual(['bash', '-c'])
-    expect(recv.slice(4, 10)).toEqual(['/m', ciphers, '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
-    expect(recv[10]).toBe('6')
+    expect(recv.slice(4, 11)).toEqual(['/m', ciphers, '', '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
+    expect(recv[11]).toBe('6')
+    // Sharing a connection: the file its open writes once the masters are up, which the stream's ssh waits for.
+    expect(receiveWeightsStream(m, '/m', files, [worker], '/tmp/vrd-fabric-x').argv[6]).toBe('/tmp/vrd-fabric-x.up')
+    expect(sendWeightsStreamToWorker(m, '/m', worker, files, '/tmp/vrd-fabric-x').argv[6]).toBe('/tmp/vrd-fabric-x.up')
     expect(recv.slice(-8)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
-    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 7)).toEqual(['/m', ciphers, '0'])
+    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 8)).toEqual(['/m', ciphers, '', '0'])
     // ssh.fabricCiphers overrides the preference; a name that is no cipher name is refused at its place.
     const own = { ...m, ssh: { ...m.ssh, fabricCiphers: ['aes256-gcm@openssh.com', 'aes256-ctr'] } }
     expect(receiveWeightsStream(own, '/m', files, [worker]).argv[5]).toBe('aes256-gcm@openssh.com,aes256-ctr')

@@ -38,10 +38,12 @@ export interface FabricShare {
  * Once the streams have ended the connections are being closed: `closed` says when they are.
  */
 export async function sendAll(d: Delivery, plan: StreamPlan, early?: FabricShare): Promise<{ readonly closed: Promise<void> }> {
-  const share = await settleShare(d, plan.shareFabric, early)
+  // The early share is exactly what the plan needs (the cold case): the streams start now and the head's ssh to a worker waits for its master (SHARE_UP_SH).
+  const exact = early && early.workers.length === plan.shareFabric.length && plan.shareFabric.every((w) => early.workers.includes(w))
+  const share = exact ? early.path : await settleShare(d, plan.shareFabric, early)
   let ended = false
   try {
-    await sendWaves(d, plan, share)
+    await Promise.all([sendWaves(d, plan, share), exact && early.ready])
     ended = true
   } finally {
     if (share && !ended) await closeShare(d, plan.shareFabric, share)
