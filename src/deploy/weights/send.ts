@@ -28,6 +28,8 @@ export interface FabricShare {
   readonly path: string
   readonly workers: readonly string[]
   readonly ready: Promise<void>
+  /** Stops the opening where it is (the plan shares nothing): what did come up is closed by `closeShare`, the rest never starts. */
+  readonly stop: () => void
 }
 
 /**
@@ -61,11 +63,14 @@ export function shareEarly(d: Delivery, referenceBytes?: number): FabricShare | 
   const workers = mayShareFabric(d.m, d.model, referenceBytes)
   if (workers.length === 0 || d.run.signal?.aborted) return undefined
   const path = sharePath()
-  return { path, workers, ready: openShare(d, workers, path) }
+  const stopping = new AbortController()
+  d.run.signal?.addEventListener('abort', () => stopping.abort(), { once: true })
+  return { path, workers, ready: openShare(d, workers, path, stopping.signal), stop: () => stopping.abort() }
 }
 
 /** Closes every connection of an early share (once it has opened): the stage stopped before its streams. */
 export async function closeEarly(d: Delivery, early: FabricShare): Promise<void> {
+  early.stop()
   await early.ready
   await closeShare(d, early.workers, early.path)
 }
@@ -78,6 +83,8 @@ async function settleShare(d: Delivery, workers: readonly string[], early: Fabri
     await openShare(d, workers, path)
     return path
   }
+  // Nothing to share (an unchanged redeploy): the opening is not waited for, only stopped and closed.
+  if (workers.length === 0) early.stop()
   await early.ready
   const extra = early.workers.filter((w) => !workers.includes(w))
   const lacking = workers.filter((w) => !early.workers.includes(w))
@@ -88,10 +95,11 @@ async function settleShare(d: Delivery, workers: readonly string[], early: Fabri
 const sharePath = () => `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
 
 /** Opens the head's shared connections to `workers` under `path` and says which did (one that did not: its streams connect by themselves). */
-async function openShare(d: Delivery, workers: readonly string[], path: string): Promise<void> {
+async function openShare(d: Delivery, workers: readonly string[], path: string, signal = d.run.signal): Promise<void> {
   const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
   const t0 = Date.now()
-  const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...d.sig })
+  const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...(signal && { signal }) })
+  if (r.cancelled && !d.run.signal?.aborted) return
   const opened = parseFabricShare(r.stdout)
   for (const n of nodes) {
     const o = opened.get(n.fabricIp)
