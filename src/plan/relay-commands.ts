@@ -41,15 +41,12 @@ export const fabricCiphers = (m: Manifest): string => (m.ssh.fabricCiphers ?? DE
 /**
  * POSIX sh, for the head's scripts that open SSH to a worker. Reads `$pref` (comma-separated
  * ciphers, most wanted first) and keeps those the head's ssh knows (`ssh -Q cipher`, in the order
- * given) in `$cph`. Defines `fssh ERRFILE ssh-arguments...`: ssh with `-c $cph` (the worker's sshd
+ * given) in `$cph`: two processes (ssh, awk) per script, not one `grep` per cipher. Defines `fssh ERRFILE ssh-arguments...`: ssh with `-c $cph` (the worker's sshd
  * takes the first of them it also accepts), its stderr into ERRFILE; if the worker accepts none of
  * them (`no matching cipher`, before any byte of stdin is read), once more with ssh's own defaults,
  * appending to ERRFILE. An ssh without `-Q` or a list it knows nothing of: ssh's defaults straight.
  */
-export const FABRIC_SSH_SH = `cph=; sshq=$(ssh -Q cipher </dev/null 2>/dev/null)
-for c in $(printf '%s' "$pref" | tr ',' ' '); do
-  printf '%s\\n' "$sshq" | grep -qxF -e "$c" && cph=\${cph:+$cph,}$c
-done
+export const FABRIC_SSH_SH = `cph=$(ssh -Q cipher </dev/null 2>/dev/null | awk -v p="$pref" '{ k[$0] = 1 } END { n = split(p, a, ","); s = ""; for (i = 1; i <= n; i++) if (a[i] in k) s = s (s == "" ? "" : ",") a[i]; print s }')
 fssh() {
   fssh_e=$1; shift
   if [ -n "$cph" ]; then
@@ -70,6 +67,25 @@ fssh() {
  * as before, so sharing can only save connections, never lose a stream.
  */
 export const fabricShareOptions = (controlPath: string): string[] => ['-o', `ControlPath=${controlPath}-%C`, '-o', 'ControlMaster=no']
+
+/**
+ * The file the open script (OPEN_FABRIC_SHARE_SCRIPT) writes once every master it started is up or
+ * has failed: the streams may start before it (the runner's bytes and the receivers' start-up then
+ * overlap the key exchange) and their `ssh` to a worker waits for it (SHARE_UP_SH), so it joins the
+ * master rather than racing it with a connection of its own. `closeFabricShare` removes it.
+ */
+export const shareUpFile = (controlPath: string): string => `${controlPath}.up`
+
+/**
+ * POSIX sh: `share_up` waits until the file in $up exists (none given: at once), at most 15 s (the
+ * masters' ConnectTimeout is 10 s); after that the stream's ssh connects by itself, as without a master.
+ */
+export const SHARE_UP_SH = `share_up() {
+  [ -n "$up" ] || return 0
+  su_i=0
+  while [ ! -e "$up" ] && [ "$su_i" -lt 1500 ]; do sleep 0.01; su_i=$((su_i + 1)); done
+}
+`
 
 /** Seconds a shared connection stays up with no stream on it: a cancelled stage leaves nothing behind for longer. */
 export const FABRIC_SHARE_PERSIST_SECONDS = 30
@@ -99,6 +115,7 @@ while [ "$i" -lt "$n" ]; do
   shift 3
 done
 wait
+: >"$cp.up"
 i=0
 while [ "$i" -lt "$n" ]; do
   i=$((i + 1))
@@ -122,6 +139,7 @@ export function openFabricShare(m: Manifest, workers: readonly ManifestNode[], c
  * worker's master (it ends once its last stream has; its socket is removed). Never fails.
  */
 export const CLOSE_FABRIC_SHARE_SCRIPT = `cp=$1; shift
+rm -f "$cp.up"
 while [ $# -ge 3 ]; do
   ssh -o ControlPath="$cp-%C" -O exit -p "$1" -l "$2" "$3" </dev/null >/dev/null 2>&1
   shift 3

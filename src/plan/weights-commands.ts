@@ -18,7 +18,7 @@
 import { type Argv, argv, render, shScript } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { NODE_SHA256_SH } from './node-sha256.js'
-import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, fabricCiphers, fabricShareOptions, fabricSshTarget } from './relay-commands.js'
+import { FABRIC_SSH_SH, RELAY_SSH_OPTIONS, SHARE_UP_SH, fabricCiphers, fabricShareOptions, fabricSshTarget, shareUpFile } from './relay-commands.js'
 import { RELEASE_FILE, releaseDir } from './release-commands.js'
 import { RECEIVE_WEIGHTS_PY } from './weights-receiver-py.js'
 
@@ -76,7 +76,8 @@ export interface StreamFile {
 
 /**
  * The receiver of a weights stream (bash). Arguments:
- *   $1 dir, $2 the fabric cipher preference (FABRIC_SSH_SH's $pref), $3 N (workers the stream is
+ *   $1 dir, $2 the fabric cipher preference (FABRIC_SSH_SH's $pref), $3 the file that says the
+ *   shared connections are up (SHARE_UP_SH; empty: none to wait for), $4 N (workers the stream is
  *   passed on to as it arrives), N triples "port user ip", then K and K ssh option words, then the
  *   command line the workers run (the same receiver with N = 0), then per file: path size sha256 offset.
  * stdin, per file in order: its bytes from the offset, then the sender's 64-hex SHA-256 of the
@@ -101,7 +102,7 @@ export interface StreamFile {
  *   end
  */
 export const RECEIVE_WEIGHTS_STREAM_SCRIPT = `set -u
-dir=$1; pref=$2; nf=$3; shift 3
+dir=$1; pref=$2; up=$3; nf=$4; shift 4
 fwd=("\${@:1:$((3 * nf))}"); shift $((3 * nf))
 no=$1; shift; opts=("\${@:1:$no}"); shift "$no"
 remote=$1; shift
@@ -145,10 +146,10 @@ if [ "$nf" -eq 0 ]; then
   if [ -s "$t/ready" ]; then cat "$t/py" >&2; else pick_hasher; receive "$@"; fi
   printf 'end\n'; exit 0
 fi
-${FABRIC_SSH_SH}fifos=()
+${FABRIC_SSH_SH}${SHARE_UP_SH}fifos=()
 for ((i = 0; i < nf; i++)); do
   mkfifo "$t/f$i" || { printf 'fail\t-\tmkfifo failed in %s\n' "$t"; exit 1; }
-  (fssh "$t/e$i" "\${opts[@]}" -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i"; echo "$?" >"$t/rc$i") &
+  (share_up; fssh "$t/e$i" "\${opts[@]}" -p "\${fwd[3 * i]}" -l "\${fwd[3 * i + 1]}" "\${fwd[3 * i + 2]}" "$remote" <"$t/f$i" >"$t/o$i"; echo "$?" >"$t/rc$i") &
   fifos+=("$t/f$i")
 done
 python3 -c "$RECVPY" "$dir" ${WEIGHTS_VERIFIED_FILE} ${PARTIAL_SUFFIX} "$nf" "\${fifos[@]}" "$@" 3>"$t/ready" 2>"$t/py"
@@ -191,6 +192,7 @@ export function receiveWeightsStream(m: Manifest, dir: string, files: readonly S
     'bash',
     dir,
     fabricCiphers(m),
+    share ? shareUpFile(share) : '',
     String(forward.length),
     ...targets,
     String(opts.length),
@@ -201,21 +203,22 @@ export function receiveWeightsStream(m: Manifest, dir: string, files: readonly S
 }
 
 /**
- * On the head (bash): $1 dir, $2 the fabric cipher preference, $3 port, $4 user, $5 ip (the worker
- * over the fabric), $6 K and K ssh option words, then the worker's receiver command line, then per
+ * On the head (bash): $1 dir, $2 the fabric cipher preference, $3 the shared connections' up file
+ * (or empty), $4 port, $5 user, $6 ip (the worker over the fabric), $7 K and K ssh option words, then the worker's receiver command line, then per
  * file path size sha256 offset. The stream a receiver reads, from the head's verified copy, into
  * one SSH connection (ssh's messages on stderr).
  */
 export const SEND_WEIGHTS_STREAM_SCRIPT = `set -u
-dir=$1; pref=$2; port=$3; user=$4; ip=$5; no=$6; shift 6
+dir=$1; pref=$2; up=$3; port=$4; user=$5; ip=$6; no=$7; shift 7
 opts=("\${@:1:$no}"); shift "$no"
 remote=$1; shift
-${FABRIC_SSH_SH}send() {
+${FABRIC_SSH_SH}${SHARE_UP_SH}send() {
   while [ $# -ge 4 ]; do
     tail -c +$(($4 + 1)) "$dir/$1" | head -c $(($2 - $4)); printf '%s' "$3"; shift 4
   done
 }
 e=$(mktemp) || exit 1
+share_up
 send "$@" | fssh "$e" "\${opts[@]}" -p "$port" -l "$user" "$ip" "$remote"
 rc=$?
 cat "$e" >&2; rm -f "$e"
@@ -233,6 +236,7 @@ export function sendWeightsStreamToWorker(m: Manifest, dir: string, worker: Mani
     'bash',
     dir,
     fabricCiphers(m),
+    share ? shareUpFile(share) : '',
     String(t.port),
     t.user,
     t.ip,

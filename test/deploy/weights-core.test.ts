@@ -16,7 +16,15 @@ import type { HubPlanner } from '../../src/deploy/weights/delivery.js'
 import { discardDownloaded } from '../../src/deploy/weights/hub.js'
 import { parseHubDownload } from '../../src/deploy/weights/hub-listing.js'
 import { parseWeightsManifest, weightsIdentity, weightsManifest, weightsManifestText } from '../../src/deploy/weights/weights-manifest.js'
-import { SHARE_FABRIC_BELOW_BYTES, type StreamPlan, type WeightsStream, planStreams, sharedFabric, spreadFiles } from '../../src/deploy/weights/streams.js'
+import {
+  SHARE_FABRIC_BELOW_BYTES,
+  type StreamPlan,
+  type WeightsStream,
+  mayShareFabric,
+  planStreams,
+  sharedFabric,
+  spreadFiles,
+} from '../../src/deploy/weights/streams.js'
 import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
 import { withModel } from '../../src/deploy/weights/weights-plan.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
@@ -25,6 +33,7 @@ import { type StreamFile, WEIGHTS_VERIFIED_FILE, listWeights, receiveWeightsStre
 import { NODE_SHA256_SH } from '../../src/plan/node-sha256.js'
 import { DEFAULT_FABRIC_CIPHERS } from '../../src/plan/relay-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
+import type { RunResult } from '../../src/transport/transport.js'
 import { HASHERS, onPath, pathFor } from '../support/node-hashers.js'
 
 /** Bytes a plan moves over the runner's link and over the fabric (a stream passed on counts once per worker). */
@@ -236,6 +245,27 @@ describe('the manifest section and the release it runs', () => {
     expect(planStreams(m, 'runner', 'relay', cold, 1).shareFabric).toEqual([])
     expect(planStreams(m, 'runner', 'each', cold, 4).shareFabric).toEqual([])
   })
+  it('before the listing, the manifest alone says which workers the streams may share a connection to (opened while the nodes are listed)', () => {
+    const m = (section: string) => withModelSection(`  path: /m\n  source: { runner: { dir: w } }\n${section}`).manifest!
+    const four = m('  streams: 4\n')
+    const workers = four.nodes.filter((n) => n.role === 'worker').map((n) => n.name)
+    expect(workers.length).toBeGreaterThan(0)
+    expect(mayShareFabric(four, four.model!)).toEqual(workers)
+    // A small runner model over 4 streams: shared; one whose cold streams would each carry a connection's worth: not.
+    expect(mayShareFabric(four, four.model!, 4 * SHARE_FABRIC_BELOW_BYTES - 1)).toEqual(workers)
+    expect(mayShareFabric(four, four.model!, 4 * SHARE_FABRIC_BELOW_BYTES)).toEqual([])
+    // One stream (the default), or every node fed by the runner: no fabric stream to share.
+    const one = m('')
+    expect(mayShareFabric(one, one.model!)).toEqual([])
+    const each = m('  streams: 4\n  distribution: each\n')
+    expect(mayShareFabric(each, each.model!)).toEqual([])
+    // The guess covers what the plan shares for a cold copy (4 small shards over 4 streams).
+    const [head, worker] = [four.nodes.find((n) => n.role === 'head')!.name, workers[0]!]
+    const shards = weightsManifest([1, 2, 3, 4].map((i) => ({ path: `s${i}`, size: 1000, sha256: sha(`s${i}`) })))
+    const empty = { files: new Map(), partials: new Map() }
+    const cold = new Map([head, worker].map((n) => [n, compareNode(n, shards, empty)]))
+    expect(mayShareFabric(four, four.model!, 4000)).toEqual(expect.arrayContaining([...planStreams(four, 'runner', 'relay', cold, 4).shareFabric]))
+  })
   it('spreads files over streams by bytes, largest first, none empty', () => {
     const f = (path: string, size: number, resumeFrom = 0) => ({ file: { path, size, sha256: sha(path) }, status: 'missing' as const, resumeFrom })
     const files = [f('a', 10), f('b', 96), f('c', 64), f('d', 40, 30), f('e', 30)]
@@ -256,19 +286,22 @@ describe('the manifest section and the release it runs', () => {
     const files = ref.files.map((f) => ({ ...f, offset: f.size === A.length ? 7 : 0 }))
     const send = sendWeightsStreamToWorker(m, '/m', worker, files).argv
     const ciphers = DEFAULT_FABRIC_CIPHERS.join(',')
-    // bash -c SCRIPT bash dir ciphers port user ip, the ssh options counted, the worker's receiver, the files.
-    expect(send.slice(4, 10)).toEqual(['/m', ciphers, String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
-    expect(send.slice(10, 16)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
-    expect(send[16]).toBe(render(receiveWeightsStream(m, '/m', files)))
-    expect(send.slice(17)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
+    // bash -c SCRIPT bash dir ciphers up-file (none) port user ip, the ssh options counted, the worker's receiver, the files.
+    expect(send.slice(4, 11)).toEqual(['/m', ciphers, '', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp, '6'])
+    expect(send.slice(11, 17)).toEqual(['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=10'])
+    expect(send[17]).toBe(render(receiveWeightsStream(m, '/m', files)))
+    expect(send.slice(18)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
     expect(send[2]).toContain('| fssh "$e" "${opts[@]}" -p "$port" -l "$user" "$ip" "$remote"')
     // The receiver's argv: the ciphers, the workers it passes the stream on to as "port user ip", the ssh options counted, then the files.
     const recv = receiveWeightsStream(m, '/m', files, [worker]).argv
     expect(recv.slice(0, 2)).toEqual(['bash', '-c'])
-    expect(recv.slice(4, 10)).toEqual(['/m', ciphers, '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
-    expect(recv[10]).toBe('6')
+    expect(recv.slice(4, 11)).toEqual(['/m', ciphers, '', '1', String(worker.ssh.port ?? m.ssh.port), worker.ssh.user ?? m.ssh.user, worker.fabricIp])
+    expect(recv[11]).toBe('6')
+    // Sharing a connection: the file its open writes once the masters are up, which the stream's ssh waits for.
+    expect(receiveWeightsStream(m, '/m', files, [worker], '/tmp/vrd-fabric-x').argv[6]).toBe('/tmp/vrd-fabric-x.up')
+    expect(sendWeightsStreamToWorker(m, '/m', worker, files, '/tmp/vrd-fabric-x').argv[6]).toBe('/tmp/vrd-fabric-x.up')
     expect(recv.slice(-8)).toEqual(['config.json', String(B.length), sha(B), '0', 'model-00001.safetensors', String(A.length), sha(A), '7'])
-    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 7)).toEqual(['/m', ciphers, '0'])
+    expect(receiveWeightsStream(m, '/m', files).argv.slice(4, 8)).toEqual(['/m', ciphers, '', '0'])
     // ssh.fabricCiphers overrides the preference; a name that is no cipher name is refused at its place.
     const own = { ...m, ssh: { ...m.ssh, fabricCiphers: ['aes256-gcm@openssh.com', 'aes256-ctr'] } }
     expect(receiveWeightsStream(own, '/m', files, [worker]).argv[5]).toBe('aes256-gcm@openssh.com,aes256-ctr')
@@ -539,6 +572,52 @@ describe('deliverWeights on two nodes that are directories of this machine', () 
     expect(out.findings.map((f) => [f.code, f.node])).toEqual(m.nodes.map((n) => ['DISK_SPACE_LOW', n.name]))
     expect(out.report.bytesMoved).toEqual({ runner: 0, fabric: 0 })
     for (const d of dirs) expect(existsSync(join(d, 'config.json'))).toBe(false)
+  })
+
+  it("relay over 4 streams: the head opens the workers' shared fabric connection while the nodes are listed, and closes it when the stage stops before its streams", async () => {
+    const { deliverWeights } = await import('../../src/deploy/weights/transfer.js')
+    const m = withModelSection(`  path: ${MODEL}\n  source: { runner: { dir: ${runner()} } }\n  distribution: relay\n  streams: 4\n`).manifest!
+    const head = m.nodes.find((n) => n.role === 'head')!
+    const workers = m.nodes.filter((n) => n.role === 'worker')
+    const events: string[] = []
+    const answered = (stdout: string): RunResult => ({ code: 0, signal: null, stdout, stderr: '', durationMs: 1, timedOut: false })
+    // Every node a directory here with 10 bytes free (DISK_SPACE_LOW: the stage stops after the listing); the head's ssh to the workers answered here, never run.
+    const transports = new Map(
+      m.nodes.map((n) => {
+        const node = nodeAt(mkdtempSync(join(tmpdir(), 'vrd-node-')), 10)
+        return [
+          n.name,
+          {
+            ...node,
+            async run(cmd: Parameters<LocalTransport['run']>[0], opts: Parameters<LocalTransport['run']>[1]): Promise<RunResult> {
+              const text = render(cmd)
+              const path = /ControlPath=("?)(\/tmp\/vrd-fabric-[0-9a-f]+)/.exec(text)?.[2] ?? text.match(/\/tmp\/vrd-fabric-[0-9a-f]+/)?.[0]
+              if (text.includes('ControlMaster=yes')) {
+                events.push(`open ${n.name} ${path}`)
+                return answered(workers.map((w) => `share\t${w.fabricIp}\t0\n`).join(''))
+              }
+              if (text.includes('-O exit')) {
+                events.push(`close ${n.name} ${path}`)
+                return answered('')
+              }
+              const r = await node.run(cmd, opts)
+              if (/^free\t/m.test(r.stdout)) events.push(`listed ${n.name}`)
+              return r
+            },
+          },
+        ]
+      }),
+    )
+    const out = await deliverWeights({ m, transports, env: env(), onProgress: () => {} })
+    expect(out.ok ? undefined : out.problem.code).toBe('DISK_SPACE_LOW')
+    const open = events.findIndex((e) => e.startsWith('open '))
+    expect(events[open]).toMatch(new RegExp(`^open ${head.name} /tmp/vrd-fabric-`))
+    // Issued before any listing had come back, not after them.
+    expect(open).toBeLessThan(events.findIndex((e) => e.startsWith('listed ')))
+    expect(events.filter((e) => e.startsWith('listed '))).toHaveLength(m.nodes.length)
+    // Closed once, on the head, at the path it was opened under: nothing of the stage outlives it.
+    expect(events.filter((e) => e.startsWith('close '))).toEqual([events[open]!.replace(/^open/, 'close')])
+    expect(events.at(-1)).toMatch(/^close /)
   })
 
   it("nodes + each: the head's copy is the reference; a worker that differs is WEIGHTS_MISMATCH naming the file", async () => {

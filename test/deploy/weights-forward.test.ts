@@ -8,7 +8,7 @@
  * manifest's order, and ssh's own defaults again when the worker refuses them all.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { parseStreamOutput } from '../../src/deploy/weights/stream-output.js'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { type StreamFile, receiveWeightsStream, sendWeightsStreamToWorker } from '../../src/plan/weights-commands.js'
-import { FABRIC_SHARE_PERSIST_SECONDS, closeFabricShare, openFabricShare, parseFabricShare } from '../../src/plan/relay-commands.js'
+import { FABRIC_SHARE_PERSIST_SECONDS, closeFabricShare, openFabricShare, parseFabricShare, shareUpFile } from '../../src/plan/relay-commands.js'
 import { LocalTransport } from '../../src/transport/local.js'
 import { HASHERS, onPath, pathFor } from '../support/node-hashers.js'
 
@@ -148,8 +148,9 @@ describe('the fabric cipher preference', () => {
 describe('one fabric connection shared by the streams to a worker', () => {
   it("opens a master per worker in the background (ControlPersist bounds it), the streams' ssh joins it by its control path, closing sends -O exit", async () => {
     const s = stubbed('python3')
+    const cp = join(s.root, 'vrd-fabric-abc')
     const other = { ...worker, name: 'spark-c', fabricIp: '192.168.200.14' }
-    const r = await s.run(openFabricShare(m, [worker, other], '/tmp/vrd-fabric-abc'))
+    const r = await s.run(openFabricShare(m, [worker, other], cp))
     expect(r.code).toBe(0)
     expect(parseFabricShare(r.stdout)).toEqual(
       new Map([
@@ -161,28 +162,46 @@ describe('one fabric connection shared by the streams to a worker', () => {
     expect(opens).toHaveLength(2)
     for (const a of opens) {
       expect(a.slice(0, 2)).toEqual(['-c', 'aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr'])
-      expect(a.join(' ')).toContain(
-        `-o ControlMaster=yes -o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlPersist=${FABRIC_SHARE_PERSIST_SECONDS} -N -f -p 22 -l`,
-      )
+      expect(a.join(' ')).toContain(`-o ControlMaster=yes -o ControlPath=${cp}-%C -o ControlPersist=${FABRIC_SHARE_PERSIST_SECONDS} -N -f -p 22 -l`)
     }
     expect(opens.map((a) => a.at(-1)).sort()).toEqual([worker.fabricIp, other.fabricIp].sort())
+    // Once every master is up (or failed), the file the streams' ssh waits for.
+    expect(existsSync(shareUpFile(cp))).toBe(true)
     // Each stream's ssh names the same path (per worker by %C) and never becomes a master itself.
     const fwd = stubbed('python3')
-    await fwd.run(receiveWeightsStream(m, join(fwd.root, 'model'), FILES, [worker], '/tmp/vrd-fabric-abc'), STREAM)
-    expect(fwd.calls()[0]!.argv.join(' ')).toContain('-o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlMaster=no')
-    const send = sendWeightsStreamToWorker(m, '/m', worker, FILES, '/tmp/vrd-fabric-abc').argv
-    expect(send.join(' ')).toContain('-o ControlPath=/tmp/vrd-fabric-abc-%C -o ControlMaster=no')
+    await fwd.run(receiveWeightsStream(m, join(fwd.root, 'model'), FILES, [worker], cp), STREAM)
+    expect(fwd.calls()[0]!.argv.join(' ')).toContain(`-o ControlPath=${cp}-%C -o ControlMaster=no`)
+    const send = sendWeightsStreamToWorker(m, '/m', worker, FILES, cp).argv
+    expect(send.join(' ')).toContain(`-o ControlPath=${cp}-%C -o ControlMaster=no`)
     const close = stubbed('python3')
-    expect((await close.run(closeFabricShare(m, [worker], '/tmp/vrd-fabric-abc'))).code).toBe(0)
+    expect((await close.run(closeFabricShare(m, [worker], cp))).code).toBe(0)
     expect(close.calls().map((c) => c.argv)).toEqual([
-      ['-o', 'ControlPath=/tmp/vrd-fabric-abc-%C', '-O', 'exit', '-p', '22', '-l', worker.ssh.user ?? m.ssh.user, worker.fabricIp],
+      ['-o', `ControlPath=${cp}-%C`, '-O', 'exit', '-p', '22', '-l', worker.ssh.user ?? m.ssh.user, worker.fabricIp],
     ])
+    expect(existsSync(shareUpFile(cp))).toBe(false)
+  })
+
+  it("a stream that starts before the shared connection is up: the head's copy goes on, its ssh to the worker waits for the up file", async () => {
+    const s = stubbed('python3')
+    const cp = join(s.root, 'vrd-fabric-late')
+    const running = s.run(receiveWeightsStream(m, join(s.root, 'model'), FILES, [worker], cp), STREAM)
+    await new Promise((r) => setTimeout(r, 400))
+    expect(s.calls()).toEqual([])
+    writeFileSync(shareUpFile(cp), '')
+    const out = parseStreamOutput((await running).stdout)
+    expect(out.forwarded).toEqual(new Map([[worker.fabricIp, 0]]))
+    expect(s.calls()).toHaveLength(1)
+    expect(s.calls()[0]!.input!.equals(STREAM)).toBe(true)
+    expect(readFileSync(join(s.root, 'model', FILES[1]!.path)).equals(BIG)).toBe(true)
   })
 
   it('a master that cannot connect is reported with its reason (its streams then connect by themselves)', async () => {
     const s = stubbed('python3', { STUB_EARLY: '1' })
-    const r = await s.run(openFabricShare(m, [worker], '/tmp/vrd-fabric-abc'))
+    const cp = join(s.root, 'vrd-fabric-abc')
+    const r = await s.run(openFabricShare(m, [worker], cp))
     expect(parseFabricShare(r.stdout).get(worker.fabricIp)).toEqual({ code: 1, log: ['receiver gone'] })
+    // The up file all the same: its streams do not wait out the bound.
+    expect(existsSync(shareUpFile(cp))).toBe(true)
   })
 })
 

@@ -14,33 +14,92 @@ import type { FileCheck } from './compare.js'
 import { type Delivery, mb, rate, tail } from './delivery.js'
 import { runnerDirOf } from './reference-manifest.js'
 import { PENDING_SHA256, fileKey, openRunnerFile } from './runner-hash.js'
-import { type StreamPlan, type WeightsStream, planStreams, streamsOf } from './streams.js'
+import { type StreamPlan, type WeightsStream, mayShareFabric, planStreams, streamsOf } from './streams.js'
 import { parseStreamOutput, recordBytes } from './stream-output.js'
 
 /** The delivery's streams, planned from every node's comparison with the reference. */
 export const planDelivery = (d: Delivery): StreamPlan => planStreams(d.m, d.kind, d.model.distribution, d.befores, streamsOf(d.model))
 
 /**
- * Every stream of the plan: `first` at once, then `after` at once; stops early once the run is
- * cancelled. The workers of `plan.shareFabric` get one connection from the head first, which their
- * streams share (closed after them).
+ * The head's shared fabric connections under one control path: to `workers`, being opened
+ * (`ready`) from before the listing (`shareEarly`), or none.
  */
-export async function sendAll(d: Delivery, plan: StreamPlan): Promise<void> {
-  const share = await openShare(d, plan.shareFabric)
-  try {
-    await sendWaves(d, plan, share)
-  } finally {
-    if (share) await closeShare(d, plan.shareFabric, share)
-  }
+export interface FabricShare {
+  readonly path: string
+  readonly workers: readonly string[]
+  readonly ready: Promise<void>
+  /** Stops the opening where it is (the plan shares nothing): what did come up is closed by `closeShare`, the rest never starts. */
+  readonly stop: () => void
 }
 
-/** The control path of the head's shared connections to `workers` (none to share: undefined), opened. */
-async function openShare(d: Delivery, workers: readonly string[]): Promise<string | undefined> {
+/**
+ * Every stream of the plan: `first` at once, then `after` at once; stops early once the run is
+ * cancelled. The workers of `plan.shareFabric` get one connection from the head first, which their
+ * streams share (closed after them): the one `early` opened while the nodes were listed, when given
+ * (what it opened beyond the plan is closed first, what the plan needs beyond it opened now).
+ * Once the streams have ended the connections are being closed: `closed` says when they are.
+ */
+export async function sendAll(d: Delivery, plan: StreamPlan, early?: FabricShare): Promise<{ readonly closed: Promise<void> }> {
+  // The early share is exactly what the plan needs (the cold case): the streams start now and the head's ssh to a worker waits for its master (SHARE_UP_SH).
+  const exact = early && early.workers.length === plan.shareFabric.length && plan.shareFabric.every((w) => early.workers.includes(w))
+  const share = exact ? early.path : await settleShare(d, plan.shareFabric, early)
+  let ended = false
+  try {
+    await Promise.all([sendWaves(d, plan, share), exact && early.ready])
+    ended = true
+  } finally {
+    if (share && !ended) await closeShare(d, plan.shareFabric, share)
+  }
+  // Closed beside what follows (the verifying listing), not before it: 0.1 s off the stage on the lab. The caller awaits `closed` before the stage ends.
+  return { closed: share ? closeShare(d, plan.shareFabric, share) : Promise.resolve() }
+}
+
+/**
+ * Before the listing: the shared connections the manifest says the streams may use
+ * (`mayShareFabric`), opening while the nodes are listed. The caller hands it to `sendAll` or, when
+ * the stage stops before the streams, to `closeEarly`.
+ */
+export function shareEarly(d: Delivery, referenceBytes?: number): FabricShare | undefined {
+  const workers = mayShareFabric(d.m, d.model, referenceBytes)
   if (workers.length === 0 || d.run.signal?.aborted) return undefined
+  const path = sharePath()
+  const stopping = new AbortController()
+  d.run.signal?.addEventListener('abort', () => stopping.abort(), { once: true })
+  return { path, workers, ready: openShare(d, workers, path, stopping.signal), stop: () => stopping.abort() }
+}
+
+/** Closes every connection of an early share (once it has opened): the stage stopped before its streams. */
+export async function closeEarly(d: Delivery, early: FabricShare): Promise<void> {
+  early.stop()
+  await early.ready
+  await closeShare(d, early.workers, early.path)
+}
+
+/** The control path the plan's streams share (none: undefined), every connection the plan needs open and none other. */
+async function settleShare(d: Delivery, workers: readonly string[], early: FabricShare | undefined): Promise<string | undefined> {
+  if (!early) {
+    if (workers.length === 0 || d.run.signal?.aborted) return undefined
+    const path = sharePath()
+    await openShare(d, workers, path)
+    return path
+  }
+  // Nothing to share (an unchanged redeploy): the opening is not waited for, only stopped and closed.
+  if (workers.length === 0) early.stop()
+  await early.ready
+  const extra = early.workers.filter((w) => !workers.includes(w))
+  const lacking = workers.filter((w) => !early.workers.includes(w))
+  await Promise.all([extra.length > 0 && closeShare(d, extra, early.path), lacking.length > 0 && !d.run.signal?.aborted && openShare(d, lacking, early.path)])
+  return workers.length > 0 ? early.path : undefined
+}
+
+const sharePath = () => `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
+
+/** Opens the head's shared connections to `workers` under `path` and says which did (one that did not: its streams connect by themselves). */
+async function openShare(d: Delivery, workers: readonly string[], path: string, signal = d.run.signal): Promise<void> {
   const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
-  const path = `/tmp/vrd-fabric-${randomBytes(6).toString('hex')}`
   const t0 = Date.now()
-  const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...d.sig })
+  const r = await d.run.transports.get(d.head.name)!.run(openFabricShare(d.m, nodes, path), { timeoutMs: d.timeoutMs, ...(signal && { signal }) })
+  if (r.cancelled && !d.run.signal?.aborted) return
   const opened = parseFabricShare(r.stdout)
   for (const n of nodes) {
     const o = opened.get(n.fabricIp)
@@ -51,13 +110,16 @@ async function openShare(d: Delivery, workers: readonly string[]): Promise<strin
         : `[${n.name}] ${d.head.name} → ${n.name}: no shared fabric connection (${o ? `exit ${o.code}${o.log.length ? `: ${o.log.join(' / ')}` : ''}` : `${outcome(r)}: ${tail(r)}`}); each stream connects by itself`,
     )
   }
-  return path
 }
 
+/** Never fails (a connection left open ends FABRIC_SHARE_PERSIST_SECONDS after its last stream). */
 async function closeShare(d: Delivery, workers: readonly string[], path: string): Promise<void> {
   const nodes = workers.map((w) => d.m.nodes.find((n) => n.name === w)!)
   // Without the run's signal: a cancelled stage still closes them (ControlPersist ends them anyway).
-  await d.run.transports.get(d.head.name)!.run(closeFabricShare(d.m, nodes, path), { timeoutMs: 30_000 })
+  await d.run.transports
+    .get(d.head.name)!
+    .run(closeFabricShare(d.m, nodes, path), { timeoutMs: 30_000 })
+    .catch(() => undefined)
 }
 
 async function sendWaves(d: Delivery, plan: StreamPlan, share: string | undefined): Promise<void> {

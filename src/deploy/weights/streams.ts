@@ -130,3 +130,19 @@ export function sharedFabric(workers: readonly string[], first: readonly Weights
   const shares = (wave: readonly WeightsStream[]) => wave.length >= 2 && wave.reduce((n, s) => n + bytes(s), 0) / wave.length < SHARE_FABRIC_BELOW_BYTES
   return workers.filter((w) => shares(first.filter((s) => s.forward.includes(w))) || shares(after.filter((s) => s.to === w)))
 }
+
+/**
+ * Before the nodes are listed: the workers whose streams may share one fabric connection, so the
+ * head can open it while the listing runs instead of after it, on the streams' critical path (it
+ * took 0.2–0.35 s there: test/bench/NOTES.md, issue 40). Only the manifest decides it (relay, two
+ * or more streams, a worker), and, where the reference is known before the listing (a runner
+ * directory), not when even a cold copy's streams would carry SHARE_FABRIC_BELOW_BYTES each or
+ * more. A guess: `settleShare` (src/deploy/weights/send.ts) closes what the plan does not use and
+ * opens what it needs beyond it.
+ */
+export function mayShareFabric(m: Manifest, model: ModelSettings, referenceBytes?: number): string[] {
+  const n = streamsOf(model)
+  if (model.distribution !== 'relay' || n < 2) return []
+  if (referenceBytes !== undefined && referenceBytes / n >= SHARE_FABRIC_BELOW_BYTES) return []
+  return m.nodes.filter((x) => x.role !== 'head').map((x) => x.name)
+}

@@ -10,7 +10,7 @@ import { headOf } from '../../plan/node-commands.js'
 import { type Problem, ok } from '../../result/result.js'
 import { type NodeListing, compareNode, describeNode } from './compare.js'
 import { type Delivery, type WeightsOutcome, type WeightsRun, listAll, mb, startDelivery, stopWith, weightsReport } from './delivery.js'
-import { type WeightsManifest, weightsManifestText } from './weights-manifest.js'
+import { type WeightsManifest, totalBytes, weightsManifestText } from './weights-manifest.js'
 import {
   checkHubDigests,
   compareAll,
@@ -20,7 +20,7 @@ import {
   resolvePending,
   withSentHashes,
 } from './reference-manifest.js'
-import { planDelivery, sendAll } from './send.js'
+import { type FabricShare, closeEarly, planDelivery, sendAll, shareEarly } from './send.js'
 
 export type { HubPlanner, HubStep, NodeWeightsReport, WeightsOutcome, WeightsReport, WeightsRun } from './delivery.js'
 export { hashRunnerDir, runnerHashCacheFile } from './runner-hash.js'
@@ -31,12 +31,29 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   // 1. The reference: the runner's directory, or the head's copy once it holds the files.
   const source = await referenceFromSource(d, true)
   if (!source.ok) return stopWith(d, source.problem)
+  // While the nodes are listed, the head opens the fabric connection its streams may share; the stage owns it until the streams take it.
+  const held: Held = { early: shareEarly(d, source.value && totalBytes(source.value.files)) }
+  try {
+    return await deliverFrom(d, source.value, held)
+  } finally {
+    if (held.early) await closeEarly(d, held.early)
+    await held.closed
+  }
+}
+
+/** The shared fabric connections the stage owns: opening before the streams take them, closing after they end. */
+interface Held {
+  early?: FabricShare
+  closed?: Promise<void>
+}
+
+async function deliverFrom(d: Delivery, source: WeightsManifest | undefined, held: Held): Promise<WeightsOutcome> {
   const first = await listAll(d)
-  if (!first.ok) return stopWith(d, first.problem, source.value)
+  if (!first.ok) return stopWith(d, first.problem, source)
   // A hub download is checked against the hub's own digests before the head's copy is the reference.
   const digests = await checkHubDigests(d, first.value)
   if (digests) return stopWith(d, digests)
-  const reference = source.value ? await resolvePending(d, source.value, first.value) : referenceFromHead(d, first.value)
+  const reference = source ? await resolvePending(d, source, first.value) : referenceFromHead(d, first.value)
   if (!reference.ok) return stopWith(d, reference.problem)
   let ref = reference.value
   compareAll(d, ref, first.value)
@@ -48,11 +65,13 @@ export async function deliverWeights(run: WeightsRun): Promise<WeightsOutcome> {
   // 3. Move only what is missing: the head first, then the workers at once.
   const plan = planDelivery(d)
   const sends = [...plan.first, ...plan.after]
-  await sendAll(d, plan)
+  const early = held.early
+  held.early = undefined
+  held.closed = (await sendAll(d, plan, early)).closed
   // The hashes the runner computed while sending complete the reference; the next deploy takes them from its cache.
   ref = withSentHashes(d, ref)
   await rememberSentHashes(d)
-  if (run.signal?.aborted)
+  if (d.run.signal?.aborted)
     return stopWith(
       d,
       { code: 'CANCELLED', message: 'cancelled during the weights transfer; a cut file resumes on the next deploy', evidence: {}, fix: 'Deploy again.' },

@@ -208,7 +208,11 @@ function relayRawStream(m: Manifest, worker: ManifestNode, file: string) {
 interface Phases {
   readonly hash: number
   readonly list: number
-  readonly transfer: number
+  /** From the listing to the first stream's start: the plan, and the shared fabric connection when it is opened only then. */
+  readonly start: number
+  /** From the first stream's start to the first file verified, and on to the last. */
+  readonly firstFile: number
+  readonly lastFile: number
   readonly verify: number
 }
 
@@ -216,13 +220,23 @@ function phasesOf(lines: readonly [number, string][], total: number): Phases {
   const at = (re: RegExp) => lines.find(([, l]) => re.test(l))?.[0]
   const hashed = at(/^\d+ files, /) ?? 0
   const listed = at(/^\[[^\]]+\] (\d+ (ok|missing|truncated|corrupted)|no files)/) ?? hashed
-  const lastFile = [...lines].reverse().find(([, l]) => /verified as it arrived|failed after/.test(l))?.[0] ?? listed
-  return { hash: hashed, list: listed - hashed, transfer: lastFile - listed, verify: total - lastFile }
+  const started = at(/ to send(, resuming at [^)]*)?( \(passed on|$)/) ?? listed
+  const verified = /verified as it arrived|failed after/
+  const firstFile = at(verified) ?? started
+  const lastFile = [...lines].reverse().find(([, l]) => verified.test(l))?.[0] ?? started
+  return {
+    hash: hashed,
+    list: listed - hashed,
+    start: started - listed,
+    firstFile: firstFile - started,
+    lastFile: lastFile - firstFile,
+    verify: total - lastFile,
+  }
 }
 
 function describePhases(ps: readonly Phases[]): string {
   const m = (k: keyof Phases) => `${(median(ps.map((p) => p[k])) / 1000).toFixed(2)} s`
-  return `runner hash ${m('hash')}, listing ${m('list')}, streams ${m('transfer')}, verify (listing again, no re-read) ${m('verify')}`
+  return `runner hash ${m('hash')}, listing ${m('list')}, listing → first stream ${m('start')}, streams (→ first file verified ${m('firstFile')}, → last ${m('lastFile')}), verify (listing again, no re-read) ${m('verify')}`
 }
 
 /** Each stage's CPU by node container and the runner, medians over the rounds. */
