@@ -13,23 +13,39 @@ import { EVIDENCE, type Finding } from './finding.js'
 import { createLineJoiner, detectPasteWidths, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { createFailureCollector } from './signature-fallback.js'
 import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
-import { SIGNATURE_RULES } from './signature-rules.js'
+import { literalScanner, type LiteralScanner } from './literal-scan.js'
+import { requiredLiterals } from './regex-literals.js'
+import { SIGNATURE_RULES, type SignatureRule } from './signature-rules.js'
 
 /**
- * One pass that says whether any rule could match a line, so a line no rule can match (most of a
- * healthy log) is not tried against each of them. It is the alternation of every rule's pattern,
- * case-insensitive (a superset of each), named groups made plain; sound because no pattern holds a
- * backreference. Rules it cannot stand in for are always tried: a pattern that matches the empty
- * string (its hit function decides, e.g. a Ray prefix's address), or one with flags other than `i`.
+ * Which rules a line can match, in one pass: each rule's pattern names the literal words one of
+ * which every match contains (regex-literals.ts); one scan of the line for all of them at once
+ * (literal-scan.ts) marks the rules whose words occur, and only those are tried. A rule whose pattern
+ * gives no such words (it can match the empty string, its hit function decides) is always tried. So
+ * a line no rule can match costs one table step per character, however many rules there are.
  */
-const standsIn = (pattern: RegExp): boolean => /^i?$/.test(pattern.flags) && !pattern.test('') && !/\\[1-9]|\\k</.test(pattern.source)
-const ALWAYS_TRIED = SIGNATURE_RULES.filter((r) => !standsIn(r.pattern))
-export const ANY_RULE = new RegExp(
-  SIGNATURE_RULES.filter((r) => standsIn(r.pattern))
-    .map((r) => `(?:${r.pattern.source.replace(/\(\?<(?![=!])\w+>/g, '(?:')})`)
-    .join('|'),
-  'i',
-)
+export const RULE_WORDS: readonly (readonly string[] | null)[] = SIGNATURE_RULES.map((r) => requiredLiterals(r.pattern))
+const ALWAYS_TRIED = RULE_WORDS.map((w) => w === null)
+let scanner: LiteralScanner | undefined
+/** Marks, per rule, the number of the last line whose scan found one of its words. */
+let marks = new Uint32Array(SIGNATURE_RULES.length)
+let serial = 0
+
+/** The rules to try on `line`, in their order: those whose words occur in it, and those always tried. */
+export function candidateRules(line: string): SignatureRule[] {
+  scanner ??= literalScanner(RULE_WORDS.map((w) => w ?? []))
+  if (++serial === 0xffffffff) {
+    marks = new Uint32Array(SIGNATURE_RULES.length)
+    serial = 1
+  }
+  const stamp = serial
+  scanner.scan(line, (rule) => {
+    marks[rule] = stamp
+  })
+  const out: SignatureRule[] = []
+  for (let i = 0; i < SIGNATURE_RULES.length; i++) if (ALWAYS_TRIED[i] || marks[i] === stamp) out.push(SIGNATURE_RULES[i]!)
+  return out
+}
 
 export interface LogWatcherOptions {
   /** Where the text comes from, for evidence: `spark-a:vllm-serve.log`, `docker logs vllm-ray`. */
@@ -104,7 +120,7 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
     const line = logical.text
     const found: Finding[] = []
     let matched = false
-    for (const rule of ANY_RULE.test(line) ? SIGNATURE_RULES : ALWAYS_TRIED) {
+    for (const rule of candidateRules(line)) {
       const m = rule.pattern.exec(line)
       if (!m) continue
       const hit = rule.hit(m, line, opts.ray, logical.prefixIp !== undefined ? { prefixIp: logical.prefixIp, memory } : { memory })

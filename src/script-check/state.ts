@@ -2,7 +2,7 @@
  * One path through a script, as the evaluator carries it: variables (global and per call frame),
  * functions, the branch depth (inside an `if`/`case`: one role's section), the `ray start`s met so
  * far, and the branch decisions taken. Paths that reach the same state by different branches are
- * merged (stateKey), so scripts with many independent `if`s do not multiply paths.
+ * merged (sameState), so scripts with many independent `if`s do not multiply paths.
  *
  * Each map of a state keeps a running hash of its entries (HashedMap), so comparing paths costs
  * what changed, not the size of the state: a long script's hundreds of variables are not re-read
@@ -35,39 +35,80 @@ const hashName = (name: string): number => {
 
 /**
  * A map that keeps the sum of its entries' hashes as it changes (`hash`): two maps with the same
- * entries have the same hash whatever the order they were set in.
+ * entries have the same hash whatever the order they were set in. `copy` is O(1): the copies share
+ * one store until one of them writes (copy on write), so forking a path costs the maps it changes
+ * afterwards, not every map it holds (the functions, files and containers of a long script are
+ * rarely written after they are made; copying them at each of its thousands of forks made the walk
+ * quadratic in the script's length).
  */
-export class HashedMap<V> extends Map<string, V> {
+export class HashedMap<V> implements ReadonlyMap<string, V> {
   hash = 0
+  private store: Map<string, V>
+  /** The store is also another copy's: copy it before a write. */
+  private shared = false
   constructor(
     private readonly valueHash: (v: V) => number,
     from?: HashedMap<V>,
   ) {
-    super()
     if (from) {
-      for (const [k, v] of Map.prototype.entries.call(from) as IterableIterator<[string, V]>) super.set(k, v)
+      this.store = from.store
       this.hash = from.hash
-    }
+      this.shared = true
+      from.shared = true
+    } else this.store = new Map()
   }
   private entryHash(k: string, v: V): number {
     return Math.imul(hashName(k) ^ Math.imul(this.valueHash(v), 0x9e3779b1), 0x85ebca6b) | 0
   }
-  override set(k: string, v: V): this {
-    // Map's constructor calls set before the fields are initialised; only this class's own copies pass entries.
-    if (!this.valueHash) return super.set(k, v)
-    const old = super.get(k)
-    if (old !== undefined || super.has(k)) this.hash = (this.hash - this.entryHash(k, old as V)) | 0
+  private own(): Map<string, V> {
+    if (this.shared) {
+      this.store = new Map(this.store)
+      this.shared = false
+    }
+    return this.store
+  }
+  get size(): number {
+    return this.store.size
+  }
+  get(k: string): V | undefined {
+    return this.store.get(k)
+  }
+  has(k: string): boolean {
+    return this.store.has(k)
+  }
+  set(k: string, v: V): this {
+    const store = this.own()
+    const old = store.get(k)
+    if (old !== undefined || store.has(k)) this.hash = (this.hash - this.entryHash(k, old as V)) | 0
     this.hash = (this.hash + this.entryHash(k, v)) | 0
-    return super.set(k, v)
+    store.set(k, v)
+    return this
   }
-  override delete(k: string): boolean {
-    if (!super.has(k)) return false
-    this.hash = (this.hash - this.entryHash(k, super.get(k) as V)) | 0
-    return super.delete(k)
+  delete(k: string): boolean {
+    if (!this.store.has(k)) return false
+    const store = this.own()
+    this.hash = (this.hash - this.entryHash(k, store.get(k) as V)) | 0
+    return store.delete(k)
   }
-  override clear(): void {
+  clear(): void {
     this.hash = 0
-    super.clear()
+    this.store = new Map()
+    this.shared = false
+  }
+  forEach(f: (v: V, k: string, m: ReadonlyMap<string, V>) => void): void {
+    for (const [k, v] of this.store) f(v, k, this)
+  }
+  entries(): MapIterator<[string, V]> {
+    return this.store.entries()
+  }
+  keys(): MapIterator<string> {
+    return this.store.keys()
+  }
+  values(): MapIterator<V> {
+    return this.store.values()
+  }
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.store.entries()
   }
   copy(): HashedMap<V> {
     return new HashedMap(this.valueHash, this)
@@ -203,38 +244,62 @@ const startKey = memo((r: RayStart): string =>
   JSON.stringify([r.line, r.rayLine, r.args.map((a) => a.val.text), [...r.env].map(([k, v]) => [k, v.val.text, v.span.start])]),
 )
 
-const fileKey = memo((v: Val): string => v.text)
-
-/** What makes two paths different for the rest of the script (the branch decisions taken do not). */
-export function stateKey(s: State): string {
-  const vars = (m: Map<string, Var>) => {
-    let out = ''
-    for (const [k, v] of m) out += `${k}\u0000${varKey(v)}\u0001`
-    return out
+/** Two maps hold the same entries in the same order, values alike by `same` (checked by identity first: forks share them). */
+function sameEntries<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>, same: (x: V, y: V) => boolean): boolean {
+  if (a === b) return true
+  if (a.size !== b.size) return false
+  const other = b.entries()
+  for (const [k, v] of a) {
+    const [k2, v2] = other.next().value as [string, V]
+    if (k !== k2 || (v !== v2 && !same(v, v2))) return false
   }
-  let files = ''
-  for (const [k, v] of s.files) files += `${k}\u0000${fileKey(v)}\u0001`
-  return JSON.stringify([
-    vars(s.globals),
-    [...s.funcs.keys()],
-    s.frames.map((f) => [f.args.map((a) => a.val.text), f.rest, f.shifted, vars(f.locals)]),
-    s.branch,
-    s.done,
-    s.returning,
-    s.loopExit,
-    s.starts.map(startKey),
-    [...s.facts],
-    files,
-    s.host,
-    [...s.containers.values()].map(containerText),
-  ])
+  return true
+}
+
+const sameVar = (x: Var, y: Var): boolean => varKey(x) === varKey(y)
+const sameFact = (x: Fact, y: Fact): boolean => JSON.stringify(x) === JSON.stringify(y)
+const sameFile = (x: Val, y: Val): boolean => x.text === y.text
+const sameContainer = (x: Container, y: Container): boolean => containerText(x) === containerText(y)
+const sameList = <T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i] || same(x, b[i]!))
+
+/**
+ * What makes two paths different for the rest of the script (the branch decisions taken do not):
+ * the variables of every scope, the functions known, where the path is, the starts met, its
+ * assumptions, the files written, the host and the containers, each compared in order. It walks
+ * both states side by side and stops at the first difference, sharing what forks share, instead of
+ * writing each state out as one key (which cost the size of the whole state per comparison).
+ */
+export function sameState(a: State, b: State): boolean {
+  return (
+    a.branch === b.branch &&
+    a.done === b.done &&
+    a.returning === b.returning &&
+    a.loopExit === b.loopExit &&
+    a.host === b.host &&
+    sameEntries(a.globals, b.globals, sameVar) &&
+    sameEntries(a.funcs, b.funcs, () => true) &&
+    sameList(
+      a.frames,
+      b.frames,
+      (f, g) =>
+        f.rest === g.rest &&
+        f.shifted === g.shifted &&
+        sameList(f.args, g.args, (x, y) => x.val.text === y.val.text) &&
+        sameEntries(f.locals, g.locals, sameVar),
+    ) &&
+    sameList(a.starts, b.starts, (x, y) => startKey(x) === startKey(y)) &&
+    sameEntries(a.facts, b.facts, sameFact) &&
+    sameEntries(a.files, b.files, sameFile) &&
+    sameEntries(a.containers, b.containers, sameContainer)
+  )
 }
 
 export function startKeyOf(r: RayStart): string {
   return startKey(r)
 }
 
-/** A hash of what stateKey holds, from the maps' running hashes: equal states hash alike. */
+/** A hash of what sameState compares, from the maps' running hashes: equal states hash alike. */
 function stateHash(s: State): number {
   let h = hashText(JSON.stringify([s.branch, s.done, s.returning, s.loopExit, s.frames.length, s.starts.length]))
   const mix = (x: number) => {
@@ -255,19 +320,10 @@ function stateHash(s: State): number {
   return h
 }
 
-/** Each distinct state once (the first path's decisions kept). The full key is built only for states whose hashes meet. */
+/** Each distinct state once (the first path's decisions kept). States are compared in full only where their hashes meet. */
 export function mergePaths(states: readonly State[]): State[] {
   if (states.length < 2) return [...states]
   const buckets = new Map<number, State[]>()
-  const keys = new Map<State, string>()
-  const keyOf = (x: State): string => {
-    let k = keys.get(x)
-    if (k === undefined) {
-      k = stateKey(x)
-      keys.set(x, k)
-    }
-    return k
-  }
   return states.filter((s) => {
     const h = stateHash(s)
     const same = buckets.get(h)
@@ -275,8 +331,7 @@ export function mergePaths(states: readonly State[]): State[] {
       buckets.set(h, [s])
       return true
     }
-    const k = keyOf(s)
-    if (same.some((o) => keyOf(o) === k)) return false
+    if (same.some((o) => sameState(o, s))) return false
     same.push(s)
     return true
   })
@@ -327,7 +382,7 @@ export function startInputs(text: string): ReadonlySet<string> {
  * on (startInputs) in every scope. Paths alike in all of that can be joined (joinPaths).
  */
 function coarseKey(s: State, inputs: ReadonlySet<string>): string {
-  const watched = (m: Map<string, Var>) => {
+  const watched = (m: ReadonlyMap<string, Var>) => {
     let out = ''
     for (const name of inputs) {
       const v = m.get(name)
@@ -357,7 +412,7 @@ const unknownVar = (name: string, like: Var | undefined, exported: boolean): Var
 }
 
 /** Variables every path agrees on stay; one they disagree on (or some lack) is unknown from here on. */
-function joinVars(maps: readonly Map<string, Var>[]): HashedMap<Var> {
+function joinVars(maps: readonly ReadonlyMap<string, Var>[]): HashedMap<Var> {
   const out = newVars()
   const names = new Set(maps.flatMap((m) => [...m.keys()]))
   for (const name of names) {
