@@ -124,9 +124,18 @@ const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_reso
 const MAX_JOINED_LINES = 40
 const MAX_JOINED_CHARS = 32 * 1024
 
+/**
+ * A log line pasted into prose as one markdown code span (`` `RuntimeError: CUDA unknown error` ``, `` > `Free memory on cuda:0 (…) …` ``):
+ * the backticks are the page's, not the program's. Only a span with a space in it (a message, not a lone quoted value a line before
+ * announced, which QUOTED_VALUE_LINE joins), and nothing after it: a sentence's last span wrapped onto a line of its own
+ * (`` `ibv_modify_qp failed with 110 (Connection timed out)`. ``) stays as the prose has it.
+ */
+const CODE_SPAN_LINE = /^(\s*)`([^`\s][^`]*\s[^`]*[^`\s])`\s*$/
+
 /** One physical line without its line ending, colour codes and quote markers. */
 export function cleanPhysical(raw: string): string {
-  const line = raw.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+  const unquoted = raw.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+  const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line
 }

@@ -67,6 +67,15 @@ const MARKERS: readonly Marker[] = [
     kind: 'tool error',
     test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
+  // The OpenSSH client's own errors in a launcher's output (ssh.c, sshconnect.c, sshconnect2.c, kex.c across 7.x–9.x): "ssh: connect to host
+  // 192.168.200.12 port 22: Connection timed out" (also "Connection refused", "No route to host"), "ssh: Could not resolve hostname s: Temporary
+  // failure in name resolution", "Permission denied (publickey,password).", "Host key verification failed.", "kex_exchange_identification: read:
+  // Connection reset by peer" (older "ssh_exchange_identification: …"), "Connection timed out during banner exchange" (spark-arena/sparkrun#67,
+  // #257). Not a launcher's progress lines ("SSH to 169.254.153.199: OK", "Checking SSH connectivity to worker nodes...").
+  {
+    kind: 'ssh failure',
+    test: /\bssh: (?:connect to host \S+ port \d+: |Could not resolve hostname \S+: )|\bPermission denied \((?:publickey|password|keyboard-interactive|gssapi-\w+|hostbased)[\w,-]*\)|\bHost key verification failed\b|\b(?:kex|ssh)_exchange_identification: |\bConnection timed out during banner exchange\b/,
+  },
   // torch's NCCL watchdog (ProcessGroupNCCL.cpp, 1.x to 2.x): "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12590,
   // OpType=_ALLGATHER_BASE, …, Timeout(ms)=600000) ran for 600060 milliseconds before timing out." (2.4+: "[PG ID 0 PG GUID 0(default_pg) Rank 0] …"),
   // and "Some NCCL operations have failed or timed out." A collective that hung: the cause is elsewhere, but never silent.
@@ -149,8 +158,19 @@ const VALUES =
 /** Source paths of a traceback ("File \"/usr/lib/…py\"") are not what failed. */
 const TRACE_PATH = /\.(?:py|pyx|so|cc|cpp|cu|h)\b/
 
+/** The host (and port) an OpenSSH client error names, however short the name ("Could not resolve hostname s"). */
+const SSH_TARGET = /\bssh: (?:connect to host (\S+) port (\d+)|Could not resolve hostname ([^\s:]+))/
+
 function valuesIn(text: string): string[] {
-  return [...text.slice(0, MARKER_SCAN).matchAll(VALUES)].map((m) => m[0]).filter((v) => !TRACE_PATH.test(v))
+  const head = text.slice(0, MARKER_SCAN)
+  const ssh = SSH_TARGET.exec(head)
+  const target = ssh ? [ssh[3] ?? `${ssh[1]}:${ssh[2]}`] : []
+  return [
+    ...target,
+    ...[...head.matchAll(VALUES)]
+      .map((m) => m[0])
+      .filter((v) => !TRACE_PATH.test(v) && !target.some((t) => t.startsWith(v) || t.endsWith(`:${v.replace(/^port:? /, '')}`))),
+  ]
 }
 
 interface Failing {

@@ -65,7 +65,10 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     // NVIDIA driver (dmesg): "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from
     //   _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359"; "NVRM: _iovaspaceCreateMappingDataFromMemDesc: failed to allocate 0x176028 bytes …"
     code: 'NVRM_NO_MEMORY',
-    pattern: /\[?NV_ERR_NO_MEMORY\]?(?:\s*\((0x[0-9a-f]+)\))?(?:.*?returned from (\w+))?|NVRM: (\w+): failed to allocate\s+(0x[0-9a-f]+|\d+) bytes/i,
+    // (the status string alone, the bracketed code cut off or wrapped away: "nvCheckOkFailedNoLog: Check failed: Out of memory"; the driver prints
+    // "Check failed: <status string> [<status name>] (0x<code>) returned from <call> @ <file>:<line>", NV_ERR_NO_MEMORY's string being "Out of memory")
+    pattern:
+      /\[?NV_ERR_NO_MEMORY\]?(?:\s*\((0x[0-9a-f]+)\))?(?:.*?returned from (\w+))?|NVRM: (\w+): failed to allocate\s+(0x[0-9a-f]+|\d+) bytes|\bnvCheckOk\w*: Check failed: Out of memory\b/i,
     hit: (m) => ({
       key: 'nvrm',
       severity: 'warning',
@@ -168,6 +171,35 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The raylet's own line for the kill (the memory monitor; ray/raylet/node_manager.cc and the worker killing policy):
+    // Ray 2.2–2.54 "(raylet) node_manager.cc:3093: Killing worker with task Type=NORMAL_TASK, Language=PYTHON, Resources: {CPU: 1, },
+    //   function_descriptor={…, function_name=hungry_hippo, …}, lease_id=…" (ray-project/ray PR #60752's example output; the "Memory on the node …"
+    //   details follow it); Ray 2.55 "Killing 2 worker(s), kill details: …, suggestions: …"; Ray 2.60 "Killing 2 worker(s), kill details: …" and
+    //   "Currently used memory: 118 bytes, threshold: 115 bytes, kill buffer: 0 bytes. Needed to free 3 bytes. Selected 1 workers to kill: …"
+    //   (strings of the 2.55.1 and 2.60.0 raylet binaries). Not the lease clean-ups "Killing leased worker because its owner died." or
+    //   "Killing leaked child process".
+    code: 'OOM_KILLED',
+    pattern:
+      /Killing worker with task\b(?:.*?\bType=(\w+))?(?:.*?\bfunction_name=(\w+))?|Killing (\d+) worker\(s\), kill details:|Currently used memory: (\d+) bytes, threshold: (\d+) bytes\b.*?Selected (\d+) workers? to kill/,
+    hit: (m, _line, _ray, context) => {
+      const killed = m[3] ?? m[6]
+      const gb = (bytes: string): string => `${(Number(bytes) / 1e9).toFixed(2)}GB`
+      const usage = m[4] ? `${gb(m[4])} (threshold ${gb(m[5]!)})` : context.memory?.get('rayMemoryUsage')
+      return {
+        key: `ray:${context.prefixIp ?? 'node'}`,
+        severity: 'error',
+        message: `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : `a worker${m[2] ? ` running ${m[2]}` : ''}`}${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the node's memory use passed Ray's kill threshold.`,
+        evidence: {
+          ...(context.prefixIp ? { Node: context.prefixIp } : {}),
+          ...(m[2] ? { 'Task killed': `${m[2]}${m[1] ? ` (${m[1]})` : ''}` } : {}),
+          ...(killed ? { 'Workers killed': killed } : {}),
+          ...(usage ? { 'Memory in use': usage } : {}),
+        },
+        fix: `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`,
+      }
+    },
+  },
+  {
     // torch <= 2.0: "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; …)"; torch 2.1: "GPU 0 has a total capacty of …";
     // torch >= 2.2: "GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free."; C++/CUDA: "CUDA error: out of memory".
     // The same allocator on other accelerators: torch on ROCm "HIP out of memory. Tried to allocate 576.00 MiB (GPU 3; 15.98 GiB total capacity; …)",
@@ -206,9 +238,13 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     //   Decrease GPU memory utilization or reduce GPU memory used by other processes." (older: "Free memory on device (61.05/119.7 GiB) …")
     code: 'GPU_OUT_OF_MEMORY',
     // vLLM 0.34 with weights held by another process: "… on startup is less than the engine's budget after excluding external process's weights (0.9, 100.5 GiB)."
+    // As people quote it in notes and PRs, shortened around its numbers: "Free memory on cuda:0 (38.74/121.63 GiB) < desired utilization (0.35, 42.57 GiB)"
+    // (rwlove/home-ops PR #13221). Not the start-up hint vLLM logs after sizing the KV cache, "Free memory on device (x/y GiB) on startup. Desired GPU
+    // memory utilization is (u, z GiB). Actual usage is …" (gpu_worker.py 0.19–0.34): no "less than" there.
     pattern:
-      /Free memory on device(?: (\S+))? \(([\d.]+)\/([\d.]+) GiB\) on startup is less than (?:desired GPU memory utilization|the engine's budget after excluding external process's weights) \(([\d.]+), ([\d.]+) GiB\)/i,
-    hit: (m) => {
+      /Free memory on (?:device(?: (\S+))?|(\w+:\d+)) \(([\d.]+)\/([\d.]+) GiB\)(?: on startup)? (?:is less than|<) (?:(?:the )?desired (?:GPU memory )?utilization|the engine's budget after excluding external process's weights) \(([\d.]+), ([\d.]+) GiB\)/i,
+    hit: (found) => {
+      const m = [found[0], found[1] ?? found[2], found[3], found[4], found[5], found[6]]
       const total = Number(m[3])
       const unified = looksUnified(total, 'GiB')
       const fits = Math.floor((Number(m[2]) / total) * 100) / 100
