@@ -126,6 +126,18 @@ const NON_FATAL_ERROR_RECORD = /\bCannot use FA version \d+ is not supported due
  */
 const CONSEQUENCES: ReadonlySet<string> = new Set(['ENGINE_DEAD'])
 
+/**
+ * A program that says, on one of the next lines, that it handled the failure it just printed: a launcher's
+ * "FAILED rc=255 … Connection timed out" then "falling back to management network for transfers"
+ * (sparkrun), a downloader's "trying the next mirror", "continuing without …". The failure line before
+ * it is then not counted; a failure that follows still is. A retry is not a recovery ("retrying in 5 s"
+ * repeated until a timeout is still a failure), so retries do not count.
+ */
+const RECOVERY =
+  /\b(?:falling|falls|fell) back (?:to|on)\b|\bcontinuing (?:with|without)\b|\btrying (?:the )?next (?:address|host|mirror|endpoint|interface)\b/i
+/** How many lines after a failure line its recovery may be announced. */
+const RECOVERY_WITHIN = 2
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
@@ -206,25 +218,41 @@ export function createFailureCollector(): FailureCollector {
   const seen = new Set<string>()
   /** Unexplained failure lines whose words name a family, by line number (a line judged again replaces its entry). */
   const hinted = new Map<number, Omit<HintedLine, 'at'> & { readonly line: LogicalLine }>()
+  /** The last failure line counted, for a recovery the next lines announce. */
+  let lastFailing: number | undefined
+  /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
+  const forget = (lineNo: number) => {
+    const at = quoted.findIndex((f) => f.line.line === lineNo)
+    if (at >= 0) quoted.splice(at, 1)
+    if (exception?.line.line === lineNo) exception = undefined
+    lines.delete(lineNo)
+    hinted.delete(lineNo)
+  }
   return {
     observe(line, covered) {
       const at = quoted.findIndex((f) => f.line.line === line.line)
       hinted.delete(line.line)
       if (covered) {
         if (frame?.line.line === line.line) frame = undefined
-        if (at >= 0) quoted.splice(at, 1)
-        if (exception?.line.line === line.line) exception = undefined
-        lines.delete(line.line)
+        forget(line.line)
         return
       }
       const kind = failureKind(line.text)
-      if (kind === undefined) return
+      if (kind === undefined) {
+        // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
+        if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(line.text.slice(0, MARKER_SCAN))) {
+          forget(lastFailing)
+          lastFailing = undefined
+        }
+        return
+      }
       const entry = { line, kind }
       if (kind === FRAME) {
         if (frame === undefined || frame.line.line === line.line) frame = entry
         return
       }
       lines.add(line.line)
+      lastFailing = line.line
       kinds.add(kind)
       const family = familyHintOf(line.text)
       if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })

@@ -191,3 +191,26 @@ describe('every failure capture gets a finding (none reads as "No findings")', (
     it(file, () => expect(scanLog(readFixture(`logs/${file}`), file).length).toBeGreaterThan(0))
   }
 })
+
+describe('a failure the program says it handled (the next lines announce a fallback)', () => {
+  const tagsOf = (text: string) => scanLog(text, 'x.log').map((f) => `${f.code}:${f.severity}`)
+  it('is not counted: a launcher falling back to another network, a loader continuing without an optional part, a mirror tried next', () => {
+    for (const text of [
+      'SSH cmd <- 10.9.0.2 FAILED rc=255 (5.0s): ssh: connect to host 10.9.0.2 port 22: Connection timed out\nControl machine cannot reach the fast network; falling back to management network for transfers\n',
+      'ERROR 02-01 10:00:00 [loader.py:10] optional draft head could not be read\nINFO 02-01 10:00:00 [loader.py:11] continuing without speculative decoding\n',
+      'curl: (7) Failed to connect to mirror-a port 443\nError: download from mirror-a failed\ntrying the next mirror: mirror-b\n',
+    ])
+      expect(tagsOf(text), text).toEqual([])
+  })
+  it('near miss: a failure after the fallback, or a fallback too far below, still counts; a retry is no recovery', () => {
+    expect(
+      tagsOf(
+        'ssh: connect to host 10.9.0.2 port 22: Connection timed out\nfalling back to 10.0.0.2\nssh: connect to host 10.0.0.2 port 22: Connection refused\n',
+      ),
+    ).toEqual(['UNRECOGNISED_FAILURE:error'])
+    expect(tagsOf('RuntimeError: engine failed\nline a\nline b\nline c\nfalling back to eager mode\n')).toEqual(['UNRECOGNISED_FAILURE:error'])
+    expect(tagsOf('ERROR worker: cannot reach 10.0.0.1:6379\nretrying in 5 s\nERROR worker: cannot reach 10.0.0.1:6379\nretrying in 5 s\n')).toEqual([
+      'UNRECOGNISED_FAILURE:error',
+    ])
+  })
+})
