@@ -222,6 +222,22 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // Ascend CANN/HCCL (torch_npu): "EJ0003: … Failed to bind the IP port. Reason: The IP address and port have been bound already." and HCCL's
+    // "host nic listen start failed, port[60000], return[11]": two HCCL jobs on one node both took the base port (HCCL_IF_BASE_PORT, 60000).
+    code: 'PORT_IN_USE',
+    pattern: /Failed to bind the IP port\. Reason: The IP address and port have been bound already|\blisten start failed, port\[(\d+)\]/,
+    hit: (m, _line, _ray, context) => {
+      const port = m[1]
+      return {
+        key: `port:${port ?? 'hccl'}`,
+        severity: 'error',
+        message: `HCCL could not listen${port ? ` on port ${port}` : ''}: another process on this node already holds it (most often a second HCCL job on the same node that started from the same base port, or a leftover of an earlier run).`,
+        evidence: { ...(port ? { Port: port } : {}), Library: 'HCCL (Ascend CANN)', ...node(context) },
+        fix: `Give each HCCL job on a node its own port range (HCCL_IF_BASE_PORT, default 60000; each rank takes ports from it), or stop the leftover that holds ${port ?? 'the port'} (ss -ltnp 'sport = :${port ?? '<port>'}').`,
+      }
+    },
+  },
+  {
     // gloo (transport/tcp/device.cc): "ifa != nullptr. Unable to find address for: <iface>" (GLOO_SOCKET_IFNAME names an interface that is not
     // there or has no IPv4 address, or is given NCCL's "^lo,docker" syntax); "Unable to find interface for: [<addr>]" (the hostname resolves to
     // an address no interface holds).

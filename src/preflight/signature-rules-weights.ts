@@ -185,8 +185,13 @@ function shmFull(shm: string, line: string, context: LineContext): RuleHit {
     key: 'shm',
     severity: 'error',
     message: `The container's /dev/shm is full (${shm}): NCCL${/NCCL/.test(line) ? '' : ' or another process'} could not create its shared-memory segment, which happens with Docker's default 64 MB /dev/shm.`,
-    evidence: { Path: shm, ...(bytes ? { 'Segment size': `${bytes[1] ?? bytes[2]} bytes` } : {}), Errno: '28 (ENOSPC)', ...node(context) },
-    fix: "Start every node's container with --ipc=host or a large --shm-size (e.g. --shm-size=16g; vLLM with Ray or NCCL needs several GB), and check with df -h /dev/shm inside the container.",
+    evidence: {
+      Path: shm,
+      ...(bytes ? { 'Segment size': `${bytes[1] ?? bytes[2]} bytes` } : {}),
+      ...(/No space left on device|ENOSPC|\(28\)/.test(line) ? { Errno: '28 (ENOSPC)' } : {}),
+      ...node(context),
+    },
+    fix: "Start every node's container with --ipc=host or a large --shm-size (e.g. --shm-size=16g; vLLM with Ray or NCCL needs several GB), and check with df -h /dev/shm inside the container; remove /dev/shm/nccl-* segments a killed run left behind. NCCL_SHM_DISABLE=1 avoids the segment at some speed within a node.",
   }
 }
 
@@ -414,6 +419,14 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
       evidence: { ...(m[1] ? { 'File size': m[1] } : {}), ...(m[3] ? { 'Free space': m[3] } : {}), ...(m[2] ? { Path: m[2] } : {}), ...node(context) },
       fix: `Free space under ${m[2] ?? 'HF_HOME'} (huggingface-cli delete-cache, old *.incomplete files) or point HF_HOME/--download-dir at a disk with room for the whole model on every node, then download again.`,
     }),
+  },
+  {
+    // NCCL misc/shmutils.cc (2.1x–2.2x): "NCCL WARN Error: failed to extend /dev/shm/nccl-UbzKZ9 to 9637892 bytes" and "NCCL WARN Error while
+    // creating shared memory segment /dev/shm/nccl-UbzKZ9 (size 9637888)" (2.19+ adds ", error: No space left on device (28)"); torch repeats the
+    // second after "ncclSystemError: … Last error:". Without the errno words the segment still did not fit: Docker's 64 MB /dev/shm.
+    code: 'DISK_SPACE_LOW',
+    pattern: /Error while creating shared memory segment (\/dev\/shm\/[\w.-]+)|failed to extend (\/dev\/shm\/[\w.-]+) to \d+ bytes/,
+    hit: (m, line, _ray, context) => shmFull(m[1] ?? m[2] ?? '/dev/shm', line, context),
   },
   {
     // CPython: "OSError: [Errno 28] No space left on device: '<path>'"; safetensors: "Error while serializing: IoError(Os { code: 28, kind: StorageFull,
