@@ -39,7 +39,7 @@ function needOf(r: Reading): readonly string[] | null {
 function better(a: readonly string[] | null, b: readonly string[] | null): readonly string[] | null {
   if (a === null) return b
   if (b === null) return a
-  const shortest = (s: readonly string[]) => Math.min(...s.map((w) => w.length))
+  const shortest = (s: readonly string[]) => s.reduce((least, w) => Math.min(least, w.length), Number.POSITIVE_INFINITY)
   if (shortest(a) !== shortest(b)) return shortest(a) > shortest(b) ? a : b
   return b.length < a.length ? b : a
 }
