@@ -1,17 +1,8 @@
-/**
- * Dev batch dev10a (issue 36; sources, first score and fixes in fixtures/README.md, "Dev batch dev10a"):
- * 18 public captures of 2026 threads, labelled before the tool ran on them. Every capture must get its
- * label (a healthy one no error and no UNRECOGNISED_FAILURE) except the known misses below. Then the
- * classes behind the first score's misses, each on its source's own wordings and more than the capture:
- * the raylet's memory-monitor kill line in every Ray wording, vLLM's start-up free-memory refusal however
- * it is quoted, the OpenSSH client's errors in a launcher's output, the driver's "Out of memory" status
- * without its bracketed code, and a log line pasted as one markdown code span.
- */
-import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { scanLog } from '../../src/preflight/signatures.js'
+import { describeLabelledBatch } from './fixtures/labelled-batch.js'
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'dev', 'dev10a')
 const scan = (text: string) => scanLog(text, 'paste')
@@ -23,27 +14,11 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'the driver\'s line is cut mid-word in the stored thread ("Check failed: Out of me"), before its status name: only the CUDA init error is left (UNRECOGNISED_FAILURE)',
 }
 
-describe('dev batch dev10a (2026 captures: vLLM, Ray, vllm-omni, DGX Spark launchers)', () => {
-  const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, string | null>
-  it('holds failure and healthy captures', () => {
-    const values = Object.values(expected)
-    expect(values.filter((v) => v !== null).length).toBeGreaterThanOrEqual(10)
-    expect(values.filter((v) => v === null).length).toBeGreaterThanOrEqual(5)
-  })
-  for (const [file, code] of Object.entries(expected)) {
-    const miss = KNOWN_MISSES[file]
-    it(`${file} → ${code ?? 'healthy'}${miss ? ' (known miss)' : ''}`, () => {
-      // Scored without the '#' header (it quotes the thread's cause).
-      const found = scanLog(readFileSync(join(dir, file), 'utf8').replace(/^#.*\n/gm, ''), file)
-      if (miss)
-        expect(
-          found.map((f) => f.code),
-          miss,
-        ).not.toContain(code)
-      else if (code === null) expect(found.filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')).toEqual([])
-      else expect(found.map((f) => f.code)).toContain(code)
-    })
-  }
+describeLabelledBatch({
+  title: 'dev batch dev10a (2026 captures: vLLM, Ray, vllm-omni, DGX Spark launchers)',
+  dir,
+  knownMisses: KNOWN_MISSES,
+  minHealthy: 5,
 })
 
 describe("OOM_KILLED: the raylet's own kill line, in every Ray wording", () => {
