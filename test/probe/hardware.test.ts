@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest'
 import { parseManifest } from '../../src/manifest/load-manifest.js'
 import { nodeFactsFromProbe } from '../../src/preflight/gather/gather.js'
 import { type ProbeOptions, knownHostOf, probeCommand } from '../../src/probe/probe-command.js'
+import { runProbeHere } from '../support/probe-here.js'
 
 const H200 = 'test/fixtures/hardware/h200'
 /** A capture's output: the lines between its `$ command` line and its `[exit N]` line. */
@@ -48,12 +49,7 @@ describe("the probe's reading of nvidia-smi", () => {
       writeFileSync(join(dir, 'nvidia-smi'), `#!/bin/sh\ncase "$*" in *--query-gpu*) cat "${dir}/query.txt" ;; *) cat "${dir}/table.txt" ;; esac\n`)
       chmodSync(join(dir, 'nvidia-smi'), 0o755)
       const p = probeCommand(m, head)
-      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
-        input: p.stdin,
-        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
+      const r = runProbeHere(p, dir)
       expect(r.status).toBe(0)
       return nodeFactsFromProbe(head, r.stdout).facts
     } finally {
@@ -89,12 +85,7 @@ describe("the probe's kernel-log lines", () => {
       writeFileSync(join(dir, 'dmesg'), `#!/bin/sh\ncat "${dir}/log"\n`)
       chmodSync(join(dir, 'dmesg'), 0o755)
       const p = probeCommand(m, head, { kernelLogWindowSeconds: 30 })
-      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
-        input: p.stdin,
-        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
+      const r = runProbeHere(p, dir)
       // A 30 s window: the line of five minutes ago is out (it is stamped at boot where this machine
       // booted less than five minutes ago, still outside the window once it has been up a minute).
       const expected = uptime > 60 ? [recent] : [old, recent]
@@ -122,12 +113,7 @@ describe('a later probe of the same rollout (the preflight after the host checks
       chmodSync(join(dir, 'docker'), 0o755)
       const p = probeCommand(m, head, opts)
       // No dockerd at DOCKER_HOST: the probe asks the (fake) CLI, as on a node whose socket it cannot read.
-      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
-        input: p.stdin,
-        env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, DOCKER_HOST: `unix://${dir}/no-dockerd.sock` },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
+      const r = runProbeHere(p, dir)
       expect(r.status).toBe(0)
       return {
         facts: nodeFactsFromProbe(head, r.stdout).facts,
@@ -305,12 +291,7 @@ describe('route lookups: one ip for every peer (issue 40)', () => {
       chmodSync(join(dir, 'ip'), 0o755)
       chmodSync(join(dir, 'ping'), 0o755)
       const p = probeCommand(four, four.nodes[0]!, { mode: 'host' })
-      const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
-        input: p.stdin,
-        env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, DOCKER_HOST: `unix://${dir}/no-dockerd.sock` },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
+      const r = runProbeHere(p, dir)
       expect(r.status).toBe(0)
       const calls = readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n')
       return { facts: nodeFactsFromProbe(four.nodes[0]!, r.stdout).facts, calls }

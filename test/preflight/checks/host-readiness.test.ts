@@ -8,7 +8,8 @@
  * then the checks over the lab's captured host with one thing changed; then the paths users run:
  * the deploy's host-checks stage and the preflight command.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,6 +29,7 @@ import { rolloutOutcome } from '../../../src/tasks/deploy-task.js'
 import { scanLog } from '../../../src/preflight/signatures.js'
 import { preflightTask } from '../../../src/tasks/preflight.js'
 import { SimCluster, hostCapture, simManifest, simRolloutOptions } from '../../deploy/support/sim-cluster.js'
+import { runProbeHere } from '../../support/probe-here.js'
 
 const PUBLIC = 'test/fixtures/hardware/public'
 const H200 = 'test/fixtures/hardware/h200'
@@ -79,16 +81,12 @@ async function probeHere(h: Here): Promise<NodeFacts> {
     if (h.earlyoom) {
       exe('earlyoom', '#!/bin/sh\nsleep 60\n')
       guard = spawn(join(bin, 'earlyoom'), [], { stdio: 'ignore' })
-      await new Promise((r) => setTimeout(r, 200))
+      // Running once exec has happened (node reports it as 'spawn'): the probe's process list sees it.
+      await once(guard, 'spawn')
     }
     const p = hostProbeCmd(m, head, false)
     // No dockerd at DOCKER_HOST: the probe asks the fake docker CLI (its captured `docker info`).
-    const r = spawnSync(p.cmd.argv[0]!, p.cmd.argv.slice(1), {
-      input: p.stdin,
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOCKER_HOST: `unix://${bin}/no-dockerd.sock` },
-      encoding: 'utf8',
-      timeout: 60_000,
-    })
+    const r = runProbeHere(p, bin)
     expect(r.status, r.stderr).toBe(0)
     return nodeFactsFromProbe(head, r.stdout).facts
   } finally {
