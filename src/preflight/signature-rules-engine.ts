@@ -102,6 +102,36 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // A value the image's vLLM refuses after the flags parsed: vLLM ≥ 0.11's attention-backend registry (attention/backends/registry.py,
+    // AttentionBackendEnum lookup of --attention-backend or VLLM_ATTENTION_BACKEND): "ValueError: Unknown attention backend: 'ASCEND'. Valid
+    // options are: FLASH_ATTN, …" (vllm-ascend#4197), inside pydantic as "Value error, Unknown attention backend: 'B12X_MLA_SPARSE'. Valid
+    // options are: …"; pydantic's literal check of a config field (vLLM ≥ 0.9 configs are pydantic dataclasses): "Input should be 'auto',
+    // 'cuda', … or 'hpu' [type=literal_error, input_value='npu', input_type=str]" (vllm PR #18872).
+    code: 'VLLM_FLAG_UNKNOWN',
+    pattern:
+      /Unknown attention backend:? '([^']+)'\.?(?: Valid options are:? (.*))?|Input should be ((?:'[^']*'(?:, | or )?)+) \[type=literal_error, input_value='([^']*)'/,
+    hit: (m, _line, _ray, context) => {
+      const attention = m[1] !== undefined
+      const value = m[1] ?? m[4] ?? '?'
+      const choices = (attention ? m[2] : m[3])?.trim().slice(0, 240)
+      const setting = attention ? '--attention-backend (or VLLM_ATTENTION_BACKEND)' : 'a config value'
+      return {
+        key: `value:${value}`,
+        severity: 'error',
+        message: `The image's vLLM refused ${attention ? 'the attention backend' : 'the value'} '${value}'${attention ? '' : ' of a config field'}: its version does not offer it (renamed, removed, or not yet there), so vLLM never started.`,
+        evidence: {
+          Setting: setting,
+          Value: value,
+          ...(choices ? { 'Choices this version offers': choices } : {}),
+          ...node(context),
+        },
+        fix: attention
+          ? `Pick one of the backends this image lists (or drop --attention-backend and VLLM_ATTENTION_BACKEND so vLLM chooses), or pin the image your recipe was written for: an image refreshed under the same tag can rename backends ('${value}').`
+          : `Give the field one of the values this image's vLLM lists, or pin the image the settings were written for (vllm serve --help names each flag's choices).`,
+      }
+    },
+  },
+  {
     // vLLM (executor/ray_utils.py assert_ray_available): "Failed to import Ray: <err>.Please install Ray with `pip install ray`." (0.8+),
     // "Failed to import Ray, please install Ray with `pip install ray`." (0.2–0.7). The import warning "Failed to import Ray with …" is logged on
     // healthy mp starts too and is not read here.
