@@ -18,8 +18,10 @@ interface Marker {
   readonly test: RegExp
 }
 
-/** The weakest failure line: read only where nothing else is (see createFailureCollector). */
+/** The weakest failure lines: read only where nothing else is (see createFailureCollector). */
 const FRAME = 'traceback frame'
+const NATIVE_FRAME = 'native stack frame'
+const WEAK_KINDS: ReadonlySet<string> = new Set([FRAME, NATIVE_FRAME])
 
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
@@ -29,6 +31,12 @@ const MARKERS: readonly Marker[] = [
   // A traceback's frame where the excerpt is cut above its header and below its exception (ray-project/ray#61350 and #54812: the middle of a
   // traceback behind a collector's timestamp or a Ray process prefix): Python prints these frames only for an exception or a stack dump.
   { kind: FRAME, test: /^\s*File "[^"\n]+", line \d+, in [\w<]/ },
+  // A native process's stack where the excerpt keeps only its tail (vllm-project/vllm#29373: the raylet's frames after its crash, then the
+  // server's shutdown): glibc's backtrace_symbols format that Ray's C++ processes print under "*** StackTrace Information ***"
+  // ("/…/ray/core/src/ray/raylet/raylet(+0xebc47b) [0x5d9928c2947b] boost::asio::…", "/lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x80)
+  // [0x77f524e20e40]") and glog's "*** Check failure stack trace: ***" frames ("    @     0x55d3c1a2b3c4  google::LogMessage::Fail()").
+  // Printed only when a process dies or dumps its stack.
+  { kind: NATIVE_FRAME, test: /^\s*[\w./+-]*[\w.+-]\((?:[\w.:<>~$]*\+0x[0-9a-f]+)?\) \[0x[0-9a-f]+\]|^\s*(?:PC: )?@\s+0x[0-9a-f]{6,}\s+\S/ },
   // "RuntimeError: …", "ray.exceptions.ActorDiedError: …", "torch.distributed.DistBackendError: …", "Exception: …" (not "…Warning:")
   // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …")
   {
@@ -247,7 +255,7 @@ export function createFailureCollector(): FailureCollector {
         return
       }
       const entry = { line, kind }
-      if (kind === FRAME) {
+      if (WEAK_KINDS.has(kind)) {
         if (frame === undefined || frame.line.line === line.line) frame = entry
         return
       }
@@ -265,7 +273,7 @@ export function createFailureCollector(): FailureCollector {
       if (quoted.length === 0 && frame) {
         quoted.push(frame)
         lines.add(frame.line.line)
-        kinds.add(FRAME)
+        kinds.add(frame.kind)
         for (const v of valuesIn(frame.line.text)) if (seen.size < SEEN_MAX) seen.add(v)
       }
       if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code)) || quoted.length === 0) return []

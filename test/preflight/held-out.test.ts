@@ -31,7 +31,6 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   'launcher-hotfix-restart-store-race-miaai-dspark-38.txt': 'silent: the launcher race leaves no failure line in the excerpt',
   'nccl-socket-pod-identity-link-aws-do-eks-54.txt':
     'named NCCL_SOCKET_FALLBACK (which the collector wrote down as also fair before scoring) and NCCL_TRANSPORT_ERROR, not SOCKET_IFNAME_MISSING',
-  'ray-raylet-crash-first-request-vllm-29373.txt': 'silent: the raylet crash leaves no failure line the fallback reads',
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6, 7, 8, 9 and 10: collected after they were frozen (scores in fixtures/README.md). */

@@ -214,3 +214,54 @@ describe('a failure the program says it handled (the next lines announce a fallb
     ])
   })
 })
+
+describe("a native process's stack where the excerpt keeps only its frames", () => {
+  it("is a failure line (the weakest): glibc's backtrace_symbols frames Ray prints, with or without the path's root, and glog's '@ 0x' frames", () => {
+    const cases: [string, string][] = [
+      // vllm-project/vllm#29373 (held-out batch 10, read after its score): the raylet's last frames, then the API server shuts down
+      [
+        [
+          '(EngineCore_DP0 pid=37804)     /usr/local/lib/python3.12/dist-packages/ray/core/src/ray/raylet/raylet(+0xebef22) [0x5d9928c2bf22] boost::asio::io_context::run()',
+          '(EngineCore_DP0 pid=37804)     /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x80) [0x77f524e20e40] __libc_start_main',
+          '(APIServer pid=37667) INFO:     Shutting down',
+          '(APIServer pid=37667) INFO:     Finished server process [37667]',
+        ].join('\n'),
+        'raylet(+0xebef22)',
+      ],
+      // ray-project/ray#45469 (2024): frames printed relative to the site-packages directory
+      [
+        'ray/core/src/ray/raylet/raylet(+0x38167c) [0x563e046e767c] ray::raylet::DependencyManager::RemoveTaskDependencies()\nray/core/src/ray/raylet/raylet(+0x36c0b6) [0x563e046d20b6] ray::raylet::LocalTaskManager::PoppedWorkerHandler()',
+        'DependencyManager',
+      ],
+      // ray-project/ray#3287 and #3813 (glog's failure stack, Ray ≤ 0.7)
+      ['    @     0x7fd4dec7b428 gsignal\n    @     0x7fd4dec7d02a abort\n    @           0x5b6b0d google::logging_fail()', 'gsignal'],
+    ]
+    for (const [text, shown] of cases) {
+      const found = unrecognised(text)
+      expect(found, text).toHaveLength(1)
+      expect(found[0]!.severity).toBe('error')
+      expect(JSON.stringify(found[0]!.evidence)).toContain(shown)
+    }
+  })
+
+  it('is read only where nothing else is: a Check failed line above it is quoted instead', () => {
+    const text = [
+      '[2024-07-22 00:16:28,968 C 4126 4126] (raylet) core_worker_client_pool.cc:22:  Check failed: (_left_ != _right_)   vs',
+      '*** StackTrace Information ***',
+      '/home/ray/anaconda3/lib/python3.10/site-packages/ray/core/src/ray/raylet/raylet(+0xb8124a) [0x640a0e55024a] ray::operator<<()',
+    ].join('\n')
+    const found = unrecognised(text)
+    expect(JSON.stringify(found[0]?.evidence)).toContain('Check failed')
+    expect(JSON.stringify(found[0]?.evidence)).not.toContain('ray::operator')
+  })
+
+  it('near miss: object reprs and addresses in ordinary lines are not frames', () => {
+    for (const line of [
+      'INFO 12-01 10:00:00 [core_client.py:400] client=<vllm.v1.engine.core_client.AsyncMPClient object at 0x7f8b2c1d3e50>',
+      '(RayWorkerWrapper pid=123) INFO cuda graph pool handle (0, 1) at [0x7f3c00000000]',
+      'DEBUG mapped /dev/shm/psm_1 (size 4096) at 0x7f00deadbeef',
+      'contact admin@ 0x1a2b3c4d5e6f team',
+    ])
+      expect(one(`${line}\n`), line).toEqual([])
+  })
+})
