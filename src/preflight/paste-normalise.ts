@@ -107,10 +107,12 @@ const SENTENCE_RECORD = /^\s*\S.{0,40}?\b(?:INFO|WARNING|WARN|ERROR|CRITICAL|FAT
 const SENTENCE_GOES_ON = /^\s{1,8}[a-z(]/
 /**
  * A Python exception's message wrapped onto the next line by a paste or a page (`ValueError: Free memory … is less` /
- * `than desired GPU memory utilization …`): the message stops at a word and the next line goes on in lower case at the margin.
+ * `than desired GPU memory utilization …`): the message stops at a word and the next line goes on in lower case at the margin,
+ * its second word in lower case too or an upper-case acronym (`… on startup is less than` / `desired GPU memory utilization (0.7, 85.18 GiB).`,
+ * NVIDIA-AI-Blueprints/video-search-and-summarization PR #1743, noonghunna/club-3090#535: vLLM's request_memory wording cut before "desired").
  */
 const EXCEPTION_RECORD = /^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S/
-const EXCEPTION_GOES_ON = /^[a-z]{2,} [a-z(]/
+const EXCEPTION_GOES_ON = /^[a-z]{2,} (?:[a-z(]|[A-Z]{2,}\b)/
 /**
  * The value an exception's message names, wrapped onto a line of its own after the colon that announces it
  * (`OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name':` / `'/root/.cache/…'`, kaito-project/kaito#2320;

@@ -75,6 +75,15 @@ const MARKERS: readonly Marker[] = [
     kind: 'tool error',
     test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
+  // argparse's own refusal of a command line (CPython Lib/argparse.py ArgumentParser.error: "<prog>: error: <message>", exit 2): vLLM's
+  // parse_type/optional_arg (vllm/engine/arg_utils.py, 0.8 to 0.2x) "vllm serve: error: argument --speculative-config/-sc: Value {{…}} cannot be
+  // converted to <function loads at 0xe96cbb0ed4e0>." (spark-arena/sparkrun#195), argparse's "argument --max-model-len: invalid int value: '32k'",
+  // "argument -tp/--tensor-parallel-size: expected one argument", "the following arguments are required: model_tag". (Unknown flags and
+  // invalid choices have rules of their own: VLLM_FLAG_UNKNOWN.) Not the usage line argparse prints above it.
+  {
+    kind: 'command-line error',
+    test: /^\s*[\w./-]+(?: [\w-]+)?: error: (?:argument \S+: |the following arguments are required: |ambiguous option: )/,
+  },
   // The OpenSSH client's own errors in a launcher's output (ssh.c, sshconnect.c, sshconnect2.c, kex.c across 7.x–9.x): "ssh: connect to host
   // 192.168.200.12 port 22: Connection timed out" (also "Connection refused", "No route to host"), "ssh: Could not resolve hostname s: Temporary
   // failure in name resolution", "Permission denied (publickey,password).", "Host key verification failed.", "kex_exchange_identification: read:
@@ -97,10 +106,11 @@ const MARKERS: readonly Marker[] = [
   // Ascend's CANN runtime reports a device-side failure (runtime device_error_proc.cc): "The error from device(chipId:0, dieId:0), serial number is 1,
   // hccl fftsplus task timeout occurred during task execution, stream_id:4, …" (also "notify wait timeout occurred …", "aicore …"), under an
   // error code line "EI9999: Inner Error!" / "EE1002: …" / "EI0002: …" (vllm-project/vllm-ascend#16646); torch_npu's own record:
-  // "[ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed."
+  // "[ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed."; an error code under its name, as CANN's
+  // error-code list names it and people quote it: "Communication_Error_Get_Socket(EI0006)" (HCCL's socket set-up timed out, vllm-project/afd-plugin#229).
   {
     kind: 'accelerator runtime error',
-    test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b/,
+    test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\b[A-Z][a-z]+(?:_[A-Z][a-z]+)+\(E[EIZHJKL]\d{4}\)/,
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },

@@ -219,17 +219,55 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       return {
         key: `${runtime.toLowerCase()}:${device ?? '?'}`,
         severity: 'error',
-        message: `${runtime === 'NPU' ? 'The NPU (torch_npu)' : runtime} ran out of memory${m[2] ? ` allocating ${m[2]}` : ''}${total ? ` on ${accel} ${device} (${total} ${unit} in all${free ? `, ${free} free` : ''})` : ''}${unified ? '; that size is a GB10, whose GPU memory is the host memory' : ''}.`,
+        message: `${runtime === 'NPU' ? 'The NPU (torch_npu)' : runtime} ran out of memory${m[2] ? ` allocating ${m[2]}` : ''}${total ? ` on ${accel} ${device} (${total} ${unit} in all${free ? `, ${free} free` : ''})` : ''}${unified ? `; that size is ${runtime === 'HIP' ? "an AMD APU's (Strix Halo) unified memory" : 'a GB10, whose GPU memory is the host memory'}` : ''}.`,
         evidence: {
           ...(m[2] ? { 'Tried to allocate': m[2] } : {}),
           ...(total ? { [`${accel} total`]: `${total} ${unit}` } : {}),
           ...(free ? { 'Free then': free } : {}),
           ...(runtime !== 'CUDA' ? { Runtime: runtime === 'NPU' ? 'Ascend NPU (torch_npu)' : 'ROCm HIP' } : {}),
-          ...(unified ? { 'Memory model': 'unified (GB10): the host shares this pool' } : {}),
+          // ROCm on a Strix Halo APU (gfx1151, lemonade-sdk/vllm-rocm#5: "127.00 GiB"): the same shared pool, not a GB10
+          ...(unified
+            ? {
+                'Memory model':
+                  runtime === 'HIP' ? 'unified (AMD APU, e.g. Strix Halo): the host shares this pool' : 'unified (GB10): the host shares this pool',
+              }
+            : {}),
         },
         fix: unified
           ? UNIFIED_FIX
           : 'Lower --gpu-memory-utilization, --max-model-len or --max-num-seqs, use more tensor-parallel ranks or a quantised model, and make sure no other process holds the GPU (nvidia-smi); PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps fragmentation only.',
+      }
+    },
+  },
+  {
+    // torch's caching allocator, when a cudaMalloc (or an expandable segment's cuMemMap) fails, warns before it frees its cache and retries:
+    // "[rank3]:[W814 16:06:55.441716306 CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 3 while trying to allocate
+    // 3177185280 bytes (free: 1243414528, total: 85094825984)." (wtdcode/vllm-backport#24, torch 2.10/2.11 builds); with
+    // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: "expandable_segments: memory mapping failed with OOM on device 0 while trying to map
+    // 20971520 bytes (free: 20250624, total: 51043958784)". A warning: the retry can succeed (vLLM DSv4 deployments document these on healthy
+    // long-context serving); when the process then fails it is the cause, and torch's own "CUDA out of memory" usually follows.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /(?:memory allocation|memory mapping) failed with OOM on device (\d+) while trying to (?:allocate|map) (\d+) bytes \(free: (\d+), total: (\d+)\)/,
+    hit: (m, line) => {
+      const gib = (bytes: string): string => `${(Number(bytes) / 2 ** 30).toFixed(2)} GiB`
+      const total = Number(m[4]) / 2 ** 30
+      const unified = looksUnified(total, 'GiB')
+      const expandable = /expandable_segments/.test(line)
+      return {
+        key: `allocator:${m[1]}`,
+        severity: 'warning',
+        message: `torch's caching allocator could not get ${gib(m[2]!)} on device ${m[1]} (${gib(m[3]!)} free of ${gib(m[4]!)})${expandable ? ' while mapping an expandable segment' : ''}; it frees its cache and retries, so this is the cause only if the process then failed (an out-of-memory error or a worker that died right after).`,
+        evidence: {
+          Device: m[1]!,
+          'Tried to allocate': gib(m[2]!),
+          'Free then': gib(m[3]!),
+          'Device total': gib(m[4]!),
+          ...(expandable ? { Allocator: 'expandable_segments' } : {}),
+          ...(unified ? { 'Memory model': 'unified (GB10 or an APU): the host shares this pool' } : {}),
+        },
+        fix: unified
+          ? UNIFIED_FIX
+          : 'If the start failed here: lower --gpu-memory-utilization (0.8 leaves room for CUDA graphs and speculative decoding), --max-model-len or --max-num-seqs, or use more tensor-parallel ranks; check nothing else holds the GPU (nvidia-smi). If it went on, the retry succeeded and nothing needs changing.',
       }
     },
   },
