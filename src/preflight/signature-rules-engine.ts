@@ -69,6 +69,8 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     pattern:
       /Assertion error \(([^()\s]*?([\w-]+\.(?:hpp|h|cuh|cu|cpp)):\d+)\): Unsupported architecture|\b(Flash ?Attention(?:-\d)?|[A-Z][\w-]*) only supports (Ampere|Hopper|Blackwell|Ada|Turing|Volta) GPUs or newer/,
     hit: (m, line, _ray, context) => {
+      // An INFO/DEBUG record that says so is a choice being logged (a backend skipped on a healthy start), not the refusal
+      if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index))) return null
       const deepgemm = m[1] !== undefined
       const library = deepgemm ? (/deep_?gemm/i.test(m[1]!) || /\/csrc\/apis\//.test(m[1]!) ? 'DeepGEMM' : 'a kernel library') : m[3]!
       const needs = deepgemm

@@ -52,6 +52,7 @@ describe("GPU_ARCH_UNSUPPORTED: a kernel library's own refusal of the GPU", () =
       '(EngineCore pid=148408) INFO 07-28 10:03:02 [flash_attn.py:788] Using FlashAttention version 2',
       'RuntimeError: Assertion error (csrc/apis/gemm.hpp:120): n % 64 == 0',
       'The GPU architecture is not supported by this build; see the docs.',
+      'INFO 02-01 00:00:00 [cuda.py:200] FlashAttention only supports Ampere GPUs or newer; using the Triton backend.',
     ])
       expect(codes(line), line).not.toContain('GPU_ARCH_UNSUPPORTED')
     const warned = find(
