@@ -143,6 +143,12 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     family: 'the kernel or a memory monitor killing a process for memory',
     // Linux "Out of memory: Killed process N", "oom-kill:", "Memory cgroup out of memory"; Ray's memory monitor "running low on memory".
     words: /Out of memory: Killed process|\boom[-_ ]?kill(?:er|ed)?\b|Memory cgroup out of memory|running low on memory|\bOOMKilled\b/i,
+    // Ray's own message for any worker that died without a word (raylet node_manager.cc HandleClientConnectionError) lists an OOM kill as one
+    // of three possible causes, not as what happened: "There are some potential root causes. (1) The process is killed by SIGKILL by OOM
+    // killer …" (Ray ≤ 2.4x), "Some common causes include: (1) the process was killed by the OOM killer …, (2) ray stop --force was called,
+    // or (3) the worker crashed unexpectedly due to SIGSEGV …" (current). A SIGSEGV reads the same (vllm-project/vllm PR #38529).
+    unless:
+      /There are some potential root causes\. \(1\) The process is killed by SIGKILL by OOM killer|Some common causes include: \(1\) the process was killed by the OOM killer/i,
     fix: 'The host ran out of memory: lower --gpu-memory-utilization and --max-model-len (on unified memory the GPU and the host share it), give the container more memory, leave headroom for the OS, or load fewer weights at once (--safetensors-load-strategy, fewer workers).',
   },
   {

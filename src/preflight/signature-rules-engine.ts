@@ -60,6 +60,40 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     hit: (m, line, _ray, context) => archHit(m, line, context),
   },
   {
+    // A kernel library's own refusal of the GPU, raised when the model first calls it: DeepGEMM (csrc/utils/exception.hpp DGException, thrown by
+    // DG_HOST_UNREACHABLE("Unsupported architecture") in csrc/apis/{gemm,attention,hyperconnection,layout,mega}.hpp when arch_major is not one it
+    // has kernels for: "Assertion error (<file>:<line>): Unsupported architecture", behind RuntimeError or tvm.error.InternalError), FlashAttention's
+    // TORCH_CHECKs (csrc/flash_attn/flash_api.cpp "FlashAttention only supports Ampere GPUs or newer.", hopper/flash_api.cpp "FlashAttention-3 only
+    // supports Hopper GPUs or newer."). Captures: vllm-project/vllm#40851 (A800, sm_80), #40778 (L20), sgl-project/sglang#25877 (sm_120).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern:
+      /Assertion error \(([^()\s]*?([\w-]+\.(?:hpp|h|cuh|cu|cpp)):\d+)\): Unsupported architecture|\b(Flash ?Attention(?:-\d)?|[A-Z][\w-]*) only supports (Ampere|Hopper|Blackwell|Ada|Turing|Volta) GPUs or newer/,
+    hit: (m, line, _ray, context) => {
+      // An INFO/DEBUG record that says so is a choice being logged (a backend skipped on a healthy start), not the refusal
+      if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index))) return null
+      const deepgemm = m[1] !== undefined
+      const library = deepgemm ? (/deep_?gemm/i.test(m[1]!) || /\/csrc\/apis\//.test(m[1]!) ? 'DeepGEMM' : 'a kernel library') : m[3]!
+      const needs = deepgemm
+        ? undefined
+        : `${m[4]} (${{ Volta: 'sm_70', Turing: 'sm_75', Ampere: 'sm_80', Ada: 'sm_89', Hopper: 'sm_90', Blackwell: 'sm_100' }[m[4]!]}) or newer`
+      return {
+        key: `kernel-arch:${library}:${m[2] ?? m[4]}`,
+        severity: warningRecord(line, m.index) ? 'warning' : 'error',
+        message: deepgemm
+          ? `${library} has no kernel for this GPU's architecture (${m[2]} refused it), so the model's first call into it fails and the engine cannot start: the image (or the model's kernels) does not support this GPU.`
+          : `${library} needs a GPU of ${needs}; this GPU is older, so the engine cannot run it.`,
+        evidence: {
+          'Kernel library': library,
+          ...(deepgemm ? { 'Refused at': m[1]! } : { 'Needs (compute capability)': needs! }),
+          ...node(context),
+        },
+        fix: deepgemm
+          ? "Run this model on GPUs DeepGEMM has kernels for (its dispatch covers compute capability 9.x and 10.x, and 12.x only in builds that carry the sm120 kernels: check the image's DeepGEMM revision), pin an image whose DeepGEMM includes your architecture, or, where the model has another path, turn DeepGEMM off (VLLM_USE_DEEP_GEMM=0); --enforce-eager does not avoid it."
+          : `Pick an attention backend that supports this GPU (VLLM_ATTENTION_BACKEND=TRITON_ATTN or FLEX_ATTENTION in vLLM, attn_implementation="sdpa" in transformers), or run on GPUs of ${needs}.`,
+      }
+    },
+  },
+  {
     // transformers (models/auto/configuration_auto.py): "The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not
     // recognize this architecture."; vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
     // vLLM ≥ 0.8 (registry.py, via pydantic in ≥ 0.10): "Model architectures ['X'] failed to be inspected. Please check the logs for more details.";

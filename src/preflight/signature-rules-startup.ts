@@ -57,6 +57,26 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The same refusal for engine arguments given in code, not on a command line: Python's own TypeError when LLM(...) or a framework builds
+    // vLLM's dataclass with a field this version lacks ("TypeError: EngineArgs.__init__() got an unexpected keyword argument 'task'",
+    // AsyncEngineArgs likewise; vllm/engine/arg_utils.py defines both), and Ray Serve LLM's check of engine_kwargs against the installed vLLM
+    // (ray/llm/_internal/serve/.../vllm_models.py: raise ValueError(f"Unknown engine argument: {key}")). Captures: ray-project/ray#64466 (vLLM 0.22,
+    // task), xorbitsai/inference#4468 (vLLM ≥ 0.13, task), NVIDIA-NeMo/RL#870 (logprobs_mode), vllm-project/vllm#23283 (disable_log_requests).
+    code: 'VLLM_FLAG_UNKNOWN',
+    pattern: /\b((?:Async)?EngineArgs)\.__init__\(\) got an unexpected keyword argument '(\w+)'|Unknown engine argument: (\w+)/,
+    hit: (m, _line, _ray, context) => {
+      const arg = m[2] ?? m[3]!
+      const via = m[1] !== undefined ? `vLLM's ${m[1]} (the Python API: LLM(...) or a framework building it)` : "Ray Serve LLM's engine_kwargs"
+      return {
+        key: `engine-arg:${arg}`,
+        severity: 'error',
+        message: `The installed vLLM has no engine argument '${arg}' (given through ${via}), so the engine was never built: the argument comes from a newer or older vLLM than the one in the image.`,
+        evidence: { 'Engine argument': arg, 'Given through': m[1] ?? 'engine_kwargs (Ray Serve LLM)', ...node(context) },
+        fix: `Drop or rename '${arg}' for the installed vLLM (python -c "import vllm, dataclasses; print(vllm.__version__, [f.name for f in dataclasses.fields(vllm.engine.arg_utils.EngineArgs)])" lists what it takes; 'task' became 'runner'/'convert' in vLLM 0.13), or pin the vLLM version the argument was written for, the same on every node.`,
+      }
+    },
+  },
+  {
     // vLLM ≥ 0.11 (ParallelConfig): "Value error, Tensor parallel size (16) cannot be larger than the number of available GPUs (8)";
     // vLLM 0.7 (platforms/cuda.py): "please set tensor_parallel_size (4) to less than max local gpu count (1)";
     // vLLM ≥ 0.11 (gpu_worker.py): "local_world_size (16) must be less than or equal to the number of visible devices (8).";

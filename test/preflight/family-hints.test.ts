@@ -50,7 +50,11 @@ const REWORDED: Readonly<Record<string, readonly string[]>> = {
     'ValueError: tensor_parallel_size 4 is greater than the number of GPUs (2)',
     'RuntimeError: not enough GPUs: requires 8 GPUs but only 2 available',
   ],
-  VLLM_FLAG_UNKNOWN: ["TypeError: EngineArgs.__init__() got an unexpected keyword argument 'enable_foo'", 'Error: no such option: --kv-offload'],
+  VLLM_FLAG_UNKNOWN: [
+    // (EngineArgs' own TypeError is a rule since dev batch dev11a: signature-rules-startup.ts)
+    "TypeError: ModelConfig.__init__() got an unexpected keyword argument 'enable_foo'",
+    'Error: no such option: --kv-offload',
+  ],
   MODEL_NOT_SUPPORTED: [
     'ERROR registry: Unrecognized configuration class Qwen9Config',
     'RuntimeError: model type `qwen9` but Transformers does not recognize it',
