@@ -11,6 +11,7 @@
 import { EVIDENCE, type Finding } from './finding.js'
 import type { LogicalLine } from './paste-normalise.js'
 import { familyHintFinding, familyHintOf, type HintedLine } from './signature-family-hints.js'
+import { exitMeaning } from './signature-rules-processes.js'
 
 interface Marker {
   /** What kind of failure line this is, for the evidence. */
@@ -61,7 +62,8 @@ const MARKERS: readonly Marker[] = [
   // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"
   {
     kind: 'non-zero exit',
-    test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+/i,
+    // (also kubectl -o yaml's "exitCode: 137" under lastState.terminated)
+    test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+|\bexitCode:\s*(?!0\b)-?\d+/i,
   },
   // bash "Killed" / "line 12:  1234 Killed  python …", crashes
   {
@@ -111,6 +113,34 @@ const MARKERS: readonly Marker[] = [
   {
     kind: 'accelerator runtime error',
     test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\b[A-Z][a-z]+(?:_[A-Z][a-z]+)+\(E[EIZHJKL]\d{4}\)/,
+  },
+  // Kubernetes' own words for a container that keeps dying (kubelet, pkg/kubelet/kuberuntime/kuberuntime_manager.go, 1.2x–1.3x): the event
+  // "Back-off restarting failed container ray-head in pod <pod>_<ns>(<uid>)" (older kubelets without the names), the Killing event
+  // "Container vllm failed liveness probe, will be restarted" (prober), and `kubectl get pods` rows whose STATUS is a failure state
+  // ("head-fpsz9   1/2   CrashLoopBackOff   6 (32s ago)   6m32s", "Error", "OOMKilled", "Init:CrashLoopBackOff", "ImagePullBackOff"):
+  // the pod's own log may end without an error line (kuberay#1943, #3897). Not a row that is Running, Pending, Init:0/1 or ContainerCreating
+  // (a start under way), not "Readiness probe failed" (a server still loading is not ready yet).
+  {
+    kind: 'container restart loop',
+    test: /\bBack-off restarting failed container\b|\bfailed liveness probe, will be restarted\b|^\s*(?:pod\/)?[\w.-]+\s+\d+\/\d+\s+(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|ImagePullBackOff|ErrImagePull|CreateContainerError|CreateContainerConfigError|RunContainerError|ContainerCannotRun|StartError)\s+\d+\b/,
+  },
+  // Slurm's own error lines when it ends a step (src/srun, src/slurmd/slurmstepd, 20.x–25.x): "srun: error: lrdn1786: task 0: Killed",
+  // "srun: error: node7: task 3: Exited with exit code 1", "slurmstepd: error: *** STEP 22051979.1 ON lrdn1786 CANCELLED AT 2025-10-23T14:31:08 ***"
+  // (also "… DUE TO TIME LIMIT ***"), "slurmstepd: error: Detected 1 oom_kill event in StepId=…" (behind a collector's "[SLURM STDERR …]" tag too).
+  // The step a Ray head or worker runs in was ended from outside: the Ray or vLLM log of that node just stops (dagster-slurm#72).
+  {
+    kind: 'Slurm ended the step',
+    test: /^\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:srun|slurmstepd|salloc|sbatch|slurmd):\s+error:\s+\S/,
+  },
+  // torch's TCPStore client when the store's server went away (torch/csrc/distributed/c10d/TCPStore.cpp and Utils.hpp, 2.4–2.9): a glog W record
+  // "[c10d] recvValue failed on SocketImpl(fd=99, addr=[…]:38760, remote=[…]:42643): Failed to recv, got 0 bytes. Connection was likely closed.
+  // Did the remote server shutdown or crash?", "[c10d] sendBytes failed on SocketImpl(…): Broken pipe", ProcessGroupNCCL's "Failed to check the
+  // "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early)", and c10::Error's header under them, "Exception raised from
+  // sendBytes at /pytorch/torch/csrc/distributed/c10d/Utils.hpp:653 (most recent call first):" (c10/util/Exception.cpp). The rank whose store
+  // (the head's, for vLLM's native multi-node mode) is gone keeps running and says nothing else (vllm PR #32139).
+  {
+    kind: 'store connection lost',
+    test: /\b(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(|\bDid the remote server shutdown or crash\?|\(maybe TCPStore server has shut down too early\)|^\s*Exception raised from \w+ at \S+:\d+ \(most recent call first\):/,
   },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
@@ -203,6 +233,21 @@ function valuesIn(text: string): string[] {
   ]
 }
 
+/**
+ * The exit code a failure line states, for what usually sent it: "exit code: 137", "Exit Code:    137" (kubectl describe), "exitCode: 137"
+ * (kubectl -o yaml), "exited with code 139", "Exited (137)", "exit status 1", a negative code (vLLM's "exit code: -9", torchrun's
+ * "exitcode: -9"); Slurm's "task 0: Killed" and bash's "Killed" are SIGKILL itself.
+ */
+const EXIT_CODE = /\bexit(?:ed)?[ _]?(?:with )?(?:code|status)\s*[:=]?\s*\(?(-?\d+)|\bExited \((-?\d+)\)|\bexitCode:\s*(-?\d+)/i
+const KILLED = /\btask \d+: Killed\b|^\s*Killed\s*$/
+function exitCodeOf(text: string): number | undefined {
+  const head = text.slice(0, MARKER_SCAN)
+  if (KILLED.test(head)) return 137
+  const m = EXIT_CODE.exec(head)
+  const code = m ? Number(m[1] ?? m[2] ?? m[3]) : undefined
+  return code !== undefined && code !== 0 ? code : undefined
+}
+
 interface Failing {
   readonly line: LogicalLine
   readonly kind: string
@@ -231,6 +276,8 @@ export function createFailureCollector(): FailureCollector {
   /** A traceback's frame, quoted only where the excerpt holds no other failure line (its header and exception cut off). */
   let frame: Failing | undefined
   let exception: Failing | undefined
+  /** The first exit code a failure line states, with its line. */
+  let exit: { readonly code: number; readonly line: LogicalLine } | undefined
   const lines = new Set<number>()
   const kinds = new Set<string>()
   const seen = new Set<string>()
@@ -243,6 +290,7 @@ export function createFailureCollector(): FailureCollector {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
     if (at >= 0) quoted.splice(at, 1)
     if (exception?.line.line === lineNo) exception = undefined
+    if (exit?.line.line === lineNo) exit = undefined
     lines.delete(lineNo)
     hinted.delete(lineNo)
   }
@@ -277,6 +325,8 @@ export function createFailureCollector(): FailureCollector {
       if (at >= 0) quoted[at] = entry
       else if (quoted.length < QUOTED) quoted.push(entry)
       if (kind === 'exception' && (exception === undefined || exception.line.line === line.line)) exception = entry
+      const code = exitCodeOf(line.text)
+      if (code !== undefined && (exit === undefined || exit.line.line === line.line)) exit = { code, line }
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
     findings(source, findings) {
@@ -302,6 +352,7 @@ export function createFailureCollector(): FailureCollector {
           'First failing line': clip(first.text),
           ...(type ? { 'Exception type': type, 'Exception line': `${where(exception!.line)}: ${clip(exception!.line.text)}` } : {}),
           ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
+          ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
           'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
           'Kinds of failure line': [...kinds].join(', '),
           'Failure lines in all': String(lines.size),
@@ -311,6 +362,12 @@ export function createFailureCollector(): FailureCollector {
       return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
     },
   }
+}
+
+/** What usually sends an exit code, as evidence (a container's 137 is SIGKILL: the OOM killer or a memory limit, or a kill from outside). */
+function exitCodeMeaning(code: number): Record<string, string> {
+  const meaning = exitMeaning(code)
+  return meaning ? { 'Exit code means': meaning } : {}
 }
 
 /** The first hinted line of each family no finding has named yet, in the order the lines came, as warnings. */

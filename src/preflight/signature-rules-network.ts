@@ -81,15 +81,22 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
   {
     // Ray 2.x worker.py (the driver sees a node's raylet die): "Raylet is terminated: ip=192.168.207.5, id=<hex>. Termination is unexpected.
     //   Possible reasons include: (1) SIGKILL by the user or system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, …"
+    // The dashboard agent's process watcher (Ray 2.10+, dashboard/agent process_watcher.py, published to the driver as "(raylet) …") says it
+    // without the address: "Raylet is terminated. Termination is unexpected. Possible reasons include: … Last 20 lines of the Raylet logs:"
+    // then only the raylet's last lines (ray-project/ray#45041 2024, PR #60048 2026, #59626); "Failed to publish error: Raylet is terminated. …".
     code: 'RAY_NODE_DEAD',
-    pattern: /Raylet is terminated: ip=([^,\s]+), id=(\w+)\.? Termination is unexpected/i,
-    hit: (m) => ({
-      key: `raylet-terminated:${m[2]}`,
-      severity: 'error',
-      message: `The raylet on ${m[1]} died unexpectedly (SIGKILL by the OOM killer, a crash, or a signal), so that node left the Ray cluster.`,
-      evidence: { 'Node address': m[1] ?? '', 'Node id': m[2] ?? '' },
-      fix: `On ${m[1]}, read dmesg for an OOM kill (on a GB10 the GPU's allocations count against host memory) and /tmp/ray/session_latest/logs/raylet.out for a crash; then restart Ray there (ray start --address=<head>:<port> --node-ip-address=${m[1]}).`,
-    }),
+    pattern: /Raylet is terminated(?:: ip=([^,\s]+), id=(\w+)\.?|\.) Termination is unexpected/i,
+    hit: (m, _line, _ray, context) => {
+      const ip = m[1] ?? context.prefixIp
+      const where = ip ?? 'the node this log came from'
+      return {
+        key: `raylet-terminated:${m[2] ?? ip ?? 'local'}`,
+        severity: 'error',
+        message: `The raylet on ${where} died unexpectedly (SIGKILL by the OOM killer, a crash, or a signal), so that node left the Ray cluster${m[1] ? '' : '; the lines after this one are only its log tail, the cause is in the kernel log or raylet.out'}.`,
+        evidence: { ...(ip ? { 'Node address': ip } : {}), ...(m[2] ? { 'Node id': m[2] } : {}) },
+        fix: `On ${where}, read dmesg for an OOM kill (on a GB10 the GPU's allocations count against host memory) and /tmp/ray/session_latest/logs/raylet.out (and raylet.err) for a crash; then restart Ray there (ray start --address=<head>:<port> --node-ip-address=${ip ?? '<its fabric IP>'}).`,
+      }
+    },
   },
   {
     // Ray 2.x gcs_rpc_client.h: "Failed to connect to GCS at address 172.23.15.13:20000 within 5 seconds." (W or E; Ray retries)

@@ -12,7 +12,7 @@ import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
 
 /** A worker's exit code as vLLM prints it (a negative code is the signal that ended it) and what usually sent it. */
-function exitMeaning(code: number): string | undefined {
+export function exitMeaning(code: number): string | undefined {
   if (code === -9 || code === 137) return 'SIGKILL: the kernel OOM killer or a container memory limit is the usual sender'
   if (code === -11 || code === 139) return 'SIGSEGV: a crash inside a native library (CUDA, NCCL, a kernel)'
   if (code === -6 || code === 134) return 'SIGABRT: an abort, e.g. the NCCL watchdog after a collective timed out'

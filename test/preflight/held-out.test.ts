@@ -28,7 +28,6 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   'shm-nccl-segments-dp16-llm-d-352.txt':
     "labelled with no family, but the tool names the thread's cause: NCCL's segment in a full /dev/shm (DISK_SPACE_LOW, its /dev/shm wording)",
   // batch 10 (first score 15/21, README): scored on main at 43856cf, before this round's dev merges
-  'launcher-hotfix-restart-store-race-miaai-dspark-38.txt': 'silent: the launcher race leaves no failure line in the excerpt',
   'nccl-socket-pod-identity-link-aws-do-eks-54.txt':
     'named NCCL_SOCKET_FALLBACK (which the collector wrote down as also fair before scoring) and NCCL_TRANSPORT_ERROR, not SOCKET_IFNAME_MISSING',
 }
