@@ -38,7 +38,8 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // argparse (vLLM's FlexibleArgumentParser): "vllm: error: unrecognized arguments: --omni", "api_server.py: error: unrecognized arguments: <path>".
     code: 'VLLM_FLAG_UNKNOWN',
     // (The program's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
-    pattern: /error: unrecognized arguments: (.+?)\s*$/,
+    // (Also the message alone at a line's start: a report that quotes argparse's line without the program's "<prog>: error: " before it.)
+    pattern: /(?:error: |^\s*)unrecognized arguments: (.+?)\s*$/,
     hit: (found, line, _ray, context) => {
       const m = [found[0], /(?:^|\s)([\w.-]+): error: unrecognized arguments:/.exec(line)?.[1], found[1]]
       const args = (m[2] ?? '').split(/\s+/).filter((a) => a !== '')

@@ -128,6 +128,23 @@ describe('image and executor', () => {
     expect(positional!.fix).toContain('--model')
   })
 
+  it("VLLM_FLAG_UNKNOWN: argparse's message quoted without the program's 'error:' before it, behind a process prefix too; not in prose", () => {
+    // MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark#17's shape (held-out batch 11, fixed after its score): the report quotes the message alone
+    for (const [line, flag] of [
+      ['unrecognized arguments: --enable-prompt-tokens-details', '--enable-prompt-tokens-details'],
+      ['(APIServer pid=1) unrecognized arguments: --omni --stage-configs-path /x.yaml', '--omni --stage-configs-path'],
+      ['  unrecognized arguments: --speculative-model eagle', '--speculative-model'],
+    ]) {
+      const f = one(`${line}\n`).find((x) => x.code === 'VLLM_FLAG_UNKNOWN')
+      expect(f?.evidence['Unrecognised arguments'], line).toBe(flag)
+    }
+    for (const prose of ['The fix for unrecognized arguments: see the docs', 'INFO warned about unrecognized arguments: none'])
+      expect(
+        one(`${prose}\n`).map((x) => x.code),
+        prose,
+      ).not.toContain('VLLM_FLAG_UNKNOWN')
+  })
+
   it('GPU_SHORTFALL: ParallelConfig\'s "World size (N) is larger than the number of available GPUs (M) in this node" (vLLM 0.19.1 to 0.34.0)', () => {
     // Real vLLM 0.24.0, `vllm serve -tp 2` on one H100 (test/real/captures/tp-larger-than-gpus-mp/server.log): raised inside pydantic's
     // ValidationError for ParallelConfig, so the line carries pydantic's "Value error, " and the process prefix.
