@@ -20,6 +20,8 @@
  * whole text and also detects the widths.
  */
 
+import { unwrapRecord } from './structured-record.js'
+
 export interface LogicalLine {
   /** The joined text without prefixes, quote markers, colour codes or repeat suffixes. */
   readonly text: string
@@ -302,18 +304,31 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   let lineNo = 0
   let cur: Pending | null = null
 
-  const emit = (p: Pending): LogicalLine => {
+  const logical = (p: Pending, text: string, ip: string | undefined, repeated: number | undefined): LogicalLine => ({
+    text,
+    line: p.line,
+    physicalLines: p.physical,
+    ...(repeated !== undefined ? { repeated } : {}),
+    ...(ip !== undefined ? { prefixIp: ip } : {}),
+    // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
+    open: openBrackets(text) > 0 || /:\s*$/.test(text),
+  })
+
+  /**
+   * The logical line(s) of a pending record: a structured record (structured-record.ts: docker's json-file, journald,
+   * Loki, Cloud Logging, zap/klog, logfmt), read once a wrapped paste is joined back, gives the lines its message
+   * printed, each with its own prefixes taken off, all on the record's line number.
+   */
+  const emit = (p: Pending): LogicalLine[] => {
     const rep = p.text.includes('[repeated ') ? REPEATED.exec(p.text) : null
     const text = rep ? p.text.slice(0, rep.index) : p.text
-    return {
-      text,
-      line: p.line,
-      physicalLines: p.physical,
-      ...(rep ? { repeated: Number(rep[1]) } : {}),
-      ...(p.ip !== undefined ? { prefixIp: p.ip } : {}),
-      // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
-      open: openBrackets(text) > 0 || /:\s*$/.test(text),
-    }
+    const repeated = rep ? Number(rep[1]) : undefined
+    const parts = text.includes('{') || text.includes('=') ? unwrapRecord(text) : undefined
+    if (parts === undefined) return [logical(p, text, p.ip, repeated)]
+    return parts.map((part) => {
+      const inner = stripPrefixes(cleanPhysical(part))
+      return logical(p, inner.text, inner.ip ?? p.ip, repeated)
+    })
   }
 
   const continues = (p: Pending, clean: string, stripped: { text: string }): 'wrap' | 'join' | false => {
@@ -355,18 +370,18 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
           return []
         }
       }
-      const done = cur ? [emit(cur)] : []
+      const done = cur ? emit(cur) : []
       const { text, ip } = stripped
       cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
       return done
     },
     end(): LogicalLine[] {
-      const done = cur ? [emit(cur)] : []
+      const done = cur ? emit(cur) : []
       cur = null
       return done
     },
     peek(): LogicalLine | null {
-      return cur ? emit(cur) : null
+      return cur ? (emit(cur).at(-1) ?? null) : null
     },
   }
 }
