@@ -12,6 +12,42 @@ const node = (context: LineContext): Record<string, string> => (context.prefixIp
 
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
+    // vLLM's compiled ops not usable in this environment. torch (torch/_ops.py _OpNamespace.__getattr__): "AttributeError: '_OpNamespace' '_C'
+    // object has no attribute 'rms_norm'" (vllm#5454, #5804, #6478, #13593; also '_vllm_fa2_C' … 'varlen_fwd', MiniCPM-V#800, and '_moe_C');
+    // vLLM's own warning before it (vllm/_custom_ops.py, 0.3 on): "Failed to import from vllm._C with ImportError('…/_C.abi3.so: undefined
+    // symbol: …')" (a vLLM built against another torch) or "… with ModuleNotFoundError(\"No module named 'vllm._C'\")" (vLLM imported from a
+    // source tree without its build, vllm#13593). A build without kernels for this GPU gives the same AttributeError for those ops.
+    code: 'IMAGE_LACKS_VLLM',
+    pattern:
+      /'_OpNamespace' '(_\w*C)' object has no attribute '(\w+)'|Failed to import from (vllm\.\w+) with (ImportError|ModuleNotFoundError|OSError)\((.{0,240})/,
+    hit: (m, _line, _ray, context) => {
+      // The import warning alone is no failure: vLLM logs it on every healthy start of a platform plugin that has no vllm._C (Ascend,
+      // TPU: vllm-ascend#1033, #3289, tpu-inference#1082). It is kept for the op error that follows.
+      if (m[3] !== undefined) {
+        context.memory?.set('vllmCImport', `${m[3]}: ${m[4]}(${(m[5] ?? '').slice(0, 200)}`)
+        return null
+      }
+      const detail = context.memory?.get('vllmCImport') ?? ''
+      const why = /undefined symbol/.test(detail)
+        ? 'its compiled extension was built against another torch (undefined symbol)'
+        : /No module named/.test(detail)
+          ? 'its compiled extension is missing: vLLM is imported from a source tree without its build, or the build left it out'
+          : 'its compiled ops are missing or do not match this torch, CUDA or GPU (a wheel built for another torch, a source tree on the path, or a build without kernels for this GPU)'
+      return {
+        key: `op:${m[1]}.${m[2]}`,
+        severity: 'error',
+        message: `The vLLM in this image cannot run its kernel ${m[1]}.${m[2]}: ${why}.`,
+        evidence: {
+          'Ops namespace': m[1]!,
+          'Missing op': m[2]!,
+          ...(detail !== '' ? { 'Import error (vLLM warned before)': detail } : {}),
+          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+        },
+        fix: "Use vLLM as its image or wheel ships it: run from the installed package (not from a source checkout: cd elsewhere, or pip install -e . to build it), keep the torch that vLLM's wheel pins (pip install vllm==<v> reinstalls it; a later pip install torch breaks _C), and for a GPU older or newer than the wheel's build targets use an image built for it; check with python -c 'import vllm._C' inside the container on every node.",
+      }
+    },
+  },
+  {
     // Python: "ModuleNotFoundError: No module named 'ray'" (also `ray.<sub>`); vLLM 0.1–0.2: "ImportError: Ray is not installed. Please install Ray to use
     // distributed serving."; a shell: "bash: line 1: ray: command not found"; docker/k8s: 'exec: "ray": executable file not found in $PATH'.
     code: 'IMAGE_LACKS_RAY',

@@ -128,6 +128,54 @@ describe('image and executor', () => {
     expect(positional!.fix).toContain('--model')
   })
 
+  it("IMAGE_LACKS_VLLM: vLLM's compiled ops it cannot run, with why from vLLM's import warning before them (four sources)", () => {
+    const cases: [string, string, RegExp][] = [
+      // vllm-project/vllm#5454 (0.5.0), #5804: the op error alone
+      ["AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'", '_C.rms_norm', /missing or do not match/],
+      // vllm#13593: vLLM run from its source tree; the warning names the missing extension
+      [
+        [
+          'WARNING 03-06 13:44:18 [_custom_ops.py:21] Failed to import from vllm._C with ModuleNotFoundError("No module named \'vllm._C\'")',
+          "ERROR 03-06 13:44:19 [engine.py:409] '_OpNamespace' '_C' object has no attribute 'silu_and_mul' '_C::silu_and_mul' 'torch._ops._C'",
+        ].join('\n'),
+        '_C.silu_and_mul',
+        /source tree/,
+      ],
+      // vllm-ascend#1033's warning shape (a wheel built against another torch), then the op error
+      [
+        [
+          "WARNING 05-30 14:36:52 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('/env/lib/python3.10/site-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEi')",
+          "AttributeError: '_OpNamespace' '_C' object has no attribute 'rotary_embedding'",
+        ].join('\n'),
+        '_C.rotary_embedding',
+        /another torch/,
+      ],
+      // OpenBMB/MiniCPM-V#800: the FlashAttention extension vLLM ships
+      [
+        "AttributeError: Error in model execution (input dumped to /tmp/err.pkl): '_OpNamespace' '_vllm_fa2_C' object has no attribute 'varlen_fwd'",
+        '_vllm_fa2_C.varlen_fwd',
+        /missing or do not match/,
+      ],
+    ]
+    for (const [text, op, why] of cases) {
+      const f = one(`${text}\n`).find((x) => x.code === 'IMAGE_LACKS_VLLM')
+      expect(f, text).toBeDefined()
+      expect(f!.severity).toBe('error')
+      expect(`${f!.evidence['Ops namespace']}.${f!.evidence['Missing op']}`).toBe(op)
+      expect(f!.message).toMatch(why)
+    }
+  })
+
+  it("near miss: vLLM's import warning alone, which every healthy start of a platform plugin without vllm._C logs (Ascend, TPU)", () => {
+    const healthy = [
+      'INFO 09-30 04:44:39 [__init__.py:207] Platform plugin ascend is activated',
+      'WARNING 09-30 04:44:40 [_custom_ops.py:20] Failed to import from vllm._C with ModuleNotFoundError("No module named \'vllm._C\'")',
+      '(EngineCore_DP0 pid=415) INFO 11-17 11:40:02 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0',
+      'WARNING 11-12 15:27:46 [interface.py:197] Failed to import from vllm._C: ModuleNotFoundError("No module named \'vllm._C\'")',
+    ].join('\n')
+    expect(one(`${healthy}\n`)).toEqual([])
+  })
+
   it("VLLM_FLAG_UNKNOWN: argparse's message quoted without the program's 'error:' before it, behind a process prefix too; not in prose", () => {
     // MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark#17's shape (held-out batch 11, fixed after its score): the report quotes the message alone
     for (const [line, flag] of [
