@@ -120,8 +120,9 @@ export async function openRunnerArchive(docker: string, image: string, imageId: 
     const s = await stat(file).catch(() => undefined)
     if (s?.isFile() && s.size > 0) return fromFile(file)
   }
-  const room = dir ? await hasRoom(dir, docker, image) : false
+  // The save first: the room is asked while docker writes its temp directory (its output waits, unread, in the pipe).
   const save = new LocalTransport().stream(argv(docker, 'save', image))
+  const room = dir ? await hasRoom(dir, docker, image) : false
   if (!file || !room) return { ...save, cachedFile: undefined, caching: false, settle: async () => undefined }
   const partial = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.partial`
   // A deep buffer: with the default 16 KiB every 64 KiB read of the save waited for its own write on
