@@ -171,6 +171,7 @@ it("the runner's archive kept (archiveDir): the second relay to cold nodes sends
     for (const t of transports.values()) await removeImage(t)
     const lines: string[] = []
     // A docker that fails every save: the kept archive must be what is sent.
+    const runnerDocker = process.env.VRD_DOCKER
     const docker = join(cache, 'docker-no-save')
     writeFileSync(docker, `#!/bin/sh\n[ "$1" = save ] && { echo 'save must not run' >&2; exit 1; }\nexec ${dockerBinary()} "$@"\n`, { mode: 0o755 })
     process.env.VRD_DOCKER = docker
@@ -180,7 +181,8 @@ it("the runner's archive kept (archiveDir): the second relay to cold nodes sends
       expect(again.bytesSent).toBe(archiveBytes)
       expect(Object.fromEntries(again.imageIds)).toEqual(Object.fromEntries(manifest.nodes.map((n) => [n.name, runnerId])))
     } finally {
-      process.env.VRD_DOCKER = dockerBinary()
+      if (runnerDocker === undefined) delete process.env.VRD_DOCKER
+      else process.env.VRD_DOCKER = runnerDocker
     }
     expect(lines.join('\n')).toContain(`from ${kept} (no docker save)`)
   } finally {
