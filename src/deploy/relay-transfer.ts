@@ -19,6 +19,7 @@ import { parseRelayFanOut, relayFanOut, relayToWorker } from '../plan/relay-comm
 import type { Finding } from '../preflight/finding.js'
 import { LocalTransport } from '../transport/local.js'
 import { chooseLanding, landingFramer, loadLandedEverywhere, removeLandedEverywhere } from './relay-landing.js'
+import { type RunnerArchive, openRunnerArchive } from './runner-archive.js'
 import { type RunResult, type Transport, outcome } from '../transport/transport.js'
 
 /** `docker` of this machine (the runner), as for `load` (`$VRD_DOCKER` overrides). */
@@ -51,6 +52,10 @@ interface Relay {
   readonly say: (s: string) => void
   readonly findings: Finding[]
   readonly landing: boolean
+  /** Where the runner keeps its `docker save` archive for the next relay of the same image (none: no cache). */
+  readonly archiveDir: string | undefined
+  /** The runner's archive of this relay, once opened (settled at the end: kept, or dropped after a failure). */
+  archive?: RunnerArchive
 }
 
 export interface RelayResult {
@@ -71,6 +76,11 @@ export async function relayImage(
     runnerId?: string
     /** Land the archive on every node first (default: the manifest's `image.relayLanding`). */
     landing?: boolean
+    /**
+     * Keep the runner's `docker save` archive here and send it from there next time (runner-archive.ts);
+     * the relay distribution passes runnerArchiveDir() when `image.runnerArchiveCache` is on. None: `docker save` every time.
+     */
+    archiveDir?: string
   },
 ): Promise<RelayResult> {
   const skip = opts.skip ?? new Set<string>()
@@ -108,6 +118,7 @@ export async function relayImage(
     say: (s) => opts.onProgress?.(`relay: ${s}`),
     findings,
     landing: opts.landing ?? m.image.relayLanding,
+    archiveDir: opts.archiveDir,
   }
   const toRelay = m.nodes.filter((w) => w.role !== 'head' && !skip.has(w.name))
 
@@ -129,6 +140,7 @@ export async function relayImage(
   // 3. every node ends on the runner's image ID.
   for (const [name, id] of await workerImageIds(m, image, transports)) imageIds.set(name, id)
   findings.push(...mismatches(m, image, runnerId, imageIds, transports))
+  await r.archive?.settle(!findings.some((f) => f.severity === 'error'))
   return done()
 }
 
@@ -309,7 +321,9 @@ async function streamFromRunner(r: Relay, toRelay: readonly ManifestNode[]): Pro
 async function saveIntoHead(r: Relay, onHead: Cmd, framer?: ReturnType<typeof landingFramer>): Promise<Streamed> {
   const started = Date.now()
   let counted = 0
-  const save = new LocalTransport().stream(argv(runnerDocker(), 'save', r.image))
+  const save = await openRunnerArchive(runnerDocker(), r.image, r.runnerId, r.archiveDir)
+  r.archive = save
+  if (save.cachedFile) r.say(`the runner's archive of ${shortId(r.runnerId)} from ${save.cachedFile} (no docker save)`)
   const counter =
     framer?.stream ??
     new Transform({

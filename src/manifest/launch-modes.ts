@@ -63,6 +63,7 @@ const EVERY_MODE_READS = [
   'image.digest',
   'image.distribution',
   'image.relayLanding',
+  'image.runnerArchiveCache',
   // The container every stage finds by name (VRD_CONTAINER for a script); secrets go to the release's secret.env.
   'container.name',
   'container.secretEnv',

@@ -148,6 +148,12 @@ export const ImageSchema = z
       .describe(
         "With `distribution: relay`: land the archive in a file on every node before loading it. The head writes it under the release state (`/var/lib/vllm-ray-deploy/<cluster>/image-landing`) and, from the same stream at the same time, into a file on every worker over the fabric, each hashed as written and kept only when it matches the runner's SHA-256 and size; then every node runs `docker load -i` from its own file at once and the file is removed (also after a failure or a cancel). A node without the room for the archive (its size + 10 % + 64 MiB) or without python3 gets the stream instead, with a warning. Off by default: `docker load` untars the whole archive into a temp directory before it registers a layer, so a file adds one write and one read of the archive per node, and on the 2-core lab it was not faster than the stream (test/bench/NOTES.md); try it where SSH decryption and the untar contend for a node's cores.",
       ),
+    runnerArchiveCache: z
+      .boolean()
+      .default(true)
+      .describe(
+        "With `distribution: relay`: keep the runner's `docker save` archive of the image (one image: the newest, by image ID and ref) under `$XDG_CACHE_HOME/vllm-ray-deploy/images` (else `~/.cache/...`), written as the relay streams it, and send that file the next time the same image is relayed (to new or cold nodes, a retried deploy, another cluster) without running `docker save`, which writes the whole image into a temp directory before it sends a byte. Written only where the file system keeps 2 GiB and a tenth of the image free beyond it, kept only when the save ended well; a cached archive a relay failed with is removed. `false`: `docker save` every time, nothing written on the runner.",
+      ),
   })
   .describe('The container image every node runs.')
 

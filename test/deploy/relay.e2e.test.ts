@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { argv, pipe } from '../../src/command/shell.js'
 import { relayImage } from '../../src/deploy/relay-transfer.js'
+import { runnerArchiveName } from '../../src/deploy/runner-archive.js'
 import { landingDir } from '../../src/plan/image-landing-commands.js'
 import { dockerBinary, labPaths, labTransports, labUp, loadLabManifest, resolveLabDir } from '../support/lab.js'
 import { dockerCommands } from '../../src/lab/docker-commands.js'
@@ -157,6 +158,36 @@ it("streamed (no landing): the head copies the stream into the worker's docker l
   expect(r.bytesSent).toBe(archiveBytes)
   expect(Object.fromEntries(r.imageIds)).toEqual(Object.fromEntries(manifest.nodes.map((n) => [n.name, runnerId])))
   expect(lines.join('\n')).toMatch(/spark-a → spark-b: loaded from the same stream/)
+}, 900_000)
+
+it("the runner's archive kept (archiveDir): the second relay to cold nodes sends the kept file, runs no docker save, and both nodes end on the runner's image ID", async () => {
+  const cache = mkdtempSync(join(tmpdir(), 'vrd-relay-archive-'))
+  try {
+    for (const t of transports.values()) await removeImage(t)
+    const first = await relayImage(manifest, IMAGE, transports, { landing: false, archiveDir: cache })
+    expect(first.findings).toEqual([])
+    const kept = join(cache, runnerArchiveName(runnerId, IMAGE))
+    expect(readFileSync(kept).length).toBe(archiveBytes)
+    for (const t of transports.values()) await removeImage(t)
+    const lines: string[] = []
+    // A docker that fails every save: the kept archive must be what is sent.
+    const runnerDocker = process.env.VRD_DOCKER
+    const docker = join(cache, 'docker-no-save')
+    writeFileSync(docker, `#!/bin/sh\n[ "$1" = save ] && { echo 'save must not run' >&2; exit 1; }\nexec ${dockerBinary()} "$@"\n`, { mode: 0o755 })
+    process.env.VRD_DOCKER = docker
+    try {
+      const again = await relayImage(manifest, IMAGE, transports, { landing: false, archiveDir: cache, onProgress: (m) => lines.push(m) })
+      expect(again.findings).toEqual([])
+      expect(again.bytesSent).toBe(archiveBytes)
+      expect(Object.fromEntries(again.imageIds)).toEqual(Object.fromEntries(manifest.nodes.map((n) => [n.name, runnerId])))
+    } finally {
+      if (runnerDocker === undefined) delete process.env.VRD_DOCKER
+      else process.env.VRD_DOCKER = runnerDocker
+    }
+    expect(lines.join('\n')).toContain(`from ${kept} (no docker save)`)
+  } finally {
+    rmSync(cache, { recursive: true, force: true })
+  }
 }, 900_000)
 
 it('a landing cancelled mid-stream leaves no file and no receiver on any node, and no image', async () => {

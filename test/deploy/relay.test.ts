@@ -5,11 +5,12 @@
  * pass-on and each node's `docker image inspect` from a script per test. The lab test
  * (relay.e2e) runs the same code with the real docker and ssh.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { relayImage } from '../../src/deploy/relay-transfer.js'
+import { runnerArchiveName } from '../../src/deploy/runner-archive.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { type Answer, RUNNER_DOCKER, recording } from './support/recording.js'
 import { simManifest } from './support/sim-cluster.js'
@@ -353,5 +354,90 @@ describe('relayImage: a head that already holds the image passes it on', () => {
     const { transports } = recording({ 'spark-a': node(RUNNER_ID) })
     const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-a', 'spark-b']) })
     expect(r.findings).toMatchObject([{ code: 'IMAGE_MISMATCH', node: 'spark-b', evidence: { 'spark-b image ID': '(no connection)' } }])
+  })
+})
+
+describe("the runner's archive kept for the next relay (image.runnerArchiveCache, src/deploy/runner-archive.ts)", () => {
+  let cache: string
+  beforeEach(() => {
+    cache = mkdtempSync(join(tmpdir(), 'vrd-archive-'))
+  })
+  afterAll(() => rmSync(cache, { recursive: true, force: true }))
+  /** Head and worker both load the stream and then hold `id`. */
+  const loads = (id = RUNNER_ID) =>
+    recording({ 'spark-a': node(id, () => ({ stdout: fanOut(['relay\thead\t0', `relay\t${worker.fabricIp}\t0`]) })), 'spark-b': node(id) })
+  const files = () => readdirSync(cache).sort()
+
+  it('the first relay writes the archive as it streams it; the next relay of the same image sends that file and runs no docker save', async () => {
+    const first = loads()
+    const r1 = await relayImage(m, IMAGE, first.transports, { runnerId: RUNNER_ID, archiveDir: cache })
+    expect(r1.findings).toEqual([])
+    expect(r1.bytesSent).toBe(300000)
+    expect(files()).toEqual([runnerArchiveName(RUNNER_ID, IMAGE)])
+    expect(statSync(join(cache, runnerArchiveName(RUNNER_ID, IMAGE))).size).toBe(300000)
+    // A save now would fail: the second relay must not run one.
+    process.env.STUB_SAVE_FAIL = 'the cache was not used'
+    const second = loads()
+    const progress: string[] = []
+    const r2 = await relayImage(m, IMAGE, second.transports, { runnerId: RUNNER_ID, archiveDir: cache, onProgress: (s) => progress.push(s) })
+    expect(r2.findings).toEqual([])
+    expect(r2.bytesSent).toBe(300000)
+    expect(second.calls.find((c) => c.node === 'spark-a' && !inspect.test(c.command))?.stdinBytes).toBe(300000)
+    expect(progress).toContain(`relay: the runner's archive of ${'a'.repeat(12)} from ${join(cache, runnerArchiveName(RUNNER_ID, IMAGE))} (no docker save)`)
+  })
+
+  it('the archive is named by image ID and ref (the archive names its tag): another ref of the same ID runs docker save', async () => {
+    expect(runnerArchiveName(RUNNER_ID, IMAGE)).not.toBe(runnerArchiveName(RUNNER_ID, 'vrd/test:2'))
+    expect(runnerArchiveName(RUNNER_ID, IMAGE)).toMatch(/^a{64}-[0-9a-f]{12}\.tar$/)
+  })
+
+  it('a save that fails leaves no archive and no partial file', async () => {
+    process.env.STUB_SAVE_FAIL = 'Error response from daemon: no space left on device'
+    const r = await relayImage(m, IMAGE, loads().transports, { runnerId: RUNNER_ID, archiveDir: cache })
+    expect(r.findings[0]).toMatchObject({ code: 'IMAGE_TRANSFER_FAILED', message: expect.stringMatching(/^docker save/) })
+    expect(files()).toEqual([])
+  })
+
+  it('a relay that fails with the cached archive removes it, so the next one saves again', async () => {
+    expect((await relayImage(m, IMAGE, loads().transports, { runnerId: RUNNER_ID, archiveDir: cache })).ok).toBe(true)
+    expect(files()).toHaveLength(1)
+    // The nodes end on another image ID: the relay fails (IMAGE_MISMATCH), the archive it sent is dropped.
+    const r = await relayImage(m, IMAGE, loads(OTHER_ID).transports, { runnerId: RUNNER_ID, archiveDir: cache })
+    expect(r.ok).toBe(false)
+    expect(files()).toEqual([])
+  })
+
+  it('without the room (the image and a tenth more, and 2 GiB left over) nothing is written, and the relay streams as before', async () => {
+    process.env.STUB_IMAGE_SIZE = String(10 ** 15)
+    try {
+      const r = await relayImage(m, IMAGE, loads().transports, { runnerId: RUNNER_ID, archiveDir: cache })
+      expect(r.findings).toEqual([])
+      expect(r.bytesSent).toBe(300000)
+      expect(files()).toEqual([])
+    } finally {
+      delete process.env.STUB_IMAGE_SIZE
+    }
+  })
+
+  it('one archive is kept: the newest; another image replaces it', async () => {
+    expect((await relayImage(m, IMAGE, loads().transports, { runnerId: RUNNER_ID, archiveDir: cache })).ok).toBe(true)
+    process.env.STUB_RUNNER_ID = OTHER_ID
+    expect((await relayImage(m, IMAGE, loads(OTHER_ID).transports, { runnerId: OTHER_ID, archiveDir: cache })).ok).toBe(true)
+    expect(files()).toEqual([runnerArchiveName(OTHER_ID, IMAGE)])
+  })
+
+  it('a load that stops reading early: the cut archive is not kept', async () => {
+    process.env.STUB_SAVE_BYTES = String(8 * 1024 * 1024)
+    const { transports } = recording({ 'spark-a': node(undefined, () => ({ code: 1, read: 65536, stderr: 'load failed' })), 'spark-b': node(undefined) })
+    const r = await relayImage(m, IMAGE, transports, { runnerId: RUNNER_ID, skip: new Set(['spark-b']), archiveDir: cache })
+    expect(r.ok).toBe(false)
+    expect(files()).toEqual([])
+  })
+
+  it('without archiveDir (image.runnerArchiveCache: false) nothing is written and every relay saves', async () => {
+    expect(m.image.runnerArchiveCache).toBe(true)
+    const r = await relayImage(m, IMAGE, loads().transports, { runnerId: RUNNER_ID })
+    expect(r.findings).toEqual([])
+    expect(files()).toEqual([])
   })
 })

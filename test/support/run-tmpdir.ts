@@ -1,6 +1,6 @@
 /**
- * globalSetup of every project: each vitest run gets its own temp dir, `$TMPDIR` for the tests and
- * for every process they start (sshd, act, npm, Ray's sessions, the CLI), removed when the run ends.
+ * globalSetup of every project: each vitest run gets its own temp dir, `$TMPDIR` (and
+ * `$XDG_CACHE_HOME` under it) for the tests and for every process they start (sshd, act, npm, Ray's sessions, the CLI), removed when the run ends.
  * Before it, each run left about 200 folders in /tmp, among them a scratch clone with its own
  * node_modules (about 0.5 GB a run). `VRD_KEEP_TMP=1` keeps the folder and says where it is.
  */
@@ -14,6 +14,9 @@ export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'vrd-test-'))
   process.env.TMPDIR = dir
   process.env.VRD_TEST_TMPDIR = dir
+  // The tool's runner-side caches ($XDG_CACHE_HOME/vllm-ray-deploy: relay's kept archive, the weights'
+  // hashes) too: a test never reads what an earlier run, or the machine's own deploys, left there.
+  process.env.XDG_CACHE_HOME = join(dir, 'cache')
   return () => {
     if (process.env.VRD_KEEP_TMP === '1') {
       process.stderr.write(`the run's temp dir is kept: ${dir}\n`)

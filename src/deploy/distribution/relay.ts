@@ -12,6 +12,7 @@ import { loadImage } from '../../plan/node-commands.js'
 import { MINUTE, stepOf } from '../../plan/plan.js'
 import { relayFanOut } from '../../plan/relay-commands.js'
 import { relayImage } from '../relay-transfer.js'
+import { runnerArchiveDir } from '../runner-archive.js'
 import { type Distribution, keepIfPresent } from './types.js'
 
 export const relay: Distribution = {
@@ -53,6 +54,7 @@ export const relay: Distribution = {
       onProgress: d.progress,
       skip,
       ...(d.want && { runnerId: d.want }),
+      ...(d.m.image.runnerArchiveCache && { archiveDir: runnerArchiveDir() }),
       ...(d.signal && { signal: d.signal }),
     })
     d.addBytes(relayed.bytesSent)
