@@ -105,7 +105,7 @@ export function createCauseTracker(book: FindingBook): { note(logical: LogicalLi
     (cause: string) =>
     (f: Finding): Finding => ({
       ...f,
-      message: `${f.message.replace(/;? ?the cause is logged above this line\.?$/, '')}: ${cause.replace(/^\d+: /, '')}`.slice(0, 600),
+      message: `${f.message.replace(/;? ?the cause is logged above this line\.?$/, '').replace(/\.$/, '')}: ${cause.replace(/^\d+: /, '')}`.slice(0, 600),
       evidence: { ...f.evidence, [CAUSE]: cause },
     })
   return {

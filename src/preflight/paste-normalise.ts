@@ -59,6 +59,7 @@ const decodeEntity = (e: string): string => {
  *   GitHub Actions' raw log (`2026-01-01T00:00:00.0000000Z `), `journalctl -o short-iso` (then `host ident[pid]: `);
  * - journalctl's short form `Dec 05 10:00:00 host ident[pid]: ` (`kernel: ` has no pid);
  * - docker compose's `service-1  | ` (v1 `service_1 | `); `kubectl logs --prefix`'s `[pod/name/container] `;
+ * - the CRI log file's stream and tag after its time (`/var/log/pods/…/0.log`, containerd and CRI-O: `…Z stdout F `);
  * - Open MPI's `--tag-output` `[1,0]<stderr>:`, Slurm's `srun -l` `0: ` (padded ` 3: `), torchrun's
  *   `--tee` `[default0]:` and torch's own `[rank1]:` (torch >= 2.2);
  * - a process in parentheses with `key=value` fields: Ray's `(RayWorkerWrapper pid=1, ip=X)`, `(pid=1)`,
@@ -68,7 +69,7 @@ const decodeEntity = (e: string): string => {
  * One space after a prefix is part of it; more is the message's own indentation (Ray's version block).
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
+  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /** Never take off more than this many prefixes from one line. */
 const MAX_PREFIXES = 8

@@ -145,7 +145,11 @@ function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined
       ? "A follower node of vLLM's native multi-node mode (--node-rank > 0) built a full engine with a scheduler instead of running as a headless worker, and died on the leader's RPC."
       : m[3]
         ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), or a data-parallel rank on another node cannot reach the front-end's address and port.`
-        : "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
+        : m[1] !== undefined
+          ? `vLLM's engine core died because a worker failed: ${m[1].slice(0, 200)}; the server will not come up or stops serving.`
+          : m[2] !== undefined
+            ? `A worker on some node stopped answering vLLM's ${m[2]} RPC, so the engine gave up: a hang (a collective that never completes across the nodes, a GPU fault, memory pressure on a node), not a crash with its own error.`
+            : "vLLM's engine core died, so the server will not come up or stops serving; the cause is logged above this line.",
     evidence: {
       ...(m[1] !== undefined ? { 'Worker error': m[1].slice(0, 200) } : {}),
       ...(m[2] !== undefined ? { 'RPC that timed out': m[2] } : {}),

@@ -203,9 +203,12 @@ describe('the executor: Ray not running, GPUs short, a worker that failed, engin
       'ENGINE_DEAD',
     )
     expect(f.evidence['Worker error']).toContain('draft_attn_metadatas')
-    expect(one('ERROR 05-16 03:38:10 [core.py:398] TimeoutError: RPC call to execute_model timed out.\n', 'ENGINE_DEAD').evidence['RPC that timed out']).toBe(
-      'execute_model',
-    )
+    expect(f.message).toContain("a worker failed: 'ForwardContext'")
+    expect(f.message).not.toContain('logged above')
+    const rpc = one('ERROR 05-16 03:38:10 [core.py:398] TimeoutError: RPC call to execute_model timed out.\n', 'ENGINE_DEAD')
+    expect(rpc.evidence['RPC that timed out']).toBe('execute_model')
+    // the message says what a timed-out RPC means: a worker that hangs, not one that crashed with its own error
+    expect(rpc.message).toMatch(/stopped answering vLLM's execute_model RPC.*hang/)
   })
   it('the start-up handshake of engines and front-end (v1/engine/core_client.py, core.py; vllm-project/vllm-ascend#3977, vllm#32116)', () => {
     const f = one('(ApiServer_0 pid=10466) TimeoutError: Timed out waiting for engines to send initial message on input socket.\n', 'ENGINE_DEAD')

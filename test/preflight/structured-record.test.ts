@@ -98,3 +98,14 @@ describe('the log signatures read through the record', () => {
     expect(port!.evidence['Log line']).toBe('paste:5')
   })
 })
+
+describe("the CRI log file's line (containerd, CRI-O: /var/log/pods/…/0.log)", () => {
+  it('takes off the time, the stream and the F/P tag', () => {
+    const text = [
+      '2026-05-01T10:00:00.123456789Z stdout F INFO 05-01 10:00:00 [api_server.py:1] Starting vLLM API server',
+      '2026-05-01T10:00:01.000000001Z stderr F (EngineCore_DP0 pid=251) OSError: [Errno 98] Address already in use',
+    ].join('\n')
+    expect(codes(`${text}\n`)).toContain('error:PORT_IN_USE')
+    expect(scanLog('2026-05-01T10:00:00.1Z stdout F INFO 05-01 10:00:00 [api_server.py:1] Application startup complete.\n', 'paste')).toEqual([])
+  })
+})
