@@ -370,9 +370,11 @@ class Evaluator implements Scope, Interp {
 
   private decl(cmd: Node, s: State): State[] {
     const variant = str(child(cmd, 'Variant')!, 'Value')
-    const local = variant === 'local' || variant === 'declare' || variant === 'typeset'
-    const flags = children(cmd, 'Args').filter((a) => bool(a, 'Naked') && str(child(a, 'Name') ?? child(a, 'Value')!, 'Value').startsWith('-'))
-    const exported = variant === 'export' || flags.some((f) => /x/.test(this.ex.src(f))) ? true : undefined
+    // Options are naked words (`-x`, `-gx`): their source text, as mvdan-sh keeps them as a Value word.
+    const flags = children(cmd, 'Args').filter((a) => bool(a, 'Naked') && /^-\w/.test(this.ex.src(a)))
+    // `declare -g` (bash 4.2+) sets the global variable from inside a function.
+    const local = variant === 'local' || ((variant === 'declare' || variant === 'typeset') && !flags.some((f) => /^-\w*g/.test(this.ex.src(f))))
+    const exported = variant === 'export' || flags.some((f) => /^-\w*x/.test(this.ex.src(f))) ? true : undefined
     const kind = variant === 'export' ? 'export' : local ? 'local' : 'assign'
     for (const a of children(cmd, 'Args')) {
       if (child(a, 'Name')) this.assign(s, a, kind, exported, local && s.frames.length > 1)
