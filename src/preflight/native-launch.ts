@@ -63,13 +63,18 @@ export function serveFlags<T>(items: readonly T[], text: (t: T) => string): Part
   return out
 }
 
-/** Where `vllm serve`'s own arguments start in a command's words, or -1 when it is no `vllm serve`. */
+/**
+ * Where `vllm serve`'s own arguments start in a command's words, or -1 when it is no `vllm serve`.
+ * NVIDIA Dynamo's vLLM worker (`python -m dynamo.vllm`) counts: it parses vLLM's own engine arguments
+ * (--nnodes, --node-rank, --master-addr) and runs vLLM's `run_headless` for `--headless`
+ * (ai-dynamo/dynamo components/src/dynamo/vllm/headless.py @ 040ac80).
+ */
 export function serveArgsStart<T>(items: readonly T[], text: (t: T) => string): number {
   for (let i = 0; i < Math.min(items.length, 6); i++) {
     const t = text(items[i]!)
     const next = items[i + 1] !== undefined ? text(items[i + 1]!) : undefined
     if (t.replace(/^.*\//, '') === 'vllm' && next === 'serve') return i + 2
-    if (t === '-m' && next === 'vllm.entrypoints.openai.api_server') return i + 2
+    if (t === '-m' && (next === 'vllm.entrypoints.openai.api_server' || next === 'dynamo.vllm')) return i + 2
     if (t === '-m' && next === 'vllm.entrypoints.cli.main' && items[i + 2] !== undefined && text(items[i + 2]!) === 'serve') return i + 3
   }
   return -1

@@ -16,12 +16,12 @@ import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, ty
 import { Commands, type Interp, type Prefix } from './simple-commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
-import { type Arg, type Assignment, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
+import { type Arg, type Assignment, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
 import { posix } from 'node:path'
 import { type ComposeService, composeServices, interpolate } from './compose.js'
 import { Positions, ScriptLines, type SourcedFile } from './source-map.js'
 import { type ReadSourced, type SourceNote, sourcedPath } from './sourced.js'
-import { fork, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
+import { fork, type HashedMap, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
 export type { Arg, Assignment, RayStart, Val, Watched } from './model.js'
 export { WATCHED } from './model.js'
@@ -95,6 +95,8 @@ class Evaluator implements Scope, Interp {
     private readonly file: string,
     /** Files being sourced around this one, outermost first (a file that sources itself again is a cycle). */
     private readonly chain: readonly string[] = [],
+    /** In a string another shell runs: the values its caller computed, by their tokens in the text. */
+    readonly holes?: ReadonlyMap<string, Val>,
   ) {
     this.ex = new Expander(this)
     this.conds = new Conditions(this.ex)
@@ -223,7 +225,10 @@ class Evaluator implements Scope, Interp {
     const words = items.length > 0 ? this.ex.argsOf(s, items) : []
     this.loopDepth++
     try {
-      if (words.length === 0 || words.length > MAX_ITEMS || words.some((a) => a.rest)) return this.pass(body, [s]).states
+      if (words.length === 0 || words.length > MAX_ITEMS || words.some((a) => a.rest)) {
+        const before = s.globals.copy()
+        return optionsOfOtherPasses(this.pass(body, [s]).states, before)
+      }
       const name = str(child(iter!, 'Name')!, 'Value')
       let live = [s]
       const out: State[] = []
@@ -347,7 +352,7 @@ class Evaluator implements Scope, Interp {
     const raw: Val = valueWord ? this.ex.wordVal(s, valueWord) : { text: '', known: true, map: [] }
     const val: Val =
       bool(a, 'Append') && prev?.kind === 'scalar'
-        ? { text: prev.val.text + raw.text, known: prev.val.known && raw.known, map: [...fill(prev.val), ...fill(raw)] }
+        ? { text: prev.val.text + raw.text, known: prev.val.known && raw.known, map: [...fill(prev.val), ...fill(raw)], ...appendedHoles(prev.val, raw) }
         : raw
     const previous = prev?.kind === 'scalar' ? prev.assignment : undefined
     const assignment: Assignment = {
@@ -365,14 +370,42 @@ class Evaluator implements Scope, Interp {
 
   private decl(cmd: Node, s: State): State[] {
     const variant = str(child(cmd, 'Variant')!, 'Value')
-    const local = variant === 'local' || variant === 'declare' || variant === 'typeset'
-    const flags = children(cmd, 'Args').filter((a) => bool(a, 'Naked') && str(child(a, 'Name') ?? child(a, 'Value')!, 'Value').startsWith('-'))
-    const exported = variant === 'export' || flags.some((f) => /x/.test(this.ex.src(f))) ? true : undefined
+    // Options are naked words (`-x`, `-gx`): their source text, as mvdan-sh keeps them as a Value word.
+    const flags = children(cmd, 'Args').filter((a) => bool(a, 'Naked') && /^-\w/.test(this.ex.src(a)))
+    // `declare -g` (bash 4.2+) sets the global variable from inside a function.
+    const local = variant === 'local' || ((variant === 'declare' || variant === 'typeset') && !flags.some((f) => /^-\w*g/.test(this.ex.src(f))))
+    const exported = variant === 'export' || flags.some((f) => /^-\w*x/.test(this.ex.src(f))) ? true : undefined
+    const kind = variant === 'export' ? 'export' : local ? 'local' : 'assign'
     for (const a of children(cmd, 'Args')) {
-      if (!child(a, 'Name')) continue
-      this.assign(s, a, variant === 'export' ? 'export' : local ? 'local' : 'assign', exported, local && s.frames.length > 1)
+      if (child(a, 'Name')) this.assign(s, a, kind, exported, local && s.frames.length > 1)
+      else if (child(a, 'Value') && !flags.includes(a)) this.assignByName(s, child(a, 'Value')!, kind, exported, local && s.frames.length > 1)
     }
     return [s]
+  }
+
+  /**
+   * `export "$name"="$value"` (a helper that exports what its caller names, as DGX Spark launchers'
+   * `export_persist VLLM_HOST_IP "$HOST_IP"`): bash expands the word, then reads NAME=VALUE from it; a
+   * name known on this path makes it that variable's assignment.
+   */
+  private assignByName(s: State, word: Node, kind: Assignment['kind'], exported: boolean | undefined, local: boolean): void {
+    const v = this.ex.wordVal(s, word)
+    const m = /^([A-Za-z_]\w*)=/.exec(v.text)
+    if (!m) return
+    const name = m[1]!
+    const prev = this.lookup(s, name)
+    const val = sliceVal(v, m[0].length)
+    const previous = prev?.kind === 'scalar' ? prev.assignment : undefined
+    const assignment: Assignment = {
+      name,
+      val,
+      span: this.ex.span(word),
+      kind,
+      inBranch: s.branch > 0,
+      ...(previous ? { previous } : {}),
+      ...(s.frames.length > 1 ? { inFunction: true } : {}),
+    }
+    this.setVar(s, name, { kind: 'scalar', val, exported: exported ?? (prev?.kind === 'scalar' && prev.exported), assignment }, local)
   }
 
   /** The here-document a statement feeds its command (`<<EOF`, `<<-EOF`, `<<'EOF'`), expanded as bash would. */
@@ -547,16 +580,17 @@ class Evaluator implements Scope, Interp {
   runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void {
     if (this.nesting >= MAX_NESTING) return
     const parses = this.shared.parses
-    if (!parses.has(script.text)) {
-      const p = parseBash(script.text, 'nested')
-      parses.set(script.text, 'error' in p ? undefined : p)
+    const t = tokenized(script)
+    if (!parses.has(t.text)) {
+      const p = parseBash(t.text, 'nested')
+      parses.set(t.text, 'error' in p ? undefined : p)
     }
-    const parsed = parses.get(script.text)
+    const parsed = parses.get(t.text)
     if (!parsed) return
-    const map = script.map && script.map.length === script.text.length ? script.map : Array<number>(script.text.length).fill(-1)
-    const after = script.after && script.after.length === script.text.length ? script.after : undefined
+    const map = t.map && t.map.length === t.text.length ? t.map : Array<number>(t.text.length).fill(-1)
+    const after = t.after && t.after.length === t.text.length ? t.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
-    const sub = new Evaluator(parsed, script.text, pos, env, this.nesting + 1, this.shared, this.file, this.chain)
+    const sub = new Evaluator(parsed, t.text, pos, env, this.nesting + 1, this.shared, this.file, this.chain, t.holes)
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
     // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
     const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
@@ -577,6 +611,82 @@ class Evaluator implements Scope, Interp {
 }
 
 const fill = (v: Val): number[] => (v.map && v.map.length === v.text.length ? [...v.map] : Array<number>(v.text.length).fill(-1))
+
+/**
+ * After one pass of a loop that runs an unknown number of times (an option loop: `while [[ $# -gt 0 ]];
+ * do case $1 in -r) ROLE=$2 …`), each path has taken one option; the others passes take stay open.
+ * A variable some path set to an unknown value (an option's argument) that was unset or empty before
+ * the loop is, on every path, that option's value as given or not: the symbolic `${NAME}` (an input
+ * named for it, so two options are never taken for one address), keeping where it is written. A
+ * variable with a value of its own before the loop (a default) keeps what each path gives it.
+ */
+function optionsOfOtherPasses(states: State[], before: HashedMap<Var>): State[] {
+  const live = states.filter((x) => !x.done && !x.returning)
+  const given = new Map<string, Var & { kind: 'scalar' }>()
+  for (const st of live)
+    for (const [name, v] of st.globals) {
+      if (v === before.get(name) || v.kind !== 'scalar' || v.val.known || given.has(name)) continue
+      const old = before.get(name)
+      if (old === undefined || (old.kind === 'scalar' && old.val.known && old.val.text === '')) given.set(name, v)
+    }
+  if (given.size === 0) return states
+  for (const st of live)
+    for (const [name, v] of given) {
+      const own = st.globals.get(name)
+      const from = own !== before.get(name) && own?.kind === 'scalar' ? own : v
+      // What the calling shell expands: a string another shell runs reads it as one word (model.ts Val.holes).
+      const text = `\${${name}}`
+      const val: Val = { text, known: false, holes: [[0, text.length]] }
+      st.globals.set(name, { ...from, val, assignment: { ...from.assignment, val } })
+    }
+  return mergePaths(states)
+}
+
+/** The holes of `a` then `b` (model.ts Val.holes), for the value `a` + `b`. */
+const appendedHoles = (a: Val, b: Val): { holes?: Hole[] } => {
+  const holes: Hole[] = [...(a.holes ?? []), ...(b.holes ?? []).map(([x, y]): Hole => [x + a.text.length, y + a.text.length])]
+  return holes.length > 0 ? { holes } : {}
+}
+
+/**
+ * The text another shell runs, each hole (a value the caller computed) replaced by a token that reads
+ * as a plain word in any quoting, with what each token stands for: that shell reads the value, not its
+ * code (`'$head_ip:6379'` with head_ip=$(… awk '{print $1}') is one address, not a broken quote).
+ */
+function tokenized(script: Val): { text: string; map?: number[]; after?: number[]; holes?: Map<string, Val> } {
+  if (!script.holes?.length)
+    return { text: script.text, ...(script.map ? { map: [...script.map] } : {}), ...(script.after ? { after: [...script.after] } : {}) }
+  const map = fill(script)
+  const after = script.after && script.after.length === script.text.length ? script.after : undefined
+  const holes = new Map<string, Val>()
+  let text = ''
+  const outMap: number[] = []
+  const outAfter: number[] = []
+  let at = 0
+  const copy = (to: number): void => {
+    text += script.text.slice(at, to)
+    for (let i = at; i < to; i++) {
+      outMap.push(map[i]!)
+      outAfter.push(after ? after[i]! : map[i]! < 0 ? -1 : map[i]! + 1)
+    }
+  }
+  for (const [from, to] of [...script.holes].sort((x, y) => x[0] - y[0])) {
+    if (from < at) continue
+    copy(from)
+    const token = `${HOLE_TOKEN}${holes.size}_`
+    holes.set(token, sliceVal(script, from, to))
+    text += token
+    // Not written in the script; text appended after it goes where it goes after the value (after `$x` that expanded to it).
+    const end = after ? after[to - 1]! : map[to - 1]! < 0 ? -1 : map[to - 1]! + 1
+    for (let i = 0; i < token.length; i++) {
+      outMap.push(-1)
+      outAfter.push(end)
+    }
+    at = to
+  }
+  copy(script.text.length)
+  return { text, map: outMap, after: outAfter, holes }
+}
 
 /** Every `ray start` on every path through a launch script. */
 /**

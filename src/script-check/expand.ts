@@ -6,7 +6,7 @@
  */
 
 import { OP, bool, child, children, nodeType, num, spanOf, str, type Node, type ParsedScript } from './bash-ast.js'
-import { concatVals, expandedAt, sliceVal, type Arg, type Span, type Val } from './model.js'
+import { asHole, concatVals, expandedAt, HOLE_TOKEN, sliceVal, type Arg, type Span, type Val } from './model.js'
 import { unescapeLiteral, type Positions } from './source-map.js'
 import type { State, Var } from './state.js'
 
@@ -18,6 +18,8 @@ export interface Scope {
   lookup(s: State, name: string): Var | undefined
   /** The environment is known (a nested shell's: what its caller passed); at the top level it is not, so unset variables stay symbolic. */
   readonly envKnown: boolean
+  /** In a string another shell runs: the values its caller computed, by the token that stands for each in the text (model.ts Val.holes). */
+  readonly holes?: ReadonlyMap<string, Val>
 }
 
 /** A field of an expanded word: its segments, or a whole argument passed on by `"$@"`. */
@@ -130,15 +132,19 @@ export class Expander {
         let raw = this.sc.text.slice(r.start, r.end)
         if (this.sc.text[r.end] === '\n' && /(?:^|[^\\])(?:\\\\)*\\$/.test(raw)) raw = raw.slice(0, -1)
         const u = unescapeLiteral(raw, r.start, quoted)
-        cur.push({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) })
+        cur.push(
+          ...this.filled({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) }),
+        )
       } else if (t === 'SglQuoted') {
         flags.splittable = false
         const value = str(p, 'Value')
         const at = r.start + (bool(p, 'Dollar') ? 2 : 1)
         cur.push(
-          bool(p, 'Dollar')
-            ? { text: value, known: true }
-            : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length), after: this.sc.pos.afterRange(at, at + value.length) },
+          ...this.filled(
+            bool(p, 'Dollar')
+              ? { text: value, known: true }
+              : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length), after: this.sc.pos.afterRange(at, at + value.length) },
+          ),
         )
       } else if (t === 'DblQuoted') {
         flags.splittable = false
@@ -147,10 +153,32 @@ export class Expander {
         // Part of a longer word: what it expands to now follows this reference (model.ts Val.after).
         const end = this.sc.pos.span(r.start, r.end).end
         const x = this.paramSegs(s, p, quoted)
-        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => expandedAt(v, end)))
-        else cur.push(expandedAt(x, end))
-      } else cur.push(this.asWritten(p))
+        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => asHole(expandedAt(v, end))))
+        else cur.push(asHole(expandedAt(x, end)))
+      } else cur.push(asHole(this.asWritten(p)))
     }
+  }
+
+  /**
+   * Literal text of a string another shell runs, with each token that stands for a value its caller
+   * computed put back as that value (unknown, mapped to where it was written), wherever the token
+   * stands: in quotes too, as the output of a command substitution does.
+   */
+  private filled(v: Val): Val[] {
+    if (!this.sc.holes || !v.text.includes(HOLE_TOKEN)) return [v]
+    const out: Val[] = []
+    const re = new RegExp(`${HOLE_TOKEN}(\\d+)_`, 'g')
+    let at = 0
+    for (let m = re.exec(v.text); m; m = re.exec(v.text)) {
+      const hole = this.sc.holes.get(m[0])
+      if (!hole) continue
+      if (m.index > at) out.push(sliceVal(v, at, m.index))
+      const last = m.index + m[0].length - 1
+      out.push({ ...hole, after: Array<number>(hole.text.length).fill(v.after?.[last] ?? -1) })
+      at = m.index + m[0].length
+    }
+    if (at < v.text.length) out.push(sliceVal(v, at))
+    return out
   }
 
   /** A word's fields (`"$@"` and `"${arr[@]}"` give several; unquoted known text splits on blanks). */

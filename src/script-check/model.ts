@@ -30,7 +30,24 @@ export interface Val {
    * editing the variable's definition.
    */
   readonly after?: readonly number[]
+  /**
+   * Ranges [from, to) of characters the shell that expanded the value computed (a command
+   * substitution's output, a variable that holds one): code as written here, but what a shell the
+   * value is handed to (`bash -c`, `ssh`) reads is their output, one opaque word, never their quotes.
+   */
+  readonly holes?: readonly Hole[]
 }
+
+export type Hole = readonly [number, number]
+
+/** What stands for a hole in the text handed to another shell (`__vrd_hole_<n>_`): a plain word in any quoting. */
+export const HOLE_TOKEN = '__vrd_hole_'
+
+/**
+ * A value the shell computed, one hole: unknown text that holds shell syntax (`$(…)`, `${1#*=}`, `${NAME}`,
+ * backquotes, quotes) that a shell it is handed to would otherwise read again, as its own.
+ */
+export const asHole = (v: Val): Val => (!v.known && v.holes === undefined && /[$`'"]/.test(v.text) ? { ...v, holes: [[0, v.text.length]] } : v)
 
 /** One argument after expansion, with the word it was written as and the call depth it was written at. */
 export interface Arg {
@@ -113,9 +130,11 @@ export const concatVals = (vals: readonly Val[]): Val => {
   }
   const map = new Array<number>(text.length)
   const after = new Array<number>(text.length)
+  const holes: Hole[] = []
   let at = 0
   for (const v of vals) {
     const n = v.text.length
+    for (const [from, to] of v.holes ?? []) holes.push([from + at, to + at])
     const m = v.map && v.map.length === n ? v.map : undefined
     // A part's own `after` where it has one (of the right length, else none); else just after where it was written.
     const a = v.after ? (v.after.length === n ? v.after : undefined) : m?.map((i) => (i < 0 ? -1 : i + 1))
@@ -125,15 +144,25 @@ export const concatVals = (vals: readonly Val[]): Val => {
     }
     at += n
   }
-  return { text, known, map, after }
+  return { text, known, map, after, ...(holes.length > 0 ? { holes } : {}) }
 }
 
-export const sliceVal = (v: Val, from: number, to?: number): Val => ({
-  text: v.text.slice(from, to),
-  known: v.known,
-  ...(v.map ? { map: v.map.slice(from, to) } : {}),
-  ...(v.after ? { after: v.after.slice(from, to) } : {}),
-})
+/** The holes of a value that fall in [from, to), counted from `from`. */
+const sliceHoles = (holes: readonly Hole[] | undefined, from: number, to: number): Hole[] =>
+  (holes ?? []).flatMap(([a, b]): Hole[] => (b <= from || a >= to ? [] : [[Math.max(a, from) - from, Math.min(b, to) - from]]))
+
+export const sliceVal = (v: Val, from: number, to?: number): Val => {
+  const text = v.text.slice(from, to)
+  const start = from < 0 ? Math.max(0, v.text.length + from) : Math.min(from, v.text.length)
+  const holes = v.holes ? sliceHoles(v.holes, start, start + text.length) : []
+  return {
+    text,
+    known: v.known,
+    ...(v.map ? { map: v.map.slice(from, to) } : {}),
+    ...(v.after ? { after: v.after.slice(from, to) } : {}),
+    ...(holes.length > 0 ? { holes } : {}),
+  }
+}
 
 /** The value as expanded at a reference whose construct ends at script index `end`: its characters now follow that reference. */
 export const expandedAt = (v: Val, end: number): Val => ({ ...v, after: Array<number>(v.text.length).fill(end) })

@@ -58,6 +58,8 @@ interface Ctx {
   readonly headIps: ReadonlySet<string>
   /** VLLM_HOST_IP settings (settingKey) that both a head's and a worker's start get. */
   readonly sharedByRoles: ReadonlySet<string>
+  /** For each VLLM_HOST_IP setting (settingKey), the arguments that give the starts that get it their Ray identity (script ranges). */
+  readonly identities: ReadonlyMap<string, ReadonlySet<string>>
 }
 
 /** Where a setting writes its value (its characters' range), the same for every start that gets it. */
@@ -75,6 +77,19 @@ function settingsSharedByRoles(starts: readonly RayStart[]): Set<string> {
     roles.set(k, (roles.get(k) ?? new Set()).add(r.head))
   }
   return new Set([...roles].filter(([, h]) => h.size > 1).map(([k]) => k))
+}
+
+/** For each VLLM_HOST_IP setting, the arguments that give its starts their identities (one: the same words on every node). */
+function identitiesBySetting(starts: readonly RayStart[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const r of starts) {
+    const a = r.env.get('VLLM_HOST_IP')
+    if (!a) continue
+    const w = r.nodeIp?.arg.span
+    const k = settingKey(a)
+    out.set(k, (out.get(k) ?? new Set()).add(w && w.start >= 0 ? `${w.start}:${w.end}` : `none:${r.line}:${r.rayLine}:${r.head}`))
+  }
+  return out
 }
 
 /** One start, as the rules look at it. */
@@ -167,10 +182,24 @@ function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
 
 /** A VLLM_HOST_IP that differs from the Ray identity the same start pins. */
 function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
-  if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text || !comparable(vhi.val, r.nodeIp.val)) return []
+  if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text) return []
+  // The identity is the value this setting replaced in the same shell: `VLLM_HOST_IP=<other> ray start --node-ip-address
+  // "$VLLM_HOST_IP"` (bash expands the argument before the prefix applies), or a second `export VLLM_HOST_IP=<other>` after
+  // RAY_OVERRIDE_NODE_IP_ADDRESS was set with the first. Ray gets one value, vLLM the other: two addresses the script wrote for one
+  // node, whatever its input. Otherwise two different texts must be comparable.
+  const sameShell = vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign' || vhi.kind === 'local'
+  const readsReplaced = sameShell && vhi.previous !== undefined && vhi.previous.val.text === r.nodeIp.val.text
+  if (!readsReplaced && !comparable(vhi.val, r.nodeIp.val)) return []
   const prev = overrides(vhi)
-  // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it for one breaks the other.
-  const edits = c.sharedByRoles.has(settingKey(vhi)) ? [] : overrideEdits(vhi, r.nodeIp, c.script.text)
+  // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it
+  // for one breaks the other, unless every start it reaches takes its identity from the same words, which each node expands to its
+  // own address (`RAY_OVERRIDE_NODE_IP_ADDRESS="${VLLM_HOST_IP}"` in a docker run both roles share): then naming that variable fits all.
+  const key = settingKey(vhi)
+  const edits = !c.sharedByRoles.has(key)
+    ? overrideEdits(vhi, r.nodeIp, c.script.text)
+    : c.identities.get(key)?.size === 1 && !r.nodeIp.val.known
+      ? overrideEdits(vhi, r.nodeIp, c.script.text).filter((e) => e.text.startsWith('$'))
+      : []
   return [
     {
       code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
@@ -263,7 +292,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       .filter((r) => r.head && r.kind === 'ray-start')
       .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
-  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts) }
+  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts), identities: identitiesBySetting(starts) }
   const out: ScriptFinding[] = []
   for (const r of starts) {
     if (r.kind === 'vllm-serve') {

@@ -18,8 +18,24 @@ export function pinEdit(r: RayStart, setting: Assignment, text: string): Edit[] 
   const value = setting.val
   const ref = value.known ? undefined : referenceTo(value, setting.valueAt ? { span: setting.valueAt } : undefined, text)
   const named = ref && definedBefore(text, ref.slice(1), r.insertAt.offset) ? ref : undefined
-  const word = named ?? (r.insertAt.nested ? inlineWord(value.text) : shellWord(value.text))
+  const word = named ?? innerReference(r, setting, text) ?? (r.insertAt.nested ? inlineWord(value.text) : shellWord(value.text))
   return word === undefined ? [] : [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${word}` }]
+}
+
+/**
+ * A setting the nested shell makes itself, in the string that runs the start (`bash -c "export
+ * VLLM_HOST_IP=\$(hostname …) && ray start …"`), where the script defers its `$` to that shell with
+ * `\$`: the pin names the variable the same way (`\$VLLM_HOST_IP`), so the nested shell reads its own
+ * value, not the calling shell's.
+ */
+function innerReference(r: RayStart, setting: Assignment, text: string): string | undefined {
+  if (!r.insertAt?.nested || setting.kind !== 'export' || setting.inFunction) return undefined
+  const map = setting.val.map
+  const dollar = setting.val.text.indexOf('$')
+  const at = map && dollar >= 0 ? map[dollar]! : -1
+  if (at < 1 || text[at - 1] !== '\\' || at > r.insertAt.offset) return undefined
+  // The same string: no double quote of the calling shell ends it between the setting and the start.
+  return /(?:^|[^\\])"/.test(text.slice(at, r.insertAt.offset)) ? undefined : `\\$${setting.name}`
 }
 
 /** Drop a setting (with the blank after it), so the value it replaced stands. */

@@ -217,14 +217,19 @@ export class Commands {
       const m = /^--env(=)?/.exec(t)
       const value = m ? (m[1] ? sliceVal(a.val, 6) : rest[i + 1]?.val) : undefined
       if (m && value) {
-        // `--env A=1,B=2`: each setting, its value mapped to where it was written (a patch may rewrite it).
+        // `--env A=1,B=2`: each setting, its value mapped to where it was written (a patch may rewrite it). A lone
+        // `--env NAME=value` spans its words, so a patch may drop it as it drops `docker run -e NAME=value`.
+        const parts = value.text.split(',')
+        const last = m[1] ? a : rest[i + 1]!
+        const whole =
+          parts.length === 1 && a.span.start >= 0 && last.span.start >= 0 ? { start: a.span.start, end: last.span.end, line: last.span.line } : undefined
         let from = 0
-        for (const part of value.text.split(',')) {
+        for (const part of parts) {
           const kv = /^([A-Za-z_]\w*)=/.exec(part)
           if (kv) {
             const val = sliceVal(value, from + kv[0].length, from + part.length)
             const w = writtenAt(val)
-            env.set(kv[1]!, { val, span: { start: -1, end: -1, line: (m[1] ? a : rest[i + 1]!).span.line }, ...(w ? { valueAt: w } : {}) })
+            env.set(kv[1]!, { val, span: whole ?? { start: -1, end: -1, line: last.span.line }, ...(w ? { valueAt: w } : {}) })
           }
           from += part.length + 1
         }

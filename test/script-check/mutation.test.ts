@@ -11,9 +11,11 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadManifestFile } from '../../src/manifest/load-manifest.js'
+import type { Manifest } from '../../src/manifest/schema.js'
 import { checkLaunchScript, type ReadSourced } from '../../src/script-check/index.js'
-import { FABRIC_IP, type Mutant, mutants } from './mutation/inject.js'
+import { FABRIC_IP, type Mutant, mutants, type NativeMutant, nativeMutants } from './mutation/inject.js'
 
 const NAME = 'launch.sh'
 type Files = Readonly<Record<string, string>>
@@ -61,7 +63,9 @@ function patchP1(text: string, files: Files, diff: string): { text: string; file
 
 /** Where the mutant's VLLM_HOST_IP is read by the role's own ray start, the injected value changes nothing: no bug. */
 const consistent = (m: Mutant): boolean =>
-  m.bug === 'worker' && (m.style === 'export' || m.style === 'source') && /\$\{?VLLM_HOST_IP\b/.test(m.text.split('\n')[m.roleLines[0]! - 1] ?? '')
+  m.bug === 'worker' &&
+  (m.style === 'export' || m.style === 'source') &&
+  /--node-ip-address[= ]"?\$\{?VLLM_HOST_IP\b/.test(m.roleLines.map((l) => m.text.split('\n')[l - 1] ?? '').join('\n'))
 
 export function checkMutant(m: Mutant): void {
   const r = check(m.text, m.files)
@@ -70,8 +74,16 @@ export function checkMutant(m: Mutant): void {
     expect(errs, 'the injected value is the one the ray start uses').toEqual([])
     return
   }
-  const codes = m.bug === 'head' ? ['SCRIPT_HEAD_IDENTITY_UNPINNED'] : ['SCRIPT_VLLM_HOST_IP_OVERRIDE', 'SCRIPT_WORKER_IDENTITY_UNPINNED']
-  const f = errs.find((x) => codes.includes(x.code) && x.message.includes(m.bug === 'head' ? '10.99.0.1' : '10.99.0.2'))
+  // A script that pins Ray by its environment (RAY_OVERRIDE_NODE_IP_ADDRESS, which Ray 2.x reads as --node-ip-address) keeps the
+  // head pinned without the flag: the injected VLLM_HOST_IP then differs from that identity.
+  const envPinned = /^[^#\n]*\bRAY_OVERRIDE_NODE_IP_ADDRESS\b/m.test(m.text)
+  const codes =
+    m.bug === 'head'
+      ? ['SCRIPT_HEAD_IDENTITY_UNPINNED', ...(envPinned ? ['SCRIPT_VLLM_HOST_IP_OVERRIDE'] : [])]
+      : ['SCRIPT_VLLM_HOST_IP_OVERRIDE', 'SCRIPT_WORKER_IDENTITY_UNPINNED']
+  const f = codes
+    .map((code) => errs.find((x) => x.code === code && x.message.includes(m.bug === 'head' ? '10.99.0.1' : '10.99.0.2')))
+    .find((x) => x !== undefined)
   expect(f, `${codes.join('|')} in ${JSON.stringify(errs.map((x) => `${x.code}@${x.evidence['Script line']}`))}`).toBeDefined()
   expect(f!.patch, 'the finding carries its patch').toBeDefined()
   // The line named is where the value was injected, or a line of the role's ray start that the patch edits.
@@ -91,7 +103,13 @@ export function checkMutant(m: Mutant): void {
   ).toBe(true)
   // A value injected into a command both roles share reaches the worker too: it claims the head's address, which has no
   // mechanical fix, and it meets identities the user passes in; those findings name the injected value and stay.
-  if (m.shared) expect(errs.map((x) => x.code)).toContain('SCRIPT_WORKER_USES_HEAD_IP')
+  if (m.shared)
+    expect(
+      errs.some(
+        (x) => x.code === 'SCRIPT_WORKER_USES_HEAD_IP' || (envPinned && x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE' && /^The worker's\b/.test(x.message)),
+      ),
+      JSON.stringify(errs.map((x) => x.code)),
+    ).toBe(true)
   const consequence = (x: { code: string; evidence: Record<string, string> }) =>
     m.shared && x.code !== 'SCRIPT_HEAD_IDENTITY_UNPINNED' && (x.evidence['VLLM_HOST_IP'] ?? '').startsWith(FABRIC_IP)
   const patched = patchP1(m.text, m.files, r.patch!)
@@ -103,6 +121,34 @@ export function checkMutant(m: Mutant): void {
   ).toEqual([])
 }
 
+let pair: Manifest
+beforeAll(async () => {
+  pair = (await loadManifestFile(join(__dirname, '../../src/manifest/examples/dgx-spark-pair.yml'))).manifest!
+})
+
+/** The example manifest with `n` nodes on the fabric 10.99.0.0/24: the head at FABRIC_IP, the workers from 10.99.0.3. */
+function manifestOf(n: number): Manifest {
+  const [head, worker] = [pair.nodes.find((x) => x.role === 'head')!, pair.nodes.find((x) => x.role === 'worker')!]
+  const nodes = [{ ...head, fabricIp: FABRIC_IP }, ...Array.from({ length: n - 1 }, (_, i) => ({ ...worker, name: `w${i + 1}`, fabricIp: `10.99.0.${i + 3}` }))]
+  return { ...pair, fabric: { ...pair.fabric, subnet: '10.99.0.0/24' }, nodes }
+}
+
+/** A native-mode mutant: found at a line of the role or the injection, with a patch that applies and leaves no error. */
+export function checkNativeMutant(m: NativeMutant): void {
+  const manifest = manifestOf(m.nodes)
+  const errs = (text: string) => checkLaunchScript(text, { path: NAME, manifest }).findings.filter((f) => f.severity === 'error')
+  const r = checkLaunchScript(m.text, { path: NAME, manifest })
+  const code = m.bug === 'master-addr' ? 'SCRIPT_MASTER_ADDR_NOT_FABRIC' : 'SCRIPT_VLLM_HOST_IP_OVERRIDE'
+  const found = r.findings.filter((f) => f.severity === 'error' && f.code === code)
+  expect(found.length, `${code} in ${JSON.stringify(r.findings.map((x) => `${x.code}@${x.evidence['Script line']}`))}`).toBeGreaterThan(0)
+  for (const f of found) {
+    expect(f.patch, 'the finding carries its patch').toBeDefined()
+    expect([...m.injectedLines, ...m.roleLines]).toContain(lineOfFinding(f))
+  }
+  const patched = patchP1(m.text, {}, r.patch!)
+  expect(errs(patched.text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+}
+
 export function realScripts(folder: string): { name: string; text: string }[] {
   const dir = join(__dirname, 'fixtures', 'real', folder)
   return readdirSync(dir)
@@ -111,18 +157,47 @@ export function realScripts(folder: string): { name: string; text: string }[] {
     .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }))
 }
 
-for (const set of ['dev', 'held-out'] as const)
+/**
+ * Scripts published with one of the incident's bugs (fixtures/real/README.md says why each is one): the check names it
+ * at the line, and its patch clears it.
+ */
+const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
+  // export VLLM_HOST_IP=$(hostname --ip-address …), then ray start --head without --node-ip-address (the seed incident).
+  'mn5-ray_head.sh': ['SCRIPT_HEAD_IDENTITY_UNPINNED@launch.sh:35'],
+  // VLLM_HOST_IP from ib0 ("not the ethernet"), ray start --address without --node-ip-address: Ray takes the default route.
+  'mn5-ray_worker.sh': ['SCRIPT_WORKER_IDENTITY_UNPINNED@launch.sh:36'],
+  // The worker's bash -c exports its own `hostname --ip-address` over the head's, and its ray start is not pinned to it.
+  'kempner-init_cluster.sh': ['SCRIPT_VLLM_HOST_IP_OVERRIDE@launch.sh:90'],
+}
+
+for (const set of ['dev', 'held-out', 'held-out2'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
-        it('as published: no error', () => {
-          expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual([])
+        const published = PUBLISHED_WITH_BUG[name] ?? []
+        it(published.length === 0 ? 'as published: no error' : 'as published: its bug, and a patch that clears it', () => {
+          expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual(published)
+          if (published.length === 0) return
+          const r = check(text)
+          expect(r.patch).toBeDefined()
+          expect(errors(patchP1(text, {}, r.patch!).text)).toEqual([])
         })
         const ms = mutants(text)
+        const native = nativeMutants(text)
         it('takes a bug in at least three styles', () => {
-          expect(ms.length).toBeGreaterThanOrEqual(3)
+          expect(ms.length + native.length).toBeGreaterThanOrEqual(3)
         })
         for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
+        for (const m of native) it(`native ${m.bug} bug, ${m.style}`, () => checkNativeMutant(m))
+        if (native.length > 0)
+          it('native mode, as published with a manifest of its nodes: no error', () => {
+            const manifest = manifestOf(native[0]!.nodes)
+            expect(
+              checkLaunchScript(text, { path: NAME, manifest })
+                .findings.filter((f) => f.severity === 'error')
+                .map((x) => `${x.code}@${x.evidence['Script line']}`),
+            ).toEqual([])
+          })
       })
     }
   })

@@ -73,6 +73,47 @@ function logicalEnd(text: string, i: number): number {
   }
 }
 
+/**
+ * Whether index i is inside a quoted string that began on an earlier line (a multi-line `bash -lc "…"`
+ * body): bash's quotes read from the top, comments, backslashes and here-document bodies skipped.
+ */
+function inMultiLineString(text: string, i: number): boolean {
+  let q: '' | "'" | '"' = ''
+  let openedOn = -1
+  let heredoc: string | undefined
+  for (let j = 0; j < i; j++) {
+    const c = text[j]!
+    if (heredoc !== undefined) {
+      // The body runs to the line that is the delimiter.
+      const end = text.indexOf('\n', j)
+      const line = text.slice(j, end < 0 ? text.length : end)
+      if (line.trim() === heredoc) heredoc = undefined
+      j = end < 0 ? text.length : end
+      continue
+    }
+    if (q === "'") {
+      if (c === "'") q = ''
+    } else if (q === '"') {
+      if (c === '\\') j++
+      else if (c === '"') q = ''
+    } else if (c === '\\') j++
+    else if (c === '#' && (j === 0 || /\s/.test(text[j - 1]!))) j = Math.max(j, text.indexOf('\n', j) - 1)
+    else if (c === "'" || c === '"') {
+      q = c
+      openedOn = text.lastIndexOf('\n', j)
+    } else if (c === '<' && text[j + 1] === '<' && text[j + 2] !== '<') {
+      const h = /^<<-?\s*['"]?(\w+)['"]?/.exec(text.slice(j))
+      if (h) {
+        const nl = text.indexOf('\n', j)
+        if (nl < 0 || nl >= i) return false
+        heredoc = h[1]!
+        j = nl
+      }
+    }
+  }
+  return q !== '' && openedOn !== text.lastIndexOf('\n', i - 1)
+}
+
 function occurrences(text: string): Occurrence[] {
   const out: Occurrence[] = []
   const re = /\bray start\b/g
@@ -86,7 +127,7 @@ function occurrences(text: string): Occurrence[] {
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--head\b/.test(region) ? 'head' : /(?:^|\s)--address\b/.test(region) ? 'worker' : 'shared'
     const quotes = (before.match(/["']/g) ?? []).length
-    out.push({ at: m.index, end, role, direct: quotes % 2 === 0 && !/[=]$/.test(before.trim()) })
+    out.push({ at: m.index, end, role, direct: quotes % 2 === 0 && !/[=]$/.test(before.trim()) && !inMultiLineString(text, m.index) })
   }
   return out
 }
@@ -112,11 +153,41 @@ function insert(text: string, at: number, s: string): string {
 /** A command that can be wrapped in one double-quoted string (no quotes, substitutions or lists in it). */
 const wrappable = (cmd: string): boolean => !/["'`]|\$\(|&&|\|\||[;|#]/.test(cmd)
 
-function headPin(text: string, o: Occurrence | undefined, append: { start: number; end: number } | undefined): string {
-  const strip = (s: string) => s.replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|\S+)/g, '')
+function headPin(text: string, o: Occurrence | undefined, append: { start: number; end: number } | undefined, shared: Occurrence | undefined): string {
+  // The value ends at a blank or at the quote that closes a string around the command.
+  const strip = (s: string) => s.replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|[^\s"]+)/g, '')
   if (o && o.role === 'head') return text.slice(0, o.at) + strip(text.slice(o.at, o.end)) + text.slice(o.end)
-  if (append) return text.slice(0, append.start) + strip(text.slice(append.start, append.end)) + text.slice(append.end)
-  return text
+  if (!append) return text
+  const appended = text.slice(0, append.start) + strip(text.slice(append.start, append.end)) + text.slice(append.end)
+  // The pin is in the command both roles build on (`CMD="ray start --node-ip-address=…"; CMD+=" --head"`): the head loses it there.
+  if (appended !== text || !shared || shared.at > append.start) return appended
+  return text.slice(0, shared.at) + strip(text.slice(shared.at, shared.end)) + text.slice(shared.end)
+}
+
+/**
+ * Whether a line inserted at `from` (in a branch or not) reaches the ray start at `to` after it: bash's
+ * `if`/`case` are no scope, so it does unless `to` is in a sibling branch (an `else`, `elif` or another
+ * case item of a construct around `from`, before that construct closes), or sets VLLM_HOST_IP itself.
+ */
+function reaches(text: string, from: number, to: number): boolean {
+  let depth = 0
+  let sibling = false
+  for (const raw of text.slice(from, to).split('\n').slice(1)) {
+    const line = raw.trim().replace(/\s+#.*$/, '')
+    if (line.startsWith('#')) continue
+    // The later start's own setting (its section's, its command's) is what it gets.
+    if (/\bVLLM_HOST_IP=/.test(line)) return false
+    const opens = (line.match(/(?:^|[;&|]\s*)(?:if|case|while|until|for)\b/g) ?? []).length
+    const closes = (line.match(/(?:^|;\s*|\s)(?:fi|esac|done)\b\s*(?:[;&|)]|$)/g) ?? []).length
+    if (depth === 0 && (/^(?:else|elif)\b/.test(line) || /;;\s*$/.test(line))) sibling = true
+    depth += opens - closes
+    // Out of the construct around the insertion: what follows it runs after it on every path.
+    if (depth < 0) {
+      depth = 0
+      sibling = false
+    }
+  }
+  return !sibling
 }
 
 /** Every mutant of one script: each bug in each style that fits the script. */
@@ -132,6 +203,7 @@ export function mutants(original: string): Mutant[] {
               original,
               occurrences(original).find((o) => o.role === 'head'),
               appendLine(original, '--head'),
+              occurrences(original).find((o) => o.role === 'shared'),
             )
           : original
       const occ = occurrences(text)
@@ -159,7 +231,10 @@ export function mutants(original: string): Mutant[] {
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
       } else if (style === 'export' || style === 'source') {
-        if (inContainer || !o.direct) continue
+        // A ray start that begins a line of a multi-line string another shell runs (`docker exec c bash -lc "…"`) takes an
+        // export on the line before it, in that shell; a settings file on the host is not there.
+        const ownLine = !o.direct && style === 'export' && inMultiLineString(text, o.at) && commandStart(text, o.at) === o.at
+        if (!ownLine && (inContainer || !o.direct)) continue
         const start = commandStart(text, o.at)
         const lineStart = text.lastIndexOf('\n', start - 1) + 1
         const indent = text.slice(lineStart, start)
@@ -168,7 +243,7 @@ export function mutants(original: string): Mutant[] {
         if (style === 'source') files = { [SETTINGS_FILE]: `# settings of this node\nexport VLLM_HOST_IP=${ip}\n` }
         // Only where the command begins its line (an `if`/`case` section, a loop body, or the top level).
         if (indent.trim() !== '') continue
-        reachesOthers = occ.some((x) => x.at > o.at) && !/^\s/.test(line)
+        reachesOthers = !ownLine && occ.some((x) => x.at > o.at && reaches(text, lineStart, x.at))
         text = insert(text, lineStart, line)
         injected = [lineOf(text, lineStart)]
         roleLines = lineRange(text, roleRange.start + line.length, roleRange.end + line.length)
@@ -222,5 +297,89 @@ export function mutants(original: string): Mutant[] {
       out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own || reachesOthers, files })
     }
   }
+  return out
+}
+
+/**
+ * vLLM's native multi-node mode (`vllm serve … --nnodes/--node-rank/--master-addr/--headless`, no Ray):
+ * the incident's bugs there, with a manifest whose head has the fabric IP 10.99.0.1.
+ *
+ * - master-addr: the worker's (or the shared) serve is given `--master-addr 10.99.0.2`, not the
+ *   head's fabric IP (style `flag`), or loses `--master-addr` and falls back to vLLM's 127.0.0.1
+ *   (style `dropped`).
+ * - host-ip: the worker's serve gets VLLM_HOST_IP=10.99.0.1, the head's fabric IP, which vLLM
+ *   advertises as its own (styles `prefix`, `export`, `apptainer --env`, `docker -e`, as fit).
+ */
+export interface NativeMutant {
+  readonly bug: 'master-addr' | 'host-ip'
+  readonly style: 'flag' | 'dropped' | 'prefix' | 'export' | 'apptainer --env' | 'docker -e'
+  readonly text: string
+  readonly injectedLines: readonly number[]
+  readonly roleLines: readonly number[]
+  /** Nodes of the manifest the mutant is checked against (the script's literal --nnodes, else 2). */
+  readonly nodes: number
+}
+
+const SERVE = /\bvllm serve\b|-m (?:vllm\.entrypoints\.openai\.api_server|dynamo\.vllm)\b/g
+const NATIVE_FLAG = /(?:^|\s)--(?:nnodes|node-rank|headless|master-addr)\b/
+
+/** The native serves of a script: each logical command, its role by literal flags (the worker's `--headless` or rank ≥ 1). */
+function serveOccurrences(text: string): Occurrence[] {
+  const out: Occurrence[] = []
+  for (let m = SERVE.exec(text); m; m = SERVE.exec(text)) {
+    const lineStart = text.lastIndexOf('\n', m.index) + 1
+    if (text.slice(lineStart, m.index).trimStart().startsWith('#')) continue
+    let end = logicalEnd(text, m.index)
+    const region = text.slice(m.index, end)
+    if (!NATIVE_FLAG.test(region)) continue
+    const tail = /\s*(?:&|;)?\s*$/.exec(region)
+    end -= tail ? tail[0].length : 0
+    const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
+    out.push({ at: m.index, end, role, direct: !inMultiLineString(text, m.index) })
+  }
+  return out
+}
+
+export function nativeMutants(original: string): NativeMutant[] {
+  const occ = serveOccurrences(original)
+  const o = occ.find((x) => x.role === 'worker') ?? occ.find((x) => x.role === 'shared')
+  if (!o) return []
+  const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
+  const start = commandStart(original, o.at)
+  const command = original.slice(start, o.end)
+  const role = lineRange(original, start, o.end)
+  const out: NativeMutant[] = []
+  const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
+  if (master) {
+    const at = o.at + master.index
+    const flagged = `${original.slice(0, at)}${master[1]}${master[2]}${OTHER_IP}${original.slice(at + master[0].length)}`
+    out.push({ bug: 'master-addr', style: 'flag', text: flagged, injectedLines: [lineOf(original, at + 1)], roleLines: role, nodes })
+    const dropped = `${original.slice(0, at)}${original.slice(at + master[0].length)}`
+    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: lineRange(dropped, start, o.end - master[0].length), nodes })
+  }
+  // A container started with --cleanenv (apptainer) or by docker gets none of this shell's variables.
+  const cleanEnv = /\b(?:apptainer|singularity)\s+exec\b[^\n]*?(?:\\\n[^\n]*?)*?(?:--cleanenv|--containall|\s-[eC]\b)/.test(command)
+  const inDocker = /\b(?:docker|podman) run\b/.test(command)
+  const add = (style: NativeMutant['style'], at: number, word: string): void => {
+    const text = insert(original, at, word)
+    const shift = (i: number) => i + (i >= at ? word.length : 0)
+    out.push({
+      bug: 'host-ip',
+      style,
+      text,
+      injectedLines: [lineOf(text, at + (word.startsWith('\n') ? 1 : 0))],
+      roleLines: lineRange(text, shift(start), shift(o.end)),
+      nodes,
+    })
+  }
+  const assign = `VLLM_HOST_IP=${FABRIC_IP}`
+  if (!cleanEnv && !inDocker) add('prefix', start, `${assign} `)
+  const lineStart = original.lastIndexOf('\n', start - 1) + 1
+  if (!cleanEnv && !inDocker && original.slice(lineStart, start).trim() === '' && o.direct)
+    add('export', lineStart, `${original.slice(lineStart, start)}export ${assign}\n`)
+  const app = /\b(?:apptainer|singularity)\s+exec\b/.exec(command)
+  if (app) add('apptainer --env', start + app.index + app[0].length, ` --env ${assign}`)
+  const docker = /\b(?:docker|podman) run\b/.exec(command)
+  if (docker) add('docker -e', start + docker.index + docker[0].length, ` -e ${assign}`)
   return out
 }
