@@ -76,10 +76,7 @@ export async function relayImage(
     runnerId?: string
     /** Land the archive on every node first (default: the manifest's `image.relayLanding`). */
     landing?: boolean
-    /**
-     * Keep the runner's `docker save` archive here and send it from there next time (runner-archive.ts);
-     * the relay distribution passes runnerArchiveDir() when `image.runnerArchiveCache` is on. None: `docker save` every time.
-     */
+    /** Keep the runner's `docker save` archive here for the next relay (runner-archive.ts; none: `docker save` every time). */
     archiveDir?: string
   },
 ): Promise<RelayResult> {
