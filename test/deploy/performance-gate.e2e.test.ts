@@ -26,12 +26,12 @@ let labText: string
 const progress = (m: string) => process.stderr.write(`[performance-e2e] ${m}\n`)
 
 /** The lab's manifest with the stand-in's per-step delay set in the container env, written as its own file. */
-function withDelay(seconds: string): string {
+function withDelay(seconds: string, maxSlowdown = 1.5): string {
   const doc = parseDocument(labText)
   doc.setIn(['container', 'env'], { VLLM_STANDIN_TOKEN_DELAY_S: seconds })
   // The lab's manifest leaves the gate off (its fast stand-in is too noisy to compare); here it fails a deploy.
-  doc.setIn(['smoke', 'regression'], { action: 'fail', maxSlowdown: 1.5 })
-  const path = join(dir, `delay-${seconds}.yml`)
+  doc.setIn(['smoke', 'regression'], { action: 'fail', maxSlowdown })
+  const path = join(dir, `delay-${seconds}-${maxSlowdown}.yml`)
   writeFileSync(path, doc.toString())
   return path
 }
@@ -78,7 +78,10 @@ describe.sequential('the performance gate on the lab', () => {
   }, 900_000)
 
   it('a release at p1 speed passes, its figures beside p1 in the summary', async () => {
-    const o = await deploy(withDelay('0.10'), 'p3')
+    // The same speed under a loaded CI machine: time to first token (the HTTP round trip and the first step, not the
+    // per-step delay alone) was read 1.71× p1's at load 10 on 2 cores, so this case allows 2.5×; the slow case above
+    // keeps 1.5× and a decode twice as slow.
+    const o = await deploy(withDelay('0.10', 2.5), 'p3')
     expect(o.exitCode, o.text).toBe(0)
     expect(json(o).performance?.rows.length).toBeGreaterThanOrEqual(3)
     expect(o.summary).toMatch(/\| figure \| p1 \| p3 \|/)
