@@ -192,6 +192,8 @@ export const EVIDENCE = {
   alsoSeenAt: 'Also seen at',
   /** `path:line[:col]` of a launch-script finding: where its annotation lands. */
   scriptLine: 'Script line',
+  /** The cause a finding that says what died names (a death finding without it leaves its cause to UNRECOGNISED_FAILURE). */
+  cause: 'Cause',
 } as const
 
 /**

@@ -12,6 +12,7 @@ import { EVIDENCE, type Finding } from './finding.js'
 import type { LogicalLine } from './paste-normalise.js'
 import { familyHintFinding, familyHintOf, type HintedLine } from './signature-family-hints.js'
 import { exitMeaning } from './signature-rules-processes.js'
+import { STALL_KIND, createStallReader } from './engine-stall.js'
 
 interface Marker {
   /** What kind of failure line this is, for the evidence. */
@@ -283,6 +284,9 @@ export function createFailureCollector(): FailureCollector {
   const seen = new Set<string>()
   /** Unexplained failure lines whose words name a family, by line number (a line judged again replaces its entry). */
   const hinted = new Map<number, Omit<HintedLine, 'at'> & { readonly line: LogicalLine }>()
+  /** vLLM's engine waiting on its workers after its start-up finished, with no progress since (engine-stall.ts): the weakest failure line. */
+  let stall: Failing | undefined
+  const readStall = createStallReader()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
@@ -305,6 +309,9 @@ export function createFailureCollector(): FailureCollector {
       }
       const kind = failureKind(line.text)
       if (kind === undefined) {
+        const engine = readStall(line.text.slice(0, MARKER_SCAN))
+        if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
+        else if (engine === 'progress') stall = undefined
         // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
         if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(line.text.slice(0, MARKER_SCAN))) {
           forget(lastFailing)
@@ -330,13 +337,15 @@ export function createFailureCollector(): FailureCollector {
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
     findings(source, findings) {
-      if (quoted.length === 0 && frame) {
-        quoted.push(frame)
-        lines.add(frame.line.line)
-        kinds.add(frame.kind)
-        for (const v of valuesIn(frame.line.text)) if (seen.size < SEEN_MAX) seen.add(v)
+      const weakest = frame ?? stall
+      if (quoted.length === 0 && weakest) {
+        quoted.push(weakest)
+        lines.add(weakest.line.line)
+        kinds.add(weakest.kind)
+        for (const v of valuesIn(weakest.line.text)) if (seen.size < SEEN_MAX) seen.add(v)
       }
-      if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code)) || quoted.length === 0) return []
+      if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code))) return []
+      if (quoted.length === 0) return causeNotNamed(findings)
       const shown = [...quoted]
       if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
       const first = quoted[0]!.line
@@ -346,7 +355,10 @@ export function createFailureCollector(): FailureCollector {
         code: 'UNRECOGNISED_FAILURE',
         severity: 'error',
         node: first.prefixIp ?? null,
-        message: `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
+        message:
+          quoted.length === 1 && quoted[0]!.kind === STALL_KIND
+            ? "vLLM's engine finished its start-up, then waited on its workers with no progress after (the log ends so): a hang, whose cause no line of this log names (a collective that never completes across the nodes, a GPU fault, memory pressure on a node)."
+            : `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
         evidence: {
           [EVIDENCE.logLine]: `${source}:${where(first)}`,
           'First failing line': clip(first.text),
@@ -388,4 +400,31 @@ function hintFindings(
   return [...byFamily.values()].map(({ first, count }) =>
     familyHintFinding({ at: `${source}:${where(first.line)}`, text: first.text, words: first.words, hint: first.hint }, first.line.prefixIp ?? null, count),
   )
+}
+
+/**
+ * A death finding (CONSEQUENCES) is the log's only error and names no cause, and no failure line is left
+ * unexplained: the cause is not in any form this tool knows, so one UNRECOGNISED_FAILURE says so, quoting
+ * the death's line (what to read upwards from). Never for a death that names its cause (EVIDENCE.cause).
+ */
+function causeNotNamed(findings: readonly Finding[]): Finding[] {
+  const death = findings.find((f) => f.severity === 'error' && CONSEQUENCES.has(f.code) && f.evidence[EVIDENCE.cause] === undefined)
+  if (!death) return []
+  const line = String(death.evidence.Line ?? '')
+  return [
+    {
+      code: 'UNRECOGNISED_FAILURE',
+      severity: 'error',
+      node: death.node,
+      message: `The log says what died (${death.code}) but no line of it names why in a form this tool knows: the cause is above the quoted line on this node, or in another node's log at the same time.`,
+      evidence: {
+        [EVIDENCE.logLine]: String(death.evidence[EVIDENCE.logLine] ?? ''),
+        'First failing line': clip(line),
+        ...(exceptionType(line) ? { 'Exception type': exceptionType(line)! } : {}),
+        'Failure lines': clip(line),
+        'Kinds of failure line': `a death (${death.code}) without its cause`,
+      },
+      fix: "Read the log above the quoted line for the first error, and every other node's log at the same time (a worker that hung or died first); run with NCCL_DEBUG=INFO and VLLM_LOGGING_LEVEL=DEBUG for more. If it is a failure this tool should name, report these lines so a signature can be added.",
+    },
+  ]
 }

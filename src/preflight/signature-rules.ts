@@ -5,7 +5,7 @@
  */
 
 import type { RayView } from './facts.js'
-import type { FindingCode, Severity } from './finding.js'
+import { EVIDENCE, type FindingCode, type Severity } from './finding.js'
 import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.js'
 import { MEMORY_RULES } from './signature-rules-memory.js'
 import { NCCL_RULES } from './signature-rules-nccl.js'
@@ -154,7 +154,7 @@ function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined
       ...(m[1] !== undefined ? { 'Worker error': m[1].slice(0, 200) } : {}),
       ...(m[2] !== undefined ? { 'RPC that timed out': m[2] } : {}),
       ...(m[3] !== undefined ? { Handshake: m[3] } : {}),
-      ...(m[5] !== undefined ? { 'Follower node': 'ran the API server path (not --headless)' } : {}),
+      ...(m[5] !== undefined ? { [EVIDENCE.cause]: 'a follower node (--node-rank > 0) ran the API server path, not --headless' } : {}),
     },
     fix: m[5]
       ? 'Start every node with --node-rank > 0 with `vllm serve <model> … --nnodes N --node-rank R --master-addr <leader fabric ip> --headless`; `python -m vllm.entrypoints.openai.api_server` ignored --headless before vLLM PR #36875 (vllm-project/vllm#33910), so use the vllm serve entrypoint on the followers.'

@@ -30,13 +30,9 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // batch 10 (first score 15/21, README): scored on main at 43856cf, before this round's dev merges
   'nccl-socket-pod-identity-link-aws-do-eks-54.txt':
     'named NCCL_SOCKET_FALLBACK (which the collector wrote down as also fair before scoring) and NCCL_TRANSPORT_ERROR, not SOCKET_IFNAME_MISSING',
-  // batch 11 (first score 14/20, README): the five left, each with causeInLog false in the collectors' evidence.json
-  'launcher-recipe-regression-shm-broadcast-stall-miaai-dspark-117.txt':
-    "silent: shm_broadcast's 60-second notice only (long compilations log it too); the recipe regression is in the thread",
+  // batch 11 (first score 14/20, README): the three left, each with causeInLog false in the collectors' evidence.json
   'mem-head-unified-pressure-sample-tokens-eugr-321.txt':
     "UNRECOGNISED_FAILURE on the RPC timeout's traceback: the head's unified-memory pressure is in the reporter's measurements, not the log",
-  'nccl-graph-replay-deadlock-two-sparks-vllm-52504.txt':
-    'named ENGINE_DEAD (the RPC to the workers timed out); the NCCL release that hangs is in the thread, not the log',
   'rendezvous-dp-master-loopback-ray-vllm-45150.txt':
     "named RENDEZVOUS_RANKS_MISSING (the collector's other reading): the log shows 2/8 clients joined, not the loopback master",
   'version-nixl-sidecar-mismatch-llm-d-355.txt': 'silent: DEBUG lines of a request waiting for remote KV blocks; the connector versions are in the thread',
