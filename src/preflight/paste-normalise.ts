@@ -1,7 +1,7 @@
 /**
  * Pasted logs as people paste them, turned back into the lines the programs printed, before any
  * signature is matched: CRLF and ANSI colour codes dropped, `>` quote markers (GitHub, e-mail),
- * markdown code fences and HTML entities (a scraped page) undone, every prefix a collector, a
+ * markdown code fences, HTML entities (a scraped page) and links an autolinker made of host-like words undone, every prefix a collector, a
  * launcher or a process puts before a line taken off (see PREFIX: Ray's and vLLM's `(Name pid=…, ip=…)`,
  * the innermost `ip=` kept as the node; compose, kubectl, journald, GitHub Actions, docker timestamps;
  * srun, mpirun, torchrun, torch), `[repeated 3x across cluster]` suffixes taken off (the count kept),
@@ -136,6 +136,14 @@ const MAX_JOINED_CHARS = 32 * 1024
  * (`` `ibv_modify_qp failed with 110 (Connection timed out)`. ``) stays as the prose has it.
  */
 const CODE_SPAN_LINE = /^(\s*)`([^`\s][^`]*\s[^`]*[^`\s])`\s*$/
+
+/**
+ * A markdown link a page or an editor made of a word that looks like a host name (`[net_ib.cc:101](http://net_ib.cc:101/)`,
+ * `[10.1.3.201](http://10.1.3.201/)<33057>`: NVIDIA/nccl#1710's paste, where GitHub's autolinker took NCCL's `.cc` source
+ * names and the peers' IPs for web addresses): only a link whose address is its own text (a scheme, an optional trailing
+ * slash), so a real link (`[docs](https://docs.vllm.ai/…)`) and a log's own brackets stay as they are.
+ */
+const AUTOLINK = /\[([^\]\s()]+)\]\(https?:\/\/\1\/?\)/g
 
 /** One physical line without its line ending, colour codes and quote markers. */
 export function cleanPhysical(raw: string): string {
@@ -305,15 +313,19 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   let lineNo = 0
   let cur: Pending | null = null
 
-  const logical = (p: Pending, text: string, ip: string | undefined, repeated: number | undefined): LogicalLine => ({
-    text,
-    line: p.line,
-    physicalLines: p.physical,
-    ...(repeated !== undefined ? { repeated } : {}),
-    ...(ip !== undefined ? { prefixIp: ip } : {}),
-    // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
-    open: openBrackets(text) > 0 || /:\s*$/.test(text),
-  })
+  // Autolinks are undone on the joined text, not on each physical line: the widths a wrap is detected by are the page's.
+  const logical = (p: Pending, joined: string, ip: string | undefined, repeated: number | undefined): LogicalLine => {
+    const text = joined.includes('](http') ? joined.replace(AUTOLINK, '$1') : joined
+    return {
+      text,
+      line: p.line,
+      physicalLines: p.physical,
+      ...(repeated !== undefined ? { repeated } : {}),
+      ...(ip !== undefined ? { prefixIp: ip } : {}),
+      // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
+      open: openBrackets(text) > 0 || /:\s*$/.test(text),
+    }
+  }
 
   /**
    * The logical line(s) of a pending record: a structured record (structured-record.ts: docker's json-file, journald,
