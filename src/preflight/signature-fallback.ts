@@ -71,6 +71,14 @@ const MARKERS: readonly Marker[] = [
     kind: 'killed or crashed',
     test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
   },
+  // A native CUDA or NCCL check that prints and exits the process, with no Python traceback after it: the nccl-tests CUDACHECK convention
+  // (`printf("Failed: Cuda error %s:%d '%s'\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(EXIT_FAILURE)`) that vLLM's
+  // csrc/custom_all_reduce.cuh uses: "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:143 'invalid resource handle'" (vllm#52778,
+  // quoted there without "Failed: "), "… custom_all_reduce.cuh:417 'resource already mapped'" (vllm#2641); vLLM before the words "Cuda
+  // error": "Failed: /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:310 'invalid argument'" (vllm#5613); nccl-tests' "Failed, NCCL
+  // error common.cu:890 'unhandled system error'". (DeepEP's EPException says "Failed: CUDA error <file>:<line> '<error>'" inside an
+  // exception line, vllm PR #39925.) Not "Failed to …" sentences: a file:line and a quoted error must follow.
+  { kind: 'native CUDA check', test: /^\s*(?:Failed[:,]\s+(?:(?:Cuda|CUDA|NCCL|MPI) error\s+)?|(?:Cuda|CUDA) error\s+)\S+:\d+ '[^'\n]+'/ },
   // A container or build tool's own error line: docker/podman/cobra "Error: unknown flag: --gpus", "docker: Error response from daemon: …",
   // "unknown shorthand flag: 'g' in -g", ptxas/nvcc "ptxas fatal   : …", systemd "Main process exited, code=exited, status=1/FAILURE",
   // "exec /usr/bin/bash: exec format error" (an image of another CPU architecture: amd64 on an arm64 GB10)
@@ -249,6 +257,50 @@ function exitCodeOf(text: string): number | undefined {
   return code !== undefined && code !== 0 ? code : undefined
 }
 
+/** A native check's file, line and error: "Failed: Cuda error <file>:<line> '<error>'" (vLLM's CUDACHECK), DeepEP's "Failed: CUDA error …". */
+const NATIVE_CHECK = /\b(?:Cuda|CUDA|NCCL) error (\S+?):(\d+) '([^'\n]+)'|\bFailed[:,] (\S+?\.(?:cuh?|cpp|cc|cxx|hpp|h)):(\d+) '([^'\n]+)'/
+
+interface NativeCheck {
+  readonly where: string
+  readonly error: string
+  readonly means?: string
+  readonly fix?: string
+}
+
+/**
+ * What a native check's error means where its file says which component raised it. A CUDA IPC memory handle
+ * (cudaIpcGetMemHandle/cudaIpcOpenMemHandle) is valid only between processes of one host. vLLM's custom all-reduce
+ * (csrc/custom_all_reduce.cuh, open_ipc_handle) and DeepEP's Buffer (csrc/deep_ep.cpp, sync) open their peers' buffers with one, so
+ * a group whose ranks sit on different hosts fails with cudaErrorInvalidResourceHandle, "invalid resource handle": vllm#52778 (TP=2
+ * across two GB200 NVL72 trays, custom_all_reduce.cuh:143), vllm PR #39925 (DeepEP low-latency over MNNVL, deep_ep.cpp:226; fixed by
+ * cuMem fabric handles, use_fabric=True), vllm#26055 (DeepEP on GB200). Other errors of these files (an 'invalid argument') name no cause.
+ */
+const NATIVE_MEANINGS: readonly { readonly file: RegExp; readonly error: RegExp; readonly means: string; readonly fix: string }[] = [
+  {
+    file: /custom_all_reduce\.cuh$/,
+    error: /^invalid resource handle$/,
+    means:
+      "vLLM's custom all-reduce could not open a peer GPU's buffer by CUDA IPC, whose handles work only between processes of one host: this tensor-parallel group spans hosts",
+    fix: 'Start vLLM with --disable-custom-all-reduce (NCCL then does the all-reduce), or keep each tensor-parallel group inside one host (TP ≤ GPUs per node, pipeline parallelism across nodes).',
+  },
+  {
+    file: /deep_ep\.(?:cpp|cu)$/,
+    error: /^invalid resource handle$/,
+    means:
+      "DeepEP could not open a peer's buffer by CUDA IPC, whose handles work only inside one host: the expert-parallel group's NVLink domain spans hosts (GB200/GB300 NVL72, MNNVL), which needs CUDA fabric handles",
+    fix: 'Use a vLLM whose DeepEP opens peers with fabric handles on multi-node NVLink (vLLM PR #39925, use_fabric with VLLM_DEEPEP_LOW_LATENCY_USE_MNNVL=1), or turn MNNVL off (VLLM_DEEPEP_LOW_LATENCY_USE_MNNVL=0) so DeepEP uses RDMA between hosts.',
+  },
+]
+
+function nativeCheckOf(text: string): NativeCheck | undefined {
+  const m = NATIVE_CHECK.exec(text.slice(0, MARKER_SCAN))
+  if (!m) return undefined
+  const file = m[1] ?? m[4]!
+  const error = m[3] ?? m[6]!
+  const meaning = NATIVE_MEANINGS.find((n) => n.file.test(file) && n.error.test(error))
+  return { where: `${file}:${m[2] ?? m[5]}`, error, ...(meaning ? { means: meaning.means, fix: meaning.fix } : {}) }
+}
+
 interface Failing {
   readonly line: LogicalLine
   readonly kind: string
@@ -279,6 +331,8 @@ export function createFailureCollector(): FailureCollector {
   let exception: Failing | undefined
   /** The first exit code a failure line states, with its line. */
   let exit: { readonly code: number; readonly line: LogicalLine } | undefined
+  /** The first native check (file:line and its CUDA error) a failure line states, with its line. */
+  let native: (NativeCheck & { readonly line: LogicalLine }) | undefined
   const lines = new Set<number>()
   const kinds = new Set<string>()
   const seen = new Set<string>()
@@ -295,6 +349,7 @@ export function createFailureCollector(): FailureCollector {
     if (at >= 0) quoted.splice(at, 1)
     if (exception?.line.line === lineNo) exception = undefined
     if (exit?.line.line === lineNo) exit = undefined
+    if (native?.line.line === lineNo) native = undefined
     lines.delete(lineNo)
     hinted.delete(lineNo)
   }
@@ -334,6 +389,8 @@ export function createFailureCollector(): FailureCollector {
       if (kind === 'exception' && (exception === undefined || exception.line.line === line.line)) exception = entry
       const code = exitCodeOf(line.text)
       if (code !== undefined && (exit === undefined || exit.line.line === line.line)) exit = { code, line }
+      const check = nativeCheckOf(line.text)
+      if (check && (native === undefined || native.line.line === line.line)) native = { ...check, line }
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
     findings(source, findings) {
@@ -365,11 +422,12 @@ export function createFailureCollector(): FailureCollector {
           ...(type ? { 'Exception type': type, 'Exception line': `${where(exception!.line)}: ${clip(exception!.line.text)}` } : {}),
           ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
           ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
+          ...(native ? { 'Native check': native.where, 'Error it reports': native.error, ...(native.means ? { 'Usually means': native.means } : {}) } : {}),
           'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
           'Kinds of failure line': [...kinds].join(', '),
           'Failure lines in all': String(lines.size),
         },
-        fix: 'Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.',
+        fix: `${native?.fix ? `${native.fix} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
       }
       return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
     },

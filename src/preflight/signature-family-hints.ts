@@ -193,6 +193,18 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
       /architectures? \[[^\]]*\] (?:are|is) not supported|does not recognize this architecture|Unrecognized (?:configuration class|model)\b|model type [`'"]?\w+[`'"]? but Transformers does not recognize/i,
     fix: "Use an image whose vLLM and transformers support the model's architecture (the model card names the minimum versions), or upgrade them in the image; check with docker run --rm <image> python -c 'import vllm, transformers; print(vllm.__version__, transformers.__version__)'.",
   },
+  {
+    code: 'VERSION_SKEW',
+    family: 'transformers (or tokenizers) of another release than the installed vLLM was written for',
+    // transformers 5 dropped the tokenizers' all_special_tokens_extended (huggingface/transformers PR #40936), which vLLM before 0.12 reads in
+    // get_cached_tokenizer (vllm/transformers_utils/tokenizer.py; removed by vLLM PR #29686): "AttributeError: Qwen2Tokenizer has no attribute
+    // all_special_tokens_extended. Did you mean: 'num_special_tokens_to_add'?" (QwenLM/Qwen3-VL#2058, rllm-org/rllm#388), "… TokenizersBackend
+    // has no attribute all_special_tokens_extended" (runpod-workers/worker-vllm PR #258); Python's "ImportError: cannot import name 'X' from
+    // 'transformers…'" for a class one release removed or has not yet (vllm-ascend PR #2365: DeepseekV2Config; deepseek-ai/DeepSeek-OCR#39:
+    // LlamaFlashAttention2).
+    words: /has no attribute '?all_special_tokens_extended\b|cannot import name '\w+' from '(?:transformers|tokenizers)(?:\.[\w.]+)?'/i,
+    fix: "Install the transformers the image's vLLM was released with (pip show vllm lists the pin under Requires; vLLM 0.16 and 0.17 require transformers<5, and vLLM before 0.12 breaks on transformers 5's tokenizers), or upgrade vLLM to a release written for that transformers; pin both in the image, the same on every node, since a later pip install of another package can lift transformers past the pin.",
+  },
 ]
 
 /** Failure lines are read up to this many characters for a hint. */

@@ -87,19 +87,47 @@ export const PROCESS_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // Which data-parallel load balancing the front-end chose, kept for the headless refusal below: vLLM engine/arg_utils.py (0.2x) turns a
+    // non-headless node given --data-parallel-start-rank into hybrid LB (`if self.data_parallel_start_rank is not None and not headless:
+    // self.data_parallel_hybrid_lb = True`) and any --data-parallel-rank into external LB, then warns "data_parallel_hybrid_lb is not eligible
+    // when data_parallel_size_local = 1, autoswitch to data_parallel_external_lb." and logs "Inferred data_parallel_rank 2 from node_rank 1 for
+    // external lb" (vllm PR #54694's run log). gpustack/gpustack#6221 (vLLM 0.29: the head given --data-parallel-start-rank 0), vllm-ascend PR
+    // #16204 (vLLM 0.28: "a set start-rank infers hybrid LB; with local=1 that autoswitches to external LB, which forbids --headless").
+    code: 'ENGINE_DEAD',
+    pattern:
+      /data_parallel_hybrid_lb is not eligible when|autoswitch to data_parallel_external_lb|Inferred data_parallel_rank (\d+) from node_rank (\d+) for external lb/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set(
+        'dpLbMode',
+        m[1] !== undefined
+          ? `external (vLLM inferred data-parallel rank ${m[1]} from node rank ${m[2]})`
+          : 'external (switched from hybrid: one local data-parallel rank per node)',
+      )
+      return null
+    },
+  },
+  {
     // vLLM 0.34 v1/engine/utils.py: "RuntimeError: Remote engine 1 must use --headless unless in external or hybrid dp lb mode" (a data-parallel node
     // started with the API server) and "… must not use --headless in external or hybrid dp lb mode".
     code: 'ENGINE_DEAD',
     pattern: /Remote engine (\d+) must (not )?use --headless/,
-    hit: (m, _line, _ray, context) => ({
-      key: `headless:${m[1]}`,
-      severity: 'error',
-      message: `vLLM's data-parallel engine ${m[1]} on another node was started ${m[2] ? 'with' : 'without'} --headless, which this load-balancing mode does not allow, so the front-end refused it.`,
-      evidence: { 'Remote engine': m[1]!, '--headless': m[2] ? 'set (not allowed here)' : 'missing', ...node(context) },
-      fix: m[2]
-        ? 'In external or hybrid DP load balancing every node runs its own API server: drop --headless on that node.'
-        : 'Start every node but the front-end with `vllm serve <model> --headless --data-parallel-size N --data-parallel-size-local L --data-parallel-start-rank R --data-parallel-address <head fabric ip> --data-parallel-rpc-port P`.',
-    }),
+    hit: (m, _line, _ray, context) => {
+      const mode = context.memory?.get('dpLbMode')
+      return {
+        key: `headless:${m[1]}`,
+        severity: 'error',
+        message: `vLLM's data-parallel engine ${m[1]} on another node was started ${m[2] ? 'with' : 'without'} --headless, which this load-balancing mode${mode ? ` (${mode.split(' (')[0]})` : ''} does not allow, so the front-end refused it.`,
+        evidence: {
+          'Remote engine': m[1]!,
+          '--headless': m[2] ? 'set (not allowed here)' : 'missing',
+          ...(mode ? { 'Load balancing the front-end chose': mode } : {}),
+          ...node(context),
+        },
+        fix: m[2]
+          ? 'Decide where the API servers run. One endpoint on the head, vLLM balancing internally: start the head with none of --data-parallel-start-rank, --data-parallel-rank, --data-parallel-hybrid-lb or --data-parallel-external-lb (vLLM turns a start rank on a non-headless node into hybrid, and hybrid with one local rank into external, load balancing) and keep --headless --data-parallel-start-rank R on the other nodes. An API server on every node (external or hybrid load balancing): drop --headless on the other nodes.'
+          : 'Start every node but the front-end with `vllm serve <model> --headless --data-parallel-size N --data-parallel-size-local L --data-parallel-start-rank R --data-parallel-address <head fabric ip> --data-parallel-rpc-port P`.',
+      }
+    },
   },
   {
     // vLLM 0.34 v1/engine/utils.py (the DP handshake): "RuntimeError: Configuration mismatch detected for engine 1. All DP workers must have identical

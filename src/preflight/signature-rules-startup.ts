@@ -10,6 +10,22 @@ import type { LineContext, SignatureRule } from './signature-rules.js'
 
 const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
 
+/**
+ * vLLM's own compiled extensions, by module name (CMakeLists.txt define_extension_target with USE_SABI 3, so each is a
+ * `<name>.abi3.so`: _C, _C_stable_libtorch, _moe_C, _rocm_C, cumem_allocator; vllm_flash_attn's _vllm_fa2_C/_vllm_fa3_C and FlashMLA's).
+ */
+const VLLM_EXTENSIONS: ReadonlySet<string> = new Set([
+  '_C',
+  '_C_stable_libtorch',
+  '_moe_C',
+  '_rocm_C',
+  'cumem_allocator',
+  '_vllm_fa2_C',
+  '_vllm_fa3_C',
+  '_flashmla_C',
+  '_flashmla_extension_C',
+])
+
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
     // vLLM's compiled ops not usable in this environment. torch (torch/_ops.py _OpNamespace.__getattr__): "AttributeError: '_OpNamespace' '_C'
@@ -44,6 +60,44 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
           ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
         },
         fix: "Use vLLM as its image or wheel ships it: run from the installed package (not from a source checkout: cd elsewhere, or pip install -e . to build it), keep the torch that vLLM's wheel pins (pip install vllm==<v> reinstalls it; a later pip install torch breaks _C), and for a GPU older or newer than the wheel's build targets use an image built for it; check with python -c 'import vllm._C' inside the container on every node.",
+      }
+    },
+  },
+  {
+    // The same extension failing to load as the exception itself, before any op is called (the vllm CLI imports it at start, so
+    // `vllm serve` never starts): the dynamic loader's own words, which CPython raises as they are. glibc dlerror(): "ImportError:
+    // /usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKciib" (eugr/spark-vllm-docker
+    // PR #141 and #135: a cu132 vLLM wheel on a cu130 torch nightly; spark-arena/sparkrun#127: nightly vLLM 0.19.1rc1 on torch
+    // 2.12.0.dev+cu130; vllm#13608, #14942, #21226 — the last quoted "undefined symbol _ZN…" without the colon); macOS dyld: "ImportError:
+    // dlopen(…/vllm/_C.abi3.so, 0x0002): Symbol not found: __ZN3c10…" and, quoted by its two parts, "Symbol not found:
+    // __ZN3c1013MessageLoggerC1EPKcii\n Referenced from: <UUID> …/vllm/_C.abi3.so" (vllm#36202). A symbol of torch's own
+    // namespaces (c10, at, torch, caffe2) means another torch than the one the wheel was built against; any other symbol (eelbaz/
+    // dgx-spark-vllm-setup#3: _Z20cutlass_moe_mm_sm100…) is a kernel the build left out. Only vLLM's extensions (a path under vllm/, or
+    // one of its module names); another package's undefined symbol (flash_attn_2_cuda…, libtorch_cuda.so: … nccl…) is not this family.
+    code: 'IMAGE_LACKS_VLLM',
+    pattern:
+      /(?:^|[\s:|>)\]])ImportError: (\S*?([\w-]+)\.abi3\.so): undefined symbol:? (\S+)|\bdlopen\((\S*?([\w-]+)\.abi3\.so), \w+\): Symbol not found: (\S+)|\bSymbol not found: (\S+?)(?:\\n)?\s+Referenced from: (?:<[^>]*> )?(\S*?([\w-]+)\.abi3\.so)/,
+    hit: (m, _line, _ray, context) => {
+      const file = m[1] ?? m[4] ?? m[8]!
+      const module = m[2] ?? m[5] ?? m[9]!
+      const symbol = (m[3] ?? m[6] ?? m[7]!).replace(/^_(?=_Z)/, '')
+      if (!/(?:^|\/)vllm\//.test(file) && !VLLM_EXTENSIONS.has(module)) return null
+      const torchSymbol = /^_ZN?K?(?:3c10|2at|5torch|6caffe2)/.test(symbol)
+      return {
+        key: `import:${module}`,
+        severity: 'error',
+        message: torchSymbol
+          ? `vLLM's compiled extension ${module}.abi3.so cannot load: it needs a torch symbol (${symbol}) the installed torch lacks, so the torch in this environment is not the one this vLLM was built against.`
+          : `vLLM's compiled extension ${module}.abi3.so cannot load: it names a symbol (${symbol}) nothing in this environment defines, a kernel the build left out or a build for another torch or CUDA.`,
+        evidence: {
+          'Extension file': file,
+          'Missing symbol': symbol,
+          'Symbol comes from': torchSymbol ? "torch's C++ library (c10/ATen/torch)" : 'not torch (vLLM kernels or CUDA libraries)',
+          ...node(context),
+        },
+        fix: torchSymbol
+          ? "Install the torch this vLLM wheel was built against (pip show vllm lists it under Requires; a nightly wheel pins a nightly torch of the same CUDA, cu130 and cu132 are not interchangeable), or rebuild vLLM against the torch you keep (pip install -e . --no-build-isolation after python use_existing_torch.py); don't pip install torch over an image's vLLM. Check with python -c 'import vllm._C' in the container on every node."
+          : "Rebuild vLLM for this GPU and torch (TORCH_CUDA_ARCH_LIST naming the GPU's architecture, the same CUDA as torch), or use a published image built for it; check with python -c 'import vllm._C' in the container on every node.",
       }
     },
   },
