@@ -125,6 +125,21 @@ const EXCEPTION_VALUE_FOLLOWS = /:\s*$/
 const QUOTED_VALUE_LINE = /^\s{0,4}(['"`])[^'"`\s][^'"`]*\1[.,;]?(?:\s|$)/
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
+/**
+ * A comma-separated `key=value` record (the kernel's `oom-kill:constraint=…,task_memcg=…,task=…,pid=…`) that a page wrapped
+ * after a comma onto an indented line going on with `key=value` (jethac/dgx-spark-hijinks' incident write-up, 2026).
+ */
+const KEY_VALUE_RECORD = /\b\w+=[^\s,]+,\s*$/
+const KEY_VALUE_GOES_ON = /^\s+\w+=\S/
+/**
+ * A sentence a page re-wrapped between two words, whose blank went with the break (`… on startup is less` / `than desired …`):
+ * a terminal keeps every character, so a cut between two words leaves the blank on one of the lines. Where the paste has one
+ * longest line only and the next line starts with a whole word a sentence goes on with, that line is no terminal's cut
+ * (detectWrapWidth), and the joins below read it with a blank.
+ */
+// (Only words that seldom end a longer word: not "on", "in", "is", "or", "and", "are", "at", "to", which a cut inside "utilization",
+// "within", "analysis", "error", "command", "hardware", "format", "into" leaves at the next line's start.)
+const SENTENCE_WORD_GOES_ON = /^(?:than|but|of|the|for|with|from|that|which|because|when|while|was|were|if)\s/
 /** Never join more than this: a paste with a stray `{` must not swallow the rest of the log. */
 const MAX_JOINED_LINES = 40
 const MAX_JOINED_CHARS = 32 * 1024
@@ -219,7 +234,13 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   const i = lines.findIndex((l) => l.length === max)
   const line = lines[i]!
   const next = lines[i + 1] ?? ''
-  const cut = (/\w$/.test(line) && /^[\w,.:;)\]}/-]/.test(next)) || (/[.:/-]$/.test(line) && /^[a-z\d]/.test(next)) || / $/.test(line) || /^ \S/.test(next)
+  // (Not between a word and a whole word a sentence goes on with: with one longest line to go by, that is a page's re-wrap whose blank went
+  // with the break more likely than a terminal's cut inside a word.)
+  const cut =
+    (/\w$/.test(line) && /^[\w,.:;)\]}/-]/.test(next) && !SENTENCE_WORD_GOES_ON.test(next)) ||
+    (/[.:/-]$/.test(line) && /^[a-z\d]/.test(next)) ||
+    / $/.test(line) ||
+    /^ \S/.test(next)
   // A terminal ends the record where its continuation ends; a continuation that itself stops mid-sentence and goes on in the
   // next line was wrapped by hand (a PR body or an e-mail at 72 columns), its cuts between words: no terminal wrap.
   const after = lines[i + 2]
@@ -355,7 +376,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
       return 'join'
     if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
-    if (CARRIES_ON.test(body)) return 'join'
+    if (CARRIES_ON.test(body) || (KEY_VALUE_RECORD.test(p.text) && KEY_VALUE_GOES_ON.test(body))) return 'join'
     if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
     if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
     if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'

@@ -95,15 +95,17 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
   },
   {
     // transformers (models/auto/configuration_auto.py): "The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not
-    // recognize this architecture."; vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
+    // recognize this architecture." (also cut after the type where a page wrapped the rest: cylon-local-infra's wiki, 2026); vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
     // vLLM ≥ 0.8 (registry.py, via pydantic in ≥ 0.10): "Model architectures ['X'] failed to be inspected. Please check the logs for more details.";
     // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM.";
     // vLLM's GGUF loader: "GGUF model with architecture deci is not supported yet." (vllm-project/vllm#16905)
     code: 'MODEL_NOT_SUPPORTED',
     pattern:
-      /has model type [`'"]?([\w.-]+)[`'"]? but Transformers does not recognize this architecture|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
+      /has model type [`'"]?([\w.-]+)[`'"]?(?: but Transformers does not recognize this architecture|\s*$)|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
     // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
     hit: (m, line, _ray, context) => {
+      // transformers' sentence cut after the model type (a page wrapped the rest onto the next line): only with its own opening words
+      if (m[1] !== undefined && !m[0].includes('Transformers') && !/The checkpoint you are trying to load $/.test(line.slice(0, m.index))) return null
       if (m[4] === undefined) return modelHit(m[1], m[2] ?? m[3] ?? m[5], m[3] !== undefined, context)
       const cls = /(\w+)$/.exec(line.slice(Math.max(0, m.index - 200), m.index))?.[1]
       return cls === undefined ? null : modelHit(undefined, cls, false, context)
@@ -140,28 +142,40 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // AttentionBackendEnum lookup of --attention-backend or VLLM_ATTENTION_BACKEND): "ValueError: Unknown attention backend: 'ASCEND'. Valid
     // options are: FLASH_ATTN, …" (vllm-ascend#4197), inside pydantic as "Value error, Unknown attention backend: 'B12X_MLA_SPARSE'. Valid
     // options are: …"; pydantic's literal check of a config field (vLLM ≥ 0.9 configs are pydantic dataclasses): "Input should be 'auto',
-    // 'cuda', … or 'hpu' [type=literal_error, input_value='npu', input_type=str]" (vllm PR #18872).
+    // 'cuda', … or 'hpu' [type=literal_error, input_value='npu', input_type=str]" (vllm PR #18872); a backend oracle refusing the value for a
+    // layer it does not fit (model_executor/layers/fused_moe/oracle/unquantized.py map_unquantized_backend, 2026): "ValueError:
+    // moe_backend='marlin' is not supported for unquantized MoE. Expected one of ['triton', …]" (an unquantized MTP drafter under a global
+    // --moe-backend; sfxnz and DGX Spark notes in the code index, 2026).
     code: 'VLLM_FLAG_UNKNOWN',
     pattern:
-      /Unknown attention backend:? '([^']+)'\.?(?: Valid options are:? (.*))?|Input should be ((?:'[^']*'(?:, | or )?)+) \[type=literal_error, input_value='([^']*)'/,
+      /Unknown attention backend:? '([^']+)'\.?(?: Valid options are:? (.*))?|Input should be ((?:'[^']*'(?:, | or )?)+) \[type=literal_error, input_value='([^']*)'|\b(\w+_backend)='([^']*)' is not supported for ([^.]{1,80}?)(?:\.(?:\s*Expected one of (\[[^\]]*\]))?|\s*$)/,
     hit: (m, _line, _ray, context) => {
       const attention = m[1] !== undefined
-      const value = m[1] ?? m[4] ?? '?'
-      const choices = (attention ? m[2] : m[3])?.trim().slice(0, 240)
-      const setting = attention ? '--attention-backend (or VLLM_ATTENTION_BACKEND)' : 'a config value'
+      const oracle = m[5] !== undefined
+      const value = m[1] ?? m[4] ?? m[6] ?? '?'
+      const choices = (attention ? m[2] : oracle ? m[8] : m[3])?.trim().slice(0, 240)
+      const setting = attention
+        ? '--attention-backend (or VLLM_ATTENTION_BACKEND)'
+        : oracle
+          ? `--${m[5]!.replace(/_/g, '-')} (${m[5]} for ${m[7]})`
+          : 'a config value'
       return {
         key: `value:${value}`,
         severity: 'error',
-        message: `The image's vLLM refused ${attention ? 'the attention backend' : 'the value'} '${value}'${attention ? '' : ' of a config field'}: its version does not offer it (renamed, removed, or not yet there), so vLLM never started.`,
+        message: oracle
+          ? `The image's vLLM refused ${m[5]}='${value}' for ${m[7]}: that backend does not run those layers (a global --${m[5]!.replace(/_/g, '-')} also reaches a drafter's or another layer's MoE that is not quantized), so vLLM never started.`
+          : `The image's vLLM refused ${attention ? 'the attention backend' : 'the value'} '${value}'${attention ? '' : ' of a config field'}: its version does not offer it (renamed, removed, or not yet there), so vLLM never started.`,
         evidence: {
           Setting: setting,
           Value: value,
           ...(choices ? { 'Choices this version offers': choices } : {}),
           ...node(context),
         },
-        fix: attention
-          ? `Pick one of the backends this image lists (or drop --attention-backend and VLLM_ATTENTION_BACKEND so vLLM chooses), or pin the image your recipe was written for: an image refreshed under the same tag can rename backends ('${value}').`
-          : `Give the field one of the values this image's vLLM lists, or pin the image the settings were written for (vllm serve --help names each flag's choices).`,
+        fix: oracle
+          ? `Pick one of the backends it lists for those layers, or leave --${m[5]!.replace(/_/g, '-')} to vLLM (auto); for a speculative drafter whose MoE is not quantized, set its own moe_backend inside --speculative-config instead of the global flag.`
+          : attention
+            ? `Pick one of the backends this image lists (or drop --attention-backend and VLLM_ATTENTION_BACKEND so vLLM chooses), or pin the image your recipe was written for: an image refreshed under the same tag can rename backends ('${value}').`
+            : `Give the field one of the values this image's vLLM lists, or pin the image the settings were written for (vllm serve --help names each flag's choices).`,
       }
     },
   },
@@ -230,6 +244,22 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
           : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
       }
     },
+  },
+  {
+    // verl's resource check before it places its workers (verl/trainer/ppo/ray_trainer.py ResourcePoolManager._check_resource_available, and
+    // the forks that copy it: "Total available GPUs {n} is less than total desired GPUs {m}", with or without a closing period): the Ray
+    // cluster the driver joined has fewer GPUs than the job asks. Usually a node that never joined, or a driver that started or joined a
+    // cluster of its own node only (verl-project/verl#3358; a two-node training note in the code index: "Ray 只认一个节点 → available GPUs 8.0 <
+    // desired 16").
+    code: 'GPU_SHORTFALL',
+    pattern: /Total available GPUs (\d+(?:\.\d+)?) is less than total desired GPUs (\d+(?:\.\d+)?)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `desired-gpus:${m[2]}`,
+      severity: 'error',
+      message: `The Ray cluster the job joined has ${m[1]} GPUs, fewer than the ${m[2]} it asks for, so it stopped before placing its workers: a node that never joined, or a driver on a cluster of its own node.`,
+      evidence: { 'GPUs available to Ray': m[1]!, 'GPUs desired': m[2]!, ...node(context) },
+      fix: "Run `ray status` where the driver runs: every node must be listed with its GPUs. Start the workers with ray start --address=<head fabric ip>:6379 (the head's own Ray, not a second local one; remove a stale /tmp/ray/ray_current_cluster), start the driver on the head or with RAY_ADDRESS=<head>:6379, or lower the GPUs per node × nodes the job asks for.",
+    }),
   },
   {
     // Ray (scripts.py, `ray start --address`): "ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching

@@ -106,10 +106,12 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // Linux: "<comm> invoked oom-killer: gfp_mask=…" and "oom-kill:constraint=CONSTRAINT_NONE,…,task=lmcache,pid=3742074,uid=0" (the lines before the kill).
+    // Linux: "<comm> invoked oom-killer: gfp_mask=…" and "oom-kill:constraint=CONSTRAINT_NONE,…,task=lmcache,pid=3742074,uid=0" (the lines before the kill);
+    // also as a write-up quotes it, abridged and spaced ("oom-kill: ... global_oom, task_memcg=/system.slice/docker-….scope, task=VLLM::EngineCor,
+    // pid=400721": jethac/dgx-spark-hijinks, 2026).
     code: 'OOM_KILLED',
     // (The trigger's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
-    pattern: /oom-kill:constraint=(\w+).*?\btask=([^,\s]+),pid=(\d+)| invoked oom-killer/i,
+    pattern: /oom-kill:\s*(?:constraint=(\w+))?.*?\btask=([^,\s]+),\s*pid=(\d+)| invoked oom-killer/i,
     hit: (found) => {
       const m = [...found, /(?:^|\s)([\w.:/-]{1,64}) invoked oom-killer/i.exec(found.input)?.[1]]
       return m[3] === undefined && m[4] === undefined
@@ -118,9 +120,12 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
             key: m[3] ? `kernel:${m[3]}` : `invoked:${m[4]}`,
             severity: 'error',
             message: m[3]
-              ? `The kernel's OOM killer chose ${m[2]} (pid ${m[3]}) to kill (${m[1]}).`
+              ? `The kernel's OOM killer chose ${m[2]} (pid ${m[3]}) to kill${m[1] ? ` (${m[1]})` : ''}.`
               : `The kernel's OOM killer ran (triggered by ${m[4]}): the machine ran out of memory.`,
-            evidence: (m[3] ? { 'Killed process': `${m[2]} (pid ${m[3]})`, Constraint: m[1] ?? '' } : { 'Triggered by': m[4] ?? '' }) as Record<string, string>,
+            evidence: (m[3] ? { 'Killed process': `${m[2]} (pid ${m[3]})`, ...(m[1] ? { Constraint: m[1] } : {}) } : { 'Triggered by': m[4] ?? '' }) as Record<
+              string,
+              string
+            >,
             fix: UNIFIED_FIX,
           }
     },
@@ -268,6 +273,27 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         fix: unified
           ? UNIFIED_FIX
           : 'If the start failed here: lower --gpu-memory-utilization (0.8 leaves room for CUDA graphs and speculative decoding), --max-model-len or --max-num-seqs, or use more tensor-parallel ranks; check nothing else holds the GPU (nvidia-smi). If it went on, the retry succeeded and nothing needs changing.',
+      }
+    },
+  },
+  {
+    // SGLang's tensor-parallel memory balance check (srt/model_executor/model_runner.py, init_torch_distributed; 0.2 to 2026): "The memory capacity
+    // is unbalanced. Some GPUs may be occupied by other processes." raised as ValueError (older) or RuntimeError, since 0.4 with
+    // "min_per_gpu_memory=16.28, local_gpu_memory=46.81, local_gpu_memory * 0.9=42.13" (2026: "pre_model_load_memory=…"); with
+    // SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK / SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0 it is logged as a warning and the start goes on.
+    // Leftover processes or another tenant hold memory on one rank (al-engr.com's two-Spark MiniMax notes, 2026; ModelCloud and
+    // cluster notes in the code index).
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern: /The memory capacity is unbalanced\.(?: Some GPUs may be occupied by other processes\.)?\s*(.*)$/,
+    hit: (m, line) => {
+      const raised = /\b(?:Runtime|Value)Error:\s*The memory capacity/.test(line)
+      const figures = [...m[1]!.matchAll(/(\w+(?: \* 0\.9)?)=([\d.]+)/g)].map((f) => `${f[1]}=${f[2]}`)
+      return {
+        key: 'sglang-balance',
+        severity: raised ? 'error' : 'warning',
+        message: `SGLang ${raised ? 'refused to start' : 'warned'}: the GPUs of its tensor-parallel ranks have unequal free memory (a rank has less than 90 % of this one's), so some GPU is held by another process (a server that did not exit, another tenant, a container that sees GPUs not its own).`,
+        evidence: { Line: line.trim().slice(0, 240), ...(figures.length > 0 ? { 'Free memory (GiB)': figures.join(', ') } : {}) },
+        fix: "Find what holds memory on the rank with less (nvidia-smi on every node; on a GB10 free -g too, the host shares the pool), stop it (a leftover server: pkill the old launch, then check the memory came back), and start again; only if the imbalance is expected, SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0 (older: SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK=1) lets it start with the smaller rank's memory.",
       }
     },
   },

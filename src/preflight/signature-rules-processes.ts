@@ -209,20 +209,36 @@ export const PROCESS_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // Ray's driver (_private/worker.py): "Connecting to existing Ray cluster at address: 192.168.1.101:6379..." — kept for the GCS read below.
+    code: 'RAY_GCS_UNREACHABLE',
+    pattern: /Connecting to existing Ray cluster at address: (\S+?)\.*(?:\s|$)/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set('rayExistingCluster', m[1]!)
+      return null
+    },
+  },
+  {
     // Ray 2.60 _private/node.py: "RuntimeError: Failed to connect to GCS. Last connection error: …" (a worker's `ray start --address`; "Failed to start GCS" on
-    // the head, with its error file's lines); _private/worker.py: "ConnectionError: Failed to connect to Ray cluster at 10.0.0.1:6379".
+    // the head, with its error file's lines); _private/worker.py: "ConnectionError: Failed to connect to Ray cluster at 10.0.0.1:6379"; the driver's
+    // first read of the GCS it was pointed at (_private/services.py get_gcs_kv / ray 2.x): "ConnectionError: Could not read 'session_name' from GCS.
+    // Did GCS start successfully?" after "Connecting to existing Ray cluster at address: 192.168.1.101:6379" — a head that is gone, or a stale
+    // /tmp/ray/ray_current_cluster ray.init() fell back to (yiju-zhao/verl-vllm notes, 2026; modin's and others' handlers of the same words).
     code: 'RAY_GCS_UNREACHABLE',
     pattern:
-      /Failed to connect to GCS\.\s+(?:Last (?:\d+ lines of error files|connection error: (.*))|$)|Failed to connect to Ray cluster at (\S+?)\.?(?:\s|$)/,
+      /Failed to connect to GCS\.\s+(?:Last (?:\d+ lines of error files|connection error: (.*))|$)|Failed to connect to Ray cluster at (\S+?)\.?(?:\s|$)|Could not read '([\w-]+)' from GCS\. Did GCS start successfully/,
     hit: (m, _line, _ray, context) => {
       // gRPC names the address it dialled inside the error: "… ipv4:10.0.0.1:6379: Failed to connect to remote host: Connection refused".
-      const address = m[2] ?? /(?:ipv4:)?(\d{1,3}(?:\.\d{1,3}){3}:\d+)/.exec(m[1] ?? '')?.[1]
+      const address = m[2] ?? /(?:ipv4:)?(\d{1,3}(?:\.\d{1,3}){3}:\d+)/.exec(m[1] ?? '')?.[1] ?? (m[3] ? context.memory?.get('rayExistingCluster') : undefined)
       return {
         key: `gcs:${address ?? 'connect'}`,
         severity: 'error',
-        message: `This node could not reach the Ray head's GCS${address ? ` at ${address}` : ''}, so it cannot join or use the cluster.`,
+        message: m[3]
+          ? `A Ray driver joined an existing cluster${address ? ` at ${address}` : ''} but could not read '${m[3]}' from its GCS: no head is serving there (it is gone, or an address left by an earlier cluster was used).`
+          : `This node could not reach the Ray head's GCS${address ? ` at ${address}` : ''}, so it cannot join or use the cluster.`,
         evidence: { ...(address ? { 'GCS address': address } : {}), ...(m[1] ? { 'Last connection error': m[1].slice(0, 200) } : {}), ...node(context) },
-        fix: "Check that the head is up (ray status on the head) and that this node reaches the head's fabric address and port (nc -zv <head ip> 6379 from inside this node's container); use the head's --node-ip-address, not a Docker bridge or loopback address, and open the port between the nodes.",
+        fix: m[3]
+          ? 'Point the driver at the running head (RAY_ADDRESS=<head fabric ip>:6379, or ray.init(address=...)) and check it with `ray status`; with no RAY_ADDRESS, ray.init() reads /tmp/ray/ray_current_cluster, which an earlier cluster may have left: remove it (ray stop cleans it) or start the head again.'
+          : "Check that the head is up (ray status on the head) and that this node reaches the head's fabric address and port (nc -zv <head ip> 6379 from inside this node's container); use the head's --node-ip-address, not a Docker bridge or loopback address, and open the port between the nodes.",
       }
     },
   },

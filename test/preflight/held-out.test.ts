@@ -36,13 +36,21 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   'rendezvous-dp-master-loopback-ray-vllm-45150.txt':
     "named RENDEZVOUS_RANKS_MISSING (the collector's other reading): the log shows 2/8 clients joined, not the loopback master",
   'version-nixl-sidecar-mismatch-llm-d-355.txt': 'silent: DEBUG lines of a request waiting for remote KV blocks; the connector versions are in the thread',
+  // batches 12 and 12b (first score 17/27, README): the three left, each with causeInLog false in the collectors' evidence.json
+  'death-head-rank-silent-fat-kernel-miaai-glm-102.txt':
+    "silent: one INFO line of the graph capture, cut mid-line; the head rank's silent death is in the thread",
+  'native-node-rank-omitted-both-rank0-miaai-qwen38-48.txt':
+    "silent: one node's 'Inferred data_parallel_rank 0 from node_rank 0', which every healthy rank-0 start logs; the second rank 0 is in the thread",
+  'port-second-rollout-server-same-node-ms-swift-6866.txt':
+    "UNRECOGNISED_FAILURE on the failed collective_rpc (the collector's other reading): the port two servers on one node shared is in the thread",
 }
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5, 6, 7, 8, 9, 10 and 11: collected after they were frozen (scores in fixtures/README.md). */
-for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'batch7', 'batch8', 'batch9', 'batch10', 'batch11'])
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12 and 12b: collected after they were frozen (scores in fixtures/README.md). */
+for (const batch of ['.', 'batch2', 'batch3', 'batch4', 'batch5', 'batch6', 'batch7', 'batch8', 'batch9', 'batch10', 'batch11', 'batch12', 'batch12b'])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
     dir: join(root, batch),
     knownMisses: KNOWN_MISSES,
-    minHealthy: 3,
+    // batch 12's collector found the index's 2025–2026 multi-node threads used up (8 failures, 1 healthy); 12b, the second collector, fills it
+    ...(batch === 'batch12' ? { minHealthy: 1, minFailures: 8 } : { minHealthy: 3 }),
   })
