@@ -170,7 +170,7 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   'kempner-init_cluster.sh': ['SCRIPT_VLLM_HOST_IP_OVERRIDE@launch.sh:90'],
 }
 
-for (const set of ['dev', 'held-out', 'held-out2'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
