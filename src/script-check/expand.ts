@@ -215,9 +215,12 @@ export class Expander {
 
   argsOf(s: State, words: Node[]): Arg[] {
     const depth = s.frames.length
+    const nested = this.sc.pos.nested
     return words.flatMap((w) => {
       const span = this.span(w)
-      return this.fields(s, w).map((f): Arg => ('arg' in f ? f.arg : { val: concatVals(f.segs), span, depth, nested: this.sc.pos.nested }))
+      const r = nested ? this.range(w) : undefined
+      const endAfter = r && r.end > r.start ? this.sc.pos.afterScript(r.end - 1) : -1
+      return this.fields(s, w).map((f): Arg => ('arg' in f ? f.arg : { val: concatVals(f.segs), span, depth, nested, ...(nested ? { endAfter } : {}) }))
     })
   }
 }

@@ -56,6 +56,11 @@ export interface Arg {
   readonly depth: number
   /** Written inside a string another shell runs: an edit there must fit inside that string. */
   readonly nested: boolean
+  /**
+   * Inside such a string, where text appended after the whole word goes in the script (after its closing
+   * quotes: `--port='${RAY_PORT}'`), when the word's last character was written there; else -1.
+   */
+  readonly endAfter?: number
   /** Stands for the script's own arguments, unknown in number (`"$@"` at the top level). */
   readonly rest?: boolean
 }
@@ -103,6 +108,12 @@ export interface RayStart {
   readonly env: ReadonlyMap<Watched, Assignment>
   /** Where `--node-ip-address=…` can be appended (after the last argument written in the role's section). */
   readonly insertAt?: { readonly offset: number; readonly line: number; readonly nested: boolean }
+  /**
+   * Where a flag every node gives alike (`--master-addr`, `--nnodes`) can be appended: after the last argument
+   * written in the command itself, so it reaches every path through it (an array a role's branch fills, such as
+   * `HEADLESS=(--headless)`, does not). Undefined where the command has no such argument.
+   */
+  readonly commandInsertAt?: { readonly offset: number; readonly line: number; readonly nested: boolean }
   /** Started inside a container (`docker run`): only its `-e` variables reach Ray. */
   readonly inContainer: boolean
   /** Run by `docker exec` in a container the script started earlier: its name and the line of its `docker run`. */

@@ -28,9 +28,14 @@ const flagValue = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val
 export const isNativeServe = (r: RayStart): r is Serve =>
   r.kind === 'vllm-serve' && (r.serve?.['--nnodes'] !== undefined || r.serve?.['--node-rank'] !== undefined || r.serve?.['--headless'] !== undefined)
 
-/** Append ` --flag value` after the last argument the role's section writes. */
-const appendFlag = (r: RayStart, flag: string, value: string): Edit[] =>
-  r.insertAt ? [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` ${flag} ${r.insertAt.nested ? value : shellWord(value)}` }] : []
+/**
+ * Append ` --flag value` after the last argument the role's section writes; a value every node gives alike
+ * (`common`) after the last one the command itself writes, where it reaches every path.
+ */
+const appendFlag = (r: RayStart, flag: string, value: string, common = false): Edit[] => {
+  const at = (common ? r.commandInsertAt : undefined) ?? r.insertAt
+  return at ? [{ start: at.offset, end: at.offset, text: ` ${flag} ${at.nested ? value : shellWord(value)}` }] : []
+}
 
 const lineOf = (c: ScriptText, v: Val | undefined, otherwise: number): number => {
   const w = v ? writtenAt(v) : undefined
@@ -66,20 +71,23 @@ function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined,
   const v = flagValue(r, '--master-addr')
   const role = roleOf(r)
   if (!v) {
+    // The flag is the same on every node: it goes in the command, and the finding names that line.
+    const line = want ? (r.commandInsertAt?.line ?? r.line) : r.line
     return [
       {
         code: 'SCRIPT_MASTER_ADDR_NOT_FABRIC',
         severity: 'error',
         role,
-        line: r.line,
+        line,
         message: `The ${role}'s vllm serve runs on several nodes (--nnodes/--node-rank/--headless) without --master-addr, so vLLM uses its default ${SERVE_DEFAULTS.masterAddr}: ${r.head ? 'the head advertises a loopback address for its message queue' : 'the worker looks for the store on itself'} and the rendezvous hangs until torch's timeout.`,
         evidence: {
           ...serveEvidence(r),
+          [EVIDENCE.scriptLine]: String(line),
           '--master-addr': `not given (vLLM's default ${SERVE_DEFAULTS.masterAddr})`,
           ...(want ? { "Head's fabric IP": want } : {}),
         },
         fix: `Give every node's vllm serve --master-addr ${want ?? "<the head's fabric IP>"} (VRD_HEAD_IP under launch.mode: script).`,
-        edits: want ? appendFlag(r, '--master-addr', want) : [],
+        edits: want ? appendFlag(r, '--master-addr', want, true) : [],
       },
     ]
   }
@@ -125,7 +133,7 @@ function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
         : `The ${role}'s vllm serve gives no --nnodes (vLLM's default 1) while it runs on ${n} nodes.`,
       evidence: { ...serveEvidence(r), '--nnodes': v ? v.text : 'not given (1)', 'Nodes in the manifest': String(n) },
       fix: `Give every node's vllm serve --nnodes ${n}.`,
-      edits: v ? replaceEdit(v, String(n)) : appendFlag(r, '--nnodes', String(n)),
+      edits: v ? replaceEdit(v, String(n)) : appendFlag(r, '--nnodes', String(n), true),
     },
   ]
 }

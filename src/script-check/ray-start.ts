@@ -24,6 +24,8 @@ export function endOf(a: Arg): { offset: number; line: number; nested: boolean }
   // Inside a string another shell runs: just after the construct that wrote the argument's last character.
   const after = a.val.after
   const last = after && after.length > 0 && after.length === a.val.text.length ? after[after.length - 1]! : -1
+  // The word's own end when it lies past its last character (closing quotes the nested shell removes).
+  if (last >= 0 && a.endAfter !== undefined && a.endAfter > last) return { offset: a.endAfter, line: a.span.line, nested: true }
   if (last >= 0) return { offset: last, line: a.span.line, nested: true }
   return a.span.start >= 0 ? { offset: a.span.end, line: a.span.line, nested: true } : undefined
 }

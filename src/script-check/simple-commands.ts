@@ -68,6 +68,8 @@ function composeServiceArgs(rest: readonly Arg[]): string[] {
 
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh'])
+/** Commands whose words are text, never a command they run. */
+const PRINTS = new Set(['echo', 'printf', 'logger'])
 const sameVal = (a: Val, b: Val) => a.text === b.text && JSON.stringify(a.map ?? null) === JSON.stringify(b.map ?? null)
 
 /** apptainer/singularity options that take a value as the next word. */
@@ -171,7 +173,16 @@ export class Commands {
     }
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
     const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && argv[i + 1]?.val.text === 'start')
-    return ray > 0 ? this.run(argv.slice(ray), prefix, s, at) : [s]
+    if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
+    // A launcher that runs a shell with a command string (`shifter --image=IMG bash -c "…"`, `uv run bash -lc "…"`,
+    // `enroot start IMG bash -c "…"`) or ssh: that command, as if written alone. Not for a command that only prints
+    // its words.
+    const runs = (a: Arg, i: number): boolean => {
+      const word = a.val.text.replace(/^.*\//, '')
+      return i > 0 && !a.rest && ((SHELLS.has(word) && shellScriptArg(argv.slice(i + 1)) !== undefined) || word === 'ssh')
+    }
+    const inner = PRINTS.has(name) ? -1 : argv.findIndex(runs)
+    return inner > 0 ? this.run(argv.slice(inner), prefix, s, at, stdin) : [s]
   }
 
   private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
@@ -294,7 +305,7 @@ export class Commands {
       const name = argv.name.val.text
       s.containers.set(containerKey(s.host, name), { name, host: s.host, env, line: at.line, ...(argv.network ? { network: argv.network } : {}) })
     }
-    this.startIn(s, env, [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command], at, stdin, into)
+    this.startIn(s, env, [...(argv.entrypoint ? [argv.entrypoint] : []), ...argv.command], at, stdin, into, verb === 'run' && !argv.entrypoint)
   }
 
   /** A container's environment: `base` (the container exec'd into, or a compose service's), then `--env-file` files, then `-e` options. */
@@ -334,7 +345,15 @@ export class Commands {
   }
 
   /** A container's command (`ray start`, `vllm serve`, or a shell running a string) with its environment; starts found in it are marked as run in `into`. */
-  private startIn(s: State, env: Map<Watched, Assignment>, command: Arg[], at: Span, stdin: Val | undefined, into: Container | undefined): void {
+  private startIn(
+    s: State,
+    env: Map<Watched, Assignment>,
+    command: Arg[],
+    at: Span,
+    stdin: Val | undefined,
+    into: Container | undefined,
+    imageEntrypoint = false,
+  ): void {
     const before = s.starts.length
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
     const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
@@ -345,7 +364,7 @@ export class Commands {
     else if (SHELLS.has(exe)) {
       const script = shellScriptArg(command.slice(1))?.val ?? stdin
       if (script) this.it.runNested(script, asVars(env), s, true, at)
-    }
+    } else if (imageEntrypoint && servedByEntrypoint(command)) s.starts.push(vllmServe(s, command, env, at, true))
     if (into) for (let i = before; i < s.starts.length; i++) s.starts[i] = { ...s.starts[i]!, container: { name: into.name, line: into.line } }
   }
 
@@ -490,6 +509,24 @@ function serveAt(argv: readonly Arg[]): number {
   if (direct >= 0) return direct
   const i = argv.findIndex((a, j) => j > 0 && a.val.text.replace(/^.*\//, '') === 'vllm' && argv[j + 1]?.val.text === 'serve')
   return i > 0 ? i + 2 : -1
+}
+
+/** Flags only vLLM's serve takes (never torchrun's or a training script's launcher's). */
+const SERVE_ONLY =
+  /^--(?:distributed-executor-backend|tensor-parallel-size|pipeline-parallel-size|data-parallel-size|headless|served-model-name|max-model-len|gpu-memory-utilization)(?:=|$)/
+
+/**
+ * A `docker run IMAGE ARGS…` with no `--entrypoint` whose ARGS are a serve's (a model, then vLLM's own flags) and
+ * that names vLLM's native multi-node mode: the image's entrypoint is vLLM's serve. vLLM's image says so itself
+ * (vllm-project/vllm docker/Dockerfile @ dead20b: `FROM vllm-openai-base AS vllm-openai` / `ENTRYPOINT ["vllm",
+ * "serve"]`; earlier `ENTRYPOINT ["python3", "-m", "vllm.entrypoints.openai.api_server"]`, the same arguments), and
+ * DGX Spark images built on it keep it. ARGS that begin with a program (`torchrun …`, `python …`) are not.
+ */
+function servedByEntrypoint(command: readonly Arg[]): boolean {
+  const first = command[0]?.val
+  if (!first || command.length < 2) return false
+  const model = first.text.startsWith('-') || first.text.includes('/') || !first.known
+  return model && command.some((a) => /^--(?:nnodes|node-rank|master-addr)(?:=|$)/.test(a.val.text)) && command.some((a) => SERVE_ONLY.test(a.val.text))
 }
 
 /** Leading options of a wrapper (`sudo -E -u user`, `timeout 60`, `srun -N1 -w host`). */

@@ -406,6 +406,17 @@ function coarseKey(s: State, inputs: ReadonlySet<string>): string {
 }
 
 const unknownVar = (name: string, like: Var | undefined, exported: boolean): Var => {
+  // An array the paths fill differently (`ARGS=()` on one, `ARGS=(--cpuset-cpus "$C")` on another) expands to words
+  // unknown in number, as `"$@"` does: never one word (a docker run would take it for the image).
+  if (like?.kind === 'array') {
+    const text = `\${${name}[@]}`
+    return {
+      kind: 'array',
+      items: [
+        { val: { text, known: false, map: Array<number>(text.length).fill(-1) }, span: { start: -1, end: -1, line: 0 }, depth: 0, nested: false, rest: true },
+      ],
+    }
+  }
   const val: Val = { text: `\${${name}}`, known: false, map: Array<number>(name.length + 3).fill(-1) }
   const span = like?.kind === 'scalar' ? like.assignment.span : { start: -1, end: -1, line: 0 }
   return { kind: 'scalar', val, exported, assignment: { name, val, span, kind: 'assign', inBranch: true } }
@@ -424,7 +435,7 @@ function joinVars(maps: readonly ReadonlyMap<string, Var>[]): HashedMap<Var> {
         name,
         unknownVar(
           name,
-          vs.find((v) => v !== undefined),
+          vs.find((v) => v?.kind === 'array') ?? vs.find((v) => v !== undefined),
           vs.some((v) => v?.kind === 'scalar' && v.exported),
         ),
       )

@@ -17,6 +17,8 @@ export function vllmServe(s: State, args: readonly Arg[], env: ReadonlyMap<Watch
   const outer = written.reduce((d, a) => Math.min(d, a.depth), s.frames.length)
   const last = [...written].reverse().find((a) => a.depth === outer)
   const insertAt = last ? endOf(last) : undefined
+  const own = at.start >= 0 ? [...written].reverse().find((a) => a.depth === outer && a.span.start >= at.start && a.span.end <= at.end) : undefined
+  const commandInsertAt = own ? endOf(own) : undefined
   const rank = flags['--node-rank']
   const head = flags['--headless'] === undefined && (rank === undefined || (rank.item.val.known && rank.value === '0'))
   return {
@@ -28,6 +30,7 @@ export function vllmServe(s: State, args: readonly Arg[], env: ReadonlyMap<Watch
     args,
     env,
     ...(insertAt ? { insertAt } : {}),
+    ...(commandInsertAt ? { commandInsertAt } : {}),
     inContainer,
     path: [...s.path],
   }

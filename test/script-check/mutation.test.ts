@@ -170,7 +170,13 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   'kempner-init_cluster.sh': ['SCRIPT_VLLM_HOST_IP_OVERRIDE@launch.sh:90'],
 }
 
-for (const set of ['dev', 'held-out', 'held-out2'] as const)
+/**
+ * Scripts that start nothing themselves: they run another script of their repository (over ssh and locally), so no
+ * bug can be injected into a start of theirs; as published they give no error.
+ */
+const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set(['limechain-start-tp2.sh'])
+
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
@@ -184,9 +190,14 @@ for (const set of ['dev', 'held-out', 'held-out2'] as const)
         })
         const ms = mutants(text)
         const native = nativeMutants(text)
-        it('takes a bug in at least three styles', () => {
-          expect(ms.length + native.length).toBeGreaterThanOrEqual(3)
-        })
+        if (NO_START_OF_ITS_OWN.has(name))
+          it('has no start of its own to take a bug', () => {
+            expect(ms.length + native.length).toBe(0)
+          })
+        else
+          it('takes a bug in at least three styles', () => {
+            expect(ms.length + native.length).toBeGreaterThanOrEqual(3)
+          })
         for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
         for (const m of native) it(`native ${m.bug} bug, ${m.style}`, () => checkNativeMutant(m))
         if (native.length > 0)

@@ -146,6 +146,12 @@ function commandStart(text: string, i: number): number {
   return ls + /^[ \t]*/.exec(text.slice(ls))![0].length
 }
 
+/** Length of the `exec ` words just before index i on its line (`exec ray start`), 0 if none. */
+function execBefore(text: string, i: number): number {
+  const m = /(?:^|[\s;&|(])((?:exec\s+)+)$/.exec(text.slice(text.lastIndexOf('\n', i - 1) + 1, i))
+  return m ? m[1]!.length : 0
+}
+
 function insert(text: string, at: number, s: string): string {
   return text.slice(0, at) + s + text.slice(at)
 }
@@ -225,15 +231,16 @@ export function mutants(original: string): Mutant[] {
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
-        // A ray start run by a launcher (`srun … ray start`) takes the setting before the launcher's command.
-        const at = o.direct ? commandStart(text, o.at) : o.at
+        // A ray start run by a launcher (`srun … ray start`) takes the setting before the launcher's command; one a
+        // nested shell replaces itself with (`exec ray start`) takes a prefix before the `exec` (`exec NAME=v cmd` is no bash).
+        const at = o.direct ? commandStart(text, o.at) : style === 'prefix' ? o.at - execBefore(text, o.at) : o.at
         text = insert(text, at, word)
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
       } else if (style === 'export' || style === 'source') {
         // A ray start that begins a line of a multi-line string another shell runs (`docker exec c bash -lc "…"`) takes an
         // export on the line before it, in that shell; a settings file on the host is not there.
-        const ownLine = !o.direct && style === 'export' && inMultiLineString(text, o.at) && commandStart(text, o.at) === o.at
+        const ownLine = !o.direct && style === 'export' && inMultiLineString(text, o.at) && commandStart(text, o.at) === o.at - execBefore(text, o.at)
         if (!ownLine && (inContainer || !o.direct)) continue
         const start = commandStart(text, o.at)
         const lineStart = text.lastIndexOf('\n', start - 1) + 1
@@ -323,9 +330,26 @@ export interface NativeMutant {
 const SERVE = /\bvllm serve\b|-m (?:vllm\.entrypoints\.openai\.api_server|dynamo\.vllm)\b/g
 const NATIVE_FLAG = /(?:^|\s)--(?:nnodes|node-rank|headless|master-addr)\b/
 
+/** Flags only vLLM's serve takes: with native flags in a `docker run` without `--entrypoint`, the image's entrypoint is the serve. */
+const SERVE_ONLY_FLAG =
+  /(?:^|\s)--(?:distributed-executor-backend|tensor-parallel-size|pipeline-parallel-size|headless|served-model-name|max-model-len|gpu-memory-utilization)\b/
+const DOCKER_RUN = /\b(?:docker|podman) run\b/g
+
 /** The native serves of a script: each logical command, its role by literal flags (the worker's `--headless` or rank ≥ 1). */
 function serveOccurrences(text: string): Occurrence[] {
   const out: Occurrence[] = []
+  // `docker run … IMAGE MODEL --nnodes … --master-addr …` whose serve is the image's entrypoint (vLLM's image: `vllm serve`).
+  for (let m = DOCKER_RUN.exec(text); m; m = DOCKER_RUN.exec(text)) {
+    const lineStart = text.lastIndexOf('\n', m.index) + 1
+    if (text.slice(lineStart, m.index).trimStart().startsWith('#')) continue
+    let end = logicalEnd(text, m.index)
+    const region = text.slice(m.index, end)
+    if (!NATIVE_FLAG.test(region) || !SERVE_ONLY_FLAG.test(region) || /--entrypoint\b/.test(region) || new RegExp(SERVE.source).test(region)) continue
+    const tail = /\s*(?:&|;)?\s*$/.exec(region)
+    end -= tail ? tail[0].length : 0
+    const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
+    out.push({ at: m.index, end, role, direct: !inMultiLineString(text, m.index) })
+  }
   for (let m = SERVE.exec(text); m; m = SERVE.exec(text)) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1
     if (text.slice(lineStart, m.index).trimStart().startsWith('#')) continue
@@ -380,6 +404,9 @@ export function nativeMutants(original: string): NativeMutant[] {
   const app = /\b(?:apptainer|singularity)\s+exec\b/.exec(command)
   if (app) add('apptainer --env', start + app.index + app[0].length, ` --env ${assign}`)
   const docker = /\b(?:docker|podman) run\b/.exec(command)
-  if (docker) add('docker -e', start + docker.index + docker[0].length, ` -e ${assign}`)
+  // After the command's own `-e VLLM_HOST_IP=…`, if it has one: docker takes the last setting of a name.
+  const own = [...command.matchAll(/(?:^|\s)(?:-e|--env)[= ]+"?VLLM_HOST_IP=(?:"[^"]*"|[^\s"\\]*)"?/g)].pop()
+  if (own) add('docker -e', start + own.index! + own[0].length, ` -e ${assign}`)
+  else if (docker) add('docker -e', start + docker.index + docker[0].length, ` -e ${assign}`)
   return out
 }
