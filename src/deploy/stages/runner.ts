@@ -251,24 +251,39 @@ export const runnerAfterParts = ({ m, release }: StagePlanInput): PlannedPart[] 
   },
 ]
 
-/** Run a rollout's stages and report it; the lock a stage took is released whatever happens. */
+/**
+ * Run a rollout's stages and report it; the lock a stage took is released whatever happens. After
+ * the stages, the audit line is written and then the lock released while the node table is read
+ * (both only append to or remove the lock's own files; the table reads the releases and containers).
+ */
 export async function runRollout(r: Rollout): Promise<RolloutReport> {
   const { ctx } = r
   const m = ctx.o.manifest
+  let unlocked: Promise<void> | undefined
+  const unlock = (): Promise<void> =>
+    (unlocked ??= (async () => {
+      await ctx.heartbeat?.stop()
+      if (!ctx.lock) return
+      const released = await releaseDeployLock(ctx.o.transports.get(headOf(m).name)!, m, ctx.lock.token, ctx.heartbeat?.holder ?? ctx.lock)
+      ctx.io.progress(released.message)
+      if (released.released) ctx.o.onLock?.(undefined)
+    })())
   try {
     const run = await runList(r.stages, ctx)
     const handled = await handleFailure(r, run)
     await markFailedRelease(ctx, run)
     const core = deriveReport(ctx, run, handled)
-    if (ctx.lock) await writeAudit(ctx, m, core)
-    const nodes = await ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts))
+    // An unchanged release changed nothing since the state stage read every node: its table is that read.
+    const known = core.result === 'unchanged' ? ctx.states : undefined
+    const [, nodes] = await Promise.all([
+      (async () => {
+        if (ctx.lock) await writeAudit(ctx, m, core)
+        await unlock()
+      })(),
+      ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts, known)),
+    ])
     return { ...core, nodes, durationMs: Date.now() - ctx.io.started }
   } finally {
-    await ctx.heartbeat?.stop()
-    if (ctx.lock) {
-      const released = await releaseDeployLock(ctx.o.transports.get(headOf(m).name)!, m, ctx.lock.token)
-      ctx.io.progress(released.message)
-      if (released.released) ctx.o.onLock?.(undefined)
-    }
+    await unlock()
   }
 }
