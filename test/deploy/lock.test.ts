@@ -228,7 +228,14 @@ describe('the deploy lock on a real sshd', () => {
   it('a holder that knows its record releases it in one command; one renewed since, or taken over, is read first', async () => {
     const t = await connect()
     let commands = 0
-    const counted: Transport = { label: t.label, run: (c, o) => (commands++, t.run(c, o)), close: () => t.close() }
+    const counted: Transport = {
+      label: t.label,
+      run: (c, o) => {
+        commands++
+        return t.run(c, o)
+      },
+      close: () => t.close(),
+    }
     const got = await acquireDeployLock(t, manifest, { who: 'dave', run: 'o"q\\u', release: 'r3' })
     if (!got.ok) throw new Error(got.problem.message)
     // The record as the head wrote it, byte for byte.
