@@ -323,9 +323,29 @@ export class LockHeartbeat {
   }
 }
 
-export async function releaseDeployLock(head: Transport, m: Manifest, token?: string): Promise<{ released: boolean; message: string }> {
+/**
+ * The record a holder's lock holds on the head, as the acquire and renew scripts write it: the
+ * request this tool sent, closed with the head's `since` and `expiresAt` (STAMP in
+ * src/plan/lock-commands.ts). A record that differs (a hand edit, another writer) simply does not
+ * match the conditional removal, which then reads the lock first.
+ */
+export const holderRecord = (h: LockHolder): string =>
+  `${holderRequest(h, h.token).slice(0, -1)},"since":${JSON.stringify(h.since)},"expiresAt":${JSON.stringify(h.expiresAt)}}`
+
+/**
+ * Releases the lock: without a token, whatever lock is there (forced); with one, only this
+ * holder's. `held`: the holder as this process last wrote it (taken or renewed), so its record is
+ * known and one conditional removal releases it; when the record on the head is another, the lock
+ * is read and judged first, as without it.
+ */
+export async function releaseDeployLock(head: Transport, m: Manifest, token?: string, held?: LockHolder): Promise<{ released: boolean; message: string }> {
   const dir = deployLockDir(m)
   const where = `the deploy lock of cluster ${m.cluster} on ${head.label}`
+  if (token !== undefined && held?.token === token) {
+    const r = await ask(head, removeLockIfCmd(dir, holderRecord(held)), 'release the deploy lock')
+    if (r.ok && r.value.state === 'removed') return { released: true, message: `${where} released (${describeHolder(held)})` }
+    if (r.ok && r.value.state === 'free') return { released: false, message: `${where} is not held (nothing to release)` }
+  }
   if (token === undefined) {
     for (let tries = 0; tries < 20; tries++) {
       const f = await ask(head, forceRemoveLockCmd(dir), 'remove the deploy lock')

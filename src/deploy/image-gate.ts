@@ -53,15 +53,17 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   const findings: Finding[] = []
   let bytesSent = 0
   const nodes = m.nodes.filter((n) => transports.has(n.name))
-  const before = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
-
   // A rollback checks its release's exact image ID as a preloaded one; otherwise the manifest's mode.
   const dist = opts.expectId ? DISTRIBUTIONS.preloaded : distributionOf(m)
   const distribution = dist.name
+  // This machine's image is read while the nodes are (all only read).
+  const local = dist.fromRunner ? localImageId(image) : undefined
+  const before = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+
   let want: string | undefined = opts.expectId
-  if (dist.fromRunner) {
+  if (local) {
     // The one check that this machine has the image, before any node is touched.
-    want = await localImageId(image)
+    want = await local
     if (!want) {
       findings.push({
         code: 'IMAGE_MISSING',

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   LockHeartbeat,
   acquireDeployLock,
+  type LockHolder,
   deployLockStatus,
+  holderRecord,
   judgeLock,
   parseHolder,
   parseLockResponse,
@@ -22,6 +24,7 @@ import type { Manifest } from '../../src/manifest/schema.js'
 import { GUARD_EXPIRY_S, TAKE_GUARD, deployLockDir } from '../../src/plan/lock-commands.js'
 import { pinsFromKnownHosts } from '../../src/transport/host-keys.js'
 import type { SshTransport } from '../../src/transport/ssh.js'
+import type { Transport } from '../../src/transport/transport.js'
 import { type LoopbackSshd, startLoopbackSshd } from '../support/sshd.js'
 import { sshConnected } from '../support/ssh-connected.js'
 
@@ -220,6 +223,52 @@ describe('the deploy lock on a real sshd', () => {
     expect(lost).toMatch(/was lost: now held by intruder \(release x\)/)
     expect((await deployLockStatus(b, manifest)).holder?.who).toBe('intruder')
     await releaseDeployLock(b, manifest)
+  })
+
+  it('a holder that knows its record releases it in one command; one renewed since, or taken over, is read first', async () => {
+    const t = await connect()
+    let commands = 0
+    const counted: Transport = {
+      label: t.label,
+      run: (c, o) => {
+        commands++
+        return t.run(c, o)
+      },
+      close: () => t.close(),
+    }
+    const got = await acquireDeployLock(t, manifest, { who: 'dave', run: 'o"q\\u', release: 'r3' })
+    if (!got.ok) throw new Error(got.problem.message)
+    // The record as the head wrote it, byte for byte.
+    expect(holderRecord(got.value)).toBe(readFileSync(`${deployLockDir(manifest)}/holder.json`, 'utf8').replace(/\n$/, ''))
+    expect(await releaseDeployLock(counted, manifest, got.value.token, got.value)).toMatchObject({
+      released: true,
+      message: expect.stringMatching(/released \(dave/),
+    })
+    expect(commands).toBe(1)
+    expect(await deployLockStatus(t, manifest)).toEqual({ held: false })
+    // Renewed by a heartbeat this holder did not hear back from: the first removal misses, the read finds it is still ours.
+    const again = await acquireDeployLock(t, manifest, { who: 'dave', release: 'r4' })
+    if (!again.ok) throw new Error(again.problem.message)
+    const renewed = await new Promise<LockHolder>((resolve) => {
+      const beat = new LockHeartbeat(t, manifest, again.value, { everyMs: 1000, onRenewed: (h) => void beat.stop().then(() => resolve(h)) })
+      beat.start()
+    })
+    expect(renewed.expiresAt).not.toBe(again.value.expiresAt)
+    commands = 0
+    expect((await releaseDeployLock(counted, manifest, again.value.token, again.value)).released).toBe(true)
+    expect(commands).toBe(3)
+    // Taken over by someone else: left alone.
+    const mine = await acquireDeployLock(t, manifest, { who: 'dave', release: 'r5' })
+    if (!mine.ok) throw new Error(mine.problem.message)
+    await releaseDeployLock(t, manifest)
+    const theirs = await acquireDeployLock(t, manifest, { who: 'erin', release: 'r6' })
+    expect(theirs.ok).toBe(true)
+    expect(await releaseDeployLock(t, manifest, mine.value.token, mine.value)).toMatchObject({
+      released: false,
+      message: expect.stringMatching(/held by someone else, erin/),
+    })
+    expect((await deployLockStatus(t, manifest)).holder?.who).toBe('erin')
+    await releaseDeployLock(t, manifest)
   })
 
   it('a leftover guard stops no renewal for long: an old one is taken over; a live one is a miss, and misses for 2/3 of the TTL lose the lock', async () => {

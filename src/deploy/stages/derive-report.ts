@@ -5,7 +5,7 @@
 import type { FactsBundle } from '../../preflight/facts.js'
 import type { Finding } from '../../preflight/finding.js'
 import { nodeRank } from '../../plan/executor-commands.js'
-import { containerState, readNodeStates } from '../node-state.js'
+import { type NodeState, containerState, readNodeStates } from '../node-state.js'
 import type { NodeRow, OnFailureReport, RolloutReport, RolloutStage } from '../rollout-types.js'
 import type { AnyOutcome, ListedStage, RolloutContext } from './stage.js'
 import { fabricTestReport } from './fabric-test.js'
@@ -83,10 +83,10 @@ export function deriveReport(ctx: RolloutContext, run: ListRun, handled?: Handle
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '-')
 
-/** Every node as it is now: its current release, image, Ray identity and container. */
-export async function nodeTable(ctx: RolloutContext, facts: FactsBundle | undefined): Promise<NodeRow[]> {
+/** Every node as it is now (`known`: as a read this rollout made and nothing changed since): its current release, image, Ray identity and container. */
+export async function nodeTable(ctx: RolloutContext, facts: FactsBundle | undefined, known?: ReadonlyMap<string, NodeState>): Promise<NodeRow[]> {
   const m = ctx.o.manifest
-  const states = await readNodeStates(m, ctx.o.transports)
+  const states = known ?? (await readNodeStates(m, ctx.o.transports))
   return m.nodes.map((n) => {
     const s = states.get(n.name)!
     const rayNode = facts?.ray?.nodes.find((r) => r.alive && r.address === n.fabricIp)

@@ -29,6 +29,7 @@ export const preflightStage: Stage<'m' | 'unchanged' | 'hostFacts', 'facts'> = {
   needs: ['m', 'unchanged', 'hostFacts'],
   adds: ['facts'],
   plan: releasePhasesPart(() => ['preflight']),
+  gate: true,
   untouched: unchangedNote,
   async run(ctx) {
     const { m, o, io } = ctx
@@ -49,6 +50,8 @@ export const smokeStage: Stage<'m' | 'release' | 'unchanged' | 'previousRelease'
   needs: ['m', 'release', 'unchanged', 'previousRelease'],
   adds: ['smoke', 'performance'],
   plan: releasePhasesPart(() => ['smoke']),
+  // A new release's figures are written to its own directory, which no other stage reads.
+  gate: true,
   untouched: unchangedNote,
   async run(ctx) {
     const { m, o, io } = ctx

@@ -22,16 +22,20 @@ import { type Handled, type ListRun, type StageRecord, type Stopped, changedBy, 
  * The stages in order until one stops. A cancel is looked at before every stage (no stage starts
  * once the rollout is cancelled, so a cancelled rollout never activates or prunes), and a stage that
  * stopped while the cancel was on is a cancel, whatever it stopped on (a request cut by the cancel
- * is not a failure of the release).
+ * is not a failure of the release). Gates with only skipped stages between them run at once
+ * (gatesAtOnce); each is recorded in the list's order, and the first of them that stopped stops the list.
  */
 export async function runList(stages: readonly ListedStage[], ctx: RolloutContext): Promise<ListRun> {
   const records: StageRecord[] = []
-  for (const stage of stages) {
+  for (let i = 0; i < stages.length; i++) {
+    const stage = stages[i]!
     if (stage.when && !stage.when(ctx)) {
       addSkipped(ctx, stage)
       continue
     }
-    needsPresent(ctx, stage)
+    const { together, skipped } = gatesAtOnce(stages, i, ctx)
+    for (const s of skipped) addSkipped(ctx, s)
+    for (const s of together) needsPresent(ctx, s)
     if (ctx.io.cancelled) return { records, stopped: { stage: stage.name, by: stage, outcome: cancelledBefore(stage.name) } }
     const lost = ctx.heartbeat?.lost
     if (lost) {
@@ -40,18 +44,56 @@ export async function runList(stages: readonly ListedStage[], ctx: RolloutContex
       return { records, stopped: { stage: stage.name, by: stage, outcome } }
     }
     const mark = ctx.io.nodeEvents.mark()
-    const ran = stage.labelsItself ? await stage.run(ctx) : await ctx.io.inStage(stage.name, () => stage.run(ctx))
-    const outcome =
-      ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled
-        ? { ...ran, cancelled: true }
-        : ran.next === 'stop' && !ran.cancelled && !ran.lockLost
-          ? await causeOfStop(ctx, ran, stage, mark)
-          : ran
-    record(ctx, outcome)
-    records.push({ stage, outcome })
-    if (outcome.next === 'stop') return { records, stopped: { stage: outcome.at ?? stage.name, by: stage, outcome } }
+    const ran = await Promise.all(together.map((s) => (s.labelsItself ? s.run(ctx) : ctx.io.inStage(s.name, () => s.run(ctx)))))
+    let stopped: ListRun['stopped']
+    for (const [k, s] of together.entries()) {
+      const outcome = await judged(ctx, ran[k]!, s, mark)
+      record(ctx, outcome)
+      records.push({ stage: s, outcome })
+      if (outcome.next === 'stop') stopped ??= { stage: outcome.at ?? s.name, by: s, outcome }
+    }
+    if (stopped) return { records, stopped }
+    // bug: a stage skipped beside the gates would have run after them (its `when` reads what they added)
+    const wrong = skipped.filter((s) => s.when?.(ctx))
+    if (wrong.length > 0) throw new Error(`bug: stage ${wrong.map((s) => s.name).join(', ')} was skipped beside gates whose outputs its when reads`)
+    i += together.length - 1 + skipped.length
   }
   return { records }
+}
+
+/** A stage's outcome as the list records it: a stop during a cancel is a cancel; a stop's cause is looked for. */
+const judged = (ctx: RolloutContext, ran: AnyOutcome, stage: ListedStage, mark: number): Promise<AnyOutcome> | AnyOutcome =>
+  ran.next === 'stop' && ctx.io.cancelled && !ran.cancelled
+    ? { ...ran, cancelled: true }
+    : ran.next === 'stop' && !ran.cancelled && !ran.lockLost
+      ? causeOfStop(ctx, ran, stage, mark)
+      : ran
+
+/**
+ * The stage at `i` and the gates that may run beside it: while it is a gate, each next stage that
+ * is skipped now (its `when` false) is passed over and each next gate that needs nothing the ones
+ * before it add joins it (an unchanged release: preflight and smoke, the vllm stage between them
+ * skipped). Only read-only gates run at once, so the order between them changes nothing on the
+ * nodes. The skipped stages in between come back to be recorded as skipped.
+ */
+function gatesAtOnce(stages: readonly ListedStage[], i: number, ctx: RolloutContext): { together: ListedStage[]; skipped: ListedStage[] } {
+  const together = [stages[i]!]
+  const skipped: ListedStage[] = []
+  if (!stages[i]!.gate) return { together, skipped }
+  const between: ListedStage[] = []
+  for (let j = i + 1; j < stages.length; j++) {
+    const s = stages[j]!
+    if (s.when && !s.when(ctx)) {
+      between.push(s)
+      continue
+    }
+    const added = new Set(together.flatMap((t) => t.adds))
+    if (!s.gate || s.needs.some((k) => added.has(k))) break
+    together.push(s)
+    skipped.push(...between)
+    between.length = 0
+  }
+  return { together, skipped }
 }
 
 /** The runner is the one writer of a rollout's record: a stage's outputs, findings and executed steps, as it returned them. */
@@ -209,24 +251,39 @@ export const runnerAfterParts = ({ m, release }: StagePlanInput): PlannedPart[] 
   },
 ]
 
-/** Run a rollout's stages and report it; the lock a stage took is released whatever happens. */
+/**
+ * Run a rollout's stages and report it; the lock a stage took is released whatever happens. After
+ * the stages, the audit line is written and then the lock released while the node table is read
+ * (both only append to or remove the lock's own files; the table reads the releases and containers).
+ */
 export async function runRollout(r: Rollout): Promise<RolloutReport> {
   const { ctx } = r
   const m = ctx.o.manifest
+  let unlocked: Promise<void> | undefined
+  const unlock = (): Promise<void> =>
+    (unlocked ??= (async () => {
+      await ctx.heartbeat?.stop()
+      if (!ctx.lock) return
+      const released = await releaseDeployLock(ctx.o.transports.get(headOf(m).name)!, m, ctx.lock.token, ctx.heartbeat?.holder ?? ctx.lock)
+      ctx.io.progress(released.message)
+      if (released.released) ctx.o.onLock?.(undefined)
+    })())
   try {
     const run = await runList(r.stages, ctx)
     const handled = await handleFailure(r, run)
     await markFailedRelease(ctx, run)
     const core = deriveReport(ctx, run, handled)
-    if (ctx.lock) await writeAudit(ctx, m, core)
-    const nodes = await ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts))
+    // An unchanged release changed nothing since the state stage read every node: its table is that read.
+    const known = core.result === 'unchanged' ? ctx.states : undefined
+    const [, nodes] = await Promise.all([
+      (async () => {
+        if (ctx.lock) await writeAudit(ctx, m, core)
+        await unlock()
+      })(),
+      ctx.io.inStage('report', () => nodeTable(ctx, core.afterRollback?.facts ?? core.facts, known)),
+    ])
     return { ...core, nodes, durationMs: Date.now() - ctx.io.started }
   } finally {
-    await ctx.heartbeat?.stop()
-    if (ctx.lock) {
-      const released = await releaseDeployLock(ctx.o.transports.get(headOf(m).name)!, m, ctx.lock.token)
-      ctx.io.progress(released.message)
-      if (released.released) ctx.o.onLock?.(undefined)
-    }
+    await unlock()
   }
 }

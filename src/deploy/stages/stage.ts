@@ -149,6 +149,12 @@ export interface Stage<N extends OutputKey = never, A extends OutputKey = never>
   readonly final?: boolean
   /** It reports its own parts' start and end (the executor's phases, two reads at once). */
   readonly labelsItself?: boolean
+  /**
+   * A gate on the running cluster: it changes nothing a later stage reads on the nodes. Two gates
+   * with only skipped stages between them (an unchanged release: preflight, then smoke without the
+   * vllm stage) run at once when the second needs nothing the first adds (runner.ts).
+   */
+  readonly gate?: boolean
   /** It runs only when this holds (default: always); skipped, it adds each of its outputs as undefined. */
   readonly when?: WhenAllowed<A, (ctx: StageInput<N>) => boolean>
   /**
@@ -169,6 +175,7 @@ export interface ListedStage {
   readonly changes?: boolean
   readonly final?: boolean
   readonly labelsItself?: boolean
+  readonly gate?: boolean
   when?(ctx: RolloutContext): boolean
   readonly plan?: (p: StagePlanInput) => readonly PlannedPart[]
   untouched?(ctx: RolloutContext): string
