@@ -403,34 +403,53 @@ export function createFailureCollector(): FailureCollector {
       }
       if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code))) return []
       if (quoted.length === 0) return causeNotNamed(findings)
-      const shown = [...quoted]
-      if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
-      const first = quoted[0]!.line
-      const type = exception ? exceptionType(exception.line.text) : undefined
-      const where = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
-      const unrecognised: Finding = {
-        code: 'UNRECOGNISED_FAILURE',
-        severity: 'error',
-        node: first.prefixIp ?? null,
-        message:
-          quoted.length === 1 && quoted[0]!.kind === STALL_KIND
-            ? "vLLM's engine finished its start-up, then waited on its workers with no progress after (the log ends so): a hang, whose cause no line of this log names (a collective that never completes across the nodes, a GPU fault, memory pressure on a node)."
-            : `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
-        evidence: {
-          [EVIDENCE.logLine]: `${source}:${where(first)}`,
-          'First failing line': clip(first.text),
-          ...(type ? { 'Exception type': type, 'Exception line': `${where(exception!.line)}: ${clip(exception!.line.text)}` } : {}),
-          ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
-          ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
-          ...(native ? { 'Native check': native.where, 'Error it reports': native.error, ...(native.means ? { 'Usually means': native.means } : {}) } : {}),
-          'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
-          'Kinds of failure line': [...kinds].join(', '),
-          'Failure lines in all': String(lines.size),
-        },
-        fix: `${native?.fix ? `${native.fix} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
-      }
+      const unrecognised = unrecognisedFinding(source, { quoted, exception, exit, native, lines, kinds, seen })
       return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
     },
+  }
+}
+
+/** A logical line's number, or its first and last physical lines. */
+const where = (l: LogicalLine) => `${l.line}${l.physicalLines > 1 ? `-${l.line + l.physicalLines - 1}` : ''}`
+
+/** What the collector holds of a log's unexplained failure lines when it is asked for its findings. */
+interface Collected {
+  readonly quoted: readonly Failing[]
+  readonly exception: Failing | undefined
+  readonly exit: { readonly code: number; readonly line: LogicalLine } | undefined
+  readonly native: (NativeCheck & { readonly line: LogicalLine }) | undefined
+  readonly lines: ReadonlySet<number>
+  readonly kinds: ReadonlySet<string>
+  readonly seen: ReadonlySet<string>
+}
+
+/** The one UNRECOGNISED_FAILURE of a log: its first failing line, the exception, exit code, native check and the values the lines name. */
+function unrecognisedFinding(source: string, c: Collected): Finding {
+  const { quoted, exception, exit, native, lines, kinds, seen } = c
+  const shown = [...quoted]
+  if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
+  const first = quoted[0]!.line
+  const type = exception ? exceptionType(exception.line.text) : undefined
+  return {
+    code: 'UNRECOGNISED_FAILURE',
+    severity: 'error',
+    node: first.prefixIp ?? null,
+    message:
+      quoted.length === 1 && quoted[0]!.kind === STALL_KIND
+        ? "vLLM's engine finished its start-up, then waited on its workers with no progress after (the log ends so): a hang, whose cause no line of this log names (a collective that never completes across the nodes, a GPU fault, memory pressure on a node)."
+        : `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
+    evidence: {
+      [EVIDENCE.logLine]: `${source}:${where(first)}`,
+      'First failing line': clip(first.text),
+      ...(type ? { 'Exception type': type, 'Exception line': `${where(exception!.line)}: ${clip(exception!.line.text)}` } : {}),
+      ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
+      ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
+      ...(native ? { 'Native check': native.where, 'Error it reports': native.error, ...(native.means ? { 'Usually means': native.means } : {}) } : {}),
+      'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
+      'Kinds of failure line': [...kinds].join(', '),
+      'Failure lines in all': String(lines.size),
+    },
+    fix: `${native?.fix ? `${native.fix} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
   }
 }
 
