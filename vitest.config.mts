@@ -84,7 +84,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [LAB], maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [LAB],
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+          // a cache directory per test file: nothing kept under ~/.cache by one test is read by another
+          setupFiles: ['test/support/private-cache.ts'],
+        },
       },
       {
         extends: true,

@@ -53,8 +53,8 @@ export async function runList(stages: readonly ListedStage[], ctx: RolloutContex
       if (outcome.next === 'stop') stopped ??= { stage: outcome.at ?? s.name, by: s, outcome }
     }
     if (stopped) return { records, stopped }
-    // bug: a stage skipped beside the gates would have run after them (its `when` reads what they added)
     const wrong = skipped.filter((s) => s.when?.(ctx))
+    // bug: a stage skipped beside the gates would have run after them (its `when` reads what they added)
     if (wrong.length > 0) throw new Error(`bug: stage ${wrong.map((s) => s.name).join(', ')} was skipped beside gates whose outputs its when reads`)
     i += together.length - 1 + skipped.length
   }
