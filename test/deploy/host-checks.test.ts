@@ -89,11 +89,11 @@ describe('the host probe', () => {
   it("run by the real python: each relay target is tried with its own user and port and the relay's ssh options, all at once", () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrd-host-probe-'))
     try {
-      // A stub ssh that records its argv and waits (up to 8 s, for the event, not a fixed time) until another stub runs beside it,
+      // A stub ssh that records its argv (one write per line: the stubs run at once) and waits (up to 8 s, for the event, not a fixed time) until another stub runs beside it,
       // then how many run; run one after the other, each waits out the 8 s and records 1. The second worker refuses.
       writeFileSync(
         join(dir, 'ssh'),
-        `#!/bin/sh\nprintf '%s ' "$@" >>"${dir}/calls"; echo >>"${dir}/calls"\ntouch "${dir}/running.$$"; i=0; while [ "$(ls "${dir}" | grep -c '^running')" -lt 2 ] && [ $i -lt 80 ]; do sleep 0.1; i=$((i+1)); done; ls "${dir}" | grep -c '^running' >>"${dir}/overlap"; sleep 0.2; rm -f "${dir}/running.$$"\ncase "$*" in *127.0.0.14*) echo 'ssh: connect to host 127.0.0.14 port 2222: Connection refused' >&2; exit 255;; esac\n`,
+        `#!/bin/sh\necho "$*" >>"${dir}/calls"\ntouch "${dir}/running.$$"; i=0; while [ "$(ls "${dir}" | grep -c '^running')" -lt 2 ] && [ $i -lt 80 ]; do sleep 0.1; i=$((i+1)); done; ls "${dir}" | grep -c '^running' >>"${dir}/overlap"; sleep 0.2; rm -f "${dir}/running.$$"\ncase "$*" in *127.0.0.14*) echo 'ssh: connect to host 127.0.0.14 port 2222: Connection refused' >&2; exit 255;; esac\n`,
       )
       chmodSync(join(dir, 'ssh'), 0o755)
       const worker = lab.nodes[1]!
