@@ -160,12 +160,87 @@ const CODE_SPAN_LINE = /^(\s*)`([^`\s][^`]*\s[^`]*[^`\s])`\s*$/
  */
 const AUTOLINK = /\[([^\]\s()]+)\]\(https?:\/\/\1\/?\)/g
 
+/**
+ * What a web page's typesetting did to a log it shows (WordPress' wptexturize, Medium, Zhihu, CSDN, a forum's editor): quotes made
+ * curly (`No module named ‘ray’`), `--` before a flag made a dash (`–tensor-parallel-size`, `—node-ip-address`), blanks made
+ * non-breaking (a run of spaces copied from HTML), zero-width spaces and byte-order marks left in. No program here prints any of
+ * them in a log line, so they are put back as typed. A dash is a flag's only at a word's start before a lower-case letter
+ * (`10–20 s` and `foo — bar` stay).
+ */
+const TYPESET = /[\u2018\u2019\u201c\u201d\u00a0\u200b\u2060\ufeff\u2013\u2014]/
+const TYPESET_QUOTE_1 = /[\u2018\u2019]/g
+const TYPESET_QUOTE_2 = /[\u201c\u201d]/g
+const TYPESET_INVISIBLE = /[\u200b\u2060\ufeff]/g
+const TYPESET_FLAG_DASH = /(^|[\s=([,"'])[\u2013\u2014](?=[a-z][\w-])/g
+const untypeset = (line: string): string =>
+  line
+    .replace(TYPESET_QUOTE_1, "'")
+    .replace(TYPESET_QUOTE_2, '"')
+    .replace(/\u00a0/g, ' ')
+    .replace(TYPESET_INVISIBLE, '')
+    .replace(TYPESET_FLAG_DASH, '$1--')
+
 /** One physical line without its line ending, colour codes and quote markers. */
 export function cleanPhysical(raw: string): string {
-  const unquoted = raw.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+  const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
+  const unquoted = untyped.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
   const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line
+}
+
+/**
+ * Where a record starts inside a line whose breaks a page lost (a scraped blog, a forum that ran a pasted log into one paragraph,
+ * CSDN's copy of a code block: `…[parallel_state.py:1165] rank 0 in world size 2INFO 12-01 10:00:02 [ray_utils.py:345] …`):
+ * the heads that carry their own time or tag, so they cannot be a message's words — vLLM's `LEVEL MM-DD HH:MM:SS [file.py:N]`, SGLang's
+ * `[YYYY-MM-DD HH:MM:SS`, Python logging's and Ray's `YYYY-MM-DD HH:MM:SS[,.]fff LEVEL`, glog's `I1201 10:00:00.123456 pid`,
+ * NCCL's `host:pid:tid [dev] NCCL INFO`, a traceback's start (each head with the logger's `file:line` tag after it: vLLM logs a
+ * traceback as `ERROR … [core.py:1197] Traceback (most recent call last):`, one line, its heads one after the other; torch as
+ * `[rank0]: Traceback …`: a traceback after a tag's `]`, `:` or `|` starts no record) — each with the Ray/vLLM process prefix before it, if any — and that
+ * prefix alone where it names the process or the node (`(RayWorkerWrapper pid=2214, ip=10.0.0.2) `, `(pid=2214, ip=10.0.0.2) `),
+ * which Ray puts before every line a worker prints (a bare `(pid=4242)` is a message's words as often).
+ */
+const RUN_TOGETHER_HEAD =
+  /(?:\((?:[A-Za-z_][\w-]*,? )?pid=\d+(?:, ip=[\d.a-fA-F:]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \[?[\w./-]+:\d+\])?|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]{0,40}\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?=[\s:\]])(?:\s+[\w./-]+:\d+(?: --)?)?|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+(?: [\w./-]+:\d+\])?|(?<![\]:|>]\s{0,3})Traceback \(most recent call last\):|[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN))|(\((?:[A-Za-z_][\w-]*,? pid=\d+(?:, ip=[\d.a-fA-F:]+)?|pid=\d+, ip=[\d.a-fA-F:]+)\))(?= )/g
+/** A line holds at least this many records' heads before it is read as several run together. */
+const RUN_TOGETHER_MIN_HEADS = 2
+
+/** A collector's time in brackets or not (`[2026-02-24T20:21:58Z]`, `2026-12-05T10:00:01.12Z`). */
+const BARE_TIME = /^[[(]?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?[\])]?$/
+/** Nothing but prefixes and times between two heads. */
+const onlyPrefixes = (gap: string): boolean => gap === '' || BARE_TIME.test(gap) || stripPrefixes(`${gap} `).text.trim() === ''
+
+/**
+ * One line as the lines it was before a page ran them together: cut before every record head after the first, where the
+ * line holds two or more. A program's own line holds one head at most (its own, at its start), so a log read from a file or a
+ * terminal keeps every line whole.
+ */
+export function splitRunTogether(line: string): string[] {
+  if (line.length < 40) return [line]
+  // Heads that follow one another with only blanks between are one record's (Ray's nested `(raylet, ip=…) (pid=…, ip=…)`). A
+  // prefix alone and a record's head are counted apart: a collector's prefix before a line of another format (`(EngineCore_DP0
+  // pid=1) | [2025-03-10T15:07:20Z] ERROR 03-10 …`) is one line with one head of each kind.
+  const found = [...line.matchAll(RUN_TOGETHER_HEAD)].map((m) => ({ at: m.index, end: m.index + m[0].length, prefix: m[1] !== undefined }))
+  const records = found.filter((h) => !h.prefix).length
+  const prefixes = found.length - records
+  const cuts: number[] = []
+  let lastEnd = 0
+  for (const h of found) {
+    const many = (h.prefix ? prefixes : records) >= RUN_TOGETHER_MIN_HEADS
+    // Only a collector's prefixes between two heads (`… pid=2231) [2026-02-24T20:21:58Z] (EngineCore_DP0 pid=6940) …`): one line.
+    if (many && h.at > 0 && !onlyPrefixes(line.slice(lastEnd, h.at).trim())) cuts.push(h.at)
+    lastEnd = h.end
+  }
+  if (cuts.length === 0) return [line]
+  const out: string[] = []
+  let from = 0
+  for (const at of cuts) {
+    const piece = line.slice(from, at).trimEnd()
+    if (piece.trim() !== '') out.push(piece)
+    from = at
+  }
+  out.push(line.slice(from))
+  return out
 }
 
 /** `{`/`[` opened and not closed in a text (quotes ignored: prose apostrophes would mislead). */
@@ -330,6 +405,26 @@ interface Pending {
   lastLength: number
 }
 
+/** How a physical line goes on the pending record: a terminal's wrap (no blank), a join (a blank), or not at all (a new record). */
+function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped: { text: string }): 'wrap' | 'join' | false {
+  if (p.physical >= MAX_JOINED_LINES || p.text.length >= MAX_JOINED_CHARS) return false
+  const body = stripped.text
+  // The same message again (a repeated log line of the same length) is a new record, not a wrap.
+  if (p.start.length >= 12 && body.startsWith(p.start)) return false
+  const prefixed = body.length !== clean.length
+  if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
+  const fold = opts.foldWidth
+  if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
+    return 'join'
+  if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
+  if (CARRIES_ON.test(body) || (KEY_VALUE_RECORD.test(p.text) && KEY_VALUE_GOES_ON.test(body))) return 'join'
+  if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
+  if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
+  if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'
+  if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && QUOTED_VALUE_LINE.test(body)) return 'join'
+  return false
+}
+
 export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   let lineNo = 0
   let cur: Pending | null = null
@@ -354,6 +449,16 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
    * printed, each with its own prefixes taken off, all on the record's line number.
    */
   const emit = (p: Pending): LogicalLine[] => {
+    // Records a page ran together, once a terminal's wrap of them is joined back: each read as the line it was.
+    const pieces = splitRunTogether(p.text)
+    if (pieces.length > 1)
+      return pieces.flatMap((piece, i) => {
+        const inner = i === 0 ? { text: piece } : stripPrefixes(piece)
+        return emitText({ ...p, text: inner.text, ...(inner.text !== piece && 'ip' in inner ? { ip: inner.ip } : {}) })
+      })
+    return emitText(p)
+  }
+  const emitText = (p: Pending): LogicalLine[] => {
     const rep = p.text.includes('[repeated ') ? REPEATED.exec(p.text) : null
     const text = rep ? p.text.slice(0, rep.index) : p.text
     const repeated = rep ? Number(rep[1]) : undefined
@@ -365,49 +470,34 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     })
   }
 
-  const continues = (p: Pending, clean: string, stripped: { text: string }): 'wrap' | 'join' | false => {
-    if (p.physical >= MAX_JOINED_LINES || p.text.length >= MAX_JOINED_CHARS) return false
-    const body = stripped.text
-    // The same message again (a repeated log line of the same length) is a new record, not a wrap.
-    if (p.start.length >= 12 && body.startsWith(p.start)) return false
-    const prefixed = body.length !== clean.length
-    if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
-    const fold = opts.foldWidth
-    if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
-      return 'join'
-    if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
-    if (CARRIES_ON.test(body) || (KEY_VALUE_RECORD.test(p.text) && KEY_VALUE_GOES_ON.test(body))) return 'join'
-    if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
-    if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
-    if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'
-    if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && QUOTED_VALUE_LINE.test(body)) return 'join'
-    return false
+  /** One physical line, cleaned (or a record a page ran into it): continues the pending record, or completes it and starts one. */
+  const pushClean = (clean: string): LogicalLine[] => {
+    const stripped = stripPrefixes(clean)
+    if (cur) {
+      const how = continues(opts, cur, clean, stripped)
+      if (how === 'wrap') {
+        cur.text += clean
+        cur.physical++
+        cur.lastLength = clean.length
+        return []
+      }
+      if (how === 'join') {
+        cur.text += ` ${stripped.text.trim()}`
+        cur.physical++
+        cur.lastLength = clean.length
+        return []
+      }
+    }
+    const done = cur ? emit(cur) : []
+    const { text, ip } = stripped
+    cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
+    return done
   }
 
   return {
     push(raw: string): LogicalLine[] {
       lineNo++
-      const clean = cleanPhysical(raw)
-      const stripped = stripPrefixes(clean)
-      if (cur) {
-        const how = continues(cur, clean, stripped)
-        if (how === 'wrap') {
-          cur.text += clean
-          cur.physical++
-          cur.lastLength = clean.length
-          return []
-        }
-        if (how === 'join') {
-          cur.text += ` ${stripped.text.trim()}`
-          cur.physical++
-          cur.lastLength = clean.length
-          return []
-        }
-      }
-      const done = cur ? emit(cur) : []
-      const { text, ip } = stripped
-      cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
-      return done
+      return pushClean(cleanPhysical(raw))
     },
     end(): LogicalLine[] {
       const done = cur ? emit(cur) : []
@@ -415,7 +505,10 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       return done
     },
     peek(): LogicalLine | null {
-      return cur ? (emit(cur).at(-1) ?? null) : null
+      if (!cur) return null
+      // Records a page ran together are judged once the line is whole, in their order (never the last one early).
+      const lines = emit(cur)
+      return lines.length > 1 && splitRunTogether(cur.text).length > 1 ? null : (lines.at(-1) ?? null)
     },
   }
 }

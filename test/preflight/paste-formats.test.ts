@@ -142,6 +142,11 @@ interface Format {
   readonly blanks?: boolean
   /** The format drops text (a cut line): a failure stays a failure (an error or UNRECOGNISED_FAILURE), a healthy capture clean. */
   readonly lossy?: boolean
+  /**
+   * The format moves text between lines (a page that ran the records together): the same codes and severities must be read, while
+   * the evidence may quote a line with its neighbours' text in it (a traceback's frames run into one another).
+   */
+  readonly codesOnly?: boolean
 }
 
 const compose = perLine(() => 'vllm-head-1  | ')
@@ -207,6 +212,22 @@ const FORMATS: readonly Format[] = [
   // a viewer that cuts long lines (`less -S` copy, a chat preview, a dashboard cell)
   { name: 'truncated …', apply: truncate(300, '…'), lossy: true },
   { name: 'truncated ...', apply: truncate(300, '...'), lossy: true },
+  // A page that lost the log's line breaks (a scraped blog or CSDN copy: records run together), or ran it into one paragraph (a forum
+  // post: developer.metax-tech.com's vLLM multi-node report, 2026); a traceback's frames then run into each other, so codes only
+  { name: 'page lost the line breaks', apply: (t) => `${lines(printed(t).text).join('')}\n`, codesOnly: true },
+  { name: 'page ran the lines into a paragraph', apply: (t) => `${lines(printed(t).text).join(' ')}\n`, codesOnly: true },
+  // A page's typesetting (WordPress wptexturize, Medium, Zhihu): curly quotes, `--` as an en dash, non-breaking blanks, zero-width spaces
+  {
+    name: 'typeset page',
+    apply: (t) =>
+      t
+        .replace(/'([^'\n]*)'/g, '\u2018$1\u2019')
+        .replace(/'/g, '\u2019')
+        .replace(/"([^"\n]*)"/g, '\u201c$1\u201d')
+        .replace(/(^|\s)--(?=[a-z])/gm, '$1\u2013')
+        .replace(/ {2}/g, '\u00a0 ')
+        .replace(/^/gm, '\u200b'),
+  },
   // two at once
   { name: 'kubectl timestamps + ANSI', apply: (t) => kubectlStamps(ansi(t)) },
   { name: 'compose + vLLM prefix', apply: (t) => compose(perLine(() => '(EngineCore_DP0 pid=2231) ')(t)) },
@@ -218,7 +239,7 @@ function verdict(found: readonly Finding[], format: Format, plainNodes: boolean)
   return found
     .map((f) => {
       const base = `${f.code}/${f.severity}${format.addsNode && !plainNodes ? '' : ` node=${f.node}`}`
-      if (format.lossy || f.severity === 'info') return base
+      if (format.lossy || format.codesOnly || f.severity === 'info') return base
       const ev = Object.entries(f.evidence)
         .filter(([k]) => k !== EVIDENCE.logLine && !(format.blanks && k === 'Line') && !(format.addsNode && !plainNodes && k === 'Node (log prefix)'))
         // A line number inside a value (`Root cause=4: …`) moves with a format that adds lines (a fence, a wrap).
@@ -242,8 +263,9 @@ function mismatches(format: Format): string[] {
     const plain = scanLog(c.text, 'paste')
     const got = scanLog(format.apply(c.text), 'paste')
     const plainNodes = plain.some((f) => f.node !== null)
-    const a = format.lossy ? [...new Set(verdict(plain, format, plainNodes))] : verdict(plain, format, plainNodes)
-    const b = format.lossy ? [...new Set(verdict(got, format, plainNodes))] : verdict(got, format, plainNodes)
+    const dedupe = format.lossy || format.codesOnly
+    const a = dedupe ? [...new Set(verdict(plain, format, plainNodes))] : verdict(plain, format, plainNodes)
+    const b = dedupe ? [...new Set(verdict(got, format, plainNodes))] : verdict(got, format, plainNodes)
     // A cut line can lose what a finding read: then the failure must still be one (never silent), and a healthy capture clean.
     const same = format.lossy ? clean(plain) === clean(got) : JSON.stringify(a) === JSON.stringify(b)
     if (!same) out.push(`${c.name}:\n    plain ${JSON.stringify(a)}\n    got   ${JSON.stringify(b)}`)
@@ -274,6 +296,12 @@ const OPEN: Readonly<Record<string, { readonly most: number; readonly why: strin
     why: "rich's console log (a right-aligned column at the edge) cut again; and two engine deaths whose unknown cause (UNRECOGNISED_FAILURE beside ENGINE_DEAD) quotes a traceback frame a 160-column cut splits after `in`",
   },
   'compose + terminal wrap 120': { most: 4, why: 'as the terminal wraps' },
+  'page lost the line breaks': {
+    // 12 before a run-together line was cut before its records' heads (paste-normalise.ts splitRunTogether)
+    most: 7,
+    why: "a run-together line is cut only before a record's head (a level and time, a traceback, Ray's process prefix): an env dump (`…enp1s0f1np1GLOO_SOCKET_IFNAME=…`), a wrapped sentence whose blank went with the break (`is lessthan desired`), a ray warning re-wrapped by hand, a death whose cause ran into a traceback frame, and a capture whose cut lines give a Ray prefix's ip= to a record that had none",
+  },
+  'page ran the lines into a paragraph': { most: 3, why: 'as above (7 before the cut before record heads)' },
   'srun -l': { most: 1, why: "a capture cut at 188 columns, re-cut after the prefix: the evidence's window moves by one character" },
 }
 

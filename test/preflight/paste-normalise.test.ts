@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { type LogicalLine, cleanPhysical, createLineJoiner, detectWrapWidth } from '../../src/preflight/paste-normalise.js'
+import { type LogicalLine, cleanPhysical, createLineJoiner, detectWrapWidth, splitRunTogether } from '../../src/preflight/paste-normalise.js'
 
 /** A whole paste as logical lines, as the log watcher reads it. */
 function normalisePaste(text: string): LogicalLine[] {
@@ -116,5 +116,59 @@ describe('placement lines across continuation lines (eugr/spark-vllm-docker#227)
       one,
     )
     expect(f?.message).toContain('wants 2 GPUs, the cluster has 1')
+  })
+})
+
+describe('a page that ran a log together, and a page that typeset it', () => {
+  // Records run together as scraped pages and CSDN copies show them (lines from vllm-project/vllm#6689's worker log, SGLang's
+  // `[time TPn]` records from sgl-project/sglang#3614, a Ray driver's prefixed worker lines from ray-project/ray#30292), and a forum
+  // post that ran its log into one paragraph (developer.metax-tech.com's vLLM multi-node report, 2026).
+  it('cuts before every record head once a line holds two or more, and only there', () => {
+    expect(
+      splitRunTogether(
+        'INFO 07-23 09:11:02 ray_utils.py:96] Total CPUs: 16INFO 07-23 09:11:05 selector.py:150] Cannot use FlashAttention-2 backend(RayWorkerWrapper pid=2214, ip=10.0.0.2) INFO 07-23 09:11:06 utils.py:737] Found nccl',
+      ),
+    ).toEqual([
+      'INFO 07-23 09:11:02 ray_utils.py:96] Total CPUs: 16',
+      'INFO 07-23 09:11:05 selector.py:150] Cannot use FlashAttention-2 backend',
+      '(RayWorkerWrapper pid=2214, ip=10.0.0.2) INFO 07-23 09:11:06 utils.py:737] Found nccl',
+    ])
+    expect(splitRunTogether('[2025-02-14 08:01:12 TP0] Init torch distributed begin. [2025-02-14 08:01:40 TP1] Init torch distributed ends.')).toEqual([
+      '[2025-02-14 08:01:12 TP0] Init torch distributed begin.',
+      '[2025-02-14 08:01:40 TP1] Init torch distributed ends.',
+    ])
+    expect(splitRunTogether('启动日志：ERROR 12-01 10:00:02 [core.py:12] EngineCore failed to start.Traceback (most recent call last):')).toEqual([
+      '启动日志：',
+      'ERROR 12-01 10:00:02 [core.py:12] EngineCore failed to start.',
+      'Traceback (most recent call last):',
+    ])
+  })
+  it('near misses: a program line with one head, a command line, a message that names a pid, stay whole', () => {
+    for (const line of [
+      'INFO 12-01 10:00:02 [api_server.py:1024] vLLM API server version 0.20.1 started at 2026-12-01 10:00:00 by the launcher',
+      '(RayWorkerWrapper pid=2214, ip=10.0.0.2) INFO 07-23 09:11:06 utils.py:737] Found nccl from library libnccl.so.2',
+      'docker run -e VLLM_HOST_IP=192.168.200.12 -e NCCL_SOCKET_IFNAME=enp1s0f1np1 --network host vllm/vllm-openai:v0.20.1',
+      'Worker (pid=4242) exited with code 1; the raylet (pid=4100) saw it go at 2026-12-01 10:00:00 INFO-level',
+    ])
+      expect(splitRunTogether(line)).toEqual([line])
+  })
+  it('reads a run-together failure as the program printed it, line numbers kept', () => {
+    const paste =
+      "INFO 12-01 10:00:01 [__init__.py:1] Automatically detected platform cuda.INFO 12-01 10:00:02 [ray_utils.py:300] Waiting for creating a placement group of specs for 10 seconds. specs=[{'node:192.168.200.12': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if you are running on a multi-node."
+    const lines = normalisePaste(`${paste}\n`)
+    expect(lines.map((l) => l.line)).toEqual([1, 1])
+    expect(lines[1]!.text).toMatch(/^INFO 12-01 10:00:02 \[ray_utils.py:300\] Waiting for creating a placement group/)
+  })
+  it('puts back what a typesetting page made of quotes, flags, blanks and invisible marks', () => {
+    expect(cleanPhysical('\ufeffModuleNotFoundError: No module named \u2018ray\u2019')).toBe("ModuleNotFoundError: No module named 'ray'")
+    expect(cleanPhysical('ray start \u2013head \u2013node-ip-address=192.168.200.12 \u2014num-gpus=1')).toBe(
+      'ray start --head --node-ip-address=192.168.200.12 --num-gpus=1',
+    )
+    expect(cleanPhysical('OSError: \u201cmeta-llama/Llama-3.1-70B\u201d is not a local folder')).toBe(
+      'OSError: "meta-llama/Llama-3.1-70B" is not a local folder',
+    )
+    expect(cleanPhysical('INFO\u00a0\u00a012-01\u200b 10:00:02')).toBe('INFO  12-01 10:00:02')
+    // near misses: a range and a sentence's dash stay
+    expect(cleanPhysical('waited 10\u201320 s \u2014 then gave up')).toBe('waited 10\u201320 s \u2014 then gave up')
   })
 })
