@@ -16,13 +16,19 @@
  * completes across the nodes, a GPU fault, memory pressure; vllm-project/vllm#51986, vllm-omni#2928,
  * vllm-ascend#3717 and #3977 show it repeating for minutes). It is read as the weakest failure line:
  * only where the log holds no other, and only while no later line shows the engine generating again
- * (a non-zero generation throughput, an offline run reaching 100 %).
+ * (a non-zero prompt or generation throughput, an offline run reaching 100 %).
  */
 
 const WAITING = /\bNo available (?:shared memory broadcast )?block found in \d+ seconds?\b/
 const STARTED =
   /\binit engine \(profile, create kv cache, warmup model\) took\b|\bStarting vLLM API server\b|\bAvailable routes are:|\bApplication startup complete\b|\bProcessed prompts:/
-const GENERATING = /\bAvg generation throughput: (\d+(?:\.\d+)?) tokens\/s|\bProcessed prompts: 100%/
+/**
+ * vLLM's periodic stats line (vllm/v1/metrics/loggers.py: "Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation
+ * throughput: %.1f tokens/s, Running: …"; 0.x's "Avg prompt throughput: … Avg generation throughput: …"): either rate above zero is
+ * the engine stepping (a slow decode still prefills: vllm-ascend#10401 at 0.1 tokens/s); a hung engine logs both at 0.0.
+ */
+const THROUGHPUT = /\bAvg (?:prompt|generation) throughput: (\d+(?:\.\d+)?) tokens\/s/g
+const FINISHED_OFFLINE = /\bProcessed prompts: 100%/
 
 /** The kind the failure collector gives the stall's line. */
 export const STALL_KIND = 'engine waiting on its workers after start-up'
@@ -36,7 +42,9 @@ export function createStallReader(): (text: string) => 'waiting' | 'progress' | 
   return (text) => {
     if (WAITING.test(text)) return started ? 'waiting' : undefined
     if (STARTED.test(text)) started = true
-    const g = GENERATING.exec(text)
-    return g && (g[1] === undefined || Number(g[1]) > 0) ? 'progress' : undefined
+    if (FINISHED_OFFLINE.test(text)) return 'progress'
+    if (!text.includes(' throughput: ')) return undefined
+    for (const m of text.matchAll(THROUGHPUT)) if (Number(m[1]) > 0) return 'progress'
+    return undefined
   }
 }

@@ -35,9 +35,11 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     family: 'kernels missing for the GPU architecture',
     // CUDA: cudaErrorNoKernelImageForDevice "no kernel image is available for execution on the device", cudaErrorInvalidDeviceFunction
     // "invalid device function"; torch's "CUDA capability sm_121 is not compatible with the current PyTorch installation"; HIP:
-    // hipErrorNoBinaryForGpu, hipErrorInvalidKernelFile, "no compatible code object"; Triton/ptxas "gpu-name … sm_121a is not defined".
+    // hipErrorNoBinaryForGpu, hipErrorInvalidKernelFile, "no compatible code object"; Triton/ptxas "gpu-name … sm_121a is not defined"; Triton's
+    // "OutOfResources: out of resource: shared memory, Required: 102400, Hardware limit: 101376" (triton/compiler/compiler.py _init_handles: a
+    // kernel's configs tuned for a GPU with more shared memory per block; vllm#60172's TRITON_MLA on sm_120, FlagGems on an A800).
     words:
-      /no kernel image is available|invalid device function|NoBinaryForGpu|NoKernelImageForDevice|invalid kernel file|InvalidKernelFile|no compatible code object|\bsm_\d{2,3}a?\b[^\n]{0,60}\bnot (?:compatible|supported|defined)\b|\bgfx\d{3,4}\w*\b[^\n]{0,60}\b(?:not supported|unsupported)\b/i,
+      /no kernel image is available|\bout of resource: shared memory\b|invalid device function|NoBinaryForGpu|NoKernelImageForDevice|invalid kernel file|InvalidKernelFile|no compatible code object|\bsm_\d{2,3}a?\b[^\n]{0,60}\bnot (?:compatible|supported|defined)\b|\bgfx\d{3,4}\w*\b[^\n]{0,60}\b(?:not supported|unsupported)\b/i,
     fix: "The image's CUDA/ROCm libraries or kernels were not built for this GPU: use an image built for its architecture (sm_121 on a GB10, gfx1151 on a Strix Halo; vLLM's CUDA 12.9+/13 builds, NVIDIA's NGC vLLM image), or rebuild with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it.",
   },
   {

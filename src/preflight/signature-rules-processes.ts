@@ -301,9 +301,10 @@ export const PROCESS_RULES: readonly SignatureRule[] = [
     // reregistration", "SM change", "LID change", "GID table change", "port active") are not read (DeepSpeedExamples#310, held-out batch 2).
     code: 'NCCL_TRANSPORT_ERROR',
     // NCCL ≥ 2.19 names the device and port and sorts the events: "NET/IB : mlx5_32:1 Got async error event: port error" (the non-fatal
-    // kinds, llm-d/llm-d#191: a port that flapped under the collectives), "NET/IB : mlx5_0:1 async fatal event on QP (0x…): QP fatal error".
+    // kinds, llm-d/llm-d#191: a port that flapped under the collectives), "NET/IB : mlx5_0:1 async fatal event on QP (0x…): QP fatal error";
+    // NCCL 2.31 (transport/net_ib/common.cc ncclIbAsyncThreadMain) a port's own: "NET/IB : roceP2p1s0f0:1 async fatal event: local catastrophic error".
     pattern:
-      /NET\/IB : (?:([\w.-]+:\d+) )?(?:Got async (?:error )?event ?: |async fatal event on (?:CQ|QP|SRQ)\b[^:]*: )([^\n]*?(?:port error|catastrophic error|fatal error|CQ error|work queue error|access violation|request error|path migration error))/,
+      /NET\/IB : (?:([\w.-]+:\d+) )?(?:Got async (?:error )?event ?: |async fatal event(?: on (?:CQ|QP|SRQ)\b[^:]*)?: )([^\n]*?(?:port error|catastrophic error|fatal error|CQ error|work queue error|access violation|request error|path migration error))/,
     hit: (m, line, _ray, context) => ({
       key: `ib-async:${m[2]}`,
       severity: 'error',

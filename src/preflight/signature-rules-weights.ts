@@ -383,6 +383,30 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     hit: (m, _line, _ray, context) => invalidModel(m[1]!, context, true),
   },
   {
+    // vLLM's weight loading meeting a checkpoint tensor its model class has no place for: models/utils.py AutoWeightsLoader "ValueError: There is no
+    // module or parameter named 'lm_head.input_scale' in Qwen2ForCausalLM" (vllm#12783; a text-only class given a multimodal checkpoint, the
+    // Transformers fallback given a MoE's e_score_correction_bias, a quantised checkpoint read as unquantised), and a layer's own loader's "Layer
+    // mtp.layers.48.mlp.experts has no parameter 'w2_weight_scale_inv' for checkpoint weight '…'" (2026 builds: the MTP MoE built unquantised).
+    code: 'WEIGHTS_MISMATCH',
+    pattern: /There is no module or parameter named '?([^'\s]+)'?(?: in (\w+))?|Layer (\S+) has no parameter '([^']+)' for checkpoint weight '([^']+)'/,
+    hit: (m, _line, _ray, context) => {
+      const tensor = m[1] ?? m[5]!
+      const model = m[2] ?? m[3]
+      return {
+        key: `no-param:${tensor}`,
+        severity: 'error',
+        message: `The checkpoint holds a tensor vLLM's model has no parameter for (${tensor}${model ? ` in ${model}` : ''}): the model class vLLM chose does not match these files (another architecture or variant than the config names, a multimodal checkpoint read by a text-only class, a quantised checkpoint loaded as unquantised or with another scheme).`,
+        evidence: {
+          'Checkpoint tensor': tensor,
+          ...(model ? { 'Model (class or layer)': model } : {}),
+          ...(m[4] ? { 'Parameter asked for': m[4] } : {}),
+          ...node(context),
+        },
+        fix: "Check that the checkpoint is the one the architecture in config.json names and that this vLLM supports its variant and quantisation (--quantization, the model's recipe: a newer vLLM, or the --hf-overrides the model card gives); a text-only class over a multimodal checkpoint needs the multimodal architecture.",
+      }
+    },
+  },
+  {
     // vLLM (model_loader/default_loader.py load_weights, 0.9+): "ValueError: Following weights were not initialized from checkpoint: {'model.layers.0…'}"
     // (also "Following text encoder weights …"); a shard missing from the directory, or a checkpoint of another architecture or quantisation.
     code: 'WEIGHTS_MISMATCH',
