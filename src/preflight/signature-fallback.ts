@@ -55,6 +55,15 @@ const MARKERS: readonly Marker[] = [
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
+  // Python logging with the level as a separated field after the time (and the logger's name): the cookbook's
+  // "%(asctime)s - %(name)s - %(levelname)s - %(message)s", which GPUStack's gpustack/logging.py uses with a zone-aware time
+  // ("2026-07-13 09:35:26.955017+08:00 - gpustack.cmd.prerun - ERROR - Port 10150 required for service 'gpustack' is not available.",
+  // logger.fatal() prints CRITICAL), and FastChat's "%(asctime)s | %(levelname)s | %(name)s | %(message)s" ("2023-12-15 00:46:02 | ERROR |
+  // stderr | Traceback …", fastchat/utils.py build_logger). The level must be its own field: not "- INFO - … ERROR …" in a message.
+  {
+    kind: 'ERROR/FATAL record',
+    test: /^\s*\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: - [\w.\-<>]+)? (?:-|\|) (?:ERROR|FATAL|CRITICAL) (?:-|\|) /,
+  },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
   // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },

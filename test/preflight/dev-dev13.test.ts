@@ -8,7 +8,8 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'dev', 'de
 const KNOWN_MISSES: Readonly<Record<string, string>> = {}
 
 describeLabelledBatch({
-  title: 'dev batch dev13 (late 2025/2026 multi-node captures: KV connectors, a launcher port, DP engines, PD transfer engines, Ray and SGLang starts that worked)',
+  title:
+    'dev batch dev13 (late 2025/2026 multi-node captures: KV connectors, a launcher port, DP engines, PD transfer engines, Ray and SGLang starts that worked)',
   dir,
   knownMisses: KNOWN_MISSES,
   minHealthy: 5,
