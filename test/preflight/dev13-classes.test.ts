@@ -105,3 +105,32 @@ describe("ENGINE_DEAD: the front-end's start-up handshake with its engines (v1/e
       expect(codes(line), line).not.toContain('ENGINE_DEAD')
   })
 })
+
+describe('GPU_SHORTFALL hint: "invalid device ordinal", a GPU index the node does not have (cudaErrorInvalidDevice)', () => {
+  it('hints at the global rank used as the local device beside the UNRECOGNISED_FAILURE', () => {
+    for (const line of [
+      // LMCache/LMCache#1988 (SGLang over two nodes, LMCacheConnector built with the TP rank as its device)
+      'torch.AcceleratorError: CUDA error: invalid device ordinal',
+      // meta-llama/llama-cookbook#90 (torch.cuda.set_device(rank) on the second and third node)
+      'RuntimeError: : CUDA error: invalid device ordinal',
+      // vllm-project/vllm#8984 (a worker's init_device behind the multiproc prefix)
+      '(VllmWorkerProcess pid=2020957) ERROR 10-01 10:44:31 multiproc_worker_utils.py:228] RuntimeError: CUDA error: invalid device ordinal',
+    ]) {
+      const found = scan(line)
+      expect(
+        found.map((f) => f.code),
+        line,
+      ).toEqual(expect.arrayContaining(['UNRECOGNISED_FAILURE', 'GPU_SHORTFALL']))
+      const hint = found.find((f) => f.code === 'GPU_SHORTFALL')
+      expect(hint?.severity, line).toBe('warning')
+      expect(hint?.evidence['Words that tell'], line).toMatch(/invalid device ordinal/i)
+      expect(hint?.fix, line).toContain('LOCAL_RANK')
+    }
+  })
+
+  it('leaves other CUDA errors to their own families', () => {
+    expect(codes('RuntimeError: CUDA error: invalid device function')).not.toContain('GPU_SHORTFALL')
+    expect(codes('RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorInvalidDevicePointer)')).not.toContain('GPU_SHORTFALL')
+    expect(codes('INFO 03-17 05:18:20 [parallel_state.py:1203] world_size=4 rank=2 local_rank=0 device ordinal 0')).toEqual([])
+  })
+})
