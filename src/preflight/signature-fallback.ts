@@ -128,6 +128,11 @@ const MARKERS: readonly Marker[] = [
   // error code line "EI9999: Inner Error!" / "EE1002: …" / "EI0002: …" (vllm-project/vllm-ascend#16646); torch_npu's own record:
   // "[ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed."; an error code under its name, as CANN's
   // error-code list names it and people quote it: "Communication_Error_Get_Socket(EI0006)" (HCCL's socket set-up timed out, vllm-project/afd-plugin#229).
+  // Ascend's MoE dispatch/combine kernels check the HCCL window in their tiling before they run (sgl-kernel-npu csrc/deepep/ops/op_host
+  // *_tiling.cc OP_LOGE "HCCL_BUFFSIZE is too SMALL, maxBs = …, NEEDED_HCCL_BUFFSIZE(…) = <n>MB, HCCL_BUFFSIZE=<m>MB.", sgl-project/sgl-kernel-npu
+  // PR #91 and #183; CANN's moe_distribute_combine_v2_tiling.cpp "HCCL_BUFFSIZE_EP is too SMALL, …" under the operator's "Failed to execute
+  // tiling function", vllm-project/vllm-ascend#16835; vllm-ascend#2674 asks for this check): the line with the size needed and the size set.
+  { kind: 'Ascend HCCL buffer check', test: /\bHCCL_BUFFSIZE(?:_EP)? is too SMALL\b|\bHCCL BUFFSIZE is too small\b/i },
   {
     kind: 'accelerator runtime error',
     test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\b[A-Z][a-z]+(?:_[A-Z][a-z]+)+\(E[EIZHJKL]\d{4}\)/,

@@ -134,3 +134,26 @@ describe('GPU_SHORTFALL hint: "invalid device ordinal", a GPU index the node doe
     expect(codes('INFO 03-17 05:18:20 [parallel_state.py:1203] world_size=4 rank=2 local_rank=0 device ordinal 0')).toEqual([])
   })
 })
+
+describe("UNRECOGNISED_FAILURE quotes Ascend's HCCL window check (the size the MoE kernels need and HCCL_BUFFSIZE)", () => {
+  it('reads the check in CANN and sgl-kernel-npu wordings as a failure line', () => {
+    for (const line of [
+      // vllm-project/vllm-ascend#16835 (GLM-5.3 PD disaggregation, CANN moe_distribute_combine_v2_tiling.cpp)
+      '        HCCL_BUFFSIZE_EP is too SMALL, maxBs = 64, h = 6144,NEEDED_HCCL_BUFFSIZE_HIERARCHY((moeExpertNum * maxBs * (h * MAX_OUT_DTYPE_SIZE + (3 * (k + 7) / 8 * 8) *sizeof(uint32_t) + 64) + 404 * 1024 * 1024)) = 600MB, HCCL_BUFFSIZE=256MB.[FUNC:CheckActualWinSize][FILE:moe_distribute_combine_v2_tiling.cpp][LINE:104]',
+      // sgl-project/sgl-kernel-npu PR #91's OP_LOGE format (cam_moe_combine_normal_tiling.cc), rendered
+      'HCCL_BUFFSIZE is too SMALL, maxBs = 256, h = 7168, epWorldSize = 16, localMoeExpertNum = 16, tokenNeedSizeCombine = 14336, k = 8, NEEDED_HCCL_BUFFSIZE(((maxBs * k * tokenNeedSizeCombine)) + 3MB + 204MB) * 2) = 470MB, HCCL_BUFFSIZE=200MB.',
+    ]) {
+      const found = scan(line).find((f) => f.code === 'UNRECOGNISED_FAILURE')
+      expect(found?.evidence['Kinds of failure line'], line).toContain('Ascend HCCL buffer check')
+      expect(found?.evidence['Failure lines'], line).toContain('HCCL_BUFFSIZE=')
+    }
+  })
+
+  it('keeps the variable set in a start script and HCCL_BUFFSIZE in a config dump clean', () => {
+    for (const line of [
+      'export HCCL_BUFFSIZE=1024',
+      "INFO 11-04 18:50:23 [ray_env.py:65] Copying the following environment variables to workers: ['HCCL_BUFFSIZE']",
+    ])
+      expect(codes(line), line).toEqual([])
+  })
+})
