@@ -55,6 +55,15 @@ const MARKERS: readonly Marker[] = [
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
+  // Python logging with the level as a separated field after the time (and the logger's name): the cookbook's
+  // "%(asctime)s - %(name)s - %(levelname)s - %(message)s", which GPUStack's gpustack/logging.py uses with a zone-aware time
+  // ("2026-07-13 09:35:26.955017+08:00 - gpustack.cmd.prerun - ERROR - Port 10150 required for service 'gpustack' is not available.",
+  // logger.fatal() prints CRITICAL), and FastChat's "%(asctime)s | %(levelname)s | %(name)s | %(message)s" ("2023-12-15 00:46:02 | ERROR |
+  // stderr | Traceback …", fastchat/utils.py build_logger). The level must be its own field: not "- INFO - … ERROR …" in a message.
+  {
+    kind: 'ERROR/FATAL record',
+    test: /^\s*\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: - [\w.\-<>]+)? (?:-|\|) (?:ERROR|FATAL|CRITICAL) (?:-|\|) /,
+  },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
   // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
@@ -119,6 +128,11 @@ const MARKERS: readonly Marker[] = [
   // error code line "EI9999: Inner Error!" / "EE1002: …" / "EI0002: …" (vllm-project/vllm-ascend#16646); torch_npu's own record:
   // "[ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed."; an error code under its name, as CANN's
   // error-code list names it and people quote it: "Communication_Error_Get_Socket(EI0006)" (HCCL's socket set-up timed out, vllm-project/afd-plugin#229).
+  // Ascend's MoE dispatch/combine kernels check the HCCL window in their tiling before they run (sgl-kernel-npu csrc/deepep/ops/op_host
+  // *_tiling.cc OP_LOGE "HCCL_BUFFSIZE is too SMALL, maxBs = …, NEEDED_HCCL_BUFFSIZE(…) = <n>MB, HCCL_BUFFSIZE=<m>MB.", sgl-project/sgl-kernel-npu
+  // PR #91 and #183; CANN's moe_distribute_combine_v2_tiling.cpp "HCCL_BUFFSIZE_EP is too SMALL, …" under the operator's "Failed to execute
+  // tiling function", vllm-project/vllm-ascend#16835; vllm-ascend#2674 asks for this check): the line with the size needed and the size set.
+  { kind: 'Ascend HCCL buffer check', test: /\bHCCL_BUFFSIZE(?:_EP)? is too SMALL\b|\bHCCL BUFFSIZE is too small\b/i },
   {
     kind: 'accelerator runtime error',
     test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\b[A-Z][a-z]+(?:_[A-Z][a-z]+)+\(E[EIZHJKL]\d{4}\)/,

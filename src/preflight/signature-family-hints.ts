@@ -174,6 +174,17 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
   },
   {
     code: 'GPU_SHORTFALL',
+    family: 'a GPU index this node does not have',
+    // CUDA cudaErrorInvalidDevice "invalid device ordinal" (torch: "RuntimeError: CUDA error: invalid device ordinal", newer torch
+    // "torch.AcceleratorError: CUDA error: invalid device ordinal"; NCCL "Cuda failure 'invalid device ordinal'"), HIP hipErrorInvalidDevice:
+    // torch.cuda.set_device or a tensor asked for device N on a node that shows fewer GPUs. Across nodes it is the global rank used as the
+    // local device (LMCache/LMCache#814 and #1988, meta-llama/llama-cookbook#90, sgl-project/SpecForge#154), or the GPUs narrowed under the
+    // launcher (CUDA_VISIBLE_DEVICES exported after ray start, vllm-project/vllm#1016).
+    words: /\binvalid device ordinal\b|\bcudaErrorInvalidDevice\b|\bhipErrorInvalidDevice\b/i,
+    fix: 'A process asked for a GPU index this node does not have (the index is in the line or the frame above: cuda:N, set_device(N)). On a node other than the first, that is usually the global rank used as the local device: the code must take LOCAL_RANK (or rank % GPUs per node); check the component in the traceback (a KV connector, a plugin, your own script) and upgrade it if a release fixed it. Otherwise count the GPUs the process sees on that node (nvidia-smi -L and CUDA_VISIBLE_DEVICES inside the container, set before ray start) against TP × PP per node.',
+  },
+  {
+    code: 'GPU_SHORTFALL',
     family: 'more GPU workers asked for than the cluster or node shows',
     words:
       /\btensor[_ ]parallel(?:[_ ]size)?\b[^\n]{0,120}\b(?:greater|larger|more) than\b[^\n]{0,60}\b(?:GPUs?|devices?)\b|\bnot enough GPUs?\b|\b(?:requires?|needs?) \d+ GPUs?\b[^\n]{0,80}\b(?:only|but|available)\b/i,

@@ -333,6 +333,25 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // A launcher's own port pre-check before it starts anything: GPUStack (gpustack/cmd/prerun.py check_ports_availability, 2.x at 47277d79,
+    // 2026-08) logs "Port {port} required for service '{service}' is not available." for each port its server/worker/gateway needs, then
+    // "Failed to pre-check the configuration: One or more required ports are not available." (gpustack#5846: worker_port/worker_metrics_port
+    // not applied, so the worker still asked for 10150/10151, which another process held).
+    code: 'PORT_IN_USE',
+    pattern: /\bPort (\d{2,5}) required for service '([^'\n]+)' is not available\b/,
+    hit: (m, _line, _ray, context) => {
+      const port = m[1] ?? '?'
+      const service = m[2] ?? '?'
+      return {
+        key: `port:${port}`,
+        severity: 'error',
+        message: `The launcher's pre-check found port ${port}, which its service '${service}' needs, already taken on this node, so it refused to start (another process holds it, or the port it was configured to use was not applied).`,
+        evidence: { Port: port, Service: service, ...node(context) },
+        fix: `Find the holder on that node: ss -ltnp 'sport = :${port}' (or lsof -i :${port}); stop it, or give the launcher free ports (GPUStack: --port/--worker-port/--worker-metrics-port, or the cluster's worker_port/worker_metrics_port) and check that the running worker really took them (its prerun log names each port it checks).`,
+      }
+    },
+  },
+  {
     // Ascend CANN/HCCL (torch_npu): "EJ0003: … Failed to bind the IP port. Reason: The IP address and port have been bound already." and HCCL's
     // "host nic listen start failed, port[60000], return[11]": two HCCL jobs on one node both took the base port (HCCL_IF_BASE_PORT, 60000).
     code: 'PORT_IN_USE',

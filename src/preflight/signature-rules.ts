@@ -129,6 +129,13 @@ function placementHit(what: string, line: string, ray: RayView | undefined, extr
   }
 }
 
+/** The handshake's wording as vLLM means it: its source joins two literals without a blank, a cut paste keeps only the raise line. */
+function handshakeWording(matched: string): string {
+  if (!matched.startsWith('Timed out waiting for engines')) return matched
+  const message = 'Timed out waiting for engines to send initial message on input socket'
+  return matched.endsWith('"') ? `${message} (the raise in v1/engine/core_client.py; the message line is cut)` : message
+}
+
 /**
  * vLLM's engine deaths. A worker's own failure ("Worker failed with error '…'", "RPC call to <method> timed out") is the death when it is all the log
  * shows; before the engine's death line it names the same death (one finding), and after it, it is the cause the death line carries.
@@ -144,7 +151,7 @@ function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined
     message: m[5]
       ? "A follower node of vLLM's native multi-node mode (--node-rank > 0) built a full engine with a scheduler instead of running as a headless worker, and died on the leader's RPC."
       : m[3]
-        ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), or a data-parallel rank on another node cannot reach the front-end's address and port.`
+        ? `vLLM's API server and its engine processes never completed their start-up handshake${m[4] ? ` (an engine waited ${m[4]} min for the front-end)` : ''}: an engine died first (its cause is above), a data-parallel rank on another node cannot reach the front-end's address and port, or the engines were still starting when the front-end's wait ran out (weight loading or DeepGEMM warm-up past 10 minutes).`
         : m[1] !== undefined
           ? `vLLM's engine core died because a worker failed: ${m[1].slice(0, 200)}; the server will not come up or stops serving.`
           : m[2] !== undefined
@@ -153,13 +160,13 @@ function engineDeath(m: RegExpExecArray, memory: Map<string, string> | undefined
     evidence: {
       ...(m[1] !== undefined ? { 'Worker error': m[1].slice(0, 200) } : {}),
       ...(m[2] !== undefined ? { 'RPC that timed out': m[2] } : {}),
-      ...(m[3] !== undefined ? { Handshake: m[3] } : {}),
+      ...(m[3] !== undefined ? { Handshake: handshakeWording(m[3]) } : {}),
       ...(m[5] !== undefined ? { [EVIDENCE.cause]: 'a follower node (--node-rank > 0) ran the API server path, not --headless' } : {}),
     },
     fix: m[5]
       ? 'Start every node with --node-rank > 0 with `vllm serve <model> … --nnodes N --node-rank R --master-addr <leader fabric ip> --headless`; `python -m vllm.entrypoints.openai.api_server` ignored --headless before vLLM PR #36875 (vllm-project/vllm#33910), so use the vllm serve entrypoint on the followers.'
       : m[3]
-        ? "Read each engine's log above for its own error first; for data parallel over nodes, give every node the same --data-parallel-address (the head's fabric IP, not 127.0.0.1) and --data-parallel-rpc-port (open between the nodes), start the workers with --headless and their --data-parallel-start-rank, and the same --data-parallel-size everywhere."
+        ? "Read each engine's log above for its own error first; for data parallel over nodes, give every node the same --data-parallel-address (the head's fabric IP, not 127.0.0.1) and --data-parallel-rpc-port (open between the nodes), start the workers with --headless and their --data-parallel-start-rank, and the same --data-parallel-size everywhere. If the engines' logs show them still loading weights or warming up (DeepGEMM's JIT warm-up on large expert-parallel runs) when the wait ran out, give them longer: vLLM after PR #27444 reads VLLM_ENGINE_READY_TIMEOUT_S (seconds, 600 by default); older releases wait a fixed 10 minutes, so warm the DeepGEMM cache once or upgrade."
         : "Fix the root cause in the evidence (the other findings name the usual ones: weights, memory, placement group, rendezvous, Gloo/NCCL); a TimeoutError from an RPC or shm_broadcast means a worker on some node stopped answering: read that node's log at the same time.",
   }
 }
@@ -346,9 +353,12 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     // executor (v1/executor/multiproc_executor.py): "WorkerProc failed to start." (logged) and "Exception: WorkerProc initialization failed due to
     // an exception in a background process. See stack trace for root cause." (raised to the engine). signatures.ts adds
     // the cause line: the exception before "See root cause above", or the first one after a death whose traceback follows.
+    // The front-end's handshake wait (v1/engine/core_client.py, vLLM 0.8 until PR #27444) is two literals with no blank between them,
+    // `raise TimeoutError("Timed out waiting for engines to send" "initial message on input socket.")`, so vLLM prints "…to sendinitial
+    // message…" (vllm-project/vllm-ascend#3977); a paste cut below the traceback's last frame keeps only that raise line (vLLM PR #27444).
     code: 'ENGINE_DEAD',
     pattern:
-      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)|Engine process failed to start|Engine loop has died|Background loop has errored already|Worker failed with error '(.*)', please check the stack trace|RPC call to (\w+) timed out|(Timed out waiting for engines to send initial message|Did not receive response from front-end process within (\d+) minutes)|(collective_rpc should not be called on follower node)/,
+      /EngineDeadError|EngineCore failed to start|Engine core initialization failed|EngineCore encountered (?:a fatal error|an issue)|EngineCore hit an exception|WorkerProc (?:initialization failed|failed to start)|Engine process failed to start|Engine loop has died|Background loop has errored already|Worker failed with error '(.*)', please check the stack trace|RPC call to (\w+) timed out|(Timed out waiting for engines to send(?: ?initial message|")|Did not receive response from front-end process within (\d+) minutes)|(collective_rpc should not be called on follower node)/,
     hit: (m, _line, _ray, context) => engineDeath(m, context.memory),
   },
   // Networking families: node dead, GCS unreachable, raylet unreachable, loopback identity, foreign bind.
