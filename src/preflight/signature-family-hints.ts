@@ -218,6 +218,17 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     words: /has no attribute '?all_special_tokens_extended\b|cannot import name '\w+' from '(?:transformers|tokenizers)(?:\.[\w.]+)?'/i,
     fix: "Install the transformers the image's vLLM was released with (pip show vllm lists the pin under Requires; vLLM 0.16 and 0.17 require transformers<5, and vLLM before 0.12 breaks on transformers 5's tokenizers), or upgrade vLLM to a release written for that transformers; pin both in the image, the same on every node, since a later pip install of another package can lift transformers past the pin.",
   },
+  {
+    code: 'VERSION_SKEW',
+    family: 'a library vLLM imports, installed at another release than this vLLM was written for',
+    // Python's import system on a package that is installed but lacks the part asked for: "ModuleNotFoundError: No module named
+    // 'compressed_tensors.compressors.pack_quantized'" (a submodule a newer vLLM imports from an older compressed-tensors), "ImportError: cannot
+    // import name 'X' from 'flashinfer…'" / "… from 'torch…'" (a name one release added or removed). A dotted module path under a top-level
+    // package that imported means the package is there at another version; a missing top-level package (No module named 'ray') is IMAGE_LACKS_*'s,
+    // vLLM's own modules (vllm._C) IMAGE_LACKS_VLLM's.
+    words: /No module named '(?!vllm[.'])[a-z_]\w*\.[\w.]+'|cannot import name '\w+' from '(?!vllm[.'])[a-z_]\w*(?:\.[\w.]+)?'/i,
+    fix: "pip show vllm (its Requires) against pip show <the package> inside the image: install the release of that package this vLLM pins (or a vLLM written for the installed one), in the image itself and the same on every node; a derived image that upgrades vLLM over an older base keeps the base's libraries unless it upgrades them too.",
+  },
 ]
 
 /** Failure lines are read up to this many characters for a hint. */
