@@ -201,7 +201,7 @@ export function cleanPhysical(raw: string): string {
  * which Ray puts before every line a worker prints (a bare `(pid=4242)` is a message's words as often).
  */
 const RUN_TOGETHER_HEAD =
-  /(?:\((?:[A-Za-z_][\w-]*,? )?pid=\d+(?:, ip=[\d.a-fA-F:]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \[?[\w./-]+:\d+\])?|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]{0,40}\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?=[\s:\]])(?:\s+[\w./-]+:\d+(?: --)?)?|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+(?: [\w./-]+:\d+\])?|(?<![\]:|>]\s{0,3})Traceback \(most recent call last\):|[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN))|(\((?:[A-Za-z_][\w-]*,? pid=\d+(?:, ip=[\d.a-fA-F:]+)?|pid=\d+, ip=[\d.a-fA-F:]+)\))(?= )/g
+  /(?:\((?:[A-Za-z_][\w-]*,? )?pid=\d+(?:, ip=[\d.a-fA-F:]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \[?[\w./-]+:\d+\])?|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]{0,40}\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?=[\s:\]])(?:\s+[\w./-]+:\d+(?: --)?)?|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+(?: [\w./-]+:\d+\])?|(?<![\]:|>]\s{0,3})Traceback \(most recent call last\):|(?<![\w.-])[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN))|(\((?:[A-Za-z_][\w-]*,? pid=\d+(?:, ip=[\d.a-fA-F:]+)?|pid=\d+, ip=[\d.a-fA-F:]+)\))(?= )/g
 /** A line holds at least this many records' heads before it is read as several run together. */
 const RUN_TOGETHER_MIN_HEADS = 2
 
@@ -215,8 +215,24 @@ const onlyPrefixes = (gap: string): boolean => gap === '' || BARE_TIME.test(gap)
  * line holds two or more. A program's own line holds one head at most (its own, at its start), so a log read from a file or a
  * terminal keeps every line whole.
  */
+/**
+ * What every head above holds: a record's head a time, a traceback's start or NCCL's tag, a process prefix its pid. Fewer than two of
+ * one kind, no split to look for (the common line: one prefix, one record head).
+ */
+const HEAD_MARK = /\d\d:\d\d:\d\d|Traceback \(| NCCL |pid=/g
+const twoMarks = (line: string): boolean => {
+  let records = 0
+  let prefixes = 0
+  for (const m of line.matchAll(HEAD_MARK)) {
+    if (m[0] === 'pid=') prefixes++
+    else records++
+    if (records >= 2 || prefixes >= 2) return true
+  }
+  return false
+}
+
 export function splitRunTogether(line: string): string[] {
-  if (line.length < 40) return [line]
+  if (line.length < 40 || !twoMarks(line)) return [line]
   // Heads that follow one another with only blanks between are one record's (Ray's nested `(raylet, ip=…) (pid=…, ip=…)`). A
   // prefix alone and a record's head are counted apart: a collector's prefix before a line of another format (`(EngineCore_DP0
   // pid=1) | [2025-03-10T15:07:20Z] ERROR 03-10 …`) is one line with one head of each kind.
