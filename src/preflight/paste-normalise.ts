@@ -211,11 +211,6 @@ const BARE_TIME = /^[[(]?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?[\])]?$
 const onlyPrefixes = (gap: string): boolean => gap === '' || BARE_TIME.test(gap) || stripPrefixes(`${gap} `).text.trim() === ''
 
 /**
- * One line as the lines it was before a page ran them together: cut before every record head after the first, where the
- * line holds two or more. A program's own line holds one head at most (its own, at its start), so a log read from a file or a
- * terminal keeps every line whole.
- */
-/**
  * What every head above holds: a record's head a time, a traceback's start or NCCL's tag, a process prefix its pid. Fewer than two of
  * one kind, no split to look for (the common line: one prefix, one record head).
  */
@@ -231,6 +226,11 @@ const twoMarks = (line: string): boolean => {
   return false
 }
 
+/**
+ * One line as the lines it was before a page ran them together: cut before every record head after the first, where the
+ * line holds two or more. A program's own line holds one head at most (its own, at its start), so a log read from a file or a
+ * terminal keeps every line whole.
+ */
 export function splitRunTogether(line: string): string[] {
   if (line.length < 40 || !twoMarks(line)) return [line]
   // Heads that follow one another with only blanks between are one record's (Ray's nested `(raylet, ip=…) (pid=…, ip=…)`). A
@@ -470,7 +470,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (pieces.length > 1)
       return pieces.flatMap((piece, i) => {
         const inner = i === 0 ? { text: piece } : stripPrefixes(piece)
-        return emitText({ ...p, text: inner.text, ...(inner.text !== piece && 'ip' in inner ? { ip: inner.ip } : {}) })
+        return emitText({ ...p, ...inner })
       })
     return emitText(p)
   }
@@ -486,34 +486,30 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     })
   }
 
-  /** One physical line, cleaned (or a record a page ran into it): continues the pending record, or completes it and starts one. */
-  const pushClean = (clean: string): LogicalLine[] => {
-    const stripped = stripPrefixes(clean)
-    if (cur) {
-      const how = continues(opts, cur, clean, stripped)
-      if (how === 'wrap') {
-        cur.text += clean
-        cur.physical++
-        cur.lastLength = clean.length
-        return []
-      }
-      if (how === 'join') {
-        cur.text += ` ${stripped.text.trim()}`
-        cur.physical++
-        cur.lastLength = clean.length
-        return []
-      }
-    }
-    const done = cur ? emit(cur) : []
-    const { text, ip } = stripped
-    cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
-    return done
-  }
-
   return {
     push(raw: string): LogicalLine[] {
       lineNo++
-      return pushClean(cleanPhysical(raw))
+      const clean = cleanPhysical(raw)
+      const stripped = stripPrefixes(clean)
+      if (cur) {
+        const how = continues(opts, cur, clean, stripped)
+        if (how === 'wrap') {
+          cur.text += clean
+          cur.physical++
+          cur.lastLength = clean.length
+          return []
+        }
+        if (how === 'join') {
+          cur.text += ` ${stripped.text.trim()}`
+          cur.physical++
+          cur.lastLength = clean.length
+          return []
+        }
+      }
+      const done = cur ? emit(cur) : []
+      const { text, ip } = stripped
+      cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
+      return done
     },
     end(): LogicalLine[] {
       const done = cur ? emit(cur) : []
@@ -523,8 +519,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     peek(): LogicalLine | null {
       if (!cur) return null
       // Records a page ran together are judged once the line is whole, in their order (never the last one early).
-      const lines = emit(cur)
-      return lines.length > 1 && splitRunTogether(cur.text).length > 1 ? null : (lines.at(-1) ?? null)
+      return splitRunTogether(cur.text).length > 1 ? null : (emitText(cur).at(-1) ?? null)
     },
   }
 }
