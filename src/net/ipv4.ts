@@ -88,10 +88,22 @@ export const isIpv4 = (text: string): boolean => parseIpv4(text).ok
 /** `192.168.200.12/24` (an interface address) → `192.168.200.12`; a bare address is returned unchanged. */
 export const stripPrefixLength = (address: string): string => address.split('/')[0] ?? address
 
+/** Blocks read before: the checks and log rules ask about the same few (127.0.0.0/8, a manifest's fabric) for every address. */
+const cidrsRead = new Map<string, Parsed<Cidr>>()
+function cidrRead(text: string): Parsed<Cidr> {
+  let block = cidrsRead.get(text)
+  if (block === undefined) {
+    if (cidrsRead.size >= 256) cidrsRead.clear()
+    block = parseCidr(text)
+    cidrsRead.set(text, block)
+  }
+  return block
+}
+
 /** Whether `ip` (optionally with a prefix length) lies inside the network `cidr`; undefined when either cannot be read. */
 export function ipInCidr(ip: string, cidr: string): boolean | undefined {
   const value = parseIpv4(stripPrefixLength(ip))
-  const block = parseCidr(cidr)
+  const block = cidrRead(cidr)
   if (!value.ok || !block.ok) return undefined
   return cidrContains(block.value, value.value)
 }

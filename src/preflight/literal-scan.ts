@@ -80,12 +80,26 @@ export function literalScanner(groups: readonly (readonly string[])[]): LiteralS
   const outStart = new Int32Array(states + 1)
   for (let s = 0; s < states; s++) outStart[s + 1] = outStart[s]! + trie.out[s]!.length
   const outList = Int32Array.from(trie.out.flat())
+  // The table the scan walks: each entry is the next state's row (state × size), one's complement where that state
+  // ends a word, so a character costs one lookup and one sign test, and only a word's end reads the output list.
+  const rows = new Int32Array(states * size)
+  for (let i = 0; i < rows.length; i++) {
+    const t = delta[i]!
+    rows[i] = outStart[t] === outStart[t + 1] ? t * size : ~(t * size)
+  }
   return {
     scan(text, found) {
-      let s = 0
+      let row = 0
       for (let i = 0; i < text.length; i++) {
         const c = text.charCodeAt(i)
-        s = c < 128 ? delta[s * size + classOf[c]!]! : 0
+        if (c >= 128) {
+          row = 0
+          continue
+        }
+        row = rows[row + classOf[c]!]!
+        if (row >= 0) continue
+        row = ~row
+        const s = row / size
         for (let o = outStart[s]!; o < outStart[s + 1]!; o++) found(outList[o]!)
       }
     },

@@ -10,6 +10,7 @@
  */
 
 import { formatIpv4, type NotAHostKind, notAHostKind, singleNumberAddress } from '../net/ipv4.js'
+import { patternPrefilter } from './pattern-prefilter.js'
 
 /** How a line names the master: given to a launcher, or reported by the process that uses it (a client dialling it, vLLM's own lines). */
 export type MasterVia = 'launch' | 'reported'
@@ -83,9 +84,23 @@ function split(value: string): { host: string; port?: string } {
   return m?.[2] ? { host, port: m[2] } : { host }
 }
 
+/** The hint and every form's pattern, for one literal pass over a line (pattern-prefilter.ts): index 0 the hint, then LAUNCH, RAY_JOIN, REPORTED. */
+const FORMS = patternPrefilter([MASTER_HINT, ...LAUNCH.map(([, re]) => re), RAY_JOIN, ...REPORTED.map(([, re]) => re)])
+const RAY_JOIN_AT = 1 + LAUNCH.length
+const REPORTED_AT = RAY_JOIN_AT + 1
+/** The last line read and its mentions: the rules that judge the master read the same line one after another. */
+let last: { readonly line: string; readonly mentions: readonly MasterMention[] } | undefined
+
 /** Every master value a line names, in order. */
-export function masterMentions(line: string): MasterMention[] {
-  if (!MASTER_HINT.test(line)) return []
+export function masterMentions(line: string): readonly MasterMention[] {
+  if (last?.line === line) return last.mentions
+  FORMS.read(line)
+  const mentions = FORMS.may(0) && MASTER_HINT.test(line) ? mentionsIn(line) : []
+  last = { line, mentions }
+  return mentions
+}
+
+function mentionsIn(line: string): MasterMention[] {
   const out: MasterMention[] = []
   const launch = (form: string, raw: string) => {
     // torch's env:// and file:// init methods name no address
@@ -93,14 +108,18 @@ export function masterMentions(line: string): MasterMention[] {
     const value = unwrap(raw)
     out.push({ value, ...split(raw), via: 'launch', form })
   }
-  for (const [form, re] of LAUNCH) for (const m of line.matchAll(re)) launch(form, m[1] ?? m[2] ?? '')
-  for (const m of line.matchAll(RAY_JOIN)) launch('ray start --address', m[1] ?? m[2] ?? '')
-  for (const [form, re] of REPORTED)
+  LAUNCH.forEach(([form, re], i) => {
+    if (FORMS.may(1 + i)) for (const m of line.matchAll(re)) launch(form, m[1] ?? m[2] ?? '')
+  })
+  if (FORMS.may(RAY_JOIN_AT)) for (const m of line.matchAll(RAY_JOIN)) launch('ray start --address', m[1] ?? m[2] ?? '')
+  REPORTED.forEach(([form, re], i) => {
+    if (!FORMS.may(REPORTED_AT + i)) return
     for (const m of line.matchAll(re)) {
       const host = unwrap((m[1] ?? m[3] ?? '').trim())
       const port = m[2] || m[4]
       out.push({ value: port ? `${host}:${port}` : host, host, ...(port ? { port } : {}), via: 'reported', form })
     }
+  })
   return out
 }
 

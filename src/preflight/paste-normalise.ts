@@ -259,9 +259,8 @@ export function splitRunTogether(line: string): string[] {
   return out
 }
 
-/** `{`/`[` opened and not closed in a text (quotes ignored: prose apostrophes would mislead). */
-function openBrackets(text: string): number {
-  let depth = 0
+/** `{`/`[` opened and not closed in a text (quotes ignored: prose apostrophes would mislead), after `depth` already open before it. */
+function openBrackets(text: string, depth = 0): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 123 || c === 91)
@@ -419,6 +418,8 @@ interface Pending {
   physical: number
   ip?: string
   lastLength: number
+  /** openBrackets(text), kept as lines are added (a join reads it for every next line). */
+  depth: number
 }
 
 /** How a physical line goes on the pending record: a terminal's wrap (no blank), a join (a blank), or not at all (a new record). */
@@ -432,12 +433,15 @@ function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped:
   const fold = opts.foldWidth
   if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
     return 'join'
-  if (openBrackets(p.text) > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
-  if (CARRIES_ON.test(body) || (KEY_VALUE_RECORD.test(p.text) && KEY_VALUE_GOES_ON.test(body))) return 'join'
-  if (BLOCKS.some(([head, next]) => head.test(p.text) && next.test(body))) return 'join'
-  if (SENTENCE_RECORD.test(p.text) && /[\w,]$/.test(p.text) && SENTENCE_GOES_ON.test(body)) return 'join'
-  if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && /\w$/.test(p.text) && EXCEPTION_GOES_ON.test(body)) return 'join'
-  if (p.physical === 1 && EXCEPTION_RECORD.test(p.text) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && QUOTED_VALUE_LINE.test(body)) return 'join'
+  if (p.depth > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
+  // (each test of the next line, anchored at its start, before the pending text's: a record's tail is read only where the line could go on it)
+  if (CARRIES_ON.test(body) || (KEY_VALUE_GOES_ON.test(body) && KEY_VALUE_RECORD.test(p.text))) return 'join'
+  if (BLOCKS.some(([head, next]) => next.test(body) && head.test(p.text))) return 'join'
+  const last = p.text.charAt(p.text.length - 1)
+  if (SENTENCE_GOES_ON.test(body) && /[\w,]/.test(last) && SENTENCE_RECORD.test(p.text)) return 'join'
+  if (p.physical !== 1) return false
+  if (EXCEPTION_GOES_ON.test(body) && /\w/.test(last) && EXCEPTION_RECORD.test(p.text)) return 'join'
+  if (QUOTED_VALUE_LINE.test(body) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && EXCEPTION_RECORD.test(p.text)) return 'join'
   return false
 }
 
@@ -495,12 +499,15 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
         const how = continues(opts, cur, clean, stripped)
         if (how === 'wrap') {
           cur.text += clean
+          cur.depth = openBrackets(clean, cur.depth)
           cur.physical++
           cur.lastLength = clean.length
           return []
         }
         if (how === 'join') {
-          cur.text += ` ${stripped.text.trim()}`
+          const added = ` ${stripped.text.trim()}`
+          cur.text += added
+          cur.depth = openBrackets(added, cur.depth)
           cur.physical++
           cur.lastLength = clean.length
           return []
@@ -508,7 +515,15 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       }
       const done = cur ? emit(cur) : []
       const { text, ip } = stripped
-      cur = { start: text.slice(0, 16), text, line: lineNo, physical: 1, lastLength: clean.length, ...(ip !== undefined ? { ip } : {}) }
+      cur = {
+        start: text.slice(0, 16),
+        text,
+        line: lineNo,
+        physical: 1,
+        lastLength: clean.length,
+        depth: openBrackets(text),
+        ...(ip !== undefined ? { ip } : {}),
+      }
       return done
     },
     end(): LogicalLine[] {

@@ -196,10 +196,12 @@ class PatternReader {
 
 /**
  * Words one of which every match of `pattern` contains (lower-case), or null when none can be read:
- * the pattern can match the empty string, has flags other than `i`, or needs nothing literal.
+ * the pattern can match the empty string, has the u or v flag (other escapes, other case folding), or needs
+ * nothing literal. The flags g, y, d, m and s change where a match is looked for or what `^`, `$` and `.` read
+ * (no text here either way), never which characters a match holds.
  */
 export function requiredLiterals(pattern: RegExp): readonly string[] | null {
-  if (!/^i?$/.test(pattern.flags)) return null
+  if (/[uv]/.test(pattern.flags)) return null
   const need = needOf(new PatternReader(pattern.source).read())
   return need === null || need.length === 0 || need.some((w) => w === '') ? null : need
 }

@@ -9,6 +9,7 @@
  */
 
 import { EVIDENCE, type Finding } from './finding.js'
+import { patternPrefilter } from './pattern-prefilter.js'
 import type { LogicalLine } from './paste-normalise.js'
 import { familyHintFinding, familyHintOf, type HintedLine } from './signature-family-hints.js'
 import { exitMeaning } from './signature-rules-processes.js'
@@ -223,11 +224,17 @@ const clip = (text: string): string => {
   return t.length <= LINE_CHARS ? t : `${t.slice(0, LINE_CHARS)}…`
 }
 
+/** The markers, then CLIENT_ERROR and NON_FATAL_ERROR_RECORD, for one literal pass over a line's head (pattern-prefilter.ts). */
+const MARKER_FILTER = patternPrefilter([...MARKERS.map((m) => m.test), CLIENT_ERROR, NON_FATAL_ERROR_RECORD])
+const CLIENT_ERROR_AT = MARKERS.length
+
 /** The failure-line kind of a line's head, or undefined for an ordinary line. */
 export function failureKind(text: string): string | undefined {
   const head = text.slice(0, MARKER_SCAN)
-  if (CLIENT_ERROR.test(head) || NON_FATAL_ERROR_RECORD.test(head)) return undefined
-  return MARKERS.find((m) => m.test.test(head))?.kind
+  MARKER_FILTER.read(head)
+  const test = (i: number, re: RegExp) => MARKER_FILTER.may(i) && re.test(head)
+  if (test(CLIENT_ERROR_AT, CLIENT_ERROR) || test(CLIENT_ERROR_AT + 1, NON_FATAL_ERROR_RECORD)) return undefined
+  return MARKERS.find((m, i) => test(i, m.test))?.kind
 }
 
 /** "torch.distributed.DistNetworkError: …" → "torch.distributed.DistNetworkError" (behind a collector's tag too). */

@@ -13,6 +13,7 @@
  */
 
 import { EVIDENCE, type Finding, type FindingCode } from './finding.js'
+import { patternPrefilter } from './pattern-prefilter.js'
 
 interface FamilyHint {
   readonly code: FindingCode
@@ -242,12 +243,18 @@ const HINT_SCAN = 2000
  */
 const SPECULATIVE = /\bpotential root causes?\b|\bpossible (?:root )?causes?\b[^\n]{0,20}\(1\)/i
 
+/** The hints' words, then SPECULATIVE, for one literal pass over a line's head (pattern-prefilter.ts). */
+const HINT_FILTER = patternPrefilter([...FAMILY_HINTS.map((h) => h.words), SPECULATIVE])
+const SPECULATIVE_AT = FAMILY_HINTS.length
+
 /** The first family hint the line's words name, and the words. */
 export function familyHintOf(text: string): { readonly hint: FamilyHint; readonly words: string } | undefined {
   const head = text.slice(0, HINT_SCAN)
-  if (SPECULATIVE.test(head)) return undefined
-  for (const hint of FAMILY_HINTS) {
-    if (hint.unless?.test(head)) continue
+  HINT_FILTER.read(head)
+  if (HINT_FILTER.may(SPECULATIVE_AT) && SPECULATIVE.test(head)) return undefined
+  for (let i = 0; i < FAMILY_HINTS.length; i++) {
+    const hint = FAMILY_HINTS[i]!
+    if (!HINT_FILTER.may(i) || hint.unless?.test(head)) continue
     const m = hint.words.exec(head)
     if (m) return { hint, words: m[0] }
   }

@@ -66,25 +66,34 @@ function namedIfaces(memory: Map<string, string>): string[] {
 
 const sameSlash24 = (a: string, b: string): boolean => a.split('.').slice(0, 3).join('.') === b.split('.').slice(0, 3).join('.')
 
+const SOCKET_IFNAME_SET = /\b(NCCL|GLOO)_SOCKET_IFNAME[=:]\s*['"]?([^\s'",;]+(?:,[^\s'",;]+)*)/g
+/** The master address with its IP, in the forms masterVersusFabric reads, the first that matches taken. */
+const MASTER_FORMS_WITH_IP: readonly RegExp[] = [
+  new RegExp(String.raw`distributed_init_method=tcp://(${IPV4}):(\d+)`),
+  new RegExp(String.raw`head node address (${IPV4}):(\d+) for torch\.distributed`),
+  new RegExp(String.raw`--master[-_]addr[= ]['"]?(${IPV4})`),
+  new RegExp(String.raw`master_addr=['"](${IPV4})['"]`),
+]
+/** NCCL's bootstrap line: the interface and the address it bound. */
+const NCCL_BOUND = new RegExp(String.raw`(?:Bootstrap|NET/Socket) : Using (?:\[\d+\])?([\w.-]+):(${IPV4})<`)
+
 /** Records what a line says, then judges the pair once both halves are known. */
 function masterVersusFabric(line: string, context: LineContext): RuleHit | null {
   const memory = context.memory
   if (memory === undefined) return null
-  for (const m of line.matchAll(/\b(NCCL|GLOO)_SOCKET_IFNAME[=:]\s*['"]?([^\s'",;]+(?:,[^\s'",;]+)*)/g)) {
-    const prev = memory.get('ifnames')
-    memory.set('ifnames', prev ? `${prev},${m[2]}` : (m[2] ?? ''))
+  for (const m of line.matchAll(SOCKET_IFNAME_SET)) {
+    // each name once: a long paste repeats its settings
+    const names = new Set((memory.get('ifnames') ?? '').split(',').filter((n) => n !== ''))
+    for (const n of (m[2] ?? '').split(',')) names.add(n)
+    memory.set('ifnames', [...names].join(','))
     memory.set(`ifname-var:${m[2]}`, `${m[1]}_SOCKET_IFNAME`)
   }
-  const master =
-    new RegExp(String.raw`distributed_init_method=tcp://(${IPV4}):(\d+)`).exec(line) ??
-    new RegExp(String.raw`head node address (${IPV4}):(\d+) for torch\.distributed`).exec(line) ??
-    new RegExp(String.raw`--master[-_]addr[= ]['"]?(${IPV4})`).exec(line) ??
-    new RegExp(String.raw`master_addr=['"](${IPV4})['"]`).exec(line)
+  const master = MASTER_FORMS_WITH_IP.reduce<RegExpExecArray | null>((found, re) => found ?? re.exec(line), null)
   if (master?.[1] && !memory.has('master')) {
     memory.set('master', master[1])
     if (master[2]) memory.set('master-port', master[2])
   }
-  const bound = new RegExp(String.raw`(?:Bootstrap|NET/Socket) : Using (?:\[\d+\])?([\w.-]+):(${IPV4})<`).exec(line)
+  const bound = NCCL_BOUND.exec(line)
   if (bound?.[1] && bound[2] && !memory.has('fabric')) memory.set('fabric', `${bound[1]}=${bound[2]}`)
 
   const addr = memory.get('master')

@@ -13,37 +13,19 @@ import { EVIDENCE, type Finding } from './finding.js'
 import { createLineJoiner, detectPasteWidths, cleanPhysical, type LogicalLine } from './paste-normalise.js'
 import { createFailureCollector } from './signature-fallback.js'
 import { createCauseTracker, createFindingBook, shown } from './log-findings.js'
-import { literalScanner, type LiteralScanner } from './literal-scan.js'
-import { requiredLiterals } from './regex-literals.js'
+import { patternPrefilter } from './pattern-prefilter.js'
 import { SIGNATURE_RULES, type SignatureRule } from './signature-rules.js'
 
-/**
- * Which rules a line can match, in one pass: each rule's pattern names the literal words one of
- * which every match contains (regex-literals.ts); one scan of the line for all of them at once
- * (literal-scan.ts) marks the rules whose words occur, and only those are tried. A rule whose pattern
- * gives no such words (it can match the empty string, its hit function decides) is always tried. So
- * a line no rule can match costs one table step per character, however many rules there are.
- */
-export const RULE_WORDS: readonly (readonly string[] | null)[] = SIGNATURE_RULES.map((r) => requiredLiterals(r.pattern))
-const ALWAYS_TRIED = RULE_WORDS.map((w) => w === null)
-let scanner: LiteralScanner | undefined
-/** Marks, per rule, the number of the last line whose scan found one of its words. */
-let marks = new Uint32Array(SIGNATURE_RULES.length)
-let serial = 0
+/** The signature rules' prefilter (pattern-prefilter.ts): a line is tried only against the rules whose words it holds. */
+const RULES = patternPrefilter(SIGNATURE_RULES.map((r) => r.pattern))
+/** Each rule's literal words, null for a rule tried on every line. */
+export const RULE_WORDS = RULES.words
 
 /** The rules to try on `line`, in their order: those whose words occur in it, and those always tried. */
 export function candidateRules(line: string): SignatureRule[] {
-  scanner ??= literalScanner(RULE_WORDS.map((w) => w ?? []))
-  if (++serial === 0xffffffff) {
-    marks = new Uint32Array(SIGNATURE_RULES.length)
-    serial = 1
-  }
-  const stamp = serial
-  scanner.scan(line, (rule) => {
-    marks[rule] = stamp
-  })
+  RULES.read(line)
   const out: SignatureRule[] = []
-  for (let i = 0; i < SIGNATURE_RULES.length; i++) if (ALWAYS_TRIED[i] || marks[i] === stamp) out.push(SIGNATURE_RULES[i]!)
+  for (let i = 0; i < SIGNATURE_RULES.length; i++) if (RULES.may(i)) out.push(SIGNATURE_RULES[i]!)
   return out
 }
 

@@ -92,7 +92,11 @@ describe('the words a pattern needs (regex-literals.ts)', () => {
     expect(words(/[a-z]+/)).toBeNull()
     expect(words(/(a)\1/)).toEqual(['a'])
     expect(words(/ünïcode/)).toEqual(['code'])
-    expect(words(/x/g)).toBeNull()
+    expect(words(/x/u)).toBeNull()
+  })
+  it('reads a global, sticky or multi-line pattern as its source (those flags say where, not what, a match is)', () => {
+    expect(words(/x/g)).toEqual(['x'])
+    expect(words(/^ab$/gimsy)).toEqual(['ab'])
   })
   it('reads what a look-around asserts as no text, and a class as its few characters', () => {
     expect(words(/(?<=abc)def(?!ghi)/)).toEqual(['def'])
