@@ -259,8 +259,12 @@ const TRACE_PATH = /\.(?:py|pyx|so|cc|cpp|cu|h)\b/
 /** The host (and port) an OpenSSH client error names, however short the name ("Could not resolve hostname s"). */
 const SSH_TARGET = /\bssh: (?:connect to host (\S+) port (\d+)|Could not resolve hostname ([^\s:]+))/
 
+/** A UCX record's header (time, host:pid, the source file:line, component and level) names no value a person acts on: only its message is read. */
+const UCX_HEADER = /^.*?[\w.-]+\.(?:c|cc|cpp|h):\d+\s+UCX\s+[A-Z]+\s+/
+
 function valuesIn(text: string): string[] {
-  const head = text.slice(0, MARKER_SCAN)
+  const line = text.slice(0, MARKER_SCAN)
+  const head = UCX_RECORD.test(line) ? line.replace(UCX_HEADER, '') : line
   const ssh = SSH_TARGET.exec(head)
   const target = ssh ? [ssh[3] ?? `${ssh[1]}:${ssh[2]}`] : []
   return [

@@ -42,6 +42,8 @@ describe("UNRECOGNISED_FAILURE: UCX's own ERROR/FATAL records (openucx/ucx src/u
       'UCX error': 'connect(fd=208, dest_addr=10.25.117.11:64468) failed: Network is unreachable',
     })
     expect(found?.evidence['First failing line']).toContain('sock.c:334')
+    // the record's header (host:pid, the source file:line) is not a value to act on
+    expect(found?.evidence['Addresses, ports and paths named']).toBe('10.25.117.11:64468')
     expect(found?.fix).toContain('towards 10.25.117.11:64468')
   })
 
