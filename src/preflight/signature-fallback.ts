@@ -26,6 +26,19 @@ const FRAME = 'traceback frame'
 const NATIVE_FRAME = 'native stack frame'
 const WEAK_KINDS: ReadonlySet<string> = new Set([FRAME, NATIVE_FRAME])
 
+/**
+ * UCX's log record (openucx/ucx src/ucs/debug/log.c, UCS_LOG_FMT, 1.x to 1.20): "[<sec>.<usec>] [<host>:<pid> :<thread>] <file>.c:<line>
+ * <component> <LEVEL> <message>", the component "UCX" padded to four, the level one of ucs_log_level_names (FATAL, ERROR, WARN, DIAG, INFO,
+ * DEBUG, TRACE…); MPI and other wrappers print it without the time and process ("sock.c:334  UCX  ERROR   connect(…) failed: …"). Only
+ * ERROR and FATAL are failures: "UCX  WARN  unused environment variable: UCX_HOME", "UCX  WARN  CPU affinity is not set" are a healthy
+ * start's. Captures: LMCache/LMCache#725 (tcp_ep.c send failed), ai-dynamo/dynamo#813 (sock.c connect: Network is unreachable).
+ */
+const UCX_RECORD = /(?:^|[\s\]])[\w.-]+\.(?:c|cc|cpp|h):\d+\s+UCX\s+(?:ERROR|FATAL)\s/
+const UCX_KIND = 'UCX error record'
+/** The message of a UCX record and the peer it names ("connect(fd=208, dest_addr=10.25.117.11:64468) failed: Network is unreachable"). */
+const UCX_MESSAGE = /\bUCX\s+(?:ERROR|FATAL)\s+(.+)$/
+const UCX_PEER = /\b(?:dest_addr|remote_addr|peer(?:_addr)?)=\[?([\w.:-]+?)\]?(?=[,)\s]|$)/
+
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
 const MARKERS: readonly Marker[] = [
@@ -70,6 +83,8 @@ const MARKERS: readonly Marker[] = [
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
   // NCCL prints WARN only for errors: "host:pid:tid [0] NCCL WARN …", "transport/net_ib.cu:781 WARN NET/IB …"
   { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
+  // UCX's own records (the transport under NIXL, Dynamo's and vLLM's NixlConnector, LMCache's remote KV, MPI): see UCX_RECORD.
+  { kind: UCX_KIND, test: UCX_RECORD },
   // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"
   {
     kind: 'non-zero exit',
@@ -251,8 +266,12 @@ const TRACE_PATH = /\.(?:py|pyx|so|cc|cpp|cu|h)\b/
 /** The host (and port) an OpenSSH client error names, however short the name ("Could not resolve hostname s"). */
 const SSH_TARGET = /\bssh: (?:connect to host (\S+) port (\d+)|Could not resolve hostname ([^\s:]+))/
 
+/** A UCX record's header (time, host:pid, the source file:line, component and level) names no value a person acts on: only its message is read. */
+const UCX_HEADER = /^.*?[\w.-]+\.(?:c|cc|cpp|h):\d+\s+UCX\s+[A-Z]+\s+/
+
 function valuesIn(text: string): string[] {
-  const head = text.slice(0, MARKER_SCAN)
+  const line = text.slice(0, MARKER_SCAN)
+  const head = UCX_RECORD.test(line) ? line.replace(UCX_HEADER, '') : line
   const ssh = SSH_TARGET.exec(head)
   const target = ssh ? [ssh[3] ?? `${ssh[1]}:${ssh[2]}`] : []
   return [
@@ -451,6 +470,7 @@ function unrecognisedFinding(source: string, c: Collected): Finding {
   if (exception && !shown.some((f) => f.line.line === exception!.line.line)) shown[shown.length - 1] = exception
   const first = quoted[0]!.line
   const type = exception ? exceptionType(exception.line.text) : undefined
+  const ucx = ucxOf(quoted)
   return {
     code: 'UNRECOGNISED_FAILURE',
     severity: 'error',
@@ -466,13 +486,29 @@ function unrecognisedFinding(source: string, c: Collected): Finding {
       ...(seen.size > 0 ? { 'Addresses, ports and paths named': [...seen].join(', ') } : {}),
       ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
       ...(native ? { 'Native check': native.where, 'Error it reports': native.error, ...(native.means ? { 'Usually means': native.means } : {}) } : {}),
+      ...(ucx ? { 'UCX error': ucx.message, ...(ucx.peer ? { 'Peer UCX tried': ucx.peer } : {}) } : {}),
       'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
       'Kinds of failure line': [...kinds].join(', '),
       'Failure lines in all': String(lines.size),
     },
-    fix: `${native?.fix ? `${native.fix} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
+    fix: `${native?.fix ? `${native.fix} ` : ''}${ucx ? `${ucxFix(ucx.peer)} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
   }
 }
+
+/** The first UCX error record quoted: its message and the peer it names. */
+function ucxOf(quoted: readonly Failing[]): { readonly message: string; readonly peer?: string } | undefined {
+  const record = quoted.find((f) => f.kind === UCX_KIND)
+  if (!record) return undefined
+  const head = record.line.text.slice(0, MARKER_SCAN)
+  const message = UCX_MESSAGE.exec(head)?.[1]?.trim()
+  if (!message) return undefined
+  const peer = UCX_PEER.exec(message)?.[1]
+  return { message: clip(message), ...(peer ? { peer } : {}) }
+}
+
+/** What to check when UCX (a KV transfer's or MPI's transport) failed, with the peer it tried. */
+const ucxFix = (peer: string | undefined): string =>
+  `UCX, the transport under NIXL (vLLM's and Dynamo's NixlConnector), LMCache's remote KV and MPI, failed${peer ? ` towards ${peer}` : ''}: check that this node reaches the peer over the interface and transports UCX picked (UCX_NET_DEVICES, UCX_TLS; ucx_info -d lists them), that nothing blocks the peer's port, that the peer process is still up (a prefill or decode pod that restarted), and that the RDMA devices are active (ibv_devinfo); rerun with UCX_LOG_LEVEL=info to see the transport chosen.`
 
 /** What usually sends an exit code, as evidence (a container's 137 is SIGKILL: the OOM killer or a memory limit, or a kill from outside). */
 function exitCodeMeaning(code: number): Record<string, string> {

@@ -256,18 +256,27 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // No CUDA GPUs are available" (CUDA_VISIBLE_DEVICES empty or naming no device: Ray gives an actor with num_gpus=0 CUDA_VISIBLE_DEVICES="") and
     // "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver …" (no driver inside the
     // container); vLLM ≤ 0.4 (config.py DeviceConfig): "RuntimeError: No supported device detected."; vLLM ≥ 0.5: "RuntimeError: Failed to infer device type".
+    // vLLM ≥ 0.7 falls back to vllm.platforms.interface.UnspecifiedPlatform when its probe finds no platform (platforms/__init__.py,
+    // logger.info "No platform detected, vLLM is running on UnspecifiedPlatform"; a platform plugin may still activate after it, so that
+    // INFO line is no failure by itself), and the start then fails on what that platform lacks: "AttributeError: 'UnspecifiedPlatform'
+    // object has no attribute 'device_name'" (also behind a launcher's "Config error: ", gpustack/gpustack#1898 on a GPU-less server;
+    // intel/ipex-llm#13303 on an XPU its vLLM build did not know), or torch's "RuntimeError: Device string must not be empty" for the
+    // platform's empty device_type (vllm-project/vllm#23096 on a CPU-only machine).
     code: 'DRIVER_NO_GPU',
-    pattern: /\bNo CUDA GPUs are available\b|Found no NVIDIA driver on your system|No supported device detected|Failed to infer device type/,
+    pattern:
+      /\bNo CUDA GPUs are available\b|Found no NVIDIA driver on your system|No supported device detected|Failed to infer device type|'UnspecifiedPlatform' object has no attribute '\w+'|\bDevice string must not be empty\b/,
     hit: (m, _line, _ray, context) => {
       const noDriver = m[0].startsWith('Found no NVIDIA driver')
       // vLLM's platform probe (no CUDA device through NVML/the driver's libraries): also a CUDA image on another accelerator
-      const probe = m[0].startsWith('Failed to infer')
+      const probe = m[0].startsWith('Failed to infer') || m[0].includes('UnspecifiedPlatform') || m[0].startsWith('Device string')
       return {
         key: `no-gpu:${m[0]}:${context.prefixIp ?? ''}`,
         severity: 'error',
         message: noDriver
           ? `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} that must use a GPU found no NVIDIA driver: its container was started without the GPUs (no --gpus / NVIDIA runtime), or the node has none.`
-          : `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} that must use a GPU sees none (${m[0]}): it runs where no GPU was given to it — a Ray actor or driver placed without num_gpus (Ray sets CUDA_VISIBLE_DEVICES to empty for it), CUDA_VISIBLE_DEVICES naming a device the node lacks, or a container without its GPUs.`,
+          : probe && !m[0].startsWith('Failed to infer')
+            ? `vLLM${context.prefixIp ? ` on ${context.prefixIp}` : ''} detected no platform to run on (it fell back to UnspecifiedPlatform) and failed on it (${m[0]}): the process sees no GPU — a container without its GPUs, a node with none, or a vLLM build for another accelerator than the node has.`
+            : `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} that must use a GPU sees none (${m[0]}): it runs where no GPU was given to it — a Ray actor or driver placed without num_gpus (Ray sets CUDA_VISIBLE_DEVICES to empty for it), CUDA_VISIBLE_DEVICES naming a device the node lacks, or a container without its GPUs.`,
         evidence: { Error: m[0], ...node(context) },
         fix: noDriver
           ? 'Start every node\'s container with its GPUs (docker run --gpus all, or the nvidia runtime) and check inside it: nvidia-smi and python -c "import torch; print(torch.cuda.device_count())" on each node.'
