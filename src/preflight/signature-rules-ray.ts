@@ -228,4 +228,31 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
       }
     },
   },
+  {
+    // Ray's file-system monitor (src/ray/common/file_system_monitor.cc, 2.x: RAY_LOG_EVERY_MS(ERROR, …)): "<path> is over 95% full, available
+    // space: 21.7165 GB; capacity: 491.586 GB. Object creation will fail if spilling is required." (bytes before Ray 2.9: "available space:
+    // 60427313152; capacity: 1599538507776"), and "<path> has no capacity, object creation will fail if spilling is required." The threshold is
+    // local_fs_capacity_threshold (RAY_local_fs_capacity_threshold, 0.95). Logged every 10 s while it lasts, on healthy runs too (a large disk at
+    // 95 % still has room): a warning with the numbers; a disk that then fills stops the raylet (vllm#721, abdshomad's validation report, 2025).
+    code: 'DISK_SPACE_LOW',
+    pattern:
+      /(\/\S+|\S+\.\.\.) (?:is over ([\d.]+)\\?% full(?:,\s*available space: (\d+(?:\.\d+)?(?: ?[KMGT]i?B)?);\s*capacity: (\d+(?:\.\d+)?(?: ?[KMGT]i?B)?))?|has no capacity, object creation will fail if spilling is required)/,
+    hit: (m, _line, _ray, context) => {
+      const size = (v: string | undefined) => (v && /^\d+$/.test(v) ? `${(Number(v) / 1e9).toFixed(1)} GB` : v)
+      const [path = '?', pct, free, capacity] = [m[1], m[2], size(m[3]), size(m[4])]
+      return {
+        key: `ray-fs:${path}`,
+        severity: 'warning',
+        message: `Ray's session directory ${path} is ${pct ? `over ${pct}% full` : 'on a file system with no capacity'}${free ? ` (${free} free of ${capacity})` : ''}: Ray can no longer spill objects there, and a disk that fills stops the raylet, after which the head marks the node dead.`,
+        evidence: {
+          Path: path,
+          ...(pct ? { 'Full over': `${pct}%` } : {}),
+          ...(free ? { 'Free space': free } : {}),
+          ...(capacity ? { Capacity: capacity } : {}),
+          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+        },
+        fix: `Free the disk that holds ${path} (old /tmp/ray/session_* directories of earlier runs: ray stop, then remove them; old images and caches), or start Ray on every node with --temp-dir=<a disk with room>; the warning's threshold is RAY_local_fs_capacity_threshold (0.95).`,
+      }
+    },
+  },
 ]

@@ -361,6 +361,27 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // A launcher's own refusal after it checked the port itself, at an error mark (a level word, "[Error]", a red cross): "[glm53-exl3] ERROR: port
+    // 8000 is held by glm53-exl3-head — use './start.sh restart'" (a DGX Spark recipe's start.sh, 2026), "[Error] UDP port 5000 is already in use by
+    // another mapping." (a proxy's set-up script), "❌ Port 8000 is already in use" (a PowerShell pre-check), "Error: Port 8000 Is Already in Use" (a
+    // troubleshooting page quoting its server). Not the same words as a warning ("Port 8000 is already in use", then the next port is tried) or
+    // as advice ("Check if port 8000 is already in use").
+    code: 'PORT_IN_USE',
+    pattern:
+      /(?:\b(?:ERROR|FATAL|CRITICAL)\b|\bError\b|\berror:|❌|✗)[^\n]{0,80}?\b(?:TCP |UDP )?port (\d{2,5}) (?:is )?(?:already )?(?:in use|held|taken|occupied|allocated)\b(?: by ([^\s,;:—–]+))?/i,
+    hit: (m, _line, _ray, context) => {
+      const port = m[1] ?? '?'
+      const holder = m[2] && !/^(?:another|other|a|an|the|some)$/i.test(m[2]) ? m[2].replace(/[.'"]+$/, '') : undefined
+      return {
+        key: `port:${port}`,
+        severity: 'error',
+        message: `The launcher found port ${port} already taken on this node${holder ? ` (by ${holder})` : ''} and refused to start: an earlier server or container is still running there, or another service holds the port.`,
+        evidence: { Port: port, ...(holder ? { 'Held by': holder } : {}), ...node(context) },
+        fix: `Stop what holds it first${holder ? ` (${holder}: docker rm -f ${holder}, or the launcher's own stop/restart)` : ''}: ss -ltnp 'sport = :${port}' (or lsof -i :${port}) names the process; or give this server another port (--port) and point clients at it.`,
+      }
+    },
+  },
+  {
     // Ascend CANN/HCCL (torch_npu): "EJ0003: … Failed to bind the IP port. Reason: The IP address and port have been bound already." and HCCL's
     // "host nic listen start failed, port[60000], return[11]": two HCCL jobs on one node both took the base port (HCCL_IF_BASE_PORT, 60000).
     code: 'PORT_IN_USE',

@@ -33,7 +33,8 @@ const REWORDED: Readonly<Record<string, readonly string[]>> = {
     'ERROR launcher: NCCL_SOCKET_IFNAME=ens7 not found on this host',
     'RuntimeError: Failed to resolve interface enp1s0f0np0 for the bootstrap',
   ],
-  PORT_IN_USE: ['RuntimeError: bind for 0.0.0.0:8000 failed: Address in use', 'ERROR api_server: port 8000 is already in use by another process'],
+  // (a launcher's "ERROR …: port 8000 is already in use" is PORT_IN_USE's own signature since held-out batch 14)
+  PORT_IN_USE: ['RuntimeError: bind for 0.0.0.0:8000 failed: Address in use', 'ERROR api_server: bind failed with [Errno 98] for 0.0.0.0:8000'],
   DISK_SPACE_LOW: ['OSError: [Errno 28] writing shard 3 failed', 'ERROR download: write /root/.cache/huggingface/hub/blob: disk quota exceeded'],
   WEIGHTS_ACCESS_DENIED: [
     'ERROR hub: download failed: Invalid user token',
@@ -91,7 +92,11 @@ describe('a failure line in unknown words that use a family’s own words', () =
     expect(tags(scan('ERROR loader: No model weights found under the model dir'))).toEqual(['UNRECOGNISED_FAILURE:error', 'WEIGHTS_NOT_FOUND:warning'])
   })
   it('one hint per family, counting its lines, on the first of them; families in the order their lines came', () => {
-    const found = scan(['ERROR a: port 8000 is already in use', 'ERROR b: GCS is unreachable after 60 s', 'ERROR c: port 8001 is already in use'].join('\n'))
+    const found = scan(
+      ['ERROR a: bind failed with [Errno 98] on port 8000', 'ERROR b: GCS is unreachable after 60 s', 'ERROR c: bind failed with [Errno 98] on port 8001'].join(
+        '\n',
+      ),
+    )
     expect(tags(found)).toEqual(['UNRECOGNISED_FAILURE:error', 'PORT_IN_USE:warning', 'RAY_GCS_UNREACHABLE:warning'])
     expect(found[1]!.evidence).toMatchObject({ 'Log line': 'x.log:1', 'Lines with these words': '2' })
   })
