@@ -230,6 +230,19 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     words: /No module named '(?!vllm[.'])[a-z_]\w*\.[\w.]+'|cannot import name '\w+' from '(?!vllm[.'])[a-z_]\w*(?:\.[\w.]+)?'/i,
     fix: "pip show vllm (its Requires) against pip show <the package> inside the image: install the release of that package this vLLM pins (or a vLLM written for the installed one), in the image itself and the same on every node; a derived image that upgrades vLLM over an older base keeps the base's libraries unless it upgrades them too.",
   },
+  {
+    code: 'VERSION_SKEW',
+    family: 'code written for another vLLM release than the one installed (a plugin, an add-on, a patch or a backend)',
+    // Python's import system on a vLLM module or name this vLLM does not have: "ModuleNotFoundError: No module named
+    // 'vllm.multimodal.profiling'" (an audio plugin's troubleshooting page: vLLM 0.17.0 to 0.20.2 did not ship it), "No module named
+    // 'vllm.inputs.data'" (Triton's vLLM backend after `pip install -U vllm` in its container, 2026), "No module named 'vllm.executor'" (a
+    // trainer's workers on another vLLM, TorchForge on SkyPilot), "No module named 'vllm.entrypoints.serve.utils.error_response'" (a
+    // GB10 image's multimodal add-on, 2026); "cannot import name 'X' from 'vllm.…'" for a name one release moved. Not vLLM's compiled
+    // extensions (vllm._C, vllm._moe_C, vllm._rocm_C, vllm._flashmla_C, vllm.vllm_flash_attn: IMAGE_LACKS_VLLM's) and not vLLM itself.
+    words:
+      /No module named '(vllm\.(?!_\w*C\b|vllm_flash_attn\b)[a-z_][\w.]*)'|cannot import name '(\w+)' from '(vllm\.(?!_\w*C\b|vllm_flash_attn\b)[a-z_][\w.]*)'/,
+    fix: "Run the plugin, add-on or patch with the vLLM release it was written for: pip show vllm in the image against the release its README or requirements name; after upgrading vLLM in an image, upgrade its plugins (vllm-ascend, LMCache, a Triton or Dynamo backend, a model's add-on) and drop patch mounts written for the old tree; the same image on every node.",
+  },
 ]
 
 /** Failure lines are read up to this many characters for a hint. */

@@ -70,11 +70,16 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "named PLACEMENT_GROUP_TIMEOUT and _PENDING (the collector's other reading): the bundles that never fit are read, not that each node has 4 GPUs",
   'weights-lmhead-scale-key-no-param-sfxnz-dsv41-lmhead-boot1.txt':
     "ENGINE_DEAD and UNRECOGNISED_FAILURE (the collector's other reading): the checkpoint key the model lacked is in the notes, not the excerpt",
+  // batch 15 (first score 8/11, README): the two left after its class, each with causeInLog false in the collector's evidence.json
+  'mem-nvfp4-load-wedges-gb10-workers-tsw2k-0926.txt':
+    "UNRECOGNISED_FAILURE (the collector's other reading) and a RENDEZVOUS_UNREACHABLE warning: the workers' shared memory running out during the load is in the notes",
+  'mem-other-model-resurrected-by-watchdog-fhnw-glm52-0701.txt':
+    "named NVRM_NO_MEMORY (a warning; the collector's other reading): one driver line; the other model a watchdog brought back is in the incident note",
 }
 
 /** Batches 1 and 4}
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b, 13 and 14: collected after they were frozen (scores in fixtures/README.md). */
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–15: collected after they were frozen (scores in fixtures/README.md). */
 for (const batch of [
   '.',
   'batch2',
@@ -91,11 +96,13 @@ for (const batch of [
   'batch12b',
   'batch13',
   'batch14',
+  'batch15',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
     dir: join(root, batch),
     knownMisses: KNOWN_MISSES,
-    // batch 12's collector found the index's 2025–2026 multi-node threads used up (8 failures, 1 healthy); 12b, the second collector, fills it
-    ...(batch === 'batch12' ? { minHealthy: 1, minFailures: 8 } : { minHealthy: 3 }),
+    // batch 12's collector found the index's 2025–2026 multi-node threads used up (8 failures, 1 healthy); 12b, the second collector, fills it;
+    // batch 15's collector found 6 failures with a stated cause and a log that no batch had taken (fixtures/README.md)
+    ...(batch === 'batch12' ? { minHealthy: 1, minFailures: 8 } : batch === 'batch15' ? { minHealthy: 5, minFailures: 6 } : { minHealthy: 3 }),
   })
