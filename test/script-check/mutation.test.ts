@@ -176,7 +176,7 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set(['limechain-start-tp2.sh'])
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
