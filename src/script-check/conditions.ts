@@ -123,7 +123,14 @@ export class Conditions {
       const words = children(cmd, 'Args').map((w) => this.ex.wordVal(s, w))
       const ops = words[0]?.text === '[' ? words.slice(1, -1) : words[0]?.text === 'test' ? words.slice(1) : []
       if (ops.length === 3 && ['=', '==', '!='].includes(ops[1]!.text)) record(s.facts, ops[0]!, ops[2]!, ops[1]!.text === '!=' ? !truth : truth)
+      if (ops.length === 2 && (ops[0]!.text === '-n' || ops[0]!.text === '-z')) this.assumeEmpty(s, ops[0]!.text, ops[1], truth)
     }
+  }
+
+  /** `-n`/`-z` on an input the path does not know, the branch taking it empty: the user did not give it (State.assumedEmpty). */
+  private assumeEmpty(s: State, op: string, operand: Val | undefined, truth: boolean): void {
+    const input = operand && !operand.known ? /^\$\{(\w+)\}$/.exec(operand.text)?.[1] : undefined
+    if (input && (op === '-z') === truth && !s.assumedEmpty.includes(input)) s.assumedEmpty.push(input)
   }
 
   private assumeExpr(s: State, x: Node | null, truth: boolean): void {
@@ -131,6 +138,12 @@ export class Conditions {
     const t = nodeType(x)
     if (t === 'ParenTest') {
       this.assumeExpr(s, child(x, 'X'), truth)
+      return
+    }
+    if (t === 'UnaryTest') {
+      // `[[ -n "${NAME:-}" ]]` not taken (or `-z` taken) on an input the path does not know: the user did not give NAME.
+      const opText = this.ex.src(x).trim().slice(0, 2)
+      if (opText === '-n' || opText === '-z') this.assumeEmpty(s, opText, this.operand(s, child(x, 'X')), truth)
       return
     }
     if (t !== 'BinaryTest') return

@@ -605,7 +605,12 @@ class Evaluator implements Scope, Interp {
         const key = startKeyOf(start)
         if (seen.has(key)) continue
         seen.add(key)
-        s.starts.push({ ...start, inContainer: inContainer || start.inContainer, path: [...s.path, ...start.path] })
+        s.starts.push({
+          ...start,
+          inContainer: inContainer || start.inContainer,
+          path: [...s.path, ...start.path],
+          ...(s.assumedEmpty.length > 0 || start.assumedEmpty ? { assumedEmpty: [...s.assumedEmpty, ...(start.assumedEmpty ?? [])] } : {}),
+        })
       }
   }
 }
@@ -690,6 +695,19 @@ function tokenized(script: Val): { text: string; map?: number[]; after?: number[
 
 /** Every `ray start` on every path through a launch script. */
 /**
+ * A start inside a string another shell runs (`ssh host "…; ray start --head … --num-gpus $GPUS"`) is on the line where its
+ * missing flag goes: the last argument's characters may map to where a variable the calling shell expanded was set
+ * (GPUS=8, lines above), which is not a line of the command.
+ */
+function placed(r: RayStart, lines: ScriptLines): RayStart {
+  const at = (x: RayStart['insertAt']) => (x?.nested && x.offset >= 0 ? { ...x, line: lines.lineOf(x.offset) } : x)
+  if (!r.insertAt?.nested && !r.commandInsertAt?.nested) return r
+  const insertAt = at(r.insertAt)
+  const commandInsertAt = at(r.commandInsertAt)
+  return { ...r, line: insertAt?.line ?? r.line, ...(insertAt ? { insertAt } : {}), ...(commandInsertAt ? { commandInsertAt } : {}) }
+}
+
+/**
  * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
  * a branch on them is decided as the node will decide it, not explored both ways.
  */
@@ -716,7 +734,7 @@ export function evaluateScript(
       const key = startKeyOf(r)
       if (seen.has(key)) continue
       seen.add(key)
-      starts.push(r)
+      starts.push(placed(r, lines))
     }
   }
   return { starts, truncated: ev.truncated, lines, notes: shared.notes }

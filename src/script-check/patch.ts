@@ -95,5 +95,8 @@ export function inlineWord(text: string): string | undefined {
   if (/^[\w.:,/@%+=-]*$/.test(text)) return text
   const m = /^\$\{(\w+)\}$|^\$(\w+)$/.exec(text)
   if (m) return `$${m[1] ?? m[2]}`
+  // A reference the calling shell leaves to the nested one (`\$NAME` inside its double quotes) stays deferred.
+  const deferred = /^\\\$(\w+)$/.exec(text)
+  if (deferred) return `\\$${deferred[1]}`
   return undefined
 }

@@ -53,5 +53,6 @@ export function rayStart(s: State, args: readonly Arg[], env: ReadonlyMap<Watche
     ...(insertAt ? { insertAt } : {}),
     inContainer,
     path: [...s.path],
+    ...(s.assumedEmpty.length > 0 ? { assumedEmpty: [...s.assumedEmpty] } : {}),
   }
 }

@@ -60,6 +60,8 @@ interface Ctx {
   readonly sharedByRoles: ReadonlySet<string>
   /** For each VLLM_HOST_IP setting (settingKey), the arguments that give the starts that get it their Ray identity (script ranges). */
   readonly identities: ReadonlyMap<string, ReadonlySet<string>>
+  /** Inputs (`${WORKER_IP}`) a worker's start takes as its own identity on some path. */
+  readonly workerInputs: ReadonlySet<string>
 }
 
 /** Where a setting writes its value (its characters' range), the same for every start that gets it. */
@@ -198,7 +200,7 @@ function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
   const edits = !c.sharedByRoles.has(key)
     ? overrideEdits(vhi, r.nodeIp, c.script.text)
     : c.identities.get(key)?.size === 1 && !r.nodeIp.val.known
-      ? overrideEdits(vhi, r.nodeIp, c.script.text).filter((e) => e.text.startsWith('$'))
+      ? overrideEdits(vhi, r.nodeIp, c.script.text).filter((e) => /^\\?\$/.test(e.text))
       : []
   return [
     {
@@ -227,15 +229,27 @@ function workerUsesHeadFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFin
   // A symbolic value (`${VRD_NODE_IP}`) differs per node: only the same path's --address, or a literal, can be compared.
   if (!own || own.text === '' || !(own.text === headAddr || (own.known && c.headIps.has(own.text))) || isUnusable(own)) return []
   const what = r.nodeIp ? '--node-ip-address' : 'VLLM_HOST_IP'
+  // The same input on a path that took the worker's own address input to be empty (`if [[ -n "${WORKER_IP:-}" ]] … elif
+  // [[ -n "${HEAD_IP:-}" ]]; then NODE_IP=$HEAD_IP`, WORKER_IP being a worker's identity on the other path): the script's
+  // fallback when the user gives no worker address, right once it is given.
+  const fallback = !own.known ? (r.assumedEmpty ?? []).filter((x) => c.workerInputs.has(x)) : []
   return [
     {
       code: 'SCRIPT_WORKER_USES_HEAD_IP',
-      severity: 'error',
+      severity: fallback.length > 0 ? 'warning' : 'error',
       role,
       // Where the address was written (an argument passed down through scripts and helpers too), else the start's line.
       line: writtenAt(own) ? c.script.lineOf(writtenAt(own)!.start) : r.nodeIp ? r.line : valueLine(c, vhi!),
-      message: `A worker is given the head's address ${own.text} as its own ${what}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
-      evidence: { ...base, [what]: own.text, "Head's address": headAddr ?? [...c.headIps].join(', ') },
+      message:
+        fallback.length > 0
+          ? `Where ${fallback.join(', ')} ${fallback.length === 1 ? 'is' : 'are'} not given, a worker takes the head's address ${own.text} as its own ${what}: two nodes would claim one identity, so Ray or vLLM's unique-IP check fails. Give every worker ${fallback.join(', ')}.`
+          : `A worker is given the head's address ${own.text} as its own ${what}: two nodes claim one identity, so Ray or vLLM's unique-IP check fails.`,
+      evidence: {
+        ...base,
+        [what]: own.text,
+        "Head's address": headAddr ?? [...c.headIps].join(', '),
+        ...(fallback.length > 0 ? { 'Inputs taken as not given on this path': fallback.join(', ') } : {}),
+      },
       fix: "Give each worker its own fabric IP (VRD_NODE_IP under launch.mode: script); the head's address belongs only in --address.",
       edits: [],
     },
@@ -292,7 +306,14 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
       .filter((r) => r.head && r.kind === 'ray-start')
       .flatMap((h) => [h.nodeIp?.val, h.env.get('VLLM_HOST_IP')?.val].flatMap((v) => (v?.known && v.text !== '' ? [v.text] : []))),
   )
-  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts), identities: identitiesBySetting(starts) }
+  const workerInputs = new Set(
+    starts.flatMap((r) => {
+      const own = r.head ? undefined : (r.nodeIp?.val ?? r.env.get('VLLM_HOST_IP')?.val)
+      const input = own && !own.known ? /^\$\{(\w+)\}$/.exec(own.text)?.[1] : undefined
+      return input ? [input] : []
+    }),
+  )
+  const c: Ctx = { script, headIps, sharedByRoles: settingsSharedByRoles(starts), identities: identitiesBySetting(starts), workerInputs }
   const out: ScriptFinding[] = []
   for (const r of starts) {
     if (r.kind === 'vllm-serve') {

@@ -17,7 +17,7 @@ export function pinEdit(r: RayStart, setting: Assignment, text: string): Edit[] 
   if (!r.insertAt) return []
   const value = setting.val
   const ref = value.known ? undefined : referenceTo(value, setting.valueAt ? { span: setting.valueAt } : undefined, text)
-  const named = ref && definedBefore(text, ref.slice(1), r.insertAt.offset) ? ref : undefined
+  const named = ref && definedBefore(text, ref.replace(/^\\?\$/, ''), r.insertAt.offset) ? ref : undefined
   const word = named ?? innerReference(r, setting, text) ?? (r.insertAt.nested ? inlineWord(value.text) : shellWord(value.text))
   return word === undefined ? [] : [{ start: r.insertAt.offset, end: r.insertAt.offset, text: ` --node-ip-address=${word}` }]
 }
@@ -57,8 +57,10 @@ export function referenceTo(v: Val, arg: { span: { start: number; end: number } 
     ...(arg && arg.span.start >= 0 ? [text.slice(arg.span.start, arg.span.end).replace(/^"(.*)"$/, '$1')] : []),
   ]
   for (const c of candidates) {
-    const m = /\$\{?([A-Za-z_]\w*)\}?$/.exec(c)
-    if (m) return `$${m[1]}`
+    const m = /(\\*)\$\{?([A-Za-z_]\w*)\}?$/.exec(c)
+    // Written `\$NAME` in a string another shell runs (an odd run of backslashes before the `$`): that shell's variable, and a
+    // fix written in the same string must defer it the same way.
+    if (m) return `${m[1]!.length % 2 === 1 ? '\\' : ''}$${m[2]}`
   }
   return undefined
 }
@@ -66,6 +68,10 @@ export function referenceTo(v: Val, arg: { span: { start: number; end: number } 
 /** Whether the script assigns NAME globally (not `local`) before index `at`, so `$NAME` written there has its value. */
 export const definedBefore = (text: string, name: string, at: number): boolean =>
   new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=`, 'm').test(text.slice(0, at))
+
+/** Whether the script exports NAME before index `at` (`export NAME=…`, `export NAME`, `declare -x NAME`). */
+const exportedBefore = (text: string, name: string, at: number): boolean =>
+  new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export|declare[ \\t]+-\\w*x\\w*)[ \\t]+${name}\\b`, 'm').test(text.slice(0, at))
 
 /**
  * Rewrite the value where this setting writes it: its own value word (`NAME=$x`, or the part after
@@ -132,7 +138,12 @@ export function overrideEdits(vhi: Assignment, nodeIp: { val: Val; arg: { span: 
   if (replaced.length > 0) return replaced
   const ref = referenceTo(nodeIp.val, nodeIp.arg, text)
   const at = vhi.valueAt?.start ?? writtenAt(vhi.val)?.start ?? -1
-  const byRef = ref && at >= 0 && definedBefore(text, ref.slice(1), at) ? replaceSetting(vhi, ref, text) : []
+  const name = ref?.replace(/^\\?\$/, '')
+  // A compose file interpolates `$NAME` from the environment compose runs with (an exported variable only); docker's
+  // --env-file does not interpolate at all.
+  const named =
+    name !== undefined && at >= 0 && vhi.kind !== 'env file' && (vhi.kind === 'compose' ? exportedBefore(text, name, at) : definedBefore(text, name, at))
+  const byRef = named ? replaceSetting(vhi, ref!, text) : []
   if (byRef.length > 0) return byRef
   return vhi.previous?.val.text === nodeIp.val.text ? removeEdit(vhi, text) : []
 }

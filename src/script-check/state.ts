@@ -159,6 +159,11 @@ export interface State {
   starts: RayStart[]
   path: string[]
   /**
+   * Inputs this path took to be empty or unset (the else-branch of `[[ -n "${WORKER_IP:-}" ]]`): a fallback the
+   * script takes when the user does not give them. Not part of what makes two paths alike.
+   */
+  assumedEmpty: string[]
+  /**
    * What this path has assumed about values it cannot know, from the branches it took: `${3}` is
    * `--head` (then-branch of `[ "$3" == --head ]`), or is none of some literals (else-branches).
    * A later test of the same value is then decided the same way (run_cluster.sh tests its role twice).
@@ -191,6 +196,7 @@ export const initialState = (): State => ({
   loopExit: '',
   starts: [],
   path: [],
+  assumedEmpty: [],
   facts: new HashedMap((f: Fact) => hashText(JSON.stringify(f))),
   files: new HashedMap((v: Val) => hashText(v.text)),
 })
@@ -207,6 +213,7 @@ export const fork = (s: State): State => ({
   loopExit: s.loopExit,
   starts: [...s.starts],
   path: [...s.path],
+  assumedEmpty: [...s.assumedEmpty],
   facts: s.facts.copy(),
   files: s.files.copy(),
 })

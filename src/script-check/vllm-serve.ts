@@ -33,5 +33,6 @@ export function vllmServe(s: State, args: readonly Arg[], env: ReadonlyMap<Watch
     ...(commandInsertAt ? { commandInsertAt } : {}),
     inContainer,
     path: [...s.path],
+    ...(s.assumedEmpty.length > 0 ? { assumedEmpty: [...s.assumedEmpty] } : {}),
   }
 }

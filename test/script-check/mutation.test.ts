@@ -61,11 +61,11 @@ function patchP1(text: string, files: Files, diff: string): { text: string; file
   return { text: readFileSync(join(dir, NAME), 'utf8'), files: Object.fromEntries(Object.keys(files).map((n) => [n, readFileSync(join(dir, n), 'utf8')])) }
 }
 
-/** Where the mutant's VLLM_HOST_IP is read by the role's own ray start, the injected value changes nothing: no bug. */
+/** Where the mutant's VLLM_HOST_IP is read by the role's own ray start (`\$VLLM_HOST_IP` in a string a nested shell runs too), the injected value changes nothing: no bug. */
 const consistent = (m: Mutant): boolean =>
   m.bug === 'worker' &&
   (m.style === 'export' || m.style === 'source') &&
-  /--node-ip-address[= ]"?\$\{?VLLM_HOST_IP\b/.test(m.roleLines.map((l) => m.text.split('\n')[l - 1] ?? '').join('\n'))
+  /--node-ip-address[= ]"?\\?\$\{?VLLM_HOST_IP\b/.test(m.roleLines.map((l) => m.text.split('\n')[l - 1] ?? '').join('\n'))
 
 export function checkMutant(m: Mutant): void {
   const r = check(m.text, m.files)
@@ -176,7 +176,33 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set(['limechain-start-tp2.sh'])
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3'] as const)
+/**
+ * Mutants the check misses, by script and `bug style`, each with why (fixtures/real/README.md, held-out4): run as
+ * expected failures, so one that starts passing is noticed.
+ */
+const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mutants: readonly string[] }>> = {
+  // The worker's ray start is in a function (start_ray_worker) that only a nested `ssh "$worker" "bash -l -c '… source
+  // \$COMMON_SETUP_SCRIPT; setup_environment; stop_ray; start_ray_worker'"` calls, after sourcing the script itself by a
+  // placeholder path (/path/to/setup_ray_cluster.sh) on the node: the check does not know that file is this one.
+  'argonne-setup_ray_cluster.sh': {
+    why: 'a function called only by a remote shell that sources this script by a placeholder path',
+    mutants: [
+      'worker prefix',
+      'worker env',
+      'worker exec env',
+      'worker export',
+      'worker docker exec',
+      'worker docker exec ps',
+      'worker source',
+      'worker compose run',
+    ],
+  },
+  // The worker's identity is $NODE_IP, a variable the script does not export: the compose service's VLLM_HOST_IP cannot name it
+  // (compose reads it empty), and no literal fits every path (WORKER_IP, HEAD_IP, the NIC's address): found, with no patch.
+  'avarok-dgx-vllm-entrypoint.sh': { why: 'found, but no patch: the identity is an unexported variable compose cannot read', mutants: ['worker compose run'] },
+}
+
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
@@ -198,7 +224,10 @@ for (const set of ['dev', 'held-out', 'held-out2', 'held-out3'] as const)
           it('takes a bug in at least three styles', () => {
             expect(ms.length + native.length).toBeGreaterThanOrEqual(3)
           })
-        for (const m of ms) it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
+        const misses = KNOWN_MISSES[name]?.mutants ?? []
+        for (const m of ms)
+          if (misses.includes(`${m.bug} ${m.style}`)) it.fails(`${m.bug} bug, ${m.style} (known miss: ${KNOWN_MISSES[name]!.why})`, () => checkMutant(m))
+          else it(`${m.bug} bug, ${m.style}`, () => checkMutant(m))
         for (const m of native) it(`native ${m.bug} bug, ${m.style}`, () => checkNativeMutant(m))
         if (native.length > 0)
           it('native mode, as published with a manifest of its nodes: no error', () => {

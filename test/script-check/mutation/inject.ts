@@ -139,11 +139,29 @@ function appendLine(text: string, flag: '--head' | '--address'): { start: number
   return m ? { start: m.index, end: m.index + m[0].length } : undefined
 }
 
-/** Start of the logical command an index is in (continuation lines followed back, indentation skipped). */
+/**
+ * Start of the simple command an index is in: its logical line (continuation lines followed back, indentation
+ * skipped), after the last `&&`, `||`, `;` or `|` outside quotes before the index (`ulimit -s N && apptainer exec … ray
+ * start`: the command is the apptainer's, and a setting written before `ulimit` is ulimit's alone).
+ */
 function commandStart(text: string, i: number): number {
   let ls = text.lastIndexOf('\n', i - 1) + 1
   while (ls > 1 && text[ls - 2] === '\\') ls = text.lastIndexOf('\n', ls - 2) + 1
-  return ls + /^[ \t]*/.exec(text.slice(ls))![0].length
+  let from = ls
+  let q = ''
+  for (let j = ls; j < i; j++) {
+    const c = text[j]!
+    if (q) {
+      if (c === q) q = ''
+      else if (c === '\\' && q === '"') j++
+    } else if (c === '\\') j++
+    else if (c === '"' || c === "'") q = c
+    else if ((c === '&' || c === '|') && text[j + 1] === c) from = ++j + 1
+    else if (c === ';' || c === '|') from = j + 1
+  }
+  // Inside a string the command began outside: the logical line's start, as before.
+  if (q) from = ls
+  return from + /^[ \t]*/.exec(text.slice(from))![0].length
 }
 
 /** Length of the `exec ` words just before index i on its line (`exec ray start`), 0 if none. */
@@ -173,7 +191,8 @@ function headPin(text: string, o: Occurrence | undefined, append: { start: numbe
 /**
  * Whether a line inserted at `from` (in a branch or not) reaches the ray start at `to` after it: bash's
  * `if`/`case` are no scope, so it does unless `to` is in a sibling branch (an `else`, `elif` or another
- * case item of a construct around `from`, before that construct closes), or sets VLLM_HOST_IP itself.
+ * case item of a construct around `from`, before that construct closes), in another function's body,
+ * or sets VLLM_HOST_IP itself.
  */
 function reaches(text: string, from: number, to: number): boolean {
   let depth = 0
@@ -183,6 +202,8 @@ function reaches(text: string, from: number, to: number): boolean {
     if (line.startsWith('#')) continue
     // The later start's own setting (its section's, its command's) is what it gets.
     if (/\bVLLM_HOST_IP=/.test(line)) return false
+    // A start in another function's body runs when that function is called, not after this line.
+    if (/^(?:function\s+)?[A-Za-z_][\w-]*\s*\(\s*\)/.test(line)) return false
     const opens = (line.match(/(?:^|[;&|]\s*)(?:if|case|while|until|for)\b/g) ?? []).length
     const closes = (line.match(/(?:^|;\s*|\s)(?:fi|esac|done)\b\s*(?:[;&|)]|$)/g) ?? []).length
     if (depth === 0 && (/^(?:else|elif)\b/.test(line) || /;;\s*$/.test(line))) sibling = true
@@ -316,6 +337,10 @@ export function mutants(original: string): Mutant[] {
  *   (style `dropped`).
  * - host-ip: the worker's serve gets VLLM_HOST_IP=10.99.0.1, the head's fabric IP, which vLLM
  *   advertises as its own (styles `prefix`, `export`, `apptainer --env`, `docker -e`, as fit).
+ *
+ * A script whose only native serve is the head's (node rank 0, a per-node script of a pair) takes the
+ * same bugs there: its `--master-addr` another address or dropped (rank 0 then binds vLLM's 127.0.0.1),
+ * and VLLM_HOST_IP=10.99.0.2, not its own fabric IP.
  */
 export interface NativeMutant {
   readonly bug: 'master-addr' | 'host-ip'
@@ -366,8 +391,10 @@ function serveOccurrences(text: string): Occurrence[] {
 
 export function nativeMutants(original: string): NativeMutant[] {
   const occ = serveOccurrences(original)
-  const o = occ.find((x) => x.role === 'worker') ?? occ.find((x) => x.role === 'shared')
+  const o = occ.find((x) => x.role === 'worker') ?? occ.find((x) => x.role === 'shared') ?? occ.find((x) => x.role === 'head')
   if (!o) return []
+  // The worker is given the head's fabric IP; the head (the script's only serve) an address other than its own.
+  const hostIp = o.role === 'head' ? OTHER_IP : FABRIC_IP
   const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
   const start = commandStart(original, o.at)
   const command = original.slice(start, o.end)
@@ -396,7 +423,7 @@ export function nativeMutants(original: string): NativeMutant[] {
       nodes,
     })
   }
-  const assign = `VLLM_HOST_IP=${FABRIC_IP}`
+  const assign = `VLLM_HOST_IP=${hostIp}`
   if (!cleanEnv && !inDocker) add('prefix', start, `${assign} `)
   const lineStart = original.lastIndexOf('\n', start - 1) + 1
   if (!cleanEnv && !inDocker && original.slice(lineStart, start).trim() === '' && o.direct)
