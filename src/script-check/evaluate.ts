@@ -693,7 +693,6 @@ function tokenized(script: Val): { text: string; map?: number[]; after?: number[
   return { text, map: outMap, after: outAfter, holes }
 }
 
-/** Every `ray start` on every path through a launch script. */
 /**
  * A start inside a string another shell runs (`ssh host "…; ray start --head … --num-gpus $GPUS"`) is on the line where its
  * missing flag goes: the last argument's characters may map to where a variable the calling shell expanded was set
@@ -708,6 +707,7 @@ function placed(r: RayStart, lines: ScriptLines): RayStart {
 }
 
 /**
+ * Every `ray start` on every path through a launch script.
  * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
  * a branch on them is decided as the node will decide it, not explored both ways.
  */

@@ -118,9 +118,9 @@ export interface RayStart {
   readonly inContainer: boolean
   /** Run by `docker exec` in a container the script started earlier: its name and the line of its `docker run`. */
   readonly container?: { readonly name: string; readonly line: number }
-  /** The path's branch decisions, e.g. `line 4: then`. */
   /** Inputs the path to this start took to be empty or unset (State.assumedEmpty). */
   readonly assumedEmpty?: readonly string[]
+  /** The path's branch decisions, e.g. `line 4: then`. */
   readonly path: readonly string[]
 }
 
