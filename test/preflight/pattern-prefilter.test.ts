@@ -5,26 +5,13 @@
  * several modules (global and case-insensitive patterns among them) over every logical line of every
  * capture the project holds, in the case written and in upper and lower case.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { captureFiles, logicalLines } from './fixtures/capture-lines.js'
 import { MASTER_HINT } from '../../src/preflight/master-address.js'
-import { createLineJoiner } from '../../src/preflight/paste-normalise.js'
 import { patternPrefilter } from '../../src/preflight/pattern-prefilter.js'
 import { FAMILY_HINTS } from '../../src/preflight/signature-family-hints.js'
 import { SIGNATURE_RULES } from '../../src/preflight/signature-rules.js'
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f)
-    return statSync(p).isDirectory() ? files(p) : /\.(txt|log)$/.test(f) ? [p] : []
-  })
-}
-
-const logical = (text: string): string[] => {
-  const j = createLineJoiner({})
-  return [...text.split('\n').flatMap((l) => j.push(l)), ...j.end()].map((l) => l.text)
-}
 
 describe('the literal prefilter of a list of patterns', () => {
   const lists: Record<string, RegExp[]> = {
@@ -35,7 +22,7 @@ describe('the literal prefilter of a list of patterns', () => {
   }
 
   it('offers each line to every pattern that matches it, on every capture', () => {
-    const lines = [...files('test/preflight/fixtures'), ...files('test/real/captures')].flatMap((p) => logical(readFileSync(p, 'utf8')))
+    const lines = [...captureFiles('test/preflight/fixtures'), ...captureFiles('test/real/captures')].flatMap((p) => logicalLines(readFileSync(p, 'utf8')))
     expect(lines.length).toBeGreaterThan(5000)
     for (const [name, patterns] of Object.entries(lists)) {
       const filter = patternPrefilter(patterns)

@@ -8,34 +8,21 @@
  * and the scanner against a plain `includes` on random text. A new rule is covered by the first check
  * as soon as its fixture line is in the repository.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { captureFiles, logicalLines } from './fixtures/capture-lines.js'
 import { literalScanner } from '../../src/preflight/literal-scan.js'
-import { createLineJoiner } from '../../src/preflight/paste-normalise.js'
 import { requiredLiterals } from '../../src/preflight/regex-literals.js'
 import { SIGNATURE_RULES } from '../../src/preflight/signature-rules.js'
 import { RULE_WORDS, candidateRules } from '../../src/preflight/signatures.js'
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f)
-    return statSync(p).isDirectory() ? files(p) : /\.(txt|log)$/.test(f) ? [p] : []
-  })
-}
-
-const logical = (text: string): string[] => {
-  const j = createLineJoiner({})
-  return [...text.split('\n').flatMap((l) => j.push(l)), ...j.end()].map((l) => l.text)
-}
-
 describe('the literal prefilter of the log rules', () => {
   it('offers every line to every rule that matches it, and each match holds one of the rule’s words, on every capture', () => {
-    const paths = [...files('test/preflight/fixtures'), ...files('test/real/captures')]
+    const paths = [...captureFiles('test/preflight/fixtures'), ...captureFiles('test/real/captures')]
     expect(paths.length).toBeGreaterThan(300)
     let matched = 0
     for (const path of paths)
-      for (const written of logical(readFileSync(path, 'utf8')))
+      for (const written of logicalLines(readFileSync(path, 'utf8')))
         for (const line of [written, written.toUpperCase(), written.toLowerCase()]) {
           const offered = new Set(candidateRules(line))
           SIGNATURE_RULES.forEach((rule, i) => {
