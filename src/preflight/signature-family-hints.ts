@@ -38,10 +38,13 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     // "invalid device function"; torch's "CUDA capability sm_121 is not compatible with the current PyTorch installation"; HIP:
     // hipErrorNoBinaryForGpu, hipErrorInvalidKernelFile, "no compatible code object"; Triton/ptxas "gpu-name … sm_121a is not defined"; Triton's
     // "OutOfResources: out of resource: shared memory, Required: 102400, Hardware limit: 101376" (triton/compiler/compiler.py _init_handles: a
-    // kernel's configs tuned for a GPU with more shared memory per block; vllm#60172's TRITON_MLA on sm_120, FlagGems on an A800).
+    // kernel's configs tuned for a GPU with more shared memory per block; vllm#60172's TRITON_MLA on sm_120, FlagGems on an A800). The same shortage
+    // in a kernel's own check: "… requires >=128KB smem per block" (a vLLM top-k kernel on a GB10), "a K3+K5 split exceeds the SM120 shared-memory
+    // limit (109568 > 101376)" (local-inference-lab/vllm#283); and CUDA's cudaErrorLaunchOutOfResources "too many resources requested for launch"
+    // (a kernel's registers or shared memory over what this GPU gives a block: ms-swift#1867 and Wan2.2#118 on a V100, pytorch#150266 on an RTX 5090).
     words:
-      /no kernel image is available|\bout of resource: shared memory\b|invalid device function|NoBinaryForGpu|NoKernelImageForDevice|invalid kernel file|InvalidKernelFile|no compatible code object|\bsm_\d{2,3}a?\b[^\n]{0,60}\bnot (?:compatible|supported|defined)\b|\bgfx\d{3,4}\w*\b[^\n]{0,60}\b(?:not supported|unsupported)\b/i,
-    fix: "The image's CUDA/ROCm libraries or kernels were not built for this GPU: use an image built for its architecture (sm_121 on a GB10, gfx1151 on a Strix Halo; vLLM's CUDA 12.9+/13 builds, NVIDIA's NGC vLLM image), or rebuild with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it.",
+      /no kernel image is available|\bout of resource: shared memory\b|\brequires? >= ?\d+ ?[KM]i?B (?:of )?(?:smem|shared mem)|\bexceeds? the (?:SM ?\d{2,3} |device(?:'s)? )?shared[- ]memory limit\b|too many resources requested for launch|invalid device function|NoBinaryForGpu|NoKernelImageForDevice|invalid kernel file|InvalidKernelFile|no compatible code object|\bsm_\d{2,3}a?\b[^\n]{0,60}\bnot (?:compatible|supported|defined)\b|\bgfx\d{3,4}\w*\b[^\n]{0,60}\b(?:not supported|unsupported)\b/i,
+    fix: "The image's CUDA/ROCm libraries or kernels were not built (or tuned) for this GPU: use an image built for its architecture (sm_121 on a GB10, gfx1151 on a Strix Halo; vLLM's CUDA 12.9+/13 builds, NVIDIA's NGC vLLM image), or rebuild with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it. Where a kernel asks for more shared memory or registers per block than the GPU has (a GB10 or an RTX 50 gives about 99 KiB, a B200 or H100 about 227 KiB), choose another backend for it (--attention-backend, the MoE or sampler backend the failing frame names) or a release that has a config for this GPU.",
   },
   {
     code: 'NCCL_TRANSPORT_ERROR',

@@ -85,3 +85,28 @@ describe('hints beside an unexplained failure', () => {
     expect(codes("ModuleNotFoundError: No module named 'vllm._C'\n")).not.toContain('warning:VERSION_SKEW')
   })
 })
+
+describe("a kernel's own shared-memory or launch-resource check: probably a kernel built or tuned for another GPU", () => {
+  it('each wording, from different programs, gives the GPU_ARCH_UNSUPPORTED hint beside the unexplained failure', () => {
+    for (const line of [
+      // a kernel's requirement in its own check (the shape of vLLM's sampler kernels on a GB10)
+      'RuntimeError: launch_topk, /workspace/csrc/sampler.cu:88, the fallback kernel requires >=160KB smem per block on this device',
+      // local-inference-lab/vllm#283's wording for a prefill tile on SM120
+      'RuntimeError: tile config K3+K5 exceeds the SM120 shared-memory limit (109568 > 101376)',
+      // CUDA's cudaErrorLaunchOutOfResources (ms-swift#1867, Wan2.2#118 on V100s; pytorch#150266 on an RTX 5090)
+      'RuntimeError: CUDA error: too many resources requested for launch',
+    ]) {
+      const found = codes(`${line}\n`)
+      expect(found, line).toContain('error:UNRECOGNISED_FAILURE')
+      expect(found, line).toContain('warning:GPU_ARCH_UNSUPPORTED')
+    }
+  })
+  it('near misses: shared memory in the host sense (/dev/shm, Ray, the engine waiting on its workers) is not a kernel', () => {
+    for (const line of [
+      'NCCL WARN Error while creating shared memory segment /dev/shm/nccl-3Zqr (size 9637888)',
+      'ValueError: The configured object store size (10.0 GB) exceeds /dev/shm size (1.0 GB). This will harm performance.',
+      WAIT.trimEnd(),
+    ])
+      expect(codes(`${line}\n`), line).not.toContain('warning:GPU_ARCH_UNSUPPORTED')
+  })
+})

@@ -51,8 +51,6 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "a false alarm: NCCL_TRANSPORT_ERROR on NCCL's 'async fatal event: local catastrophic error', which a deliberate hot-plug probe caused; the author's own plugin reopening the ports after it is no NCCL wording",
   'kv-max-len-too-long-tp2-nnntrance-5-3.txt':
     "UNRECOGNISED_FAILURE: the author's one-line paraphrase ('6.6 GiB KV needed for max seq len …, available 0.73 GiB'), not vLLM's KV-cache message",
-  'arch-gb10-topk-smem-nnntrance-tp3-2-1.txt':
-    "ENGINE_DEAD and UNRECOGNISED_FAILURE (the collector's other reading): one kernel's own shared-memory refusal, a wording of that kernel alone",
   'ray-serve-llm-gpu-bundle-overask-ray-learning-fixes-v5.txt':
     "named PLACEMENT_GROUP_PENDING (the collector's other reading): the request the autoscaler cannot place is read, not that one node has one GPU",
   'mem-debug-jit-watchdog-kill-sfxnz-glm53-e0.txt': "silent: the author's own memory watcher stopped the containers; its kill is in the notes, not the log",
