@@ -15,6 +15,83 @@ const INSTALL =
 const REGENERATE =
   'Regenerate the CDI spec for the running driver on that node (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml, or the file that holds the stale entries: grep -l the old version /etc/cdi /var/run/cdi), then start the container again; check: nvidia-ctk cdi list.'
 
+/** The fix for every wording of a driver older than the image's CUDA (src/preflight/checks/cuda-driver.ts finds the same before a deploy). */
+const UPGRADE_DRIVER =
+  "Upgrade the node's NVIDIA driver to one that supports the image's CUDA (nvidia-smi's \"CUDA Version\" must be at least the image's; on DGX Spark, the DGX OS update), or use an image built for the CUDA the driver has (vLLM's wheels or image for that CUDA, an older NGC release), the same on every node. GB10 (DGX Spark) and GeForce/RTX GPUs have no CUDA forward compatibility, so an image's compat libraries cannot bridge the gap there; on data-centre GPUs an NGC image's entrypoint enables them, unless the launch replaces it (--entrypoint). NVIDIA_DISABLE_REQUIRE=1 only hides the check. vllm-ray-deploy preflight compares the image's CUDA with every node's driver before anything starts."
+
+/** CUDA's driver API version as torch prints it (12020) in the x.y nvidia-smi shows (12.2). */
+const cudaOfDriverApi = (v: string): string => `${Math.floor(Number(v) / 1000)}.${Math.floor((Number(v) % 1000) / 10)}`
+
+const tooOld = (key: string, message: string, evidence: Record<string, string>) => ({ key, severity: 'error' as const, message, evidence, fix: UPGRADE_DRIVER })
+
+/**
+ * The image's CUDA newer than the node's driver supports, in each program's words: libnvidia-container's requirement check (docker --gpus refuses
+ * the container), NGC images' entrypoint, torch's driver check, and CUDA's own errors when the runtime meets the older driver. Sources in WORDINGS.md.
+ */
+const DRIVER_TOO_OLD_RULES: readonly SignatureRule[] = [
+  {
+    // libnvidia-container: "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version,
+    // or use an earlier cuda container: unknown" (older: "cuda >= 9.0"). The image's NVIDIA_REQUIRE_CUDA against the host driver.
+    code: 'CUDA_DRIVER_TOO_OLD',
+    pattern: /nvidia-container-cli: requirement error: (?:unsatisfied condition: ([^,\n\\]+?)\s*(?:,|\\|$))?/,
+    hit: (m) => {
+      const needs = m[1]?.replace(/\s+/g, '')
+      return tooOld(
+        'requirement',
+        `The image needs a newer NVIDIA driver than this host has${needs ? ` (${needs})` : ''}: docker's GPU hook refused to start the container.`,
+        { 'nvidia-container-cli': 'requirement error', ...(needs ? { 'Image requires': needs } : {}) },
+      )
+    },
+  },
+  {
+    // NGC images' entrypoint (/opt/nvidia/entrypoint.d): "ERROR: This container was built for NVIDIA Driver Release 590.48 or later, but⏎
+    //        version 580.159.03 was detected and compatibility mode is UNAVAILABLE." (one line where a page joined it: LlamaFactory#5962).
+    code: 'CUDA_DRIVER_TOO_OLD',
+    pattern: /built for NVIDIA Driver Release ([\d.]+) or later, but|version ([\d.]+) was detected and compatibility mode is UNAVAILABLE/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] !== undefined) {
+        context.memory?.set('ngcDriverNeeded', m[1])
+        if (!/compatibility mode is UNAVAILABLE/.test(line)) return null
+      }
+      const needed = m[1] ?? context.memory?.get('ngcDriverNeeded')
+      const found = m[2] ?? /version ([\d.]+) was detected/.exec(line)?.[1]
+      return tooOld(
+        'ngc-entrypoint',
+        `The image was built for NVIDIA driver ${needed ?? '(a newer release)'} or later, the node has ${found ?? 'an older one'}, and CUDA forward compatibility is not available there (a GB10 or GeForce GPU, or an image without it): CUDA cannot start in the container.`,
+        { ...(needed ? { 'Driver the image needs': `${needed} or later` } : {}), ...(found ? { 'Driver on the node': found } : {}) },
+      )
+    },
+  },
+  {
+    // torch (cuda/__init__.py _check_driver, also as the UserWarning "CUDA initialization: …"): "The NVIDIA driver on your system is too old
+    // (found version 12020). Please update your GPU driver …" — the driver API version, 12020 = CUDA 12.2.
+    code: 'CUDA_DRIVER_TOO_OLD',
+    pattern: /The NVIDIA driver on your system is too old \(found version (\d{4,6})\)/,
+    hit: (m) =>
+      tooOld('torch-driver-check', `torch was built for a newer CUDA than this node's driver supports (CUDA ${cudaOfDriverApi(m[1]!)}).`, {
+        'Driver supports CUDA': `${cudaOfDriverApi(m[1]!)} (found version ${m[1]})`,
+      }),
+  },
+  {
+    // CUDA runtime: cudaErrorCompatNotSupportedOnDevice (804) "forward compatibility was attempted on non supported HW" (torch: "Unexpected error from
+    // cudaGetDeviceCount() … Error 804: …"; gpustack#1254, #1540, TensorRT-LLM#1806, oobabooga#4407), CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+    // cudaErrorInsufficientDriver (35) "CUDA driver version is insufficient for CUDA runtime version".
+    code: 'CUDA_DRIVER_TOO_OLD',
+    pattern:
+      /forward compatibility was attempted on non supported HW|\bCUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\b|\bcudaErrorCompatNotSupportedOnDevice\b|CUDA driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b/i,
+    hit: (m) => {
+      const compat = !/insufficient/i.test(m[0])
+      return tooOld(
+        compat ? 'cuda-804' : 'cuda-35',
+        compat
+          ? "CUDA could not start: the image's CUDA is newer than this node's driver supports, and this GPU has no CUDA forward compatibility (GB10, GeForce/RTX) to bridge it (CUDA error 804)."
+          : "CUDA could not start: the image's CUDA runtime is newer than this node's driver supports (CUDA error 35).",
+        { 'CUDA error': m[0] },
+      )
+    },
+  },
+]
+
 export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [
   {
     // moby: 'could not select device driver "" with capabilities: [[gpu]]' (no NVIDIA device driver registered: no
@@ -94,24 +171,16 @@ export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [
   {
     // libnvidia-container (the prestart hook of docker --gpus / the nvidia runtime): "nvidia-container-cli: initialization error: load library failed:
     // libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown" (no driver on the host, or the toolkit looks in the wrong
-    // root), "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.9, please update your driver to a newer version" (the image needs
-    // a newer driver than the host has), "mount error: …", "detection error: …".
+    // root), "mount error: …", "detection error: …". Its "requirement error" is a driver too old for the image: CUDA_DRIVER_TOO_OLD, below.
     code: 'NVIDIA_RUNTIME_MISSING',
-    pattern: /nvidia-container-cli: (initialization|requirement|mount|detection) error: ([^\n]+?)(?::\s*unknown)?\.?\s*$/,
-    hit: (m) => {
-      const requirement = m[1] === 'requirement'
-      const needs = /unsatisfied condition: ([^,\s]+)/.exec(m[2] ?? '')?.[1]
-      return {
-        key: `nvidia-container-cli:${m[1]}`,
-        severity: 'error',
-        message: requirement
-          ? `The image needs a newer NVIDIA driver than this host has${needs ? ` (${needs})` : ''}, so the container cannot get its GPUs.`
-          : `The NVIDIA container toolkit could not set up the GPUs (${m[1]} error: ${(m[2] ?? '').slice(0, 160)}): the driver is not installed or not loaded on the host, or the toolkit looks for it in the wrong place.`,
-        evidence: { 'nvidia-container-cli': `${m[1]} error`, Detail: (m[2] ?? '').slice(0, 200), ...(needs ? { 'Image requires': needs } : {}) },
-        fix: requirement
-          ? `Upgrade the host's NVIDIA driver to one that supports ${needs ?? "the image's CUDA"} (nvidia-smi shows the driver's CUDA version), or use an image built for the CUDA the driver has, on every node; NVIDIA_DISABLE_REQUIRE=1 only hides the check.`
-          : "On the host: nvidia-smi must work (install or load the driver: modprobe nvidia), then nvidia-ctk runtime configure --runtime=docker and restart docker; check ldconfig in /etc/nvidia-container-runtime/config.toml points at the host's ldconfig.",
-      }
-    },
+    pattern: /nvidia-container-cli: (initialization|mount|detection) error: ([^\n]+?)(?::\s*unknown)?\.?\s*$/,
+    hit: (m) => ({
+      key: `nvidia-container-cli:${m[1]}`,
+      severity: 'error',
+      message: `The NVIDIA container toolkit could not set up the GPUs (${m[1]} error: ${(m[2] ?? '').slice(0, 160)}): the driver is not installed or not loaded on the host, or the toolkit looks for it in the wrong place.`,
+      evidence: { 'nvidia-container-cli': `${m[1]} error`, Detail: (m[2] ?? '').slice(0, 200) },
+      fix: "On the host: nvidia-smi must work (install or load the driver: modprobe nvidia), then nvidia-ctk runtime configure --runtime=docker and restart docker; check ldconfig in /etc/nvidia-container-runtime/config.toml points at the host's ldconfig.",
+    }),
   },
+  ...DRIVER_TOO_OLD_RULES,
 ]

@@ -314,7 +314,7 @@ describe('second sweep: Ray joining, NCCL peers, truncated files, container set-
     )
     expect(f.evidence).toMatchObject({ Port: '8000' })
   })
-  it("libnvidia-container's errors are NVIDIA_RUNTIME_MISSING; a driver older than the image needs says so", () => {
+  it("libnvidia-container's errors are NVIDIA_RUNTIME_MISSING; its requirement error is a driver older than the image needs", () => {
     expect(
       codes(
         'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.\n',
@@ -322,7 +322,7 @@ describe('second sweep: Ray joining, NCCL peers, truncated files, container set-
     ).toContain('NVIDIA_RUNTIME_MISSING')
     const f = one(
       'nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.9, please update your driver to a newer version, or use an earlier cuda container: unknown.\n',
-      'NVIDIA_RUNTIME_MISSING',
+      'CUDA_DRIVER_TOO_OLD',
     )
     expect(f.evidence['Image requires']).toBe('cuda>=12.9')
   })
