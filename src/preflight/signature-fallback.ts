@@ -39,6 +39,9 @@ const UCX_KIND = 'UCX error record'
 const UCX_MESSAGE = /\bUCX\s+(?:ERROR|FATAL)\s+(.+)$/
 const UCX_PEER = /\b(?:dest_addr|remote_addr|peer(?:_addr)?)=\[?([\w.:-]+?)\]?(?=[,)\s]|$)/
 
+/** torch's store client losing its server (FAILURE_KINDS below; GROUP_WORKING clears it). */
+const STORE_LOST_KIND = 'store connection lost'
+
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
 const MARKERS: readonly Marker[] = [
@@ -186,7 +189,7 @@ const MARKERS: readonly Marker[] = [
   // sendBytes at /pytorch/torch/csrc/distributed/c10d/Utils.hpp:653 (most recent call first):" (c10/util/Exception.cpp). The rank whose store
   // (the head's, for vLLM's native multi-node mode) is gone keeps running and says nothing else (vllm PR #32139).
   {
-    kind: 'store connection lost',
+    kind: STORE_LOST_KIND,
     test: /\b(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(|\bDid the remote server shutdown or crash\?|\(maybe TCPStore server has shut down too early\)|^\s*Exception raised from \w+ at \S+:\d+ \(most recent call first\):/,
   },
   // Ray's actor and worker deaths without a cause of their own
@@ -238,10 +241,26 @@ const RECOVERY =
 /** How many lines after a failure line its recovery may be announced. */
 const RECOVERY_WITHIN = 2
 
+/**
+ * The ranks' process group working after torch's store was lost: milestones a rank reaches only with every rank of its
+ * group answering — vLLM's parallel_state "rank N in world size M is assigned as …" (logged once the model-parallel
+ * groups are made over the store), "Graph capturing finished" (collectives across the group), the engine's "init engine
+ * (profile, create kv cache, warmup model) took", the API server's "Application startup complete", SGLang's "The server
+ * is fired up and ready to roll". Store-lost lines before one of them were a store going away while its ranks shut down
+ * (a restart whose log window holds the previous process's exit: nacyot/vllm-ds4f-gb10's boot windows) or a transient
+ * connection that came back (torchcomms PR #2358: "the initial client connection attempt appears to fail … subsequent
+ * attempts succeed"): the group that follows is healthy. After the milestone, a lost store is a failure again (the
+ * head's exit seen from a follower, vllm PR #32139).
+ */
+const GROUP_WORKING =
+  /\brank \d+ in world size \d+ is assigned as\b|\bGraph capturing finished\b|\binit engine \(profile, create kv cache, warmup model\) took\b|\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
 const QUOTED = 4
+/** How many failure lines the collector keeps to choose from: a line it forgets later (explained, recovered from, a lost store the group outlived) leaves the next in its place. */
+const KEPT = 64
 /** How much of one quoted line. */
 const LINE_CHARS = 240
 /** How many addresses, ports and paths the evidence lists. */
@@ -396,6 +415,8 @@ export function createFailureCollector(): FailureCollector {
   const readStall = createStallReader()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
+  /** Store-lost lines since the ranks' group last showed it worked (GROUP_WORKING). */
+  const storeLost: number[] = []
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
   const forget = (lineNo: number) => {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
@@ -420,6 +441,12 @@ export function createFailureCollector(): FailureCollector {
         const engine = readStall(line.text.slice(0, MARKER_SCAN))
         if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
         else if (engine === 'progress') stall = undefined
+        if (storeLost.length > 0 && GROUP_WORKING.test(line.text.slice(0, MARKER_SCAN))) {
+          for (const n of storeLost) forget(n)
+          if (frame !== undefined && frame.line.line > storeLost[0]!) frame = undefined
+          kinds.delete(STORE_LOST_KIND)
+          storeLost.length = 0
+        }
         // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
         if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(line.text.slice(0, MARKER_SCAN))) {
           forget(lastFailing)
@@ -435,10 +462,11 @@ export function createFailureCollector(): FailureCollector {
       lines.add(line.line)
       lastFailing = line.line
       kinds.add(kind)
+      if (kind === STORE_LOST_KIND) storeLost.push(line.line)
       const family = familyHintOf(line.text)
       if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })
       if (at >= 0) quoted[at] = entry
-      else if (quoted.length < QUOTED) quoted.push(entry)
+      else if (quoted.length < KEPT) quoted.push(entry)
       if (kind === 'exception' && (exception === undefined || exception.line.line === line.line)) exception = entry
       const code = exitCodeOf(line.text)
       if (code !== undefined && (exit === undefined || exit.line.line === line.line)) exit = { code, line }
@@ -456,7 +484,7 @@ export function createFailureCollector(): FailureCollector {
       }
       if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code))) return []
       if (quoted.length === 0) return causeNotNamed(findings)
-      const unrecognised = unrecognisedFinding(source, { quoted, exception, exit, native, lines, kinds, seen })
+      const unrecognised = unrecognisedFinding(source, { quoted: quoted.slice(0, QUOTED), exception, exit, native, lines, kinds, seen })
       return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
     },
   }

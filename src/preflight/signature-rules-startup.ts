@@ -303,6 +303,21 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // FlashInfer's version check of its kernel packages (flashinfer/jit/env.py, 0.5 on): "RuntimeError: flashinfer-cubin version (0.6.4) does not
+    // match flashinfer version (0.6.3). Please install the same version of both packages. Set FLASHINFER_DISABLE_VERSION_CHECK=1 to bypass this
+    // check." (also flashinfer-jit-cache). An image whose vLLM upgrade pulled one package and not the other: ray-project/ray PR #58026 (2025),
+    // MinerU's install notes, SkyRL's vLLM 0.26 notes and a GB10 bootstrap script (2026) quote it.
+    code: 'VERSION_SKEW',
+    pattern: /\b(flashinfer-[\w-]+) version \(([^)\s]+)\) does not match flashinfer version \(([^)\s]+)\)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `flashinfer:${m[1]}`,
+      severity: 'error',
+      message: `The image holds two FlashInfer releases: ${m[1]} ${m[2]} beside flashinfer ${m[3]}; FlashInfer refuses to run its kernels from another release.`,
+      evidence: { [m[1]!]: m[2]!, 'flashinfer (flashinfer-python)': m[3]!, ...node(context) },
+      fix: `Install the same FlashInfer release of every package in the image (pip install "flashinfer-python==X" "${m[1]}==X", X the one the image's vLLM requires: pip show vllm), rebuild, and run that image on every node; FLASHINFER_DISABLE_VERSION_CHECK=1 only skips the check, not the mismatch.`,
+    }),
+  },
+  {
     // NCCL's record prefix "hvd1:2918:3333 [0] …" and its socket transport's "NET/Socket : peer 192.168.161.30<59210> message truncated :" (the byte
     // counts may follow on the next line): kept for VERSION_SKEW's evidence.
     code: 'VERSION_SKEW',

@@ -73,11 +73,14 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "UNRECOGNISED_FAILURE (the collector's other reading) and a RENDEZVOUS_UNREACHABLE warning: the workers' shared memory running out during the load is in the notes",
   'mem-other-model-resurrected-by-watchdog-fhnw-glm52-0701.txt':
     "named NVRM_NO_MEMORY (a warning; the collector's other reading): one driver line; the other model a watchdog brought back is in the incident note",
+  // batch 16 (first score 8/12, README): the one left after its classes, with causeInLog false in the collector's evidence.json
+  'ports-nixl-side-channel-collision-tp-ray-57757.txt':
+    "silent: NIXL's registration failure without its cause; that every worker on a node computed the same side-channel port is in the thread, not the excerpt",
 }
 
 /** Batches 1 and 4}
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–15: collected after they were frozen (scores in fixtures/README.md). */
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–16: collected after they were frozen (scores in fixtures/README.md). */
 for (const batch of [
   '.',
   'batch2',
@@ -95,6 +98,7 @@ for (const batch of [
   'batch13',
   'batch14',
   'batch15',
+  'batch16',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
@@ -102,5 +106,11 @@ for (const batch of [
     knownMisses: KNOWN_MISSES,
     // batch 12's collector found the index's 2025–2026 multi-node threads used up (8 failures, 1 healthy); 12b, the second collector, fills it;
     // batch 15's collector found 6 failures with a stated cause and a log that no batch had taken (fixtures/README.md)
-    ...(batch === 'batch12' ? { minHealthy: 1, minFailures: 8 } : batch === 'batch15' ? { minHealthy: 5, minFailures: 6 } : { minHealthy: 3 }),
+    ...(batch === 'batch12'
+      ? { minHealthy: 1, minFailures: 8 }
+      : batch === 'batch15'
+        ? { minHealthy: 5, minFailures: 6 }
+        : batch === 'batch16'
+          ? { minHealthy: 5, minFailures: 7 }
+          : { minHealthy: 3 }),
   })
