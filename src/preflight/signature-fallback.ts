@@ -41,6 +41,9 @@ const UCX_PEER = /\b(?:dest_addr|remote_addr|peer(?:_addr)?)=\[?([\w.:-]+?)\]?(?
 
 /** torch's store client losing its server (FAILURE_KINDS below; GROUP_WORKING clears it). */
 const STORE_LOST_KIND = 'store connection lost'
+/** NVSHMEM's error-macro records, with the transport module and the message: see the NVSHMEM marker in MARKERS. */
+const NVSHMEM_RECORD = /nvshmem[^\s:]*\.(?:cpp|cu|cc|c|h):\d+: (?:NULL value |non-zero status: -?\d+ |error status: -?\d+ \()/i
+const NVSHMEM_KIND = 'NVSHMEM error record'
 
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
@@ -96,6 +99,16 @@ const MARKERS: readonly Marker[] = [
   { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
   // UCX's own records (the transport under NIXL, Dynamo's and vLLM's NixlConnector, LMCache's remote KV, MPI): see UCX_RECORD.
   { kind: UCX_KIND, test: UCX_RECORD },
+  // glog's E/F records as people paste them without the date and thread: NIXL's NIXL_ERROR (nixl src/utils/ucx/ucx_utils.cpp, 2025–2026)
+  // "E ucx_utils.cpp:582] VRAM memory is detected as host by UCX..." (NVIDIA Cosmos' troubleshooting page), "E [nixl_agent.cpp:484]
+  // registerMem: registration failed for the specified or all potential backends" (a run log quoted in the code index). Not W or I records.
+  { kind: 'glog E/F record', test: /^\s*[EF] \[?[\w.-]+\.(?:cpp|cc|cu|c|h):\d+\]\s/ },
+  // NVSHMEM's error macros (src/include/internal/host/nvshmemi_util.h and its predecessors, 2.x–3.x): NVSHMEMI_NULL_ERROR_JMP "<file>:<line>:
+  // NULL value <message>", NVSHMEMI_ERROR_JMP "<file>:<line>: non-zero status: <n> <message>", the newer "<file>:<line>: error status: <n>
+  // (<name>) <message>"; the file is NVSHMEM's own source ("/opt/nvshmem/nvshmem/src/modules/transport/ibgda/ibgda.cpp:1889: NULL value cannot
+  // allocate mlx5dv_devx_uar", sgl-project/sglang#12533; ".../main_nvshmem/src/host/init/init.cu:1047: non-zero status: 7 nvshmem setup
+  // connections failed", NVIDIA/nvshmem#33). Each is a step that failed and returned its error; NVSHMEM's "WARN: …" lines are not.
+  { kind: NVSHMEM_KIND, test: NVSHMEM_RECORD },
   // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"
   {
     kind: 'non-zero exit',
@@ -512,6 +525,7 @@ function unrecognisedFinding(source: string, c: Collected): Finding {
   const first = quoted[0]!.line
   const type = exception ? exceptionType(exception.line.text) : undefined
   const ucx = ucxOf(quoted)
+  const note = transportNoteOf(quoted)
   return {
     code: 'UNRECOGNISED_FAILURE',
     severity: 'error',
@@ -519,7 +533,7 @@ function unrecognisedFinding(source: string, c: Collected): Finding {
     message:
       quoted.length === 1 && quoted[0]!.kind === STALL_KIND
         ? "vLLM's engine finished its start-up, then waited on its workers with no progress after (the log ends so): a hang, whose cause no line of this log names (a collective that never completes across the nodes, a GPU fault, memory pressure on a node)."
-        : `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
+        : `The log holds failure lines that no known signature explains${type ? ` (the exception: ${type})` : ''}${note ? `; what failed: ${note.what}` : ''}, quoted in the evidence with their line numbers: this is not a clean start.`,
     evidence: {
       [EVIDENCE.logLine]: `${source}:${where(first)}`,
       'First failing line': clip(first.text),
@@ -528,11 +542,12 @@ function unrecognisedFinding(source: string, c: Collected): Finding {
       ...(exit ? { 'Exit code': String(exit.code), ...exitCodeMeaning(exit.code) } : {}),
       ...(native ? { 'Native check': native.where, 'Error it reports': native.error, ...(native.means ? { 'Usually means': native.means } : {}) } : {}),
       ...(ucx ? { 'UCX error': ucx.message, ...(ucx.peer ? { 'Peer UCX tried': ucx.peer } : {}) } : {}),
+      ...(note ? { 'What failed': note.what, ...note.evidence } : {}),
       'Failure lines': shown.map((f) => `${where(f.line)}: ${clip(f.line.text)}`).join('\n'),
       'Kinds of failure line': [...kinds].join(', '),
       'Failure lines in all': String(lines.size),
     },
-    fix: `${native?.fix ? `${native.fix} ` : ''}${ucx ? `${ucxFix(ucx.peer)} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
+    fix: `${note ? `${note.fix} ` : ''}${native?.fix ? `${native.fix} ` : ''}${ucx ? `${ucxFix(ucx.peer)} ` : ''}Read from the first quoted line upwards for the first cause (the exception a traceback ends in, the first ERROR before the others); check the addresses, ports and paths it names on that node; run with NCCL_DEBUG=INFO / RAY_BACKEND_LOG_LEVEL=debug for more. If it is a Ray, vLLM or NCCL failure this tool should name, report these lines so a signature can be added.`,
   }
 }
 
@@ -550,6 +565,84 @@ function ucxOf(quoted: readonly Failing[]): { readonly message: string; readonly
 /** What to check when UCX (a KV transfer's or MPI's transport) failed, with the peer it tried. */
 const ucxFix = (peer: string | undefined): string =>
   `UCX, the transport under NIXL (vLLM's and Dynamo's NixlConnector), LMCache's remote KV and MPI, failed${peer ? ` towards ${peer}` : ''}: check that this node reaches the peer over the interface and transports UCX picked (UCX_NET_DEVICES, UCX_TLS; ucx_info -d lists them), that nothing blocks the peer's port, that the peer process is still up (a prefill or decode pod that restarted), and that the RDMA devices are active (ibv_devinfo); rerun with UCX_LOG_LEVEL=info to see the transport chosen.`
+
+/**
+ * Transports under a KV transfer or an expert-parallel all-to-all that have no finding code of their own, told by their own words in a
+ * quoted failure line: what failed, the values the line names, and what to change.
+ */
+interface TransportNote {
+  readonly what: string
+  readonly evidence: Readonly<Record<string, string>>
+  readonly fix: string
+}
+
+/**
+ * NIXL's UCX backend registering GPU memory (nixl src/utils/ucx/ucx_utils.cpp): NIXL_ERROR "VRAM memory is detected as host by UCX. UCX is
+ * likely not configured with CUDA support. VRAM registration cannot proceed." after UCX reported the buffer as host memory, beside its warning
+ * "<n> NVIDIA GPU(s) were detected, but UCX CUDA support was not found!". The UCX that answered has no CUDA memory domain selected: the nixl
+ * wheel's bundled UCX without libuct_cuda, a second UCX copy in the process (NCCL's HPC-X plugin, NVIDIA Cosmos' troubleshooting page), or a
+ * UCX_TLS allowlist without cuda_copy (a tcp-only or rc-only list, two run logs in the code index).
+ */
+const NIXL_VRAM_AS_HOST = /VRAM memory is detected as host by UCX|UCX CUDA support was not found/
+const NIXL_VRAM_FIX =
+  "NIXL's UCX backend could not register GPU memory: the UCX it loaded treats VRAM as host memory because no CUDA transport is selected. Put cuda_copy (and cuda_ipc) in UCX_TLS, or set it to all (a tcp-only or rc-only allowlist drops them); where the nixl wheel's bundled UCX lacks libuct_cuda.so, point UCX_MODULE_DIR at a UCX that has it (HPC-X's /opt/hpcx/ucx/lib/ucx) or build NIXL against a CUDA-enabled UCX; keep a second UCX copy (NCCL's HPC-X plugin) from being loaded first. kv_buffer_device=cpu in --kv-transfer-config works without CUDA support in UCX, slower."
+
+/** An NVSHMEM error record's transport module (src/modules/transport/<name>/) and its message. */
+const NVSHMEM_PARTS = /\/transport\/(\w+)\/[^\s:]*:\d+: (?:NULL value |non-zero status: -?\d+ |error status: -?\d+ \([^)]*\) ?)(.*)$/i
+const NVSHMEM_FIX = (transport: string | undefined): string =>
+  `NVSHMEM (under DeepEP, pplx and NIXL-EP's all-to-all) could not set up${transport ? ` its ${transport} transport` : ' a transport'}. ${transport === 'ibgda' ? 'IBGDA drives the NIC from the GPU through the mlx5 DEVX interface: the container needs the RDMA devices and the rights to use them (run it --privileged, or with --device /dev/infiniband, --cap-add IPC_LOCK and --ulimit memlock=-1), the host\'s NVIDIA driver needs PeerMappingOverride=1 (DeepEP\'s install notes: options nvidia NVreg_EnableStreamMemOPs=1 NVreg_RegistryDwords="PeerMappingOverride=1;") and GPUDirect RDMA (nvidia_peermem or dma-buf); where IBGDA cannot work, NVSHMEM_IB_ENABLE_IBGDA=0 falls back to the CPU-proxied IBRC transport. ' : ''}Check the NICs with ibv_devinfo (ports Active, the same link layer on every node) and rerun with NVSHMEM_DEBUG=INFO to see the transport and device NVSHMEM picked.`
+
+/**
+ * DeepEP's CPU-side wait for the counts of a dispatch (csrc/deep_ep.cpp Buffer::intranode_dispatch / internode_dispatch, 1.x):
+ * `throw std::runtime_error("DeepEP error: timeout (dispatch CPU)")` after NUM_CPU_TIMEOUT_SECS (100 s) with no answer from the other ranks.
+ * Seen when NVSHMEM's RDMA path does not work (IBGDA), with a DeepEP revision that lacks the adaptation to NVSHMEM >= 3.5.19 (deepseek-ai/DeepEP
+ * #707 and PR #564; NVIDIA-NeMo/RL#4027, NVIDIA-NeMo/Automodel#3967), and when ranks reach the first dispatch far apart (DeepGEMM's JIT compiling
+ * at different speeds on a first start, an SGLang troubleshooting guide in the code index), besides a rank that died or hung.
+ */
+const DEEPEP_TIMEOUT = /\bDeepEP error: timeout \(([^)\n]{1,40})\)/
+const DEEPEP_FIX =
+  "DeepEP's all-to-all waited 100 s for the other ranks' counts: find the rank that never got there (every node's log at this time: one that died, hung, or was still compiling DeepGEMM kernels on a first start; precompile them, e.g. sglang.compile_deep_gemm, or warm up on every rank before serving). Where every rank was there, the RDMA path under it does not work: check NVSHMEM's transport (NVSHMEM_DEBUG=INFO; IBGDA needs the driver's PeerMappingOverride=1 and GPUDirect RDMA) and that the DeepEP revision matches the NVSHMEM wheel (DeepEP without its NVSHMEM 3.5.19 adaptation hangs in notify_dispatch on newer NVSHMEM: pin nvidia-nvshmem below 3.5.19 or take a DeepEP with it); pplx or allgather_reducescatter as the all2all backend tells a DeepEP problem from a fabric one."
+
+/**
+ * vLLM's NixlConnector handshake (distributed/kv_transfer/kv_connector/v1/nixl_connector.py, 0.9 to 0.3x): `RuntimeError(f"Remote NIXL agent engine
+ * ID mismatch. Expected {expected_engine_id},received {metadata.engine_id}.")` when the side channel it dialled answered for another engine. The
+ * prefill side advertises VLLM_NIXL_SIDE_CHANNEL_HOST, localhost by default, so a decode node dials itself and receives its own id
+ * (vllm-project/vllm#27083: "because VLLM_NIXL_SIDE_CHANNEL_HOST was not set"; KAITO's and a P/D guide's troubleshooting tables in the code
+ * index); two engines on one host share a side-channel port unless each has its own VLLM_NIXL_SIDE_CHANNEL_PORT (Dynamo's disaggregated docs).
+ */
+const NIXL_ENGINE_MISMATCH = /Remote NIXL agent engine ID mismatch\.?(?:\s*Expected\s*([\w-]+(?:\s*-[\w-]+)*)\s*,\s*received\s*([\w-]+))?/
+const NIXL_ENGINE_MISMATCH_FIX =
+  "The decode engine's NIXL handshake reached the side channel of another engine than the prefill engine it asked for, usually its own: the prefill side advertises VLLM_NIXL_SIDE_CHANNEL_HOST, localhost unless set. Set VLLM_NIXL_SIDE_CHANNEL_HOST on every prefill (and decode) node or pod to that node's own address the peers reach (its fabric or pod IP, not localhost; VLLM_HOST_IP and POD_IP do not set it), give each engine on one host its own VLLM_NIXL_SIDE_CHANNEL_PORT, and let the proxy pass the prefill's kv_transfer_params (remote_host, remote_port, remote_engine_id) on unchanged. Until then the decode side recomputes every prompt."
+
+function transportNoteOf(quoted: readonly Failing[]): TransportNote | undefined {
+  for (const f of quoted) {
+    const head = f.line.text.slice(0, MARKER_SCAN)
+    const mismatch = NIXL_ENGINE_MISMATCH.exec(head)
+    if (mismatch)
+      return {
+        what: "vLLM's NIXL handshake (the side channel answered for another engine)",
+        evidence: {
+          ...(mismatch[1] ? { 'Engine asked for': mismatch[1].replace(/\s+/g, '') } : {}),
+          ...(mismatch[2] ? { 'Engine that answered': mismatch[2] } : {}),
+        },
+        fix: NIXL_ENGINE_MISMATCH_FIX,
+      }
+    const deepep = DEEPEP_TIMEOUT.exec(head)
+    if (deepep) return { what: `DeepEP's ${deepep[1]} wait`, evidence: { 'DeepEP error': clip(deepep[0]) }, fix: DEEPEP_FIX }
+    if (NIXL_VRAM_AS_HOST.test(head))
+      return { what: "NIXL's UCX backend registering GPU memory (VRAM seen as host memory)", evidence: { 'NIXL error': clip(head) }, fix: NIXL_VRAM_FIX }
+    if (f.kind === NVSHMEM_KIND) {
+      const parts = NVSHMEM_PARTS.exec(head)
+      const transport = parts?.[1]
+      return {
+        what: `NVSHMEM's ${transport ? `${transport} transport` : 'set-up'}`,
+        evidence: { ...(transport ? { 'NVSHMEM transport': transport } : {}), 'NVSHMEM error': clip(parts?.[2]?.trim() || head) },
+        fix: NVSHMEM_FIX(transport),
+      }
+    }
+  }
+  return undefined
+}
 
 /** What usually sends an exit code, as evidence (a container's 137 is SIGKILL: the OOM killer or a memory limit, or a kill from outside). */
 function exitCodeMeaning(code: number): Record<string, string> {

@@ -212,6 +212,17 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
   },
   {
     code: 'VERSION_SKEW',
+    family: 'transformers 5.15 or later refusing a global read of a per-layer config attribute, by code written for an older transformers',
+    // transformers >= 5.15 (configuration_utils.py PretrainedConfig.__getattribute__, heterogeneous configs): "AmbiguousGlobalPerLayerAttributeError:
+    // 'head_dim' is a per-layer attribute and may vary across layers. Access it via the individual layer configs instead (e.g.
+    // config.per_layer_config[i].head_dim). …" — raised where a caller reads it as one value: vLLM before 0.27.2rc0/0.28 in get_head_size
+    // (model_arch_config_convertor.py, fixed by vLLM PR #49797; vllm-project/vllm#51744 and #52768, RBLN-SW/vllm-rbln#1092, tenstorrent/vllm-tt-plugin
+    // PR #106), compressed-tensors' get_num_kv_heads ('num_key_value_heads'). getattr(config, name, default) does not absorb it.
+    words: /\bAmbiguousGlobalPerLayerAttributeError\b|'\w+' is a per-layer attribute and may vary across layers/,
+    fix: "The image's transformers (5.15 or later) knows Gemma-4-style heterogeneous configs and refuses a global read of a per-layer attribute; the caller in the traceback was written before that (vLLM before 0.27.2rc0/0.28 reads head_dim in get_head_size; an older compressed-tensors, a platform plugin). Either pin transformers below 5.15 in the image (the release its vLLM was tested with: pip show vllm lists the pin), or upgrade vLLM (and the plugin or library in the frames) to a release that reads per_layer_config (vLLM PR #49797); the same on every node.",
+  },
+  {
+    code: 'VERSION_SKEW',
     family: 'transformers (or tokenizers) of another release than the installed vLLM was written for',
     // transformers 5 dropped the tokenizers' all_special_tokens_extended (huggingface/transformers PR #40936), which vLLM before 0.12 reads in
     // get_cached_tokenizer (vllm/transformers_utils/tokenizer.py; removed by vLLM PR #29686): "AttributeError: Qwen2Tokenizer has no attribute

@@ -18,6 +18,15 @@ const warningRecord = (line: string, at: number): boolean => /(?:^|\s|\])WARNING
 const ARCH_FIX =
   "Use an image built for this GPU's architecture (for GB10/DGX Spark, sm_121: a vLLM image built with CUDA ≥ 12.9/13 and TORCH_CUDA_ARCH_LIST including 12.1, such as NVIDIA's vllm container or a spark-specific build), the same image on every node; a JIT build (FlashInfer, Triton) needs a CUDA toolkit in the image that knows the architecture. As a stop-gap, --enforce-eager and another attention backend (VLLM_ATTENTION_BACKEND) avoid some JIT kernels."
 
+/**
+ * Triton's JIT assembles with a ptxas it bundles (triton/backends/nvidia/bin: ptxas, and from 3.6 ptxas-blackwell for sm >= 100; 3.7 adds
+ * ptxas-thor for sm_110, triton-lang/triton PR #10462) unless TRITON_PTXAS_PATH (TRITON_PTXAS_BLACKWELL_PATH for the Blackwell one) names
+ * another (triton knobs.py): a bundled CUDA 12.8/12.9 ptxas knows neither sm_121a nor sm_110a, a CUDA 13 toolkit's does (triton-lang/triton#8539,
+ * roboflow/inference PR #2442).
+ */
+const PTXAS_FIX =
+  "For Triton's JIT kernels the assembler is the one Triton bundles unless TRITON_PTXAS_PATH (TRITON_PTXAS_BLACKWELL_PATH for its ptxas-blackwell) names another: point it at the ptxas of a CUDA toolkit that knows the architecture (CUDA 13's /usr/local/cuda/bin/ptxas for sm_110a and sm_121a; install cuda-nvcc in the image where it has only the runtime)."
+
 function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
   const arch = m[1] ?? m[2] ?? m[3] ?? (m[5] ? `major ${m[5]}` : m[6] ? /\b(gfx\d+\w*)\b/.exec(line)?.[1] : undefined)
   const gpu = /\b(NVIDIA [\w -]+?|GB10|H100|H200|B200|GH200)\b(?= with CUDA capability| which is of cuda capability)/.exec(line)?.[1]
@@ -30,8 +39,13 @@ function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHi
       severity === 'warning'
         ? `The image's PyTorch was not built for this GPU${arch ? ` (${arch})` : ''}: kernels compiled only for other architectures may fail with "no kernel image is available" or fall back to slow paths.`
         : `The image has no kernels for this GPU's architecture${arch ? ` (${arch})` : ''}: ${tool === 'CUDA' || tool === 'HIP' ? `a ${tool} kernel was launched that was not compiled for this GPU` : `${tool} does not know the architecture, so a JIT-compiled kernel (Triton, FlashInfer) cannot be built`}, and the engine cannot run.`,
-    evidence: { ...(arch ? { Architecture: arch } : {}), ...(gpu ? { GPU: gpu } : {}), 'Reported by': tool, ...node(context) },
-    fix: ARCH_FIX,
+    evidence: {
+      ...(arch ? { Architecture: arch } : {}),
+      ...(gpu ? { GPU: gpu } : {}),
+      'Reported by': tool === 'ptxas' ? (/ptxas(?:-\w+)?/.exec(m[0])?.[0] ?? tool) : tool,
+      ...node(context),
+    },
+    fix: tool === 'ptxas' ? `${ARCH_FIX} ${PTXAS_FIX}` : ARCH_FIX,
   }
 }
 
@@ -90,6 +104,28 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
         fix: deepgemm
           ? "Run this model on GPUs DeepGEMM has kernels for (its dispatch covers compute capability 9.x and 10.x, and 12.x only in builds that carry the sm120 kernels: check the image's DeepGEMM revision), pin an image whose DeepGEMM includes your architecture, or, where the model has another path, turn DeepGEMM off (VLLM_USE_DEEP_GEMM=0); --enforce-eager does not avoid it."
           : `Pick an attention backend that supports this GPU (VLLM_ATTENTION_BACKEND=TRITON_ATTN or FLEX_ATTENTION in vLLM, attn_implementation="sdpa" in transformers), or run on GPUs of ${needs}.`,
+      }
+    },
+  },
+  {
+    // A kernel's own architecture guard, printed on the GPU when a kernel built for other architectures is launched, then a trap (the launch
+    // fails: "cudaErrorLaunchFailure: unspecified launch failure"): vLLM's CUTLASS wrappers (csrc/cutlass_extensions/common.hpp, 0.1x to 0.2x:
+    // enable_sm100f_only `printf("This kernel only supports sm100f.\n"); asm("trap;")`, also "sm100a.", "sm120." — "sm120a." in later trees —,
+    // "sm >= 90.", "sm[100, 120)."), DeepGEMM's DG_DEVICE_ASSERT(false and "This kernel only supports sm_100f") (also "sm_90",
+    // "sm_100f / sm_103f", "SM100-family GPUs") and FlashMLA's CUTE_INVALID_CONTROL_PATH("This kernel only supports sm90"), both printed inside
+    // the device assert's quoted condition. The guard is exact: GB10 (sm_121) fails vLLM's sm120-only FP8 GEMM (eugr/spark-vllm-docker#143),
+    // Thor (sm_110) its sm100f-only one (vllm-project/vllm PR #39712). A line of its own, or the assert's quote: not a source line that prints it.
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /(?:^\s*|["`])This kernel only supports ((?:sm|SM)[\w ,[\]()>=/.-]*?)\.?(?:["`]|\s*$)/,
+    hit: (m, line, _ray, context) => {
+      if (/\bprintf\s*\(|\bDG_DEVICE_ASSERT\s*\(|\bCUTE_INVALID_CONTROL_PATH\s*\(/.test(line)) return null
+      const built = m[1]!.trim()
+      return {
+        key: `kernel-guard:${built}`,
+        severity: 'error',
+        message: `A kernel in the image was built only for ${built} and refused this GPU ("This kernel only supports ${built}"): its guard traps on any other architecture, so every launch of it fails (an "unspecified launch failure" follows) and the engine cannot start on this GPU with this image.`,
+        evidence: { 'Kernel built for': built, 'Guard line': line.trim().slice(0, 200), ...node(context) },
+        fix: `Use an image whose kernels cover this GPU's architecture, not only ${built}: for GB10/DGX Spark (sm_121) a vLLM whose CUTLASS FP8 kernels use the sm12x family guard (enable_sm120_family) or a spark-specific build, for Thor (sm_110) a vLLM with FP8 enabled on SM110 (PR #39712); the same image on every node. Until then, keep that kernel out of the path: VLLM_DISABLED_KERNELS=CutlassFP8ScaledMMLinearKernel (vLLM's FP8 linear kernels; another kernel is picked where one fits), or a checkpoint in a quantization this image supports on the GPU.`,
       }
     },
   },
