@@ -202,7 +202,7 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   'avarok-dgx-vllm-entrypoint.sh': { why: 'found, but no patch: the identity is an unexported variable compose cannot read', mutants: ['worker compose run'] },
 }
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
