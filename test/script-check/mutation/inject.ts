@@ -286,7 +286,8 @@ export function mutants(original: string): Mutant[] {
         if (style === 'source') files = { [SETTINGS_FILE]: `# settings of this node\nexport VLLM_HOST_IP=${ip}\n` }
         // Only where the command begins its line (an `if`/`case` section, a loop body, or the top level).
         if (indent.trim() !== '') continue
-        reachesOthers = !ownLine && occ.some((x) => x.at > o.at && reaches(text, lineStart, x.at) && !remote(text, x))
+        // Another role's start (or one both roles share): a second start of the same role getting the value is no second role.
+        reachesOthers = !ownLine && occ.some((x) => x.at > o.at && x.role !== bug && reaches(text, lineStart, x.at) && !remote(text, x))
         text = insert(text, lineStart, line)
         injected = [lineOf(text, lineStart)]
         roleLines = lineRange(text, roleRange.start + line.length, roleRange.end + line.length)
