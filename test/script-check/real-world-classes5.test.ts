@@ -124,6 +124,19 @@ describe("a native serve built in an array takes a flag every node needs in the 
       expect(errors(after, m)).toEqual([])
     })
 
+  it('without a manifest: one finding, at the array’s own line (no fix: the head’s address is not known)', () => {
+    const text = [
+      'cmd=(vllm serve "$MODEL"',
+      '  --nnodes 3 --node-rank "$RANK")',
+      '[[ "$RANK" == 0 ]] || cmd+=(--headless)',
+      '[[ -z "${REV:-}" ]] || cmd+=(--revision "$REV")',
+      'exec "${cmd[@]}"',
+      '',
+    ].join('\n')
+    expect(errors(text)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC@2'])
+    expect(checkLaunchScript(text, { path: 'launch.sh' }).patch).toBeUndefined()
+  })
+
   it('near miss: the array already gives the head fabric IP as --master-addr: no error', () => {
     const text = [
       'cmd=(vllm serve "$MODEL" --nnodes 2 --node-rank "$RANK"',
