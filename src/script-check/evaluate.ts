@@ -460,6 +460,10 @@ class Evaluator implements Scope, Interp {
     })
   }
 
+  scriptText(): string {
+    return this.shared.lines.text
+  }
+
   spanOfVal(v: Val, otherwise: number): Span {
     const w = writtenAt(v)
     if (w) return { start: w.start, end: w.end, line: this.shared.lines.lineOf(w.start) }

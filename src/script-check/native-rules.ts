@@ -72,7 +72,7 @@ function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined,
   const role = roleOf(r)
   if (!v) {
     // The flag is the same on every node: it goes in the command, and the finding names that line.
-    const line = want ? (r.commandInsertAt?.line ?? r.line) : r.line
+    const line = r.commandInsertAt?.line ?? r.line
     return [
       {
         code: 'SCRIPT_MASTER_ADDR_NOT_FABRIC',

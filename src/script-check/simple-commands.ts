@@ -45,6 +45,8 @@ export interface Interp {
   composeEnvFile(s: State, svc: ComposeService, path: Val): Val | undefined
   /** Where a value was written (start -1 when not one run of text; `otherwise` the line when no character was). */
   spanOfVal(v: Val, otherwise: number): Span
+  /** The script's text in its one index space (the script and the files it sources): what spans index. */
+  scriptText(): string
 }
 
 /** `docker compose` options before the subcommand that take a value. */
@@ -162,7 +164,7 @@ export class Commands {
     // (`uv run`, `apptainer exec IMAGE`, `conda run`): vLLM's native multi-node mode.
     const serve = WRAPPERS.has(name) ? -1 : serveAt(argv)
     if (serve >= 0) {
-      s.starts.push(vllmServe(s, argv.slice(serve), this.hostEnv(s, prefix, at), at, false))
+      s.starts.push(vllmServe(s, argv.slice(serve), this.hostEnv(s, prefix, at), at, false, this.it.scriptText()))
       return [s]
     }
     if (WRAPPERS.has(name)) {
@@ -360,11 +362,12 @@ export class Commands {
     const serve = serveAt(command)
     const noShellBefore = (i: number) => command.slice(0, i).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, '')))
     if (rayAt >= 0 && noShellBefore(rayAt)) s.starts.push(rayStart(s, command.slice(rayAt + 2), withPrefixes(env, command.slice(0, rayAt), s), at, true))
-    else if (serve >= 0 && noShellBefore(serve)) s.starts.push(vllmServe(s, command.slice(serve), withPrefixes(env, command.slice(0, serve), s), at, true))
+    else if (serve >= 0 && noShellBefore(serve))
+      s.starts.push(vllmServe(s, command.slice(serve), withPrefixes(env, command.slice(0, serve), s), at, true, this.it.scriptText()))
     else if (SHELLS.has(exe)) {
       const script = shellScriptArg(command.slice(1))?.val ?? stdin
       if (script) this.it.runNested(script, asVars(env), s, true, at)
-    } else if (imageEntrypoint && servedByEntrypoint(command)) s.starts.push(vllmServe(s, command, env, at, true))
+    } else if (imageEntrypoint && servedByEntrypoint(command)) s.starts.push(vllmServe(s, command, env, at, true, this.it.scriptText()))
     if (into) for (let i = before; i < s.starts.length; i++) s.starts[i] = { ...s.starts[i]!, container: { name: into.name, line: into.line } }
   }
 

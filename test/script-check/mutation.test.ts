@@ -174,7 +174,12 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
  * Scripts that start nothing themselves: they run another script of their repository (over ssh and locally), so no
  * bug can be injected into a start of theirs; as published they give no error.
  */
-const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set(['limechain-start-tp2.sh'])
+const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
+  'limechain-start-tp2.sh',
+  // `srun … -w $node_1 start-head.sh $ip $redis_password &`: scripts run by name, found on PATH when the job runs (no `bash`,
+  // no `./`), which the check cannot know; the repository's start-head.sh is held-out5/fairchem-start-head.sh.
+  'fairchem-submit-ray-cluster.sbatch.sh',
+])
 
 /**
  * Mutants the check misses, by script and `bug style`, each with why (fixtures/real/README.md, held-out4): run as
@@ -202,7 +207,7 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   'avarok-dgx-vllm-entrypoint.sh': { why: 'found, but no patch: the identity is an unexported variable compose cannot read', mutants: ['worker compose run'] },
 }
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {

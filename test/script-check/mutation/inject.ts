@@ -53,6 +53,8 @@ interface Occurrence {
   readonly role: 'head' | 'worker' | 'shared'
   /** `ray start` begins a command (not inside a string). */
   readonly direct: boolean
+  /** A serve built in an array (`cmd=(vllm serve …)`): where the command that runs it (`exec "${cmd[@]}"`) begins. */
+  readonly runAt?: number
 }
 
 const lineOf = (text: string, i: number): number => text.slice(0, i).split('\n').length
@@ -217,6 +219,19 @@ function reaches(text: string, from: number, to: number): boolean {
   return !sibling
 }
 
+/**
+ * A start that ssh runs on another host (`ssh "$W" "ray start …"`, or a string `CMD="ray start …"` whose every use is an ssh
+ * command's): a shell there, whose environment is not this one's exports (ssh passes none of them by default).
+ */
+function remote(text: string, x: Occurrence): boolean {
+  const lineStart = text.lastIndexOf('\n', x.at - 1) + 1
+  if (/(?:^|[\s;&|(])ssh\s/.test(text.slice(lineStart, x.at))) return true
+  const name = /^\s*(?:local\s+|export\s+)?([A-Za-z_]\w*)=["']$/.exec(text.slice(lineStart, x.at))?.[1]
+  if (!name) return false
+  const uses = text.split('\n').filter((l) => !l.trimStart().startsWith('#') && new RegExp(`\\$\\{?${name}\\b`).test(l))
+  return uses.length > 0 && uses.every((l) => /(?:^|[\s;&|(])ssh\s/.test(l))
+}
+
 /** Every mutant of one script: each bug in each style that fits the script. */
 export function mutants(original: string): Mutant[] {
   const out: Mutant[] = []
@@ -271,7 +286,8 @@ export function mutants(original: string): Mutant[] {
         if (style === 'source') files = { [SETTINGS_FILE]: `# settings of this node\nexport VLLM_HOST_IP=${ip}\n` }
         // Only where the command begins its line (an `if`/`case` section, a loop body, or the top level).
         if (indent.trim() !== '') continue
-        reachesOthers = !ownLine && occ.some((x) => x.at > o.at && reaches(text, lineStart, x.at))
+        // Another role's start (or one both roles share): a second start of the same role getting the value is no second role.
+        reachesOthers = !ownLine && occ.some((x) => x.at > o.at && x.role !== bug && reaches(text, lineStart, x.at) && !remote(text, x))
         text = insert(text, lineStart, line)
         injected = [lineOf(text, lineStart)]
         roleLines = lineRange(text, roleRange.start + line.length, roleRange.end + line.length)
@@ -378,15 +394,39 @@ function serveOccurrences(text: string): Occurrence[] {
   for (let m = SERVE.exec(text); m; m = SERVE.exec(text)) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1
     if (text.slice(lineStart, m.index).trimStart().startsWith('#')) continue
-    let end = logicalEnd(text, m.index)
+    const array = arrayRun(text, lineStart, m.index)
+    let end = array?.end ?? logicalEnd(text, m.index)
     const region = text.slice(m.index, end)
     if (!NATIVE_FLAG.test(region)) continue
     const tail = /\s*(?:&|;)?\s*$/.exec(region)
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
-    out.push({ at: m.index, end, role, direct: !inMultiLineString(text, m.index) })
+    out.push({ at: m.index, end, role, direct: !inMultiLineString(text, m.index), ...(array ? { runAt: array.runAt } : {}) })
   }
   return out
+}
+
+/**
+ * A serve whose words are an array's (`cmd=(vllm serve "$MODEL"` then more words on the next lines, up to the `)`): the
+ * array's end, and where the command that runs it begins (`exec "${cmd[@]}"`, or `"${cmd[@]}"` alone), if one does.
+ */
+function arrayRun(text: string, lineStart: number, at: number): { end: number; runAt: number } | undefined {
+  const name = /^\s*(?:local\s+|declare\s+(?:-a\s+)?)?([A-Za-z_]\w*)=\(\s*$/.exec(text.slice(lineStart, at))?.[1]
+  if (!name) return undefined
+  let q = ''
+  let end = -1
+  for (let j = at; j < text.length && end < 0; j++) {
+    const c = text[j]!
+    if (q) {
+      if (c === q) q = ''
+      else if (c === '\\' && q === '"') j++
+    } else if (c === '\\') j++
+    else if (c === '"' || c === "'") q = c
+    else if (c === ')') end = j
+  }
+  if (end < 0) return undefined
+  const run = new RegExp(`^[ \\t]*(?:exec[ \\t]+)?"\\$\\{${name}\\[@\\]\\}"`, 'm').exec(text.slice(end))
+  return run ? { end, runAt: end + run.index + (run[0].length - run[0].trimStart().length) } : undefined
 }
 
 export function nativeMutants(original: string): NativeMutant[] {
@@ -396,9 +436,10 @@ export function nativeMutants(original: string): NativeMutant[] {
   // The worker is given the head's fabric IP; the head (the script's only serve) an address other than its own.
   const hostIp = o.role === 'head' ? OTHER_IP : FABRIC_IP
   const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
-  const start = commandStart(original, o.at)
-  const command = original.slice(start, o.end)
-  const role = lineRange(original, start, o.end)
+  // A serve built in an array runs where `"${cmd[@]}"` is a command: settings go there; its lines and the array's are the role's.
+  const start = o.runAt ?? commandStart(original, o.at)
+  const command = o.runAt === undefined ? original.slice(start, o.end) : original.slice(start, logicalEnd(original, start))
+  const role = o.runAt === undefined ? lineRange(original, start, o.end) : [...lineRange(original, o.at, o.end), lineOf(original, start)]
   const out: NativeMutant[] = []
   const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
   if (master) {
@@ -406,7 +447,11 @@ export function nativeMutants(original: string): NativeMutant[] {
     const flagged = `${original.slice(0, at)}${master[1]}${master[2]}${OTHER_IP}${original.slice(at + master[0].length)}`
     out.push({ bug: 'master-addr', style: 'flag', text: flagged, injectedLines: [lineOf(original, at + 1)], roleLines: role, nodes })
     const dropped = `${original.slice(0, at)}${original.slice(at + master[0].length)}`
-    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: lineRange(dropped, start, o.end - master[0].length), nodes })
+    const droppedRole =
+      o.runAt === undefined
+        ? lineRange(dropped, start, o.end - master[0].length)
+        : [...lineRange(dropped, o.at, o.end - master[0].length), lineOf(dropped, start - master[0].length)]
+    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: droppedRole, nodes })
   }
   // A container started with --cleanenv (apptainer) or by docker gets none of this shell's variables.
   const cleanEnv = /\b(?:apptainer|singularity)\s+exec\b[^\n]*?(?:\\\n[^\n]*?)*?(?:--cleanenv|--containall|\s-[eC]\b)/.test(command)
@@ -419,7 +464,8 @@ export function nativeMutants(original: string): NativeMutant[] {
       style,
       text,
       injectedLines: [lineOf(text, at + (word.startsWith('\n') ? 1 : 0))],
-      roleLines: lineRange(text, shift(start), shift(o.end)),
+      roleLines:
+        o.runAt === undefined ? lineRange(text, shift(start), shift(o.end)) : [...lineRange(text, shift(o.at), shift(o.end)), lineOf(text, shift(start))],
       nodes,
     })
   }
