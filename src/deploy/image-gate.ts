@@ -8,7 +8,8 @@ import { argv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { type Finding, problemOf } from '../preflight/finding.js'
 import { fail, ok, problem, type Result } from '../result/result.js'
-import { imageIdOf } from '../plan/release-commands.js'
+import { IMAGE_IDENTITY_FORMAT, imageIdentityOf } from '../plan/release-commands.js'
+import { type ImageIdentity, type NodeMachine, imagePlatformFindings, parseImageIdentity } from '../preflight/checks/image-platform.js'
 import { LocalTransport } from '../transport/local.js'
 import { DISTRIBUTIONS, distributionOf } from './distribution/index.js'
 import type { ImageAction } from './distribution/types.js'
@@ -31,20 +32,22 @@ export interface ImageGateOptions {
   readonly onProgress?: (m: string) => void
   /** Aborting it ends a transfer in flight (the gate then fails; the caller reports the cancel). */
   readonly signal?: AbortSignal
+  /** Each node's CPU (`uname -m` from the host facts): an image built for another architecture fails the gate, before any transfer where it can. */
+  readonly nodeMachines?: readonly NodeMachine[]
 }
 
 const short = (id: string | undefined): string => (id ? id.replace(/^sha256:/, '').slice(0, 12) : '(none)')
 
-async function inspect(t: Transport, image: string): Promise<string | undefined> {
-  const r = await t.run(imageIdOf(image), { timeoutMs: 60_000 })
-  return succeeded(r) ? r.stdout.trim() || undefined : undefined
+async function inspect(t: Transport, image: string): Promise<ImageIdentity | undefined> {
+  const r = await t.run(imageIdentityOf(image), { timeoutMs: 60_000 })
+  return succeeded(r) ? parseImageIdentity(r.stdout) : undefined
 }
 
-/** The image ID this machine's docker has for `image` (the source of `load`). */
-async function localImageId(image: string): Promise<string | undefined> {
+/** The image ID and platform this machine's docker has for `image` (the source of `load` and `relay`). */
+async function localImage(image: string): Promise<ImageIdentity | undefined> {
   const docker = process.env.VRD_DOCKER || 'docker'
-  const r = await new LocalTransport().run(argv(docker, 'image', 'inspect', '--format', '{{.Id}}', image), { timeoutMs: 30_000 })
-  return r.code === 0 ? r.stdout.trim() : undefined
+  const r = await new LocalTransport().run(argv(docker, 'image', 'inspect', '--format', IMAGE_IDENTITY_FORMAT, image), { timeoutMs: 30_000 })
+  return r.code === 0 ? parseImageIdentity(r.stdout) : undefined
 }
 
 export async function imageGate(m: Manifest, image: string, transports: ReadonlyMap<string, Transport>, opts: ImageGateOptions): Promise<ImageGateResult> {
@@ -57,13 +60,15 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   const dist = opts.expectId ? DISTRIBUTIONS.preloaded : distributionOf(m)
   const distribution = dist.name
   // This machine's image is read while the nodes are (all only read).
-  const local = dist.fromRunner ? localImageId(image) : undefined
-  const before = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+  const local = dist.fromRunner ? localImage(image) : undefined
+  const seen = new Map(await Promise.all(nodes.map(async (n) => [n.name, await inspect(transports.get(n.name)!, opts.expectId ?? image)] as const)))
+  const before = new Map([...seen].map(([name, seenId]) => [name, seenId?.id] as const))
 
   let want: string | undefined = opts.expectId
   if (local) {
     // The one check that this machine has the image, before any node is touched.
-    want = await local
+    const mine = await local
+    want = mine?.id
     if (!want) {
       findings.push({
         code: 'IMAGE_MISSING',
@@ -75,6 +80,9 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
       })
       return { ...fail(problemOf(findings[0]!)), actions, bytesSent, findings }
     }
+    // An image of another CPU architecture than a node's stops here, before a byte is sent.
+    findings.push(...(mine?.platform ? imagePlatformFindings(image, { node: null, platform: mine.platform }, opts.nodeMachines ?? []) : []))
+    if (findings.length > 0) return { ...fail(problemOf(findings[0]!)), actions, bytesSent, findings }
   }
   await dist.deliver({
     m,
@@ -94,9 +102,12 @@ export async function imageGate(m: Manifest, image: string, transports: Readonly
   })
   // Every node ends on one image ID: read again where the delivery touched the node; a node it left
   // alone (present: it already held the wanted ID) keeps the ID just read, without another round trip.
-  const readAgain = async (n: ManifestNode): Promise<string | undefined> =>
-    actions.get(n.name)?.action === 'present' && before.get(n.name) ? before.get(n.name) : inspect(transports.get(n.name)!, opts.expectId ?? image)
-  const after = new Map(await Promise.all(nodes.map(async (n) => [n.name, await readAgain(n)] as const)))
+  const readAgain = async (n: ManifestNode): Promise<ImageIdentity | undefined> =>
+    actions.get(n.name)?.action === 'present' && seen.get(n.name) ? seen.get(n.name) : inspect(transports.get(n.name)!, opts.expectId ?? image)
+  const read = new Map(await Promise.all(nodes.map(async (n) => [n.name, await readAgain(n)] as const)))
+  const after = new Map([...read].map(([name, r]) => [name, r?.id] as const))
+  // Each node's own copy against its CPU (a pull of a single-platform image of another architecture succeeds with a warning).
+  for (const [name, r] of read) if (r?.platform) findings.push(...imagePlatformFindings(image, { node: name, platform: r.platform }, opts.nodeMachines ?? []))
   const ids = oneImage({
     image,
     nodes,

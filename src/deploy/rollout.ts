@@ -17,7 +17,7 @@ import { activateStage, pruneStage } from './stages/after.js'
 import { inputsStage, lockStage, rollbackTargetStage, scriptCheckStage, stateStage } from './stages/before.js'
 import { type ListedStage, RolloutIo, StageList, type StartKey, newContext } from './stages/stage.js'
 import { preflightStage, smokeStage } from './stages/gates.js'
-import { fingerprintStage, imageStage, snapshotStage } from './stages/image.js'
+import { fingerprintStage, imageStage, imageStageWithoutFacts, snapshotStage } from './stages/image.js'
 import { imageContentsStage } from './stages/image-contents-stage.js'
 import { rollbackWeightsStage, weightsStage } from './stages/weights.js'
 import { withModel } from './weights/weights-plan.js'
@@ -89,7 +89,7 @@ export async function deployRelease(o: RolloutOptions): Promise<RolloutReport> {
 const UNTIL_RAY_LIST = StageList.startingWith<
   StartKey | 'expectImageId' | 'states' | 'current' | 'previousRelease' | 'weights' | 'weightsManifest' | 'imageContents'
 >()
-  .add(imageStage)
+  .add(imageStageWithoutFacts)
   .add(fingerprintStage)
   .add(releaseFilesStage)
   .add(stopPreviousStage)

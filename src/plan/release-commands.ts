@@ -159,7 +159,10 @@ export const pruneReleases = (m: Manifest): Argv => shScript(PRUNE_SCRIPT, clust
 export const appendAudit = (m: Manifest): Cmd => and(argv('mkdir', '-p', clusterStateDir(m)), toFile(argv('cat'), auditLogPath(m), true))
 
 /** The image ID a node has for `image` (a reference or an ID); fails when it has none. */
-export const imageIdOf = (image: string): Argv => argv('docker', 'image', 'inspect', '--format', '{{.Id}}', image)
+/** `docker image inspect`'s format for an image's ID and platform on one line, "<id> <os>/<arch>" (parseImageIdentity). */
+export const IMAGE_IDENTITY_FORMAT = '{{.Id}} {{.Os}}/{{.Architecture}}'
+/** An image's ID and the platform it was built for, as the image gate reads them on a node. */
+export const imageIdentityOf = (image: string): Argv => argv('docker', 'image', 'inspect', '--format', IMAGE_IDENTITY_FORMAT, image)
 
 /**
  * What a release's start.sh runs on `node`: the built-in launcher's `docker run` (with `ray start`, or

@@ -129,6 +129,8 @@ export const FINDING_CODES = [
   'DEPLOY_LOCK_LOST',
   'DEPLOY_STEP_FAILED',
   'IMAGE_MISSING',
+  // The image built for another CPU architecture than a node's (src/preflight/checks/image-platform.ts)
+  'IMAGE_PLATFORM_MISMATCH',
   // The release's image, read before anything changes (src/preflight/checks/image-contents-checks.ts)
   'IMAGE_LACKS_RAY',
   'IMAGE_LACKS_VLLM',

@@ -120,6 +120,14 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     fix: 'Check the model id, revision and path on every node: the same local path must exist with the same files on each (a path that exists only on the head fails on the workers), the repo id and revision must exist on the hub (hf download <repo> --revision <rev> --dry-run), and the files list must include every shard the index names.',
   },
   {
+    code: 'IMAGE_PLATFORM_MISMATCH',
+    family: 'a program built for another CPU architecture than the node (an amd64 image on an arm64 GB10)',
+    // The kernel's ENOEXEC as runc, a shell or Python print it: "exec /usr/bin/python3: exec format error", "cannot execute binary file: Exec format
+    // error", "OSError: [Errno 8] Exec format error"; the dynamic loader's "wrong ELF class: ELFCLASS64". A script without its #! line gives ENOEXEC too.
+    words: /\bexec format error\b|\[Errno 8\] Exec format error|cannot execute binary file|wrong ELF class\b/i,
+    fix: "Check the image's platform against the node (docker image inspect --format {{.Os}}/{{.Architecture}} <image>; uname -m on the node): use an image built for the node's architecture (docker buildx build --platform linux/arm64 for a DGX Spark or GH200, or a multi-arch image); if the file that failed is a script, give it a #! line.",
+  },
+  {
     code: 'IMAGE_LACKS_RAY',
     family: 'Ray missing from the image or its Python environment',
     words: /No module named ['"]?ray\b|\bray: (?:command )?not found\b|Ray is not installed|please install ray\b/i,

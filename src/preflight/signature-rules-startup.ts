@@ -28,6 +28,30 @@ const VLLM_EXTENSIONS: ReadonlySet<string> = new Set([
 
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
+    // An image of another CPU architecture than the node's (a linux/amd64 image on an arm64 GB10 / DGX Spark or GH200): docker's run warning
+    // "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform (linux/arm64/v8) and no specific platform
+    // was requested" (moby daemon/create.go, 20.10 on), and its pull's refusal of a multi-arch image without the node's platform "no matching
+    // manifest for linux/arm64/v8 in the manifest list entries" (distribution, every release). The image gate finds the same before a deploy
+    // (src/preflight/checks/image-platform.ts).
+    code: 'IMAGE_PLATFORM_MISMATCH',
+    pattern:
+      /The requested image's platform \(([\w/.-]+)\) does not match the detected host platform \(([\w/.-]+)\)|no matching manifest for ([\w/.-]+) in the manifest list entries/,
+    hit: (m, _line, _ray, context) => {
+      const host = m[2] ?? m[3]!
+      const arch = host.split('/')[1] ?? host
+      return {
+        key: `platform:${m[1] ?? 'none'}:${host}`,
+        severity: 'error',
+        message:
+          m[1] !== undefined
+            ? `The image is built for ${m[1]}, but this node is ${host}: its programs cannot run here ("exec format error"), or only under emulation, where the GPU libraries of another architecture cannot drive the GPU.`
+            : `The image has no build for this node's platform (${host}): its registry lists other architectures only.`,
+        evidence: { ...(m[1] ? { 'Image platform': m[1] } : {}), 'Node platform': host, ...node(context) },
+        fix: `Use an image built for linux/${arch}: docker buildx build --platform linux/${arch} (a GitHub-hosted runner is x86_64; an arm64 DGX Spark or GH200 needs --platform linux/arm64), or a multi-arch image that lists it (docker buildx imagetools inspect <image>); vLLM's own arm64 builds and NVIDIA's NGC vLLM images are multi-arch.`,
+      }
+    },
+  },
+  {
     // vLLM's compiled ops not usable in this environment. torch (torch/_ops.py _OpNamespace.__getattr__): "AttributeError: '_OpNamespace' '_C'
     // object has no attribute 'rms_norm'" (vllm#5454, #5804, #6478, #13593; also '_vllm_fa2_C' … 'varlen_fwd', MiniCPM-V#800, and '_moe_C');
     // vLLM's own warning before it (vllm/_custom_ops.py, 0.3 on): "Failed to import from vllm._C with ImportError('…/_C.abi3.so: undefined

@@ -99,6 +99,8 @@ export const HostFactsSchema = z
   .object({
     /** `uname -r`. */
     kernel: z.string().optional(),
+    /** `uname -m`: the CPU architecture images must be built for (aarch64 on a GB10 / DGX Spark or a GH200, x86_64). */
+    machine: z.string().optional(),
     /** The NVIDIA kernel module's version (`/proc/driver/nvidia/version`, else nvidia-smi's driver_version). */
     driverVersion: z.string().optional(),
     /** The CUDA version the driver supports (`nvidia-smi`'s header, `CUDA Version: 13.0`). */

@@ -311,6 +311,7 @@ for t in threads + relay_threads:
 
 out["hostname"] = socket.gethostname()
 host["kernel"] = os.uname().release
+host["machine"] = os.uname().machine
 
 def sysnet(name, key):
     return read("/sys/class/net/%s/%s" % (name, key))

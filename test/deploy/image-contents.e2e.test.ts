@@ -6,7 +6,12 @@ import { clusterStateDir } from '../../src/plan/release-commands.js'
 import type { RolloutReport } from '../../src/deploy/rollout-types.js'
 import { type DeployTaskOptions, deployTask } from '../../src/tasks/deploy-task.js'
 import type { Transport } from '../../src/transport/transport.js'
-import { leaveLabNodes, openLab } from './support/lab-nodes.js'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { leaveLabNodes, manifestVariant, openLab } from './support/lab-nodes.js'
 
 let manifest: Manifest
 let manifestPath: string
@@ -83,5 +88,48 @@ describe.sequential('a Ray-less image on the lab', () => {
     const refusedAt = stages.find((s) => s.stage === 'image-contents' && s.event === 'end')!.at
     const contents = stages.find((s) => s.stage === 'image-contents' && s.event === 'start')!.at
     progress(`refused ${refusedAt} ms after the deploy started (image-contents stage ${refusedAt - contents} ms); report durationMs ${r.durationMs}`)
+  }, 600_000)
+})
+
+/**
+ * An image whose config says linux/arm64 (what an arm64 build gives; docker 20.10's import ignores --platform, so the
+ * archive is written by hand: one empty layer, a config naming the architecture), loaded into this machine's docker.
+ */
+function loadArm64Image(ref: string): string {
+  const docker = process.env.VRD_DOCKER || 'docker'
+  const dir = mkdtempSync(join(tmpdir(), 'vrd-arm64-'))
+  execFileSync('tar', ['cf', join(dir, 'layer.tar'), '-T', '/dev/null'])
+  const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
+  const layer = sha(execFileSync('cat', [join(dir, 'layer.tar')]))
+  const config = JSON.stringify({ architecture: 'arm64', os: 'linux', config: {}, rootfs: { type: 'layers', diff_ids: [`sha256:${layer}`] } })
+  writeFileSync(join(dir, `${sha(config)}.json`), config)
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify([{ Config: `${sha(config)}.json`, RepoTags: [ref], Layers: ['layer.tar'] }]))
+  execFileSync('tar', ['cf', join(dir, 'image.tar'), '-C', dir, 'manifest.json', `${sha(config)}.json`, 'layer.tar'])
+  execFileSync(docker, ['load', '-i', join(dir, 'image.tar')])
+  return execFileSync(docker, ['image', 'inspect', '--format', '{{.Os}}/{{.Architecture}}', ref], { encoding: 'utf8' }).trim()
+}
+
+describe.sequential('an image of another CPU architecture on the lab', () => {
+  it('`load` of a linux/arm64 image to the x86_64 lab is refused at the image gate before a byte is sent; r1 still serving, untouched', async () => {
+    const ref = 'vrd-test/arm64-only:e2e'
+    expect(loadArm64Image(ref)).toBe('linux/arm64')
+    const before = { started: await started(), current: await currents() }
+    const path = manifestVariant(manifestPath, 'arm64-load', (doc) => {
+      doc.setIn(['image', 'ref'], ref)
+      doc.setIn(['image', 'distribution'], 'load')
+    })
+    const o = await deployTask(path, { credentials: creds, env: process.env, release: 'r3', onProgress: progress })
+    const r = o.json as RolloutReport
+    expect(o.exitCode, o.text).not.toBe(0)
+    expect(r).toMatchObject({ result: 'failed', changed: false, rolledBack: false, failure: { stage: 'image' } })
+    expect(r.image?.bytesSent).toBe(0)
+    const found = r.findings.filter((f) => f.code === 'IMAGE_PLATFORM_MISMATCH')
+    expect(found.map((f) => f.node).sort()).toEqual(manifest.nodes.map((n) => n.name).sort())
+    expect(found[0]!.evidence).toMatchObject({ 'image platform': 'linux/arm64' })
+    expect(found[0]!.evidence[`${found[0]!.node} CPU`]).toMatch(/^x86_64 \(linux\/amd64\)$/)
+    // Nothing was sent: no node holds the image, and the running release is as it was.
+    for (const t of transports.values()) expect(await run(t, 'docker', 'image', 'ls', '-q', ref)).toBe('')
+    expect(await started()).toEqual(before.started)
+    expect(await currents()).toEqual(before.current)
   }, 600_000)
 })

@@ -42,6 +42,7 @@ const REWORDED: Readonly<Record<string, readonly string[]>> = {
   ],
   WEIGHTS_OFFLINE_MISSING: ['RuntimeError: model files missing and HF_HUB_OFFLINE is set', 'ERROR fetch: outgoing traffic has been disabled for config.json'],
   WEIGHTS_CORRUPT: ['ERROR loader: /models/q/model-00003-of-00010.safetensors is truncated', 'RuntimeError: shard check: HeaderTooLarge in model-00001'],
+  IMAGE_PLATFORM_MISMATCH: ['ERROR start.sh: exec /usr/local/bin/vllm: exec format error', 'RuntimeError: loading libcuda failed: wrong ELF class: ELFCLASS32'],
   IMAGE_LACKS_RAY: ['ERROR worker.py: No module named ray.dag', 'ERROR start.sh: ray: not found'],
   DRIVER_NO_GPU: ["ERROR probe: nvidia-smi: couldn't communicate with the NVIDIA driver", 'RuntimeError: No HIP GPUs are available'],
   GPU_OUT_OF_MEMORY: ['ERROR worker: cuMemCreate returned CUDA_ERROR_OUT_OF_MEMORY', 'RuntimeError: GPU out of memory while capturing graphs'],

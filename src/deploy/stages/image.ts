@@ -13,6 +13,8 @@ import { imageGate } from '../image-gate.js'
 import { releaseFiles, releaseFingerprint } from '../release-files.js'
 import { readSnapshot } from '../snapshot.js'
 import { type Stage, type StageInput, proceed, stop } from './stage.js'
+import type { NodeMachine } from '../../preflight/checks/image-platform.js'
+import type { FactsBundle } from '../../preflight/facts.js'
 import { readLaunchScript } from './before.js'
 import type { PlannedPart, StagePlanInput } from './plan-parts.js'
 import { distributionOf } from '../distribution/index.js'
@@ -23,38 +25,57 @@ const cancelled = (message: string) => stop(problem('CANCELLED', message, 'Run t
 const imagePart = ({ m, image }: StagePlanInput): PlannedPart[] => [
   {
     name: 'image',
-    description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, and every node must end on one image ID`,
+    description: `${image} on every node (image.distribution: ${m.image.distribution}); a node that already has this exact image ID is skipped, every node must end on one image ID, and an image built for another CPU architecture than a node's (uname -m) is refused (for load and relay before anything is sent)`,
     parallel: distributionOf(m).parallel,
     steps: m.nodes.flatMap((n) => distributionOf(m).planSteps(m, n, image)),
   },
 ]
 
-export const imageStage: Stage<'m' | 'expectImageId', 'imageId' | 'image'> = {
+/** The gate on every node; `nodeMachines` (uname -m per node) lets it refuse an image of another CPU architecture. */
+async function runImage(ctx: StageInput<'m' | 'expectImageId'>, nodeMachines: readonly NodeMachine[]) {
+  const { m, o, io } = ctx
+  if (io.cancelled) return cancelled('cancelled before anything changed')
+  const img = await imageGate(m, imageRef(m), o.transports, {
+    manifestPath: o.manifestPath,
+    onProgress: io.progress,
+    ...(ctx.expectImageId !== undefined && { expectId: ctx.expectImageId }),
+    ...(o.signal && { signal: o.signal }),
+    nodeMachines,
+  })
+  const image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
+  if (io.cancelled) return { ...cancelled('cancelled during the image transfer; no container was touched'), adds: { image } }
+  if (!img.ok) {
+    const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
+    return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'), {
+      adds: { image },
+      findings: img.findings,
+    })
+  }
+  return proceed({ imageId: img.value, image })
+}
+
+const machinesOf = (facts: FactsBundle): NodeMachine[] => facts.nodes.map((f) => ({ node: f.node, ...(f.host?.machine && { machine: f.host.machine }) }))
+
+const untouched = (ctx: StageInput<never>) =>
+  ctx.source === 'new' ? 'nothing was changed on the nodes (the image gate comes first)' : 'nothing was changed on the nodes'
+
+export const imageStage: Stage<'m' | 'expectImageId' | 'hostFacts', 'imageId' | 'image'> = {
+  name: 'image',
+  needs: ['m', 'expectImageId', 'hostFacts'],
+  adds: ['imageId', 'image'],
+  plan: imagePart,
+  untouched,
+  run: (ctx) => runImage(ctx, machinesOf(ctx.hostFacts)),
+}
+
+/** The same gate where no host facts were read (the lab's scenarios start straight from it): no CPU check. */
+export const imageStageWithoutFacts: Stage<'m' | 'expectImageId', 'imageId' | 'image'> = {
   name: 'image',
   needs: ['m', 'expectImageId'],
   adds: ['imageId', 'image'],
   plan: imagePart,
-  untouched: (ctx) => (ctx.source === 'new' ? 'nothing was changed on the nodes (the image gate comes first)' : 'nothing was changed on the nodes'),
-  async run(ctx) {
-    const { m, o, io } = ctx
-    if (io.cancelled) return cancelled('cancelled before anything changed')
-    const img = await imageGate(m, imageRef(m), o.transports, {
-      manifestPath: o.manifestPath,
-      onProgress: io.progress,
-      ...(ctx.expectImageId !== undefined && { expectId: ctx.expectImageId }),
-      ...(o.signal && { signal: o.signal }),
-    })
-    const image = { bytesSent: img.bytesSent, actions: Object.fromEntries([...img.actions].map(([k, v]) => [k, v.action])) }
-    if (io.cancelled) return { ...cancelled('cancelled during the image transfer; no container was touched'), adds: { image } }
-    if (!img.ok) {
-      const message = ctx.source === 'new' ? img.findings.map((f) => f.message).join(' ') : "the release's image is not on every node"
-      return stop(problem(img.findings[0]?.code ?? 'IMAGE_MISSING', message, img.findings[0]?.fix ?? 'Put the image on every node.'), {
-        adds: { image },
-        findings: img.findings,
-      })
-    }
-    return proceed({ imageId: img.value, image })
-  },
+  untouched,
+  run: (ctx) => runImage(ctx, []),
 }
 
 /** An existing release: on every node, with its own manifest snapshot and image ID. */
