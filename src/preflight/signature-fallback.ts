@@ -41,6 +41,13 @@ const UCX_PEER = /\b(?:dest_addr|remote_addr|peer(?:_addr)?)=\[?([\w.:-]+?)\]?(?
 
 /** torch's store client losing its server (FAILURE_KINDS below; GROUP_WORKING clears it). */
 const STORE_LOST_KIND = 'store connection lost'
+
+/**
+ * CPython's site.py when a sitecustomize or usercustomize module fails to import (Lib/site.py execsitecustomize, 3.x):
+ * "Error in sitecustomize; set PYTHONVERBOSE for traceback:" then one line "<Exception>: <message>"; Python goes on
+ * without it, so that next line is no failure (a host's sitecustomize importing a package the image lacks, held-out batch 17).
+ */
+const CUSTOMIZE_ERROR = /^\s*Error in (?:site|user)customize; set PYTHONVERBOSE for traceback:/
 /** NVSHMEM's error-macro records, with the transport module and the message: see the NVSHMEM marker in MARKERS. */
 const NVSHMEM_RECORD = /nvshmem[^\s:]*\.(?:cpp|cu|cc|c|h):\d+: (?:NULL value |non-zero status: -?\d+ |error status: -?\d+ \()/i
 const NVSHMEM_KIND = 'NVSHMEM error record'
@@ -430,6 +437,8 @@ export function createFailureCollector(): FailureCollector {
   let lastFailing: number | undefined
   /** Store-lost lines since the ranks' group last showed it worked (GROUP_WORKING). */
   const storeLost: number[] = []
+  /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
+  let customizeAt: number | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
   const forget = (lineNo: number) => {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
@@ -450,6 +459,11 @@ export function createFailureCollector(): FailureCollector {
         return
       }
       const kind = failureKind(line.text)
+      if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
+      else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) {
+        forget(line.line)
+        return
+      }
       if (kind === undefined) {
         const engine = readStall(line.text.slice(0, MARKER_SCAN))
         if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
