@@ -70,7 +70,8 @@ const MARKERS: readonly Marker[] = [
   // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …")
   {
     kind: 'exception',
-    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?::|$)/,
+    // (and the standard library's lower-case ones: "socket.gaierror: [Errno -2] Name or service not known", socket.herror, socket.timeout)
+    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|socket\.(?:gaierror|herror|timeout))(?::|$)/,
   },
   // NCCL's result names as torch and NCCL print them (nccl.h ncclResult_t): "ncclInternalError: Internal check failed.", "ncclInvalidUsage: …",
   // "ncclUnhandledCudaError: Call to CUDA function failed."; and Ray's error no one retrieved (ray/_private/worker.py):
@@ -306,7 +307,7 @@ export function failureKind(text: string): string | undefined {
 
 /** "torch.distributed.DistNetworkError: …" → "torch.distributed.DistNetworkError" (behind a collector's tag too). */
 const EXCEPTION_TYPE =
-  /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|(?:[a-z_]\w*\.){2,}[A-Z]\w+(?=:\s))(?::|$)/
+  /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|(?:[a-z_]\w*\.){2,}[A-Z]\w+(?=:\s)|socket\.(?:gaierror|herror|timeout))(?::|$)/
 export const exceptionType = (text: string): string | undefined => EXCEPTION_TYPE.exec(text.slice(0, MARKER_SCAN))?.[1]
 
 /** Addresses with ports, `port: N`, IPv4 addresses and absolute paths a failure line names: the values a person acts on. */

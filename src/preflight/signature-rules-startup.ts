@@ -149,6 +149,54 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // No vLLM at all in the Python or the PATH that ran: Python's "ModuleNotFoundError: No module named 'vllm'" (a Ray worker node whose
+    // Ray runs another environment's Python: its actors import vllm there; a venv not activated), Ray's wrapping of it on a worker
+    // "ray.exceptions.RaySystemError: System error: No module named 'vllm'", a shell's "vllm: command not found", docker's 'exec: "vllm":
+    // executable file not found in $PATH'. Not vLLM's own submodules (No module named 'vllm.x': VERSION_SKEW's hint, vllm._C: above).
+    code: 'IMAGE_LACKS_VLLM',
+    pattern: /No module named '?vllm'?(?![.\w])|\bvllm: (?:command )?not found\b|"vllm": executable file not found/,
+    hit: (m, _line, _ray, context) => ({
+      key: 'no-vllm',
+      severity: 'error',
+      message: `vLLM is not installed where this process looked (${m[0].startsWith('No module') ? 'Python cannot import vllm' : 'the vllm command is not on PATH'})${context.prefixIp ? ` on ${context.prefixIp}` : ''}: on a Ray worker, Ray's own Python (the environment ray start ran from) must have vLLM too.`,
+      evidence: { Missing: m[0].startsWith('No module') ? 'vllm (the package)' : 'vllm (the command)', ...node(context) },
+      fix: "Run every node from the same image (or the same environment) with vLLM installed, and start Ray from that image's Python (ray start inside the container, not from the host's or another venv's ray); check with python -c 'import vllm, ray; print(vllm.__version__, ray.__version__)' in the environment ray start runs on each node.",
+    }),
+  },
+  {
+    // vLLM's refusal of a dtype or quantization the GPU's compute capability lacks: "ValueError: Bfloat16 is only supported on GPUs with compute
+    // capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0. You can use float16 instead by explicitly setting the
+    // `dtype` flag in CLI, for example: --dtype=half." (platforms/cuda.py; older worker/worker.py), "ValueError: The quantization method fp8 is not
+    // supported for the current GPU. Minimum capability: 89. Current capability: 80." (config/model.py, quantization/__init__.py; older without
+    // "The"). An old GPU, or a quantized model built for a newer one.
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern:
+      /Bfloat16 is only supported on GPUs with compute capability of at least ([\d.]+)\.(?: Your (.+?) GPU has compute capability (\d+(?:\.\d+)?))?|quantization method (\S+) is not supported for the current GPU\. Minimum capability: (\d+)\. Current capability: (\d+)/,
+    hit: (m, _line, _ray, context) => {
+      const bf16 = m[1] !== undefined
+      const cap = (v: string | undefined) => (v === undefined ? undefined : v.includes('.') ? v : `${v.slice(0, -1)}.${v.slice(-1)}`)
+      const needed = bf16 ? m[1]! : cap(m[5])!
+      const has = bf16 ? m[3] : cap(m[6])
+      return {
+        key: bf16 ? 'bf16' : `quant:${m[4]}`,
+        severity: 'error',
+        message: bf16
+          ? `The GPU${m[2] ? ` (${m[2]})` : ''} has compute capability ${has ?? 'below 8.0'}; bfloat16, the model's dtype, needs ${needed} or newer.`
+          : `The model's quantization ${m[4]} needs a GPU of compute capability ${needed} or newer; this one has ${has}.`,
+        evidence: {
+          ...(bf16 ? { dtype: 'bfloat16' } : { Quantization: m[4]! }),
+          'Capability needed': needed,
+          ...(has ? { 'GPU capability': has } : {}),
+          ...(m[2] ? { GPU: m[2] } : {}),
+          ...node(context),
+        },
+        fix: bf16
+          ? 'Serve in float16 (--dtype half; vllm.args), or on GPUs of compute capability 8.0 or newer (Ampere on).'
+          : `Use a build of the model in a quantization this GPU supports (AWQ or GPTQ with Marlin kernels on older GPUs; FP8 needs 8.9, Ada or newer), or GPUs of compute capability ${needed} or newer.`,
+      }
+    },
+  },
+  {
     // argparse (vLLM's FlexibleArgumentParser): "vllm: error: unrecognized arguments: --omni", "api_server.py: error: unrecognized arguments: <path>".
     code: 'VLLM_FLAG_UNKNOWN',
     // (The program's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
