@@ -67,10 +67,20 @@ const decodeEntity = (e: string): string => {
  *   logger format), SkyPilot's `(worker1, rank=1, pid=1, ip=X)`; its `ip=` is the node the line was printed on.
  *
  * One space after a prefix is part of it; more is the message's own indentation (Ray's version block).
+ *
+ * (`[0] ` / `[0] [0] `: a launcher's per-process tag, the index `concurrently` prints by default (open-cli-tools/concurrently,
+ * `--prefix index`, "[{index}]") and Monarch's process mesh prints before each line its procs write (meta-pytorch/torchforge PR #109:
+ * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
   /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?)/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
+/**
+ * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their
+ * own lines (`… NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0`), so a terminal's cut can leave a remainder that
+ * starts with one.
+ */
+const LAUNCHER_TAG = /^\[\d{1,3}\](?: |$)/
 /** Never take off more than this many prefixes from one line. */
 const MAX_PREFIXES = 8
 const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates logs by default\..*)?\s*$/
@@ -272,21 +282,28 @@ function openBrackets(text: string, depth = 0): number {
 
 /** A physical line starts a record: it carries a prefix (a terminal's continuation never does) or a record's own start. */
 const startsRecord = (clean: string): boolean => {
-  const body = stripPrefixes(clean).text
-  return body.length !== clean.length || RECORD_START.test(body)
+  const { text: body, tags = 0 } = stripPrefixes(clean)
+  return body.length + tags !== clean.length || RECORD_START.test(body)
 }
 
-function stripPrefixes(text: string): { text: string; ip?: string } {
+function stripPrefixes(text: string): { text: string; ip?: string; tags?: number } {
   let rest = text
   let ip: string | undefined
+  let tags = 0
   for (let i = 0; i < MAX_PREFIXES; i++) {
+    const tag = LAUNCHER_TAG.exec(rest)
+    if (tag) {
+      tags += tag[0].length
+      rest = rest.slice(tag[0].length)
+      continue
+    }
     const m = PREFIX.exec(rest)
     if (!m || m[0].length === 0) break
     const found = m[0].includes('ip=') ? PREFIX_IP.exec(m[0]) : null
     if (found) ip = found[1]
     rest = rest.slice(m[0].length)
   }
-  return { text: rest, ...(ip !== undefined ? { ip } : {}) }
+  return { text: rest, ...(ip !== undefined ? { ip } : {}), ...(tags > 0 ? { tags } : {}) }
 }
 
 /** Widths terminals and issue trackers commonly cut at: one longest line of such a width counts as a cut. */
@@ -298,9 +315,18 @@ const COMMON_WIDTHS = new Set([60, 64, 72, 76, 78, 79, 80, 90, 96, 100, 110, 120
  * and it is a common terminal width; wide enough either way.
  */
 export function detectWrapWidth(lines: readonly string[]): number | undefined {
+  // A longest line followed by the same message again is a whole record (a cut line is followed by its remainder, never by
+  // its own start): two workers loading the same kernel print `[aiter] LoadKernel: … .co` twice (vllm-project/vllm#43605), and
+  // every copy of that line is a record, not a terminal's cut at its length.
+  const whole = new Set<string>()
+  lines.forEach((l, i) => {
+    const next = lines[i + 1]
+    if (next !== undefined && l.length >= 12 && next.slice(0, 16) === l.slice(0, 16)) whole.add(l)
+  })
   let max = 0
   let count = 0
   for (const l of lines) {
+    if (whole.has(l)) continue
     if (l.length > max) {
       max = l.length
       count = 1
@@ -423,12 +449,12 @@ interface Pending {
 }
 
 /** How a physical line goes on the pending record: a terminal's wrap (no blank), a join (a blank), or not at all (a new record). */
-function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped: { text: string }): 'wrap' | 'join' | false {
+function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped: { text: string; tags?: number }): 'wrap' | 'join' | false {
   if (p.physical >= MAX_JOINED_LINES || p.text.length >= MAX_JOINED_CHARS) return false
   const body = stripped.text
   // The same message again (a repeated log line of the same length) is a new record, not a wrap.
   if (p.start.length >= 12 && body.startsWith(p.start)) return false
-  const prefixed = body.length !== clean.length
+  const prefixed = body.length + (stripped.tags ?? 0) !== clean.length
   if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
   const fold = opts.foldWidth
   if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)

@@ -128,6 +128,13 @@ const MARKERS: readonly Marker[] = [
     kind: 'killed or crashed',
     test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
   },
+  // ROCm's runtime on a GPU page fault (ROCR-Runtime src/core/runtime/runtime.cpp, the VM fault handler, then std::abort(): "Memory access
+  // fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.", older releases without the agent handle): a kernel read or wrote
+  // memory it does not own and the process is gone with no Python traceback. "Memory access fault by GPU node-3 (Agent handle: 0x13e852f0)
+  // on address 0x77d445e00000. Reason: Unknown." (AITER's fused-MoE kernel on MI355X, vllm-project/vllm#43605), "… on address (nil). Reason:
+  // unknown." (an HSA_OVERRIDE_GFX_VERSION left set for another card, ROCm/legacy-rocm-build#5238), "… Reason: Page not present or supervisor privilege."
+  // (a GPU firmware regression on Strix Halo, ROCm/legacy-rocm-build#5616).
+  { kind: 'GPU memory access fault', test: /\bMemory access fault by GPU node-\d+\b/ },
   // A native CUDA or NCCL check that prints and exits the process, with no Python traceback after it: the nccl-tests CUDACHECK convention
   // (`printf("Failed: Cuda error %s:%d '%s'\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(EXIT_FAILURE)`) that vLLM's
   // csrc/custom_all_reduce.cuh uses: "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:143 'invalid resource handle'" (vllm#52778,
