@@ -18,7 +18,7 @@ import { SshTransport } from '../transport/ssh.js'
 import { type SshCredentials, sshTargetFor } from '../transport/targets.js'
 import type { Transport } from '../transport/transport.js'
 import { type OutputFile, type TaskOutcome, usageError } from './outcome.js'
-import { findingAnnotations } from './findings-outcome.js'
+import { findingAnnotations } from './finding-annotations.js'
 import { checkOverrides, loadOrFail, loadWithLaunchScript, withManifestWarnings } from './validate.js'
 
 export interface DeployTaskOptions {

@@ -1,32 +1,11 @@
 import type { FactsBundle } from '../preflight/facts.js'
-import { EVIDENCE, type Finding, hasErrors, whereLabel } from '../preflight/finding.js'
+import { type Finding, hasErrors } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { findingsJson, renderFindingsText } from '../report/findings.js'
 import { nodeRowsFrom } from '../report/node-rows.js'
 import { renderSummary } from '../report/summary.js'
-import type { Annotation, OutputFile, TaskOutcome } from './outcome.js'
-
-const LEVEL = { error: 'error', warning: 'warning', info: 'notice' } as const
-
-/** `path:line` or `path:line:col`, as the launch-script check writes its `Script line` evidence. */
-const SCRIPT_AT = /^(.+):(\d+)(?::(\d+))?$/
-
-/**
- * One annotation per finding, for every command: titled with its code and where it is, and a
- * launch-script finding placed on its file and line (the script's `Script line` evidence), so it
- * annotates the script itself whichever command found it.
- */
-export function findingAnnotations(findings: readonly Finding[]): Annotation[] {
-  return findings.map((f) => {
-    const at = SCRIPT_AT.exec(f.evidence[EVIDENCE.scriptLine] ?? '')
-    return {
-      level: LEVEL[f.severity],
-      title: `${f.code} on ${whereLabel(f.node)}`,
-      message: `${f.message} Fix: ${f.fix}`,
-      ...(at && { file: at[1]!, line: Number(at[2]), ...(at[3] && { col: Number(at[3]) }) }),
-    }
-  })
-}
+import { findingAnnotations } from './finding-annotations.js'
+import type { OutputFile, TaskOutcome } from './outcome.js'
 
 /**
  * Findings → outcome: exit 1 on any error finding, one annotation per finding. With the manifest,

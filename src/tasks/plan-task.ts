@@ -9,7 +9,7 @@ import { renderFindingsText } from '../report/findings.js'
 import { fitJson, renderFitMarkdown, renderFitText } from '../report/fit-report.js'
 import { verdictLine } from '../report/verdict.js'
 import { planJson, renderPlanMarkdown, renderPlanText } from '../report/plan-report.js'
-import { findingAnnotations } from './findings-outcome.js'
+import { findingAnnotations } from './finding-annotations.js'
 import type { TaskOutcome } from './outcome.js'
 import { checkOverrides, loadWithLaunchScript, withManifestWarnings } from './validate.js'
 

@@ -13,7 +13,7 @@ import { escapeMarkdown } from '../report/escape.js'
 import { renderSummary } from '../report/summary.js'
 import { renderSmokeFiguresMarkdown } from '../smoke/smoke-report.js'
 import type { TaskOutcome } from './outcome.js'
-import { findingAnnotations } from './findings-outcome.js'
+import { findingAnnotations } from './finding-annotations.js'
 import { loadOrFail } from './validate.js'
 
 export interface SmokeOptions {
