@@ -150,6 +150,16 @@ const MARKERS: readonly Marker[] = [
     kind: 'tool error',
     test: /^\s*(?:(?:docker|podman|nerdctl|kubectl|apptainer|singularity):\s*)?Error(?: response from daemon)?:\s+\S|\bunknown (?:shorthand )?flag:? ['"]?-|^\s*(?:ptxas|nvcc|ld|collect2)(?: fatal)?\s*:\s*(?:fatal|error)?|\bstatus=(?!0\/)\d+\/FAILURE\b|\bcode=(?:killed|dumped)\b|\bexec format error\b/,
   },
+  // A shell that could not find a command (exit 127), in bash's wording and its translations (bash's po files: zh_CN "未找到命令",
+  // de "Befehl nicht gefunden", ja "コマンドが見つかりません", fr "commande introuvable", es "orden no encontrada", ko "명령어를 찾을 수 없음",
+  // ru "команда не найдена"): "bash: line 9: -e: command not found", "./start.sh: line 12: vllm: command not found", dash's "sh: 1: ray: not
+  // found", zsh's "zsh: command not found: ray". A start script's broken line continuation runs its next option as a command
+  // (Richard0571's four-node DGX Spark script, held-out batch 18: "bash: 行 9: -e: 未找到命令"); docker's CLI refusing the half command
+  // before it: "docker: 'docker run' requires at least 1 argument." (docker/cli cobra's RequiresMinArgs).
+  {
+    kind: 'command not found',
+    test: /^\s*[\w./-]*sh: (?:[^:\n]{1,24}: )?(?:\d+: )?[^:\n]{1,200}: (?:command not found|not found|未找到命令|Befehl nicht gefunden|コマンドが見つかりません|commande introuvable|orden no encontrada|명령어를 찾을 수 없음|команда не найдена)\.?\s*$|^\s*zsh: command not found: \S|^\s*docker: '[\w -]+' requires (?:at least |at most |exactly )?\d+ arguments?\b/,
+  },
   // argparse's own refusal of a command line (CPython Lib/argparse.py ArgumentParser.error: "<prog>: error: <message>", exit 2): vLLM's
   // parse_type/optional_arg (vllm/engine/arg_utils.py, 0.8 to 0.2x) "vllm serve: error: argument --speculative-config/-sc: Value {{…}} cannot be
   // converted to <function loads at 0xe96cbb0ed4e0>." (spark-arena/sparkrun#195), argparse's "argument --max-model-len: invalid int value: '32k'",

@@ -8,6 +8,7 @@
  * (the same pinned node, the same Gloo failure mode...), from its first line.
  */
 
+import { createStopReader } from './deliberate-stop.js'
 import type { RayView } from './facts.js'
 import { EVIDENCE, type Finding } from './finding.js'
 import { createLineJoiner, detectPasteWidths, cleanPhysical, type LogicalLine } from './paste-normalise.js'
@@ -97,9 +98,13 @@ export function createLogWatcher(opts: LogWatcherOptions): LogWatcher {
   /** Facts a rule keeps from earlier lines of this log (LineContext.memory). */
   const memory = new Map<string, string>()
 
+  /** Lines after vLLM's engine received a stop signal are its teardown, not failures (deliberate-stop.ts). */
+  const afterStop = createStopReader()
+
   const judge = (logical: LogicalLine): Finding[] => {
     if (judgedEarly && judgedEarly.line === logical.line && judgedEarly.text === logical.text) return []
     const line = logical.text
+    if (afterStop(line)) return []
     const found: Finding[] = []
     let matched = false
     for (const rule of candidateRules(line)) {
