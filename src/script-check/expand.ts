@@ -133,7 +133,12 @@ export class Expander {
         if (this.sc.text[r.end] === '\n' && /(?:^|[^\\])(?:\\\\)*\\$/.test(raw)) raw = raw.slice(0, -1)
         const u = unescapeLiteral(raw, r.start, quoted)
         cur.push(
-          ...this.filled({ text: u.text, known: true, map: u.map.map((i) => this.sc.pos.toScript(i)), after: u.map.map((i) => this.sc.pos.afterScript(i)) }),
+          ...this.filled({
+            text: u.text,
+            known: !templated(u.text),
+            map: u.map.map((i) => this.sc.pos.toScript(i)),
+            after: u.map.map((i) => this.sc.pos.afterScript(i)),
+          }),
         )
       } else if (t === 'SglQuoted') {
         flags.splittable = false
@@ -143,7 +148,12 @@ export class Expander {
           ...this.filled(
             bool(p, 'Dollar')
               ? { text: value, known: true }
-              : { text: value, known: true, map: this.sc.pos.mapRange(at, at + value.length), after: this.sc.pos.afterRange(at, at + value.length) },
+              : {
+                  text: value,
+                  known: !templated(value),
+                  map: this.sc.pos.mapRange(at, at + value.length),
+                  after: this.sc.pos.afterRange(at, at + value.length),
+                },
           ),
         )
       } else if (t === 'DblQuoted') {
@@ -153,8 +163,12 @@ export class Expander {
         // Part of a longer word: what it expands to now follows this reference (model.ts Val.after).
         const end = this.sc.pos.span(r.start, r.end).end
         const x = this.paramSegs(s, p, quoted)
-        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => asHole(expandedAt(v, end))))
-        else cur.push(asHole(expandedAt(x, end)))
+        // A variable that holds a `ray start` command line itself (`cmd="ray start --head"`, run as `tmux new-session "$start $cmd
+        // $end"`) keeps where its characters were written, as a word that is the variable alone does: its definition is that
+        // start's text, where a flag it lacks goes.
+        const at = (v: Val): Val => (RAY_START_TEXT.test(v.text) ? v : expandedAt(v, end))
+        if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => asHole(at(v))))
+        else cur.push(asHole(at(x)))
       } else cur.push(asHole(this.asWritten(p)))
     }
   }
@@ -224,6 +238,17 @@ export class Expander {
     })
   }
 }
+
+/** A command line that starts a Ray node (`ray start`, or Ray's CLI module `python -m ray.scripts.scripts start`). */
+const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)\s+start\b/
+
+/**
+ * Text a templating engine fills in before any shell reads the script: Jinja2's `{{ … }}` (jinja2/defaults.py
+ * VARIABLE_START_STRING = '{{', VARIABLE_END_STRING = '}}'; Ansible's `shell:` tasks, Kalavai's and Helm's templates, Go's
+ * text/template delimiters too). What it becomes is an input, as `${NAME}` is, not the literal text; no address, host
+ * name or port holds a brace pair.
+ */
+const templated = (text: string): boolean => text.includes('{{') || text.includes('}}')
 
 /** Values joined with one blank, as "$*" and unquoted lists join them. */
 export function concatJoin(vals: readonly Val[]): Val {

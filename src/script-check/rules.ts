@@ -46,6 +46,16 @@ const host = (address: string): string => address.replace(/:\d+$|:\$\{?\w+\}?$/,
  */
 const comparable = (a: Val, b: Val): boolean => a.known === b.known || /^(?:\$\(|`)/.test(a.known ? b.text : a.text)
 
+/**
+ * A VLLM_HOST_IP the node computes (`export VLLM_HOST_IP="$(ip -j addr show | jq … startswith("192.168.20") …)"`, written
+ * once for every node) against a Ray identity written as a literal (`--node-ip-address 192.168.20.1`): the literal is the
+ * address the script's author gave that node, and the command is how the same script names each node's address without
+ * writing it; on the node it may well be that literal (LQR471814/x.vllm-distributed's Makefile gives its head .1 and its
+ * worker .2 under one such VLLM_HOST_IP). Not known to differ. The other way round (a literal VLLM_HOST_IP written for one
+ * node against an identity the node computes) stays compared.
+ */
+const nodeComputesOwn = (vhi: Val, identity: Val): boolean => identity.known && !vhi.known && /^(?:\$\(|`)/.test(vhi.text)
+
 /** An empty VLLM_HOST_IP is vLLM's "not set" (it then detects the address itself). */
 const nonEmpty = (a: Assignment | undefined): Assignment | undefined => (a && !(a.val.known && a.val.text === '') ? a : undefined)
 
@@ -191,7 +201,7 @@ function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
   // node, whatever its input. Otherwise two different texts must be comparable.
   const sameShell = vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign' || vhi.kind === 'local'
   const readsReplaced = sameShell && vhi.previous !== undefined && vhi.previous.val.text === r.nodeIp.val.text
-  if (!readsReplaced && !comparable(vhi.val, r.nodeIp.val)) return []
+  if (!readsReplaced && (!comparable(vhi.val, r.nodeIp.val) || nodeComputesOwn(vhi.val, r.nodeIp.val))) return []
   const prev = overrides(vhi)
   // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it
   // for one breaks the other, unless every start it reaches takes its identity from the same words, which each node expands to its

@@ -10,7 +10,7 @@ import type { Node } from './bash-ast.js'
 import type { ComposeService } from './compose.js'
 import { type ContainerArgv, readContainerArgv, shellScriptArg, sshCommand, sshHost } from './container-run.js'
 import { concatJoin } from './expand.js'
-import { WATCHED, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
+import { WATCHED, concatVals, sliceVal, writtenAt, type Arg, type Assignment, type Span, type Val, type Watched } from './model.js'
 import { serveArgsStart } from '../preflight/native-launch.js'
 import { rayStart } from './ray-start.js'
 import { vllmServe } from './vllm-serve.js'
@@ -68,6 +68,9 @@ function composeServiceArgs(rest: readonly Arg[]): string[] {
   return out
 }
 
+/** tmux commands that start a pane running a shell-command, and their options that take a value (tmux.1). */
+const TMUX_SPAWNS = new Set(['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'respawnp', 'respawn-window', 'respawnw'])
+const TMUX_SPAWN_VALUED = new Set(['-c', '-e', '-F', '-n', '-s', '-t', '-x', '-y', '-f', '-l', '-p'])
 const WRAPPERS = new Set(['sudo', 'nohup', 'time', 'command', 'nice', 'setsid', 'stdbuf', 'timeout', 'srun', 'numactl', 'taskset', 'exec', 'builtin'])
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh'])
 /** Commands whose words are text, never a command they run. */
@@ -147,6 +150,9 @@ export class Commands {
       case 'ssh':
         this.ssh(s, rest, at, stdin)
         return [s]
+      case 'tmux':
+        this.tmux(s, rest, prefix, at)
+        return [s]
     }
     if (SHELLS.has(name)) {
       const script = shellScriptArg(rest)?.val ?? stdin
@@ -176,6 +182,13 @@ export class Commands {
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
     const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && argv[i + 1]?.val.text === 'start')
     if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
+    // Ray's CLI run as its module (`python -m ray.scripts.scripts start …`, after a launcher too): the `ray` console script is
+    // `ray=ray.scripts.scripts:main` (ray-project/ray python/setup.py, console_scripts), the same `ray start`.
+    const cli = PRINTS.has(name) ? -1 : rayModuleStart(argv)
+    if (cli >= 0) {
+      s.starts.push(rayStart(s, argv.slice(cli + 1), this.hostEnv(s, prefix, at), at, false))
+      return [s]
+    }
     // A launcher that runs a shell with a command string (`shifter --image=IMG bash -c "…"`, `uv run bash -lc "…"`,
     // `enroot start IMG bash -c "…"`) or ssh: that command, as if written alone. Not for a command that only prints
     // its words.
@@ -456,6 +469,80 @@ export class Commands {
     return [...entry, ...(given.length > 0 ? given : (svc.command ?? []).map(asArg))]
   }
 
+  /**
+   * tmux's commands (tmux(1), OpenBSD/tmux `tmux.1`): `new-session`/`new-window`/`split-window`/`respawn-pane`/`respawn-window`
+   * with a shell-command run it in a new pane's shell ("shell-command … passed to the shell", default-shell `-c`), with the
+   * environment the server gives its panes (this shell's exports, the server being started by the script's first
+   * `new-session`) and the command's own `-e VARIABLE=value` settings on top. `send-keys [-t pane] 'text' Enter` types the text
+   * into a shell already running in a pane, which runs it at `Enter`/`C-m`: a shell with none of this shell's variables, as
+   * ssh's. Several commands in one invocation are separated by a `;` word.
+   */
+  private tmux(s: State, rest: Arg[], prefix: Map<string, Prefix>, at: Span): void {
+    let i = 0
+    // Global options before the command (`-L socket`, `-S path`, `-f file` take a value).
+    while (i < rest.length && rest[i]!.val.text.startsWith('-')) i += /^-[LSfT]$/.test(rest[i]!.val.text) ? 2 : 1
+    const words = rest.slice(i)
+    for (let from = 0; from < words.length; ) {
+      let to = words.findIndex((a, j) => j >= from && (a.val.text === ';' || a.val.text === '\\;'))
+      if (to < 0) to = words.length
+      this.tmuxCommand(s, words.slice(from, to), prefix, at)
+      from = to + 1
+    }
+  }
+
+  private tmuxCommand(s: State, words: Arg[], prefix: Map<string, Prefix>, at: Span): void {
+    const cmd = words[0]?.val.text ?? ''
+    const args = words.slice(1)
+    if (TMUX_SPAWNS.has(cmd)) {
+      const env = new Map(prefix)
+      let i = 0
+      // getopt: flags may be grouped (`-dP`); a flag that takes a value takes the rest of its word (`-eNAME=v`) or the next.
+      for (; i < args.length && !args[i]!.rest && /^-[A-Za-z]/.test(args[i]!.val.text); i++) {
+        const a = args[i]!
+        const t = a.val.text
+        const k = [...t.slice(1)].findIndex((c) => TMUX_SPAWN_VALUED.has(`-${c}`))
+        if (k < 0) continue
+        const own = t.length > k + 2
+        const value = own ? sliceVal(a.val, k + 2) : args[i + 1]?.val
+        const last = own ? a : args[i + 1]
+        if (!own) i++
+        const kv = t[k + 1] === 'e' && value ? /^([A-Za-z_]\w*)=/.exec(value.text) : null
+        if (!kv || !last) continue
+        // `-e NAME=v` spans its words, so a patch may drop the setting whole.
+        const whole =
+          k === 0 && a.span.start >= 0 && last.span.start >= 0
+            ? { start: a.span.start, end: last.span.end, line: last.span.line }
+            : { start: -1, end: -1, line: last.span.line }
+        const val = sliceVal(value!, kv[0].length)
+        const w = writtenAt(val)
+        env.set(kv[1]!, { val, span: whole, ...(w ? { valueAt: w } : {}) })
+      }
+      const command = args.slice(i)
+      if (command.length === 0) return
+      const script = command.length === 1 ? command[0]!.val : concatJoin(command.map((a) => a.val))
+      this.it.runNested(script, this.shellEnv(s, env, at), s, false, at)
+      return
+    }
+    if (cmd === 'send-keys' || cmd === 'send') {
+      let i = 0
+      let literal = false
+      for (; i < args.length && /^-[A-Za-z]+$/.test(args[i]!.val.text); i++) {
+        const t = args[i]!.val.text
+        if (t.includes('l')) literal = true
+        if (/[tN]$/.test(t)) i++
+      }
+      if (literal) return
+      // Each run of words up to an Enter key is one line the pane's shell reads.
+      let line: Arg[] = []
+      for (const a of args.slice(i)) {
+        if (/^(?:Enter|C-m|KPEnter)$/.test(a.val.text)) {
+          if (line.length > 0) this.it.runNested(concatVals(line.map((x) => x.val)), new Map(), s, false, at)
+          line = []
+        } else line.push(a)
+      }
+    }
+  }
+
   /** `ssh host "…"`: the remote shell runs the words as one string, with none of this shell's variables. */
   private ssh(s: State, rest: Arg[], at: Span, stdin?: Val): void {
     const words = sshCommand(rest)
@@ -504,6 +591,14 @@ function envFileSettings(body: Val, s: State, line: number): Assignment[] {
     at += text.length + 1
   }
   return out
+}
+
+/** Index of `start` in `python[3[.N]] [-u …] -m ray.scripts.scripts start` among a command's words (-1: none). */
+export function rayModuleStart(argv: readonly Arg[]): number {
+  const m = argv.findIndex((a, i) => a.val.text === 'ray.scripts.scripts' && argv[i - 1]?.val.text === '-m' && argv[i + 1]?.val.text === 'start')
+  if (m < 2) return -1
+  const py = argv.slice(0, m - 1).findLastIndex((a) => /^python(?:\d+(?:\.\d+)?)?$/.test(a.val.text.replace(/^.*\//, '')))
+  return py >= 0 && argv.slice(py + 1, m - 1).every((a) => a.val.text.startsWith('-')) ? m + 1 : -1
 }
 
 /** Where `vllm serve`'s own arguments start in a command's words (-1: none). */

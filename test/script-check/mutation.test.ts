@@ -103,11 +103,14 @@ export function checkMutant(m: Mutant): void {
   ).toBe(true)
   // A value injected into a command both roles share reaches the worker too: it claims the head's address, which has no
   // mechanical fix, and it meets identities the user passes in; those findings name the injected value and stay.
+  // A worker pinned to its own identity (by the flag, or RAY_OVERRIDE_NODE_IP_ADDRESS) does not claim the head's in Ray: its
+  // VLLM_HOST_IP, now the head's, is the override.
+  const workerOverride = (x: { code: string; message: string }) =>
+    x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE' &&
+    (envPinned ? /^The worker's\b/ : new RegExp(`^The worker's VLLM_HOST_IP is ${FABRIC_IP.replace(/\./g, '\\.')}\\b`)).test(x.message)
   if (m.shared)
     expect(
-      errs.some(
-        (x) => x.code === 'SCRIPT_WORKER_USES_HEAD_IP' || (envPinned && x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE' && /^The worker's\b/.test(x.message)),
-      ),
+      errs.some((x) => x.code === 'SCRIPT_WORKER_USES_HEAD_IP' || workerOverride(x)),
       JSON.stringify(errs.map((x) => x.code)),
     ).toBe(true)
   const consequence = (x: { code: string; evidence: Record<string, string> }) =>
@@ -205,9 +208,15 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   // The worker's identity is $NODE_IP, a variable the script does not export: the compose service's VLLM_HOST_IP cannot name it
   // (compose reads it empty), and no literal fits every path (WORKER_IP, HEAD_IP, the NIC's address): found, with no patch.
   'avarok-dgx-vllm-entrypoint.sh': { why: 'found, but no patch: the identity is an unexported variable compose cannot read', mutants: ['worker compose run'] },
+  // A notebook of both nodes' commands (a Makefile's recipes in one file): the worker's injected top-level export reaches the
+  // `vllm serve` on Ray after it too, the head's driver, so the check will not rewrite it for the worker: found, with no patch.
+  'lqr-vllm-distributed-Makefile.sh': {
+    why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
+    mutants: ['worker export', 'worker source'],
+  },
 }
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5', 'held-out6'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {

@@ -118,7 +118,8 @@ function inMultiLineString(text: string, i: number): boolean {
 
 function occurrences(text: string): Occurrence[] {
   const out: Occurrence[] = []
-  const re = /\bray start\b/g
+  // `ray start`, or Ray's CLI run as its module (`python -m ray.scripts.scripts start`, the `ray` console script's module).
+  const re = /\b(?:ray|python[\d.]*\s+-m\s+ray\.scripts\.scripts) start\b/g
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1
     const before = text.slice(lineStart, m.index)
