@@ -79,7 +79,10 @@ describe('mvdan-sh behind bash-ast.ts', () => {
         if (Array.isArray(v)) {
           const mine = children(n, k)
           expect(mine.length, k).toBe(v.length)
-          v.forEach((x, i) => (typeof x === 'object' && x !== null ? walk(mine[i]!, x) : expect(mine[i]).toBe(x)))
+          v.forEach((x, i) => {
+            if (typeof x === 'object' && x !== null) walk(mine[i]!, x)
+            else expect(mine[i]).toBe(x)
+          })
         } else if (typeof v === 'object' && v !== null) walk(child(n, k)!, v as never)
         else if (v === null) expect(child(n, k), k).toBeNull()
         else if (typeof v === 'string') expect(str(n, k), k).toBe(v)
