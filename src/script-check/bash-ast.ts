@@ -9,19 +9,93 @@
  * Only this file touches the package; the rest of src/script-check reads the typed view below.
  */
 
-import sh, { type ShNode } from 'mvdan-sh'
+import sh from 'mvdan-sh'
 
 /**
- * A node of the syntax tree. mvdan-sh hands out a fresh GopherJS wrapper on every field read, and
- * each read converts Go slices and strings to JavaScript again; a walk that reads a field per path
- * and per call would pay that every time. So each node is read through this record, which keeps
- * what was read (its type, its range, each field) and is the same object on every read.
+ * A node of the syntax tree. mvdan-sh's own JavaScript view of a node (a GopherJS wrapper) is made
+ * afresh on every field read, and each one defines a property for every field and method of the Go
+ * struct; a long script's walk spent a fifth of its time making them. So a node is read from the Go
+ * value under the wrapper (`__internal_object__`) by its struct's field table, converting each field
+ * as GopherJS's `$externalize` does (pointers and interfaces: null when nil, else a node; slices:
+ * arrays, empty when nil; strings: UTF-8 decoded), once per field, into this record, which is the same
+ * object on every read.
  */
 export interface Node {
-  readonly raw: ShNode
+  /** The Go value (a GopherJS pointer to the node's struct). */
+  readonly go: GoValue
   type?: string
   range?: Span
   readonly fields: Map<string, unknown>
+}
+
+/** A GopherJS value as the compiled Go code holds it (the struct's fields by name, its methods on the prototype). */
+interface GoValue {
+  readonly constructor: GoType
+  readonly $val: GoValue
+  readonly [field: string]: unknown
+  Pos(): GoPos
+  End(): GoPos
+}
+interface GoPos {
+  Offset(): number
+  Line(): number
+}
+interface GoType {
+  readonly kind: number
+  readonly string: string
+  readonly nil?: unknown
+  readonly elem?: GoType
+  readonly fields?: readonly { readonly name: string; readonly prop: string; readonly typ: GoType; readonly exported: boolean }[]
+}
+interface GoSlice {
+  readonly $array: ArrayLike<unknown>
+  readonly $offset: number
+  readonly $length: number
+}
+
+// GopherJS's type kinds (its runtime's $kind… constants).
+const KIND = { Int64: 6, Uint64: 11, Interface: 20, Ptr: 22, Slice: 23, String: 24, Struct: 25 } as const
+
+/** Each struct type's exported fields by name (the Go field and its type). */
+const fieldTables = new Map<GoType, Map<string, { prop: string; typ: GoType }>>()
+function fieldTable(t: GoType): Map<string, { prop: string; typ: GoType }> {
+  let table = fieldTables.get(t)
+  if (!table) {
+    table = new Map()
+    for (const f of (t.kind === KIND.Ptr ? t.elem : t)?.fields ?? []) if (f.exported) table.set(f.name, { prop: f.prop, typ: f.typ })
+    fieldTables.set(t, table)
+  }
+  return table
+}
+
+/** Bytes over 0x7f: a Go string (one character per byte) that needs decoding as UTF-8. */
+const NON_ASCII = /[^\0-\x7f]/
+/** A Go field's value as GopherJS's `$externalize` gives it to JavaScript, structs as nodes. */
+function fromGo(v: unknown, t: GoType): unknown {
+  switch (t.kind) {
+    case KIND.Ptr:
+      return v === t.nil ? null : wrap(v as GoValue)
+    case KIND.Interface:
+      // The nil interface ($ifaceNil) is a plain object without a value.
+      return v === null || v === undefined || (v as GoValue).$val === undefined ? null : fromGo((v as GoValue).$val, (v as GoValue).constructor)
+    case KIND.Struct:
+      return wrap(v as GoValue)
+    case KIND.Slice: {
+      const s = v as GoSlice
+      const out = new Array<unknown>(s.$length)
+      for (let i = 0; i < s.$length; i++) out[i] = fromGo(s.$array[s.$offset + i], t.elem!)
+      return out
+    }
+    case KIND.String:
+      return !NON_ASCII.test(v as string) ? v : Buffer.from(v as string, 'latin1').toString('utf8')
+    case KIND.Int64:
+    case KIND.Uint64: {
+      const x = v as { $high: number; $low: number }
+      return x.$high * 4294967296 + x.$low
+    }
+    default:
+      return v
+  }
 }
 
 const parser = () => sh.syntax.NewParser(sh.syntax.KeepComments(false), sh.syntax.Variant(sh.syntax.LangBash))
@@ -55,12 +129,12 @@ function byteIndex(text: string): Int32Array | undefined {
   return out
 }
 
-const wrap = (raw: ShNode): Node => ({ raw, fields: new Map() })
+const wrap = (go: GoValue): Node => ({ go, fields: new Map() })
 
 /** Parse bash text; a syntax error comes back as a value with its line and column. */
 export function parseBash(text: string, name: string): ParsedScript | { error: ParseError } {
   try {
-    const file = wrap(parser().Parse(text, name))
+    const file = wrap((parser().Parse(text, name) as unknown as { __internal_object__: GoValue }).__internal_object__)
     const byteToIndex = byteIndex(text)
     return byteToIndex ? { file, byteToIndex } : { file }
   } catch (e) {
@@ -70,16 +144,15 @@ export function parseBash(text: string, name: string): ParsedScript | { error: P
   }
 }
 
-export const nodeType = (n: Node): string => (n.type ??= sh.syntax.NodeType(n.raw))
-
-/** A struct of the tree (a node, or a part such as a parameter expansion's `Exp`): read through a record too. */
-const isNode = (x: unknown): x is ShNode => typeof x === 'object' && x !== null
+/** The node's Go type name (`CallExpr` for a `*syntax.CallExpr`), as mvdan-sh's NodeType names it. */
+export const nodeType = (n: Node): string => (n.type ??= n.go.constructor.string.replace(/^\*?syntax\./, ''))
 
 /** A field as read once: structs wrapped (the same record on every read), lists of nodes as arrays of them. */
 function field(n: Node, name: string): unknown {
-  if (n.fields.has(name)) return n.fields.get(name)
-  const v = n.raw[name]
-  const out = Array.isArray(v) ? v.map((x) => (isNode(x) ? wrap(x) : x)) : isNode(v) ? wrap(v) : v
+  let out = n.fields.get(name)
+  if (out !== undefined || n.fields.has(name)) return out
+  const f = fieldTable(n.go.constructor).get(name)
+  out = f ? fromGo(n.go[f.prop], f.typ) : undefined
   n.fields.set(name, out)
   return out
 }
@@ -103,8 +176,8 @@ export function spanOf(script: ParsedScript, n: Node): Span {
   if (n.range) return n.range
   const map = script.byteToIndex
   const toIndex = (byte: number) => (map ? map[Math.min(byte, map.length - 1)]! : byte)
-  const pos = n.raw.Pos()
-  n.range = { start: toIndex(pos.Offset()), end: toIndex(n.raw.End().Offset()), line: pos.Line() }
+  const pos = n.go.Pos()
+  n.range = { start: toIndex(pos.Offset()), end: toIndex(n.go.End().Offset()), line: pos.Line() }
   return n.range
 }
 

@@ -19,16 +19,29 @@ const or = (x: Truth, y: Truth): Truth => (x === true || y === true ? true : x =
 /** Shell glob match for case patterns and [[ == ]]: `*`, `?`, `[…]`, and `a|b` alternatives. */
 export function globMatch(pattern: string, text: string): boolean {
   return pattern.split('|').some((p) => {
-    const re = p
+    const re = globAlternative(p)
+    return re ? re.test(text) : p === text
+  })
+}
+
+/** One alternative of a pattern as a regular expression, made once per text (null: not one; it matches itself only). */
+const alternatives = new Map<string, RegExp | null>()
+function globAlternative(p: string): RegExp | null {
+  let re = alternatives.get(p)
+  if (re === undefined) {
+    const src = p
       .replace(/[.+^${}()\\]/g, '\\$&')
       .replace(/\*/g, '.*')
       .replace(/\?/g, '.')
     try {
-      return new RegExp(`^${re}$`).test(text)
+      re = new RegExp(`^${src}$`)
     } catch {
-      return p === text
+      re = null
     }
-  })
+    if (alternatives.size > 10_000) alternatives.clear()
+    alternatives.set(p, re)
+  }
+  return re
 }
 
 type Facts = State['facts']

@@ -113,6 +113,10 @@ export class HashedMap<V> implements ReadonlyMap<string, V> {
   copy(): HashedMap<V> {
     return new HashedMap(this.valueHash, this)
   }
+  /** Both hold one store (a fork neither wrote since): the same entries in the same order. */
+  sharesStore(other: HashedMap<V>): boolean {
+    return this.store === other.store
+  }
 }
 
 export interface Frame {
@@ -237,14 +241,32 @@ const varKey = memo((v: Var): string =>
   ),
 )
 
+/**
+ * A hash of what varKey writes, from its parts (no key written): equal keys give equal hashes. Computed
+ * once per value (paths share the values they did not change).
+ */
 const varHashes = new WeakMap<Var, number>()
 function hashVar(v: Var): number {
   let h = varHashes.get(v)
   if (h === undefined) {
-    h = hashText(varKey(v))
-    varHashes.set(v, h)
+    const mix = (x: number) => {
+      h = Math.imul((h ?? 0x811c9dc5) ^ x, 0x01000193) | 0
+    }
+    if (v.kind === 'scalar') {
+      mix(hashText(v.val.text))
+      mix(v.exported ? 1 : 2)
+      mix(v.assignment.span.start)
+      mix(v.assignment.span.line)
+    } else {
+      mix(3 + v.items.length)
+      for (const a of v.items) {
+        mix(hashText(a.val.text))
+        mix(a.span.start)
+      }
+    }
+    varHashes.set(v, h!)
   }
-  return h
+  return h!
 }
 
 const startKey = memo((r: RayStart): string =>
@@ -253,7 +275,7 @@ const startKey = memo((r: RayStart): string =>
 
 /** Two maps hold the same entries in the same order, values alike by `same` (checked by identity first: forks share them). */
 function sameEntries<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>, same: (x: V, y: V) => boolean): boolean {
-  if (a === b) return true
+  if (a === b || (a instanceof HashedMap && b instanceof HashedMap && a.sharesStore(b))) return true
   if (a.size !== b.size) return false
   const other = b.entries()
   for (const [k, v] of a) {
@@ -429,24 +451,46 @@ const unknownVar = (name: string, like: Var | undefined, exported: boolean): Var
   return { kind: 'scalar', val, exported, assignment: { name, val, span, kind: 'assign', inBranch: true } }
 }
 
-/** Variables every path agrees on stay; one they disagree on (or some lack) is unknown from here on. */
-function joinVars(maps: readonly ReadonlyMap<string, Var>[]): HashedMap<Var> {
-  const out = newVars()
-  const names = new Set(maps.flatMap((m) => [...m.keys()]))
-  for (const name of names) {
-    const vs = maps.map((m) => m.get(name))
-    const first = vs[0]
-    if (first && vs.every((v) => v !== undefined && varKey(v) === varKey(first))) out.set(name, first)
-    else
-      out.set(
-        name,
-        unknownVar(
-          name,
-          vs.find((v) => v?.kind === 'array') ?? vs.find((v) => v !== undefined),
-          vs.some((v) => v?.kind === 'scalar' && v.exported),
-        ),
-      )
+/**
+ * Variables every path agrees on stay; one they disagree on (or some lack) is unknown from here on. The
+ * first path's variables are copied (their store shared) and only those the paths disagree on are set:
+ * a value the paths share since they forked is the same object, and maps not written since are one store.
+ */
+function joinVars(maps: readonly HashedMap<Var>[]): HashedMap<Var> {
+  const first = maps[0]!
+  const others = maps.slice(1).filter((m) => !m.sharesStore(first))
+  const out = first.copy()
+  if (others.length === 0) return out
+  const all = [first, ...others]
+  const agree = (name: string): boolean => {
+    const v = first.get(name)
+    return (
+      v !== undefined &&
+      others.every((m) => {
+        const w = m.get(name)
+        return w === v || (w !== undefined && varKey(w) === varKey(v))
+      })
+    )
   }
+  const unknown = (name: string): Var => {
+    const vs = all.map((m) => m.get(name))
+    return unknownVar(
+      name,
+      vs.find((v) => v?.kind === 'array') ?? vs.find((v) => v !== undefined),
+      vs.some((v) => v?.kind === 'scalar' && v.exported),
+    )
+  }
+  // In the order a Map of every path's names in turn holds them (the first path's, then those only later paths set).
+  const names = new Set(first.keys())
+  const changed: string[] = []
+  for (const name of names) if (!agree(name)) changed.push(name)
+  for (const m of others)
+    for (const name of m.keys())
+      if (!names.has(name)) {
+        names.add(name)
+        changed.push(name)
+      }
+  for (const name of changed) out.set(name, unknown(name))
   return out
 }
 
