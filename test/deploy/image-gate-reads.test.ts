@@ -4,28 +4,15 @@
  * and again after a delivery that did touch it.
  */
 import { describe, expect, it } from 'vitest'
-import { render } from '../../src/command/shell.js'
 import { imageGate } from '../../src/deploy/image-gate.js'
 import type { Manifest } from '../../src/manifest/schema.js'
-import type { RunResult, Transport } from '../../src/transport/transport.js'
+import type { Transport } from '../../src/transport/transport.js'
+import { inspectingNode } from './support/inspect-node.js'
 import { simManifest } from './support/sim-cluster.js'
 
 const ID = `sha256:${'a'.repeat(64)}`
 
-/** A node whose `docker image inspect` answers `id` (none: no such image), every command recorded. */
-function node(name: string, id: string | undefined, log: string[]): Transport {
-  return {
-    label: name,
-    async run(cmd): Promise<RunResult> {
-      const command = render(cmd)
-      log.push(`${name}: ${command}`)
-      const base = { signal: null, stderr: '', durationMs: 1, timedOut: false }
-      if (command.startsWith('docker image inspect')) return id ? { ...base, code: 0, stdout: `${id}\n` } : { ...base, code: 1, stdout: '' }
-      return { ...base, code: 0, stdout: '' }
-    },
-    close: async () => {},
-  }
-}
+const node = (name: string, id: string | undefined, log: string[]): Transport => inspectingNode(name, () => id, log)
 
 const preloaded = (): Manifest => {
   const m = simManifest()

@@ -8,12 +8,11 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { render } from '../../src/command/shell.js'
 import { imageGate } from '../../src/deploy/image-gate.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { imageArchOfMachine, imagePlatformFindings, parseImageIdentity } from '../../src/preflight/checks/image-platform.js'
 import { scanLog } from '../../src/preflight/signatures.js'
-import type { RunResult, Transport } from '../../src/transport/transport.js'
+import { inspectingNode } from './support/inspect-node.js'
 import { simManifest } from './support/sim-cluster.js'
 
 const ID = `sha256:${'c'.repeat(64)}`
@@ -53,23 +52,7 @@ describe('IMAGE_PLATFORM_MISMATCH from the facts', () => {
   })
 })
 
-/** A node whose `docker image inspect` answers `answer` (undefined: no such image); every command recorded. */
-function node(name: string, answer: () => string | undefined, log: string[]): Transport {
-  return {
-    label: name,
-    async run(cmd): Promise<RunResult> {
-      const command = render(cmd)
-      log.push(`${name}: ${command}`)
-      const base = { signal: null, stderr: '', durationMs: 1, timedOut: false }
-      if (command.startsWith('docker image inspect')) {
-        const out = answer()
-        return out ? { ...base, code: 0, stdout: `${out}\n` } : { ...base, code: 1, stdout: '' }
-      }
-      return { ...base, code: 0, stdout: '' }
-    },
-    close: async () => {},
-  }
-}
+const node = inspectingNode
 const withDistribution = (distribution: Manifest['image']['distribution']): Manifest => {
   const m = simManifest()
   return { ...m, image: { ...m.image, distribution } }

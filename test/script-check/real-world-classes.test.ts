@@ -5,27 +5,16 @@
  * read from the value a setting replaced, a shared setting fixed by reference, a nested shell's own
  * export as the pin, and `python -m dynamo.vllm` as vLLM's serve.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 import { evaluateScript } from '../../src/script-check/evaluate.js'
+import { applied } from './support/apply-patch.js'
 
 const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
 const errors = (text: string) =>
   check(text)
     .findings.filter((f) => f.severity === 'error')
     .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-
-function applied(text: string, diff: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-classes-'))
-  writeFileSync(join(dir, 'launch.sh'), text)
-  writeFileSync(join(dir, 'fix.patch'), diff)
-  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
-  return readFileSync(join(dir, 'launch.sh'), 'utf8')
-}
 
 /** The script's errors are `want`; its patch applies and leaves none. */
 function fixes(text: string, want: string[]): string {

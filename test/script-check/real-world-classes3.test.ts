@@ -5,15 +5,13 @@
  * serve as a `docker run` image's entrypoint, an array the joined paths fill differently, and a flag every
  * node gives alike fixed in the command rather than in one role's array.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { evaluateScript } from '../../src/script-check/evaluate.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
+import { applied } from './support/apply-patch.js'
 
 let manifest: Manifest
 beforeAll(async () => {
@@ -34,14 +32,6 @@ const errors = (text: string, withManifest = false) =>
   check(text, withManifest)
     .findings.filter((f) => f.severity === 'error')
     .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-
-function applied(text: string, diff: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-classes3-'))
-  writeFileSync(join(dir, 'launch.sh'), text)
-  writeFileSync(join(dir, 'fix.patch'), diff)
-  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
-  return readFileSync(join(dir, 'launch.sh'), 'utf8')
-}
 
 /** The script's errors are `want`; its patch applies and leaves none. */
 function fixes(text: string, want: string[], withManifest = false): string {

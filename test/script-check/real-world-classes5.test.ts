@@ -4,14 +4,12 @@
  * on some paths, run by `exec "${cmd[@]}"`) is given a flag every node needs once, in the array's own assignment;
  * and an export does not reach a start that ssh runs on another host (the harness took it to; the check was right).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadManifestFile } from '../../src/manifest/load-manifest.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import { checkLaunchScript } from '../../src/script-check/index.js'
+import { applied } from './support/apply-patch.js'
 
 let pair: Manifest
 beforeAll(async () => {
@@ -32,14 +30,6 @@ const errors = (text: string, manifest?: Manifest) =>
   checkLaunchScript(text, { path: 'launch.sh', ...(manifest ? { manifest } : {}) })
     .findings.filter((f) => f.severity === 'error')
     .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-
-function applied(text: string, diff: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-classes5-'))
-  writeFileSync(join(dir, 'launch.sh'), text)
-  writeFileSync(join(dir, 'fix.patch'), diff)
-  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
-  return readFileSync(join(dir, 'launch.sh'), 'utf8')
-}
 
 /** The lines of the script a unified diff removes or changes. */
 const changedLines = (diff: string): number[] => {

@@ -6,26 +6,15 @@
  * VLLM_HOST_IP the node computes is not known to differ from a literal Ray identity; a variable that holds a start's whole
  * command line takes the missing pin in its own definition.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkLaunchScript } from '../../src/script-check/index.js'
+import { applied } from './support/apply-patch.js'
 
 const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
 const errors = (text: string) =>
   check(text)
     .findings.filter((f) => f.severity === 'error')
     .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-
-function applied(text: string, diff: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-classes6-'))
-  writeFileSync(join(dir, 'launch.sh'), text)
-  writeFileSync(join(dir, 'fix.patch'), diff)
-  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
-  return readFileSync(join(dir, 'launch.sh'), 'utf8')
-}
 
 /** The finding's patch applies and leaves no error. */
 function fixes(text: string): string {
