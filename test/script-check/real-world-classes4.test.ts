@@ -5,13 +5,10 @@
  * in a fix, a worker that takes the head's address only on a path where an input was not given, and a
  * compose file's `$NAME` (read from the environment compose runs with, exported variables only).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkLaunchScript } from '../../src/script-check/index.js'
 import { fail, ok, problem } from '../../src/result/result.js'
+import { applyPatch } from './support/apply-patch.js'
 
 type Files = Readonly<Record<string, string>>
 const check = (text: string, files: Files = {}) =>
@@ -27,17 +24,7 @@ const found = (text: string, files: Files = {}, severity = 'error') =>
     .findings.filter((f) => f.severity === severity)
     .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
 
-function applied(text: string, diff: string, files: Files = {}): { text: string; files: Files } {
-  const dir = mkdtempSync(join(tmpdir(), 'vrd-classes4-'))
-  writeFileSync(join(dir, 'launch.sh'), text)
-  for (const [n, b] of Object.entries(files)) writeFileSync(join(dir, n), b)
-  writeFileSync(join(dir, 'fix.patch'), diff)
-  execFileSync('patch', ['-p1', '--forward', '-i', 'fix.patch'], { cwd: dir, stdio: 'pipe' })
-  return {
-    text: readFileSync(join(dir, 'launch.sh'), 'utf8'),
-    files: Object.fromEntries(Object.keys(files).map((n) => [n, readFileSync(join(dir, n), 'utf8')])),
-  }
-}
+const applied = (text: string, diff: string, files: Files = {}): { text: string; files: Files } => applyPatch(text, diff, files)
 
 describe('a start inside a string another shell runs is named at its own line', () => {
   // ALCF's Cobalt launcher: `ssh -tt $HEAD "source $INIT; \ ray start --head … --num-gpus $GPUS_PER_NODE" &`, where the last
