@@ -77,6 +77,8 @@ export const FINDING_CODES = [
   'RAY_BRIDGE_ADDRESS',
   'RAY_WORKER_REGISTER_FAILED',
   'NVRM_NO_MEMORY',
+  // A GPU that reports a fault of its own: Xid records, lost from the bus, uncorrectable ECC (src/preflight/signature-rules-gpu-health.ts)
+  'GPU_FAULT',
   'OOM_KILLED',
   'GPU_OUT_OF_MEMORY',
   // Log signatures: vLLM's native multi-node mode, torch's TCPStore rendezvous (src/preflight/signature-rules-native.ts)

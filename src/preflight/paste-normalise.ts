@@ -342,7 +342,9 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
       // A terminal's continuation starts where the cut fell; one that starts indented was re-wrapped by hand.
       return l.length === max && next !== '' && !/^\s{2}/.test(next) && !startsRecord(next) && next.slice(0, 16) !== l.slice(0, 16)
     }
-    const padded = lines.every((l) => l.length !== max || /\s$|\S {6,}\S+$/.test(l))
+    // (One blank at the end is where a cut fell after a word as often as padding: a layout pads with a run of blanks, or
+    // every line of the width ends in one while its next line starts a record of its own.)
+    const padded = lines.every((l, i) => l.length !== max || /\s{2,}$|\S {6,}\S+$/.test(l) || (/\s$/.test(l) && startsRecord(lines[i + 1] ?? '')))
     return !padded && lines.some(cutAt) ? max : undefined
   }
   // One longest line: a cut only at a common width, inside a word, a number or an address (`127.` / `0.0.1]`, `28` / `, kind`),
@@ -355,6 +357,8 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   const cut =
     (/\w$/.test(line) && /^[\w,.:;)\]}/-]/.test(next) && !SENTENCE_WORD_GOES_ON.test(next)) ||
     (/[.:/-]$/.test(line) && /^[a-z\d]/.test(next)) ||
+    // an opening bracket a re-wrap between words would never end a line on (`NumCudaDevices(` / `) that …`)
+    (/[([{]$/.test(line) && /^\S/.test(next)) ||
     / $/.test(line) ||
     /^ \S/.test(next)
   // A terminal ends the record where its continuation ends; a continuation that itself stops mid-sentence and goes on in the

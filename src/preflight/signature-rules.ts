@@ -13,6 +13,7 @@ import { NETWORK_RULES } from './signature-rules-network.js'
 import { NATIVE_RULES } from './signature-rules-native.js'
 import { RAY_CLUSTER_RULES } from './signature-rules-ray.js'
 import { GPU_CONTAINER_RULES } from './signature-rules-gpu.js'
+import { GPU_HEALTH_RULES } from './signature-rules-gpu-health.js'
 import { ENGINE_RULES } from './signature-rules-engine.js'
 import { PLACEMENT_RULES } from './signature-rules-placement.js'
 import { PROCESS_RULES } from './signature-rules-processes.js'
@@ -377,6 +378,8 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...STARTUP_RULES,
   // A container that cannot get its GPUs: the NVIDIA container tooling missing or misconfigured, a CDI spec left by a driver upgrade.
   ...GPU_CONTAINER_RULES,
+  // A GPU or its driver that cannot be used: CUDA error 802 (Fabric Manager) and 803, nvidia-smi without a driver, Xid faults, a lost GPU, ECC.
+  ...GPU_HEALTH_RULES,
   // The engine against the image and the node: GPU architecture, model architecture, flag values, Ray not running, GPUs short, NCCL's interface.
   ...ENGINE_RULES,
   // The newest releases' start-up processes (vLLM 0.34 engines and workers, Ray 2.60's CLI and driver): ready timeout, worker exits, DP room, ports.

@@ -1,0 +1,232 @@
+/**
+ * Log signatures of a node whose GPU, or the driver under it, cannot be used: CUDA refusing to start because a
+ * daemon the system needs is not ready (error 802: NVSwitch systems without a running Fabric Manager) or because the
+ * user-space driver library does not belong to the loaded kernel module (803); nvidia-smi that cannot reach the driver;
+ * NGC images' entrypoint finding no driver; and the faults the GPU itself reports (GPU_FAULT): the kernel driver's
+ * Xid records read against NVIDIA's Xid catalog (what each number asks of an operator), a GPU that fell off the bus
+ * or is lost, uncorrectable ECC errors. Wordings with their sources in src/preflight/WORDINGS.md.
+ */
+
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+
+const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+
+const FABRIC_MANAGER =
+  "On that node: systemctl status nvidia-fabricmanager — it must run, at exactly the driver's version (its package is versioned with the driver: nvidia-fabricmanager-<branch>), and have finished (nvidia-smi -q | grep -A2 Fabric: State Completed, Status Success); start it (sudo systemctl enable --now nvidia-fabricmanager) or reinstall it at the driver's version, then start the container again. NVSwitch systems (HGX/DGX A100, H100, H200, B200) cannot start CUDA without it; a node that only just booted may need the wait."
+const DRIVER_MISMATCH =
+  'The libcuda.so the process loads must come from the same driver as the loaded kernel module (cat /proc/driver/nvidia/version against the libcuda.so.<version> in the container): drop a CUDA compat library (cuda-compat, /usr/local/cuda/compat on LD_LIBRARY_PATH) the image or the launch adds where the GPU has no forward compatibility (GB10, GeForce/RTX) or where its version does not fit the driver, and reboot a node whose driver was upgraded without one.'
+const NO_DRIVER =
+  'On the host: nvidia-smi must work (install the driver, or load it: sudo modprobe nvidia; after a driver upgrade, reboot), then start the container with its GPUs (--gpus all or the NVIDIA runtime). vllm-ray-deploy preflight reads every node before a deploy.'
+
+/** CUDA's system errors: the driver loaded but CUDA will not start (driver API/runtime names, torch's and NCCL's wordings). */
+const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
+  {
+    // CUDA runtime 802 cudaErrorSystemNotReady "system not yet initialized" (driver API CUDA_ERROR_SYSTEM_NOT_READY): torch's
+    // "Unexpected error from cudaGetDeviceCount() … Error 802: system not yet initialized" (raised, or its UserWarning "CUDA initialization: …"),
+    // NCCL's "Cuda failure 802 'system not yet initialized'", ggml's "failed to initialize CUDA: system not yet initialized", torch 1.x's
+    // "cuda runtime error (802) : system not yet initialized". gpustack#4154 and pytorch#35710: nvidia-fabricmanager; huggingface_hub#4128 (H200,
+    // 2026): Fabric Manager State "In Progress".
+    code: 'DRIVER_NO_GPU',
+    pattern: /\bsystem not yet initialized\b|\bcudaErrorSystemNotReady\b|\bCUDA_ERROR_SYSTEM_NOT_READY\b/,
+    hit: (m, line, _ray, context) => {
+      // The words alone could be another program's; CUDA's error names itself (802, cuda, CUDA_…).
+      if (!/802|cuda/i.test(line)) return null
+      return {
+        key: `cuda-802:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: `CUDA would not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the system is not ready (CUDA error 802). On a GPU system with NVSwitches this is NVIDIA Fabric Manager not running, not at the driver's version, or not done initialising; no process there can use the GPUs until it is.`,
+        evidence: { 'CUDA error': `802 (${m[0]})`, ...node(context) },
+        fix: FABRIC_MANAGER,
+      }
+    },
+  },
+  {
+    // CUDA runtime 803 cudaErrorSystemDriverMismatch "system has unsupported display driver / cuda driver combination" (vllm#15335, through
+    // torch's cudaGetDeviceCount); driver API CUDA_ERROR_SYSTEM_DRIVER_MISMATCH.
+    code: 'DRIVER_NO_GPU',
+    pattern: /system has unsupported display driver \/ cuda driver combination|\bcudaErrorSystemDriverMismatch\b|\bCUDA_ERROR_SYSTEM_DRIVER_MISMATCH\b/,
+    hit: (m, _line, _ray, context) => ({
+      key: `cuda-803:${context.prefixIp ?? ''}`,
+      severity: 'error',
+      message: `CUDA would not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the CUDA driver library the process loaded does not belong to the kernel module that is running (CUDA error 803) — a CUDA compat library in the image or on LD_LIBRARY_PATH, or a driver upgraded without a reboot.`,
+      evidence: { 'CUDA error': `803 (${m[0]})`, ...node(context) },
+      fix: DRIVER_MISMATCH,
+    }),
+  },
+  {
+    // nvidia-smi (NVML_ERROR_DRIVER_NOT_LOADED): "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the
+    // latest NVIDIA driver is installed and running." Printed only when nvidia-smi itself failed.
+    code: 'DRIVER_NO_GPU',
+    pattern: /NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver/,
+    hit: (_m, _line, _ray, context) => ({
+      key: `nvidia-smi-no-driver:${context.prefixIp ?? ''}`,
+      severity: 'error',
+      message: `nvidia-smi could not reach the NVIDIA driver${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the driver is not loaded there (not installed, a kernel updated without its module, or a container started without its GPUs).`,
+      evidence: { nvidia_smi: "couldn't communicate with the NVIDIA driver", ...node(context) },
+      fix: NO_DRIVER,
+    }),
+  },
+  {
+    // NGC images' entrypoint (/opt/nvidia/entrypoint.d): "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available."
+    // A warning: a CPU-only container of the same image prints it too; beside a vLLM start it is why no GPU is found.
+    code: 'DRIVER_NO_GPU',
+    pattern: /The NVIDIA Driver was not detected\.\s+GPU functionality will not be available/,
+    hit: (_m, _line, _ray, context) => ({
+      key: `ngc-no-driver:${context.prefixIp ?? ''}`,
+      severity: 'warning',
+      message: `The container started without an NVIDIA driver${context.prefixIp ? ` on ${context.prefixIp}` : ''} (its image's entrypoint found none): nothing in it can use a GPU.`,
+      evidence: { 'NGC entrypoint': 'The NVIDIA Driver was not detected', ...node(context) },
+      fix: NO_DRIVER,
+    }),
+  },
+]
+
+type XidAction = 'reboot' | 'reset' | 'nvlink' | 'gsp' | 'process'
+
+/**
+ * NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors, "Analyzing Xid catalog"; the same numbers and resolutions in NVIDIA/NVSentinel's
+ * xiderrorsmapping.csv), the Xids a compute node meets, by what the catalog asks of an operator. Xids the catalog marks ignore or that only follow
+ * a process's end (43, 45: the channel of a killed process torn down; 63, 92: an ECC page retired or single-bit errors counted) are not read.
+ */
+const XID_CATALOG: Readonly<Record<number, readonly [string, XidAction]>> = {
+  13: ['a graphics engine exception (a kernel fault)', 'process'],
+  31: ['an MMU fault (a kernel touched memory it does not own)', 'process'],
+  32: ['a corrupted push buffer stream', 'process'],
+  46: ['a GPU stopped processing', 'reset'],
+  48: ['a double-bit ECC error', 'reset'],
+  62: ['an internal micro-controller halt', 'reset'],
+  64: ['an ECC page retirement or row-remapping failure', 'reset'],
+  74: ['an NVLink error', 'nvlink'],
+  79: ['the GPU has fallen off the bus', 'reboot'],
+  94: ['a contained ECC error', 'process'],
+  95: ['an uncontained ECC error', 'reset'],
+  109: ['a context-switch timeout', 'reset'],
+  110: ['a security fault', 'reset'],
+  119: ['a GSP RPC timeout', 'gsp'],
+  120: ['a GSP error', 'gsp'],
+  136: ['a link-training failure', 'reset'],
+  140: ['an unrecovered ECC error', 'reset'],
+  143: ['a GPU initialisation failure', 'reset'],
+  144: ['an NVLink error (SAW)', 'nvlink'],
+  145: ['an NVLink error (RLW)', 'nvlink'],
+  146: ['an NVLink error (TLW)', 'nvlink'],
+  147: ['an NVLink error (TREX)', 'nvlink'],
+  148: ['an NVLink error (NVLPW)', 'nvlink'],
+  149: ['an NVLink error (NETIR)', 'nvlink'],
+  150: ['an NVLink error (MSE)', 'nvlink'],
+  155: ['a software-defined NVLink error', 'nvlink'],
+  156: ['a resource retirement event', 'reset'],
+  158: ['a GPU fatal timeout', 'reset'],
+}
+
+const CHECK = 'then check it before the next deploy (nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT and dmesg | grep -i xid)'
+const XID_FIX: Readonly<Record<XidAction, string>> = {
+  reboot:
+    'Reboot that node: the GPU answers nothing until then. If it happens again, drain the node and check its power, cooling and the card in its slot (risers, PCIe errors in dmesg, the BIOS), then ask the vendor.',
+  reset: `Stop what runs on that GPU and reset it (sudo nvidia-smi -r -i <index>, or reboot the node), ${CHECK}; if it comes back on the same GPU, drain the node and ask the vendor.`,
+  nvlink: `Stop what runs on that node's GPUs and reset them (or reboot), ${CHECK} and NVLink (nvidia-smi nvlink -s, nvidia-smi nvlink -e); if it comes back, drain the node and ask the vendor.`,
+  gsp: `Reset that GPU or reboot the node, ${CHECK}; GSP timeouts are often driver bugs fixed in later releases of the same branch: update the driver, the same on every node.`,
+  process:
+    'The GPU stays usable once the process that faulted is gone: restart the server. If the same model faults again, suspect its kernels for this GPU (an image built for another architecture, a kernel bug) before the hardware; a contained ECC error that repeats on one GPU means its memory (nvidia-smi -q -d ECC).',
+}
+
+const gpuFault = (key: string, severity: RuleHit['severity'], message: string, evidence: Record<string, string>, fix: string): RuleHit => ({
+  key,
+  severity,
+  message,
+  evidence,
+  fix,
+})
+
+/** The GPU itself reports a fault: Xid records, a GPU lost from the bus, uncorrectable ECC. */
+const GPU_FAULT_RULES: readonly SignatureRule[] = [
+  {
+    // NVIDIA kernel driver: "NVRM: Xid (PCI:0000:48:00): 62, 00002740 …" (no pid), "NVRM: Xid (PCI:0001:6c:00): 119, pid=10200, name=NvmlTaskRunner,
+    // Timeout after 45s of waiting for RPC response from GPU5 GSP! …" (vllm#40652), "NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus."
+    // (NVSentinel#155), older "NVRM: Xid (0000:03:00): 79, …"; Xid 154 names the recovery the driver asks for: "GPU recovery action changed from
+    // 0x0 (None) to 0x1 (GPU Reset Required)".
+    code: 'GPU_FAULT',
+    pattern: /NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\): (\d+)\b(?:, pid=[^,]*)?(?:, name=[^,]*)?,?\s*([^\n]*)/,
+    hit: (m, _line, _ray, context) => {
+      const xid = Number(m[2])
+      const gpu = m[1]!
+      const detail = (m[3] ?? '').trim().slice(0, 200)
+      if (xid === 154) {
+        const wanted = /changed from [^\n]*? to (0x[0-9a-f]+ \(([^)]+)\))/i.exec(detail)
+        if (!wanted || /\(None\)/i.test(wanted[1]!)) return null
+        const action = wanted[2]!
+        return gpuFault(
+          `xid:${gpu}:154`,
+          'error',
+          `The NVIDIA driver asks for ${action} on the GPU at PCI ${gpu} (Xid 154): an earlier fault left it unusable until then.`,
+          { GPU: `PCI ${gpu}`, Xid: '154', 'Recovery the driver asks for': action, ...node(context) },
+          /reboot/i.test(action) ? XID_FIX.reboot : XID_FIX.reset,
+        )
+      }
+      const known = XID_CATALOG[xid]
+      if (!known) return null
+      const [what, action] = known
+      const severity = action === 'process' ? 'warning' : 'error'
+      return gpuFault(
+        `xid:${gpu}:${xid}`,
+        severity,
+        action === 'process'
+          ? `The GPU at PCI ${gpu} reported Xid ${xid}: ${what} in the process using it; the process failed, the GPU did not.`
+          : `The GPU at PCI ${gpu} reported Xid ${xid}: ${what}. The GPU is not usable until it is ${action === 'reboot' ? 'rebooted' : 'reset'}, whatever runs on it now.`,
+        { GPU: `PCI ${gpu}`, Xid: `${xid} (${what})`, ...(detail ? { 'Driver record': detail } : {}), ...node(context) },
+        XID_FIX[action],
+      )
+    },
+  },
+  {
+    // The kernel driver's own words, also without an Xid (NVSentinel#155): "NVRM: The NVIDIA GPU 0000:b3:00.0⏎ NVRM: (PCI ID: 10de:26b5) installed in
+    // this system has⏎ NVRM: fallen off the bus and is not responding to commands."; "GPU lost from the bus [NV_ERR_GPU_IS_LOST]" (open-gpu-kernel-
+    // modules#1342). The GPU's address from the record's first line.
+    code: 'GPU_FAULT',
+    pattern: /NVRM: The NVIDIA GPU ([0-9a-fA-F:.]+)|\bfallen off the bus and is not responding to commands\b|\bNV_ERR_GPU_IS_LOST\b/,
+    hit: (m, line, _ray, context) => {
+      const lost = /\bfallen off the bus and is not responding to commands\b|\bNV_ERR_GPU_IS_LOST\b/.exec(line)
+      if (m[1] !== undefined) context.memory?.set('nvrmGpu', m[1])
+      // (A page that ran the record's lines together holds the address and the words on one line.)
+      if (!lost) return null
+      const gpu = context.memory?.get('nvrmGpu')
+      return gpuFault(
+        `lost:${gpu ?? ''}`,
+        'error',
+        `The GPU${gpu ? ` at PCI ${gpu}` : ''} fell off the bus: the driver can no longer reach it, and nothing can use it until the node reboots.`,
+        { ...(gpu ? { GPU: `PCI ${gpu}` } : {}), 'Driver record': lost[0], ...node(context) },
+        XID_FIX.reboot,
+      )
+    },
+  },
+  {
+    // nvidia-smi (NVML_ERROR_GPU_IS_LOST): "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost.  Reboot the system to recover
+    // this GPU" (OWOD#81, marian#251); Slurm's "NVML: Failed to get usage(15): GPU is lost".
+    code: 'GPU_FAULT',
+    pattern: /(?:device handle for GPU ?([0-9a-fA-F:.]+): )?GPU is lost\b/,
+    hit: (m, _line, _ray, context) =>
+      gpuFault(
+        `lost:${m[1] ?? ''}`,
+        'error',
+        `The GPU${m[1] ? ` at PCI ${m[1]}` : ''} is lost: NVML can no longer reach it, and nothing can use it until the node reboots.`,
+        { ...(m[1] ? { GPU: `PCI ${m[1]}` } : {}), NVML: 'GPU is lost', ...node(context) },
+        XID_FIX.reboot,
+      ),
+  },
+  {
+    // CUDA 214 cudaErrorECCUncorrectable "uncorrectable ECC error encountered" (vllm#5222, verl#407, sglang#3204: the maintainers read it as the
+    // machine's fault; a reset or a reboot cleared it).
+    code: 'GPU_FAULT',
+    pattern: /\buncorrectable ECC error encountered|\bcudaErrorECCUncorrectable\b|\bCUDA_ERROR_ECC_UNCORRECTABLE\b/,
+    hit: (m, _line, _ray, context) =>
+      gpuFault(
+        `ecc:${context.prefixIp ?? ''}`,
+        'error',
+        `A GPU${context.prefixIp ? ` on ${context.prefixIp}` : ''} hit an uncorrectable ECC error in its memory (CUDA error 214): a hardware fault, not the model or the launch.`,
+        { 'CUDA error': `214 (${m[0]})`, ...node(context) },
+        XID_FIX.reset,
+      ),
+  },
+]
+
+export const GPU_HEALTH_RULES: readonly SignatureRule[] = [...CUDA_SYSTEM_RULES, ...GPU_FAULT_RULES]
