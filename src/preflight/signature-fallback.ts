@@ -230,6 +230,10 @@ const MARKERS: readonly Marker[] = [
     kind: STORE_LOST_KIND,
     test: /\b(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(|\bDid the remote server shutdown or crash\?|\(maybe TCPStore server has shut down too early\)|^\s*Exception raised from \w+ at \S+:\d+ \(most recent call first\):/,
   },
+  // Xinference's actor pool (xoscar) when the process that served the model went away: "Remote server unixsocket:///247564599296 closed:" /
+  // "0 bytes read on a total of 11 expected bytes" (jishuzhan.net, 2026: vLLM's engine under Xinference died of host memory) — the subprocess
+  // died without a word of its own in this log.
+  { kind: 'launcher subprocess died', test: /\bRemote server (?:unixsocket|tcp|ucx):\/\/\S+ closed\b/ },
   // Ray's actor and worker deaths without a cause of their own
   { kind: 'Ray process died', test: /The actor (?:is dead|died) because|died unexpectedly before finishing|A worker died or was killed/i },
   // A launcher's or watcher's own readiness timeout: the server never answered within its wait.

@@ -54,17 +54,25 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     }),
   },
   {
-    // nvidia-smi (NVML_ERROR_DRIVER_NOT_LOADED): "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the
-    // latest NVIDIA driver is installed and running." Printed only when nvidia-smi itself failed.
-    code: 'DRIVER_NO_GPU',
-    pattern: /NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver/,
-    hit: (_m, _line, _ray, context) => ({
-      key: `nvidia-smi-no-driver:${context.prefixIp ?? ''}`,
-      severity: 'error',
-      message: `nvidia-smi could not reach the NVIDIA driver${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the driver is not loaded there (not installed, a kernel updated without its module, or a container started without its GPUs).`,
-      evidence: { nvidia_smi: "couldn't communicate with the NVIDIA driver", ...node(context) },
-      fix: NO_DRIVER,
-    }),
+    // nvidia-smi on the node, the same fact the host checks read (NO_GPU_VISIBLE): "NVIDIA-SMI has failed because it couldn't communicate with the
+    // NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running." (NVML_ERROR_DRIVER_NOT_LOADED), and "No devices were found"
+    // on its own line (the driver loaded and initialised no GPU: prathamesh.dev 2026, a Blackwell card under the proprietary modules).
+    code: 'NO_GPU_VISIBLE',
+    pattern: /NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver|^\s*No devices were found\s*$/,
+    hit: (m, _line, _ray, context) => {
+      const noDriver = m[0].startsWith('NVIDIA-SMI')
+      return {
+        key: `nvidia-smi:${noDriver}:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: noDriver
+          ? `nvidia-smi could not reach the NVIDIA driver${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the driver is not loaded there (not installed, a kernel updated without its module, or a container started without its GPUs).`
+          : `nvidia-smi found no GPU${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the driver is loaded but initialised none (a GPU its kernel modules do not support, missing firmware, a GPU lost since boot).`,
+        evidence: { 'nvidia-smi': noDriver ? "couldn't communicate with the NVIDIA driver" : 'No devices were found', ...node(context) },
+        fix: noDriver
+          ? NO_DRIVER
+          : "On that node: sudo dmesg | grep -i NVRM tells why the driver took no GPU. Blackwell GPUs (RTX PRO 6000, B200, GB10) and Grace Hopper need NVIDIA's open kernel modules (nvidia-driver-<branch>-open); a GPU newer than the driver needs a newer branch; then reboot and check nvidia-smi -L.",
+      }
+    },
   },
   {
     // NGC images' entrypoint (/opt/nvidia/entrypoint.d): "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available."

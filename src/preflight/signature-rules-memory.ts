@@ -16,7 +16,7 @@ const looksUnified = (total: number | undefined, unit: string | undefined): bool
 const RAY_MEMORY_ON_NODE =
   /Memory on the node(?: \(IP: ([^,\s)]+)(?:, ID: (\w+))?\))?(?:[^\n]*?was running)? was ([\d.]+ ?[KMGT]B)(?: used)? \/ ([\d.]+ ?[KMGT]B)(?: limit)? \(([\d.]+)\)(?:[,;] which exceeds the memory usage threshold of ([\d.]*\d))?/i
 
-const UNIFIED_FIX =
+export const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
 
 /** vLLM's config check: the asked length against the model's config.json maximum. */

@@ -114,12 +114,17 @@ describe('DRIVER_NO_GPU: CUDA will not start on the node', () => {
     expect(f.evidence['CUDA error']).toMatch(/^803/)
     expect(f.fix).toMatch(/cuda-compat/)
   })
-  it("nvidia-smi without a driver is an error; NGC's entrypoint without one is a warning", () => {
+  it("nvidia-smi without a driver or without a GPU is the host checks' NO_GPU_VISIBLE; NGC's entrypoint without a driver is a warning", () => {
     expect(
       scan(
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
       ).map((f) => `${f.severity}:${f.code}`),
-    ).toEqual(['error:DRIVER_NO_GPU'])
+    ).toEqual(['error:NO_GPU_VISIBLE'])
+    const none = scan('$ nvidia-smi\nNo devices were found\n')
+    expect(none.map((f) => `${f.severity}:${f.code}`)).toEqual(['error:NO_GPU_VISIBLE'])
+    expect(none[0]!.fix).toMatch(/open kernel modules/)
+    // not a sentence that goes on, nor another tool's longer line
+    expect(scan('lsusb: No devices were found matching the filter\n')).toEqual([])
     expect(
       scan(
         'WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n',
