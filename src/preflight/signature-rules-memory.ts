@@ -47,7 +47,7 @@ function rayKillReason(reason: string): { why: string; fix?: string } {
   if (/user cgroup memory (?:upper bound|pressure)/i.test(reason))
     return {
       why: `the cgroup Ray runs its workers in (resource isolation, ray start --enable-resource-isolation) ${/pressure/i.test(reason) ? 'came under memory pressure' : 'reached its memory upper bound (memory.high)'}`,
-      fix: "Resource isolation caps Ray's worker cgroup at the node's memory minus what it reserves for the system: start Ray with a smaller --system-reserved-memory or give the node or its container more memory, or lower what vLLM keeps in host memory (--swap-space, --cpu-offload-gb, fewer API servers).",
+      fix: "Resource isolation caps Ray's worker cgroup at the node's memory minus what it reserves for the system (--system-reserved-memory, 10% by default): lower what vLLM keeps in host memory (--swap-space, --cpu-offload-gb, fewer API servers), place fewer Ray workers on the node or give it more memory; a smaller --system-reserved-memory gives the workers more but leaves the OS and the raylet less.",
     }
   return { why: "the node's memory use passed Ray's kill threshold" }
 }

@@ -118,3 +118,43 @@ describe('near misses: the monitors starting, the reason in prose or a grep', ()
       ).toEqual([])
   })
 })
+
+describe("PLACEMENT_GROUP_PENDING: Ray's autoscaler line quoted bare, its request left off", () => {
+  it("reads the bare line (vLLM's distributed troubleshooting page) as the autoscaler's refusal, naming the multi-address cause", () => {
+    const f = scan('Error: No available node types can fulfill resource request\n').find((x) => x.code === 'PLACEMENT_GROUP_PENDING')
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence.Request).toBe('not on the line')
+    expect(f?.fix).toMatch(/VLLM_HOST_IP/)
+  })
+
+  it('keeps reading the request where the line has it (vllm-project/vllm#14186, a gist in the docs corpus, ray-project/ray#53192)', () => {
+    for (const [line, request] of [
+      [
+        "(autoscaler +13s) Error: No available node types can fulfill resource request {'node:111.6.168.225': 0.001, 'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue.",
+        "{'node:111.6.168.225': 0.001, 'GPU': 1.0}",
+      ],
+      [
+        "(autoscaler +6s) Error: No available node types can fulfill resource request {'CPU': 1.0, 'GPU': 0.5}. Add suitable node types to this cluster to resolve this issue.",
+        "{'CPU': 1.0, 'GPU': 0.5}",
+      ],
+      [
+        "(autoscaler +44s) Error: No available node types can fulfill resource request {'GPU': 16.0, 'CPU': 1.0}. Add suitable node types to this cluster to resolve this issue.",
+        "{'GPU': 16.0, 'CPU': 1.0}",
+      ],
+    ] as const) {
+      const f = scan(`${line}\n`).find((x) => x.code === 'PLACEMENT_GROUP_PENDING')
+      expect(f?.evidence.Request, line).toBe(request)
+    }
+  })
+
+  it('near misses: prose that quotes the line', () => {
+    for (const line of [
+      'The error message `Error: No available node types can fulfill resource request` can appear even when the cluster has enough GPUs.',
+      'Ray said No available node types can fulfill resource request even though ray status showed 8 GPUs',
+    ])
+      expect(
+        scan(`${line}\n`).map((f) => f.code),
+        line,
+      ).not.toContain('PLACEMENT_GROUP_PENDING')
+  })
+})
