@@ -19,6 +19,39 @@ const RAY_MEMORY_ON_NODE =
 export const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
 
+/**
+ * What to do about a kill by Ray's memory monitor. It measures the node's host memory (RAM), not a
+ * GPU's: the GB10 advice (one pool for GPU and host) only where the log showed a GB10.
+ */
+function rayKillFix(line: string, memory: Map<string, string> | undefined): string {
+  if (/\bGB10\b/.test(line) || memory?.has('unifiedMemory'))
+    return `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`
+  return "Ray's memory monitor measures the node's host memory (RAM), not the GPU's: see what held it (`ray logs raylet.out -ip <node>` lists the top memory users at the kill), then give the node or its container more memory, lower what vLLM keeps in host memory (--swap-space, --cpu-offload-gb, fewer API servers), or place fewer Ray workers on that node; RAY_memory_usage_threshold only moves the line, and RAY_memory_monitor_refresh_ms=0 stops Ray's kills but leaves the kernel's OOM killer."
+}
+
+/** The kill's finding, for the "OOM kill reason" line that completes it (its key, who was killed, the node's memory then). */
+function rememberRayKill(memory: Map<string, string> | undefined, key: string, who: string, use: string | undefined): void {
+  memory?.set('rayOomKey', key)
+  memory?.set('rayOomWho', who)
+  if (use) memory?.set('rayOomUse', use)
+  else memory?.delete('rayOomUse')
+}
+
+/**
+ * Why Ray's memory monitor killed, as the raylet words it after "OOM kill reason: " (Ray 2.56+, src/ray/common/monitors/ in
+ * ray-project/ray, 2026): the event monitor of resource isolation "user cgroup memory upper bound was met or exceeded" (the user
+ * cgroup's memory.high reached), the PSI monitor "user cgroup memory pressure was detected", the threshold monitor "Memory usage
+ * <n>B exceeded threshold of <n>B (<p>% of <n>B total)"; a write-up's paraphrase "exceeded threshold of 95%".
+ */
+function rayKillReason(reason: string): { why: string; fix?: string } {
+  if (/user cgroup memory (?:upper bound|pressure)/i.test(reason))
+    return {
+      why: `the cgroup Ray runs its workers in (resource isolation, ray start --enable-resource-isolation) ${/pressure/i.test(reason) ? 'came under memory pressure' : 'reached its memory upper bound (memory.high)'}`,
+      fix: "Resource isolation caps Ray's worker cgroup at the node's memory minus what it reserves for the system (--system-reserved-memory, 10% by default): lower what vLLM keeps in host memory (--swap-space, --cpu-offload-gb, fewer API servers), place fewer Ray workers on the node or give it more memory; a smaller --system-reserved-memory gives the workers more but leaves the OS and the raylet less.",
+    }
+  return { why: "the node's memory use passed Ray's kill threshold" }
+}
+
 /** vLLM's config check: the asked length against the model's config.json maximum. */
 function overModelMaximum(m: RegExpExecArray): RuleHit {
   const derived = m[3]!.replace(/\.0$/, '')
@@ -131,10 +164,11 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // Ray 2.60 raylet (threshold memory monitor): "Memory usage 128849018880B exceeded threshold of 122406567936B (95.0% of 128849018880B limit)"; logged
+    // Ray 2.60 raylet (threshold memory monitor): "Memory usage 128849018880B exceeded threshold of 122406567936B (95.0% of 128849018880B limit)"
+    // ("… total)" in src/ray/common/monitors/threshold_memory_monitor.cc, 2026); logged
     // before a kill, and with "Memory usage above threshold but no workers are available for killing": kept as the evidence of the kill line after it.
     code: 'OOM_KILLED',
-    pattern: /Memory usage (\d+)B exceeded threshold of (\d+)B \(([\d.]+)% of (\d+)B limit\)/,
+    pattern: /Memory usage (\d+)B exceeded threshold of (\d+)B \(([\d.]+)% of (\d+)B (?:limit|total)\)/,
     hit: (m, _line, _ray, context) => {
       const gb = (bytes: string | undefined): string => `${(Number(bytes) / 1e9).toFixed(2)}GB`
       context.memory?.set('rayMemoryUsage', `${gb(m[1])} / ${gb(m[4])} (threshold ${m[3]}%: ${gb(m[2])})`)
@@ -160,10 +194,15 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
       const ip = m[1] ?? m[9]
       const killed = m[7] ?? m[8] ?? m0[10]
       const usage = m[3] ? undefined : context.memory?.get('rayMemoryUsage')
+      // no IP on the line: a provisional key, which the line naming the node completes (log-findings.ts)
+      const key = ip ? `ray:${ip}` : 'ray:?'
+      const who = `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : 'a worker'}${ip ? ` on ${ip}` : ''}`
+      // the "OOM kill reason: …" line after it (or later on the same line) completes this finding
+      rememberRayKill(context.memory, key, who, m[3] ? `${m[3]} of ${m[4]}` : undefined)
       return {
-        key: `ray:${ip ?? 'node'}`,
+        key,
         severity: 'error',
-        message: `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : 'a worker'}${ip ? ` on ${ip}` : ''}: the node's memory use${m[3] ? ` (${m[3]} of ${m[4]})` : ''} passed Ray's kill threshold${m[6] ? ` (${m[6]})` : ''}.`,
+        message: `${who}: the node's memory use${m[3] ? ` (${m[3]} of ${m[4]})` : ''} passed Ray's kill threshold${m[6] ? ` (${m[6]})` : ''}.`,
         evidence: {
           ...(ip ? { Node: ip } : {}),
           ...(m[3] ? { 'Memory in use': `${m[3]} / ${m[4]} (${m[5]})` } : {}),
@@ -171,8 +210,38 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
           ...(m[6] ? { 'Kill threshold': m[6] } : {}),
           ...(killed ? { 'Workers killed': killed } : {}),
         },
-        fix: `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`,
+        fix: rayKillFix(line, context.memory),
       }
+    },
+  },
+  {
+    // Why the monitor killed, the raylet's "OOM kill reason: <reason>" (Ray 2.56+; raylet.out joins the kill's lines with ";", a driver's
+    // exception puts it on the line after "… were killed due to the node running low on memory. Memory on the node …"): completes the
+    // kill's finding (its key is remembered) or, alone, is one.
+    code: 'OOM_KILLED',
+    pattern: /\bOOM kill reason: ([^;\n]*[^;\s])/,
+    hit: (m, line, _ray, context) => {
+      const reason = m[1]!.slice(0, 200)
+      const { why, fix } = rayKillReason(reason)
+      const who = context.memory?.get('rayOomWho') ?? `Ray's memory monitor killed a worker${context.prefixIp ? ` on ${context.prefixIp}` : ''}`
+      const use = context.memory?.get('rayOomUse')
+      return {
+        key: context.memory?.get('rayOomKey') ?? (context.prefixIp ? `ray:${context.prefixIp}` : 'ray:?'),
+        severity: 'error',
+        message: `${who}: ${why}${use ? ` (node memory ${use})` : ''}.`,
+        evidence: { 'Why Ray killed': reason, ...(context.prefixIp ? { Node: context.prefixIp } : {}) },
+        fix: fix ?? rayKillFix(line, context.memory),
+      }
+    },
+  },
+  {
+    // A GB10 named anywhere before the kill (nvidia-smi's "NVIDIA GB10", vLLM's device line, a DGX Spark prompt): Ray's kills are then read
+    // as unified memory. Remembered only, no finding.
+    code: 'OOM_KILLED',
+    pattern: /\bGB10\b/,
+    hit: (_m, _line, _ray, context) => {
+      context.memory?.set('unifiedMemory', 'GB10')
+      return null
     },
   },
   {
@@ -186,21 +255,24 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     code: 'OOM_KILLED',
     pattern:
       /Killing worker with task\b(?:.*?\bType=(\w+))?(?:.*?\bfunction_name=(\w+))?|Killing (\d+) worker\(s\), kill details:|Currently used memory: (\d+) bytes, threshold: (\d+) bytes\b.*?Selected (\d+) workers? to kill/,
-    hit: (m, _line, _ray, context) => {
+    hit: (m, line, _ray, context) => {
       const killed = m[3] ?? m[6]
       const gb = (bytes: string): string => `${(Number(bytes) / 1e9).toFixed(2)}GB`
       const usage = m[4] ? `${gb(m[4])} (threshold ${gb(m[5]!)})` : context.memory?.get('rayMemoryUsage')
+      const key = context.prefixIp ? `ray:${context.prefixIp}` : 'ray:?'
+      const who = `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : `a worker${m[2] ? ` running ${m[2]}` : ''}`}${context.prefixIp ? ` on ${context.prefixIp}` : ''}`
+      rememberRayKill(context.memory, key, who, undefined)
       return {
-        key: `ray:${context.prefixIp ?? 'node'}`,
+        key,
         severity: 'error',
-        message: `Ray's memory monitor killed ${killed ? `${killed} worker(s)` : `a worker${m[2] ? ` running ${m[2]}` : ''}`}${context.prefixIp ? ` on ${context.prefixIp}` : ''}: the node's memory use passed Ray's kill threshold.`,
+        message: `${who}: the node's memory use passed Ray's kill threshold.`,
         evidence: {
           ...(context.prefixIp ? { Node: context.prefixIp } : {}),
           ...(m[2] ? { 'Task killed': `${m[2]}${m[1] ? ` (${m[1]})` : ''}` } : {}),
           ...(killed ? { 'Workers killed': killed } : {}),
           ...(usage ? { 'Memory in use': usage } : {}),
         },
-        fix: `${UNIFIED_FIX} Ray counts the GPU's share of unified memory as used host memory; RAY_memory_usage_threshold only moves the line.`,
+        fix: rayKillFix(line, context.memory),
       }
     },
   },

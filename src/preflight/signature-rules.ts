@@ -183,9 +183,22 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   },
   {
     // Ray autoscaler: "(autoscaler +13s) Error: No available node types can fulfill resource request {...}. Add suitable node types ..."
+    // (autoscaler/_private/resource_demand_scheduler.py); also quoted bare, the request left off or wrapped away at the line's end (vLLM's
+    // docs, serving/distributed_troubleshooting.md, 2026; issue titles): then it is the line's last words, not prose quoting them; a
+    // request is read only when it starts as Ray prints one ({...}, [...], defaultdict(...)).
     code: 'PLACEMENT_GROUP_PENDING',
-    pattern: /No available node types can fulfill resource request (.*?)(?:\. Add suitable node types|$)/,
-    hit: (m, line, ray) => placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { Request: m[1] ?? '' }),
+    pattern: /No available node types can fulfill resource request(?: ((?:\{|\[|defaultdict\().*?))?(?:\. Add suitable node types|\s*$)/,
+    hit: (m, line, ray) =>
+      m[1]
+        ? placementHit("Ray's autoscaler cannot fulfil a resource request", line, ray, { Request: m[1] })
+        : {
+            key: 'unread-request',
+            severity: 'error',
+            message:
+              "Ray's autoscaler cannot fulfil a resource request; the request itself is not on the line, so whether it pins a node (vLLM's node:<ip>) cannot be told here.",
+            evidence: { Request: 'not on the line' },
+            fix: 'See `ray status` (Demands) for the request: a node:<ip> pin that no Ray node has is the usual cause when the cluster has the GPUs (nodes with several addresses): set VLLM_HOST_IP on each node to the address Ray registered for it (`ray list nodes`), or start Ray with --node-ip-address=<that address>; without a pin, the cluster lacks the GPUs it asks for.',
+          },
   },
   {
     // Ray's scheduler (autoscaler/_private/autoscaler.py, 2.x; "(scheduler +2m2s)" or "(autoscaler +5s)"): "Warning: The following resource request
