@@ -64,6 +64,36 @@ export function serveFlags<T>(items: readonly T[], text: (t: T) => string): Part
 }
 
 /**
+ * vLLM's data-parallel placement flags (vllm/engine/arg_utils.py, the parallel group: `--data-parallel-rank`/`-dpn`,
+ * `--data-parallel-start-rank`/`-dpr`, `--data-parallel-size-local`/`-dpl`, `--data-parallel-address`/`-dpa`,
+ * `--data-parallel-rpc-port`/`-dpp`; `--headless`'s help: "Run in headless mode. See multi-node data parallel
+ * documentation"). A `--headless` serve that places data-parallel engines, with no `--nnodes`/`--node-rank`, runs
+ * `run_headless`'s data-parallel variant: its engines meet the head at `--data-parallel-address` /
+ * `--data-parallel-rpc-port` ("Launching <n> data parallel engine(s) in headless mode, with head node address
+ * <ip>:<rpc port>."), and each engine's tensor-parallel group stays on its node (nnodes 1: `--master-addr` unused).
+ * See src/preflight/NATIVE-MULTINODE.md, `--headless`.
+ */
+const DATA_PARALLEL_PLACEMENT = /^(?:--data[-_]parallel[-_](?:rank|start[-_]rank|size[-_]local|address|rpc[-_]port)|-dp[nrlap])(?:=|$)/
+
+/** Whether a serve's words give a data-parallel placement flag (before a `--`). */
+export function placesDataParallel<T>(items: readonly T[], text: (t: T) => string): boolean {
+  for (const item of items) {
+    const t = text(item)
+    if (t === '--') return false
+    if (DATA_PARALLEL_PLACEMENT.test(t)) return true
+  }
+  return false
+}
+
+/**
+ * vLLM's native multi-node mode: `--nnodes` or `--node-rank` given, or `--headless` in a serve that places no
+ * data-parallel engines (a headless data-parallel node is the data-parallel mode, its own rendezvous).
+ */
+export function nativeByFlags(given: { readonly nnodes: boolean; readonly nodeRank: boolean; readonly headless: boolean }, dataParallel: boolean): boolean {
+  return given.nnodes || given.nodeRank || (given.headless && !dataParallel)
+}
+
+/**
  * Where `vllm serve`'s own arguments start in a command's words, or -1 when it is no `vllm serve`.
  * NVIDIA Dynamo's vLLM worker (`python -m dynamo.vllm`) counts: it parses vLLM's own engine arguments
  * (--nnodes, --node-rank, --master-addr) and runs vLLM's `run_headless` for `--headless`
@@ -105,5 +135,6 @@ export function nativeLaunchOf(argv: readonly string[]): NativeLaunch | undefine
     headless: f['--headless'] !== undefined,
     given: new Set(SERVE_FLAGS.filter((k) => f[k] !== undefined)),
   }
-  return launch.nnodes > 1 || launch.given.has('--node-rank') || launch.headless ? launch : undefined
+  const dataParallel = placesDataParallel(argv.slice(start), (a) => a)
+  return launch.nnodes > 1 || launch.given.has('--node-rank') || (launch.headless && !dataParallel) ? launch : undefined
 }

@@ -76,26 +76,33 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
 
 const SSH_WITH_VALUE = new Set('-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B'.split(' '))
 
-/** `ssh [options] host command…`: the command words, which the remote shell runs as one string. */
-export function sshCommand(args: readonly Arg[]): Arg[] {
+/**
+ * Where ssh's destination is in `ssh [options] destination [command…]` (ssh(1): the first argument that is no option or an
+ * option's value). A variable of unknown value expanded alone (`ssh $SSH_OPTS "$host" "cmd"`, SSH_OPTS an input with a
+ * default of options) is read as options when exactly two words follow it, the destination and one command string: read
+ * as the destination, the real one would become the remote command's first word. Followed by one word it is the
+ * destination (`ssh $HOST "cmd"`), and so with more (`ssh $HOST ray start …`).
+ */
+function sshDestination(args: readonly Arg[]): number {
   let i = 0
   for (; i < args.length; i++) {
-    const t = args[i]!.val.text
+    const a = args[i]!
+    const t = a.val.text
+    if (!a.val.known && /^\$\{?[A-Za-z_]\w*\}?$/.test(t) && args.length - i - 1 === 2) continue
     if (!t.startsWith('-')) break
     if (SSH_WITH_VALUE.has(t)) i++
   }
-  return args.slice(i + 1)
+  return i
+}
+
+/** `ssh [options] host command…`: the command words, which the remote shell runs as one string. */
+export function sshCommand(args: readonly Arg[]): Arg[] {
+  return args.slice(sshDestination(args) + 1)
 }
 
 /** `ssh [options] host …`: the destination as written (`user@` dropped), '' when there is none. */
 export function sshHost(args: readonly Arg[]): string {
-  let i = 0
-  for (; i < args.length; i++) {
-    const t = args[i]!.val.text
-    if (!t.startsWith('-')) break
-    if (SSH_WITH_VALUE.has(t)) i++
-  }
-  return (args[i]?.val.text ?? '').replace(/^[^@]*@/, '')
+  return (args[sshDestination(args)]?.val.text ?? '').replace(/^[^@]*@/, '')
 }
 
 /** `bash [options] -c SCRIPT …`: the script argument. */

@@ -10,7 +10,7 @@
 import type { Manifest } from '../manifest/schema.js'
 import { unusableHostAddress } from '../net/ipv4.js'
 import { EVIDENCE } from '../preflight/finding.js'
-import { SERVE_DEFAULTS } from '../preflight/native-launch.js'
+import { nativeByFlags, placesDataParallel, SERVE_DEFAULTS } from '../preflight/native-launch.js'
 import { type Assignment, type RayStart, sliceVal, type Val, writtenAt } from './model.js'
 import type { Edit } from './patch.js'
 import { shellWord } from './patch.js'
@@ -24,9 +24,16 @@ const flagValue = (r: RayStart, flag: keyof NonNullable<RayStart['serve']>): Val
   return hit ? sliceVal(hit.item.val, hit.offset) : undefined
 }
 
-/** A serve of the native mode: it gives --nnodes, --node-rank or --headless. */
+/**
+ * A serve of the native mode: it gives --nnodes or --node-rank, or --headless without placing data-parallel engines
+ * (`--headless --data-parallel-start-rank … --data-parallel-address …` is vLLM's data-parallel mode: native-launch.ts).
+ */
 export const isNativeServe = (r: RayStart): r is Serve =>
-  r.kind === 'vllm-serve' && (r.serve?.['--nnodes'] !== undefined || r.serve?.['--node-rank'] !== undefined || r.serve?.['--headless'] !== undefined)
+  r.kind === 'vllm-serve' &&
+  nativeByFlags(
+    { nnodes: r.serve?.['--nnodes'] !== undefined, nodeRank: r.serve?.['--node-rank'] !== undefined, headless: r.serve?.['--headless'] !== undefined },
+    placesDataParallel(r.args, (a) => a.val.text),
+  )
 
 /**
  * Append ` --flag value` after the last argument the role's section writes; a value every node gives alike

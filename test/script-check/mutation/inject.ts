@@ -182,7 +182,12 @@ const wrappable = (cmd: string): boolean => !/["'`]|\$\(|&&|\|\||[;|#]/.test(cmd
 
 function headPin(text: string, o: Occurrence | undefined, append: { start: number; end: number } | undefined, shared: Occurrence | undefined): string {
   // The value ends at a blank or at the quote that closes a string around the command.
-  const strip = (s: string) => s.replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|[^\s"]+)/g, '')
+  // A pin alone on a continuation line (`… \` / `--node-ip-address '${IP}' \` / `…`) goes with its line's continuation, so
+  // the lines around it stay one command (removing the word alone left `… \ \`, an escaped blank: one more argument).
+  const strip = (s: string) =>
+    s
+      .replace(/\\\n[ \t]*--node-ip-address(?:=|[ \t]+)(?:"[^"]*"|'[^']*'|[^\s"']+)[ \t]*(?=\\\n)/g, '')
+      .replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|[^\s"]+)/g, '')
   if (o && o.role === 'head') return text.slice(0, o.at) + strip(text.slice(o.at, o.end)) + text.slice(o.end)
   if (!append) return text
   const appended = text.slice(0, append.start) + strip(text.slice(append.start, append.end)) + text.slice(append.end)
@@ -367,10 +372,15 @@ export interface NativeMutant {
   readonly roleLines: readonly number[]
   /** Nodes of the manifest the mutant is checked against (the script's literal --nnodes, else 2). */
   readonly nodes: number
+  /** The manifest's head fabric IP: the script's literal `--master-addr` where it writes one (the author's head), else 10.99.0.1. */
+  readonly headIp: string
 }
 
 const SERVE = /\bvllm serve\b|-m (?:vllm\.entrypoints\.openai\.api_server|dynamo\.vllm)\b/g
 const NATIVE_FLAG = /(?:^|\s)--(?:nnodes|node-rank|headless|master-addr)\b/
+/** A `--headless` serve that places data-parallel engines, with no --nnodes/--node-rank: vLLM's data-parallel mode, not the native one. */
+const dataParallelHeadless = (region: string): boolean =>
+  !/(?:^|\s)--(?:nnodes|node-rank)\b/.test(region) && /(?:^|\s)(?:--data-parallel-(?:rank|start-rank|size-local|address|rpc-port)|-dp[nrlap])\b/.test(region)
 
 /** Flags only vLLM's serve takes: with native flags in a `docker run` without `--entrypoint`, the image's entrypoint is the serve. */
 const SERVE_ONLY_FLAG =
@@ -386,7 +396,14 @@ function serveOccurrences(text: string): Occurrence[] {
     if (text.slice(lineStart, m.index).trimStart().startsWith('#')) continue
     let end = logicalEnd(text, m.index)
     const region = text.slice(m.index, end)
-    if (!NATIVE_FLAG.test(region) || !SERVE_ONLY_FLAG.test(region) || /--entrypoint\b/.test(region) || new RegExp(SERVE.source).test(region)) continue
+    if (
+      !NATIVE_FLAG.test(region) ||
+      dataParallelHeadless(region) ||
+      !SERVE_ONLY_FLAG.test(region) ||
+      /--entrypoint\b/.test(region) ||
+      new RegExp(SERVE.source).test(region)
+    )
+      continue
     const tail = /\s*(?:&|;)?\s*$/.exec(region)
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
@@ -398,7 +415,7 @@ function serveOccurrences(text: string): Occurrence[] {
     const array = arrayRun(text, lineStart, m.index)
     let end = array?.end ?? logicalEnd(text, m.index)
     const region = text.slice(m.index, end)
-    if (!NATIVE_FLAG.test(region)) continue
+    if (!NATIVE_FLAG.test(region) || dataParallelHeadless(region)) continue
     const tail = /\s*(?:&|;)?\s*$/.exec(region)
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
@@ -434,29 +451,33 @@ export function nativeMutants(original: string): NativeMutant[] {
   const occ = serveOccurrences(original)
   const o = occ.find((x) => x.role === 'worker') ?? occ.find((x) => x.role === 'shared') ?? occ.find((x) => x.role === 'head')
   if (!o) return []
-  // The worker is given the head's fabric IP; the head (the script's only serve) an address other than its own.
-  const hostIp = o.role === 'head' ? OTHER_IP : FABRIC_IP
   const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
+  const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
+  // A literal --master-addr is the author's head: the manifest's head is there, so the published script fits it.
+  const literal = master?.[3]?.replace(/^"|"$/g, '')
+  const headIp = literal && /^\d{1,3}(?:\.\d{1,3}){3}$/.test(literal) && literal !== OTHER_IP ? literal : FABRIC_IP
+  // The worker is given the head's fabric IP; the head (the script's only serve) an address other than its own.
+  const hostIp = o.role === 'head' ? OTHER_IP : headIp
   // A serve built in an array runs where `"${cmd[@]}"` is a command: settings go there; its lines and the array's are the role's.
   const start = o.runAt ?? commandStart(original, o.at)
   const command = o.runAt === undefined ? original.slice(start, o.end) : original.slice(start, logicalEnd(original, start))
   const role = o.runAt === undefined ? lineRange(original, start, o.end) : [...lineRange(original, o.at, o.end), lineOf(original, start)]
   const out: NativeMutant[] = []
-  const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
   if (master) {
     const at = o.at + master.index
     const flagged = `${original.slice(0, at)}${master[1]}${master[2]}${OTHER_IP}${original.slice(at + master[0].length)}`
-    out.push({ bug: 'master-addr', style: 'flag', text: flagged, injectedLines: [lineOf(original, at + 1)], roleLines: role, nodes })
+    out.push({ bug: 'master-addr', style: 'flag', text: flagged, injectedLines: [lineOf(original, at + 1)], roleLines: role, nodes, headIp })
     const dropped = `${original.slice(0, at)}${original.slice(at + master[0].length)}`
     const droppedRole =
       o.runAt === undefined
         ? lineRange(dropped, start, o.end - master[0].length)
         : [...lineRange(dropped, o.at, o.end - master[0].length), lineOf(dropped, start - master[0].length)]
-    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: droppedRole, nodes })
+    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: droppedRole, nodes, headIp })
   }
-  // A container started with --cleanenv (apptainer) or by docker gets none of this shell's variables.
+  // A container started with --cleanenv (apptainer) or by docker gets none of this shell's variables; nor does a process
+  // `docker exec`/`podman exec` starts in one (the container's environment and the exec's own -e only).
   const cleanEnv = /\b(?:apptainer|singularity)\s+exec\b[^\n]*?(?:\\\n[^\n]*?)*?(?:--cleanenv|--containall|\s-[eC]\b)/.test(command)
-  const inDocker = /\b(?:docker|podman) run\b/.test(command)
+  const inDocker = /\b(?:docker|podman) (?:run|exec)\b/.test(command)
   const add = (style: NativeMutant['style'], at: number, word: string): void => {
     const text = insert(original, at, word)
     const shift = (i: number) => i + (i >= at ? word.length : 0)
@@ -468,6 +489,7 @@ export function nativeMutants(original: string): NativeMutant[] {
       roleLines:
         o.runAt === undefined ? lineRange(text, shift(start), shift(o.end)) : [...lineRange(text, shift(o.at), shift(o.end)), lineOf(text, shift(start))],
       nodes,
+      headIp,
     })
   }
   const assign = `VLLM_HOST_IP=${hostIp}`
