@@ -75,6 +75,24 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The driver's own user-space library missing where a process looks for it: "OSError: libcuda.so.1: cannot open shared object file: No such
+    // file or directory" (also "ImportError: …", "libnvidia-ml.so.1: cannot open shared object file"): a container started without its GPUs (the
+    // NVIDIA runtime mounts these from the host) or a node without the driver.
+    code: 'DRIVER_NO_GPU',
+    pattern: /\b(libcuda\.so(?:\.1)?|libnvidia-ml\.so(?:\.1)?): cannot open shared object file/,
+    hit: (m, line, _ray, context) =>
+      // (libnvidia-container's own load failure is the container toolkit's: NVIDIA_RUNTIME_MISSING, signature-rules-gpu.ts)
+      line.includes('nvidia-container-cli')
+        ? null
+        : {
+            key: `driver-lib:${m[1]}:${context.prefixIp ?? ''}`,
+            severity: 'error',
+            message: `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} could not load the NVIDIA driver's ${m[1]}: the container was started without its GPUs (the NVIDIA runtime mounts the driver's libraries from the host), or the node has no driver.`,
+            evidence: { 'Missing library': m[1]!, ...node(context) },
+            fix: NO_DRIVER,
+          },
+  },
+  {
     // NGC images' entrypoint (/opt/nvidia/entrypoint.d): "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available."
     // A warning: a CPU-only container of the same image prints it too; beside a vLLM start it is why no GPU is found.
     code: 'DRIVER_NO_GPU',

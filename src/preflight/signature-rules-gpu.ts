@@ -90,6 +90,19 @@ const DRIVER_TOO_OLD_RULES: readonly SignatureRule[] = [
       )
     },
   },
+  {
+    // CUDA 222 cudaErrorUnsupportedPtxVersion "the provided PTX was compiled with an unsupported toolchain" (torch's "CUDA error: …", ggml's "CUDA error
+    // 222 at …"): a kernel shipped as PTX for a newer CUDA than the node's driver can JIT-compile (vllm#31700, 2026; verl#672; ctransformers#87;
+    // vLLM's troubleshooting guide, PR #28305: update the driver, or use a build for the driver's CUDA).
+    code: 'CUDA_DRIVER_TOO_OLD',
+    pattern: /the provided PTX was compiled with an unsupported toolchain|\bcudaErrorUnsupportedPtxVersion\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b/,
+    hit: (m) =>
+      tooOld(
+        'cuda-222',
+        "A kernel's PTX was built by a newer CUDA than this node's driver can compile (CUDA error 222): the image's kernels need a newer driver.",
+        { 'CUDA error': `222 (${m[0]})` },
+      ),
+  },
 ]
 
 export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [

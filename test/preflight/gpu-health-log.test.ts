@@ -131,4 +131,33 @@ describe('DRIVER_NO_GPU: CUDA will not start on the node', () => {
       ).map((f) => `${f.severity}:${f.code}`),
     ).toEqual(['warning:DRIVER_NO_GPU'])
   })
+  it("the driver's own libraries missing in the process (libcuda.so.1, libnvidia-ml.so.1), but not libnvidia-container's own load failure", () => {
+    for (const line of [
+      'OSError: libcuda.so.1: cannot open shared object file: No such file or directory',
+      'ImportError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory',
+    ]) {
+      expect(
+        scan(line).map((f) => `${f.severity}:${f.code}`),
+        line,
+      ).toEqual(['error:DRIVER_NO_GPU'])
+    }
+    expect(
+      scan(
+        'nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown',
+      ).map((f) => f.code),
+    ).toEqual(['NVIDIA_RUNTIME_MISSING'])
+  })
+})
+
+describe('CUDA_DRIVER_TOO_OLD: PTX from a newer CUDA than the driver (CUDA error 222)', () => {
+  it("vLLM's FlashAttention kernel (vllm#31700, 2026), ggml's wording (ctransformers#87), verl's rollout (verl#672)", () => {
+    const f = only(fixture('cuda-ptx-toolchain-vllm-31700.txt'), 'CUDA_DRIVER_TOO_OLD')[0]!
+    expect(f.evidence['CUDA error']).toMatch(/^222 /)
+    expect(f.fix).toMatch(/Upgrade the node's NVIDIA driver/)
+    only(
+      'CUDA error 222 at /home/runner/work/ctransformers/ctransformers/models/ggml/ggml-cuda.cu:5141: the provided PTX was compiled with an unsupported toolchain.',
+      'CUDA_DRIVER_TOO_OLD',
+    )
+    only('(main_task pid=1477553) RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.', 'CUDA_DRIVER_TOO_OLD')
+  })
 })
