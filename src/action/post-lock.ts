@@ -15,7 +15,7 @@ import { deployLockStatus, describeHolder, releaseDeployLock } from '../deploy/d
 import { loadManifestFile } from '../manifest/manifest-file.js'
 import { fail, ok, type Parsed, problem } from '../result/result.js'
 import { logSink } from '../report/log-sink.js'
-import { headOf } from '../plan/node-commands.js'
+import { headOf } from '../plan/node-basics.js'
 import { SshTransport } from '../transport/ssh.js'
 import { sshTargetFor } from '../transport/targets.js'
 

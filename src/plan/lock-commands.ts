@@ -17,7 +17,7 @@
  */
 import { type Argv, shScript } from '../command/shell.js'
 import type { Manifest } from '../manifest/schema.js'
-import { NODE_STATE_DIR } from './node-commands.js'
+import { NODE_STATE_DIR } from './node-basics.js'
 
 /** The lock directory of a cluster on its head node. */
 export const deployLockDir = (m: Manifest): string => `${NODE_STATE_DIR}/${m.cluster}/deploy.lock`

@@ -5,9 +5,10 @@
 import { type Argv, type Cmd, argv, or, shScript, withEnv } from '../command/shell.js'
 import type { Manifest, ManifestNode } from '../manifest/schema.js'
 import { executorOf } from './executor-commands.js'
+import { NODE_STATE_DIR, headOf } from './node-basics.js'
 
-/** Where the tool keeps its files on a node. */
-export const NODE_STATE_DIR = '/var/lib/vllm-ray-deploy'
+export { NODE_STATE_DIR, headOf }
+
 /** Log of `vllm serve` inside the container. */
 export const VLLM_LOG = '/tmp/vllm-ray-deploy-serve.log'
 
@@ -18,14 +19,6 @@ const docker = (...args: string[]): Argv => argv('docker', ...args)
 export function imageRef(m: Manifest, override?: string): string {
   const ref = override ?? m.image.ref
   return m.image.digest && !ref.includes('@') ? `${ref}@${m.image.digest}` : ref
-}
-
-/** The head node (the manifest guarantees exactly one). */
-export function headOf(m: Manifest): ManifestNode {
-  const head = m.nodes.find((n) => n.role === 'head')
-  // bug: validation guarantees exactly one head before any plan is made
-  if (!head) throw new Error('manifest has no head node (validation should have caught this)')
-  return head
 }
 
 /** Environment every container gets: one identity per node, the fabric for NCCL and Gloo. */

@@ -1,8 +1,8 @@
 /**
  * .ci/build-dist.mjs's cache of finished builds, run for real in a scratch tree whose ncc is a shim
- * that logs each call and writes a bundle from src/: the same inputs are built once; any input that
- * changes, a damaged entry, or VRD_BUILD_CACHE=0 builds again; the cached dist/ is byte for byte the
- * built one, the CLI shim executable.
+ * that logs each call and writes a bundle of src/'s text: the same inputs are built once; any input
+ * that changes, a damaged entry, or VRD_BUILD_CACHE=0 builds again; the cached dist/ is byte for
+ * byte the built one, the CLI shim executable.
  */
 import { spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -15,9 +15,10 @@ let tree: string
 let cache: string
 
 const NCC_SHIM = `#!/bin/sh
-# ncc build src/index.ts -o dist ...: logs the call, bundles src/ by concatenation
+# ncc build src/index.ts -o dist ...: logs the call, writes src/'s files into dist/index.js as one
+# module of strings (JavaScript the build's terser parses and keeps, text for the tests to find)
 echo build >>"$NCC_LOG"
-mkdir -p dist && cat src/*.ts >dist/index.js
+mkdir -p dist && node -e 'const fs = require("fs"); const texts = fs.readdirSync("src").filter((f) => f.endsWith(".ts")).sort().map((f) => fs.readFileSync("src/" + f, "utf8")); fs.writeFileSync("dist/index.js", "module.exports = " + JSON.stringify(texts) + "\\n")'
 # --stats-out FILE: the modules bundled (none from node_modules here)
 while [ $# -gt 0 ]; do [ "$1" = --stats-out ] && echo '{"modules":[]}' >"$2"; shift; done
 `
