@@ -6,7 +6,7 @@
  * that needs more memory than the node has usually ends. Wordings with their sources in src/preflight/WORDINGS.md.
  */
 
-import { UNIFIED_FIX } from './signature-rules-memory.js'
+import { hostMemoryFix } from './signature-rules-memory.js'
 import type { LineContext, SignatureRule } from './signature-rules.js'
 
 const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
@@ -55,7 +55,7 @@ export const MEMORY_KILLER_RULES: readonly SignatureRule[] = [
           Killer: 'earlyoom',
           ...node(context),
         },
-        fix: `${USER_SPACE_KILLER} ${UNIFIED_FIX}`,
+        fix: `${USER_SPACE_KILLER} ${hostMemoryFix(line, context.memory)}`,
       }
     },
   },
@@ -65,12 +65,12 @@ export const MEMORY_KILLER_RULES: readonly SignatureRule[] = [
     // killing due to memory pressure for /system.slice being 85.03% > 80.00% for > 2s …" (systemd PR #42321, 2026) — memory pressure (PSI), not exhaustion.
     code: 'OOM_KILLED',
     pattern: /\b(?:Killed|Marked) (\S+) (?:for killing )?due to memory pressure for (\S+) being ([\d.]+%) > ([\d.]+%)/,
-    hit: (m, _line, _ray, context) => ({
+    hit: (m, line, _ray, context) => ({
       key: `systemd-oomd:${m[1]}`,
       severity: 'error',
       message: `systemd-oomd killed ${m[1]}: memory pressure on ${m[2]} was ${m[3]}, over its limit of ${m[4]} (the user-space OOM killer Ubuntu and Fedora run by default; it acts on pressure, before memory is gone).`,
       evidence: { 'Killed unit': m[1]!, 'Memory pressure': `${m[3]} > ${m[4]}`, Killer: 'systemd-oomd', ...node(context) },
-      fix: `${USER_SPACE_KILLER} Run the server outside the user slice (a system service or a container under docker's own slice) or raise ManagedOOMMemoryPressureLimit for it if the pressure is expected. ${UNIFIED_FIX}`,
+      fix: `${USER_SPACE_KILLER} Run the server outside the user slice (a system service or a container under docker's own slice) or raise ManagedOOMMemoryPressureLimit for it if the pressure is expected. ${hostMemoryFix(line, context.memory)}`,
     }),
   },
   {
@@ -86,7 +86,7 @@ export const MEMORY_KILLER_RULES: readonly SignatureRule[] = [
         severity: 'error',
         message: `A memory guard stopped the start${context.prefixIp ? ` on ${context.prefixIp}` : ''}: MemAvailable fell to ${m[1]}, under its floor of ${m[2]}, so the model, its KV cache and the host did not fit the node's memory.`,
         evidence: { MemAvailable: m[1]!, Floor: m[2]!, ...node(context) },
-        fix: UNIFIED_FIX,
+        fix: hostMemoryFix(line, context.memory),
       }
     },
   },

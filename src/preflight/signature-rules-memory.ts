@@ -20,6 +20,15 @@ export const UNIFIED_FIX =
   'On a GB10 the model, the KV cache, CUDA graphs, NCCL buffers and the host share one memory pool: before vLLM starts, compare MemAvailable on that node with weights + KV cache, lower --gpu-memory-utilization (0.75–0.85 leaves the host room), --max-model-len and --max-num-seqs, stop other GPU processes and drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches); watch dmesg -w while vLLM starts.'
 
 /**
+ * What to do when a node ran out of host memory (the kernel's OOM killer, earlyoom, systemd-oomd, a memory guard): the GB10 advice (one pool
+ * for the GPU and the host) where the log showed a GB10, else the host-memory advice for a discrete-GPU node.
+ */
+export function hostMemoryFix(line: string, memory: Map<string, string> | undefined): string {
+  if (/\bGB10\b/.test(line) || memory?.has('unifiedMemory')) return UNIFIED_FIX
+  return "The node ran out of host memory (RAM): see what held it (the kill's resident size, ps/top on the node), lower what vLLM keeps in host memory (--swap-space, --cpu-offload-gb, fewer API servers; weights load through the page cache), stop other processes on that node or give it or its container more memory. On a GB10 or another unified-memory node the GPU's allocations are host memory too: lower --gpu-memory-utilization and --max-model-len."
+}
+
+/**
  * What to do about a kill by Ray's memory monitor. It measures the node's host memory (RAM), not a
  * GPU's: the GB10 advice (one pool for GPU and host) only where the log showed a GB10.
  */
@@ -120,7 +129,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     // "Out of memory: Kill process 1234 (python) score 900 or sacrifice child" (older), "Memory cgroup out of memory: Killed process …".
     code: 'OOM_KILLED',
     pattern: /(Memory cgroup out of memory|Out of memory): Kill(?:ed)? process (\d+) \(([^)]+)\)(?:.*?total-vm:(\d+)kB,\s*anon-rss:(\d+)kB)?/i,
-    hit: (m) => {
+    hit: (m, line, _ray, context) => {
       const cgroup = /cgroup/i.test(m[1] ?? '')
       const rss = m[5] !== undefined ? `${(Number(m[5]) / 2 ** 20).toFixed(2)} GiB` : undefined
       return {
@@ -134,7 +143,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         },
         fix: cgroup
           ? "Raise or remove the container's memory limit (docker run --memory), or make the process need less."
-          : `${UNIFIED_FIX} On a discrete-GPU host, lower vLLM's CPU-side use (--swap-space, --cpu-offload-gb, fewer API workers).`,
+          : hostMemoryFix(line, context.memory),
       }
     },
   },
@@ -145,7 +154,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     code: 'OOM_KILLED',
     // (The trigger's name is read in hit: a pattern starting with a character class is scanned at every position of every line.)
     pattern: /oom-kill:\s*(?:constraint=(\w+))?.*?\btask=([^,\s]+),\s*pid=(\d+)| invoked oom-killer/i,
-    hit: (found) => {
+    hit: (found, _line, _ray, context) => {
       const m = [...found, /(?:^|\s)([\w.:/-]{1,64}) invoked oom-killer/i.exec(found.input)?.[1]]
       return m[3] === undefined && m[4] === undefined
         ? null
@@ -159,7 +168,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
               string,
               string
             >,
-            fix: UNIFIED_FIX,
+            fix: hostMemoryFix(found.input, context.memory),
           }
     },
   },

@@ -113,3 +113,19 @@ describe("Xinference's actor pool losing the model's process: a failure line", (
     expect(scan('Remote server is ready at tcp://10.0.0.5:41823\n')).toEqual([])
   })
 })
+
+describe("host-memory advice: the GB10's only where the log showed a GB10 (every host-memory killer alike)", () => {
+  it('the kernel, earlyoom and systemd-oomd on a discrete-GPU host get the host-memory advice; after a GB10 line, the unified-memory one', () => {
+    const kills = [
+      '[12345.6] Out of memory: Killed process 4242 (python3) total-vm:80000000kB, anon-rss:60000000kB, file-rss:0kB',
+      'earlyoom[845]: sending SIGTERM to process 322603 uid 1000 "python3": oom_score 1282, VmRSS 29931 MiB',
+      'systemd-oomd[840]: Killed /user.slice/user-1001.slice/app.slice/vllm.scope due to memory pressure for /user.slice/user-1001.slice being 61.07% > 50.00% for > 20s with reclaim activity',
+    ]
+    for (const kill of kills) {
+      const plain = scan(kill).find((f) => f.code === 'OOM_KILLED')!
+      expect(plain.fix, kill).toMatch(/ran out of host memory \(RAM\)/)
+      const gb10 = scan(`GPU 0: NVIDIA GB10 (UUID: GPU-1)\n${kill}\n`).find((f) => f.code === 'OOM_KILLED')!
+      expect(gb10.fix, kill).toMatch(/On a GB10 the model, the KV cache/)
+    }
+  })
+})
