@@ -160,6 +160,15 @@ const MARKERS: readonly Marker[] = [
     kind: 'command not found',
     test: /^\s*[\w./-]*sh: (?:[^:\n]{1,24}: )?(?:\d+: )?[^:\n]{1,200}: (?:command not found|not found|未找到命令|Befehl nicht gefunden|コマンドが見つかりません|commande introuvable|orden no encontrada|명령어를 찾을 수 없음|команда не найдена)\.?\s*$|^\s*zsh: command not found: \S|^\s*docker: '[\w -]+' requires (?:at least |at most |exactly )?\d+ arguments?\b/,
   },
+  // A shell that could not run what it was given (bash's execute_cmd.c, 4.x–5.x): "/usr/bin/bash: /usr/bin/bash: cannot execute binary file" (a
+  // compose command that hands bash its own binary as a script: AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash#12, held-out batch 22),
+  // "./start.sh: cannot execute: required file not found" (bash 5.1+: its #! interpreter is missing), "/bin/bash^M: bad interpreter: No such file
+  // or directory" (a script saved with CRLF line ends). (A binary of another CPU architecture, "Exec format error", is a tool error above, with
+  // IMAGE_PLATFORM_MISMATCH's hint.)
+  {
+    kind: 'shell could not run it',
+    test: /^\s*[\w./-]*sh: (?:line \d+: |\d+: )?[^\n]{1,200}?: (?:cannot execute binary file|cannot execute: required file not found|bad interpreter: )/,
+  },
   // argparse's own refusal of a command line (CPython Lib/argparse.py ArgumentParser.error: "<prog>: error: <message>", exit 2): vLLM's
   // parse_type/optional_arg (vllm/engine/arg_utils.py, 0.8 to 0.2x) "vllm serve: error: argument --speculative-config/-sc: Value {{…}} cannot be
   // converted to <function loads at 0xe96cbb0ed4e0>." (spark-arena/sparkrun#195), argparse's "argument --max-model-len: invalid int value: '32k'",

@@ -124,7 +124,9 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     family: 'a program built for another CPU architecture than the node (an amd64 image on an arm64 GB10)',
     // The kernel's ENOEXEC as runc, a shell or Python print it: "exec /usr/bin/python3: exec format error", "cannot execute binary file: Exec format
     // error", "OSError: [Errno 8] Exec format error"; the dynamic loader's "wrong ELF class: ELFCLASS64". A script without its #! line gives ENOEXEC too.
-    words: /\bexec format error\b|\[Errno 8\] Exec format error|cannot execute binary file|wrong ELF class\b/i,
+    // (bash's bare "cannot execute binary file", without ": Exec format error", is a binary handed to bash as a script: held-out batch 22's compose
+    // command, on an arm64 host with an arm64 image.)
+    words: /\bexec format error\b|\[Errno 8\] Exec format error|wrong ELF class\b/i,
     fix: "Check the image's platform against the node (docker image inspect --format {{.Os}}/{{.Architecture}} <image>; uname -m on the node): use an image built for the node's architecture (docker buildx build --platform linux/arm64 for a DGX Spark or GH200, or a multi-arch image); if the file that failed is a script, give it a #! line.",
   },
   {
