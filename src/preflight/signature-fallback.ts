@@ -293,6 +293,16 @@ const RECOVERY =
 const RECOVERY_WITHIN = 2
 
 /**
+ * A request's handler failing while the server runs (uvicorn's "ERROR:    Exception in ASGI application" and its traceback, e.g. vLLM's
+ * VLLMValidationError for a prompt over the context length: held-out batch 21's mlops-assignment log; vLLM 0.5–0.10's own "ERROR … [serving_chat.py:200]
+ * Error in preprocessing prompt inputs" with its traceback: vllm#20409, #13067) is the client's problem once the server is seen answering a
+ * request after it, with a 2xx or a 4xx (the bad request's own answer): uvicorn's access line `"POST /v1/chat/completions HTTP/1.1" 400 Bad
+ * Request`. Those lines are forgotten then; a handler failure answered with a 5xx or followed by no answer (the engine died under it) counts.
+ */
+const REQUEST_HANDLER_FAILED = /\bException in ASGI application\b|\bError in preprocessing prompt inputs\b/
+const REQUEST_SERVED = /"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\n]{1,300} HTTP\/[\d.]+" [24]\d\d\b/
+
+/**
  * The ranks' process group working after torch's store was lost: milestones a rank reaches only with every rank of its
  * group answering — vLLM's parallel_state "rank N in world size M is assigned as …" (logged once the model-parallel
  * groups are made over the store), "Graph capturing finished" (collectives across the group), the engine's "init engine
@@ -468,6 +478,8 @@ export function createFailureCollector(): FailureCollector {
   let lastFailing: number | undefined
   /** Store-lost lines since the ranks' group last showed it worked (GROUP_WORKING). */
   const storeLost: number[] = []
+  /** Failure lines since a request's handler failed (REQUEST_HANDLER_FAILED), until a request is served again (REQUEST_SERVED). */
+  const requestFailed: number[] = []
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
   let customizeAt: number | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
@@ -499,6 +511,11 @@ export function createFailureCollector(): FailureCollector {
         const engine = readStall(line.text.slice(0, MARKER_SCAN))
         if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
         else if (engine === 'progress') stall = undefined
+        if (requestFailed.length > 0 && REQUEST_SERVED.test(line.text.slice(0, MARKER_SCAN))) {
+          for (const n of requestFailed) forget(n)
+          if (frame !== undefined && frame.line.line > requestFailed[0]!) frame = undefined
+          requestFailed.length = 0
+        }
         if (storeLost.length > 0 && GROUP_WORKING.test(line.text.slice(0, MARKER_SCAN))) {
           for (const n of storeLost) forget(n)
           if (frame !== undefined && frame.line.line > storeLost[0]!) frame = undefined
@@ -521,6 +538,7 @@ export function createFailureCollector(): FailureCollector {
       lastFailing = line.line
       kinds.add(kind)
       if (kind === STORE_LOST_KIND) storeLost.push(line.line)
+      if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(line.text.slice(0, MARKER_SCAN))) requestFailed.push(line.line)
       const family = familyHintOf(line.text)
       if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })
       if (at >= 0) quoted[at] = entry

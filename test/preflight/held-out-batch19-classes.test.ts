@@ -129,3 +129,44 @@ describe("host-memory advice: the GB10's only where the log showed a GB10 (every
     }
   })
 })
+
+describe("a request's handler failing while the server runs: the client's problem once the server answers", () => {
+  const started = '(APIServer pid=1) INFO:     Application startup complete.\n'
+  const asgi =
+    '(APIServer pid=1) ERROR:    Exception in ASGI application\n(APIServer pid=1) Traceback (most recent call last):\n(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/renderers/params.py", line 428, in _token_len_check\n(APIServer pid=1)     raise VLLMValidationError(\n(APIServer pid=1) vllm.exceptions.VLLMValidationError: This model\'s maximum context length is 8192 tokens. However, you requested 512 output tokens and your prompt contains at least 7681 input tokens, for a total of at least 8193 tokens.\n'
+  const preprocessing =
+    'ERROR 07-03 03:19:15 [serving_chat.py:200] Error in preprocessing prompt inputs\nERROR 07-03 03:19:15 [serving_chat.py:200] Traceback (most recent call last):\nERROR 07-03 03:19:15 [serving_chat.py:200]   File "/opt/vllm/entrypoints/openai/serving_engine.py", line 590, in _tokenize_prompt_input\nERROR 07-03 03:19:15 [serving_chat.py:200] ValueError: This model\'s maximum context length is 16384 tokens. However, you requested 122946 tokens (112946 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.\n'
+  it("uvicorn's ASGI exception answered 400, then 200s (held-out batch 21's shape); vLLM 0.5–0.10's preprocessing error answered 400 (vllm#20409)", () => {
+    expect(
+      scan(
+        `${started}(APIServer pid=1) INFO:     172.17.0.1:47808 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request\n${asgi}(APIServer pid=1) INFO:     172.17.0.1:51298 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n`,
+      ),
+    ).toEqual([])
+    expect(scan(`${started}${preprocessing}INFO:     10.0.0.7:51290 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request\n`)).toEqual([])
+  })
+  it('still a failure: answered 500, or no answer after it (the server died under the request)', () => {
+    expect(
+      scan(`${started}${asgi}(APIServer pid=1) INFO:     172.17.0.1:51298 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error\n`).map(
+        (f) => f.code,
+      ),
+    ).toContain('UNRECOGNISED_FAILURE')
+    expect(scan(`${started}${preprocessing}`).map((f) => f.code)).toContain('UNRECOGNISED_FAILURE')
+  })
+})
+
+describe('a shell that could not run what it was given: a failure line', () => {
+  it("bash handed a binary as a script (held-out batch 22's shape), a missing #! interpreter, CRLF line ends; no platform hint without Exec format error", () => {
+    for (const line of [
+      '/usr/bin/bash: /usr/bin/bash: cannot execute binary file',
+      'bash: ./start.sh: cannot execute: required file not found',
+      'bash: ./launch-cluster.sh: /bin/bash^M: bad interpreter: No such file or directory',
+    ]) {
+      expect(
+        scan(line).map((f) => `${f.severity}:${f.code}`),
+        line,
+      ).toEqual(['error:UNRECOGNISED_FAILURE'])
+    }
+    expect(scan('bash: ./vllm: cannot execute binary file: Exec format error').map((f) => f.code)).toContain('IMAGE_PLATFORM_MISMATCH')
+    expect(scan('bash: warning: setlocale: LC_ALL: cannot change locale (en_US.UTF-8)')).toEqual([])
+  })
+})
