@@ -677,9 +677,57 @@ const NIXL_ENGINE_MISMATCH = /Remote NIXL agent engine ID mismatch\.?(?:\s*Expec
 const NIXL_ENGINE_MISMATCH_FIX =
   "The decode engine's NIXL handshake reached the side channel of another engine than the prefill engine it asked for, usually its own: the prefill side advertises VLLM_NIXL_SIDE_CHANNEL_HOST, localhost unless set. Set VLLM_NIXL_SIDE_CHANNEL_HOST on every prefill (and decode) node or pod to that node's own address the peers reach (its fabric or pod IP, not localhost; VLLM_HOST_IP and POD_IP do not set it), give each engine on one host its own VLLM_NIXL_SIDE_CHANNEL_PORT, and let the proxy pass the prefill's kv_transfer_params (remote_host, remote_port, remote_engine_id) on unchanged. Until then the decode side recomputes every prompt."
 
+/**
+ * Ray's own fatal check (RAY_CHECK in src/ray/util/logging.h): a `C` record of the raylet, the GCS or a core worker, "[<time> C <pid> <tid>]
+ * (<component>) <file>:<line>:  An unexpected system state has occurred. You have likely discovered a bug in Ray. Please report this issue at
+ * https://github.com/ray-project/ray/issues and we'll work with you to fix it. Check failed: <condition> <message>" (Ray 2.4x-2.5x; the shorter
+ * "An unexpected system state has occurred. Check failed: …" and the bare "<file>:<line>:  Check failed: …" of other releases, ray-project/ray#40589,
+ * vllm-project/vllm#37001): the process aborts there, a Ray bug, not a setting. In experimental_mutable_object_manager.cc / _provider.cc the check
+ * belongs to Ray Compiled Graphs' mutable-object channels, which vLLM's Ray executor moves its workers' inputs and outputs through across nodes
+ * (ray-project/ray#59191, #59404, #62328, #62427, #63229: a raylet aborting on "ChannelError: Channel closed", a worker on OpenSemaphores' "0 vs 0",
+ * on the first request after a clean start).
+ */
+const RAY_FATAL_CHECK =
+  /\[\d{4}-\d\d-\d\d [\d:,.]+ C \d+ \d+\]\s*(?:\(([\w-]+)\)\s*)?([\w.-]+\.(?:cc|h)):(\d+):\s+(?:An unexpected system state has occurred\.(?: You have likely discovered a bug in Ray\.)?.*?)?Check failed:\s*(.+)$/
+const RAY_CGRAPH_FILE = /^experimental_mutable_object_/
+const RAY_FATAL_FIX = (component: string | undefined, cgraph: boolean): string =>
+  `Ray${component ? ` (its ${component})` : ''} aborted on one of its own internal checks: a bug in Ray, not a setting of this deployment, and the process that logged it died there${component === 'raylet' ? " (a raylet's death takes its node's workers with it)" : ''}. ${cgraph ? "The check belongs to Ray Compiled Graphs' mutable-object channels, which vLLM's Ray executor moves inputs and outputs through between the nodes' workers (Ray reports of the same abort on multi-node vLLM: ray-project/ray#59404, #62328, #62427, #63229, usually on the first request after a clean start). Ways round it: run a Ray release where it is fixed (or the one the vLLM image was built and tested with, the same on every node), or start vLLM across the nodes without Ray (vLLM's native multi-node mode, --nnodes/--node-rank/--master-addr with --headless on the workers). " : ''}Report the lines with \`ray --version\` and the vLLM version to ray-project/ray.`
+
+/**
+ * SGLang's load barrier (python/sglang/srt/model_executor/model_runner.py, 0.4-0.5.x): after its own weights are in, each rank waits on a
+ * monitored barrier of the TP group for UNBALANCED_MODEL_LOADING_TIMEOUT_S, then raises `ValueError(f"TP rank {self.tp_rank} could finish the model
+ * loading, but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow node.")` (also with
+ * attn_tp_rank). The rank that says so is fine: the cause is on a rank that never arrived, in its own log (another node's).
+ */
+const SGLANG_RANKS_UNLOADED = /\b(?:ATTN )?TP rank (\d+) could finish the model loading, but there are other ranks that didn't finish loading\b/
+const SGLANG_RANKS_UNLOADED_FIX =
+  "This rank loaded its weights and then waited for the others; the ranks that never reached the barrier hold the cause, in their own logs (on a multi-node start, the other nodes' logs of the same minutes): a rank killed while loading (the kernel's or the container's OOM killer: dmesg, exit code 137), an exception during its load, or a node still reading weights past SGLang's wait (slow or shared storage, a cold cache on one node: pre-stage the weights on every node's local disk, or --model-loader-extra-config with more loading threads). If every rank loaded, look for a code change between the ranks' images (the same SGLang build on every node)."
+
 function transportNoteOf(quoted: readonly Failing[]): TransportNote | undefined {
   for (const f of quoted) {
     const head = f.line.text.slice(0, MARKER_SCAN)
+    const ray = RAY_FATAL_CHECK.exec(head)
+    if (ray) {
+      const [, component, file, line, check] = ray
+      const cgraph = RAY_CGRAPH_FILE.test(file!)
+      return {
+        what: `Ray's own internal check${component ? ` in its ${component}` : ''}${cgraph ? " (Compiled Graphs' mutable-object channel)" : ''}`,
+        evidence: {
+          ...(component ? { 'Ray process': component } : {}),
+          'Ray source': `${file}:${line}`,
+          'Check that failed': clip(check!.trim()),
+          ...(cgraph ? { 'Ray feature': "Compiled Graphs (vLLM's Ray executor)" } : {}),
+        },
+        fix: RAY_FATAL_FIX(component, cgraph),
+      }
+    }
+    const unloaded = SGLANG_RANKS_UNLOADED.exec(head)
+    if (unloaded)
+      return {
+        what: "SGLang's load barrier (other ranks never finished loading their weights)",
+        evidence: { 'Rank that finished loading': unloaded[1]! },
+        fix: SGLANG_RANKS_UNLOADED_FIX,
+      }
     const mismatch = NIXL_ENGINE_MISMATCH.exec(head)
     if (mismatch)
       return {
