@@ -219,7 +219,10 @@ class Evaluator implements Scope, Interp {
    * path goes on. `continue` ends a pass, `break` the loop.
    */
   private loop(cmd: Node, s: State): State[] {
-    const body = children(cmd, 'Do')
+    // A while/until loop's condition runs before its body, and a start there is a start (`until ray start …; do sleep 5;
+    // done`, the retry of a worker that waits for its head).
+    const cond = nodeType(cmd) === 'WhileClause' ? children(cmd, 'Cond') : []
+    const body = [...cond, ...children(cmd, 'Do')]
     const iter = child(cmd, 'Loop')
     const items = iter && nodeType(iter) === 'WordIter' ? children(iter, 'Items') : []
     const words = items.length > 0 ? this.ex.argsOf(s, items) : []
@@ -321,9 +324,12 @@ class Evaluator implements Scope, Interp {
     }
     const then = (b: State) => this.run(children(cmd, 'Then'), [b])
     if (condStmts.length === 0) return this.inBranch(s, then)
-    // The condition's own commands run first (an assignment or a function in it counts).
+    // The condition's own commands run first (an assignment or a function in it counts), and a start among them runs
+    // (`if ! ray start --head …; then exit 1; fi`).
     const truth = this.conds.of(s, condStmts)
-    return this.branch(s, truth, [`line ${line}: then`, `line ${line}: else`], then, runElse, condStmts)
+    return this.run(condStmts, [s]).flatMap((st) =>
+      st.done || st.returning || st.loopExit !== '' ? [st] : this.branch(st, truth, [`line ${line}: then`, `line ${line}: else`], then, runElse, condStmts),
+    )
   }
 
   private assign(s: State, a: Node, kind: Assignment['kind'], exported: boolean | undefined, local: boolean): void {

@@ -210,6 +210,10 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   // `./raymaster.sh $head_node $head_node_ip $port` and `./rayworkers.sh $node_i $ip_head`: its starts are those files'
   // (held-out7/cesga-raymaster.sh, cesga-rayworkers.sh).
   'cesga-ray.sbatch.sh',
+  // Systemd installers: unquoted here-documents write `start-ray-head.sh` / `start-ray-worker.sh` (vLLM's run_cluster.sh with
+  // `-e VLLM_HOST_IP=…`) and the units that run them at boot; the script itself starts nothing.
+  'keeratita-deploy-master.sh',
+  'keeratita-deploy-worker.sh',
 ])
 
 /**
@@ -223,6 +227,13 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   // vLLM's data-parallel mode (`--headless --data-parallel-start-rank … --data-parallel-address $MASTER_ADDR`, no
   // --nnodes/--node-rank): neither Ray nor the native multi-node rendezvous, so neither bug has a place in it.
   'vllm-ascend-multi_node_dp.sh': "vLLM's data-parallel mode, not the native one",
+  // The same mode across nodes (`--data-parallel-address "${NODE1_IP}" --data-parallel-rpc-port …`, the secondary
+  // `--data-parallel-start-rank … --headless`).
+  'uccl-launch_vllm_head.sh': "vLLM's data-parallel mode, not the native one",
+  'uccl-launch_vllm_worker.sh': "vLLM's data-parallel mode, not the native one",
+  // A library a workspace sources: its functions are called there, and its serve is the image's entrypoint given an array
+  // (`args+=( "$IMAGE" "${serve_args[@]}" )`, run as `docker "${args[@]}"` or `ssh … "docker $(printf '%q ' "${args[@]}")"`).
+  'epappas-twonode.sh': 'a library of functions its callers run; the serve is an array given to the image',
 }
 
 /**
@@ -258,13 +269,19 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the worker's identity is an input ($2): a literal VLLM_HOST_IP is not known to differ from it",
     mutants: ['worker prefix', 'worker env', 'worker docker -e'],
   },
+  // The same class: the worker pins Ray to an input (`--node-ip-address="${HOST_IP}"`, set by the container's environment), so
+  // the injected literal VLLM_HOST_IP=10.99.0.2 is not known to differ from it.
+  'magnusfroste-cluster-entrypoint.sh': {
+    why: "the worker's identity is an input (${HOST_IP}): a literal VLLM_HOST_IP is not known to differ from it",
+    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
   },
 }
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5', 'held-out6', 'held-out7'] as const)
+for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5', 'held-out6', 'held-out7', 'held-out8'] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {

@@ -167,6 +167,11 @@ function commandStart(text: string, i: number): number {
   return from + /^[ \t]*/.exec(text.slice(from))![0].length
 }
 
+/** Index i moved past bash's reserved words that may begin a command (`until`, `while`, `if`, `!`, …). */
+function afterReserved(text: string, i: number): number {
+  return i + /^(?:(?:until|while|if|elif|then|do|else|!|\{|time)[ \t]+)*/.exec(text.slice(i))![0].length
+}
+
 /** Length of the `exec ` words just before index i on its line (`exec ray start`), 0 if none. */
 function execBefore(text: string, i: number): number {
   const m = /(?:^|[\s;&|(])((?:exec\s+)+)$/.exec(text.slice(text.lastIndexOf('\n', i - 1) + 1, i))
@@ -275,7 +280,12 @@ export function mutants(original: string): Mutant[] {
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
         // A ray start run by a launcher (`srun … ray start`) takes the setting before the launcher's command; one a
         // nested shell replaces itself with (`exec ray start`) takes a prefix before the `exec` (`exec NAME=v cmd` is no bash).
-        const at = o.direct ? commandStart(text, o.at) : style === 'prefix' ? o.at - execBefore(text, o.at) : o.at
+        // A launcher that is a container (`docker run … IMAGE ray start`, `podman exec C ray start`) passes none of the host
+        // shell's variables to the start (only its own -e): a setting before it does not reach Ray.
+        if (o.direct && /\b(?:docker|podman)\s+(?:run|exec)\b/.test(text.slice(commandStart(text, o.at), o.at))) continue
+        // A start that is the condition of a loop or an `if` (`until ray start …; do`) takes the setting after the reserved
+        // word: `NAME=v until …` runs a command named `until`.
+        const at = o.direct ? afterReserved(text, commandStart(text, o.at)) : style === 'prefix' ? o.at - execBefore(text, o.at) : o.at
         text = insert(text, at, word)
         injected = [lineOf(text, at)]
         roleLines = lineRange(text, roleRange.start + (roleRange.start >= at ? word.length : 0), roleRange.end + (roleRange.end >= at ? word.length : 0))
