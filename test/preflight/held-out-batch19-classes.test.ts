@@ -170,3 +170,34 @@ describe('a shell that could not run what it was given: a failure line', () => {
     expect(scan('bash: warning: setlocale: LC_ALL: cannot change locale (en_US.UTF-8)')).toEqual([])
   })
 })
+
+describe("after vLLM's engine shut down in order, torch's store going away is its teardown (held-out batch 23)", () => {
+  const lost =
+    '[rank1]:[W415 04:09:00.940939457 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=98, addr=[localhost]:41942, remote=[localhost]:49173): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?\n'
+  it('after "Shutdown initiated (timeout=N)" nothing is judged; before it, the same lines still are', () => {
+    expect(
+      scan(
+        `(EngineCore pid=314432) INFO 04-15 04:08:59 [core.py:1210] Shutdown initiated (timeout=0)\n(EngineCore pid=314432) INFO 04-15 04:08:59 [core.py:1233] Shutdown complete\n${lost}`,
+      ),
+    ).toEqual([])
+    expect(scan(`(EngineCore pid=3) INFO 04-15 01:13:23 [parallel_state.py:1400] world_size=8 rank=2 local_rank=2\n${lost}`).map((f) => f.code)).toContain(
+      'UNRECOGNISED_FAILURE',
+    )
+  })
+})
+
+describe("the tokenizers library against the model's tokenizer files or transformers: a VERSION_SKEW hint", () => {
+  it("PyMerges (held-out batch 23's shape) and the untagged-enum refusals, beside the unexplained failure", () => {
+    for (const text of [
+      "TypeError: argument 'merges' failed to extract enum field PyMerges::Merges.0,\ncaused by TypeError 'list' object cannot be converted to PyString\n",
+      'Exception: data did not match any variant of untagged enum ModelWrapper at line 757443 column 3\n',
+      'Exception: data did not match any variant of untagged enum PyPreTokenizerTypeWrapper at line 69 column 3\n',
+    ]) {
+      expect(
+        scan(text).map((f) => `${f.severity}:${f.code}`),
+        text,
+      ).toEqual(['error:UNRECOGNISED_FAILURE', 'warning:VERSION_SKEW'])
+    }
+    expect(scan('INFO tokenizer merges loaded: 151387 pairs\n')).toEqual([])
+  })
+})
