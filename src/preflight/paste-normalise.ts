@@ -306,6 +306,54 @@ function stripPrefixes(text: string): { text: string; ip?: string; tags?: number
   return { text: rest, ...(ip !== undefined ? { ip } : {}), ...(tags > 0 ? { tags } : {}) }
 }
 
+/** Where a column starts after a gap of two blanks or more: a table's rows (`kubectl get pods`, `df -h`, a timeline) share them. */
+const columnStarts = (line: string): Set<number> => new Set(Array.from(line.matchAll(/\S {2,}(?=\S)/g), (m) => m.index + m[0].length))
+const sharesColumns = (line: string, next: string): boolean => {
+  if (!line.includes('  ') || !next.includes('  ')) return false
+  const theirs = columnStarts(next)
+  let shared = 0
+  for (const at of columnStarts(line)) if (theirs.has(at) && ++shared >= 3) return true
+  return false
+}
+
+/**
+ * Where one record ended and the next began, not where a terminal cut. A terminal's cut falls inside a token or beside a blank; over
+ * every capture's terminal-wrapped forms (80, 120, 160 columns, compose + 120: 18,856 cuts) none of these seams occurs once:
+ *
+ * - a closing bracket run into a word (`… MiB ( 0 %)` / `low memory! …`, earlyoom; `… [repeated 2x across cluster]` / `Worker …`);
+ * - a number run into a capitalised word that opens a sentence (`…:8266` / `Ray runtime started.`), a sentence's end into the next
+ *   (`… on startup.` / `Desired GPU memory …`);
+ * - a rule run into a word (`======== Autoscaler status: … ========` / `GCS request time: …`, `-----` / `Healthy:`: `ray status`);
+ * - a line, not ending in a blank, before a section's head alone on its line (`Idle:`, `Pending:`, `Total Usage:`: `ray status`);
+ * - a table's border or row before the next (`+-----+` / `| GPU  Name …|`: nvidia-smi), rows that share three columns or more
+ *   (`kubectl get pods`, `df -h`).
+ */
+const seamBetweenRecords = (line: string, next: string): boolean =>
+  (/[)\]}]$/.test(line) && /^[A-Za-z]/.test(next)) ||
+  (/\d$/.test(line) && /^[A-Z][a-z]+ [a-z]/.test(next)) ||
+  (/[.!?]$/.test(line) && /^[A-Z][a-z]+ /.test(next)) ||
+  (/([=\-_*#~])\1\1$/.test(line) && /^[A-Za-z]/.test(next)) ||
+  (/\S$/.test(line) && /^[A-Z][a-z]+(?: [A-Za-z]+){0,3}:\s*$/.test(next)) ||
+  (/[|+]$/.test(line) && /^[|+]/.test(next)) ||
+  sharesColumns(line, next)
+
+/** A cut inside a lower-case word or a number: the two pieces run on as one token. */
+const insideToken = (line: string, next: string): boolean => (/[a-z]$/.test(line) && /^[a-z]/.test(next)) || (/\d$/.test(line) && /^\d/.test(next))
+
+/**
+ * A record's first columns with its numbers (hex ids too) as one shape: `mem avail:  9642 of …` and `mem avail:  6815 of …` start alike,
+ * and ` 1 node_1334…` and ` 1 node_a4e8…` (`ray status`).
+ */
+const shapeOf = (start: string): string => start.slice(0, 16).replace(/[\da-f]*\d[\da-f]*/g, '0')
+/**
+ * The next line starts like `line` (the same words, other numbers: earlyoom's `mem avail:` lines, NVRM's `[81033.19] NVRM: …`, `frame #4:`
+ * / `frame #5:`): the next record of a run printed in one format, never a cut's remainder. The start must hold a word (a cut inside a list of
+ * numbers, `…, 232, 24` / `0, 248, 256, …`, leaves two pieces of one shape).
+ */
+const sameRun = (line: string, next: string): boolean => line.length >= 12 && /[A-Za-z]/.test(line.slice(0, 16)) && shapeOf(next) === shapeOf(line)
+/** The same, or the very same start (blanks of a layout included). */
+const sameShape = (line: string, next: string): boolean => (line.length >= 12 && next.slice(0, 16) === line.slice(0, 16)) || sameRun(line, next)
+
 /** Widths terminals and issue trackers commonly cut at: one longest line of such a width counts as a cut. */
 const COMMON_WIDTHS = new Set([60, 64, 72, 76, 78, 79, 80, 90, 96, 100, 110, 120, 128, 130, 132, 140, 150, 160, 180, 200, 220, 240, 250])
 
@@ -321,7 +369,7 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   const whole = new Set<string>()
   lines.forEach((l, i) => {
     const next = lines[i + 1]
-    if (next !== undefined && l.length >= 12 && next.slice(0, 16) === l.slice(0, 16)) whole.add(l)
+    if (next !== undefined && sameShape(l, next)) whole.add(l)
   })
   let max = 0
   let count = 0
@@ -340,16 +388,34 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
     const cutAt = (l: string, i: number): boolean => {
       const next = lines[i + 1] ?? ''
       // A terminal's continuation starts where the cut fell; one that starts indented was re-wrapped by hand.
-      return l.length === max && next !== '' && !/^\s{2}/.test(next) && !startsRecord(next) && next.slice(0, 16) !== l.slice(0, 16)
+      return l.length === max && next !== '' && !/^\s{2}/.test(next) && !startsRecord(next) && !seamBetweenRecords(l, next) && !sameShape(l, next)
+    }
+    // A longest line that ends a record where the next starts (a seam no cut leaves, the next record of its run) is a record as wide
+    // as the longest: fixed-width records (earlyoom's `mem avail:` lines, a table's rows) put several at one width by design, and a
+    // line between them that is as wide (earlyoom's `killing process … VmRSS 7609 MiB`) is no cut either. A cut needs more lines that
+    // read as cuts than lines of its width that read as records. (Not a record head after the line: a line whose length is a multiple
+    // of the width leaves a piece of exactly the width before the next record, `…device.cc:88] … for: eth0` / `Aborted`.)
+    // (Nor a line of the width after a cut: a record whose length is a multiple of the width ends a piece where its next begins.)
+    const recordAt = (l: string, i: number): boolean => {
+      const next = lines[i + 1] ?? ''
+      return l.length === max && next !== '' && (seamBetweenRecords(l, next) || sameRun(l, next)) && !(i > 0 && cutAt(lines[i - 1]!, i - 1))
     }
     // (One blank at the end is where a cut fell after a word as often as padding: a layout pads with a run of blanks, or
     // every line of the width ends in one while its next line starts a record of its own.)
     const padded = lines.every((l, i) => l.length !== max || /\s{2,}$|\S {6,}\S+$/.test(l) || (/\s$/.test(l) && startsRecord(lines[i + 1] ?? '')))
-    return !padded && lines.some(cutAt) ? max : undefined
+    // A cut inside a word or a number (`…MetadataInco` / `mpleteBuffer`) weighs as two: it outweighs one line of the width that is a
+    // whole record (a pasted title line exactly as wide), where a cut beside a capital or a unit (`…VmRSS 7609 MiB` / `process 27541
+    // exited …`) does not.
+    let score = 0
+    lines.forEach((l, i) => {
+      if (cutAt(l, i)) score += insideToken(l, lines[i + 1]!) ? 2 : 1
+      else if (recordAt(l, i)) score--
+    })
+    return !padded && score > 0 ? max : undefined
   }
   // One longest line: a cut only at a common width, inside a word, a number or an address (`127.` / `0.0.1]`, `28` / `, kind`),
   // or at one blank (the next line carries the rest).
-  const i = lines.findIndex((l) => l.length === max)
+  const i = lines.findIndex((l) => l.length === max && !whole.has(l))
   const line = lines[i]!
   const next = lines[i + 1] ?? ''
   // (Not between a word and a whole word a sentence goes on with: with one longest line to go by, that is a page's re-wrap whose blank went
@@ -365,7 +431,7 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   // next line was wrapped by hand (a PR body or an e-mail at 72 columns), its cuts between words: no terminal wrap.
   const after = lines[i + 2]
   const byHand = after !== undefined && /[\w,]$/.test(next) && /^[a-z0-9(]/.test(after) && !startsRecord(after)
-  return COMMON_WIDTHS.has(max) && cut && !byHand && !startsRecord(next) ? max : undefined
+  return COMMON_WIDTHS.has(max) && cut && !byHand && !startsRecord(next) && !seamBetweenRecords(line, next) ? max : undefined
 }
 
 /** The first word of a line (what a greedy re-wrap would have tried to fit on the line before). */
@@ -459,7 +525,17 @@ function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped:
   // The same message again (a repeated log line of the same length) is a new record, not a wrap.
   if (p.start.length >= 12 && body.startsWith(p.start)) return false
   const prefixed = body.length + (stripped.tags ?? 0) !== clean.length
-  if (opts.wrapWidth !== undefined && p.lastLength === opts.wrapWidth && clean.length > 0 && !prefixed && !RECORD_HEAD.test(body)) return 'wrap'
+  if (
+    opts.wrapWidth !== undefined &&
+    p.lastLength === opts.wrapWidth &&
+    clean.length > 0 &&
+    !prefixed &&
+    !RECORD_HEAD.test(body) &&
+    // a record exactly as wide as the cut, followed by a record of its own (the seam read on the last line's columns only)
+    !seamBetweenRecords(p.text.slice(-opts.wrapWidth), clean) &&
+    !(p.physical === 1 && sameShape(p.text, body))
+  )
+    return 'wrap'
   const fold = opts.foldWidth
   if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
     return 'join'

@@ -283,11 +283,15 @@ const OPEN: Readonly<Record<string, { readonly most: number; readonly why: strin
     // sources' wordings quoted more lines a hand wrap splits; 118 with dev11c's store-connection class (c10::Error's "Exception raised
     // from … (most recent call first):" header under a TCPStore warning is a failure line that a 72-column re-wrap cuts before its "(most");
     // 124 with the GPU-health, user-space OOM-killer and CUDA 222 captures (one long CUDA, NVRM, earlyoom or systemd-oomd record per line: the
-    // evidence quotes the re-wrap's last piece)
-    most: 124,
+    // evidence quotes the re-wrap's last piece); 121 once records printed to one width (earlyoom's readings, a ray status, NCCL's
+    // channel lines) were no longer taken for a terminal's cut (paste-normalise.ts seamBetweenRecords)
+    most: 121,
     why: 'a re-wrap is joined only where the next word would not have fitted and the paste shows that for most breaks: a short capture (one fold), a fold before a record head (a level, a timestamp), a capture whose lines mostly start records, and continuations of lines longer than the width stay apart',
   },
-  'hand wrap 100': { most: 90, why: 'as at 72 columns (78 when the ratchet was set; 90 with the GPU-health, OOM-killer and PTX captures)' },
+  'hand wrap 100': {
+    most: 87,
+    why: 'as at 72 columns (78 when the ratchet was set; 90 with the GPU-health, OOM-killer and PTX captures; 87 once records of one width were no cut)',
+  },
   'terminal wrap 80': {
     most: 5,
     why: 'a cut right before `>` (read as a quote mark), cuts inside captures that were cut already at another width, a cut whose piece ends where a record could',

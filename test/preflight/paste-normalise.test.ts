@@ -92,6 +92,104 @@ describe('a terminal wrap against a hand wrap at a common width', () => {
   })
 })
 
+describe('records printed to one width are no terminal cut (issue 36)', () => {
+  // rfjakob/earlyoom#121 (2019, earlyoom 1.2): every `mem avail:` reading is 72 columns wide, and so is the kill line.
+  const earlyoom = [
+    'mem avail:  1860 of 13855 MiB (13 %), swap free:    0 of    0 MiB ( 0 %)',
+    'mem avail:  1662 of 13855 MiB (11 %), swap free:    0 of    0 MiB ( 0 %)',
+    'mem avail:  1524 of 13855 MiB (10 %), swap free:    0 of    0 MiB ( 0 %)',
+    'low memory! at or below SIGTERM limits: mem 10 %, swap 10 %',
+    'killing process 27541 "bash" with signal 15: badness 550, VmRSS 7609 MiB',
+    'process 27541 exited after 1.9 seconds',
+    'mem avail:  4626 of 13855 MiB (33 %), swap free:    0 of    0 MiB ( 0 %)',
+  ]
+  // noonghunna/club-3090#1322 (2026): nvidia-smi's table, every row 91 columns wide.
+  const nvidiaSmi = [
+    '+-----------------------------------------------------------------------------------------+',
+    '| NVIDIA-SMI 610.57.04              KMD Version: 610.57.04     CUDA UMD Version: 13.3     |',
+    '+-----------------------------------------+------------------------+----------------------+',
+    '| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |',
+    '| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |',
+    '|                                         |                        |               MIG M. |',
+    '|=========================================+========================+======================|',
+    '|   0  NVIDIA GeForce RTX 5090        Off |   00000000:01:00.0 Off |                  N/A |',
+    '|  0%   37C    P8             22W /  575W |   29340MiB /  32607MiB |      0%      Default |',
+    '|                                         |                        |                  N/A |',
+    '+-----------------------------------------+------------------------+----------------------+',
+  ]
+  // vllm-project/production-stack#800 (2026): `kubectl get pods`, its rows padded to one width.
+  const kubectl = [
+    'NAME                                            READY   STATUS             RESTARTS      AGE',
+    'gpu-test                                        0/1     Completed          0             3h40m',
+    'vllm-deployment-router-7bdd445bbd-7hvhm         0/1     CrashLoopBackOff   5 (13s ago)   3m42s',
+    'vllm-opt125m-deployment-vllm-7cf788c496-zfnnj   1/1     Running            0             3m42s',
+  ]
+  // gpustack/gpustack#2077 (2025): `ray status`, its header, rules and node ids one width.
+  const rayStatus = [
+    '======== Autoscaler status: 2025-05-22 01:22:13.269592 ========',
+    'Node status',
+    '---------------------------------------------------------------',
+    'Active:',
+    ' 1 node_5c82b0c80d3ce224fd0547736ee5120c314b39f9241a7ca9efb7720e',
+    ' 1 node_ca3471fabca1e19bc98f3c4b41dd0f2eade353cef3b1f45fba765d73',
+    'Pending:',
+    ' (no pending nodes)',
+  ]
+
+  it.each([
+    ['earlyoom (readings and the kill line)', earlyoom],
+    ['earlyoom, the excerpt of one reading and the kill line', earlyoom.slice(2, 6)],
+    ['nvidia-smi', nvidiaSmi],
+    ['kubectl get pods', kubectl],
+    ['ray status', rayStatus],
+  ])('%s: no width detected, every line read as printed', (_, lines) => {
+    expect(lines.filter((l) => l.length === Math.max(...lines.map((x) => x.length))).length).toBeGreaterThanOrEqual(2)
+    expect(detectWrapWidth(lines)).toBeUndefined()
+    expect(normalisePaste(lines.join('\n')).map((l) => l.text)).toEqual(lines)
+  })
+
+  it('earlyoom: the kill is read with its victim, and the exit line stays its own', () => {
+    const found = scanLog(earlyoom.slice(2, 6).join('\n'), 'earlyoom-121')
+    expect(found.map((f) => [f.code, f.evidence['Killed process']])).toEqual([['OOM_KILLED', 'bash (pid 27541)']])
+    expect(found[0]!.evidence['Memory available']).toBe('1524 of 13855 MiB')
+  })
+
+  it('a reading as wide as the cut inside a real terminal wrap is not joined to the record after it', () => {
+    // A capture cut at 72 (earlyoom 1.8's kill line with its command line, Comfy-Org/ComfyUI#15276) with a reading exactly 72 wide:
+    // the pieces join, the reading stays whole.
+    const long =
+      'sending SIGTERM to process 322603 uid 1000 "python3.13": oom_score 1282, VmRSS 29931 MiB, cmdline "/home/x/miniconda3/envs/comfy-env/bin/python3.13 main.py --listen 0.0.0.0 --reserve-vram=0.05 --use-sage-attention --fast"'
+    const cut = [...wrapAt(long, 72).split('\n'), earlyoom[2]!, earlyoom[3]!]
+    expect(detectWrapWidth(cut)).toBe(72)
+    const joiner = createLineJoiner({ wrapWidth: 72 })
+    expect([...cut.flatMap((l) => joiner.push(l)), ...joiner.end()].map((l) => l.text)).toEqual([long, earlyoom[2], earlyoom[3]])
+  })
+
+  it('near misses, still a terminal wrap: real cuts beside records of the width, and these pastes cut by a terminal', () => {
+    // a pasted title line as wide as the cut, then a cut inside a word (lyogavin/airllm#137)
+    const title = "# Source: https://github.com/lyogavin/airllm/issues/137 (the issue's title line)"
+    const cutInWord = 'safetensors_rust.SafetensorError: Error while deserializing header: MetadataInco'
+    expect([title.length, cutInWord.length]).toEqual([80, 80])
+    expect(detectWrapWidth([title, cutInWord, 'mpleteBuffer'])).toBe(80)
+    // a record 240 wide cut at 120 ends its second piece where the next record starts (`… skipping download.` / `Loading …`,
+    // sgl-project/sglang#15426): that piece follows a cut, so it counts for no record
+    const found =
+      '[2025-12-23 14:18:01] Found local HF snapshot for meta-llama/Llama-3.1-8B-Instruct at /home/zhongdongmin/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/0e9e39f249a16976918f6564b8830bc894c89659; skipping download.'
+    expect(found.length).toBe(240)
+    expect(detectWrapWidth([found.slice(0, 120), found.slice(120), 'Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]'])).toBe(120)
+    // each paste above cut by a terminal reads as printed
+    for (const lines of [earlyoom, kubectl, rayStatus])
+      for (const width of [50, 60]) {
+        const text = lines.join('\n')
+        expect(detectWrapWidth(wrapAt(text, width).split('\n')), `${width}: ${lines[0]}`).toBe(width)
+        expect(
+          normalisePaste(wrapAt(text, width)).map((l) => l.text),
+          `${width}: ${lines[0]}`,
+        ).toEqual(normalisePaste(text).map((l) => l.text))
+      }
+  })
+})
+
 describe('placement lines across continuation lines (eugr/spark-vllm-docker#227)', () => {
   const ray = parseRayNodes("192.168.201.10 {'node:__internal_head__': 1.0, 'GPU': 1.0}\n192.168.201.11 {'GPU': 1.0}")
   it('reads the pin from the indented line below and never says the request carries no node: pin', () => {
