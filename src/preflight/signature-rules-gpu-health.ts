@@ -41,6 +41,67 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // Fabric Manager not running on an NVSwitch node, in a health checker's words: leptonai/gpud's fabric-manager component ("reason": "NVIDIA-H100-80GB-HBM3
+    // checked fabric state; fabric manager found but not active", gpud PR #1151, 2025): CUDA error 802 follows on such a node.
+    code: 'DRIVER_NO_GPU',
+    pattern: /\bfabric manager found but not active\b/,
+    hit: (m, _line, _ray, context) => ({
+      key: `fabric-manager-inactive:${context.prefixIp ?? ''}`,
+      severity: 'error',
+      message: `NVIDIA Fabric Manager is installed but not running${context.prefixIp ? ` on ${context.prefixIp}` : ''}: on a GPU system with NVSwitches, CUDA will not start without it (error 802).`,
+      evidence: { 'Health check': m[0], ...node(context) },
+      fix: FABRIC_MANAGER,
+    }),
+  },
+  {
+    // nvidia-smi -q's Fabric section (driver 525+): "Fabric" / "State : Completed" / "Status : Insufficient Resources" / "CliqueId : 0" / "ClusterUUID :
+    // 00000000-…" — the GPU finished NVLink fabric registration without being admitted (Azure/azhpc-images PR #506, 2026: the node's GPUs are not in a
+    // working NVLink domain); "State : In Progress" is Fabric Manager not done (huggingface_hub#4128: CUDA error 802 until then). "State : N/A" (no
+    // NVSwitch) and "Status : Success" are healthy. The Fabric header is remembered; its State and Status lines are read only after it.
+    code: 'GPU_FAULT',
+    pattern: /^\s*Fabric\s*$|^\s*(State|Status)\s+:\s*(\S[^\n]*?)\s*$/,
+    hit: (m, _line, _ray, context) => {
+      const memory = context.memory
+      if (m[1] === undefined) {
+        memory?.set('fabricSection', 'open')
+        return null
+      }
+      if (memory?.get('fabricSection') !== 'open') return null
+      const value = m[2]!
+      if (m[1] === 'State') {
+        memory?.set('fabricState', value)
+        return null
+      }
+      memory?.delete('fabricSection')
+      const state = memory?.get('fabricState')
+      // (In Progress is Fabric Manager not done: DRIVER_NO_GPU, read from the State line in CUDA_SYSTEM_RULES.)
+      if (/^(?:Success|N\/A|In Progress)$/i.test(value) || /^In Progress$/i.test(state ?? '')) return null
+      return {
+        key: `fabric:${value}:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: `A GPU finished NVLink fabric registration without being admitted${context.prefixIp ? ` on ${context.prefixIp}` : ''} (nvidia-smi -q: Fabric Status ${value}): it is not part of a working NVLink domain, so multi-GPU work over NVLink fails there.`,
+        evidence: { 'Fabric State': state ?? '(not shown)', 'Fabric Status': value, ...node(context) },
+        fix: 'Drain that node and check its NVLink fabric: systemctl status nvidia-fabricmanager (and its log, /var/log/fabricmanager.log), nvidia-smi -q | grep -A4 Fabric on every GPU (State Completed, Status Success, a non-zero ClusterUUID), nvidia-smi nvlink -s; restart Fabric Manager or reboot the node, and if a GPU stays unadmitted, ask the vendor.',
+      }
+    },
+  },
+  {
+    // nvidia-smi -q's Fabric section still registering: "Fabric" / "State : In Progress" (the header remembered by GPU_FAULT_RULES' Fabric rule,
+    // below, on an earlier line): Fabric Manager has not finished, CUDA error 802 until it has (huggingface_hub#4128, 2026).
+    code: 'DRIVER_NO_GPU',
+    pattern: /^\s*State\s+:\s*In Progress\s*$/,
+    hit: (_m, _line, _ray, context) =>
+      context.memory?.get('fabricSection') !== 'open'
+        ? null
+        : {
+            key: `fabric-in-progress:${context.prefixIp ?? ''}`,
+            severity: 'error',
+            message: `A GPU's NVLink fabric registration is still in progress${context.prefixIp ? ` on ${context.prefixIp}` : ''} (nvidia-smi -q: Fabric State In Progress): Fabric Manager has not finished, and CUDA will not start until it has (error 802).`,
+            evidence: { 'Fabric State': 'In Progress', ...node(context) },
+            fix: FABRIC_MANAGER,
+          },
+  },
+  {
     // CUDA runtime 803 cudaErrorSystemDriverMismatch "system has unsupported display driver / cuda driver combination" (vllm#15335, through
     // torch's cudaGetDeviceCount); driver API CUDA_ERROR_SYSTEM_DRIVER_MISMATCH.
     code: 'DRIVER_NO_GPU',

@@ -161,3 +161,29 @@ describe('CUDA_DRIVER_TOO_OLD: PTX from a newer CUDA than the driver (CUDA error
     only('(main_task pid=1477553) RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.', 'CUDA_DRIVER_TOO_OLD')
   })
 })
+
+describe('the NVLink fabric: Fabric Manager not running or not done (DRIVER_NO_GPU), a GPU not admitted (GPU_FAULT)', () => {
+  const section = (state: string, status: string) =>
+    `    Fabric\n        State                             : ${state}\n        Status                            : ${status}\n        CliqueId                          : 0\n`
+  it("nvidia-smi -q's Fabric section: Insufficient Resources (azhpc-images PR #506's shape), In Progress (huggingface_hub#4128's Fabric Manager)", () => {
+    const notAdmitted = scan(section('Completed', 'Insufficient Resources'))
+    expect(notAdmitted.map((f) => `${f.severity}:${f.code}`)).toEqual(['error:GPU_FAULT'])
+    expect(notAdmitted[0]!.evidence['Fabric Status']).toBe('Insufficient Resources')
+    const registering = scan(section('In Progress', 'N/A'))
+    expect(registering.map((f) => `${f.severity}:${f.code}`)).toEqual(['error:DRIVER_NO_GPU'])
+    expect(registering[0]!.fix).toMatch(/nvidia-fabricmanager/)
+  })
+  it("near misses: a healthy or absent fabric (the real H200 capture's N/A), other sections' State and Status lines", () => {
+    expect(scan(section('Completed', 'Success'))).toEqual([])
+    expect(scan(readFileSync(join(import.meta.dirname, '../fixtures/hardware/h200/nvidia-smi-q.txt'), 'utf8'))).toEqual([])
+    expect(
+      scan(
+        '    Persistence Mode                      : Enabled\n    State                                 : In Progress\n    Status                                : Degraded\n',
+      ),
+    ).toEqual([])
+  })
+  it("a health checker's words: gpud's fabric-manager component (gpud PR #1151's shape)", () => {
+    const f = scan('        "reason": "NVIDIA-H100-80GB-HBM3 checked fabric state; fabric manager found but not active",\n')
+    expect(f.map((x) => `${x.severity}:${x.code}`)).toEqual(['error:DRIVER_NO_GPU'])
+  })
+})
