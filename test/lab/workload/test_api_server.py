@@ -58,12 +58,19 @@ class ApiServerTests(unittest.TestCase):
                 c.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return int(c.recv(64).split(b" ")[1])
 
-        started = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(max_workers=100) as pool:
             codes = list(pool.map(one, range(100)))
         self.assertEqual(codes, [200] * 100)
-        # A dropped SYN is retried after 1 s: every connection accepted at once is the backlog's proof.
-        self.assertLess(time.monotonic() - started, 1.0)
+        # The backlog itself, as the kernel holds it (ss reports a listener's Send-Q as its backlog; the kernel caps it
+        # at net.core.somaxconn), rather than the burst's wall time, which a loaded machine stretches past any bound.
+        import shutil
+        if shutil.which("ss") is None:
+            self.skipTest("no ss here to read the listener's backlog")
+        out = subprocess.run(["ss", "-Hltn", "sport = :%d" % self.port], capture_output=True, text=True, check=True).stdout.split()
+        with open("/proc/sys/net/core/somaxconn") as f:
+            somaxconn = int(f.read())
+        self.assertEqual(out[0], "LISTEN", out)
+        self.assertEqual(int(out[2]), min(2048, somaxconn), out)
 
     def test_port_refused_until_ready(self) -> None:
         self.assertEqual(self.first_health, "refused")
