@@ -457,6 +457,18 @@ export interface FailureCollector {
 /** How many hinted failure lines are kept (the first per family is what a hint quotes). */
 const HINTED_MAX = 32
 
+/**
+ * Forgets a window of failure lines a later line showed were none (a group seen working, a request served) and empties it;
+ * true when the traceback frame kept as the weakest failure line came after the window opened (so it goes too).
+ */
+function forgetWindow(window: number[], forget: (line: number) => void, frame: Failing | undefined): boolean {
+  const first = window[0]
+  if (first === undefined) return false
+  for (const n of window) forget(n)
+  window.length = 0
+  return frame !== undefined && frame.line.line > first
+}
+
 export function createFailureCollector(): FailureCollector {
   const quoted: Failing[] = []
   /** A traceback's frame, quoted only where the excerpt holds no other failure line (its header and exception cut off). */
@@ -478,8 +490,7 @@ export function createFailureCollector(): FailureCollector {
   let lastFailing: number | undefined
   /** Store-lost lines since the ranks' group last showed it worked (GROUP_WORKING). */
   const storeLost: number[] = []
-  /** Failure lines since a request's handler failed (REQUEST_HANDLER_FAILED), until a request is served again (REQUEST_SERVED). */
-  const requestFailed: number[] = []
+  const requestFailed: number[] = [] // failure lines since a request's handler failed, until a request is served (REQUEST_SERVED)
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
   let customizeAt: number | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
@@ -508,22 +519,15 @@ export function createFailureCollector(): FailureCollector {
         return
       }
       if (kind === undefined) {
-        const engine = readStall(line.text.slice(0, MARKER_SCAN))
+        const text = line.text.slice(0, MARKER_SCAN)
+        const engine = readStall(text)
         if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
         else if (engine === 'progress') stall = undefined
-        if (requestFailed.length > 0 && REQUEST_SERVED.test(line.text.slice(0, MARKER_SCAN))) {
-          for (const n of requestFailed) forget(n)
-          if (frame !== undefined && frame.line.line > requestFailed[0]!) frame = undefined
-          requestFailed.length = 0
-        }
-        if (storeLost.length > 0 && GROUP_WORKING.test(line.text.slice(0, MARKER_SCAN))) {
-          for (const n of storeLost) forget(n)
-          if (frame !== undefined && frame.line.line > storeLost[0]!) frame = undefined
-          kinds.delete(STORE_LOST_KIND)
-          storeLost.length = 0
-        }
+        if (REQUEST_SERVED.test(text) && forgetWindow(requestFailed, forget, frame)) frame = undefined
+        if (storeLost.length > 0 && GROUP_WORKING.test(text)) kinds.delete(STORE_LOST_KIND)
+        if (GROUP_WORKING.test(text) && forgetWindow(storeLost, forget, frame)) frame = undefined
         // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
-        if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(line.text.slice(0, MARKER_SCAN))) {
+        if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(text)) {
           forget(lastFailing)
           lastFailing = undefined
         }
