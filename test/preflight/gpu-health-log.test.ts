@@ -10,12 +10,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { scanLog } from '../../src/preflight/signatures.js'
+import { readCapture } from './fixtures/read.js'
 
-const fixture = (name: string) =>
-  readFileSync(join(import.meta.dirname, 'fixtures/logs', name), 'utf8')
-    .split('\n')
-    .filter((l) => !l.startsWith('# '))
-    .join('\n')
+const fixture = (name: string) => readCapture(`logs/${name}`)
 const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const only = (text: string, code: string) => {
   const found = scan(text)

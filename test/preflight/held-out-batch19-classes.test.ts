@@ -6,16 +6,11 @@
  * operator's memory guard stopping the container under a MemAvailable floor (MEMORY_FLOOR_REACHED, what this tool's
  * own watchdog does); Xinference's actor pool losing its model process (a failure line, never silent).
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { scanLog } from '../../src/preflight/signatures.js'
+import { readCapture } from './fixtures/read.js'
 
-const fixture = (name: string) =>
-  readFileSync(join(import.meta.dirname, 'fixtures/logs', name), 'utf8')
-    .split('\n')
-    .filter((l) => !l.startsWith('# '))
-    .join('\n')
+const fixture = (name: string) => readCapture(`logs/${name}`)
 const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const of = (text: string, code: string) => scan(text).filter((f) => f.code === code)
 
