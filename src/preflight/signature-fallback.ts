@@ -105,6 +105,11 @@ const MARKERS: readonly Marker[] = [
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
   // NCCL prints WARN only for errors: "host:pid:tid [0] NCCL WARN …", "transport/net_ib.cu:781 WARN NET/IB …"
   { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
+  // NCCL's error trace (src/include/checks.h NCCLCHECK: INFO(NCCL_ALL, "%s:%d -> %d", __FILE__, __LINE__, res); proxy.cc's progress thread:
+  // "%s:%d -> %d [Progress Thread]" when a transport's progress call fails and the thread stops): each function an error returns through,
+  // with its ncclResult_t (1–6; 7, ncclInProgress, is no error), printed only on an error ("transport/net.cc:1538 -> 3", "proxy.cc:974 -> 3
+  // [Progress Thread]", also behind "host:pid:tid [dev] NCCL INFO ").
+  { kind: 'NCCL error trace', test: /(?:^|[\s\]])(?:[\w-]+\/)*[\w-]+\.(?:cc|cu|cpp|h):\d+ -> [1-6](?: \[[\w ]+\])?\s*$/ },
   // UCX's own records (the transport under NIXL, Dynamo's and vLLM's NixlConnector, LMCache's remote KV, MPI): see UCX_RECORD.
   { kind: UCX_KIND, test: UCX_RECORD },
   // glog's E/F records as people paste them without the date and thread: NIXL's NIXL_ERROR (nixl src/utils/ucx/ucx_utils.cpp, 2025–2026)
@@ -123,10 +128,12 @@ const MARKERS: readonly Marker[] = [
     // (also kubectl -o yaml's "exitCode: 137" under lastState.terminated)
     test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+|\bexitCode:\s*(?!0\b)-?\d+/i,
   },
-  // bash "Killed" / "line 12:  1234 Killed  python …", crashes
+  // bash "Killed" / "line 12:  1234 Killed  python …", crashes; a process's end by SIGKILL in its parent's words: "[engine terminated: killed by
+  // SIGKILL]" (JustVugg/colibri#305, 2026), torchrun's "Signal 9 (SIGKILL) received by PID 1234" (torch/distributed/elastic), Python's
+  // subprocess "died with <Signals.SIGKILL: 9>", Go's exec "signal: killed", an IDE's "(interrupted by signal 9: SIGKILL)", "killed by signal 9".
   {
     kind: 'killed or crashed',
-    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing/i,
+    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing|\b(?:killed|terminated) by (?:signal (?:9|SIGKILL)|SIGKILL)\b|\bSignal 9 \(SIGKILL\) received by PID\b|<Signals\.SIGKILL: 9>|\bsignal: killed\b|\binterrupted by signal 9\b/i,
   },
   // ROCm's runtime on a GPU page fault (ROCR-Runtime src/core/runtime/runtime.cpp, the VM fault handler, then std::abort(): "Memory access
   // fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.", older releases without the agent handle): a kernel read or wrote
@@ -458,15 +465,63 @@ export interface FailureCollector {
 const HINTED_MAX = 32
 
 /**
- * Forgets a window of failure lines a later line showed were none (a group seen working, a request served) and empties it;
- * true when the traceback frame kept as the weakest failure line came after the window opened (so it goes too).
+ * Frames a warning prints to say where a call came from, not a failure: torch._dynamo's warn_once with the user's stack ("Dynamo detected a
+ * call to a `functools.lru_cache`-wrapped function …" / "This call originates from:" / `  File "…/einops.py", line 539, in reduce`, torch
+ * 2.6+ torch/_dynamo/variables/functions.py; held-out batch 26's emmy bundle) and logging's stack_info ("Stack (most recent call last):",
+ * CPython Lib/logging/__init__.py). The frames under such a head, up to the next line that starts at the margin, are read as none.
  */
-function forgetWindow(window: number[], forget: (line: number) => void, frame: Failing | undefined): boolean {
-  const first = window[0]
-  if (first === undefined) return false
-  for (const n of window) forget(n)
-  window.length = 0
-  return frame !== undefined && frame.line.line > first
+const INFO_STACK_HEAD = /^\s*(?:This call originates from:|Stack \(most recent call last\):)\s*$/
+/**
+ * A thread's uncaught exception (threading.excepthook, CPython 3.8+: "Exception in thread Thread-1 (_report_usage_worker):" and its
+ * traceback; "Exception in thread <name>:" before 3.10). Only that thread ended: vLLM's usage-stats reporter failing on a cpuinfo it cannot
+ * parse (held-out batch 27, a GB10's `lscpu`), the server starting and answering after it. Its lines are forgotten once the server is
+ * seen working (GROUP_WORKING, or a request served); a thread whose end stopped the start leaves no such line, and counts.
+ */
+const THREAD_EXCEPTION = /^\s*Exception in thread [^\n]{1,120}:\s*$/
+
+/**
+ * The windows of failure lines a later line shows were none: a lost store its group outlived (GROUP_WORKING), a request handler's
+ * failure once a request is served (REQUEST_SERVED), a thread's uncaught exception once the server is seen working (either); and the
+ * frames of a warning's stack (INFO_STACK_HEAD). `ordinary` reads a line that is no failure line and returns the first line of the
+ * windows it closed (their lines forgotten); `failing` files a failure line in the windows open; `quietFrame` is true inside a warning's stack.
+ */
+function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string>) {
+  const storeLost: number[] = []
+  const requestFailed: number[] = []
+  const threadFailed: number[] = []
+  let threadOpen = false
+  let infoStack = false
+  const close = (window: number[]): number | undefined => {
+    const first = window[0]
+    for (const n of window) forget(n)
+    window.length = 0
+    return first
+  }
+  const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : a < b ? a : b)
+  return {
+    ordinary(text: string): number | undefined {
+      if (INFO_STACK_HEAD.test(text)) infoStack = true
+      else if (/^\S/.test(text)) infoStack = false
+      if (THREAD_EXCEPTION.test(text)) threadOpen = true
+      const served = REQUEST_SERVED.test(text)
+      const working = GROUP_WORKING.test(text)
+      let from = served ? close(requestFailed) : undefined
+      if (working && storeLost.length > 0) kinds.delete(STORE_LOST_KIND)
+      if (working) from = earliest(from, close(storeLost))
+      if (working || served) {
+        from = earliest(from, close(threadFailed))
+        threadOpen = false
+      }
+      return from
+    },
+    failing(lineNo: number, kind: string, text: string): void {
+      infoStack = false
+      if (kind === STORE_LOST_KIND) storeLost.push(lineNo)
+      if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(text)) requestFailed.push(lineNo)
+      if (threadOpen) threadFailed.push(lineNo)
+    },
+    quietFrame: (): boolean => infoStack,
+  }
 }
 
 export function createFailureCollector(): FailureCollector {
@@ -488,9 +543,6 @@ export function createFailureCollector(): FailureCollector {
   const readStall = createStallReader()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
-  /** Store-lost lines since the ranks' group last showed it worked (GROUP_WORKING). */
-  const storeLost: number[] = []
-  const requestFailed: number[] = [] // failure lines since a request's handler failed, until a request is served (REQUEST_SERVED)
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
   let customizeAt: number | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
@@ -503,6 +555,7 @@ export function createFailureCollector(): FailureCollector {
     lines.delete(lineNo)
     hinted.delete(lineNo)
   }
+  const windows = createRecoveryWindows(forget, kinds)
   return {
     observe(line, covered) {
       const at = quoted.findIndex((f) => f.line.line === line.line)
@@ -523,9 +576,8 @@ export function createFailureCollector(): FailureCollector {
         const engine = readStall(text)
         if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
         else if (engine === 'progress') stall = undefined
-        if (REQUEST_SERVED.test(text) && forgetWindow(requestFailed, forget, frame)) frame = undefined
-        if (storeLost.length > 0 && GROUP_WORKING.test(text)) kinds.delete(STORE_LOST_KIND)
-        if (GROUP_WORKING.test(text) && forgetWindow(storeLost, forget, frame)) frame = undefined
+        const forgotFrom = windows.ordinary(text)
+        if (forgotFrom !== undefined && frame !== undefined && frame.line.line > forgotFrom) frame = undefined
         // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
         if (lastFailing !== undefined && line.line - lastFailing <= RECOVERY_WITHIN && RECOVERY.test(text)) {
           forget(lastFailing)
@@ -535,14 +587,13 @@ export function createFailureCollector(): FailureCollector {
       }
       const entry = { line, kind }
       if (WEAK_KINDS.has(kind)) {
-        if (frame === undefined || frame.line.line === line.line) frame = entry
+        if (!windows.quietFrame() && (frame === undefined || frame.line.line === line.line)) frame = entry
         return
       }
       lines.add(line.line)
       lastFailing = line.line
       kinds.add(kind)
-      if (kind === STORE_LOST_KIND) storeLost.push(line.line)
-      if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(line.text.slice(0, MARKER_SCAN))) requestFailed.push(line.line)
+      windows.failing(line.line, kind, line.text.slice(0, MARKER_SCAN))
       const family = familyHintOf(line.text)
       if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })
       if (at >= 0) quoted[at] = entry

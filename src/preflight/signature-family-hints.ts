@@ -50,9 +50,11 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     code: 'NCCL_TRANSPORT_ERROR',
     family: "an NCCL transport (InfiniBand/RoCE verbs or NCCL's sockets) failing between nodes",
     // NCCL transport/net_ib.cc ("NET/IB : … async event", "ibv_poll_cq error", "IBV_WC_RETRY_EXC_ERR", mlx5 devices), net_socket.cc
-    // ("NET/Socket : …"), ncclRemoteError / ncclSystemError ("unhandled system error", "remote process exited or there was a network error").
+    // ("NET/Socket : …"), ncclRemoteError / ncclSystemError ("unhandled system error", "remote process exited or there was a network error");
+    // NCCL's error trace through its network transport or proxy ("transport/net.cc:1538 -> 3", "proxy.cc:974 -> 3 [Progress Thread]": the
+    // proxy's progress thread stopped on a transport's error, autoscriptlabs/nccl-mesh-plugin's four-Spark validation, 2026).
     words:
-      /NET\/IB\b|NET\/Socket\b|\bibv_\w+|\bIBV_WC_\w+|\bmlx5_\d+\b|\bncclRemoteError\b|\bncclSystemError\b|unhandled system error|remote process exited or there was a network error|\bRoCE\b[^\n]{0,60}\b(?:error|fail)/i,
+      /NET\/IB\b|NET\/Socket\b|\bibv_\w+|\bIBV_WC_\w+|\bmlx5_\d+\b|\bncclRemoteError\b|\bncclSystemError\b|unhandled system error|remote process exited or there was a network error|\bRoCE\b[^\n]{0,60}\b(?:error|fail)|(?:^|[\s\]/])(?:net(?:_\w+)?|proxy|p2p|coll_net|socket|ibvwrap)\.(?:cc|cu|cpp):\d+ -> [1-6]\b/i,
     // The HCA's async events (net_ib.cc): the NCCL_TRANSPORT_ERROR rule reads every wording and knows which are benign (a client
     // reregistration, an SM or LID change on a healthy fabric); a hint must not second-guess it.
     unless: /\basync (?:error |fatal )?event\b/i,

@@ -74,6 +74,30 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     hit: (m, line, _ray, context) => archHit(m, line, context),
   },
   {
+    // ptxas refusing a PTX instruction the target architecture lacks (CUDA 11–13 ptxas: "ptxas <file>.ptx, line N; error   : Feature '<f>' not
+    // supported on .target 'sm_121a'", "… Instruction '<i>' not supported on .target 'sm_120'", "… Feature '<f>' requires .target sm_90 or
+    // higher", "Modifier '<m>' requires …"): a kernel written for another architecture, assembled for this one — Triton's JIT at the first
+    // call (triton.runtime.errors.PTXASError above it: vllm-project/vllm#41477, gpt-oss's MXFP4 MoE kernel's TMA scatter on a GB10), or a build
+    // for an architecture the kernel's code does not cover (InternLM/lmdeploy#3806 `tensormap.replace` on sm_120, pytorch/FBGEMM#4975
+    // `cvt with .e2m1x2` on sm_120, antirez/ds4#672 `.kind::mxf4` on sm_120; sm_75 on a V100's sm_70 in DeepLink-org/3DGSTensorCore#2).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\berror\s*:\s*(Feature|Instruction|Modifier) '([^'\n]{1,80})' (?:not supported on \.target '(sm_\w+)'|requires \.target (sm_\w+) or higher)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `ptx-feature:${m[3] ?? m[4]}`,
+      severity: 'error',
+      message: m[3]
+        ? `A kernel uses the PTX ${m[1]!.toLowerCase()} '${m[2]}', which ${m[3]} does not have, so ptxas refused to assemble it: the kernel was written for another GPU architecture (Hopper or datacenter Blackwell features on a GB10 or RTX 50, sm_12x), and the engine cannot run it here.`
+        : `A kernel uses the PTX ${m[1]!.toLowerCase()} '${m[2]}', which needs ${m[4]} or newer, so ptxas refused to assemble it for an older GPU: the engine cannot run that kernel here.`,
+      evidence: {
+        [`PTX ${m[1]!.toLowerCase()}`]: m[2]!,
+        ...(m[3] ? { 'Target architecture': m[3] } : { 'Needs at least': m[4]! }),
+        'Reported by': 'ptxas',
+        ...node(context),
+      },
+      fix: `Pick a path whose kernels exist for this architecture: another backend for the layer that JIT-compiles it (for MoE and quantised GEMMs a vLLM --moe-backend / VLLM_USE_* switch or another quantisation; for attention VLLM_ATTENTION_BACKEND), an image built for ${m[3] ?? 'this GPU'} (its kernels compiled with that architecture's own code paths), or a GPU that has the ${m[1]!.toLowerCase()}.`,
+    }),
+  },
+  {
     // A kernel library's own refusal of the GPU, raised when the model first calls it: DeepGEMM (csrc/utils/exception.hpp DGException, thrown by
     // DG_HOST_UNREACHABLE("Unsupported architecture") in csrc/apis/{gemm,attention,hyperconnection,layout,mega}.hpp when arch_major is not one it
     // has kernels for: "Assertion error (<file>:<line>): Unsupported architecture", behind RuntimeError or tvm.error.InternalError), FlashAttention's
@@ -137,11 +161,15 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // vLLM's GGUF loader: "GGUF model with architecture deci is not supported yet." (vllm-project/vllm#16905)
     code: 'MODEL_NOT_SUPPORTED',
     pattern:
-      /has model type [`'"]?([\w.-]+)[`'"]?(?: but Transformers does not recognize this architecture|\s*$)|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
+      /has model type(?: [`'"]?([\w.-]+)[`'"]?)?(?: but Transformers does not recognize this architecture|\s*$)|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
     // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
     hit: (m, line, _ray, context) => {
       // transformers' sentence cut after the model type (a page wrapped the rest onto the next line): only with its own opening words
-      if (m[1] !== undefined && !m[0].includes('Transformers') && !/The checkpoint you are trying to load $/.test(line.slice(0, m.index))) return null
+      if (m[0].startsWith('has model type') && !m[0].includes('Transformers')) {
+        // cut after the type, or before it (a hand wrap: "… has model type" / "`gemma4` but Transformers …", gemma-forge's journal, 2026)
+        if (!/The checkpoint you are trying to load $/.test(line.slice(0, m.index))) return null
+        if (m[1] === undefined) return modelHit('(named on the next line of the log)', undefined, false, context)
+      }
       if (m[4] === undefined) return modelHit(m[1], m[2] ?? m[3] ?? m[5], m[3] !== undefined, context)
       const cls = /(\w+)$/.exec(line.slice(Math.max(0, m.index - 200), m.index))?.[1]
       return cls === undefined ? null : modelHit(undefined, cls, false, context)

@@ -54,6 +54,32 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // Fabric Manager (or, on NVLink 5 baseboards, the NVLink subnet manager nvlsm it starts) refusing to start, in its own words:
+    // nvidia-fabricmanager-start.sh's pre-start check (FM 570+ on HGX/DGX B200, GB200): 'Kernel module "ib_umad" has not been loaded, fabric
+    // manager cannot be started' (spectrocloud/CanvOS PR #700, 2026); libibumad's umad_init in nvlsm: "nvlsm: ibwarn: [15] umad_init: can't read
+    // ABI version from /sys/class/infiniband_mad/abi_version (No such file or directory): is ib_umad module loaded?" (siderolabs/docs PR #581,
+    // 2026; rdma-core's wording, linux-rdma/rdma-core PR #393); the daemon's "fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an
+    // invalid value" (siderolabs/extensions#511); systemd's "Failed to start NVIDIA fabric manager service" (the unit's Description). Without
+    // it the NVSwitches stay uninitialised and CUDA fails with error 802 (NVIDIA/gpu-operator#2781, 2026). libibumad's line is read only
+    // where it names nvlsm or the fabric manager (other InfiniBand daemons print it too).
+    code: 'DRIVER_NO_GPU',
+    pattern:
+      /\bKernel module "?([\w-]+)"? has not been loaded, fabric manager cannot be started|\bfabric manager cannot be started\b|\bumad_init: can't read ABI version\b[^\n]*\bis (ib_umad) module loaded\?|\bfabric manager config file item: (\w+) has an invalid value|\bFailed to start NVIDIA fabric ?manager\b/i,
+    hit: (m, line, _ray, context) => {
+      if (m[2] !== undefined && !/\bnvlsm\b|fabric ?manager/i.test(line)) return null
+      const module = m[1] ?? m[2]
+      return {
+        key: `fabric-manager-start:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: `NVIDIA Fabric Manager could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${module ? ` (the kernel module ${module} is not loaded: on NVLink 5 systems, HGX/DGX B200 and GB200, Fabric Manager and its NVLink subnet manager talk to the NVSwitches through it)` : m[3] ? ` (its config item ${m[3]} has an invalid value)` : ''}: the NVSwitches stay uninitialised, the GPUs never finish fabric registration, and CUDA will not start there (error 802).`,
+        evidence: { 'Fabric Manager': m[0].slice(0, 160), ...(module ? { 'Kernel module missing': module } : {}), ...node(context) },
+        fix: module
+          ? `On that node: sudo modprobe ${module} and load it at every boot (echo ${module} > /etc/modules-load.d/nvidia-fabricmanager.conf; its package is the kernel's extra modules, e.g. linux-modules-extra), then sudo systemctl restart nvidia-fabricmanager and wait for nvidia-smi -q | grep -A2 Fabric to show State Completed, Status Success.`
+          : FABRIC_MANAGER,
+      }
+    },
+  },
+  {
     // nvidia-smi -q's Fabric section (driver 525+): "Fabric" / "State : Completed" / "Status : Insufficient Resources" / "CliqueId : 0" / "ClusterUUID :
     // 00000000-…" — the GPU finished NVLink fabric registration without being admitted (Azure/azhpc-images PR #506, 2026: the node's GPUs are not in a
     // working NVLink domain); "State : In Progress" is Fabric Manager not done (huggingface_hub#4128: CUDA error 802 until then). "State : N/A" (no

@@ -90,4 +90,28 @@ export const MEMORY_KILLER_RULES: readonly SignatureRule[] = [
       }
     },
   },
+  {
+    // A launcher or supervisor saying the kernel's OOM killer ended its process, in its own words: "[engine terminated: killed by SIGKILL]" /
+    // "nothing in the engine sends SIGKILL to itself: this is the kernel's OOM-killer..." (JustVugg/colibri#305, 2026), "… was killed by the
+    // OOM killer", "the OOM killer killed …". Not a list of possible causes: Ray's "Some common causes include: (1) the process was killed by
+    // the OOM killer …" and "There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer …" name it as a guess.
+    code: 'OOM_KILLED',
+    pattern:
+      /\b(?:killed|terminated|reaped) by (?:the )?(?:(?:Linux |host |system |kernel(?:'s)? )?OOM[- ]?killer|kernel(?:'s)? OOM)\b|\bthis (?:is|was) the kernel'?s OOM[- ]?killer\b|\bOOM[- ]?killer (?:killed|terminated|reaped)\b/i,
+    hit: (_m, line, _ray, context) => {
+      if (
+        /potential root causes|common causes include|possible causes|\b(?:may|might|could) (?:have )?be(?:en)?\b|\b(?:possibly|probably|likely|perhaps)\b|\bif (?:the|it|a)\b|\bwhether\b|\(\d\)/i.test(
+          line,
+        )
+      )
+        return null
+      return {
+        key: `oom-killer-said:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: `The kernel's OOM killer ended the process${context.prefixIp ? ` on ${context.prefixIp}` : ''} (its supervisor says so): the node ran out of host memory while the model loaded or ran.`,
+        evidence: { 'Said by the log': line.trim().slice(0, 200), ...node(context) },
+        fix: `${USER_SPACE_KILLER} ${hostMemoryFix(line, context.memory)}`,
+      }
+    },
+  },
 ]
