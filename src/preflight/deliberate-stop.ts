@@ -10,14 +10,23 @@
  * an offline run's end): torch's TCPStore warnings from the workers' heartbeat after it are the store going away with its
  * process (held-out batch 23's deterministic_serving_stack run, 2026).
  */
-const STOP_SIGNAL = /\[shutdown\] EngineCore: trigger received signal=SIG(?:TERM|INT)\b|\bShutdown initiated \(timeout=\d+\)/
+const STOP_SIGNAL =
+  /\[shutdown\] EngineCore: trigger received signal=SIG(?:TERM|INT)\b|\bShutdown initiated \(timeout=\d+\)|\bShutting down FastAPI HTTP server\.|\bTerminating local vLLM worker processes\b/
+/**
+ * The API server's own end (vLLM entrypoints/launcher.py, 0.4–0.34: "Shutting down FastAPI HTTP server." once uvicorn has returned) and
+ * the V0 engine's worker teardown (executor/multiproc_worker_utils.py, 0.5–0.10: "Terminating local vLLM worker processes") come after
+ * whatever stopped the server: a signal, or an engine that died, whose lines came first and are read. What follows is the teardown
+ * (held-out batch 29's hmxhPro log: V0's `KeyboardInterrupt: MQLLMEngine terminated` from the engine's SIGTERM handler, a served run
+ * stopped with Ctrl-C). A new start in the same log (a restarted container's `docker logs`) is read again.
+ */
+const NEW_START = /\bvLLM API server version \d|\bInitializing a V1 LLM engine\b|\bInitializing an LLM engine\b/
 
-/** Reads a log's lines in order: true for every line after the one where vLLM's engine received its stop signal. */
+/** Reads a log's lines in order: true for every line after the one where vLLM's engine received its stop signal, until a new start. */
 export function createStopReader(): (text: string) => boolean {
   let stopped = false
   return (text) => {
-    if (stopped) return true
-    if (STOP_SIGNAL.test(text)) stopped = true
+    if (stopped && !NEW_START.test(text)) return true
+    stopped = STOP_SIGNAL.test(text)
     return false
   }
 }

@@ -244,10 +244,11 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // vLLM 0.7 (platforms/cuda.py): "please set tensor_parallel_size (4) to less than max local gpu count (1)";
     // vLLM ≥ 0.11 (gpu_worker.py): "local_world_size (16) must be less than or equal to the number of visible devices (8).";
     // vLLM 0.19.1–0.34.0 (config/parallel.py, ParallelConfig, read from the wheels; live in the 0.24.0 capture of test/real/captures):
-    // "Value error, World size (2) is larger than the number of available GPUs (1) in this node. If this is intentional …"
+    // "Value error, World size (2) is larger than the number of available GPUs (1) in this node. If this is intentional …" (quoted without
+    // "in this node" too: llm-d/llm-d PR #764, 2026, a chart's TP left at 4 on a one-GPU pod; operators' notes in the code index)
     code: 'GPU_SHORTFALL',
     pattern:
-      /Tensor parallel size \((\d+)\) cannot be larger than the number of available GPUs \((\d+)\)|tensor_parallel_size \((\d+)\) to less than max local gpu count \((\d+)\)|local_world_size \((\d+)\) must be less than or equal to the number of visible devices \((\d+)\)|World size \((\d+)\) is larger than the number of available GPUs \((\d+)\) in this node/,
+      /Tensor parallel size \((\d+)\) cannot be larger than the number of available GPUs \((\d+)\)|tensor_parallel_size \((\d+)\) to less than max local gpu count \((\d+)\)|local_world_size \((\d+)\) must be less than or equal to the number of visible devices \((\d+)\)|World size \((\d+)\) is larger than the number of available GPUs \((\d+)\)/,
     hit: (m, _line, _ray, context) => {
       const tp = m[1] ?? m[3] ?? m[5] ?? m[7] ?? '?'
       const gpus = m[2] ?? m[4] ?? m[6] ?? m[8] ?? '?'

@@ -5,6 +5,8 @@
  * process's end by SIGKILL in its parent's words (a failure line); NCCL's error trace (a failure line with the
  * transport's hint); transformers' sentence wrapped before the model type; and two things that are not failures: the
  * frames a warning prints to say where a call came from, and a thread's uncaught exception on a server that then served.
+ * Batches 28–30: vLLM's world-size refusal quoted without its "in this node" (GPU_SHORTFALL), and the API server's own end
+ * (a stop whose teardown is not read, until a new start).
  */
 import { describe, expect, it } from 'vitest'
 import { scanLog } from '../../src/preflight/signatures.js'
@@ -175,5 +177,51 @@ describe('not failures: a warning that prints where a call came from, a thread t
     expect(codes(thread)).toContain('error:UNRECOGNISED_FAILURE')
     // a failure after the thread's that stopped the start: no milestone follows, it counts
     expect(codes(`${thread}\nRuntimeError: Engine core initialization failed. See root cause above.`).length).toBeGreaterThan(0)
+  })
+})
+
+describe("vLLM's world-size refusal, quoted short: GPU_SHORTFALL", () => {
+  it.each([
+    // llm-d/llm-d PR #764 (2026): a chart's TP left at 4 on a one-GPU pod, quoted without the rest of the sentence
+    ['World size (4) is larger than the number of available GPUs (1)', '4', '1'],
+    // a Kubernetes operator's write-up (velog-style notes in the code index): pydantic's wrapped form
+    [
+      "(APIServer pid=1) pydantic_core._pydantic_core.ValidationError: 1 validation error for ParallelConfig\n  Value error, World size (2) is larger than the number of available GPUs (1) in this\n  node. If this is intentional and you are using:",
+      '2',
+      '1',
+    ],
+  ])('%#', (text, tp, gpus) => {
+    const f = of(text, 'GPU_SHORTFALL')
+    expect(f).toHaveLength(1)
+    expect(f[0]!.evidence).toMatchObject({ 'Workers asked for (TP, or TP×PP per node)': tp, 'GPUs vLLM sees': gpus })
+  })
+  it("near miss: torch's own check for a local rank is another message", () => {
+    expect(of('RuntimeError: The local rank is larger than the number of available GPUs.', 'GPU_SHORTFALL')).toEqual([])
+  })
+})
+
+describe("the API server's own end: its teardown is not read, a new start is", () => {
+  const served = [
+    'INFO:     Application startup complete.',
+    'INFO:     127.0.0.1:40096 - "GET /v1/models HTTP/1.1" 200 OK',
+  ]
+  const v0Teardown = [
+    'INFO 05-10 16:27:55 [multiproc_worker_utils.py:133] Terminating local vLLM worker processes',
+    '(APIServer pid=2659819) INFO 05-10 16:27:55 [launcher.py:101] Shutting down FastAPI HTTP server.',
+    'Process SpawnProcess-1:',
+    'Traceback (most recent call last):',
+    '  File "/usr/lib/python3.12/multiprocessing/process.py", line 317, in _bootstrap',
+    '    raise KeyboardInterrupt("MQLLMEngine terminated")',
+    'KeyboardInterrupt: MQLLMEngine terminated',
+  ]
+  it('a served V0 server stopped with Ctrl-C (held-out batch 29): no finding', () => {
+    expect(codes([...served, ...v0Teardown].join('\n'))).toEqual([])
+    // the FastAPI line alone ends it too
+    expect(codes([...served, ...v0Teardown.slice(1)].join('\n'))).toEqual([])
+  })
+  it('what failed before the end is read, and so is a new start after it', () => {
+    expect(codes(['RuntimeError: CUDA error: an illegal memory access was encountered', ...v0Teardown].join('\n'))).toContain('error:UNRECOGNISED_FAILURE')
+    const restart = [...served, ...v0Teardown, 'INFO 05-10 16:30:01 [api_server.py:1351] vLLM API server version 0.10.2', 'RuntimeError: Engine core initialization failed. See root cause above.']
+    expect(codes(restart.join('\n')).length).toBeGreaterThan(0)
   })
 })
