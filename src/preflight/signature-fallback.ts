@@ -185,6 +185,14 @@ const MARKERS: readonly Marker[] = [
     kind: 'command-line error',
     test: /^\s*[\w./-]+(?: [\w-]+)?: error: (?:argument \S+: |the following arguments are required: |ambiguous option: )/,
   },
+  // A script's or a C program's own refusal of its options: Getopt::Long and shell scripts' "Unknown option: <x>" (NVIDIA's
+  // nvidia-fabricmanager-start.sh given its config path as a bare argument: NVIDIA/gpu-operator#1595), GNU getopt_long's "<prog>: unrecognized
+  // option '--x'" and getopt's "<prog>: invalid option -- 'x'". What the program was to do did not start.
+  { kind: 'command-line error', test: /^\s*(?:[\w./-]+: )?(?:Unknown option: \S|unrecognized option '|invalid option -- )/ },
+  // The dynamic loader refusing a program or library (glibc ld.so): "<prog>: /lib64/libc.so.6: version `GLIBC_2.34' not found (required by …)"
+  // (a binary built on a newer C library run on an older host: NVIDIA GPU Operator 26.3.0's MIG manager on RHEL 8), "error while loading shared
+  // libraries: libcuda.so.1: cannot open shared object file: No such file or directory".
+  { kind: 'shared library refused', test: /: version `[\w.]+' not found\b|\berror while loading shared libraries: / },
   // The OpenSSH client's own errors in a launcher's output (ssh.c, sshconnect.c, sshconnect2.c, kex.c across 7.x–9.x): "ssh: connect to host
   // 192.168.200.12 port 22: Connection timed out" (also "Connection refused", "No route to host"), "ssh: Could not resolve hostname s: Temporary
   // failure in name resolution", "Permission denied (publickey,password).", "Host key verification failed.", "kex_exchange_identification: read:

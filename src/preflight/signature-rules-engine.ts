@@ -328,9 +328,11 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
   {
     // Ray (scripts.py, `ray start --address`): "ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching
     // version started successfully at the specified address, (2) this node can reach the specified address, and (3) there is no firewall setting …";
-    // Ray Client (ray://): "ConnectionError: ray client connection timeout".
+    // Ray Client (ray://): "ConnectionError: ray client connection timeout". Ray 2.0–2.9 without "(ray head)": "Unable to connect to GCS at
+    // xx.xx.xx.xx:nnnn. Check that (1) Ray GCS with matching version started successfully at the specified address, and (2) there is no
+    // firewall setting preventing access." (Ray's cluster FAQ, "What does a worker node failure to connect look like?").
     code: 'RAY_GCS_UNREACHABLE',
-    pattern: /Unable to connect to GCS \(ray head\) at (\S+?)\.?(?:\s|$)|ray client connection timeout/,
+    pattern: /Unable to connect to GCS (?:\(ray head\) )?at (\S+?)\.?(?:\s|$)|ray client connection timeout/,
     hit: (m, _line, _ray, context) => ({
       key: `gcs:${m[1] ?? 'client'}`,
       severity: 'error',

@@ -54,6 +54,15 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // A script's "Unknown option: <x>" (getopt-style refusal), remembered for the Fabric Manager start script's usage banner after it (below).
+    code: 'DRIVER_NO_GPU',
+    pattern: /^\s*Unknown option: (\S[^\n]{0,200})$/,
+    hit: (m, _line, _ray, context) => {
+      context.memory?.set('unknownOption', m[1]!.trim())
+      return null
+    },
+  },
+  {
     // Fabric Manager (or, on NVLink 5 baseboards, the NVLink subnet manager nvlsm it starts) refusing to start, in its own words:
     // nvidia-fabricmanager-start.sh's pre-start check (FM 570+ on HGX/DGX B200, GB200): 'Kernel module "ib_umad" has not been loaded, fabric
     // manager cannot be started' (spectrocloud/CanvOS PR #700, 2026); libibumad's umad_init in nvlsm: "nvlsm: ibwarn: [15] umad_init: can't read
@@ -64,18 +73,29 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     // where it names nvlsm or the fabric manager (other InfiniBand daemons print it too).
     code: 'DRIVER_NO_GPU',
     pattern:
-      /\bKernel module "?([\w-]+)"? has not been loaded, fabric manager cannot be started|\bfabric manager cannot be started\b|\bumad_init: can't read ABI version\b[^\n]*\bis (ib_umad) module loaded\?|\bfabric manager config file item: (\w+) has an invalid value|\bFailed to start NVIDIA fabric ?manager\b/i,
+      /\bNVIDIA Fabric Manager Start Script\b|\bKernel module "?([\w-]+)"? has not been loaded, fabric manager cannot be started|\bfabric manager cannot be started\b|\bumad_init: can't read ABI version\b[^\n]*\bis (ib_umad) module loaded\?|\bfabric manager config file item: (\w+) has an invalid value|\bFailed to start NVIDIA fabric ?manager\b/i,
     hit: (m, line, _ray, context) => {
       if (m[2] !== undefined && !/\bnvlsm\b|fabric ?manager/i.test(line)) return null
+      // the start script's usage banner: printed where it refused its arguments ("Unknown option: /usr/share/nvidia/nvswitch/fabricmanager.cfg"
+      // before it, NVIDIA/gpu-operator#1595: the driver container passed the config path bare), or for -h (then no unknown option before it)
+      const refused = context.memory?.get('unknownOption')
+      if (m[0].endsWith('Start Script') && refused === undefined) return null
       const module = m[1] ?? m[2]
       return {
         key: `fabric-manager-start:${context.prefixIp ?? ''}`,
         severity: 'error',
-        message: `NVIDIA Fabric Manager could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${module ? ` (the kernel module ${module} is not loaded: on NVLink 5 systems, HGX/DGX B200 and GB200, Fabric Manager and its NVLink subnet manager talk to the NVSwitches through it)` : m[3] ? ` (its config item ${m[3]} has an invalid value)` : ''}: the NVSwitches stay uninitialised, the GPUs never finish fabric registration, and CUDA will not start there (error 802).`,
-        evidence: { 'Fabric Manager': m[0].slice(0, 160), ...(module ? { 'Kernel module missing': module } : {}), ...node(context) },
-        fix: module
-          ? `On that node: sudo modprobe ${module} and load it at every boot (echo ${module} > /etc/modules-load.d/nvidia-fabricmanager.conf; its package is the kernel's extra modules, e.g. linux-modules-extra), then sudo systemctl restart nvidia-fabricmanager and wait for nvidia-smi -q | grep -A2 Fabric to show State Completed, Status Success.`
-          : FABRIC_MANAGER,
+        message: `NVIDIA Fabric Manager could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${m[0].endsWith('Start Script') ? ` (its start script refused its arguments: unknown option ${refused}, and printed its usage instead of starting it)` : ''}${module ? ` (the kernel module ${module} is not loaded: on NVLink 5 systems, HGX/DGX B200 and GB200, Fabric Manager and its NVLink subnet manager talk to the NVSwitches through it)` : m[3] ? ` (its config item ${m[3]} has an invalid value)` : ''}: the NVSwitches stay uninitialised, the GPUs never finish fabric registration, and CUDA will not start there (error 802).`,
+        evidence: {
+          'Fabric Manager': m[0].slice(0, 160),
+          ...(module ? { 'Kernel module missing': module } : {}),
+          ...(m[0].endsWith('Start Script') ? { 'Option refused': refused! } : {}),
+          ...node(context),
+        },
+        fix: m[0].endsWith('Start Script')
+          ? 'Pass the start script its options by name (nvidia-fabricmanager-start.sh --mode start --fm-config-file <cfg> …; with the GPU Operator, a driver container release whose start wrapper does): a bare config path is refused and Fabric Manager never starts. Then check nvidia-smi -q | grep -A2 Fabric shows State Completed.'
+          : module
+            ? `On that node: sudo modprobe ${module} and load it at every boot (echo ${module} > /etc/modules-load.d/nvidia-fabricmanager.conf; its package is the kernel's extra modules, e.g. linux-modules-extra), then sudo systemctl restart nvidia-fabricmanager and wait for nvidia-smi -q | grep -A2 Fabric to show State Completed, Status Success.`
+            : FABRIC_MANAGER,
       }
     },
   },

@@ -75,11 +75,15 @@ const DRIVER_TOO_OLD_RULES: readonly SignatureRule[] = [
   {
     // CUDA runtime: cudaErrorCompatNotSupportedOnDevice (804) "forward compatibility was attempted on non supported HW" (torch: "Unexpected error from
     // cudaGetDeviceCount() … Error 804: …"; gpustack#1254, #1540, TensorRT-LLM#1806, oobabooga#4407), CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
-    // cudaErrorInsufficientDriver (35) "CUDA driver version is insufficient for CUDA runtime version".
+    // cudaErrorInsufficientDriver (35) "CUDA driver version is insufficient for CUDA runtime version". Not NGC's entrypoint banner, which notes the
+    // attempt in double brackets under "WARNING: CUDA Minor Version Compatibility mode ENABLED." and then runs the container in that mode
+    // ("[[Forward compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) cuInit()=804]]", NVIDIA's vLLM
+    // 25.12 container on a 580 driver that served: held-out batch 32's JVarnica compose log).
     code: 'CUDA_DRIVER_TOO_OLD',
     pattern:
       /forward compatibility was attempted on non supported HW|\bCUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\b|\bcudaErrorCompatNotSupportedOnDevice\b|CUDA driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b/i,
-    hit: (m) => {
+    hit: (m, line) => {
+      if (/\[\[[^\]]*cuInit\(\)=\d+\]\]/.test(line)) return null
       const compat = !/insufficient/i.test(m[0])
       return tooOld(
         compat ? 'cuda-804' : 'cuda-35',

