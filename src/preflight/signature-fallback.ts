@@ -254,6 +254,11 @@ const MARKERS: readonly Marker[] = [
     kind: STORE_LOST_KIND,
     test: /\b(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(|\bDid the remote server shutdown or crash\?|\(maybe TCPStore server has shut down too early\)|^\s*Exception raised from \w+ at \S+:\d+ \(most recent call first\):/,
   },
+  // NCCL's RAS (reliability, availability, serviceability) report (NCCL 2.24+, `ncclras` / the RAS port; NVIDIA/nccl docs, troubleshooting/ras):
+  // "DEAD" / "1 job process is considered dead (unreachable via the RAS network)" / "Process 3487984 on node 172.16.64.213 managing GPU 5" —
+  // a rank's process stopped answering while the job ran; its collectives hang until the timeout. ("INCOMPLETE" and "MISMATCH" alone are
+  // data RAS could not gather or ranks at different steps, which a healthy job shows too.)
+  { kind: 'NCCL RAS: a process dead', test: /\bjob process(?:es)? (?:is|are) considered dead\b/ },
   // Xinference's actor pool (xoscar) when the process that served the model went away: "Remote server unixsocket:///247564599296 closed:" /
   // "0 bytes read on a total of 11 expected bytes" (jishuzhan.net, 2026: vLLM's engine under Xinference died of host memory) — the subprocess
   // died without a word of its own in this log.

@@ -182,6 +182,33 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // NVML refusing to start in a process on the node (nvidia-smi, torch, vLLM's platform probe, a device plugin): "Failed to initialize NVML:
+    // <nvmlErrorString>". "Unknown Error" is a running container that lost its GPUs — systemd reloaded its units (systemctl daemon-reload) and
+    // took back device access the NVIDIA runtime hook had given behind runc's back (NVIDIA/nvidia-container-toolkit#48 and #1227, 2025;
+    // NVIDIA/nvidia-docker#1671; the toolkit's troubleshooting page, "Containers losing access to GPUs"); "Driver Not Loaded", "Insufficient
+    // Permissions" (the device nodes not readable) and "GPU access blocked by the operating system" (WSL) are the others that leave no GPU.
+    // ("Driver/library version mismatch" has its own rule: a driver upgraded without a reboot.)
+    code: 'NO_GPU_VISIBLE',
+    pattern: /\bFailed to initiali[sz]e NVML: (Unknown Error|Driver Not Loaded|Insufficient Permissions|GPU access blocked by the operating system)/,
+    hit: (m, _line, _ray, context) => {
+      const why = m[1]!
+      const lost = why === 'Unknown Error'
+      return {
+        key: `nvml:${why}:${context.prefixIp ?? ''}`,
+        severity: 'error',
+        message: lost
+          ? `NVML could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''} ("Unknown Error"): in a container that had its GPUs this is the container losing them — systemd reloaded its units (systemctl daemon-reload, a package update) and dropped the device access the NVIDIA runtime had given it. No process in it can use a GPU until it is recreated.`
+          : `NVML could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''} ("${why}"): ${why === 'Driver Not Loaded' ? 'the NVIDIA driver is not loaded on the node' : why === 'Insufficient Permissions' ? "the process may not open the GPUs' device nodes" : 'the operating system blocks GPU access (WSL without GPU support)'}, so no GPU is usable there.`,
+        evidence: { NVML: why, ...node(context) },
+        fix: lost
+          ? "Recreate the container (docker rm -f, then start it again): it gets its GPUs back. To keep it from recurring, follow NVIDIA container toolkit's troubleshooting for this error: run containers with CDI device injection (nvidia-ctk cdi generate; docker --device nvidia.com/gpu=all), or create the /dev/char symlinks (nvidia-ctk system create-dev-char-symlinks --create-all, and its udev rule), or use cgroupfs instead of systemd as the cgroup driver."
+          : why === 'Driver Not Loaded'
+            ? NO_DRIVER
+            : 'Start the container with its GPUs through the NVIDIA runtime (--gpus all or CDI devices) rather than mounting device nodes by hand, and check the device nodes (ls -l /dev/nvidia*) are readable by the user the server runs as; under WSL, use a Windows driver with WSL GPU support.',
+      }
+    },
+  },
+  {
     // The driver's own user-space library missing where a process looks for it: "OSError: libcuda.so.1: cannot open shared object file: No such
     // file or directory" (also "ImportError: …", "libnvidia-ml.so.1: cannot open shared object file"): a container started without its GPUs (the
     // NVIDIA runtime mounts these from the host) or a node without the driver.

@@ -314,3 +314,30 @@ describe("batches 31–33: gpt-oss's tokenizer vocabulary, a metadata lookup tha
     expect(codes(['INFO 10-08 13:10:01 [model.py:1561] Using max model len 131072', ...sigterm].join('\n'))).toContain('error:UNRECOGNISED_FAILURE')
   })
 })
+
+describe("batches 34–35: NVML refusing to start, NCCL's RAS declaring a process dead", () => {
+  it.each([
+    // NVIDIA/nvidia-container-toolkit#1227 (2025): after systemctl daemon-reload
+    ['(container) $ nvidia-smi -L\nFailed to initialize NVML: Unknown Error', 'Unknown Error'],
+    // NVIDIA/nvidia-docker#1671
+    ['root@098b49afe624:/# nvidia-smi \nFailed to initialize NVML: Unknown Error', 'Unknown Error'],
+    ['Failed to initialize NVML: Driver Not Loaded', 'Driver Not Loaded'],
+    ['Failed to initialize NVML: Insufficient Permissions', 'Insufficient Permissions'],
+  ])('NO_GPU_VISIBLE (%#)', (text, why) => {
+    const f = of(text, 'NO_GPU_VISIBLE')
+    expect(f).toHaveLength(1)
+    expect(f[0]!.evidence).toMatchObject({ NVML: why })
+  })
+  it('the container that lost its GPUs is told to be recreated; the version mismatch keeps its own reading', () => {
+    expect(of('Failed to initialize NVML: Unknown Error', 'NO_GPU_VISIBLE')[0]!.fix).toContain('Recreate the container')
+    expect(of('Failed to initialize NVML: Driver/library version mismatch', 'NO_GPU_VISIBLE')).toEqual([])
+    expect(of('Failed to initialize NVML: Driver/library version mismatch', 'DRIVER_NO_GPU')).toHaveLength(1)
+  })
+  it("NCCL's RAS: a process declared dead is a failure line; incomplete data and mismatches alone are not (NVIDIA/nccl docs, troubleshooting/ras)", () => {
+    const dead =
+      'Errors\n======\n\nDEAD\n  1 job process is considered dead (unreachable via the RAS network)\n  Process 3487984 on node 172.16.64.213 managing GPU 5'
+    expect(codes(dead)).toContain('error:UNRECOGNISED_FAILURE')
+    const incomplete = 'Errors\n======\n\nINCOMPLETE\n  Missing communicator data from 1 job process\n  Process 3487984 on node 172.16.64.213 managing GPU 5'
+    expect(codes(incomplete)).toEqual([])
+  })
+})
