@@ -564,8 +564,9 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
       physicalLines: p.physical,
       ...(repeated !== undefined ? { repeated } : {}),
       ...(ip !== undefined ? { prefixIp: ip } : {}),
-      // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it.
-      open: openBrackets(text) > 0 || /:\s*$/.test(text),
+      // A line ending in a colon announces more (`…started with:`, `Traceback …:`): a live watcher waits for it. (The record's depth,
+      // kept as its lines were added, where the text is the record's own.)
+      open: (text === p.text ? p.depth : openBrackets(text)) > 0 || /:\s*$/.test(text),
     }
   }
 
@@ -580,7 +581,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     if (pieces.length > 1)
       return pieces.flatMap((piece, i) => {
         const inner = i === 0 ? { text: piece } : stripPrefixes(piece)
-        return emitText({ ...p, ...inner })
+        return emitText({ ...p, ...inner, depth: openBrackets(inner.text) })
       })
     return emitText(p)
   }

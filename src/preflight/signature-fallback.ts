@@ -513,10 +513,12 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
   const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : a < b ? a : b)
   return {
     ordinary(text: string): number | undefined {
-      if (INFO_STACK_HEAD.test(text)) infoStack = true
+      // (both heads end in a colon; an access line names its protocol: the cheap test first, on every ordinary line)
+      const head = text.trimEnd().endsWith(':')
+      if (head && INFO_STACK_HEAD.test(text)) infoStack = true
       else if (/^\S/.test(text)) infoStack = false
-      if (THREAD_EXCEPTION.test(text)) threadOpen = true
-      const served = REQUEST_SERVED.test(text)
+      if (head && THREAD_EXCEPTION.test(text)) threadOpen = true
+      const served = text.includes(' HTTP/') && REQUEST_SERVED.test(text)
       const working = GROUP_WORKING.test(text)
       let from = served ? close(requestFailed) : undefined
       if (working && storeLost.length > 0) kinds.delete(STORE_LOST_KIND)
