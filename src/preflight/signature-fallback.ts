@@ -236,6 +236,9 @@ const MARKERS: readonly Marker[] = [
     kind: 'container restart loop',
     test: /\bBack-off restarting failed container\b|\bfailed liveness probe, will be restarted\b|^\s*(?:pod\/)?[\w.-]+\s+\d+\/\d+\s+(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|ImagePullBackOff|ErrImagePull|CreateContainerError|CreateContainerConfigError|RunContainerError|ContainerCannotRun|StartError)\s+\d+\b/,
   },
+  // Knative's revision (KServe's serverless mode) not ready because its container exited with a code (`kubectl get revision`: "… 8   False
+  // ExitCode137s": 137 is SIGKILL, usually the memory limit; kserve/website's debugging guide).
+  { kind: 'container restart loop', test: /\bFalse\s+ExitCode(?!0s?\b)\d+s?\s*$/ },
   // Slurm's own error lines when it ends a step (src/srun, src/slurmd/slurmstepd, 20.x–25.x): "srun: error: lrdn1786: task 0: Killed",
   // "srun: error: node7: task 3: Exited with exit code 1", "slurmstepd: error: *** STEP 22051979.1 ON lrdn1786 CANCELLED AT 2025-10-23T14:31:08 ***"
   // (also "… DUE TO TIME LIMIT ***"), "slurmstepd: error: Detected 1 oom_kill event in StepId=…" (behind a collector's "[SLURM STDERR …]" tag too).

@@ -277,6 +277,20 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // KServe's storage initializer (the init container that fetches a model before the predictor starts, vLLM's Hugging Face runtime included;
+    // kserve/storage/storage.py, older kfserving/storage.py): "RuntimeError: Failed to fetch model. The path or model gs://… does not exist."
+    // (kserve/website's debugging guide: the pod stays at Init:Error), also for s3:// and local paths.
+    code: 'WEIGHTS_NOT_FOUND',
+    pattern: /\bFailed to fetch model\. The path or model (\S+?) does not exist\b/,
+    hit: (m, _line, _ray, context) => ({
+      key: `storage-uri:${m[1]}`,
+      severity: 'error',
+      message: `KServe's storage initializer found nothing at ${m[1]}: the storage URI names a path or model that does not exist, so the model was never copied and the predictor cannot start (the pod stays at Init:Error).`,
+      evidence: { 'Storage URI': m[1]!, ...node(context) },
+      fix: `Check the InferenceService's storageUri against the bucket (gsutil ls / aws s3 ls on ${m[1]}): the exact prefix, the model's files under it, and that the service account the initializer runs as may read it.`,
+    }),
+  },
+  {
     // huggingface_hub (utils/_validators.py, validate_repo_id) since 0.11: "HFValidationError: Repo id must be in the form 'repo_name' or
     // 'namespace/repo_name': '/models/x'. Use `repo_type` argument if needed." and "Repo id must use alphanumeric chars or '-', '_', '.', '--' and
     // '..' are forbidden, '-' and '.' cannot start or end the name, max length is 96: 'F:\\models\\x'."; people retell it as "input must be in

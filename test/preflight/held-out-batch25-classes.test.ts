@@ -341,3 +341,41 @@ describe("batches 34–35: NVML refusing to start, NCCL's RAS declaring a proces
     expect(codes(incomplete)).toEqual([])
   })
 })
+
+describe('batches 36–37: XLA at import, vLLM off CUDA, KServe fetching a model', () => {
+  it("XLA's factory re-registration lines are no failure (held-out batch 37); a real XLA error record still is", () => {
+    const xla = [
+      'E0000 00:00:1762342011.351652   18908 cuda_dnn.cc:8579] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered',
+      'E0000 00:00:1762342011.357862   18908 cuda_blas.cc:1407] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered',
+      'E0000 00:00:1762342011.357862   18908 cuda_fft.cc:477] Unable to register cuFFT factory: Attempting to register factory for plugin cuFFT when one has already been registered',
+    ]
+    expect(codes(xla.join('\n'))).toEqual([])
+    expect(codes('E0000 00:00:1762342011.351652   18908 cuda_dnn.cc:535] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR')).toContain(
+      'error:UNRECOGNISED_FAILURE',
+    )
+  })
+  it("vLLM's warning that vllm._C could not load libcuda is a warning (an AWS Neuron start); the process's own OSError is an error", () => {
+    const warn = of(
+      "WARNING 06-24 15:39:07 [interface.py:225] Failed to import from vllm._C: ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')",
+      'DRIVER_NO_GPU',
+    )
+    expect(warn.map((f) => f.severity)).toEqual(['warning'])
+    expect(of('OSError: libcuda.so.1: cannot open shared object file: No such file or directory', 'DRIVER_NO_GPU').map((f) => f.severity)).toEqual(['error'])
+  })
+  it("KServe's storage initializer finding no model (kserve/website's debugging guide): WEIGHTS_NOT_FOUND with the URI", () => {
+    const f = of('RuntimeError: Failed to fetch model. The path or model gs://kfserving-examples/models/sklearn/iris-1 does not exist.', 'WEIGHTS_NOT_FOUND')
+    expect(f[0]!.evidence).toMatchObject({ 'Storage URI': 'gs://kfserving-examples/models/sklearn/iris-1' })
+    expect(codes('[I 200517 03:40:20 storage:60] Successfully copied gs://kfserving-examples/models/sklearn/iris to /mnt/models')).toEqual([])
+  })
+  it('a Knative revision not ready for an exit code is never silent; a ready one is nothing', () => {
+    const header = 'NAME                                   CONFIG NAME                      K8S SERVICE NAME                       GENERATION   READY   REASON'
+    expect(
+      codes(
+        `${header}\nsklearn-iris-predictor-default-84bzf   sklearn-iris-predictor-default   sklearn-iris-predictor-default-84bzf   8            False   ExitCode137s`,
+      ),
+    ).toContain('error:UNRECOGNISED_FAILURE')
+    expect(
+      codes(`${header}\nsklearn-iris-predictor-default-84bzf   sklearn-iris-predictor-default   sklearn-iris-predictor-default-84bzf   8            True`),
+    ).toEqual([])
+  })
+})
