@@ -78,20 +78,21 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
       if (m[2] !== undefined && !/\bnvlsm\b|fabric ?manager/i.test(line)) return null
       // the start script's usage banner: printed where it refused its arguments ("Unknown option: /usr/share/nvidia/nvswitch/fabricmanager.cfg"
       // before it, NVIDIA/gpu-operator#1595: the driver container passed the config path bare), or for -h (then no unknown option before it)
+      const usage = m[0].endsWith('Start Script')
       const refused = context.memory?.get('unknownOption')
-      if (m[0].endsWith('Start Script') && refused === undefined) return null
+      if (usage && refused === undefined) return null
       const module = m[1] ?? m[2]
       return {
         key: `fabric-manager-start:${context.prefixIp ?? ''}`,
         severity: 'error',
-        message: `NVIDIA Fabric Manager could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${m[0].endsWith('Start Script') ? ` (its start script refused its arguments: unknown option ${refused}, and printed its usage instead of starting it)` : ''}${module ? ` (the kernel module ${module} is not loaded: on NVLink 5 systems, HGX/DGX B200 and GB200, Fabric Manager and its NVLink subnet manager talk to the NVSwitches through it)` : m[3] ? ` (its config item ${m[3]} has an invalid value)` : ''}: the NVSwitches stay uninitialised, the GPUs never finish fabric registration, and CUDA will not start there (error 802).`,
+        message: `NVIDIA Fabric Manager could not start${context.prefixIp ? ` on ${context.prefixIp}` : ''}${usage ? ` (its start script refused its arguments: unknown option ${refused}, and printed its usage instead of starting it)` : ''}${module ? ` (the kernel module ${module} is not loaded: on NVLink 5 systems, HGX/DGX B200 and GB200, Fabric Manager and its NVLink subnet manager talk to the NVSwitches through it)` : m[3] ? ` (its config item ${m[3]} has an invalid value)` : ''}: the NVSwitches stay uninitialised, the GPUs never finish fabric registration, and CUDA will not start there (error 802).`,
         evidence: {
           'Fabric Manager': m[0].slice(0, 160),
           ...(module ? { 'Kernel module missing': module } : {}),
-          ...(m[0].endsWith('Start Script') ? { 'Option refused': refused! } : {}),
+          ...(usage ? { 'Option refused': refused! } : {}),
           ...node(context),
         },
-        fix: m[0].endsWith('Start Script')
+        fix: usage
           ? 'Pass the start script its options by name (nvidia-fabricmanager-start.sh --mode start --fm-config-file <cfg> …; with the GPU Operator, a driver container release whose start wrapper does): a bare config path is refused and Fabric Manager never starts. Then check nvidia-smi -q | grep -A2 Fabric shows State Completed.'
           : module
             ? `On that node: sudo modprobe ${module} and load it at every boot (echo ${module} > /etc/modules-load.d/nvidia-fabricmanager.conf; its package is the kernel's extra modules, e.g. linux-modules-extra), then sudo systemctl restart nvidia-fabricmanager and wait for nvidia-smi -q | grep -A2 Fabric to show State Completed, Status Success.`
