@@ -18,7 +18,11 @@ export interface PatternPrefilter {
   /** Reads `text`; until the next read, `may(i)` says whether pattern i can match it (or any part of it). */
   read(text: string): void
   may(index: number): boolean
+  /** The indices of the patterns that can match the text last read, in order: those whose words occur in it and those always tried. */
+  candidates(): readonly number[]
 }
+
+const byNumber = (a: number, b: number): number => a - b
 
 export function patternPrefilter(patterns: readonly RegExp[]): PatternPrefilter {
   const words = patterns.map((p) => requiredLiterals(p))
@@ -27,9 +31,14 @@ export function patternPrefilter(patterns: readonly RegExp[]): PatternPrefilter 
   /** Per pattern, the number of the last read whose text held one of its words. */
   let marks = new Uint32Array(patterns.length)
   let serial = 0
+  /** The patterns whose words the last read found, in the order found. */
+  const found: number[] = []
   const mark = (index: number): void => {
+    if (marks[index] === serial) return
     marks[index] = serial
+    found.push(index)
   }
+  const always = words.flatMap((w, i) => (w === null ? [i] : []))
   return {
     words,
     read(text) {
@@ -38,8 +47,14 @@ export function patternPrefilter(patterns: readonly RegExp[]): PatternPrefilter 
         marks = new Uint32Array(patterns.length)
         serial = 1
       }
+      found.length = 0
       scanner.scan(text, mark)
     },
     may: (index) => words[index] === null || marks[index] === serial,
+    candidates() {
+      if (found.length === 0) return always
+      if (always.length === 0) return found.length === 1 ? found : [...found].sort(byNumber)
+      return [...found, ...always].sort(byNumber)
+    },
   }
 }

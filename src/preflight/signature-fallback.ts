@@ -81,6 +81,11 @@ const MARKERS: readonly Marker[] = [
   { kind: 'exception', test: /^\s*(?:[a-z_]\w*\.){2,}[A-Z]\w+:\s/ },
   { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
+  // KubeRay's operator giving up on a RayService's cluster (ray-operator/controllers/ray/rayservice_controller.go, 0.5–1.x): "Restart
+  // RayCluster … The status of the serve application fruit_app has not been RUNNING for more than 300.000000 seconds. Hence, KubeRay operator
+  // labels the RayCluster unhealthy and will prepare a new RayCluster." (later "has been UNHEALTHY or DEPLOY_FAILED for more than …"), logged
+  // at INFO: the Serve application never ran and the cluster is being replaced.
+  { kind: 'KubeRay replaced the cluster', test: /\bKubeRay operator labels the RayCluster unhealthy\b/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
   // Python logging with the level as a separated field after the time (and the logger's name): the cookbook's
@@ -122,11 +127,15 @@ const MARKERS: readonly Marker[] = [
   // allocate mlx5dv_devx_uar", sgl-project/sglang#12533; ".../main_nvshmem/src/host/init/init.cu:1047: non-zero status: 7 nvshmem setup
   // connections failed", NVIDIA/nvshmem#33). Each is a step that failed and returned its error; NVSHMEM's "WARN: …" lines are not.
   { kind: NVSHMEM_KIND, test: NVSHMEM_RECORD },
-  // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"
+  // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"; a code a signal
+  // made negative, as Python reports a child a signal ended (subprocess and multiprocessing: returncode/exitcode -N): vLLM's "Worker proc
+  // VllmWorker-1 died unexpectedly (exit code: -9)", torchrun's failure table "exitcode  : -9 (pid: 1234)" (torch/distributed/elastic/
+  // multiprocessing/errors), a trainer's "Training failed with exit code -9" (mattmireles/gemma-tuner-multimodal#19, 2026), multiprocessing's
+  // "<Process name='…' pid=123 parent=1 stopped exitcode=-SIGKILL>" (the signal's name where it has one).
   {
     kind: 'non-zero exit',
     // (also kubectl -o yaml's "exitCode: 137" under lastState.terminated)
-    test: /\bexit(?:ed)? (?:with )?(?:code|status)[:= ]+(?!0\b)\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexit code[:= ]+(?!0\b)\d+|\bexitCode:\s*(?!0\b)-?\d+/i,
+    test: /\bexit(?:ed)?[ _]?(?:with )?(?:code|status)\s*[:=]?\s*\(?(?!0\b)-?\d+|\bnon-zero exit status\b|\bExited \((?!0\))\d+\)|\bexitcode=-SIG[A-Z]+\b/i,
   },
   // bash "Killed" / "line 12:  1234 Killed  python …", crashes; a process's end by SIGKILL in its parent's words: "[engine terminated: killed by
   // SIGKILL]" (JustVugg/colibri#305, 2026), torchrun's "Signal 9 (SIGKILL) received by PID 1234" (torch/distributed/elastic), Python's

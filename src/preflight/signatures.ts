@@ -25,9 +25,7 @@ export const RULE_WORDS = RULES.words
 /** The rules to try on `line`, in their order: those whose words occur in it, and those always tried. */
 export function candidateRules(line: string): SignatureRule[] {
   RULES.read(line)
-  const out: SignatureRule[] = []
-  for (let i = 0; i < SIGNATURE_RULES.length; i++) if (RULES.may(i)) out.push(SIGNATURE_RULES[i]!)
-  return out
+  return RULES.candidates().map((i) => SIGNATURE_RULES[i]!)
 }
 
 export interface LogWatcherOptions {
