@@ -6,12 +6,41 @@
  * was waiting for: a placement group's readiness. Wordings with their sources in src/preflight/WORDINGS.md.
  */
 
+import { gpusRequested } from './demand-count.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 
 const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
 
 const PG_FIX =
   "Check `ray status` while it waits: every node the job needs must be alive with its GPUs (GPU total ≥ what the bundles ask for); on Kubernetes (KubeRay, LeaderWorkerSet, Lepton) check that the worker pods started and joined the head; stop an earlier job or leaked placement group holding the GPUs (ray stop / ray start). Only when nodes join slowly, raise the framework's placement-group timeout."
+
+/** GPUs in a resource map as Ray Serve prints it (`{"CPU": 1.0, "GPU": 1.0}`, `{'GPU': 2.0}`): 0 where the map names none. */
+const gpusIn = (map: string): number => gpusRequested(map) ?? 0
+
+/**
+ * Ray Serve's controller on replicas it could not place (serve/_private/deployment_state.py): the resources each replica needs
+ * against what the cluster has free. "Resources required for each replica: [{"CPU": 1.0, "GPU": 1.0}], total resources available: {}."
+ */
+function serveReplicasPending(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
+  const resources = /Resources required for each replica: (\[[^\]]*\]|\{[^}]*\}), (?:total )?resources available: (\{[^}]*\})/.exec(line)
+  const wanted = resources ? gpusIn(resources[1]!) : undefined
+  const free = resources ? gpusIn(resources[2]!) : undefined
+  const short = wanted !== undefined && free !== undefined && wanted > free
+  return {
+    key: `serve-pending:${m[1]}`,
+    severity: 'warning',
+    message: `Ray Serve has not placed ${m[3]} replica(s) of deployment '${m[1]}' for over ${m[4]} s${short ? `: each needs ${wanted} GPU(s) and the cluster has ${free} free` : ': the cluster lacks the resources a replica asks for'} (it clears only when a node with them joins or frees them).`,
+    evidence: {
+      Deployment: m[1]!,
+      ...(m[2] ? { Application: m[2] } : {}),
+      ...(resources ? { 'Each replica needs': resources[1]!, 'Resources available': resources[2]! } : {}),
+      ...node(context),
+    },
+    fix: short
+      ? "The cluster has no free GPU for a replica: check `ray status` (every GPU node joined, with its GPUs: on Kubernetes the pods' nvidia.com/gpu limits and the GPU Operator or device plugin; in Docker the container's --gpus), and stop whatever holds the GPUs."
+      : PG_FIX,
+  }
+}
 
 /** The code line a traceback shows under a frame that waits for a placement group: `ray.get(pg.ready(), …)`, `ray.wait([current_placement_group.ready()], …)`. */
 const WAIT_LINE = /\bray\.(?:get|wait)\(\s*\[?\s*([\w.]*(?:pg|placement_?group)s?\w*(?:\[[^\]]*\])?\.ready\(\))/i
@@ -57,6 +86,18 @@ function pgWait(line: string, memory: Map<string, string>): string | undefined {
 }
 
 export const PLACEMENT_RULES: readonly SignatureRule[] = [
+  {
+    // Ray Serve's controller (serve/_private/deployment_state.py, 2.x): "Deployment 'LLMServer:qwen2_5-7b-instruct' in application 'llms' has 1
+    // replicas that have taken more than 30s to be scheduled. This may be due to waiting for the cluster to auto-scale or for a runtime
+    // environment to be installed. Resources required for each replica: [{"CPU": 1.0, "GPU": 1.0}], total resources available: {}. …"; older
+    // "Deployment \"fruit_app_DAGDriver\" has 1 replicas … to be scheduled. This may be caused by … resources available: {}." (Ray's RayService
+    // troubleshooting page). Not the "… to initialize. This may be caused by a slow __init__ or reconfigure method." of a replica that was
+    // placed and is loading. A warning: it clears when a node joins. (Its quotes doubled where a YAML status quotes the message: ''llms''.)
+    code: 'PLACEMENT_GROUP_PENDING',
+    pattern:
+      /\bDeployment '?['"]([^'"]+)['"]'?(?: in application '?['"]([^'"]*)['"]'?)? (?:has )?(\d+) replicas that have taken more than (\d+)s to be scheduled\b/,
+    hit: (m, line, _ray, context) => serveReplicasPending(m, line, context),
+  },
   {
     // NeMo RL (nemo_rl/distributed/virtual_cluster.py, _create_placement_groups_internal): "TimeoutError: Timed out waiting for placement groups to be
     // ready. The cluster may not have enough resources to satisfy the requested configuration, …"; SkyRL (skyrl_train/utils/utils.py,

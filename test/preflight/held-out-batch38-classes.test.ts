@@ -68,3 +68,37 @@ describe("KubeRay's operator replacing a RayService's cluster: a failure line", 
     expect(codes(line)).toEqual([])
   })
 })
+
+describe('Ray Serve replicas the cluster cannot place: PLACEMENT_GROUP_PENDING (warning) with what a replica needs and what is free', () => {
+  it.each([
+    // a kind cluster's Ray Serve LLM deployment whose Docker nodes had no GPU configured (a troubleshooting note in the code index, 2025)
+    [
+      `'Deployment ''LLMServer:qwen2_5-7b-instruct'' in application ''llms'' has 1 replicas that have taken more than 30s to be scheduled. This may be due to waiting for the cluster to auto-scale or for a runtime environment to be installed. Resources required for each replica: [{"CPU": 1.0, "GPU": 1.0}], total resources available: {}. Use \`ray status\` for more details.'`,
+      /needs 1 GPU\(s\) and the cluster has 0 free/,
+    ],
+    // serve/_private/deployment_state.py's wording as the controller logs it
+    [
+      `(ServeController pid=4211) WARNING 2026-03-02 10:00:00,000 controller 4211 -- Deployment 'VLLMDeployment' in application 'default' has 2 replicas that have taken more than 30s to be scheduled. This may be due to waiting for the cluster to auto-scale or for a runtime environment to be installed. Resources required for each replica: [{"CPU": 1.0, "GPU": 2.0}], total resources available: {"CPU": 14.0, "GPU": 1.0}. Use \`ray status\` for more details.`,
+      /needs 2 GPU\(s\) and the cluster has 1 free/,
+    ],
+    // older Serve, CPU only: the cluster lacks what a replica asks for
+    [
+      'Message: Deployment "fruit_app_FruitMarket" has 1 replicas that have taken more than 30s to be scheduled. This may be caused by waiting for the cluster to auto-scale, or waiting for a runtime environment to install. Resources required for each replica: {"CPU": 1.0}, resources available: {}.',
+      /lacks the resources a replica asks for/,
+    ],
+  ])('%s', (line, message) => {
+    const found = scan(line).filter((f) => f.code === 'PLACEMENT_GROUP_PENDING')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.severity).toBe('warning')
+    expect(found[0]?.message).toMatch(message)
+    expect(found[0]?.evidence['Each replica needs']).toBeDefined()
+  })
+
+  it.each([
+    // a replica that was placed and is loading its model (Ray's own Serve LLM start, 2025): no placement problem
+    "(ServeController pid=170719) WARNING 2025-03-03 06:22:37,562 controller 170719 -- Deployment 'DeepSpeedLlamaModel' in application 'default' has 1 replicas that have taken more than 30s to initialize.",
+    "WARNING 2024-02-01 05:39:09,835 controller 17084 deployment_state.py:2171 - Deployment 'LlamaModel' in application 'default' has 1 replicas that have taken more than 30s to initialize. This may be caused by a slow __init__ or reconfigure method.",
+  ])('not a placement problem: %s', (line) => {
+    expect(codes(line)).toEqual([])
+  })
+})
