@@ -434,6 +434,15 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
   return COMMON_WIDTHS.has(max) && cut && !byHand && !startsRecord(next) && !seamBetweenRecords(line, next) ? max : undefined
 }
 
+/**
+ * A row of a column-aligned table (`kubectl get pods`, `docker ps`, `ray list nodes`: tabwriter pads its columns with three
+ * spaces or more): two gaps of three spaces or more inside the line. Every row is about as wide as the next and starts with a
+ * long first field, so rows look like a re-wrap's lines that broke where a word would not fit; a re-wrap between words never
+ * leaves such gaps, so a table's rows are never read as one.
+ */
+const COLUMN_GAPS = / {3,}(?=\S)/g
+const tableRow = (line: string): boolean => (line.trim().match(COLUMN_GAPS)?.length ?? 0) >= 2
+
 /** The first word of a line (what a greedy re-wrap would have tried to fit on the line before). */
 const firstWord = (line: string): number => {
   const sp = line.indexOf(' ')
@@ -465,6 +474,7 @@ function foldEvidence(lines: readonly string[]): { width: number; folds: number;
     const next = lines[i + 1]!
     // A line that starts like the one before is the next of a run of records (`[0] node0:… NCCL INFO Channel …`).
     if (line.length > width || line.trim() === '' || !/^\S/.test(next) || startsRecord(next) || next.slice(0, 4) === line.slice(0, 4)) continue
+    if (tableRow(next) || tableRow(line)) continue
     pairs++
     if (line.length + 1 + firstWord(next) <= width) continue
     folds++
@@ -537,7 +547,15 @@ function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped:
   )
     return 'wrap'
   const fold = opts.foldWidth
-  if (fold !== undefined && p.lastLength <= fold && /^\S/.test(clean) && !prefixed && !RECORD_HEAD.test(body) && p.lastLength + 1 + firstWord(clean) > fold)
+  if (
+    fold !== undefined &&
+    p.lastLength <= fold &&
+    /^\S/.test(clean) &&
+    !prefixed &&
+    !RECORD_HEAD.test(body) &&
+    p.lastLength + 1 + firstWord(clean) > fold &&
+    !tableRow(clean)
+  )
     return 'join'
   if (p.depth > 0 && body.trim() !== '' && !RECORD_START.test(body)) return 'join'
   // (each test of the next line, anchored at its start, before the pending text's: a record's tail is read only where the line could go on it)

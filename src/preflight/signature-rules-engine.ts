@@ -176,6 +176,25 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // transformers' own lookup of the model type, before its sentence (models/auto/configuration_auto.py, 4.x–5.x: from_pretrained's
+    // `config_class = CONFIG_MAPPING[config_dict["model_type"]]`, _LazyConfigMapping.__getitem__'s `raise KeyError(key)`): a traceback whose
+    // innermost frames are configuration_auto.py's, ending in "KeyError: 'glm_moe_dsa'" (zai-org/GLM-5#22, 2026: an SGLang image whose
+    // transformers predates GLM-5; the ValueError naming the type follows only "During handling of the above exception", often cut from a paste).
+    // Every frame line is read: a frame of another file after configuration_auto.py's forgets it.
+    code: 'MODEL_NOT_SUPPORTED',
+    pattern: /^\s*File "([^"]*)", line \d+, in |^\s*KeyError: '([\w.-]+)'\s*$/,
+    hit: (m, _line, _ray, context) => {
+      if (m[1] !== undefined) {
+        if (m[1].endsWith('/transformers/models/auto/configuration_auto.py')) context.memory?.set('autoConfigFrame', m[1])
+        else context.memory?.delete('autoConfigFrame')
+        return null
+      }
+      if (!context.memory?.has('autoConfigFrame')) return null
+      context.memory.delete('autoConfigFrame')
+      return modelHit(m[2], undefined, false, context)
+    },
+  },
+  {
     // argparse (vLLM's FlexibleArgumentParser): "vllm serve: error: argument --kv-cache-dtype: invalid choice: 'fp8_e4m3' (choose from …)",
     // "error: ambiguous option: --max-num could match --max-num-batched-tokens, --max-num-seqs".
     code: 'VLLM_FLAG_UNKNOWN',

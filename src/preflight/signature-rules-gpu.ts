@@ -199,5 +199,32 @@ export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [
       fix: "On the host: nvidia-smi must work (install or load the driver: modprobe nvidia), then nvidia-ctk runtime configure --runtime=docker and restart docker; check ldconfig in /etc/nvidia-container-runtime/config.toml points at the host's ldconfig.",
     }),
   },
+  {
+    // vLLM's platform detection finding no GPU (vllm/platforms/__init__.py resolve_current_platform_cls_qualname, 0.7 on): "INFO 05-20 20:12:25
+    // [__init__.py:252] No platform detected, vLLM is running on UnspecifiedPlatform". In a server's log the container sees no NVIDIA GPU or
+    // driver library: a pod without runtimeClassName: nvidia where CRI-O or containerd does not run the NVIDIA runtime by default
+    // (llm-d/llm-d-deployer#273; an OpenShift harness's troubleshooting page), runtimeClassName crun (production-stack, 2025), GKE's
+    // /usr/local/nvidia missing from LD_LIBRARY_PATH, an empty NVIDIA_VISIBLE_DEVICES. Not where a platform plugin loaded before it
+    // ("plugin ascend loaded.", "Platform plugin ascend is activated": vLLM Ascend, TPU and others log the line and then activate theirs).
+    // A warning: an INFO line, and a plugin may still activate after it.
+    code: 'NO_GPU_VISIBLE',
+    pattern: /No platform detected, vLLM is running on UnspecifiedPlatform|\bplugin ([\w.-]+) loaded\.|\bPlatform plugin ([\w.-]+) is activated/,
+    hit: (m, _line, _ray, context) => {
+      const plugin = m[1] ?? m[2]
+      if (plugin !== undefined) {
+        context.memory?.set('platformPlugin', plugin)
+        return null
+      }
+      if (context.memory?.has('platformPlugin')) return null
+      return {
+        key: 'no-platform',
+        severity: 'warning',
+        message:
+          'vLLM found no GPU platform in this process ("No platform detected"): the container sees no NVIDIA GPU or no driver library, so a CUDA start fails after it (an empty device string, "Failed to infer device type").',
+        evidence: { Platform: 'UnspecifiedPlatform', ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        fix: "Give the container the GPUs and the driver: on Kubernetes set runtimeClassName: nvidia on the pod (CRI-O or containerd whose default runtime is not NVIDIA's) and request nvidia.com/gpu; in Docker --gpus all (or --runtime nvidia); on GKE keep /usr/local/nvidia/lib64 on LD_LIBRARY_PATH; NVIDIA_VISIBLE_DEVICES must not be empty. nvidia-smi inside the container must list the GPUs.",
+      }
+    },
+  },
   ...DRIVER_TOO_OLD_RULES,
 ]

@@ -31,23 +31,30 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // An image of another CPU architecture than the node's (a linux/amd64 image on an arm64 GB10 / DGX Spark or GH200): docker's run warning
     // "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform (linux/arm64/v8) and no specific platform
     // was requested" (moby daemon/create.go, 20.10 on), and its pull's refusal of a multi-arch image without the node's platform "no matching
-    // manifest for linux/arm64/v8 in the manifest list entries" (distribution, every release). The image gate finds the same before a deploy
+    // manifest for linux/arm64/v8 in the manifest list entries" (distribution, every release). The same refusal by the other pullers: podman,
+    // buildah and CRI-O (containers/image manifest/list.go, oci_index.go): "choosing an image from manifest list <ref>: no image found in manifest
+    // list for architecture "amd64", variant "", OS "linux"" (later "… in image index for architecture …"); containerd and BuildKit (the kubelet's
+    // pull on most Kubernetes nodes): "failed to pull and unpack image "…": no match for platform in manifest: not found", which names no
+    // platform (llm-d/llm-d#900, 2026: a nightly image published without its linux/amd64 build). The image gate finds the same before a deploy
     // (src/preflight/checks/image-platform.ts).
     code: 'IMAGE_PLATFORM_MISMATCH',
     pattern:
-      /The requested image's platform \(([\w/.-]+)\) does not match the detected host platform \(([\w/.-]+)\)|no matching manifest for ([\w/.-]+) in the manifest list entries/,
+      /The requested image's platform \(([\w/.-]+)\) does not match the detected host platform \(([\w/.-]+)\)|no matching manifest for ([\w/.-]+) in the manifest list entries|no image found in (?:manifest list|image index)(?: for architecture "?([\w-]+)"?, variant "?([\w-]*)"?, OS "?(\w+)"?)?|\bno match for platform in manifest\b/,
     hit: (m, _line, _ray, context) => {
-      const host = m[2] ?? m[3]!
-      const arch = host.split('/')[1] ?? host
+      const listed = m[4] !== undefined ? `${m[6]}/${m[4]}${m[5] ? `/${m[5]}` : ''}` : undefined
+      const host = m[2] ?? m[3] ?? listed
+      const arch = host?.split('/')[1]
       return {
-        key: `platform:${m[1] ?? 'none'}:${host}`,
+        key: `platform:${m[1] ?? 'none'}:${host ?? 'unnamed'}`,
         severity: 'error',
         message:
           m[1] !== undefined
             ? `The image is built for ${m[1]}, but this node is ${host}: its programs cannot run here ("exec format error"), or only under emulation, where the GPU libraries of another architecture cannot drive the GPU.`
-            : `The image has no build for this node's platform (${host}): its registry lists other architectures only.`,
-        evidence: { ...(m[1] ? { 'Image platform': m[1] } : {}), 'Node platform': host, ...node(context) },
-        fix: `Use an image built for linux/${arch}: docker buildx build --platform linux/${arch} (a GitHub-hosted runner is x86_64; an arm64 DGX Spark or GH200 needs --platform linux/arm64), or a multi-arch image that lists it (docker buildx imagetools inspect <image>); vLLM's own arm64 builds and NVIDIA's NGC vLLM images are multi-arch.`,
+            : host !== undefined
+              ? `The image has no build for this node's platform (${host}): its registry lists other architectures only.`
+              : "The image has no build for this node's platform: the registry's manifest list names other architectures only (the puller does not say which it wanted).",
+        evidence: { ...(m[1] ? { 'Image platform': m[1] } : {}), 'Node platform': host ?? '(not named: `uname -m` on the node)', ...node(context) },
+        fix: `Use an image built for ${arch ? `linux/${arch}` : "the node's platform"}: docker buildx build --platform ${arch ? `linux/${arch}` : 'linux/<arch>'} (a GitHub-hosted runner is x86_64; an arm64 DGX Spark or GH200 needs --platform linux/arm64), or a multi-arch image that lists it (docker buildx imagetools inspect <image>); vLLM's own arm64 builds and NVIDIA's NGC vLLM images are multi-arch.`,
       }
     },
   },

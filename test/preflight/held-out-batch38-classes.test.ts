@@ -102,3 +102,127 @@ describe('Ray Serve replicas the cluster cannot place: PLACEMENT_GROUP_PENDING (
     expect(codes(line)).toEqual([])
   })
 })
+
+describe("an image pull refused for the node's platform by podman, CRI-O, containerd or BuildKit: IMAGE_PLATFORM_MISMATCH", () => {
+  it.each([
+    // containers/image (podman, buildah, CRI-O) before the OCI wording: an Apple-Silicon-built image on an OpenShift amd64 node
+    [
+      'Error: choosing an image from manifest list docker.io/acme/vllm-arm:latest: no image found in manifest list for architecture "amd64", variant "", OS "linux"',
+      'linux/amd64',
+    ],
+    // containers/image's OCI index wording, an amd64-only image on an arm64 host
+    ['Error: ... no image found in image index for architecture "arm64", variant "v8", OS "linux"', 'linux/arm64/v8'],
+    // the kubelet's pull through containerd (a Kubernetes event), which names no platform
+    [
+      '  Warning  Failed   30s   kubelet   Failed to pull image "nginx:1.14.2": rpc error: code = NotFound desc = failed to pull and unpack image "nginx:1.14.2": no match for platform in manifest: not found',
+      '(not named: `uname -m` on the node)',
+    ],
+    // BuildKit
+    ['ERROR: failed to solve: eclipse-temurin:11-jre-alpine: no match for platform in manifest: not found', '(not named: `uname -m` on the node)'],
+  ])('%s', (line, platform) => {
+    const found = scan(line).filter((f) => f.code === 'IMAGE_PLATFORM_MISMATCH')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.severity).toBe('error')
+    expect(found[0]?.evidence['Node platform']).toBe(platform)
+  })
+
+  it.each([
+    'latest: Pulling from vllm/vllm-openai',
+    'Digest: sha256:4f2a9c0e5b1d7a3e6c8f0b2d4e6a8c0e2f4a6b8d0c2e4f6a8b0d2c4e6f8a0b2c',
+    'Status: Downloaded newer image for vllm/vllm-openai:latest',
+    ' => [internal] load metadata for docker.io/library/python:3.12-slim   1.2s',
+    'Copying blob sha256:9a1b2c3d4e5f done  | manifest list resolved for linux/arm64',
+  ])('not a refusal: %s', (line) => {
+    expect(codes(line)).toEqual([])
+  })
+})
+
+describe('vLLM finding no GPU platform: NO_GPU_VISIBLE (warning), unless a platform plugin loaded', () => {
+  it.each([
+    // vllm-project/production-stack (2025): a pod under runtimeClassName crun
+    'INFO 08-11 04:15:03 [__init__.py:243] No platform detected, vLLM is running on UnspecifiedPlatform',
+    // GKE's driver directory missing from LD_LIBRARY_PATH (a deployment guide in the code index)
+    'INFO 05-28 14:02:21 [__init__.py:247] No platform detected, vLLM is running on UnspecifiedPlatform\n...\nINFO 05-28 14:02:26 [config.py:1909] Disabled the custom all-reduce kernel because it is not supported on current platform.',
+  ])('%s', (text) => {
+    const found = scan(text).filter((f) => f.code === 'NO_GPU_VISIBLE')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.severity).toBe('warning')
+    expect(found[0]?.fix).toMatch(/runtimeClassName: nvidia/)
+  })
+
+  it('vLLM Ascend loads its platform plugin before the line and activates it after: no finding', () => {
+    const text = [
+      'INFO 03-11 14:47:27 __init__.py:42] plugin ascend loaded.',
+      'INFO 03-11 14:47:27 __init__.py:187] No platform detected, vLLM is running on UnspecifiedPlatform',
+      'INFO 03-11 14:47:27 __init__.py:174] Platform plugin ascend is activated',
+      'INFO 03-11 14:47:29 api_server.py:838] vLLM API server version 0.7.1',
+    ].join('\n')
+    expect(codes(text)).toEqual([])
+  })
+
+  it('a detected platform is no finding', () => {
+    expect(codes('INFO 12-01 10:00:00 [__init__.py:216] Automatically detected platform cuda.')).toEqual([])
+  })
+})
+
+describe("a column-aligned table is never read as a paste re-wrapped between words (kubectl's rows stay rows)", () => {
+  const table = [
+    '$ kubectl get pods -n serving',
+    'NAME                                                        READY   STATUS             RESTARTS        AGE',
+    'bench-client-83                                             0/1     Completed          0               39m',
+    'inference-gateway-5fbd8c566-sbf6k                           1/1     Running            0               87m',
+    'qwen3-32b-decode-69bbb879cd-45jwg                           1/2     CrashLoopBackOff   18 (87s ago)    87m',
+  ]
+  it('the crash-looping row is a failure line, read as its own line', () => {
+    const [finding] = scan(table.join('\n')).filter((f) => f.code === 'UNRECOGNISED_FAILURE')
+    expect(finding?.severity).toBe('error')
+    expect(finding?.evidence['First failing line']).toMatch(/^qwen3-32b-decode-\S+ +1\/2 +CrashLoopBackOff/)
+  })
+
+  it('a healthy table stays silent', () => {
+    expect(codes(table.slice(0, 4).join('\n'))).toEqual([])
+  })
+})
+
+describe("transformers' own lookup of the model type refusing it (configuration_auto.py's KeyError): MODEL_NOT_SUPPORTED with the type", () => {
+  const frames = (type: string, indent: string) =>
+    [
+      'Traceback (most recent call last):',
+      `${indent}File "/usr/local/lib/python3.10/dist-packages/transformers/models/auto/configuration_auto.py", line 989, in from_pretrained`,
+      `${indent}${indent}config_class = CONFIG_MAPPING[config_dict["model_type"]]`,
+      `${indent}File "/usr/local/lib/python3.10/dist-packages/transformers/models/auto/configuration_auto.py", line 691, in __getitem__`,
+      `${indent}${indent}raise KeyError(key)`,
+      `KeyError: '${type}'`,
+    ].join('\n')
+  it.each([
+    // a vLLM image too old for Llama 3.2 Vision (a compose deployment's note in the code index, 2024)
+    ['mllama', '  '],
+    // a paste that lost its indentation (as zai-org/GLM-5#22's thread stores it)
+    ['qwen2_5_vl', ''],
+  ])('%s', (type, indent) => {
+    const found = scan(frames(type, indent)).filter((f) => f.code === 'MODEL_NOT_SUPPORTED')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.evidence['Model type']).toBe(type)
+  })
+
+  it.each([
+    // a KeyError from another file (vLLM's own config lookup) is not transformers refusing a model type
+    [
+      'Traceback (most recent call last):',
+      '  File "/usr/local/lib/python3.12/dist-packages/vllm/config/model.py", line 512, in __post_init__',
+      '    self.hf_text_config.rope_scaling["type"]',
+      "KeyError: 'type'",
+    ].join('\n'),
+    // configuration_auto.py's frame, then a frame of another file before the KeyError
+    [
+      'Traceback (most recent call last):',
+      '  File "/usr/local/lib/python3.10/dist-packages/transformers/models/auto/configuration_auto.py", line 1063, in from_pretrained',
+      '    return config_class.from_dict(config_dict, **unused_kwargs)',
+      '  File "/usr/local/lib/python3.10/dist-packages/transformers/configuration_utils.py", line 750, in from_dict',
+      "    del kwargs['rope_type']",
+      "KeyError: 'rope_type'",
+    ].join('\n'),
+  ])('not a model type: %s', (text) => {
+    expect(scan(text).filter((f) => f.code === 'MODEL_NOT_SUPPORTED')).toEqual([])
+  })
+})
