@@ -443,6 +443,14 @@ export function detectWrapWidth(lines: readonly string[]): number | undefined {
 const COLUMN_GAPS = / {3,}(?=\S)/g
 const tableRow = (line: string): boolean => (line.trim().match(COLUMN_GAPS)?.length ?? 0) >= 2
 
+/**
+ * A page's marker before a program's output that it shows as shell comments inside a command block, so the block stays a
+ * runnable script (Ray's and KubeRay's documentation: `kubectl logs $POD` / `# [Example output]` / `# 2023-07-11T02:14:58.109Z
+ * INFO controllers.RayService Restart RayCluster …`; also `# Example output:`, `# Expected output:`, `# Output:`). The lines
+ * after it that start with `#` are that output; the first other non-empty line (the next command) ends it.
+ */
+const COMMENTED_OUTPUT = /^\s*#\s*\[?(?:(?:example|sample|expected)\s+)?output\]?:?(?:\s*\([^)\n]*\))?:?\s*$/i
+
 /** The first word of a line (what a greedy re-wrap would have tried to fit on the line before). */
 const firstWord = (line: string): number => {
   const sp = line.indexOf(' ')
@@ -615,9 +623,22 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     })
   }
 
+  /** Inside a page's output block shown as shell comments (COMMENTED_OUTPUT): its lines are read without their `# `. */
+  let commentedOutput = false
+  const uncomment = (raw: string): string => {
+    if (COMMENTED_OUTPUT.test(raw)) {
+      commentedOutput = true
+      return ''
+    }
+    if (commentedOutput && /^\s*#(?: |$)/.test(raw)) return raw.replace(/^\s*# ?/, '')
+    if (raw.trim() !== '') commentedOutput = false
+    return raw
+  }
+
   return {
-    push(raw: string): LogicalLine[] {
+    push(physicalLine: string): LogicalLine[] {
       lineNo++
+      const raw = uncomment(physicalLine)
       const clean = cleanPhysical(raw)
       const stripped = stripPrefixes(clean)
       if (cur) {

@@ -7,6 +7,7 @@
  * spelling variants of older releases.
  */
 
+import { comparePinWithRay } from './placement-pin.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 
 /** `[10.0.0.1](http://10.0.0.1/)` (GitHub's auto-link, pasted back) → `10.0.0.1`; trailing punctuation off. */
@@ -36,7 +37,32 @@ function bridgeHit(ip: string, where: string): RuleHit {
 const NODE_DEAD_FIX = (ip: string | undefined) =>
   `Find why the node${ip ? ` ${ip}` : ''} died: its raylet log (/tmp/ray/session_latest/logs/raylet.out), dmesg for OOM kills (on a GB10 the GPU and the host share memory), and the network to the head; bring it back (ray start --address=<head>:<port> --node-ip-address=<its fabric IP>) before starting vLLM again.`
 
+/** An address no machine is known by: loopback, bind-any, localhost. */
+const noNodeAddress = (ip: string): boolean => /^(?:127\.|0\.0\.0\.0$|localhost$|::1?$|\[::1?\]$)/i.test(ip)
+
 export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
+  {
+    // vLLM's Ray data-parallel start (v1/engine/utils.py CoreEngineActorManager, 0.9 on): `assert dp_master_ip_key in nodes[0], f"The DP master
+    // node (ip: {dp_master_ip}) is missing or dead"` — the incident's family for data parallelism: vLLM asks Ray for node:<DP master IP> and no Ray
+    // node with resources has it. Before 0.11 the assertion's message was a tuple: "AssertionError: ('The DP master node (ip: %s) is missing or
+    // dead', '10.0.0.1')". Loopback at --data-parallel-size 1, where vLLM drops the address it derived and falls back to VLLM_DP_MASTER_IP's
+    // default (vllm-project/vllm#51712, fix PR #51720); 0.0.0.0 where it could not infer one (a Slurm launcher's notes, 2026: fixed with an
+    // explicit --data-parallel-address).
+    code: 'VLLM_PIN_NOT_IN_RAY',
+    pattern: /The DP master node \(ip: ([^)\s]*)\) is missing or dead|\('The DP master node \(ip: %s\) is missing or dead', '([^']*)'\)/,
+    hit: (m, _line, ray, context): RuleHit => {
+      const ip = m[1] ?? m[2] ?? ''
+      const nowhere = noNodeAddress(ip)
+      const cmp = comparePinWithRay(ip, ray)
+      return {
+        key: `dp-master:${ip}`,
+        severity: 'error',
+        message: `vLLM's Ray data-parallel start looked for its DP master at node:${ip}, and no Ray node with free resources has that address${nowhere ? `: ${ip} is no node's address, a default vLLM fell back to (the DP master address was not set, or at --data-parallel-size 1 vLLM replaced it with VLLM_DP_MASTER_IP's default)` : ' (Ray registered the head under another address, or that node died)'}.`,
+        evidence: { 'DP master address': ip, ...cmp.evidence, ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        fix: `Name the head by the address Ray registered for it (\`ray list nodes\`${cmp.rayHead ? `: ${cmp.rayHead}` : ''}): --data-parallel-address <that IP>${nowhere ? ', and VLLM_DP_MASTER_IP=<the same IP>, which vLLM reads at --data-parallel-size 1 (vllm-project/vllm#51712)' : ''}; or start Ray on the head with --node-ip-address=<the DP master IP>. Both must name the same address; if that node died, bring it back first.`,
+      }
+    },
+  },
   {
     // Ray 0.x–2.x (services.py / _private/utils.py check_version_info): "Version mismatch: The cluster was started with:
     //   Ray: 2.12.0  Python: 3.11.11  This process on node 10.123.3.87 was started with:  Ray: 2.42.0  Python: 3.9.21"

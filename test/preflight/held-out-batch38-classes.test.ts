@@ -226,3 +226,83 @@ describe("transformers' own lookup of the model type refusing it (configuration_
     expect(scan(text).filter((f) => f.code === 'MODEL_NOT_SUPPORTED')).toEqual([])
   })
 })
+
+describe("a page's output shown as shell comments after '# [Example output]' is read as the output it is", () => {
+  it("a RayJob's submitter log in a troubleshooting page's command block: the traceback is read, from its own first line", () => {
+    const page = [
+      'kubectl logs -l=job-name=rayjob-sample',
+      '',
+      '# [Example output]',
+      '# Traceback (most recent call last):',
+      '#   File "/home/ray/samples/sample_code.py", line 4, in <module>',
+      '#     import tensorflow',
+      "# ModuleNotFoundError: No module named 'tensorflow'",
+      '',
+      'kubectl get rayjob',
+    ].join('\n')
+    const [finding] = scan(page).filter((f) => f.code === 'UNRECOGNISED_FAILURE')
+    expect(finding?.severity).toBe('error')
+    expect(finding?.evidence['First failing line']).toMatch(/^(?:Traceback|ModuleNotFoundError)/)
+  })
+
+  it.each([
+    // Ray's docs: `ray summary actors` on the head pod (KubeRay observability page)
+    [
+      'kubectl exec -it $HEAD_POD -- ray summary actors',
+      '',
+      '# [Example output]:',
+      '# ======== Actors Summary: 2023-07-11 17:58:24.625032 ========',
+      '# Stats:',
+      '# ------------------------------------',
+      '# total_actors: 14',
+    ],
+    // KubeRay's RayService page: the conditions of a ready service, then the next step's command
+    [
+      'kubectl describe rayservices.ray.io rayservice-no-ray-serve-replica',
+      '',
+      '# [Example output]',
+      '#  Conditions:',
+      '#    Message:               Number of serve endpoints is greater than 0',
+      '#    Reason:                NonZeroServeEndpoints',
+      '#    Status:                True',
+      '#    Type:                  Ready',
+      '',
+      '# Step 4.2: List all RayCluster custom resources in the `default` namespace.',
+      'kubectl get raycluster',
+    ],
+  ])('healthy output stays silent: %s', (...lines) => {
+    expect(codes(lines.join('\n'))).toEqual([])
+  })
+
+  it('a shell comment without the marker stays a comment', () => {
+    expect(codes('# ERROR: do not run this on the head node\nray start --address=10.0.0.1:6379')).toEqual([])
+  })
+})
+
+describe("vLLM's Ray data-parallel start not finding its DP master among Ray's nodes: VLLM_PIN_NOT_IN_RAY with the address", () => {
+  it.each([
+    // a Slurm launcher's notes (code index, 2026): vLLM could not infer the Ray-based DP address and took 0.0.0.0
+    [
+      'Using host IP 0.0.0.0 as ray-based data parallel address\nAssertionError: The DP master node (ip: 0.0.0.0) is missing or dead',
+      '0.0.0.0',
+      /VLLM_DP_MASTER_IP/,
+    ],
+    // the tuple message of vLLM 0.9–0.10 (the assertion's message was a tuple), a real address Ray does not know
+    ["(APIServer pid=1) AssertionError: ('The DP master node (ip: %s) is missing or dead', '10.20.0.5')", '10.20.0.5', /--node-ip-address/],
+    // vLLM's own test of the message (a unit test in the code index)
+    ['AssertionError: The DP master node (ip: 192.168.1.100) is missing or dead', '192.168.1.100', /--data-parallel-address/],
+  ])('%s', (text, ip, fix) => {
+    const found = scan(text).filter((f) => f.code === 'VLLM_PIN_NOT_IN_RAY')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.severity).toBe('error')
+    expect(found[0]?.evidence['DP master address']).toBe(ip)
+    expect(found[0]?.fix).toMatch(fix)
+  })
+
+  it.each([
+    'INFO 12-01 10:00:00 [utils.py:312] Using host IP 10.20.0.5 as ray-based data parallel address',
+    'AssertionError: Not enough total available nodes (5) and devices per node (4) to satisfy required world size 24 and data parallel size 6',
+  ])('not this: %s', (line) => {
+    expect(scan(line).filter((f) => f.code === 'VLLM_PIN_NOT_IN_RAY')).toEqual([])
+  })
+})
