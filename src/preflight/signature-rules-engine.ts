@@ -345,6 +345,39 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // vLLM's Ray data-parallel placement (v1/engine/utils.py CoreEngineActorManager, 0.10 on): "AssertionError: Not enough total available nodes (5)
+    // and devices per node (4) to satisfy required world size 8 and data parallel size 3" — the Ray cluster's GPU nodes, by the GPUs of the
+    // fullest, cannot hold every DP rank's world (a Slurm launcher's notes, 2026: the sixth node had not joined Ray yet when vLLM started); and
+    // "No GPU found in Ray cluster." (no Ray node reports a GPU resource: Ray started without seeing the GPUs).
+    code: 'GPU_SHORTFALL',
+    pattern:
+      /Not enough total available nodes \((\d+)\) and devices per node \((\d+)\)(?:\s+to satisfy required world size (\d+) and data parallel size (\d+))?|\bNo GPU found in Ray cluster\b/,
+    hit: (m, _line, _ray, context): RuleHit => {
+      if (m[1] === undefined)
+        return {
+          key: 'dp-no-gpu',
+          severity: 'error',
+          message: "vLLM's Ray data-parallel start found no GPU in the Ray cluster: no Ray node reports a GPU resource.",
+          evidence: { 'GPUs in the Ray cluster': '0', ...node(context) },
+          fix: 'Start Ray where it sees the GPUs (the container with --gpus all, or ray start --num-gpus=<n>); `ray status` must list GPU on every node before vllm serve starts.',
+        }
+      const [nodes, perNode] = [Number(m[1]), Number(m[2])]
+      // (the sentence's second half, the world and DP sizes, where a paste kept it on the line)
+      const needed = m[3] !== undefined ? { world: Number(m[3]), dp: Number(m[4]) } : undefined
+      return {
+        key: `dp-capacity:${nodes}x${perNode}`,
+        severity: 'error',
+        message: `vLLM's Ray data-parallel start needs ${needed ? `${needed.world * needed.dp} GPUs (world size ${needed.world} × data parallel ${needed.dp})` : 'more GPUs (world size × data parallel size)'}, and the Ray cluster offers ${nodes} node(s) of ${perNode} GPU(s): ${nodes * perNode}.`,
+        evidence: {
+          ...(needed ? { 'GPUs needed (world size × data parallel)': `${needed.world} × ${needed.dp} = ${needed.world * needed.dp}` } : {}),
+          'Ray GPU nodes × GPUs per node': `${nodes} × ${perNode} = ${nodes * perNode}`,
+          ...node(context),
+        },
+        fix: 'Wait until every node has joined Ray with its GPUs before vllm serve starts (`ray status`, or poll ray.nodes() for the node count the job was given), or lower --data-parallel-size / --tensor-parallel-size to what the cluster has.',
+      }
+    },
+  },
+  {
     // Ray (scripts.py, `ray start --address`): "ConnectionError: Unable to connect to GCS (ray head) at 10.0.0.1:6379. Check that (1) Ray with matching
     // version started successfully at the specified address, (2) this node can reach the specified address, and (3) there is no firewall setting …";
     // Ray Client (ray://): "ConnectionError: ray client connection timeout". Ray 2.0–2.9 without "(ray head)": "Unable to connect to GCS at

@@ -384,10 +384,11 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     code: 'GPU_OUT_OF_MEMORY',
     // vLLM 0.34 with weights held by another process: "… on startup is less than the engine's budget after excluding external process's weights (0.9, 100.5 GiB)."
     // As people quote it in notes and PRs, shortened around its numbers: "Free memory on cuda:0 (38.74/121.63 GiB) < desired utilization (0.35, 42.57 GiB)"
-    // (rwlove/home-ops PR #13221). Not the start-up hint vLLM logs after sizing the KV cache, "Free memory on device (x/y GiB) on startup. Desired GPU
+    // (rwlove/home-ops PR #13221), or cut in its middle: "Free memory on device cuda:0 (96.39/121.69 GiB) ... less than desired (0.8, 97.35 GiB)"
+    // (tonyd2wild/DeepSeek-V4.1-Flash-vLLM-DGX-Spark#2, 2026). Not the start-up hint vLLM logs after sizing the KV cache, "Free memory on device (x/y GiB) on startup. Desired GPU
     // memory utilization is (u, z GiB). Actual usage is …" (gpu_worker.py 0.19–0.34): no "less than" there.
     pattern:
-      /Free memory on (?:device(?: (\S+))?|(\w+:\d+)) \(([\d.]+)\/([\d.]+) GiB\)(?: on startup)? (?:is less than|<) (?:(?:the )?desired (?:GPU memory )?utilization|the engine's budget after excluding external process's weights) \(([\d.]+), ([\d.]+) GiB\)/i,
+      /Free memory on (?:device(?: (\S+))?|(\w+:\d+)) \(([\d.]+)\/([\d.]+) GiB\)(?: on startup)?(?: (?:is less than|<)| (?:\.\.\.|…) (?:is )?less than) (?:(?:the )?desired(?: (?:GPU memory )?utilization)?|the engine's budget after excluding external process's weights) \(([\d.]+), ([\d.]+) GiB\)/i,
     hit: (found) => {
       const m = [found[0], found[1] ?? found[2], found[3], found[4], found[5], found[6]]
       const total = Number(m[3])

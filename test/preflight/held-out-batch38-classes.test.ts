@@ -306,3 +306,56 @@ describe("vLLM's Ray data-parallel start not finding its DP master among Ray's n
     expect(scan(line).filter((f) => f.code === 'VLLM_PIN_NOT_IN_RAY')).toEqual([])
   })
 })
+
+describe("vLLM's Ray data-parallel placement refusing the cluster's GPUs: GPU_SHORTFALL with both counts", () => {
+  it.each([
+    // a Slurm launcher's notes (code index, 2026): the sixth node had not joined Ray yet, the message wrapped by the page
+    [
+      'AssertionError: Not enough total available nodes (5) and devices per node (4)\nto satisfy required world size 8 and data parallel size 3',
+      undefined,
+      '5 × 4 = 20',
+    ],
+    // the same assertion as vLLM's engine core logs it, one line
+    [
+      '(APIServer pid=1) AssertionError: Not enough total available nodes (1) and devices per node (8) to satisfy required world size 8 and data parallel size 2',
+      '8 × 2 = 16',
+      '1 × 8 = 8',
+    ],
+  ])('%s', (text, needed, offered) => {
+    const found = scan(text).filter((f) => f.code === 'GPU_SHORTFALL')
+    expect(found).toHaveLength(1)
+    expect(found[0]?.evidence['GPUs needed (world size × data parallel)']).toBe(needed)
+    expect(found[0]?.evidence['Ray GPU nodes × GPUs per node']).toBe(offered)
+  })
+
+  it('no GPU in the Ray cluster', () => {
+    expect(scan('AssertionError: No GPU found in Ray cluster.').filter((f) => f.code === 'GPU_SHORTFALL')[0]?.severity).toBe('error')
+  })
+
+  it.each([
+    'AssertionError: For multi-node data parallel groups, world_size (6) must be a multiple of number of devices per node (4).',
+    'INFO 12-01 10:00:00 [utils.py:400] Creating placement groups for data parallel',
+  ])('not a shortfall: %s', (line) => {
+    expect(scan(line).filter((f) => f.code === 'GPU_SHORTFALL')).toEqual([])
+  })
+})
+
+describe("vLLM's start-up memory refusal quoted with its middle cut out: GPU_OUT_OF_MEMORY with both figures", () => {
+  it.each([
+    // a person's shortening of vLLM's ValueError in a note (the figures kept, "on startup is" and "GPU memory utilization" cut)
+    ['Free memory on device cuda:0 (38.10/119.70 GiB) ... less than desired (0.9, 107.73 GiB)', '38.10 GiB of 119.70 GiB'],
+    [
+      'ValueError: Free memory on device cuda:1 (61.05/79.19 GiB) on startup … is less than desired GPU memory utilization (0.9, 71.27 GiB).',
+      '61.05 GiB of 79.19 GiB',
+    ],
+  ])('%s', (line, free) => {
+    const [finding] = scan(line).filter((f) => f.code === 'GPU_OUT_OF_MEMORY')
+    expect(finding?.evidence['Free at start-up']).toBe(free)
+  })
+
+  it("vLLM's start-up report after sizing the KV cache is no refusal", () => {
+    const line =
+      '(Worker_TP1 pid=1806414) INFO 10-23 15:14:56 [gpu_worker.py:391] Free memory on device (139.21/139.81 GiB) on startup. Desired GPU memory utilization is (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight, 5.58 GiB for peak activation, 1.38 GiB for non-torch memory, and 2.37 GiB for CUDAGraph memory.'
+    expect(codes(line)).toEqual([])
+  })
+})
