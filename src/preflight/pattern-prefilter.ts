@@ -18,7 +18,7 @@ export interface PatternPrefilter {
   /** Reads `text`; until the next read, `may(i)` says whether pattern i can match it (or any part of it). */
   read(text: string): void
   may(index: number): boolean
-  /** The indices of the patterns that can match the text last read, in order: those whose words occur in it and those always tried. */
+  /** The indices of the patterns that can match the text last read, in order: those whose words occur in it and those always tried (valid until the next read). */
   candidates(): readonly number[]
 }
 

@@ -7,6 +7,7 @@
  * spelling variants of older releases.
  */
 
+import { isSelfAddress } from '../net/ipv4.js'
 import { comparePinWithRay } from './placement-pin.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 
@@ -37,9 +38,6 @@ function bridgeHit(ip: string, where: string): RuleHit {
 const NODE_DEAD_FIX = (ip: string | undefined) =>
   `Find why the node${ip ? ` ${ip}` : ''} died: its raylet log (/tmp/ray/session_latest/logs/raylet.out), dmesg for OOM kills (on a GB10 the GPU and the host share memory), and the network to the head; bring it back (ray start --address=<head>:<port> --node-ip-address=<its fabric IP>) before starting vLLM again.`
 
-/** An address no machine is known by: loopback, bind-any, localhost. */
-const noNodeAddress = (ip: string): boolean => /^(?:127\.|0\.0\.0\.0$|localhost$|::1?$|\[::1?\]$)/i.test(ip)
-
 export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
   {
     // vLLM's Ray data-parallel start (v1/engine/utils.py CoreEngineActorManager, 0.9 on): `assert dp_master_ip_key in nodes[0], f"The DP master
@@ -52,7 +50,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     pattern: /The DP master node \(ip: ([^)\s]*)\) is missing or dead|\('The DP master node \(ip: %s\) is missing or dead', '([^']*)'\)/,
     hit: (m, _line, ray, context): RuleHit => {
       const ip = m[1] ?? m[2] ?? ''
-      const nowhere = noNodeAddress(ip)
+      const nowhere = isSelfAddress(ip)
       const cmp = comparePinWithRay(ip, ray)
       return {
         key: `dp-master:${ip}`,
