@@ -577,6 +577,20 @@ function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped:
   return false
 }
 
+/** Reads a page's output block shown as shell comments (COMMENTED_OUTPUT): its lines without their `# `, every other line as it is. */
+function createUncommenter(): (raw: string) => string {
+  let inBlock = false
+  return (raw) => {
+    if (COMMENTED_OUTPUT.test(raw)) {
+      inBlock = true
+      return ''
+    }
+    if (inBlock && /^\s*#(?: |$)/.test(raw)) return raw.replace(/^\s*# ?/, '')
+    if (raw.trim() !== '') inBlock = false
+    return raw
+  }
+}
+
 export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
   let lineNo = 0
   let cur: Pending | null = null
@@ -623,17 +637,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
     })
   }
 
-  /** Inside a page's output block shown as shell comments (COMMENTED_OUTPUT): its lines are read without their `# `. */
-  let commentedOutput = false
-  const uncomment = (raw: string): string => {
-    if (COMMENTED_OUTPUT.test(raw)) {
-      commentedOutput = true
-      return ''
-    }
-    if (commentedOutput && /^\s*#(?: |$)/.test(raw)) return raw.replace(/^\s*# ?/, '')
-    if (raw.trim() !== '') commentedOutput = false
-    return raw
-  }
+  const uncomment = createUncommenter()
 
   return {
     push(physicalLine: string): LogicalLine[] {
