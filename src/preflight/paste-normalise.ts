@@ -37,8 +37,10 @@ export interface LogicalLine {
   readonly open: boolean
 }
 
+// Colour codes (also where a page or a copy replaced the escape byte: U+FFFD, the replacement character a decoder puts for it, or
+// ␛, its printable symbol — "\ufffd[36m(AgentLoopWorker pid=118037)\ufffd[0m ERROR:…", verl-project/verl PR #5327 as a page stores it)
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
-const ANSI = /(?:\x1b|ESC)\[[0-9;?]*[A-Za-z]/g
+const ANSI = /(?:\x1b|ESC|\ufffd|\u241b)\[[0-9;?]*[A-Za-z]/g
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 /** A markdown code fence line (```` ``` ````, ```` ```text ````): not part of the log. */
 const FENCE = /^\s*(?:```|~~~)[\w+-]*\s*$/

@@ -155,13 +155,13 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
   },
   {
     // transformers (models/auto/configuration_auto.py): "The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not
-    // recognize this architecture." (also cut after the type where a page wrapped the rest: cylon-local-infra's wiki, 2026); vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
+    // recognize this architecture." (also cut after the type, or after its "but", where a page wrapped the rest: cylon-local-infra's wiki, 2026; gemma-forge's journal, 2026); vLLM ≤ 0.10 (model_executor/models/registry.py): "Model architectures ['X'] are not supported for now.";
     // vLLM ≥ 0.8 (registry.py, via pydantic in ≥ 0.10): "Model architectures ['X'] failed to be inspected. Please check the logs for more details.";
     // vLLM ≥ 0.7 (transformers fallback): "X has no vLLM implementation and the Transformers implementation is not compatible with vLLM.";
     // vLLM's GGUF loader: "GGUF model with architecture deci is not supported yet." (vllm-project/vllm#16905)
     code: 'MODEL_NOT_SUPPORTED',
     pattern:
-      /has model type(?: [`'"]?([\w.-]+)[`'"]?)?(?: but Transformers does not recognize this architecture|\s*$)|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
+      /has model type(?: [`'"]?([\w.-]+)[`'"]?)?(?: but Transformers does not recognize this architecture|(?: but)?\s*$)|Model architectures (\[[^\]]*\]) are not supported for now|Model architectures (\[[^\]]*\]) failed to be inspected|( has no vLLM implementation and the Transformers implementation is not compatible with vLLM)|GGUF model with architecture ([\w.-]+) is not supported yet/,
     // (The class before "has no vLLM implementation" is read here: a pattern starting with a character class is scanned at every position.)
     hit: (m, line, _ray, context) => {
       // transformers' sentence cut after the model type (a page wrapped the rest onto the next line): only with its own opening words

@@ -359,3 +359,35 @@ describe("vLLM's start-up memory refusal quoted with its middle cut out: GPU_OUT
     expect(codes(line)).toEqual([])
   })
 })
+
+describe("transformers' sentence wrapped after its 'but': MODEL_NOT_SUPPORTED with the type", () => {
+  it.each([
+    [
+      'The checkpoint you are trying to load has model type `qwen3_next` but\nTransformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.',
+      'qwen3_next',
+    ],
+    ['ValueError: The checkpoint you are trying to load has model type `glm4_moe` but \nTransformers does not recognize this architecture.', 'glm4_moe'],
+  ])('%s', (text, type) => {
+    expect(scan(text).filter((f) => f.code === 'MODEL_NOT_SUPPORTED')[0]?.evidence['Model type']).toBe(type)
+  })
+
+  it('a sentence that goes on after "but" about something else is not this', () => {
+    expect(scan('INFO config.py:120 the config has model type `llama` but uses rope scaling').filter((f) => f.code === 'MODEL_NOT_SUPPORTED')).toEqual([])
+  })
+})
+
+describe('colour codes whose escape byte a page replaced (U+FFFD, ␛) are stripped like the real ones', () => {
+  it.each([
+    // a Ray worker's ERROR record behind its coloured prefix, the escape byte stored as U+FFFD (a page's copy of a PR body)
+    '\ufffd[36m(TaskRunner pid=4410)\ufffd[0m ERROR:2026-03-01 10:00:00,000:[rollout] Execution failed: connection reset by peer',
+    // the same with the printable escape symbol
+    '\u241b[36m(TaskRunner pid=4410)\u241b[0m ERROR:2026-03-01 10:00:00,000:[rollout] Execution failed: connection reset by peer',
+  ])('%s', (line) => {
+    const [finding] = scan(line).filter((f) => f.code === 'UNRECOGNISED_FAILURE')
+    expect(finding?.evidence['First failing line']).toMatch(/^ERROR:2026-03-01/)
+  })
+
+  it('a healthy coloured line stays silent', () => {
+    expect(codes('\ufffd[36m(TaskRunner pid=4410)\ufffd[0m INFO 03-01 10:00:00 [loader.py:120] Loading weights took 12.3 seconds')).toEqual([])
+  })
+})
