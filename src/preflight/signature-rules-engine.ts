@@ -9,8 +9,7 @@
  */
 
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import { nodeEvidence as node } from './line-node.js'
 
 /** A line that is a logger's WARNING record, not a raised error (vLLM "WARNING 03-18 …", Python logging "… WARNING …", "UserWarning:"). */
 const warningRecord = (line: string, at: number): boolean => /(?:^|\s|\])WARNING\b|UserWarning:/.test(line.slice(0, at))

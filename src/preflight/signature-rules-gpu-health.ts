@@ -7,9 +7,8 @@
  * or is lost, uncorrectable ECC errors. Wordings with their sources in src/preflight/WORDINGS.md.
  */
 
-import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import type { RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence as node } from './line-node.js'
 
 const FABRIC_MANAGER =
   "On that node: systemctl status nvidia-fabricmanager — it must run, at exactly the driver's version (its package is versioned with the driver: nvidia-fabricmanager-<branch>), and have finished (nvidia-smi -q | grep -A2 Fabric: State Completed, Status Success); start it (sudo systemctl enable --now nvidia-fabricmanager) or reinstall it at the driver's version, then start the container again. NVSwitch systems (HGX/DGX A100, H100, H200, B200) cannot start CUDA without it; a node that only just booted may need the wait."

@@ -9,6 +9,7 @@
  */
 
 import type { SignatureRule } from './signature-rules.js'
+import { nodeEvidence } from './line-node.js'
 
 const INSTALL =
   'Install the NVIDIA Container Toolkit on that node (sudo apt-get install -y nvidia-container-toolkit), register its runtime with docker (sudo nvidia-ctk runtime configure --runtime=docker) and restart docker (sudo systemctl restart docker); check: docker run --rm --gpus all ubuntu nvidia-smi -L. The host checks (vllm-ray-deploy preflight) name the node.'
@@ -221,7 +222,7 @@ export const GPU_CONTAINER_RULES: readonly SignatureRule[] = [
         severity: 'warning',
         message:
           'vLLM found no GPU platform in this process ("No platform detected"): the container sees no NVIDIA GPU or no driver library, so a CUDA start fails after it (an empty device string, "Failed to infer device type").',
-        evidence: { Platform: 'UnspecifiedPlatform', ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        evidence: { Platform: 'UnspecifiedPlatform', ...nodeEvidence(context) },
         fix: "Give the container the GPUs and the driver: on Kubernetes set runtimeClassName: nvidia on the pod (CRI-O or containerd whose default runtime is not NVIDIA's) and request nvidia.com/gpu; in Docker --gpus all (or --runtime nvidia); on GKE keep /usr/local/nvidia/lib64 on LD_LIBRARY_PATH; NVIDIA_VISIBLE_DEVICES must not be empty. nvidia-smi inside the container must list the GPUs.",
       }
     },

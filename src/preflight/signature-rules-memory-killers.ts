@@ -7,9 +7,8 @@
  */
 
 import { hostMemoryFix } from './signature-rules-memory.js'
-import type { LineContext, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import type { SignatureRule } from './signature-rules.js'
+import { nodeEvidence as node } from './line-node.js'
 
 const USER_SPACE_KILLER =
   'Give the start the memory it needs rather than moving the killer out of the way: lower --gpu-memory-utilization, --max-model-len and --max-num-seqs (vllm-ray-deploy plan shows the fit), stop other processes on that node, and add swap only as a cushion.'

@@ -7,6 +7,7 @@
  */
 
 import type { RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence } from './line-node.js'
 
 /** A GPU that reports about 110–135 GiB in all is a GB10's unified memory (119.7 / 121.69 GiB visible of 128 GB). */
 const looksUnified = (total: number | undefined, unit: string | undefined): boolean =>
@@ -478,7 +479,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
         severity: 'error',
         message:
           "The Ascend runtime (CANN) could not allocate NPU memory for this process: the NPU's memory is taken (by this engine's own budget or by another process on the same NPU).",
-        evidence: { Runtime: 'Ascend NPU (CANN / torch_npu)', ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        evidence: { Runtime: 'Ascend NPU (CANN / torch_npu)', ...nodeEvidence(context) },
         fix: 'Check what holds the NPU (npu-smi info): stop the other server or give each its own NPU (ASCEND_RT_VISIBLE_DEVICES); otherwise lower --gpu-memory-utilization, --max-model-len or the graph capture sizes (compilation_config cudagraph_capture_sizes), or use more NPUs.',
       }
     },

@@ -17,6 +17,7 @@
 import { MASTER_HINT, masterMentions, notAHost, notAHostReason } from './master-address.js'
 import { formatIpv4, isLoopbackHost, singleNumberAddress } from '../net/ipv4.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence } from './line-node.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
 /** Docker's default bridge: RAY_BRIDGE_ADDRESS (signature-rules-ray.ts) tells that story for the same line. */
@@ -46,7 +47,7 @@ function unreachable(hostText: string, port: string, final: boolean, extra: Reco
     evidence: {
       'Master address': host,
       'Master port': port,
-      ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+      ...nodeEvidence(context),
       ...extra,
     },
     fix: loop
@@ -213,7 +214,7 @@ function masterNotAHost(line: string, context: LineContext): RuleHit | null {
         'Master address': shown,
         'Named by': m.form,
         ...(nnodes > 1 ? { 'Multi-node because': `--nnodes ${nnodes}` } : {}),
-        ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+        ...nodeEvidence(context),
       },
       fix:
         m.form === 'ray start --address'
@@ -295,7 +296,7 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
           'Ranks joined': String(joined),
           'World size the store waited for': String(world),
           Waited: `${m[1]} s`,
-          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+          ...nodeEvidence(context),
         },
         fix: 'On every node, compare the vllm serve arguments: the same --nnodes (the number of nodes started), --node-rank 0 on the head and 1…N-1 once each on the others, the same --master-addr/--master-port, and TP×PP = nodes × GPUs per node; then read the missing nodes\' logs for their own "failed to connect" line.',
       }

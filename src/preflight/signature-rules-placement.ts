@@ -8,8 +8,7 @@
 
 import { gpusRequested } from './demand-count.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import { nodeEvidence as node } from './line-node.js'
 
 const PG_FIX =
   "Check `ray status` while it waits: every node the job needs must be alive with its GPUs (GPU total ≥ what the bundles ask for); on Kubernetes (KubeRay, LeaderWorkerSet, Lepton) check that the worker pods started and joined the head; stop an earlier job or leaked placement group holding the GPUs (ray stop / ray start). Only when nodes join slowly, raise the framework's placement-group timeout."
@@ -23,9 +22,9 @@ const gpusIn = (map: string): number => gpusRequested(map) ?? 0
  */
 function serveReplicasPending(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
   const resources = /Resources required for each replica: (\[[^\]]*\]|\{[^}]*\}), (?:total )?resources available: (\{[^}]*\})/.exec(line)
-  const wanted = resources ? gpusIn(resources[1]!) : undefined
-  const free = resources ? gpusIn(resources[2]!) : undefined
-  const short = wanted !== undefined && free !== undefined && wanted > free
+  const wanted = resources ? gpusIn(resources[1]!) : 0
+  const free = resources ? gpusIn(resources[2]!) : 0
+  const short = wanted > free
   return {
     key: `serve-pending:${m[1]}`,
     severity: 'warning',

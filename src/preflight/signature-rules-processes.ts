@@ -8,8 +8,7 @@
  */
 
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import { nodeEvidence as node } from './line-node.js'
 
 /** A worker's exit code as vLLM prints it (a negative code is the signal that ended it) and what usually sent it. */
 export function exitMeaning(code: number): string | undefined {

@@ -10,6 +10,7 @@
 import { isSelfAddress } from '../net/ipv4.js'
 import { comparePinWithRay } from './placement-pin.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence } from './line-node.js'
 
 /** `[10.0.0.1](http://10.0.0.1/)` (GitHub's auto-link, pasted back) → `10.0.0.1`; trailing punctuation off. */
 const bareAddress = (text: string): string => text.replace(/^\[([^\]]+)\]\([^)]*\)$/, '$1').replace(/[.,;:'"`]+$/, '')
@@ -56,7 +57,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
         key: `dp-master:${ip}`,
         severity: 'error',
         message: `vLLM's Ray data-parallel start looked for its DP master at node:${ip}, and no Ray node with free resources has that address${nowhere ? `: ${ip} is no node's address, a default vLLM fell back to (the DP master address was not set, or at --data-parallel-size 1 vLLM replaced it with VLLM_DP_MASTER_IP's default)` : ' (Ray registered the head under another address, or that node died)'}.`,
-        evidence: { 'DP master address': ip, ...cmp.evidence, ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}) },
+        evidence: { 'DP master address': ip, ...cmp.evidence, ...nodeEvidence(context) },
         fix: `Name the head by the address Ray registered for it (\`ray list nodes\`${cmp.rayHead ? `: ${cmp.rayHead}` : ''}): --data-parallel-address <that IP>${nowhere ? ', and VLLM_DP_MASTER_IP=<the same IP>, which vLLM reads at --data-parallel-size 1 (vllm-project/vllm#51712)' : ''}; or start Ray on the head with --node-ip-address=<the DP master IP>. Both must name the same address; if that node died, bring it back first.`,
       }
     },
@@ -273,7 +274,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
           ...(pct ? { 'Full over': `${pct}%` } : {}),
           ...(free ? { 'Free space': free } : {}),
           ...(capacity ? { Capacity: capacity } : {}),
-          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+          ...nodeEvidence(context),
         },
         fix: `Free the disk that holds ${path} (old /tmp/ray/session_* directories of earlier runs: ray stop, then remove them; old images and caches), or start Ray on every node with --temp-dir=<a disk with room>; the warning's threshold is RAY_local_fs_capacity_threshold (0.95).`,
       }

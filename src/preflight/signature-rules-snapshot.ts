@@ -8,9 +8,8 @@
  */
 
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence as node } from './line-node.js'
 import { invalidModel } from './signature-rules-weights.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
 
 /** The word just before `at` on the line (the name transformers puts first), without quotes. */
 const wordBefore = (line: string, at: number): string => (/(\S+)\s+$/.exec(line.slice(Math.max(0, at - 400), at))?.[1] ?? '').replace(/^['"`]|['"`:]$/g, '')

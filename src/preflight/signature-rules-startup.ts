@@ -6,9 +6,8 @@
  * interface, the GPU counts). Wordings with their versions in src/preflight/WORDINGS.md.
  */
 
-import type { LineContext, SignatureRule } from './signature-rules.js'
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
+import type { SignatureRule } from './signature-rules.js'
+import { nodeEvidence as node } from './line-node.js'
 
 /**
  * vLLM's own compiled extensions, by module name (CMakeLists.txt define_extension_target with USE_SABI 3, so each is a
@@ -88,7 +87,7 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
           'Ops namespace': m[1]!,
           'Missing op': m[2]!,
           ...(detail !== '' ? { 'Import error (vLLM warned before)': detail } : {}),
-          ...(context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {}),
+          ...node(context),
         },
         fix: "Use vLLM as its image or wheel ships it: run from the installed package (not from a source checkout: cd elsewhere, or pip install -e . to build it), keep the torch that vLLM's wheel pins (pip install vllm==<v> reinstalls it; a later pip install torch breaks _C), and for a GPU older or newer than the wheel's build targets use an image built for it; check with python -c 'import vllm._C' inside the container on every node.",
       }

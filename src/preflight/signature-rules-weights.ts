@@ -8,6 +8,7 @@
  */
 
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
+import { nodeEvidence as node } from './line-node.js'
 
 /** `https://huggingface.co/api/models/org/name/revision/main` or `…/org/name/resolve/<rev>/file` → org/name, rev, file. */
 function hubUrlParts(url: string): { repo?: string; revision?: string; file?: string } {
@@ -47,8 +48,6 @@ function hubEvidence(url: string | undefined, repo?: string): Record<string, str
     ...(url ? { URL: url } : {}),
   }
 }
-
-const node = (context: LineContext): Record<string, string> => (context.prefixIp !== undefined ? { 'Node (log prefix)': context.prefixIp } : {})
 
 const SHARD_FIX = (path: string) =>
   `Download the weights again on that node (huggingface-cli download <repo> --revision <commit> --local-dir <dir>; delete the partial files first: *.incomplete under the hub cache's blobs/), compare the shard's size and sha256 with the hub's (huggingface-cli scan-cache, or the release's weights.json digests) on every node, and keep the same files on every node${path ? ` (${path})` : ''}.`
