@@ -67,11 +67,13 @@ const MARKERS: readonly Marker[] = [
   // Printed only when a process dies or dumps its stack.
   { kind: NATIVE_FRAME, test: /^\s*[\w./+-]*[\w.+-]\((?:[\w.:<>~$]*\+0x[0-9a-f]+)?\) \[0x[0-9a-f]+\]|^\s*(?:PC: )?@\s+0x[0-9a-f]{6,}\s+\S/ },
   // "RuntimeError: …", "ray.exceptions.ActorDiedError: …", "torch.distributed.DistBackendError: …", "Exception: …" (not "…Warning:")
-  // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …")
+  // (also behind a short source tag a log collector adds: "worker  Exception: …", "vllm-1 | RuntimeError: …"; and Ray's re-raise in the
+  // caller, the task's own exception in brackets, ray/exceptions.py RayTaskError.as_instanceof_cause: "ray.exceptions.RayTaskError(
+  // ModuleNotFoundError): ray::RayWorkerWrapper.__ray_call__() (pid=1152, ip=…)", the line an excerpt keeps when it cuts the traceback)
   {
     kind: 'exception',
     // (and the standard library's lower-case ones: "socket.gaierror: [Errno -2] Name or service not known", socket.herror, socket.timeout)
-    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|socket\.(?:gaierror|herror|timeout))(?::|$)/,
+    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?:\([A-Za-z_][\w.]*\))?|socket\.(?:gaierror|herror|timeout))(?::|$)/,
   },
   // NCCL's result names as torch and NCCL print them (nccl.h ncclResult_t): "ncclInternalError: Internal check failed.", "ncclInvalidUsage: …",
   // "ncclUnhandledCudaError: Call to CUDA function failed."; and Ray's error no one retrieved (ray/_private/worker.py):
@@ -382,7 +384,7 @@ export function failureKind(text: string): string | undefined {
 
 /** "torch.distributed.DistNetworkError: …" → "torch.distributed.DistNetworkError" (behind a collector's tag too). */
 const EXCEPTION_TYPE =
-  /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)|(?:[a-z_]\w*\.){2,}[A-Z]\w+(?=:\s)|socket\.(?:gaierror|herror|timeout))(?::|$)/
+  /(?:^|\s|\|)((?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?:\([A-Za-z_][\w.]*\))?|(?:[a-z_]\w*\.){2,}[A-Z]\w+(?=:\s)|socket\.(?:gaierror|herror|timeout))(?::|$)/
 export const exceptionType = (text: string): string | undefined => EXCEPTION_TYPE.exec(text.slice(0, MARKER_SCAN))?.[1]
 
 /** Addresses with ports, `port: N`, IPv4 addresses and absolute paths a failure line names: the values a person acts on. */
