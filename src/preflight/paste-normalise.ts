@@ -41,6 +41,16 @@ export interface LogicalLine {
 // ␛, its printable symbol — "\ufffd[36m(AgentLoopWorker pid=118037)\ufffd[0m ERROR:…", verl-project/verl PR #5327 as a page stores it)
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
 const ANSI = /(?:\x1b|ESC|\ufffd|\u241b)\[[0-9;?]*[A-Za-z]/g
+/**
+ * Colour codes whose escape byte a copy dropped altogether, left as `[36m(RayWorkerWrapper pid=3634859, ip=10.52.97.42)[0m …`
+ * (NVIDIA-NeMo/RL#1932 as stored; a browser's copy of a terminal, a CI page): only SGR codes (`[…m`), and only where they cannot
+ * be a message's words — at the line's start, or two or more on one line (a colour set and reset).
+ */
+const BARE_SGR = /\[(?:\d{1,3}(?:;\d{1,3})*)?m/g
+const stripBareSgr = (line: string): string => {
+  const n = line.match(BARE_SGR)?.length ?? 0
+  return n >= 2 || (n === 1 && /^\s*\[(?:\d{1,3}(?:;\d{1,3})*)?m/.test(line)) ? line.replace(BARE_SGR, '') : line
+}
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 /** A markdown code fence line (```` ``` ````, ```` ```text ````): not part of the log. */
 const FENCE = /^\s*(?:```|~~~)[\w+-]*\s*$/
@@ -195,7 +205,8 @@ const untypeset = (line: string): string =>
 /** One physical line without its line ending, colour codes and quote markers. */
 export function cleanPhysical(raw: string): string {
   const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
-  const unquoted = untyped.replace(/\r$/, '').replace(ANSI, '').replace(QUOTE, '')
+  const uncoloured = untyped.replace(/\r$/, '').replace(ANSI, '')
+  const unquoted = (uncoloured.includes('m') && uncoloured.includes('[') ? stripBareSgr(uncoloured) : uncoloured).replace(QUOTE, '')
   const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line

@@ -141,10 +141,13 @@ const MARKERS: readonly Marker[] = [
   },
   // bash "Killed" / "line 12:  1234 Killed  python …", crashes; a process's end by SIGKILL in its parent's words: "[engine terminated: killed by
   // SIGKILL]" (JustVugg/colibri#305, 2026), torchrun's "Signal 9 (SIGKILL) received by PID 1234" (torch/distributed/elastic), Python's
-  // subprocess "died with <Signals.SIGKILL: 9>", Go's exec "signal: killed", an IDE's "(interrupted by signal 9: SIGKILL)", "killed by signal 9".
+  // subprocess "died with <Signals.SIGKILL: 9>", Go's exec "signal: killed", an IDE's "(interrupted by signal 9: SIGKILL)", "killed by signal 9";
+  // and the crash banners a native signal handler prints before the frames: "!!!!!!! Segfault encountered !!!!!!!" (vLLM, SGLang, TRT-LLM
+  // workers: NVIDIA-NeMo/RL#1932's CUDA-graph replay, an NVML call, an NCCL net plugin), abseil's failure-signal handler in Ray's and
+  // gRPC's C++ ("*** SIGSEGV received at time=1741685673 on cpu 53 ***", also SIGABRT, SIGBUS, SIGFPE, SIGILL).
   {
     kind: 'killed or crashed',
-    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing|\b(?:killed|terminated) by (?:signal (?:9|SIGKILL)|SIGKILL)\b|\bSignal 9 \(SIGKILL\) received by PID\b|<Signals\.SIGKILL: 9>|\bsignal: killed\b|\binterrupted by signal 9\b/i,
+    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|!{3,} ?Segfault encountered ?!{3,}|\*\*\* SIG(?:SEGV|ABRT|BUS|FPE|ILL) received at time=\d+|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing|\b(?:killed|terminated) by (?:signal (?:9|SIGKILL)|SIGKILL)\b|\bSignal 9 \(SIGKILL\) received by PID\b|<Signals\.SIGKILL: 9>|\bsignal: killed\b|\binterrupted by signal 9\b/i,
   },
   // ROCm's runtime on a GPU page fault (ROCR-Runtime src/core/runtime/runtime.cpp, the VM fault handler, then std::abort(): "Memory access
   // fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.", older releases without the agent handle): a kernel read or wrote

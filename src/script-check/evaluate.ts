@@ -37,6 +37,8 @@ export interface Evaluation {
   readonly lines: ScriptLines
   /** `source`s not followed, with why. */
   readonly notes: readonly SourceNote[]
+  /** Where a command whose name is an option word (`--name …`) starts, in the index space (broken-continuation.ts reads them). */
+  readonly optionCommands: readonly number[]
 }
 
 /** What every evaluator of one script shares: parses, the files it sources and how to read them. */
@@ -48,6 +50,8 @@ interface Shared {
   /** Sourced files by path: parsed (with where they start), or why they were not. */
   readonly sourced: Map<string, { parsed: ParsedScript; text: string; offset: number } | { why: string }>
   readonly notes: SourceNote[]
+  /** Where a command named by an option word (`--name`, `-v`) starts, in the index space: a line a lost `\\` cut off its command. */
+  readonly optionCommands: number[]
   /** Other files commands read (compose files, env files), by path: where they sit in the index space, or null when not readable. */
   readonly readFiles: Map<string, SourcedFile | null>
 }
@@ -442,6 +446,7 @@ class Evaluator implements Scope, Interp {
       for (const a of assigns) this.assign(s, a, 'assign', undefined, false)
       return [s]
     }
+    this.optionAsCommand(words[0]!)
     const prefix = new Map<string, Prefix>()
     for (const a of assigns) {
       const v = child(a, 'Value')
@@ -453,6 +458,14 @@ class Evaluator implements Scope, Interp {
       })
     }
     return this.cmds.run(this.ex.argsOf(s, words), prefix, s, this.ex.span(cmd), stdin)
+  }
+
+  /** A command whose name is written as an option (`--name "$C"`): kept for broken-continuation.ts (the script's own text only). */
+  private optionAsCommand(word: Node): void {
+    const at = this.ex.span(word)
+    if (at.start < 0) return
+    const written = this.shared.lines.text.slice(at.start, at.end)
+    if (/^--?[A-Za-z][\w-]*(?:=\S*)?$/.test(written) && !this.shared.optionCommands.includes(at.start)) this.shared.optionCommands.push(at.start)
   }
 
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {
@@ -730,8 +743,16 @@ export function evaluateScript(
 ): Evaluation {
   const lines = new ScriptLines(text, path)
   const parsed = parseBash(text, path)
-  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false, lines, notes: [] }
-  const shared: Shared = { parses: new Map(), lines, ...(read ? { read } : {}), sourced: new Map(), notes: [], readFiles: new Map() }
+  if ('error' in parsed) return { starts: [], error: parsed.error, truncated: false, lines, notes: [], optionCommands: [] }
+  const shared: Shared = {
+    parses: new Map(),
+    lines,
+    ...(read ? { read } : {}),
+    sourced: new Map(),
+    notes: [],
+    optionCommands: [],
+    readFiles: new Map(),
+  }
   const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
   const start = initialState()
   for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
@@ -747,5 +768,5 @@ export function evaluateScript(
       starts.push(placed(r, lines))
     }
   }
-  return { starts, truncated: ev.truncated, lines, notes: shared.notes }
+  return { starts, truncated: ev.truncated, lines, notes: shared.notes, optionCommands: shared.optionCommands }
 }

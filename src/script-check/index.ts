@@ -5,6 +5,7 @@
  * in one diff (what `--fix-out` writes).
  */
 
+import { brokenContinuationFindings } from './broken-continuation.js'
 import { posix } from 'node:path'
 import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
@@ -65,7 +66,10 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
   const lines = ev.lines
   const named = lineNames(lines)
-  const found = scriptFindings(ev.starts, m, { text: lines.text, lineOf: (i) => lines.lineOf(i) })
+  const found = [
+    ...brokenContinuationFindings(lines.text, ev.optionCommands, (i) => lines.lineOf(i)),
+    ...scriptFindings(ev.starts, m, { text: lines.text, lineOf: (i) => lines.lineOf(i) }),
+  ]
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const diff = (edits: readonly Edit[]) => diffAcrossFiles(lines, diffPath, opts.path, edits)
   const findings = found.map((f): Finding => {

@@ -57,3 +57,50 @@ describe("Ray's re-raise of a task's exception in the caller (RayTaskError(<the 
     expect(failureKind(line)).not.toBe('exception')
   })
 })
+
+describe('colour codes whose escape byte a copy dropped ([36m(RayWorkerWrapper pid=…)[0m): taken off like the codes they were', () => {
+  const frames = [
+    '!!!!!!! Segfault encountered !!!!!!!',
+    '  File "<unknown>", line 0, in cuGraphLaunch',
+    '  File "<unknown>", line 0, in at::cuda::CUDAGraph::replay()',
+  ]
+  it.each([
+    // NVIDIA-NeMo/RL#1932 as stored: Ray's cyan worker prefix, its escape bytes gone
+    ['[36m(RayWorkerWrapper pid=3634859, ip=10.52.97.42)[0m ', '10.52.97.42'],
+    // the same with vLLM 2026's own prefix colour (`\x1b[0;36m…\x1b[0;0m`), escapes gone
+    ['[0;36m(Worker_TP1 pid=3310, ip=10.0.0.7)[0;0m ', '10.0.0.7'],
+    // a raylet's line in Ray's yellow
+    ['[33m(raylet, ip=192.168.200.13)[0m ', '192.168.200.13'],
+  ])('%s', (prefix, ip) => {
+    const found = scan(frames.map((l) => prefix + l).join('\n'))
+    const [unrecognised] = found.filter((f) => f.code === 'UNRECOGNISED_FAILURE')
+    expect(unrecognised?.severity).toBe('error')
+    expect(unrecognised?.evidence['First failing line']).toBe('!!!!!!! Segfault encountered !!!!!!!')
+    expect(unrecognised?.node ?? unrecognised?.evidence['Node (log prefix)']).toBe(ip)
+  })
+
+  it("a bracketed word that only looks like a code stays (one, inside the line): `[5m]` in a message is the message's", () => {
+    const [f] = scan('ValueError: bad unit [5m] for --timeout').filter((x) => x.code === 'UNRECOGNISED_FAILURE')
+    expect(f?.evidence['First failing line']).toBe('ValueError: bad unit [5m] for --timeout')
+  })
+})
+
+describe("a native signal handler's crash banner is a failure line (never silent)", () => {
+  it.each([
+    // vLLM/SGLang/TRT-LLM workers (NVIDIA-NeMo/RL#1932; a TRT-LLM start crashing in nvmlSystemGetConfComputeSettings)
+    '!!!!!!! Segfault encountered !!!!!!!',
+    // abseil's failure-signal handler in Ray's C++ workers (a vLLM worker behind Ray's prefix, vllm-project/vllm issue)
+    '(RayWorkerWrapper pid=239, ip=10.185.131.6) *** SIGSEGV received at time=1741685673 on cpu 53 ***',
+    '*** SIGABRT received at time=1733401234 on cpu 7 ***',
+  ])('%s', (line) => {
+    const found = scan(line)
+    expect(found.some((f) => f.severity === 'error')).toBe(true)
+  })
+
+  it.each(['We fixed the segfault encountered in the last release.', 'INFO 12-05 10:00:00 [x.py:1] installed handlers for SIGSEGV and SIGABRT'])(
+    'near miss: %s',
+    (line) => {
+      expect(failureKind(line)).toBeUndefined()
+    },
+  )
+})

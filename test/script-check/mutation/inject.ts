@@ -503,9 +503,14 @@ export function nativeMutants(original: string): NativeMutant[] {
     })
   }
   const assign = `VLLM_HOST_IP=${hostIp}`
-  if (!cleanEnv && !inDocker) add('prefix', start, `${assign} `)
+  // A serve kept in a variable (`VLLM_CMD="vllm serve …"`): a prefix on the assignment is no environment for anything, and an
+  // export reaches the serve only if this shell runs the string; a container's launcher running it (`docker run … -lc "$VLLM_CMD"`)
+  // passes it none (held-out9/makiisthenes-run_vllm_mp_persistent.sh).
+  const kept = /^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=/.exec(command)?.[1]
+  const keptInContainer = kept !== undefined && new RegExp(`\\b(?:docker|podman) (?:run|exec)\\b[^\\n]*(?:\\\\\\n[^\\n]*)*\\$\\{?${kept}\\b`).test(original)
+  if (!cleanEnv && !inDocker && kept === undefined) add('prefix', start, `${assign} `)
   const lineStart = original.lastIndexOf('\n', start - 1) + 1
-  if (!cleanEnv && !inDocker && original.slice(lineStart, start).trim() === '' && o.direct)
+  if (!cleanEnv && !inDocker && !keptInContainer && original.slice(lineStart, start).trim() === '' && o.direct)
     add('export', lineStart, `${original.slice(lineStart, start)}export ${assign}\n`)
   const app = /\b(?:apptainer|singularity)\s+exec\b/.exec(command)
   if (app) add('apptainer --env', start + app.index + app[0].length, ` --env ${assign}`)

@@ -1,0 +1,68 @@
+/**
+ * The class held-out9's real scripts (fixtures/real/README.md) showed: a multi-line command whose `\` went missing on one
+ * line. bash ends the command at that line and runs the next as a command of its own, named by an option (`--name: command
+ * not found`; held-out batch 18's capture of the same mistake: `bash: 行 9: -e: 未找到命令` after `docker: 'docker run' requires
+ * at least 1 argument`), so the container starts without the rest: its name, its image, the `ray start` or `vllm serve` it
+ * was given. SCRIPT_CONTINUATION_BROKEN names the line that lost its `\`, with a patch that puts it back.
+ */
+import { describe, expect, it } from 'vitest'
+import { checkLaunchScript } from '../../src/script-check/index.js'
+import { applied } from './support/apply-patch.js'
+
+const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
+const errors = (text: string) =>
+  check(text)
+    .findings.filter((f) => f.severity === 'error')
+    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
+
+describe('a multi-line command cut by a missing `\\`: SCRIPT_CONTINUATION_BROKEN at the line, with a patch', () => {
+  it.each([
+    [
+      // held-out9/makiisthenes-run_cluster_persistent.sh's shape: the docker run of vLLM's run_cluster.sh, one `\` lost
+      'docker run -d \\\n    --entrypoint /bin/bash \\\n    --network host \\\n    --ulimit stack=67108864\n    --name "${CONTAINER_NAME}" \\\n    --gpus all \\\n    "${DOCKER_IMAGE}" \\\n    -c "ray start --head --node-ip-address=10.0.0.1 --block"\n',
+      4,
+      '--name',
+    ],
+    [
+      // held-out batch 18's (richard0571, a four-Spark native start): `-e` run as a command after the volume line
+      'docker run -d --name vllm --network host --gpus all \\\n  -v /models:/models\n  -e VLLM_HOST_IP=10.0.0.2 \\\n  vllm/vllm-openai:latest --nnodes 2 --node-rank 1 --master-addr 10.0.0.1 --headless\n',
+      2,
+      '-e',
+    ],
+    [
+      // a bare ray start whose port line lost its `\` (the head then starts on the default port, and `--port=6379` fails)
+      'ray start --head \\\n  --node-ip-address=10.0.0.1\n  --port=6379 \\\n  --block\n',
+      2,
+      '--port=6379',
+    ],
+  ])('%#', (text, line, option) => {
+    const r = check(text)
+    const f = r.findings.find((x) => x.code === 'SCRIPT_CONTINUATION_BROKEN')
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence['Script line']).toBe(`launch.sh:${line}`)
+    expect(f?.message).toContain(`named \`${option}\``)
+    expect(f?.patch).toBeDefined()
+    const fixed = applied(text, f!.patch!)
+    expect(fixed.split('\n')[line - 1]).toMatch(/ \\$/)
+    expect(errors(fixed).filter((e) => e.startsWith('SCRIPT_CONTINUATION_BROKEN'))).toEqual([])
+  })
+
+  it('the cut hides the start: once patched, the head it starts is read (here pinned: no error at all)', () => {
+    const text = 'docker run -d \\\n  --network host\n  --name ray-head \\\n  img:latest \\\n  ray start --head --node-ip-address=10.0.0.1 --block\n'
+    expect(errors(text)).toEqual(['SCRIPT_CONTINUATION_BROKEN@2'])
+    expect(errors(applied(text, check(text).patch!))).toEqual([])
+  })
+
+  it.each([
+    // a here-document's lines that start with options are its text, not commands
+    'cat > args.txt <<EOF\n--tensor-parallel-size 2 \\\n--max-model-len 8192\n--port 8000\nEOF\n',
+    // a string over several lines
+    'ARGS="--tensor-parallel-size 2 \\\n  --max-model-len 8192\n  --port 8000"\nvllm serve m $ARGS\n',
+    // a command that ended (no `\` on the line before it either) and a next line that is a real command
+    'docker pull img:latest\ndocker run -d --network host img:latest ray start --head --node-ip-address=10.0.0.1\n',
+    // a comment between the lines of a command ends it in bash too, but that is a different mistake; a commented option line is none
+    'vllm serve m \\\n  --port 8000\n# --enforce-eager\necho done\n',
+  ])('near miss %#: no SCRIPT_CONTINUATION_BROKEN', (text) => {
+    expect(check(text).findings.map((f) => f.code)).not.toContain('SCRIPT_CONTINUATION_BROKEN')
+  })
+})
