@@ -47,9 +47,10 @@ const ANSI = /(?:\x1b|ESC|\ufffd|\u241b)\[[0-9;?]*[A-Za-z]/g
  * be a message's words — at the line's start, or two or more on one line (a colour set and reset).
  */
 const BARE_SGR = /\[(?:\d{1,3}(?:;\d{1,3})*)?m/g
+const BARE_SGR_FIRST = new RegExp(`^\\s*${BARE_SGR.source}`)
 const stripBareSgr = (line: string): string => {
   const n = line.match(BARE_SGR)?.length ?? 0
-  return n >= 2 || (n === 1 && /^\s*\[(?:\d{1,3}(?:;\d{1,3})*)?m/.test(line)) ? line.replace(BARE_SGR, '') : line
+  return n >= 2 || (n === 1 && BARE_SGR_FIRST.test(line)) ? line.replace(BARE_SGR, '') : line
 }
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
 /** A markdown code fence line (```` ``` ````, ```` ```text ````): not part of the log. */

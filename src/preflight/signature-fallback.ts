@@ -52,6 +52,16 @@ const CUSTOMIZE_ERROR = /^\s*Error in (?:site|user)customize; set PYTHONVERBOSE 
 const NVSHMEM_RECORD = /nvshmem[^\s:]*\.(?:cpp|cu|cc|c|h):\d+: (?:NULL value |non-zero status: -?\d+ |error status: -?\d+ \()/i
 const NVSHMEM_KIND = 'NVSHMEM error record'
 
+const COMMAND_NOT_FOUND = 'command not found'
+/** bash's "command not found" and its translations (bash's po files), dash's "not found". */
+const NOT_FOUND =
+  '(?:command not found|not found|未找到命令|Befehl nicht gefunden|コマンドが見つかりません|commande introuvable|orden no encontrada|명령어를 찾을 수 없음|команда не найдена)'
+/**
+ * A shell running an option word as a command ("bash: line 9: -e: command not found", "bash: 行 9: -e: 未找到命令"): the line before it
+ * in the script lost its trailing `\`, so the command it belonged to ended there (the launch-script check's SCRIPT_CONTINUATION_BROKEN).
+ */
+const OPTION_RUN = new RegExp(String.raw`sh: (?:[^:\n]{0,24}?(\d+): )?(--?[A-Za-z][\w-]*(?:=[^:\s]*)?): ${NOT_FOUND}`)
+
 /** Log-record headers (after the paste normaliser took off Ray's and torch's process prefixes). */
 const TIMESTAMP = String.raw`(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s+)`
 const MARKERS: readonly Marker[] = [
@@ -178,8 +188,10 @@ const MARKERS: readonly Marker[] = [
   // (Richard0571's four-node DGX Spark script, held-out batch 18: "bash: 行 9: -e: 未找到命令"); docker's CLI refusing the half command
   // before it: "docker: 'docker run' requires at least 1 argument." (docker/cli cobra's RequiresMinArgs).
   {
-    kind: 'command not found',
-    test: /^\s*[\w./-]*sh: (?:[^:\n]{1,24}: )?(?:\d+: )?[^:\n]{1,200}: (?:command not found|not found|未找到命令|Befehl nicht gefunden|コマンドが見つかりません|commande introuvable|orden no encontrada|명령어를 찾을 수 없음|команда не найдена)\.?\s*$|^\s*zsh: command not found: \S|^\s*docker: '[\w -]+' requires (?:at least |at most |exactly )?\d+ arguments?\b/,
+    kind: COMMAND_NOT_FOUND,
+    test: new RegExp(
+      String.raw`^\s*[\w./-]*sh: (?:[^:\n]{1,24}: )?(?:\d+: )?[^:\n]{1,200}: ${NOT_FOUND}\.?\s*$|^\s*zsh: command not found: \S|^\s*docker: '[\w -]+' requires (?:at least |at most |exactly )?\d+ arguments?\b`,
+    ),
   },
   // A shell that could not run what it was given (bash's execute_cmd.c, 4.x–5.x): "/usr/bin/bash: /usr/bin/bash: cannot execute binary file" (a
   // compose command that hands bash its own binary as a script: AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash#12, held-out batch 22),
@@ -796,6 +808,16 @@ const SGLANG_RANKS_UNLOADED_FIX =
 function transportNoteOf(quoted: readonly Failing[]): TransportNote | undefined {
   for (const f of quoted) {
     const head = f.line.text.slice(0, MARKER_SCAN)
+    const option = f.kind === COMMAND_NOT_FOUND ? OPTION_RUN.exec(head) : null
+    if (option) {
+      const [, line, word] = option
+      const cut = line ? `line ${Number(line) - 1}` : 'the line before it'
+      return {
+        what: `the start script ran the option \`${word}\` as a command: ${cut} lost its trailing \`\\\``,
+        evidence: { 'Option run as a command': word!, ...(line ? { 'Script line of the option': line } : {}) },
+        fix: `End ${cut} of the start script with \` \\\`: without it bash ended the command there (a \`docker run\` then starts without its image, its environment or its serve) and ran the next line as a command. \`vllm-ray-deploy diagnose --launch-script <script>\` names the line with a patch (SCRIPT_CONTINUATION_BROKEN).`,
+      }
+    }
     const ray = RAY_FATAL_CHECK.exec(head)
     if (ray) {
       const [, component, file, line, check] = ray

@@ -6,7 +6,7 @@
  * was given). Read from where the evaluator ran a command named by an option word (evaluate.ts optionAsCommand): the line
  * before it ends with no `\` while the line before that ended with one (the command was going on). The patch puts the `\` back.
  */
-import type { ScriptFinding } from './rules.js'
+import type { ScriptFinding, ScriptText } from './rules.js'
 
 /** The physical line around `index`: where it starts and its text. */
 function lineAt(text: string, index: number): { start: number; text: string } {
@@ -17,7 +17,8 @@ function lineAt(text: string, index: number): { start: number; text: string } {
 
 const continues = (line: string): boolean => /\\$/.test(line.trimEnd()) && !/^\s*#/.test(line)
 
-export function brokenContinuationFindings(text: string, optionCommands: readonly number[], lineOf: (index: number) => number): ScriptFinding[] {
+export function brokenContinuationFindings(script: ScriptText, optionCommands: readonly number[]): ScriptFinding[] {
+  const { text } = script
   const out: ScriptFinding[] = []
   for (const at of [...optionCommands].sort((a, b) => a - b)) {
     const here = lineAt(text, at)
@@ -27,14 +28,15 @@ export function brokenContinuationFindings(text: string, optionCommands: readonl
     const before = lineAt(text, cut.start - 1)
     if (!continues(before.text)) continue
     const option = /^\S+/.exec(here.text.trimStart())?.[0] ?? ''
-    const cutLine = lineOf(cut.start)
+    const cutLine = script.lineOf(cut.start)
     const kept = cut.text.trimEnd()
     out.push({
       code: 'SCRIPT_CONTINUATION_BROKEN',
       severity: 'error',
       role: null,
       line: cutLine,
-      message: `Line ${cutLine} of a multi-line command ends without its \`\\\`, so bash ends the command there and runs line ${cutLine + 1} as a command of its own named \`${option}\` (command not found): the command starts without the options and arguments written after the cut.`,
+      // (`line N` in lower case: a sourced file's lines are renamed to that file's in the message, index.ts lineNames)
+      message: `A multi-line command's line ${cutLine} ends without its \`\\\`, so bash ends the command there and runs line ${cutLine + 1} as a command of its own named \`${option}\` (command not found): the command starts without the options and arguments written after the cut.`,
       evidence: {
         'Line without its \\': kept.trim(),
         'Next line, run as a command': here.text.trim(),

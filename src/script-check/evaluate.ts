@@ -51,7 +51,7 @@ interface Shared {
   readonly sourced: Map<string, { parsed: ParsedScript; text: string; offset: number } | { why: string }>
   readonly notes: SourceNote[]
   /** Where a command named by an option word (`--name`, `-v`) starts, in the index space: a line a lost `\\` cut off its command. */
-  readonly optionCommands: number[]
+  readonly optionCommands: Set<number>
   /** Other files commands read (compose files, env files), by path: where they sit in the index space, or null when not readable. */
   readonly readFiles: Map<string, SourcedFile | null>
 }
@@ -465,7 +465,7 @@ class Evaluator implements Scope, Interp {
     const at = this.ex.span(word)
     if (at.start < 0) return
     const written = this.shared.lines.text.slice(at.start, at.end)
-    if (/^--?[A-Za-z][\w-]*(?:=\S*)?$/.test(written) && !this.shared.optionCommands.includes(at.start)) this.shared.optionCommands.push(at.start)
+    if (/^--?[A-Za-z][\w-]*(?:=\S*)?$/.test(written)) this.shared.optionCommands.add(at.start)
   }
 
   callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {
@@ -750,7 +750,7 @@ export function evaluateScript(
     ...(read ? { read } : {}),
     sourced: new Map(),
     notes: [],
-    optionCommands: [],
+    optionCommands: new Set(),
     readFiles: new Map(),
   }
   const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
@@ -768,5 +768,5 @@ export function evaluateScript(
       starts.push(placed(r, lines))
     }
   }
-  return { starts, truncated: ev.truncated, lines, notes: shared.notes, optionCommands: shared.optionCommands }
+  return { starts, truncated: ev.truncated, lines, notes: shared.notes, optionCommands: [...shared.optionCommands] }
 }

@@ -5,7 +5,6 @@
  * in one diff (what `--fix-out` writes).
  */
 
-import { brokenContinuationFindings } from './broken-continuation.js'
 import { posix } from 'node:path'
 import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
@@ -15,6 +14,7 @@ import type { PatchTarget } from './patch-target.js'
 import { scriptFindings } from './rules.js'
 import type { ScriptLines } from './source-map.js'
 import type { ReadSourced, SourceNote } from './sourced.js'
+import { brokenContinuationFindings } from './broken-continuation.js'
 
 export type { ReadSourced } from './sourced.js'
 
@@ -66,10 +66,8 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
   const lines = ev.lines
   const named = lineNames(lines)
-  const found = [
-    ...brokenContinuationFindings(lines.text, ev.optionCommands, (i) => lines.lineOf(i)),
-    ...scriptFindings(ev.starts, m, { text: lines.text, lineOf: (i) => lines.lineOf(i) }),
-  ]
+  const script = { text: lines.text, lineOf: (i: number) => lines.lineOf(i) }
+  const found = [...brokenContinuationFindings(script, ev.optionCommands), ...scriptFindings(ev.starts, m, script)]
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const diff = (edits: readonly Edit[]) => diffAcrossFiles(lines, diffPath, opts.path, edits)
   const findings = found.map((f): Finding => {

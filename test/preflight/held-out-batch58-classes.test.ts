@@ -104,3 +104,26 @@ describe("a native signal handler's crash banner is a failure line (never silent
     },
   )
 })
+
+describe("a shell running an option word as a command: the start script's line before it lost its `\\`", () => {
+  it.each([
+    // held-out batch 18 (richard0571's four-Spark start), bash in Chinese, after docker's refusal of the half command
+    ["docker: 'docker run' requires at least 1 argument\nbash: 行 9: -e: 未找到命令", '-e', '8'],
+    // bash in English: the volume line lost its `\`
+    ['bash: line 12: --gpus: command not found', '--gpus', '11'],
+    // bash in German, a script run by name
+    ['./start-worker.sh: Zeile 3: -v: Befehl nicht gefunden', '-v', '2'],
+  ])('%s', (log, option, cut) => {
+    const [f] = scan(log).filter((x) => x.code === 'UNRECOGNISED_FAILURE')
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence['Option run as a command']).toBe(option)
+    expect(f?.fix).toContain(`End line ${cut} of the start script`)
+    expect(f?.fix).toContain('SCRIPT_CONTINUATION_BROKEN')
+  })
+
+  it('a command that is missing (not an option) is no lost continuation', () => {
+    const found = scan('bash: line 12: vllm: command not found')
+    expect(found.some((f) => f.severity === 'error')).toBe(true)
+    expect(found.some((f) => f.evidence['Option run as a command'] !== undefined || f.fix.includes('trailing'))).toBe(false)
+  })
+})

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { checkLaunchScript } from '../../src/script-check/index.js'
+import { ok } from '../../src/result/result.js'
 import { applied } from './support/apply-patch.js'
 
 const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
@@ -51,6 +52,16 @@ describe('a multi-line command cut by a missing `\\`: SCRIPT_CONTINUATION_BROKEN
     const text = 'docker run -d \\\n  --network host\n  --name ray-head \\\n  img:latest \\\n  ray start --head --node-ip-address=10.0.0.1 --block\n'
     expect(errors(text)).toEqual(['SCRIPT_CONTINUATION_BROKEN@2'])
     expect(errors(applied(text, check(text).patch!))).toEqual([])
+  })
+
+  it("in a sourced file: the file's own line, and the patch edits that file", () => {
+    const lib =
+      'start_head() {\n  docker run -d \\\n    --network host\n    --name ray-head \\\n    img:latest ray start --head --node-ip-address=10.0.0.1 --block\n}\n'
+    const r = checkLaunchScript('source ./lib.sh\nstart_head\n', { path: 'launch.sh', readSourced: (p) => ok(p === './lib.sh' || p === 'lib.sh' ? lib : '') })
+    const f = r.findings.find((x) => x.code === 'SCRIPT_CONTINUATION_BROKEN')
+    expect(f?.evidence['Script line']).toBe('lib.sh:3')
+    expect(f?.message).toContain('line 3 of lib.sh ends without')
+    expect(f?.patch).toMatch(/^\+\+\+ b\/lib\.sh$/m)
   })
 
   it.each([
