@@ -131,11 +131,43 @@ function byteIndex(text: string): Int32Array | undefined {
 
 const wrap = (go: GoValue): Node => ({ go, fields: new Map() })
 
-/** Parse bash text; a syntax error comes back as a value with its line and column. */
+/**
+ * A templating engine's placeholders on one line (Jinja2's and Go's `{{ … }}`: an Ansible `shell:` block, a Helm chart's command,
+ * a `.j2` launch script): filled in before any shell reads the text, each is one word there, whatever blanks it holds inside.
+ */
+const TEMPLATE = /\{\{[^\n{}]{0,200}\}\}/g
+
+/**
+ * Each placeholder as a parameter expansion of the same length (`{{ inventory_hostname }}` → `${Tinventory_hostname___}`), so bash
+ * reads one word whose value is an input, as the engine's value is; every offset stays where it was. `unmask` gives a value or a
+ * message the placeholders back as written.
+ */
+export function maskTemplates(text: string): string {
+  return text.includes('{{') ? text.replace(TEMPLATE, maskOf) : text
+}
+const maskOf = (t: string): string => `\${${`T${t.slice(2, -2).replace(/\W/g, '_')}`.padEnd(t.length - 3, '_').slice(0, t.length - 3)}}`
+
+/** The placeholders of `text` put back where their masks stand in `value` (a finding's words, a patch's text). */
+export function templateUnmasker(text: string): (value: string) => string {
+  const back = new Map<string, string>()
+  if (text.includes('{{'))
+    for (const m of text.matchAll(TEMPLATE)) {
+      const mask = maskOf(m[0])
+      back.set(mask, m[0])
+      // (a rule that writes the reference again may write it without braces: `$Tfabric_ip_`)
+      back.set(`$${mask.slice(2, -1)}`, m[0])
+    }
+  if (back.size === 0) return (value) => value
+  const masks = new RegExp([...back.keys()].map((k) => `${k.replace(/[$\\{}]/g, '\\$&')}(?!\\w)`).join('|'), 'g')
+  return (value) => value.replace(masks, (k) => back.get(k) ?? k)
+}
+
+/** Parse bash text; a syntax error comes back as a value with its line and column. Template placeholders are one word each (maskTemplates). */
 export function parseBash(text: string, name: string): ParsedScript | { error: ParseError } {
+  const read = maskTemplates(text)
   try {
-    const file = wrap((parser().Parse(text, name) as unknown as { __internal_object__: GoValue }).__internal_object__)
-    const byteToIndex = byteIndex(text)
+    const file = wrap((parser().Parse(read, name) as unknown as { __internal_object__: GoValue }).__internal_object__)
+    const byteToIndex = byteIndex(read)
     return byteToIndex ? { file, byteToIndex } : { file }
   } catch (e) {
     const msg = typeof (e as { Error?: unknown }).Error === 'function' ? String((e as { Error: () => string }).Error()) : String(e)

@@ -248,7 +248,9 @@ const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)\s+start\b/
  * text/template delimiters too). What it becomes is an input, as `${NAME}` is, not the literal text; no address, host
  * name or port holds a brace pair.
  */
-const templated = (text: string): boolean => text.includes('{{') || text.includes('}}')
+const templated = (text: string): boolean => text.includes('{{') || text.includes('}}') || TEMPLATE_MASK.test(text)
+/** A placeholder as the parser read it (bash-ast.ts maskTemplates), kept literal where bash expands nothing (single quotes). */
+const TEMPLATE_MASK = /\$\{T\w*\}/
 
 /** Values joined with one blank, as "$*" and unquoted lists join them. */
 export function concatJoin(vals: readonly Val[]): Val {

@@ -8,6 +8,7 @@
 import { posix } from 'node:path'
 import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
+import { templateUnmasker } from './bash-ast.js'
 import { evaluateScript } from './evaluate.js'
 import { applyEdits, compatibleEdits, type Edit, unifiedDiff } from './patch.js'
 import type { PatchTarget } from './patch-target.js'
@@ -65,9 +66,15 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const nodeFor = (role: 'head' | 'worker' | null): string | null =>
     role === 'head' ? (head?.name ?? null) : role === 'worker' && workers.length === 1 ? workers[0]!.name : null
   const lines = ev.lines
-  const named = lineNames(lines)
+  // Words as the script wrote them: a template's placeholder, read as an input (bash-ast.ts maskTemplates), is quoted as written.
+  const unmask = templateUnmasker(lines.text)
+  const lineNamed = lineNames(lines)
+  const named = (text: string) => lineNamed(unmask(text))
   const script = { text: lines.text, lineOf: (i: number) => lines.lineOf(i) }
-  const found = [...brokenContinuationFindings(script, ev.optionCommands), ...scriptFindings(ev.starts, m, script)]
+  const found = [...brokenContinuationFindings(script, ev.optionCommands), ...scriptFindings(ev.starts, m, script)].map((f) => ({
+    ...f,
+    edits: f.edits.map((e) => ({ ...e, text: unmask(e.text) })),
+  }))
   const all = compatibleEdits(found.flatMap((f) => f.edits))
   const diff = (edits: readonly Edit[]) => diffAcrossFiles(lines, diffPath, opts.path, edits)
   const findings = found.map((f): Finding => {

@@ -305,10 +305,12 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
       'worker compose run',
     ],
   },
-  // An Ansible block kept with its Jinja placeholders (`--name ray-worker-{{ inventory_hostname }}`): read as bash, `{{` ends the
-  // option's word, so `inventory_hostname` is the image and `}}` the container's command; Ansible renders them before bash runs.
+  // Its Jinja placeholders (`--name ray-worker-{{ inventory_hostname }}`) are one word each now (bash-ast.ts maskTemplates), so the
+  // worker's start is read and the injected VLLM_HOST_IP found; but the pin it differs from is `$(hostname -I | awk '{print $1}')`,
+  // which the host shell computes inside the container's double-quoted command: no literal fits it, so the finding has no patch
+  // (avarok's class).
   'ladam-ansible-start_ray_worker.sh': {
-    why: 'Jinja placeholders Ansible renders before bash runs: read as bash, the image is `inventory_hostname`',
+    why: 'found, but no patch: the identity is an address the host shell computes inside the container command',
     mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker docker -e'],
   },
   // Its `docker run` is cut by a missing `\` (found as SCRIPT_CONTINUATION_BROKEN): bash never runs the ray start an injection goes into.

@@ -77,3 +77,32 @@ describe('a multi-line command cut by a missing `\\`: SCRIPT_CONTINUATION_BROKEN
     expect(check(text).findings.map((f) => f.code)).not.toContain('SCRIPT_CONTINUATION_BROKEN')
   })
 })
+
+describe("a template engine's placeholder is one word, an input, quoted as written (Ansible `shell:` blocks, Helm, `.j2` scripts)", () => {
+  it("held-out9/ladam's worker block: `--name ray-worker-{{ inventory_hostname }}` no longer makes `inventory_hostname` the image", () => {
+    // (the block as published, with a second VLLM_HOST_IP put in the container's command)
+    const text =
+      'docker run -d --gpus all --network host --ipc=host \\\n-v /models:/models \\\n--name ray-worker-{{ inventory_hostname }} \\\nvllm-node:latest \\\nbash -c "VLLM_HOST_IP=10.99.0.2 ray start \\\n--node-ip-address=$(hostname -I | awk \'{print $1}\') \\\n--address={{ ray_head_ip }}:{{ ray_port }} \\\n--num-gpus=1 \\\n--block"\n'
+    expect(errors(text)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@5'])
+  })
+
+  it('a placeholder in a value is quoted and patched as written', () => {
+    const text = 'docker run -d --network host -e VLLM_HOST_IP={{ fabric_ip }} --name ray-head img bash -c "ray start --head --port=6379 --block"\n'
+    const r = check(text)
+    const f = r.findings.find((x) => x.code === 'SCRIPT_HEAD_IDENTITY_UNPINNED')
+    expect(f?.message).toContain('VLLM_HOST_IP is {{ fabric_ip }}')
+    expect(r.patch).toContain('--node-ip-address={{ fabric_ip }}"')
+    expect(errors(applied(text, r.patch!))).toEqual([])
+  })
+
+  it("Helm's `{{ .Values.… }}` in a container command's script: the head's start is read", () => {
+    const text = 'export VLLM_HOST_IP={{ .Values.fabric.headIp }}\nray start --head --port={{ .Values.ray.port | default 6379 }} --dashboard-host=0.0.0.0\n'
+    expect(errors(text)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@2'])
+  })
+
+  it("near miss: docker's Go format string in single quotes stays a format (an address the node computes, pinned: no error)", () => {
+    const text =
+      "HEAD_IP=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' ray-head)\nexport VLLM_HOST_IP=$HEAD_IP\nray start --head --node-ip-address=$HEAD_IP --port=6379\n"
+    expect(errors(text)).toEqual([])
+  })
+})
