@@ -15,7 +15,7 @@ import type { PatchTarget } from './patch-target.js'
 import { scriptFindings } from './rules.js'
 import type { ScriptLines } from './source-map.js'
 import type { ReadSourced, SourceNote } from './sourced.js'
-import { brokenContinuationFindings } from './broken-continuation.js'
+import { brokenContinuationFindings, type OperatorRepair, operatorLineRepair, operatorRepairFinding } from './broken-continuation.js'
 
 export type { ReadSourced } from './sourced.js'
 
@@ -44,20 +44,29 @@ export interface LaunchScriptOptions {
 
 export function checkLaunchScript(text: string, opts: LaunchScriptOptions): LaunchScriptCheck {
   // With a manifest, what the tool will set is known: a branch on the executor goes the way the node's will.
-  const ev = evaluateScript(text, opts.path, opts.manifest ? { VRD_EXECUTOR: opts.manifest.vllm.executorBackend } : {}, opts.readSourced)
+  const env: Record<string, string> = opts.manifest ? { VRD_EXECUTOR: opts.manifest.vllm.executorBackend } : {}
+  let ev = evaluateScript(text, opts.path, env, opts.readSourced)
+  // A script bash refuses only because lines start with `&&`/`||`/`|` after a line without `\\`: read with each `\\` put back
+  // (broken-continuation.ts), its findings' edits moved back onto the script as written, beside the edits that put them back.
+  let repair: OperatorRepair | undefined
   if (ev.error) {
-    return {
-      findings: [
-        {
-          code: 'SCRIPT_UNREADABLE',
-          severity: 'error',
-          node: null,
-          message: `${opts.path} is not valid bash: ${ev.error.message}.`,
-          evidence: { [EVIDENCE.scriptLine]: `${opts.path}:${ev.error.line}:${ev.error.col}` },
-          fix: `Fix the syntax at line ${ev.error.line} (bash -n ${opts.path} shows the same error).`,
-        },
-      ],
+    repair = operatorLineRepair(text, ev.error.line)
+    const again = repair ? evaluateScript(repair.text, opts.path, env, opts.readSourced) : undefined
+    if (!again || again.error) {
+      return {
+        findings: [
+          {
+            code: 'SCRIPT_UNREADABLE',
+            severity: 'error',
+            node: null,
+            message: `${opts.path} is not valid bash: ${ev.error.message}.`,
+            evidence: { [EVIDENCE.scriptLine]: `${opts.path}:${ev.error.line}:${ev.error.col}` },
+            fix: `Fix the syntax at line ${ev.error.line} (bash -n ${opts.path} shows the same error).`,
+          },
+        ],
+      }
     }
+    ev = again
   }
   const m = opts.manifest
   const diffPath = opts.target?.path ?? opts.path
@@ -71,12 +80,20 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const lineNamed = lineNames(lines)
   const named = (text: string) => lineNamed(unmask(text))
   const script = { text: lines.text, lineOf: (i: number) => lines.lineOf(i) }
-  const found = [...brokenContinuationFindings(script, ev.optionCommands), ...scriptFindings(ev.starts, m, script)].map((f) => ({
-    ...f,
-    edits: f.edits.map((e) => ({ ...e, text: unmask(e.text) })),
-  }))
+  const asWritten = repair ? unrepaired(lines, repair) : { view: lines, edit: (e: Edit) => e }
+  const cuts = brokenContinuationFindings(script, ev.optionCommands)
+  // A command written over lines with no `\\` runs its first line alone: what a start found there says is not what its author wrote
+  // (a `ray start` cut from its `--head` reads as a worker); its findings come once the patch is applied.
+  const cutFrom = new Set(cuts.filter((f) => f.evidence['Command written over lines'] !== undefined).map((f) => f.line))
+  const found = [
+    ...(repair ? [operatorRepairFinding({ text: asWritten.view.text, lineOf: script.lineOf }, repair)] : []),
+    ...[...cuts, ...scriptFindings(ev.starts, m, script).filter((f) => !cutFrom.has(f.line))].map((f) => ({
+      ...f,
+      edits: f.edits.map((e) => asWritten.edit({ ...e, text: unmask(e.text) })),
+    })),
+  ]
   const all = compatibleEdits(found.flatMap((f) => f.edits))
-  const diff = (edits: readonly Edit[]) => diffAcrossFiles(lines, diffPath, opts.path, edits)
+  const diff = (edits: readonly Edit[]) => diffAcrossFiles(asWritten.view, diffPath, opts.path, edits)
   const findings = found.map((f): Finding => {
     const patch =
       f.edits.length > 0 && f.edits.every((e) => all.includes(e) || all.some((x) => x.start === e.start && x.end === e.end && x.text === e.text))
@@ -105,6 +122,52 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   }
 }
 
+/** The script and the files it sources, end to end: what a diff is made against. */
+type TextAndFiles = Pick<ScriptLines, 'text' | 'files'>
+
+/**
+ * The script as written, for a script read with `\\` put back (operatorLineRepair): its text and the sourced files' offsets
+ * without the inserts, and an edit made on the repaired text moved onto it (an edit at an insert's place goes before the ` \\`).
+ */
+function unrepaired(lines: ScriptLines, repair: OperatorRepair): { view: TextAndFiles; edit: (e: Edit) => Edit } {
+  const shift = 2 * repair.inserts.length
+  const end = lines.files[0]?.offset ?? lines.text.length
+  // Each insert's place in the repaired text: the k-th (0-based) sits 2k characters later than in the script as written.
+  const placed = repair.inserts.map((p, k) => p + 2 * k)
+  const back = (at: number): number => {
+    let k = 0
+    while (k < placed.length && placed[k]! < at) k++
+    // inside an insert (its ' \\'): onto the insert's own place
+    if (k > 0 && at < placed[k - 1]! + 2) return repair.inserts[k - 1]!
+    return at - 2 * k
+  }
+  const view: TextAndFiles = {
+    text: unrepairText(lines.text.slice(0, end), placed) + lines.text.slice(end),
+    files: lines.files.map((f) => ({ ...f, offset: f.offset - shift })),
+  }
+  const edit = (e: Edit): Edit => {
+    // An insertion right where a ` \\` goes (a flag appended to the line's last word): written over the character before it, so
+    // the two edits neither share a place (compatibleEdits would drop both) nor lose their order (the flag, then the ` \\`).
+    if (e.start === e.end && placed.includes(e.start)) {
+      const at = back(e.start)
+      return { ...e, start: at - 1, end: at, text: view.text[at - 1] + e.text }
+    }
+    return { ...e, start: back(e.start), end: back(e.end) }
+  }
+  return { view, edit }
+}
+
+/** The repaired text with the ` \\` inserts at `placed` taken out again. */
+function unrepairText(text: string, placed: readonly number[]): string {
+  let out = ''
+  let from = 0
+  for (const p of placed) {
+    out += text.slice(from, p)
+    from = p + 2
+  }
+  return out + text.slice(from)
+}
+
 /** `line N` in a finding's text, for a line of a sourced file: that file's own line and its path. */
 function lineNames(lines: ScriptLines): (text: string) => string {
   const own = lines.scriptLines
@@ -122,7 +185,7 @@ function lineNames(lines: ScriptLines): (text: string) => string {
  * The edits as one diff over every file they touch: the script under `diffPath`, each sourced file
  * under its path from the same place (its path relative to the script's folder, put beside `diffPath`).
  */
-function diffAcrossFiles(lines: ScriptLines, diffPath: string, scriptPath: string, edits: readonly Edit[]): string | undefined {
+function diffAcrossFiles(lines: TextAndFiles, diffPath: string, scriptPath: string, edits: readonly Edit[]): string | undefined {
   const files = lines.files
   const end = files[0]?.offset ?? Number.POSITIVE_INFINITY
   // An insertion where one file ends and the next begins is after the first file's last character (edits append after a word).

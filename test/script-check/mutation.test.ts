@@ -199,6 +199,18 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   // `--ulimit stack=67108864` with no `\` after it: bash ends the `docker run` there and runs `--name …` as a command, so the
   // container never gets its name, its image or its `-c "${RAY_START_CMD}"` (held-out9; found by the first run's misses).
   'makiisthenes-run_cluster_persistent.sh': ['SCRIPT_CONTINUATION_BROKEN@launch.sh:152'],
+  // `docker run … -e VLLM_HOST_IP="$SELF_IP" … --entrypoint ray "$IMAGE" $RAY_CMD`, RAY_CMD="start --head …" with no --node-ip-address
+  // (the seed incident in the eugr style's other form: the env on the container, Ray's words after the image; held-out10).
+  'jahangir-node-up.sh': ['SCRIPT_HEAD_IDENTITY_UNPINNED@launch.sh:51'],
+  // A GB10 pair's Compose `command:` folded block (`- >-`) given to `bash -c`: its flags on more-indented lines keep their line
+  // breaks, so `ray start` runs alone, each flag as a command, and the head's `&& sleep 60` / `&& vllm serve` lines are bash's syntax
+  // error (held-out10; found by the first run: SCRIPT_UNREADABLE and, for the worker, no finding).
+  'timothystewart6-compose-head-command.sh': [
+    'SCRIPT_CONTINUATION_BROKEN@launch.sh:9',
+    'SCRIPT_CONTINUATION_BROKEN@launch.sh:1',
+    'SCRIPT_CONTINUATION_BROKEN@launch.sh:10',
+  ],
+  'timothystewart6-compose-worker-command.sh': ['SCRIPT_CONTINUATION_BROKEN@launch.sh:1'],
 }
 
 /**
@@ -220,6 +232,13 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   // `-e VLLM_HOST_IP=…`) and the units that run them at boot; the script itself starts nothing.
   'keeratita-deploy-master.sh',
   'keeratita-deploy-worker.sh',
+  // held-out10: the orchestrators copy node-up.sh to NFS and run the copy (`bash "$NFS_DIR/node-up.sh" head …`, `ssh … "bash
+  // $NFS_DIR/node-up.sh worker …"`), then `docker exec … vllm serve` on the Ray they started; launch-vllm.sh is that serve alone;
+  // deploy-cluster.sh brings Ray up with Docker Compose files it does not hold.
+  'jahangir-cluster-up.sh',
+  'jahangir-cluster-up-012b3e3.sh',
+  'jahangir-launch-vllm.sh',
+  'jahangir-deploy-cluster.sh',
 ])
 
 /**
@@ -249,6 +268,11 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   'pjavinash-start_vllm_multinode_ssh.sh': 'ray run through a variable holding its path ($RAY_BIN start)',
   // `srun … ray start --block` with neither --head nor --address (the role comes from the environment Ray reads): no role to inject into.
   'miraclexeon-srun_multi_node.sh': 'a ray start with neither --head nor --address',
+  // Ray's words are a string after the image (`--entrypoint ray "$IMAGE" $RAY_CMD`, RAY_CMD="start --head …"): no `ray start` written.
+  'jahangir-node-up.sh': "Ray's subcommand and flags are a string after the image",
+  // As published, `ray start` is cut from its flags (SCRIPT_CONTINUATION_BROKEN): the start has no role to inject into.
+  'timothystewart6-compose-head-command.sh': 'its ray start is cut from its flags as published',
+  'timothystewart6-compose-worker-command.sh': 'its ray start is cut from its flags as published',
 }
 
 /**
@@ -330,7 +354,19 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   },
 }
 
-for (const set of ['dev', 'held-out', 'held-out2', 'held-out3', 'held-out4', 'held-out5', 'held-out6', 'held-out7', 'held-out8', 'held-out9'] as const)
+for (const set of [
+  'dev',
+  'held-out',
+  'held-out2',
+  'held-out3',
+  'held-out4',
+  'held-out5',
+  'held-out6',
+  'held-out7',
+  'held-out8',
+  'held-out9',
+  'held-out10',
+] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
