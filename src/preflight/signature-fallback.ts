@@ -592,6 +592,8 @@ export function createFailureCollector(): FailureCollector {
   let lastFailing: number | undefined
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
   let customizeAt: number | undefined
+  /** vLLM's "X has no vLLM implementation, falling back to Transformers implementation" warning, the first seen. */
+  let fallback: { readonly line: LogicalLine; readonly backend: string } | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
   const forget = (lineNo: number) => {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
@@ -612,6 +614,7 @@ export function createFailureCollector(): FailureCollector {
         forget(line.line)
         return
       }
+      fallback ??= transformersFallbackOf(line)
       const kind = failureKind(line.text)
       if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
       else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) {
@@ -663,8 +666,41 @@ export function createFailureCollector(): FailureCollector {
       if (findings.some((f) => f.severity === 'error' && !CONSEQUENCES.has(f.code))) return []
       if (quoted.length === 0) return causeNotNamed(findings)
       const unrecognised = unrecognisedFinding(source, { quoted: quoted.slice(0, QUOTED), exception, exit, native, lines, kinds, seen })
-      return [unrecognised, ...hintFindings(source, [...hinted.values()], findings, where)]
+      const named = fallback && fallback.line.line < quoted[0]!.line.line ? afterTransformersFallback(unrecognised, fallback, source) : unrecognised
+      return [named, ...hintFindings(source, [...hinted.values()], findings, where)]
     },
+  }
+}
+
+/**
+ * vLLM's own warning where the model's architecture has no implementation in vLLM and it builds the model through its Transformers
+ * backend (model_executor/model_loader/utils.py, 0.9 → 0.34: "%s has no vLLM implementation, falling back to Transformers
+ * implementation. Some features may not be supported and performance may not be optimal.", %s the backend's class:
+ * TransformersForCausalLM, TransformersMultiModalForCausalLM, …). A start that then fails on lines no signature explains most likely
+ * failed in that fallback (vllm-project/vllm#44796, 2026: Gemma 4's unified model on vLLM 0.22 through the fallback, whose quantized
+ * vision layer then fails a Marlin shape check).
+ */
+// (the sentence wrapped after "implementation," or after "has no vLLM" by a terminal or a quote: the fallback's own words are enough)
+const TRANSFORMERS_FALLBACK = /(?:\b(\w+)`? has no vLLM\s+)?(?:implementation,?\s+)?falling back to (?:the )?Transformers (?:implementation|backend)\b/i
+
+function transformersFallbackOf(line: LogicalLine): { readonly line: LogicalLine; readonly backend: string } | undefined {
+  if (!line.text.includes('falling back to Transformers')) return undefined
+  const f = TRANSFORMERS_FALLBACK.exec(line.text.slice(0, MARKER_SCAN))
+  return f ? { line, backend: f[1] ?? 'its Transformers backend' } : undefined
+}
+
+/** The unexplained failure of a start that fell back to the Transformers backend: MODEL_NOT_SUPPORTED, its failure lines kept. */
+function afterTransformersFallback(unrecognised: Finding, fallback: { readonly line: LogicalLine; readonly backend: string }, source: string): Finding {
+  const type = unrecognised.evidence['Exception type']
+  return {
+    ...unrecognised,
+    code: 'MODEL_NOT_SUPPORTED',
+    message: `The image's vLLM has no implementation of this model's architecture and built it through its Transformers fallback${fallback.backend.startsWith('its ') ? '' : ` (${fallback.backend})`}; the start then failed on lines no known signature explains${type ? ` (the exception: ${type})` : ''}: the fallback not covering what this checkpoint needs (its quantization, a multimodal or attention layer) is the likely cause.`,
+    evidence: {
+      'Transformers fallback': `${source}:${where(fallback.line)}: ${clip(fallback.line.text)}`,
+      ...unrecognised.evidence,
+    },
+    fix: "Use a vLLM release that implements the architecture itself (the model card's minimum vLLM version; vLLM's supported-models list), the same image on every node, or a checkpoint the Transformers backend can run (unquantized, or quantized as the backend supports). `--model-impl vllm` makes vLLM say at once whether this image has its own implementation.",
   }
 }
 

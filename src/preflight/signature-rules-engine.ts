@@ -194,6 +194,28 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // transformers' config validation of `layer_types` (configuration_utils.py layer_type_validation, 4.5x: "The `layer_types` entries must be
+    // in {ALLOWED_LAYER_TYPES}"; 5.x, a strict dataclass validator `validate_layer_type` under huggingface_hub's
+    // StrictDataclassClassValidationError, the same sentence with "but got [...]"): the checkpoint's config names a kind of layer this
+    // transformers does not know, so the config of a model newer than the image's transformers cannot be built (coreweave/ml-containers#206,
+    // 2026: GLM-5.2's 'deepseek_sparse_attention' under transformers 5.9).
+    code: 'MODEL_NOT_SUPPORTED',
+    pattern: /The `layer_types` entries must be in\b(?:.*?\bbut got (\[[^\]]*\]?))?/,
+    hit: (m, _line, _ray, context) => {
+      const got = m[1]
+        ?.replace(/,?\s*\.\.\.\s*\]?$|\]$/, '')
+        .replace(/^\[/, '')
+        .trim()
+      return {
+        key: `layer-types:${got ?? ''}`,
+        severity: 'error',
+        message: `The image's transformers does not know a kind of layer the checkpoint's config.json names${got ? ` (${got})` : ''}: the model is newer than this transformers, so its config cannot be built and the model never loads.`,
+        evidence: { ...(got ? { 'Layer types the config names': got } : {}), ...node(context) },
+        fix: "Use an image whose transformers is at least the version the model card asks for (the transformers_version in the checkpoint's config.json), or install it into the image (pip install -U transformers, then check vLLM still imports), the same on every node; --trust-remote-code does not teach transformers' own config validation a new layer type.",
+      }
+    },
+  },
+  {
     // argparse (vLLM's FlexibleArgumentParser): "vllm serve: error: argument --kv-cache-dtype: invalid choice: 'fp8_e4m3' (choose from …)",
     // "error: ambiguous option: --max-num could match --max-num-batched-tokens, --max-num-seqs".
     code: 'VLLM_FLAG_UNKNOWN',

@@ -88,14 +88,15 @@ function overKvTokens(holds: string, asked: string | undefined): RuleHit {
 
 /** vLLM V1's check: the KV cache one request of the asked length needs against what is left, with vLLM's own estimate. */
 function overKvMemory(m: RegExpExecArray, asked: string | undefined): RuleHit {
-  const [needed, available, estimate] = [m[6]!, m[7], m[8]]
+  // (the size cut from a quote: "KV cache is needed, which is larger than the available KV cache memory." alone, velog.io, 2025)
+  const [needed, available, estimate] = [m[6], m[7], m[8]]
   return {
-    key: `kv-memory:${needed}`,
+    key: `kv-memory:${needed ?? ''}`,
     severity: 'error',
-    message: `--max-model-len${asked ? ` ${asked}` : ''} needs ${needed} of KV cache for one request, more than${available ? ` the ${available}` : ' what is'} left after the weights${estimate ? `; vLLM estimates ${estimate} tokens fit` : ''}.`,
+    message: `--max-model-len${asked ? ` ${asked}` : ''} needs ${needed ? `${needed} of KV cache for one request, more than` : 'more KV cache for one request than'}${available ? ` the ${available}` : ' what is'} left after the weights${estimate ? `; vLLM estimates ${estimate} tokens fit` : ''}.`,
     evidence: {
       ...(asked ? { 'max_model_len asked': asked } : {}),
-      'KV cache needed': needed,
+      ...(needed ? { 'KV cache needed': needed } : {}),
       ...(available ? { 'KV cache available': available } : {}),
       ...(estimate ? { 'Estimated maximum model length': estimate } : {}),
     },
@@ -445,7 +446,7 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     //   needed, which is larger than the available KV cache memory (9.27 GiB). Based on the available memory, the estimated maximum model length is 75936. …"
     code: 'MAX_MODEL_LEN_TOO_LONG',
     pattern:
-      /User-specified max_model_len \((\d+)\) is greater than the derived max_model_len \((\w+)=([\d.]+|None)(?: or model_max_length=([\d.]+|None))?|tokens that can be stored in KV cache \((\d+)\)|([\d.]+ ?[KMGT]i?B) KV cache is needed, which is larger than the available KV cache(?: memory)?(?: \(([\d.]+ ?[KMGT]i?B)\))?(?:.*?estimated maximum model length is (\d+))?/,
+      /User-specified max_model_len \((\d+)\) is greater than the derived max_model_len \((\w+)=([\d.]+|None)(?: or model_max_length=([\d.]+|None))?|tokens that can be stored in KV cache \((\d+)\)|(?:([\d.]+ ?[KMGT]i?B) )?KV cache is needed, which is larger than the available KV cache(?: memory)?(?: \(([\d.]+ ?[KMGT]i?B)\))?(?:.*?estimated maximum model length is (\d+))?/,
     hit: (m, line, _ray, context) => {
       // the asked length is on this line, or on the line before when the message is wrapped ("… max seq len (16384),⏎0.19 GiB KV cache is needed …")
       const asked = /max seq len \((\d+)\)/.exec(line)?.[1] ?? context.memory?.get('maxSeqLen')
