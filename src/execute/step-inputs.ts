@@ -1,5 +1,5 @@
 /** Where each kind of step stdin comes from when a plan runs. */
-import type { Readable } from 'node:stream'
+import { type Readable, Transform, pipeline } from 'node:stream'
 import type { PlannedStep, StepInput } from '../plan/plan.js'
 import { argv } from '../command/shell.js'
 import { readLaunchScript } from '../manifest/launch-path.js'
@@ -75,9 +75,22 @@ async function imageArchive(image: string, sources: StdinSources, step?: Planned
   }
   const saved = local.stream(argv(docker, 'save', image)).stdout
   if (!sources.onImageBytes || !step) return ok(saved)
+  // Counted as the node's transport reads it, through a Transform: a 'data' listener on the archive itself would set it flowing
+  // before the transport is connected and reading, and the bytes it let go by then would be lost to the node's docker load (and
+  // its 'end', after the transport's read, came late for the count: the step was over). The count is given when the archive ends.
   let bytes = 0
   const node = step.node
-  saved.on('data', (c: Buffer) => (bytes += c.length))
-  saved.on('end', () => sources.onImageBytes!(node, bytes))
-  return ok(saved)
+  const counted = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      bytes += chunk.length
+      cb(null, chunk)
+    },
+    flush(cb) {
+      sources.onImageBytes!(node, bytes)
+      cb()
+    },
+  })
+  // (a consumer that stops early destroys `counted`, and pipeline then ends docker save's stream too)
+  pipeline(saved, counted, () => {})
+  return ok(counted)
 }

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Delivery, Distribution, NodeImage } from '../../src/deploy/distribution/types.js'
 import type { Manifest } from '../../src/manifest/schema.js'
 import type { Finding } from '../../src/preflight/finding.js'
+import type { PlannedStep } from '../../src/plan/plan.js'
+import type { Readable } from 'node:stream'
 import { type Answer, RUNNER_DOCKER, recording } from './support/recording.js'
 import { simManifest } from './support/sim-cluster.js'
 
@@ -20,6 +22,7 @@ const saved = { ...process.env }
 let dir: string
 let load: Distribution
 let relay: Distribution
+let stdinProvider: typeof import('../../src/execute/step-inputs.js').stdinProvider
 let m: Manifest
 
 beforeAll(async () => {
@@ -30,6 +33,7 @@ beforeAll(async () => {
   Object.assign(process.env, { VRD_DOCKER: docker, STUB_IMAGE: IMAGE, STUB_RUNNER_ID: RUNNER_ID, STUB_SAVE_BYTES: '200000' })
   ;({ load } = await import('../../src/deploy/distribution/load.js'))
   ;({ relay } = await import('../../src/deploy/distribution/relay.js'))
+  ;({ stdinProvider } = await import('../../src/execute/step-inputs.js'))
   m = simManifest()
 })
 afterAll(() => {
@@ -120,5 +124,32 @@ describe('relay: the image gate hands the transfer to relayImage and records its
     })
     expect(x.findings.map((f) => [f.code, f.node])).toContainEqual(['IMAGE_TRANSFER_FAILED', 'spark-a'])
     expect(x.bytes()).toBe(200000)
+  })
+})
+
+describe("the runner's image archive a node's transport reads (step-inputs.ts): counted without losing a byte", () => {
+  it('a transport that starts reading only after docker save has ended still reads every byte, and the count is given once', async () => {
+    process.env.STUB_SAVE_BYTES = '1000'
+    try {
+      const counts: number[] = []
+      let ended!: () => void
+      const saveEnded = new Promise<void>((resolve) => (ended = resolve))
+      const provide = stdinProvider('/nonexistent/manifest.yml', process.env, {
+        onImageBytes: (_node, bytes) => {
+          counts.push(bytes)
+          ended()
+        },
+      })
+      const r = await provide({ kind: 'image-archive', image: IMAGE }, { node: 'spark-b' } as PlannedStep)
+      if (!r.ok) throw new Error(r.problem.message)
+      // The count is given when docker save's stream ends: here before anything reads the archive (an SSH channel still opening).
+      await saveEnded
+      let read = 0
+      for await (const chunk of r.value as Readable) read += (chunk as Buffer).length
+      expect(read).toBe(1000)
+      expect(counts).toEqual([1000])
+    } finally {
+      process.env.STUB_SAVE_BYTES = '200000'
+    }
   })
 })
