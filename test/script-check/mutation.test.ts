@@ -211,6 +211,9 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
     'SCRIPT_CONTINUATION_BROKEN@launch.sh:10',
   ],
   'timothystewart6-compose-worker-command.sh': ['SCRIPT_CONTINUATION_BROKEN@launch.sh:1'],
+  // AWS's EC2 test launcher: `tmux new-session … "docker run … -e VLLM_HOST_IP=$HEAD_IP … $IMAGE_URI -c 'ray start --block --head
+  // --port=6379'"`, the head unpinned while the container's VLLM_HOST_IP is set (the seed incident, inside a tmux string; held-out11).
+  'aws-dlc-head_node_setup.sh': ['SCRIPT_HEAD_IDENTITY_UNPINNED@launch.sh:34'],
 }
 
 /**
@@ -239,6 +242,8 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   'jahangir-cluster-up-012b3e3.sh',
   'jahangir-launch-vllm.sh',
   'jahangir-deploy-cluster.sh',
+  // held-out11: the worker runs vLLM's examples/online_serving/run_cluster.sh from a shared file system inside a tmux session.
+  'aws-dlc-worker_node_setup.sh',
 ])
 
 /**
@@ -273,6 +278,9 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   // As published, `ray start` is cut from its flags (SCRIPT_CONTINUATION_BROKEN): the start has no role to inject into.
   'timothystewart6-compose-head-command.sh': 'its ray start is cut from its flags as published',
   'timothystewart6-compose-worker-command.sh': 'its ray start is cut from its flags as published',
+  // vllm-ascend's multi-node test across LeaderWorkerSet pods: `--data-parallel-address $local_ip` / `$leader_ip`, no Ray (held-out11).
+  'ascend-lws-launch_server_leader.sh': "vLLM's data-parallel mode, not the native one",
+  'ascend-lws-launch_server_worker.sh': "vLLM's data-parallel mode, not the native one",
 }
 
 /**
@@ -348,6 +356,12 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the serve is in a function's here-document piped to ssh 'cat > FILE && bash FILE'",
     mutants: ['native master-addr flag', 'native master-addr dropped', 'native host-ip prefix', 'native host-ip export'],
   },
+  // The worker pins Ray to an input (`--node-ip-address="${WORKER_ROCE_IP}"`, set by Compose's environment): as tasd12's, a literal
+  // VLLM_HOST_IP is not known to differ from it (held-out11).
+  'ybz21-runtime-entrypoint.sh': {
+    why: "the worker's identity is an input (${WORKER_ROCE_IP}): a literal VLLM_HOST_IP is not known to differ from it",
+    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
@@ -366,6 +380,7 @@ for (const set of [
   'held-out8',
   'held-out9',
   'held-out10',
+  'held-out11',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {

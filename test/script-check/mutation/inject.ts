@@ -321,6 +321,9 @@ export function mutants(original: string): Mutant[] {
         const inCmd = runs.filter((r) => r.index! >= cmdStart && r.index! < o.at)
         const run = inCmd[inCmd.length - 1] ?? (runs.length === 1 && !own ? runs[0] : undefined)
         if (!run) continue
+        // A run that sets VLLM_HOST_IP itself keeps its own: docker takes the last `-e` of a name, and ours goes first (held-out11's
+        // AWS head, published with `-e VLLM_HOST_IP=$HEAD_IP` and the seed incident's unpinned head).
+        if (/(?:^|\s)(?:-e|--env)[ =]VLLM_HOST_IP=/.test(text.slice(run.index!, o.at))) continue
         const at = run.index! + run[0].length
         const word = ` -e VLLM_HOST_IP=${ip}`
         text = insert(text, at, word)
