@@ -368,6 +368,14 @@ const REQUEST_SERVED = /"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\n]{1,300
 const GROUP_WORKING =
   /\brank \d+ in world size \d+ is assigned as\b|\bGraph capturing finished\b|\binit engine \(profile, create kv cache, warmup model\) took\b|\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
 
+/**
+ * The server's start completed: uvicorn's "Application startup complete" under vLLM's API server, SGLang's "The server is fired up and
+ * ready to roll". An exception line printed outside any traceback before it (no `Traceback` header, no frame above it: a library that
+ * caught an exception printing its message at import, like protobuf's "AttributeError: 'MessageFactory' object has no attribute
+ * 'GetPrototype'" five times over under TensorFlow in held-out batch 63's memory_harm log) did not stop the start: forgotten then.
+ */
+const SERVER_STARTED = /\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
+
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000
 /** How many failure lines the finding quotes. */
@@ -532,6 +540,9 @@ const THREAD_EXCEPTION = /^\s*Exception in thread [^\n]{1,120}:\s*$/
  */
 function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string>) {
   const storeLost: number[] = []
+  /** Exception lines outside any traceback (a library printing a caught exception's message), until the server's start completes. */
+  const bareExceptions: number[] = []
+  let traceOpen = false
   const requestFailed: number[] = []
   const threadFailed: number[] = []
   let threadOpen = false
@@ -553,6 +564,7 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
       const served = text.includes(' HTTP/') && REQUEST_SERVED.test(text)
       const working = GROUP_WORKING.test(text)
       let from = served ? close(requestFailed) : undefined
+      if (working && SERVER_STARTED.test(text)) from = earliest(from, close(bareExceptions))
       if (working && storeLost.length > 0) kinds.delete(STORE_LOST_KIND)
       if (working) from = earliest(from, close(storeLost))
       if (working || served) {
@@ -563,11 +575,41 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
     },
     failing(lineNo: number, kind: string, text: string): void {
       infoStack = false
+      if (kind === 'Python traceback') traceOpen = true
+      else if (kind === 'exception') {
+        if (!traceOpen) bareExceptions.push(lineNo)
+        traceOpen = false
+      }
       if (kind === STORE_LOST_KIND) storeLost.push(lineNo)
       if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(text)) requestFailed.push(lineNo)
       if (threadOpen) threadFailed.push(lineNo)
     },
     quietFrame: (): boolean => infoStack,
+    /** A traceback's frame: the exception line after it is that traceback's. */
+    frame: (): void => {
+      traceOpen = true
+    },
+  }
+}
+
+/**
+ * Failures a log shows only by what stops happening, each the weakest failure line (quoted where nothing else failed): vLLM's engine
+ * waiting on its workers after its start-up finished with no progress since (engine-stall.ts), and the raylet retrying a runtime-env
+ * agent that never answers (RUNTIME_ENV_AGENT).
+ */
+function createQuietFailures(): { read(line: LogicalLine, text: string): void; weakest(): Failing | undefined } {
+  let stall: Failing | undefined
+  let agentRetries = 0
+  let agentWait: Failing | undefined
+  const readStall = createStallReader()
+  return {
+    read(line, text) {
+      const engine = readStall(text)
+      if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
+      else if (engine === 'progress') stall = undefined
+      if (text.includes('Runtime Env Agent network error') && ++agentRetries >= AGENT_RETRIES) agentWait ??= { line, kind: AGENT_KIND }
+    },
+    weakest: () => stall ?? agentWait,
   }
 }
 
@@ -585,9 +627,8 @@ export function createFailureCollector(): FailureCollector {
   const seen = new Set<string>()
   /** Unexplained failure lines whose words name a family, by line number (a line judged again replaces its entry). */
   const hinted = new Map<number, Omit<HintedLine, 'at'> & { readonly line: LogicalLine }>()
-  /** vLLM's engine waiting on its workers after its start-up finished, with no progress since (engine-stall.ts): the weakest failure line. */
-  let stall: Failing | undefined
-  const readStall = createStallReader()
+  /** Failures a log shows only by what stops happening (an engine that waits, an agent that never answers): the weakest lines. */
+  const quiet = createQuietFailures()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
@@ -623,9 +664,7 @@ export function createFailureCollector(): FailureCollector {
       }
       if (kind === undefined) {
         const text = line.text.slice(0, MARKER_SCAN)
-        const engine = readStall(text)
-        if (engine === 'waiting') stall ??= { line, kind: STALL_KIND }
-        else if (engine === 'progress') stall = undefined
+        quiet.read(line, text)
         const forgotFrom = windows.ordinary(text)
         if (forgotFrom !== undefined && frame !== undefined && frame.line.line > forgotFrom) frame = undefined
         // "… FAILED rc=255 …: Connection timed out" then "… falling back to the management network": handled, not a failure.
@@ -637,6 +676,7 @@ export function createFailureCollector(): FailureCollector {
       }
       const entry = { line, kind }
       if (WEAK_KINDS.has(kind)) {
+        windows.frame()
         if (!windows.quietFrame() && (frame === undefined || frame.line.line === line.line)) frame = entry
         return
       }
@@ -656,7 +696,7 @@ export function createFailureCollector(): FailureCollector {
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
     },
     findings(source, findings) {
-      const weakest = frame ?? stall
+      const weakest = frame ?? quiet.weakest()
       if (quoted.length === 0 && weakest) {
         quoted.push(weakest)
         lines.add(weakest.line.line)
@@ -671,6 +711,18 @@ export function createFailureCollector(): FailureCollector {
     },
   }
 }
+
+/**
+ * The raylet reaching its runtime-env agent (src/ray/raylet/runtime_env_agent_client.cc, Ray 2.x): each refused try is an INFO line,
+ * "Runtime Env Agent network error: NotFound: on_connect Connection refused, the server may be still starting or is already failed.
+ * Scheduling a retry in 1000ms...", until the register timeout (30 s by default): then an ERROR "Runtime Env Agent timed out [as NotFound]
+ * in <ms>ms. Status: …, address: …, port: …, Suiciding... / exiting immediately...", and the raylet exits. A start prints a try or two
+ * while the agent comes up; five in a row and no other failure is an agent that is not coming (NVIDIA-NeMo/RL#309, 2025: the whole
+ * os.environ put into the runtime env, the agent never started), the weakest failure a log can show.
+ */
+const RUNTIME_ENV_AGENT = /Runtime Env Agent (?:network error|timed out)\b/
+const AGENT_RETRIES = 5
+const AGENT_KIND = "Ray's runtime-env agent not answering its raylet"
 
 /**
  * vLLM's own warning where the model's architecture has no implementation in vLLM and it builds the model through its Transformers
@@ -854,6 +906,12 @@ function transportNoteOf(quoted: readonly Failing[]): TransportNote | undefined 
         fix: `End ${cut} of the start script with \` \\\`: without it bash ended the command there (a \`docker run\` then starts without its image, its environment or its serve) and ran the next line as a command. \`vllm-ray-deploy diagnose --launch-script <script>\` names the line with a patch (SCRIPT_CONTINUATION_BROKEN).`,
       }
     }
+    if (RUNTIME_ENV_AGENT.test(head))
+      return {
+        what: "Ray's runtime-env agent never answered its raylet (connection refused, retried until the raylet gives up and exits)",
+        evidence: { 'Ray process': 'raylet → runtime_env_agent' },
+        fix: "Read /tmp/ray/session_latest/logs/runtime_env_agent.log (and dashboard_agent.log) on that node for why the agent did not start: a runtime_env that cannot be set up (a whole os.environ passed as env_vars, a pip or conda spec that fails), a port it could not bind (--runtime-env-agent-port, taken by another Ray), or a Python package of the agent's missing from the image (ray[default]).",
+      }
     const ray = RAY_FATAL_CHECK.exec(head)
     if (ray) {
       const [, component, file, line, check] = ray

@@ -254,6 +254,27 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The raylet's side of the same (src/ray/raylet/worker_pool.cc, Ray 2.x: RAY_LOG(ERROR) << "Some workers of the worker process(" << pid << ") have
+    // not registered within the timeout. " << "The process is dead, probably it crashed during start." / "The process is still alive, probably
+    // it's hanging during start."): worker processes the raylet started never came back to register (RLinf/RLinf#227, 2025: the whole inherited
+    // environment given to every worker through the runtime env, past the kernel's argument limit, so each died at exec).
+    code: 'RAY_WORKER_REGISTER_FAILED',
+    // (as people quote it: "Some workers ... have not registered", "Some workers have not registered", the pid left out)
+    pattern:
+      /Some workers(?: of the worker process\((\d+)\))?(?: \.\.\.| …)? have not registered within the timeout\.?\s*(?:The process is (dead|still alive))?/,
+    hit: (m) => {
+      const dead = m[2] === 'dead'
+      const alive = m[2] === 'still alive'
+      return {
+        key: `raylet-register-timeout:${m[2] ?? ''}`,
+        severity: 'error',
+        message: `Ray's raylet started worker processes that never registered with it within its timeout${dead ? ': they died while starting' : alive ? ': they hung while starting' : ''}, so no actor or task (vLLM's workers among them) can start on that node.`,
+        evidence: { ...(m[1] ? { 'Worker process (first seen)': m[1] } : {}), ...(m[2] ? { 'The process': m[2] } : {}) },
+        fix: `Read the worker's own start-up error on that node (/tmp/ray/session_latest/logs/worker-*.err and python-core-worker-*.log; raylet.out for the command it ran): usual causes are a runtime_env too large to start a process with (a whole os.environ passed as env_vars: pass only the variables the workers need), an import that fails in the worker's Python, a Python or ray in the worker other than the raylet's, ${alive ? 'a worker blocked on a file system or a lock while importing, ' : ''}or memory.`,
+      }
+    },
+  },
+  {
     // Ray's file-system monitor (src/ray/common/file_system_monitor.cc, 2.x: RAY_LOG_EVERY_MS(ERROR, …)): "<path> is over 95% full, available
     // space: 21.7165 GB; capacity: 491.586 GB. Object creation will fail if spilling is required." (bytes before Ray 2.9: "available space:
     // 60427313152; capacity: 1599538507776"), and "<path> has no capacity, object creation will fail if spilling is required." The threshold is

@@ -180,9 +180,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch59: { minHealthy: 1, minFailures: 2 },
   batch60: { minHealthy: 0, minFailures: 3 },
   batch61: { minHealthy: 1, minFailures: 5 },
+  batch62: { minHealthy: 1, minFailures: 4 },
+  batch63: { minHealthy: 6, minFailures: 2 },
 }
 
-/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–61: collected after they were frozen (scores in fixtures/README.md). */
+/** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–63: collected after they were frozen (scores in fixtures/README.md). */
 for (const batch of [
   '.',
   'batch2',
@@ -245,6 +247,8 @@ for (const batch of [
   'batch59',
   'batch60',
   'batch61',
+  'batch62',
+  'batch63',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,

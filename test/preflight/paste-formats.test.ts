@@ -284,8 +284,10 @@ const OPEN: Readonly<Record<string, { readonly most: number; readonly why: strin
     // from … (most recent call first):" header under a TCPStore warning is a failure line that a 72-column re-wrap cuts before its "(most");
     // 124 with the GPU-health, user-space OOM-killer and CUDA 222 captures (one long CUDA, NVRM, earlyoom or systemd-oomd record per line: the
     // evidence quotes the re-wrap's last piece); 121 once records printed to one width (earlyoom's readings, a ray status, NCCL's
-    // channel lines) were no longer taken for a terminal's cut (paste-normalise.ts seamBetweenRecords)
-    most: 121,
+    // channel lines) were no longer taken for a terminal's cut (paste-normalise.ts seamBetweenRecords); 122 with the raylet's own
+    // "Some workers of the worker process(N) have not registered within the timeout" (RAY_WORKER_REGISTER_FAILED beside batch 4's
+    // missing ray module: a 72-column re-wrap cuts the glog record before "have not registered")
+    most: 122,
     why: 'a re-wrap is joined only where the next word would not have fitted and the paste shows that for most breaks: a short capture (one fold), a fold before a record head (a level, a timestamp), a capture whose lines mostly start records, and continuations of lines longer than the width stay apart',
   },
   'hand wrap 100': {
