@@ -331,7 +331,11 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
       // Raised (ValueError) it ends the start; logged (a WARNING, perhaps cut) vLLM goes on to wait for the group, which PLACEMENT_GROUP_PENDING
       // reports next: only worth a finding of its own when vLLM made its own Ray instance.
       const raised = /\b\w*Error:\s*$/.test(line.slice(0, m.index))
-      if (!raised && !local) return null
+      if (!raised && !local) {
+        // (the wait that follows, if it comes, is for GPUs the cluster lacks: the next rule says so beside PLACEMENT_GROUP_PENDING)
+        context.memory?.set('gpusShort', m[1]!)
+        return null
+      }
       return {
         key: 'required-gpus',
         severity: raised ? 'error' : 'warning',
@@ -346,6 +350,30 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
         fix: local
           ? "Run vllm serve inside the Ray head's container after ray start (or set RAY_ADDRESS=<head fabric ip>:6379), so it joins the cluster; `ray status` there must list every node's GPUs."
           : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
+      }
+    },
+  },
+  {
+    // The placement-group wait after vLLM's own "required GPUs exceeds" warning (above): vLLM waits for GPUs its Ray cluster does not have
+    // (a node that never joined it, a node whose GPUs Ray was not given), not for an address to appear; a warning beside PLACEMENT_GROUP_PENDING,
+    // which names the pin (vllm-project/aibrix#1510, 2025: a StormService's pods that never formed one Ray cluster, 16 GPU bundles waited for).
+    // The warning alone, with no wait after it, stays nothing: vLLM logs it and waits on purpose while nodes may still join.
+    code: 'GPU_SHORTFALL',
+    pattern: /Waiting for creating an? (?:[\w]+ ){0,4}?(?:placement|group)(?: [\w]+){0,4}? of specs/,
+    hit: (_m, line, _ray, context) => {
+      const short = context.memory?.get('gpusShort')
+      if (short === undefined) return null
+      const bundles = /specs=\[(.*?)\]/.exec(line)?.[1]?.match(/'GPU': [\d.]+/g)?.length
+      return {
+        key: 'required-gpus',
+        severity: 'warning',
+        message: `vLLM logged that it needs more GPUs (tensor × pipeline parallel) than the Ray ${short} it runs in has, then waited for its placement group${bundles ? ` of ${bundles} GPU bundles` : ''}: the wait is for GPUs the cluster lacks, not for an address.`,
+        evidence: {
+          Compared: `world size vs the GPUs of the Ray ${short}`,
+          ...(bundles ? { 'GPU bundles asked for': String(bundles) } : {}),
+          ...node(context),
+        },
+        fix: 'Check `ray status` on the head: every node must have joined the same cluster with its GPUs (total ≥ TP × PP; --gpus all on the container and ray start --num-gpus on each node, the same Ray head address everywhere) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
       }
     },
   },

@@ -426,12 +426,24 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
         /(?:addr=['"]?(?:tcp:\/\/)?[^'"\s:]*|\b\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]|\blocalhost):(\d{2,5})\b/.exec(line)?.[1]
       const address = /bind on address \('([^']*)'/.exec(line)?.[1]
       const store = /server socket has failed to listen/.test(line)
+      // A port below 1024 is privileged and seldom one a job picks: most often one derived wrong (SkyRL's vLLM 0.26 notes, 2026: the workers'
+      // store port computed from a data-parallel master port that was 0, so every engine asked for port 100).
+      const low = port !== undefined && Number(port) < 1024
       return {
         key: `port:${port ?? '?'}`,
         severity: 'error',
-        message: `${store ? "torch's rendezvous store" : 'A server'} could not listen${port ? ` on port ${port}` : ''}${address ? ` (${address})` : ''}: another process on this node already holds it (an earlier vLLM/torch run still alive, a second job, or two ranks given the same port).`,
-        evidence: { ...(port ? { Port: port } : {}), ...(address ? { Address: address } : {}), ...node(context) },
-        fix: `Find the holder on that node: ss -ltnp 'sport = :${port ?? '<port>'}' (or lsof -i :${port ?? '<port>'}); stop the leftover (an old container: docker rm -f; an old vllm serve or VLLM::Worker process), or give this one a free port (--port, --master-port, VLLM_PORT${store ? ', MASTER_PORT' : ''}); ports freed by a crash can stay in TIME_WAIT for a minute.`,
+        message: low
+          ? `${store ? "torch's rendezvous store" : 'A server'} could not listen on port ${port}${address ? ` (${address})` : ''}, a privileged port below 1024: a port that low is seldom one a job picks, most often one computed wrong (an offset added to a base port that was 0), and only root may listen there.`
+          : `${store ? "torch's rendezvous store" : 'A server'} could not listen${port ? ` on port ${port}` : ''}${address ? ` (${address})` : ''}: another process on this node already holds it (an earlier vLLM/torch run still alive, a second job, or two ranks given the same port).`,
+        evidence: {
+          ...(port ? { Port: port } : {}),
+          ...(low ? { 'Port range': 'privileged (below 1024)' } : {}),
+          ...(address ? { Address: address } : {}),
+          ...node(context),
+        },
+        fix: low
+          ? `Find where port ${port} comes from: the ports given to vLLM and torch (--port, --master-port, --data-parallel-rpc-port, VLLM_PORT, MASTER_PORT) and the ones derived from them (a base of 0 plus an offset); give the job a port above 1024 that is free on every node.`
+          : `Find the holder on that node: ss -ltnp 'sport = :${port ?? '<port>'}' (or lsof -i :${port ?? '<port>'}); stop the leftover (an old container: docker rm -f; an old vllm serve or VLLM::Worker process), or give this one a free port (--port, --master-port, VLLM_PORT${store ? ', MASTER_PORT' : ''}); ports freed by a crash can stay in TIME_WAIT for a minute.`,
       }
     },
   },

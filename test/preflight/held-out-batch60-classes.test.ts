@@ -180,3 +180,40 @@ describe('an exception printed outside any traceback before the server started: 
     expect(errorCodes("AttributeError: 'NoneType' object has no attribute 'shape'").length).toBeGreaterThan(0)
   })
 })
+
+describe("vLLM's own GPU-count warning before a placement-group wait: GPU_SHORTFALL beside the pending group (held-out batch 65)", () => {
+  const warning = 'WARNING 08-28 20:45:20 [ray_utils.py:343] The number of required GPUs exceeds the total number of available GPUs in the placement group.'
+  const wait =
+    "INFO 08-28 20:45:31 [ray_utils.py:234] Waiting for creating a placement group of specs for 10 seconds. specs=[{'node:172.29.130.206': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources."
+  it('vllm-project/aibrix#1510 (2025): the warning, then the wait for 4 GPU bundles', () => {
+    const found = scan(`${warning}\n${wait}`)
+    expect(found.map((f) => `${f.code}/${f.severity}`)).toEqual(['PLACEMENT_GROUP_PENDING/error', 'GPU_SHORTFALL/warning'])
+    expect(found[1]?.evidence['GPU bundles asked for']).toBe('4')
+    expect(found[1]?.message).toContain('not for an address')
+  })
+  it('near misses: the warning alone (vLLM waits on purpose while nodes may join), the wait alone (the seed incident: an address)', () => {
+    expect(scan(warning)).toEqual([])
+    expect(scan(wait).map((f) => f.code)).toEqual(['PLACEMENT_GROUP_PENDING'])
+  })
+})
+
+describe('a bind failure on a port below 1024: PORT_IN_USE saying the port is privileged and likely computed wrong (held-out batch 64)', () => {
+  it.each([
+    // SkyRL's vLLM 0.26 upgrade notes (2026, index id 59646744747): torch's store asked for port 100 (a wrapped quote)
+    ['torch.distributed.DistNetworkError: The server socket has failed to listen on any\nlocal network address. port: 100, ..., EADDRINUSE', '100'],
+    // CPython's own bind error on a low port, uvicorn's form
+    ["ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 80): address already in use", '80'],
+  ])('%#', (text, port) => {
+    const f = scan(text).find((x) => x.code === 'PORT_IN_USE')
+    expect(f?.evidence.Port).toBe(port)
+    expect(f?.evidence['Port range']).toBe('privileged (below 1024)')
+    expect(f?.message).toContain('below 1024')
+  })
+  it('near miss: an ordinary port keeps the holder to find', () => {
+    const f = scan(
+      'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use',
+    ).find((x) => x.code === 'PORT_IN_USE')
+    expect(f?.evidence['Port range']).toBeUndefined()
+    expect(f?.fix).toContain('ss -ltnp')
+  })
+})

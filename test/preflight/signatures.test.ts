@@ -45,7 +45,9 @@ describe('PLACEMENT_GROUP_PENDING', () => {
 
   it("reads vLLM's older wait wording and reports the repeated waits once (aibrix#927)", () => {
     const found = scan('vllm-pg-wait-old.txt')
-    expect(found.map((f) => f.code)).toEqual(['PLACEMENT_GROUP_PENDING'])
+    // (vLLM's "required GPUs exceeds" warning before the waits: GPU_SHORTFALL, a warning beside the pending group, the GPUs it waits for)
+    expect(found.map((f) => `${f.code}/${f.severity}`)).toEqual(['PLACEMENT_GROUP_PENDING/error', 'GPU_SHORTFALL/warning'])
+    expect(found[1]?.evidence['GPU bundles asked for']).toBe('2')
     expect(found[0]?.evidence).toMatchObject({
       'Log line': 'vllm-pg-wait-old.txt:3',
       'Waited so far': '10 s',
