@@ -93,7 +93,11 @@ function finding(script: ScriptText, cut: Cut): ScriptFinding {
   const missing = [...cut.missing].sort((a, b) => a.start - b.start)
   const first = script.lineOf(missing[0]!.start)
   const last = script.lineOf(missing[missing.length - 1]!.start)
-  const runAt = script.lineOf(Math.min(...cut.runs))
+  // (the option lines run as commands, in order: the first and the last, without spreading a list into Math.min/max)
+  const runs = [...cut.runs].sort((a, b) => a - b)
+  const firstRun = runs[0]!
+  const lastRun = runs[runs.length - 1]!
+  const runAt = script.lineOf(firstRun)
   const head = missing[0]!.text.trim()
   const base = {
     code: 'SCRIPT_CONTINUATION_BROKEN',
@@ -107,7 +111,7 @@ function finding(script: ScriptText, cut: Cut): ScriptFinding {
     return {
       ...base,
       message: `A multi-line command's line ${first} ends with \`\\\` and then a space: bash reads \`\\ \` as an escaped space, not a line continuation, so it ends the command there and runs line ${runAt} as a command of its own named \`${cut.option}\` (command not found): the command starts without the options and arguments written after it.`,
-      evidence: { 'Line ending in \\ and a space': `${kept.trim()}␠`, 'Next line, run as a command': lineAt(script.text, Math.min(...cut.runs)).text.trim() },
+      evidence: { 'Line ending in \\ and a space': `${kept.trim()}␠`, 'Next line, run as a command': lineAt(script.text, firstRun).text.trim() },
       fix: `Take the space${missing[0]!.text.length - kept.length > 1 ? 's' : ''} after the \`\\\` at the end of line ${first} away (the patch does): a \`\\\` continues a line only as its last character.`,
       edits: [{ start: missing[0]!.start + kept.length, end: missing[0]!.start + missing[0]!.text.length, text: '' }],
     }
@@ -121,7 +125,7 @@ function finding(script: ScriptText, cut: Cut): ScriptFinding {
         : `A multi-line command's lines ${first}–${last} end without their \`\\\`, so bash ends the command at line ${first} and runs each next line as a command of its own, the first named \`${cut.option}\` (command not found): the command starts without the options and arguments written after the cut.`,
       evidence: {
         [one ? 'Line without its \\' : 'Lines without their \\']: one ? head : missing.map((m) => `${script.lineOf(m.start)}: ${m.text.trim()}`).join('\n'),
-        'Next line, run as a command': lineAt(script.text, Math.min(...cut.runs)).text.trim(),
+        'Next line, run as a command': lineAt(script.text, firstRun).text.trim(),
       },
       fix: one
         ? `End line ${first} with \` \\\` (the patch adds it), as the lines before it do.`
@@ -129,14 +133,14 @@ function finding(script: ScriptText, cut: Cut): ScriptFinding {
       edits: missing.map(continuationEdit),
     }
   }
-  const end = script.lineOf(Math.max(...cut.runs))
+  const end = script.lineOf(lastRun)
   return {
     ...base,
     message: `The command at line ${first} (\`${head.slice(0, 80)}\`) is written over lines ${first}–${end} with no \`\\\` at the end of ${last > first ? `lines ${first}–${last}` : `line ${first}`}, so bash runs line ${first} alone and each next line as a command of its own, the first named \`${cut.option}\` (command not found): the command starts without the options written below it. (A YAML folded block (\`>-\`) keeps the line breaks around its more-indented lines, so \`bash -c\` gets them as lines.)`,
     evidence: {
       'Command written over lines': `${first}–${end}`,
       'First line, run alone': head,
-      'Next line, run as a command': lineAt(script.text, Math.min(...cut.runs)).text.trim(),
+      'Next line, run as a command': lineAt(script.text, firstRun).text.trim(),
     },
     fix: `End lines ${first}–${end - 1} with \` \\\` (the patch adds them) so bash reads lines ${first}–${end} as one command; in a YAML block, indent every line of the command alike or write it on one line.`,
     edits: missing.map(continuationEdit),

@@ -123,7 +123,8 @@ describe('relay: the image gate hands the transfer to relayImage and records its
       'spark-b': { action: 'failed', detail: 'the relay did not deliver it' },
     })
     expect(x.findings.map((f) => [f.code, f.node])).toContainEqual(['IMAGE_TRANSFER_FAILED', 'spark-a'])
-    expect(x.bytes()).toBe(200000)
+    // (seen once in a loaded CI run as 0 and not reproduced since: the message carries what the relay said, for the next time)
+    expect(x.bytes(), JSON.stringify({ calls: x.calls, progress: x.progress, findings: x.findings.map((f) => [f.code, f.message, f.evidence]) })).toBe(200000)
   })
 })
 
