@@ -110,6 +110,8 @@ export interface ParsedScript {
   readonly file: Node
   /** UTF-8 byte offset → string index (node offsets count bytes); undefined where they are the same (ASCII text). */
   readonly byteToIndex?: Int32Array
+  /** Angle-bracket placeholders (`<node1_ip>`) read as inputs because bash refused the text with them (their offsets in the text). */
+  readonly placeholders?: readonly { readonly at: number; readonly text: string }[]
 }
 
 /** Each byte offset of the text's UTF-8 form as a string index, computed once (undefined: ASCII, the identity). */
@@ -147,6 +149,15 @@ export function maskTemplates(text: string): string {
 }
 const maskOf = (t: string): string => `\${${`T${t.slice(2, -2).replace(/\W/g, '_')}`.padEnd(t.length - 3, '_').slice(0, t.length - 3)}}`
 
+/**
+ * A published template's placeholders in angle brackets, a whole word each (`--port <node1_port>`, `MASTER_ADDR=<node3_ip>`,
+ * `OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>`: ms-swift's and OpenRLHF's multi-node examples, held-out13). bash reads `<name>` as a
+ * redirection and refuses the text (`> must be followed by a word`); where it does, each is read as an input instead, as a
+ * template engine's placeholder is (at least two characters inside, so a mask of the same length is a parameter expansion).
+ */
+const ANGLE = /(?<![\w<>$&|-])<([A-Za-z][\w.-]{1,60})>(?![\w<>&|])/g
+const angleMaskOf = (t: string): string => `\${${`P${t.slice(1, -1).replace(/\W/g, '_')}`.padEnd(t.length - 3, '_').slice(0, t.length - 3)}}`
+
 /** The placeholders of `text` put back where their masks stand in `value` (a finding's words, a patch's text). */
 export function templateUnmasker(text: string): (value: string) => string {
   const back = new Map<string, string>()
@@ -157,6 +168,12 @@ export function templateUnmasker(text: string): (value: string) => string {
       // (a rule that writes the reference again may write it without braces: `$Tfabric_ip_`)
       back.set(`$${mask.slice(2, -1)}`, m[0])
     }
+  if (text.includes('<'))
+    for (const m of text.matchAll(ANGLE)) {
+      const mask = angleMaskOf(m[0])
+      back.set(mask, m[0])
+      back.set(`$${mask.slice(2, -1)}`, m[0])
+    }
   if (back.size === 0) return (value) => value
   const masks = new RegExp([...back.keys()].map((k) => `${k.replace(/[$\\{}]/g, '\\$&')}(?!\\w)`).join('|'), 'g')
   return (value) => value.replace(masks, (k) => back.get(k) ?? k)
@@ -165,6 +182,16 @@ export function templateUnmasker(text: string): (value: string) => string {
 /** Parse bash text; a syntax error comes back as a value with its line and column. Template placeholders are one word each (maskTemplates). */
 export function parseBash(text: string, name: string): ParsedScript | { error: ParseError } {
   const read = maskTemplates(text)
+  const first = parsed(read, name)
+  if (!('error' in first) || !read.includes('<')) return first
+  // Refused: read again with a template's angle-bracket placeholders as inputs; the placeholders are said (index.ts), the error kept if that fails too.
+  const placeholders = [...read.matchAll(ANGLE)].map((m) => ({ at: m.index, text: m[0] }))
+  if (placeholders.length === 0) return first
+  const again = parsed(read.replace(ANGLE, angleMaskOf), name)
+  return 'error' in again ? first : { ...again, placeholders }
+}
+
+function parsed(read: string, name: string): ParsedScript | { error: ParseError } {
   try {
     const file = wrap((parser().Parse(read, name) as unknown as { __internal_object__: GoValue }).__internal_object__)
     const byteToIndex = byteIndex(read)

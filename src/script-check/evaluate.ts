@@ -39,6 +39,8 @@ export interface Evaluation {
   readonly notes: readonly SourceNote[]
   /** Where a command whose name is an option word (`--name …`) starts, in the index space (broken-continuation.ts reads them). */
   readonly optionCommands: readonly number[]
+  /** A template's angle-bracket placeholders the script was read with as inputs (bash refuses the text with them). */
+  readonly placeholders?: readonly { readonly at: number; readonly text: string }[]
 }
 
 /** What every evaluator of one script shares: parses, the files it sources and how to read them. */
@@ -768,5 +770,12 @@ export function evaluateScript(
       starts.push(placed(r, lines))
     }
   }
-  return { starts, truncated: ev.truncated, lines, notes: shared.notes, optionCommands: [...shared.optionCommands] }
+  return {
+    starts,
+    truncated: ev.truncated,
+    lines,
+    notes: shared.notes,
+    optionCommands: [...shared.optionCommands],
+    ...(parsed.placeholders ? { placeholders: parsed.placeholders } : {}),
+  }
 }

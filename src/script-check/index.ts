@@ -9,10 +9,10 @@ import { posix } from 'node:path'
 import { EVIDENCE, type Finding } from '../preflight/finding.js'
 import type { Manifest } from '../manifest/schema.js'
 import { templateUnmasker } from './bash-ast.js'
-import { evaluateScript } from './evaluate.js'
+import { type Evaluation, evaluateScript } from './evaluate.js'
 import { applyEdits, compatibleEdits, type Edit, unifiedDiff } from './patch.js'
 import type { PatchTarget } from './patch-target.js'
-import { scriptFindings } from './rules.js'
+import { type ScriptFinding, type ScriptText, scriptFindings } from './rules.js'
 import type { ScriptLines } from './source-map.js'
 import type { ReadSourced, SourceNote } from './sourced.js'
 import { brokenContinuationFindings, type OperatorRepair, operatorLineRepair, operatorRepairFinding } from './broken-continuation.js'
@@ -86,6 +86,7 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   // (a `ray start` cut from its `--head` reads as a worker); its findings come once the patch is applied.
   const cutFrom = new Set(cuts.filter((f) => f.evidence['Command written over lines'] !== undefined).map((f) => f.line))
   const found = [
+    ...placeholderFindings(ev.placeholders, script, opts.path),
     ...(repair ? [operatorRepairFinding({ text: asWritten.view.text, lineOf: script.lineOf }, repair)] : []),
     ...[...cuts, ...scriptFindings(ev.starts, m, script).filter((f) => !cutFrom.has(f.line))].map((f) => ({
       ...f,
@@ -120,6 +121,28 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
     findings: [...findings, ...ev.notes.map((n) => sourceNote(lines, n))],
     ...(patch ? { patch, patched: applyEdits(text, inScript), ...(opts.target ? { target: opts.target } : {}) } : {}),
   }
+}
+
+/**
+ * A published template's angle-bracket placeholders (`--port <node1_port>`, `MASTER_ADDR=<node3_ip>`): bash refuses the script with them
+ * (parseBash read it with each as an input), so it cannot run as written; said once, with every placeholder (bash-ast.ts ANGLE).
+ */
+function placeholderFindings(placeholders: Evaluation['placeholders'], script: ScriptText, path: string): ScriptFinding[] {
+  if (!placeholders || placeholders.length === 0) return []
+  const names = [...new Set(placeholders.map((p) => p.text))]
+  const shown = names.slice(0, 8).join(', ') + (names.length > 8 ? ` … (${names.length})` : '')
+  return [
+    {
+      code: 'SCRIPT_UNREADABLE',
+      severity: 'error',
+      role: null,
+      line: script.lineOf(placeholders[0]!.at),
+      message: `${path} is a template with placeholders left to fill in (${shown}): bash reads each \`<name>\` as a redirection and refuses the whole script as written. The rest of this check read it with each placeholder as an input.`,
+      evidence: { Placeholders: shown, 'First at line': String(script.lineOf(placeholders[0]!.at)) },
+      fix: `Put each placeholder's value in its place (${names[0]} and the others) before the script runs; \`bash -n ${path}\` passes then.`,
+      edits: [],
+    },
+  ]
 }
 
 /** The script and the files it sources, end to end: what a diff is made against. */

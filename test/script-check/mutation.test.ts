@@ -86,7 +86,8 @@ const consistent = (m: Mutant): boolean =>
 
 export function checkMutant(m: Mutant): void {
   const r = check(m.text, m.files)
-  const errs = r.findings.filter((f) => f.severity === 'error')
+  // (a published template's placeholders, said as published: TEMPLATES; the rest is read with them as inputs)
+  const errs = r.findings.filter((f) => f.severity === 'error' && !(f.code === 'SCRIPT_UNREADABLE' && f.message.includes('is a template with placeholders')))
   if (consistent(m)) {
     expect(errs, 'the injected value is the one the ray start uses').toEqual([])
     return
@@ -217,6 +218,15 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
 }
 
 /**
+ * Published templates whose angle-bracket placeholders (`--port <node1_port>`, `OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>`) bash refuses as
+ * written: the check says so once (SCRIPT_UNREADABLE at the first placeholder) and reads the rest with each as an input (held-out13).
+ */
+const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
+  'ms-swift-server_multi_node.sh': ['SCRIPT_UNREADABLE@launch.sh:14'],
+  'openrlhf-train_ppo_ray_slurm.sh': ['SCRIPT_UNREADABLE@launch.sh:15'],
+}
+
+/**
  * Scripts that start nothing themselves: they run another script of their repository (over ssh and locally), so no
  * bug can be injected into a start of theirs; as published they give no error.
  */
@@ -249,6 +259,9 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   'oumi-polaris-vllm_job.sh',
   'srce-supek-ray-launcher.sh',
   'srce-supek-ray-cluster.sh',
+  // held-out13: ms-swift's rollout servers are `swift rollout` (vLLM, no Ray); open-r1's trainer runs `trl vllm-serve` on its last node.
+  'ms-swift-server_multi_node.sh',
+  'open-r1-train.slurm.sh',
 ])
 
 /**
@@ -289,6 +302,8 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   // Ray's command built in an array by rank (`RAY_START_CMD=(ray start -v --block)`, `+=(--head --node-ip-address=…)`), run as
   // "${RAY_START_CMD[@]}": the harness finds a role by `--head`/`--address` in the start's own words (held-out12).
   'oumi-polaris-vllm_worker.sh': "Ray's command is an array built by rank",
+  // vllm-ascend's external data-parallel template (`--data-parallel-address $5`): no Ray, not the native mode (held-out13).
+  'vllm-ascend-run_dp_template.sh': "vLLM's data-parallel mode, not the native one",
 }
 
 /**
@@ -382,6 +397,33 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the head's ray start is a string run by an unquoted expansion",
     mutants: ['head prefix', 'head env', 'head exec env'],
   },
+  // held-out13, scored first and not investigated this session (issue 36's closing note): NeMo-RL's ray.sub writes each start into a file
+  // by a here-document nested in another and runs it with `srun … bash -x -c "$head_cmd"` in a retry loop.
+  'nemo-rl-ray.sub.sh': {
+    why: 'the starts are written to a file by nested here-documents and run by srun bash -c "$head_cmd"',
+    mutants: [
+      ...['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((s) => `head ${s}`),
+      ...['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((s) => `worker ${s}`),
+    ],
+  },
+  // OpenRLHF's Slurm example: each start is Ray by its full path inside `srun --container-image … bash -c "pip install … && …/ray start …"`
+  // (pyxis): a setting put before it is not carried to that start (held-out13, not investigated further).
+  'openrlhf-train_ppo_ray_slurm.sh': {
+    why: 'the starts run by full path inside srun --container-image … bash -c',
+    mutants: ['head prefix', 'head env', 'worker prefix', 'worker env'],
+  },
+  // slime's head pins Ray to an input (`--node-ip-address "${MASTER_ADDR}"`: the input-identity class); its workers start over
+  // `ssh root@"${WORKER_IP}" "… ray start …"` from a host file (held-out13).
+  'slime-run-glm4.7-355B-A32B.sh': {
+    why: "the head's identity is an input; the workers' starts are an ssh string per host-file line",
+    mutants: ['head export', 'head source', 'worker prefix', 'worker env'],
+  },
+  // xtuner's Ascend worker pins Ray to `--node-ip-address="$(hostname -i)"`, computed by the node: found, but no literal fits it for a
+  // patch (ladam's class, held-out13).
+  'xtuner-run_rl_submit_npu.sh': {
+    why: 'found, but no patch: the identity is an address the node computes ($(hostname -i))',
+    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
@@ -402,18 +444,25 @@ for (const set of [
   'held-out10',
   'held-out11',
   'held-out12',
+  'held-out13',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
       describe(name, () => {
         const published = PUBLISHED_WITH_BUG[name] ?? []
-        it(published.length === 0 ? 'as published: no error' : 'as published: its bug, and a patch that clears it', () => {
-          expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual(published)
-          if (published.length === 0) return
-          const r = check(text)
-          expect(r.patch).toBeDefined()
-          expect(errors(patchP1(text, {}, r.patch!).text)).toEqual([])
-        })
+        const template = TEMPLATES[name]
+        if (template)
+          it('as published: a template, its placeholders said once', () => {
+            expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual(template)
+          })
+        else
+          it(published.length === 0 ? 'as published: no error' : 'as published: its bug, and a patch that clears it', () => {
+            expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual(published)
+            if (published.length === 0) return
+            const r = check(text)
+            expect(r.patch).toBeDefined()
+            expect(errors(patchP1(text, {}, r.patch!).text)).toEqual([])
+          })
         const ms = mutants(text)
         const native = nativeMutants(text)
         if (NO_START_OF_ITS_OWN.has(name) || NO_MUTANT[name] !== undefined)

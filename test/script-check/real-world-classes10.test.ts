@@ -153,3 +153,38 @@ describe("the node's own host name against a name the job passes in: not known t
     expect(errors(text).map((e) => e.split('@')[0])).toContain('SCRIPT_VLLM_HOST_IP_OVERRIDE')
   })
 })
+
+describe("a published template's angle-bracket placeholders: said once, the rest read with each as an input (held-out13)", () => {
+  it.each([
+    // ms-swift's multi-node rollout example (`--port <node1_port>`), OpenRLHF's Slurm example (`OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>`)
+    ['swift rollout \\\n    --model Qwen/Qwen3-8B \\\n    --port <node1_port>\n', 3, '<node1_port>'],
+    ['OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>\nMOUNT="$OPENRLHF_PATH:/openrlhf"\n', 1, '<OPENRLHF_ROOT_PATH>'],
+  ])('%#', (text, line, placeholder) => {
+    const f = check(text).findings.filter((x) => x.severity === 'error')
+    expect(f.map((x) => `${x.code}@${x.evidence['Script line']?.split(':')[1]}`)).toEqual([`SCRIPT_UNREADABLE@${line}`])
+    expect(f[0]?.message).toContain(placeholder)
+    expect(f[0]?.message).toContain('template')
+  })
+
+  it("the template's own bug is still found, quoting the placeholder as written", () => {
+    const text = 'export VLLM_HOST_IP=<head_fabric_ip>\nray start --head --port=6379 --block\n'
+    const r = check(text)
+    const head = r.findings.find((x) => x.code === 'SCRIPT_HEAD_IDENTITY_UNPINNED')
+    expect(head?.severity).toBe('error')
+    expect(head?.message).toContain('<head_fabric_ip>')
+  })
+
+  it.each([
+    // a real redirection pair bash reads (`<in >out`), and a here-string: valid bash, nothing said
+    'sort <hosts.txt >sorted.txt\nray start --head --node-ip-address=10.0.0.1\n',
+    'read -r ip <<< "10.0.0.1"\nray start --head --node-ip-address="$ip"\n',
+  ])('near miss %#: valid bash keeps its redirections', (text) => {
+    expect(check(text).findings.map((f) => f.code)).not.toContain('SCRIPT_UNREADABLE')
+  })
+
+  it("other syntax errors beside a placeholder stay SCRIPT_UNREADABLE at bash's line", () => {
+    const f = check('vllm serve m --port <port>\nif true; then\n').findings
+    expect(f.map((x) => x.code)).toEqual(['SCRIPT_UNREADABLE'])
+    expect(f[0]?.message).not.toContain('template')
+  })
+})
