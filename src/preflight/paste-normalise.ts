@@ -148,6 +148,21 @@ const EXCEPTION_GOES_ON = /^[a-z]{2,} (?:[a-z(]|[A-Z]{2,}\b)/
  */
 const EXCEPTION_VALUE_FOLLOWS = /:\s*$/
 const QUOTED_VALUE_LINE = /^\s{0,4}(['"`])[^'"`\s][^'"`]*\1[.,;]?(?:\s|$)/
+/**
+ * A Python module path broken at a dot: the line ends in lower-case dotted names and a dot (`transformers.integrations.`), the next
+ * goes on with another name of the path or the exception's class (`configuration_utils.`, `AmbiguousGlobalPerLayerAttributeError:`).
+ * A sentence that ends on a module's name (`… see torch.distributed.` / `The …`) is not one: its next word is no class or path.
+ */
+const DOTTED_PATH_END = /(?:^|[\s(>:])(?:[a-z_][\w]*\.){2,}$/
+const DOTTED_PATH_GOES_ON = /^(?:[a-z_]\w*\.[\w.]*|[A-Z]\w*(?:Error|Exception)(?::|\s*$))/
+
+/**
+ * A re-wrapped piece as it goes on the text before it: after a blank, the one the re-wrap took away; with none where it cut a dotted
+ * module path at a dot (`transformers.integrations.heterogeneity.configuration_utils.` / `AmbiguousGlobalPerLayerAttributeError: …`, a
+ * quote re-wrapped at 67 columns: tenstorrent/vllm-tt-plugin PR #106, held-out batch 67), so the exception's name is whole.
+ */
+const foldedPiece = (before: string, next: string): string => (DOTTED_PATH_END.test(before) && DOTTED_PATH_GOES_ON.test(next) ? next : ` ${next}`)
+
 /** An indented line that carries on a request or a spec list printed on the line before. */
 const CARRIES_ON = /^\s+(?:\{|\[|specs=|placement_group_specs=|current_node_resource=|current_ip=)/
 /**
@@ -671,7 +686,7 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
           return []
         }
         if (how === 'join') {
-          const added = ` ${stripped.text.trim()}`
+          const added = foldedPiece(cur.text, stripped.text.trim())
           cur.text += added
           cur.depth = openBrackets(added, cur.depth)
           cur.physical++

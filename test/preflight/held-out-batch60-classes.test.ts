@@ -4,6 +4,7 @@
  * near misses.
  */
 import { describe, expect, it } from 'vitest'
+import { createLineJoiner } from '../../src/preflight/paste-normalise.js'
 import { scanLog } from '../../src/preflight/signatures.js'
 
 const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
@@ -215,5 +216,39 @@ describe('a bind failure on a port below 1024: PORT_IN_USE saying the port is pr
     ).find((x) => x.code === 'PORT_IN_USE')
     expect(f?.evidence['Port range']).toBeUndefined()
     expect(f?.fix).toContain('ss -ltnp')
+  })
+})
+
+describe('an exception whose dotted module path a re-wrap or a quote cut at a dot: its name joined whole (held-out batch 67)', () => {
+  it.each([
+    // tenstorrent/vllm-tt-plugin PR #106 (2026): a `> ` quote re-wrapped at 67 columns, the path cut before the class
+    [
+      "> transformers.integrations.heterogeneity.configuration_utils.\n> AmbiguousGlobalPerLayerAttributeError: 'head_dim' is a per-layer\n> attribute and may vary across layers. Access it via the individual\n> layer configs instead (e.g. config.per_layer_config[i].head_dim).",
+      'VERSION_SKEW',
+    ],
+  ])('%#', (text, code) => {
+    expect(scan(text).map((f) => f.code)).toContain(code)
+  })
+
+  it.each([
+    // huggingface_hub's gated-repository error and torch's elastic launcher's, each cut at its path's last dot by a 72-column re-wrap
+    [
+      ['ERROR 03-10 10:00:00 [core.py:500] huggingface_hub.errors.', 'GatedRepoError: 401 Client Error. Cannot access gated repo for url'],
+      'huggingface_hub.errors.GatedRepoError: 401',
+    ],
+    [
+      ['raise ChildFailedError( torch.distributed.elastic.multiprocessing.', 'errors.ChildFailedError: vllm.entrypoints.cli.main FAILED'],
+      'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:',
+    ],
+  ])('the joiner (a fold at 72 columns) keeps the path whole: %j', (pieces, whole) => {
+    const j = createLineJoiner({ foldWidth: 72 })
+    const out = [...pieces.flatMap((p) => j.push(p)), ...j.end()]
+    expect(out.map((l) => l.text).join('\n')).toContain(whole)
+  })
+
+  it('near miss: a sentence that ends on a module name keeps its blank before the next sentence', () => {
+    const text =
+      'The engine creates its process group with torch.distributed.\nThe NCCL backend is used for the GPUs and Gloo for the CPU side of the\ngroup, as the docs describe for every multi-node start of this kind.'
+    expect(scan(text).filter((f) => f.severity === 'error')).toEqual([])
   })
 })
