@@ -121,8 +121,11 @@ function occurrences(text: string): Occurrence[] {
   // `ray start`, or Ray's CLI run as its module (`python -m ray.scripts.scripts start`, the `ray` console script's module).
   const re = /\b(?:ray|python[\d.]*\s+-m\s+ray\.scripts\.scripts) start\b/g
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    const lineStart = text.lastIndexOf('\n', m.index) + 1
-    const before = text.slice(lineStart, m.index)
+    // Ray run by its path (`/root/.local/bin/ray start`, OpenRLHF's Slurm example): the command word starts at the path, where a setting goes.
+    const path = /(?:^|(?<=[\s"'`(=;&|]))[\w.~${}/-]*\/$/.exec(text.slice(text.lastIndexOf('\n', m.index) + 1, m.index))?.[0] ?? ''
+    const at = m.index - path.length
+    const lineStart = text.lastIndexOf('\n', at) + 1
+    const before = text.slice(lineStart, at)
     if (before.trimStart().startsWith('#')) continue
     let end = logicalEnd(text, m.index)
     const region = text.slice(m.index, end)
@@ -130,7 +133,7 @@ function occurrences(text: string): Occurrence[] {
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--head\b/.test(region) ? 'head' : /(?:^|\s)--address\b/.test(region) ? 'worker' : 'shared'
     const quotes = (before.match(/["']/g) ?? []).length
-    out.push({ at: m.index, end, role, direct: quotes % 2 === 0 && !/[=]$/.test(before.trim()) && !inMultiLineString(text, m.index) })
+    out.push({ at, end, role, direct: quotes % 2 === 0 && !/[=]$/.test(before.trim()) && !inMultiLineString(text, at) })
   }
   return out
 }
