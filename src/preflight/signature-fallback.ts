@@ -355,6 +355,13 @@ const REQUEST_HANDLER_FAILED = /\bException in ASGI application\b|\bError in pre
 const REQUEST_SERVED = /"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\n]{1,300} HTTP\/[\d.]+" [24]\d\d\b/
 
 /**
+ * The server's start completed: uvicorn's "Application startup complete" under vLLM's API server, SGLang's "The server is fired up and
+ * ready to roll". An exception line printed outside any traceback before it (no `Traceback` header, no frame above it: a library that
+ * caught an exception printing its message at import, like protobuf's "AttributeError: 'MessageFactory' object has no attribute
+ * 'GetPrototype'" five times over under TensorFlow in held-out batch 63's memory_harm log) did not stop the start: forgotten then.
+ */
+const SERVER_STARTED = /\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
+/**
  * The ranks' process group working after torch's store was lost: milestones a rank reaches only with every rank of its
  * group answering — vLLM's parallel_state "rank N in world size M is assigned as …" (logged once the model-parallel
  * groups are made over the store), "Graph capturing finished" (collectives across the group), the engine's "init engine
@@ -365,16 +372,9 @@ const REQUEST_SERVED = /"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\n]{1,300
  * attempts succeed"): the group that follows is healthy. After the milestone, a lost store is a failure again (the
  * head's exit seen from a follower, vllm PR #32139).
  */
-const GROUP_WORKING =
-  /\brank \d+ in world size \d+ is assigned as\b|\bGraph capturing finished\b|\binit engine \(profile, create kv cache, warmup model\) took\b|\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
-
-/**
- * The server's start completed: uvicorn's "Application startup complete" under vLLM's API server, SGLang's "The server is fired up and
- * ready to roll". An exception line printed outside any traceback before it (no `Traceback` header, no frame above it: a library that
- * caught an exception printing its message at import, like protobuf's "AttributeError: 'MessageFactory' object has no attribute
- * 'GetPrototype'" five times over under TensorFlow in held-out batch 63's memory_harm log) did not stop the start: forgotten then.
- */
-const SERVER_STARTED = /\bApplication startup complete\b|\bThe server is fired up and ready to roll\b/
+const GROUP_WORKING = new RegExp(
+  `\\brank \\d+ in world size \\d+ is assigned as\\b|\\bGraph capturing finished\\b|\\binit engine \\(profile, create kv cache, warmup model\\) took\\b|${SERVER_STARTED.source}`,
+)
 
 /** Failure markers sit at the start of a record: only this much of a (possibly endless) line is read. */
 const MARKER_SCAN = 2000

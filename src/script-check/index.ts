@@ -80,7 +80,7 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const lineNamed = lineNames(lines)
   const named = (text: string) => lineNamed(unmask(text))
   const script = { text: lines.text, lineOf: (i: number) => lines.lineOf(i) }
-  const asWritten = repair ? unrepaired(lines, repair) : { view: lines, edit: (e: Edit) => e }
+  const asWritten = repair ? unrepaired(text, lines, repair) : { view: lines, edit: (e: Edit) => e }
   const cuts = brokenContinuationFindings(script, ev.optionCommands)
   // A command written over lines with no `\\` runs its first line alone: what a start found there says is not what its author wrote
   // (a `ray start` cut from its `--head` reads as a worker); its findings come once the patch is applied.
@@ -152,9 +152,8 @@ type TextAndFiles = Pick<ScriptLines, 'text' | 'files'>
  * The script as written, for a script read with `\\` put back (operatorLineRepair): its text and the sourced files' offsets
  * without the inserts, and an edit made on the repaired text moved onto it (an edit at an insert's place goes before the ` \\`).
  */
-function unrepaired(lines: ScriptLines, repair: OperatorRepair): { view: TextAndFiles; edit: (e: Edit) => Edit } {
+function unrepaired(text: string, lines: ScriptLines, repair: OperatorRepair): { view: TextAndFiles; edit: (e: Edit) => Edit } {
   const shift = 2 * repair.inserts.length
-  const end = lines.files[0]?.offset ?? lines.text.length
   // Each insert's place in the repaired text: the k-th (0-based) sits 2k characters later than in the script as written.
   const placed = repair.inserts.map((p, k) => p + 2 * k)
   const back = (at: number): number => {
@@ -164,8 +163,9 @@ function unrepaired(lines: ScriptLines, repair: OperatorRepair): { view: TextAnd
     if (k > 0 && at < placed[k - 1]! + 2) return repair.inserts[k - 1]!
     return at - 2 * k
   }
+  // The script as written, then the files it sources (after the repaired script in `lines`, so `shift` later there).
   const view: TextAndFiles = {
-    text: unrepairText(lines.text.slice(0, end), placed) + lines.text.slice(end),
+    text: text + lines.text.slice(text.length + shift),
     files: lines.files.map((f) => ({ ...f, offset: f.offset - shift })),
   }
   const edit = (e: Edit): Edit => {
@@ -178,17 +178,6 @@ function unrepaired(lines: ScriptLines, repair: OperatorRepair): { view: TextAnd
     return { ...e, start: back(e.start), end: back(e.end) }
   }
   return { view, edit }
-}
-
-/** The repaired text with the ` \\` inserts at `placed` taken out again. */
-function unrepairText(text: string, placed: readonly number[]): string {
-  let out = ''
-  let from = 0
-  for (const p of placed) {
-    out += text.slice(from, p)
-    from = p + 2
-  }
-  return out + text.slice(from)
 }
 
 /** `line N` in a finding's text, for a line of a sourced file: that file's own line and its path. */

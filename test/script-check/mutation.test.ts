@@ -403,10 +403,9 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   // by a here-document nested in another and runs it with `srun … bash -x -c "$head_cmd"` in a retry loop.
   'nemo-rl-ray.sub.sh': {
     why: 'the starts are written to a file by nested here-documents and run by srun bash -c "$head_cmd"',
-    mutants: [
-      ...['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((s) => `head ${s}`),
-      ...['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((s) => `worker ${s}`),
-    ],
+    mutants: ['head', 'worker'].flatMap((bug) =>
+      ['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((style) => `${bug} ${style}`),
+    ),
   },
   // slime's head pins Ray to an input (`--node-ip-address "${MASTER_ADDR}"`: the input-identity class); its workers start over
   // `ssh root@"${WORKER_IP}" "… ray start …"` from a host file (held-out13).
