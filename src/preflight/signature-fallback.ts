@@ -215,6 +215,16 @@ const MARKERS: readonly Marker[] = [
   // nvidia-fabricmanager-start.sh given its config path as a bare argument: NVIDIA/gpu-operator#1595), GNU getopt_long's "<prog>: unrecognized
   // option '--x'" and getopt's "<prog>: invalid option -- 'x'". What the program was to do did not start.
   { kind: 'command-line error', test: /^\s*(?:[\w./-]+: )?(?:Unknown option: \S|unrecognized option '|invalid option -- )/ },
+  // A Rust command-line tool's refusal of its options, in clap's words (clap_builder/src/error/format.rs, clap 4: "error: " then the kind's
+  // sentence): uv given an option its release does not know, "error: unexpected argument '--torch-backend' found" (a SkyServe replica's setup,
+  // skypilot-org/skypilot PR #6507, held-out batch 69), "error: unrecognized subcommand 'x'", "error: invalid value 'x' for '--python <PYTHON>'",
+  // "error: a value is required for '--index-url <URL>' but none was supplied", "error: the following required arguments were not provided:",
+  // "error: the argument '--x' cannot be used with '--y'"; and uv's resolver giving up, "error: No solution found when resolving dependencies"
+  // (older uv; newer ones print it under "  × "). The install or command it was to run did not happen.
+  {
+    kind: 'command-line error',
+    test: /^\s*(?:error: |\s*× )(?:unexpected argument '[^'\n]+' found|unrecognized subcommand '|invalid value '[^'\n]*' for '|a value is required for '[^'\n]+' but none was supplied|the following required arguments were not provided|the (?:argument|subcommand) '[^'\n]+' cannot be used (?:with|multiple times)|unexpected value '[^'\n]*' for '[^'\n]+' found|'[^'\n]+' requires a subcommand but one was not provided|No solution found when resolving dependencies)/,
+  },
   // The dynamic loader refusing a program or library (glibc ld.so): "<prog>: /lib64/libc.so.6: version `GLIBC_2.34' not found (required by …)"
   // (a binary built on a newer C library run on an older host: NVIDIA GPU Operator 26.3.0's MIG manager on RHEL 8), "error while loading shared
   // libraries: libcuda.so.1: cannot open shared object file: No such file or directory".

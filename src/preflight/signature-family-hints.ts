@@ -281,6 +281,19 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
       /No module named '(vllm\.(?!_\w*C\b|vllm_flash_attn\b)[a-z_][\w.]*)'|cannot import name '(\w+)' from '(vllm\.(?!_\w*C\b|vllm_flash_attn\b)[a-z_][\w.]*)'/,
     fix: "Run the plugin, add-on or patch with the vLLM release it was written for: pip show vllm in the image against the release its README or requirements name; after upgrading vLLM in an image, upgrade its plugins (vllm-ascend, LMCache, a Triton or Dynamo backend, a model's add-on) and drop patch mounts written for the old tree; the same image on every node.",
   },
+  {
+    code: 'VERSION_SKEW',
+    family: "code written against another vLLM release's engine objects (a trainer, a serving wrapper, a plugin)",
+    // Python's AttributeError on one of vLLM's own engine, client, executor or config classes, read by a caller written for a release that still
+    // had the attribute: V1's engine (0.8+) has no `engine`, `model_executor`, `driver_worker`, `scheduler_config`: "AttributeError: 'AsyncLLM'
+    // object has no attribute 'engine'" (lm-sys/FastChat#3704, held-out batch 68), "'LLMEngine' object has no attribute 'model_executor'"
+    // (huggingface/trl#3859, OpenRLHF/OpenRLHF#922), "'LLMEngine' object has no attribute 'scheduler_config'" (Open-Reasoner-Zero#69),
+    // "'LLMEngine' object has no attribute 'driver_worker'" (vllm-project/vllm#9318); "module 'vllm…' has no attribute 'x'". Class names vLLM
+    // alone uses (not `LLM` or `Worker`, which other libraries have too).
+    words:
+      /'(?:AsyncLLM|AsyncLLMEngine|LLMEngine|EngineCoreClient|SyncMPClient|AsyncMPClient|DPAsyncMPClient|InprocClient|AsyncEngineArgs|EngineArgs|VllmConfig|GPUModelRunner|RayDistributedExecutor|RayGPUExecutor|MultiprocExecutor|MultiprocExecutorV1)' object has no attribute '\w+'|module 'vllm(?:\.[\w.]+)?' has no attribute '\w+'/,
+    fix: "The code in the traceback above the error (a trainer, a serving wrapper, a plugin) reads an attribute this vLLM's engine no longer has, or does not have yet: vLLM's V1 engine (0.8 and later, the only engine from 0.10) moved the executor, the workers and the configs (llm_engine.vllm_config.…, collective_rpc). Run that code with the vLLM release it names in its requirements (pip show vllm in the image against them), or upgrade it to a release written for this vLLM; VLLM_USE_V1=0 brings the old engine back only before vLLM 0.10.",
+  },
 ]
 
 /** Failure lines are read up to this many characters for a hint. */

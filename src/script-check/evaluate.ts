@@ -16,7 +16,7 @@ import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, ty
 import { Commands, type Interp, type Prefix } from './simple-commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
 import { Expander, type Scope } from './expand.js'
-import { type Arg, type Assignment, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
+import { type Arg, type Assignment, concatVals, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
 import { posix } from 'node:path'
 import { type ComposeService, composeServices, interpolate } from './compose.js'
 import { Positions, ScriptLines, type SourcedFile } from './source-map.js'
@@ -135,10 +135,11 @@ class Evaluator implements Scope, Interp {
     s.globals.set(name, v)
   }
 
-  run(stmts: Node[], states: State[]): State[] {
+  /** `piped`: what the statements read on their standard input from a pipe's left side (`cat <<EOF | tee FILE`). */
+  run(stmts: Node[], states: State[], piped?: Val): State[] {
     let cur = states
     for (const stmt of stmts) {
-      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s)))
+      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s, piped)))
       // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
       // comparing every path after every statement made the walk quadratic in the script's length.
       cur = next.length > cur.length ? mergePaths(next) : next
@@ -179,12 +180,12 @@ class Evaluator implements Scope, Interp {
     return [...this.inBranch(s, yes), ...no(other)]
   }
 
-  private stmt(stmt: Node, s: State): State[] {
+  private stmt(stmt: Node, s: State, piped?: Val): State[] {
     const cmd = child(stmt, 'Cmd')
     if (!cmd) return [s]
     switch (nodeType(cmd)) {
       case 'CallExpr': {
-        const stdin = this.hereDoc(stmt, s)
+        const stdin = this.ex.hereDocOf(s, stmt) ?? piped
         if (stdin) this.writesFile(stmt, cmd, s, stdin)
         return this.call(cmd, s, stdin)
       }
@@ -195,7 +196,7 @@ class Evaluator implements Scope, Interp {
       case 'CaseClause':
         return this.caseClause(cmd, s)
       case 'BinaryCmd':
-        return this.binary(cmd, s)
+        return this.binary(cmd, s, piped)
       case 'Block':
       case 'Subshell':
         return this.run(children(cmd, 'Stmts'), [s])
@@ -269,10 +270,15 @@ class Evaluator implements Scope, Interp {
     return { states: after, ended }
   }
 
-  private binary(cmd: Node, s: State): State[] {
+  private binary(cmd: Node, s: State, piped?: Val): State[] {
     const op = num(cmd, 'Op')
     const x = child(cmd, 'X')!
     const y = child(cmd, 'Y')!
+    if (op === OP.Pipe) {
+      // The right side reads what the left writes, where the left only passes text on (a here-document through `cat`).
+      const out = this.ex.output(s, x, piped)
+      return this.run([y], this.run([x], [s], piped), out)
+    }
     if (op !== OP.AndStmt && op !== OP.OrStmt) return this.run([x, y], [s])
     const c = this.conds.of(s, [x])
     const line = this.ex.span(cmd).line
@@ -420,24 +426,13 @@ class Evaluator implements Scope, Interp {
     this.setVar(s, name, { kind: 'scalar', val, exported: exported ?? (prev?.kind === 'scalar' && prev.exported), assignment }, local)
   }
 
-  /** The here-document a statement feeds its command (`<<EOF`, `<<-EOF`, `<<'EOF'`), expanded as bash would. */
-  private hereDoc(stmt: Node, s: State): Val | undefined {
-    const r = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.Hdoc || num(x, 'Op') === OP.DashHdoc)
-    const body = r ? child(r, 'Hdoc') : null
-    if (!r || !body) return undefined
-    const v = this.ex.hereDocVal(s, body)
-    // The word's range runs to the closing delimiter line; the shell reads the lines before it.
-    const delim = this.ex.src(child(r, 'Word')!).replace(/^['"]|['"]$/g, '')
-    const m = new RegExp(`(?:^|\\n)[ \\t]*${delim.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).exec(v.text)
-    return m ? sliceVal(v, 0, m.index + (m[0].startsWith('\n') ? 1 : 0)) : v
-  }
-
-  /** `cat > FILE <<EOF`, `cat <<EOF >FILE`, `tee FILE <<EOF`: the file now holds the here-document. */
+  /** `cat > FILE <<EOF`, `cat <<EOF >FILE`, `tee FILE <<EOF`, `cat <<EOF | tee -a FILE`: the file now holds the text. */
   private writesFile(stmt: Node, cmd: Node, s: State, body: Val): void {
     const words = children(cmd, 'Args')
     const name = words[0] ? this.ex.wordVal(s, words[0]).text.replace(/^.*\//, '') : ''
     const out = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.RdrOut || num(x, 'Op') === OP.AppOut)
-    const target = name === 'cat' && out ? this.ex.wordVal(s, child(out, 'Word')!) : name === 'tee' && words[1] ? this.ex.wordVal(s, words[1]) : undefined
+    const teeFile = name === 'tee' ? words.slice(1).find((w) => !this.ex.src(w).startsWith('-')) : undefined
+    const target = name === 'cat' && out ? this.ex.wordVal(s, child(out, 'Word')!) : teeFile ? this.ex.wordVal(s, teeFile) : undefined
     if (target?.known) s.files.set(target.text, body)
   }
 
@@ -449,6 +444,7 @@ class Evaluator implements Scope, Interp {
       return [s]
     }
     this.optionAsCommand(words[0]!)
+    if (stdin && this.ex.src(words[0]!) === 'read') return this.readInto(s, words.slice(1), stdin)
     const prefix = new Map<string, Prefix>()
     for (const a of assigns) {
       const v = child(a, 'Value')
@@ -460,6 +456,50 @@ class Evaluator implements Scope, Interp {
       })
     }
     return this.cmds.run(this.ex.argsOf(s, words), prefix, s, this.ex.span(cmd), stdin)
+  }
+
+  /**
+   * `read -r -d '' NAME <<EOF` (a command kept in a variable), `… | read NAME`: NAME holds the text it reads, the first
+   * line, or all of it with `-d ''`, blanks around it trimmed; without `-r` a backslash at a line's end joins the lines.
+   * Several names, or options this does not know, leave the names as they stand.
+   */
+  private readInto(s: State, words: Node[], text: Val): State[] {
+    const args = this.ex.argsOf(s, words)
+    let whole = false
+    let raw = false
+    const names: Arg[] = []
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!.val
+      if (!a.known) return [s]
+      if (a.text === '-d') whole = args[++i]?.val.text === ''
+      else if (a.text === '-p' || a.text === '-t') i++
+      else if (/^-[rs]+$/.test(a.text)) raw ||= a.text.includes('r')
+      else if (/^-r*d$/.test(a.text)) {
+        raw ||= a.text.includes('r')
+        whole = args[++i]?.val.text === ''
+      } else if (/^[A-Za-z_]\w*$/.test(a.text)) names.push(args[i]!)
+      else return [s]
+    }
+    if (names.length !== 1) return [s]
+    let val = text
+    if (!raw) {
+      const pieces: Val[] = []
+      let at = 0
+      for (const m of val.text.matchAll(/\\\n/g)) {
+        pieces.push(sliceVal(val, at, m.index))
+        at = m.index + 2
+      }
+      val = concatVals([...pieces, sliceVal(val, at)])
+    }
+    const nl = val.text.indexOf('\n')
+    const read = val.text.slice(0, whole || nl < 0 ? val.text.length : nl)
+    const start = read.length - read.trimStart().length
+    val = sliceVal(val, start, Math.max(start, read.trimEnd().length))
+    const name = names[0]!.val.text
+    const prev = this.lookup(s, name)
+    const assignment: Assignment = { name, val, span: names[0]!.span, kind: 'assign', inBranch: s.branch > 0 }
+    this.setVar(s, name, { kind: 'scalar', val, exported: prev?.kind === 'scalar' && prev.exported, assignment }, false)
+    return [s]
   }
 
   /** A command whose name is written as an option (`--name "$C"`): kept for broken-continuation.ts (the script's own text only). */

@@ -169,8 +169,66 @@ export class Expander {
         const at = (v: Val): Val => (RAY_START_TEXT.test(v.text) ? v : expandedAt(v, end))
         if (Array.isArray(x)) for (const f of x) cur.push(...('arg' in f ? [f.arg.val] : f.segs).map((v) => asHole(at(v))))
         else cur.push(asHole(at(x)))
+      } else if (t === 'CmdSubst') {
+        // `cmd=$(cat <<EOF … EOF)`: a substitution that only passes text on is that text, less its trailing newlines.
+        const out = this.substituted(s, p)
+        if (out) flags.splittable = false
+        cur.push(out ?? asHole(this.asWritten(p)))
       } else cur.push(asHole(this.asWritten(p)))
     }
+  }
+
+  private substituted(s: State, p: Node): Val | undefined {
+    const stmts = children(p, 'Stmts')
+    const out = stmts.length === 1 ? this.output(s, stmts[0]!) : undefined
+    if (!out) return undefined
+    const end = /\n*$/.exec(out.text)!.index
+    return end < out.text.length ? sliceVal(out, 0, end) : out
+  }
+
+  /** The here-document a statement feeds its command (`<<EOF`, `<<-EOF`, `<<'EOF'`), expanded as bash would. */
+  hereDocOf(s: State, stmt: Node): Val | undefined {
+    const r = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.Hdoc || num(x, 'Op') === OP.DashHdoc)
+    const body = r ? child(r, 'Hdoc') : null
+    if (!r || !body) return undefined
+    const v = this.hereDocVal(s, body)
+    // The word's range runs to the closing delimiter line; the shell reads the lines before it.
+    const delim = this.src(child(r, 'Word')!).replace(/^['"]|['"]$/g, '')
+    const m = new RegExp(`(?:^|\\n)[ \\t]*${delim.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`).exec(v.text)
+    return m ? sliceVal(v, 0, m.index + (m[0].startsWith('\n') ? 1 : 0)) : v
+  }
+
+  /**
+   * What a statement writes on its standard output when all it does is pass text on, without running anything: `cat` of
+   * a here-document, of its input or of a file the script wrote; `tee` of its input; `echo` of its words; a pipe of
+   * those. Undefined for anything else (its output is not known).
+   */
+  output(s: State, stmt: Node, stdin?: Val): Val | undefined {
+    const cmd = child(stmt, 'Cmd')
+    if (!cmd) return undefined
+    if (nodeType(cmd) === 'BinaryCmd') {
+      if (num(cmd, 'Op') !== OP.Pipe) return undefined
+      const left = this.output(s, child(cmd, 'X')!, stdin)
+      return left && this.output(s, child(cmd, 'Y')!, left)
+    }
+    if (nodeType(cmd) !== 'CallExpr' || children(cmd, 'Assigns').length > 0) return undefined
+    if (children(stmt, 'Redirs').some((x) => num(x, 'Op') === OP.RdrOut || num(x, 'Op') === OP.AppOut)) return undefined
+    const args = this.argsOf(s, children(cmd, 'Args'))
+    const name = args[0]?.val
+    if (!name?.known) return undefined
+    const input = this.hereDocOf(s, stmt) ?? stdin
+    const files = args.slice(1).filter((a) => !(a.val.known && a.val.text.startsWith('-')))
+    if (name.text === 'cat') {
+      if (files.length === 0) return input
+      const file = files.length === 1 && files[0]!.val.known ? s.files.get(files[0]!.val.text) : undefined
+      return file
+    }
+    if (name.text === 'tee') return input
+    if (name.text === 'echo' && args.slice(1).every((a) => !a.rest && !(a.val.known && /^-[neE]*e/.test(a.val.text)))) {
+      const words = args.slice(1).filter((a, i) => !(i === 0 && a.val.known && a.val.text === '-n'))
+      return concatVals([concatJoin(words.map((a) => a.val)), { text: '\n', known: true, map: [-1] }])
+    }
+    return undefined
   }
 
   /**

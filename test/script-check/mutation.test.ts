@@ -399,14 +399,6 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the head's ray start is a string run by an unquoted expansion",
     mutants: ['head prefix', 'head env', 'head exec env'],
   },
-  // held-out13, scored first and not investigated this session (issue 36's closing note): NeMo-RL's ray.sub writes each start into a file
-  // by a here-document nested in another and runs it with `srun … bash -x -c "$head_cmd"` in a retry loop.
-  'nemo-rl-ray.sub.sh': {
-    why: 'the starts are written to a file by nested here-documents and run by srun bash -c "$head_cmd"',
-    mutants: ['head', 'worker'].flatMap((bug) =>
-      ['prefix', 'env', 'exec env', 'export', 'docker exec', 'docker exec ps', 'source', 'compose run'].map((style) => `${bug} ${style}`),
-    ),
-  },
   // slime's head pins Ray to an input (`--node-ip-address "${MASTER_ADDR}"`: the input-identity class); its workers start over
   // `ssh root@"${WORKER_IP}" "… ray start …"` from a host file (held-out13).
   'slime-run-glm4.7-355B-A32B.sh': {

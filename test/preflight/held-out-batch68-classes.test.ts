@@ -1,0 +1,78 @@
+/**
+ * Classes found in session 59 (held-out batches 68–69, scored first: 68 5/6 right, 6/6 with the collectors' alsoFair codes; 69 4/6, 5/6;
+ * no false alarm on 5 healthy), each tested on public sources other than the capture that showed it, with near misses.
+ */
+import { describe, expect, it } from 'vitest'
+import { scanLog } from '../../src/preflight/signatures.js'
+
+const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
+
+// (the first source is held-out batch 69's skypilot-org/skypilot PR #6507: a replica's setup whose uv did not know --torch-backend, read as
+// nothing at all before this)
+describe("a Rust command-line tool's refusal of its options (clap's words, uv): never silent", () => {
+  it.each([
+    // astral-sh/uv#7771 (2024): `--build-option` passed to uv 0.4.8
+    [
+      "error: unexpected argument '--build-option' found\n\n  tip: a similar argument exists: '--build-isolation'\n\nUsage: uv pip install --verbose... --no-cache <PACKAGE|--requirement <REQUIREMENT>>\n\nFor more information, try '--help'.",
+      "unexpected argument '--build-option' found",
+    ],
+    // OpenCharAI/OpenChar#36 (2026): an installer's uv command with an option an older uv lacks, behind the command it echoed
+    [
+      '+ uv pip install --python ".venv/bin/python" --extra-index-url https://download.pytorch.org/whl/cu126 --no-sources-package torch -e ".[server]"\nerror: unexpected argument \'--no-sources-package\' found\n\n  tip: a similar argument exists: \'--no-sources\'',
+      "'--no-sources-package'",
+    ],
+    // EveryVoiceTTS/EveryVoice#756 (2025): uv 0.5.2 and `--managed-python`
+    ["$ uv venv --managed-python --python=3.12 ./.venv\nerror: unexpected argument '--managed-python' found", "'--managed-python'"],
+    // clap's other refusals (clap_builder/src/error/format.rs), as a Ray job's setup prints them behind its prefix
+    ["(setup pid=88) error: invalid value 'cu999' for '--torch-backend <TORCH_BACKEND>'", "invalid value 'cu999'"],
+    ['error: the following required arguments were not provided:\n  <PACKAGE|--requirements <REQUIREMENTS>>', 'required arguments were not provided'],
+  ])('%#', (text, quoted) => {
+    const f = scan(text).find((x) => x.code === 'UNRECOGNISED_FAILURE')
+    expect(f?.severity).toBe('error')
+    expect(JSON.stringify(f?.evidence)).toContain(quoted)
+  })
+
+  it.each([
+    // a sentence that says "error:" about something else, and a tip line alone
+    'INFO 06-01 10:00:00 [metrics.py:80] Avg prompt throughput: 0.0 tokens/s, error: 0',
+    "  tip: a similar argument exists: '--no-sources'",
+    'warning: `VIRTUAL_ENV=/opt/venv` does not match the project environment path `.venv` and will be ignored',
+  ])('near miss %#: no failure', (text) => {
+    expect(scan(text).filter((f) => f.severity === 'error')).toEqual([])
+  })
+})
+
+// (the first source is held-out batch 68's lm-sys/FastChat#3704: FastChat's vllm_worker reading `engine` off vLLM 0.8's AsyncLLM)
+describe("code written against another vLLM release's engine objects: a VERSION_SKEW warning beside the failure", () => {
+  it.each([
+    // OpenRLHF/OpenRLHF#922 (2025): the trainer's actor under Ray, vLLM's collective_rpc on a V1 engine
+    [
+      "(ActorModelRayActor pid=700388) File \"/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py\", line 495, in collective_rpc\n(ActorModelRayActor pid=700388) executor = self.llm_engine.model_executor\n(ActorModelRayActor pid=700388) AttributeError: 'LLMEngine' object has no attribute 'model_executor'",
+      "'LLMEngine' object has no attribute 'model_executor'",
+    ],
+    // huggingface/trl#3859 (2025): TRL 0.19 loading weights into vLLM 0.10's engine
+    [
+      "'LLMEngine' object has no attribute 'model_executor'\n  File \"/work/dpo/train/online_dpo.py\", line 270, in _generate_vllm\n    llm_model = self.llm.llm_engine.model_executor.driver_worker.model_runner.model\nAttributeError: 'LLMEngine' object has no attribute 'model_executor'",
+      'model_executor',
+    ],
+    // vllm-project/vllm#9318 (2024): a script reaching for the driver worker
+    ["[rank0]: AttributeError: 'LLMEngine' object has no attribute 'driver_worker'", 'driver_worker'],
+  ])('%#', (text, words) => {
+    const found = scan(text)
+    expect(found.find((x) => x.code === 'UNRECOGNISED_FAILURE')?.severity).toBe('error')
+    const hint = found.find((x) => x.code === 'VERSION_SKEW')
+    expect(hint?.severity).toBe('warning')
+    expect(JSON.stringify(hint)).toContain(words)
+  })
+
+  it.each([
+    // another library's class of a common name, and Python's NoneType: no vLLM release is named by them
+    "AttributeError: 'LLM' object has no attribute 'llm_engine'",
+    "AttributeError: 'NoneType' object has no attribute 'model_executor'",
+    "AttributeError: 'Worker' object has no attribute 'model_runner'",
+  ])('near miss %#: the failure, no VERSION_SKEW', (text) => {
+    const codes = scan(text).map((x) => x.code)
+    expect(codes).toContain('UNRECOGNISED_FAILURE')
+    expect(codes).not.toContain('VERSION_SKEW')
+  })
+})

@@ -1,0 +1,63 @@
+/**
+ * The class held-out13's NeMo-RL `ray.sub` showed (16 mutants missed, session 58): a command kept as text and run later. Its starts
+ * are the output of `cat <<EOFINNER | tee /launch-head.sh` (a here-document passed through a pipe into a file, then `bash
+ * /launch-head.sh`), inside `head_cmd=$(cat <<EOF … EOF)` (a command substitution that only passes a here-document on), run by
+ * `srun … bash -x -c "$head_cmd"`. What a statement writes when it only passes text on (`cat` of a here-document, of its input
+ * or of a file the script wrote, `tee`, `echo`) is now its output: a command substitution's value, what the next command of a
+ * pipe reads, and `read -r -d '' NAME` of a here-document (the other common way to keep a command in a variable).
+ */
+import { describe, expect, it } from 'vitest'
+import { checkLaunchScript } from '../../src/script-check/index.js'
+import { applied } from './support/apply-patch.js'
+
+const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
+const errors = (text: string) =>
+  check(text)
+    .findings.filter((f) => f.severity === 'error')
+    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
+
+/** The seed incident's head: VLLM_HOST_IP set where Ray's head starts without --node-ip-address. */
+const HEAD = 'ray start --head --port=6379 --block'
+
+describe('a start kept as text and run later is read, with a patch that clears it', () => {
+  it.each([
+    // NeMo-RL's shape (held-out13/nemo-rl-ray.sub.sh): the start in a file written by a here-document through `tee`, inside a
+    // command substitution's here-document, run by srun's bash -c
+    [
+      `export VLLM_HOST_IP=10.0.0.1\nhead_cmd=$(cat <<EOF\ncat <<EOFINNER | tee /launch-head.sh\n${HEAD}\nEOFINNER\nbash /launch-head.sh\nEOF\n)\nsrun --nodes=1 -w "$head_node" bash -x -c "$head_cmd" &\n`,
+      4,
+    ],
+    // the command substitution of a here-document alone, run by bash -c
+    [`export VLLM_HOST_IP=10.0.0.1\nCMD=$(cat <<'EOF'\n${HEAD}\nEOF\n)\nbash -c "$CMD"\n`, 3],
+    // `read -r -d '' NAME <<EOF`, run by bash -c
+    [`export VLLM_HOST_IP=10.0.0.1\nread -r -d '' CMD <<EOF\n${HEAD}\nEOF\nbash -c "$CMD"\n`, 3],
+    // a here-document through `cat` into the shell that runs it
+    [`export VLLM_HOST_IP=10.0.0.1\ncat <<'EOF' | bash\n${HEAD}\nEOF\n`, 3],
+    // `tee -a FILE` of a here-document piped in, then the file run
+    [`export VLLM_HOST_IP=10.0.0.1\ncat <<EOF | tee -a /tmp/start.sh >/dev/null\n${HEAD}\nEOF\nbash /tmp/start.sh\n`, 3],
+    // echo of the command into a file, then the file run
+    [`export VLLM_HOST_IP=10.0.0.1\necho "${HEAD}" | tee /tmp/start.sh\nbash /tmp/start.sh\n`, 2],
+  ])('%#', (text, line) => {
+    const r = check(text)
+    expect(errors(text)).toEqual([`SCRIPT_HEAD_IDENTITY_UNPINNED@${line}`])
+    expect(errors(applied(text, r.patch!))).toEqual([])
+  })
+
+  it('the command substitution sees the variables where it stands, as bash expands an unquoted here-document then', () => {
+    const text = `export VLLM_HOST_IP=10.0.0.1\nIP=10.0.0.9\nCMD=$(cat <<EOF\nray start --head --node-ip-address=$IP --port=6379\nEOF\n)\nIP=10.0.0.1\nbash -c "$CMD"\n`
+    // (pinned to 10.0.0.9 when it was written, not the address vLLM is told: read with the later IP, the two would agree)
+    expect(errors(text)).toEqual(['SCRIPT_VLLM_HOST_IP_OVERRIDE@1'])
+    expect(errors(text.replace('IP=10.0.0.9', 'IP=10.0.0.1'))).toEqual([])
+  })
+
+  it.each([
+    // output the check cannot know: another command in the substitution or the pipe, a file it did not write
+    `export VLLM_HOST_IP=10.0.0.1\nCMD=$(cat <<EOF | sed 's/x/y/'\n${HEAD}\nEOF\n)\nbash -c "$CMD"\n`,
+    `export VLLM_HOST_IP=10.0.0.1\nCMD=$(cat /etc/start-head.cmd)\nbash -c "$CMD"\n`,
+    // read without an input it knows, and read into two names
+    `export VLLM_HOST_IP=10.0.0.1\nread -r CMD\nbash -c "$CMD"\n`,
+    `export VLLM_HOST_IP=10.0.0.1\nread -r A B <<EOF\n${HEAD}\nEOF\nbash -c "$A $B"\n`,
+  ])('near miss %#: nothing claimed about a start the check cannot read', (text) => {
+    expect(errors(text)).toEqual([])
+  })
+})
