@@ -20,7 +20,7 @@ import { type Arg, type Assignment, concatVals, HOLE_TOKEN, type Hole, type RayS
 import { posix } from 'node:path'
 import { type ComposeService, composeServices, interpolate } from './compose.js'
 import { Positions, ScriptLines, type SourcedFile } from './source-map.js'
-import { type ReadSourced, type SourceNote, sourcedPath } from './sourced.js'
+import { type ReadSourced, type RunClusterCall, type SourceNote, sourcedPath } from './sourced.js'
 import { fork, type HashedMap, initialState, joinPaths, mergePaths, newVars, startInputs, startKeyOf, type State, type Var } from './state.js'
 
 export type { Arg, Assignment, RayStart, Val, Watched } from './model.js'
@@ -640,6 +640,13 @@ class Evaluator implements Scope, Interp {
   runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void {
     const f = this.fileVal(s, file.val)
     if (f) this.runNested(f.val, env, s, false, at, undefined, args)
+    else if (/(?:^|\/)run_cluster\.sh$/.test(file.val.text)) {
+      // vLLM's own helper, fetched beside the script rather than kept in the repository (NVIDIA's DGX Spark playbook, vLLM's docs): what its
+      // ray start pins depends on the copy, said in a note in place of "no ray start".
+      const written = file.val.text
+      if (!this.shared.notes.some((n) => n.line === at.line && n.written === written))
+        this.shared.notes.push({ line: at.line, written, why: 'it is not in the repository', runCluster: runClusterCall(args) })
+    }
   }
 
   runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void {
@@ -817,5 +824,23 @@ export function evaluateScript(
     notes: shared.notes,
     optionCommands: [...shared.optionCommands],
     ...(parsed.placeholders ? { placeholders: parsed.placeholders } : {}),
+  }
+}
+
+/** `run_cluster.sh IMAGE HEAD_IP --head|--worker HF_HOME [docker run args]`: the role, the head's address and a `-e VLLM_HOST_IP=` among the docker args. */
+function runClusterCall(args: readonly Arg[]): RunClusterCall {
+  const words = args.map((a) => a.val.text)
+  const roleAt = words.findIndex((w) => w === '--head' || w === '--worker')
+  let vllmHostIp: string | undefined
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    const env = w === '-e' || w === '--env' ? words[i + 1] : /^(?:-e|--env=)(.*)$/.exec(w)?.[1]
+    const m = env === undefined ? null : /^VLLM_HOST_IP=(.*)$/.exec(env)
+    if (m) vllmHostIp = m[1]
+  }
+  return {
+    ...(roleAt >= 0 ? { role: words[roleAt] === '--head' ? ('head' as const) : ('worker' as const) } : {}),
+    ...(roleAt === 2 ? { headAddress: words[1] } : {}),
+    ...(vllmHostIp !== undefined ? { vllmHostIp } : {}),
   }
 }

@@ -14,7 +14,7 @@ import { applyEdits, compatibleEdits, type Edit, unifiedDiff } from './patch.js'
 import type { PatchTarget } from './patch-target.js'
 import { type ScriptFinding, type ScriptText, scriptFindings } from './rules.js'
 import type { ScriptLines } from './source-map.js'
-import type { ReadSourced, SourceNote } from './sourced.js'
+import type { ReadSourced, RunClusterCall, SourceNote } from './sourced.js'
 import { brokenContinuationFindings, type OperatorRepair, operatorLineRepair, operatorRepairFinding } from './broken-continuation.js'
 
 export type { ReadSourced } from './sourced.js'
@@ -82,13 +82,15 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
   const script = { text: lines.text, lineOf: (i: number) => lines.lineOf(i) }
   const asWritten = repair ? unrepaired(text, lines, repair) : { view: lines, edit: (e: Edit) => e }
   const cuts = brokenContinuationFindings(script, ev.optionCommands)
+  // Ray starts in vLLM's run_cluster.sh, which the check did not read: its note says what that copy's start depends on.
+  const helperRun = ev.notes.some((n) => n.runCluster)
   // A command written over lines with no `\\` runs its first line alone: what a start found there says is not what its author wrote
   // (a `ray start` cut from its `--head` reads as a worker); its findings come once the patch is applied.
   const cutFrom = new Set(cuts.filter((f) => f.evidence['Command written over lines'] !== undefined).map((f) => f.line))
   const found = [
     ...placeholderFindings(ev.placeholders, script, opts.path),
     ...(repair ? [operatorRepairFinding({ text: asWritten.view.text, lineOf: script.lineOf }, repair)] : []),
-    ...[...cuts, ...scriptFindings(ev.starts, m, script).filter((f) => !cutFrom.has(f.line))].map((f) => ({
+    ...[...cuts, ...scriptFindings(ev.starts, m, script).filter((f) => !cutFrom.has(f.line) && !(f.code === 'SCRIPT_NO_RAY_START' && helperRun))].map((f) => ({
       ...f,
       edits: f.edits.map((e) => asWritten.edit({ ...e, text: unmask(e.text) })),
     })),
@@ -233,6 +235,7 @@ const ENVIRONMENT_FILE = /(?:^~|\$\{?HOME\b|^\/etc\/|\/\.(?:bashrc|profile|bash_
 /** A `source` the check did not follow: what that file sets is not known to it. */
 function sourceNote(lines: ScriptLines, n: SourceNote): Finding {
   const at = lines.locate(n.line)
+  if (n.runCluster) return runClusterNote(`${at.path}:${at.line}`, n.written, n.runCluster)
   return {
     code: 'SCRIPT_SOURCE_NOT_FOLLOWED',
     // A settings file of the project is a warning (it may set VLLM_HOST_IP); a shell's or venv's start-up file is a note.
@@ -241,5 +244,38 @@ function sourceNote(lines: ScriptLines, n: SourceNote): Finding {
     message: `${at.path} line ${at.line} sources ${JSON.stringify(n.written)}, which the check did not read: ${n.why}. What that file sets (VLLM_HOST_IP, the Ray and vLLM flags) is not known to the check.`,
     evidence: { [EVIDENCE.scriptLine]: `${at.path}:${at.line}`, 'Sourced file': n.written, 'Not read because': n.why },
     fix: 'Keep the sourced file in the repository and name it from the script\'s folder ("$(dirname "$0")/FILE" or a path relative to the script), or set its variables in the script itself.',
+  }
+}
+
+/**
+ * vLLM's run_cluster.sh run but not in the repository: its `ray start` is in the copy the node has, and what it pins changed (research
+ * vllm-ray-multinode.md §2.3): before vLLM PR #28328 (2025-11) neither role passes --node-ip-address, so a `-e VLLM_HOST_IP=` that is not
+ * the node's default-route address is the seed incident; from PR #30002 the head is pinned to VLLM_HOST_IP (else the head address given)
+ * and a worker to its VLLM_HOST_IP. Without `-e VLLM_HOST_IP`, a newer copy pins the head to the address given while vLLM in the
+ * container takes its default-route address.
+ */
+function runClusterNote(line: string, written: string, call: RunClusterCall): Finding {
+  const role = call.role ?? 'node'
+  const ip = call.vllmHostIp
+  const risk =
+    ip !== undefined
+      ? `copies before vLLM PR #28328 (2025-11) start the ${role}'s Ray without --node-ip-address, so Ray registers this node under its default-route address while vLLM is told VLLM_HOST_IP=${ip}: the seed incident, a placement group that never schedules. Copies from PR #30002 on pin Ray to VLLM_HOST_IP.`
+      : call.role === 'head'
+        ? `copies from vLLM PR #28328 (2025-11) on pin the head's Ray to ${call.headAddress ?? 'the head address given'}, while vLLM in the container, without -e VLLM_HOST_IP, takes the node's default-route address; if the two differ, vLLM's placement group asks for a node Ray does not have.`
+        : 'what it pins depends on the copy (vLLM PR #28328 and #30002 changed it), and without -e VLLM_HOST_IP vLLM in the container takes the node\'s default-route address.'
+  return {
+    code: 'SCRIPT_SOURCE_NOT_FOLLOWED',
+    severity: 'warning',
+    node: null,
+    message: `${line.replace(/:(\d+)$/, ' line $1')} runs vLLM's run_cluster.sh (${JSON.stringify(written)}) as the ${role}, which is not in the repository, so the check cannot read its ray start: ${risk}`,
+    evidence: {
+      [EVIDENCE.scriptLine]: line,
+      'Script run': written,
+      ...(call.role ? { Role: call.role } : {}),
+      ...(call.headAddress !== undefined ? { 'Head address given': call.headAddress } : {}),
+      ...(ip !== undefined ? { 'VLLM_HOST_IP passed': ip } : {}),
+      'Not read because': 'it is not in the repository',
+    },
+    fix: `Keep the run_cluster.sh you run in the repository beside this script, taken from vLLM's examples/ray_serving/run_cluster.sh at or after PR #30002, so the check reads its ray start; ${ip !== undefined ? 'an older copy must have --node-ip-address=$VLLM_HOST_IP added to its ray start (RAY_START_CMD)' : 'pass -e VLLM_HOST_IP=<this node\'s fabric address> as every node\'s last arguments'}. After it runs, \`ray status\` / \`ray list nodes\` on the head must show each node under its VLLM_HOST_IP.`,
   }
 }

@@ -24,6 +24,15 @@ export interface SourceNote {
   readonly line: number
   readonly written: string
   readonly why: string
+  /** vLLM's own `run_cluster.sh` run by its name (`bash run_cluster.sh IMAGE HEAD_IP --head|--worker HF_HOME [docker args]`), not read. */
+  readonly runCluster?: RunClusterCall
+}
+
+/** A call of vLLM's examples/…/run_cluster.sh as written: its role, the head's address and the `-e VLLM_HOST_IP=` it passes on. */
+export interface RunClusterCall {
+  readonly role?: 'head' | 'worker'
+  readonly headAddress?: string
+  readonly vllmHostIp?: string
 }
 
 const SELF = /^(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\}|\$BASH_SOURCE)$/

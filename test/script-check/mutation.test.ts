@@ -226,6 +226,8 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
 const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
   'ms-swift-server_multi_node.sh': ['SCRIPT_UNREADABLE@launch.sh:14'],
   'openrlhf-train_ppo_ray_slurm.sh': ['SCRIPT_UNREADABLE@launch.sh:15'],
+  // held-out14: a blog's worker block, `export HEAD_NODE_IP=<NODE_1_IP_ADDRESS>  # replace with Node 1's QSFP IP`.
+  'soypete-blog-ray-worker.sh': ['SCRIPT_UNREADABLE@launch.sh:3'],
 }
 
 /**
@@ -264,6 +266,14 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
   // held-out13: ms-swift's rollout servers are `swift rollout` (vLLM, no Ray); open-r1's trainer runs `trl vllm-serve` on its last node.
   'ms-swift-server_multi_node.sh',
   'open-r1-train.slurm.sh',
+  // held-out14: a DGX Spark blog's two blocks run vLLM's run_cluster.sh fetched beside them (not in the repository: a warning says what
+  // its ray start depends on); LeaderWorkerSet's commands run vLLM's multi-node-serving.sh from the image; a GX10 pair's node script
+  // brings vLLM up with a Compose file it does not hold.
+  'soypete-blog-ray-head.sh',
+  'soypete-blog-ray-worker.sh',
+  'lws-gpu-leader-command.sh',
+  'lws-gpu-worker-command.sh',
+  'anemll-dspark-start-node.sh',
 ])
 
 /**
@@ -306,6 +316,15 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   'oumi-polaris-vllm_worker.sh': "Ray's command is an array built by rank",
   // vllm-ascend's external data-parallel template (`--data-parallel-address $5`): no Ray, not the native mode (held-out13).
   'vllm-ascend-run_dp_template.sh': "vLLM's data-parallel mode, not the native one",
+  // held-out14: AWS's DeepSeek-V3 prefill pod (`--data-parallel-address "$MY_IP"`, NIXL's side channel on the same address).
+  'awsome-dsv3-prefill-command.sh': "vLLM's data-parallel mode, not the native one",
+  // Mooncake's prefill/decode pairs on one host (`VLLM_HOST_IP=… MASTER_ADDR=… python3 -m vllm.entrypoints.openai.api_server`, no
+  // --nnodes, no Ray): KV transfer between two servers, neither bug has a place in it.
+  'mooncake-vllm-integration-zh-run.sh': "one host's disaggregated prefill/decode servers, neither Ray nor the native mode",
+  'mooncake-vllm-benchmarks.sh': "one host's disaggregated prefill/decode servers, neither Ray nor the native mode",
+  // A GB10 cluster's per-rank `docker run` built in an array by a function (`cmd+=(--nnodes … --master-addr …)`), the image's
+  // entrypoint its serve, sent to each rank as `ssh -- "$host" "$(printf '%q ' …)"` (as epappas-twonode.sh's).
+  'pulsar-gb10-start-cluster.sh': "the serve is the image's entrypoint given an array built per rank",
 }
 
 /**
@@ -432,6 +451,7 @@ for (const set of [
   'held-out11',
   'held-out12',
   'held-out13',
+  'held-out14',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {

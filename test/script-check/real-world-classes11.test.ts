@@ -61,3 +61,47 @@ describe('a start kept as text and run later is read, with a patch that clears i
     expect(errors(text)).toEqual([])
   })
 })
+
+// held-out14 (session 59, scored first): Soypete's DGX Spark blog runs vLLM's run_cluster.sh as NVIDIA's playbook does, fetched beside the
+// script, not kept in the repository; the check said only "no ray start". What that copy pins changed in vLLM PR #28328 and #30002.
+describe("vLLM's run_cluster.sh run but not in the repository: a warning saying what its ray start depends on, not 'no ray start'", () => {
+  const codes = (text: string) => check(text).findings.map((f) => `${f.code}/${f.severity}`)
+  const note = (text: string) => check(text).findings.find((f) => f.code === 'SCRIPT_SOURCE_NOT_FOLLOWED')
+
+  it.each([
+    // NVIDIA's DGX Spark playbook (research/vllm-ray-multinode.md: the head's own address twice, the fabric interface's flags after it)
+    [
+      'export VLLM_HOST_IP=192.168.100.10\nbash run_cluster.sh $VLLM_IMAGE $VLLM_HOST_IP --head ~/.cache/huggingface \\\n  -e VLLM_HOST_IP=$VLLM_HOST_IP \\\n  -e NCCL_SOCKET_IFNAME=enp1s0f0np0\n',
+      'head',
+      '192.168.100.10',
+    ],
+    // vLLM's documented worker call (its usage text), by a path, the env flag written as one word
+    ['./examples/online_serving/run_cluster.sh vllm/vllm-openai 10.0.0.1 --worker /data/hf -eVLLM_HOST_IP=10.0.0.2\n', 'worker', '10.0.0.2'],
+    // `sh` and `--env`, in a tmux-less systemd ExecStart-style line
+    ['sh /opt/vllm/run_cluster.sh nvcr.io/nvidia/vllm:26.01-py3 10.0.0.1 --head /root/.cache/huggingface --env VLLM_HOST_IP=10.0.0.1\n', 'head', '10.0.0.1'],
+  ])('%#', (text, role, ip) => {
+    const f = note(text)
+    expect(f?.severity).toBe('warning')
+    expect(f?.evidence.Role).toBe(role)
+    expect(f?.evidence['VLLM_HOST_IP passed']).toBe(ip)
+    expect(f?.message).toContain('PR #28328')
+    expect(codes(text)).not.toContain('SCRIPT_NO_RAY_START/warning')
+    expect(codes(text).filter((c) => c.endsWith('/error'))).toEqual([])
+  })
+
+  it("the head without -e VLLM_HOST_IP: newer copies pin Ray to the head address given while vLLM takes the default route's", () => {
+    const f = note('bash run_cluster.sh vllm/vllm-openai 192.168.200.12 --head /data/hf\n')
+    expect(f?.evidence['Head address given']).toBe('192.168.200.12')
+    expect(f?.message).toContain("pin the head's Ray to 192.168.200.12")
+    expect(f?.fix).toContain('-e VLLM_HOST_IP=')
+  })
+
+  it.each([
+    // another script not in the repository: the check says it found no start, as before
+    'bash start_ray_head.sh 10.0.0.1\n',
+    // a file of the same name the script wrote itself is read as such (its start is found)
+    'cat > run_cluster.sh <<EOF\nray start --head --node-ip-address=10.0.0.1 --port=6379\nEOF\nbash run_cluster.sh\n',
+  ])('near miss %#: no run_cluster.sh note', (text) => {
+    expect(check(text).findings.filter((f) => f.code === 'SCRIPT_SOURCE_NOT_FOLLOWED')).toEqual([])
+  })
+})
