@@ -29,6 +29,32 @@ const LONG_WITH_VALUE = new Set(
   ).split(' '),
 )
 
+/**
+ * Whether a word can only be an option of docker run itself, never the first word of a container's command: its long options
+ * (less `--device`, which vLLM's own command line has had) and its common shorthands alone. A word of unknown value before
+ * one is more options (`docker run -d $MOUNT_ARGS -e X=1 IMAGE`), not the image.
+ */
+export function isDockerOnlyOption(t: string): boolean {
+  if (t.startsWith('--')) {
+    const name = t.includes('=') ? t.slice(0, t.indexOf('=')) : t
+    return name !== '--device' && (LONG_WITH_VALUE.has(name) || DOCKER_LONG_FLAGS.has(name))
+  }
+  return /^-(?:[ev]|[dit]{1,3})$/.test(t)
+}
+
+/** docker run's long options that take no value. */
+const DOCKER_LONG_FLAGS = new Set([
+  '--rm',
+  '--privileged',
+  '--init',
+  '--detach',
+  '--interactive',
+  '--tty',
+  '--read-only',
+  '--no-healthcheck',
+  '--oom-kill-disable',
+])
+
 /** The long form of each shorthand that takes a value, so readers match one name. */
 const LONG_OF: Readonly<Record<string, string>> = {
   a: '--attach',

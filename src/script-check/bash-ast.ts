@@ -262,6 +262,10 @@ export const OP = {
   RemLargePrefix: 79, // ${a##x}
   RdrOut: 54, // > file
   AppOut: 55, // >> file
+  DplOut: 59, // >&2
+  ClbOut: 60, // >| file
+  RdrAll: 64, // &> file
+  AppAll: 65, // &>> file
   Hdoc: 61, // <<EOF
   DashHdoc: 62, // <<-EOF
 } as const

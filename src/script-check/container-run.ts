@@ -6,7 +6,7 @@
  * for the image.
  */
 
-import { readDockerArgs } from '../command/docker-args.js'
+import { isDockerOnlyOption, readDockerArgs } from '../command/docker-args.js'
 import { sliceVal, type Arg } from './model.js'
 
 /** One `-e` of the command line: the argument it stands in, and NAME=value or NAME alone (the value is mapped to where it was written). */
@@ -45,10 +45,18 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
   let entrypoint: Arg | undefined
   let name: Arg | undefined
   let network: string | undefined
+  // Words of unknown value before an option only docker run has stand for options (`$MOUNT_ARGS $NCCL_ENV -e …`), as `"$@"` does.
+  const spread = new Set<Arg>()
+  for (let i = args.length - 1; i >= 0; i--) {
+    const a = args[i]!
+    const next = args[i + 1]
+    const optionsAfter = next !== undefined && (spread.has(next) || isDockerOnlyOption(next.val.text))
+    if (a.rest || (!a.val.known && !a.val.text.startsWith('-') && optionsAfter)) spread.add(a)
+  }
   const read = readDockerArgs(
     args,
     (a) => a.val.text,
-    (a) => !!a.rest,
+    (a) => spread.has(a),
   )
   for (const o of read.options) {
     if (!o.valueItem) continue

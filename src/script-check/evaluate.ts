@@ -138,8 +138,10 @@ class Evaluator implements Scope, Interp {
   /** `piped`: what the statements read on their standard input from a pipe's left side (`cat <<EOF | tee FILE`). */
   run(stmts: Node[], states: State[], piped?: Val): State[] {
     let cur = states
-    for (const stmt of stmts) {
-      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s, piped)))
+    for (const [i, stmt] of stmts.entries()) {
+      // The first command that reads the input takes it all (`cat > f && bash f`): the statements after the first get none.
+      const input = i === 0 ? piped : undefined
+      const next = cur.flatMap((s) => (s.done || s.returning || s.loopExit !== '' ? [s] : this.stmt(stmt, s, input)))
       // Paths are compared where a statement forked them (two paths that converged without a fork meet at the next one):
       // comparing every path after every statement made the walk quadratic in the script's length.
       cur = next.length > cur.length ? mergePaths(next) : next
@@ -187,6 +189,10 @@ class Evaluator implements Scope, Interp {
       case 'CallExpr': {
         const stdin = this.ex.hereDocOf(s, stmt) ?? piped
         if (stdin) this.writesFile(stmt, cmd, s, stdin)
+        if (s.out) {
+          const written = this.ex.output(s, stmt, piped)
+          if (written) s.out.push(written)
+        }
         return this.call(cmd, s, stdin)
       }
       case 'DeclClause':
@@ -199,7 +205,7 @@ class Evaluator implements Scope, Interp {
         return this.binary(cmd, s, piped)
       case 'Block':
       case 'Subshell':
-        return this.run(children(cmd, 'Stmts'), [s])
+        return this.run(children(cmd, 'Stmts'), [s], piped)
       case 'FuncDecl':
         s.funcs.set(str(child(cmd, 'Name')!, 'Value'), child(cmd, 'Body')!)
         owners.set(child(cmd, 'Body')!, this)
@@ -275,15 +281,22 @@ class Evaluator implements Scope, Interp {
     const x = child(cmd, 'X')!
     const y = child(cmd, 'Y')!
     if (op === OP.Pipe) {
-      // The right side reads what the left writes, where the left only passes text on (a here-document through `cat`).
-      const out = this.ex.output(s, x, piped)
-      return this.run([y], this.run([x], [s], piped), out)
+      // The right side reads what the left writes, where the left only passes text on (a here-document through `cat`, a function
+      // that prints a script): the left runs with its output kept (State.out), each path's given to the right.
+      const outer = s.out
+      s.out = []
+      return this.run([x], [s], piped).flatMap((st) => {
+        const written = st.out ?? []
+        if (outer) st.out = [...outer]
+        else delete st.out
+        return this.run([y], [st], written.length > 0 ? concatVals(written) : undefined)
+      })
     }
     if (op !== OP.AndStmt && op !== OP.OrStmt) return this.run([x, y], [s])
     const c = this.conds.of(s, [x])
     const line = this.ex.span(cmd).line
     const sym = op === OP.AndStmt ? '&&' : '||'
-    return this.run([x], [s]).flatMap((st) => {
+    return this.run([x], [s], piped).flatMap((st) => {
       if (st.done || st.returning || st.loopExit !== '') return [st]
       const runY = op === OP.AndStmt ? c : c === undefined ? undefined : !c
       const cond = op === OP.AndStmt ? [x] : undefined
@@ -510,11 +523,11 @@ class Evaluator implements Scope, Interp {
     if (/^--?[A-Za-z][\w-]*(?:=\S*)?$/.test(written)) this.shared.optionCommands.add(at.start)
   }
 
-  callFunction(fn: Node, args: Arg[], s: State, at: Span): State[] {
+  callFunction(fn: Node, args: Arg[], s: State, at: Span, stdin?: Val): State[] {
     if (s.frames.length >= MAX_DEPTH) return [s]
     const rest = args.some((a) => a.rest)
     s.frames.push({ args: args.filter((a) => !a.rest), rest, shifted: 0, locals: newVars(), callAt: at })
-    return (owners.get(fn) ?? this).run([fn], [s]).map((x) => {
+    return (owners.get(fn) ?? this).run([fn], [s], stdin).map((x) => {
       x.frames.pop()
       x.returning = false
       return x
@@ -649,7 +662,7 @@ class Evaluator implements Scope, Interp {
     }
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void {
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[], stdin?: Val): void {
     if (this.nesting >= MAX_NESTING) return
     const parses = this.shared.parses
     const t = tokenized(script)
@@ -668,7 +681,7 @@ class Evaluator implements Scope, Interp {
     const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
     // A script file run with its arguments: they are known (as far as the caller's words are), and no others follow.
     if (args) init.frames = [{ args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0, locals: newVars() }]
-    const done = sub.run(children(parsed.file, 'Stmts'), [init])
+    const done = sub.run(children(parsed.file, 'Stmts'), [init], stdin)
     if (sub.truncated) this.truncated = true
     for (const st of done) for (const [k, c] of st.containers) if (!s.containers.has(k)) s.containers.set(k, c)
     const seen = new Set<string>()

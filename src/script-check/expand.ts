@@ -212,7 +212,8 @@ export class Expander {
       return left && this.output(s, child(cmd, 'Y')!, left)
     }
     if (nodeType(cmd) !== 'CallExpr' || children(cmd, 'Assigns').length > 0) return undefined
-    if (children(stmt, 'Redirs').some((x) => num(x, 'Op') === OP.RdrOut || num(x, 'Op') === OP.AppOut)) return undefined
+    if (children(stmt, 'Redirs').some((x) => STDOUT_ELSEWHERE.has(num(x, 'Op')) && ['', '1', '&'].includes(child(x, 'N') ? str(child(x, 'N')!, 'Value') : '')))
+      return undefined
     const args = this.argsOf(s, children(cmd, 'Args'))
     const name = args[0]?.val
     if (!name?.known) return undefined
@@ -296,6 +297,9 @@ export class Expander {
     })
   }
 }
+
+/** Redirections that send standard output elsewhere (`>f`, `>>f`, `>&2`, `>|f`, `&>f`, `&>>f`), unless a descriptor other than 1 is named. */
+const STDOUT_ELSEWHERE: ReadonlySet<number> = new Set([OP.RdrOut, OP.AppOut, OP.DplOut, OP.ClbOut, OP.RdrAll, OP.AppAll])
 
 /** A command line that starts a Ray node (`ray start`, or Ray's CLI module `python -m ray.scripts.scripts start`). */
 const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)\s+start\b/

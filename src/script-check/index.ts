@@ -262,7 +262,7 @@ function runClusterNote(line: string, written: string, call: RunClusterCall): Fi
       ? `copies before vLLM PR #28328 (2025-11) start the ${role}'s Ray without --node-ip-address, so Ray registers this node under its default-route address while vLLM is told VLLM_HOST_IP=${ip}: the seed incident, a placement group that never schedules. Copies from PR #30002 on pin Ray to VLLM_HOST_IP.`
       : call.role === 'head'
         ? `copies from vLLM PR #28328 (2025-11) on pin the head's Ray to ${call.headAddress ?? 'the head address given'}, while vLLM in the container, without -e VLLM_HOST_IP, takes the node's default-route address; if the two differ, vLLM's placement group asks for a node Ray does not have.`
-        : 'what it pins depends on the copy (vLLM PR #28328 and #30002 changed it), and without -e VLLM_HOST_IP vLLM in the container takes the node\'s default-route address.'
+        : "what it pins depends on the copy (vLLM PR #28328 and #30002 changed it), and without -e VLLM_HOST_IP vLLM in the container takes the node's default-route address."
   return {
     code: 'SCRIPT_SOURCE_NOT_FOLLOWED',
     severity: 'warning',
@@ -276,6 +276,6 @@ function runClusterNote(line: string, written: string, call: RunClusterCall): Fi
       ...(ip !== undefined ? { 'VLLM_HOST_IP passed': ip } : {}),
       'Not read because': 'it is not in the repository',
     },
-    fix: `Keep the run_cluster.sh you run in the repository beside this script, taken from vLLM's examples/ray_serving/run_cluster.sh at or after PR #30002, so the check reads its ray start; ${ip !== undefined ? 'an older copy must have --node-ip-address=$VLLM_HOST_IP added to its ray start (RAY_START_CMD)' : 'pass -e VLLM_HOST_IP=<this node\'s fabric address> as every node\'s last arguments'}. After it runs, \`ray status\` / \`ray list nodes\` on the head must show each node under its VLLM_HOST_IP.`,
+    fix: `Keep the run_cluster.sh you run in the repository beside this script, taken from vLLM's examples/ray_serving/run_cluster.sh at or after PR #30002, so the check reads its ray start; ${ip !== undefined ? 'an older copy must have --node-ip-address=$VLLM_HOST_IP added to its ray start (RAY_START_CMD)' : "pass -e VLLM_HOST_IP=<this node's fabric address> as every node's last arguments"}. After it runs, \`ray status\` / \`ray list nodes\` on the head must show each node under its VLLM_HOST_IP.`,
   }
 }

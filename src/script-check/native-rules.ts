@@ -254,6 +254,20 @@ export function nativeFindings(starts: readonly RayStart[], manifest: Manifest |
       ...nnodesFindings(script, r, manifest),
       ...hostIpFindings(script, r, serves, manifest),
     ]),
-    ...rankFindings(script, serves, manifest),
+    ...rankFindings(script, sections(serves), manifest),
   ]
+}
+
+/**
+ * One serve per section of the script: the same line run with the same rank on paths that differ elsewhere (an option the script
+ * sets or not, `[ "$VISION" = 1 ] && VISION_ARG=…`) is one section taken one way or the other, not two nodes claiming that rank.
+ */
+function sections(serves: readonly Serve[]): Serve[] {
+  const seen = new Set<string>()
+  return serves.filter((r) => {
+    const key = `${r.line}\u0000${flagValue(r, '--node-rank')?.text ?? ''}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
 }

@@ -27,12 +27,12 @@ export interface Prefix {
 /** What commands need from the evaluator. */
 export interface Interp {
   lookup(s: State, name: string): Var | undefined
-  callFunction(fn: Node, args: Arg[], s: State, at: Span): State[]
+  callFunction(fn: Node, args: Arg[], s: State, at: Span, stdin?: Val): State[]
   /**
    * Run a string in a nested shell whose environment is `env`; its `ray start`s join the path's, and
    * so do the containers it starts. `host`: the ssh destination it runs on (absent: this path's host).
    */
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[]): void
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[], stdin?: Val): void
   /** `bash FILE args`, `./FILE.sh args`: a script file in the repository (or one this path wrote), run by a child shell. */
   runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void
   /** Whether a loop is being run around the command (`break`/`continue` count only there). */
@@ -106,7 +106,7 @@ export class Commands {
     const name = (argv[0]?.val.text ?? '').replace(/^.*\//, '')
     const rest = argv.slice(1)
     const fn = s.funcs.get(name)
-    if (fn) return this.it.callFunction(fn, rest, s, at)
+    if (fn) return this.it.callFunction(fn, rest, s, at, stdin)
     switch (name) {
       case 'source':
       case '.':
@@ -155,8 +155,11 @@ export class Commands {
         return [s]
     }
     if (SHELLS.has(name)) {
-      const script = shellScriptArg(rest)?.val ?? stdin
-      const file = script ? -1 : rest.findIndex((a) => !a.val.text.startsWith('-'))
+      // A file operand is what the shell runs; its input is read as the script only without one (`bash`, `bash -s ARGS`).
+      const operand = rest.findIndex((a) => !a.val.text.startsWith('-'))
+      const fromInput = operand < 0 || rest.slice(0, operand).some((a) => /^-[a-z]*s[a-z]*$/.test(a.val.text))
+      const script = shellScriptArg(rest)?.val ?? (fromInput ? stdin : undefined)
+      const file = script ? -1 : operand
       if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
       else if (file >= 0 && !rest[file]!.rest) this.it.runScriptFile(rest[file]!, rest.slice(file + 1), this.shellEnv(s, prefix, at), s, at)
       return [s]
@@ -550,7 +553,8 @@ export class Commands {
     const shell = words.length === 0 || (SHELLS.has(words[0]!.val.text.replace(/^.*\//, '')) && !shellScriptArg(words.slice(1)))
     const host = sshHost(rest)
     if (shell && stdin) this.it.runNested(stdin, new Map(), s, false, at, host)
-    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at, host)
+    // A remote command reads what is piped in (`… | ssh host 'cat > f && bash f'`).
+    else if (words.length > 0) this.it.runNested(concatJoin(words.map((w) => w.val)), new Map(), s, false, at, host, undefined, stdin)
   }
 }
 

@@ -175,6 +175,11 @@ export interface State {
   facts: HashedMap<Fact>
   /** Files the script wrote from a here-document (`cat > FILE <<EOF`), by path: what `--env-file FILE` reads. */
   files: HashedMap<Val>
+  /**
+   * Inside a pipe's left side: the text its statements wrote on their standard output, where each only passed text on (`cat <<EOF`,
+   * `echo`, `tee`; in a function called there too), for the right side to read (`runscript "$r" | ssh "$host" 'cat > f && bash f'`).
+   */
+  out?: Val[]
 }
 
 export interface Fact {
@@ -220,6 +225,7 @@ export const fork = (s: State): State => ({
   assumedEmpty: [...s.assumedEmpty],
   facts: s.facts.copy(),
   files: s.files.copy(),
+  ...(s.out ? { out: [...s.out] } : {}),
 })
 
 /** A key per value, computed once per object: paths share the objects they did not change since they forked. */
@@ -320,7 +326,8 @@ export function sameState(a: State, b: State): boolean {
     sameList(a.starts, b.starts, (x, y) => startKey(x) === startKey(y)) &&
     sameEntries(a.facts, b.facts, sameFact) &&
     sameEntries(a.files, b.files, sameFile) &&
-    sameEntries(a.containers, b.containers, sameContainer)
+    sameEntries(a.containers, b.containers, sameContainer) &&
+    sameList(a.out ?? [], b.out ?? [], (x, y) => x.text === y.text)
   )
 }
 

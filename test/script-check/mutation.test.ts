@@ -153,7 +153,7 @@ beforeAll(async () => {
  * The example manifest with `n` nodes on the head's /24: the head at `headIp` (FABRIC_IP, or the script's own literal
  * --master-addr), the workers after it (10.99.0.3 on).
  */
-function manifestOf(n: number, headIp = FABRIC_IP): Manifest {
+function manifestOf(n: number, headIp = FABRIC_IP, ifname?: string): Manifest {
   const [head, worker] = [pair.nodes.find((x) => x.role === 'head')!, pair.nodes.find((x) => x.role === 'worker')!]
   const [a, b, c, d] = headIp.split('.').map(Number) as [number, number, number, number]
   const first = headIp === FABRIC_IP ? 3 : d < 200 ? d + 1 : 10
@@ -161,12 +161,12 @@ function manifestOf(n: number, headIp = FABRIC_IP): Manifest {
     { ...head, fabricIp: headIp },
     ...Array.from({ length: n - 1 }, (_, i) => ({ ...worker, name: `w${i + 1}`, fabricIp: `${a}.${b}.${c}.${first + i}` })),
   ]
-  return { ...pair, fabric: { ...pair.fabric, subnet: `${a}.${b}.${c}.0/24` }, nodes }
+  return { ...pair, fabric: { ...pair.fabric, subnet: `${a}.${b}.${c}.0/24`, ...(ifname ? { interfaces: [ifname] } : {}) }, nodes }
 }
 
 /** A native-mode mutant: found at a line of the role or the injection, with a patch that applies and leaves no error. */
 export function checkNativeMutant(m: NativeMutant): void {
-  const manifest = manifestOf(m.nodes, m.headIp)
+  const manifest = manifestOf(m.nodes, m.headIp, m.ifname)
   const errs = (text: string) => checkLaunchScript(text, { path: NAME, manifest }).findings.filter((f) => f.severity === 'error')
   const r = checkLaunchScript(m.text, { path: NAME, manifest })
   const code = m.bug === 'master-addr' ? 'SCRIPT_MASTER_ADDR_NOT_FABRIC' : 'SCRIPT_VLLM_HOST_IP_OVERRIDE'
@@ -394,12 +394,6 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: 'the published docker run is cut by a missing `\\` (SCRIPT_CONTINUATION_BROKEN): its ray start never runs',
     mutants: ['head prefix', 'head env', 'head exec env', 'head docker -e'],
   },
-  // Each rank's launch script is a function's here-document output piped to `ssh HOST 'cat > FILE && bash FILE'`: the check does
-  // not read a script a remote shell saves from its stdin and then runs.
-  'richard0571-v41-tuned-tp4.sh': {
-    why: "the serve is in a function's here-document piped to ssh 'cat > FILE && bash FILE'",
-    mutants: ['native master-addr flag', 'native master-addr dropped', 'native host-ip prefix', 'native host-ip export'],
-  },
   // The worker pins Ray to an input (`--node-ip-address="${WORKER_ROCE_IP}"`, set by Compose's environment): as tasd12's, a literal
   // VLLM_HOST_IP is not known to differ from it (held-out11).
   'ybz21-runtime-entrypoint.sh': {
@@ -490,7 +484,7 @@ for (const set of [
           else it(`native ${m.bug} bug, ${m.style}`, () => checkNativeMutant(m))
         if (native.length > 0)
           it('native mode, as published with a manifest of its nodes: no error', () => {
-            const manifest = manifestOf(native[0]!.nodes, native[0]!.headIp)
+            const manifest = manifestOf(native[0]!.nodes, native[0]!.headIp, native[0]!.ifname)
             expect(
               checkLaunchScript(text, { path: NAME, manifest })
                 .findings.filter((f) => f.severity === 'error')

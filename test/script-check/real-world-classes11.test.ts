@@ -105,3 +105,41 @@ describe("vLLM's run_cluster.sh run but not in the repository: a warning saying 
     expect(check(text).findings.filter((f) => f.code === 'SCRIPT_SOURCE_NOT_FOLLOWED')).toEqual([])
   })
 })
+
+// held-out9's richard0571 (4 native mutants missed since session 47): each rank's launch script is the output of a function
+// (`runscript "$r"`, a here-document after a `local` and a test) piped to `ssh HOST 'cat > FILE && bash FILE'`; its `docker run` takes
+// options from variables of unknown value (`$MOUNT_ARGS`, `$ENGRAM_ENV $NCCL_ENV …`) before more options and the image.
+describe('a launch script printed by a function and piped to a remote shell that saves and runs it', () => {
+  const gen = (serve: string) =>
+    `NODES=(10.0.0.1 10.0.0.2)\ngen() {\n  local r="$1" hl=""\n  [ "$r" != 0 ] && hl="--headless"\n  cat <<EOF\ndocker run -d --network host $EXTRA_MOUNTS -e VLLM_HOST_IP=\${NODES[$r]} \\\\\n --entrypoint /bin/bash $IMAGE -lc '${serve} --nnodes 2 --node-rank $r --master-addr 127.0.0.1 $hl'\nEOF\n}\n`
+  it.each([
+    // richard0571's shape: a function that wraps ssh reads what is piped into the call
+    [
+      `${gen('exec vllm serve m')}sshpipe() { ssh -o BatchMode=yes "\${NODES[$1]}" 'cat > /tmp/l.sh && bash /tmp/l.sh'; }\nfor r in 1; do gen "$r" | sshpipe "$r"; done\ngen 0 | sshpipe 0\n`,
+    ],
+    // the remote shell reading the script itself, and bash -s with the rank as an argument
+    [`${gen('vllm serve m')}gen 1 | ssh 10.0.0.2 bash\ngen 0 | ssh 10.0.0.1 'bash -s' \n`],
+  ])('%#: each rank found (a loopback master named on both)', (text) => {
+    const found = check(text).findings.filter((f) => f.code === 'SCRIPT_MASTER_ADDR_NOT_FABRIC')
+    expect(found.map((f) => f.evidence.Role ?? f.message.split(' ')[1])).toHaveLength(2)
+  })
+
+  it("a variable of unknown value before docker run's own options is options, not the image", () => {
+    // (MOUNTS and GPU_ENV read from files: their values are not known, as richard0571's `$MOUNT_ARGS` and `$GRAPH_ENV $B12X_ENV`; the
+    // serve after the image's entrypoint is found only when the image is found)
+    const text =
+      'MOUNTS=$(sed "s/^/-v /" mounts.txt)\nGPU_ENV=$(cat gpu.env)\nssh head "docker run -d $MOUNTS $GPU_ENV --network host --entrypoint /bin/bash $IMAGE -lc \'vllm serve m --nnodes 2 --node-rank 0 --master-addr 127.0.0.1\'"\n'
+    expect(errors(text)).toEqual(['SCRIPT_MASTER_ADDR_NOT_FABRIC@3'])
+    // (an unknown image followed by its own command's options stays the image: `$IMAGE -lc '…'`)
+    const entry = "docker run -d -e VLLM_HOST_IP=10.0.0.1 --network host --entrypoint /bin/bash $IMAGE -lc 'ray start --head --port=6379 --block'\n"
+    expect(errors(entry)).toEqual(['SCRIPT_HEAD_IDENTITY_UNPINNED@1'])
+  })
+
+  it('one section taken one way or another on two paths (an option set or not) is not two nodes with the same rank', () => {
+    const text =
+      'VISION_ARG=""\n[ "$VISION" = 1 ] && VISION_ARG="--limit-mm-per-prompt x"\nvllm serve m $VISION_ARG --nnodes 2 --node-rank 0 --master-addr 10.0.0.1 &\nssh 10.0.0.2 "vllm serve m --nnodes 2 --node-rank 1 --master-addr 10.0.0.1 --headless"\n'
+    expect(errors(text)).toEqual([])
+    // (two sections that do claim one rank are still named)
+    expect(errors(text.replace('--node-rank 1', '--node-rank 0'))).toContain('SCRIPT_NATIVE_RANK_DUPLICATE@4')
+  })
+})

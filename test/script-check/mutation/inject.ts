@@ -388,8 +388,24 @@ export interface NativeMutant {
   readonly roleLines: readonly number[]
   /** Nodes of the manifest the mutant is checked against (the script's literal --nnodes, else 2). */
   readonly nodes: number
-  /** The manifest's head fabric IP: the script's literal `--master-addr` where it writes one (the author's head), else 10.99.0.1. */
+  /**
+   * The manifest's head fabric IP: the script's literal `--master-addr` where it writes one (the author's head), or the literal a
+   * variable it names holds (`HEAD=10.0.0.1`, `HEAD="${NODES[0]}"` with `NODES=(10.0.0.1 …)`), else 10.99.0.1.
+   */
   readonly headIp: string
+  /** The manifest's fabric interface: the script's own literal NCCL_SOCKET_IFNAME where it sets one. */
+  readonly ifname?: string
+}
+
+/** A literal IP, or the literal IP a `$NAME` / `${NAME}` / `${ARR[0]}` the script assigns once holds. */
+function literalIp(text: string, word: string | undefined): string | undefined {
+  const ref = word === undefined ? null : /^\$\{?([A-Za-z_]\w*)(\[0\])?\}?$/.exec(word)
+  if (!ref) return word
+  const assigned = [...text.matchAll(new RegExp(`^[ \\t]*(?:export[ \\t]+)?${ref[1]}=(.*)$`, 'gm'))].map((m) => m[1]!.trim())
+  if (assigned.length !== 1) return undefined
+  const value = assigned[0]!.replace(/^"(.*)"$/, '$1')
+  if (ref[2]) return /^\(\s*(\d{1,3}(?:\.\d{1,3}){3})\b/.exec(value)?.[1]
+  return /^\$\{[A-Za-z_]\w*\[0\]\}$/.test(value) ? literalIp(text, value) : /^\d{1,3}(?:\.\d{1,3}){3}$/.test(value) ? value : undefined
 }
 
 const SERVE = /\bvllm serve\b|-m (?:vllm\.entrypoints\.openai\.api_server|dynamo\.vllm)\b/g
@@ -470,8 +486,10 @@ export function nativeMutants(original: string): NativeMutant[] {
   const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
   const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
   // A literal --master-addr is the author's head: the manifest's head is there, so the published script fits it.
-  const literal = master?.[3]?.replace(/^"|"$/g, '')
+  const literal = literalIp(original, master?.[3]?.replace(/^"|"$/g, ''))
   const headIp = literal && /^\d{1,3}(?:\.\d{1,3}){3}$/.test(literal) && literal !== OTHER_IP ? literal : FABRIC_IP
+  // The fabric interface the script names itself (NCCL_SOCKET_IFNAME=…), so the published script fits its manifest.
+  const ifname = /\bNCCL_SOCKET_IFNAME=["']?([A-Za-z][\w.-]*)/.exec(original)?.[1]
   // The worker is given the head's fabric IP; the head (the script's only serve) an address other than its own.
   const hostIp = o.role === 'head' ? OTHER_IP : headIp
   // A serve built in an array runs where `"${cmd[@]}"` is a command: settings go there; its lines and the array's are the role's.
@@ -482,13 +500,22 @@ export function nativeMutants(original: string): NativeMutant[] {
   if (master) {
     const at = o.at + master.index
     const flagged = `${original.slice(0, at)}${master[1]}${master[2]}${OTHER_IP}${original.slice(at + master[0].length)}`
-    out.push({ bug: 'master-addr', style: 'flag', text: flagged, injectedLines: [lineOf(original, at + 1)], roleLines: role, nodes, headIp })
+    out.push({
+      bug: 'master-addr',
+      style: 'flag',
+      text: flagged,
+      injectedLines: [lineOf(original, at + 1)],
+      roleLines: role,
+      nodes,
+      headIp,
+      ...(ifname ? { ifname } : {}),
+    })
     const dropped = `${original.slice(0, at)}${original.slice(at + master[0].length)}`
     const droppedRole =
       o.runAt === undefined
         ? lineRange(dropped, start, o.end - master[0].length)
         : [...lineRange(dropped, o.at, o.end - master[0].length), lineOf(dropped, start - master[0].length)]
-    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: droppedRole, nodes, headIp })
+    out.push({ bug: 'master-addr', style: 'dropped', text: dropped, injectedLines: [], roleLines: droppedRole, nodes, headIp, ...(ifname ? { ifname } : {}) })
   }
   // A container started with --cleanenv (apptainer) or by docker gets none of this shell's variables; nor does a process
   // `docker exec`/`podman exec` starts in one (the container's environment and the exec's own -e only).
@@ -506,6 +533,7 @@ export function nativeMutants(original: string): NativeMutant[] {
         o.runAt === undefined ? lineRange(text, shift(start), shift(o.end)) : [...lineRange(text, shift(o.at), shift(o.end)), lineOf(text, shift(start))],
       nodes,
       headIp,
+      ...(ifname ? { ifname } : {}),
     })
   }
   const assign = `VLLM_HOST_IP=${hostIp}`
