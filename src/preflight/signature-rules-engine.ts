@@ -131,6 +131,63 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // vLLM's attention selector finding no backend (platforms/cuda.py get_valid_backends, 0.12 on; the reasons per backend from 0.13): "ValueError:
+    // No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=auto, …,
+    // use_mla=True, has_sink=False, use_sparse=True, …). Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not supported, …],
+    // FLASHMLA: [… FlashMLA Sparse is only supported on Hopper and Blackwell devices.], …}." Where a backend refuses the GPU's compute capability,
+    // the model's attention (MLA, sparse MLA) has no kernel for this GPU: DeepSeek-V3.2 on RTX PRO 6000 sm_120 (vllm-project/vllm#31480, held-out
+    // batch 71), GLM-5 on sm_120 (a deployment note, 2026), GLM-5.2 (a load smoke log, 2026). Reasons with no compute capability (a KV-cache dtype,
+    // non-causal attention for a drafter) are another cause: left to the failure lines. Not vLLM's "Some attention backends are not valid …"
+    // (logged at INFO or DEBUG on healthy starts).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /No valid attention backend found for (\w+) with AttentionSelectorConfig\(([^)]*)\)\.?(?: Reasons: \{(.*)\})?/,
+    hit: (m, _line, _ray, context) => {
+      const reasons = m[3] ?? ''
+      if (!/compute capability not supported|only supported on (?:Hopper|Blackwell|Ampere|Ada)/.test(reasons)) return null
+      const refusing = [...reasons.matchAll(/(\w+): \[([^\]]*)\]/g)]
+        .filter((r) => /compute capability not supported|only supported on/.test(r[2]!))
+        .map((r) => r[1]!)
+      const field = (name: string) => new RegExp(`\\b${name}=([\\w.]+)`).exec(m[2]!)?.[1]
+      const kind = field('use_mla') === 'True' ? (field('use_sparse') === 'True' ? 'sparse MLA' : 'MLA') : 'attention'
+      return {
+        key: `attn-arch:${kind}`,
+        severity: 'error',
+        message: `No attention backend of this vLLM runs the model's ${kind} on this GPU: ${refusing.join(', ')} refused its compute capability and the others lack what the model needs, so the engine cannot build its attention layers.`,
+        evidence: {
+          'Attention needed': kind,
+          ...(field('head_size') ? { 'Head size': field('head_size')! } : {}),
+          ...(field('kv_cache_dtype') ? { 'KV cache dtype': field('kv_cache_dtype')! } : {}),
+          'Backends refusing the compute capability': refusing.join(', '),
+          ...node(context),
+        },
+        fix: `Run the model on GPUs its ${kind} kernels exist for (vLLM's MLA backends cover Hopper sm_90 and datacenter Blackwell sm_100; sm_120/121 — RTX PRO 6000, RTX 50, GB10 — only in releases or forks that add a backend for them: check the model's vLLM recipe for your GPU), or an image whose vLLM has one; --attention-backend picks one explicitly once it exists.`,
+      }
+    },
+  },
+  {
+    // A kernel path's own refusal of the GPU, by its architecture's name (vLLM and its kernel packages, 2025–2026): "NotImplementedError: DeepGEMM
+    // MegaMoE requires SM100 GPUs.", "use_fp4_indexer_cache requires Blackwell datacenter GPUs (sm_10x, e.g. B200/GB200); sm_120 (consumer
+    // Blackwell) and earlier architectures are not supported." (vllm-project/recipes PR #760, held-out batch 71), "FlashMLA Sparse is only supported
+    // on Hopper and Blackwell devices." (later "… Hopper and Blackwell DC devices."), cuDNN frontend's "IndexerTopK requires SM100+ compute
+    // capability, found SM12". Not an INFO/DEBUG record (a choice logged on a healthy start), and not vLLM's attention selector listing
+    // every backend's reasons (the rule above reads that).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern:
+      /\b([A-Z][\w -]{1,40}?|[a-z_]\w{2,40}) (?:requires? (?:an? )?((?:SM ?|sm_)\d{2,3}\w*\+?|(?:Hopper|Blackwell|Ampere|Ada|Turing|Volta)(?: datacenter| data center| consumer)?)(?:[ -]family)? (?:GPUs?|devices?|compute capability)|(?:is )?only supported on ((?:Hopper|Blackwell|Ampere|Ada)(?: and (?:Hopper|Blackwell|Ampere|Ada))*)(?: DC| datacenter| data center)? (?:GPUs|devices))/,
+    hit: (m, line, _ray, context) => {
+      if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index)) || /attention backends are not valid|No valid attention backend found/.test(line))
+        return null
+      const needs = (m[2] ?? m[3])!
+      return {
+        key: `kernel-needs:${m[1]!.trim()}:${needs}`,
+        severity: warningRecord(line, m.index) ? 'warning' : 'error',
+        message: `${m[1]!.trim()} runs only on ${needs} GPUs, and this GPU is not one: the option or model path that uses it cannot start here.`,
+        evidence: { 'Refused by': m[1]!.trim(), Needs: needs, ...node(context) },
+        fix: `Drop the option that selects ${m[1]!.trim()} for this GPU (the model's recipe often has a per-GPU override: a MoE backend, an indexer or KV-cache dtype, an attention backend), or run on ${needs} GPUs.`,
+      }
+    },
+  },
+  {
     // A kernel's own architecture guard, printed on the GPU when a kernel built for other architectures is launched, then a trap (the launch
     // fails: "cudaErrorLaunchFailure: unspecified launch failure"): vLLM's CUTLASS wrappers (csrc/cutlass_extensions/common.hpp, 0.1x to 0.2x:
     // enable_sm100f_only `printf("This kernel only supports sm100f.\n"); asm("trap;")`, also "sm100a.", "sm120." — "sm120a." in later trees —,

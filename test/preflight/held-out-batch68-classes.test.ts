@@ -76,3 +76,47 @@ describe("code written against another vLLM release's engine objects: a VERSION_
     expect(codes).not.toContain('VERSION_SKEW')
   })
 })
+
+// (held-out batch 71: vllm-project/vllm#31480, DeepSeek-V3.2 on RTX PRO 6000, and recipes PR #760, DeepSeek-V4-Flash's SM100-only options,
+// read as UNRECOGNISED_FAILURE before this)
+describe("vLLM's attention selector and kernel paths refusing the GPU's architecture: GPU_ARCH_UNSUPPORTED", () => {
+  it.each([
+    // the Blackwell MLA patch note's error signature (a ds4-sm120 branch's skill file, 2026), on one line as vLLM prints it
+    [
+      'ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=fp8, block_size=256, use_mla=True, has_sink=False, use_sparse=True). Reasons: {FLASH_ATTN_MLA: [compute capability not supported], FLASHMLA: [compute capability not supported], FLASHINFER_MLA: [compute capability not supported], TRITON_MLA: [sparse not supported], FLASHMLA_SPARSE: [compute capability not supported]}.',
+      'sparse MLA',
+    ],
+    // GLM-5.2 on vLLM 0.23 (a load smoke log's root failure, 2026), behind the engine core's prefix
+    [
+      '(EngineCore_DP0 pid=812) ERROR 07-22 19:43:10 [core.py:1010] ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=192, dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=None, use_mla=True, has_sink=False, use_sparse=True, use_mm_prefix=False, attn_type=AttentionType.DECODER). Reasons: {FLASH_ATTN_MLA: [head_size not supported, sparse not supported, compute capability not supported], FLASHMLA: [head_size not supported, sparse not supported, compute capability not supported, vllm._flashmla_C is not available], TRITON_MLA: [sparse not supported]}.',
+      'sparse MLA',
+    ],
+  ])('the selector %#', (text, kind) => {
+    const f = scan(text).find((x) => x.code === 'GPU_ARCH_UNSUPPORTED')
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence['Attention needed']).toBe(kind)
+    expect(f?.evidence['Backends refusing the compute capability']).toContain('FLASH_ATTN_MLA')
+  })
+
+  it.each([
+    // cuDNN frontend's top-k (IndexerTopK, 2026) on an RTX 50
+    ['RuntimeError: IndexerTopK requires SM100+ compute capability, found SM12', 'SM100+'],
+    // vLLM's FlashMLA sparse gate raised (vllm/v1/attention/ops/flashmla.py _raise_flashmla_unavailable), later wording
+    ['RuntimeError: FlashMLA Sparse is only supported on Hopper and Blackwell DC devices.', 'Hopper and Blackwell'],
+    ['NotImplementedError: DeepGEMM MegaMoE requires SM100 GPUs.', 'SM100'],
+  ])('a kernel path %#', (text, needs) => {
+    const f = scan(text).find((x) => x.code === 'GPU_ARCH_UNSUPPORTED')
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence.Needs).toBe(needs)
+  })
+
+  it.each([
+    // the selector's reasons with no compute capability among them (a drafter's non-causal attention with an fp8 KV cache): another cause
+    'ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=128, dtype=torch.bfloat16, kv_cache_dtype=fp8, block_size=None, use_mla=False, has_sink=False, use_sparse=False). Reasons: {FLASH_ATTN: [kv_cache_dtype not supported], FLASHINFER: [non-causal attention not supported], TRITON_ATTN: [non-causal attention not supported]}.',
+    // vLLM logging the backends it passed over on a healthy start (INFO in some releases)
+    'INFO 07-01 10:00:00 [cuda.py:300] Some attention backends are not valid for cuda with AttentionSelectorConfig(head_size=576, use_mla=True, use_sparse=True). Reasons: {FLASHMLA: [FlashMLA Sparse is only supported on Hopper and Blackwell devices.]}.',
+    'INFO 07-01 10:00:00 [deepgemm.py:40] DeepGEMM MegaMoE requires SM100 GPUs; using the Triton MoE kernel.',
+  ])('near miss %#: no GPU_ARCH_UNSUPPORTED', (text) => {
+    expect(scan(text).map((x) => x.code)).not.toContain('GPU_ARCH_UNSUPPORTED')
+  })
+})
