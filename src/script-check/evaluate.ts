@@ -15,7 +15,7 @@ import { fail, problem } from '../result/result.js'
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
 import { Commands, type Interp, type Prefix } from './simple-commands.js'
 import { Conditions, globMatch, record } from './conditions.js'
-import { Expander, type Scope } from './expand.js'
+import { Expander, NODE_ENVIRONMENT, type Scope } from './expand.js'
 import { type Arg, type Assignment, concatVals, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
 import { posix } from 'node:path'
 import { type ComposeService, composeServices, interpolate } from './compose.js'
@@ -103,6 +103,8 @@ class Evaluator implements Scope, Interp {
     private readonly chain: readonly string[] = [],
     /** In a string another shell runs: the values its caller computed, by their tokens in the text. */
     readonly holes?: ReadonlyMap<string, Val>,
+    /** In another shell: the names its caller assigned without exporting them, unset here (`bash <<EOF … \$ip_addr …`). */
+    readonly unexported?: ReadonlySet<string>,
   ) {
     this.ex = new Expander(this)
     this.conds = new Conditions(this.ex)
@@ -446,7 +448,8 @@ class Evaluator implements Scope, Interp {
     const out = children(stmt, 'Redirs').find((x) => num(x, 'Op') === OP.RdrOut || num(x, 'Op') === OP.AppOut)
     const teeFile = name === 'tee' ? words.slice(1).find((w) => !this.ex.src(w).startsWith('-')) : undefined
     const target = name === 'cat' && out ? this.ex.wordVal(s, child(out, 'Word')!) : teeFile ? this.ex.wordVal(s, teeFile) : undefined
-    if (target?.known) s.files.set(target.text, body)
+    // A path the script computes (`/tmp/ray-head-${SLURM_JOB_ID}.sh`) is the same file where it is written the same way.
+    if (target && target.text.trim() !== '') s.files.set(target.text, body)
   }
 
   private call(cmd: Node, s: State, stdin?: Val): State[] {
@@ -551,7 +554,7 @@ class Evaluator implements Scope, Interp {
    * file). `dir`: the folder a relative path starts from (else the script's).
    */
   private fileVal(s: State, written: Val, dir?: string): { val: Val; path: string } | undefined {
-    const here = written.known ? s.files.get(written.text) : undefined
+    const here = s.files.get(written.text)
     if (here) return { val: here, path: written.text }
     const where =
       dir !== undefined && written.known && !written.text.startsWith('/') && !written.text.includes('$')
@@ -604,6 +607,16 @@ class Evaluator implements Scope, Interp {
       return [s]
     }
     if (!word) return note('it names no file')
+    // A file this path wrote (`cat > "$RUN_DIR/lib.sh" <<'EOF'`, then `. "$RUN_DIR/lib.sh"`): its text, read in this shell.
+    const written = s.files.get(word.val.text)
+    if (written && this.nesting < MAX_NESTING) {
+      const sub = this.textEvaluator(written, this.env, at, this.nesting + 1, this.unexported)
+      if (sub) {
+        const out = sub.run(children(sub.script.file, 'Stmts'), [s])
+        if (sub.truncated) this.truncated = true
+        return out
+      }
+    }
     const scriptPath = this.shared.lines.path
     const where = sourcedPath(word.val, scriptPath, this.file)
     if ('why' in where) return note(where.why)
@@ -662,8 +675,14 @@ class Evaluator implements Scope, Interp {
     }
   }
 
-  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[], stdin?: Val): void {
-    if (this.nesting >= MAX_NESTING) return
+  /** An evaluator of text a shell reads (a string, a here-document, a file the script wrote): parsed once per text, mapped back to where it was written. */
+  private textEvaluator(
+    script: Val,
+    env: ReadonlyMap<string, Var> | undefined,
+    at: Span,
+    nesting: number,
+    unexported?: ReadonlySet<string>,
+  ): Evaluator | undefined {
     const parses = this.shared.parses
     const t = tokenized(script)
     if (!parses.has(t.text)) {
@@ -671,14 +690,23 @@ class Evaluator implements Scope, Interp {
       parses.set(t.text, 'error' in p ? undefined : p)
     }
     const parsed = parses.get(t.text)
-    if (!parsed) return
+    if (!parsed) return undefined
     const map = t.map && t.map.length === t.text.length ? t.map : Array<number>(t.text.length).fill(-1)
     const after = t.after && t.after.length === t.text.length ? t.after : undefined
     const pos = new Positions(this.pos.lines, map, after, at.line)
-    const sub = new Evaluator(parsed, t.text, pos, env, this.nesting + 1, this.shared, this.file, this.chain, t.holes)
+    return new Evaluator(parsed, t.text, pos, env, nesting, this.shared, this.file, this.chain, t.holes, unexported)
+  }
+
+  runNested(script: Val, env: ReadonlyMap<string, Var>, s: State, inContainer: boolean, at: Span, host?: string, args?: Arg[], stdin?: Val): void {
+    if (this.nesting >= MAX_NESTING) return
+    const sub = this.textEvaluator(script, env, at, this.nesting + 1, unexportedNames(s, env))
+    if (!sub) return
+    const parsed = sub.script
     // The nested shell's own arguments are as unknown as the script's: a symbolic `${3}` of the outer text stays symbolic.
-    // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts.
-    const init = { ...initialState(), branch: s.branch, host: host ?? s.host, containers: s.containers.copy() }
+    // It sees the containers this path started (on its host, `docker exec` finds them) and adds those it starts, and on the same host
+    // the files this path wrote (`cat > lib.sh <<EOF`, then `. lib.sh` in the script it runs).
+    const on = host ?? s.host
+    const init = { ...initialState(), branch: s.branch, host: on, containers: s.containers.copy(), ...(on === s.host ? { files: s.files.copy() } : {}) }
     // A script file run with its arguments: they are known (as far as the caller's words are), and no others follow.
     if (args) init.frames = [{ args: args.filter((a) => !a.rest), rest: args.some((a) => a.rest), shifted: 0, locals: newVars() }]
     const done = sub.run(children(parsed.file, 'Stmts'), [init], stdin)
@@ -856,4 +884,19 @@ function runClusterCall(args: readonly Arg[]): RunClusterCall {
     ...(roleAt === 2 ? { headAddress: words[1] } : {}),
     ...(vllmHostIp !== undefined ? { vllmHostIp } : {}),
   }
+}
+
+/**
+ * The names a shell assigned and did not export (its globals and the current function's locals), which another shell it starts does not
+ * get: a script's own `ip_addr=…` read as `\$ip_addr` in a here-document run by `srun … bash` is empty there. Names a node's environment
+ * sets for every shell (HOME, HOSTNAME, the scheduler's) are left out: the other shell has its own.
+ */
+function unexportedNames(s: State, env: ReadonlyMap<string, Var>): ReadonlySet<string> {
+  const out = new Set<string>()
+  const add = (name: string, v: Var) => {
+    if (!(v.kind === 'scalar' && v.exported) && !env.has(name) && !NODE_ENVIRONMENT.test(name)) out.add(name)
+  }
+  for (const [name, v] of s.globals) add(name, v)
+  for (const [name, v] of s.frames[s.frames.length - 1]?.locals ?? []) add(name, v)
+  return out
 }

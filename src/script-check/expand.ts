@@ -20,6 +20,8 @@ export interface Scope {
   readonly envKnown: boolean
   /** In a string another shell runs: the values its caller computed, by the token that stands for each in the text (model.ts Val.holes). */
   readonly holes?: ReadonlyMap<string, Val>
+  /** In another shell: names its caller assigned without exporting, which are unset here. */
+  readonly unexported?: ReadonlySet<string>
 }
 
 /** A field of an expanded word: its segments, or a whole argument passed on by `"$@"`. */
@@ -96,8 +98,12 @@ export class Expander {
       return item ? item.val : this.asWritten(n)
     }
     const set = v?.kind === 'scalar' ? v.val : v?.kind === 'array' ? v.items[0]?.val : undefined
-    if (exp) return this.withOperator(s, exp, set?.known ? set : undefined, set && !set.known ? set : undefined, v === undefined && !this.sc.envKnown, name)
+    const unset = v === undefined && this.sc.unexported?.has(name) === true
+    const mayBeSet = v === undefined && (!this.sc.envKnown || NODE_ENVIRONMENT.test(name)) && !unset
+    if (exp) return this.withOperator(s, exp, set?.known ? set : undefined, set && !set.known ? set : undefined, mayBeSet, name)
     if (set) return set
+    // The caller's own variable, not exported: this shell does not have it.
+    if (unset) return { text: '', known: true, map: [] }
     return sym(`\${${name}}`)
   }
 
@@ -298,11 +304,18 @@ export class Expander {
   }
 }
 
+/**
+ * Variables every shell on a node gets from its login, its scheduler or MPI, whatever its caller set: a shell a launcher starts (`srun
+ * … run.sh`, one task per node) has its own SLURM_PROCID, so such a name is not unset there even when the caller's exports are known.
+ */
+export const NODE_ENVIRONMENT =
+  /^(?:HOME|USER|LOGNAME|PATH|HOSTNAME|HOST|SHELL|PWD|OLDPWD|LANG|LC_\w+|TERM|TMPDIR|SLURM_\w+|SLURMD_\w+|PBS_\w+|PALS_\w+|LSB_\w+|FLUX_\w+|OMPI_\w+|PMI_\w+|PMIX_\w+|MPI_LOCALRANKID|CUDA_\w+|NVIDIA_\w+|LD_LIBRARY_PATH|PYTHONPATH|CONDA_\w+|VIRTUAL_ENV)$/
+
 /** Redirections that send standard output elsewhere (`>f`, `>>f`, `>&2`, `>|f`, `&>f`, `&>>f`), unless a descriptor other than 1 is named. */
 const STDOUT_ELSEWHERE: ReadonlySet<number> = new Set([OP.RdrOut, OP.AppOut, OP.DplOut, OP.ClbOut, OP.RdrAll, OP.AppAll])
 
 /** A command line that starts a Ray node (`ray start`, or Ray's CLI module `python -m ray.scripts.scripts start`). */
-const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)\s+start\b/
+const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)(?:\s+--log[\w-]*(?:=|\s+)\S+)*\s+start\b/
 
 /**
  * Text a templating engine fills in before any shell reads the script: Jinja2's `{{ … }}` (jinja2/defaults.py

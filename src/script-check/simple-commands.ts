@@ -134,9 +134,11 @@ export class Commands {
       case 'singularity':
         if (rest[0]?.val.text === 'exec') return this.apptainer(rest, prefix, s, at, stdin)
         break
-      case 'ray':
-        if (rest[0]?.val.text === 'start') s.starts.push(rayStart(s, rest.slice(1), this.hostEnv(s, prefix, at), at, false))
+      case 'ray': {
+        const args = rayStartArgs(argv, 0)
+        if (args >= 0) s.starts.push(rayStart(s, argv.slice(args), this.hostEnv(s, prefix, at), at, false))
         return [s]
+      }
       case 'docker':
       case 'podman':
       case 'nvidia-docker':
@@ -183,7 +185,7 @@ export class Commands {
       return out
     }
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
-    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && argv[i + 1]?.val.text === 'start')
+    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && rayStartArgs(argv, i) >= 0)
     if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
     // Ray's CLI run as its module (`python -m ray.scripts.scripts start …`, after a launcher too): the `ray` console script is
     // `ray=ray.scripts.scripts:main` (ray-project/ray python/setup.py, console_scripts), the same `ray start`.
@@ -374,10 +376,11 @@ export class Commands {
   ): void {
     const before = s.starts.length
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
-    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && command[i + 1]?.val.text === 'start')
+    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && rayStartArgs(command, i) >= 0)
     const serve = serveAt(command)
     const noShellBefore = (i: number) => command.slice(0, i).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, '')))
-    if (rayAt >= 0 && noShellBefore(rayAt)) s.starts.push(rayStart(s, command.slice(rayAt + 2), withPrefixes(env, command.slice(0, rayAt), s), at, true))
+    if (rayAt >= 0 && noShellBefore(rayAt))
+      s.starts.push(rayStart(s, command.slice(rayStartArgs(command, rayAt)), withPrefixes(env, command.slice(0, rayAt), s), at, true))
     else if (serve >= 0 && noShellBefore(serve))
       s.starts.push(vllmServe(s, command.slice(serve), withPrefixes(env, command.slice(0, serve), s), at, true, this.it.scriptText()))
     else if (SHELLS.has(exe)) {
@@ -599,10 +602,10 @@ function envFileSettings(body: Val, s: State, line: number): Assignment[] {
 
 /** Index of `start` in `python[3[.N]] [-u …] -m ray.scripts.scripts start` among a command's words (-1: none). */
 export function rayModuleStart(argv: readonly Arg[]): number {
-  const m = argv.findIndex((a, i) => a.val.text === 'ray.scripts.scripts' && argv[i - 1]?.val.text === '-m' && argv[i + 1]?.val.text === 'start')
+  const m = argv.findIndex((a, i) => a.val.text === 'ray.scripts.scripts' && argv[i - 1]?.val.text === '-m' && rayStartArgs(argv, i) >= 0)
   if (m < 2) return -1
   const py = argv.slice(0, m - 1).findLastIndex((a) => /^python(?:\d+(?:\.\d+)?)?$/.test(a.val.text.replace(/^.*\//, '')))
-  return py >= 0 && argv.slice(py + 1, m - 1).every((a) => a.val.text.startsWith('-')) ? m + 1 : -1
+  return py >= 0 && argv.slice(py + 1, m - 1).every((a) => a.val.text.startsWith('-')) ? rayStartArgs(argv, m) - 1 : -1
 }
 
 /** Where `vllm serve`'s own arguments start in a command's words (-1: none). */
@@ -663,3 +666,15 @@ function withPrefixes(env: Map<Watched, Assignment>, before: Arg[], s: State): M
 
 const asVars = (env: ReadonlyMap<Watched, Assignment>): Map<string, Var> =>
   new Map([...env].map(([k, a]) => [k, { kind: 'scalar', val: a.val, exported: true, assignment: a } as Var]))
+
+/**
+ * Where `ray start`'s own arguments begin for the `ray` word at `at` (-1: that is no `ray start`). The options of Ray's command group may
+ * come before the subcommand (ray-project/ray python/ray/scripts/scripts.py `cli`: `--logging-level`, `--logging-format`, and the log style
+ * options `--log-style`, `--log-color`): `ray --logging-level info start --head …` (ALCF's Aurora job, held-out15).
+ */
+export function rayStartArgs(argv: readonly Arg[], at: number): number {
+  let i = at + 1
+  while (i < argv.length && /^--(?:logging-level|logging-format|log-style|log-color)(?:=|$)/.test(argv[i]!.val.text))
+    i += argv[i]!.val.text.includes('=') ? 1 : 2
+  return argv[i]?.val.text === 'start' ? i + 1 : -1
+}

@@ -374,6 +374,8 @@ export function mergePaths(states: readonly State[]): State[] {
 }
 
 const LAUNCHES = /\b(?:ray|vllm|docker|podman|nvidia-docker|apptainer|singularity|ssh|srun|mpirun|torchrun|python3?|bash|sh|exec|env|export|source)\b|^\s*\.\s/
+/** A start's command written out: `ray start`, `ray --logging-level info start`, `vllm serve`, vLLM's server module, Ray's CLI module. */
+const START_TEXT = /\bray(?:\s+--log[\w-]*(?:=|\s+)\S+)*\s+start\b|\bvllm\s+serve\b|\bvllm\.entrypoints\.|\bray\.scripts\.scripts\b/
 const REFERENCE = /\$\{?([A-Za-z_]\w*)/g
 const ASSIGNED = /(?:^|[\s;&|(])(?:printf\s+-v\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=)/g
 
@@ -388,19 +390,34 @@ export function startInputs(text: string): ReadonlySet<string> {
   const lines = text.replace(/\\\n/g, ' ').split('\n')
   const relevant = new Set<string>(WATCHED)
   const feeds = new Map<string, Set<string>>()
+  // Variables that hold a start's command (`FRAMEWORK_CMD="ray start --address=…"`), and those built from one: a path that holds another
+  // command than the next runs another start (CSCS's launcher, held-out15).
+  const carriers = new Set<string>()
   for (const line of lines) {
     const refs = [...line.matchAll(REFERENCE)].map((m) => m[1]!)
-    if (LAUNCHES.test(line)) for (const r of refs) relevant.add(r)
+    const launches = LAUNCHES.test(line)
+    if (launches) for (const r of refs) relevant.add(r)
     for (const m of line.matchAll(ASSIGNED)) {
       const name = m[1] ?? m[2]!
       const into = feeds.get(name) ?? new Set<string>()
       for (const r of refs) if (r !== name) into.add(r)
       feeds.set(name, into)
+      if (START_TEXT.test(line)) carriers.add(name)
     }
     // `read … NAME <<< "$X"`: NAME is read from X.
     const read = /\bread\b.*?\b([A-Za-z_]\w*)\s*<<</.exec(line)
     if (read) feeds.set(read[1]!, new Set([...(feeds.get(read[1]!) ?? []), ...refs]))
   }
+  let grew = carriers.size > 0
+  while (grew) {
+    grew = false
+    for (const [name, from] of feeds)
+      if (!carriers.has(name) && [...from].some((r) => carriers.has(r))) {
+        carriers.add(name)
+        grew = true
+      }
+  }
+  for (const c of carriers) relevant.add(c)
   const todo = [...relevant]
   while (todo.length > 0) {
     for (const r of feeds.get(todo.pop()!) ?? [])

@@ -80,6 +80,11 @@ function logicalEnd(text: string, i: number): number {
  * body): bash's quotes read from the top, comments, backslashes and here-document bodies skipped.
  */
 function inMultiLineString(text: string, i: number): boolean {
+  return stringOpenedOn(text, i) !== undefined
+}
+
+/** Where the line begins on which the multi-line quoted string around index i opened (undefined: i is in none). */
+function stringOpenedOn(text: string, i: number): number | undefined {
   let q: '' | "'" | '"' = ''
   let openedOn = -1
   let heredoc: string | undefined
@@ -107,19 +112,20 @@ function inMultiLineString(text: string, i: number): boolean {
       const h = /^<<-?\s*['"]?(\w+)['"]?/.exec(text.slice(j))
       if (h) {
         const nl = text.indexOf('\n', j)
-        if (nl < 0 || nl >= i) return false
+        if (nl < 0 || nl >= i) return undefined
         heredoc = h[1]!
         j = nl
       }
     }
   }
-  return q !== '' && openedOn !== text.lastIndexOf('\n', i - 1)
+  return q !== '' && openedOn !== text.lastIndexOf('\n', i - 1) ? openedOn + 1 : undefined
 }
 
 function occurrences(text: string): Occurrence[] {
   const out: Occurrence[] = []
   // `ray start`, or Ray's CLI run as its module (`python -m ray.scripts.scripts start`, the `ray` console script's module).
-  const re = /\b(?:ray|python[\d.]*\s+-m\s+ray\.scripts\.scripts) start\b/g
+  // (Ray's own options may come before the subcommand: `ray --logging-level info start …`, ALCF's Aurora job.)
+  const re = /\b(?:ray|python[\d.]*\s+-m\s+ray\.scripts\.scripts)(?:\s+--log(?:ging)?-[\w-]+(?:=|\s+)\S+)*\s+start\b/g
   for (let m = re.exec(text); m; m = re.exec(text)) {
     // Ray run by its path (`/root/.local/bin/ray start`, OpenRLHF's Slurm example): the command word starts at the path, where a setting goes.
     const path = /(?:^|(?<=[\s"'`(=;&|]))[\w.~${}/-]*\/$/.exec(text.slice(text.lastIndexOf('\n', m.index) + 1, m.index))?.[0] ?? ''
@@ -240,11 +246,17 @@ function reaches(text: string, from: number, to: number): boolean {
 function remote(text: string, x: Occurrence): boolean {
   const lineStart = text.lastIndexOf('\n', x.at - 1) + 1
   if (/(?:^|[\s;&|(])ssh\s/.test(text.slice(lineStart, x.at))) return true
+  // A line of a multi-line string an ssh command runs (`ssh "$w" "bash -l -c '…\n ray start …'"`, ALCF's Aurora job).
+  const opened = stringOpenedOn(text, x.at)
+  if (opened !== undefined && /(?:^|[\s;&|(])ssh\s/.test(text.slice(opened, text.indexOf('\n', opened)))) return true
   const name = /^\s*(?:local\s+|export\s+)?([A-Za-z_]\w*)=["']$/.exec(text.slice(lineStart, x.at))?.[1]
   if (!name) return false
   const uses = text.split('\n').filter((l) => !l.trimStart().startsWith('#') && new RegExp(`\\$\\{?${name}\\b`).test(l))
   return uses.length > 0 && uses.every((l) => /(?:^|[\s;&|(])ssh\s/.test(l))
 }
+
+/** A launcher's own VLLM_HOST_IP for the command it runs. */
+const OWN_SETTING = /(?:^|\s)(?:-e|--env)[ =]["']?VLLM_HOST_IP=|\b(?:SINGULARITY|APPTAINER)ENV_VLLM_HOST_IP=/
 
 /** Every mutant of one script: each bug in each style that fits the script. */
 export function mutants(original: string): Mutant[] {
@@ -278,6 +290,10 @@ export function mutants(original: string): Mutant[] {
       let reachesOthers = false
       let files: Record<string, string> = {}
       const assign = `VLLM_HOST_IP=${ip} `
+      // A container launcher that sets VLLM_HOST_IP itself for the start (`singularity exec --env VLLM_HOST_IP=… IMAGE ray start`, `-e`,
+      // SINGULARITYENV_/APPTAINERENV_) gives it that one: a value this shell sets or exports does not reach Ray (held-out15's BSC job).
+      const hostStyle = style === 'prefix' || style === 'env' || style === 'exec env' || style === 'export' || style === 'source'
+      if (hostStyle && OWN_SETTING.test(text.slice(commandStart(text, o.at), o.at))) continue
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
