@@ -67,7 +67,9 @@ export function referenceTo(v: Val, arg: { span: { start: number; end: number } 
 
 /** Whether the script assigns NAME globally (not `local`) before index `at`, so `$NAME` written there has its value. */
 export const definedBefore = (text: string, name: string, at: number): boolean =>
-  new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=`, 'm').test(text.slice(0, at))
+  new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export[ \\t]+|readonly[ \\t]+)?${name}=|\\bfor[ \\t]+${name}[ \\t]+in\\b`, 'm').test(
+    text.slice(0, at),
+  )
 
 /** Whether the script exports NAME before index `at` (`export NAME=…`, `export NAME`, `declare -x NAME`). */
 const exportedBefore = (text: string, name: string, at: number): boolean =>
@@ -145,5 +147,29 @@ export function overrideEdits(vhi: Assignment, nodeIp: { val: Val; arg: { span: 
     name !== undefined && at >= 0 && vhi.kind !== 'env file' && (vhi.kind === 'compose' ? exportedBefore(text, name, at) : definedBefore(text, name, at))
   const byRef = named ? replaceSetting(vhi, ref!, text) : []
   if (byRef.length > 0) return byRef
+  const computed = sameCommandComputation(vhi, nodeIp, text)
+  if (computed) return [computed]
   return vhi.previous?.val.text === nodeIp.val.text ? removeEdit(vhi, text) : []
 }
+
+/**
+ * A pin the node computes (`--node-ip-address="$(hostname -i)"`) with the override a prefix of the same command (`VLLM_HOST_IP=<other>
+ * … ray start … --node-ip-address="$(hostname -i)"`): the same words give VLLM_HOST_IP the same address there (xtuner's Ascend worker,
+ * held-out13). Only within one command line, at the same quoting, so the words mean the same in both places.
+ */
+function sameCommandComputation(vhi: Assignment, nodeIp: { arg: { span: { start: number; end: number } } }, text: string): Edit | undefined {
+  const at = vhi.valueAt ?? writtenAt(vhi.val)
+  const arg = nodeIp.arg.span
+  if (!at || arg.start < at.end || text === '' || !(vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign')) return undefined
+  const written = text.slice(arg.start, arg.end).replace(/^--node-ip-address=/, '')
+  if (!/^"?\$\([^()"'`\\]*\)"?$/.test(written)) return undefined
+  const between = text.slice(at.end, arg.start)
+  // At the same quoting (no quote opened or closed between the two), and on the same node: one command (lines joined by `\`) for a
+  // prefix (`env NAME=v` too), or the same shell for an export before it, with no launcher between that would run the start elsewhere.
+  if ((between.match(/["']/g) ?? []).length % 2 !== 0) return undefined
+  if (vhi.kind === 'prefix' ? /[^\\]\n/.test(between) : ELSEWHERE.test(between)) return undefined
+  return { start: at.start, end: at.end, text: written.startsWith('"') ? written : `"${written}"` }
+}
+
+/** Commands that run what follows on another node or in another environment. */
+const ELSEWHERE = /\b(?:ssh|srun|mpirun|mpiexec|pdsh|clush|docker|podman|apptainer|singularity|enroot|kubectl|sbatch|qsub|bsub|flux)\b/

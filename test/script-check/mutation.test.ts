@@ -430,17 +430,11 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: "the head's ray start is a string run by an unquoted expansion",
     mutants: ['head prefix', 'head env', 'head exec env'],
   },
-  // slime's head pins Ray to an input (`--node-ip-address "${MASTER_ADDR}"`: the input-identity class); its workers start over
-  // `ssh root@"${WORKER_IP}" "… ray start …"` from a host file (held-out13).
-  'slime-run-glm4.7-355B-A32B.sh': {
-    why: "the head's identity is an input; the workers' starts are an ssh string per host-file line",
-    mutants: ['head export', 'head source', 'worker prefix', 'worker env'],
-  },
-  // xtuner's Ascend worker pins Ray to `--node-ip-address="$(hostname -i)"`, computed by the node: found, but no literal fits it for a
-  // patch (ladam's class, held-out13).
+  // xtuner's Ascend worker pins Ray to `--node-ip-address="$(hostname -i)"`: an override written in the same shell takes the same words
+  // as its patch (held-out13's class, session 59); one in a settings file the section sources is found, with no patch yet.
   'xtuner-run_rl_submit_npu.sh': {
-    why: 'found, but no patch: the identity is an address the node computes ($(hostname -i))',
-    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
+    why: 'found, but no patch: the override is in a sourced settings file and the identity an address the node computes ($(hostname -i))',
+    mutants: ['worker source'],
   },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",

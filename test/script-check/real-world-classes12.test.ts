@@ -94,3 +94,42 @@ describe('files the script writes under a computed path are read where it runs o
     expect(errors(text)).toEqual([])
   })
 })
+
+// held-out13's xtuner (pinned to `--node-ip-address="$(hostname -i)"`) and slime (`--node-ip-address ${WORKER_IP}`, WORKER_IP a loop over
+// a host file): an override of VLLM_HOST_IP was found with no patch, for want of a literal. The pin's own words fit where the override is
+// written in the same command, or the same shell before it with nothing between that runs the start elsewhere.
+describe("an override beside a pin the node computes: patched to the pin's own words", () => {
+  it.each([
+    // xtuner's shape: a prefix on the command, the pin a command substitution
+    ['VLLM_HOST_IP=10.99.0.2 ray start --address="$HEAD:6379" \\\n  --node-ip-address="$(hostname -i)" --block\n', 'VLLM_HOST_IP="$(hostname -i)" ray start'],
+    // an export in the same shell before the start
+    ['export VLLM_HOST_IP=10.99.0.2\nray start --address="$HEAD:6379" --node-ip-address=$(hostname -I | cut -d" " -f1) --block\n', undefined],
+    [
+      'export VLLM_HOST_IP=10.99.0.2\necho starting\nray start --address="$HEAD:6379" --node-ip-address="$(hostname -i)" --block\n',
+      'export VLLM_HOST_IP="$(hostname -i)"',
+    ],
+    // slime's shape: the pin a loop variable, the override inside the same ssh string
+    [
+      'for WORKER_IP in $(awk \'{print $1}\' hosts); do\n  ssh "$WORKER_IP" "VLLM_HOST_IP=10.99.0.2 ray start --address=$HEAD:6379 --node-ip-address ${WORKER_IP}" &\ndone\n',
+      'VLLM_HOST_IP=$WORKER_IP ray start',
+    ],
+  ])('%#', (text, patched) => {
+    const r = check(text)
+    const f = r.findings.find((x) => x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE')
+    expect(f?.severity).toBe('error')
+    if (patched === undefined) {
+      // (a substitution with quotes inside it is not copied: no patch, the finding stays)
+      expect(f?.patch).toBeUndefined()
+      return
+    }
+    expect(f?.patch).toBeDefined()
+    expect(r.patched).toContain(patched)
+    expect(errors(r.patched!)).toEqual([])
+  })
+
+  it('near miss: an export the start reads on another node (srun between them) is not given the words the node computes', () => {
+    const text = 'export VLLM_HOST_IP=10.99.0.2\nsrun -w w1 bash -c \'ray start --address="$HEAD:6379" --node-ip-address="$(hostname -i)" --block\'\n'
+    const f = check(text).findings.find((x) => x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE')
+    expect(f?.patch).toBeUndefined()
+  })
+})

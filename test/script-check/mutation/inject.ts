@@ -246,6 +246,10 @@ function reaches(text: string, from: number, to: number): boolean {
 function remote(text: string, x: Occurrence): boolean {
   const lineStart = text.lastIndexOf('\n', x.at - 1) + 1
   if (/(?:^|[\s;&|(])ssh\s/.test(text.slice(lineStart, x.at))) return true
+  // The string on a line of its own after `ssh HOST \` (slime's workers): the lines joined by `\` are one command.
+  let joined = lineStart
+  while (joined > 1 && text[joined - 2] === '\\') joined = text.lastIndexOf('\n', joined - 2) + 1
+  if (/(?:^|[\s;&|(])ssh\s/.test(text.slice(joined, x.at))) return true
   // A line of a multi-line string an ssh command runs (`ssh "$w" "bash -l -c '…\n ray start …'"`, ALCF's Aurora job).
   const opened = stringOpenedOn(text, x.at)
   if (opened !== undefined && /(?:^|[\s;&|(])ssh\s/.test(text.slice(opened, text.indexOf('\n', opened)))) return true
