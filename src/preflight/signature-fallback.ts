@@ -117,6 +117,11 @@ const MARKERS: readonly Marker[] = [
     kind: 'ERROR/FATAL record',
     test: /^\s*(?:\[[^\]\n]{1,40}\]\s*){1,2}(?:(?:ERROR|FATAL|CRITICAL)\s*:|\[(?:ERROR|FATAL|CRITICAL)\])\s*\S/,
   },
+  // Huawei CANN's process log (plog) records, as Ascend's HCCL, runtime and graph engine print them: "[ERROR] HCCL(55694,):2026-06-03-06:04:59.040.451
+  // [hccl_socket_manager.cc:860] [60446][Wait][LinksEstablishCompleted] is failed. ret[9]." (vllm-project/vllm-ascend#9872, held-out batch 74),
+  // "[ERROR] HCCL(17381,python):2022-12-01-03:02:29.001.054 [network_manager.cc:64]…", "[ERROR] RUNTIME(…)", "[ERROR] GE(…)" (CANN's HCCL
+  // troubleshooting guide, code index): the level, the module with its pid and process, then the time. Not [WARNING]/[INFO]/[EVENT] records.
+  { kind: 'ERROR/FATAL record', test: /^\s*\[(?:ERROR|FATAL)\] [A-Z][A-Z0-9_]{1,24}\(\d+,[^)\n]{0,60}\):/ },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
   // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
   { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
@@ -543,6 +548,15 @@ const INFO_STACK_HEAD = /^\s*(?:This call originates from:|Stack \(most recent c
 const THREAD_EXCEPTION = /^\s*Exception in thread [^\n]{1,120}:\s*$/
 
 /**
+ * CPython's report of an exception it could not raise (PyErr_WriteUnraisable: a `__del__`, an atexit callback, the threading module's
+ * shutdown): "Exception ignored in: <module 'threading' from '/usr/lib/python3.12/threading.py'>", 3.13's "Exception ignored while
+ * calling deallocator …", "Exception ignored in atexit callback …", then a traceback. The interpreter ignored it: nothing the process was
+ * doing failed (a GB10 server's log ends with one after the operator's Ctrl-C, `KeyboardInterrupt` in threading's `_shutdown`: held-out
+ * batch 73). The traceback after the header, through its exception line, is forgotten.
+ */
+const UNRAISABLE = /^\s*Exception ignored (?:in|while|on)\b/
+
+/**
  * The windows of failure lines a later line shows were none: a lost store its group outlived (GROUP_WORKING), a request handler's
  * failure once a request is served (REQUEST_SERVED), a thread's uncaught exception once the server is seen working (either); and the
  * frames of a warning's stack (INFO_STACK_HEAD). `ordinary` reads a line that is no failure line and returns the first line of the
@@ -556,6 +570,8 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
   const requestFailed: number[] = []
   const threadFailed: number[] = []
   let threadOpen = false
+  /** The lines of a traceback CPython printed as ignored (UNRAISABLE), until its exception line. */
+  let unraisable: number[] | undefined
   let infoStack = false
   const close = (window: number[]): number | undefined => {
     const first = window[0]
@@ -571,6 +587,7 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
       if (head && INFO_STACK_HEAD.test(text)) infoStack = true
       else if (/^\S/.test(text)) infoStack = false
       if (head && THREAD_EXCEPTION.test(text)) threadOpen = true
+      if (UNRAISABLE.test(text)) unraisable = []
       const served = text.includes(' HTTP/') && REQUEST_SERVED.test(text)
       const working = GROUP_WORKING.test(text)
       let from = served ? close(requestFailed) : undefined
@@ -583,8 +600,20 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
       }
       return from
     },
-    failing(lineNo: number, kind: string, text: string): void {
+    /** Returns the lines of an ignored traceback its exception line ends, which the caller forgets once this line is recorded. */
+    failing(lineNo: number, kind: string, text: string): readonly number[] | undefined {
       infoStack = false
+      if (unraisable) {
+        unraisable.push(lineNo)
+        if (kind === 'exception') {
+          const ended = unraisable
+          unraisable = undefined
+          traceOpen = false
+          return ended
+        }
+        // (not a traceback after all: what follows is read as it comes)
+        if (kind !== 'Python traceback') unraisable = undefined
+      }
       if (kind === 'Python traceback') traceOpen = true
       else if (kind === 'exception') {
         if (!traceOpen) bareExceptions.push(lineNo)
@@ -593,7 +622,10 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
       if (kind === STORE_LOST_KIND) storeLost.push(lineNo)
       if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(text)) requestFailed.push(lineNo)
       if (threadOpen) threadFailed.push(lineNo)
+      return undefined
     },
+    /** Where an ignored traceback began (its header), while one is open. */
+    unraisableFrom: (): number | undefined => unraisable?.[0],
     quietFrame: (): boolean => infoStack,
     /** A traceback's frame: the exception line after it is that traceback's. */
     frame: (): void => {
@@ -687,13 +719,14 @@ export function createFailureCollector(): FailureCollector {
       const entry = { line, kind }
       if (WEAK_KINDS.has(kind)) {
         windows.frame()
-        if (!windows.quietFrame() && (frame === undefined || frame.line.line === line.line)) frame = entry
+        // (not a frame of a traceback CPython printed as ignored)
+        if (!windows.quietFrame() && windows.unraisableFrom() === undefined && (frame === undefined || frame.line.line === line.line)) frame = entry
         return
       }
       lines.add(line.line)
       lastFailing = line.line
       kinds.add(kind)
-      windows.failing(line.line, kind, line.text.slice(0, MARKER_SCAN))
+      const ignored = windows.failing(line.line, kind, line.text.slice(0, MARKER_SCAN))
       const family = familyHintOf(line.text)
       if (family && hinted.size < HINTED_MAX) hinted.set(line.line, { line, text: line.text, ...family })
       if (at >= 0) quoted[at] = entry
@@ -704,6 +737,7 @@ export function createFailureCollector(): FailureCollector {
       const check = nativeCheckOf(line.text)
       if (check && (native === undefined || native.line.line === line.line)) native = { ...check, line }
       for (const v of valuesIn(line.text)) if (seen.size < SEEN_MAX) seen.add(v)
+      if (ignored) for (const n of ignored) forget(n)
     },
     findings(source, findings) {
       const weakest = frame ?? quiet.weakest()

@@ -156,16 +156,7 @@ export class Commands {
         this.tmux(s, rest, prefix, at)
         return [s]
     }
-    if (SHELLS.has(name)) {
-      // A file operand is what the shell runs; its input is read as the script only without one (`bash`, `bash -s ARGS`).
-      const operand = rest.findIndex((a) => !a.val.text.startsWith('-'))
-      const fromInput = operand < 0 || rest.slice(0, operand).some((a) => /^-[a-z]*s[a-z]*$/.test(a.val.text))
-      const script = shellScriptArg(rest)?.val ?? (fromInput ? stdin : undefined)
-      const file = script ? -1 : operand
-      if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
-      else if (file >= 0 && !rest[file]!.rest) this.it.runScriptFile(rest[file]!, rest.slice(file + 1), this.shellEnv(s, prefix, at), s, at)
-      return [s]
-    }
+    if (SHELLS.has(name)) return this.shell(rest, prefix, s, at, stdin)
     // `./start-node.sh args`: a script file run directly.
     if (/\.(?:ba)?sh$/.test(argv[0]?.val.text ?? '') && argv[0]!.val.text.includes('/')) {
       this.it.runScriptFile(argv[0]!, rest, this.shellEnv(s, prefix, at), s, at)
@@ -203,6 +194,18 @@ export class Commands {
     }
     const inner = PRINTS.has(name) ? -1 : argv.findIndex(runs)
     return inner > 0 ? this.run(argv.slice(inner), prefix, s, at, stdin) : [s]
+  }
+
+  /** `bash -c STRING`, `bash FILE args`, `bash` / `bash -s` reading its input. */
+  private shell(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {
+    // A file operand is what the shell runs; its input is read as the script only without one (`bash`, `bash -s ARGS`).
+    const operand = rest.findIndex((a) => !a.val.text.startsWith('-'))
+    const fromInput = operand < 0 || rest.slice(0, operand).some((a) => /^-[a-z]*s[a-z]*$/.test(a.val.text))
+    const script = shellScriptArg(rest)?.val ?? (fromInput ? stdin : undefined)
+    const file = script ? -1 : operand
+    if (script) this.it.runNested(script, this.shellEnv(s, prefix, at), s, false, at)
+    else if (file >= 0 && !rest[file]!.rest) this.it.runScriptFile(rest[file]!, rest.slice(file + 1), this.shellEnv(s, prefix, at), s, at)
+    return [s]
   }
 
   private env(rest: Arg[], prefix: Map<string, Prefix>, s: State, at: Span, stdin?: Val): State[] {

@@ -120,3 +120,55 @@ describe("vLLM's attention selector and kernel paths refusing the GPU's architec
     expect(scan(text).map((x) => x.code)).not.toContain('GPU_ARCH_UNSUPPORTED')
   })
 })
+
+// (held-out batch 73's jschmied TensorFold log: a server that reported serving, then CPython's "Exception ignored in: <module 'threading'
+// …>" with a KeyboardInterrupt after the operator's Ctrl-C, read as UNRECOGNISED_FAILURE: a false alarm before this)
+describe('a traceback CPython printed as ignored (Exception ignored in: …) is no failure', () => {
+  it.each([
+    // vllm-project/vllm#8208 (2024): after graph capture, the engine's __del__ at interpreter shutdown
+    '(RayWorkerWrapper pid=1706125) INFO 09-03 12:01:38 model_runner.py:1300] Graph capturing finished in 13 secs.\nException ignored in: <function LLMEngine.__del__ at 0x7f2ff66af060>\nTraceback (most recent call last):\n  File "/home/u/miniconda3/envs/vllm/lib/python3.11/site-packages/vllm/engine/llm_engine.py", line 492, in __del__\n  File "/home/u/miniconda3/envs/vllm/lib/python3.11/site-packages/vllm/executor/ray_gpu_executor.py", line 72, in shutdown\nImportError: sys.meta_path is None, Python is likely shutting down',
+    // HabanaAI/vllm-fork PR #1579 (2025): frames without source lines, an AttributeError at exit
+    'Exception ignored in: <function LLMEngine.__del__ at 0x7f672f8916c0>\nTraceback (most recent call last):\n  File "/w/vllm-fork/vllm/engine/llm_engine.py", line 520, in __del__\n  File "/w/vllm-fork/vllm/executor/uniproc_executor.py", line 71, in shutdown\nAttributeError: \'NoneType\' object has no attribute \'getenv\'',
+    // run-llama/llama_index#13019 (2024), and Python 3.13's wording of the same report
+    'Exception ignored in: <function Vllm.__del__ at 0x7f1723e82d30>\nTraceback (most recent call last):\n  File "/usr/local/miniconda3/lib/python3.8/site-packages/llama_index/llms/vllm/base.py", line 217, in __del__\nImportError: sys.meta_path is None, Python is likely shutting down',
+    'Exception ignored while calling deallocator <function AsyncLLM.__del__ at 0x7f00>:\nTraceback (most recent call last):\n  File "/v/lib/python3.13/site-packages/vllm/v1/engine/async_llm.py", line 240, in __del__\nTypeError: \'NoneType\' object is not callable',
+  ])('%#', (text) => {
+    expect(scan(text).filter((f) => f.severity === 'error')).toEqual([])
+  })
+
+  it("near miss: the failure before it is still named (vllm-project/vllm#11437: an OOM, then the LLM's __del__ ignored)", () => {
+    const text =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.06 GiB is free.\nException ignored in: <function LLM.__del__ at 0x7fef2c991090>\nTraceback (most recent call last):\n  File "/root/vllm/vllm/entrypoints/llm.py", line 236, in __del__\n    if self.llm_engine and hasattr(self.llm_engine, "shutdown"):\nAttributeError: \'LLM\' object has no attribute \'llm_engine\''
+    expect(
+      scan(text)
+        .filter((f) => f.severity === 'error')
+        .map((f) => f.code),
+    ).toEqual(['GPU_OUT_OF_MEMORY'])
+  })
+
+  it('near miss: a traceback after it is read as it comes', () => {
+    const text =
+      'Exception ignored in: <function X.__del__ at 0x1>\nTraceback (most recent call last):\n  File "a.py", line 1, in __del__\nTypeError: bad\nTraceback (most recent call last):\n  File "serve.py", line 9, in main\nRuntimeError: engine core initialization failed'
+    const f = scan(text).find((x) => x.code === 'UNRECOGNISED_FAILURE')
+    expect(f?.evidence['Exception type']).toBe('RuntimeError')
+  })
+})
+
+// (held-out batch 74's vllm-ascend#9872: HCCL's plog records of links never established between two machines, read as nothing at all)
+describe("Huawei CANN's process-log error records are failure lines", () => {
+  it.each([
+    '[ERROR] HCCL(55694,):2026-06-03-06:04:59.040.451 [hccl_socket_manager.cc:860] [60446][Wait][LinksEstablishCompleted] is failed. ret[9].',
+    // CANN's HCCL troubleshooting guide (code index): a timeout at topology exchange, a socket that would not listen
+    '[ERROR] HCCL(340,python3.9):2026-07-15-19:50:49.176.080 [topoinfo_exchange_server.cc:314] [5590][Get][Connection]topo exchange server get socket timeout! timeout[3600 s]',
+    '[ERROR] HCCL(1009464,all_reduce_test):2025-03-15-00:41:48.470.172 [hccl_socket.cc:110] [1009464][InitGroupStage][RanktableDetect] socket type[0], listen on ip[192.168.2.199] and specific port[16666] fail.',
+  ])('%#', (text) => {
+    expect(scan(text).find((f) => f.code === 'UNRECOGNISED_FAILURE')?.severity).toBe('error')
+  })
+
+  it.each(['[WARNING] HCCL(55694,):2026-06-03-06:04:59.040.451 [hccl_comm.cc:10] retry', '[INFO] RUNTIME(1,python):2026-06-03-06:04:59.040.451 started'])(
+    'near miss %#: warning and info records',
+    (text) => {
+      expect(scan(text).filter((f) => f.severity === 'error')).toEqual([])
+    },
+  )
+})

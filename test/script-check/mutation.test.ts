@@ -436,6 +436,23 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: 'found, but no patch: the override is in a sourced settings file and the identity an address the node computes ($(hostname -i))',
     mutants: ['worker source'],
   },
+  // held-out16: Ray's old Kubernetes example pins each worker to its pod's own IP (`--node-ip-address=$MY_POD_IP`, the downward API): as
+  // ybz21's and srce's, a literal VLLM_HOST_IP is not known to differ from an input.
+  'ray-k8s-podip-worker-args.sh': {
+    why: "the worker's identity is an input ($MY_POD_IP): a literal VLLM_HOST_IP is not known to differ from it",
+    mutants: [
+      'worker prefix',
+      'worker env',
+      'worker exec env',
+      'worker export',
+      'worker bash -c',
+      'worker ssh',
+      'worker docker exec',
+      'worker docker exec ps',
+      'worker source',
+      'worker compose run',
+    ],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
@@ -459,6 +476,7 @@ for (const set of [
   'held-out13',
   'held-out14',
   'held-out15',
+  'held-out16',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
