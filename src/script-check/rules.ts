@@ -7,7 +7,7 @@
  */
 
 import type { Manifest } from '../manifest/schema.js'
-import { unusableHostAddress } from '../net/ipv4.js'
+import { isIpv4, unusableHostAddress } from '../net/ipv4.js'
 import { EVIDENCE, type FindingCode, type Severity } from '../preflight/finding.js'
 import { writtenAt, type Assignment, type RayStart, type Val } from './model.js'
 import type { Edit } from './patch.js'
@@ -207,6 +207,7 @@ function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
   // node, whatever its input. Otherwise two different texts must be comparable.
   const sameShell = vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign' || vhi.kind === 'local'
   const readsReplaced = sameShell && vhi.previous !== undefined && vhi.previous.val.text === r.nodeIp.val.text
+  if (!readsReplaced && inputIdentity(vhi.val, r.nodeIp.val)) return inputIdentityFindings(c, { r, role, vhi, base }, r.nodeIp)
   if (!readsReplaced && (!comparable(vhi.val, r.nodeIp.val) || nodeComputesOwn(vhi.val, r.nodeIp.val))) return []
   const prev = overrides(vhi)
   // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it
@@ -232,6 +233,30 @@ function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
         '--node-ip-address': r.nodeIp.val.text,
       },
       fix: `Set VLLM_HOST_IP to the node's Ray identity (${shellWord(r.nodeIp.val.text)}) in the ${role}'s section, or drop the override.`,
+      edits,
+    },
+  ]
+}
+
+/** A literal VLLM_HOST_IP (an address written for one node) against a Ray identity the node is given when it runs (`$MY_POD_IP`, `${WORKER_IP}`). */
+const inputIdentity = (vhi: Val, identity: Val): boolean => vhi.known && isIpv4(vhi.text) && !identity.known && /^\$\{?[A-Za-z_]\w*\}?$/.test(identity.text)
+
+/**
+ * The input-identity class (ybz21's Compose worker, SRCE's PBS worker, Ray's Kubernetes example pinned to its pod IP): Ray takes the
+ * address the node is given and vLLM the one the script wrote. They agree only where the input is that literal, and a section run on
+ * several nodes gives them all the one literal. Not known to differ, so a warning, with the input as the patch where it can be named.
+ */
+function inputIdentityFindings(c: Ctx, { role, vhi, base }: Seen, nodeIp: NonNullable<RayStart['nodeIp']>): ScriptFinding[] {
+  const edits = c.sharedByRoles.has(settingKey(vhi!)) ? [] : overrideEdits(vhi!, nodeIp, c.script.text)
+  return [
+    {
+      code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
+      severity: 'warning',
+      role,
+      line: lineOfEdit(c, edits, valueLine(c, vhi!)),
+      message: `The ${role}'s VLLM_HOST_IP is ${vhi!.val.text}, written into the script, while its Ray identity (--node-ip-address) is ${nodeIp.val.text}, given to the node when it runs: the two agree only where ${nodeIp.val.text} is ${vhi!.val.text}, and a section run on several nodes gives every one of them that address.`,
+      evidence: { ...base, VLLM_HOST_IP: `${vhi!.val.text} (set at ${where(c, vhi!)})`, '--node-ip-address': nodeIp.val.text },
+      fix: `Set VLLM_HOST_IP from the same input as Ray's identity (${shellWord(nodeIp.val.text)}), or drop the literal.`,
       edits,
     },
   ]
@@ -359,7 +384,15 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
   // Under mp a script starts only the container: no ray start is what the contract asks.
   if (manifest?.vllm.executorBackend !== 'mp' && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
+  // A setting named as an error on one path is not also a warning of the input class on another (its patch is the error's), and a
+  // setting read against several inputs on several paths is one warning.
+  const errorAt = new Set(out.filter((f) => f.severity === 'error' && f.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE').map((f) => f.line))
+  const inputWarned = new Set<number>()
   return out.filter((f) => {
+    if (f.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE' && f.severity === 'warning') {
+      if (errorAt.has(f.line) || inputWarned.has(f.line)) return false
+      inputWarned.add(f.line)
+    }
     const key = `${f.code}\u0000${f.line}\u0000${f.message}`
     if (keys.has(key)) return false
     keys.add(key)

@@ -71,6 +71,12 @@ export const definedBefore = (text: string, name: string, at: number): boolean =
     text.slice(0, at),
   )
 
+/** Whether the script assigns NAME anywhere (an assignment, a loop variable, `read NAME`). */
+const assignedIn = (text: string, name: string): boolean =>
+  new RegExp(
+    `(?:^|[\\s;&|(])(?:export[ \\t]+|local[ \\t]+|readonly[ \\t]+|declare[ \\t]+-?\\w*[ \\t]+)?${name}\\+?=|\\bfor[ \\t]+${name}\\b|\\bread\\b[^\\n]*\\b${name}\\b`,
+  ).test(text)
+
 /** Whether the script exports NAME before index `at` (`export NAME=…`, `export NAME`, `declare -x NAME`). */
 const exportedBefore = (text: string, name: string, at: number): boolean =>
   new RegExp(`(?:^|[;&|(]|\\b(?:then|do|else)\\b)[ \\t]*(?:export|declare[ \\t]+-\\w*x\\w*)[ \\t]+${name}\\b`, 'm').test(text.slice(0, at))
@@ -143,8 +149,14 @@ export function overrideEdits(vhi: Assignment, nodeIp: { val: Val; arg: { span: 
   const name = ref?.replace(/^\\?\$/, '')
   // A compose file interpolates `$NAME` from the environment compose runs with (an exported variable only); docker's
   // --env-file does not interpolate at all.
+  // A name the script never assigns is the node's own input (`$MY_POD_IP` from Kubernetes' downward API, a job's variable): the same
+  // shell that sets VLLM_HOST_IP has it.
+  const input = name !== undefined && (vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign') && !assignedIn(text, name)
   const named =
-    name !== undefined && at >= 0 && vhi.kind !== 'env file' && (vhi.kind === 'compose' ? exportedBefore(text, name, at) : definedBefore(text, name, at))
+    name !== undefined &&
+    at >= 0 &&
+    vhi.kind !== 'env file' &&
+    (vhi.kind === 'compose' ? exportedBefore(text, name, at) : definedBefore(text, name, at) || input)
   const byRef = named ? replaceSetting(vhi, ref!, text) : []
   if (byRef.length > 0) return byRef
   const computed = sameCommandComputation(vhi, nodeIp, text)

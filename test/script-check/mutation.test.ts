@@ -375,19 +375,19 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   // `bash -c`: the injected literal VLLM_HOST_IP=10.99.0.2 is not known to differ from an address the operator passes in
   // (the check compares a literal with another literal or with an address the node computes, not with an input).
   'comp0235-start_worker.sh': {
-    why: "the worker's identity is an input ($2): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input ($2): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: ['worker prefix', 'worker env', 'worker docker -e'],
   },
   // The same class: the worker pins Ray to an input (`--node-ip-address="${HOST_IP}"`, set by the container's environment), so
   // the injected literal VLLM_HOST_IP=10.99.0.2 is not known to differ from it.
   'magnusfroste-cluster-entrypoint.sh': {
-    why: "the worker's identity is an input (${HOST_IP}): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input (${HOST_IP}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
   },
   // The worker pins Ray to an input (`--node-ip-address="$NODE_IP"`, from a sourced config.sh that is not published): as
-  // comp0235's and magnusfroste's, a literal VLLM_HOST_IP is not known to differ from it (held-out9).
+  // comp0235's and magnusfroste's, a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch (held-out9).
   'tasd12-ray_cluster.sh': {
-    why: "the worker's identity is an input ($NODE_IP from an unpublished config.sh): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input ($NODE_IP from an unpublished config.sh): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: [
       'worker prefix',
       'worker env',
@@ -415,12 +415,12 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   // The worker pins Ray to an input (`--node-ip-address="${WORKER_ROCE_IP}"`, set by Compose's environment): as tasd12's, a literal
   // VLLM_HOST_IP is not known to differ from it (held-out11).
   'ybz21-runtime-entrypoint.sh': {
-    why: "the worker's identity is an input (${WORKER_ROCE_IP}): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input (${WORKER_ROCE_IP}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
   },
   // As ybz21's: the worker pins Ray to an input (`--node-ip-address=${NODE_IP_ADDRESS}`, from the PBS job), inside `apptainer exec`.
   'srce-supek-ray-worker.sh': {
-    why: "the worker's identity is an input (${NODE_IP_ADDRESS}): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input (${NODE_IP_ADDRESS}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker export', 'worker source'],
   },
   // Ray's command is a string run by an unquoted expansion (`RAY_START_CMD="ray start --block"`, `+=" --head …"`, then `${RAY_START_CMD}`):
@@ -439,7 +439,7 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   // held-out16: Ray's old Kubernetes example pins each worker to its pod's own IP (`--node-ip-address=$MY_POD_IP`, the downward API): as
   // ybz21's and srce's, a literal VLLM_HOST_IP is not known to differ from an input.
   'ray-k8s-podip-worker-args.sh': {
-    why: "the worker's identity is an input ($MY_POD_IP): a literal VLLM_HOST_IP is not known to differ from it",
+    why: "the worker's identity is an input ($MY_POD_IP): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: [
       'worker prefix',
       'worker env',

@@ -133,3 +133,44 @@ describe("an override beside a pin the node computes: patched to the pin's own w
     expect(f?.patch).toBeUndefined()
   })
 })
+
+// The input-identity class (held-out11's ybz21 Compose worker, held-out12's SRCE PBS worker, held-out16's Ray Kubernetes example pinned to its
+// pod IP; 25 mutants missed since round 11): a literal VLLM_HOST_IP beside a Ray identity the node is given when it runs. Not known to differ
+// (an error would be a false alarm where the operator passes that address), so a warning, with the input as the patch.
+describe('a literal VLLM_HOST_IP beside a Ray identity the node is given when it runs: a warning with the input as its patch', () => {
+  it.each([
+    // Ray's old Kubernetes example: the pod's own IP from the downward API
+    ['VLLM_HOST_IP=10.99.0.2 ray start --node-ip-address=$MY_POD_IP --address=$RAY_HEAD_SERVICE_HOST:6379 --block\n', 'VLLM_HOST_IP=$MY_POD_IP ray start'],
+    // ybz21's shape: Compose's environment gives the worker its RoCE address
+    [
+      'export VLLM_HOST_IP=192.168.100.11\nray start --address="${HEAD_ROCE_IP}:6379" --node-ip-address="${WORKER_ROCE_IP}" --block\n',
+      'export VLLM_HOST_IP=$WORKER_ROCE_IP',
+    ],
+    // SRCE's shape: a PBS job's variable, inside apptainer exec
+    [
+      'export VLLM_HOST_IP=10.0.0.7\napptainer exec --nv img ray start --address=${HEAD}:6379 --node-ip-address=${NODE_IP_ADDRESS} --block\n',
+      'export VLLM_HOST_IP=$NODE_IP_ADDRESS',
+    ],
+  ])('%#', (text, patched) => {
+    const r = check(text)
+    const f = r.findings.find((x) => x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE')
+    expect(f?.severity).toBe('warning')
+    expect(errors(text)).toEqual([])
+    expect(r.patched).toContain(patched)
+    expect(check(r.patched!).findings.filter((x) => x.code === 'SCRIPT_VLLM_HOST_IP_OVERRIDE')).toEqual([])
+  })
+
+  it.each([
+    // the same input on both: nothing to say
+    'export VLLM_HOST_IP=$MY_POD_IP\nray start --node-ip-address=$MY_POD_IP --address=$HEAD:6379 --block\n',
+    // an input the script assigns from a literal is known, and compared as before (here equal)
+    'NODE_IP=10.99.0.2\nexport VLLM_HOST_IP=10.99.0.2\nray start --node-ip-address=$NODE_IP --address=$HEAD:6379 --block\n',
+  ])('near miss %#: no override named', (text) => {
+    expect(codes(text)).not.toContain('SCRIPT_VLLM_HOST_IP_OVERRIDE')
+  })
+
+  it('near miss: a literal against an address the node computes stays an error (the seed incident’s second bug)', () => {
+    const text = 'export VLLM_HOST_IP=10.99.0.2\nray start --node-ip-address=$(hostname -I | cut -d" " -f1) --address=$HEAD:6379 --block\n'
+    expect(errors(text).some((e) => e.startsWith('SCRIPT_VLLM_HOST_IP_OVERRIDE'))).toBe(true)
+  })
+})
