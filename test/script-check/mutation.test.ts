@@ -220,7 +220,17 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   // BSC's MareNostrum 5 job (held-out15; mn5-ray_head.sh's centre): `singularity exec --env VLLM_HOST_IP=$ip_addr … ray start --block --head`
   // with ip_addr from `hostname --ip-address` and no --node-ip-address, the same for each worker.
   'bsc-magma-addons-vllm.sh': ['SCRIPT_HEAD_IDENTITY_UNPINNED@launch.sh:63', 'SCRIPT_WORKER_IDENTITY_UNPINNED@launch.sh:78'],
+  // held-out17: a Compose benchmark's head pinned to the wildcard address (`--node-ip-address=0.0.0.0`), and SaladCloud's start script
+  // pinned to `localhost` after joining Tailscale: peers on other nodes cannot reach either.
+  'robbypambudi-case2-head-command.sh': ['SCRIPT_LOOPBACK_IDENTITY@launch.sh:1'],
+  'salad-ray-cluster-start.sh': ['SCRIPT_LOOPBACK_IDENTITY@launch.sh:44'],
 }
+
+/**
+ * Published bugs with no mechanical fix: a wildcard or loopback pin, where the address to pin is the node's own, which the script does not
+ * name (held-out17).
+ */
+const NO_PATCH_AS_PUBLISHED: ReadonlySet<string> = new Set(['robbypambudi-case2-head-command.sh', 'salad-ray-cluster-start.sh'])
 
 /**
  * Published templates whose angle-bracket placeholders (`--port <node1_port>`, `OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>`) bash refuses as
@@ -453,6 +463,20 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
       'worker compose run',
     ],
   },
+  // held-out17: a Compose entrypoint pins each worker to `--node-ip-address=$NODE_IP_ADDRESS`, an input (the input-identity class).
+  'robbypambudi-ray-docker-compose-entrypoint.sh': {
+    why: "the worker's identity is an input ($NODE_IP_ADDRESS): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
+    mutants: [
+      'worker prefix',
+      'worker env',
+      'worker exec env',
+      'worker export',
+      'worker docker exec',
+      'worker docker exec ps',
+      'worker source',
+      'worker compose run',
+    ],
+  },
   'lqr-vllm-distributed-Makefile.sh': {
     why: "found, but no patch: the worker's export reaches the head's vllm serve after it in the same file",
     mutants: ['worker export', 'worker source'],
@@ -477,6 +501,7 @@ for (const set of [
   'held-out14',
   'held-out15',
   'held-out16',
+  'held-out17',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
@@ -490,7 +515,7 @@ for (const set of [
         else
           it(published.length === 0 ? 'as published: no error' : 'as published: its bug, and a patch that clears it', () => {
             expect(errors(text).map((x) => `${x.code}@${x.evidence['Script line']}`)).toEqual(published)
-            if (published.length === 0) return
+            if (published.length === 0 || NO_PATCH_AS_PUBLISHED.has(name)) return
             const r = check(text)
             expect(r.patch).toBeDefined()
             expect(errors(patchP1(text, {}, r.patch!).text)).toEqual([])

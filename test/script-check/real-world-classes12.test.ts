@@ -174,3 +174,21 @@ describe('a literal VLLM_HOST_IP beside a Ray identity the node is given when it
     expect(errors(text).some((e) => e.startsWith('SCRIPT_VLLM_HOST_IP_OVERRIDE'))).toBe(true)
   })
 })
+
+// held-out17's bosung/vllm-multi-node: vLLM's run_cluster.sh without Docker, its command built with `+=` per role and run by
+// `eval "${RAY_START_CMD} ${ADDITIONAL_ARGS[@]} &"`, the caller's extra arguments last.
+describe('`eval` of a built command is read, and a missing pin goes where the role was added, before the caller’s extra arguments', () => {
+  const built = (run: string) =>
+    `ARGS=("$@")\nRAY_START_CMD="ray start --block"\nif [ "$ROLE" = head ]; then\n    RAY_START_CMD+=" --head --port=6379"\nelse\n    RAY_START_CMD+=" --address=\${HEAD}:6379"\nfi\nexport VLLM_HOST_IP=10.0.0.9\n${run}\n`
+  it.each([['eval "${RAY_START_CMD} ${ARGS[@]} &"'], ['eval "$RAY_START_CMD" "$@"'], ['eval ${RAY_START_CMD}']])('%s', (run) => {
+    const text = built(run)
+    const r = check(text)
+    const f = r.findings.find((x) => x.code === 'SCRIPT_HEAD_IDENTITY_UNPINNED')
+    expect(f?.evidence['Script line']).toBe('launch.sh:4')
+    expect(r.patched).toContain('RAY_START_CMD+=" --head --port=6379 --node-ip-address=10.0.0.9"')
+  })
+
+  it('near miss: `eval` of text the check cannot know runs nothing it can read', () => {
+    expect(codes('eval "$(cat /etc/ray-start.cmd)"\n')).toContain('SCRIPT_NO_RAY_START')
+  })
+})

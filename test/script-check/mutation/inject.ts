@@ -138,6 +138,9 @@ function occurrences(text: string): Occurrence[] {
     const tail = /\s*(?:&|;)?\s*$/.exec(region)
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--head\b/.test(region) ? 'head' : /(?:^|\s)--address\b/.test(region) ? 'worker' : 'shared'
+    // A command printed for the reader (`echo "ray start --address=$HEAD_IP:6379"`, the instructions a head script prints for its
+    // workers): no start runs there.
+    if (/^(?:echo|printf)\b/.test(text.slice(commandStart(text, at), at))) continue
     const quotes = (before.match(/["']/g) ?? []).length
     out.push({ at, end, role, direct: quotes % 2 === 0 && !/[=]$/.test(before.trim()) && !inMultiLineString(text, at) })
   }
