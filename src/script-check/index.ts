@@ -257,9 +257,11 @@ function sourceNote(lines: ScriptLines, n: SourceNote): Finding {
 function runClusterNote(line: string, written: string, call: RunClusterCall): Finding {
   const role = call.role ?? 'node'
   const ip = call.vllmHostIp
+  // (a value the script computes, quoted whole in the evidence, is named in the sentence by what it is)
+  const told = ip !== undefined && ip.length > 40 ? 'the address the script computes for it' : `VLLM_HOST_IP=${ip}`
   const risk =
     ip !== undefined
-      ? `copies before vLLM PR #28328 (2025-11) start the ${role}'s Ray without --node-ip-address, so Ray registers this node under its default-route address while vLLM is told VLLM_HOST_IP=${ip}: the seed incident, a placement group that never schedules. Copies from PR #30002 on pin Ray to VLLM_HOST_IP.`
+      ? `copies before vLLM PR #28328 (2025-11) start the ${role}'s Ray without --node-ip-address, so Ray registers this node under its default-route address while vLLM is told ${told}: the seed incident, a placement group that never schedules. Copies from PR #30002 on pin Ray to VLLM_HOST_IP.`
       : call.role === 'head'
         ? `copies from vLLM PR #28328 (2025-11) on pin the head's Ray to ${call.headAddress ?? 'the head address given'}, while vLLM in the container, without -e VLLM_HOST_IP, takes the node's default-route address; if the two differ, vLLM's placement group asks for a node Ray does not have.`
         : "what it pins depends on the copy (vLLM PR #28328 and #30002 changed it), and without -e VLLM_HOST_IP vLLM in the container takes the node's default-route address."
