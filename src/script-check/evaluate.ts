@@ -662,6 +662,21 @@ class Evaluator implements Scope, Interp {
     })
   }
 
+  /**
+   * A command substitution of a call of one of the script's functions: the function runs in a subshell (a copy of this path, dropped
+   * after), its output kept as a pipe's left side keeps it (State.out). Known only where every path it takes prints the same text.
+   */
+  printed(s: State, stmt: Node): Val | undefined {
+    const cmd = child(stmt, 'Cmd')
+    const first = cmd && nodeType(cmd) === 'CallExpr' ? children(cmd, 'Args')[0] : undefined
+    if (!first || !s.funcs.has(this.ex.src(first)) || s.frames.length >= MAX_DEPTH) return undefined
+    const sub = fork(s)
+    sub.out = []
+    const texts = this.run([stmt], [sub]).map((st) => (st.out && st.out.length > 0 ? concatVals(st.out) : undefined))
+    const one = texts[0]
+    return one !== undefined && texts.every((x) => x?.text === one.text) ? one : undefined
+  }
+
   evalText(script: Val, s: State, at: Span): State[] {
     if (this.nesting >= MAX_NESTING) return [s]
     const sub = this.textEvaluator(script, this.env, at, this.nesting + 1, this.unexported)

@@ -22,6 +22,8 @@ export interface Scope {
   readonly holes?: ReadonlyMap<string, Val>
   /** In another shell: names its caller assigned without exporting, which are unset here. */
   readonly unexported?: ReadonlySet<string>
+  /** What a call of one of the script's functions prints (`CMD="$(make_cmd 1 --headless)"`), where every path prints the same; else undefined. */
+  printed?(s: State, stmt: Node): Val | undefined
 }
 
 /** A field of an expanded word: its segments, or a whole argument passed on by `"$@"`. */
@@ -186,7 +188,7 @@ export class Expander {
 
   private substituted(s: State, p: Node): Val | undefined {
     const stmts = children(p, 'Stmts')
-    const out = stmts.length === 1 ? this.output(s, stmts[0]!) : undefined
+    const out = stmts.length === 1 ? (this.output(s, stmts[0]!) ?? this.sc.printed?.(s, stmts[0]!)) : undefined
     if (!out) return undefined
     const end = /\n*$/.exec(out.text)!.index
     return end < out.text.length ? sliceVal(out, 0, end) : out
@@ -231,6 +233,12 @@ export class Expander {
       return file
     }
     if (name.text === 'tee') return input
+    // `printf '%q' "$CMD"` (a command quoted for the shell an ssh runs, a DGX Spark pair's launcher, held-out18), `printf '%s' X`.
+    if (name.text === 'printf' && args.length === 3 && args[1]!.val.known && !args[2]!.rest) {
+      const format = args[1]!.val.text
+      if (format === '%q') return shellQuoted(args[2]!.val)
+      if (format === '%s' || format === '%s\\n') return format === '%s' ? args[2]!.val : concatVals([args[2]!.val, { text: '\n', known: true, map: [-1] }])
+    }
     if (name.text === 'echo' && args.slice(1).every((a) => !a.rest && !(a.val.known && /^-[neE]*e/.test(a.val.text)))) {
       const words = args.slice(1).filter((a, i) => !(i === 0 && a.val.known && a.val.text === '-n'))
       return concatVals([concatJoin(words.map((a) => a.val)), { text: '\n', known: true, map: [-1] }])
@@ -326,6 +334,20 @@ const RAY_START_TEXT = /(?:^|[\s;&|(])(?:ray|ray\.scripts\.scripts)(?:\s+--log[\
 const templated = (text: string): boolean => text.includes('{{') || text.includes('}}') || TEMPLATE_MASK.test(text)
 /** A placeholder as the parser read it (bash-ast.ts maskTemplates), kept literal where bash expands nothing (single quotes). */
 const TEMPLATE_MASK = /\$\{T\w*\}/
+
+/** A value quoted for a shell to read back as one word (`printf %q`): in single quotes, each quote within as `'\\''`. */
+function shellQuoted(v: Val): Val {
+  if (v.known && /^[\w.,:/=@%+-]+$/.test(v.text)) return v
+  const quote = (text: string): Val => ({ text, known: true, map: Array<number>(text.length).fill(-1) })
+  const parts: Val[] = [quote("'")]
+  let at = 0
+  for (let i = v.text.indexOf("'"); i >= 0; i = v.text.indexOf("'", i + 1)) {
+    parts.push(sliceVal(v, at, i), quote("'\\''"))
+    at = i + 1
+  }
+  parts.push(sliceVal(v, at), quote("'"))
+  return concatVals(parts)
+}
 
 /** Values joined with one blank, as "$*" and unquoted lists join them. */
 export function concatJoin(vals: readonly Val[]): Val {

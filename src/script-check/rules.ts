@@ -382,7 +382,15 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
   }
   out.push(...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
   // Under mp a script starts only the container: no ray start is what the contract asks.
-  if (manifest?.vllm.executorBackend !== 'mp' && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
+  // A serve that does not use Ray (vLLM's data-parallel mode across nodes, one node's multiprocessing) has no Ray identity to check.
+  const servesWithoutRay = starts.some(
+    (r) =>
+      r.kind === 'vllm-serve' &&
+      !r.args.some(
+        (a, i) => /^--distributed-executor-backend(?:=ray)?$/.test(a.val.text) && (a.val.text.endsWith('=ray') || r.args[i + 1]?.val.text === 'ray'),
+      ),
+  )
+  if (manifest?.vllm.executorBackend !== 'mp' && !servesWithoutRay && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
   // A setting named as an error on one path is not also a warning of the input class on another (its patch is the error's), and a
   // setting read against several inputs on several paths is one warning.

@@ -224,6 +224,9 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   // pinned to `localhost` after joining Tailscale: peers on other nodes cannot reach either.
   'robbypambudi-case2-head-command.sh': ['SCRIPT_LOOPBACK_IDENTITY@launch.sh:1'],
   'salad-ray-cluster-start.sh': ['SCRIPT_LOOPBACK_IDENTITY@launch.sh:44'],
+  // held-out18: prime-rl's inference head as published before its author's fix: no `\` after `--api-key …`, so every data-parallel flag
+  // after it runs as a command of its own.
+  'aghyad-prime-rl-run_inference_head-a58ea38.sh': ['SCRIPT_CONTINUATION_BROKEN@launch.sh:2'],
 }
 
 /**
@@ -345,6 +348,16 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   // A GB10 cluster's per-rank `docker run` built in an array by a function (`cmd+=(--nnodes … --master-addr …)`), the image's
   // entrypoint its serve, sent to each rank as `ssh -- "$host" "$(printf '%q ' …)"` (as epappas-twonode.sh's).
   'pulsar-gb10-start-cluster.sh': "the serve is the image's entrypoint given an array built per rank",
+  // held-out18: vLLM's data-parallel mode across nodes under mpirun or from env files (kzwrime's fork), and prime-rl's own `uv run inference`
+  // entry point given vLLM's data-parallel flags: neither Ray nor the native --nnodes mode.
+  'kzwrime-serve_headless_mpi_template.sh': "vLLM's data-parallel mode, not the native one",
+  'kzwrime-serve_headless_mpi_mp_rpc_template.sh': "vLLM's data-parallel mode, not the native one",
+  'kzwrime-serve_head_only_template.sh': "vLLM's data-parallel mode, not the native one",
+  'kzwrime-serve_headless_dp_only_template.sh': "vLLM's data-parallel mode, not the native one",
+  'aghyad-prime-rl-run_inference_head.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
+  'aghyad-prime-rl-run_inference_head-a58ea38.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
+  'aghyad-prime-rl-run_inference_child1.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
+  'aghyad-prime-rl-run_inference_child2.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
 }
 
 /**
@@ -502,6 +515,7 @@ for (const set of [
   'held-out15',
   'held-out16',
   'held-out17',
+  'held-out18',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {

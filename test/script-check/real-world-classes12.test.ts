@@ -192,3 +192,33 @@ describe('`eval` of a built command is read, and a missing pin goes where the ro
     expect(codes('eval "$(cat /etc/ray-start.cmd)"\n')).toContain('SCRIPT_NO_RAY_START')
   })
 })
+
+// held-out18's DGX Spark pair in vLLM's native mode (MiaAI-Lab): each rank's command is printed by a function (`make_cmd 1 --headless`, a
+// here-document), kept with `CMD="$(make_cmd …)"`, and run by `docker run … -lc "${HEAD_CMD}"` here and, over ssh, `-lc "$(printf '%q'
+// "${WORKER_CMD}")"`: no rank was read before.
+describe('a command a function prints, kept with $(…) and run here or over ssh with printf %q, is read', () => {
+  const make =
+    'make_cmd() {\n  local rank="$1" headless="$2"\n  cat <<EOF\nexec vllm serve /model --tensor-parallel-size 2 --distributed-executor-backend mp \\\\\n  --nnodes 2 --node-rank "${rank}" --master-addr "${HEAD_IP}" --master-port 29500 ${headless}\nEOF\n}\nHEAD_IP=127.0.0.1\n'
+  it.each([
+    [`${make}HEAD_CMD="$(make_cmd 0 '')"\ndocker run -d --network host --entrypoint bash img -lc "\${HEAD_CMD}"\n`, 1],
+    [`${make}WORKER_CMD="$(make_cmd 1 --headless)"\nssh w1 docker run -d --network host --entrypoint bash img -lc "$(printf '%q' "\${WORKER_CMD}")"\n`, 1],
+    [
+      `${make}WORKER_CMD="$(make_cmd 1 --headless)"\nssh w1 docker run -d --network host --entrypoint bash img -lc "$(printf '%q' "\${WORKER_CMD}")"\nHEAD_CMD="$(make_cmd 0 '')"\ndocker run -d --network host --entrypoint bash img -lc "\${HEAD_CMD}"\n`,
+      2,
+    ],
+  ])('%#: every rank read (its loopback master named)', (text, ranks) => {
+    expect(errors(text).filter((e) => e.startsWith('SCRIPT_MASTER_ADDR_NOT_FABRIC'))).toHaveLength(ranks)
+  })
+
+  it('near miss: a function whose paths print different text is not taken for one of them', () => {
+    const text =
+      'pick() {\n  if [ -n "$X" ]; then echo "vllm serve a --nnodes 2 --node-rank 0 --master-addr 127.0.0.1"; else echo "true"; fi\n}\nC="$(pick)"\nbash -c "$C"\n'
+    expect(errors(text)).toEqual([])
+  })
+
+  it("a serve that does not use Ray (vLLM's data-parallel mode) is not told that no ray start was found", () => {
+    const dp = 'vllm serve m --data-parallel-size 16 --data-parallel-size-local 8 --data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345\n'
+    expect(codes(dp)).not.toContain('SCRIPT_NO_RAY_START')
+    expect(codes('vllm serve m --tensor-parallel-size 16 --distributed-executor-backend ray\n')).toContain('SCRIPT_NO_RAY_START')
+  })
+})
