@@ -220,24 +220,21 @@ export class Expander {
       return left && this.output(s, child(cmd, 'Y')!, left)
     }
     if (nodeType(cmd) !== 'CallExpr' || children(cmd, 'Assigns').length > 0) return undefined
-    if (children(stmt, 'Redirs').some((x) => STDOUT_ELSEWHERE.has(num(x, 'Op')) && ['', '1', '&'].includes(child(x, 'N') ? str(child(x, 'N')!, 'Value') : '')))
+    if (children(stmt, 'Redirs').some((x) => STDOUT_ELSEWHERE.has(num(x, 'Op')) && ['', '1'].includes(child(x, 'N') ? str(child(x, 'N')!, 'Value') : '')))
       return undefined
     const args = this.argsOf(s, children(cmd, 'Args'))
     const name = args[0]?.val
     if (!name?.known) return undefined
     const input = this.hereDocOf(s, stmt) ?? stdin
     const files = args.slice(1).filter((a) => !(a.val.known && a.val.text.startsWith('-')))
-    if (name.text === 'cat') {
-      if (files.length === 0) return input
-      const file = files.length === 1 && files[0]!.val.known ? s.files.get(files[0]!.val.text) : undefined
-      return file
-    }
+    if (name.text === 'cat') return files.length === 0 ? input : files.length === 1 ? s.files.get(files[0]!.val.text) : undefined
     if (name.text === 'tee') return input
     // `printf '%q' "$CMD"` (a command quoted for the shell an ssh runs, a DGX Spark pair's launcher, held-out18), `printf '%s' X`.
     if (name.text === 'printf' && args.length === 3 && args[1]!.val.known && !args[2]!.rest) {
       const format = args[1]!.val.text
       if (format === '%q') return shellQuoted(args[2]!.val)
-      if (format === '%s' || format === '%s\\n') return format === '%s' ? args[2]!.val : concatVals([args[2]!.val, { text: '\n', known: true, map: [-1] }])
+      if (format === '%s') return args[2]!.val
+      if (format === '%s\\n') return concatVals([args[2]!.val, { text: '\n', known: true, map: [-1] }])
     }
     if (name.text === 'echo' && args.slice(1).every((a) => !a.rest && !(a.val.known && /^-[neE]*e/.test(a.val.text)))) {
       const words = args.slice(1).filter((a, i) => !(i === 0 && a.val.known && a.val.text === '-n'))

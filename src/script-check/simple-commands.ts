@@ -140,7 +140,7 @@ export class Commands {
         if (rest[0]?.val.text === 'exec') return this.apptainer(rest, prefix, s, at, stdin)
         break
       case 'ray': {
-        const args = rayStartArgs(argv, 0)
+        const args = rayStartOptionsAt(argv, 0)
         if (args >= 0) s.starts.push(rayStart(s, argv.slice(args), this.hostEnv(s, prefix, at), at, false))
         return [s]
       }
@@ -181,7 +181,7 @@ export class Commands {
       return out
     }
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
-    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && rayStartArgs(argv, i) >= 0)
+    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && rayStartOptionsAt(argv, i) >= 0)
     if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
     // Ray's CLI run as its module (`python -m ray.scripts.scripts start …`, after a launcher too): the `ray` console script is
     // `ray=ray.scripts.scripts:main` (ray-project/ray python/setup.py, console_scripts), the same `ray start`.
@@ -384,11 +384,11 @@ export class Commands {
   ): void {
     const before = s.starts.length
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
-    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && rayStartArgs(command, i) >= 0)
+    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && rayStartOptionsAt(command, i) >= 0)
     const serve = serveAt(command)
     const noShellBefore = (i: number) => command.slice(0, i).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, '')))
     if (rayAt >= 0 && noShellBefore(rayAt))
-      s.starts.push(rayStart(s, command.slice(rayStartArgs(command, rayAt)), withPrefixes(env, command.slice(0, rayAt), s), at, true))
+      s.starts.push(rayStart(s, command.slice(rayStartOptionsAt(command, rayAt)), withPrefixes(env, command.slice(0, rayAt), s), at, true))
     else if (serve >= 0 && noShellBefore(serve))
       s.starts.push(vllmServe(s, command.slice(serve), withPrefixes(env, command.slice(0, serve), s), at, true, this.it.scriptText()))
     else if (SHELLS.has(exe)) {
@@ -610,10 +610,10 @@ function envFileSettings(body: Val, s: State, line: number): Assignment[] {
 
 /** Index of `start` in `python[3[.N]] [-u …] -m ray.scripts.scripts start` among a command's words (-1: none). */
 export function rayModuleStart(argv: readonly Arg[]): number {
-  const m = argv.findIndex((a, i) => a.val.text === 'ray.scripts.scripts' && argv[i - 1]?.val.text === '-m' && rayStartArgs(argv, i) >= 0)
+  const m = argv.findIndex((a, i) => a.val.text === 'ray.scripts.scripts' && argv[i - 1]?.val.text === '-m' && rayStartOptionsAt(argv, i) >= 0)
   if (m < 2) return -1
   const py = argv.slice(0, m - 1).findLastIndex((a) => /^python(?:\d+(?:\.\d+)?)?$/.test(a.val.text.replace(/^.*\//, '')))
-  return py >= 0 && argv.slice(py + 1, m - 1).every((a) => a.val.text.startsWith('-')) ? rayStartArgs(argv, m) - 1 : -1
+  return py >= 0 && argv.slice(py + 1, m - 1).every((a) => a.val.text.startsWith('-')) ? rayStartOptionsAt(argv, m) - 1 : -1
 }
 
 /** Where `vllm serve`'s own arguments start in a command's words (-1: none). */
@@ -680,7 +680,7 @@ const asVars = (env: ReadonlyMap<Watched, Assignment>): Map<string, Var> =>
  * come before the subcommand (ray-project/ray python/ray/scripts/scripts.py `cli`: `--logging-level`, `--logging-format`, and the log style
  * options `--log-style`, `--log-color`): `ray --logging-level info start --head …` (ALCF's Aurora job, held-out15).
  */
-export function rayStartArgs(argv: readonly Arg[], at: number): number {
+function rayStartOptionsAt(argv: readonly Arg[], at: number): number {
   let i = at + 1
   while (i < argv.length && /^--(?:logging-level|logging-format|log-style|log-color)(?:=|$)/.test(argv[i]!.val.text))
     i += argv[i]!.val.text.includes('=') ? 1 : 2
