@@ -112,6 +112,9 @@ export const isLoopback = (ip: string): boolean => ipInCidr(ip, '127.0.0.0/8') =
 
 export const isLinkLocal = (ip: string): boolean => ipInCidr(ip, '169.254.0.0/16') === true
 
+/** Docker's default bridge network (docker0, 172.17.0.0/16): an address a container gets when it is not run with --network host. */
+export const isDockerDefaultBridge = (ip: string): boolean => ipInCidr(ip, '172.17.0.0/16') === true
+
 /** What kind of text, given where a host's address belongs, names no host the other nodes reach. */
 export type NotAHostKind =
   | 'loopback'

@@ -15,13 +15,12 @@
  */
 
 import { MASTER_HINT, masterMentions, notAHost, notAHostReason } from './master-address.js'
-import { formatIpv4, isLoopbackHost, singleNumberAddress } from '../net/ipv4.js'
+import { formatIpv4, isDockerDefaultBridge, isLoopbackHost, singleNumberAddress } from '../net/ipv4.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence } from './line-node.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
 /** Docker's default bridge: RAY_BRIDGE_ADDRESS (signature-rules-ray.ts) tells that story for the same line. */
-const isDockerBridge = (host: string): boolean => /^172\.17\.\d{1,3}\.\d{1,3}$/.test(host)
 /** `[::ffff:10.0.0.1]` → `10.0.0.1`. */
 const plainHost = (host: string): string => host.replace(/^\[|\]$/g, '').replace(/^::ffff:/i, '')
 
@@ -32,7 +31,7 @@ function unreachable(hostText: string, port: string, final: boolean, extra: Reco
   const host = plainHost(hostText)
   // "?UNKNOWN?" is torch naming an address it could not print; the next line names it.
   if (host === '' || host.includes('?')) return null
-  if (isDockerBridge(host)) return null
+  if (isDockerDefaultBridge(host)) return null
   // a netmask, a prefix length or a word that is no address: the master-value rule below names it
   if (notAHost(host) !== undefined) return null
   const loop = isLoopbackHost(host)

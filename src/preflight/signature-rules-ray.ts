@@ -7,7 +7,7 @@
  * spelling variants of older releases.
  */
 
-import { isSelfAddress } from '../net/ipv4.js'
+import { isDockerDefaultBridge, isSelfAddress } from '../net/ipv4.js'
 import { comparePinWithRay } from './placement-pin.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence } from './line-node.js'
@@ -21,7 +21,6 @@ function versionPairs(text: string): [string, string][] {
 }
 
 /** Docker's default bridge (docker0) hands out 172.17.0.0/16; a node known by such an address is a container other hosts cannot reach. */
-const isDockerBridge = (ip: string): boolean => /^172\.17\.\d{1,3}\.\d{1,3}$/.test(ip)
 
 const BRIDGE_FIX =
   "Run the node's Ray container with --network host (or pass --node-ip-address=<the host's fabric IP> to ray start and publish Ray's ports), so Ray registers an address the other nodes can reach instead of the container's 172.17.x bridge address; NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME must then name the fabric interface, not eth0 or docker0."
@@ -219,7 +218,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     hit: (m) => {
       const iface = m[1] ?? ''
       const ip = m[2] ?? ''
-      if (!isDockerBridge(ip) && !/^docker\d/i.test(iface)) return null
+      if (!isDockerDefaultBridge(ip) && !/^docker\d/i.test(iface)) return null
       return { ...bridgeHit(ip, `NCCL's socket interface is ${iface}, with`), key: `nccl:${iface}:${ip}` }
     },
   },
@@ -228,7 +227,7 @@ export const RAY_CLUSTER_RULES: readonly SignatureRule[] = [
     code: 'RAY_BRIDGE_ADDRESS',
     pattern: /^/,
     hit: (_m, _line, _ray, context) =>
-      context.prefixIp !== undefined && isDockerBridge(context.prefixIp)
+      context.prefixIp !== undefined && isDockerDefaultBridge(context.prefixIp)
         ? bridgeHit(context.prefixIp, "A Ray worker's log prefix shows its node registered as")
         : null,
   },
