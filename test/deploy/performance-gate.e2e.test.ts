@@ -1,9 +1,11 @@
 /**
- * The performance gate on the lab (issue 39): the stand-in's decode step made twice as slow (its
+ * The performance gate on the lab (issue 39): the stand-in's decode step made three times as slow (its
  * per-step delay, VLLM_STANDIN_TOKEN_DELAY_S, in the release's container env: a new release) fails
  * the smoke gate with PERFORMANCE_REGRESSION and both figures side by side in the summary, and is
  * rolled back; a release at the first one's speed passes. The delay is large (0.1 s a step) so the
- * machine's own jitter stays far below the 1.5× threshold.
+ * machine's own jitter stays below the 1.5× threshold; the slow release is 0.3 s a step, not 0.2: a
+ * loaded CI machine once added 32 ms to p1's 100 ms step (132 → 198 ms, 1.49×), which a doubled delay
+ * does not clear and a tripled one does with room.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -64,14 +66,14 @@ describe.sequential('the performance gate on the lab', () => {
     expect(record.figures.ttftMs).toBeGreaterThan(90)
   }, 900_000)
 
-  it('a release twice as slow fails the smoke gate with both figures in the summary, and p1 serves again', async () => {
-    const o = await deploy(withDelay('0.2'), 'p2')
+  it('a release three times as slow fails the smoke gate with both figures in the summary, and p1 serves again', async () => {
+    const o = await deploy(withDelay('0.3'), 'p2')
     expect(o.exitCode).toBe(1)
     const r = json(o)
     expect(r.failure?.stage).toBe('smoke')
     expect(r.findings.map((f) => f.code)).toContain('PERFORMANCE_REGRESSION')
     expect(r.onFailure?.action).toBe('rollback')
-    expect(o.summary).toMatch(/\| time per output token \(TPOT\) \| \d+\.\d ms \| \d+\.\d ms \| [12]\.\d\d× \| \*\*regressed\*\* \|/)
+    expect(o.summary).toMatch(/\| time per output token \(TPOT\) \| \d+\.\d ms \| \d+\.\d ms \| [1-4]\.\d\d× \| \*\*regressed\*\* \|/)
     expect(o.summary).toMatch(/\| figure \| p1 \| p2 \|/)
     const current = await transports.get('spark-a')!.run(argv('readlink', `${clusterStateDir(manifest)}/current`), { timeoutMs: 30_000 })
     expect(current.stdout.trim().endsWith('/p1')).toBe(true)
@@ -80,7 +82,7 @@ describe.sequential('the performance gate on the lab', () => {
   it('a release at p1 speed passes, its figures beside p1 in the summary', async () => {
     // The same speed under a loaded CI machine: time to first token (the HTTP round trip and the first step, not the
     // per-step delay alone) was read 1.71× p1's at load 10 on 2 cores, so this case allows 2.5×; the slow case above
-    // keeps 1.5× and a decode twice as slow.
+    // keeps 1.5× and a decode three times as slow.
     const o = await deploy(withDelay('0.10', 2.5), 'p3')
     expect(o.exitCode, o.text).toBe(0)
     expect(json(o).performance?.rows.length).toBeGreaterThanOrEqual(3)
