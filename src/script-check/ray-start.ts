@@ -9,7 +9,8 @@
 import { sliceVal, type Arg, type Assignment, type RayStart, type Span, type Val, type Watched } from './model.js'
 import type { State } from './state.js'
 
-function flagValue(args: readonly Arg[], flag: string): { val: Val; arg: Arg } | undefined {
+/** A flag's value as `--flag=v` or `--flag v`, with the argument it was written in. */
+export function flagValue(args: readonly Arg[], flag: string): { val: Val; arg: Arg } | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a.val.text.startsWith(`${flag}=`)) return { arg: a, val: sliceVal(a.val, flag.length + 1) }

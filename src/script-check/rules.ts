@@ -14,6 +14,7 @@ import type { Edit } from './patch.js'
 import { shellWord } from './patch.js'
 import { executorFindings } from './executor-rules.js'
 import { isNativeServe, nativeFindings, serveEvidence } from './native-rules.js'
+import { flagValue } from './ray-start.js'
 import { overrideEdits, pinEdit, replaceEdit } from './script-edits.js'
 
 export interface ScriptFinding {
@@ -207,7 +208,7 @@ function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
   // node, whatever its input. Otherwise two different texts must be comparable.
   const sameShell = vhi.kind === 'prefix' || vhi.kind === 'export' || vhi.kind === 'assign' || vhi.kind === 'local'
   const readsReplaced = sameShell && vhi.previous !== undefined && vhi.previous.val.text === r.nodeIp.val.text
-  if (!readsReplaced && inputIdentity(vhi.val, r.nodeIp.val)) return inputIdentityFindings(c, { r, role, vhi, base }, r.nodeIp)
+  if (!readsReplaced && inputIdentity(vhi.val, r.nodeIp.val)) return inputIdentityFindings(c, role, base, vhi, r.nodeIp)
   if (!readsReplaced && (!comparable(vhi.val, r.nodeIp.val) || nodeComputesOwn(vhi.val, r.nodeIp.val))) return []
   const prev = overrides(vhi)
   // One setting that gives the head and a worker their VLLM_HOST_IP (a compose file or a container both roles use): rewriting it
@@ -246,16 +247,16 @@ const inputIdentity = (vhi: Val, identity: Val): boolean => vhi.known && isIpv4(
  * address the node is given and vLLM the one the script wrote. They agree only where the input is that literal, and a section run on
  * several nodes gives them all the one literal. Not known to differ, so a warning, with the input as the patch where it can be named.
  */
-function inputIdentityFindings(c: Ctx, { role, vhi, base }: Seen, nodeIp: NonNullable<RayStart['nodeIp']>): ScriptFinding[] {
-  const edits = c.sharedByRoles.has(settingKey(vhi!)) ? [] : overrideEdits(vhi!, nodeIp, c.script.text)
+function inputIdentityFindings(c: Ctx, role: Seen['role'], base: Seen['base'], vhi: Assignment, nodeIp: NonNullable<RayStart['nodeIp']>): ScriptFinding[] {
+  const edits = c.sharedByRoles.has(settingKey(vhi)) ? [] : overrideEdits(vhi, nodeIp, c.script.text)
   return [
     {
       code: 'SCRIPT_VLLM_HOST_IP_OVERRIDE',
       severity: 'warning',
       role,
-      line: lineOfEdit(c, edits, valueLine(c, vhi!)),
-      message: `The ${role}'s VLLM_HOST_IP is ${vhi!.val.text}, written into the script, while its Ray identity (--node-ip-address) is ${nodeIp.val.text}, given to the node when it runs: the two agree only where ${nodeIp.val.text} is ${vhi!.val.text}, and a section run on several nodes gives every one of them that address.`,
-      evidence: { ...base, VLLM_HOST_IP: `${vhi!.val.text} (set at ${where(c, vhi!)})`, '--node-ip-address': nodeIp.val.text },
+      line: lineOfEdit(c, edits, valueLine(c, vhi)),
+      message: `The ${role}'s VLLM_HOST_IP is ${vhi.val.text}, written into the script, while its Ray identity (--node-ip-address) is ${nodeIp.val.text}, given to the node when it runs: the two agree only where ${nodeIp.val.text} is ${vhi.val.text}, and a section run on several nodes gives every one of them that address.`,
+      evidence: { ...base, VLLM_HOST_IP: `${vhi.val.text} (set at ${where(c, vhi)})`, '--node-ip-address': nodeIp.val.text },
       fix: `Set VLLM_HOST_IP from the same input as Ray's identity (${shellWord(nodeIp.val.text)}), or drop the literal.`,
       edits,
     },
@@ -383,13 +384,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
   out.push(...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
   // Under mp a script starts only the container: no ray start is what the contract asks.
   // A serve that does not use Ray (vLLM's data-parallel mode across nodes, one node's multiprocessing) has no Ray identity to check.
-  const servesWithoutRay = starts.some(
-    (r) =>
-      r.kind === 'vllm-serve' &&
-      !r.args.some(
-        (a, i) => /^--distributed-executor-backend(?:=ray)?$/.test(a.val.text) && (a.val.text.endsWith('=ray') || r.args[i + 1]?.val.text === 'ray'),
-      ),
-  )
+  const servesWithoutRay = starts.some((r) => r.kind === 'vllm-serve' && flagValue(r.args, '--distributed-executor-backend')?.val.text !== 'ray')
   if (manifest?.vllm.executorBackend !== 'mp' && !servesWithoutRay && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
   // A setting named as an error on one path is not also a warning of the input class on another (its patch is the error's), and a
