@@ -621,8 +621,14 @@ function serveAt(argv: readonly Arg[]): number {
   const direct = serveArgsStart(argv, (a) => a.val.text)
   if (direct >= 0) return direct
   const i = argv.findIndex((a, j) => j > 0 && a.val.text.replace(/^.*\//, '') === 'vllm' && argv[j + 1]?.val.text === 'serve')
-  return i > 0 ? i + 2 : -1
+  if (i > 0) return i + 2
+  // A framework's own entry point that passes vLLM's serve flags through (prime-rl's `uv run inference @ infer.toml
+  // --data-parallel-address … --headless`): flags only vLLM's data-parallel serve takes make it a serve.
+  return argv.some((a) => DATA_PARALLEL_SERVE_ONLY.test(a.val.text)) ? 1 : -1
 }
+
+/** vLLM's data-parallel flags across nodes (vllm/engine/arg_utils.py); SGLang's and trainers' launchers name theirs otherwise. */
+const DATA_PARALLEL_SERVE_ONLY = /^--data-parallel-(?:address|start-rank|size-local|rpc-port)(?:=|$)/
 
 /** Flags only vLLM's serve takes (never torchrun's or a training script's launcher's). */
 const SERVE_ONLY =

@@ -221,4 +221,17 @@ describe('a command a function prints, kept with $(…) and run here or over ssh
     expect(codes(dp)).not.toContain('SCRIPT_NO_RAY_START')
     expect(codes('vllm serve m --tensor-parallel-size 16 --distributed-executor-backend ray\n')).toContain('SCRIPT_NO_RAY_START')
   })
+
+  // prime-rl (held-out18) passes vLLM's data-parallel flags through its own entry point; other launchers the same way.
+  it.each([
+    'uv run inference @ infer.toml \\\n  --data-parallel-size 12 \\\n  --data-parallel-address $ADDR \\\n  --data-parallel-start-rank 4 \\\n  --headless\n',
+    'python -m myproject.serve --config c.yaml --data-parallel-size-local 4 --data-parallel-rpc-port 13345\n',
+    'srun --nodes=1 ./bin/infer --data-parallel-address=10.0.0.1 --data-parallel-size 4\n',
+  ])("%#: a framework's entry point given vLLM's data-parallel serve flags is a serve without Ray", (text) => {
+    expect(codes(text)).not.toContain('SCRIPT_NO_RAY_START')
+  })
+
+  it('near miss: a trainer with its own data-parallel size (not a vLLM flag) still has no ray start', () => {
+    expect(codes('export VLLM_HOST_IP=10.0.0.2\ntorchrun --nnodes 2 train.py --data-parallel-size 2\n')).toContain('SCRIPT_NO_RAY_START')
+  })
 })
