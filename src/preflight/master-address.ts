@@ -158,6 +158,8 @@ export function notAHostReason(kind: NotAHost, value: string): string {
     }
     case 'prefix-length':
       return `${value}, an address with its prefix length (ip addr's inet field without cut -d/ -f1), which no resolver reads as a host`
+    case 'home-specifier':
+      return `${value}, systemd's %h specifier, which a unit fills with the user's home directory (%H is the host name)`
     case 'not-an-address':
       return `"${value}", not an address or host name: the script or launcher took the wrong word of a command's output`
   }

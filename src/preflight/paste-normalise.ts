@@ -77,7 +77,10 @@ const decodeEntity = (e: string): string => {
  *   `--tee` `[default0]:` and torch's own `[rank1]:` (torch >= 2.2);
  * - a process in parentheses with `key=value` fields: Ray's `(RayWorkerWrapper pid=1, ip=X)`, `(pid=1)`,
  *   `(raylet, ip=X)`, Ray Serve's `(ServeReplica:app:deployment pid=1, ip=X)` (ray-project/ray#54812), vLLM's `(EngineCore_DP0 pid=1)` / `(Worker_DP0_PP1_TP0_EP0 pid=1)` (0.34 builds it into the
- *   logger format), SkyPilot's `(worker1, rank=1, pid=1, ip=X)`; its `ip=` is the node the line was printed on;
+ *   logger format), vLLM 0.8–0.10's `(VllmWorker rank=1 pid=1)` (fields apart by a blank), SkyPilot's `(worker1, rank=1, pid=1, ip=X)`;
+ *   its `ip=` is the node the line was printed on;
+ * - the same process in square brackets, as a log collector or a paste renders it: `[EngineCore_DP0 pid=37] ERROR …`
+ *   (vllm-project/vllm#30969, and three more threads' pastes found with `find_string`);
  * - Ray's own process named alone, where its log monitor forwards a line of the head node's raylet or GCS to the driver before
  *   that process's own record (`(raylet) [2025-10-31 17:08:05,488 E 24507 24507] (raylet) worker_pool.cc:586: …`, RLinf/RLinf#227).
  *
@@ -88,7 +91,7 @@ const decodeEntity = (e: string): string => {
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:, ?\w+=[^\s,()]+)*\) ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-))/
+  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-))/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their

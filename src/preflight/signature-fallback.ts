@@ -267,6 +267,17 @@ const MARKERS: readonly Marker[] = [
     kind: 'accelerator runtime error',
     test: /The error from device\(chipId:|\b(?:task|wait) timeout occurred during task execution\b|^\s*E[EIZHJKL]\d{4}:\s|\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\b[A-Z][a-z]+(?:_[A-Z][a-z]+)+\(E[EIZHJKL]\d{4}\)/,
   },
+  // AMD's HIP runtime's own log (ROCm/clr rocclr/utils/debug.hpp, ClPrint under AMD_LOG_LEVEL ≥ 1): ":<level>:<file> :<line>: [<us> us:] <message>",
+  // level 1 LOG_ERROR, 2 warning, 3 info, 4 debug. Only level 1 fails: ":1:rocmemory.cpp :1043: Failed to create memory for IPC, failed with
+  // hsa_status: 4097" (ROCm/rocm-systems#2209), ":1:rocdevice.cpp :434 : … hsa_init failed.", ":1:rocdevice.cpp :708 : … Unsupported HSA device
+  // gfx803 …", ":1:rocdevice.cpp :3438: … HW Exception Error" (captures found with `find_string`). Not ":1:rocdevice.cpp … Unknown Event Type",
+  // which the runtime prints at level 1 when a healthy process exits.
+  { kind: 'HIP runtime error record', test: /^\s*:1:[\w.-]+\.(?:cpp|hpp|cc|h)\s*:\s*\d+\s*:(?![^\n]*\bUnknown Event Type\b)/ },
+  // Intel oneCCL's logger (uxlfoundation/oneCCL src/common/log): "<yyyy:mm:dd-hh:mm:ss>:(<pid>) |CCL_ERROR| <file>.cpp:<line> <func>: <message>"
+  // (newer: "…: <pid> |CCL_ERROR| …"), and its exception text "oneCCL: <file>.cpp:<line> <func>: EXCEPTION: <message>" (intel/torch-ccl#54,
+  // intel/intel-extension-for-pytorch#810, llm-d/llm-d PR #2270: "oneCCL: atl_ofi_comm.cpp:232 init_transport: EXCEPTION: failed to initialize
+  // ATL"). Its CCL_WARN and CCL_INFO records are a healthy start's ("did not find MPI-launcher specific variables, switch to ATL/OFI").
+  { kind: 'oneCCL error record', test: /(?:^|[\s|])CCL_(?:ERROR|FATAL)\|\s|\boneCCL: [\w.-]+\.(?:cpp|hpp|cc|h):\d+ [^\n]{0,80}?EXCEPTION: / },
   // Kubernetes' own words for a container that keeps dying (kubelet, pkg/kubelet/kuberuntime/kuberuntime_manager.go, 1.2x–1.3x): the event
   // "Back-off restarting failed container ray-head in pod <pod>_<ns>(<uid>)" (older kubelets without the names), the Killing event
   // "Container vllm failed liveness probe, will be restarted" (prober), and `kubectl get pods` rows whose STATUS is a failure state

@@ -369,6 +369,21 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // Ray (python/ray/util/placement_group.py, check_placement_group_index): "ValueError: placement group bundle index 8 is invalid. Valid placement
+    // group indexes: 0-2": a worker was asked onto a bundle the group lacks. vLLM's Ray executor puts its workers on bundles 0 … TP×PP-1 of the
+    // placement group it runs in (the current one when a framework starts vLLM inside its own: OpenRLHF's hybrid engine, PR #728; gpustack's
+    // distributed vLLM, gpustack/gpustack#2500 and #2547), so that group holds fewer GPU bundles than the engine's world size.
+    code: 'GPU_SHORTFALL',
+    pattern: /placement group bundle index (\d+) is invalid\. Valid placement group indexes: 0-(\d+)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `bundle-index:${m[1]}`,
+      severity: 'error',
+      message: `A worker was asked onto bundle ${m[1]} of a Ray placement group that has ${Number(m[2]) + 1} bundles: the group vLLM's workers run in (one a framework made and started vLLM inside, or the engine's own) holds fewer GPU bundles than tensor × pipeline parallel needs.`,
+      evidence: { 'Bundle asked for': m[1]!, 'Bundles in the group': String(Number(m[2]) + 1), ...node(context) },
+      fix: "Size the placement group vLLM runs in for every engine's tensor × pipeline parallel GPUs (one bundle per GPU, in the framework's settings: its node and GPU counts against engines × TP), or lower --tensor-parallel-size / --pipeline-parallel-size to what the group holds; check the cluster's GPUs with ray status.",
+    }),
+  },
+  {
     // vLLM (executor/ray_utils.py): "Started a local Ray instance." — vLLM found no cluster to join and made its own (kept for the next rule).
     code: 'GPU_SHORTFALL',
     pattern: /Started a local Ray instance/,

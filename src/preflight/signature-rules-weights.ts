@@ -217,6 +217,28 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     hit: (m, line, _ray, context) => denied(m, line, context),
   },
   {
+    // The node's own files, not the hub: "PermissionError: [Errno 13] Permission denied: '/home/user/cache_root/huggingface'" (huggingface_hub's
+    // makedirs of the cache, tenstorrent/tt-inference-server#37 and #4574), "[Errno 13] Permission denied: '/.cache'" (OpenShift's random user with
+    // HOME=/, huggingface/inference-benchmarker#30), and huggingface_hub's own notices that go on without the cache, "Ignored error while writing
+    // commit hash to /root/.cache/huggingface/hub/…/refs/main: [Errno 13] Permission denied: '/root/.cache/huggingface/hub'." (av/harbor#262),
+    // "Could not cache non-existence of file. Will ignore error and continue. Error: [Errno 13] Permission denied: '/cache/huggingface/hub/…'"
+    // (mikesvoboda/nemotron-v3-home-security-intelligence#1386): a container user who may not write the hub, ModelScope or model cache. Not a
+    // path outside those ("Could not determine user, using default path. Error: [Errno 13] Permission denied: '/mnt/nfs_test'" in a healthy start).
+    code: 'WEIGHTS_ACCESS_DENIED',
+    pattern: /\[Errno 13\] Permission denied: '([^'\n]*(?:huggingface|modelscope|\/\.cache|\/hf_home|\/models?(?:\/|'))[^'\n]*)'/i,
+    hit: (m, line, _ray, context) => {
+      const path = m[1]!.replace(/'$/, '')
+      const goesOn = /\bIgnored error while\b|\bWill ignore error and continue\b/.test(line)
+      return {
+        key: `cache-denied:${path}`,
+        severity: goesOn ? 'warning' : 'error',
+        message: `This node's process may not write ${path}${goesOn ? ' (the hub goes on without recording there, and the weights it then writes under the same directory fail alike)' : ''}: the container runs as a user who does not own the model cache (a cache mounted from the host as another user, an image's non-root user, or OpenShift's random user with HOME=/).`,
+        evidence: { Path: path, ...node(context) },
+        fix: "Give the container a cache it may write: mount a directory owned by its user (chown -R <uid> on the host, podman :U), or set HF_HOME (and MODELSCOPE_CACHE) to a writable volume in every node's container; or download once and serve the local copy read-only.",
+      }
+    },
+  },
+  {
     // Any HTTP client's 401/403 on a hub URL, in its own words: httpx (huggingface_hub >= 1.0, and tools calling raise_for_status): "httpx.HTTPStatusError:
     // Client error '401 Unauthorized' for url 'https://huggingface.co/…'"; aiohttp: "401, message='Unauthorized', url='https://huggingface.co/…'"; a
     // downloader's own: "Unauthorized to access 'https://huggingface.co/<repo>/resolve/main/<file>'."; hf_xet: "CAS service error : Reqwest Error: HTTP status
@@ -349,6 +371,31 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
         message: `A weights shard could not be read (safetensors: ${what}): ${reason}.`,
         evidence: { 'safetensors said': what, ...(shards ? { 'Shards read before it': shards } : {}), ...node(context) },
         fix: SHARD_FIX(''),
+      }
+    },
+  },
+  {
+    // ModelScope's download check (modelscope/hub/file_download.py, file_integrity_validation): "modelscope.hub.errors.FileIntegrityError: File
+    // <cache>/._____temp/<org>/<model>/model-00001-of-00004.safetensors integrity check failed, expected sha256 signature is <64 hex>, actual is <64 hex>,
+    // the download may be incomplete, please try again." (1.9 and later; older: "File <path> integrity check failed, the download may be incomplete,
+    // please try again."), logged first as "<time> - modelscope - ERROR - File … integrity check failed …". vllm-project/vllm#13962 (every TP worker
+    // downloading into one cache at once), modelscope/modelscope#968, #1365, #758, zai-org/GLM-4#775, hiyouga/LlamaFactory#5826. An actual of
+    // e3b0c442…b855 is the sha256 of no bytes: the file is empty.
+    code: 'WEIGHTS_CORRUPT',
+    pattern: /\bFile (\S+) integrity check failed(?:, expected sha256 signature is ([0-9a-f]{64}), actual is ([0-9a-f]{64}))?/,
+    hit: (m, _line, _ray, context) => {
+      const empty = m[3] === 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+      const file = m[1]!.replace(/[,.]$/, '')
+      return {
+        key: `corrupt:${file}`,
+        severity: 'error',
+        message: `ModelScope downloaded ${file.replace(/^.*[\\/]/, '')} but its sha256 is not the hub's${empty ? ' (it is the sha256 of an empty file: nothing was written)' : ''}: a download cut short, or two processes writing the same file into one cache at once (each tensor-parallel worker fetching the model itself).`,
+        evidence: {
+          File: file,
+          ...(m[2] ? { 'sha256 expected': m[2], 'sha256 on disk': `${m[3]}${empty ? ' (no bytes)' : ''}` } : {}),
+          ...node(context),
+        },
+        fix: "Delete the partial copy (the model's folder under the cache's ._____temp/) and download it once before serving (modelscope download --model <id> --local_dir <dir>, then vllm serve <dir>), so no two workers or nodes write one cache at the same time; check free space on the cache's disk.",
       }
     },
   },
