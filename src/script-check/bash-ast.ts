@@ -137,7 +137,13 @@ const wrap = (go: GoValue): Node => ({ go, fields: new Map() })
  * A templating engine's placeholders on one line (Jinja2's and Go's `{{ … }}`: an Ansible `shell:` block, a Helm chart's command,
  * a `.j2` launch script): filled in before any shell reads the text, each is one word there, whatever blanks it holds inside.
  */
-const TEMPLATE = /\{\{[^\n{}]{0,200}\}\}/g
+const TEMPLATE = /\{\{[^\n{}]{0,1000}\}\}/g
+/**
+ * Jinja2's statements and comments (`{% if vllm_load_format %} --load-format {{ vllm_load_format }}{% endif %}`, `{# … #}`): gone when
+ * the engine renders the text, so blanks of the same length here; what a conditional adds is read as if it were given (an Ansible
+ * `shell:` block, microscaler/cylon-local-infra's vLLM role, held-out19).
+ */
+const STATEMENT = /\{%[^\n]{0,1000}?%\}|\{#[^\n]{0,1000}?#\}/g
 
 /**
  * Each placeholder as a parameter expansion of the same length (`{{ inventory_hostname }}` → `${Tinventory_hostname___}`), so bash
@@ -145,7 +151,8 @@ const TEMPLATE = /\{\{[^\n{}]{0,200}\}\}/g
  * message the placeholders back as written.
  */
 export function maskTemplates(text: string): string {
-  return text.includes('{{') ? text.replace(TEMPLATE, maskOf) : text
+  const read = text.includes('{%') || text.includes('{#') ? text.replace(STATEMENT, (t) => ' '.repeat(t.length)) : text
+  return read.includes('{{') ? read.replace(TEMPLATE, maskOf) : read
 }
 const maskOf = (t: string): string => `\${${`T${t.slice(2, -2).replace(/\W/g, '_')}`.padEnd(t.length - 3, '_').slice(0, t.length - 3)}}`
 

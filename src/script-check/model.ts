@@ -120,6 +120,12 @@ export interface RayStart {
   readonly container?: { readonly name: string; readonly line: number }
   /** Inputs the path to this start took to be empty or unset (State.assumedEmpty). */
   readonly assumedEmpty?: readonly string[]
+  /**
+   * Flags that may be among words the check could not read: an array the script never gives a value (`vllm serve "${ARGS[@]}"
+   * --node-rank 0`, built in a file it sources: `'any'`), or one whose words were lost over its branches (the flags its own assignments
+   * write). A rule about such a flag's absence does not apply.
+   */
+  readonly hiddenFlags?: 'any' | ReadonlySet<string>
   /** The path's branch decisions, e.g. `line 4: then`. */
   readonly path: readonly string[]
 }

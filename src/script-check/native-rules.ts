@@ -50,6 +50,8 @@ const lineOf = (c: ScriptText, v: Val | undefined, otherwise: number): number =>
 }
 
 const roleOf = (r: RayStart): 'head' | 'worker' => (r.head ? 'head' : 'worker')
+/** A flag the serve does not show may be in words the check could not read (RayStart.hiddenFlags). */
+const hidden = (r: RayStart, flag: string): boolean => r.hiddenFlags === 'any' || r.hiddenFlags?.has(flag) === true
 
 export function serveEvidence(r: RayStart): Record<string, string> {
   return {
@@ -77,6 +79,7 @@ function masterFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined,
   const want = head?.fabricIp ?? fromHead?.text
   const v = flagValue(r, '--master-addr')
   const role = roleOf(r)
+  if (!v && hidden(r, '--master-addr')) return []
   if (!v) {
     // The flag is the same on every node: it goes in the command, and the finding names that line.
     const line = r.commandInsertAt?.line ?? r.line
@@ -127,7 +130,7 @@ function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
   const n = manifest?.nodes.length
   if (n === undefined) return []
   const v = flagValue(r, '--nnodes')
-  if (v && (!v.known || v.text === String(n))) return []
+  if ((v && (!v.known || v.text === String(n))) || (!v && hidden(r, '--nnodes'))) return []
   const role = roleOf(r)
   return [
     {
@@ -152,7 +155,9 @@ function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
  */
 function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
   const ranked = serves.map((r) => ({ r, v: flagValue(r, '--node-rank') }))
-  if (ranked.some(({ v }) => v && !v.known)) return []
+  // (a rank or a node count not given beside an array the check cannot read may be in it)
+  if (ranked.some(({ r, v }) => (v && !v.known) || (!v && hidden(r, '--node-rank')) || (flagValue(r, '--nnodes') === undefined && hidden(r, '--nnodes'))))
+    return []
   const rankOf = (v: Val | undefined): number => (v ? Number(v.text) : SERVE_DEFAULTS.nodeRank)
   const nnodes = manifest?.nodes.length ?? serves.reduce((most, r) => Math.max(most, Number(flagValue(r, '--nnodes')?.text ?? 1)), 0)
   const workers = manifest?.nodes.filter((n) => n.role === 'worker').length ?? nnodes - 1

@@ -199,6 +199,49 @@ function unpinnedFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[]
   ]
 }
 
+/**
+ * vLLM's Ray executor names its placement group's first bundle after the driver's own address, `node:{get_ip()}`, and
+ * get_ip() reads the serve's VLLM_HOST_IP (vllm/v1/executor/ray_utils.py, initialize_ray_cluster): Ray's own environment
+ * plays no part. A serve given VLLM_HOST_IP=X where X is the address the workers join runs on the head, so a head started
+ * before it on the same path without --node-ip-address is the seed incident, written with the variable on the serve
+ * (`ssh head "VLLM_HOST_IP=$HEAD_IP vllm serve … --distributed-executor-backend ray"`) and not on ray start.
+ */
+function driverPinFindings(c: Ctx, starts: readonly RayStart[]): ScriptFinding[] {
+  const joined = new Set(starts.flatMap((r) => (r.kind === 'ray-start' && !r.head && r.address ? [host(r.address.text)] : [])))
+  const out: ScriptFinding[] = []
+  for (const serve of starts) {
+    if (serve.kind !== 'vllm-serve' || !serve.head || isNativeServe(serve)) continue
+    const backend = flagValue(serve.args, '--distributed-executor-backend')?.val.text
+    const vhi = nonEmpty(serve.env.get('VLLM_HOST_IP'))
+    // One address on every node: a literal, or one variable the runner expands (not a command each node runs).
+    if ((backend !== undefined && backend !== 'ray') || !vhi || !(vhi.val.known || /^\$\{?\w+\}?$/.test(vhi.val.text)) || !joined.has(vhi.val.text)) continue
+    for (const r of starts) {
+      const before = r.kind === 'ray-start' && r.head && r.path.every((p, i) => serve.path[i] === p)
+      if (!before || r.nodeIp || r.env.has('VLLM_HOST_IP') || r.env.has('RAY_OVERRIDE_NODE_IP_ADDRESS')) continue
+      // A setting read back from a string another command ran (`ssh host "$@"`) keeps no place of its own: the serve's is named.
+      const setAt = vhi.span.start >= 0 || vhi.valueAt ? where(c, vhi) : `the serve's command, line ${serve.line}`
+      out.push({
+        code: 'SCRIPT_HEAD_IDENTITY_UNPINNED',
+        severity: 'error',
+        role: 'head',
+        line: r.line,
+        message: `The head starts Ray without --node-ip-address, while vLLM's serve (line ${serve.line}) runs with VLLM_HOST_IP=${vhi.val.text}, the address the workers join: Ray registers the head under its default-route address, and vLLM pins its placement group to node:${vhi.val.text}, which no Ray node has unless the two happen to agree (the seed incident).`,
+        evidence: {
+          [EVIDENCE.scriptLine]: String(r.line),
+          'Role (by the ray start flags)': 'head (--head)',
+          "vLLM serve's VLLM_HOST_IP": `${vhi.val.text} (set at ${setAt})`,
+          'Workers join': vhi.val.text,
+          '--node-ip-address': 'not given (Ray picks the default-route address)',
+          ...(serve.path.length ? { 'Path through the script': serve.path.join(', ') } : {}),
+        },
+        fix: `Start the head's Ray with --node-ip-address=${shellWord(vhi.val.text)} (the address vLLM's serve is given as VLLM_HOST_IP).`,
+        edits: pinEdit(r, vhi, c.script.text),
+      })
+    }
+  }
+  return out
+}
+
 /** A VLLM_HOST_IP that differs from the Ray identity the same start pins. */
 function overrideFindings(c: Ctx, { r, role, vhi, base }: Seen): ScriptFinding[] {
   if (!r.nodeIp || !vhi || vhi.val.text === r.nodeIp.val.text) return []
@@ -381,7 +424,7 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
     out.push(...loopbackFindings(c, seen), ...unpinnedFindings(c, seen), ...overrideFindings(c, seen), ...workerUsesHeadFindings(c, seen))
     if (manifest) out.push(...ifnameFindings(c, seen, manifest))
   }
-  out.push(...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
+  out.push(...driverPinFindings(c, starts), ...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
   // Under mp a script starts only the container: no ray start is what the contract asks.
   // A serve that does not use Ray (vLLM's data-parallel mode across nodes, one node's multiprocessing) has no Ray identity to check.
   const servesWithoutRay = starts.some((r) => r.kind === 'vllm-serve' && flagValue(r.args, '--distributed-executor-backend')?.val.text !== 'ray')

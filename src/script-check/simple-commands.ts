@@ -181,7 +181,7 @@ export class Commands {
       return out
     }
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
-    const ray = argv.findIndex((a, i) => i > 0 && a.val.text === 'ray' && rayStartOptionsAt(argv, i) >= 0)
+    const ray = argv.findIndex((a, i) => i > 0 && isRayCli(a) && rayStartOptionsAt(argv, i) >= 0)
     if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
     // Ray's CLI run as its module (`python -m ray.scripts.scripts start …`, after a launcher too): the `ray` console script is
     // `ray=ray.scripts.scripts:main` (ray-project/ray python/setup.py, console_scripts), the same `ray start`.
@@ -384,7 +384,7 @@ export class Commands {
   ): void {
     const before = s.starts.length
     const exe = (command[0]?.val.text ?? '').replace(/^.*\//, '')
-    const rayAt = command.findIndex((a, i) => a.val.text === 'ray' && rayStartOptionsAt(command, i) >= 0)
+    const rayAt = command.findIndex((a, i) => isRayCli(a) && rayStartOptionsAt(command, i) >= 0)
     const serve = serveAt(command)
     const noShellBefore = (i: number) => command.slice(0, i).every((a) => !SHELLS.has(a.val.text.replace(/^.*\//, '')))
     if (rayAt >= 0 && noShellBefore(rayAt))
@@ -629,6 +629,9 @@ function serveAt(argv: readonly Arg[]): number {
 
 /** vLLM's data-parallel flags across nodes (vllm/engine/arg_utils.py); SGLang's and trainers' launchers name theirs otherwise. */
 const DATA_PARALLEL_SERVE_ONLY = /^--data-parallel-(?:address|start-rank|size-local|rpc-port)(?:=|$)/
+
+/** Ray's console script, by its name or a path to it (`/opt/ray/bin/ray start`, a venv's `bin/ray`, in a container too). */
+const isRayCli = (a: Arg): boolean => a.val.text.replace(/^.*\//, '') === 'ray'
 
 /** Flags only vLLM's serve takes (never torchrun's or a training script's launcher's). */
 const SERVE_ONLY =

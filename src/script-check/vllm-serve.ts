@@ -40,7 +40,53 @@ export function vllmServe(s: State, args: readonly Arg[], env: ReadonlyMap<Watch
     inContainer,
     path: [...s.path],
     ...(s.assumedEmpty.length > 0 ? { assumedEmpty: [...s.assumedEmpty] } : {}),
+    ...hiddenFlagsOf(args, scriptText),
   }
+}
+
+/** RayStart.hiddenFlags: for each array among the words whose value is not known, what its assignments in the script may hold. */
+function hiddenFlagsOf(args: readonly Arg[], text: string): { hiddenFlags?: 'any' | ReadonlySet<string> } {
+  const flags = new Set<string>()
+  for (const a of args) {
+    const name = unknownArray(a, text)
+    if (name === undefined) continue
+    const written = arrayAssignments(text, name)
+    if (written.length === 0) return { hiddenFlags: 'any' }
+    for (const w of written) for (const m of w.matchAll(/(?:^|[\s"'(])(--[a-z][\w-]*)/g)) flags.add(m[1]!)
+  }
+  return flags.size > 0 ? { hiddenFlags: flags } : {}
+}
+
+/**
+ * `"${ARGS[@]}"` (or `[*]`) whose value the check does not know: a whole array of words, not one; never assigned here, or one whose
+ * words the evaluation could not keep (it stands for them as `${ARGS[@]}`). Not the script's own arguments (`"$@"`: the caller's).
+ */
+function unknownArray(a: Arg, text: string): string | undefined {
+  if (a.val.known) return undefined
+  const lost = /^\$\{(\w+)\[[@*]\]\}$/.exec(a.val.text)?.[1]
+  if (lost) return lost
+  const written = a.span.start >= 0 && /^\$\{\w+\}$/.test(a.val.text) ? /^"?\$\{(\w+)\[[@*]\]\}"?$/.exec(text.slice(a.span.start, a.span.end)) : null
+  return written?.[1]
+}
+
+/** The text of each `NAME=( … )` / `NAME+=( … )` in the script (quotes kept whole; a `)` inside one does not close it). */
+function arrayAssignments(text: string, name: string): string[] {
+  const out: string[] = []
+  for (const m of text.matchAll(new RegExp(`(?:^|[\\s;&|(])${name}\\+?=\\(`, 'g'))) {
+    let i = m.index + m[0].length
+    let quote = ''
+    for (; i < text.length; i++) {
+      const c = text[i]!
+      if (quote) {
+        if (c === quote) quote = ''
+        else if (c === '\\' && quote === '"') i++
+      } else if (c === '"' || c === "'") quote = c
+      else if (c === '\\') i++
+      else if (c === ')') break
+    }
+    out.push(text.slice(m.index + m[0].length, i))
+  }
+  return out
 }
 
 /**

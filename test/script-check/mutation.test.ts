@@ -227,13 +227,21 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   // held-out18: prime-rl's inference head as published before its author's fix: no `\` after `--api-key …`, so every data-parallel flag
   // after it runs as a command of its own.
   'aghyad-prime-rl-run_inference_head-a58ea38.sh': ['SCRIPT_CONTINUATION_BROKEN@launch.sh:2'],
+  // held-out19: a ROCm pair whose head starts Ray over ssh without --node-ip-address while vLLM's serve on it runs with VLLM_HOST_IP=$HEAD_IP,
+  // the address the worker joins (the seed incident, the variable on the serve); a systemd unit pinning the head to `%h`, the user's home.
+  'beam-run_rocm_cluster.sh': ['SCRIPT_HEAD_IDENTITY_UNPINNED@launch.sh:66'],
+  'pierce403-systemd-ray-head-execstart.sh': ['SCRIPT_LOOPBACK_IDENTITY@launch.sh:43'],
 }
 
 /**
  * Published bugs with no mechanical fix: a wildcard or loopback pin, where the address to pin is the node's own, which the script does not
  * name (held-out17).
  */
-const NO_PATCH_AS_PUBLISHED: ReadonlySet<string> = new Set(['robbypambudi-case2-head-command.sh', 'salad-ray-cluster-start.sh'])
+const NO_PATCH_AS_PUBLISHED: ReadonlySet<string> = new Set([
+  'robbypambudi-case2-head-command.sh',
+  'salad-ray-cluster-start.sh',
+  'pierce403-systemd-ray-head-execstart.sh',
+])
 
 /**
  * Published templates whose angle-bracket placeholders (`--port <node1_port>`, `OPENRLHF_PATH=<OPENRLHF_ROOT_PATH>`) bash refuses as
@@ -251,6 +259,13 @@ const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
  * bug can be injected into a start of theirs; as published they give no error.
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
+  // held-out19/20: vLLM's api_server given --ray-address (the Ray nodes are the repository's other units); launchers that run other
+  // scripts (vLLM's run_cluster.sh fetched at run time, a head and a worker script by name); a settings file the serve scripts source.
+  'pierce403-08-vllm-serve.sh',
+  'dataforgex-start-cluster.sh',
+  'dataforgex-start-head.sh',
+  'dataforgex-start-worker.sh',
+  'nacyot-serve-common.sh',
   // An Ansible task's block that runs `vllm serve` on Ray in the head's container (`docker exec … bash -lc "nohup python3 -m
   // vllm.entrypoints.openai.api_server … --distributed-executor-backend ray"`): the Ray nodes are the other two tasks' (held-out9).
   'ladam-ansible-run_model.sh',
@@ -358,6 +373,11 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
   'aghyad-prime-rl-run_inference_head-a58ea38.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
   'aghyad-prime-rl-run_inference_child1.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
   'aghyad-prime-rl-run_inference_child2.sh': "prime-rl's own inference entry point in vLLM's data-parallel mode",
+  // held-out19: an Ansible role's torchrun ranks running vLLM's api_server with the external_launcher executor (torchrun's rendezvous);
+  // the ROCm pair published with the seed incident (PUBLISHED_WITH_BUG).
+  'cylon-ansible-torchrun-leader.sh': "torchrun's ranks with vLLM's external_launcher executor: neither Ray nor the native mode",
+  'cylon-ansible-torchrun-follower.sh': "torchrun's ranks with vLLM's external_launcher executor: neither Ray nor the native mode",
+  'beam-run_rocm_cluster.sh': 'its starts run over ssh through a function (`n0() { ssh … "$@"; }`), which passes no variable of this shell',
 }
 
 /**
@@ -366,6 +386,10 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
  */
 const FEW_STYLES: Readonly<Record<string, string>> = {
   'medllmbench-vllm_serve.sh': 'each start runs under `env SINGULARITYENV_VLLM_HOST_IP=…`',
+  // held-out20: native ranks whose serve flags are an array a sourced file builds (`exec vllm serve "${ARGS[@]}" --node-rank 0`).
+  'nacyot-serve-head.sh': 'a serve given an array from a sourced file: a prefix and an export',
+  'nacyot-serve-worker.sh': 'a serve given an array from a sourced file: a prefix and an export',
+  'nacyot-dsv41-serve-node.sh': 'a serve given an array built over many branches: a prefix and an export',
 }
 
 /**
@@ -461,6 +485,11 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   },
   // held-out16: Ray's old Kubernetes example pins each worker to its pod's own IP (`--node-ip-address=$MY_POD_IP`, the downward API): as
   // ybz21's and srce's, a literal VLLM_HOST_IP is not known to differ from an input.
+  // held-out19: an Ansible role's worker pinned to `--node-ip-address="{{ spark_interconnect_ip }}"`, a template's input (the input-identity class).
+  'cylon-ansible-ray-worker.sh': {
+    why: "the worker's identity is a template's input ({{ spark_interconnect_ip }}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
+    mutants: ['worker prefix', 'worker env', 'worker exec env', 'worker docker -e'],
+  },
   'ray-k8s-podip-worker-args.sh': {
     why: "the worker's identity is an input ($MY_POD_IP): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
     mutants: [
@@ -516,6 +545,8 @@ for (const set of [
   'held-out16',
   'held-out17',
   'held-out18',
+  'held-out19',
+  'held-out20',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {

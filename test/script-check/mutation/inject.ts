@@ -246,6 +246,14 @@ function reaches(text: string, from: number, to: number): boolean {
  * A start that ssh runs on another host (`ssh "$W" "ray start …"`, or a string `CMD="ray start …"` whose every use is an ssh
  * command's): a shell there, whose environment is not this one's exports (ssh passes none of them by default).
  */
+/** A call of one of the script's functions whose body runs ssh (`n0() { ssh $SSHOPTS $NODE0 "$@"; }`): what it runs is on another host. */
+function viaSshFunction(text: string, at: number): boolean {
+  const name = /^\s*([A-Za-z_][\w-]*)\s/.exec(text.slice(at))?.[1]
+  if (!name) return false
+  const body = new RegExp(`(?:^|\\n)\\s*(?:function\\s+)?${name}\\s*\\(\\)\\s*\\{([^}]*)\\}`).exec(text)?.[1]
+  return body !== undefined && /(?:^|[\s;&|(])ssh\s/.test(body)
+}
+
 function remote(text: string, x: Occurrence): boolean {
   const lineStart = text.lastIndexOf('\n', x.at - 1) + 1
   if (/(?:^|[\s;&|(])ssh\s/.test(text.slice(lineStart, x.at))) return true
@@ -301,6 +309,9 @@ export function mutants(original: string): Mutant[] {
       // SINGULARITYENV_/APPTAINERENV_) gives it that one: a value this shell sets or exports does not reach Ray (held-out15's BSC job).
       const hostStyle = style === 'prefix' || style === 'env' || style === 'exec env' || style === 'export' || style === 'source'
       if (hostStyle && OWN_SETTING.test(text.slice(commandStart(text, o.at), o.at))) continue
+      // A start a function of the script runs over ssh (`n0() { ssh $SSHOPTS $NODE0 "$@"; }`, `n0 "… ray start …"`): ssh passes none of
+      // this shell's variables (held-out19's ROCm pair).
+      if (hostStyle && viaSshFunction(text, commandStart(text, o.at))) continue
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
@@ -443,6 +454,8 @@ const SERVE_ONLY_FLAG =
 const DOCKER_RUN = /\b(?:docker|podman) run\b/g
 
 /** The native serves of a script: each logical command, its role by literal flags (the worker's `--headless` or rank ≥ 1). */
+const EXTERNAL_LAUNCHER = /--distributed-executor-backend[= ]+["']?external_launcher\b/
+
 function serveOccurrences(text: string): Occurrence[] {
   const out: Occurrence[] = []
   // `docker run … IMAGE MODEL --nnodes … --master-addr …` whose serve is the image's entrypoint (vLLM's image: `vllm serve`).
@@ -470,7 +483,8 @@ function serveOccurrences(text: string): Occurrence[] {
     const array = arrayRun(text, lineStart, m.index)
     let end = array?.end ?? logicalEnd(text, m.index)
     const region = text.slice(m.index, end)
-    if (!NATIVE_FLAG.test(region) || dataParallelHeadless(region)) continue
+    // (torchrun's ranks running vLLM with the external_launcher executor: torchrun's rendezvous, neither Ray nor the native mode)
+    if (!NATIVE_FLAG.test(region) || dataParallelHeadless(region) || EXTERNAL_LAUNCHER.test(region)) continue
     const tail = /\s*(?:&|;)?\s*$/.exec(region)
     end -= tail ? tail[0].length : 0
     const role = /(?:^|\s)--headless\b|--node-rank[= ]+[1-9]/.test(region) ? 'worker' : /--node-rank[= ]+0\b/.test(region) ? 'head' : 'shared'
