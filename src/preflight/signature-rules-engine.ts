@@ -73,6 +73,56 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     hit: (m, line, _ray, context) => archHit(m, line, context),
   },
   {
+    // vLLM's FlashInfer probe (vllm/utils/flashinfer.py flashinfer_jit_unsupported_reason, TOOLKIT_REASON "SM 12.x requires CUDA >= 12.9"), logged as
+    // "Failed to get device capability: SM 12.x requires CUDA >= 12.9." during model load: the CUDA toolkit FlashInfer's JIT would use is older than
+    // 12.9, which sm_120/sm_121 (RTX 50, RTX PRO 6000, GB10) need, so none of its kernels can be built for this GPU. vLLM falls back where another
+    // backend serves (starts that complete print it twice: two DGX Spark notes found with find_string), and dies where a default path needs
+    // FlashInfer (vllm-project/vllm#50705: sampler, fused MoE, FP8 KV). A warning: the failure, if any, is named by its own line.
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\bSM (1\d)\.x requires CUDA >= (\d+(?:\.\d+)*)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `flashinfer-toolkit:${m[1]}`,
+      severity: 'warning',
+      message: `FlashInfer cannot build its kernels for this GPU (SM ${m[1]}.x): the CUDA toolkit its JIT finds is older than ${m[2]}. vLLM falls back to another backend where it can; a path that needs FlashInfer (its sampler, a fused MoE or FP8 KV-cache kernel) fails at start-up.`,
+      evidence: { 'GPU architecture': `SM ${m[1]}.x`, 'CUDA toolkit needed': `>= ${m[2]}`, 'Reported by': "vLLM's FlashInfer probe", ...node(context) },
+      fix: `Use an image whose CUDA toolkit (nvcc and headers, not only the driver) is ${m[2]} or newer (a cu129/cu130 build of vLLM), or keep FlashInfer out of the engine's paths: --attention-backend FLASH_ATTN or TRITON_ATTN, VLLM_USE_FLASHINFER_SAMPLER=0.`,
+    }),
+  },
+  {
+    // vLLM's hybrid (Mamba / linear-attention) models (vllm/config/compilation.py, 0.2x on): "ValueError: max_num_seqs (1024) exceeds available Mamba cache
+    // blocks (939). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 939 or
+    // increase gpu_memory_utilization." (vllm-project/recipes#831, Qwen3.6 / Kimi K3 / GLM notes found with find_string): the state cache, not the KV
+    // cache, caps concurrency, and vLLM's default --max-num-seqs is above it.
+    code: 'KV_CACHE_CONCURRENCY',
+    pattern: /max_num_seqs \((\d+)\) exceeds available Mamba cache blocks \((\d+)\)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `mamba-blocks:${m[1]}/${m[2]}`,
+      severity: 'error',
+      message: `--max-num-seqs is ${m[1]} but this hybrid model's state cache holds ${m[2]} blocks, one per running sequence: vLLM refuses to capture CUDA graphs for more sequences than it can hold, and the start fails.`,
+      evidence: { '--max-num-seqs': m[1]!, 'Mamba cache blocks': m[2]!, ...node(context) },
+      fix: `Give vllm serve --max-num-seqs ${m[2]} or less (the model's state blocks cap concurrency, not the KV cache), or raise --gpu-memory-utilization so more blocks fit.`,
+    }),
+  },
+  {
+    // vLLM's own checks of an optional package's version (model_executor/layers/quantization and model_loader): "ImportError: bitsandbytes version is
+    // wrong. Please install bitsandbytes>=0.46.1." and "Please install bitsandbytes>=0.46.1 via `pip install bitsandbytes>=0.46.1` to use bitsandbytes
+    // quantizer." (kserve/kserve#4875: KServe's image with an older bitsandbytes than its vLLM needs), bitblas's "bitblas version is wrong. Please install
+    // bitblas>=…": the image's package is older than this vLLM release asks for.
+    code: 'VERSION_SKEW',
+    pattern: /\b([A-Za-z][\w.-]*) version is wrong\. Please install \1>=\s*([\d.]+)|\bPlease install ([A-Za-z][\w.-]*)>=\s*([\d.]+) via `pip install/,
+    hit: (m, _line, _ray, context) => {
+      const pkg = m[1] ?? m[3]!
+      const want = (m[2] ?? m[4]!).replace(/\.$/, '')
+      return {
+        key: `package:${pkg}`,
+        severity: 'error',
+        message: `vLLM needs ${pkg} ${want} or newer and the image has an older one (or none): the image's packages are not the ones this vLLM release was built against.`,
+        evidence: { Package: pkg, 'vLLM needs': `>= ${want}`, ...node(context) },
+        fix: `Install ${pkg}>=${want} in the image every node runs (pip install '${pkg}>=${want}', then rebuild and push it by digest), or use an image whose vLLM and ${pkg} were released together.`,
+      }
+    },
+  },
+  {
     // ptxas refusing a PTX instruction the target architecture lacks (CUDA 11–13 ptxas: "ptxas <file>.ptx, line N; error   : Feature '<f>' not
     // supported on .target 'sm_121a'", "… Instruction '<i>' not supported on .target 'sm_120'", "… Feature '<f>' requires .target sm_90 or
     // higher", "Modifier '<m>' requires …"): a kernel written for another architecture, assembled for this one — Triton's JIT at the first

@@ -288,6 +288,25 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The same message's second half where a paste wrapped or cut its head ("torch.OutOfMemoryError: CUDA out of memory." on a line of its own, or
+    // gone): "Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of which 120.88 MiB is free." (vllm-project/vllm#57475's fix PR,
+    // wrapped at 72 columns), torch <= 2.0's "Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; …)": nothing else prints these words.
+    code: 'GPU_OUT_OF_MEMORY',
+    pattern:
+      /(?<!out of memory\.? )\bTried to allocate ([\d.]+ [KMGT]iB)(?:\.? (?:GPU|NPU) (\d+) has a total capac\w* of ([\d.]+ [KMGT]iB)| \((?:GPU|NPU) (\d+); ([\d.]+ [KMGT]iB) total capacity)/,
+    hit: (m, _line, _ray, context) => {
+      const device = m[2] ?? m[4]!
+      const total = m[3] ?? m[5]!
+      return {
+        key: `cuda:${device}`,
+        severity: 'error',
+        message: `The GPU ran out of memory allocating ${m[1]} on GPU ${device} (${total} in all).`,
+        evidence: { 'Tried to allocate': m[1]!, 'GPU total': total, ...nodeEvidence(context) },
+        fix: 'Lower --gpu-memory-utilization, --max-model-len or --max-num-seqs, use more tensor-parallel ranks or a quantised model, and make sure no other process holds the GPU (nvidia-smi); PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps fragmentation only.',
+      }
+    },
+  },
+  {
     // torch <= 2.0: "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; …)"; torch 2.1: "GPU 0 has a total capacty of …";
     // torch >= 2.2: "GPU 0 has a total capacity of 10.74 GiB of which 3.69 GiB is free."; C++/CUDA: "CUDA error: out of memory".
     // The same allocator on other accelerators: torch on ROCm "HIP out of memory. Tried to allocate 576.00 MiB (GPU 3; 15.98 GiB total capacity; …)",
