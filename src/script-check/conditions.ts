@@ -72,6 +72,9 @@ const NUMERIC: Record<string, (a: number, b: number) => boolean> = {
   '-ge': (a, b) => a >= b,
 }
 
+/** A fact every path of a reading holds: a command substitution's output may be empty (evaluate.ts evaluateScript). */
+export const SUBSTITUTIONS_MAY_BE_EMPTY = '\u0000substitutions may be empty'
+
 function testWords(facts: Facts, ops: Val[]): Truth {
   if (ops[0]?.text === '!' && ops[0].known) return not(testWords(facts, ops.slice(1)))
   if (ops.length === 3) {
@@ -85,8 +88,13 @@ function testWords(facts: Facts, ops: Val[]): Truth {
   }
   if (ops.length === 2 && (ops[0]!.text === '-n' || ops[0]!.text === '-z')) {
     const v = ops[1]!
-    // VRD_* variables are always set under launch.mode: script; a command substitution is taken as non-empty.
-    const empty = v.known ? v.text === '' : /^\$\{VRD_\w+\}$|^\$\(/.test(v.text) ? false : undefined
+    // VRD_* variables are always set under launch.mode: script; a command substitution is taken as non-empty, unless this reading
+    // takes it either way (evaluate.ts: a first reading that reached no start).
+    const empty = v.known
+      ? v.text === ''
+      : /^\$\{VRD_\w+\}$/.test(v.text) || (/^\$\(/.test(v.text) && !facts.has(SUBSTITUTIONS_MAY_BE_EMPTY))
+        ? false
+        : undefined
     return ops[0]!.text === '-z' ? empty : not(empty)
   }
   if (ops.length === 1) return ops[0]!.known ? ops[0]!.text !== '' : undefined

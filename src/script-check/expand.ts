@@ -274,13 +274,20 @@ export class Expander {
       const r = this.paramSegs(s, only[0]!, quoted)
       if (Array.isArray(r)) return r
       // The whole word is one variable: its characters keep where they were written (a command string built with +=).
-      return !quoted && r.known && /\s/.test(r.text.trim()) ? splitBlanks(r).map((x) => ({ segs: [x] })) : [{ segs: [r] }]
+      if (!quoted && /\s/.test(r.text.trim())) {
+        const words = r.known ? splitBlanks(r) : splitAroundUnknown(r)
+        if (words) return words.map((x) => ({ segs: [x] }))
+      }
+      return [{ segs: [r] }]
     }
     const cur: Val[] = []
     const flags = { splittable: true }
     this.pushParts(s, parts, false, cur, flags)
     const v = concatVals(cur)
-    if (flags.splittable && v.known && /\s/.test(v.text.trim())) return splitBlanks(v).map((x) => ({ segs: [x] }))
+    if (flags.splittable && /\s/.test(v.text.trim())) {
+      const words = v.known ? splitBlanks(v) : splitAroundUnknown(v)
+      if (words) return words.map((x) => ({ segs: [x] }))
+    }
     return [{ segs: cur }]
   }
 
@@ -355,6 +362,30 @@ export function concatJoin(vals: readonly Val[]): Val {
     parts.push(v)
   })
   return parts.length === 0 ? { text: '', known: true, map: [] } : concatVals(parts)
+}
+
+/**
+ * An unquoted value that is partly unknown split where bash splits it, at the blanks of its known text (`RAY_CMD="ray start --head
+ * --port=${RANDOM_PORT}"` run as `${RAY_CMD}`, a Slurm job on MeluXina, held-out22): a computed part stays inside its word (its own blanks,
+ * if it has any, are not known). Undefined where the value holds a command substitution not marked as computed (its blanks are code).
+ */
+function splitAroundUnknown(v: Val): Val[] | undefined {
+  const holes = v.holes ?? []
+  if (holes.length === 0 && /\$\(|`/.test(v.text)) return undefined
+  const t = v.text
+  const inHole = (i: number) => holes.some(([a, b]) => i >= a && i < b)
+  const blank = (i: number) => /\s/.test(t[i]!) && !inHole(i)
+  const out: Val[] = []
+  for (let i = 0; i < t.length; ) {
+    while (i < t.length && blank(i)) i++
+    if (i >= t.length) break
+    const from = i
+    while (i < t.length && !blank(i)) i++
+    const piece = sliceVal(v, from, i)
+    const computed = holes.some(([a, b]) => a < i && b > from) || /\$[{(\w]/.test(piece.text)
+    out.push(computed ? piece : { ...piece, known: true })
+  }
+  return out.length > 1 ? out : undefined
 }
 
 function splitBlanks(v: Val): Val[] {

@@ -427,7 +427,11 @@ export function scriptFindings(starts: readonly RayStart[], manifest: Manifest |
   out.push(...driverPinFindings(c, starts), ...nativeFindings(starts, manifest, script), ...executorFindings(starts, manifest, script.text))
   // Under mp a script starts only the container: no ray start is what the contract asks.
   // A serve that does not use Ray (vLLM's data-parallel mode across nodes, one node's multiprocessing) has no Ray identity to check.
-  const servesWithoutRay = starts.some((r) => r.kind === 'vllm-serve' && flagValue(r.args, '--distributed-executor-backend')?.val.text !== 'ray')
+  // So does a command the check did not take for a serve that names another executor (torchrun's ranks running a project's own API
+  // server with `--distributed-executor-backend external_launcher`, a Strix Halo pair, held-out21).
+  const servesWithoutRay =
+    starts.some((r) => r.kind === 'vllm-serve' && flagValue(r.args, '--distributed-executor-backend')?.val.text !== 'ray') ||
+    /--distributed-executor-backend[= ]+["']?(?:external_launcher|mp|uni)\b/.test(script.text)
   if (manifest?.vllm.executorBackend !== 'mp' && !servesWithoutRay && !starts.some((r) => r.kind === 'ray-start' || isNativeServe(r))) out.push(NO_RAY_START)
   const keys = new Set<string>()
   // A setting named as an error on one path is not also a warning of the input class on another (its patch is the error's), and a

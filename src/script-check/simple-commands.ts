@@ -181,8 +181,8 @@ export class Commands {
       return out
     }
     // Any other command that carries `ray start` in its argv (a launcher such as `uv run`, `conda run`).
-    const ray = argv.findIndex((a, i) => i > 0 && isRayCli(a) && rayStartOptionsAt(argv, i) >= 0)
-    if (ray > 0) return this.run(argv.slice(ray), prefix, s, at)
+    const launched = rayBehindLauncher(argv)
+    if (launched) return this.run(launched, prefix, s, at)
     // Ray's CLI run as its module (`python -m ray.scripts.scripts start …`, after a launcher too): the `ray` console script is
     // `ray=ray.scripts.scripts:main` (ray-project/ray python/setup.py, console_scripts), the same `ray start`.
     const cli = PRINTS.has(name) ? -1 : rayModuleStart(argv)
@@ -629,6 +629,18 @@ function serveAt(argv: readonly Arg[]): number {
 
 /** vLLM's data-parallel flags across nodes (vllm/engine/arg_utils.py); SGLang's and trainers' launchers name theirs otherwise. */
 const DATA_PARALLEL_SERVE_ONLY = /^--data-parallel-(?:address|start-rank|size-local|rpc-port)(?:=|$)/
+
+/**
+ * The words from the `ray start` another command carries on (a launcher such as `uv run`, `conda run`), or from the `env` that launcher runs
+ * before it (`uv run env VLLM_HOST_IP=… ray start`: its assignments reach Ray); undefined when no `ray start` follows the first word.
+ */
+function rayBehindLauncher(argv: readonly Arg[]): Arg[] | undefined {
+  const ray = argv.findIndex((a, i) => i > 0 && isRayCli(a) && rayStartOptionsAt(argv, i) >= 0)
+  if (ray <= 0) return undefined
+  const envAt = argv.findIndex((a, i) => i > 0 && i < ray && a.val.text === 'env')
+  const viaEnv = envAt > 0 && argv.slice(envAt + 1, ray).every((a) => /^[A-Za-z_]\w*=/.test(a.val.text) || /^-/.test(a.val.text))
+  return argv.slice(viaEnv ? envAt : ray)
+}
 
 /** Ray's console script, by its name or a path to it (`/opt/ray/bin/ray start`, a venv's `bin/ray`, in a container too). */
 const isRayCli = (a: Arg): boolean => a.val.text.replace(/^.*\//, '') === 'ray'

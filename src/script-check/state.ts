@@ -480,6 +480,9 @@ const unknownVar = (name: string, like: Var | undefined, exported: boolean): Var
  * first path's variables are copied (their store shared) and only those the paths disagree on are set:
  * a value the paths share since they forked is the same object, and maps not written since are one store.
  */
+/** Two words of an array alike: the same text, known alike, and neither one standing for words unknown in number. */
+const sameWord = (a: Arg | undefined, b: Arg): boolean => a !== undefined && !a.rest && !b.rest && a.val.known === b.val.known && a.val.text === b.val.text
+
 function joinVars(maps: readonly HashedMap<Var>[]): HashedMap<Var> {
   const first = maps[0]!
   const others = maps.slice(1).filter((m) => !m.sharesStore(first))
@@ -498,6 +501,18 @@ function joinVars(maps: readonly HashedMap<Var>[]): HashedMap<Var> {
   }
   const unknown = (name: string): Var => {
     const vs = all.map((m) => m.get(name))
+    // An array every path built from the same first words (`vllm_args=(serve "$model" --nnodes 8 …)`, then options appended on some
+    // paths): those words stay, the rest is unknown in number (an eight-Spark launcher's serve, held-out21).
+    const arrays = vs.flatMap((v) => (v?.kind === 'array' ? [v.items] : []))
+    if (arrays.length === vs.length) {
+      const head = arrays[0]!
+      let n = 0
+      while (n < head.length && arrays.every((items) => sameWord(items[n], head[n]!))) n++
+      if (n > 0) {
+        const rest = unknownVar(name, vs[0], false)
+        return { kind: 'array', items: [...head.slice(0, n), ...(rest.kind === 'array' ? rest.items : [])] }
+      }
+    }
     return unknownVar(
       name,
       vs.find((v) => v?.kind === 'array') ?? vs.find((v) => v !== undefined),

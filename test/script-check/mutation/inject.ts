@@ -315,6 +315,13 @@ export function mutants(original: string): Mutant[] {
       if (style === 'prefix' || style === 'env' || style === 'exec env') {
         const word = style === 'prefix' ? assign : `${style} ${assign}`
         if (style === 'exec env' && !o.direct && !/["']$/.test(text.slice(0, o.at))) continue
+        // After a launcher that runs a command (`uv --project P run ray start`, `conda run -n e ray start`) a `NAME=v` word is the command's
+        // name, not an assignment (held-out22's Slurm template); `env NAME=v` is one there.
+        if (
+          style === 'prefix' &&
+          /\b(?:uv|conda|pixi|poetry|pipenv|micromamba|mamba)\b[^\n;&|]*\brun\s+$/.test(text.slice(text.lastIndexOf('\n', o.at - 1) + 1, o.at))
+        )
+          continue
         // A ray start run by a launcher (`srun … ray start`) takes the setting before the launcher's command; one a
         // nested shell replaces itself with (`exec ray start`) takes a prefix before the `exec` (`exec NAME=v cmd` is no bash).
         // A launcher that is a container (`docker run … IMAGE ray start`, `podman exec C ray start`) passes none of the host
@@ -394,10 +401,37 @@ export function mutants(original: string): Mutant[] {
         injected = [lineOf(text, o.at)]
         roleLines = lineRange(text, o.at, o.end + open.length + 1)
       }
+      // A start kept in a variable and run where it is expanded (`export RAY_CMD_HEAD="ray start …"`, `srun … ${RAY_CMD_HEAD}`): the lines
+      // that expand it are the role's too (the pin may go there), and as bare words there a `NAME=v` prefix is no assignment but the
+      // command's name, no bug (held-out22's MeluXina job).
+      const carrier = carrierOf(text, own?.at ?? roleRange.start)
+      if (carrier && style === 'prefix' && carrier.bare) continue
+      if (carrier) roleLines = [...new Set([...roleLines, ...carrier.lines])]
       out.push({ bug, style, text, injectedLines: injected, roleLines, shared: !own || reachesOthers, files })
     }
   }
   return out
+}
+
+/** The variable whose quoted value holds the text at `at` (`NAME="…ray start…"` on that line), the lines that expand it, and whether every one runs it as bare words. */
+function carrierOf(text: string, at: number): { lines: number[]; bare: boolean } | undefined {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1
+  const name = /^\s*(?:export\s+|local\s+)?([A-Za-z_]\w*)=["']/.exec(text.slice(lineStart, at))?.[1]
+  if (!name) return undefined
+  const ref = new RegExp(`\\$\\{?${name}\\b(?!=)`)
+  const uses = text
+    .split('\n')
+    .flatMap((l, i) => (!l.trimStart().startsWith('#') && ref.test(l) && !new RegExp(`^\\s*(?:export\\s+)?${name}=`).test(l) ? [i + 1] : []))
+  if (uses.length === 0) return undefined
+  const lines = text.split('\n')
+  // (not inside double quotes, a shell's -c string, eval, ssh or tmux: there the words are read again as a command line)
+  const bare = uses.every((n) => {
+    const line = lines[n - 1]!
+    const at = line.search(ref)
+    const quoted = (line.slice(0, at).replace(/\\"/g, '').match(/"/g)?.length ?? 0) % 2 === 1
+    return !quoted && !/(?:^|[\s;&|(])(?:(?:ba|z|k|da)?sh\s+-\w*c\w*|eval|ssh|tmux|screen)\s/.test(line)
+  })
+  return { lines: uses, bare }
 }
 
 /**
@@ -520,7 +554,8 @@ export function nativeMutants(original: string): NativeMutant[] {
   const occ = serveOccurrences(original)
   const o = occ.find((x) => x.role === 'worker') ?? occ.find((x) => x.role === 'shared') ?? occ.find((x) => x.role === 'head')
   if (!o) return []
-  const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? 2)
+  // (the serve's own words, else the array or settings the script builds them in: `ARGS=(… --nnodes 4 …)`, `exec vllm serve "${ARGS[@]}"`)
+  const nodes = Number(/--nnodes[= ]+(\d+)\b/.exec(original.slice(o.at, o.end))?.[1] ?? /--nnodes[= ]+(\d+)\b/.exec(original)?.[1] ?? 2)
   const master = /(\s--master-addr)(=|\s+)("[^"]*"|[^\s"\\]+)/.exec(original.slice(o.at, o.end))
   // A literal --master-addr is the author's head: the manifest's head is there, so the published script fits it.
   const literal = literalIp(original, master?.[3]?.replace(/^"|"$/g, ''))
