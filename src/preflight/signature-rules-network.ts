@@ -7,6 +7,7 @@
  */
 
 import { isLoopbackHost } from '../net/ipv4.js'
+import { nodeEvidence } from './line-node.js'
 import type { RuleHit, SignatureRule } from './signature-rules.js'
 
 const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}`
@@ -64,6 +65,21 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
         fix: `On ${ip ?? 'that node'}, read /tmp/ray/session_latest/logs/raylet.out and dmesg (OOM kill, crash), and check the head reaches it on Ray's ports over the fabric; then ray stop; ray start --address=<head>:<port> --node-ip-address=<its fabric IP> there.`,
       }
     },
+  },
+  {
+    // The raylet stopped by a signal it was sent (src/ray/raylet/main.cc, Ray 2.x): "main.cc:483: received SIGTERM. Existing local drain request = None",
+    // then "Raylet graceful shutdown triggered, reason = EXPECTED_TERMINATION, reason message = received SIGTERM" and the node unregistering: this node
+    // leaves the cluster. Something on the node sent it (skypilot-org/skypilot#4695: the job step that ran `ray start` was cleaned up as it ended;
+    // `ray stop`, the container or pod stopping). A warning: a shutdown the operator asked for prints the same.
+    code: 'RAY_NODE_DEAD',
+    pattern: /\breceived SIGTERM\. Existing local drain request\b|Raylet graceful shutdown triggered, reason = \w+, reason message = received (SIG\w+)/,
+    hit: (_m, _line, _ray, context) => ({
+      key: 'raylet-sigterm',
+      severity: 'warning',
+      message: "This node's raylet was sent SIGTERM and shut down, so the node left the Ray cluster and every actor on it (vLLM's workers) went with it.",
+      evidence: { 'Raylet stopped by': 'SIGTERM', ...nodeEvidence(context) },
+      fix: "If nobody ran ray stop there: find what sent it — a job step or session that started `ray start` and was cleaned up when it ended (start Ray with --block in its own long-lived step, or let it daemonize before the step exits), a container or pod that stopped (its restart policy, kubectl describe pod), a systemd unit's stop.",
+    }),
   },
   {
     // Raylet side: "Exiting because this node manager has mistakenly been marked dead by the monitor" (Ray <= 1.x),

@@ -94,6 +94,39 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // A compiled part of vLLM missing as the exception itself: "ModuleNotFoundError: No module named 'vllm.vllm_flash_attn.fa_utils'" (vllm-project/vllm#16013:
+    // an image built on a stale build cache left the file out), "No module named 'vllm._C'" (a source checkout imported without its build),
+    // "No module named 'vllm._moe_C'". Not vLLM's own warning that quotes it ("Failed to import from vllm._C with ModuleNotFoundError(…)"): platform
+    // plugins without those extensions print that on every healthy start (the rule above keeps it).
+    code: 'IMAGE_LACKS_VLLM',
+    pattern: /ModuleNotFoundError: No module named '(vllm\.(?:_\w*C|vllm_flash_attn|cumem_allocator)\b[\w.]*)'/,
+    hit: (m, _line, _ray, context) => ({
+      key: `module:${m[1]}`,
+      severity: 'error',
+      message: `The vLLM in this image lacks its compiled part ${m[1]}: vLLM runs from a source tree without its build, or the image's build left the file out (a stale build cache, a wheel of another variant).`,
+      evidence: { 'Missing module': m[1]!, ...node(context) },
+      fix: "Rebuild the image without the stale cache (docker build --no-cache, or pip install the released wheel), never import vLLM from a source checkout that was not built (cd elsewhere, or pip install -e .), and check on every node: python -c 'import vllm._C, vllm.vllm_flash_attn' inside the container.",
+    }),
+  },
+  {
+    // Another package's compiled extension built against another torch than the image's: "ImportError: …/flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so:
+    // undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib" (mudler/LocalAI PR #9557: a flash-attn wheel for torch 2.7 under torch
+    // 2.10; the symbol may wrap onto the next line), xformers' and flashinfer's the same: the C++ symbols of torch's own namespaces (c10, at, torch)
+    // that torch no longer exports. vLLM's own extensions are IMAGE_LACKS_VLLM's (the rule after this one); system libraries (lib*.so) are not this.
+    code: 'VERSION_SKEW',
+    pattern: /ImportError: \S*?\/((?!lib)[A-Za-z_][A-Za-z0-9_-]*?)(?:[.…][\w.…-]*?)?\.so: undefined symbol:?\s*(_ZN(?:3c10|2at|5torch|6caffe2)\w*)?\s*$/,
+    hit: (m, line, _ray, context) => {
+      if (/\/vllm\//.test(line)) return null
+      return {
+        key: `extension:${m[1]}`,
+        severity: 'error',
+        message: `The compiled extension ${m[1]} does not match the image's torch${m[2] ? ` (torch no longer exports ${m[2].slice(0, 60)})` : ''}: it was built for another torch release, so importing it fails.`,
+        evidence: { Extension: m[1]!, ...(m[2] ? { 'Undefined symbol': m[2] } : {}), ...node(context) },
+        fix: `Install the build of ${m[1]}'s package made for the image's torch (pip install --no-build-isolation --force-reinstall <package>, or the wheel whose name carries that torch version), or pin torch to the one it was built for; check with python -c 'import torch; print(torch.__version__)' next to the package's own version on every node.`,
+      }
+    },
+  },
+  {
     // The same extension failing to load as the exception itself, before any op is called (the vllm CLI imports it at start, so
     // `vllm serve` never starts): the dynamic loader's own words, which CPython raises as they are. glibc dlerror(): "ImportError:
     // /usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKciib" (eugr/spark-vllm-docker

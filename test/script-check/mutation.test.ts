@@ -237,6 +237,8 @@ const PUBLISHED_WITH_BUG: Readonly<Record<string, readonly string[]>> = {
   // held-out22: Polaris workers started over ssh with `export VLLM_HOST_IP=$(hostname -i …)` and `ray start --address=…` without
   // --node-ip-address (the head is pinned).
   'shwgao-polaris-z-run-cluster.sh': ['SCRIPT_WORKER_IDENTITY_UNPINNED@launch.sh:79'],
+  // held-out23: Apolo's DeepSeek-R1 guide opens the worker's `-- -c '` string and never closes it: bash cannot read the text as published.
+  'apolo-docs-deepseek-r1-apolo-run.sh': ['SCRIPT_UNREADABLE@launch.sh:6:7'],
 }
 
 /**
@@ -249,6 +251,7 @@ const NO_PATCH_AS_PUBLISHED: ReadonlySet<string> = new Set([
   'pierce403-systemd-ray-head-execstart.sh',
   // (the worker's VLLM_HOST_IP is `$(hostname -i | cut -d" " -f1)` in a single-quoted ssh string: no word to pin it to there)
   'shwgao-polaris-z-run-cluster.sh',
+  'apolo-docs-deepseek-r1-apolo-run.sh',
 ])
 
 /**
@@ -507,6 +510,29 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
   },
   // held-out16: Ray's old Kubernetes example pins each worker to its pod's own IP (`--node-ip-address=$MY_POD_IP`, the downward API): as
   // ybz21's and srce's, a literal VLLM_HOST_IP is not known to differ from an input.
+  // held-out23: a Makefile's worker pinned to `--node-ip-address=${CURRENT_HOST}`, an input with a computed default (the input-identity
+  // class); a value exported for the head reaches that worker's line too, where it is such a warning as well.
+  'digaplan-Makefile-ray-recipes.sh': {
+    why: "the worker's identity is an input (${CURRENT_HOST:-$(hostname -I …)}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
+    mutants: [
+      'head export',
+      'head source',
+      'worker prefix',
+      'worker env',
+      'worker exec env',
+      'worker export',
+      'worker bash -c',
+      'worker ssh',
+      'worker docker exec',
+      'worker docker exec ps',
+      'worker source',
+      'worker compose run',
+    ],
+  },
+  'apolo-docs-deepseek-r1-apolo-run.sh': {
+    why: "the guide's worker string `-- -c '…` is never closed: bash cannot read the published text, so no mutant of it is read either",
+    mutants: ['worker prefix', 'worker env', 'worker export'],
+  },
   // held-out19: an Ansible role's worker pinned to `--node-ip-address="{{ spark_interconnect_ip }}"`, a template's input (the input-identity class).
   'cylon-ansible-ray-worker.sh': {
     why: "the worker's identity is a template's input ({{ spark_interconnect_ip }}): a literal VLLM_HOST_IP beside it is a warning (not known to differ), with the input as its patch",
@@ -571,6 +597,7 @@ for (const set of [
   'held-out20',
   'held-out21',
   'held-out22',
+  'held-out23',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
