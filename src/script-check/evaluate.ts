@@ -845,11 +845,6 @@ function placed(r: RayStart, lines: ScriptLines): RayStart {
 }
 
 /**
- * Every `ray start` on every path through a launch script.
- * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
- * a branch on them is decided as the node will decide it, not explored both ways.
- */
-/**
  * A published template's placeholder in angle brackets with blanks in it, quoted so bash takes it (`HF_TOKEN="<your HuggingFace token>"`,
  * `LOCAL_HF_CACHE="<Choose a path>/HF_cache"`, a Slurm template on MeluXina, held-out22): what the user writes there is an input, not these
  * words, which would otherwise split into options and images where the value is expanded unquoted.
@@ -864,6 +859,11 @@ function placeholderAsInput(name: string, v: Var): Var {
 /** Words of a start somewhere in the text: a script with none has nothing to read again. */
 const START_WORDS = /\bray\b[^\n]*\bstart\b|\bvllm\b[^\n]*\bserve\b|\bapi_server\b|--nnodes\b|--node-rank\b/
 
+/**
+ * Every `ray start` on every path through a launch script.
+ * `known`: environment variables whose value the tool will set (from the manifest: VRD_EXECUTOR), so
+ * a branch on them is decided as the node will decide it, not explored both ways.
+ */
 export function evaluateScript(
   text: string,
   path: string,
