@@ -7,15 +7,9 @@
  * bash refuses only for that is read with them put back, so its other findings are there too.
  */
 import { describe, expect, it } from 'vitest'
-import { checkLaunchScript } from '../../src/script-check/index.js'
+import { check, errors } from './support/launch-check.js'
 import { parseDocument } from 'yaml'
 import { applied } from './support/apply-patch.js'
-
-const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
-const errors = (text: string) =>
-  check(text)
-    .findings.filter((f) => f.severity === 'error')
-    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
 
 describe('a command written over lines with no `\\`: SCRIPT_CONTINUATION_BROKEN from its first line, every `\\` in one patch', () => {
   it.each([

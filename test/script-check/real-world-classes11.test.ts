@@ -7,14 +7,8 @@
  * pipe reads, and `read -r -d '' NAME` of a here-document (the other common way to keep a command in a variable).
  */
 import { describe, expect, it } from 'vitest'
-import { checkLaunchScript } from '../../src/script-check/index.js'
+import { check, errors } from './support/launch-check.js'
 import { applied } from './support/apply-patch.js'
-
-const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
-const errors = (text: string) =>
-  check(text)
-    .findings.filter((f) => f.severity === 'error')
-    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
 
 /** The seed incident's head: VLLM_HOST_IP set where Ray's head starts without --node-ip-address. */
 const HEAD = 'ray start --head --port=6379 --block'

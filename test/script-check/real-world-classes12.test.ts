@@ -3,14 +3,7 @@
  * 10 of 12 files read right as published), each tried on shapes other than the file that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { checkLaunchScript } from '../../src/script-check/index.js'
-
-const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
-const errors = (text: string) =>
-  check(text)
-    .findings.filter((f) => f.severity === 'error')
-    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-const codes = (text: string) => check(text).findings.map((f) => f.code)
+import { check, errors, codes } from './support/launch-check.js'
 
 // BSC's 2024 job: `ip_addr=$(…)` in the batch script, then `srun … bash <<EOF` with `export VLLM_HOST_IP=\$ip_addr`, which the remote
 // shell expands, where ip_addr was never exported: VLLM_HOST_IP is empty there, and vLLM takes the default route's address as Ray does.

@@ -4,14 +4,8 @@
  * with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { checkLaunchScript } from '../../src/script-check/index.js'
+import { check, errors } from './support/launch-check.js'
 import { applyPatch } from './support/apply-patch.js'
-
-const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
-const errors = (text: string) =>
-  check(text)
-    .findings.filter((f) => f.severity === 'error')
-    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
 
 // maci0/beam's ROCm pair (held-out19): the head's `ray start --head --port 6379` over ssh, no --node-ip-address, then
 // `n0 "VLLM_HOST_IP=$HEAD_IP vllm serve … --distributed-executor-backend ray"`, the worker joining `--address $HEAD_IP:6379`. vLLM's driver

@@ -4,14 +4,7 @@
  * with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { checkLaunchScript } from '../../src/script-check/index.js'
-
-const check = (text: string) => checkLaunchScript(text, { path: 'launch.sh' })
-const errors = (text: string) =>
-  check(text)
-    .findings.filter((f) => f.severity === 'error')
-    .map((f) => `${f.code}@${f.evidence['Script line']?.split(':')[1]}`)
-const codes = (text: string) => check(text).findings.map((f) => f.code)
+import { codes, errors } from './support/launch-check.js'
 
 // tsw2k's four-Spark node.sh (held-out21): `others=$(docker ps … | grep -E '^(vllm|glm)' || true)`, `[ -z "$others" ] || fail …`. A command
 // substitution taken to print something made every path fail there, and no start was read.
