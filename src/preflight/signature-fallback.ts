@@ -25,6 +25,7 @@ interface Marker {
 const FRAME = 'traceback frame'
 const NATIVE_FRAME = 'native stack frame'
 const WEAK_KINDS: ReadonlySet<string> = new Set([FRAME, NATIVE_FRAME])
+const NCCL_TRACE_KIND = 'NCCL error trace'
 
 /**
  * UCX's log record (openucx/ucx src/ucs/debug/log.c, UCS_LOG_FMT, 1.x to 1.20): "[<sec>.<usec>] [<host>:<pid> :<thread>] <file>.c:<line>
@@ -131,7 +132,7 @@ const MARKERS: readonly Marker[] = [
   // "%s:%d -> %d [Progress Thread]" when a transport's progress call fails and the thread stops): each function an error returns through,
   // with its ncclResult_t (1–6; 7, ncclInProgress, is no error), printed only on an error ("transport/net.cc:1538 -> 3", "proxy.cc:974 -> 3
   // [Progress Thread]", also behind "host:pid:tid [dev] NCCL INFO ").
-  { kind: 'NCCL error trace', test: /(?:^|[\s\]])(?:[\w-]+\/)*[\w-]+\.(?:cc|cu|cpp|h):\d+ -> [1-6](?: \[[\w ]+\])?\s*$/ },
+  { kind: NCCL_TRACE_KIND, test: /(?:^|[\s\]])(?:[\w-]+\/)*[\w-]+\.(?:cc|cu|cpp|h):\d+ -> [1-6](?: \[[\w ]+\])?\s*$/ },
   // UCX's own records (the transport under NIXL, Dynamo's and vLLM's NixlConnector, LMCache's remote KV, MPI): see UCX_RECORD.
   { kind: UCX_KIND, test: UCX_RECORD },
   // glog's E/F records as people paste them without the date and thread: NIXL's NIXL_ERROR (nixl src/utils/ucx/ucx_utils.cpp, 2025–2026)
@@ -287,6 +288,21 @@ const MARKERS: readonly Marker[] = [
   {
     kind: 'container restart loop',
     test: /\bBack-off restarting failed container\b|\bfailed liveness probe, will be restarted\b|^\s*(?:pod\/)?[\w.-]+\s+\d+\/\d+\s+(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|ImagePullBackOff|ErrImagePull|CreateContainerError|CreateContainerConfigError|RunContainerError|ContainerCannotRun|StartError)\s+\d+\b/,
+  },
+  // The kubelet evicting the pod (pkg/kubelet/eviction/helpers.go: "The node was low on resource: %v. ", "The node had condition: %v. ", "Container
+  // %s exceeded its local ephemeral storage limit %q. ", "Pod ephemeral local storage usage exceeds the total limit of containers %s. ",
+  // "Usage of EmptyDir volume %q exceeds the limit %q. "; signature-rules-eviction.ts names disk and memory) and `kubectl get pods` rows Evicted.
+  {
+    kind: 'pod eviction',
+    test: /\bThe node was low on resource: |\bThe node had condition: |\bexceeded its local ephemeral storage limit\b|\bPod ephemeral local storage usage exceeds\b|\bUsage of EmptyDir volume "[^"]*" exceeds the limit\b|^\s*(?:pod\/)?[\w.-]+\s+\d+\/\d+\s+Evicted\s+\d+\b/,
+  },
+  // Ray Serve's controller giving up on a replica (serve/_private/deployment_state.py, 2.0–2.5x): "Didn't receive health check response for replica
+  // Replica(id='rut1591v', deployment='vLLM:Qwen--Qwen3-32B', app='RayServeApp') after 10.0s, marking it unhealthy." (a WARNING, INFO before
+  // 2.1), "Health check for replica <tag> failed: <error>" ("Health check for Replica(…) failed: …" in 2.2x+), "Replica <id> failed health check,
+  // stopping it.": the replica is killed and started again, a vLLM engine with it (ray-project/ray#54070, 2025).
+  {
+    kind: 'Ray Serve replica health check failed',
+    test: /\bDidn't receive health check response for (?:replica|proxy)\b|\bHealth check for (?:replica )?\S.{0,200}? failed: |\bReplica\b.{1,200}? failed health check, stopping it\b/,
   },
   // Knative's revision (KServe's serverless mode) not ready because its container exited with a code (`kubectl get revision`: "… 8   False
   // ExitCode137s": 137 is SIGKILL, usually the memory limit; kserve/website's debugging guide).
@@ -666,6 +682,22 @@ function createQuietFailures(): { read(line: LogicalLine, text: string): void; w
   }
 }
 
+/** NCCL's process prefix `host:pid:tid [dev]`, the key its error trace shares with the WARN line above it. */
+function ncclProcessOf(text: string): string | undefined {
+  return /^\s*(?:\[[^\]]*\]\s*)?([\w.-]+:\d+:\d+) \[\d+\] NCCL\b/.exec(text)?.[1]
+}
+
+/**
+ * NCCL's error trace (`net.cc:62 -> 2`, each function the error returned through) right under a line a signature explained, from the same
+ * NCCL process (or with no prefix on either): the unwinding of that error, not another failure. A network plugin that did not start or an
+ * RDMA device that did not open prints its WARN, then the trace, then NCCL goes on with sockets (aws/aws-ofi-nccl#715, 2024).
+ */
+const TRACE_WITHIN = 6
+function traceOfExplained(line: LogicalLine, explained: { readonly line: number; readonly process: string | undefined } | undefined): boolean {
+  if (explained === undefined || line.line - explained.line > TRACE_WITHIN) return false
+  return ncclProcessOf(line.text) === explained.process
+}
+
 export function createFailureCollector(): FailureCollector {
   const quoted: Failing[] = []
   /** A traceback's frame, quoted only where the excerpt holds no other failure line (its header and exception cut off). */
@@ -688,6 +720,8 @@ export function createFailureCollector(): FailureCollector {
   let customizeAt: number | undefined
   /** vLLM's "X has no vLLM implementation, falling back to Transformers implementation" warning, the first seen. */
   let fallback: { readonly line: LogicalLine; readonly backend: string } | undefined
+  /** The last line a signature explained, with its NCCL process prefix: the error trace NCCL prints under it is its own. */
+  let explained: { readonly line: number; readonly process: string | undefined } | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
   const forget = (lineNo: number) => {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
@@ -706,10 +740,16 @@ export function createFailureCollector(): FailureCollector {
       if (covered) {
         if (frame?.line.line === line.line) frame = undefined
         forget(line.line)
+        explained = { line: line.line, process: ncclProcessOf(line.text) }
         return
       }
       fallback ??= transformersFallbackOf(line)
       const kind = failureKind(line.text)
+      if (kind === NCCL_TRACE_KIND && traceOfExplained(line, explained)) {
+        forget(line.line)
+        explained = { line: line.line, process: explained?.process }
+        return
+      }
       if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
       else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) {
         forget(line.line)

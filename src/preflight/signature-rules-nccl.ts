@@ -44,6 +44,10 @@ function transportHit(
   }
 }
 
+/** aws-ofi-nccl's failures while it starts (its init and its protocols'), after which NCCL may still use its own transports. */
+const OFI_START_FAILURE =
+  /^(?:Couldn't open a fabric provider|Couldn't create fabric|OFI fi_getinfo\(\) call failed|Initializing plugin failed|Caught exception in plugin init|Failed to initialize \w+ protocol|Unable to find a protocol that worked|[\w-]*ofi[\w-]* initialization failed|EFA provider requires at least libfabric version)/
+
 export const NCCL_RULES: readonly SignatureRule[] = [
   {
     // NCCL 2.x net_ib.cu/.cc: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129" (2018: "len0");
@@ -190,6 +194,68 @@ export const NCCL_RULES: readonly SignatureRule[] = [
             : `${peer} is not reachable from this node over the interface NCCL chose (${why}): set NCCL_SOCKET_IFNAME to the interface whose addresses route between the nodes (ip route get ${peer} on this node shows which), the same on every node, and open NCCL's ports in any firewall between them.`,
       )
     },
+  },
+  {
+    // aws-ofi-nccl (src/nccl_ofi_net.cpp, _rdma.cpp, _sendrecv.cpp, _ofiutils.cpp, 1.6–1.21), printed as "NCCL WARN NET/OFI …" and repeated by
+    // torch after "Last error:". The plugin's start fails ("Couldn't open a fabric provider. RC: -61, ERROR: No data available", "OFI
+    // fi_getinfo() call failed: …", "Failed to initialize sendrecv protocol", "Unable to find a protocol that worked.  Failing initialization.",
+    // "aws-ofi-nccl initialization failed", "EFA provider requires at least libfabric version 1.22.0."): NCCL then tries its own IB and socket
+    // transports unless NCCL_NET forces the plugin, so a warning. Anything the plugin fails at later fails the connection it was making
+    // ("Couldn't open a fabric access domain. RC: -38, …", "Creating new endpoint for domain 0x… failed: Invalid argument", "Unable to insert
+    // remote address into address vector for device 1. RC: 0": a peer the fabric does not let through).
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /(?<!\bINFO\s{0,3})NET\/OFI\s+([^\n]*?\b(?:[Uu]nable|[Ff]ail\w*|Couldn't|[Cc]ould not|[Ee]rror|requires at least|not supported)\b[^\n]*)$/,
+    hit: (m, line) => {
+      const text = (m[1] ?? '').trim()
+      const atStart = OFI_START_FAILURE.test(text)
+      const call = text.split(/[.:](?:\s|$)/)[0]!.trim()
+      const rc = /\bRC: (-?\d+)/.exec(text)?.[1]
+      const why = (/\bERROR: ([^.]+)/.exec(text)?.[1] ?? /(?:failed|call failed): ([^.]+)/.exec(text)?.[1])?.trim()
+      return transportHit(
+        atStart ? 'net-plugin' : `net-plugin-run:${call}`,
+        line,
+        atStart
+          ? `NCCL's network plugin (aws-ofi-nccl over libfabric) did not start: ${call}${why ? ` (${why})` : ''}. NCCL goes on with its own InfiniBand or socket transport, or stops if NCCL_NET names the plugin.`
+          : `NCCL's network plugin (aws-ofi-nccl over libfabric) failed while connecting the ranks: ${call}${why ? ` (${why})` : ''}.`,
+        { 'Plugin call': call, ...(rc ? { 'libfabric return code': rc } : {}), ...(why ? { Error: why } : {}) },
+        atStart
+          ? "aws-ofi-nccl needs the EFA (or other libfabric) devices inside the container and a libfabric its version supports: run with the EFA devices (--device /dev/infiniband/uverbs*, or the EFA device plugin on Kubernetes), check fi_info -p efa on the node and in the container, and keep the plugin, libfabric and NCCL versions the image was built with. Where the nodes have no EFA, take the plugin off the image's LD_LIBRARY_PATH or set NCCL_NET=Socket (or IB) so NCCL does not try it."
+          : "The fabric between the nodes does not carry the plugin's traffic: on AWS the EFA security group must allow all traffic to and from itself, inbound and outbound (the default outbound rule does not cover EFA), and every node must be in the same placement group and subnet; check fi_info -p efa on each node and run the nccl-tests all_reduce between two nodes with FI_LOG_LEVEL=warn to see the provider's own error.",
+        atStart ? 'warning' : 'error',
+      )
+    },
+  },
+  {
+    // aws-ofi-nccl src/platform-aws.cpp (log_cq_error, 1.7+): on FI_EHOSTUNREACH, which EFA returns only for packets a security group dropped,
+    // "Request 0x… (send) completed with error: err: 113, …" is followed by a starred banner: "* This error indicates that the security group
+    // on either this instance or the peer instance" / "* is not setup correctly. …efa-start-nccl.html#nccl-start-base-setup".
+    code: 'FABRIC_PORT_BLOCKED',
+    pattern: /This error indicates that the security group on either this instance or the peer instance/,
+    hit: (_m, line) => ({
+      key: 'efa-security-group',
+      severity: 'error',
+      message:
+        "EFA dropped the traffic between the nodes: aws-ofi-nccl says the security group of this instance or its peer does not let EFA's packets through, so NCCL's connections between nodes fail.",
+      evidence: {
+        ...(ncclHost(line) ? { 'NCCL host': ncclHost(line)! } : {}),
+        'aws-ofi-nccl': 'the security group on either this instance or the peer instance is not set up correctly',
+      },
+      fix: "Give the nodes' EFA security group a rule that allows all traffic from itself inbound and one that allows all traffic to itself outbound (the default outbound rule to 0.0.0.0/0 does not cover EFA), on every node's network interfaces; then run the nccl-tests all_reduce across two nodes before vLLM.",
+    }),
+  },
+  {
+    // NCCL net.cc (2.12–2.29): "Error: network AWS Libfabric not found." when NCCL_NET names a network no loaded transport provides;
+    // NCCL 2.19+ plugin/net.cc: "Failed to initialize any NET plugin". Both end in ncclInvalidUsage ("invalid usage"): no fallback.
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /\bFailed to initialize any NET plugin\b|\bError: network (.+?) not found\b/,
+    hit: (m, line) =>
+      transportHit(
+        'no-net',
+        line,
+        `NCCL found no network transport it may use${m[1] ? `: NCCL_NET asks for "${m[1]}", which no loaded plugin provides` : ' (NCCL_NET, or the plugin NCCL_NET_PLUGIN names, did not load or start)'}, so the communicator between nodes is never built.`,
+        { 'NCCL result': 'ncclInvalidUsage (5)', ...(m[1] ? { 'NCCL_NET asks for': m[1] } : {}) },
+        "NCCL_NET forces one network, so NCCL may not fall back: either give the plugin what it needs (its library on LD_LIBRARY_PATH inside the container, built for this NCCL version, and the fabric devices passed in: --device /dev/infiniband or the EFA devices) or unset NCCL_NET / set NCCL_NET=Socket (or IB) on every node. NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET shows why the plugin did not load (a 'NET/Plugin' line).",
+      ),
   },
   {
     // NCCL bootstrap.cc: "Bootstrap : no socket interface found" (2.x); net_socket.cc: "NET/Socket : no interface found";

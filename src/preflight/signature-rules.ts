@@ -9,6 +9,7 @@ import { EVIDENCE, type FindingCode, type Severity } from './finding.js'
 import { clusterGpus, gpuShortfallPhrase, gpusRequested } from './demand-count.js'
 import { MEMORY_RULES } from './signature-rules-memory.js'
 import { MEMORY_KILLER_RULES } from './signature-rules-memory-killers.js'
+import { EVICTION_RULES } from './signature-rules-eviction.js'
 import { NCCL_RULES } from './signature-rules-nccl.js'
 import { NETWORK_RULES } from './signature-rules-network.js'
 import { NATIVE_RULES } from './signature-rules-native.js'
@@ -386,6 +387,7 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
   ...MEMORY_RULES,
   // The user-space memory killers (earlyoom, systemd-oomd) and an operator's memory guard.
   ...MEMORY_KILLER_RULES,
+  ...EVICTION_RULES,
   // vLLM's native multi-node mode (--nnodes/--master-addr): torch's TCPStore rendezvous that never completes.
   ...NATIVE_RULES,
   // Model weights: the hub (offline, gated, missing repo/revision/file), corrupt or missing shards, a full disk.
