@@ -470,7 +470,7 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
           ...node(context),
         },
         fix: local
-          ? "Run vllm serve inside the Ray head's container after ray start (or set RAY_ADDRESS=<head fabric ip>:6379), so it joins the cluster; `ray status` there must list every node's GPUs."
+          ? "If a Ray cluster is meant to be there, vLLM did not find it: run vllm serve inside the Ray head's container after ray start, with the same --temp-dir (ray.init finds a running cluster through /tmp/ray unless told otherwise), or set RAY_ADDRESS=<head fabric ip>:6379; `ray status` there must list every node's GPUs. On one machine, this node has fewer GPUs than tensor × pipeline parallel."
           : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
       }
     },
