@@ -181,6 +181,23 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'WEIGHTS_MISMATCH: vLLM\'s "Following weights were not initialized from checkpoint" names tensors the checkpoint lacks (the label: UNRECOGNISED_FAILURE, alsoFair WEIGHTS_CORRUPT)',
   'gpu-no-nvidia-runtime-class-llm-d-deployer-273.txt':
     'NO_GPU_VISIBLE (its alsoFair, a warning: vLLM found no GPU platform) beside UNRECOGNISED_FAILURE for the crash-looping pod; the missing runtime class is in the thread',
+  // batches 93–98 (session 61, first score 23/31 at 970c8e0, README)
+  'driver-no-gpu-rayservice-replica-ray-51154.txt':
+    "UNRECOGNISED_FAILURE (its alsoFair): the stored traceback stops before CUDA's own no-GPU line; that the Serve replica had no GPU is in the thread",
+  'nccl-shm-16mb-container-torchtitan-853.txt':
+    "DISK_SPACE_LOW (the container's /dev/shm full, with --shm-size / --ipc=host as the fix) beside NCCL_TRANSPORT_ERROR (its alsoFair); the label names the same cause by RAY_SHM_TOO_SMALL, and batch 94's other capture of it by DISK_SPACE_LOW",
+  'fabric-ib-wq-error-mtu-differs-nccl-1524.txt':
+    'NCCL_TRANSPORT_ERROR (its alsoFair): the work-queue error is in the log; that the two servers had different MTUs is in the thread',
+  'nccl-ofi-plugin-cxi-unsupported-polaris-evidence.txt':
+    "NCCL_TRANSPORT_ERROR (its alsoFair): aws-ofi-nccl not starting, then NCCL_NET's 'Failed to initialize any NET plugin', named (the label: no code, UNRECOGNISED_FAILURE)",
+  'nccl-ofi-plugin-name-override-cscs-docs-nccl.txt':
+    'NCCL_TRANSPORT_ERROR (its alsoFair): NCCL_NET naming a network no plugin provides, named with NCCL_NET as the fix (the label: UNRECOGNISED_FAILURE)',
+  'ray-temp-dir-local-instance-vllm-16819.txt':
+    "GPU_SHORTFALL (a warning: vLLM started a Ray instance of its own and sees fewer GPUs than TP) with PLACEMENT_GROUP_PENDING (its alsoFair); the log cannot tell a cluster vLLM did not find (the label's RAY_UNAVAILABLE: Ray under another --temp-dir) from one machine with too few GPUs (batch 63's GPU_SHORTFALL), and the fix names both",
+  'fabric-efa-sg-outbound-aws-ofi-nccl-663.txt':
+    "NCCL_TRANSPORT_ERROR (its alsoFair): aws-ofi-nccl failing to reach the peer's address is in the log; that the EFA security group lacked its outbound rule is in the thread",
+  'slurm-split-gpus-two-vllm-instances-snakemake-slurm-316.txt':
+    'two copies of one start, each a healthy single-GPU engine and its own local Ray, and no failure line: that the Slurm executor ran the script once per GPU is in the thread',
   // batch 59 (first score 3/5, README)
   'port-vllm-port-seed-gpustack-4312.txt':
     "UNRECOGNISED_FAILURE (its alsoFair): the capture stops in the traceback's first frames, before the bind error that names the port",
@@ -270,6 +287,12 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch90: { minHealthy: 2, minFailures: 4 },
   batch91: { minHealthy: 1, minFailures: 0 },
   batch92: { minHealthy: 1, minFailures: 7 },
+  batch93: { minHealthy: 3, minFailures: 2 },
+  batch94: { minHealthy: 2, minFailures: 3 },
+  batch95: { minHealthy: 2, minFailures: 4 },
+  batch96: { minHealthy: 5, minFailures: 1 },
+  batch97: { minHealthy: 2, minFailures: 6 },
+  batch98: { minHealthy: 0, minFailures: 1 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -366,6 +389,12 @@ for (const batch of [
   'batch90',
   'batch91',
   'batch92',
+  'batch93',
+  'batch94',
+  'batch95',
+  'batch96',
+  'batch97',
+  'batch98',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
