@@ -693,9 +693,41 @@ function ncclProcessOf(text: string): string | undefined {
  * RDMA device that did not open prints its WARN, then the trace, then NCCL goes on with sockets (aws/aws-ofi-nccl#715, 2024).
  */
 const TRACE_WITHIN = 6
-function traceOfExplained(line: LogicalLine, explained: { readonly line: number; readonly process: string | undefined } | undefined): boolean {
+interface ExplainedLine {
+  readonly line: number
+  readonly process: string | undefined
+}
+function traceOfExplained(line: LogicalLine, explained: ExplainedLine | undefined): boolean {
   if (explained === undefined || line.line - explained.line > TRACE_WITHIN) return false
   return ncclProcessOf(line.text) === explained.process
+}
+
+/**
+ * Failure lines that belong to a line above them that is no failure: the non-fatal message on the line after site.py's "Error in
+ * sitecustomize" header, and NCCL's error trace under a line a signature explained (traceOfExplained).
+ */
+function createOwnedLines() {
+  /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
+  let customizeAt: number | undefined
+  /** The last line a signature explained, with its NCCL process prefix. */
+  let explained: ExplainedLine | undefined
+  return {
+    explained(line: LogicalLine): void {
+      explained = { line: line.line, process: ncclProcessOf(line.text) }
+    },
+    /** Whether this line (a failure line of `kind`, or none) belongs to one above it, and so is no failure. */
+    owned(line: LogicalLine, kind: string | undefined): boolean {
+      if (kind === NCCL_TRACE_KIND && traceOfExplained(line, explained)) {
+        explained = { line: line.line, process: explained?.process }
+        return true
+      }
+      // (a failure line of its own in between: the trace after it is its)
+      if (kind !== undefined) explained = undefined
+      if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
+      else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) return true
+      return false
+    },
+  }
 }
 
 export function createFailureCollector(): FailureCollector {
@@ -716,12 +748,9 @@ export function createFailureCollector(): FailureCollector {
   const quiet = createQuietFailures()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
-  /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
-  let customizeAt: number | undefined
+  const owned = createOwnedLines()
   /** vLLM's "X has no vLLM implementation, falling back to Transformers implementation" warning, the first seen. */
   let fallback: { readonly line: LogicalLine; readonly backend: string } | undefined
-  /** The last line a signature explained, with its NCCL process prefix: the error trace NCCL prints under it is its own. */
-  let explained: { readonly line: number; readonly process: string | undefined } | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
   const forget = (lineNo: number) => {
     const at = quoted.findIndex((f) => f.line.line === lineNo)
@@ -740,18 +769,12 @@ export function createFailureCollector(): FailureCollector {
       if (covered) {
         if (frame?.line.line === line.line) frame = undefined
         forget(line.line)
-        explained = { line: line.line, process: ncclProcessOf(line.text) }
+        owned.explained(line)
         return
       }
       fallback ??= transformersFallbackOf(line)
       const kind = failureKind(line.text)
-      if (kind === NCCL_TRACE_KIND && traceOfExplained(line, explained)) {
-        forget(line.line)
-        explained = { line: line.line, process: explained?.process }
-        return
-      }
-      if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
-      else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) {
+      if (owned.owned(line, kind)) {
         forget(line.line)
         return
       }
