@@ -703,14 +703,32 @@ function traceOfExplained(line: LogicalLine, explained: ExplainedLine | undefine
 }
 
 /**
- * Failure lines that belong to a line above them that is no failure: the non-fatal message on the line after site.py's "Error in
- * sitecustomize" header, and NCCL's error trace under a line a signature explained (traceOfExplained).
+ * NCCL tearing a communicator down (src/init.cc: "comm %p rank %d nranks %d cudaDev %d busId %lx - Abort COMPLETE", "… - Destroy
+ * COMPLETE"): closing its sockets makes the proxy's pending calls return, and NCCL prints their error trace ("misc/socket.cc:47 -> 3")
+ * just before, a finished job's shutdown (a two-node training guide's recorded output, daekeun-ml/distributed-training-on-aws, 2025).
+ * The trace lines of that process (host:pid) within TEARDOWN_WITHIN lines before it are the teardown's; a WARN line stays a failure.
  */
-function createOwnedLines() {
+const TEARDOWN = /^\s*(?:\[[^\]]*\]\s*)?([\w.-]+:\d+):\d+ \[\d+\] NCCL INFO comm 0x[\da-f]+ .*- (?:Abort|Destroy) COMPLETE\b/
+const TEARDOWN_WITHIN = 20
+const ncclPidOf = (text: string): string | undefined => ncclProcessOf(text)?.replace(/:\d+$/, '')
+
+/**
+ * Failure lines that belong to a line that is no failure: the non-fatal message on the line after site.py's "Error in sitecustomize"
+ * header, NCCL's error trace under a line a signature explained (traceOfExplained), and NCCL's trace before its teardown (TEARDOWN),
+ * which `forget` takes back once the teardown line comes.
+ */
+function createOwnedLines(forget: (lineNo: number) => void) {
   /** The line of site.py's "Error in sitecustomize" header, whose next line is its non-fatal message. */
   let customizeAt: number | undefined
   /** The last line a signature explained, with its NCCL process prefix. */
   let explained: ExplainedLine | undefined
+  /** NCCL error-trace lines not owned yet: line number and host:pid. */
+  const traces: { readonly line: number; readonly pid: string | undefined }[] = []
+  const teardown = (line: LogicalLine) => {
+    const pid = TEARDOWN.exec(line.text)?.[1]
+    if (pid === undefined) return
+    for (const t of traces) if (t.pid === pid && line.line - t.line <= TEARDOWN_WITHIN) forget(t.line)
+  }
   return {
     explained(line: LogicalLine): void {
       explained = { line: line.line, process: ncclProcessOf(line.text) }
@@ -723,6 +741,8 @@ function createOwnedLines() {
       }
       // (a failure line of its own in between: the trace after it is its)
       if (kind !== undefined) explained = undefined
+      if (kind === NCCL_TRACE_KIND && traces.length < KEPT * 4) traces.push({ line: line.line, pid: ncclPidOf(line.text) })
+      if (kind === undefined) teardown(line)
       if (CUSTOMIZE_ERROR.test(line.text.slice(0, MARKER_SCAN))) customizeAt = line.line
       else if (kind !== undefined && customizeAt !== undefined && line.line === customizeAt + 1) return true
       return false
@@ -748,7 +768,6 @@ export function createFailureCollector(): FailureCollector {
   const quiet = createQuietFailures()
   /** The last failure line counted, for a recovery the next lines announce. */
   let lastFailing: number | undefined
-  const owned = createOwnedLines()
   /** vLLM's "X has no vLLM implementation, falling back to Transformers implementation" warning, the first seen. */
   let fallback: { readonly line: LogicalLine; readonly backend: string } | undefined
   /** A line no longer counts as failing (a signature explained it, or the program said it recovered). */
@@ -762,6 +781,7 @@ export function createFailureCollector(): FailureCollector {
     hinted.delete(lineNo)
   }
   const windows = createRecoveryWindows(forget, kinds)
+  const owned = createOwnedLines(forget)
   return {
     observe(line, covered) {
       const at = quoted.findIndex((f) => f.line.line === line.line)
