@@ -83,6 +83,9 @@ const decodeEntity = (e: string): string => {
  *   (vllm-project/vllm#30969, and three more threads' pastes found with `find_string`);
  * - Ray's own process named alone, where its log monitor forwards a line of the head node's raylet or GCS to the driver before
  *   that process's own record (`(raylet) [2025-10-31 17:08:05,488 E 24507 24507] (raylet) worker_pool.cc:586: …`, RLinf/RLinf#227).
+ * - a time alone in square brackets, as Buildkite's exported logs (`[2026-04-09T01:59:26Z] `, its web view copied with a `  | ` column
+ *   before it) and shell log helpers (`[2026-04-09 01:59:26] `) put it: not where a level tag or a ` - logger - LEVEL` follows, which the
+ *   failure-line reader takes with the time, and not Ray's `[2025-03-03 13:03:38,823 E 53766 2515875]` record head (level and pids inside).
  *
  * One space after a prefix is part of it; more is the message's own indentation (Ray's version block).
  *
@@ -91,7 +94,7 @@ const decodeEntity = (e: string): string => {
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-))/
+  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their
@@ -194,6 +197,11 @@ const MAX_JOINED_CHARS = 32 * 1024
  * (`` `ibv_modify_qp failed with 110 (Connection timed out)`. ``) stays as the prose has it.
  */
 const CODE_SPAN_LINE = /^(\s*)`([^`\s][^`]*\s[^`]*[^`\s])`\s*$/
+/**
+ * A log line a reporter set in markdown bold to point at it (`[rank1]: **RuntimeError: world_size (8) is not equal to …**`,
+ * modelscope/ms-swift#3739 as stored): the asterisks are the page's. Only a bold span that runs to the line's end and starts a word.
+ */
+const BOLD_TO_END = /(^|\s)\*\*(?=\S)([^*\n]*?\S)\*\*\s*$/
 
 /**
  * A markdown link a page or an editor made of a word that looks like a host name (`[net_ib.cc:101](http://net_ib.cc:101/)`,
@@ -228,7 +236,8 @@ export function cleanPhysical(raw: string): string {
   const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
   const uncoloured = untyped.replace(/\r$/, '').replace(ANSI, '')
   const unquoted = (uncoloured.includes('m') && uncoloured.includes('[') ? stripBareSgr(uncoloured) : uncoloured).replace(QUOTE, '')
-  const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
+  const unspanned = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
+  const line = unspanned.includes('**') ? unspanned.replace(BOLD_TO_END, '$1$2') : unspanned
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line
 }

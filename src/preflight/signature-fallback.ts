@@ -92,6 +92,11 @@ const MARKERS: readonly Marker[] = [
   // An exception whose class does not end in Error/Exception, named by its module path: "torch._dynamo.exc.BackendCompilerFailed: …",
   // "vllm.v1.engine.exceptions.EngineGenerateFailed: …" (the last line of a traceback with no family).
   { kind: 'exception', test: /^\s*(?:[a-z_]\w*\.){2,}[A-Z]\w+:\s/ },
+  // A program's own error message that carries the OS error it caught, as CPython prints an OSError ("[Errno 13] Permission denied: '<path>'"):
+  // "✗ [Rank 0] Error creating directories: [Errno 13] Permission denied: '/lustre/checkpoints/…'" (a training guide's recorded job output,
+  // 2025), "Error writing checkpoint: [Errno 28] No space left on device". Only "Error <verb>ing …:" right before it, not a retry's
+  // "…, retrying: [Errno 111] …" nor vLLM's harmless "Could not determine user, using default path. Error: [Errno 13] …".
+  { kind: 'OS error in an error message', test: /\bError [a-z]+ing\b[^\n]{0,120}?: \[Errno \d+\] [A-Z]/ },
   { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // KubeRay's operator giving up on a RayService's cluster (ray-operator/controllers/ray/rayservice_controller.go, 0.5–1.x): "Restart
@@ -110,6 +115,10 @@ const MARKERS: readonly Marker[] = [
     kind: 'ERROR/FATAL record',
     test: /^\s*\[?\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?(?: - [\w.\-<>]+)? (?:-|\|) (?:ERROR|FATAL|CRITICAL) (?:-|\|) /,
   },
+  // Run:ai's model streamer (vLLM's --load-format runai_streamer; cpp/common/logging): "[2025-05-16 14:05:43.311] [ERROR  ] [205 256]
+  // [s3/client/client.cc:264 @ operator()   ] Failed to download s3 object : socket is closed. (aws-c-io: AWS_IO_SOCKET_CLOSED)", the time
+  // optional (run-ai/runai-model-streamer#55, 2025); the level padded to seven, then pid and thread, then file:line @ function.
+  { kind: 'ERROR/FATAL record', test: /^\s*(?:\[\d{4}-[^\]]{8,30}\]\s*)?\[(?:ERROR|FATAL|CRITICAL)\s*\]\s*\[\d+ \d+\]\s*\[[^\]]*:\s*\d+ @ / },
   // A launcher's own error line behind its bracketed tags: "[glm53-exl3] ERROR: port 8000 is held by …" (a DGX Spark recipe's start.sh, 2026),
   // shell log helpers' "[10:02:11] [ops-sup] ERROR: …" (`log() { echo "[$(date '+%H:%M:%S')] [ops-sup] $*"; }`) and "[2026-08-03 10:02:11]
   // [ERROR] …" (`log_error() { echo "[$(date …)] [ERROR] $1"; }`): one or two tags, then the level and a colon, or the level as the last tag.

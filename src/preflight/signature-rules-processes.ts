@@ -283,9 +283,11 @@ export const PROCESS_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // NCCL (include/alloc.h, CUDACHECK): "NCCL WARN Cuda failure 2 'out of memory'" (older: "Cuda failure 'out of memory'") — NCCL's own buffers did not fit.
+    // NCCL (include/alloc.h, CUDACHECK): "NCCL WARN Cuda failure 2 'out of memory'" (older: "Cuda failure 'out of memory'") — NCCL's own buffers did not fit;
+    // torch repeats the WARN's text alone on its line after "ncclUnhandledCudaError: Call to CUDA function failed." and "Last error:"
+    // (vllm-project/vllm#18446, 2025: V1's CUDA graphs left NCCL no room on eight GPUs).
     code: 'GPU_OUT_OF_MEMORY',
-    pattern: /NCCL WARN Cuda failure (?:2 )?'out of memory'/,
+    pattern: /(?:NCCL WARN |^\s*(?:Last error:\s*)?)Cuda failure (?:2 )?'out of memory'/,
     hit: (_m, _line, _ray, context) => ({
       key: 'nccl-cuda-oom',
       severity: 'error',
