@@ -31,7 +31,9 @@ describe('a time alone in square brackets before each line is a prefix', () => {
   it("near miss: a level tag after the time stays with it, and Ray's record head is no time alone", () => {
     expect(codes('[2026-08-03 10:02:11] [ERROR] the head did not come up')).toEqual(['UNRECOGNISED_FAILURE/error'])
     expect(codes('[2026-08-03 10:02:11] [INFO] starting the head')).toEqual([])
-    expect(codes('[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: Failed to register worker to Raylet')).toContain('RAY_WORKER_REGISTER_FAILED/error')
+    expect(codes('[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: Failed to register worker to Raylet')).toContain(
+      'RAY_WORKER_REGISTER_FAILED/error',
+    )
     expect(codes('[2026-04-09T01:59:26Z] INFO 04-09 01:59:26 [api_server.py:1000] Application startup complete.')).toEqual([])
   })
 })

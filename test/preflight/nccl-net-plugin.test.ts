@@ -64,7 +64,8 @@ describe('aws-ofi-nccl that does not start: an NCCL_TRANSPORT_ERROR warning nami
     const other = 'node1:123:456 [0] NCCL WARN Call to ibv_open_device failed\nnode2:777:888 [1] NCCL INFO transport/net.cc:1538 -> 3'
     expect(bad(other).map((x) => x.code)).toEqual(['UNRECOGNISED_FAILURE'])
     // an unexplained WARN between the explained line and the trace: the trace is the new WARN's, and both are quoted
-    const between = 'node1:123:456 [0] NCCL WARN Call to ibv_open_device failed\nnode1:123:456 [0] NCCL WARN Something new went wrong\nnode1:123:456 [0] NCCL INFO net.cc:62 -> 2'
+    const between =
+      'node1:123:456 [0] NCCL WARN Call to ibv_open_device failed\nnode1:123:456 [0] NCCL WARN Something new went wrong\nnode1:123:456 [0] NCCL INFO net.cc:62 -> 2'
     const quoted = bad(between).find((x) => x.code === 'UNRECOGNISED_FAILURE')
     expect(quoted?.evidence['Failure lines in all']).toBe('2')
   })
