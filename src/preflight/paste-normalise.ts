@@ -199,7 +199,8 @@ const MAX_JOINED_CHARS = 32 * 1024
 const CODE_SPAN_LINE = /^(\s*)`([^`\s][^`]*\s[^`]*[^`\s])`\s*$/
 /**
  * A log line a reporter set in markdown bold to point at it (`[rank1]: **RuntimeError: world_size (8) is not equal to …**`,
- * modelscope/ms-swift#3739 as stored): the asterisks are the page's. Only a bold span that runs to the line's end and starts a word.
+ * modelscope/ms-swift#3739 as stored): the asterisks are the page's. Only a bold span that runs to the line's end and starts a word, read
+ * on the logical line (its prefixes off, a wrap joined back).
  */
 const BOLD_TO_END = /(^|\s)\*\*(?=\S)([^*\n]*?\S)\*\*\s*$/
 
@@ -236,8 +237,7 @@ export function cleanPhysical(raw: string): string {
   const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
   const uncoloured = untyped.replace(/\r$/, '').replace(ANSI, '')
   const unquoted = (uncoloured.includes('m') && uncoloured.includes('[') ? stripBareSgr(uncoloured) : uncoloured).replace(QUOTE, '')
-  const unspanned = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
-  const line = unspanned.includes('**') ? unspanned.replace(BOLD_TO_END, '$1$2') : unspanned
+  const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line
 }
@@ -640,7 +640,8 @@ export function createLineJoiner(opts: LineJoinerOptions = {}): LineJoiner {
 
   // Autolinks are undone on the joined text, not on each physical line: the widths a wrap is detected by are the page's.
   const logical = (p: Pending, joined: string, ip: string | undefined, repeated: number | undefined): LogicalLine => {
-    const text = joined.includes('](http') ? joined.replace(AUTOLINK, '$1') : joined
+    const linked = joined.includes('](http') ? joined.replace(AUTOLINK, '$1') : joined
+    const text = linked.includes('**') ? linked.replace(BOLD_TO_END, '$1$2') : linked
     return {
       text,
       line: p.line,
