@@ -265,8 +265,12 @@ export class Expander {
     return out
   }
 
-  /** A word's fields (`"$@"` and `"${arr[@]}"` give several; unquoted known text splits on blanks). */
+  /** A word's fields (`"$@"` and `"${arr[@]}"` give several; unquoted known text splits on blanks); a template's placeholder is an input. */
   fields(s: State, word: Node): Field[] {
+    return this.wordFields(s, word).map((f) => ('segs' in f && f.segs.some(hasPlaceholder) ? { segs: f.segs.flatMap(placeholdersAsInputs) } : f))
+  }
+
+  private wordFields(s: State, word: Node): Field[] {
     const parts = children(word, 'Parts')
     const only = parts.length === 1 ? (nodeType(parts[0]!) === 'DblQuoted' ? children(parts[0]!, 'Parts') : parts) : []
     if (only.length === 1 && nodeType(only[0]!) === 'ParamExp') {
@@ -369,6 +373,32 @@ export function concatJoin(vals: readonly Val[]): Val {
  * --port=${RANDOM_PORT}"` run as `${RAY_CMD}`, a Slurm job on MeluXina, held-out22): a computed part stays inside its word (its own blanks,
  * if it has any, are not known). Undefined where the value holds a command substitution not marked as computed (its blanks are code).
  */
+/**
+ * A published template's placeholder that bash reads as text (quoted angle brackets, `--address='<head-node-ip-address>:6379'` in
+ * meta-llama/llama-cookbook's vLLM guide; a single pair of braces around a name, `ray start --address={master_addr}:6379` in verl's
+ * Grafana guide and `{MASTER-NODE-ADDRESS}` in OpenRLHF's README, held-out24): what the reader writes there is an input, not these
+ * characters. Not `${…}`, not a brace expansion (a comma or `..` inside), not an empty `{}`.
+ */
+export const TEMPLATE_PLACEHOLDER = /<[A-Za-z][\w.-]*(?: [\w.'-]+)*>|(?<![$\w])\{[A-Za-z][\w-]*\}/
+const TEMPLATE_PLACEHOLDERS = new RegExp(TEMPLATE_PLACEHOLDER.source, 'g')
+const hasPlaceholder = (v: Val): boolean => v.known && TEMPLATE_PLACEHOLDER.test(v.text)
+
+/** A known value with its placeholders made unknown parts, each still mapped to where it was written. */
+function placeholdersAsInputs(v: Val): Val[] {
+  if (!hasPlaceholder(v)) return [v]
+  const out: Val[] = []
+  let at = 0
+  for (const m of v.text.matchAll(TEMPLATE_PLACEHOLDERS)) {
+    if (m.index > at) out.push(sliceVal(v, at, m.index))
+    // (its blanks kept out of the text, each where it was written: the reader's value is one word)
+    const piece = sliceVal(v, m.index, m.index + m[0].length)
+    out.push({ ...piece, text: piece.text.replace(/\s/g, '_'), known: false })
+    at = m.index + m[0].length
+  }
+  if (at < v.text.length) out.push(sliceVal(v, at))
+  return out
+}
+
 function splitAroundUnknown(v: Val): Val[] | undefined {
   const holes = v.holes ?? []
   if (holes.length === 0 && /\$\(|`/.test(v.text)) return undefined

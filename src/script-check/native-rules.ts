@@ -148,12 +148,52 @@ function nnodesFindings(c: ScriptText, r: Serve, manifest: Manifest | undefined)
   ]
 }
 
+/** A path's branch decisions by line (`line 44: then` → 44 → `line 44: then`). */
+function decisionsOf(r: Serve): Map<number, string> {
+  const out = new Map<number, string>()
+  for (const p of r.path) {
+    const line = /^line (\d+): /.exec(p)?.[1]
+    if (line !== undefined) out.set(Number(line), p)
+  }
+  return out
+}
+
+/** Words of a branch's condition that tell nodes apart: a role, a rank, a host or node name, a script argument. */
+const PER_NODE_TEST =
+  /\b(?:\w*(?:ROLE|RANK|NODE|HOST|HEAD|WORKER|LEADER|MASTER|hostname|role|rank|node|host|head|worker|leader|master)\w*)\b|\$[0-9#@*]|\$\{[0-9#@*]/
+
+/**
+ * Two copies of one start that took different ways at a branch that tests a setting, not which node runs it (`if [ -n "$DOCKER_NAME" ]`):
+ * the same command on every node, however it is run.
+ */
+function alternatives(c: ScriptText, a: Serve, b: Serve): boolean {
+  const theirs = decisionsOf(b)
+  const lines = c.text.split('\n')
+  for (const [line, decision] of decisionsOf(a))
+    if (theirs.has(line) && theirs.get(line) !== decision && !PER_NODE_TEST.test(lines[line - 1] ?? '')) return true
+  return false
+}
+
+/**
+ * One start written once and reached on branches of a setting no run takes together (a helper that runs its command through `docker
+ * exec` or on the bare host: miaozw66/hy3-vllm-dcu's run_pp2_80l.sh, held-out25) is one section of the script, not two. Copies that
+ * parted at a branch on the node's role or rank are two nodes' sections.
+ */
+function oneCopyPerStart(c: ScriptText, serves: readonly Serve[]): Serve[] {
+  const rankAt = (r: Serve) => {
+    const v = flagValue(r, '--node-rank')
+    return v ? `${v.text}@${writtenAt(v)?.start ?? r.line}` : undefined
+  }
+  return serves.filter((r, i) => !serves.slice(0, i).some((q) => rankAt(q) !== undefined && rankAt(q) === rankAt(r) && alternatives(c, q, r)))
+}
+
 /**
  * Ranks written as literals (a rank the script computes per node cannot be compared on paper): the
  * same rank in two sections; one worker section with a literal rank that several workers run; a
  * rank missing when every node has its own section.
  */
-function rankFindings(c: ScriptText, serves: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
+function rankFindings(c: ScriptText, all: readonly Serve[], manifest: Manifest | undefined): ScriptFinding[] {
+  const serves = oneCopyPerStart(c, all)
   const ranked = serves.map((r) => ({ r, v: flagValue(r, '--node-rank') }))
   // (a rank or a node count not given beside an array the check cannot read may be in it)
   if (ranked.some(({ r, v }) => (v && !v.known) || (!v && hidden(r, '--node-rank')) || (flagValue(r, '--nnodes') === undefined && hidden(r, '--nnodes'))))
