@@ -45,13 +45,16 @@ export function readContainerArgv(args: readonly Arg[]): ContainerArgv {
   let entrypoint: Arg | undefined
   let name: Arg | undefined
   let network: string | undefined
-  // Words of unknown value before an option only docker run has stand for options (`$MOUNT_ARGS $NCCL_ENV -e …`), as `"$@"` does.
+  // Words of unknown value before an option only docker run has stand for options (`$MOUNT_ARGS $NCCL_ENV -e …`), as `"$@"` does; so
+  // does an empty word among them (`… $MOUNTS $NCCL_IB_ENV --entrypoint bash …` with NCCL_IB_ENV="" unquoted, no word to docker:
+  // tenhkspark's start-worker.sh, held-out25).
   const spread = new Set<Arg>()
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i]!
     const next = args[i + 1]
     const optionsAfter = next !== undefined && (spread.has(next) || isDockerOnlyOption(next.val.text))
-    if (a.rest || (!a.val.known && !a.val.text.startsWith('-') && optionsAfter)) spread.add(a)
+    const standsIn = !a.val.known ? !a.val.text.startsWith('-') : a.val.text === ''
+    if (a.rest || (standsIn && optionsAfter)) spread.add(a)
   }
   const read = readDockerArgs(
     args,

@@ -381,7 +381,9 @@ export function concatJoin(vals: readonly Val[]): Val {
  */
 export const TEMPLATE_PLACEHOLDER = /<[A-Za-z][\w.-]*(?: [\w.'-]+)*>|(?<![$\w])\{[A-Za-z][\w-]*\}/
 const TEMPLATE_PLACEHOLDERS = new RegExp(TEMPLATE_PLACEHOLDER.source, 'g')
-const hasPlaceholder = (v: Val): boolean => v.known && TEMPLATE_PLACEHOLDER.test(v.text)
+/** (not in markup or JSON a word carries: `'{"reasoning_start_str":"<think>","reasoning_end_str":"</think>"}'`, a DeepSeek serve's option) */
+const hasPlaceholder = (v: Val): boolean =>
+  v.known && TEMPLATE_PLACEHOLDER.test(v.text) && !v.text.includes('</') && !/^\s*(?:\{\s*["']?\w+["']?\s*:|\[)/.test(v.text)
 
 /** A known value with its placeholders made unknown parts, each still mapped to where it was written. */
 function placeholdersAsInputs(v: Val): Val[] {

@@ -77,3 +77,21 @@ python3 -u -m vllm.entrypoints.openai.api_server --model $MODEL_PATH --nnodes 2 
     expect(codes(loop)).toContain('SCRIPT_NATIVE_RANK_DUPLICATE')
   })
 })
+
+// tenhkspark's start-worker.sh (held-out25): `NCCL_IB_ENV=""; NCCL_IB_ARGS=""`, then `docker run … $MOUNTS $MTP_MNT $STEP_ENV $NCCL_IB_ENV
+// $NCCL_IB_ARGS --entrypoint bash "$IMAGE" -lc "… ray start …"`: the empty words stood between the unknown ones and `--entrypoint`, so the
+// first unknown word was taken for the image and no start was read.
+describe("an empty word among a docker run's unknown option words is none", () => {
+  it.each([
+    'A=""; B=""\ndocker run -d --name w --network host $M $A $B --entrypoint bash "$IMAGE" -lc "export VLLM_HOST_IP=$MY_IP && ray start --address=$HEAD_IP:6399 && sleep infinity"\n',
+    'EXTRA=\ndocker run -d --network host $MOUNTS $EXTRA -e VLLM_HOST_IP=10.0.0.2 img ray start --address=10.0.0.1:6379 --block\n',
+  ])('%#: the start in it is read', (text) => {
+    expect(codes(text)).toContain('SCRIPT_WORKER_IDENTITY_UNPINNED')
+  })
+
+  it('near miss: an option whose value is empty keeps it', () => {
+    expect(codes('docker run -d --network host -e VLLM_HOST_IP=10.0.0.2 --name "" img ray start --address=10.0.0.1:6379 --block\n')).toContain(
+      'SCRIPT_WORKER_IDENTITY_UNPINNED',
+    )
+  })
+})

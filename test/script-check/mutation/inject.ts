@@ -198,13 +198,14 @@ function insert(text: string, at: number, s: string): string {
 const wrappable = (cmd: string): boolean => !/["'`]|\$\(|&&|\|\||[;|#]/.test(cmd)
 
 function headPin(text: string, o: Occurrence | undefined, append: { start: number; end: number } | undefined, shared: Occurrence | undefined): string {
-  // The value ends at a blank or at the quote that closes a string around the command.
+  // The value ends at a blank or at the quote that closes a string around the command; an unquoted `$(hostname -I)` is one value
+  // (ocean-oss/ray-jupyter-app's startup.sh, held-out26).
   // A pin alone on a continuation line (`… \` / `--node-ip-address '${IP}' \` / `…`) goes with its line's continuation, so
   // the lines around it stay one command (removing the word alone left `… \ \`, an escaped blank: one more argument).
   const strip = (s: string) =>
     s
-      .replace(/\\\n[ \t]*--node-ip-address(?:=|[ \t]+)(?:"[^"]*"|'[^']*'|[^\s"']+)[ \t]*(?=\\\n)/g, '')
-      .replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|[^\s"]+)/g, '')
+      .replace(/\\\n[ \t]*--node-ip-address(?:=|[ \t]+)(?:"[^"]*"|'[^']*'|\$\([^()\n]*\)|[^\s"']+)[ \t]*(?=\\\n)/g, '')
+      .replace(/\s--node-ip-address(?:=|\s+)(?:"[^"]*"|\$\([^()\n]*\)|[^\s"]+)/g, '')
   if (o && o.role === 'head') return text.slice(0, o.at) + strip(text.slice(o.at, o.end)) + text.slice(o.end)
   if (!append) return text
   const appended = text.slice(0, append.start) + strip(text.slice(append.start, append.end)) + text.slice(append.end)
