@@ -190,12 +190,32 @@ export function templateUnmasker(text: string): (value: string) => string {
 export function parseBash(text: string, name: string): ParsedScript | { error: ParseError } {
   const read = maskTemplates(text)
   const first = parsed(read, name)
-  if (!('error' in first) || !read.includes('<')) return first
+  if (!read.includes('<')) return first
+  if (!('error' in first)) return parsedPlaceholders(read, name) ?? first
   // Refused: read again with a template's angle-bracket placeholders as inputs; the placeholders are said (index.ts), the error kept if that fails too.
   const placeholders = [...read.matchAll(ANGLE)].map((m) => ({ at: m.index, text: m[0] }))
   if (placeholders.length === 0) return first
   const again = parsed(read.replace(ANGLE, angleMaskOf), name)
   return 'error' in again ? first : { ...again, placeholders }
+}
+
+/**
+ * Placeholders bash parses (`--master-addr <HEAD_NODE_IP> \\` then `--master-port <MASTER_PORT> \\`: two redirections, the next option
+ * their target; vllm-ascend's pipeline-parallel guide, held-out24): a whole word outside quotes, upper case with `_` or `-` as a
+ * documentation placeholder is written, so a redirection of a real file (`< in.txt`, `<in.txt>out.txt`) is not one.
+ */
+const PARSEABLE_PLACEHOLDER = /(?<=[\s=])<([A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)+)>(?=\s|$)/g
+function parsedPlaceholders(read: string, name: string): ParsedScript | undefined {
+  const unquoted = (at: number): boolean => {
+    const before = read.slice(read.lastIndexOf('\n', at) + 1, at)
+    return (before.match(/"/g)?.length ?? 0) % 2 === 0 && (before.match(/'/g)?.length ?? 0) % 2 === 0 && !before.trimStart().startsWith('#')
+  }
+  const placeholders = [...read.matchAll(PARSEABLE_PLACEHOLDER)].filter((m) => unquoted(m.index)).map((m) => ({ at: m.index, text: m[0] }))
+  if (placeholders.length === 0) return undefined
+  let masked = read
+  for (const p of [...placeholders].reverse()) masked = masked.slice(0, p.at) + angleMaskOf(p.text) + masked.slice(p.at + p.text.length)
+  const again = parsed(masked, name)
+  return 'error' in again ? undefined : { ...again, placeholders }
 }
 
 function parsed(read: string, name: string): ParsedScript | { error: ParseError } {

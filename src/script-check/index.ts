@@ -126,8 +126,9 @@ export function checkLaunchScript(text: string, opts: LaunchScriptOptions): Laun
 }
 
 /**
- * A published template's angle-bracket placeholders (`--port <node1_port>`, `MASTER_ADDR=<node3_ip>`): bash refuses the script with them
- * (parseBash read it with each as an input), so it cannot run as written; said once, with every placeholder (bash-ast.ts ANGLE).
+ * A published template's angle-bracket placeholders (`--port <node1_port>`, `MASTER_ADDR=<node3_ip>`, `--master-addr <HEAD_NODE_IP> \\`):
+ * bash refuses the script with them or reads them as redirections (parseBash read it with each as an input), so it cannot run as
+ * written; said once, with every placeholder (bash-ast.ts ANGLE, PARSEABLE_PLACEHOLDER).
  */
 function placeholderFindings(placeholders: Evaluation['placeholders'], script: ScriptText, path: string): ScriptFinding[] {
   if (!placeholders || placeholders.length === 0) return []
@@ -139,7 +140,7 @@ function placeholderFindings(placeholders: Evaluation['placeholders'], script: S
       severity: 'error',
       role: null,
       line: script.lineOf(placeholders[0]!.at),
-      message: `${path} is a template with placeholders left to fill in (${shown}): bash reads each \`<name>\` as a redirection and refuses the whole script as written. The rest of this check read it with each placeholder as an input.`,
+      message: `${path} is a template with placeholders left to fill in (${shown}): bash reads each \`<name>\` as a redirection (it refuses the script, or takes the next word for a file to write), so it cannot run as written. The rest of this check read it with each placeholder as an input.`,
       evidence: { Placeholders: shown, 'First at line': String(script.lineOf(placeholders[0]!.at)) },
       fix: `Put each placeholder's value in its place (${names[0]} and the others) before the script runs; \`bash -n ${path}\` passes then.`,
       edits: [],

@@ -95,3 +95,20 @@ describe("an empty word among a docker run's unknown option words is none", () =
     )
   })
 })
+
+// vllm-ascend's pipeline-parallel guide (held-out24): `--master-addr <HEAD_NODE_IP> \` / `--master-port <MASTER_PORT> \`, which bash parses:
+// two redirections, the next option their target. Read as bash does, the master address was the next option.
+describe("a template's placeholders that bash parses as redirections are named as a template", () => {
+  it.each([
+    'vllm serve m --nnodes 2 --node-rank 1 \\\n  --master-addr <HEAD_NODE_IP> \\\n  --master-port <MASTER_PORT> \\\n  --headless\n',
+    'ray start --address=<HEAD_IP>:6379 --node-ip-address <WORKER-FABRIC-IP> --block\n',
+  ])('%#: SCRIPT_UNREADABLE once, the rest read with each as an input', (text) => {
+    expect(errors(text)).toEqual([`SCRIPT_UNREADABLE@${text.split('\n').findIndex((l) => /<[A-Z]/.test(l)) + 1}`])
+  })
+
+  it('near miss: a real redirection, a lower-case tag in a string and a comment are not placeholders', () => {
+    expect(codes('ray start --head --node-ip-address=10.0.0.1 --port=6379 < /dev/null > ray.log 2>&1\n')).not.toContain('SCRIPT_UNREADABLE')
+    expect(codes('echo "<HEAD_NODE_IP> goes here"\nray start --head --node-ip-address=10.0.0.1 --port=6379\n')).not.toContain('SCRIPT_UNREADABLE')
+    expect(codes('# ray start --address=<HEAD_IP>:6379\nray start --head --node-ip-address=10.0.0.1 --port=6379\n')).not.toContain('SCRIPT_UNREADABLE')
+  })
+})
