@@ -5,9 +5,8 @@
  * the versions as evidence, and the near misses that are other families.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const codes = (text: string) => scan(text).map((f) => `${f.severity}:${f.code}`)
 const tooOld = (text: string) => {
   const f = scan(text).filter((x) => x.code === 'CUDA_DRIVER_TOO_OLD')

@@ -9,11 +9,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 import { readCapture } from './fixtures/read.js'
 
 const fixture = (name: string) => readCapture(`logs/${name}`)
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const only = (text: string, code: string) => {
   const found = scan(text)
   const of = found.filter((f) => f.code === code)

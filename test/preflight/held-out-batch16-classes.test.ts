@@ -3,9 +3,8 @@
  * wording and tried on several sources, with near misses. None of these lines is copied from batch 16's captures.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const errors = (text: string) => scan(text).filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')
 
 // torch's store client after its server went away (torch 2.4–2.9 TCPStore.cpp, Utils.hpp, ProcessGroupNCCL.cpp): MiniMax-M1#14 (2025),

@@ -3,9 +3,8 @@
  * and tried on several lines, with near misses. None of these lines is copied from batch 18's captures.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const errors = (text: string) => scan(text).filter((f) => f.severity === 'error' || f.code === 'UNRECOGNISED_FAILURE')
 
 const SERVED = [

@@ -7,11 +7,10 @@
  * own watchdog does); Xinference's actor pool losing its model process (a failure line, never silent).
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 import { readCapture } from './fixtures/read.js'
 
 const fixture = (name: string) => readCapture(`logs/${name}`)
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const of = (text: string, code: string) => scan(text).filter((f) => f.code === code)
 
 describe('the user-space memory killers: OOM_KILLED with the process and its memory', () => {

@@ -9,9 +9,8 @@
  * (a stop whose teardown is not read, until a new start).
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const codes = (text: string) => scan(text).map((f) => `${f.severity}:${f.code}`)
 const of = (text: string, code: string) => scan(text).filter((f) => f.code === code)
 

@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { failureKind } from '../../src/preflight/signature-fallback.js'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const codes = (text: string) => scan(text).map((f) => `${f.severity}:${f.code}`)
 
 describe('an exit code a signal made negative: a failure line, with what usually sends the signal', () => {

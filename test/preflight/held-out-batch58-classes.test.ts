@@ -4,9 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { exceptionType, failureKind } from '../../src/preflight/signature-fallback.js'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
+import { scan } from './support/paste-scan.js'
 
 describe("Ray's re-raise of a task's exception in the caller (RayTaskError(<the task's type>)): an exception line with both types", () => {
   it.each([

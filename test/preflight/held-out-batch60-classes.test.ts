@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createLineJoiner } from '../../src/preflight/paste-normalise.js'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const errorCodes = (text: string) =>
   scan(text)
     .filter((f) => f.severity === 'error')

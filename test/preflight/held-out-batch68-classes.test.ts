@@ -3,9 +3,7 @@
  * no false alarm on 5 healthy), each tested on public sources other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
+import { scan } from './support/paste-scan.js'
 
 // (the first source is held-out batch 69's skypilot-org/skypilot PR #6507: a replica's setup whose uv did not know --torch-backend, read as
 // nothing at all before this)

@@ -3,11 +3,9 @@
  * alarm on 13 healthy), each tested on public sources other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { bad, scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const unrecognised = (text: string) => scan(text).find((x) => x.code === 'UNRECOGNISED_FAILURE')
-const bad = (text: string) => scan(text).filter((x) => x.severity === 'error' || x.code === 'UNRECOGNISED_FAILURE')
 
 // (held-out batch 81's ROCm/rocm-systems#2209: three HIP runtime records and nothing else, read as nothing at all before this)
 describe("AMD's HIP runtime error records (AMD_LOG_LEVEL, level 1): never silent", () => {

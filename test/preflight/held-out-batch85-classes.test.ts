@@ -3,10 +3,7 @@
  * codes, no false alarm on 9 healthy), each tested on public sources other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
-const bad = (text: string) => scan(text).filter((x) => x.severity === 'error' || x.code === 'UNRECOGNISED_FAILURE')
+import { bad, scan } from './support/paste-scan.js'
 
 // (held-out batch 85's vllm-project/vllm#57475: the OOM's second half only, wrapped, read as nothing at all before this)
 describe("torch's out-of-memory message without its head: GPU_OUT_OF_MEMORY with the allocation", () => {

@@ -3,9 +3,8 @@
  * alsoFair codes, one false alarm on 12 healthy), each tested on public sources other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
 const codes = (text: string) => scan(text).map((x) => `${x.code}/${x.severity}`)
 
 // (held-out batch 103's vllm-project/vllm-omni#2619: a CI traceback behind Buildkite's times, read as nothing at all)

@@ -5,10 +5,8 @@
  * NCCL's net.cc; lines from public threads.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
+import { bad, scan } from './support/paste-scan.js'
 
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
-const bad = (text: string) => scan(text).filter((x) => x.severity === 'error' || x.code === 'UNRECOGNISED_FAILURE')
 const transport = (text: string) => scan(text).filter((x) => x.code === 'NCCL_TRANSPORT_ERROR')
 
 describe('aws-ofi-nccl that does not start: an NCCL_TRANSPORT_ERROR warning naming the call and the libfabric error', () => {

@@ -4,10 +4,7 @@
  * trace is the shutdown's, not a failure; a WARN line or another process's trace stays one.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
-const bad = (text: string) => scan(text).filter((x) => x.severity === 'error' || x.code === 'UNRECOGNISED_FAILURE')
+import { bad, scan } from './support/paste-scan.js'
 
 describe("NCCL's error trace before its communicator's teardown", () => {
   it.each([

@@ -4,9 +4,7 @@
  * public threads, each named.
  */
 import { describe, expect, it } from 'vitest'
-import { scanLog } from '../../src/preflight/signatures.js'
-
-const scan = (text: string) => scanLog(text.endsWith('\n') ? text : `${text}\n`, 'paste')
+import { scan } from './support/paste-scan.js'
 
 describe('a pod evicted for disk: DISK_SPACE_LOW with what ran out and who used it', () => {
   it.each([
