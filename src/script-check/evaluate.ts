@@ -15,7 +15,7 @@ import { fail, problem } from '../result/result.js'
 import { bool, child, children, nodeType, num, OP, parseBash, str, type Node, type ParseError, type ParsedScript } from './bash-ast.js'
 import { Commands, type Interp, type Prefix } from './simple-commands.js'
 import { Conditions, globMatch, record, SUBSTITUTIONS_MAY_BE_EMPTY } from './conditions.js'
-import { Expander, NODE_ENVIRONMENT, type Scope, TEMPLATE_PLACEHOLDER } from './expand.js'
+import { Expander, hasPlaceholder, NODE_ENVIRONMENT, type Scope } from './expand.js'
 import { type Arg, type Assignment, concatVals, HOLE_TOKEN, type Hole, type RayStart, type Span, sliceVal, type Val, writtenAt } from './model.js'
 import { posix } from 'node:path'
 import { type ComposeService, composeServices, interpolate } from './compose.js'
@@ -847,11 +847,12 @@ function placed(r: RayStart, lines: ScriptLines): RayStart {
 /**
  * A published template's placeholder in angle brackets with blanks in it, quoted so bash takes it (`HF_TOKEN="<your HuggingFace token>"`,
  * `LOCAL_HF_CACHE="<Choose a path>/HF_cache"`, a Slurm template on MeluXina, held-out22): what the user writes there is an input, not these
- * words, which would otherwise split into options and images where the value is expanded unquoted.
+ * words, which would otherwise split into options and images where the value is expanded unquoted; so is one the expander reads as an
+ * input in a word (expand.ts hasPlaceholder: `HEAD={MASTER_NODE_ADDRESS}`).
  */
-const PLACEHOLDER = new RegExp(`<[A-Za-z][^<>\\n]*\\s[^<>\\n]*>|${TEMPLATE_PLACEHOLDER.source}`)
+const PLACEHOLDER = /<[A-Za-z][^<>\n]*\s[^<>\n]*>/
 function placeholderAsInput(name: string, v: Var): Var {
-  if (v.kind !== 'scalar' || !v.val.known || !PLACEHOLDER.test(v.val.text)) return v
+  if (v.kind !== 'scalar' || !v.val.known || !(PLACEHOLDER.test(v.val.text) || hasPlaceholder(v.val))) return v
   const text = `\${${name}}`
   return { ...v, val: { text, known: false, map: Array<number>(text.length).fill(-1) } }
 }

@@ -369,20 +369,15 @@ export function concatJoin(vals: readonly Val[]): Val {
 }
 
 /**
- * An unquoted value that is partly unknown split where bash splits it, at the blanks of its known text (`RAY_CMD="ray start --head
- * --port=${RANDOM_PORT}"` run as `${RAY_CMD}`, a Slurm job on MeluXina, held-out22): a computed part stays inside its word (its own blanks,
- * if it has any, are not known). Undefined where the value holds a command substitution not marked as computed (its blanks are code).
- */
-/**
  * A published template's placeholder that bash reads as text (quoted angle brackets, `--address='<head-node-ip-address>:6379'` in
  * meta-llama/llama-cookbook's vLLM guide; a single pair of braces around a name, `ray start --address={master_addr}:6379` in verl's
  * Grafana guide and `{MASTER-NODE-ADDRESS}` in OpenRLHF's README, held-out24): what the reader writes there is an input, not these
  * characters. Not `${…}`, not a brace expansion (a comma or `..` inside), not an empty `{}`.
  */
-export const TEMPLATE_PLACEHOLDER = /<[A-Za-z][\w.-]*(?: [\w.'-]+)*>|(?<![$\w])\{[A-Za-z][\w-]*\}/
+const TEMPLATE_PLACEHOLDER = /<[A-Za-z][\w.-]*(?: [\w.'-]+)*>|(?<![$\w])\{[A-Za-z][\w-]*\}/
 const TEMPLATE_PLACEHOLDERS = new RegExp(TEMPLATE_PLACEHOLDER.source, 'g')
 /** (not in markup or JSON a word carries: `'{"reasoning_start_str":"<think>","reasoning_end_str":"</think>"}'`, a DeepSeek serve's option) */
-const hasPlaceholder = (v: Val): boolean =>
+export const hasPlaceholder = (v: Val): boolean =>
   v.known && TEMPLATE_PLACEHOLDER.test(v.text) && !v.text.includes('</') && !/^\s*(?:\{\s*["']?\w+["']?\s*:|\[)/.test(v.text)
 
 /** A known value with its placeholders made unknown parts, each still mapped to where it was written. */
@@ -401,6 +396,11 @@ function placeholdersAsInputs(v: Val): Val[] {
   return out
 }
 
+/**
+ * An unquoted value that is partly unknown split where bash splits it, at the blanks of its known text (`RAY_CMD="ray start --head
+ * --port=${RANDOM_PORT}"` run as `${RAY_CMD}`, a Slurm job on MeluXina, held-out22): a computed part stays inside its word (its own blanks,
+ * if it has any, are not known). Undefined where the value holds a command substitution not marked as computed (its blanks are code).
+ */
 function splitAroundUnknown(v: Val): Val[] | undefined {
   const holes = v.holes ?? []
   if (holes.length === 0 && /\$\(|`/.test(v.text)) return undefined

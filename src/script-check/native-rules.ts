@@ -166,9 +166,8 @@ const PER_NODE_TEST =
  * Two copies of one start that took different ways at a branch that tests a setting, not which node runs it (`if [ -n "$DOCKER_NAME" ]`):
  * the same command on every node, however it is run.
  */
-function alternatives(c: ScriptText, a: Serve, b: Serve): boolean {
+function alternatives(lines: readonly string[], a: Serve, b: Serve): boolean {
   const theirs = decisionsOf(b)
-  const lines = c.text.split('\n')
   for (const [line, decision] of decisionsOf(a))
     if (theirs.has(line) && theirs.get(line) !== decision && !PER_NODE_TEST.test(lines[line - 1] ?? '')) return true
   return false
@@ -184,7 +183,8 @@ function oneCopyPerStart(c: ScriptText, serves: readonly Serve[]): Serve[] {
     const v = flagValue(r, '--node-rank')
     return v ? `${v.text}@${writtenAt(v)?.start ?? r.line}` : undefined
   }
-  return serves.filter((r, i) => !serves.slice(0, i).some((q) => rankAt(q) !== undefined && rankAt(q) === rankAt(r) && alternatives(c, q, r)))
+  const lines = c.text.split('\n')
+  return serves.filter((r, i) => !serves.slice(0, i).some((q) => rankAt(q) !== undefined && rankAt(q) === rankAt(r) && alternatives(lines, q, r)))
 }
 
 /**
