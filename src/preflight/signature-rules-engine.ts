@@ -59,6 +59,29 @@ function modelHit(modelType: string | undefined, archs: string | undefined, insp
   }
 }
 
+/** The memory key of vLLM's count of this node's GPUs against the world size ("world/local"). */
+const LOCAL_GPUS_SHORT = 'localGpusShort'
+
+const LOCAL_INSTANCE_FIX =
+  "If a Ray cluster is meant to be there, vLLM did not find it: run vllm serve inside the Ray head's container after ray start, with the same --temp-dir (ray.init finds a running cluster through /tmp/ray unless told otherwise), or set RAY_ADDRESS=<head fabric ip>:6379; `ray status` there must list every node's GPUs. On one machine, this node has fewer GPUs than tensor × pipeline parallel."
+
+/** vLLM counted fewer GPUs on this node than its world size and then ran in a Ray instance of its own: it will wait for GPUs that instance lacks. */
+function localInstanceShort(counted: string, context: LineContext): RuleHit {
+  const [world, local] = counted.split('/')
+  return {
+    key: 'required-gpus',
+    severity: 'warning',
+    message: `vLLM started a Ray instance of its own (it found no cluster to join), so it has only this node's ${local} GPU(s) for a world size of ${world}: its placement group will wait for GPUs that instance does not have.`,
+    evidence: {
+      'World size (as vLLM logged it)': world!,
+      "This node's GPUs": local!,
+      'Ray cluster': 'a local instance vLLM started itself ("Started a local Ray instance")',
+      ...node(context),
+    },
+    fix: LOCAL_INSTANCE_FIX,
+  }
+}
+
 export const ENGINE_RULES: readonly SignatureRule[] = [
   {
     // ptxas (Triton's and FlashInfer's JIT): "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"; nvcc: "nvcc fatal   : Unsupported gpu
@@ -434,12 +457,27 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     }),
   },
   {
-    // vLLM (executor/ray_utils.py): "Started a local Ray instance." — vLLM found no cluster to join and made its own (kept for the next rule).
+    // vLLM (executor/ray_utils.py): "Started a local Ray instance." — vLLM found no cluster to join and made its own (kept for the next rules;
+    // after vLLM's own count of this node's GPUs against the world size, the shortfall itself).
     code: 'GPU_SHORTFALL',
     pattern: /Started a local Ray instance/,
     hit: (_m, _line, _ray, context) => {
       context.memory?.set('rayLocal', '1')
-      return null
+      const counted = context.memory?.get(LOCAL_GPUS_SHORT)
+      return counted === undefined ? null : localInstanceShort(counted, context)
+    },
+  },
+  {
+    // vLLM (v1/executor/ray_utils.py initialize_ray_cluster, late 2025 on): "Tensor parallel size (16) exceeds available GPUs (1). This may result in Ray
+    // placement group allocation failures. …", logged before ray.init from this node's own GPU count. On a cluster whose nodes each have fewer GPUs
+    // than the world size it is what every healthy start prints (two DGX Sparks, one GPU each; vllm-project/vllm#31005), so alone it is nothing;
+    // with the local Ray instance vLLM then starts (or started) it is the shortfall: that instance holds this node's GPUs only.
+    code: 'GPU_SHORTFALL',
+    pattern: /Tensor parallel size \((\d+)\) exceeds available GPUs \((\d+)\)/,
+    hit: (m, _line, _ray, context) => {
+      const counted = `${m[1]}/${m[2]}`
+      context.memory?.set(LOCAL_GPUS_SHORT, counted)
+      return context.memory?.get('rayLocal') === undefined ? null : localInstanceShort(counted, context)
     },
   },
   {
@@ -470,7 +508,7 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
           ...node(context),
         },
         fix: local
-          ? "If a Ray cluster is meant to be there, vLLM did not find it: run vllm serve inside the Ray head's container after ray start, with the same --temp-dir (ray.init finds a running cluster through /tmp/ray unless told otherwise), or set RAY_ADDRESS=<head fabric ip>:6379; `ray status` there must list every node's GPUs. On one machine, this node has fewer GPUs than tensor × pipeline parallel."
+          ? LOCAL_INSTANCE_FIX
           : 'Check `ray status`: every node must have joined with its GPUs (total ≥ TP × PP, with --gpus all and ray start --num-gpus on each) before vllm serve starts, or lower --tensor-parallel-size / --pipeline-parallel-size.',
       }
     },

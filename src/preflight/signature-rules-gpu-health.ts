@@ -7,7 +7,7 @@
  * or is lost, uncorrectable ECC errors. Wordings with their sources in src/preflight/WORDINGS.md.
  */
 
-import type { RuleHit, SignatureRule } from './signature-rules.js'
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence as node } from './line-node.js'
 
 const FABRIC_MANAGER =
@@ -218,16 +218,18 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
       // (libnvidia-container's own load failure is the container toolkit's: NVIDIA_RUNTIME_MISSING, signature-rules-gpu.ts)
       line.includes('nvidia-container-cli')
         ? null
-        : {
-            key: `driver-lib:${m[1]}:${context.prefixIp ?? ''}`,
-            // vLLM's own warning when its CUDA extension does not load ("WARNING … [interface.py:225] Failed to import from vllm._C:
-            // ImportError('libcuda.so.1: …')") is what every start on a platform without CUDA prints (AWS Neuron, TPU, CPU: held-out batch
-            // 37's inf2 log); on a GPU node the error that stops the start follows it
-            severity: /(?:^|\s|\])WARNING\b/.test(line.slice(0, m.index)) ? 'warning' : 'error',
-            message: `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} could not load the NVIDIA driver's ${m[1]}: the container was started without its GPUs (the NVIDIA runtime mounts the driver's libraries from the host), or the node has no driver.`,
-            evidence: { 'Missing library': m[1]!, ...node(context) },
-            fix: NO_DRIVER,
-          },
+        : NCCL_CUDA_LOOKUP.test(line)
+          ? ncclCudaLookup(m[1]!, context)
+          : {
+              key: `driver-lib:${m[1]}:${context.prefixIp ?? ''}`,
+              // vLLM's own warning when its CUDA extension does not load ("WARNING … [interface.py:225] Failed to import from vllm._C:
+              // ImportError('libcuda.so.1: …')") is what every start on a platform without CUDA prints (AWS Neuron, TPU, CPU: held-out batch
+              // 37's inf2 log); on a GPU node the error that stops the start follows it
+              severity: /(?:^|\s|\])WARNING\b/.test(line.slice(0, m.index)) ? 'warning' : 'error',
+              message: `A process${context.prefixIp ? ` on ${context.prefixIp}` : ''} could not load the NVIDIA driver's ${m[1]}: the container was started without its GPUs (the NVIDIA runtime mounts the driver's libraries from the host), or the node has no driver.`,
+              evidence: { 'Missing library': m[1]!, ...node(context) },
+              fix: NO_DRIVER,
+            },
   },
   {
     // NGC images' entrypoint (/opt/nvidia/entrypoint.d): "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available."
@@ -243,6 +245,23 @@ const CUDA_SYSTEM_RULES: readonly SignatureRule[] = [
     }),
   },
 ]
+
+/**
+ * NCCL's own search for the driver library (misc/cudawrap.cc): "NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so:
+ * cannot open shared object file". NCCL asks for the unversioned name the driver does not always install, and goes on with the runtime it has:
+ * the process has its GPU (vllm-project/vllm#4411: WSL2, where the driver's libraries are in /usr/lib/wsl/lib, channels set up after it).
+ */
+const NCCL_CUDA_LOOKUP = /Failed to find CUDA library\b/
+
+function ncclCudaLookup(library: string, context: LineContext): RuleHit {
+  return {
+    key: `nccl-cudawrap:${context.prefixIp ?? ''}`,
+    severity: 'warning',
+    message: `NCCL could not open the driver library by the name ${library}; it goes on without the driver calls it loads itself (CUDA's memory-mapping features), so this alone does not stop a start. Under WSL2 the driver's libraries are in /usr/lib/wsl/lib.`,
+    evidence: { 'Library NCCL looked for': library, ...node(context) },
+    fix: 'Point NCCL at the driver library (NCCL_CUDA_PATH, or LD_LIBRARY_PATH with the folder that holds libcuda.so: /usr/lib/wsl/lib under WSL2), or install the libcuda.so link of the driver package; read the failure that follows for what stopped the start.',
+  }
+}
 
 type XidAction = 'reboot' | 'reset' | 'nvlink' | 'gsp' | 'process'
 

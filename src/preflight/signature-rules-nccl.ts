@@ -48,7 +48,48 @@ function transportHit(
 const OFI_START_FAILURE =
   /^(?:Couldn't open a fabric provider|Couldn't create fabric|OFI fi_getinfo\(\) call failed|Initializing plugin failed|Caught exception in plugin init|Failed to initialize \w+ protocol|Unable to find a protocol that worked|[\w-]*ofi[\w-]* initialization failed|EFA provider requires at least libfabric version)/
 
+/** The memory key under which a CUDA failure NCCL or torch reported is kept (what the shared-memory segment rule reads). */
+export const NCCL_CUDA_FAILURE = 'ncclCudaFailure'
+/** The memory key set once NCCL's CUDA failure in its intra-host transport was reported: the segment it then could not make is the same event. */
+export const NCCL_INTRA_HOST_REPORTED = 'ncclIntraHostReported'
+
+/** NCCL's sources that connect the GPUs of one host (peer access, shared memory, host registration). */
+const INTRA_HOST_TRANSPORT = /\b(?:transport|p2p|shm|shmutils)\.cc:\d+ NCCL WARN /
+
+/** CUDA errors NCCL's CUDACHECK prints that other rules read: its buffers not fitting (GPU_OUT_OF_MEMORY), 802 (the fabric manager). */
+const READ_ELSEWHERE = /^(?:out of memory|system not yet initialized)$/
+
 export const NCCL_RULES: readonly SignatureRule[] = [
+  {
+    // NCCL (CUDACHECK, include/checks.h): "host:pid:tid [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'" (2.19+: "Cuda failure 1
+    // 'invalid argument'"). Where NCCL connects the GPUs of one host (transport.cc, transport/p2p.cc, transport/shm.cc, misc/shmutils.cc) it is
+    // peer access or host-memory registration the platform refuses: two RTX 3090s under WSL2 (vllm-project/vllm#4411, after channels "via
+    // SHM/direct/direct"), a VM without P2P, IOMMU/ACS on the PCIe path. Every such line is remembered for the shared-memory segment rule.
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /NCCL WARN Cuda failure (?:\d+ )?'([^']+)'/,
+    hit: (m, line, _ray, context) => {
+      context.memory?.set(NCCL_CUDA_FAILURE, `Cuda failure '${m[1]}'`)
+      if (READ_ELSEWHERE.test(m[1]!) || !INTRA_HOST_TRANSPORT.test(line)) return null
+      context.memory?.set(NCCL_INTRA_HOST_REPORTED, '1')
+      return transportHit(
+        `intra-host-cuda:${m[1]}`,
+        line,
+        `A CUDA call failed ('${m[1]}') while NCCL connected the GPUs of one host (its peer-to-peer or shared-memory transport): the platform refuses peer access or host-memory registration between them (WSL2 with several GPUs, a VM without P2P, IOMMU/ACS on the PCIe path).`,
+        { 'CUDA error': m[1]!, 'NCCL source': /\b([\w/]+\.cc:\d+) NCCL WARN/.exec(line)?.[1] ?? '' },
+        "Set NCCL_P2P_DISABLE=1 in every rank's environment (and NCCL_SHM_DISABLE=1 if it persists) so NCCL connects the GPUs another way; under WSL2 run several GPUs on Linux directly; on bare metal check nvidia-smi topo -m and the PCIe ACS / IOMMU settings NCCL's troubleshooting guide names.",
+      )
+    },
+  },
+  {
+    // torch (ProcessGroupNCCL): "… unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version …" and "ncclUnhandledCudaError: Call to CUDA
+    // function failed.": remembered, so a shared-memory segment NCCL then reports (with no errno) reads as a CUDA refusal, not a full /dev/shm.
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: /\bncclUnhandledCudaError\b|\bunhandled cuda error\b/,
+    hit: (_m, _line, _ray, context) => {
+      if (context.memory?.get(NCCL_CUDA_FAILURE) === undefined) context.memory?.set(NCCL_CUDA_FAILURE, 'ncclUnhandledCudaError (a CUDA call NCCL made failed)')
+      return null
+    },
+  },
   {
     // NCCL 2.x net_ib.cu/.cc: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129" (2018: "len0");
     // NCCL 2.19+: "NET/IB : Got completion from peer 10.0.0.2<44206> with error 12, opcode 129, len 0, vendor err 129 (Recv) localGid … remoteGids …";

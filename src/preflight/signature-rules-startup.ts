@@ -6,7 +6,7 @@
  * interface, the GPU counts). Wordings with their versions in src/preflight/WORDINGS.md.
  */
 
-import type { SignatureRule } from './signature-rules.js'
+import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence as node } from './line-node.js'
 
 /**
@@ -24,6 +24,23 @@ const VLLM_EXTENSIONS: ReadonlySet<string> = new Set([
   '_flashmla_C',
   '_flashmla_extension_C',
 ])
+
+/**
+ * Python's "ModuleNotFoundError: No module named 'vllm.engine'; 'vllm' is not a package": the name imported first was a plain module, a file of the
+ * package's name (the user's own vllm.py or ray.py, in the script's folder or the working directory, which come first on sys.path) hiding the
+ * installed package (modal-labs/modal-examples#546: an app saved as vllm.py). Not a missing install: renaming the file is the fix.
+ */
+function shadowed(text: string, pkg: 'vllm' | 'ray', context: LineContext): RuleHit | null {
+  const m = new RegExp(`No module named '(${pkg}\\.[\\w.]+)'; '${pkg}' is not a package`).exec(text)
+  if (!m) return null
+  return {
+    key: `shadowed-${pkg}`,
+    severity: 'error',
+    message: `Python imported a module named ${pkg} that is not the ${pkg} package (${m[1]} was asked for${context.prefixIp ? `, on ${context.prefixIp}` : ''}): a file ${pkg}.py of the user's own, in the script's folder or the working directory, hides the installed package.`,
+    evidence: { 'Asked for': m[1]!, 'Hidden package': pkg, ...node(context) },
+    fix: `Rename the script or module called ${pkg}.py (and delete its __pycache__/${pkg}.*.pyc), or start from a folder without it; python -c 'import ${pkg}; print(${pkg}.__file__)' there must print the installed package's path.`,
+  }
+}
 
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
@@ -170,6 +187,8 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     code: 'IMAGE_LACKS_RAY',
     pattern: /No module named '(ray(?:\.[\w.]+)?)'|Ray is not installed|\bray: command not found|"ray": executable file not found/,
     hit: (m, line, _ray, context) => {
+      const hidden = shadowed(line.slice(m.index), 'ray', context)
+      if (hidden) return hidden
       const what = m[1]
         ? `Python cannot import ${m[1]}`
         : m[0].includes('command') || m[0].includes('executable')
@@ -193,14 +212,16 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // "ray.exceptions.RaySystemError: System error: No module named 'vllm'", a shell's "vllm: command not found", docker's 'exec: "vllm":
     // executable file not found in $PATH'. Not vLLM's own submodules (No module named 'vllm.x': VERSION_SKEW's hint, vllm._C: above).
     code: 'IMAGE_LACKS_VLLM',
-    pattern: /No module named '?vllm'?(?![.\w])|\bvllm: (?:command )?not found\b|"vllm": executable file not found/,
-    hit: (m, _line, _ray, context) => ({
-      key: 'no-vllm',
-      severity: 'error',
-      message: `vLLM is not installed where this process looked (${m[0].startsWith('No module') ? 'Python cannot import vllm' : 'the vllm command is not on PATH'})${context.prefixIp ? ` on ${context.prefixIp}` : ''}: on a Ray worker, Ray's own Python (the environment ray start ran from) must have vLLM too.`,
-      evidence: { Missing: m[0].startsWith('No module') ? 'vllm (the package)' : 'vllm (the command)', ...node(context) },
-      fix: "Run every node from the same image (or the same environment) with vLLM installed, and start Ray from that image's Python (ray start inside the container, not from the host's or another venv's ray); check with python -c 'import vllm, ray; print(vllm.__version__, ray.__version__)' in the environment ray start runs on each node.",
-    }),
+    pattern:
+      /No module named '?vllm'?(?![.\w])|\bvllm: (?:command )?not found\b|"vllm": executable file not found|No module named 'vllm\.[\w.]+'; 'vllm' is not a package/,
+    hit: (m, _line, _ray, context) =>
+      shadowed(m[0], 'vllm', context) ?? {
+        key: 'no-vllm',
+        severity: 'error',
+        message: `vLLM is not installed where this process looked (${m[0].startsWith('No module') ? 'Python cannot import vllm' : 'the vllm command is not on PATH'})${context.prefixIp ? ` on ${context.prefixIp}` : ''}: on a Ray worker, Ray's own Python (the environment ray start ran from) must have vLLM too.`,
+        evidence: { Missing: m[0].startsWith('No module') ? 'vllm (the package)' : 'vllm (the command)', ...node(context) },
+        fix: "Run every node from the same image (or the same environment) with vLLM installed, and start Ray from that image's Python (ray start inside the container, not from the host's or another venv's ray); check with python -c 'import vllm, ray; print(vllm.__version__, ray.__version__)' in the environment ray start runs on each node.",
+      },
   },
   {
     // vLLM's refusal of a dtype or quantization the GPU's compute capability lacks: "ValueError: Bfloat16 is only supported on GPUs with compute

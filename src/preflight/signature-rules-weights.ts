@@ -7,6 +7,7 @@
  * safetensors, CPython's errno 28) with their versions in src/preflight/WORDINGS.md.
  */
 
+import { NCCL_CUDA_FAILURE, NCCL_INTRA_HOST_REPORTED } from './signature-rules-nccl.js'
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence as node } from './line-node.js'
 
@@ -181,6 +182,21 @@ export function invalidModel(
 }
 
 /** ENOSPC on /dev/shm: the container's shared memory (Docker's default is 64 MB), which NCCL and Ray's object store fill first. */
+/** NCCL misc/shmutils.cc: the shared-memory segment it could not create or extend. */
+const NCCL_SHM_SEGMENT = /Error while creating shared memory segment (\/dev\/shm\/[\w.-]+)|failed to extend (\/dev\/shm\/[\w.-]+) to \d+ bytes/
+
+/**
+ * Why NCCL's segment was refused when it was not for space, or undefined when space is the reading: NCCL 2.19+ ends the line with the errno
+ * (", error: No space left on device (28)"); an older line has none, and a CUDA failure before it in the log (NCCL's `Cuda failure '…'`, torch's
+ * ncclUnhandledCudaError, remembered by signature-rules-nccl.ts) says the host registration failed, not the disk.
+ */
+function shmSegmentRefused(line: string, context: LineContext): string | undefined {
+  const errno = /error: ([^()\n]+?) \((\d+)\)/.exec(line)
+  if (errno) return errno[2] === '28' ? undefined : `${errno[1]} (${errno[2]})`
+  const cuda = context.memory?.get(NCCL_CUDA_FAILURE)
+  return cuda === undefined ? undefined : `a CUDA failure before it: ${cuda}`
+}
+
 function shmFull(shm: string, line: string, context: LineContext): RuleHit {
   const bytes = /to (\d+) bytes|\(size (\d+)\)/.exec(line)
   return {
@@ -539,8 +555,27 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     // creating shared memory segment /dev/shm/nccl-UbzKZ9 (size 9637888)" (2.19+ adds ", error: No space left on device (28)"); torch repeats the
     // second after "ncclSystemError: … Last error:". Without the errno words the segment still did not fit: Docker's 64 MB /dev/shm.
     code: 'DISK_SPACE_LOW',
-    pattern: /Error while creating shared memory segment (\/dev\/shm\/[\w.-]+)|failed to extend (\/dev\/shm\/[\w.-]+) to \d+ bytes/,
-    hit: (m, line, _ray, context) => shmFull(m[1] ?? m[2] ?? '/dev/shm', line, context),
+    pattern: NCCL_SHM_SEGMENT,
+    hit: (m, line, _ray, context) => (shmSegmentRefused(line, context) ? null : shmFull(m[1] ?? m[2] ?? '/dev/shm', line, context)),
+  },
+  {
+    // The same segment refused for another reason than space: an errno other than 28 (NCCL 2.19+ prints it), or no errno after a CUDA failure
+    // (NCCL's `Cuda failure '…'`, torch's ncclUnhandledCudaError): cudaHostRegister of the segment, which the platform refuses (WSL2 with
+    // several GPUs, microsoft/WSL#12467 and vllm-project/vllm#4411; a VM or container without the host-memory mapping NCCL needs).
+    code: 'NCCL_TRANSPORT_ERROR',
+    pattern: NCCL_SHM_SEGMENT,
+    hit: (m, line, _ray, context) => {
+      const why = shmSegmentRefused(line, context)
+      if (why === undefined || context.memory?.get(NCCL_INTRA_HOST_REPORTED) !== undefined) return null
+      const shm = m[1] ?? m[2] ?? '/dev/shm'
+      return {
+        key: 'shm-refused',
+        severity: 'error',
+        message: `NCCL could not set up its shared-memory segment ${shm} between the GPUs of one host, and not for want of space (${why}): the platform refused the segment or its CUDA host registration (WSL2 with several GPUs, a VM or container without it).`,
+        evidence: { Path: shm, 'Refused with': why, ...node(context) },
+        fix: "Set NCCL_SHM_DISABLE=1 (and under WSL2 NCCL_P2P_DISABLE=1 too) in every rank's environment so NCCL connects this host's GPUs another way, or run on Linux directly rather than in WSL2; a container needs --ipc=host. Check with NCCL_DEBUG=INFO which transport (SHM, P2P) each channel uses.",
+      }
+    },
   },
   {
     // CPython: "OSError: [Errno 28] No space left on device: '<path>'"; safetensors: "Error while serializing: IoError(Os { code: 28, kind: StorageFull,

@@ -283,6 +283,8 @@ const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
  * bug can be injected into a start of theirs; as published they give no error.
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
+  // held-out28: a Llumnix serve whose Ray head the serving process starts itself from HEAD_NODE=1 and HEAD_NODE_IP (no `ray start` written).
+  'llumnix-disagg-fork-online.sh',
   // held-out24/25: guides whose Ray nodes are vLLM's run_cluster.sh, run by name (`bash run_cluster.sh $VLLM_IMAGE $VLLM_HOST_IP --head …`,
   // then `vllm serve` in that container); a settings file two launchers source; a controller whose nodes are `docker compose up -d
   // glm53-head` / `glm53-worker` services (their compose file is not in the set) sent over two ssh hops; a deployer that copies a
@@ -623,6 +625,10 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: 'found, but no patch: the sourced env file the harness adds sets VLLM_HOST_IP for a start run through `start.sh ray start`',
     mutants: ['worker source'],
   },
+  'llumnix-fork-download-notes.sh': {
+    why: "found, but no patch: a notes page whose two clusters' starts run one after another in one shell, so the harness's export before the first worker also reaches the second cluster's head, and no one edit clears both",
+    mutants: ['worker export', 'worker source'],
+  },
 }
 
 for (const set of [
@@ -653,6 +659,8 @@ for (const set of [
   'held-out24',
   'held-out25',
   'held-out26',
+  'held-out27',
+  'held-out28',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
