@@ -244,6 +244,24 @@ export const NATIVE_RULES: readonly SignatureRule[] = [
     hit: (m, _line, _ray, context) => unreachable((m[2] ?? '').trim(), m[3] ?? '', true, { 'Timed out after': m[1] ?? '' }, context),
   },
   {
+    // torch c10d (socket.cpp, SocketConnectOp::tryConnect), each attempt a C10D_WARNING: "[W1207 10:00:00 socket.cpp:…] [c10d] The server socket on
+    // [::ffff:10.4.6.125]:63617 has timed out, will retry." — the connect itself timed out, over and over. Where the address is meant to be this
+    // host's own (a single engine's rendezvous on VLLM_HOST_IP or the address vLLM detected), it is one the host no longer has or cannot reach:
+    // a VPN's tunnel address (vllm-project/vllm-metal#625), an address gone stale after a sleep, a RoCE IP of a two-node setup leaking into a
+    // one-node container (a DGX Spark compose project's troubleshooting page, in English and Korean).
+    code: 'RENDEZVOUS_UNREACHABLE',
+    pattern: /The server socket on (\[[^\]]*\]|[^\s[\]:]+):(\d+) has timed out, will retry/,
+    hit: (m, _line, _ray, context) => {
+      const hit = unreachable(m[1] ?? '', m[2] ?? '', false, { 'Torch says': 'the connect timed out, will retry' }, context)
+      if (!hit) return null
+      const host = hit.evidence['Master address']
+      return {
+        ...hit,
+        fix: `${hit.fix} If ${host} is meant to be this host's own address (a single node's rendezvous), check it is still on one of its interfaces (ip -br addr): a VPN's tunnel address or a fabric IP another setup's VLLM_HOST_IP names leaves torch retrying for the whole timeout; set VLLM_HOST_IP (or --master-addr) to an address this host has.`,
+      }
+    },
+  },
+  {
     // torch 2.2+ c10d (socket.cpp, SocketImpl::waitForInput), a store client connected but never answered:
     // "[W623 15:37:01.82 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-1]:43590, remote=[node-0.company.net]:20000)
     //  timed out after 1800000ms" (sgl-project/sglang#7478: the ranks of the other node never completed the rendezvous at that store).

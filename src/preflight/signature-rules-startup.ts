@@ -42,7 +42,50 @@ function shadowed(text: string, pkg: 'vllm' | 'ray', context: LineContext): Rule
   }
 }
 
+const SAME_IMAGE_FIX =
+  "Load the head's image on every node (docker save IMAGE | ssh NODE docker load, or pull the same tag by its digest on each) and start again. Where the same pull gives two IDs, the two docker daemons keep images differently (one with the containerd image store, one with overlay2: docker info --format '{{.Driver}}' on each): set both alike, or compare the images' RepoDigests rather than their IDs."
+
 export const STARTUP_RULES: readonly SignatureRule[] = [
+  {
+    // A cluster launcher's own check that every node runs the head's image (eugr/spark-vllm-docker launch-cluster.sh verify_cluster_image_consistency:
+    // "Error: Docker image mismatch on worker node (10.100.240.2):" then "Head:   sha256:…" and "Worker: sha256:…"): the worker's image ID is not the
+    // head's: another build or tag, an image not copied (eugr/spark-vllm-docker#339), or two daemons that give one image two IDs (#327).
+    code: 'IMAGE_MISMATCH',
+    pattern: /\bDocker image mismatch on (?:worker )?node \(([^)\s]+)\)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `launcher-image:${m[1]}`,
+      severity: 'error',
+      message: `The cluster launcher found a different image on ${m[1]} than on the head (their image IDs differ), and stopped before starting the cluster.`,
+      evidence: { Node: m[1]!, 'Compared by': 'the image ID (docker image inspect --format {{.Id}})', ...node(context) },
+      fix: SAME_IMAGE_FIX,
+    }),
+  },
+  {
+    // The same launcher when the worker has no such image: "Error: Could not inspect image 'vllm-node' on worker node (192.168.177.12)."
+    code: 'IMAGE_MISSING',
+    pattern: /\bCould not inspect image '([^']+)' on worker node \(([^)\s]+)\)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `launcher-image-missing:${m[2]}`,
+      severity: 'error',
+      message: `The cluster launcher found no image ${m[1]} on ${m[2]} (or could not read it as that node's user), so it stopped before starting the cluster.`,
+      evidence: { Node: m[2]!, Image: m[1]!, ...node(context) },
+      fix: `Copy ${m[1]} to ${m[2]} (docker save ${m[1]} | ssh ${m[2]} docker load, or pull it there) and check the remote user may run docker without sudo; then start again.`,
+    }),
+  },
+  {
+    // docker load reading an archive that lacks a file its own index names: "open /var/lib/docker/tmp/docker-import-2972704420/blobs/sha256/ad0c…:
+    // no such file or directory" (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#8: a multi-platform image saved from the containerd image store, whose
+    // index names other platforms' layers the archive does not hold). docker-import is the daemon's folder for a load, not for a build.
+    code: 'IMAGE_TRANSFER_FAILED',
+    pattern: /\bopen \/var\/lib\/docker\/tmp\/docker-import-\d+\/(\S+?): no such file or directory/,
+    hit: (m, _line, _ray, context) => ({
+      key: 'docker-load-blob',
+      severity: 'error',
+      message: `docker load read an image archive that lacks a file its own index names (${m[1]}): the archive is incomplete, so the node did not get the image.`,
+      evidence: { 'Missing from the archive': m[1]!, ...node(context) },
+      fix: "Save one platform (docker save --platform linux/arm64 IMAGE, docker 27+; a multi-platform image from the containerd image store names every platform's layers but holds only the pulled one's), or pull the image on the node by its digest instead of shipping it; check with docker image inspect on the node after the load.",
+    }),
+  },
   {
     // An image of another CPU architecture than the node's (a linux/amd64 image on an arm64 GB10 / DGX Spark or GH200): docker's run warning
     // "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform (linux/arm64/v8) and no specific platform

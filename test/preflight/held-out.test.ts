@@ -226,6 +226,18 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "NCCL_TRANSPORT_ERROR (its alsoFair): NCCL's shared-memory segment refused after a CUDA failure, not a full /dev/shm (the label: UNRECOGNISED_FAILURE)",
   'nccl-wsl2-shm-cuda-invalid-argument-vllm-4411.txt':
     "NCCL_TRANSPORT_ERROR (its alsoFair): NCCL's `Cuda failure 'invalid argument'` in transport.cc after its SHM channels (the label: UNRECOGNISED_FAILURE)",
+  // batches 110–114 (session 62's second round, first score 14/21 at 0e1e969, README)
+  'flag-launcher-reasoning-switch-gpustack-2616.txt':
+    "silent: the launcher's own lines up to the serve command with --enable-reasoning; vLLM's refusal of the flag is past the stored text",
+  'image-digest-snapshotter-spark-vllm-docker-327.txt':
+    "IMAGE_MISMATCH (its alsoFair): the launcher's image check named with the two storage back-ends in the fix; that the daemons' stores differed is the commenter's, the label's NODE_DRIFT",
+  'image-ship-load-blob-miaai-glm53-8.txt':
+    "IMAGE_TRANSFER_FAILED: docker load's archive without a blob its index names (the label: UNRECOGNISED_FAILURE, no code named for it then)",
+  'rdzv-vpn-tunnel-address-vllm-metal-625.txt':
+    "RENDEZVOUS_UNREACHABLE (a warning, torch retrying): the store's address the host cannot reach is named; that a VPN's tunnel gave it is in the thread (the label: UNRECOGNISED_FAILURE)",
+  'mem-gb10-reservation-too-large-engine-fatal-eugr-184.txt':
+    "ENGINE_DEAD with UNRECOGNISED_FAILURE (its alsoFair): the capture shows the traceback's start; the reservation too large for GB10's memory is in the thread",
+  'mem-cudagraph-capture-oom-kimi-k25-tp4-vllm-39788.txt': 'UNRECOGNISED_FAILURE (its alsoFair): the stored text stops before the out-of-memory line itself',
 }
 
 /**
@@ -328,6 +340,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch107: { minHealthy: 0, minFailures: 4 },
   batch108: { minHealthy: 0, minFailures: 5 },
   batch109: { minHealthy: 1, minFailures: 3 },
+  batch110: { minHealthy: 2, minFailures: 2 },
+  batch111: { minHealthy: 0, minFailures: 4 },
+  batch112: { minHealthy: 0, minFailures: 2 },
+  batch113: { minHealthy: 0, minFailures: 4 },
+  batch114: { minHealthy: 3, minFailures: 4 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -440,6 +457,11 @@ for (const batch of [
   'batch107',
   'batch108',
   'batch109',
+  'batch110',
+  'batch111',
+  'batch112',
+  'batch113',
+  'batch114',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
