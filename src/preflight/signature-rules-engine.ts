@@ -82,6 +82,9 @@ function localInstanceShort(counted: string, context: LineContext): RuleHit {
   }
 }
 
+/** The memory key of torch's line naming a GPU it then calls too old ("Found GPU0 NVIDIA TITAN V which is of cuda capability 7.0."). */
+const OLD_GPU = 'torchOldGpu'
+
 export const ENGINE_RULES: readonly SignatureRule[] = [
   {
     // ptxas (Triton's and FlashInfer's JIT): "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"; nvcc: "nvcc fatal   : Unsupported gpu
@@ -94,6 +97,33 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     pattern:
       /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])|(HIP error: invalid kernel file|hipErrorInvalidKernelFile|hipErrorNoBinaryForGpu|Unable to find code object for all current devices)/,
     hit: (m, line, _ray, context) => archHit(m, line, context),
+  },
+  {
+    // torch (cuda/__init__.py _check_capability, old_gpu_warn), a UserWarning over three lines: "Found GPU0 NVIDIA TITAN V which is of cuda capability
+    // 7.0." / "PyTorch no longer supports this GPU because it is too old." / "The minimum cuda capability supported by this library is 7.5." — the
+    // image's torch has no kernels for this GPU at all (vllm-project/vllm#18818: vLLM 0.9.0's image on Volta). The GPU's line is remembered.
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\bFound GPU(\d+) (.+?) which is of cuda capability (\d+\.\d+)\.|PyTorch no longer supports this GPU because it is too old/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] !== undefined) {
+        context.memory?.set(OLD_GPU, `${m[2]} (GPU ${m[1]}, compute capability ${m[3]})`)
+        if (!/no longer supports this GPU/.test(line)) return null
+      }
+      const gpu = context.memory?.get(OLD_GPU)
+      const minimum = /minimum cuda capability supported by this library is (\d+\.\d+)/.exec(line)?.[1]
+      return {
+        key: 'torch-gpu-too-old',
+        severity: 'error',
+        message: `The image's PyTorch has no kernels for this GPU${gpu ? ` (${gpu})` : ''}: it says the GPU is too old for it${minimum ? ` (its minimum is compute capability ${minimum})` : ''}, so vLLM cannot run on it.`,
+        evidence: {
+          ...(gpu ? { GPU: gpu } : {}),
+          ...(minimum ? { 'Minimum capability': minimum } : {}),
+          'Reported by': 'torch (cuda/__init__.py)',
+          ...node(context),
+        },
+        fix: "Use an image whose PyTorch (and vLLM) still build kernels for this GPU's architecture (an older release, or a build with TORCH_CUDA_ARCH_LIST naming it), or newer GPUs; every node must run an image that covers its GPU.",
+      }
+    },
   },
   {
     // vLLM's FlashInfer probe (vllm/utils/flashinfer.py flashinfer_jit_unsupported_reason, TOOLKIT_REASON "SM 12.x requires CUDA >= 12.9"), logged as
@@ -439,6 +469,29 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
       message: `No Ray cluster was running where this process looked for one${context.prefixIp ? ` (${context.prefixIp})` : ''} (address "auto" or RAY_ADDRESS found no GCS), so the Ray executor cannot start.`,
       evidence: { 'Ray asked for': 'a running cluster (address=auto / RAY_ADDRESS)', ...node(context) },
       fix: 'Start Ray first in the same container as vllm serve (ray start --head --node-ip-address=<fabric ip> on the head, ray start --address=<head fabric ip>:6379 on the workers) and check `ray status` there; run vllm serve in the head container, or set RAY_ADDRESS=<head fabric ip>:6379 for it.',
+    }),
+  },
+  {
+    // Ray (_private/node.py _wait_and_get_for_node_address, every 10 s until its timeout): "Can't find a `node_ip_address.json` file from
+    // /tmp/ray/session_…. Have you started Ray instance using `ray start` or `ray.init`?" — a driver that attached to a cluster (RAY_ADDRESS, an
+    // address given) waits for the Ray node of its own machine, and this machine runs none: vllm serve on a host that never joined the cluster
+    // (vllm-project/vllm#14349, a third machine), or a container that does not share the node's /tmp/ray. A warning while Ray waits.
+    code: 'RAY_UNAVAILABLE',
+    // Ray 2.7–2.8 spelled it "instsance"; at the timeout it raises "ValueError: Can't find a `node_ip_address.json` file from /tmp/ray/session_….
+    // for 60 seconds. A ray instance hasn't started. Did you do `ray start` or `ray.init` on this host?" (ray-project/ray#56076), an error.
+    pattern:
+      /Can't find a `?node_ip_address\.json`? file from (\S+?)\.? (?:Have you started Ray insts?ance using|(for \d+ seconds)\. A ray instance hasn't started)/,
+    hit: (m, _line, _ray, context) => ({
+      key: m[2] ? 'no-local-ray-node:timeout' : 'no-local-ray-node',
+      severity: m[2] ? 'error' : 'warning',
+      message: `This process attached to a Ray cluster but finds no Ray node of its own machine${context.prefixIp ? ` (${context.prefixIp})` : ''} (none runs here, or its session file was deleted): Ray waits for the local node's node_ip_address.json under ${m[1]}, which only a ray start on this machine (or in this container) writes${m[2] ? `; it gave up after ${m[2].replace(/^for /, '')}` : ', and gives up at its timeout'}.`,
+      evidence: {
+        'Session folder': m[1]!,
+        'Ray waits for': 'node_ip_address.json (the local Ray node)',
+        ...(m[2] ? { 'Gave up after': m[2].replace(/^for /, '') } : {}),
+        ...node(context),
+      },
+      fix: "Run vllm serve on a machine of the cluster: in the Ray head's container after ray start (or on a worker that ran ray start --address=<head>:6379), not on a host outside it; a container on a Ray node must share that node's /tmp/ray (its --temp-dir) with the container ray start ran in. Where the node runs and the file was deleted from its session folder, restart that node's Ray (ray stop; ray start …).",
     }),
   },
   {

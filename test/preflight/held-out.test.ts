@@ -238,6 +238,9 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   'mem-gb10-reservation-too-large-engine-fatal-eugr-184.txt':
     "ENGINE_DEAD with UNRECOGNISED_FAILURE (its alsoFair): the capture shows the traceback's start; the reservation too large for GB10's memory is in the thread",
   'mem-cudagraph-capture-oom-kimi-k25-tp4-vllm-39788.txt': 'UNRECOGNISED_FAILURE (its alsoFair): the stored text stops before the out-of-memory line itself',
+  // batches 115–119 (session 62's third round, first score 27/30 at 75266bb, README)
+  'ray-rollout-sigterm-after-getenv-race-trinity-rft-567.txt':
+    "silent: the rollout actors' SIGTERM banners and a worker-count warning, the teardown after a segfault elsewhere; the crash itself is past the stored text",
 }
 
 /**
@@ -345,6 +348,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch112: { minHealthy: 0, minFailures: 2 },
   batch113: { minHealthy: 0, minFailures: 4 },
   batch114: { minHealthy: 3, minFailures: 4 },
+  batch115: { minHealthy: 2, minFailures: 7 },
+  batch116: { minHealthy: 1, minFailures: 3 },
+  batch117: { minHealthy: 2, minFailures: 2 },
+  batch118: { minHealthy: 4, minFailures: 1 },
+  batch119: { minHealthy: 0, minFailures: 8 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -462,6 +470,11 @@ for (const batch of [
   'batch112',
   'batch113',
   'batch114',
+  'batch115',
+  'batch116',
+  'batch117',
+  'batch118',
+  'batch119',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
