@@ -126,6 +126,24 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // Triton refusing an FP8 type this GPU's architecture lacks, when a kernel is compiled (triton/language/semantic.py): "ValueError(\"type fp8e4nv
+    // not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")" — fp8e4nv is torch.float8_e4m3fn, which needs Ada
+    // or Hopper (sm_89+): an FP8 KV cache (--kv-cache-dtype fp8) on V100 or A100 (1CatAI/1Cat-vLLM#27, held-out batch 122), block-FP8 GEMMs and the
+    // fused MoE of an FP8 checkpoint on A100 (vllm-project/vllm#18182), Inductor's own kernels; on AMD gfx90a "… are ('fp8e5',)".
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\btype (fp8\w+) not supported in this architecture\. The supported fp8 dtypes are \(([^)]*)\)/,
+    hit: (m, _line, _ray, context) => {
+      const supported = m[2]!.replace(/['"\s]/g, '').replace(/,$/, '')
+      return {
+        key: `triton-fp8:${m[1]}`,
+        severity: 'error',
+        message: `Triton cannot compile a kernel with the FP8 type ${m[1]} for this GPU (its architecture has only ${supported || 'no FP8 type'}), so the path that asked for it (an FP8 KV cache, FP8 weights' GEMM or MoE, a compiled kernel) cannot run here.`,
+        evidence: { 'FP8 type asked for': m[1]!, 'FP8 types this GPU has': supported, 'Reported by': 'Triton', ...node(context) },
+        fix: 'On GPUs older than Ada (sm_89: V100, A100, RTX 30): an FP8 KV cache as --kv-cache-dtype fp8_e5m2 (not fp8 / fp8_e4m3), an FP8 checkpoint through a kernel that dequantises it (Marlin) or the same model in another quantization; or run on Ada or Hopper GPUs.',
+      }
+    },
+  },
+  {
     // vLLM's FlashInfer probe (vllm/utils/flashinfer.py flashinfer_jit_unsupported_reason, TOOLKIT_REASON "SM 12.x requires CUDA >= 12.9"), logged as
     // "Failed to get device capability: SM 12.x requires CUDA >= 12.9." during model load: the CUDA toolkit FlashInfer's JIT would use is older than
     // 12.9, which sm_120/sm_121 (RTX 50, RTX PRO 6000, GB10) need, so none of its kernels can be built for this GPU. vLLM falls back where another
@@ -243,7 +261,8 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // non-causal attention for a drafter) are another cause: left to the failure lines. Not vLLM's "Some attention backends are not valid …"
     // (logged at INFO or DEBUG on healthy starts).
     code: 'GPU_ARCH_UNSUPPORTED',
-    pattern: /No valid attention backend found for (\w+) with AttentionSelectorConfig\(([^)]*)\)\.?(?: Reasons: \{(.*)\})?/,
+    // (A paste cut inside the reasons, or wrapped by hand, keeps what it has: the reasons up to the line's end.)
+    pattern: /No valid attention backend found for (\w+) with AttentionSelectorConfig\(([^)]*)\)\.?(?: Reasons: \{(.*?)(?:\}\.?\s*$|$))?/,
     hit: (m, _line, _ray, context) => {
       const reasons = m[3] ?? ''
       if (!/compute capability not supported|only supported on (?:Hopper|Blackwell|Ampere|Ada)/.test(reasons)) return null

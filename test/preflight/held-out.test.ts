@@ -241,6 +241,11 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // batches 115–119 (session 62's third round, first score 27/30 at 75266bb, README)
   'ray-rollout-sigterm-after-getenv-race-trinity-rft-567.txt':
     "silent: the rollout actors' SIGTERM banners and a worker-count warning, the teardown after a segfault elsewhere; the crash itself is past the stored text",
+  // batches 120–124 (session 62's fourth round, first score 14/18 at adab1a1, README)
+  'weights-mirrored-mounts-missing-gpustack-3628.txt':
+    "silent: GPUStack's runtime warnings that it could not find its own container (so the model's mounts were not carried over); the engine's error is past the stored text",
+  'k8s-gang-gated-scale-from-zero-grove-809.txt':
+    "`kubectl get pods` rows SchedulingGated (like Pending, a start not yet placed: not a failure line) and a pod clique's status; the gang scheduler's regression is in the thread",
 }
 
 /**
@@ -353,6 +358,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch117: { minHealthy: 2, minFailures: 2 },
   batch118: { minHealthy: 4, minFailures: 1 },
   batch119: { minHealthy: 0, minFailures: 8 },
+  batch120: { minHealthy: 0, minFailures: 2 },
+  batch121: { minHealthy: 0, minFailures: 2 },
+  batch122: { minHealthy: 1, minFailures: 6 },
+  batch123: { minHealthy: 4, minFailures: 0 },
+  batch124: { minHealthy: 0, minFailures: 3 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -475,6 +485,11 @@ for (const batch of [
   'batch117',
   'batch118',
   'batch119',
+  'batch120',
+  'batch121',
+  'batch122',
+  'batch123',
+  'batch124',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
