@@ -126,6 +126,23 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // The CUTLASS Python DSL (CuTe DSL, nvidia-cutlass-dsl: cutlass/cute/nvgpu/*, an MMA or copy atom's own check) refusing the GPU it compiles for:
+    // "cutlass.cute.nvgpu.common.OpError: OpError: expects arch to be one of ['sm_120a'], but got Arch.sm_121a" — FlashInfer's and vLLM's CuTe DSL
+    // kernels written for some architectures only (vllm-project/vllm PR #40082: the b12x MoE/FP4 kernels for sm_120a on a GB10, sm_121a).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\bexpects arch to be one of \[([^\]]*)\], but got (?:Arch\.)?(sm_\w+)/,
+    hit: (m, _line, _ray, context) => {
+      const accepted = m[1]!.replace(/['"\s]/g, '').replace(/,$/, '')
+      return {
+        key: `cute-dsl-arch:${m[2]}`,
+        severity: 'error',
+        message: `A CuTe DSL kernel (CUTLASS's Python DSL) accepts only ${accepted} and this GPU is ${m[2]}, so the kernel path that uses it (a MoE or FP4/FP8 GEMM backend) cannot be built here.`,
+        evidence: { 'Kernel accepts': accepted, 'This GPU': m[2]!, 'Reported by': 'CUTLASS CuTe DSL', ...node(context) },
+        fix: `Pick a backend whose kernels cover ${m[2]} (vLLM's MoE backend / FlashInfer switches for the model, e.g. --moe-backend or the VLLM_USE_FLASHINFER_MOE_* settings), a release of the kernel package that adds ${m[2]}, or GPUs of ${accepted}.`,
+      }
+    },
+  },
+  {
     // Triton refusing an FP8 type this GPU's architecture lacks, when a kernel is compiled (triton/language/semantic.py): "ValueError(\"type fp8e4nv
     // not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")" — fp8e4nv is torch.float8_e4m3fn, which needs Ada
     // or Hopper (sm_89+): an FP8 KV cache (--kv-cache-dtype fp8) on V100 or A100 (1CatAI/1Cat-vLLM#27, held-out batch 122), block-FP8 GEMMs and the

@@ -1,6 +1,7 @@
 /**
  * Classes found in session 62's fourth round (held-out batches 120–124, scored first at adab1a1: 14/18 right, 16/18 with the collectors'
- * alsoFair codes, no false alarm on 5 healthy), each tested on public sources and renderings other than the capture that showed it, with near misses.
+ * alsoFair codes, no false alarm on 5 healthy), and the fifth (batches 125–129, scored first at 5637bfa: 29/34, 32/34, no false alarm on 10
+ * healthy), each tested on public sources and renderings other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
 import { scan } from './support/paste-scan.js'
@@ -73,5 +74,26 @@ describe("vLLM's attention selector finding no backend, pasted whole, wrapped or
       'ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=128, dtype=torch.bfloat16, kv_cache_dtype=fp8_e4m3, use_mla=False). Reasons: {FLASH_ATTN: [kv_cache_dtype not supported], TRITON_ATTN: [kv_cache_dtype not supported'
     expect(codes(dtype)).not.toContain('GPU_ARCH_UNSUPPORTED/error')
     expect(codes(dtype)).toContain('UNRECOGNISED_FAILURE/error')
+  })
+})
+
+// (held-out batch 127's vllm-project/vllm PR #40082: the CuTe DSL refusing GB10's sm_121a, read as an unrecognised failure)
+describe("the CUTLASS Python DSL (CuTe DSL) refusing the GPU's architecture", () => {
+  it.each([
+    // an MMA atom's check (cutlass/cute/nvgpu/warp/mma.py) behind vLLM's engine prefix: a kernel written for sm_120a on a GB10
+    ["(EngineCore pid=87) cutlass.cute.nvgpu.common.OpError: OpError: expects arch to be one of ['sm_120a'], but got Arch.sm_121a", 'sm_120a', 'sm_121a'],
+    // a datacenter-Blackwell kernel on Hopper, several archs accepted
+    ["OpError: expects arch to be one of ['sm_100a', 'sm_103a'], but got Arch.sm_90a", 'sm_100a,sm_103a', 'sm_90a'],
+    // the arch printed without its enum's name
+    ["cutlass.cute.nvgpu.common.OpError: expects arch to be one of ['sm_90a'], but got sm_80", 'sm_90a', 'sm_80'],
+  ])('%s', (line, accepted, gpu) => {
+    const f = one(line, 'GPU_ARCH_UNSUPPORTED')
+    expect(f.severity).toBe('error')
+    expect(f.evidence['Kernel accepts']).toBe(accepted)
+    expect(f.evidence['This GPU']).toBe(gpu)
+  })
+
+  it("near miss: the DSL's other op errors are not about the architecture", () => {
+    expect(codes('cutlass.cute.nvgpu.common.OpError: OpError: expects the A operand to be in shared memory')).not.toContain('GPU_ARCH_UNSUPPORTED/error')
   })
 })

@@ -246,6 +246,15 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "silent: GPUStack's runtime warnings that it could not find its own container (so the model's mounts were not carried over); the engine's error is past the stored text",
   'k8s-gang-gated-scale-from-zero-grove-809.txt':
     "`kubectl get pods` rows SchedulingGated (like Pending, a start not yet placed: not a failure line) and a pod clique's status; the gang scheduler's regression is in the thread",
+  // batches 125–129 (session 62's fifth round, first score 29/34 at 5637bfa, README)
+  'vllm-transformers-fallback-oom-qwen3vl-1493.txt':
+    "UNRECOGNISED_FAILURE: frames through vLLM's Transformers fallback model class; the out-of-memory line and the missing native support are past the stored text",
+  'image-stale-prebuilt-moe-kernel-dsv4-dspark-tsarihan.txt':
+    "UNRECOGNISED_FAILURE (its alsoFair): a prebuilt kernel older than the image's FlashInfer is the author's reading, not a line's",
+  'rtxpro6000-fp8-block-moe-no-sm120-dispatch-vllm-47818.txt':
+    "UNRECOGNISED_FAILURE (its alsoFair): vLLM's `dispatch_scaled_mm` error cut after its file and line; that no SM120 entry exists is in the thread",
+  'rtxpro6000-fp8-deepgemm-no-sm120-deepgemm-324.txt':
+    "UNRECOGNISED_FAILURE (its alsoFair): DeepGEMM's `Unknown recipe` assertion; that its pinned revision lacks SM120 is in the thread",
 }
 
 /**
@@ -363,6 +372,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch122: { minHealthy: 1, minFailures: 6 },
   batch123: { minHealthy: 4, minFailures: 0 },
   batch124: { minHealthy: 0, minFailures: 3 },
+  batch125: { minHealthy: 3, minFailures: 6 },
+  batch126: { minHealthy: 1, minFailures: 5 },
+  batch127: { minHealthy: 1, minFailures: 12 },
+  batch128: { minHealthy: 5, minFailures: 0 },
+  batch129: { minHealthy: 0, minFailures: 1 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -490,6 +504,11 @@ for (const batch of [
   'batch122',
   'batch123',
   'batch124',
+  'batch125',
+  'batch126',
+  'batch127',
+  'batch128',
+  'batch129',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,

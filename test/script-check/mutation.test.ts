@@ -283,6 +283,10 @@ const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
  * bug can be injected into a start of theirs; as published they give no error.
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
+  // held-out29: a launch profile that holds only the head's serve (the Ray nodes are its launcher's); a three-Spark launcher whose containers
+  // run entrypoint scripts it copies to each host (/entrypoint.sh: the entrypoints are files of their own in the set).
+  'sonusflow-vllm-qwen35-397b-tp4.sh',
+  'tomdoerr-start-vllm-pp3.sh',
   // held-out28: a Llumnix serve whose Ray head the serving process starts itself from HEAD_NODE=1 and HEAD_NODE_IP (no `ray start` written).
   'llumnix-disagg-fork-online.sh',
   // held-out24/25: guides whose Ray nodes are vLLM's run_cluster.sh, run by name (`bash run_cluster.sh $VLLM_IMAGE $VLLM_HOST_IP --head …`,
@@ -357,6 +361,9 @@ const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
  * mutant (the class tests cover what they show).
  */
 const NO_MUTANT: Readonly<Record<string, string>> = {
+  // held-out29: a GB10 pair's data-parallel head and its --headless secondary at --data-parallel-start-rank 1.
+  'tomdoerr-vllm-dp-head.sh': "vLLM's data-parallel mode, not the native one",
+  'tomdoerr-vllm-dp-worker.sh': "vLLM's data-parallel mode, not the native one",
   // held-out24/25: vLLM's data-parallel mode across nodes (`--data-parallel-size 16 --data-parallel-size-local 8 --data-parallel-address
   // …`, the secondary `--headless --data-parallel-start-rank 8`; a decode template's `--data-parallel-address $5`), no Ray and no --nnodes.
   'step3-deploy-bf16-dp-tp.sh': "vLLM's data-parallel mode, not the native one",
@@ -445,6 +452,8 @@ const NO_MUTANT: Readonly<Record<string, string>> = {
  * gives Ray that one, so a value this shell sets (a prefix, `env`, an export, a settings file) does not reach it (held-out15).
  */
 const FEW_STYLES: Readonly<Record<string, string>> = {
+  // held-out29: `ssh_run HOST "docker run … bash -c '… ray start …'"`, a function that sends each start over ssh as one string.
+  'tomdoerr-start-vllm-multinode-dualrail.sh': 'starts sent as strings through an ssh helper into docker run',
   'medllmbench-vllm_serve.sh': 'each start runs under `env SINGULARITYENV_VLLM_HOST_IP=…`',
   // held-out20: native ranks whose serve flags are an array a sourced file builds (`exec vllm serve "${ARGS[@]}" --node-rank 0`).
   'nacyot-serve-head.sh': 'a serve given an array from a sourced file: a prefix and an export',
@@ -625,6 +634,14 @@ const KNOWN_MISSES: Readonly<Record<string, { readonly why: string; readonly mut
     why: 'found, but no patch: the sourced env file the harness adds sets VLLM_HOST_IP for a start run through `start.sh ray start`',
     mutants: ['worker source'],
   },
+  'tomdoerr-start-vllm-multinode.sh': {
+    why: "the harness's `-e VLLM_HOST_IP=…` comes before the script's own `-e VLLM_HOST_IP=$WORKER_IP` (in $ENV_WORKER), and docker takes the last: no bug",
+    mutants: ['worker docker -e'],
+  },
+  'tomdoerr-vllm-worker-entrypoint.sh': {
+    why: 'the worker pins its identity to the VLLM_HOST_IP it inherits, so the value the harness writes differs from it only where that input does: a warning, not an error',
+    mutants: ['worker prefix', 'worker env', 'worker exec env'],
+  },
   'llumnix-fork-download-notes.sh': {
     why: "found, but no patch: a notes page whose two clusters' starts run one after another in one shell, so the harness's export before the first worker also reaches the second cluster's head, and no one edit clears both",
     mutants: ['worker export', 'worker source'],
@@ -661,6 +678,7 @@ for (const set of [
   'held-out26',
   'held-out27',
   'held-out28',
+  'held-out29',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
