@@ -3,14 +3,7 @@
  * codes, no false alarm on 3 healthy), each tested on public sources and renderings other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scan } from './support/paste-scan.js'
-
-const codes = (text: string) => scan(text).map((x) => `${x.code}/${x.severity}`)
-const one = (text: string, code: string) => {
-  const found = scan(text).filter((x) => x.code === code)
-  expect(found).toHaveLength(1)
-  return found[0]!
-}
+import { codes, one, scan } from './support/paste-scan.js'
 
 // vLLM's own count, v1/executor/ray_utils.py initialize_ray_cluster (the wording since late 2025; vllm-project/vllm#31005 and PR #31067 quote it),
 // and Ray's ray/_private/worker.py line when ray.init finds no cluster to join.

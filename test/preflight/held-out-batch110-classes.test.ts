@@ -3,14 +3,7 @@
  * alsoFair codes, no false alarm on 5 healthy), each tested on public sources and renderings other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scan } from './support/paste-scan.js'
-
-const codes = (text: string) => scan(text).map((x) => `${x.code}/${x.severity}`)
-const one = (text: string, code: string) => {
-  const found = scan(text).filter((x) => x.code === code)
-  expect(found).toHaveLength(1)
-  return found[0]!
-}
+import { codes, one } from './support/paste-scan.js'
 
 // (held-out batch 112's vllm-project/vllm-metal#625: torch's connect retries to a rendezvous address the host could not reach, read as nothing)
 describe("torch's store client retrying a connect that timed out", () => {

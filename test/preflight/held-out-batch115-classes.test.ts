@@ -3,14 +3,7 @@
  * each tested on public sources and renderings other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scan } from './support/paste-scan.js'
-
-const codes = (text: string) => scan(text).map((x) => `${x.code}/${x.severity}`)
-const one = (text: string, code: string) => {
-  const found = scan(text).filter((x) => x.code === code)
-  expect(found).toHaveLength(1)
-  return found[0]!
-}
+import { codes, one } from './support/paste-scan.js'
 
 // torch (cuda/__init__.py _check_capability, old_gpu_warn) as a UserWarning prints it
 const TOO_OLD = (gpu: string, cap: string, min: string) =>

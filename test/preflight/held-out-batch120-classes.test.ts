@@ -4,14 +4,7 @@
  * healthy), each tested on public sources and renderings other than the capture that showed it, with near misses.
  */
 import { describe, expect, it } from 'vitest'
-import { scan } from './support/paste-scan.js'
-
-const codes = (text: string) => scan(text).map((x) => `${x.code}/${x.severity}`)
-const one = (text: string, code: string) => {
-  const found = scan(text).filter((x) => x.code === code)
-  expect(found).toHaveLength(1)
-  return found[0]!
-}
+import { codes, one } from './support/paste-scan.js'
 
 // (held-out batch 122's 1CatAI/1Cat-vLLM#27: Triton refusing the FP8 type on V100, read as an unrecognised failure)
 describe('Triton refusing an FP8 type the GPU lacks', () => {
