@@ -30,8 +30,13 @@ const VLLM_EXTENSIONS: ReadonlySet<string> = new Set([
  * package's name (the user's own vllm.py or ray.py, in the script's folder or the working directory, which come first on sys.path) hiding the
  * installed package (modal-labs/modal-examples#546: an app saved as vllm.py). Not a missing install: renaming the file is the fix.
  */
+const SHADOWED: Readonly<Record<'vllm' | 'ray', RegExp>> = {
+  vllm: /No module named '(vllm\.[\w.]+)'; 'vllm' is not a package/,
+  ray: /No module named '(ray\.[\w.]+)'; 'ray' is not a package/,
+}
+
 function shadowed(text: string, pkg: 'vllm' | 'ray', context: LineContext): RuleHit | null {
-  const m = new RegExp(`No module named '(${pkg}\\.[\\w.]+)'; '${pkg}' is not a package`).exec(text)
+  const m = SHADOWED[pkg].exec(text)
   if (!m) return null
   return {
     key: `shadowed-${pkg}`,
