@@ -38,9 +38,11 @@ export interface LogicalLine {
 }
 
 // Colour codes (also where a page or a copy replaced the escape byte: U+FFFD, the replacement character a decoder puts for it, or
-// ␛, its printable symbol — "\ufffd[36m(AgentLoopWorker pid=118037)\ufffd[0m ERROR:…", verl-project/verl PR #5327 as a page stores it)
+// ␛, its printable symbol — "\ufffd[36m(AgentLoopWorker pid=118037)\ufffd[0m ERROR:…", verl-project/verl PR #5327 as a page stores it;
+// or `^[`, the caret notation `cat -v`, `less` and some terminals' copy write for it — "^[[1;36m(EngineCore_DP0 pid=2344883)^[[0;0m
+// RuntimeError: …", vllm-project/vllm PR #27666 as stored, held-out batch 131)
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips from pastes
-const ANSI = /(?:\x1b|ESC|\ufffd|\u241b)\[[0-9;?]*[A-Za-z]/g
+const ANSI = /(?:\x1b|ESC|\ufffd|\u241b|\^\[)\[[0-9;?]*[A-Za-z]/g
 /**
  * Colour codes whose escape byte a copy dropped altogether, left as `[36m(RayWorkerWrapper pid=3634859, ip=10.52.97.42)[0m …`
  * (NVIDIA-NeMo/RL#1932 as stored; a browser's copy of a terminal, a CI page): only SGR codes (`[…m`), and only where they cannot
@@ -113,7 +115,7 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates 
  * record of its own.
  */
 const RECORD_HEAD =
-  /^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD]\d{4} |\[[IWEFCD]\d{4}|\[[IWEFCD] [\w.]+:\d+\]|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?::| +\d\d-\d\d | {2,}| \[)|Traceback|\[rank\d+\]|\(autoscaler|\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
+  /^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD](?:\d{8}|\d{4}) |\[[IWEFCD]\d{4}|\[[IWEFCD] [\w.]+:\d+\]|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?::| +\d\d-\d\d | {2,}| \[)|Traceback|\[rank\d+\]|\(autoscaler|\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
 /**
  * A line that starts a record of its own: a record's head (above), or a bare level word, an exception's name, `NCCL ` —
  * words a terminal's cut can also fall before (`…SYSTEM_` / `ERROR Worker exit`, `RuntimeError:` / `NCCL error`), so
@@ -154,6 +156,19 @@ const EXCEPTION_GOES_ON = /^[a-z]{2,} (?:[a-z(]|[A-Z]{2,}\b)/
  */
 const EXCEPTION_VALUE_FOLLOWS = /:\s*$/
 const QUOTED_VALUE_LINE = /^\s{0,4}(['"`])[^'"`\s][^'"`]*\1[.,;]?(?:\s|$)/
+/**
+ * The message itself on a line of its own after the colon, a few plain words at the margin and nothing else (a C++ library's
+ * `RuntimeError: Assertion error (deepgemm-src/csrc/apis/hyperconnection.hpp:56):` / `Unsupported architecture`, DeepGEMM's
+ * DGException as a 2026 DGX Spark write-up quotes it): no quote, colon or bracket, so a traceback, a record or a frame never is one.
+ */
+const PLAIN_MESSAGE_LINE = /^[A-Z][a-z]+(?: [a-z][a-z-]*){1,7}(?:\.|: \/\S+)?\s*$/
+/**
+ * A path a page broke after one of its slashes (`Failed to open: /usr/local/lib/python3.12/dist-packages/vllm/third_party/deep_gemm/` /
+ * `include/deep_gemm/impls/sm121_fp8_mqa_logits.cuh`, spark-arena/sparkrun#220 as quoted): the next line is a path's tail alone, so it goes
+ * on with no blank.
+ */
+const PATH_CUT = /\/[\w.-]+\/$/
+const PATH_TAIL_LINE = /^[\w.-]+(?:\/[\w.-]+)+$/
 /**
  * A Python module path broken at a dot: the line ends in lower-case dotted names and a dot (`transformers.integrations.`), the next
  * goes on with another name of the path or the exception's class (`configuration_utils.`, `AmbiguousGlobalPerLayerAttributeError:`).
@@ -254,7 +269,7 @@ export function cleanPhysical(raw: string): string {
  * which Ray puts before every line a worker prints (a bare `(pid=4242)` is a message's words as often).
  */
 const RUN_TOGETHER_HEAD =
-  /(?:\((?:[A-Za-z_][\w-]*,? )?pid=\d+(?:, ip=[\d.a-fA-F:]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \[?[\w./-]+:\d+\])?|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]{0,40}\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?=[\s:\]])(?:\s+[\w./-]+:\d+(?: --)?)?|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+(?: [\w./-]+:\d+\])?|(?<![\]:|>]\s{0,3})Traceback \(most recent call last\):|(?<![\w.-])[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN))|(\((?:[A-Za-z_][\w-]*,? pid=\d+(?:, ip=[\d.a-fA-F:]+)?|pid=\d+, ip=[\d.a-fA-F:]+)\))(?= )/g
+  /(?:\((?:[A-Za-z_][\w-]*,? )?pid=\d+(?:, ip=[\d.a-fA-F:]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \[?[\w./-]+:\d+\])?|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^\]\n]{0,40}\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?=[\s:\]])(?:\s+[\w./-]+:\d+(?: --)?)?|[IWEF](?:\d{8}|\d{4}) \d\d:\d\d:\d\d\.\d{6}\s+\d+(?: [\w./-]+:\d+\])?|(?<![\]:|>]\s{0,3})Traceback \(most recent call last\):|(?<![\w.-])[\w.-]+:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN))|(\((?:[A-Za-z_][\w-]*,? pid=\d+(?:, ip=[\d.a-fA-F:]+)?|pid=\d+, ip=[\d.a-fA-F:]+)\))(?= )/g
 /** A line holds at least this many records' heads before it is read as several run together. */
 const RUN_TOGETHER_MIN_HEADS = 2
 
@@ -614,9 +629,10 @@ function continues(opts: LineJoinerOptions, p: Pending, clean: string, stripped:
   if (BLOCKS.some(([head, next]) => next.test(body) && head.test(p.text))) return 'join'
   const last = p.text.charAt(p.text.length - 1)
   if (SENTENCE_GOES_ON.test(body) && /[\w,]/.test(last) && SENTENCE_RECORD.test(p.text)) return 'join'
+  if (last === '/' && !prefixed && PATH_TAIL_LINE.test(body) && PATH_CUT.test(p.text)) return 'wrap'
   if (p.physical !== 1) return false
   if (EXCEPTION_GOES_ON.test(body) && /\w/.test(last) && EXCEPTION_RECORD.test(p.text)) return 'join'
-  if (QUOTED_VALUE_LINE.test(body) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && EXCEPTION_RECORD.test(p.text)) return 'join'
+  if ((QUOTED_VALUE_LINE.test(body) || PLAIN_MESSAGE_LINE.test(body)) && EXCEPTION_VALUE_FOLLOWS.test(p.text) && EXCEPTION_RECORD.test(p.text)) return 'join'
   return false
 }
 

@@ -53,6 +53,16 @@ const CUSTOMIZE_ERROR = /^\s*Error in (?:site|user)customize; set PYTHONVERBOSE 
 const NVSHMEM_RECORD = /nvshmem[^\s:]*\.(?:cpp|cu|cc|c|h):\d+: (?:NULL value |non-zero status: -?\d+ |error status: -?\d+ \()/i
 const NVSHMEM_KIND = 'NVSHMEM error record'
 
+/**
+ * A stack dump (py-spy dump, 0.3–0.4: "Thread 7422 (active): \"MainThread\"" then a frame a line, "    all_gather_object
+ * (torch/distributed/distributed_c10d.py:3036)") whose process sits in one of torch.distributed's collectives or its rendezvous: people
+ * dump a process's stack when it hangs, and one that waits there waits for ranks that never came, or for a fabric that cannot carry the
+ * collective (deepseek-ai/DeepEP#202: two nodes whose eRDMA lacked what DeepEP needs, held-out batch 131).
+ */
+const STACK_DUMP_COLLECTIVE =
+  /^\s*(all_gather\w*|all_reduce\w*|all_to_all\w*|broadcast\w*|barrier|monitored_barrier|_store_based_barrier|reduce_scatter\w*|init_process_group|new_group|rendezvous|_create_c10d_store|wait|get|recv|irecv) \((?:[^\s()]*\/)?torch\/distributed\/[\w./]+\.py:\d+\)\s*$/
+const STACK_DUMP_KIND = 'a process waiting in a collective (stack dump)'
+
 const COMMAND_NOT_FOUND = 'command not found'
 /** bash's "command not found" and its translations (bash's po files), dash's "not found". */
 const NOT_FOUND =
@@ -83,8 +93,10 @@ const MARKERS: readonly Marker[] = [
   // ModuleNotFoundError): ray::RayWorkerWrapper.__ray_call__() (pid=1152, ip=…)", the line an excerpt keeps when it cuts the traceback)
   {
     kind: 'exception',
-    // (and the standard library's lower-case ones: "socket.gaierror: [Errno -2] Name or service not known", socket.herror, socket.timeout)
-    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:(?:[a-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?:\([A-Za-z_][\w.]*\))?|socket\.(?:gaierror|herror|timeout))(?::|$)/,
+    // (and the standard library's lower-case ones: "socket.gaierror: [Errno -2] Name or service not known", socket.herror, socket.timeout;
+    // and a binding's classes named in its C library's camel case: NIXL's "nixlRemoteDisconnectError: NIXL_ERR_REMOTE_DISCONNECT",
+    // vllm-project/vllm#49238, held-out batch 130)
+    test: /^\s*(?:[\w.[\]/-]{1,40}(?:\s{2,}|\s*\|\s))?['"`]?(?:(?:[a-z_][\w]*\.)*(?:(?:(?!nccl)[a-z]{2,8})?[A-Z]\w*(?:Error|Exception)|Exception|KeyboardInterrupt|SystemExit)(?:\([A-Za-z_][\w.]*\))?|socket\.(?:gaierror|herror|timeout))(?::|$)/,
   },
   // NCCL's result names as torch and NCCL print them (nccl.h ncclResult_t): "ncclInternalError: Internal check failed.", "ncclInvalidUsage: …",
   // "ncclUnhandledCudaError: Call to CUDA function failed."; and Ray's error no one retrieved (ray/_private/worker.py):
@@ -97,6 +109,10 @@ const MARKERS: readonly Marker[] = [
   // 2025), "Error writing checkpoint: [Errno 28] No space left on device". Only "Error <verb>ing …:" right before it, not a retry's
   // "…, retrying: [Errno 111] …" nor vLLM's harmless "Could not determine user, using default path. Error: [Errno 13] …".
   { kind: 'OS error in an error message', test: /\bError [a-z]+ing\b[^\n]{0,120}?: \[Errno \d+\] [A-Z]/ },
+  // The CUDA toolchain's own fatal errors, which Triton's, FlashInfer's and DeepGEMM's JIT pass on as they come ("ptxas /tmp/tmpbc993top.ptx, line
+  // 113; fatal   : Parsing error near '.': syntax error", "ptxas fatal   : Ptx assembly aborted due to errors": ray-project/ray PR #53825,
+  // held-out batch 132); printed only when a kernel cannot be built.
+  { kind: 'CUDA compiler error', test: /(?:^|\s)(?:ptxas|nvcc|nvlink|fatbinary|cicc)(?:-\w+)?(?: [^\s;]+, line \d+;)? (?:fatal|error)\s*:/ },
   { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // KubeRay's operator giving up on a RayService's cluster (ray-operator/controllers/ray/rayservice_controller.go, 0.5–1.x): "Restart
@@ -133,8 +149,10 @@ const MARKERS: readonly Marker[] = [
   // troubleshooting guide, code index): the level, the module with its pid and process, then the time. Not [WARNING]/[INFO]/[EVENT] records.
   { kind: 'ERROR/FATAL record', test: /^\s*\[(?:ERROR|FATAL)\] [A-Z][A-Z0-9_]{1,24}\(\d+,[^)\n]{0,60}\):/ },
   // Ray's C++ log "[2025-03-03 13:03:38,823 E 53766 2515875] core_worker.cc:499: …" (C: critical); glog "E0220 18:04:58.267797 1310 file.cc:146]";
-  // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]"
-  { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF]\d{3,4} \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
+  // torch "[E1224 13:23:05.48 ProcessGroupNCCL.cpp:542]" and "[E219 08:58:32…]" (the month is not zero-padded), "[E ProcessGroupNCCL.cpp:…]";
+  // glog 0.7 on, whose prefix has the year by default (log_year_in_prefix): "E20250722 21:51:37.218041 281441128476960 tcp_transport.cpp:170]"
+  // (kvcache-ai/Mooncake#736, held-out batch 130)
+  { kind: 'glog E/F record', test: /^\s*(?:\[\d{4}-\d\d-\d\d [\d:,.]+ [EFC] \d+ \d+\]|\[?[EF](?:\d{8}|\d{3,4}) \d\d:\d\d:\d\d|\[[EF] [\w.]+:\d+\])/ },
   // NCCL prints WARN only for errors: "host:pid:tid [0] NCCL WARN …", "transport/net_ib.cu:781 WARN NET/IB …"
   { kind: 'NCCL WARN', test: /\bNCCL WARN\b|\.cu:\d+ WARN\b/ },
   // NCCL's error trace (src/include/checks.h NCCLCHECK: INFO(NCCL_ALL, "%s:%d -> %d", __FILE__, __LINE__, res); proxy.cc's progress thread:
@@ -154,6 +172,7 @@ const MARKERS: readonly Marker[] = [
   // allocate mlx5dv_devx_uar", sgl-project/sglang#12533; ".../main_nvshmem/src/host/init/init.cu:1047: non-zero status: 7 nvshmem setup
   // connections failed", NVIDIA/nvshmem#33). Each is a step that failed and returned its error; NVSHMEM's "WARN: …" lines are not.
   { kind: NVSHMEM_KIND, test: NVSHMEM_RECORD },
+  { kind: STACK_DUMP_KIND, test: STACK_DUMP_COLLECTIVE },
   // "Job … failed with exit code 1", "exited with code 137", "returned non-zero exit status 2", "Exited (137)", "exit status 1"; a code a signal
   // made negative, as Python reports a child a signal ended (subprocess and multiprocessing: returncode/exitcode -N): vLLM's "Worker proc
   // VllmWorker-1 died unexpectedly (exit code: -9)", torchrun's failure table "exitcode  : -9 (pid: 1234)" (torch/distributed/elastic/
@@ -1095,6 +1114,14 @@ function transportNoteOf(quoted: readonly Failing[]): TransportNote | undefined 
     if (deepep) return { what: `DeepEP's ${deepep[1]} wait`, evidence: { 'DeepEP error': clip(deepep[0]) }, fix: DEEPEP_FIX }
     if (NIXL_VRAM_AS_HOST.test(head))
       return { what: "NIXL's UCX backend registering GPU memory (VRAM seen as host memory)", evidence: { 'NIXL error': clip(head) }, fix: NIXL_VRAM_FIX }
+    if (f.kind === STACK_DUMP_KIND) {
+      const fn = STACK_DUMP_COLLECTIVE.exec(head)?.[1]
+      return {
+        what: `a process that waits in torch.distributed's ${fn ?? 'collective'} (its stack as dumped)`,
+        evidence: { 'Waiting in': clip(head.trim()) },
+        fix: "A process waits in a collective until every rank of its group reaches the same call: dump every rank's stack (py-spy dump --pid <pid> on each node) and find the rank that is elsewhere (dead, still loading, in another call) or missing (a node that never started, a world size or node rank set wrong). Where every rank is there, the fabric under it cannot carry the collective: rerun with NCCL_DEBUG=INFO (and NVSHMEM_DEBUG=INFO under DeepEP) and check the interface and transport each node picked.",
+      }
+    }
     if (f.kind === NVSHMEM_KIND) {
       const parts = NVSHMEM_PARTS.exec(head)
       const transport = parts?.[1]

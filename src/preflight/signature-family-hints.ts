@@ -142,9 +142,10 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
     family: 'no usable GPU or driver in the container',
     // CUDA: cudaErrorNoDevice "no CUDA-capable device is detected" (cudaErrorInsufficientDriver is CUDA_DRIVER_TOO_OLD's own rule: signature-rules-gpu.ts);
     // torch "Found no NVIDIA driver on your system", "No CUDA GPUs are available"; NVML "NVIDIA-SMI has failed … couldn't communicate
-    // with the NVIDIA driver"; ROCm "No HIP GPUs are available".
+    // with the NVIDIA driver"; ROCm "No HIP GPUs are available", and AITER's rocminfo that could not run ("Get GPU arch from rocminfo failed: Command
+    // '['/opt/rocm-7.2.0/bin/rocminfo']' returned non-zero exit status 1.": no /dev/kfd in the container, or a host ROCm bound over the image's).
     words:
-      /no CUDA-capable device is detected|Found no NVIDIA driver|No (?:CUDA|HIP|ROCm) GPUs are available|couldn't communicate with the NVIDIA driver|\bcudaErrorNoDevice\b|\bCUDA_ERROR_NO_DEVICE\b|\bNVML_ERROR_DRIVER_NOT_LOADED\b/i,
+      /no CUDA-capable device is detected|Found no NVIDIA driver|No (?:CUDA|HIP|ROCm) GPUs are available|Get GPU arch from (?:rocminfo|hipinfo)[^\n]*?returned non-zero exit status|couldn't communicate with the NVIDIA driver|\bcudaErrorNoDevice\b|\bCUDA_ERROR_NO_DEVICE\b|\bNVML_ERROR_DRIVER_NOT_LOADED\b/i,
     fix: 'The container sees no GPU: run it with the NVIDIA runtime and --gpus all (or CDI devices), check nvidia-smi inside it, and that the host driver is loaded and new enough for the image’s CUDA; on ROCm pass /dev/kfd and /dev/dri.',
   },
   {

@@ -26,7 +26,22 @@ const ARCH_FIX =
 const PTXAS_FIX =
   "For Triton's JIT kernels the assembler is the one Triton bundles unless TRITON_PTXAS_PATH (TRITON_PTXAS_BLACKWELL_PATH for its ptxas-blackwell) names another: point it at the ptxas of a CUDA toolkit that knows the architecture (CUDA 13's /usr/local/cuda/bin/ptxas for sm_110a and sm_121a; install cuda-nvcc in the image where it has only the runtime)."
 
-function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit {
+/** CUDA's error 200: the driver could not load a kernel image, which is not always an image built for other GPUs. */
+const INVALID_IMAGE_FIX =
+  "CUDA's error 200 (a kernel image the driver cannot load) has three usual causes: kernels built for another architecture (use an image built for this GPU, as above), kernels built by a CUDA newer than the node's driver supports (nvidia-smi's CUDA version must be at least the image's: update the driver or use an image of an older CUDA), or a JIT cache file cut short (a compile cache on a shared filesystem written by two nodes at once: give each node its own cache directory, VLLM_CACHE_ROOT and the kernel library's, and clear it)."
+
+function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit | null {
+  if (m[7] !== undefined) {
+    // (an INFO/DEBUG record naming the error, a probe's listing, is not the error)
+    if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index))) return null
+    return {
+      key: 'arch:invalid-image',
+      severity: warningRecord(line, m.index) ? 'warning' : 'error',
+      message: `The GPU's driver could not load a kernel image (${m[7]}): it was built for another architecture, by a CUDA newer than this driver, or read from a cache file cut short, and the engine cannot run it.`,
+      evidence: { 'CUDA error': m[7]!, ...node(context) },
+      fix: INVALID_IMAGE_FIX,
+    }
+  }
   const arch = m[1] ?? m[2] ?? m[3] ?? (m[5] ? `major ${m[5]}` : m[6] ? /\b(gfx\d+\w*)\b/.exec(line)?.[1] : undefined)
   const gpu = /\b(NVIDIA [\w -]+?|GB10|H100|H200|B200|GH200)\b(?= with CUDA capability| which is of cuda capability)/.exec(line)?.[1]
   const tool = m[1] ? 'ptxas' : m[2] ? 'nvcc' : m[3] ? 'torch' : m[5] ? 'FlashInfer' : m[6] ? 'HIP' : 'CUDA'
@@ -93,9 +108,12 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     // FlashInfer (compilation_context.py): "RuntimeError: No supported CUDA architectures found for major versions [10]." (vllm-project/vllm#31740).
     // ROCm's HIP runtime, the same failure on AMD GPUs: hipErrorInvalidKernelFile ("HIP error: invalid kernel file", torch.AcceleratorError on a
     // gfx1151 APU whose image's kernels were built for other targets) and hipErrorNoBinaryForGpu ("Unable to find code object for all current devices!").
+    // CUDA's error 200, a kernel image the driver cannot load on this GPU (CUDA_ERROR_INVALID_IMAGE / cudaErrorInvalidKernelImage, "device kernel
+    // image is invalid"): a JIT's cubin built for another architecture ("RuntimeError: CUDA driver error (.../jit/handle.hpp:141): 200
+    // (CUDA_ERROR_INVALID_IMAGE, device kernel image is invalid)", DeepGEMM's SM12x path on two GB10s, timothystewart6/vllm-gb10#27).
     code: 'GPU_ARCH_UNSUPPORTED',
     pattern:
-      /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])|(HIP error: invalid kernel file|hipErrorInvalidKernelFile|hipErrorNoBinaryForGpu|Unable to find code object for all current devices)/,
+      /ptxas(?:-\w+)? fatal\s*:\s*Value '(sm_\w+)' is not defined for option 'gpu-name'|nvcc fatal\s*:\s*Unsupported gpu architecture '((?:compute|sm)_\w+)'|with CUDA capability (sm_\d+\w*) is not compatible with the current PyTorch installation()|no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice|No supported CUDA architectures found for major versions (\[[^\]]*\])|(HIP error: invalid kernel file|hipErrorInvalidKernelFile|hipErrorNoBinaryForGpu|Unable to find code object for all current devices)|(CUDA_ERROR_INVALID_IMAGE|cudaErrorInvalidKernelImage|hipErrorInvalidImage|device kernel image is invalid)/,
     hit: (m, line, _ray, context) => archHit(m, line, context),
   },
   {
@@ -141,6 +159,37 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
         fix: `Pick a backend whose kernels cover ${m[2]} (vLLM's MoE backend / FlashInfer switches for the model, e.g. --moe-backend or the VLLM_USE_FLASHINFER_MOE_* settings), a release of the kernel package that adds ${m[2]}, or GPUs of ${accepted}.`,
       }
     },
+  },
+  {
+    // AMD's AITER looking this GPU up in its table of chips (aiter/jit/utils/chip_info.py get_gfx_custom_op_core, 2025–2026): "KeyError: \"Unknown
+    // GPU architecture: gfx1101. Supported architectures: ['native', 'gfx90a', …]\"", re-raised as "RuntimeError: Get GPU arch from rocminfo failed
+    // …" (ROCm/legacy-rocm-build#5680: a rocm/vllm-dev nightly on a ROCm 7.1 base whose AITER left gfx1101 out; held-out batch 133).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /\bUnknown GPU architecture: (gfx\w+)\. Supported architectures: \[([^\]]*)\]/,
+    hit: (m, _line, _ray, context) => {
+      const supported = m[2]!.replace(/['"\s]/g, '').replace(/^native,|,$/g, '')
+      return {
+        key: `aiter-arch:${m[1]}`,
+        severity: 'error',
+        message: `AITER (AMD's kernel library in the image) has no entry for this GPU (${m[1]}), so the kernels vLLM asks it for cannot be picked and the engine cannot start.`,
+        evidence: { Architecture: m[1]!, 'AITER knows': supported, 'Reported by': 'AITER (chip_info.py)', ...node(context) },
+        fix: `Use an image whose ROCm and AITER list ${m[1]} (the image tag that last worked, or one built for this GPU), or turn AITER off where vLLM has other kernels for the model (VLLM_ROCM_USE_AITER=0).`,
+      }
+    },
+  },
+  {
+    // DeepGEMM's JIT not finding the kernel source of this GPU's architecture in the image (csrc/jit/include_parser.hpp: DG_HOST_UNREACHABLE
+    // "Failed to open: <path>"): "RuntimeError: Assertion error (include_parser.hpp:69): Failed to open: …/vllm/third_party/deep_gemm/include/
+    // deep_gemm/impls/sm121_fp8_mqa_logits.cuh" — a vendored DeepGEMM that ships the sm100 and sm120 kernels only (spark-arena/sparkrun#220, GB10).
+    code: 'GPU_ARCH_UNSUPPORTED',
+    pattern: /Assertion error \([^()\s]*include_parser\.hpp:\d+\): Failed to open: (\S*deep_gemm\S*\/(sm_?\d+[a-z]?)_\w+\.cuh)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `deepgemm-jit-arch:${m[2]}`,
+      severity: 'error',
+      message: `The image's DeepGEMM has no JIT kernel source for this GPU's architecture (${m[2]}): its JIT could not open ${m[1]}, so the model's first call into it fails.`,
+      evidence: { Architecture: m[2]!, 'Missing file': m[1]!, 'Reported by': 'DeepGEMM (include_parser.hpp)', ...node(context) },
+      fix: `Use an image whose DeepGEMM carries the ${m[2]} kernels (a newer DeepGEMM, or one built for this GPU), or turn DeepGEMM off where the model has another path (VLLM_USE_DEEP_GEMM=0).`,
+    }),
   },
   {
     // Triton refusing an FP8 type this GPU's architecture lacks, when a kernel is compiled (triton/language/semantic.py): "ValueError(\"type fp8e4nv

@@ -13,6 +13,8 @@ import { nodeEvidence as node } from './line-node.js'
  * vLLM's own compiled extensions, by module name (CMakeLists.txt define_extension_target with USE_SABI 3, so each is a
  * `<name>.abi3.so`: _C, _C_stable_libtorch, _moe_C, _rocm_C, cumem_allocator; vllm_flash_attn's _vllm_fa2_C/_vllm_fa3_C and FlashMLA's).
  */
+/** The memory key of vLLM's extension being loaded (its import frame, or ldd listing it): a CUDA library then not found is its. */
+const VLLM_EXT_LOADING = 'vllmExtensionLoading'
 const VLLM_EXTENSIONS: ReadonlySet<string> = new Set([
   '_C',
   '_C_stable_libtorch',
@@ -230,6 +232,32 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // vLLM's compiled extension linked against a CUDA library the image does not have, a build for another CUDA (2026: CUDA 13 images with
+    // vLLM built for CUDA 12 and the reverse). The loader's words as CPython raises them, under the frame that imports the extension
+    // ("    import vllm._C  # noqa" / "ImportError: libcudart.so.13: cannot open shared object file: No such file or directory",
+    // vllm-project/vllm#52300), or ldd's listing of the extension ("/opt/vllm-source/vllm/_C.abi3.so:" / "  libcudart.so.12 => not found",
+    // llm-d/llm-d#1402 on a GB200 image). Another package's extension (NIXL's nixl_ep) is not this family; libcuda.so.1 is the driver's.
+    code: 'IMAGE_LACKS_VLLM',
+    pattern:
+      /^\s*(?:import|from) (vllm\._\w*C)\b|^\s*(\S*?\bvllm\/(_\w*C)\.abi3\.so):\s*$|\b(lib(?:cudart|cublas\w*|nvrtc|cufft|curand|cusparse\w*|cusolver|nvJitLink|cudnn\w*|nccl)\.so\.(\d+)[\w.]*)(?:: cannot open shared object file| => not found)/,
+    hit: (m, line, _ray, context) => {
+      if (m[1] !== undefined || m[2] !== undefined) {
+        context.memory?.set(VLLM_EXT_LOADING, m[1] ?? `vllm.${m[3]}`)
+        return null
+      }
+      const extension = context.memory?.get(VLLM_EXT_LOADING)
+      if (extension === undefined || (/ImportError|OSError/.test(line) === false && !/=> not found/.test(line))) return null
+      context.memory?.delete(VLLM_EXT_LOADING)
+      return {
+        key: `cuda-lib:${m[4]}`,
+        severity: 'error',
+        message: `vLLM's compiled extension ${extension} cannot load: it was linked against ${m[4]} (CUDA ${m[5]}), which this image does not have, so this vLLM was built for another CUDA than the image's.`,
+        evidence: { Extension: extension, 'Library not found': m[4]!, 'CUDA it was built for': m[5]!, ...node(context) },
+        fix: `Install the vLLM build for the image's CUDA (the wheel of that CUDA's index, or the image vLLM publishes for it), or put CUDA ${m[5]}'s runtime in the image; check on every node with python -c 'import vllm._C' and ldd <site-packages>/vllm/_C.abi3.so | grep 'not found'.`,
+      }
+    },
+  },
+  {
     // Python: "ModuleNotFoundError: No module named 'ray'" (also `ray.<sub>`); vLLM 0.1–0.2: "ImportError: Ray is not installed. Please install Ray to use
     // distributed serving."; a shell: "bash: line 1: ray: command not found"; docker/k8s: 'exec: "ray": executable file not found in $PATH'.
     code: 'IMAGE_LACKS_RAY',
@@ -396,6 +424,16 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
       const bootstrap = m[1] !== undefined
       const got = m[1] ?? m[3]!
       const want = m[2] ?? m[4]!
+      // NVSHMEM's UID bootstrap (src/modules/bootstrap/uid/bootstrap_uid.cpp, NCCL's bootstrap code under DeepEP and pplx) says the same: its
+      // ranks also disagree when two processes start as the same rank (deepseek-ai/DeepEP#121: both nodes rank 0, held-out batch 131).
+      if (bootstrap && /nvshmem|bootstrap_uid/i.test(line))
+        return {
+          key: 'nvshmem-bootstrap',
+          severity: 'error',
+          message: `NVSHMEM's bootstrap received ${got} bytes where it expected ${want}: its ranks do not agree on what they exchange — two processes started as the same rank (every node as rank 0), or NVSHMEM versions that differ between the nodes.`,
+          evidence: { 'Bytes received': got, 'Bytes expected': want, Library: 'NVSHMEM (bootstrap_uid)', ...node(context) },
+          fix: 'Give every process its own rank (each node its own node rank or RANK, the world size the same on all) and run the same image, with the same nvidia-nvshmem, on every node (pip list | grep nvshmem in each container).',
+        }
       return {
         key: `${got}/${want}`,
         severity: 'error',

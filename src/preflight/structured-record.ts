@@ -44,7 +44,7 @@ const RECORD_KEYS = new Set([
 ])
 const ERROR_LEVELS = /^(?:err(?:or)?|fatal|crit(?:ical)?|panic|alert|emerg(?:ency)?|[0-3])$/i
 /** A message that already names its level (vLLM's `ERROR 04-16 …`, Python's `2025-… ERROR …`, glog's `E0220`, Ray's `[… E 1 2]`). */
-const OWN_LEVEL = /^\s*(?:\S+\s+){0,3}?(?:\[?(?:ERROR|FATAL|CRITICAL|WARNING|WARN|INFO|DEBUG)\b|[EFWI]\d{4} )/
+const OWN_LEVEL = /^\s*(?:\S+\s+){0,3}?(?:\[?(?:ERROR|FATAL|CRITICAL|WARNING|WARN|INFO|DEBUG)\b|[EFWI](?:\d{8}|\d{4}) )/
 /** The longest line read as a record (a longer one is left as printed). */
 const MAX_RECORD = 64 * 1024
 

@@ -255,6 +255,15 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     "UNRECOGNISED_FAILURE (its alsoFair): vLLM's `dispatch_scaled_mm` error cut after its file and line; that no SM120 entry exists is in the thread",
   'rtxpro6000-fp8-deepgemm-no-sm120-deepgemm-324.txt':
     "UNRECOGNISED_FAILURE (its alsoFair): DeepGEMM's `Unknown recipe` assertion; that its pinned revision lacks SM120 is in the thread",
+  // batches 130–135 (session 63's first round, first score 23/38 at bef28c6, README)
+  'nixl-agent-libfabric-plugin-vllm-39521.txt':
+    "silent: libnuma's one line (`…: Invalid argument`), which healthy containers print too (`get_mempolicy: Operation not permitted`); the plugin is the thread's",
+  'nvshmem-bootstrap-both-nodes-rank0-deepep-121.txt':
+    "VERSION_SKEW: NVSHMEM's bootstrap truncation, its fix naming a rank started twice; that both nodes were rank 0 is in the thread's environment blocks",
+  'rocm-container-no-gpu-distrobox-r9700-toolboxes-1.txt':
+    'UNRECOGNISED_FAILURE (its alsoFair): the traceback stops before its error line; the group ids distrobox did not map are in the thread',
+  'image-vllm-cu12-wheel-ngc-spark-vllm-31424.txt':
+    "UNRECOGNISED_FAILURE (its alsoFair): the stored comment stops inside the traceback; the CUDA 12 wheel pip pulled is the thread's",
 }
 
 /**
@@ -377,6 +386,12 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch127: { minHealthy: 1, minFailures: 12 },
   batch128: { minHealthy: 5, minFailures: 0 },
   batch129: { minHealthy: 0, minFailures: 1 },
+  batch130: { minHealthy: 3, minFailures: 6 },
+  batch131: { minHealthy: 2, minFailures: 4 },
+  batch132: { minHealthy: 4, minFailures: 7 },
+  batch133: { minHealthy: 2, minFailures: 4 },
+  batch134: { minHealthy: 0, minFailures: 1 },
+  batch135: { minHealthy: 0, minFailures: 5 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -509,6 +524,12 @@ for (const batch of [
   'batch127',
   'batch128',
   'batch129',
+  'batch130',
+  'batch131',
+  'batch132',
+  'batch133',
+  'batch134',
+  'batch135',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,

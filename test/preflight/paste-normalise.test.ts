@@ -270,3 +270,45 @@ describe('a page that ran a log together, and a page that typeset it', () => {
     expect(cleanPhysical('waited 10\u201320 s \u2014 then gave up')).toBe('waited 10\u201320 s \u2014 then gave up')
   })
 })
+
+describe("an exception's message on a line of its own after the colon (issue 36, held-out batch 134)", () => {
+  // DeepGEMM's DGException ("<name> error (<file>:<line>): <reason>", csrc/utils/exception.hpp) as a 2026 DGX Spark write-up
+  // quotes it (ecohash-co/deepseek-v4-flash-dgx-spark-vllm027 docs/01-blockers.md): the reason broken onto the next line.
+  const split = 'RuntimeError: Assertion error (deepgemm-src/csrc/apis/hyperconnection.hpp:56):\nUnsupported architecture\n'
+
+  it('is joined to the exception, so the reason reads with it, in every module path and after a Ray prefix', () => {
+    for (const text of [
+      split,
+      split.replace('RuntimeError', 'tvm.error.InternalError'),
+      split.replace(/^/gm, '(EngineCore_DP0 pid=212) ').replace(/\(EngineCore_DP0 pid=212\) $/, ''),
+    ]) {
+      const lines = normalisePaste(text)
+      expect(lines, text).toHaveLength(1)
+      expect(lines[0]!.text).toMatch(/hyperconnection\.hpp:56\): Unsupported architecture$/)
+      expect(
+        scanLog(text, 'paste').map((f) => `${f.code}/${f.severity}`),
+        text,
+      ).toEqual(['GPU_ARCH_UNSUPPORTED/error'])
+    }
+  })
+
+  it('a traceback, a record, a frame, an exception or a sentence with punctuation after the colon stays a line of its own', () => {
+    for (const next of [
+      'Traceback (most recent call last):',
+      'INFO 05-03 10:00:00 [core.py:100] Shutting down',
+      '  File "/usr/lib/python3.12/site-packages/vllm/engine.py", line 10, in run',
+      'ValueError: bad value',
+      'See the log above, for details: here',
+      'Unsupported',
+    ]) {
+      const lines = normalisePaste(`RuntimeError: Worker failed with an error:\n${next}\n`)
+      expect(lines, next).toHaveLength(2)
+    }
+  })
+
+  it('a line that does not end on the colon keeps its next line apart', () => {
+    expect(normalisePaste('RuntimeError: CUDA error: an illegal memory access was encountered\nCompile with torch for device-side assertions\n')).toHaveLength(
+      2,
+    )
+  })
+})
