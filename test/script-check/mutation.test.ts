@@ -283,6 +283,10 @@ const TEMPLATES: Readonly<Record<string, readonly string[]>> = {
  * bug can be injected into a start of theirs; as published they give no error.
  */
 const NO_START_OF_ITS_OWN: ReadonlySet<string> = new Set([
+  // held-out30: a LeaderWorkerSet worker's command that runs the image's ray_init.sh by name (the script itself is in the set); a Helm
+  // chart's serve loop that waits for `ray status` to count its replicas and starts the API server on that cluster (no Ray node of its own).
+  'gpu-recipes-a3mega-lws-worker-command.sh',
+  'kubeblocks-llm-vllm-serve-loop.sh',
   // held-out29: a launch profile that holds only the head's serve (the Ray nodes are its launcher's); a three-Spark launcher whose containers
   // run entrypoint scripts it copies to each host (/entrypoint.sh: the entrypoints are files of their own in the set).
   'sonusflow-vllm-qwen35-397b-tp4.sh',
@@ -679,6 +683,7 @@ for (const set of [
   'held-out27',
   'held-out28',
   'held-out29',
+  'held-out30',
 ] as const)
   describe(`real launch scripts (${set} set), as published and with the incident bugs injected`, () => {
     for (const { name, text } of realScripts(set)) {
