@@ -85,6 +85,9 @@ const decodeEntity = (e: string): string => {
  *   (vllm-project/vllm#30969, and three more threads' pastes found with `find_string`);
  * - Ray's own process named alone, where its log monitor forwards a line of the head node's raylet or GCS to the driver before
  *   that process's own record (`(raylet) [2025-10-31 17:08:05,488 E 24507 24507] (raylet) worker_pool.cc:586: …`, RLinf/RLinf#227).
+ * - docker build's plain progress (BuildKit): the step and the seconds since it started, `#12 0.759 ` (`#12 ` alone before the
+ *   step's own `ERROR: ` or `[3/5] `), or the seconds alone where a paste lost the step (`0.759   × No solution found …`,
+ *   eugr/spark-vllm-docker#21, held-out batch 140): a number with exactly three decimals;
  * - a time alone in square brackets, as Buildkite's exported logs (`[2026-04-09T01:59:26Z] `, its web view copied with a `  | ` column
  *   before it) and shell log helpers (`[2026-04-09 01:59:26] `) put it: not where a level tag or a ` - logger - LEVEL` follows, which the
  *   failure-line reader takes with the time, and not Ray's `[2025-03-03 13:03:38,823 E 53766 2515875]` record head (level and pids inside).
@@ -96,7 +99,7 @@ const decodeEntity = (e: string): string => {
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
+  /^(?:#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their

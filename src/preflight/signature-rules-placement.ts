@@ -86,6 +86,36 @@ function pgWait(line: string, memory: Map<string, string>): string | undefined {
 
 export const PLACEMENT_RULES: readonly SignatureRule[] = [
   {
+    // `ray status` pasted into a log (its Demands section, Ray 2.x; `Total Demands:`/`Pending Demands:` in later layouts): "{'GPU': 0.9}: 1+ pending
+    // tasks/actors (1+ using placement groups)", "{'GPU': 1.0, 'node:192.168.200.12': 0.001} * 1, {'GPU': 1.0} * 1 (PACK): 1+ pending placement
+    // groups" — a task, an actor or a placement group Ray has not placed (ray-project/ray#42683, held-out batch 136: an actor with a fractional GPU
+    // inside a reserved group). A healthy cluster's status says "(no resource demands)". A warning: it clears when the resources free or join; a
+    // bundle pinned to node:<ip> is named, the address every Ray node's IP must be compared with.
+    code: 'PLACEMENT_GROUP_PENDING',
+    // (the heading joined on: a demand indented under it goes on the heading's line)
+    pattern:
+      /^\s*(?:(?:Total |Pending )?Demands:\s*)?(\{[^{}\n]*\}(?: \* \d+)?(?:, \{[^{}\n]*\}(?: \* \d+)?)*)(?: \((\w+)\))?: (\d+)\+ pending (tasks\/actors|placement groups)/,
+    hit: (m, _line, _ray, context): RuleHit => {
+      const pin = /'node:([^']+)':/.exec(m[1]!)?.[1]
+      const gpus = gpusIn(m[1]!)
+      return {
+        key: `status-demand:${m[1]}`,
+        severity: 'warning',
+        message: `Ray's status shows ${m[3]}+ pending ${m[4]} asking for ${m[1]}${pin ? `, pinned to node:${pin}` : ''}: Ray has not placed ${m[4] === 'placement groups' ? 'the group' : 'it'}: no node offers those resources to it (none has them free, or they are held inside another group${pin ? ', or no Ray node has that address' : ''}).`,
+        evidence: {
+          'Pending demand (ray status)': m[1]!,
+          ...(m[2] ? { Strategy: m[2] } : {}),
+          ...(gpus > 0 ? { 'GPUs asked for': String(gpus) } : {}),
+          ...(pin ? { 'Pinned to': `node:${pin}` } : {}),
+          ...node(context),
+        },
+        fix: pin
+          ? `Check that a Ray node registered under ${pin} (ray list nodes on the head: its NodeManagerAddress); if none did, the node's --node-ip-address and the VLLM_HOST_IP the job pinned differ: make them the same address. ${PG_FIX}`
+          : PG_FIX,
+      }
+    },
+  },
+  {
     // Ray Serve's controller (serve/_private/deployment_state.py, 2.x): "Deployment 'LLMServer:qwen2_5-7b-instruct' in application 'llms' has 1
     // replicas that have taken more than 30s to be scheduled. This may be due to waiting for the cluster to auto-scale or for a runtime
     // environment to be installed. Resources required for each replica: [{"CPU": 1.0, "GPU": 1.0}], total resources available: {}. …"; older

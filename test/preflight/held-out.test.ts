@@ -264,6 +264,11 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'UNRECOGNISED_FAILURE (its alsoFair): the traceback stops before its error line; the group ids distrobox did not map are in the thread',
   'image-vllm-cu12-wheel-ngc-spark-vllm-31424.txt':
     "UNRECOGNISED_FAILURE (its alsoFair): the stored comment stops inside the traceback; the CUDA 12 wheel pip pulled is the thread's",
+  // batches 136–140 (session 63's second round, first score 20/24 at 8a8fe0f, README)
+  'start-hang-multinode-cudagraph-enforce-eager-vllm-17167.txt':
+    'silent: the weights load on both nodes and the paste ends; the hang at graph capture is the thread’s, no line shows it',
+  'maxlen-default-262144-tp4-stuck-vllm-ascend-3795.txt':
+    'silent: four ranks assigned and the paste ends; the default context length too long for the hardware is the PR’s',
 }
 
 /**
@@ -392,6 +397,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch133: { minHealthy: 2, minFailures: 4 },
   batch134: { minHealthy: 0, minFailures: 1 },
   batch135: { minHealthy: 0, minFailures: 5 },
+  batch136: { minHealthy: 0, minFailures: 4 },
+  batch137: { minHealthy: 1, minFailures: 3 },
+  batch138: { minHealthy: 0, minFailures: 2 },
+  batch139: { minHealthy: 3, minFailures: 5 },
+  batch140: { minHealthy: 3, minFailures: 3 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -530,6 +540,11 @@ for (const batch of [
   'batch133',
   'batch134',
   'batch135',
+  'batch136',
+  'batch137',
+  'batch138',
+  'batch139',
+  'batch140',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
