@@ -55,6 +55,13 @@ const stripBareSgr = (line: string): string => {
   return n >= 2 || (n === 1 && BARE_SGR_FIRST.test(line)) ? line.replace(BARE_SGR, '') : line
 }
 const QUOTE = /^[ \t]*(?:>[ \t]?)+/
+/**
+ * A frame of box-drawing bars a terminal UI or a panel draws around each line (k9s' and Lens' log views, rich's panels: `│ ERROR 05-09 01:44:02
+ * [core.py:387] …   │`, run-ai/runai-model-streamer#52 as stored, held-out batch 141): the bars and the padding before the closing one are
+ * the viewer's, not the program's. No program here starts a log line with one.
+ */
+const BOX_LEFT = /^[│┃║] ?/
+const BOX_RIGHT = /\s*[│┃║]\s*$/
 /** A markdown code fence line (```` ``` ````, ```` ```text ````): not part of the log. */
 const FENCE = /^\s*(?:```|~~~)[\w+-]*\s*$/
 /** HTML entities a scraped page or a mail archive leaves in a log (`&gt;`, `&#39;`, `&quot;`). */
@@ -85,6 +92,9 @@ const decodeEntity = (e: string): string => {
  *   (vllm-project/vllm#30969, and three more threads' pastes found with `find_string`);
  * - Ray's own process named alone, where its log monitor forwards a line of the head node's raylet or GCS to the driver before
  *   that process's own record (`(raylet) [2025-10-31 17:08:05,488 E 24507 24507] (raylet) worker_pool.cc:586: …`, RLinf/RLinf#227).
+ * - a date and time with a blank and no zone (Docker Desktop's log view, `2025-03-07 18:32:47 `) before a traceback's lines — an indented
+ *   frame, `Traceback`, an exception — which would otherwise not start the line (intel/ipex-llm#12953, held-out batch 141); before a
+ *   level or a message it stays, as Python logging's and Ray's record heads are read with their time;
  * - docker build's plain progress (BuildKit): the step and the seconds since it started, `#12 0.759 ` (`#12 ` alone before the
  *   step's own `ERROR: ` or `[3/5] `), or the seconds alone where a paste lost the step (`0.759   × No solution found …`,
  *   eugr/spark-vllm-docker#21, held-out batch 140): a number with exactly three decimals;
@@ -99,7 +109,7 @@ const decodeEntity = (e: string): string => {
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
-  /^(?:#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
+  /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? (?= |Traceback \(|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): )|#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their
@@ -150,7 +160,8 @@ const SENTENCE_GOES_ON = /^\s{1,8}[a-z(]/
  * its second word in lower case too or an upper-case acronym (`… on startup is less than` / `desired GPU memory utilization (0.7, 85.18 GiB).`,
  * NVIDIA-AI-Blueprints/video-search-and-summarization PR #1743, noonghunna/club-3090#535: vLLM's request_memory wording cut before "desired").
  */
-const EXCEPTION_RECORD = /^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S/
+// (also an OSError's message without its class, `[Errno 13] Permission denied:` / `  '/usr/…/flashinfer'`: ai-dynamo/modelexpress PR #549)
+const EXCEPTION_RECORD = /^\s*(?:(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S|\[Errno \d+\] [A-Z])/
 const EXCEPTION_GOES_ON = /^[a-z]{2,} (?:[a-z(]|[A-Z]{2,}\b)/
 /**
  * The value an exception's message names, wrapped onto a line of its own after the colon that announces it
@@ -254,7 +265,8 @@ const untypeset = (line: string): string =>
 export function cleanPhysical(raw: string): string {
   const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
   const uncoloured = untyped.replace(/\r$/, '').replace(ANSI, '')
-  const unquoted = (uncoloured.includes('m') && uncoloured.includes('[') ? stripBareSgr(uncoloured) : uncoloured).replace(QUOTE, '')
+  const unboxed = BOX_LEFT.test(uncoloured) ? uncoloured.replace(BOX_LEFT, '').replace(BOX_RIGHT, '') : uncoloured
+  const unquoted = (unboxed.includes('m') && unboxed.includes('[') ? stripBareSgr(unboxed) : unboxed).replace(QUOTE, '')
   const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''
   return line.includes('&') ? line.replace(ENTITY, decodeEntity) : line

@@ -108,6 +108,9 @@ const MARKERS: readonly Marker[] = [
   // "✗ [Rank 0] Error creating directories: [Errno 13] Permission denied: '/lustre/checkpoints/…'" (a training guide's recorded job output,
   // 2025), "Error writing checkpoint: [Errno 28] No space left on device". Only "Error <verb>ing …:" right before it, not a retry's
   // "…, retrying: [Errno 111] …" nor vLLM's harmless "Could not determine user, using default path. Error: [Errno 13] …".
+  // The same OS error as a line of its own, its exception's class cut off by the paste ("[Errno 13] Permission denied:" /
+  // "  '/usr/local/lib/python3.12/dist-packages/flashinfer_cubin/cubins/flashinfer'", ai-dynamo/modelexpress PR #549, held-out batch 142).
+  { kind: 'OS error', test: /^\s*\[Errno \d+\] [A-Z][\w /-]+(?::|$)/ },
   { kind: 'OS error in an error message', test: /\bError [a-z]+ing\b[^\n]{0,120}?: \[Errno \d+\] [A-Z]/ },
   // The CUDA toolchain's own fatal errors, which Triton's, FlashInfer's and DeepGEMM's JIT pass on as they come ("ptxas /tmp/tmpbc993top.ptx, line
   // 113; fatal   : Parsing error near '.': syntax error", "ptxas fatal   : Ptx assembly aborted due to errors": ray-project/ray PR #53825,
@@ -189,9 +192,12 @@ const MARKERS: readonly Marker[] = [
   // and the crash banners a native signal handler prints before the frames: "!!!!!!! Segfault encountered !!!!!!!" (vLLM, SGLang, TRT-LLM
   // workers: NVIDIA-NeMo/RL#1932's CUDA-graph replay, an NVML call, an NCCL net plugin), abseil's failure-signal handler in Ray's and
   // gRPC's C++ ("*** SIGSEGV received at time=1741685673 on cpu 53 ***", also SIGABRT, SIGBUS, SIGFPE, SIGILL).
+  // (and bash's report of a job a signal ended, "/app/start-all.sh: line 295:   10 Illegal instruction     hindsight-api" — SIGILL on a CPU without
+  // an instruction the build used, vectorize-io/hindsight PR #4201, held-out batch 143 — also "Bus error", "Floating point exception"; gdb's
+  // "Program received signal SIGILL, Illegal instruction.")
   {
     kind: 'killed or crashed',
-    test: /^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|!{3,} ?Segfault encountered ?!{3,}|\*\*\* SIG(?:SEGV|ABRT|BUS|FPE|ILL) received at time=\d+|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing|\b(?:killed|terminated) by (?:signal (?:9|SIGKILL)|SIGKILL)\b|\bSignal 9 \(SIGKILL\) received by PID\b|<Signals\.SIGKILL: 9>|\bsignal: killed\b|\binterrupted by signal 9\b/i,
+    test: /\bline \d+: +\d+ (?:Illegal instruction|Bus error|Floating point exception|Aborted|Trace\/breakpoint trap)\b|^\s*Program received signal SIG(?:SEGV|ILL|BUS|ABRT|FPE)\b|^\s*(?:Illegal instruction|Bus error)(?: \(core dumped\))?\s*$|^\s*Killed\s*$|\bKilled\s+(?:python|vllm|ray)\b|Segmentation fault|!{3,} ?Segfault encountered ?!{3,}|\*\*\* SIG(?:SEGV|ABRT|BUS|FPE|ILL) received at time=\d+|\(core dumped\)|^\s*Aborted\b|Fatal Python error|terminate called after throwing|\b(?:killed|terminated) by (?:signal (?:9|SIGKILL)|SIGKILL)\b|\bSignal 9 \(SIGKILL\) received by PID\b|<Signals\.SIGKILL: 9>|\bsignal: killed\b|\binterrupted by signal 9\b/i,
   },
   // ROCm's runtime on a GPU page fault (ROCR-Runtime src/core/runtime/runtime.cpp, the VM fault handler, then std::abort(): "Memory access
   // fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.", older releases without the agent handle): a kernel read or wrote

@@ -225,6 +225,16 @@ export const FAMILY_HINTS: readonly FamilyHint[] = [
   },
   {
     code: 'VERSION_SKEW',
+    family: 'a shared library built against another release of a library it loads',
+    // The dynamic loader's undefined symbol in a library that is not vLLM's own (IMAGE_LACKS_VLLM's rule) nor a Python extension of torch's
+    // namespaces (the extension rule): two parts of one stack from different releases — torch_npu's ATB plugin against the installed NNAL/ATB
+    // ("OSError: /home/…/nnal/atb/latest/atb/cxx_abi_1/lib/libtbe_adapter.so: undefined symbol: _ZN3Mki2DlC1…", Ascend/pytorch#99, held-out
+    // batch 144), a CUDA library older than the one linked against, a plugin built for another host library.
+    words: /(?:OSError|ImportError): \S*?\/lib[\w+-]+(?:\.[\w+-]+)*?\.so(?:\.\d+)*: undefined symbol/,
+    fix: "The library in the error was built against another release of a library it loads: install the releases that belong together (the accelerator stack's compatibility table: torch and its device plugin, the vendor toolkit and its add-ons; pip show / the vendor's version file names each), or rebuild it against the installed one; the same on every node.",
+  },
+  {
+    code: 'VERSION_SKEW',
     family: 'transformers 5.15 or later refusing a global read of a per-layer config attribute, by code written for an older transformers',
     // transformers >= 5.15 (configuration_utils.py PretrainedConfig.__getattribute__, heterogeneous configs): "AmbiguousGlobalPerLayerAttributeError:
     // 'head_dim' is a per-layer attribute and may vary across layers. Access it via the individual layer configs instead (e.g.

@@ -630,10 +630,32 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
   {
     // Ascend CANN/HCCL (torch_npu): "EJ0003: … Failed to bind the IP port. Reason: The IP address and port have been bound already." and HCCL's
     // "host nic listen start failed, port[60000], return[11]": two HCCL jobs on one node both took the base port (HCCL_IF_BASE_PORT, 60000).
+    // HCCL's socket (hccl_socket.cc, EI0019): "socket type[0], listen on ip[192.2.2.195] and specific port[16666] fail. Please check the port
+    // status and whether the port is being used by other process." — type 0/1 a device NIC's port (16666 unless HCCL_NPU_SOCKET_PORT_RANGE),
+    // type 2 the host's (vllm-project/vllm-ascend#4725: a prefill and a decode instance on one host; CANN's HCCL troubleshooting pages).
     code: 'PORT_IN_USE',
-    pattern: /Failed to bind the IP port\. Reason: The IP address and port have been bound already|\blisten start failed, port\[(\d+)\]/,
+    pattern:
+      /Failed to bind the IP port\. Reason: The IP address and port have been bound already|\blisten start failed, port\[(\d+)\]|\bsocket type\[(\d)\], listen on ip\[([^\]]+)\] and specific port\[(\d+)\] fail/,
     hit: (m, _line, _ray, context) => {
-      const port = m[1]
+      const port = m[1] ?? m[4]
+      if (m[4] !== undefined) {
+        const device = m[2] !== '2'
+        return {
+          key: `port:${port}`,
+          severity: 'error',
+          message: `HCCL could not listen on ${m[3]} port ${port} (${device ? "an NPU's network port" : "the host's"}): another process already holds it — ${device ? 'a second process using the same NPU (a prefill and a decode instance, two engines) takes the same default port' : 'a second HCCL job on this host started from the same base port'}.`,
+          evidence: {
+            Address: m[3]!,
+            Port: port!,
+            'HCCL socket type': `${m[2]} (${device ? 'device NIC' : 'host NIC'})`,
+            Library: 'HCCL (Ascend CANN)',
+            ...node(context),
+          },
+          fix: device
+            ? `Give each process on an NPU its own device port range (HCCL_NPU_SOCKET_PORT_RANGE, e.g. "auto" or a range per instance) or keep one process per NPU; ss -ltnp 'sport = :${port}' names a leftover holding it.`
+            : `Give each HCCL job on the host its own port range (HCCL_HOST_SOCKET_PORT_RANGE="auto", or HCCL_IF_BASE_PORT apart), or stop the leftover that holds ${port} (ss -ltnp 'sport = :${port}').`,
+        }
+      }
       return {
         key: `port:${port ?? 'hccl'}`,
         severity: 'error',

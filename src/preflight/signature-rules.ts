@@ -345,20 +345,29 @@ export const SIGNATURE_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // vLLM (newer): "ValueError: Current node has no GPU available. current_node_resource={...}. ... current_node_id=... current_ip=..."
+    // vLLM (newer): "ValueError: Current node has no GPU available. current_node_resource={...}. ... current_node_id=... current_ip=..."; the
+    // word is the platform's Ray resource (current_platform.ray_device_key): vllm-ascend's "Current node has no NPU available." on a cluster whose
+    // Ray registered the NPUs as GPUs (vllm-project/vllm-ascend#3114, held-out batch 144: `ray status` with 16.0 GPU and no NPU).
     code: 'DRIVER_NO_GPU',
-    pattern: /Current node has no GPU available/,
-    hit: (_m, line) => {
+    pattern: /Current node has no (GPU|NPU|HPU|XPU|TPU) available/,
+    hit: (m, line) => {
+      const device = m[1]!
       const ip = /current_ip=['"]?([\d.]+)/.exec(line)?.[1]
       const leaked = line.includes('bundle_group_')
       return {
         key: 'current-node-no-gpu',
         severity: 'error',
-        message: `The node running vllm serve${ip ? ` (${ip})` : ''} has no free GPU in Ray${leaked ? ', and a placement group already holds its resources' : ''}.`,
-        evidence: { ...(ip ? { 'Driver IP': ip } : {}), ...(leaked ? { 'Placement group already on the node': 'yes (bundle_group_ resources present)' } : {}) },
+        message: `The node running vllm serve${ip ? ` (${ip})` : ''} has no free ${device} in Ray${leaked ? ', and a placement group already holds its resources' : ''}.`,
+        evidence: {
+          ...(ip ? { 'Driver IP': ip } : {}),
+          ...(device !== 'GPU' ? { 'Ray resource vLLM asks for': device } : {}),
+          ...(leaked ? { 'Placement group already on the node': 'yes (bundle_group_ resources present)' } : {}),
+        },
         fix: leaked
-          ? 'An earlier vLLM still holds the GPU through its placement group: stop it (SIGTERM, not kill -9) or restart Ray (ray stop; ray start) on every node, then start vllm serve again.'
-          : "Start the head's container with --gpus all so Ray registers its GPU (or ray start --num-gpus=<n>), and run vllm serve there.",
+          ? `An earlier vLLM still holds the ${device} through its placement group: stop it (SIGTERM, not kill -9) or restart Ray (ray stop; ray start) on every node, then start vllm serve again.`
+          : device !== 'GPU'
+            ? `vLLM's platform asks Ray for '${device}' resources: start Ray on every node so it registers the accelerators under that name (without --num-gpus, which registers them as GPU; or ray start --resources='{"${device}": <count>}'), check with ray status, and run vllm serve on a node that has them.`
+            : "Start the head's container with --gpus all so Ray registers its GPU (or ray start --num-gpus=<n>), and run vllm serve there.",
       }
     },
   },

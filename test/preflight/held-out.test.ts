@@ -269,6 +269,11 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'silent: the weights load on both nodes and the paste ends; the hang at graph capture is the thread’s, no line shows it',
   'maxlen-default-262144-tp4-stuck-vllm-ascend-3795.txt':
     'silent: four ranks assigned and the paste ends; the default context length too long for the hardware is the PR’s',
+  // batches 141–145 (session 63's third round, first score 21/29 at e682602, README)
+  'weights-modelscope-id-asked-of-hf-vllm-7986.txt':
+    'WEIGHTS_ACCESS_DENIED (its alsoFair): the Hub’s 401 for the repo id is read; that the id is ModelScope’s is the thread’s',
+  'cann-newer-than-npu-driver-dsv32-vllm-ascend-5468.txt':
+    'silent: plog INFO lines up to a watchdog timeout; the CANN toolkit newer than the NPU driver is the thread’s',
 }
 
 /**
@@ -402,6 +407,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch138: { minHealthy: 0, minFailures: 2 },
   batch139: { minHealthy: 3, minFailures: 5 },
   batch140: { minHealthy: 3, minFailures: 3 },
+  batch141: { minHealthy: 3, minFailures: 4 },
+  batch142: { minHealthy: 0, minFailures: 5 },
+  batch143: { minHealthy: 0, minFailures: 5 },
+  batch144: { minHealthy: 2, minFailures: 7 },
+  batch145: { minHealthy: 1, minFailures: 2 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -545,6 +555,11 @@ for (const batch of [
   'batch138',
   'batch139',
   'batch140',
+  'batch141',
+  'batch142',
+  'batch143',
+  'batch144',
+  'batch145',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
