@@ -95,6 +95,10 @@ const decodeEntity = (e: string): string => {
  * - a date and time with a blank and no zone (Docker Desktop's log view, `2025-03-07 18:32:47 `) before a traceback's lines — an indented
  *   frame, `Traceback`, an exception — which would otherwise not start the line (intel/ipex-llm#12953, held-out batch 141); before a
  *   level or a message it stays, as Python logging's and Ray's record heads are read with their time;
+ * - other collectors' and viewers' heads, each as its tool prints it: pm2's `0|vllm     | ` (id|name), Loki's labels after the time
+ *   (`{app="vllm", pod="vllm-0"} `, logcli's default output), `cat -n`'s and `nl`'s line number and tab, a time and a tab (Grafana's and
+ *   Loki's exports), Go's standard log time (`2026/02/01 09:00:01 `: the NVIDIA container toolkit, device plugins), Airflow's task log
+ *   head `[2026-02-01, 09:00:01 UTC] {subprocess.py:93} ` and, after it, the `INFO - ` under which Airflow forwards a child's output;
  * - docker build's plain progress (BuildKit): the step and the seconds since it started, `#12 0.759 ` (`#12 ` alone before the
  *   step's own `ERROR: ` or `[3/5] `), or the seconds alone where a paste lost the step (`0.759   × No solution found …`,
  *   eugr/spark-vllm-docker#21, held-out batch 140): a number with exactly three decimals;
@@ -109,7 +113,7 @@ const decodeEntity = (e: string): string => {
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
 const PREFIX =
-  /^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? (?= |Traceback \(|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): )|#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
+  /^(?:[│┃║] ?|\d{1,4}\|[\w.@-]+ *\| |\{(?:[\w.]+="[^"\n]*"(?:, ?)?)+\} |\s*\d{1,7}\t|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\t|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? |\[\d{4}-\d\d-\d\d,? \d\d:\d\d:\d\d(?:,\d{3})?(?: [A-Z]{2,5}|[+-]\d{4})?\] \{[\w.-]+:\d+\} (?:(?:INFO|DEBUG) - )?|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? (?= |Traceback \(|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): )|#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their
@@ -265,7 +269,8 @@ const untypeset = (line: string): string =>
 export function cleanPhysical(raw: string): string {
   const untyped = TYPESET.test(raw) ? untypeset(raw) : raw
   const uncoloured = untyped.replace(/\r$/, '').replace(ANSI, '')
-  const unboxed = BOX_LEFT.test(uncoloured) ? uncoloured.replace(BOX_LEFT, '').replace(BOX_RIGHT, '') : uncoloured
+  // (the left bar is a prefix, taken off with the others: a terminal's wrap is measured with it)
+  const unboxed = BOX_LEFT.test(uncoloured) ? uncoloured.replace(BOX_RIGHT, '') : uncoloured
   const unquoted = (unboxed.includes('m') && unboxed.includes('[') ? stripBareSgr(unboxed) : unboxed).replace(QUOTE, '')
   const line = unquoted.includes('`') ? unquoted.replace(CODE_SPAN_LINE, '$1$2') : unquoted
   if (FENCE.test(line)) return ''

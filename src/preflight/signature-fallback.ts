@@ -146,6 +146,9 @@ const MARKERS: readonly Marker[] = [
     kind: 'ERROR/FATAL record',
     test: /^\s*(?:\[[^\]\n]{1,40}\]\s*){1,2}(?:(?:ERROR|FATAL|CRITICAL)\s*:|\[(?:ERROR|FATAL|CRITICAL)\])\s*\S/,
   },
+  // A level in brackets then the record's date (a logger's "[%(levelname)s] %(asctime)s …": "[ERROR] 2026-02-01 09:00:01 vllm: engine failed to
+  // start"): the level is the record's own field. Not transformers' bare "[ERROR] `min_frames` is part of …" (no date after it).
+  { kind: 'ERROR/FATAL record', test: /^\s*\[(?:ERROR|FATAL|CRITICAL)\]\s+\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d/ },
   // Huawei CANN's process log (plog) records, as Ascend's HCCL, runtime and graph engine print them: "[ERROR] HCCL(55694,):2026-06-03-06:04:59.040.451
   // [hccl_socket_manager.cc:860] [60446][Wait][LinksEstablishCompleted] is failed. ret[9]." (vllm-project/vllm-ascend#9872, held-out batch 74),
   // "[ERROR] HCCL(17381,python):2022-12-01-03:02:29.001.054 [network_manager.cc:64]…", "[ERROR] RUNTIME(…)", "[ERROR] GE(…)" (CANN's HCCL

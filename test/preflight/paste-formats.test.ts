@@ -228,6 +228,23 @@ const FORMATS: readonly Format[] = [
         .replace(/ {2}/g, '\u00a0 ')
         .replace(/^/gm, '\u200b'),
   },
+  // (session 63, issue 36: formats the held-out captures arrived in, and their siblings)
+  // pm2 logs: `0|vllm     | …` (Unitech/pm2 lib/API/Log.js, `id|name` padded, then ` | `)
+  { name: 'pm2 logs', apply: perLine(() => '0|vllm-head  | ') },
+  // Loki's logcli query (default output): the time, the stream's labels, the line (grafana/loki cmd/logcli, output/default.go)
+  { name: 'logcli (time, labels)', apply: perLine((i) => `${stamp(i, 6)} {app="vllm", pod="vllm-head-0"} `) },
+  // cat -n / nl: the line number right-aligned in six columns, then a tab (GNU coreutils)
+  { name: 'cat -n', apply: perLine((i) => `${String(i + 1).padStart(6)}\t`) },
+  // a time and a tab (Grafana's and Loki's TSV export)
+  { name: 'time and a tab', apply: perLine((i) => `2026-12-05 10:00:${String(i % 60).padStart(2, '0')}.123\t`) },
+  // Go's standard log (log.LstdFlags: `2009/11/10 23:00:00 `), as Go tools that forward a child's output print it
+  { name: "Go's log", apply: perLine((i) => `2026/12/05 10:00:${String(i % 60).padStart(2, '0')} `) },
+  // Airflow's task log forwarding a subprocess (airflow/hooks/subprocess.py: `[<time>] {subprocess.py:93} INFO - <child's line>`)
+  { name: 'Airflow task log', apply: perLine((i) => `[2026-12-05, 10:00:${String(i % 60).padStart(2, '0')} UTC] {subprocess.py:93} INFO - `) },
+  // docker build --progress=plain (BuildKit): `#12 0.759 …` (moby/buildkit util/progress/progressui printer)
+  { name: 'BuildKit plain progress', apply: perLine((i) => `#12 ${(i * 0.013 + 0.5).toFixed(3)} `) },
+  // a log viewer's box frame (k9s, rich panels): `│ … │`
+  { name: "a viewer's box frame", apply: perLine(() => '│ ') },
   // two at once
   { name: 'kubectl timestamps + ANSI', apply: (t) => kubectlStamps(ansi(t)) },
   { name: 'compose + vLLM prefix', apply: (t) => compose(perLine(() => '(EngineCore_DP0 pid=2231) ')(t)) },
