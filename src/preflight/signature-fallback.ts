@@ -117,6 +117,15 @@ const MARKERS: readonly Marker[] = [
   // held-out batch 132); printed only when a kernel cannot be built.
   { kind: 'CUDA compiler error', test: /(?:^|\s)(?:ptxas|nvcc|nvlink|fatbinary|cicc)(?:-\w+)?(?: [^\s;]+, line \d+;)? (?:fatal|error)\s*:/ },
   { kind: 'NCCL result', test: /^\s*nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError):/ },
+  // Other runtimes' own crash and error heads, printed only when the program fails: Go's "panic: runtime error: …" and its "goroutine 1
+  // [running]:" (the NVIDIA container toolkit, device plugins, operators and controllers are Go), Rust's "thread 'main' panicked at
+  // src/….rs:120:5:" (tokenizers, hf_xet, uv), kubectl's "Error from server (BadRequest): …", apt's "E: Unable to locate package …" in an
+  // image build (its warnings are "W: ").
+  { kind: 'runtime panic', test: /^\s*panic: \S|^goroutine \d+ \[running\]:|^thread '[^'\n]*' panicked at / },
+  {
+    kind: 'tool error',
+    test: /^Error from server(?: \(\w+\))?: |^\s*E: (?:Unable to|Package '|Could not|Failed to|The repository|Sub-process|dpkg|Version ')/,
+  },
   { kind: 'Ray unhandled error', test: /^\s*Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS/ },
   // KubeRay's operator giving up on a RayService's cluster (ray-operator/controllers/ray/rayservice_controller.go, 0.5–1.x): "Restart
   // RayCluster … The status of the serve application fruit_app has not been RUNNING for more than 300.000000 seconds. Hence, KubeRay operator

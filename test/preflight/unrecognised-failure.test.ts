@@ -265,3 +265,26 @@ describe("a native process's stack where the excerpt keeps only its frames", () 
       expect(one(`${line}\n`), line).toEqual([])
   })
 })
+
+describe("other runtimes' crash and error heads (the Go, Rust and packaging tools around a deploy)", () => {
+  it.each([
+    // Go: the NVIDIA container toolkit, device plugins, operators
+    [
+      'panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1234]\n\ngoroutine 1 [running]:\nmain.main()',
+      'runtime panic',
+    ],
+    // Rust: tokenizers, hf_xet, uv (a panic with no OS error in it)
+    ["thread 'main' panicked at src/main.rs:10:5:\nindex out of bounds: the len is 3 but the index is 7", 'runtime panic'],
+    ['Error from server (BadRequest): container "vllm" in pod "vllm-0" is waiting to start: ContainerCreating', 'tool error'],
+    ["E: Package 'libnccl2' has no installation candidate", 'tool error'],
+  ])('%#: an unrecognised failure of its kind', (text, kind) => {
+    const [f] = unrecognised(text)
+    expect(f?.severity).toBe('error')
+    expect(f?.evidence['Kinds of failure line']).toContain(kind)
+  })
+
+  it("apt's warnings, and a sentence about a panic, are nothing", () => {
+    expect(one('W: Some index files failed to download. They have been ignored, or old ones used instead.')).toEqual([])
+    expect(one('INFO 05-13 11:32:50 [core.py:58] no panic: all workers ready')).toEqual([])
+  })
+})
