@@ -121,6 +121,15 @@ const MARKERS: readonly Marker[] = [
   // [running]:" (the NVIDIA container toolkit, device plugins, operators and controllers are Go), Rust's "thread 'main' panicked at
   // src/….rs:120:5:" (tokenizers, hf_xet, uv), kubectl's "Error from server (BadRequest): …", apt's "E: Unable to locate package …" in an
   // image build (its warnings are "W: ").
+  // gRPC's failed call as Python prints it (grpc/_channel.py _InactiveRpcError's repr), the lines under the exception's head a paste keeps:
+  // "\tstatus = StatusCode.UNAVAILABLE", "\tdetails = \"failed to connect to all addresses; last error: … Peer name 10.108.163.118 is not in peer
+  // certificate\"", "\tdebug_error_string = \"UNKNOWN:… {grpc_status:14, …}\"" (ray-project/kuberay#889, held-out batch 153: Ray's TLS).
+  { kind: 'gRPC error', test: /^\s*(?:status = StatusCode\.(?!OK\b)[A-Z_]+\s*$|details = "|debug_error_string = ")/ },
+  // bash's own error for a command or builtin that failed in a script, "<script>: line <n>: <command>: <message>" ("/var/spool/slurm/d/job3559288/
+  // slurm_script: line 72: ulimit: open files: cannot modify limit: Invalid argument", NVIDIA-NeMo/RL#1009, held-out batch 152; "line 5: cd: /models:
+  // No such file or directory"); and the ROCm math libraries' own error lines ("rocblaslt error: Could not load …/TensileLibrary_lazy_gfx942.dat",
+  // pytorch/pytorch#137695: the open-files limit; "rocblas error: Cannot read …").
+  { kind: 'ROCm library error', test: /^\s*(?:roc|hip)[a-z]{3,12} error: \S/ },
   { kind: 'runtime panic', test: /^\s*panic: \S|^goroutine \d+ \[running\]:|^thread '[^'\n]*' panicked at / },
   {
     kind: 'tool error',
@@ -245,6 +254,8 @@ const MARKERS: readonly Marker[] = [
       String.raw`^\s*[\w./-]*sh: (?:[^:\n]{1,24}: )?(?:\d+: )?[^:\n]{1,200}: ${NOT_FOUND}\.?\s*$|^\s*zsh: command not found: \S|^\s*docker: '[\w -]+' requires (?:at least |at most |exactly )?\d+ arguments?\b`,
     ),
   },
+  // (after the command-not-found marker, whose lines are its own: an option run as a command)
+  { kind: 'shell error', test: /^\S*: line \d+: [\w./-]+: \S/ },
   // A shell that could not run what it was given (bash's execute_cmd.c, 4.x–5.x): "/usr/bin/bash: /usr/bin/bash: cannot execute binary file" (a
   // compose command that hands bash its own binary as a script: AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash#12, held-out batch 22),
   // "./start.sh: cannot execute: required file not found" (bash 5.1+: its #! interpreter is missing), "/bin/bash^M: bad interpreter: No such file

@@ -371,6 +371,20 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // vLLM's LoRA manager (vllm/exceptions.py LoRAAdapterNotFoundError, vllm/lora/worker_manager.py before it): "Loading lora {name} failed: No adapter
+    // found for {path}" — an adapter given at start (--lora-modules) or by a request that is not at that path on this node (vllm-project/vllm#30690,
+    // held-out batch 155: `ValueError: Loading lora ["table_qc failed: No adapter found for /data/…/checkpoint-57"]`; an RL trainer's adapter path).
+    code: 'WEIGHTS_NOT_FOUND',
+    pattern: /\bLoading lora \[?["']?([^\s"'\]]+) failed: No adapter found for ([^\s"'\]]+)/,
+    hit: (m, _line, _ray, context) => ({
+      key: `lora:${m[2]}`,
+      severity: 'error',
+      message: `vLLM found no LoRA adapter ${m[1]} at ${m[2]} on this node, so it could not load it.`,
+      evidence: { 'LoRA adapter': m[1]!, Path: m[2]!, ...node(context) },
+      fix: `Put the adapter (its adapter_config.json and weights) at ${m[2]} in every node's container, the same path everywhere, or give --lora-modules the path where it is (name=path where the directory's name differs from the adapter's).`,
+    }),
+  },
+  {
     // safetensors (Rust): "safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer" (a file cut short),
     // "… HeaderTooLarge" (not a safetensors file: a Git LFS pointer or an HTML page), "… InvalidHeaderDeserialization", "incomplete metadata, file not fully covered".
     code: 'WEIGHTS_CORRUPT',

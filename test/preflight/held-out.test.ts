@@ -277,6 +277,18 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
   // batches 146–150 (session 63's fourth round, first score 11/14 at 325d244, README)
   'weightsync-moe-layout-verl-6210.txt':
     'UNRECOGNISED_FAILURE (its alsoFair): frames of the weight sync into vLLM’s loader; the expert shapes it refused are past the stored text',
+  // batches 151–155 (session 63's fifth round, first score 17/29 at 8e9edda, README)
+  'gcs-ft-redis-wrong-address-ray-33842.txt':
+    'RAY_GCS_UNREACHABLE (its alsoFair): GCS never answering is read; that RAY_REDIS_ADDRESS named no Redis is the thread’s',
+  'raylet-zombie-nofile-1024-hyperloom-433.txt': 'silent: `ray stop` leaving zombie raylets (a WARN record); the open-files limit of 1024 is the thread’s',
+  'nccl-shm-segment-too-small-sglang-docs-5.txt':
+    'NCCL_TRANSPORT_ERROR and DISK_SPACE_LOW: NCCL’s shared-memory segment that would not grow; the label names RAY_SHM_TOO_SMALL for any small /dev/shm',
+  'ray-init-address-no-cluster-ray-22413.txt':
+    'UNRECOGNISED_FAILURE (its alsoFair): Ray’s repeated empty `ERROR as` records while ray.init connects; no cluster at the address is the thread’s',
+  'version-ray-serve-252-vllm-0112-ray-58960.txt':
+    'UNRECOGNISED_FAILURE (its alsoFair): Ray Serve’s re-raised traceback cut at its head; the engine setting vLLM removed is past the stored text',
+  'weights-sharded-state-mxfp4-tp2-edutelligence-762.txt':
+    'ENGINE_DEAD with UNRECOGNISED_FAILURE (its alsoFair): the shapes the sharded-state loader refused are past the stored text',
 }
 
 /**
@@ -420,6 +432,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch148: { minHealthy: 0, minFailures: 4 },
   batch149: { minHealthy: 0, minFailures: 1 },
   batch150: { minHealthy: 2, minFailures: 0 },
+  batch151: { minHealthy: 1, minFailures: 3 },
+  batch152: { minHealthy: 0, minFailures: 7 },
+  batch153: { minHealthy: 2, minFailures: 7 },
+  batch154: { minHealthy: 0, minFailures: 2 },
+  batch155: { minHealthy: 1, minFailures: 6 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -573,6 +590,11 @@ for (const batch of [
   'batch148',
   'batch149',
   'batch150',
+  'batch151',
+  'batch152',
+  'batch153',
+  'batch154',
+  'batch155',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,

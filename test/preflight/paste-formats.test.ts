@@ -243,6 +243,10 @@ const FORMATS: readonly Format[] = [
   { name: 'Airflow task log', apply: perLine((i) => `[2026-12-05, 10:00:${String(i % 60).padStart(2, '0')} UTC] {subprocess.py:93} INFO - `) },
   // docker build --progress=plain (BuildKit): `#12 0.759 …` (moby/buildkit util/progress/progressui printer)
   { name: 'BuildKit plain progress', apply: perLine((i) => `#12 ${(i * 0.013 + 0.5).toFixed(3)} `) },
+  // Google Cloud Logging as its Logs Explorer copies a line: the shipper's severity and time, then `[key: value]` fields
+  { name: 'Google Cloud Logging', apply: perLine((i) => `ERROR ${stamp(i, 9)} [severity: ERROR] [resource.labels.containerName: vllm] `) },
+  // a wrapper's time and a colon (`… | while read l; do echo "$(date '+%F %T'): $l"; done`)
+  { name: 'a time and a colon', apply: perLine((i) => `2026-12-05 10:00:${String(i % 60).padStart(2, '0')}: `) },
   // a log viewer's box frame (k9s, rich panels): `│ … │`
   { name: "a viewer's box frame", apply: perLine(() => '│ ') },
   // two at once
