@@ -143,6 +143,9 @@ const MARKERS: readonly Marker[] = [
   { kind: 'KubeRay replaced the cluster', test: /\bKubeRay operator labels the RayCluster unhealthy\b/ },
   // vLLM "ERROR 04-16 01:01:44 [file.py:620] …", Python logging "2025-01-14 03:08:29,081 ERROR services.py:…", "ERROR:torch…", "FATAL …"
   { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}?(?:ERROR|FATAL|CRITICAL)\b`) },
+  // Ray's cli_logger (the autoscaler's updater, `ray up`, ray/autoscaler/_private/cli_logger.py) abbreviates its levels: "2022-10-06
+  // 11:40:16,543	ERR updater.py:158 -- New status:update-failed", "VERR" its verbose errors (ray-project/ray#29127, held-out batch 158).
+  { kind: 'ERROR/FATAL record', test: new RegExp(String.raw`^\s*${TIMESTAMP}(?:ERR|VERR)\s+[\w./-]+\.py:\d+ -- `) },
   // Python logging with the level as a separated field after the time (and the logger's name): the cookbook's
   // "%(asctime)s - %(name)s - %(levelname)s - %(message)s", which GPUStack's gpustack/logging.py uses with a zone-aware time
   // ("2026-07-13 09:35:26.955017+08:00 - gpustack.cmd.prerun - ERROR - Port 10150 required for service 'gpustack' is not available.",
@@ -345,6 +348,13 @@ const MARKERS: readonly Marker[] = [
   {
     kind: 'container restart loop',
     test: /\bBack-off restarting failed container\b|\bfailed liveness probe, will be restarted\b|^\s*(?:pod\/)?[\w.-]+\s+\d+\/\d+\s+(?:Init:)?(?:CrashLoopBackOff|Error|OOMKilled|ImagePullBackOff|ErrImagePull|CreateContainerError|CreateContainerConfigError|RunContainerError|ContainerCannotRun|StartError)\s+\d+\b/,
+  },
+  // The same states as `kubectl describe pod` prints them under a container's State or Last State ("    State:          Waiting" / "      Reason:
+  // ImagePullBackOff", ai-runway/airunway#229, held-out batch 159: a Ray image tag deleted from its registry). Not ContainerCreating or
+  // PodInitializing (a start under way), nor Completed.
+  {
+    kind: 'container restart loop',
+    test: /^\s*Reason:\s+(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|InvalidImageName|CreateContainerError|CreateContainerConfigError|RunContainerError|ContainerCannotRun|StartError)\s*$/,
   },
   // The kubelet evicting the pod (pkg/kubelet/eviction/helpers.go: "The node was low on resource: %v. ", "The node had condition: %v. ", "Container
   // %s exceeded its local ephemeral storage limit %q. ", "Pod ephemeral local storage usage exceeds the total limit of containers %s. ",

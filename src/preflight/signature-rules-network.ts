@@ -133,9 +133,12 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
     // raylet: "Failed to connect to GCS within 60 seconds. GCS may have been killed."
     // Ray 2.x node.py (ray start on a worker): "Failed to get node info b'RPC error: Deadline Exceeded'" (the GCS query timed out)
     // Ray <= 0.8 (the GCS was Redis), redis_context.cc: "Could not establish connection to redis 172.17.0.4:58890 (context.err = 1)"
+    // Ray 1.x gcs_utils.py, a worker's `ray start` retrying the head: "ERROR gcs_utils.py:137 -- Failed to send request to gcs, reconnecting. Error
+    // <_InactiveRpcError … status = StatusCode.UNAVAILABLE … failed to connect to all addresses" (ray-project/ray#22326, held-out batch 158): an error,
+    // as Ray logs it (a GCS of another TLS setting or address answers nothing it can use: ray-project/ray#22466).
     code: 'RAY_GCS_UNREACHABLE',
     pattern:
-      /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds|Failed to get node info b?'?RPC error: Deadline Exceeded|Could not establish connection to redis (\S+)/i,
+      /Failed to get cluster ID from GCS server|RpcError: Timed out while waiting for GCS to become available|Couldn't reconnect to GCS server\. The last attempted GCS server address was (\S+)|Failed to connect to GCS within (\d+) seconds|Failed to get node info b?'?RPC error: Deadline Exceeded|Could not establish connection to redis (\S+)|Failed to send request to gcs, reconnecting/i,
     hit: (m) => {
       const addr = (m[1] ?? m[3])?.replace(/[.,]$/, '')
       if (addr && isLoopbackHost(hostPort(addr).host)) return loopbackGcs(addr)
@@ -148,9 +151,11 @@ export const NETWORK_RULES: readonly SignatureRule[] = [
             ? 'the Redis-based GCS did not answer'
             : m[2]
               ? `gave up after ${m[2]} s`
-              : retried
-                ? 'the node info request timed out'
-                : 'timed out waiting for the GCS',
+              : /reconnecting/i.test(m[0])
+                ? 'requests to it failed, reconnecting'
+                : retried
+                  ? 'the node info request timed out'
+                  : 'timed out waiting for the GCS',
         addr,
         retried ? 'warning' : 'error',
       )

@@ -666,6 +666,28 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     },
   },
   {
+    // NCCL's socket transport taking container and virtual bridges along with the fabric (NCCL excludes only docker* and lo by default): "NCCL INFO
+    // NET/Socket : Using [0]bond0:192.168.1.161<0> [1]br-05ab815fa14e:172.19.0.1<0> … [12]veth6163fba:fe80::…<0>" — the list on its line, or one
+    // interface a line as a page wraps it (NVIDIA/nccl#697, held-out batch 157: docker compose networks' br-<id> on every node; the ranks then try
+    // addresses the peers cannot reach). A warning naming them: NCCL_SOCKET_IFNAME unset.
+    code: 'SOCKET_IFNAME_MISSING',
+    pattern: /NET\/Socket : Using\b|(?:^|\s)\[\d+\](br-[0-9a-f]{12}|veth[0-9a-f]{6,}|virbr\d+|cni\d+|flannel\.\d+|cali[0-9a-f]{6,}|vxlan\.calico|tunl\d+):/,
+    hit: (_m, line, _ray, context) => {
+      if (/NET\/Socket : Using\b/.test(line)) context.memory?.set('ncclSocketList', '1')
+      const bridges = [
+        ...line.matchAll(/(?:^|\s)\[\d+\](br-[0-9a-f]{12}|veth[0-9a-f]{6,}|virbr\d+|cni\d+|flannel\.\d+|cali[0-9a-f]{6,}|vxlan\.calico|tunl\d+):/g),
+      ].map((b) => b[1]!)
+      if (bridges.length === 0 || !context.memory?.has('ncclSocketList')) return null
+      return {
+        key: 'nccl-socket-bridges',
+        severity: 'warning',
+        message: `NCCL's socket transport uses virtual or container-bridge interfaces (${bridges.slice(0, 3).join(', ')}${bridges.length > 3 ? ', …' : ''}) beside the fabric: NCCL_SOCKET_IFNAME is not set, and a peer may be sent an address it cannot reach.`,
+        evidence: { 'Bridge interfaces NCCL took': bridges.join(', '), ...node(context) },
+        fix: 'Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the fabric interface in every container (NCCL_SOCKET_IFNAME=bond0, or an exclusion list: ^br-,veth,docker,lo), so every rank offers only the addresses its peers reach.',
+      }
+    },
+  },
+  {
     // gloo (transport/tcp/device.cc): "ifa != nullptr. Unable to find address for: <iface>" (GLOO_SOCKET_IFNAME names an interface that is not
     // there or has no IPv4 address, or is given NCCL's "^lo,docker" syntax); "Unable to find interface for: [<addr>]" (the hostname resolves to
     // an address no interface holds).

@@ -289,6 +289,22 @@ const KNOWN_MISSES: Readonly<Record<string, string>> = {
     'UNRECOGNISED_FAILURE (its alsoFair): Ray Serve’s re-raised traceback cut at its head; the engine setting vLLM removed is past the stored text',
   'weights-sharded-state-mxfp4-tp2-edutelligence-762.txt':
     'ENGINE_DEAD with UNRECOGNISED_FAILURE (its alsoFair): the shapes the sharded-state loader refused are past the stored text',
+  'tls-head-only-operator-plain-ray-22466.txt':
+    'RAY_GCS_UNREACHABLE (its alsoFair): the worker’s GCS requests failing is read; the TLS setting on one side only is the thread’s',
+  // batches 156–160 (session 63's sixth round, first score 33/49 at da7f7b3, README)
+  'dynamo-vllm-worker-oom-tail-dynamo-1405.txt': 'UNRECOGNISED_FAILURE (its alsoFair): the traceback’s tail; the out-of-memory line is past the stored text',
+  'lmdeploy-ray-tp2-single-gpu-nodes-traceback-lmdeploy-3678.txt':
+    'UNRECOGNISED_FAILURE (its alsoFair): the traceback stops before its error; one GPU per node for TP 2 is the reporter’s reading',
+  'fabric-node-refused-ml-engineering-slurm.txt':
+    'NCCL_TRANSPORT_ERROR (its alsoFair): NCCL’s refused connection to a peer is read; the node down is the page’s',
+  'gpu-fault-cuda-unknown-bigscience-tr11.txt': 'UNRECOGNISED_FAILURE (its alsoFair): a CUDA unknown error; the faulty GPU is the chronicle’s',
+  'gpu-fault-oom-barrier-bigscience-tr1.txt': 'GPU_OUT_OF_MEMORY (its alsoFair): the OOM is read; the hardware fault behind it is the chronicle’s',
+  'hang-eval-deadlock-bigscience-tr11.txt': 'silent: iterations, then the scheduler’s pulses; the deadlock is the chronicle’s, no line shows it',
+  'ray-autoscaler-setup-skipped-gcp-ray-46451.txt': 'silent: the updater’s INFO steps with no setup commands; the image without Ray is the thread’s',
+  'ray-spill-disk-full-alpa-763.txt': "silent: the raylet's spilling INFO lines; the disk that filled is the thread's",
+  'ray-version-mismatch-workers-exit-ray-20166.txt': 'silent: the GCS’s INFO and WARN worker exits; the versions that differ are the thread’s',
+  'sched-vgpu-memory-gpu0-only-hami-1069.txt':
+    'GPU_SHORTFALL (a warning, its alsoFair): the scheduler’s insufficient GPU memory is read; all shares on GPU 0 is the thread’s',
 }
 
 /**
@@ -437,6 +453,11 @@ const SMALL_BATCHES: Readonly<Record<string, { readonly minHealthy: number; read
   batch153: { minHealthy: 2, minFailures: 7 },
   batch154: { minHealthy: 0, minFailures: 2 },
   batch155: { minHealthy: 1, minFailures: 6 },
+  batch156: { minHealthy: 1, minFailures: 4 },
+  batch157: { minHealthy: 3, minFailures: 9 },
+  batch158: { minHealthy: 3, minFailures: 11 },
+  batch159: { minHealthy: 4, minFailures: 6 },
+  batch160: { minHealthy: 7, minFailures: 1 },
 }
 
 /** Batches 1 and 4: saved before the rules for their families were written; batches 2, 3, 5–11, 12, 12b and 13–78: collected after they were frozen (scores in fixtures/README.md). */
@@ -595,6 +616,11 @@ for (const batch of [
   'batch153',
   'batch154',
   'batch155',
+  'batch156',
+  'batch157',
+  'batch158',
+  'batch159',
+  'batch160',
 ])
   describeLabelledBatch({
     title: `held-out public captures (${batch === '.' ? 'batch 1' : batch})`,
