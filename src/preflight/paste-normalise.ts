@@ -118,8 +118,47 @@ const decodeEntity = (e: string): string => {
  * `--prefix index`, "[{index}]") and Monarch's process mesh prints before each line its procs write (meta-pytorch/torchforge PR #109:
  * "[0] [0] RuntimeError: Data processing error: CAS service error …"); a tag alone on its line when the program printed a blank one.)
  */
-const PREFIX =
-  /^(?:(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) \d{4}-\d\d-\d\dT[\d:.]+Z (?=\[(?:severity|resource\.labels\.[\w.]+|labels\.[\w.-]+|jsonPayload\.[\w.]+): )(?:\[[\w.-]+: [^\]\n]*\] )+|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?: |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?![\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)|[│┃║] ?|\d{1,4}\|[\w.@-]+ *\| |\{(?:[\w.]+="[^"\n]*"(?:, ?)?)+\} |\s*\d{1,7}\t|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\t|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? |\[\d{4}-\d\d-\d\d,? \d\d:\d\d:\d\d(?:,\d{3})?(?: [A-Z]{2,5}|[+-]\d{4})?\] \{[\w.-]+:\d+\} (?:(?:INFO|DEBUG) - )?|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? (?= |Traceback \(|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): )|#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))|\d{1,5}\.\d{3} (?=\S| )|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): |[\w][\w.-]* +\| |\[pod\/[^\]\s]+\] |(?:stdout|stderr) [FP] |\[\d+,\d+\]<std(?:out|err|diag)>: ?| {0,3}\d{1,4}: |\[[A-Za-z_]+\d+\]: ?|\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?|\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?|\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)|\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] ))/
+const PREFIX_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
+  [
+    'Google Cloud Logging, as Logs Explorer copies a line',
+    /(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) \d{4}-\d\d-\d\dT[\d:.]+Z (?=\[(?:severity|resource\.labels\.[\w.]+|labels\.[\w.-]+|jsonPayload\.[\w.]+): )(?:\[[\w.-]+: [^\]\n]*\] )+/,
+  ],
+  ["a wrapper's date, time and colon", /\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?: /],
+  ["moreutils' ts", /[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?![\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)/],
+  ["a viewer's box bar", /[│┃║] ?/],
+  ['pm2', /\d{1,4}\|[\w.@-]+ *\| /],
+  ["logcli's labels", /\{(?:[\w.]+="[^"\n]*"(?:, ?)?)+\} /],
+  ['cat -n, nl', /\s*\d{1,7}\t/],
+  ['a time and a tab', /\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\t/],
+  ["Go's log", /\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? /],
+  ["Airflow's task log", /\[\d{4}-\d\d-\d\d,? \d\d:\d\d:\d\d(?:,\d{3})?(?: [A-Z]{2,5}|[+-]\d{4})?\] \{[\w.-]+:\d+\} (?:(?:INFO|DEBUG) - )?/],
+  [
+    'a date column before a traceback (Docker Desktop)',
+    /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? (?= |Traceback \(|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): )/,
+  ],
+  ["BuildKit's step and seconds", /#\d{1,4} (?:\d{1,5}\.\d{3} |(?=ERROR: |\[[\w /-]*\] ))/],
+  ["BuildKit's seconds alone", /\d{1,5}\.\d{3} (?=\S| )/],
+  [
+    'an RFC 3339 time (kubectl, docker -t, GitHub Actions, journalctl short-iso)',
+    /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel):)? /,
+  ],
+  ['journalctl short', /[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?:[^\s:[\]]+\[\d+\]|kernel): /],
+  ['docker compose', /[\w][\w.-]* +\| /],
+  ['kubectl logs --prefix', /\[pod\/[^\]\s]+\] /],
+  ["the CRI log file's stream and tag", /(?:stdout|stderr) [FP] /],
+  ['Open MPI --tag-output', /\[\d+,\d+\]<std(?:out|err|diag)>: ?/],
+  ['srun -l', / {0,3}\d{1,4}: /],
+  ["torchrun --tee, torch's rank", /\[[A-Za-z_]+\d+\]: ?/],
+  ['a process in parentheses (Ray, vLLM, SkyPilot)', /\s*\((?:[\w.:/-]+(?:, ?| ))?\w+=[^\s,()]+(?:(?:, ?| )\w+=[^\s,()]+)*\) ?/],
+  ['a process in square brackets', /\[(?:[\w.:/-]+ )?pid=\d+(?:, ?ip=[\d.a-fA-F:]+)?\] ?/],
+  ["Ray's process named alone", /\((?:raylet|gcs_server|autoscaler|monitor|dashboard|dashboard_agent|runtime_env_agent|log_monitor)\) (?=\[\d{4}-)/],
+  [
+    'a time alone in square brackets (Buildkite, shell helpers)',
+    /\s*(?:\| )?\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] (?!\[\s*(?:ERROR|FATAL|CRITICAL|WARN(?:ING)?|INFO|DEBUG|TRACE|SPAM)\s*\]|[-|] )/,
+  ],
+]
+/** Every form above as one alternation, in that order (the first that fits at a line's start is taken). */
+const PREFIX = new RegExp(`^(?:${PREFIX_FORMS.map(([, form]) => form.source).join('|')})`)
 const PREFIX_IP = /\bip=([\d.a-fA-F:]+)/
 /**
  * The `[0] ` tag (above) is taken off like a prefix but does not mark a record's start: NCCL and torch print `[0]` inside their
