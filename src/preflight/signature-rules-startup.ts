@@ -54,6 +54,24 @@ const SAME_IMAGE_FIX =
 
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
+    // eugr/spark-vllm-docker's launcher (launch-cluster.sh, run-recipe.sh, 2026) counting the nodes a command needs before it starts anything:
+    // "Error: Command requires 4 nodes (tp=4 * pp=1 * dp=1) but only 3 node(s) are configured." (forwis/spark-vllm-docker's README, held-out
+    // batch 161), and a recipe refused on one node: "Error: Recipe 'MiniMax-M2-AWQ' requires cluster mode." (the model does not fit one node).
+    code: 'GPU_SHORTFALL',
+    pattern: /\bCommand requires (\d+) nodes \((tp=\d+ \* pp=\d+ \* dp=\d+)\) but only (\d+) node\(s\) are configured|\bRecipe '([^']+)' requires cluster mode/,
+    hit: (m, _line, _ray, context) => ({
+      key: m[1] ? `launcher-nodes:${m[1]}/${m[3]}` : `launcher-cluster:${m[4]}`,
+      severity: 'error',
+      message: m[1]
+        ? `The launcher refused the start: ${m[2]} needs ${m[1]} nodes (one GPU each) and only ${m[3]} are configured.`
+        : `The launcher refused to run recipe ${m[4]} on one node: it needs cluster mode (the model does not fit one node's memory).`,
+      evidence: m[1] ? { 'Nodes needed': `${m[1]} (${m[2]})`, 'Nodes configured': m[3]!, ...node(context) } : { Recipe: m[4]!, ...node(context) },
+      fix: m[1]
+        ? `Configure ${m[1]} nodes (the launcher's node list, or --discover), or lower tensor × pipeline × data parallel to ${m[3]}, one GPU per node on a DGX Spark.`
+        : 'Run it across the cluster (the launcher discovers and saves the nodes: --discover, then the recipe without --solo), or pick a recipe made for one node.',
+    }),
+  },
+  {
     // A cluster launcher's own check that every node runs the head's image (eugr/spark-vllm-docker launch-cluster.sh verify_cluster_image_consistency:
     // "Error: Docker image mismatch on worker node (10.100.240.2):" then "Head:   sha256:…" and "Worker: sha256:…"): the worker's image ID is not the
     // head's: another build or tag, an image not copied (eugr/spark-vllm-docker#339), or two daemons that give one image two IDs (#327).
