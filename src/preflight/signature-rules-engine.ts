@@ -13,6 +13,8 @@ import { nodeEvidence as node } from './line-node.js'
 
 /** A line that is a logger's WARNING record, not a raised error (vLLM "WARNING 03-18 …", Python logging "… WARNING …", "UserWarning:"). */
 const warningRecord = (line: string, at: number): boolean => /(?:^|\s|\])WARNING\b|UserWarning:/.test(line.slice(0, at))
+/** A line that is an INFO or DEBUG record naming the words: a choice or a probe being logged, not the error itself. */
+const infoRecord = (line: string, at: number): boolean => /(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, at))
 
 const ARCH_FIX =
   "Use an image built for this GPU's architecture (for GB10/DGX Spark, sm_121: a vLLM image built with CUDA ≥ 12.9/13 and TORCH_CUDA_ARCH_LIST including 12.1, such as NVIDIA's vllm container or a spark-specific build), the same image on every node; a JIT build (FlashInfer, Triton) needs a CUDA toolkit in the image that knows the architecture. As a stop-gap, --enforce-eager and another attention backend (VLLM_ATTENTION_BACKEND) avoid some JIT kernels."
@@ -33,7 +35,7 @@ const INVALID_IMAGE_FIX =
 function archHit(m: RegExpExecArray, line: string, context: LineContext): RuleHit | null {
   if (m[7] !== undefined) {
     // (an INFO/DEBUG record naming the error, a probe's listing, is not the error)
-    if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index))) return null
+    if (infoRecord(line, m.index)) return null
     return {
       key: 'arch:invalid-image',
       severity: warningRecord(line, m.index) ? 'warning' : 'error',
@@ -294,7 +296,7 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
       /Assertion error \(([^()\s]*?([\w-]+\.(?:hpp|h|cuh|cu|cpp)):\d+)\): Unsupported architecture|\b(Flash ?Attention(?:-\d)?|[A-Z][\w-]*) only supports (Ampere|Hopper|Blackwell|Ada|Turing|Volta) GPUs or newer/,
     hit: (m, line, _ray, context) => {
       // An INFO/DEBUG record that says so is a choice being logged (a backend skipped on a healthy start), not the refusal
-      if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index))) return null
+      if (infoRecord(line, m.index)) return null
       const deepgemm = m[1] !== undefined
       const library = deepgemm ? (/deep_?gemm/i.test(m[1]!) || /\/csrc\/apis\//.test(m[1]!) ? 'DeepGEMM' : 'a kernel library') : m[3]!
       const needs = deepgemm
@@ -363,8 +365,7 @@ export const ENGINE_RULES: readonly SignatureRule[] = [
     pattern:
       /\b([A-Z][\w -]{1,40}?|[a-z_]\w{2,40}) (?:requires? (?:an? )?((?:SM ?|sm_)\d{2,3}\w*\+?|(?:Hopper|Blackwell|Ampere|Ada|Turing|Volta)(?: datacenter| data center| consumer)?)(?:[ -]family)? (?:GPUs?|devices?|compute capability)|(?:is )?only supported on ((?:Hopper|Blackwell|Ampere|Ada)(?: and (?:Hopper|Blackwell|Ampere|Ada))*)(?: DC| datacenter| data center)? (?:GPUs|devices))/,
     hit: (m, line, _ray, context) => {
-      if (/(?:^|\s|\])(?:INFO|DEBUG)\b/.test(line.slice(0, m.index)) || /attention backends are not valid|No valid attention backend found/.test(line))
-        return null
+      if (infoRecord(line, m.index) || /attention backends are not valid|No valid attention backend found/.test(line)) return null
       const needs = (m[2] ?? m[3])!
       return {
         key: `kernel-needs:${m[1]!.trim()}:${needs}`,

@@ -9,6 +9,7 @@
 
 import type { LineContext, RuleHit, SignatureRule } from './signature-rules.js'
 import { nodeEvidence as node } from './line-node.js'
+import { SHARDS_LOADED, SHARDS_LOADED_AFTER } from './signature-rules-weights.js'
 
 /** A worker's exit code as vLLM prints it (a negative code is the signal that ended it) and what usually sent it. */
 export function exitMeaning(code: number): string | undefined {
@@ -40,32 +41,27 @@ function workerDied(m: RegExpExecArray, context: LineContext): RuleHit {
   }
 }
 
-/** The memory key of the last weight-loading progress line ("Loading safetensors checkpoint shards:  86% Completed | 138/161 [42:52<05:11, …]"). */
-const WEIGHTS_PROGRESS = 'weightsLoadingProgress'
-
 export const PROCESS_RULES: readonly SignatureRule[] = [
   {
     // A traceback through the front-end's start of its engines (vllm/entrypoints/cli/serve.py run_multi_api_server and run_api_server_worker_proc,
     // v1/engine/utils.py launch_core_engines and wait_for_engine_startup, 0.9–0.3x): the start failed there. Pastes cut it before its raise line
     // (vllm-project/vllm-ascend#10343: at shard 138 of 161 after 42 minutes; vllm-project/vllm#35547: shard 106 of 163 after 9½ minutes — both the
-    // ready timeout, held-out batch 146). Where the last weight-loading progress line was short of 100 %, the weights were still loading.
+    // ready timeout, held-out batch 146). Where the last weight-loading progress line (remembered by the weights rules) was short of all the
+    // shards, the weights were still loading.
     code: 'ENGINE_DEAD',
     pattern:
-      /Loading safetensors checkpoint shards:\s+(\d+)% Completed \| (\d+)\/(\d+) \[([\d:]+)<|^\s*File "[^"]*\/vllm\/(?:entrypoints\/cli\/serve|v1\/engine\/utils)\.py", line \d+, in (run_multi_api_server|run_api_server_worker_proc|launch_core_engines|wait_for_engine_startup)\b/,
+      /^\s*File "[^"]*\/vllm\/(?:entrypoints\/cli\/serve|v1\/engine\/utils)\.py", line \d+, in (run_multi_api_server|run_api_server_worker_proc|launch_core_engines|wait_for_engine_startup)\b/,
     hit: (m, _line, _ray, context) => {
-      if (m[1] !== undefined) {
-        if (m[1] === '100') context.memory?.delete(WEIGHTS_PROGRESS)
-        else context.memory?.set(WEIGHTS_PROGRESS, `${m[2]} of ${m[3]} shards after ${m[4]}`)
-        return null
-      }
       // (with no weights still loading, the traceback's own exception names the failure: the fallback and the engine's rules read it)
-      const loading = context.memory?.get(WEIGHTS_PROGRESS)
-      if (loading === undefined) return null
+      const [done, of] = (context.memory?.get(SHARDS_LOADED) ?? '').split(' of ').map(Number)
+      if (done === undefined || of === undefined || !(done < of)) return null
+      const after = context.memory?.get(SHARDS_LOADED_AFTER)
+      const loading = `${done} of ${of} shards${after ? ` after ${after}` : ''}`
       return {
         key: 'engine-start-failed',
         severity: 'error',
-        message: `vLLM's front-end failed while starting its engines (a traceback through ${m[5]}), with the weights still loading (${loading}): the front-end's wait for its engines most often ran out first (VLLM_ENGINE_READY_TIMEOUT_S).`,
-        evidence: { 'Failed in': m[5]!, 'Weights loaded when it failed': loading, ...node(context) },
+        message: `vLLM's front-end failed while starting its engines (a traceback through ${m[1]}), with the weights still loading (${loading}): the front-end's wait for its engines most often ran out first (VLLM_ENGINE_READY_TIMEOUT_S).`,
+        evidence: { 'Failed in': m[1]!, 'Weights loaded when it failed': loading, ...node(context) },
         fix: "The weights load slower than vLLM waits for its engines (600 s by default): raise VLLM_ENGINE_READY_TIMEOUT_S (e.g. 3600) in every container, and load from a local disk of every node rather than network storage or a first download; the traceback's last line names the error if it is another.",
       }
     },

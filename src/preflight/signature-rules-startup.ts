@@ -52,6 +52,11 @@ function shadowed(text: string, pkg: 'vllm' | 'ray', context: LineContext): Rule
 const SAME_IMAGE_FIX =
   "Load the head's image on every node (docker save IMAGE | ssh NODE docker load, or pull the same tag by its digest on each) and start again. Where the same pull gives two IDs, the two docker daemons keep images differently (one with the containerd image store, one with overlay2: docker info --format '{{.Driver}}' on each): set both alike, or compare the images' RepoDigests rather than their IDs."
 
+/** An entry of NCCL's socket interface list that is a virtual or container bridge ("[1]br-05ab815fa14e:…", "[2]cni0:…"), its name captured. */
+const NCCL_BRIDGE_ENTRY = /(?:^|\s)\[\d+\](br-[0-9a-f]{12}|veth[0-9a-f]{6,}|virbr\d+|cni\d+|flannel\.\d+|cali[0-9a-f]{6,}|vxlan\.calico|tunl\d+):/
+/** Every such entry on a line (matchAll copies it, so one compiled pattern serves every call). */
+const NCCL_BRIDGE_ENTRIES = new RegExp(NCCL_BRIDGE_ENTRY.source, 'g')
+
 export const STARTUP_RULES: readonly SignatureRule[] = [
   {
     // eugr/spark-vllm-docker's launcher (launch-cluster.sh, run-recipe.sh, 2026) counting the nodes a command needs before it starts anything:
@@ -689,12 +694,10 @@ export const STARTUP_RULES: readonly SignatureRule[] = [
     // interface a line as a page wraps it (NVIDIA/nccl#697, held-out batch 157: docker compose networks' br-<id> on every node; the ranks then try
     // addresses the peers cannot reach). A warning naming them: NCCL_SOCKET_IFNAME unset.
     code: 'SOCKET_IFNAME_MISSING',
-    pattern: /NET\/Socket : Using\b|(?:^|\s)\[\d+\](br-[0-9a-f]{12}|veth[0-9a-f]{6,}|virbr\d+|cni\d+|flannel\.\d+|cali[0-9a-f]{6,}|vxlan\.calico|tunl\d+):/,
+    pattern: new RegExp(`NET/Socket : Using\\b|${NCCL_BRIDGE_ENTRY.source}`),
     hit: (_m, line, _ray, context) => {
       if (/NET\/Socket : Using\b/.test(line)) context.memory?.set('ncclSocketList', '1')
-      const bridges = [
-        ...line.matchAll(/(?:^|\s)\[\d+\](br-[0-9a-f]{12}|veth[0-9a-f]{6,}|virbr\d+|cni\d+|flannel\.\d+|cali[0-9a-f]{6,}|vxlan\.calico|tunl\d+):/g),
-      ].map((b) => b[1]!)
+      const bridges = [...line.matchAll(NCCL_BRIDGE_ENTRIES)].map((b) => b[1]!)
       if (bridges.length === 0 || !context.memory?.has('ncclSocketList')) return null
       return {
         key: 'nccl-socket-bridges',

@@ -213,6 +213,10 @@ function shmFull(shm: string, line: string, context: LineContext): RuleHit {
   }
 }
 
+/** The memory keys of vLLM's last shard-progress line: the shards loaded ("95 of 163") and the time they took ("03:06"). */
+export const SHARDS_LOADED = 'shards'
+export const SHARDS_LOADED_AFTER = 'shardsLoadedAfter'
+
 export const WEIGHTS_RULES: readonly SignatureRule[] = [
   {
     // huggingface_hub: "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing traffic has been
@@ -394,7 +398,7 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
       const reason = /HeaderTooLarge|InvalidHeader/.test(what)
         ? 'the file is not a safetensors file (a Git LFS pointer or an HTML error page saved under a shard name)'
         : 'the file is shorter than its header says: a download cut short, a disk that filled, or a copy interrupted'
-      const shards = context.memory?.get('shards')
+      const shards = context.memory?.get(SHARDS_LOADED)
       return {
         key: 'corrupt',
         severity: 'error',
@@ -430,11 +434,13 @@ export const WEIGHTS_RULES: readonly SignatureRule[] = [
     },
   },
   {
-    // vLLM's shard progress: "Loading safetensors checkpoint shards:  58% Completed | 95/163 [03:06<02:14, …]" — kept for WEIGHTS_CORRUPT's evidence.
+    // vLLM's shard progress: "Loading safetensors checkpoint shards:  58% Completed | 95/163 [03:06<02:14, …]" — kept for WEIGHTS_CORRUPT's evidence
+    // and, with the time it took, for an engine start that fails while the weights still load (signature-rules-processes.ts).
     code: 'WEIGHTS_CORRUPT',
-    pattern: /Loading safetensors checkpoint shards:.*?(\d+)\/(\d+) \[/,
+    pattern: /Loading safetensors checkpoint shards:.*?(\d+)\/(\d+) \[([\d:]+)?/,
     hit: (m, _line, _ray, context) => {
-      context.memory?.set('shards', `${m[1]} of ${m[2]}`)
+      context.memory?.set(SHARDS_LOADED, `${m[1]} of ${m[2]}`)
+      if (m[3] !== undefined) context.memory?.set(SHARDS_LOADED_AFTER, m[3])
       return null
     },
   },
